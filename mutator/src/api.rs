@@ -1,0 +1,328 @@
+//! The synchronization APIs syncmut recognises, and the runtime wrapper each one is
+//! rewritten to.
+//!
+//! Functions are recognised by their demangled signature, so every overload is listed
+//! explicitly and a new overload in a later SystemC release cannot slip through as a
+//! near match. The wrapper contract (see `runtime-lib/README.md`): the wrapper takes
+//! `uint32_t site` followed by the original call's arguments (for member functions the
+//! object pointer first) and returns what the original returns.
+
+use crate::operator::Operator;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Which threading model a primitive belongs to; decides how the design is linked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Pthread,
+    Systemc,
+}
+
+/// How a site's call is rewritten.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rewrite {
+    /// Call a fixed runtime wrapper (`SyncApi::wrapper`).
+    Wrapper,
+    /// `sc_fifo<T>` and its ports are templates, so no precompiled wrapper can take
+    /// every `T`: the mutator generates a trampoline per callee in the module itself,
+    /// which asks the runtime's generic gate what to do and calls `counterpart` (the
+    /// blocking/non-blocking twin of the same class) for the swap operator.
+    FifoTrampoline { access: FifoAccess, counterpart: String },
+}
+
+/// The `sc_fifo` member functions syncmut mutates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FifoAccess {
+    /// `T read()`.
+    ReadValue,
+    /// `void read(T&)`.
+    Read,
+    /// `bool nb_read(T&)`.
+    NbRead,
+    /// `void write(const T&)`.
+    Write,
+    /// `bool nb_write(const T&)`.
+    NbWrite,
+}
+
+impl FifoAccess {
+    /// The member function name of the blocking/non-blocking twin.
+    pub fn counterpart_name(self) -> &'static str {
+        match self {
+            FifoAccess::ReadValue | FifoAccess::Read => "nb_read",
+            FifoAccess::NbRead => "read",
+            FifoAccess::Write => "nb_write",
+            FifoAccess::NbWrite => "write",
+        }
+    }
+}
+
+/// One recognised function (one overload).
+#[derive(Debug, Clone)]
+pub struct SyncApi {
+    /// Demangled signature as LLVM's demangler prints it, e.g.
+    /// `sc_core::sc_module::wait(sc_core::sc_event const&)` or `pthread_mutex_lock`.
+    pub signature: String,
+    /// Symbol of the runtime wrapper that replaces the callee.
+    pub wrapper: String,
+    pub family: Family,
+    /// Operators that apply to a call of this function.
+    pub operators: Vec<Operator>,
+    pub rewrite: Rewrite,
+}
+
+use Operator::*;
+
+const PTHREAD: &[(&str, &[Operator])] = &[
+    ("pthread_mutex_lock", &[Remove, LockToTrylock]),
+    ("pthread_mutex_trylock", &[Remove]),
+    ("pthread_mutex_timedlock", &[Remove, TimedlockToLock]),
+    ("pthread_mutex_unlock", &[Remove]),
+    ("pthread_cond_wait", &[Remove, WaitToTimedwait]),
+    ("pthread_cond_timedwait", &[Remove, TimedwaitToWait]),
+    ("pthread_cond_signal", &[Remove, SignalToBroadcast]),
+    ("pthread_cond_broadcast", &[Remove, BroadcastToSignal]),
+    ("pthread_rwlock_rdlock", &[Remove, LockToTrylock]),
+    ("pthread_rwlock_wrlock", &[Remove, LockToTrylock]),
+    ("pthread_rwlock_unlock", &[Remove]),
+    ("pthread_spin_lock", &[Remove, LockToTrylock]),
+    ("pthread_spin_unlock", &[Remove]),
+    ("sem_wait", &[Remove, WaitToTrywait]),
+    ("sem_trywait", &[Remove]),
+    ("sem_post", &[Remove]),
+    ("pthread_barrier_wait", &[Remove]),
+    ("pthread_join", &[Remove]),
+];
+
+/// Overloads shared by `wait` and `next_trigger`: (wrapper suffix, parameter list,
+/// operators). `static` sensitivity overloads (`wait()`, `wait(int)`) exist only for
+/// `wait`.
+const WAIT_OVERLOADS: &[(&str, &str, &[Operator])] = &[
+    ("", "", &[Remove]),
+    ("_n", "int", &[Remove]),
+    ("_event", "sc_core::sc_event const&", &[Remove, EventToTimed, WaitToNotify]),
+    ("_or", "sc_core::sc_event_or_list const&", &[Remove, EventToTimed, OrToAnd]),
+    ("_and", "sc_core::sc_event_and_list const&", &[Remove, EventToTimed, AndToOr]),
+    ("_time", "sc_core::sc_time const&", &[Remove, TimeDouble, TimeZero]),
+    ("_value", "double, sc_core::sc_time_unit", &[Remove, TimeDouble, TimeZero]),
+    ("_time_event", "sc_core::sc_time const&, sc_core::sc_event const&", &[Remove, TimeDouble]),
+    ("_value_event", "double, sc_core::sc_time_unit, sc_core::sc_event const&", &[Remove, TimeDouble]),
+    ("_time_or", "sc_core::sc_time const&, sc_core::sc_event_or_list const&", &[Remove, TimeDouble]),
+    ("_value_or", "double, sc_core::sc_time_unit, sc_core::sc_event_or_list const&", &[Remove, TimeDouble]),
+    ("_time_and", "sc_core::sc_time const&, sc_core::sc_event_and_list const&", &[Remove, TimeDouble]),
+    ("_value_and", "double, sc_core::sc_time_unit, sc_core::sc_event_and_list const&", &[Remove, TimeDouble]),
+];
+
+/// SystemC member functions of channels and events: (signature, wrapper, operators).
+const SC_MEMBERS: &[(&str, &str, &[Operator])] = &[
+    ("sc_core::sc_event::notify()", "syncmut_sc_event_notify", &[Remove, NotifyDelta, NotifyTimed, NotifyCancel]),
+    ("sc_core::sc_event::notify(sc_core::sc_time const&)", "syncmut_sc_event_notify_time", &[Remove, NotifyImmediate, NotifyDelta, NotifyCancel]),
+    ("sc_core::sc_event::notify(double, sc_core::sc_time_unit)", "syncmut_sc_event_notify_value", &[Remove, NotifyImmediate, NotifyDelta, NotifyCancel]),
+    ("sc_core::sc_event::notify_delayed()", "syncmut_sc_event_notify_delayed", &[Remove, NotifyImmediate, NotifyCancel]),
+    ("sc_core::sc_event::notify_delayed(sc_core::sc_time const&)", "syncmut_sc_event_notify_delayed_time", &[Remove, NotifyImmediate, NotifyCancel]),
+    ("sc_core::sc_event::notify_delayed(double, sc_core::sc_time_unit)", "syncmut_sc_event_notify_delayed_value", &[Remove, NotifyImmediate, NotifyCancel]),
+    ("sc_core::sc_event::cancel()", "syncmut_sc_event_cancel", &[Remove]),
+    ("sc_core::sc_mutex::lock()", "syncmut_sc_mutex_lock", &[Remove, LockToTrylock]),
+    ("sc_core::sc_mutex::trylock()", "syncmut_sc_mutex_trylock", &[Remove]),
+    ("sc_core::sc_mutex::unlock()", "syncmut_sc_mutex_unlock", &[Remove]),
+    ("sc_core::sc_semaphore::wait()", "syncmut_sc_semaphore_wait", &[Remove, WaitToTrywait]),
+    ("sc_core::sc_semaphore::trywait()", "syncmut_sc_semaphore_trywait", &[Remove]),
+    ("sc_core::sc_semaphore::post()", "syncmut_sc_semaphore_post", &[Remove]),
+];
+
+fn build_table() -> Vec<SyncApi> {
+    let mut table = Vec::new();
+    for (name, ops) in PTHREAD {
+        table.push(SyncApi {
+            signature: (*name).to_string(),
+            wrapper: format!("syncmut_{name}"),
+            family: Family::Pthread,
+            operators: ops.to_vec(),
+            rewrite: Rewrite::Wrapper,
+        });
+    }
+    // `wait`/`next_trigger` exist as protected members of sc_module and sc_prim_channel
+    // and as sc_core free functions that take the simulation context last.
+    let owners = [
+        ("sc_core::sc_module::", "sc_module_", ""),
+        ("sc_core::sc_prim_channel::", "sc_prim_channel_", ""),
+        ("sc_core::", "sc_", "sc_core::sc_simcontext*"),
+    ];
+    for (prefix, wrapper_owner, trailing) in owners {
+        for function in ["wait", "next_trigger"] {
+            for (suffix, params, ops) in WAIT_OVERLOADS {
+                if function == "next_trigger" && matches!(*suffix, "" | "_n") {
+                    continue; // next_trigger() has no static-sensitivity overloads
+                }
+                let params = match (params.is_empty(), trailing.is_empty()) {
+                    (_, true) => params.to_string(),
+                    (true, false) => trailing.to_string(),
+                    (false, false) => format!("{params}, {trailing}"),
+                };
+                // next_trigger in an SC_METHOD cannot become a notify of the event.
+                let ops = ops
+                    .iter()
+                    .copied()
+                    .filter(|op| function == "wait" || *op != WaitToNotify)
+                    .collect();
+                table.push(SyncApi {
+                    signature: format!("{prefix}{function}({params})"),
+                    wrapper: format!("syncmut_{wrapper_owner}{function}{suffix}"),
+                    family: Family::Systemc,
+                    operators: ops,
+                    rewrite: Rewrite::Wrapper,
+                });
+            }
+        }
+    }
+    for (signature, wrapper, ops) in SC_MEMBERS {
+        table.push(SyncApi {
+            signature: (*signature).to_string(),
+            wrapper: (*wrapper).to_string(),
+            family: Family::Systemc,
+            operators: ops.to_vec(),
+            rewrite: Rewrite::Wrapper,
+        });
+    }
+    table
+}
+
+/// Every recognised API, in a fixed order.
+pub fn all() -> &'static [SyncApi] {
+    static TABLE: OnceLock<Vec<SyncApi>> = OnceLock::new();
+    TABLE.get_or_init(build_table)
+}
+
+/// Looks up a demangled function signature: first the fixed table, then the
+/// `sc_fifo` family of templates.
+pub fn lookup(signature: &str) -> Option<SyncApi> {
+    static INDEX: OnceLock<HashMap<&'static str, &'static SyncApi>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| all().iter().map(|api| (api.signature.as_str(), api)).collect());
+    index.get(signature).map(|api| (*api).clone()).or_else(|| fifo_api(signature))
+}
+
+/// Recognises `sc_core::sc_fifo<T>`, `sc_fifo_in<T>` and `sc_fifo_out<T>` accesses.
+/// The counterpart is named by the caller's class and the twin's name; the mutator
+/// checks that the module actually contains it.
+fn fifo_api(signature: &str) -> Option<SyncApi> {
+    let (class, member) = split_member(signature)?;
+    let is_fifo_class = ["sc_core::sc_fifo<", "sc_core::sc_fifo_in<", "sc_core::sc_fifo_out<"]
+        .iter()
+        .any(|prefix| class.starts_with(prefix));
+    if !is_fifo_class {
+        return None;
+    }
+    let (name, params) = member.split_once('(')?;
+    let params = params.strip_suffix(')')?;
+    let access = match (name, params.is_empty()) {
+        ("read", true) => FifoAccess::ReadValue,
+        ("read", false) if params.ends_with('&') && !params.ends_with("const&") => FifoAccess::Read,
+        ("nb_read", false) => FifoAccess::NbRead,
+        ("write", false) => FifoAccess::Write,
+        ("nb_write", false) => FifoAccess::NbWrite,
+        _ => return None,
+    };
+    let swap = match access {
+        FifoAccess::NbRead | FifoAccess::NbWrite => Operator::NonblockingToBlocking,
+        _ => Operator::BlockingToNonblocking,
+    };
+    let counterpart_params = if access == FifoAccess::ReadValue { format!("{}&", template_argument(class)?) } else { params.to_string() };
+    Some(SyncApi {
+        signature: signature.to_string(),
+        wrapper: format!("syncmut.fifo.{class}::{name}"),
+        family: Family::Systemc,
+        operators: vec![Remove, swap],
+        rewrite: Rewrite::FifoTrampoline {
+            access,
+            counterpart: format!("{class}::{}({counterpart_params})", access.counterpart_name()),
+        },
+    })
+}
+
+/// Splits `ns::cls<T>::member(params)` into the class and `member(params)`, honouring
+/// `::` inside template arguments.
+fn split_member(signature: &str) -> Option<(&str, &str)> {
+    let open = signature.find('(')?;
+    let head = &signature[..open];
+    let mut depth = 0i32;
+    let mut split = None;
+    let bytes = head.as_bytes();
+    for i in 0..bytes.len() {
+        match bytes[i] {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b':' if depth == 0 && i + 1 < bytes.len() && bytes[i + 1] == b':' => split = Some(i),
+            _ => {}
+        }
+    }
+    let at = split?;
+    Some((&signature[..at], &signature[at + 2..]))
+}
+
+/// `sc_core::sc_fifo<int>` → `int`.
+fn template_argument(class: &str) -> Option<&str> {
+    let open = class.find('<')?;
+    class[open + 1..].strip_suffix('>').map(str::trim_end)
+}
+
+/// Demangles an Itanium C++ symbol the way `llvm-cxxfilt` prints it; C names pass
+/// through unchanged.
+pub fn demangle(symbol: &str) -> String {
+    cpp_demangle::Symbol::new(symbol)
+        .ok()
+        .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())
+        .unwrap_or_else(|| symbol.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signatures_and_wrappers_are_unique() {
+        let mut sigs = std::collections::HashSet::new();
+        let mut wrappers = std::collections::HashSet::new();
+        for api in all() {
+            assert!(sigs.insert(&api.signature), "{}", api.signature);
+            assert!(wrappers.insert(&api.wrapper), "{}", api.wrapper);
+            assert_eq!(api.operators.first(), Some(&Operator::Remove));
+        }
+    }
+
+    #[test]
+    fn demangled_names_match_the_table() {
+        let cases = [
+            ("_ZN7sc_core9sc_module4waitERKNS_8sc_eventE", "syncmut_sc_module_wait_event"),
+            ("_ZN7sc_core9sc_module4waitEdNS_12sc_time_unitE", "syncmut_sc_module_wait_value"),
+            ("_ZN7sc_core4waitERKNS_7sc_timeEPNS_13sc_simcontextE", "syncmut_sc_wait_time"),
+            ("_ZN7sc_core4waitEPNS_13sc_simcontextE", "syncmut_sc_wait"),
+            ("_ZN7sc_core8sc_event6notifyEv", "syncmut_sc_event_notify"),
+            ("pthread_mutex_lock", "syncmut_pthread_mutex_lock"),
+        ];
+        for (mangled, wrapper) in cases {
+            let sig = demangle(mangled);
+            let api = lookup(&sig).unwrap_or_else(|| panic!("{mangled} → {sig} not found"));
+            assert_eq!(api.wrapper, wrapper);
+        }
+        assert!(lookup(&demangle("_ZN7sc_core8sc_eventC2Ev")).is_none());
+    }
+
+    #[test]
+    fn fifo_templates_are_recognised_with_their_counterparts() {
+        let counterpart = |sig: &str| match lookup(sig).map(|a| a.rewrite) {
+            Some(Rewrite::FifoTrampoline { counterpart, .. }) => counterpart,
+            other => panic!("{sig}: {other:?}"),
+        };
+        assert_eq!(counterpart("sc_core::sc_fifo<int>::read()"), "sc_core::sc_fifo<int>::nb_read(int&)");
+        assert_eq!(counterpart("sc_core::sc_fifo<int>::read(int&)"), "sc_core::sc_fifo<int>::nb_read(int&)");
+        assert_eq!(counterpart("sc_core::sc_fifo<int>::nb_write(int const&)"), "sc_core::sc_fifo<int>::write(int const&)");
+        assert_eq!(
+            counterpart("sc_core::sc_fifo_in<std::pair<int, int> >::read()"),
+            "sc_core::sc_fifo_in<std::pair<int, int> >::nb_read(std::pair<int, int>&)"
+        );
+        assert!(lookup("sc_core::sc_fifo<int>::num_free() const").is_none());
+        assert!(lookup("sc_core::sc_fifo<int>::update()").is_none());
+        assert!(lookup("my::sc_fifo<int>::read()").is_none());
+    }
+}

@@ -1,0 +1,109 @@
+//! The mutant catalogue: every site and mutant of one design, as plain data.
+//!
+//! This is what crosses crate boundaries and what `mutants.json` holds. Site numbers
+//! are per build (they are the runtime's `SYNCMUT_ACTIVE` currency); mutant ids are
+//! stable: `<function>#<ordinal>:<operator>`, where the ordinal counts sync calls in
+//! instruction order within that function, so editing an unrelated function never
+//! renames a mutant.
+
+use crate::api::Family;
+use crate::operator::Operator;
+use serde::{Deserialize, Serialize};
+
+/// Format version of `mutants.json`; bumped on incompatible changes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// One rewritten synchronization call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Site {
+    /// Number passed to the runtime wrapper in this build (0-based, in source order).
+    pub index: u32,
+    /// Stable key: `<function>#<ordinal>`.
+    pub key: String,
+    /// Demangled name of the function that contains the call.
+    pub function: String,
+    /// Demangled signature of the original callee.
+    pub callee: String,
+    /// Runtime wrapper the call was rewritten to.
+    pub wrapper: String,
+    pub family: Family,
+    /// Source file as recorded in debug info.
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    /// The call as written in the source, e.g. `wait(e)`.
+    pub call: String,
+    /// Operators that apply here (the API's operators, less any this module cannot
+    /// support, e.g. a fifo swap whose twin function is not in the module).
+    pub operators: Vec<Operator>,
+}
+
+/// One fault: an operator applied to one or more sites.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mutant {
+    /// Stable id, e.g. `top::t1#1:remove`.
+    pub id: String,
+    pub operator: Operator,
+    /// Human description, e.g. `remove wait(e)`.
+    pub description: String,
+    /// Site indices the operator applies to (one for single-site operators).
+    pub sites: Vec<u32>,
+    /// Location of the first site, repeated for readers of the JSON.
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    /// Original call text of the first site.
+    pub call: String,
+}
+
+impl Mutant {
+    /// The runtime activation string for this mutant (`SYNCMUT_ACTIVE`).
+    pub fn activation(&self) -> String {
+        self.sites
+            .iter()
+            .map(|site| format!("{site}:{}", self.operator.slug()))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+/// Every site and mutant of a design.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Catalogue {
+    pub format_version: u32,
+    /// The design's threading model: `systemc` when it defines `sc_main` (then the
+    /// metamutant links the SystemC kernel), `pthread` otherwise.
+    pub kind: Family,
+    pub sites: Vec<Site>,
+    pub mutants: Vec<Mutant>,
+}
+
+impl Catalogue {
+    /// Builds the catalogue from discovered sites: one mutant per (site, operator that
+    /// applies to the site's API), ordered by site then operator.
+    pub fn from_sites(kind: Family, sites: Vec<Site>) -> Catalogue {
+        let mutants = sites
+            .iter()
+            .flat_map(|site| {
+                site.operators.iter().map(move |op| *op).map(move |op| Mutant {
+                    id: format!("{}:{}", site.key, op.slug()),
+                    operator: op,
+                    description: op.describe(&site.call),
+                    sites: vec![site.index],
+                    function: site.function.clone(),
+                    file: site.file.clone(),
+                    line: site.line,
+                    col: site.col,
+                    call: site.call.clone(),
+                })
+            })
+            .collect();
+        Catalogue { format_version: FORMAT_VERSION, kind, sites, mutants }
+    }
+
+    /// Finds a mutant by its stable id.
+    pub fn mutant(&self, id: &str) -> Option<&Mutant> {
+        self.mutants.iter().find(|m| m.id == id)
+    }
+}

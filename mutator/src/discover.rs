@@ -1,0 +1,195 @@
+//! Site discovery: every direct `call`/`invoke` of a recognised synchronization API
+//! whose debug location is in user code.
+
+use crate::api::{self, Family, Rewrite, SyncApi};
+use crate::catalogue::Site;
+use crate::ir;
+use crate::source::{self, SourceCache};
+use inkwell::module::Module;
+use inkwell::values::{FunctionValue, InstructionValue};
+use std::collections::HashMap;
+
+/// A site found in a module, still attached to its instruction for rewriting.
+pub struct FoundSite<'ctx> {
+    pub site: Site,
+    pub api: SyncApi,
+    pub inst: InstructionValue<'ctx>,
+}
+
+/// The sites of a module plus what the user should know about what was skipped.
+pub struct Discovery<'ctx> {
+    pub kind: Family,
+    pub sites: Vec<FoundSite<'ctx>>,
+    /// Plain-language notes (e.g. sync calls without debug info), for the CLI to print.
+    pub warnings: Vec<String>,
+}
+
+/// Finds every synchronization site in user code, numbered in source order.
+pub fn discover<'ctx>(module: &Module<'ctx>) -> Discovery<'ctx> {
+    let mut sources = SourceCache::default();
+    let mut found = Vec::new();
+    let mut without_debug_info = 0usize;
+    let mut abi_sensitive = Vec::new();
+    let mut missing_counterparts = Vec::new();
+    let defined: std::collections::HashSet<String> =
+        module.get_functions().map(|f| api::demangle(&f.get_name().to_string_lossy())).collect();
+    for function in module.get_functions() {
+        let mut ordinal = 0u32;
+        let display = function_display_name(&function);
+        for inst in instructions(&function) {
+            if !ir::is_call_like(inst) {
+                continue;
+            }
+            let Some(callee) = ir::called_function(inst) else { continue };
+            let mangled = callee.get_name().to_string_lossy().into_owned();
+            let Some(mut api) = api::lookup(&api::demangle(&mangled)) else { continue };
+            if let Rewrite::FifoTrampoline { .. } = api.rewrite {
+                // One trampoline per template instance and overload.
+                api.wrapper = format!("syncmut.fifo.{mangled}");
+            }
+            let Some(loc) = ir::debug_location(inst) else {
+                without_debug_info += 1;
+                continue;
+            };
+            if source::is_system_path(&loc.path) {
+                continue;
+            }
+            ordinal += 1;
+            if ir::has_abi_sensitive_arguments(inst) {
+                abi_sensitive.push(format!("{}:{}", loc.path.display(), loc.line));
+                continue;
+            }
+            let mut operators = api.operators.clone();
+            if let Rewrite::FifoTrampoline { counterpart, .. } = &api.rewrite {
+                if !defined.contains(counterpart) {
+                    // The twin is a template member nobody instantiated; the swap
+                    // operator cannot be offered at this site.
+                    operators.retain(|op| *op == crate::Operator::Remove);
+                    missing_counterparts.push(format!("{}:{} ({counterpart})", loc.path.display(), loc.line));
+                }
+            }
+            let short_callee = api.signature.split('(').next().unwrap_or(&api.signature);
+            let short_callee = short_callee.rsplit("::").next().unwrap_or(short_callee);
+            let site = Site {
+                index: 0, // assigned below, once all sites are known
+                key: format!("{display}#{ordinal}"),
+                function: display.clone(),
+                callee: api.signature.clone(),
+                wrapper: api.wrapper.clone(),
+                family: api.family,
+                file: source::normalize(&loc.path).to_string_lossy().into_owned(),
+                line: loc.line,
+                col: loc.col,
+                call: sources.call_text(&loc.path, loc.line, loc.col, short_callee),
+                operators,
+            };
+            found.push(FoundSite { site, api, inst });
+        }
+    }
+    found.sort_by(|a, b| {
+        let key = |s: &Site| (s.file.clone(), s.line, s.col, s.key.clone());
+        key(&a.site).cmp(&key(&b.site))
+    });
+    for (index, f) in found.iter_mut().enumerate() {
+        f.site.index = index as u32;
+    }
+    disambiguate_overloads(&mut found);
+
+    let mut warnings = Vec::new();
+    if without_debug_info > 0 {
+        warnings.push(format!(
+            "{without_debug_info} synchronization call(s) have no debug location and were not instrumented; compile with -g (syncmut does this when given sources)"
+        ));
+    }
+    if !abi_sensitive.is_empty() {
+        warnings.push(format!(
+            "synchronization call(s) passing arguments by value in memory (byval/sret) are not supported yet and were skipped: {}",
+            abi_sensitive.join(", ")
+        ));
+    }
+    if !missing_counterparts.is_empty() {
+        warnings.push(format!(
+            "blocking/non-blocking swap not offered where the twin function is not instantiated in the design: {}",
+            missing_counterparts.join(", ")
+        ));
+    }
+    let kind = if module.get_function("sc_main").is_some_and(|f| f.count_basic_blocks() > 0) {
+        Family::Systemc
+    } else {
+        Family::Pthread
+    };
+    Discovery { kind, sites: found, warnings }
+}
+
+fn instructions<'ctx>(function: &FunctionValue<'ctx>) -> impl Iterator<Item = InstructionValue<'ctx>> {
+    function.get_basic_blocks().into_iter().flat_map(|block| {
+        std::iter::successors(block.get_first_instruction(), |inst| inst.get_next_instruction())
+    })
+}
+
+/// `top::t1()` → `top::t1`: parameter lists are dropped for readability and put back
+/// only where two overloads of one function both hold sites (see
+/// `disambiguate_overloads`).
+fn function_display_name(function: &FunctionValue<'_>) -> String {
+    let demangled = api::demangle(&function.get_name().to_string_lossy());
+    strip_parameters(&demangled).to_string()
+}
+
+fn strip_parameters(demangled: &str) -> &str {
+    // The parameter list is the last top-level parenthesised group; templates and
+    // operator names may contain parentheses, so scan from the end.
+    let trimmed = demangled.trim_end_matches(" const");
+    if !trimmed.ends_with(')') {
+        return demangled;
+    }
+    let mut depth = 0;
+    for (i, c) in trimmed.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &trimmed[..i];
+                }
+            }
+            _ => {}
+        }
+    }
+    demangled
+}
+
+/// Two overloads `f(int)` and `f(double)` would both display as `f`; give their sites
+/// the full signature so keys stay unique and stable.
+fn disambiguate_overloads(found: &mut [FoundSite<'_>]) {
+    let mut mangled_by_display: HashMap<String, std::collections::BTreeSet<String>> = HashMap::new();
+    for f in found.iter() {
+        let parent = f.inst.get_parent().and_then(|b| b.get_parent()).expect("instruction in a function");
+        mangled_by_display
+            .entry(f.site.function.clone())
+            .or_default()
+            .insert(parent.get_name().to_string_lossy().into_owned());
+    }
+    for f in found.iter_mut() {
+        if mangled_by_display[&f.site.function].len() > 1 {
+            let parent = f.inst.get_parent().and_then(|b| b.get_parent()).expect("instruction in a function");
+            let full = api::demangle(&parent.get_name().to_string_lossy());
+            let ordinal = f.site.key.rsplit('#').next().unwrap_or("1").to_string();
+            f.site.key = format!("{full}#{ordinal}");
+            f.site.function = full;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_parameters;
+
+    #[test]
+    fn parameters_are_stripped_from_display_names() {
+        assert_eq!(strip_parameters("top::t1()"), "top::t1");
+        assert_eq!(strip_parameters("producer"), "producer");
+        assert_eq!(strip_parameters("ns::f(int (*)(int))"), "ns::f");
+        assert_eq!(strip_parameters("a::b() const"), "a::b");
+        assert_eq!(strip_parameters("x<y(int)>::run(int)"), "x<y(int)>::run");
+    }
+}

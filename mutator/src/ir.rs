@@ -1,0 +1,128 @@
+//! The one place where the mutator talks to LLVM through its C API.
+//!
+//! inkwell's `CallSiteValue` only accepts `call`; sync calls inside scopes with
+//! destructors are `invoke`s, so call/invoke operands, their debug locations and the
+//! rebuilt instruction's attributes are handled here with small safe wrappers.
+
+use inkwell::basic_block::BasicBlock;
+use inkwell::llvm_sys::core as llvm;
+use inkwell::llvm_sys::debuginfo;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
+use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue};
+use std::path::PathBuf;
+
+/// A source position taken from an instruction's `!dbg` attachment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DebugLoc {
+    /// Path as recorded by the compiler (joined with the compile directory when
+    /// relative), not canonicalised: the file may no longer exist.
+    pub path: PathBuf,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// True for `call` and `invoke` instructions.
+pub fn is_call_like(inst: InstructionValue<'_>) -> bool {
+    matches!(inst.get_opcode(), InstructionOpcode::Call | InstructionOpcode::Invoke)
+}
+
+/// The directly called function of a `call`/`invoke`, or `None` for indirect calls
+/// (function pointers, virtual calls) and inline assembly.
+pub fn called_function<'ctx>(inst: InstructionValue<'ctx>) -> Option<FunctionValue<'ctx>> {
+    // SAFETY: `inst` is a live call or invoke instruction (checked by the caller through
+    // `is_call_like`); LLVMGetCalledValue is defined for both. LLVMIsAFunction returns
+    // null for anything that is not a function, which FunctionValue::new maps to None.
+    unsafe {
+        let callee = llvm::LLVMGetCalledValue(inst.as_value_ref());
+        if callee.is_null() {
+            return None;
+        }
+        FunctionValue::new(llvm::LLVMIsAFunction(callee))
+    }
+}
+
+/// The argument operands of a `call`/`invoke` (without callee and invoke targets).
+pub fn call_arguments<'ctx>(inst: InstructionValue<'ctx>) -> Vec<BasicValueEnum<'ctx>> {
+    // SAFETY: call/invoke instructions have LLVMGetNumArgOperands argument operands at
+    // operand indices 0..n, each a first-class value.
+    unsafe {
+        let raw = inst.as_value_ref();
+        let n = llvm::LLVMGetNumArgOperands(raw);
+        (0..n)
+            .map(|i| BasicValueEnum::new(llvm::LLVMGetOperand(raw, i)))
+            .collect()
+    }
+}
+
+/// Normal and unwind destinations of an `invoke`.
+pub fn invoke_destinations<'ctx>(inst: InstructionValue<'ctx>) -> (BasicBlock<'ctx>, BasicBlock<'ctx>) {
+    debug_assert_eq!(inst.get_opcode(), InstructionOpcode::Invoke);
+    // SAFETY: only called on invoke instructions, which always have both destinations.
+    unsafe {
+        let raw = inst.as_value_ref();
+        let normal = BasicBlock::new(llvm::LLVMGetNormalDest(raw)).expect("invoke has a normal destination");
+        let unwind = BasicBlock::new(llvm::LLVMGetUnwindDest(raw)).expect("invoke has an unwind destination");
+        (normal, unwind)
+    }
+}
+
+/// The instruction's source position, if it carries debug info.
+pub fn debug_location(inst: InstructionValue<'_>) -> Option<DebugLoc> {
+    // SAFETY: the LLVMGetDebugLoc* accessors accept any instruction and return
+    // null/0 when there is no location; returned strings are owned by the module
+    // and copied out immediately.
+    unsafe {
+        let raw = inst.as_value_ref();
+        if debuginfo::LLVMInstructionGetDebugLoc(raw).is_null() {
+            return None;
+        }
+        let file = take_str(|len| llvm::LLVMGetDebugLocFilename(raw, len));
+        let dir = take_str(|len| llvm::LLVMGetDebugLocDirectory(raw, len));
+        let line = llvm::LLVMGetDebugLocLine(raw);
+        let col = llvm::LLVMGetDebugLocColumn(raw);
+        if file.is_empty() {
+            return None;
+        }
+        let file = PathBuf::from(file);
+        let path = if file.is_absolute() || dir.is_empty() { file } else { PathBuf::from(dir).join(file) };
+        Some(DebugLoc { path, line, col })
+    }
+}
+
+unsafe fn take_str(get: impl FnOnce(*mut u32) -> *const std::os::raw::c_char) -> String {
+    let mut len = 0u32;
+    let ptr = get(&mut len);
+    if ptr.is_null() {
+        return String::new();
+    }
+    let bytes = std::slice::from_raw_parts(ptr as *const u8, len as usize);
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Gives `to` the debug location and calling convention of `from`, so the rewritten
+/// call still maps to the user's `file:line:col` and keeps its ABI.
+pub fn copy_call_metadata(from: InstructionValue<'_>, to: InstructionValue<'_>) {
+    // SAFETY: both are live call-like instructions of the same module.
+    unsafe {
+        let (from, to) = (from.as_value_ref(), to.as_value_ref());
+        debuginfo::LLVMInstructionSetDebugLoc(to, debuginfo::LLVMInstructionGetDebugLoc(from));
+        llvm::LLVMSetInstructionCallConv(to, llvm::LLVMGetInstructionCallConv(from));
+    }
+}
+
+/// Whether any argument of the call is passed `byval`, `sret`, `inalloca` or
+/// `preallocated`: such calls cannot get a plain extra leading argument.
+pub fn has_abi_sensitive_arguments(inst: InstructionValue<'_>) -> bool {
+    const KINDS: [&str; 4] = ["byval", "sret", "inalloca", "preallocated"];
+    // SAFETY: attribute queries on a live call instruction; indices 1..=n name the
+    // arguments (0 is the return value), per the C API.
+    unsafe {
+        let raw: LLVMValueRef = inst.as_value_ref();
+        let n = llvm::LLVMGetNumArgOperands(raw);
+        KINDS.iter().any(|kind| {
+            let id = llvm::LLVMGetEnumAttributeKindForName(kind.as_ptr() as *const _, kind.len());
+            // Type attributes (byval, sret…) are found by kind like enum attributes.
+            id != 0 && (1..=n).any(|i| !llvm::LLVMGetCallSiteEnumAttribute(raw, i, id).is_null())
+        })
+    }
+}

@@ -1,0 +1,25 @@
+//! syncmut-mutator: from a design's sources to a metamutant.
+//!
+//! Stages: [`design`] names the inputs, [`toolchain`] compiles them to one bitcode
+//! module, [`discover`] finds the synchronization sites, [`rewrite`] turns each into a
+//! runtime-wrapper call, and [`metamutant`] ties them together and links the result.
+//! Only owned data ([`catalogue`]) leaves this crate.
+
+pub mod api;
+pub mod atomic;
+pub mod catalogue;
+pub mod design;
+pub mod discover;
+pub mod error;
+mod ir;
+pub mod metamutant;
+pub mod operator;
+pub mod rewrite;
+pub mod source;
+pub mod toolchain;
+mod trampoline;
+
+pub use catalogue::{Catalogue, Mutant, Site};
+pub use design::Design;
+pub use error::MutatorError;
+pub use operator::Operator;

@@ -1,0 +1,97 @@
+//! The mutator stage end to end: design → `design.bc` → `metamutant.bc` +
+//! `mutants.json` → the linked `original` and `metamutant` executables.
+
+use crate::api::Family;
+use crate::catalogue::Catalogue;
+use crate::design::Design;
+use crate::discover::{self, Discovery};
+use crate::error::{MutatorError, Result};
+use crate::{atomic, rewrite, toolchain};
+use inkwell::context::Context;
+use inkwell::module::Module;
+use std::path::{Path, PathBuf};
+
+/// File names inside a mutate output directory (documented in DESIGN.md).
+pub mod layout {
+    pub const DESIGN_BC: &str = "design.bc";
+    pub const METAMUTANT_BC: &str = "metamutant.bc";
+    pub const CATALOGUE: &str = "mutants.json";
+    pub const ORIGINAL_EXE: &str = "original";
+    pub const METAMUTANT_EXE: &str = "metamutant";
+    pub const BUILD_DIR: &str = "build";
+}
+
+/// What `build` produced.
+#[derive(Debug, Clone)]
+pub struct Build {
+    pub catalogue: Catalogue,
+    /// Notes on what was not instrumented and why, for the user.
+    pub warnings: Vec<String>,
+    /// The uninstrumented design, linked as is.
+    pub original: PathBuf,
+    /// The design with every site rewritten, linked with the runtime library.
+    pub metamutant: PathBuf,
+}
+
+/// The catalogue of a design without building executables (`syncmut list`).
+pub struct Scan {
+    pub catalogue: Catalogue,
+    pub warnings: Vec<String>,
+}
+
+/// Compiles the design and lists its sites and mutants.
+pub fn scan(design: &Design, workdir: &Path) -> Result<Scan> {
+    let bitcode = workdir.join(layout::DESIGN_BC);
+    toolchain::build_bitcode(design, workdir, &bitcode)?;
+    let context = Context::create();
+    let module = load(&context, &bitcode, design)?;
+    let found = discover::discover(&module);
+    Ok(Scan { catalogue: catalogue_of(&found), warnings: found.warnings })
+}
+
+/// Builds the metamutant and the original executable into `out`.
+pub fn build(design: &Design, out: &Path) -> Result<Build> {
+    let workdir = out.join(layout::BUILD_DIR);
+    std::fs::create_dir_all(&workdir).map_err(|source| MutatorError::Write { path: workdir.clone(), source })?;
+    let design_bc = out.join(layout::DESIGN_BC);
+    toolchain::build_bitcode(design, &workdir, &design_bc)?;
+
+    let context = Context::create();
+    let module = load(&context, &design_bc, design)?;
+    let found = discover::discover(&module);
+    let catalogue = catalogue_of(&found);
+    rewrite::rewrite(&context, &module, &found.sites)?;
+    let metamutant_bc = out.join(layout::METAMUTANT_BC);
+    atomic::write(&metamutant_bc, module.write_bitcode_to_memory().as_slice())?;
+    let json = serde_json::to_vec_pretty(&catalogue).expect("catalogue serialises");
+    atomic::write(&out.join(layout::CATALOGUE), &json)?;
+
+    let runtime = syncmut_runtime::install(&workdir.join("runtime"))
+        .map_err(|source| MutatorError::Write { path: workdir.join("runtime"), source })?;
+    let mut archives = Vec::new();
+    if catalogue.kind == Family::Systemc {
+        archives.push(runtime.systemc_archive.clone());
+    }
+    archives.push(runtime.c_archive.clone());
+
+    let original = out.join(layout::ORIGINAL_EXE);
+    let metamutant = out.join(layout::METAMUTANT_EXE);
+    toolchain::link_executable(design, catalogue.kind, &design_bc, &[], &original)?;
+    toolchain::link_executable(design, catalogue.kind, &metamutant_bc, &archives, &metamutant)?;
+    Ok(Build { catalogue, warnings: found.warnings, original, metamutant })
+}
+
+fn load<'ctx>(context: &'ctx Context, bitcode: &Path, design: &Design) -> Result<Module<'ctx>> {
+    let module = Module::parse_bitcode_from_path(bitcode, context).map_err(|e| MutatorError::BadBitcode {
+        file: design.inputs.first().map(|i| i.path.clone()).unwrap_or_else(|| bitcode.to_path_buf()),
+        message: e.to_string(),
+    })?;
+    if rewrite::is_instrumented(&module) {
+        return Err(MutatorError::AlreadyInstrumented(design.inputs[0].path.clone()));
+    }
+    Ok(module)
+}
+
+fn catalogue_of(found: &Discovery<'_>) -> Catalogue {
+    Catalogue::from_sites(found.kind, found.sites.iter().map(|f| f.site.clone()).collect())
+}

@@ -1,0 +1,107 @@
+//! The metamutant rewrite: each site's callee becomes its runtime wrapper, with the
+//! site number as a new first argument, and the module gets a site table the runtime
+//! uses to validate `SYNCMUT_ACTIVE` and to describe itself.
+
+use crate::api::{self, Rewrite};
+use crate::discover::FoundSite;
+use crate::error::{MutatorError, Result};
+use crate::{ir, trampoline};
+use inkwell::context::Context;
+use inkwell::module::{Linkage, Module};
+use inkwell::types::{BasicMetadataTypeEnum, BasicType};
+use inkwell::values::{AsValueRef, BasicMetadataValueEnum, BasicValue, FunctionValue, InstructionOpcode, InstructionValue};
+use inkwell::AddressSpace;
+
+/// Globals the runtime declares weak; their presence also marks a module as done.
+pub const SITE_COUNT_SYMBOL: &str = "syncmut_site_count";
+pub const SITE_TABLE_SYMBOL: &str = "syncmut_sites";
+
+/// Rewrites every found site in place and adds the site table.
+pub fn rewrite<'ctx>(context: &'ctx Context, module: &Module<'ctx>, sites: &[FoundSite<'ctx>]) -> Result<()> {
+    let builder = context.create_builder();
+    for found in sites {
+        let wrapper = declare_wrapper(context, module, found)?;
+        let old = found.inst;
+        let site_arg = context.i32_type().const_int(u64::from(found.site.index), false);
+        let mut args = vec![site_arg.as_basic_value_enum()];
+        args.extend(ir::call_arguments(old));
+        builder.position_before(&old);
+        let new_call = if old.get_opcode() == InstructionOpcode::Invoke {
+            let (normal, unwind) = ir::invoke_destinations(old);
+            builder.build_invoke(wrapper, &args, normal, unwind, "")
+        } else {
+            let args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
+            builder.build_call(wrapper, &args, "")
+        }
+        .map_err(|e| MutatorError::Verify(format!("building the call for site {}: {e}", found.site.key)))?;
+        // SAFETY: a call site value is an instruction.
+        let new_inst = unsafe { InstructionValue::new(new_call.as_value_ref()) };
+        ir::copy_call_metadata(old, new_inst);
+        old.replace_all_uses_with(&new_inst);
+        old.erase_from_basic_block();
+    }
+    add_site_table(context, module, sites);
+    module.verify().map_err(|e| MutatorError::Verify(e.to_string()))
+}
+
+/// Declares `wrapper(i32 site, original params...) -> original return`; for template
+/// APIs also defines it (see `trampoline`).
+fn declare_wrapper<'ctx>(context: &'ctx Context, module: &Module<'ctx>, found: &FoundSite<'ctx>) -> Result<FunctionValue<'ctx>> {
+    let callee = ir::called_function(found.inst).expect("sites are direct calls");
+    if let Rewrite::FifoTrampoline { access, counterpart } = &found.api.rewrite {
+        if let Some(existing) = module.get_function(&found.api.wrapper) {
+            return Ok(existing);
+        }
+        let twin = module
+            .get_functions()
+            .find(|f| api::demangle(&f.get_name().to_string_lossy()) == *counterpart);
+        return trampoline::define(context, module, &found.api.wrapper, callee, *access, twin, &found.site.operators);
+    }
+    let original = callee.get_type();
+    let mut params: Vec<BasicMetadataTypeEnum> = vec![context.i32_type().into()];
+    params.extend(original.get_param_types().into_iter().map(BasicMetadataTypeEnum::from));
+    let wrapper_type = match original.get_return_type() {
+        Some(ret) => ret.fn_type(&params, false),
+        None => context.void_type().fn_type(&params, false),
+    };
+    match module.get_function(&found.api.wrapper) {
+        Some(existing) if existing.get_type() == wrapper_type => Ok(existing),
+        Some(_) => Err(MutatorError::Verify(format!(
+            "wrapper {} already declared with another type",
+            found.api.wrapper
+        ))),
+        None => Ok(module.add_function(&found.api.wrapper, wrapper_type, Some(Linkage::External))),
+    }
+}
+
+/// Emits `const uint32_t syncmut_site_count` and `const char *const syncmut_sites[]`,
+/// one `"file:line:col wrapper"` string per site.
+fn add_site_table<'ctx>(context: &'ctx Context, module: &Module<'ctx>, sites: &[FoundSite<'ctx>]) {
+    let i32_type = context.i32_type();
+    let count = module.add_global(i32_type, Some(AddressSpace::default()), SITE_COUNT_SYMBOL);
+    count.set_initializer(&i32_type.const_int(sites.len() as u64, false));
+    count.set_constant(true);
+
+    let ptr_type = context.ptr_type(AddressSpace::default());
+    let entries: Vec<_> = sites
+        .iter()
+        .map(|f| {
+            let text = format!("{}:{}:{} {}", f.site.file, f.site.line, f.site.col, f.site.wrapper);
+            let bytes = context.const_string(text.as_bytes(), true);
+            let global = module.add_global(bytes.get_type(), Some(AddressSpace::default()), "syncmut.site");
+            global.set_initializer(&bytes);
+            global.set_constant(true);
+            global.set_linkage(Linkage::Private);
+            global.as_pointer_value()
+        })
+        .collect();
+    let table_value = ptr_type.const_array(&entries);
+    let table = module.add_global(table_value.get_type(), Some(AddressSpace::default()), SITE_TABLE_SYMBOL);
+    table.set_initializer(&table_value);
+    table.set_constant(true);
+}
+
+/// Whether a module already carries a site table (it is a metamutant already).
+pub fn is_instrumented(module: &Module<'_>) -> bool {
+    module.get_global(SITE_COUNT_SYMBOL).is_some()
+}

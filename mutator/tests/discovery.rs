@@ -1,0 +1,171 @@
+//! Golden tests of site discovery: small C/C++ fixtures compiled with clang-16, and the
+//! exact sites (line, callee) and operators the mutator must report for them.
+
+use std::path::{Path, PathBuf};
+use syncmut_mutator::metamutant::scan;
+use syncmut_mutator::{Catalogue, Design, MutatorError, Operator};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn catalogue_of(name: &str) -> Catalogue {
+    let design = Design::from_paths(&[fixture(name)], &[]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    scan(&design, dir.path()).unwrap_or_else(|e| panic!("{name}: {e}")).catalogue
+}
+
+fn sites(catalogue: &Catalogue) -> Vec<(u32, String)> {
+    catalogue.sites.iter().map(|s| (s.line, s.callee.clone())).collect()
+}
+
+fn expected(rows: &[(u32, &str)]) -> Vec<(u32, String)> {
+    rows.iter().map(|(l, c)| (*l, c.to_string())).collect()
+}
+
+#[test]
+fn every_systemc_api_and_overload_is_found() {
+    let cat = catalogue_of("sc_all_apis.cpp");
+    let m = "sc_core::sc_module::";
+    let t = "sc_core::sc_time const&";
+    let or = "sc_core::sc_event_or_list const&";
+    let and = "sc_core::sc_event_and_list const&";
+    let ev = "sc_core::sc_event const&";
+    let v = "double, sc_core::sc_time_unit";
+    let want: Vec<(u32, String)> = vec![
+        (20, format!("{m}wait()")),
+        (21, format!("{m}wait(int)")),
+        (22, format!("{m}wait({ev})")),
+        (23, format!("{m}wait({or})")),
+        (24, format!("{m}wait({and})")),
+        (25, format!("{m}wait({t})")),
+        (26, format!("{m}wait({v})")),
+        (27, format!("{m}wait({t}, {ev})")),
+        (28, format!("{m}wait({v}, {ev})")),
+        (29, format!("{m}wait({t}, {or})")),
+        (30, format!("{m}wait({v}, {or})")),
+        (31, format!("{m}wait({t}, {and})")),
+        (32, format!("{m}wait({v}, {and})")),
+        (33, "sc_core::sc_event::notify()".into()),
+        (34, format!("sc_core::sc_event::notify({t})")),
+        (35, format!("sc_core::sc_event::notify({v})")),
+        (36, format!("sc_core::sc_event::notify({t})")),
+        (37, "sc_core::sc_event::cancel()".into()),
+        (41, "sc_core::sc_mutex::lock()".into()),
+        (42, "sc_core::sc_mutex::trylock()".into()),
+        (43, "sc_core::sc_mutex::unlock()".into()),
+        (44, "sc_core::sc_semaphore::wait()".into()),
+        (45, "sc_core::sc_semaphore::trywait()".into()),
+        (46, "sc_core::sc_semaphore::post()".into()),
+        (47, "sc_core::sc_fifo<int>::write(int const&)".into()),
+        (48, "sc_core::sc_fifo<int>::nb_write(int const&)".into()),
+        (49, "sc_core::sc_fifo<int>::read()".into()),
+        (50, "sc_core::sc_fifo<int>::read(int&)".into()),
+        (51, "sc_core::sc_fifo<int>::nb_read(int&)".into()),
+        (55, format!("{m}next_trigger({ev})")),
+        (56, format!("{m}next_trigger({v})")),
+        (60, "sc_core::wait(double, sc_core::sc_time_unit, sc_core::sc_simcontext*)".into()),
+        (61, "sc_core::wait(sc_core::sc_event const&, sc_core::sc_simcontext*)".into()),
+    ];
+    assert_eq!(sites(&cat), want);
+    // Site numbers follow source order; keys count per function.
+    assert!(cat.sites.iter().enumerate().all(|(i, s)| s.index == i as u32));
+    assert_eq!(cat.sites[0].key, "all_apis::waits#1");
+    assert_eq!(cat.sites[0].call, "wait()");
+    assert_eq!(cat.sites[2].call, "wait(e1)");
+    assert_eq!(cat.sites[15].call, "e1.notify(7, SC_NS)");
+    assert_eq!(cat.sites[18].key, "all_apis::channels#1");
+}
+
+#[test]
+fn systemc_operators_follow_the_catalogue() {
+    let cat = catalogue_of("sc_all_apis.cpp");
+    let ops_at = |line: u32| -> Vec<Operator> {
+        cat.mutants.iter().filter(|m| m.line == line).map(|m| m.operator).collect()
+    };
+    use Operator::*;
+    assert_eq!(ops_at(22), vec![Remove, EventToTimed, WaitToNotify]);
+    assert_eq!(ops_at(23), vec![Remove, EventToTimed, OrToAnd]);
+    assert_eq!(ops_at(26), vec![Remove, TimeDouble, TimeZero]);
+    assert_eq!(ops_at(33), vec![Remove, NotifyDelta, NotifyTimed, NotifyCancel]);
+    assert_eq!(ops_at(41), vec![Remove, LockToTrylock]);
+    assert_eq!(ops_at(44), vec![Remove, WaitToTrywait]);
+    assert_eq!(ops_at(47), vec![Remove, BlockingToNonblocking]);
+    assert_eq!(ops_at(51), vec![Remove, NonblockingToBlocking]);
+    assert_eq!(ops_at(55), vec![Remove, EventToTimed]);
+    let ids: Vec<&str> = cat.mutants.iter().map(|m| m.id.as_str()).collect();
+    assert!(ids.contains(&"all_apis::waits#3:wait-to-notify"), "{ids:?}");
+    let unique: std::collections::HashSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "mutant ids must be unique");
+}
+
+#[test]
+fn every_pthread_api_is_found() {
+    let cat = catalogue_of("pthread_all_apis.c");
+    let want = expected(&[
+        (16, "pthread_mutex_lock"),
+        (17, "pthread_mutex_trylock"),
+        (18, "pthread_mutex_timedlock"),
+        (19, "pthread_cond_wait"),
+        (20, "pthread_cond_timedwait"),
+        (21, "pthread_cond_signal"),
+        (22, "pthread_cond_broadcast"),
+        (23, "pthread_mutex_unlock"),
+        (24, "pthread_rwlock_rdlock"),
+        (25, "pthread_rwlock_wrlock"),
+        (26, "pthread_rwlock_unlock"),
+        (27, "pthread_spin_lock"),
+        (28, "pthread_spin_unlock"),
+        (29, "sem_wait"),
+        (30, "sem_trywait"),
+        (31, "sem_post"),
+        (32, "pthread_barrier_wait"),
+        (39, "pthread_join"),
+    ]);
+    assert_eq!(sites(&cat), want);
+    assert_eq!(cat.kind, syncmut_mutator::api::Family::Pthread);
+    assert_eq!(cat.sites[0].key, "worker#1");
+    assert_eq!(cat.sites[17].key, "main#1");
+    assert_eq!(cat.mutant("worker#4:wait-to-timedwait").map(|m| m.line), Some(19));
+}
+
+#[test]
+fn overloads_get_distinct_keys_and_user_headers_count() {
+    let cat = catalogue_of("overloads.cpp");
+    let keys: Vec<(&str, u32)> = cat.sites.iter().map(|s| (s.key.as_str(), s.line)).collect();
+    assert_eq!(
+        keys,
+        vec![
+            ("touch(int)#1", 15),
+            ("touch(int)#2", 16),
+            ("touch(double)#1", 21),
+            ("touch(double)#2", 22),
+            ("header_lock#1", 4),
+            ("header_lock#2", 5),
+        ]
+    );
+}
+
+#[test]
+fn a_file_without_sync_calls_gives_an_empty_catalogue() {
+    let cat = catalogue_of("no_sync.c");
+    assert!(cat.sites.is_empty());
+    assert!(cat.mutants.is_empty());
+}
+
+#[test]
+fn bad_inputs_name_the_file() {
+    let missing = Design::from_paths(&[fixture("does_not_exist.c")], &[]).unwrap_err();
+    assert!(matches!(missing, MutatorError::InputNotFound(_)));
+    assert!(missing.to_string().contains("does_not_exist.c"));
+
+    let unsupported = Design::from_paths(&[fixture("not_a_design.txt")], &[]).unwrap_err();
+    assert!(matches!(unsupported, MutatorError::UnsupportedInput(_)), "{unsupported}");
+
+    let design = Design::from_paths(&[fixture("compile_error.c")], &[]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let err = scan(&design, dir.path()).err().expect("compile error");
+    let text = err.to_string();
+    assert!(matches!(err, MutatorError::CompileFailed { .. }));
+    assert!(text.contains("compile_error.c") && text.contains("undeclared_variable"), "{text}");
+}

@@ -1,0 +1,1 @@
+//! The oracle: runs the original and each mutant, compares traces, gives verdicts (issue 3).

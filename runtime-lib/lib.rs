@@ -1,0 +1,72 @@
+//! syncmut's C/C++ runtime library, embedded in the `syncmut` binary.
+//!
+//! `build.rs` compiles the runtime (activation of the mutant, trace recording, the
+//! wrappers every mutated synchronization call is redirected to) into two static
+//! archives; this crate carries their bytes and the public header, so syncmut works from
+//! any directory without an install step. [`install`] writes them where the design's link
+//! step can find them. The environment and trace contract is in `runtime-lib/README.md`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// `libsyncmut_rt.a`: activation, trace and pthread wrappers (C, needs only libc).
+pub const C_ARCHIVE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt.a"));
+
+/// `libsyncmut_rt_sc.a`: SystemC wrappers (C++17); link it before [`C_ARCHIVE`] and
+/// `-lsystemc`.
+pub const SYSTEMC_ARCHIVE: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt_sc.a"));
+
+/// `syncmut.h`, the public header (C and C++).
+pub const HEADER: &[u8] = include_bytes!("include/syncmut.h");
+
+/// File names used by [`install`].
+pub const C_ARCHIVE_NAME: &str = "libsyncmut_rt.a";
+/// File name of the SystemC archive.
+pub const SYSTEMC_ARCHIVE_NAME: &str = "libsyncmut_rt_sc.a";
+/// File name of the header.
+pub const HEADER_NAME: &str = "syncmut.h";
+
+/// Where [`install`] put the runtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    /// The C archive (`libsyncmut_rt.a`): every design links it.
+    pub c_archive: PathBuf,
+    /// The SystemC archive (`libsyncmut_rt_sc.a`): SystemC designs link it first.
+    pub systemc_archive: PathBuf,
+    /// The header (`syncmut.h`); its directory is the include directory.
+    pub header: PathBuf,
+}
+
+/// Writes both archives and the header into `dir` (created if missing) and returns their
+/// paths.
+///
+/// Each file is written under a unique temporary name and renamed into place, so a
+/// concurrent or interrupted install never leaves a torn file behind: readers see either
+/// the old complete file or the new one.
+pub fn install(dir: &Path) -> std::io::Result<Installed> {
+    std::fs::create_dir_all(dir)?;
+    Ok(Installed {
+        c_archive: write_atomically(dir, C_ARCHIVE_NAME, C_ARCHIVE)?,
+        systemc_archive: write_atomically(dir, SYSTEMC_ARCHIVE_NAME, SYSTEMC_ARCHIVE)?,
+        header: write_atomically(dir, HEADER_NAME, HEADER)?,
+    })
+}
+
+fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let target = dir.join(name);
+    let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let temp = dir.join(format!(".{name}.{}.{unique}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, &target)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result.map(|()| target)
+}

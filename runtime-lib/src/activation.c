@@ -1,0 +1,195 @@
+/* SYNCMUT_ACTIVE: which mutant this run executes.
+ *
+ * The value is parsed once, before main (constructor) or on the first wrapper call,
+ * whichever comes first. Every problem with it ends the run with status 120 and a
+ * one-line "syncmut runtime:" message: running the original instead would make a
+ * broken mutant look live. */
+#define _GNU_SOURCE
+#include "activation.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace.h"
+
+/* Emitted by the mutator into the instrumented design. Weak so that the archives also
+ * link into programs that call wrappers directly (then no range check). */
+extern const uint32_t syncmut_site_count __attribute__((weak));
+extern const char *const syncmut_sites[] __attribute__((weak));
+
+static const char *const slugs[SYNCMUT_OP_COUNT] = {
+    [SYNCMUT_ORIGINAL] = "original",
+    [SYNCMUT_REMOVE] = "remove",
+    [SYNCMUT_EVENT_TO_TIMED] = "event-to-timed",
+    [SYNCMUT_WAIT_TO_NOTIFY] = "wait-to-notify",
+    [SYNCMUT_OR_TO_AND] = "or-to-and",
+    [SYNCMUT_AND_TO_OR] = "and-to-or",
+    [SYNCMUT_TIME_DOUBLE] = "time-double",
+    [SYNCMUT_TIME_ZERO] = "time-zero",
+    [SYNCMUT_NOTIFY_DELTA] = "notify-delta",
+    [SYNCMUT_NOTIFY_TIMED] = "notify-timed",
+    [SYNCMUT_NOTIFY_IMMEDIATE] = "notify-immediate",
+    [SYNCMUT_NOTIFY_CANCEL] = "notify-cancel",
+    [SYNCMUT_LOCK_TO_TRYLOCK] = "lock-to-trylock",
+    [SYNCMUT_WAIT_TO_TRYWAIT] = "wait-to-trywait",
+    [SYNCMUT_TIMEDLOCK_TO_LOCK] = "timedlock-to-lock",
+    [SYNCMUT_WAIT_TO_TIMEDWAIT] = "wait-to-timedwait",
+    [SYNCMUT_TIMEDWAIT_TO_WAIT] = "timedwait-to-wait",
+    [SYNCMUT_SIGNAL_TO_BROADCAST] = "signal-to-broadcast",
+    [SYNCMUT_BROADCAST_TO_SIGNAL] = "broadcast-to-signal",
+};
+
+struct active_site {
+    uint32_t site;
+    syncmut_op op;
+};
+
+/* Written once under pthread_once, read-only afterwards. */
+static struct active_site *active;
+static size_t active_count;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+const char *syncmut_op_slug(syncmut_op op)
+{
+    return (unsigned)op < SYNCMUT_OP_COUNT ? slugs[op] : "?";
+}
+
+/* One line on stderr in a single write, then exit without running atexit handlers or
+ * destructors (the design must not continue, nor flush half-done output). */
+static void fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void fatal(const char *fmt, ...)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "syncmut runtime: ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(line);
+    line[len++] = '\n';
+    ssize_t ignored = write(2, line, len);
+    (void)ignored;
+    _exit(120);
+}
+
+static int have_site_table(void)
+{
+    return &syncmut_site_count != NULL;
+}
+
+/* "file:line:col wrapper" from the mutator's table, or "" when it is absent. */
+static const char *site_text(uint32_t site)
+{
+    if (have_site_table() && site < syncmut_site_count && syncmut_sites != NULL &&
+        syncmut_sites[site] != NULL)
+        return syncmut_sites[site];
+    return "";
+}
+
+static syncmut_op op_from_slug(const char *slug, size_t len)
+{
+    /* Starts at 1: "original" is what the trace says, not an operator one can activate. */
+    for (int op = SYNCMUT_REMOVE; op < SYNCMUT_OP_COUNT; op++)
+        if (strlen(slugs[op]) == len && memcmp(slugs[op], slug, len) == 0)
+            return (syncmut_op)op;
+    return SYNCMUT_ORIGINAL;
+}
+
+/* Grammar: <site>:<slug>[,<site>:<slug>...], site decimal, no spaces, no repeated site. */
+static void parse_active(const char *value)
+{
+    static const char usage[] = "expected <site>:<slug>[,<site>:<slug>...]";
+    size_t entries = 1;
+    for (const char *c = value; *c; c++)
+        entries += *c == ',';
+    active = calloc(entries, sizeof *active);
+    if (active == NULL)
+        fatal("out of memory parsing SYNCMUT_ACTIVE");
+
+    const char *p = value;
+    for (;;) {
+        if (*p < '0' || *p > '9')
+            fatal("malformed SYNCMUT_ACTIVE '%s': %s", value, usage);
+        uint64_t site = 0;
+        while (*p >= '0' && *p <= '9') {
+            site = site * 10 + (uint64_t)(*p++ - '0');
+            if (site > UINT32_MAX)
+                fatal("site number too large in SYNCMUT_ACTIVE '%s'", value);
+        }
+        if (*p++ != ':')
+            fatal("malformed SYNCMUT_ACTIVE '%s': %s", value, usage);
+        const char *slug = p;
+        while (*p && *p != ',')
+            p++;
+        size_t len = (size_t)(p - slug);
+        if (len == 0)
+            fatal("malformed SYNCMUT_ACTIVE '%s': %s", value, usage);
+        syncmut_op op = op_from_slug(slug, len);
+        if (op == SYNCMUT_ORIGINAL)
+            fatal("unknown operator '%.*s' in SYNCMUT_ACTIVE '%s'", (int)len, slug, value);
+        if (have_site_table() && site >= syncmut_site_count)
+            fatal("site %llu in SYNCMUT_ACTIVE '%s' does not exist (the design's sites are "
+                  "numbered 0 to %lld)",
+                  (unsigned long long)site, value, (long long)syncmut_site_count - 1);
+        for (size_t i = 0; i < active_count; i++)
+            if (active[i].site == site)
+                fatal("site %llu appears twice in SYNCMUT_ACTIVE '%s'",
+                      (unsigned long long)site, value);
+        active[active_count].site = (uint32_t)site;
+        active[active_count].op = op;
+        active_count++;
+        if (*p == '\0')
+            break;
+        p++; /* ',' */
+        if (*p == '\0')
+            fatal("malformed SYNCMUT_ACTIVE '%s': %s", value, usage);
+    }
+}
+
+static void init(void)
+{
+    const char *value = getenv("SYNCMUT_ACTIVE");
+    if (value != NULL && *value != '\0')
+        parse_active(value);
+    syncmut_trace_init(getenv("SYNCMUT_TRACE"), value);
+}
+
+/* Priority 101 (the first one not reserved): run before the design's C++ static
+ * constructors, so a bad SYNCMUT_ACTIVE stops the run before the design does anything,
+ * and the trace's atexit handler runs after every static destructor. */
+__attribute__((constructor(101))) static void init_at_startup(void)
+{
+    pthread_once(&init_once, init);
+}
+
+syncmut_op syncmut_op_for(uint32_t site, uint32_t allowed, const char *wrapper)
+{
+    pthread_once(&init_once, init);
+    for (size_t i = 0; i < active_count; i++) {
+        if (active[i].site != site)
+            continue;
+        syncmut_op op = active[i].op;
+        if ((allowed & (UINT32_C(1) << op)) == 0) {
+            char ops[512] = "";
+            size_t used = 0;
+            for (int o = SYNCMUT_REMOVE; o < SYNCMUT_OP_COUNT; o++) {
+                if ((allowed & (UINT32_C(1) << o)) == 0)
+                    continue;
+                int n = snprintf(ops + used, sizeof ops - used, "%s%s", used ? ", " : "",
+                                 slugs[o]);
+                if (n < 0 || (size_t)n >= sizeof ops - used)
+                    break;
+                used += (size_t)n;
+            }
+            const char *where = *site_text(site) ? site_text(site) : wrapper;
+            fatal("operator '%s' does not apply to site %u (%s); %s supports: %s", slugs[op],
+                  (unsigned)site, where, wrapper, ops);
+        }
+        return op;
+    }
+    return SYNCMUT_ORIGINAL;
+}

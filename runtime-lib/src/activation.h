@@ -1,0 +1,53 @@
+/* Which mutant is active (SYNCMUT_ACTIVE) and which operator each site applies.
+ * Internal to the runtime; shared by the C and the C++ archive. */
+#ifndef SYNCMUT_ACTIVATION_H
+#define SYNCMUT_ACTIVATION_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Mutation operators. The order after SYNCMUT_ORIGINAL is Operator::ALL in
+ * mutator/src/operator.rs; the two sides agree on slugs (text), not on these numbers. */
+typedef enum syncmut_op {
+    SYNCMUT_ORIGINAL = 0, /* no mutation: perform the original call */
+    SYNCMUT_REMOVE,
+    SYNCMUT_EVENT_TO_TIMED,
+    SYNCMUT_WAIT_TO_NOTIFY,
+    SYNCMUT_OR_TO_AND,
+    SYNCMUT_AND_TO_OR,
+    SYNCMUT_TIME_DOUBLE,
+    SYNCMUT_TIME_ZERO,
+    SYNCMUT_NOTIFY_DELTA,
+    SYNCMUT_NOTIFY_TIMED,
+    SYNCMUT_NOTIFY_IMMEDIATE,
+    SYNCMUT_NOTIFY_CANCEL,
+    SYNCMUT_LOCK_TO_TRYLOCK,
+    SYNCMUT_WAIT_TO_TRYWAIT,
+    SYNCMUT_TIMEDLOCK_TO_LOCK,
+    SYNCMUT_WAIT_TO_TIMEDWAIT,
+    SYNCMUT_TIMEDWAIT_TO_WAIT,
+    SYNCMUT_SIGNAL_TO_BROADCAST,
+    SYNCMUT_BROADCAST_TO_SIGNAL,
+    SYNCMUT_OP_COUNT
+} syncmut_op;
+
+/* A set of operators, as a bit mask; each wrapper states the set it implements. */
+#define SYNCMUT_OPS(op) (UINT32_C(1) << (SYNCMUT_##op))
+
+/* "original" for SYNCMUT_ORIGINAL, else the operator's slug. */
+const char *syncmut_op_slug(syncmut_op op);
+
+/* The operator to apply at `site`: SYNCMUT_ORIGINAL unless the active mutant names this
+ * site. If it names the site with an operator outside `allowed`, prints a message naming
+ * `wrapper` and exits with status 120 (a catalogue/runtime mismatch must not pass as a
+ * live mutant). Thread-safe; initialises the runtime on first use. */
+syncmut_op syncmut_op_for(uint32_t site, uint32_t allowed, const char *wrapper);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

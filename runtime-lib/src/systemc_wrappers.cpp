@@ -1,0 +1,467 @@
+// Wrappers for the SystemC calls listed in mutator/src/api.rs.
+//
+// Contract: extern "C" syncmut_<owner>_<function><suffix>(site, original arguments...),
+// member functions taking the object pointer first; same return type as the original.
+//
+// sc_module::wait and sc_prim_channel::wait (and next_trigger) are protected inline
+// members whose bodies call the sc_core free functions with the object's simcontext(); a
+// wrapper outside the class does exactly that. So each overload is implemented once,
+// taking the simcontext, and three entry points (module member, channel member, free
+// function) are generated around it.
+//
+// Exceptions: the kernel kills and resets thread processes by throwing through wait().
+// Nothing here catches or is noexcept, so they propagate through the wrappers unchanged.
+//
+// Event lists: `wait(a | b)` passes a heap list that the kernel frees after the wait (it
+// is marked auto-delete). When a mutation does not hand the list to the kernel it must
+// free it the same way, and or-to-and / and-to-or must read its events, which SystemC
+// keeps private. Both go through the public base assignment sc_event_list::operator=,
+// which copies the event pointers from a named list and takes them over from (and
+// deletes) a temporary one. Like SystemC's own `list | e` operators, it also decrements
+// the busy count of a named list another process is currently waiting on; that count only
+// guards diagnostics (modification/destruction of a list in use).
+#include <systemc>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "activation.h"
+#include "trace.h"
+
+using sc_core::sc_event;
+using sc_core::sc_event_and_list;
+using sc_core::sc_event_list;
+using sc_core::sc_event_or_list;
+using sc_core::sc_module;
+using sc_core::sc_prim_channel;
+using sc_core::sc_simcontext;
+using sc_core::sc_time;
+using sc_core::sc_time_unit;
+
+namespace {
+
+// ---- recording -------------------------------------------------------------------
+
+// Process full name (or "<elaboration>" outside simulation), time, delta.
+void record(uint32_t site, syncmut_op op)
+{
+    if (!syncmut_trace_on())
+        return;
+    const char *name = "<elaboration>";
+    sc_core::sc_process_handle process;
+    // Outside simulation sc_get_current_process_handle() returns the last *created*
+    // process, not a running one; and an invalid handle's name() warns on stdout.
+    if (sc_core::sc_is_running()) {
+        process = sc_core::sc_get_current_process_handle();
+        if (process.valid())
+            name = process.name();
+    }
+    uint32_t name_id = syncmut_trace_intern(name);
+
+    // sc_time::to_string() allocates: format each distinct time stamp once.
+    struct cached_time {
+        bool valid;
+        sc_time::value_type value;
+        uint32_t id;
+    };
+    thread_local cached_time cache = {false, 0, 0};
+    const sc_time &now = sc_core::sc_time_stamp();
+    if (!cache.valid || cache.value != now.value())
+        cache = {true, now.value(), syncmut_trace_intern(now.to_string().c_str())};
+
+    syncmut_trace_systemc(site, op, name_id, cache.id, sc_core::sc_delta_count());
+}
+
+syncmut_op begin(uint32_t site, uint32_t allowed, const char *wrapper)
+{
+    syncmut_op op = syncmut_op_for(site, allowed, wrapper);
+    record(site, op);
+    return op;
+}
+
+constexpr uint32_t op_bit(syncmut_op op) { return UINT32_C(1) << op; }
+
+// ---- helpers for mutated actions -----------------------------------------------------
+
+// event-to-timed / notify-timed: "1 ns" in the same simulation context as the call.
+sc_time one_ns(sc_simcontext *simc) { return sc_time(1, sc_core::SC_NS, simc); }
+
+// A list the wait would have consumed: free it if it is a temporary `a | b` list.
+template <class List> void drop(const List &list)
+{
+    List sink;
+    sink = list;
+}
+
+// The same events as `list`, as a heap list of the other kind that the kernel frees after
+// the wait, exactly as it frees the list built by `wait(a & b)` / `wait(a | b)`: the only
+// public way to make such a list is the & / | operator, applied here to the copied events
+// and an empty list.
+const sc_event_and_list &to_and_list(const sc_event_or_list &list)
+{
+    sc_event_and_list events, none;
+    static_cast<sc_event_list &>(events) = list;
+    return (events & none).release();
+}
+const sc_event_or_list &to_or_list(const sc_event_and_list &list)
+{
+    sc_event_or_list events, none;
+    static_cast<sc_event_list &>(events) = list;
+    return (events | none).release();
+}
+
+// ---- the kernel functions a wrapper may end up calling ------------------------------
+
+// `wait` in an SC_THREAD, `next_trigger` in an SC_METHOD; the same overload set.
+struct Wait {
+    static constexpr uint32_t extra_event_ops = op_bit(SYNCMUT_WAIT_TO_NOTIFY);
+    template <class... A> static void call(const A &...a) { sc_core::wait(a...); }
+};
+struct NextTrigger {
+    // A method cannot turn its next_trigger(e) into e.notify() (see api.rs).
+    static constexpr uint32_t extra_event_ops = 0;
+    template <class... A> static void call(const A &...a) { sc_core::next_trigger(a...); }
+};
+
+constexpr uint32_t REMOVE = op_bit(SYNCMUT_REMOVE);
+constexpr uint32_t TIMED_OPS = REMOVE | op_bit(SYNCMUT_TIME_DOUBLE) | op_bit(SYNCMUT_TIME_ZERO);
+constexpr uint32_t TIMED_LIST_OPS = REMOVE | op_bit(SYNCMUT_TIME_DOUBLE);
+
+// ---- one implementation per overload ---------------------------------------------------
+
+// wait(): static sensitivity (threads only).
+void wait_static(uint32_t site, const char *w, sc_simcontext *simc)
+{
+    if (begin(site, REMOVE, w) == SYNCMUT_REMOVE)
+        return;
+    sc_core::wait(simc);
+}
+
+// wait(n): n times the static sensitivity (threads only).
+void wait_n(uint32_t site, const char *w, sc_simcontext *simc, int n)
+{
+    if (begin(site, REMOVE, w) == SYNCMUT_REMOVE)
+        return;
+    sc_core::wait(n, simc);
+}
+
+template <class K>
+void on_event(uint32_t site, const char *w, sc_simcontext *simc, const sc_event &e)
+{
+    switch (begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | K::extra_event_ops, w)) {
+    case SYNCMUT_REMOVE:
+        return;
+    case SYNCMUT_EVENT_TO_TIMED:
+        return K::call(one_ns(simc), simc);
+    case SYNCMUT_WAIT_TO_NOTIFY:
+        // The waiter becomes the notifier of what it waited for (immediate notification).
+        const_cast<sc_event &>(e).notify();
+        return;
+    default:
+        return K::call(e, simc);
+    }
+}
+
+template <class K>
+void on_or(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_or_list &el)
+{
+    switch (begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_OR_TO_AND), w)) {
+    case SYNCMUT_REMOVE:
+        return drop(el);
+    case SYNCMUT_EVENT_TO_TIMED:
+        drop(el);
+        return K::call(one_ns(simc), simc);
+    case SYNCMUT_OR_TO_AND:
+        return K::call(to_and_list(el), simc);
+    default:
+        return K::call(el, simc);
+    }
+}
+
+template <class K>
+void on_and(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_and_list &el)
+{
+    switch (begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_AND_TO_OR), w)) {
+    case SYNCMUT_REMOVE:
+        return drop(el);
+    case SYNCMUT_EVENT_TO_TIMED:
+        drop(el);
+        return K::call(one_ns(simc), simc);
+    case SYNCMUT_AND_TO_OR:
+        return K::call(to_or_list(el), simc);
+    default:
+        return K::call(el, simc);
+    }
+}
+
+template <class K>
+void on_time(uint32_t site, const char *w, sc_simcontext *simc, const sc_time &t)
+{
+    switch (begin(site, TIMED_OPS, w)) {
+    case SYNCMUT_REMOVE:
+        return;
+    case SYNCMUT_TIME_DOUBLE:
+        return K::call(t + t, simc);
+    case SYNCMUT_TIME_ZERO:
+        return K::call(sc_core::SC_ZERO_TIME, simc);
+    default:
+        return K::call(t, simc);
+    }
+}
+
+// (double, unit) overloads: the original builds sc_time(v, tu, simc) and calls the
+// sc_time overload; so do we, doubling v for time-double.
+template <class K>
+void on_value(uint32_t site, const char *w, sc_simcontext *simc, double v, sc_time_unit tu)
+{
+    switch (begin(site, TIMED_OPS, w)) {
+    case SYNCMUT_REMOVE:
+        return;
+    case SYNCMUT_TIME_DOUBLE:
+        return K::call(sc_time(2 * v, tu, simc), simc);
+    case SYNCMUT_TIME_ZERO:
+        return K::call(sc_core::SC_ZERO_TIME, simc);
+    default:
+        return K::call(sc_time(v, tu, simc), simc);
+    }
+}
+
+// Timeout plus event or list: remove, or double the timeout.
+template <class K, class Events>
+void on_time_events(uint32_t site, const char *w, sc_simcontext *simc, const sc_time &t,
+                    const Events &events)
+{
+    switch (begin(site, TIMED_LIST_OPS, w)) {
+    case SYNCMUT_REMOVE:
+        if constexpr (!std::is_same_v<Events, sc_event>)
+            drop(events);
+        return;
+    case SYNCMUT_TIME_DOUBLE:
+        return K::call(t + t, events, simc);
+    default:
+        return K::call(t, events, simc);
+    }
+}
+
+template <class K, class Events>
+void on_value_events(uint32_t site, const char *w, sc_simcontext *simc, double v,
+                     sc_time_unit tu, const Events &events)
+{
+    switch (begin(site, TIMED_LIST_OPS, w)) {
+    case SYNCMUT_REMOVE:
+        if constexpr (!std::is_same_v<Events, sc_event>)
+            drop(events);
+        return;
+    case SYNCMUT_TIME_DOUBLE:
+        return K::call(sc_time(2 * v, tu, simc), events, simc);
+    default:
+        return K::call(sc_time(v, tu, simc), events, simc);
+    }
+}
+
+} // namespace
+
+// ---- entry points ------------------------------------------------------------------------
+//
+// ENTRY3(fn, suffix, impl, (params), (args)) defines
+//   syncmut_sc_module_<fn><suffix>(site, sc_module *self, params)
+//   syncmut_sc_prim_channel_<fn><suffix>(site, sc_prim_channel *self, params)
+//   syncmut_sc_<fn><suffix>(site, params, sc_simcontext *simc)
+// each calling impl(site, "<wrapper name>", simcontext, args).
+
+#define SYNCMUT_UNPAREN(...) __VA_ARGS__
+
+#define ENTRY3(fn, suffix, impl, params, args)                                               \
+    extern "C" void syncmut_sc_module_##fn##suffix(uint32_t site, sc_module *self,            \
+                                                   SYNCMUT_UNPAREN params)                    \
+    {                                                                                         \
+        impl(site, "syncmut_sc_module_" #fn #suffix, self->simcontext(),                      \
+             SYNCMUT_UNPAREN args);                                                           \
+    }                                                                                         \
+    extern "C" void syncmut_sc_prim_channel_##fn##suffix(uint32_t site, sc_prim_channel *self, \
+                                                         SYNCMUT_UNPAREN params)              \
+    {                                                                                         \
+        impl(site, "syncmut_sc_prim_channel_" #fn #suffix, self->simcontext(),                \
+             SYNCMUT_UNPAREN args);                                                           \
+    }                                                                                         \
+    extern "C" void syncmut_sc_##fn##suffix(uint32_t site, SYNCMUT_UNPAREN params,            \
+                                            sc_simcontext *simc)                              \
+    {                                                                                         \
+        impl(site, "syncmut_sc_" #fn #suffix, simc, SYNCMUT_UNPAREN args);                    \
+    }
+
+// The dynamic-sensitivity overloads, shared by wait (K = Wait) and next_trigger.
+#define DYNAMIC_OVERLOADS(fn, K)                                                              \
+    ENTRY3(fn, _event, on_event<K>, (const sc_event &e), (e))                                 \
+    ENTRY3(fn, _or, on_or<K>, (const sc_event_or_list &el), (el))                             \
+    ENTRY3(fn, _and, on_and<K>, (const sc_event_and_list &el), (el))                          \
+    ENTRY3(fn, _time, on_time<K>, (const sc_time &t), (t))                                    \
+    ENTRY3(fn, _value, on_value<K>, (double v, sc_time_unit tu), (v, tu))                     \
+    ENTRY3(fn, _time_event, (on_time_events<K, sc_event>), (const sc_time &t, const sc_event &e), \
+           (t, e))                                                                            \
+    ENTRY3(fn, _value_event, (on_value_events<K, sc_event>),                                  \
+           (double v, sc_time_unit tu, const sc_event &e), (v, tu, e))                        \
+    ENTRY3(fn, _time_or, (on_time_events<K, sc_event_or_list>),                               \
+           (const sc_time &t, const sc_event_or_list &el), (t, el))                           \
+    ENTRY3(fn, _value_or, (on_value_events<K, sc_event_or_list>),                             \
+           (double v, sc_time_unit tu, const sc_event_or_list &el), (v, tu, el))              \
+    ENTRY3(fn, _time_and, (on_time_events<K, sc_event_and_list>),                             \
+           (const sc_time &t, const sc_event_and_list &el), (t, el))                          \
+    ENTRY3(fn, _value_and, (on_value_events<K, sc_event_and_list>),                           \
+           (double v, sc_time_unit tu, const sc_event_and_list &el), (v, tu, el))
+
+DYNAMIC_OVERLOADS(wait, Wait)
+DYNAMIC_OVERLOADS(next_trigger, NextTrigger)
+ENTRY3(wait, _n, wait_n, (int n), (n))
+
+// wait() has no parameters besides the owner, so it does not fit ENTRY3.
+extern "C" void syncmut_sc_module_wait(uint32_t site, sc_module *self)
+{
+    wait_static(site, "syncmut_sc_module_wait", self->simcontext());
+}
+extern "C" void syncmut_sc_prim_channel_wait(uint32_t site, sc_prim_channel *self)
+{
+    wait_static(site, "syncmut_sc_prim_channel_wait", self->simcontext());
+}
+extern "C" void syncmut_sc_wait(uint32_t site, sc_simcontext *simc)
+{
+    wait_static(site, "syncmut_sc_wait", simc);
+}
+
+// ---- sc_event ------------------------------------------------------------------------------
+
+namespace {
+constexpr uint32_t NOTIFY_OPS = REMOVE | op_bit(SYNCMUT_NOTIFY_DELTA) |
+                                op_bit(SYNCMUT_NOTIFY_TIMED) | op_bit(SYNCMUT_NOTIFY_CANCEL);
+constexpr uint32_t TIMED_NOTIFY_OPS = REMOVE | op_bit(SYNCMUT_NOTIFY_IMMEDIATE) |
+                                      op_bit(SYNCMUT_NOTIFY_DELTA) |
+                                      op_bit(SYNCMUT_NOTIFY_CANCEL);
+constexpr uint32_t DELAYED_OPS =
+    REMOVE | op_bit(SYNCMUT_NOTIFY_IMMEDIATE) | op_bit(SYNCMUT_NOTIFY_CANCEL);
+
+// Applies a notify mutation to `e`; false when `op` is not one (perform the original).
+bool mutated_notify(syncmut_op op, sc_event *e)
+{
+    switch (op) {
+    case SYNCMUT_REMOVE:
+        return true;
+    case SYNCMUT_NOTIFY_IMMEDIATE:
+        e->notify();
+        return true;
+    case SYNCMUT_NOTIFY_DELTA:
+        e->notify(sc_core::SC_ZERO_TIME);
+        return true;
+    case SYNCMUT_NOTIFY_TIMED:
+        e->notify(1, sc_core::SC_NS);
+        return true;
+    case SYNCMUT_NOTIFY_CANCEL:
+        e->cancel();
+        return true;
+    default:
+        return false;
+    }
+}
+} // namespace
+
+extern "C" void syncmut_sc_event_notify(uint32_t site, sc_event *self)
+{
+    if (!mutated_notify(begin(site, NOTIFY_OPS, __func__), self))
+        self->notify();
+}
+
+extern "C" void syncmut_sc_event_notify_time(uint32_t site, sc_event *self, const sc_time &t)
+{
+    if (!mutated_notify(begin(site, TIMED_NOTIFY_OPS, __func__), self))
+        self->notify(t);
+}
+
+extern "C" void syncmut_sc_event_notify_value(uint32_t site, sc_event *self, double v,
+                                              sc_time_unit tu)
+{
+    if (!mutated_notify(begin(site, TIMED_NOTIFY_OPS, __func__), self))
+        self->notify(v, tu);
+}
+
+extern "C" void syncmut_sc_event_notify_delayed(uint32_t site, sc_event *self)
+{
+    if (!mutated_notify(begin(site, DELAYED_OPS, __func__), self))
+        self->notify_delayed();
+}
+
+extern "C" void syncmut_sc_event_notify_delayed_time(uint32_t site, sc_event *self,
+                                                     const sc_time &t)
+{
+    if (!mutated_notify(begin(site, DELAYED_OPS, __func__), self))
+        self->notify_delayed(t);
+}
+
+extern "C" void syncmut_sc_event_notify_delayed_value(uint32_t site, sc_event *self, double v,
+                                                      sc_time_unit tu)
+{
+    if (!mutated_notify(begin(site, DELAYED_OPS, __func__), self))
+        self->notify_delayed(v, tu);
+}
+
+extern "C" void syncmut_sc_event_cancel(uint32_t site, sc_event *self)
+{
+    if (begin(site, REMOVE, __func__) != SYNCMUT_REMOVE)
+        self->cancel();
+}
+
+// ---- sc_mutex and sc_semaphore ----------------------------------------------------------
+// The mutator sees direct (devirtualised) calls of these members, so the wrappers call the
+// same functions non-virtually: `self->sc_mutex::lock()`, not `self->lock()`.
+
+extern "C" int syncmut_sc_mutex_lock(uint32_t site, sc_core::sc_mutex *self)
+{
+    switch (begin(site, REMOVE | op_bit(SYNCMUT_LOCK_TO_TRYLOCK), __func__)) {
+    case SYNCMUT_REMOVE:
+        return 0;
+    case SYNCMUT_LOCK_TO_TRYLOCK:
+        (void)self->sc_core::sc_mutex::trylock(); // failure ignored
+        return 0;
+    default:
+        return self->sc_core::sc_mutex::lock();
+    }
+}
+
+extern "C" int syncmut_sc_mutex_trylock(uint32_t site, sc_core::sc_mutex *self)
+{
+    if (begin(site, REMOVE, __func__) == SYNCMUT_REMOVE)
+        return 0;
+    return self->sc_core::sc_mutex::trylock();
+}
+
+extern "C" int syncmut_sc_mutex_unlock(uint32_t site, sc_core::sc_mutex *self)
+{
+    if (begin(site, REMOVE, __func__) == SYNCMUT_REMOVE)
+        return 0;
+    return self->sc_core::sc_mutex::unlock();
+}
+
+extern "C" int syncmut_sc_semaphore_wait(uint32_t site, sc_core::sc_semaphore *self)
+{
+    switch (begin(site, REMOVE | op_bit(SYNCMUT_WAIT_TO_TRYWAIT), __func__)) {
+    case SYNCMUT_REMOVE:
+        return 0;
+    case SYNCMUT_WAIT_TO_TRYWAIT:
+        (void)self->sc_core::sc_semaphore::trywait(); // failure ignored
+        return 0;
+    default:
+        return self->sc_core::sc_semaphore::wait();
+    }
+}
+
+extern "C" int syncmut_sc_semaphore_trywait(uint32_t site, sc_core::sc_semaphore *self)
+{
+    if (begin(site, REMOVE, __func__) == SYNCMUT_REMOVE)
+        return 0;
+    return self->sc_core::sc_semaphore::trywait();
+}
+
+extern "C" int syncmut_sc_semaphore_post(uint32_t site, sc_core::sc_semaphore *self)
+{
+    if (begin(site, REMOVE, __func__) == SYNCMUT_REMOVE)
+        return 0;
+    return self->sc_core::sc_semaphore::post();
+}

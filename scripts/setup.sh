@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the system packages syncmut needs, only those that are missing.
+# Idempotent: a second run installs nothing. Needs root (or sudo) on Debian 12.
+set -euo pipefail
+
+PACKAGES=(clang-16 llvm-16-dev libsystemc-dev z3)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all system packages present (${PACKAGES[*]})"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "setup: need root to install: ${missing[*]}" >&2; exit 1; }
+  SUDO="sudo"
+fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+echo "setup: done"

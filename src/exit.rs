@@ -1,0 +1,35 @@
+//! Documented exit codes (docs/exit-codes.md). Scripts and CI depend on these numbers:
+//! never renumber, only add.
+
+use syncmut_mutator::MutatorError;
+
+/// Everything went as asked.
+pub const OK: i32 = 0;
+/// syncmut itself failed (a bug, or the output directory cannot be written).
+pub const INTERNAL: i32 = 1;
+/// The command line is wrong (clap's own code).
+pub const USAGE: i32 = 2;
+/// The design cannot be used: missing or unsupported file, compile or link error,
+/// unreadable bitcode.
+pub const BAD_DESIGN: i32 = 3;
+/// The design builds but has no synchronization site to mutate.
+pub const NO_SITES: i32 = 4;
+/// A required tool (clang-16, llvm-link-16) is not installed.
+pub const TOOL_MISSING: i32 = 5;
+
+/// The exit code for a mutator failure.
+pub fn for_mutator_error(error: &MutatorError) -> i32 {
+    match error {
+        MutatorError::ToolMissing { .. } => TOOL_MISSING,
+        MutatorError::Verify(_) => INTERNAL,
+        MutatorError::Write { .. } => INTERNAL,
+        MutatorError::InputNotFound(_)
+        | MutatorError::InputUnreadable { .. }
+        | MutatorError::UnsupportedInput(_)
+        | MutatorError::EmptyDirectory(_)
+        | MutatorError::CompileFailed { .. }
+        | MutatorError::LinkFailed { .. }
+        | MutatorError::BadBitcode { .. }
+        | MutatorError::AlreadyInstrumented(_) => BAD_DESIGN,
+    }
+}

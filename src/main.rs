@@ -1,0 +1,142 @@
+//! The `syncmut` command line. Only argument handling, console output and exit codes
+//! live here; every stage is a library crate.
+
+mod exit;
+mod table;
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use syncmut_mutator::metamutant;
+use syncmut_mutator::{Design, MutatorError};
+
+#[derive(Parser)]
+#[command(name = "syncmut", version, about = "Mutation testing for the synchronization of pthread and SystemC designs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the synchronization sites and mutants of a design.
+    List {
+        #[command(flatten)]
+        design: DesignArgs,
+        /// Print the catalogue as JSON (the format of mutants.json).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build the metamutant: writes design.bc, metamutant.bc, mutants.json and the
+    /// `original` and `metamutant` executables into the output directory.
+    Mutate {
+        #[command(flatten)]
+        design: DesignArgs,
+        /// Output directory.
+        #[arg(short, long, default_value = "syncmut.out")]
+        output: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct DesignArgs {
+    /// C/C++ sources, a directory of sources, or an LLVM module (.bc/.ll).
+    #[arg(required = true)]
+    design: Vec<PathBuf>,
+    /// Extra compiler flags (e.g. `-Iinclude -DN=4`); `-l`/`-L`/`-Wl,` go to the link.
+    #[arg(last = true)]
+    flags: Vec<String>,
+}
+
+impl DesignArgs {
+    fn design(&self) -> Result<Design, MutatorError> {
+        Design::from_paths(&self.design, &self.flags)
+    }
+}
+
+/// A failure with the exit code it maps to.
+struct Failure {
+    code: i32,
+    error: anyhow::Error,
+}
+
+impl From<MutatorError> for Failure {
+    fn from(error: MutatorError) -> Self {
+        Failure { code: exit::for_mutator_error(&error), error: error.into() }
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(error: anyhow::Error) -> Self {
+        Failure { code: exit::INTERNAL, error }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            // --help and --version are not errors.
+            return ExitCode::from(if e.use_stderr() { exit::USAGE } else { exit::OK } as u8);
+        }
+    };
+    match run(cli) {
+        Ok(code) => ExitCode::from(code as u8),
+        Err(failure) => {
+            eprintln!("syncmut: error: {:#}", failure.error);
+            ExitCode::from(failure.code as u8)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<i32, Failure> {
+    match cli.command {
+        Command::List { design, json } => {
+            let design = design.design()?;
+            let workdir = tempfile::tempdir().context("create a temporary build directory")?;
+            let scan = metamutant::scan(&design, workdir.path())?;
+            print_warnings(&scan.warnings);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&scan.catalogue).context("serialise catalogue")?);
+            } else {
+                print!("{}", table::catalogue(&scan.catalogue));
+            }
+            Ok(no_sites_check(&design, &scan.catalogue))
+        }
+        Command::Mutate { design, output } => {
+            let design = design.design()?;
+            let build = metamutant::build(&design, &output)?;
+            print_warnings(&build.warnings);
+            println!(
+                "{} sites, {} mutants → {}",
+                build.catalogue.sites.len(),
+                build.catalogue.mutants.len(),
+                output.display()
+            );
+            Ok(no_sites_check(&design, &build.catalogue))
+        }
+    }
+}
+
+fn print_warnings(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("syncmut: warning: {warning}");
+    }
+}
+
+/// A design without sites is not an error of the build, but nothing can be tested:
+/// say so and return the documented code.
+fn no_sites_check(design: &Design, catalogue: &syncmut_mutator::Catalogue) -> i32 {
+    if catalogue.sites.is_empty() {
+        let names: Vec<String> = design.inputs.iter().map(|i| i.path.display().to_string()).collect();
+        eprintln!(
+            "syncmut: {}: no synchronization calls found in user code (pthread or SystemC); nothing to mutate",
+            names.join(", ")
+        );
+        exit::NO_SITES
+    } else {
+        exit::OK
+    }
+}
