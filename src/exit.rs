@@ -7,7 +7,7 @@ use syncmut_mutator::MutatorError;
 pub const OK: i32 = 0;
 /// syncmut itself failed (a bug, or the output directory cannot be written).
 pub const INTERNAL: i32 = 1;
-/// The command line is wrong (clap's own code).
+/// The command line is wrong (clap's own code), or a test file is unreadable or invalid.
 pub const USAGE: i32 = 2;
 /// The design cannot be used: missing or unsupported file, compile or link error,
 /// unreadable bitcode.
@@ -16,6 +16,11 @@ pub const BAD_DESIGN: i32 = 3;
 pub const NO_SITES: i32 = 4;
 /// A required tool (clang-16, llvm-link-16) is not installed.
 pub const TOOL_MISSING: i32 = 5;
+/// Another syncmut holds the output directory's lock.
+pub const LOCKED: i32 = 6;
+/// Every test was set aside by the baseline (the original crashed, hung or was
+/// nondeterministic on each); nothing could be judged.
+pub const NO_USABLE_TEST: i32 = 7;
 
 /// The exit code for a mutator failure.
 pub fn for_mutator_error(error: &MutatorError) -> i32 {

@@ -1,6 +1,7 @@
 //! The `syncmut` command line. Only argument handling, console output and exit codes
 //! live here; every stage is a library crate.
 
+mod console;
 mod exit;
 mod table;
 
@@ -10,6 +11,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use syncmut_mutator::metamutant;
 use syncmut_mutator::{Design, MutatorError};
+use syncmut_oracle::lab;
+use syncmut_oracle::outdir::OutDir;
 
 #[derive(Parser)]
 #[command(name = "syncmut", version, about = "Mutation testing for the synchronization of pthread and SystemC designs")]
@@ -27,6 +30,21 @@ enum Command {
         /// Print the catalogue as JSON (the format of mutants.json).
         #[arg(long)]
         json: bool,
+    },
+    /// The main job: build the metamutant, run the original and every mutant on the
+    /// tests, and report verdicts and the mutation score.
+    Run {
+        #[command(flatten)]
+        design: DesignArgs,
+        /// Test file (docs/tests-format.md); default: `tests.json` in the design directory.
+        #[arg(long)]
+        tests: Option<PathBuf>,
+        /// Output directory.
+        #[arg(short, long, default_value = "syncmut.out")]
+        output: PathBuf,
+        /// Parallel executions (default: number of cores).
+        #[arg(short, long)]
+        jobs: Option<usize>,
     },
     /// Build the metamutant: writes design.bc, metamutant.bc, mutants.json and the
     /// `original` and `metamutant` executables into the output directory.
@@ -105,6 +123,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(no_sites_check(&design, &scan.catalogue))
         }
+        Command::Run { design, tests, output, jobs } => run_command(&design, tests, &output, jobs),
         Command::Mutate { design, output } => {
             let design = design.design()?;
             let build = metamutant::build(&design, &output)?;
@@ -118,6 +137,57 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             Ok(no_sites_check(&design, &build.catalogue))
         }
     }
+}
+
+fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Path, jobs: Option<usize>) -> Result<i32, Failure> {
+    let design = args.design()?;
+    let tests_file = match tests.or_else(|| default_tests_file(&args.design)) {
+        Some(path) => path,
+        None => {
+            return Err(Failure {
+                code: exit::USAGE,
+                error: anyhow::anyhow!(
+                    "no tests: pass --tests FILE (format: docs/tests-format.md) or put a tests.json beside the design; generating tests automatically is not supported yet"
+                ),
+            })
+        }
+    };
+    let tests = syncmut_oracle::test_case::load(&tests_file).map_err(oracle_failure)?;
+    let out = OutDir::open(output).map_err(oracle_failure)?;
+    let build = metamutant::build(&design, out.root())?;
+    print_warnings(&build.warnings);
+    if build.catalogue.sites.is_empty() {
+        return Ok(no_sites_check(&design, &build.catalogue));
+    }
+    let mut config = lab::Config::default();
+    if let Some(jobs) = jobs {
+        config.jobs = jobs.max(1);
+    }
+    let progress = console::Bar::new();
+    let outcomes = lab::run(&build, &tests, &out, &config, &progress).map_err(oracle_failure)?;
+    progress.finish();
+    let baseline: Vec<syncmut_oracle::outcome::Baseline> =
+        serde_json::from_slice(&std::fs::read(out.path(syncmut_oracle::outdir::BASELINE)).context("read baseline.json")?)
+            .context("parse baseline.json")?;
+    print!("{}", table::baseline(&build.catalogue, &baseline));
+    print!("{}", table::outcomes(&outcomes));
+    println!("results in {}", out.root().display());
+    Ok(exit::OK)
+}
+
+fn default_tests_file(design: &[PathBuf]) -> Option<PathBuf> {
+    design.iter().filter(|p| p.is_dir()).map(|d| d.join("tests.json")).find(|p| p.is_file())
+}
+
+fn oracle_failure(error: syncmut_oracle::OracleError) -> Failure {
+    let code = match &error {
+        syncmut_oracle::OracleError::Mutator(e) => exit::for_mutator_error(e),
+        syncmut_oracle::OracleError::BadTestFile { .. } | syncmut_oracle::OracleError::Read { .. } => exit::USAGE,
+        syncmut_oracle::OracleError::Locked { .. } => exit::LOCKED,
+        syncmut_oracle::OracleError::NoUsableTest { .. } => exit::NO_USABLE_TEST,
+        _ => exit::INTERNAL,
+    };
+    Failure { code, error: error.into() }
 }
 
 fn print_warnings(warnings: &[String]) {

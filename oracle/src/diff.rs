@@ -1,0 +1,76 @@
+//! Trace diffs for killed mutants: what a developer reads to see where the mutant's
+//! behaviour left the original's. Each event is one line with its source location.
+
+use crate::trace::{Event, Trace};
+use similar::{ChangeTag, TextDiff};
+use syncmut_mutator::{Catalogue, Mutant};
+
+/// Renders a trace as lines: `thread  time  call @ file:line  [action]`.
+pub fn lines(catalogue: &Catalogue, trace: &Trace) -> Vec<String> {
+    let mut out: Vec<String> = trace.events.iter().map(|e| event_line(catalogue, e)).collect();
+    if trace.truncated {
+        out.push("… trace truncated by the runtime's cap".to_string());
+    }
+    match &trace.end {
+        None => out.push("end: killed before the runtime could record how it ended".to_string()),
+        Some(end) => {
+            let mut text = format!("end: {}", end.kind);
+            if end.deadlock {
+                text.push_str(" (deadlock)");
+            }
+            if let Some(signal) = end.signal {
+                text.push_str(&format!(" signal {signal}"));
+            }
+            out.push(text);
+            for p in &end.pending {
+                let at = p.site.map(|s| site_label(catalogue, s)).unwrap_or_else(|| "outside a wrapped call".to_string());
+                out.push(format!("still waiting: {} at {at}", p.thread));
+            }
+        }
+    }
+    out
+}
+
+fn event_line(catalogue: &Catalogue, e: &Event) -> String {
+    let when = match (&e.time, e.delta) {
+        (Some(t), Some(d)) => format!("{t} δ{d}"),
+        (Some(t), None) => t.clone(),
+        _ => String::new(),
+    };
+    let lost = if e.lost { "  (lost: nobody waited)" } else { "" };
+    format!("{:<12} {:<10} {}  [{}]{lost}", e.thread, when, site_label(catalogue, e.site), e.action)
+}
+
+/// `wait(e) @ guarded_event.cpp:18`.
+pub fn site_label(catalogue: &Catalogue, site: u32) -> String {
+    match catalogue.sites.get(site as usize) {
+        Some(s) => {
+            let file = std::path::Path::new(&s.file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+            format!("{} @ {file}:{}", s.call, s.line)
+        }
+        None => format!("site {site}"),
+    }
+}
+
+/// The unified diff of original vs mutant traces with a header saying what was
+/// mutated, why it was killed and where the traces first diverge.
+pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, original: &Trace, mutated: &Trace, reason: &str) -> String {
+    let a = lines(catalogue, original).join("\n") + "\n";
+    let b = lines(catalogue, mutated).join("\n") + "\n";
+    let diff = TextDiff::from_lines(&a, &b);
+    let first = diff
+        .iter_all_changes()
+        .find(|c| c.tag() != ChangeTag::Equal)
+        .map(|c| {
+            let side = if c.tag() == ChangeTag::Delete { "original" } else { "mutant" };
+            let line = c.old_index().or(c.new_index()).map(|i| i + 1).unwrap_or(0);
+            format!("{side} trace line {line}: {}", c.value().trim_end())
+        })
+        .unwrap_or_else(|| "the traces are equal; the difference is in the output".to_string());
+    let mut out = format!(
+        "# mutant {}: {}\n# at {}:{}\n# killed by test {test}: {reason}\n# first divergence: {first}\n",
+        mutant.id, mutant.description, mutant.file, mutant.line
+    );
+    out.push_str(&diff.unified_diff().context_radius(3).header("original", "mutant").to_string());
+    out
+}

@@ -1,0 +1,29 @@
+//! Errors of the oracle stage; each names the file involved.
+
+use std::path::PathBuf;
+
+/// What can stop a run as a whole (a single misbehaving execution is a verdict, not an
+/// error).
+#[derive(Debug, thiserror::Error)]
+pub enum OracleError {
+    #[error("{}: cannot read: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+
+    #[error("{}: not a valid test file: {message} (format: docs/tests-format.md)", path.display())]
+    BadTestFile { path: PathBuf, message: String },
+
+    #[error("{}: cannot write: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+
+    #[error("{}: cannot start: {source}", path.display())]
+    Spawn { path: PathBuf, source: std::io::Error },
+
+    #[error("{}: another syncmut (pid {pid}) is using this output directory; wait for it or choose another with -o", path.display())]
+    Locked { path: PathBuf, pid: u32 },
+
+    #[error("no usable test: every test was set aside by the baseline (see {})", path.display())]
+    NoUsableTest { path: PathBuf },
+
+    #[error(transparent)]
+    Mutator(#[from] syncmut_mutator::MutatorError),
+}

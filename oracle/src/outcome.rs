@@ -1,0 +1,130 @@
+//! Outcomes as saved in `outcomes.json`: per test baseline, per (mutant, test) run, per
+//! mutant verdict, and the score. Reports are rendered from this data alone.
+
+use crate::exec::Status;
+use crate::verdict::Verdict;
+use serde::{Deserialize, Serialize};
+use syncmut_mutator::Catalogue;
+
+/// Format version of `outcomes.json` and `baseline.json`.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// How the original behaved on one test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Baseline {
+    pub test: String,
+    pub args: Vec<String>,
+    /// Set aside tests are not used to judge mutants.
+    pub usable: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_aside_because: Option<String>,
+    pub status: Status,
+    pub elapsed_ms: u64,
+    /// Sites the original reaches on this test.
+    pub reached: Vec<u32>,
+    /// The original itself deadlocks on this test (a property of the design, reported).
+    pub deadlock: bool,
+    /// Threads left waiting at the end: (thread, site).
+    pub pending: Vec<(String, Option<u32>)>,
+    /// Sites where the original lost a notification.
+    pub lost_notifications: Vec<u32>,
+}
+
+/// One mutant on one test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Run {
+    pub mutant: String,
+    pub test: String,
+    pub verdict: Verdict,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    pub elapsed_ms: u64,
+}
+
+/// One mutant over the whole suite.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MutantOutcome {
+    pub mutant: String,
+    pub operator: String,
+    pub description: String,
+    pub file: String,
+    pub line: u32,
+    pub verdict: Verdict,
+    /// The first test (in suite order) that killed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub killed_by: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    pub runs: Vec<Run>,
+}
+
+/// Counts per verdict and the mutation score.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Score {
+    pub mutants: usize,
+    pub killed: usize,
+    pub survived: usize,
+    pub not_reached: usize,
+    pub errors: usize,
+    /// Mutation coverage: killed / all mutants, in percent (METHOD.md §1).
+    pub percent: f64,
+}
+
+/// The whole saved result of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcomes {
+    pub format_version: u32,
+    /// All mutants in catalogue order; a mutant whose runs are not all done yet has
+    /// the verdict of what is known so far and `complete = false`.
+    pub mutants: Vec<MutantOutcome>,
+    pub complete: bool,
+    pub score: Score,
+}
+
+impl Outcomes {
+    /// Summarises per-run results into per-mutant verdicts, in catalogue order.
+    /// `expected_runs(mutant)` is the number of tests the mutant is run on.
+    pub fn summarise(catalogue: &Catalogue, runs: &[Run], expected_runs: impl Fn(&str) -> usize) -> Outcomes {
+        let mut complete = true;
+        let mutants: Vec<MutantOutcome> = catalogue
+            .mutants
+            .iter()
+            .map(|m| {
+                let mine: Vec<Run> = runs.iter().filter(|r| r.mutant == m.id).cloned().collect();
+                complete &= mine.len() == expected_runs(&m.id);
+                let killer = mine.iter().find(|r| r.verdict.is_killed());
+                let (verdict, killed_by, reason) = if let Some(k) = killer {
+                    (k.verdict, Some(k.test.clone()), k.reason.clone())
+                } else if let Some(e) = mine.iter().find(|r| r.verdict == Verdict::Error) {
+                    (Verdict::Error, None, e.reason.clone())
+                } else if mine.iter().any(|r| r.verdict == Verdict::Survived) {
+                    (Verdict::Survived, None, "no test told it from the original".to_string())
+                } else {
+                    (Verdict::NotReached, None, "no usable test reaches this call".to_string())
+                };
+                MutantOutcome {
+                    mutant: m.id.clone(),
+                    operator: m.operator.slug().to_string(),
+                    description: m.description.clone(),
+                    file: m.file.clone(),
+                    line: m.line,
+                    verdict,
+                    killed_by,
+                    reason,
+                    runs: mine,
+                }
+            })
+            .collect();
+        let count = |f: fn(Verdict) -> bool| mutants.iter().filter(|m| f(m.verdict)).count();
+        let killed = count(Verdict::is_killed);
+        let score = Score {
+            mutants: mutants.len(),
+            killed,
+            survived: count(|v| v == Verdict::Survived),
+            not_reached: count(|v| v == Verdict::NotReached),
+            errors: count(|v| v == Verdict::Error),
+            percent: if mutants.is_empty() { 0.0 } else { 100.0 * killed as f64 / mutants.len() as f64 },
+        };
+        Outcomes { format_version: FORMAT_VERSION, mutants, complete, score }
+    }
+}

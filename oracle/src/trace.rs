@@ -1,0 +1,132 @@
+//! Reading the runtime's trace files (JSON Lines; format in runtime-lib/README.md).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One synchronization event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    pub seq: u64,
+    pub site: u32,
+    /// `original` or the slug of the operator performed.
+    pub action: String,
+    /// SystemC process full name, or `T<k>` for a pthread thread.
+    pub thread: String,
+    /// SystemC simulation time (`10 ns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    /// SystemC delta count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta: Option<u64>,
+    /// A notification while no process waited on the event.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lost: bool,
+}
+
+/// A thread or process that had not finished when the run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    pub thread: String,
+    /// The site it was blocked in, if it was inside a wrapped call.
+    #[serde(default)]
+    pub site: Option<u32>,
+}
+
+/// How the traced run ended, as the runtime saw it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct End {
+    /// `exit`, `signal`, `livelock` or `deadlock`.
+    pub kind: String,
+    /// No thread could make progress while some had not finished.
+    #[serde(default)]
+    pub deadlock: bool,
+    #[serde(default)]
+    pub pending: Vec<Pending>,
+    #[serde(default)]
+    pub signal: Option<i32>,
+    /// For a livelock: the process and site that spun.
+    #[serde(default)]
+    pub thread: Option<String>,
+    #[serde(default)]
+    pub site: Option<u32>,
+}
+
+/// A whole trace.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Trace {
+    pub active: String,
+    pub events: Vec<Event>,
+    /// The runtime stopped recording at its cap.
+    pub truncated: bool,
+    /// Absent when the process was killed before it could say anything.
+    pub end: Option<End>,
+}
+
+/// Parses trace text; a malformed line is an error naming the line.
+pub fn parse(text: &str) -> Result<Trace, String> {
+    let mut trace = Trace::default();
+    let mut header = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |what: &str| format!("line {}: {what}", i + 1);
+        let value: Value = serde_json::from_str(line).map_err(|e| bad(&e.to_string()))?;
+        let Value::Object(map) = &value else { return Err(bad("not a JSON object")) };
+        if map.contains_key("syncmut_trace") {
+            trace.active = map.get("active").and_then(Value::as_str).unwrap_or_default().to_string();
+            header = true;
+        } else if map.contains_key("truncated") {
+            trace.truncated = true;
+        } else if let Some(kind) = map.get("end").and_then(Value::as_str) {
+            let mut end: End = serde_json::from_value(value.clone()).map_err(|e| bad(&e.to_string()))?;
+            end.kind = kind.to_string();
+            trace.end = Some(end);
+        } else {
+            trace.events.push(serde_json::from_value(value).map_err(|e| bad(&e.to_string()))?);
+        }
+    }
+    if !header && !trace.events.is_empty() {
+        return Err("missing header line {\"syncmut_trace\":1,…}".to_string());
+    }
+    Ok(trace)
+}
+
+/// Reads a trace file; a missing file (the process died before flushing) is an empty
+/// trace without an end record.
+pub fn read(path: &std::path::Path) -> Result<Trace, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => parse(&text).map_err(|e| format!("{}: {e}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Trace::default()),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_header_events_and_end() {
+        let text = r#"{"syncmut_trace":1,"active":"0:remove"}
+{"seq":0,"site":0,"action":"remove","thread":"m.t1","time":"0 s","delta":0}
+{"seq":1,"site":2,"action":"original","thread":"m.t2","time":"0 s","delta":0,"lost":true}
+{"end":"exit","deadlock":true,"pending":[{"thread":"m.t1","site":0}]}
+"#;
+        let trace = parse(text).unwrap();
+        assert_eq!(trace.active, "0:remove");
+        assert_eq!(trace.events.len(), 2);
+        assert!(trace.events[1].lost);
+        let end = trace.end.unwrap();
+        assert_eq!(end.kind, "exit");
+        assert!(end.deadlock);
+        assert_eq!(end.pending, vec![Pending { thread: "m.t1".into(), site: Some(0) }]);
+    }
+
+    #[test]
+    fn malformed_lines_are_rejected_with_their_number() {
+        assert!(parse("{\"syncmut_trace\":1}\nnot json").unwrap_err().starts_with("line 2"));
+        assert!(parse("{\"syncmut_trace\":1}\n{\"seq\":0}").unwrap_err().starts_with("line 2"));
+        assert!(parse("{\"seq\":0,\"site\":0,\"action\":\"original\",\"thread\":\"T0\"}").unwrap_err().contains("header"));
+    }
+}
