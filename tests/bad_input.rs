@@ -1,0 +1,93 @@
+//! Bad input gives a clear message naming the file and a documented exit code
+//! (docs/exit-codes.md).
+
+use assert_cmd::Command;
+use predicates::str::contains;
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mutator/tests/fixtures").join(name)
+}
+
+fn syncmut() -> Command {
+    Command::cargo_bin("syncmut").unwrap()
+}
+
+#[test]
+fn missing_file() {
+    syncmut().args(["list", "no/such/design.c"]).assert().code(3).stderr(contains("no/such/design.c: no such file"));
+}
+
+#[test]
+fn not_c_cpp_or_bitcode() {
+    syncmut()
+        .arg("list")
+        .arg(fixture("not_a_design.txt"))
+        .assert()
+        .code(3)
+        .stderr(contains("not_a_design.txt: not a C/C++ source"));
+}
+
+#[test]
+fn compile_error_shows_clang_diagnostics() {
+    syncmut()
+        .arg("list")
+        .arg(fixture("compile_error.c"))
+        .assert()
+        .code(3)
+        .stderr(contains("compile_error.c: compilation failed"))
+        .stderr(contains("undeclared_variable"));
+}
+
+#[test]
+fn bitcode_from_a_newer_llvm() {
+    syncmut()
+        .arg("list")
+        .arg(fixture("newer_llvm.bc"))
+        .assert()
+        .code(3)
+        .stderr(contains("newer_llvm.bc"))
+        .stderr(contains("rebuild it with clang-16"));
+}
+
+#[test]
+fn garbage_bitcode() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = dir.path().join("garbage.bc");
+    std::fs::write(&bc, b"BC\xc0\xdegarbage").unwrap();
+    syncmut().arg("list").arg(&bc).assert().code(3).stderr(contains("garbage.bc"));
+}
+
+#[test]
+fn design_without_sync_sites() {
+    syncmut()
+        .arg("list")
+        .arg(fixture("no_sync.c"))
+        .assert()
+        .code(4)
+        .stderr(contains("no_sync.c: no synchronization calls found"));
+}
+
+#[test]
+fn empty_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    syncmut().arg("list").arg(dir.path()).assert().code(3).stderr(contains("no C/C++ sources in this directory"));
+}
+
+#[test]
+fn systemc_design_without_the_library_fails_at_link_with_the_output_named() {
+    // A SystemC source compiled and linked as a plain C++ program (no sc_main, so syncmut
+    // does not add -lsystemc) misses the kernel's symbols.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("no_main.cpp");
+    std::fs::write(&src, "#include <systemc.h>\nvoid f(sc_core::sc_event &e) { e.notify(); }\nint main() { return 0; }\n").unwrap();
+    let out = dir.path().join("out");
+    syncmut()
+        .arg("mutate")
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(3)
+        .stderr(contains("linking failed"));
+}
