@@ -45,6 +45,10 @@ enum Command {
         /// Parallel executions (default: number of cores).
         #[arg(short, long)]
         jobs: Option<usize>,
+        /// Continue an interrupted run in the same output directory: finished runs are
+        /// kept, not redone.
+        #[arg(long)]
+        resume: bool,
     },
     /// Build the metamutant: writes design.bc, metamutant.bc, mutants.json and the
     /// `original` and `metamutant` executables into the output directory.
@@ -123,7 +127,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(no_sites_check(&design, &scan.catalogue))
         }
-        Command::Run { design, tests, output, jobs } => run_command(&design, tests, &output, jobs),
+        Command::Run { design, tests, output, jobs, resume } => run_command(&design, tests, &output, jobs, resume),
         Command::Mutate { design, output } => {
             let design = design.design()?;
             let build = metamutant::build(&design, &output)?;
@@ -139,7 +143,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
     }
 }
 
-fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Path, jobs: Option<usize>) -> Result<i32, Failure> {
+fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Path, jobs: Option<usize>, resume: bool) -> Result<i32, Failure> {
     let design = args.design()?;
     let tests_file = match tests.or_else(|| default_tests_file(&args.design)) {
         Some(path) => path,
@@ -154,7 +158,21 @@ fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Pa
     };
     let tests = syncmut_oracle::test_case::load(&tests_file).map_err(oracle_failure)?;
     let out = OutDir::open(output).map_err(oracle_failure)?;
+    let (previous_catalogue, previous_runs) = if resume {
+        (read_catalogue(&out), lab::saved_runs(&out))
+    } else {
+        (None, Vec::new())
+    };
     let build = metamutant::build(&design, out.root())?;
+    if resume && previous_catalogue.as_ref() != Some(&build.catalogue) {
+        return Err(Failure {
+            code: exit::USAGE,
+            error: anyhow::anyhow!(
+                "{}: cannot resume: the design's mutants differ from the interrupted run's (or it left no mutants.json); run again without --resume",
+                out.root().display()
+            ),
+        });
+    }
     print_warnings(&build.warnings);
     if build.catalogue.sites.is_empty() {
         return Ok(no_sites_check(&design, &build.catalogue));
@@ -164,7 +182,7 @@ fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Pa
         config.jobs = jobs.max(1);
     }
     let progress = console::Bar::new();
-    let outcomes = lab::run(&build, &tests, &out, &config, &progress).map_err(oracle_failure)?;
+    let outcomes = lab::run(&build, &tests, &out, &config, &progress, previous_runs).map_err(oracle_failure)?;
     progress.finish();
     let baseline: Vec<syncmut_oracle::outcome::Baseline> =
         serde_json::from_slice(&std::fs::read(out.path(syncmut_oracle::outdir::BASELINE)).context("read baseline.json")?)
@@ -173,6 +191,10 @@ fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Pa
     print!("{}", table::outcomes(&outcomes));
     println!("results in {}", out.root().display());
     Ok(exit::OK)
+}
+
+fn read_catalogue(out: &OutDir) -> Option<syncmut_mutator::Catalogue> {
+    serde_json::from_slice(&std::fs::read(out.path(metamutant::layout::CATALOGUE)).ok()?).ok()
 }
 
 fn default_tests_file(design: &[PathBuf]) -> Option<PathBuf> {

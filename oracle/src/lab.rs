@@ -60,13 +60,31 @@ pub trait Progress: Sync {
 pub struct Quiet;
 impl Progress for Quiet {}
 
-/// Runs the whole oracle for a built design.
-pub fn run(build: &Build, tests: &[TestCase], out: &OutDir, config: &Config, progress: &dyn Progress) -> Result<Outcomes, OracleError> {
+/// Runs the whole oracle for a built design. `previous` holds runs finished by an
+/// interrupted earlier run on the same design and tests (`--resume`); they are kept,
+/// not redone, provided the original still behaves as it did then.
+pub fn run(
+    build: &Build,
+    tests: &[TestCase],
+    out: &OutDir,
+    config: &Config,
+    progress: &dyn Progress,
+    previous: Vec<Run>,
+) -> Result<Outcomes, OracleError> {
+    let saved_baselines = read_baselines(out);
     out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
     progress.baseline_started(tests.len());
     let baselines: Vec<(Baseline, Option<(Execution, Trace)>)> =
         tests.iter().map(|t| baseline(build, t, out, config)).collect::<Result<_, _>>()?;
-    out.write_json(outdir::BASELINE, &baselines.iter().map(|(b, _)| b).collect::<Vec<_>>())?;
+    let fresh: Vec<&Baseline> = baselines.iter().map(|(b, _)| b).collect();
+    out.write_json(outdir::BASELINE, &fresh)?;
+    // Earlier verdicts were judged against the earlier baseline; keep them only if the
+    // original behaves the same now (timing aside).
+    let same_behaviour = |old: &Vec<Baseline>| {
+        old.len() == fresh.len()
+            && old.iter().zip(&fresh).all(|(a, b)| Baseline { elapsed_ms: 0, ..a.clone() } == Baseline { elapsed_ms: 0, ..(*b).clone() })
+    };
+    let previous = if saved_baselines.as_ref().is_some_and(same_behaviour) { previous } else { Vec::new() };
 
     let usable: Vec<(&TestCase, &Baseline, &Execution, &Trace)> = tests
         .iter()
@@ -93,17 +111,23 @@ pub fn run(build: &Build, tests: &[TestCase], out: &OutDir, config: &Config, pro
         .collect();
     let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
 
-    progress.runs_started(jobs.len());
+    let mut runs: Vec<Run> =
+        previous.into_iter().filter(|r| jobs.iter().any(|(m, t)| m.id == r.mutant && usable[*t].0.name == r.test)).collect();
+    let todo: Vec<(&Mutant, usize)> = jobs
+        .iter()
+        .filter(|(m, t)| !runs.iter().any(|r| r.mutant == m.id && r.test == usable[*t].0.name))
+        .copied()
+        .collect();
+    progress.runs_started(todo.len());
     let next = AtomicUsize::new(0);
     let (sender, receiver) = mpsc::channel::<Run>();
-    let mut runs: Vec<Run> = Vec::new();
     std::thread::scope(|scope| -> Result<(), OracleError> {
         for _ in 0..config.jobs.max(1) {
             let sender = sender.clone();
-            let (next, jobs, usable) = (&next, &jobs, &usable);
+            let (next, todo, usable) = (&next, &todo, &usable);
             scope.spawn(move || loop {
                 let index = next.fetch_add(1, Ordering::SeqCst);
-                let Some((mutant, test_index)) = jobs.get(index) else { break };
+                let Some((mutant, test_index)) = todo.get(index) else { break };
                 let (test, baseline, original_exec, original_trace) = usable[*test_index];
                 let run = run_mutant(build, mutant, test, baseline, original_exec, original_trace, out, config);
                 if sender.send(run).is_err() {
@@ -132,6 +156,19 @@ pub fn run(build: &Build, tests: &[TestCase], out: &OutDir, config: &Config, pro
         out.write(Path::new(outdir::DIFF_DIR).join(format!("{}.diff", outdir::file_name(&mutant.id))), text.as_bytes())?;
     }
     Ok(outcomes)
+}
+
+/// The runs saved in a run directory's outcomes.json, for `--resume`.
+pub fn saved_runs(out: &OutDir) -> Vec<Run> {
+    std::fs::read(out.path(outdir::OUTCOMES))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Outcomes>(&bytes).ok())
+        .map(|o| o.mutants.into_iter().flat_map(|m| m.runs).collect())
+        .unwrap_or_default()
+}
+
+fn read_baselines(out: &OutDir) -> Option<Vec<Baseline>> {
+    serde_json::from_slice(&std::fs::read(out.path(outdir::BASELINE)).ok()?).ok()
 }
 
 /// Writes outcomes.json and report.csv for the runs so far.

@@ -98,7 +98,13 @@ impl Outcomes {
                 } else if let Some(e) = mine.iter().find(|r| r.verdict == Verdict::Error) {
                     (Verdict::Error, None, e.reason.clone())
                 } else if mine.iter().any(|r| r.verdict == Verdict::Survived) {
-                    (Verdict::Survived, None, "no test told it from the original".to_string())
+                    let tests: Vec<&str> = mine.iter().map(|r| r.test.as_str()).collect();
+                    let reason = format!(
+                        "reached by {} ({}); output and observable synchronization identical to the original on each",
+                        if tests.len() == 1 { "1 test".to_string() } else { format!("{} tests", tests.len()) },
+                        tests.join(", ")
+                    );
+                    (Verdict::Survived, None, reason)
                 } else {
                     (Verdict::NotReached, None, "no usable test reaches this call".to_string())
                 };
