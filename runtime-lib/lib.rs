@@ -15,8 +15,7 @@ pub const C_ARCHIVE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmu
 
 /// `libsyncmut_rt_sc.a`: SystemC wrappers (C++17); link it before [`C_ARCHIVE`] and
 /// `-lsystemc`.
-pub const SYSTEMC_ARCHIVE: &[u8] =
-    include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt_sc.a"));
+pub const SYSTEMC_ARCHIVE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt_sc.a"));
 
 /// `syncmut.h`, the public header (C and C++).
 pub const HEADER: &[u8] = include_bytes!("include/syncmut.h");
@@ -69,4 +68,27 @@ fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<Pat
         let _ = std::fs::remove_file(&temp);
     }
     result.map(|()| target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn install_writes_every_file_and_overwrites_in_place() {
+        let dir = std::env::temp_dir().join(format!("syncmut-runtime-test-{}", std::process::id()));
+        let first = install(&dir).unwrap();
+        let second = install(&dir).unwrap();
+        assert_eq!(first, second);
+        assert_eq!(std::fs::read(&first.c_archive).unwrap(), C_ARCHIVE);
+        assert_eq!(
+            std::fs::read(&first.systemc_archive).unwrap(),
+            SYSTEMC_ARCHIVE
+        );
+        assert_eq!(std::fs::read(&first.header).unwrap(), HEADER);
+        assert!(C_ARCHIVE.starts_with(b"!<arch>\n") && SYSTEMC_ARCHIVE.starts_with(b"!<arch>\n"));
+        // Only the three files: no temporary left behind.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 3);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

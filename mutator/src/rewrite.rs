@@ -5,11 +5,12 @@
 use crate::api::{self, Rewrite};
 use crate::discover::FoundSite;
 use crate::error::{MutatorError, Result};
-use crate::{ir, trampoline};
+use crate::{hooks, ir, trampoline};
+use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, BasicType};
-use inkwell::values::{AsValueRef, BasicMetadataValueEnum, BasicValue, FunctionValue, InstructionOpcode, InstructionValue};
+use inkwell::values::{AsValueRef, BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue};
 use inkwell::AddressSpace;
 
 /// Globals the runtime declares weak; their presence also marks a module as done.
@@ -21,27 +22,39 @@ pub fn rewrite<'ctx>(context: &'ctx Context, module: &Module<'ctx>, sites: &[Fou
     let builder = context.create_builder();
     for found in sites {
         let wrapper = declare_wrapper(context, module, found)?;
-        let old = found.inst;
         let site_arg = context.i32_type().const_int(u64::from(found.site.index), false);
-        let mut args = vec![site_arg.as_basic_value_enum()];
-        args.extend(ir::call_arguments(old));
-        builder.position_before(&old);
-        let new_call = if old.get_opcode() == InstructionOpcode::Invoke {
-            let (normal, unwind) = ir::invoke_destinations(old);
-            builder.build_invoke(wrapper, &args, normal, unwind, "")
-        } else {
-            let args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
-            builder.build_call(wrapper, &args, "")
-        }
-        .map_err(|e| MutatorError::Verify(format!("building the call for site {}: {e}", found.site.key)))?;
-        // SAFETY: a call site value is an instruction.
-        let new_inst = unsafe { InstructionValue::new(new_call.as_value_ref()) };
-        ir::copy_call_metadata(old, new_inst);
-        old.replace_all_uses_with(&new_inst);
-        old.erase_from_basic_block();
+        replace_call(&builder, found.inst, wrapper, &[site_arg.as_basic_value_enum()])
+            .map_err(|e| MutatorError::Verify(format!("building the call for site {}: {e}", found.site.key)))?;
     }
+    hooks::rewrite_thread_hooks(context, module, &builder)?;
     add_site_table(context, module, sites);
     module.verify().map_err(|e| MutatorError::Verify(e.to_string()))
+}
+
+/// Replaces a `call`/`invoke` by a call of `callee(leading..., original args...)`,
+/// keeping its debug location, calling convention and (for invoke) its destinations.
+pub(crate) fn replace_call<'ctx>(
+    builder: &Builder<'ctx>,
+    old: InstructionValue<'ctx>,
+    callee: FunctionValue<'ctx>,
+    leading: &[BasicValueEnum<'ctx>],
+) -> std::result::Result<(), inkwell::builder::BuilderError> {
+    let mut args = leading.to_vec();
+    args.extend(ir::call_arguments(old));
+    builder.position_before(&old);
+    let new_call = if old.get_opcode() == InstructionOpcode::Invoke {
+        let (normal, unwind) = ir::invoke_destinations(old);
+        builder.build_invoke(callee, &args, normal, unwind, "")?
+    } else {
+        let args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
+        builder.build_call(callee, &args, "")?
+    };
+    // SAFETY: a call site value is an instruction.
+    let new_inst = unsafe { InstructionValue::new(new_call.as_value_ref()) };
+    ir::copy_call_metadata(old, new_inst);
+    old.replace_all_uses_with(&new_inst);
+    old.erase_from_basic_block();
+    Ok(())
 }
 
 /// Declares `wrapper(i32 site, original params...) -> original return`; for template

@@ -35,7 +35,8 @@ pub struct Pending {
 /// How the traced run ended, as the runtime saw it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct End {
-    /// `exit`, `signal`, `livelock` or `deadlock`.
+    /// `exit`, `signal`, `livelock` or `deadlock` (the `end` key of the record).
+    #[serde(rename = "end")]
     pub kind: String,
     /// No thread could make progress while some had not finished.
     #[serde(default)]
@@ -66,6 +67,14 @@ pub struct Trace {
 pub fn parse(text: &str) -> Result<Trace, String> {
     let mut trace = Trace::default();
     let mut header = false;
+    // A process killed while flushing leaves a last line without its newline: that line
+    // is dropped and the trace counts as truncated, anything else malformed is an error.
+    let (text, cut) = match text.rfind('\n') {
+        Some(end) if end + 1 < text.len() => (&text[..=end], true),
+        None if !text.is_empty() => ("", true),
+        _ => (text, false),
+    };
+    trace.truncated = cut;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -78,10 +87,8 @@ pub fn parse(text: &str) -> Result<Trace, String> {
             header = true;
         } else if map.contains_key("truncated") {
             trace.truncated = true;
-        } else if let Some(kind) = map.get("end").and_then(Value::as_str) {
-            let mut end: End = serde_json::from_value(value.clone()).map_err(|e| bad(&e.to_string()))?;
-            end.kind = kind.to_string();
-            trace.end = Some(end);
+        } else if map.contains_key("end") {
+            trace.end = Some(serde_json::from_value(value).map_err(|e| bad(&e.to_string()))?);
         } else {
             trace.events.push(serde_json::from_value(value).map_err(|e| bad(&e.to_string()))?);
         }
@@ -124,9 +131,17 @@ mod tests {
     }
 
     #[test]
+    fn a_line_cut_by_a_kill_marks_the_trace_truncated() {
+        let text = "{\"syncmut_trace\":1,\"active\":\"\"}\n{\"seq\":0,\"site\":1,\"action\":\"original\",\"thread\":\"T0\"}\n{\"seq\":1,\"si";
+        let trace = parse(text).unwrap();
+        assert!(trace.truncated);
+        assert_eq!(trace.events.len(), 1);
+    }
+
+    #[test]
     fn malformed_lines_are_rejected_with_their_number() {
-        assert!(parse("{\"syncmut_trace\":1}\nnot json").unwrap_err().starts_with("line 2"));
-        assert!(parse("{\"syncmut_trace\":1}\n{\"seq\":0}").unwrap_err().starts_with("line 2"));
-        assert!(parse("{\"seq\":0,\"site\":0,\"action\":\"original\",\"thread\":\"T0\"}").unwrap_err().contains("header"));
+        assert!(parse("{\"syncmut_trace\":1}\nnot json\n").unwrap_err().starts_with("line 2"));
+        assert!(parse("{\"syncmut_trace\":1}\n{\"seq\":0}\n").unwrap_err().starts_with("line 2"));
+        assert!(parse("{\"seq\":0,\"site\":0,\"action\":\"original\",\"thread\":\"T0\"}\n").unwrap_err().contains("header"));
     }
 }

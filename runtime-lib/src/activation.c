@@ -41,6 +41,8 @@ static const char *const slugs[SYNCMUT_OP_COUNT] = {
     [SYNCMUT_TIMEDWAIT_TO_WAIT] = "timedwait-to-wait",
     [SYNCMUT_SIGNAL_TO_BROADCAST] = "signal-to-broadcast",
     [SYNCMUT_BROADCAST_TO_SIGNAL] = "broadcast-to-signal",
+    [SYNCMUT_BLOCKING_TO_NONBLOCKING] = "blocking-to-nonblocking",
+    [SYNCMUT_NONBLOCKING_TO_BLOCKING] = "nonblocking-to-blocking",
 };
 
 struct active_site {
@@ -166,13 +168,20 @@ __attribute__((constructor(101))) static void init_at_startup(void)
     pthread_once(&init_once, init);
 }
 
-syncmut_op syncmut_op_for(uint32_t site, uint32_t allowed, const char *wrapper)
+/* The operator the active mutant assigns to `site`, unchecked. */
+static syncmut_op active_op(uint32_t site)
 {
     pthread_once(&init_once, init);
-    for (size_t i = 0; i < active_count; i++) {
-        if (active[i].site != site)
-            continue;
-        syncmut_op op = active[i].op;
+    for (size_t i = 0; i < active_count; i++)
+        if (active[i].site == site)
+            return active[i].op;
+    return SYNCMUT_ORIGINAL;
+}
+
+syncmut_op syncmut_op_for(uint32_t site, uint32_t allowed, const char *wrapper)
+{
+    syncmut_op op = active_op(site);
+    if (op != SYNCMUT_ORIGINAL) {
         if ((allowed & (UINT32_C(1) << op)) == 0) {
             char ops[512] = "";
             size_t used = 0;
@@ -189,7 +198,28 @@ syncmut_op syncmut_op_for(uint32_t site, uint32_t allowed, const char *wrapper)
             fatal("operator '%s' does not apply to site %u (%s); %s supports: %s", slugs[op],
                   (unsigned)site, where, wrapper, ops);
         }
-        return op;
     }
-    return SYNCMUT_ORIGINAL;
+    return op;
+}
+
+int syncmut_op_position(uint32_t site, const char *ops, syncmut_op *op)
+{
+    *op = active_op(site);
+    if (*op == SYNCMUT_ORIGINAL)
+        return 0;
+    const char *slug = slugs[*op];
+    size_t len = strlen(slug);
+    int position = 1;
+    for (const char *p = ops; *p; position++) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && memcmp(p, slug, len) == 0)
+            return position;
+        if (end == NULL)
+            break;
+        p = end + 1;
+    }
+    const char *where = *site_text(site) ? site_text(site) : "generated trampoline";
+    fatal("operator '%s' does not apply to site %u (%s); it supports: %s", slug, (unsigned)site,
+          where, ops);
 }

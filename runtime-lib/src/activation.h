@@ -31,6 +31,8 @@ typedef enum syncmut_op {
     SYNCMUT_TIMEDWAIT_TO_WAIT,
     SYNCMUT_SIGNAL_TO_BROADCAST,
     SYNCMUT_BROADCAST_TO_SIGNAL,
+    SYNCMUT_BLOCKING_TO_NONBLOCKING,
+    SYNCMUT_NONBLOCKING_TO_BLOCKING,
     SYNCMUT_OP_COUNT
 } syncmut_op;
 
@@ -45,6 +47,12 @@ const char *syncmut_op_slug(syncmut_op op);
  * `wrapper` and exits with status 120 (a catalogue/runtime mismatch must not pass as a
  * live mutant). Thread-safe; initialises the runtime on first use. */
 syncmut_op syncmut_op_for(uint32_t site, uint32_t allowed, const char *wrapper);
+
+/* For the trampolines the mutator generates around template APIs (sc_fifo<T>): `ops` is
+ * the comma-separated list of slugs the site offers. Returns 0 when the site runs the
+ * original, else the active operator's 1-based position in `ops`, and stores the
+ * operator in *op. Exits with status 120 if the active operator is not in the list. */
+int syncmut_op_position(uint32_t site, const char *ops, syncmut_op *op);
 
 #ifdef __cplusplus
 }

@@ -465,3 +465,17 @@ extern "C" int syncmut_sc_semaphore_post(uint32_t site, sc_core::sc_semaphore *s
         return 0;
     return self->sc_core::sc_semaphore::post();
 }
+
+// ---- generic gate for generated trampolines ---------------------------------------------
+// sc_fifo<T> and its ports are templates, so the mutator generates one trampoline per
+// instance inside the design; the trampoline asks here what to do and performs it itself.
+// `ops` is the site's comma-separated operator list; the answer is the active operator's
+// 1-based position in it, or 0 for the original call.
+
+extern "C" int32_t syncmut_gate(uint32_t site, const char *ops)
+{
+    syncmut_op op;
+    int position = syncmut_op_position(site, ops, &op);
+    record(site, op);
+    return position;
+}
