@@ -1,0 +1,71 @@
+//! Every example's expected results are checked in (`examples/*/*/expected.json`):
+//! the verdict of every mutant and the score. A changed verdict fails this test.
+//! After an intended change, regenerate with `SYNCMUT_BLESS=1 cargo test --test examples`
+//! and review the diff of the expected files.
+
+use assert_cmd::Command;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+fn example(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples").join(name)
+}
+
+/// Runs `syncmut run` on an example and returns (mutant → verdict, killed, mutants).
+fn run(name: &str, jobs: &str, out: &Path) -> Value {
+    Command::cargo_bin("syncmut")
+        .unwrap()
+        .arg("run")
+        .arg(example(name))
+        .args(["-o", out.to_str().unwrap(), "-j", jobs])
+        .assert()
+        .success();
+    let outcomes: Value = serde_json::from_slice(&std::fs::read(out.join("outcomes.json")).unwrap()).unwrap();
+    let verdicts: serde_json::Map<String, Value> = outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].clone()))
+        .collect();
+    json!({ "verdicts": verdicts, "killed": outcomes["score"]["killed"], "mutants": outcomes["score"]["mutants"] })
+}
+
+fn check(name: &str) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let actual = run(name, "2", dir.path());
+    let expected_file = example(name).join("expected.json");
+    if std::env::var_os("SYNCMUT_BLESS").is_some() {
+        std::fs::write(&expected_file, serde_json::to_string_pretty(&actual).unwrap() + "\n").unwrap();
+    }
+    let expected: Value = serde_json::from_slice(&std::fs::read(&expected_file).unwrap_or_else(|e| {
+        panic!("{}: {e}; create it with SYNCMUT_BLESS=1", expected_file.display())
+    }))
+    .unwrap();
+    assert_eq!(actual, expected, "{name}: results differ from {}", expected_file.display());
+    actual
+}
+
+#[test]
+fn guarded_event() {
+    let results = check("systemc/guarded_event");
+    assert_eq!(results["mutants"], 13);
+}
+
+#[test]
+fn redundant_sync_has_survivors() {
+    let results = check("systemc/redundant_sync");
+    let survived = results["verdicts"].as_object().unwrap().values().filter(|v| *v == "survived").count();
+    assert!(survived >= 1);
+}
+
+#[test]
+fn verdicts_are_identical_across_runs_and_job_counts() {
+    let name = "systemc/guarded_event";
+    let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let first = run(name, "1", dirs[0].path());
+    assert_eq!(run(name, "2", dirs[1].path()), first, "-j1 vs -j2");
+    assert_eq!(run(name, "2", dirs[2].path()), first, "second -j2 run");
+    // The CSV report holds no timings, so it must be byte-identical.
+    let csv = |dir: &tempfile::TempDir| std::fs::read_to_string(dir.path().join("report.csv")).unwrap();
+    assert_eq!(csv(&dirs[0]), csv(&dirs[1]));
+}
