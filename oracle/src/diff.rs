@@ -3,6 +3,7 @@
 
 use crate::trace::{Event, Trace};
 use similar::{ChangeTag, TextDiff};
+use std::time::Duration;
 use syncmut_mutator::{Catalogue, Mutant};
 
 /// Renders a trace as lines: `thread  time  call @ file:line  [action]`.
@@ -55,15 +56,27 @@ pub fn site_label(catalogue: &Catalogue, site: u32) -> String {
 /// The unified diff of original vs mutant traces with a header saying what was
 /// mutated, why it was killed and where the traces first diverge.
 pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, original: &Trace, mutated: &Trace, reason: &str) -> String {
-    let a = lines(catalogue, original).join("\n") + "\n";
-    let b = lines(catalogue, mutated).join("\n") + "\n";
-    let diff = TextDiff::from_lines(&a, &b);
+    let (a, b) = (lines(catalogue, original), lines(catalogue, mutated));
+    // Traces of spinning mutants reach a million events; diff a window from shortly
+    // before the first differing line instead (a full Myers diff would take minutes).
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let start = common.saturating_sub(WINDOW_BEFORE);
+    let window = |lines: &[String]| {
+        let end = lines.len().min(start + WINDOW_BEFORE + WINDOW_AFTER);
+        let mut text = lines[start.min(end)..end].join("\n") + "\n";
+        if end < lines.len() {
+            text.push_str(&format!("… {} more lines\n", lines.len() - end));
+        }
+        text
+    };
+    let (a, b) = (window(&a), window(&b));
+    let diff = TextDiff::configure().timeout(Duration::from_secs(2)).diff_lines(&a, &b);
     let first = diff
         .iter_all_changes()
         .find(|c| c.tag() != ChangeTag::Equal)
         .map(|c| {
             let side = if c.tag() == ChangeTag::Delete { "original" } else { "mutant" };
-            let line = c.old_index().or(c.new_index()).map(|i| i + 1).unwrap_or(0);
+            let line = c.old_index().or(c.new_index()).map(|i| start + i + 1).unwrap_or(0);
             format!("{side} trace line {line}: {}", c.value().trim_end())
         })
         .unwrap_or_else(|| "the traces are equal; the difference is in the output".to_string());
@@ -71,6 +84,13 @@ pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, original: &Tra
         "# mutant {}: {}\n# at {}:{}\n# killed by test {test}: {reason}\n# first divergence: {first}\n",
         mutant.id, mutant.description, mutant.file, mutant.line
     );
+    if start > 0 {
+        out.push_str(&format!("# (the first {start} trace lines are identical and not shown)\n"));
+    }
     out.push_str(&diff.unified_diff().context_radius(3).header("original", "mutant").to_string());
     out
 }
+
+/// Lines of context kept before the first difference, and lines diffed after it.
+const WINDOW_BEFORE: usize = 20;
+const WINDOW_AFTER: usize = 2000;

@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 use syncmut_mutator::metamutant::Build;
+use syncmut_mutator::api::Family;
 use syncmut_mutator::{Catalogue, Mutant};
 
 /// Knobs of a run.
@@ -34,6 +35,9 @@ pub struct Config {
     pub timeout_margin: Duration,
     /// Limits other than time, for every execution.
     pub limits: Limits,
+    /// Scheduler for pthread designs (`SYNCMUT_SCHEDULE`): `default` or `random:<seed>`.
+    /// SystemC designs need none: the kernel's process order is deterministic.
+    pub schedule: String,
 }
 
 impl Default for Config {
@@ -45,6 +49,7 @@ impl Default for Config {
             timeout_multiplier: 5,
             timeout_margin: Duration::from_secs(2),
             limits: Limits::default(),
+            schedule: "default".to_string(),
         }
     }
 }
@@ -185,12 +190,15 @@ fn trace_path(out: &OutDir, test: &str, mutant: Option<&Mutant>) -> PathBuf {
 }
 
 /// Runs the metamutant with `active` (empty: no mutant) and reads its trace.
-fn traced(build: &Build, test: &TestCase, active: &str, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), String> {
+fn traced(build: &Build, test: &TestCase, active: &str, trace_file: &Path, config: &Config, limits: &Limits) -> Result<(Execution, Trace), String> {
     if let Some(parent) = trace_file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
     let _ = std::fs::remove_file(trace_file);
-    let env = [("SYNCMUT_ACTIVE", active.to_string()), ("SYNCMUT_TRACE", trace_file.display().to_string())];
+    let mut env = vec![("SYNCMUT_ACTIVE", active.to_string()), ("SYNCMUT_TRACE", trace_file.display().to_string())];
+    if build.catalogue.kind == Family::Pthread {
+        env.push(("SYNCMUT_SCHEDULE", config.schedule.clone()));
+    }
     let execution = exec::execute(&build.metamutant, &test.args, &env, limits).map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
     let trace = trace::read(trace_file)?;
     Ok((execution, trace))
@@ -207,7 +215,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
         } else {
             out.path(Path::new(outdir::TRACE_DIR).join(&test.name).join(format!("original.{}.jsonl", repeat + 1)))
         };
-        let (execution, trace) = match traced(build, test, "", &path, &limits) {
+        let (execution, trace) = match traced(build, test, "", &path, config, &limits) {
             Ok(r) => r,
             Err(e) => {
                 set_aside = Some(format!("its trace could not be read: {e}"));
@@ -280,7 +288,7 @@ fn run_mutant(
     let timeout = Duration::from_millis(baseline.elapsed_ms) * config.timeout_multiplier + config.timeout_margin;
     let limits = Limits { timeout, ..config.limits };
     let path = trace_path(out, &test.name, Some(mutant));
-    let (verdict, reason, elapsed) = match traced(build, test, &mutant.activation(), &path, &limits) {
+    let (verdict, reason, elapsed) = match traced(build, test, &mutant.activation(), &path, config, &limits) {
         Err(e) => (Verdict::Error, e, Duration::ZERO),
         Ok((execution, _)) if execution.status == Status::Exited(RUNTIME_CONFIG_ERROR) => {
             (Verdict::Error, format!("the runtime rejected the mutant: {}", execution.stderr.trim()), execution.elapsed)

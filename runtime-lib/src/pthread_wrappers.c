@@ -3,7 +3,13 @@
  * Contract: syncmut_<name>(site, original arguments...) returns what <name> returns.
  * Each wrapper asks which operator its site applies, records the event (before acting,
  * so a thread that then blocks forever still shows where it stopped), then acts.
- * `remove` does nothing and reports success (0). */
+ * `remove` does nothing and reports success (0).
+ *
+ * Under the controlled scheduler (SYNCMUT_SCHEDULE, scheduler.c) every wrapper is a
+ * scheduling point taken before the event is recorded (so the trace's order is the
+ * order in which the calls act), and calls that may block go through the scheduler's
+ * model instead of blocking for real. Mutated actions go through the same model.
+ * Without it, each wrapper performs exactly the call (or mutation) it always did. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -13,14 +19,32 @@
 
 #include "activation.h"
 #include "pthread_wrappers.h"
+#include "scheduler.h"
 #include "trace.h"
 
-/* The operator for this call, checked against what this wrapper implements, recorded. */
-static syncmut_op begin(uint32_t site, uint32_t allowed, const char *wrapper)
+/* One wrapped call: the operator its site applies, and whether the scheduler runs it. */
+struct call {
+    syncmut_op op;
+    int sched;
+};
+
+/* The operator for this call, checked against what this wrapper implements; under the
+ * scheduler, the scheduling point; then the event. */
+static struct call begin(uint32_t site, uint32_t allowed, const char *wrapper)
 {
-    syncmut_op op = syncmut_op_for(site, allowed, wrapper);
-    syncmut_trace_pthread(site, op);
-    return op;
+    struct call call = {syncmut_op_for(site, allowed, wrapper), syncmut_sched_controls_me()};
+    if (call.sched)
+        syncmut_sched_enter(site);
+    syncmut_trace_pthread(site, call.op);
+    return call;
+}
+
+/* Leaves the wrapped call (for the end record) and returns its result. */
+static int end(struct call call, int result)
+{
+    if (call.sched)
+        syncmut_sched_leave();
+    return result;
 }
 
 #define REMOVE SYNCMUT_OPS(REMOVE)
@@ -30,42 +54,48 @@ static syncmut_op begin(uint32_t site, uint32_t allowed, const char *wrapper)
 
 int syncmut_pthread_mutex_lock(uint32_t site, pthread_mutex_t *m)
 {
-    switch (BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK))) {
+    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK));
+    switch (c.op) {
     case SYNCMUT_REMOVE:
-        return 0;
+        return end(c, 0);
     case SYNCMUT_LOCK_TO_TRYLOCK:
         (void)pthread_mutex_trylock(m); /* failure ignored: the caller runs unprotected */
-        return 0;
+        return end(c, 0);
     default:
-        return pthread_mutex_lock(m);
+        return end(c, c.sched ? syncmut_sched_mutex_lock(m, 0) : pthread_mutex_lock(m));
     }
 }
 
 int syncmut_pthread_mutex_trylock(uint32_t site, pthread_mutex_t *m)
 {
-    if (BEGIN(0) == SYNCMUT_REMOVE)
-        return 0;
-    return pthread_mutex_trylock(m);
+    struct call c = BEGIN(0);
+    if (c.op == SYNCMUT_REMOVE)
+        return end(c, 0);
+    return end(c, pthread_mutex_trylock(m));
 }
 
 int syncmut_pthread_mutex_timedlock(uint32_t site, pthread_mutex_t *m,
                                     const struct timespec *abstime)
 {
-    switch (BEGIN(SYNCMUT_OPS(TIMEDLOCK_TO_LOCK))) {
+    struct call c = BEGIN(SYNCMUT_OPS(TIMEDLOCK_TO_LOCK));
+    switch (c.op) {
     case SYNCMUT_REMOVE:
-        return 0;
+        return end(c, 0);
     case SYNCMUT_TIMEDLOCK_TO_LOCK:
-        return pthread_mutex_lock(m);
+        return end(c, c.sched ? syncmut_sched_mutex_lock(m, 0) : pthread_mutex_lock(m));
     default:
-        return pthread_mutex_timedlock(m, abstime);
+        /* Scheduled: the deadline is not looked at; the lock times out only when no
+         * other thread can run. */
+        return end(c, c.sched ? syncmut_sched_mutex_lock(m, 1) : pthread_mutex_timedlock(m, abstime));
     }
 }
 
 int syncmut_pthread_mutex_unlock(uint32_t site, pthread_mutex_t *m)
 {
-    if (BEGIN(0) == SYNCMUT_REMOVE)
-        return 0;
-    return pthread_mutex_unlock(m);
+    struct call c = BEGIN(0);
+    if (c.op == SYNCMUT_REMOVE)
+        return end(c, 0);
+    return end(c, c.sched ? syncmut_sched_mutex_unlock(m) : pthread_mutex_unlock(m));
 }
 
 /* ---- condition variables ------------------------------------------------------------ */
@@ -99,52 +129,74 @@ static int wait_briefly(pthread_cond_t *c, pthread_mutex_t *m)
     return rc == ETIMEDOUT ? 0 : rc;
 }
 
+/* Scheduled wait-to-timedwait: times out (returning 0) only when no other thread can run. */
+static int sched_wait_briefly(pthread_cond_t *c, pthread_mutex_t *m)
+{
+    int rc = syncmut_sched_cond_wait(c, m, 1);
+    return rc == ETIMEDOUT ? 0 : rc;
+}
+
 int syncmut_pthread_cond_wait(uint32_t site, pthread_cond_t *c, pthread_mutex_t *m)
 {
-    switch (BEGIN(SYNCMUT_OPS(WAIT_TO_TIMEDWAIT))) {
+    struct call s = BEGIN(SYNCMUT_OPS(WAIT_TO_TIMEDWAIT));
+    switch (s.op) {
     case SYNCMUT_REMOVE:
-        return 0;
+        return end(s, 0);
     case SYNCMUT_WAIT_TO_TIMEDWAIT:
-        return wait_briefly(c, m);
+        return end(s, s.sched ? sched_wait_briefly(c, m) : wait_briefly(c, m));
     default:
-        return pthread_cond_wait(c, m);
+        return end(s, s.sched ? syncmut_sched_cond_wait(c, m, 0) : pthread_cond_wait(c, m));
     }
 }
 
 int syncmut_pthread_cond_timedwait(uint32_t site, pthread_cond_t *c, pthread_mutex_t *m,
                                    const struct timespec *abstime)
 {
-    switch (BEGIN(SYNCMUT_OPS(TIMEDWAIT_TO_WAIT))) {
+    struct call s = BEGIN(SYNCMUT_OPS(TIMEDWAIT_TO_WAIT));
+    switch (s.op) {
     case SYNCMUT_REMOVE:
-        return 0;
+        return end(s, 0);
     case SYNCMUT_TIMEDWAIT_TO_WAIT:
-        return pthread_cond_wait(c, m);
+        return end(s, s.sched ? syncmut_sched_cond_wait(c, m, 0) : pthread_cond_wait(c, m));
     default:
-        return pthread_cond_timedwait(c, m, abstime);
+        return end(s, s.sched ? syncmut_sched_cond_wait(c, m, 1)
+                              : pthread_cond_timedwait(c, m, abstime));
     }
+}
+
+/* Scheduled signal/broadcast: the waiters are the scheduler's, never the real object's. */
+static int wake_waiters(struct call s, pthread_cond_t *c, int all)
+{
+    if (s.sched) {
+        syncmut_sched_cond_wake(c, all);
+        return 0;
+    }
+    return all ? pthread_cond_broadcast(c) : pthread_cond_signal(c);
 }
 
 int syncmut_pthread_cond_signal(uint32_t site, pthread_cond_t *c)
 {
-    switch (BEGIN(SYNCMUT_OPS(SIGNAL_TO_BROADCAST))) {
+    struct call s = BEGIN(SYNCMUT_OPS(SIGNAL_TO_BROADCAST));
+    switch (s.op) {
     case SYNCMUT_REMOVE:
-        return 0;
+        return end(s, 0);
     case SYNCMUT_SIGNAL_TO_BROADCAST:
-        return pthread_cond_broadcast(c);
+        return end(s, wake_waiters(s, c, 1));
     default:
-        return pthread_cond_signal(c);
+        return end(s, wake_waiters(s, c, 0));
     }
 }
 
 int syncmut_pthread_cond_broadcast(uint32_t site, pthread_cond_t *c)
 {
-    switch (BEGIN(SYNCMUT_OPS(BROADCAST_TO_SIGNAL))) {
+    struct call s = BEGIN(SYNCMUT_OPS(BROADCAST_TO_SIGNAL));
+    switch (s.op) {
     case SYNCMUT_REMOVE:
-        return 0;
+        return end(s, 0);
     case SYNCMUT_BROADCAST_TO_SIGNAL:
-        return pthread_cond_signal(c);
+        return end(s, wake_waiters(s, c, 0));
     default:
-        return pthread_cond_broadcast(c);
+        return end(s, wake_waiters(s, c, 1));
     }
 }
 
@@ -152,106 +204,116 @@ int syncmut_pthread_cond_broadcast(uint32_t site, pthread_cond_t *c)
 
 int syncmut_pthread_rwlock_rdlock(uint32_t site, pthread_rwlock_t *l)
 {
-    switch (BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK))) {
+    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK));
+    switch (c.op) {
     case SYNCMUT_REMOVE:
-        return 0;
+        return end(c, 0);
     case SYNCMUT_LOCK_TO_TRYLOCK:
         (void)pthread_rwlock_tryrdlock(l);
-        return 0;
+        return end(c, 0);
     default:
-        return pthread_rwlock_rdlock(l);
+        return end(c, c.sched ? syncmut_sched_rwlock_lock(l, 0) : pthread_rwlock_rdlock(l));
     }
 }
 
 int syncmut_pthread_rwlock_wrlock(uint32_t site, pthread_rwlock_t *l)
 {
-    switch (BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK))) {
+    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK));
+    switch (c.op) {
     case SYNCMUT_REMOVE:
-        return 0;
+        return end(c, 0);
     case SYNCMUT_LOCK_TO_TRYLOCK:
         (void)pthread_rwlock_trywrlock(l);
-        return 0;
+        return end(c, 0);
     default:
-        return pthread_rwlock_wrlock(l);
+        return end(c, c.sched ? syncmut_sched_rwlock_lock(l, 1) : pthread_rwlock_wrlock(l));
     }
 }
 
 int syncmut_pthread_rwlock_unlock(uint32_t site, pthread_rwlock_t *l)
 {
-    if (BEGIN(0) == SYNCMUT_REMOVE)
-        return 0;
-    return pthread_rwlock_unlock(l);
+    struct call c = BEGIN(0);
+    if (c.op == SYNCMUT_REMOVE)
+        return end(c, 0);
+    return end(c, c.sched ? syncmut_sched_rwlock_unlock(l) : pthread_rwlock_unlock(l));
 }
 
 int syncmut_pthread_spin_lock(uint32_t site, pthread_spinlock_t *l)
 {
-    switch (BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK))) {
+    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK));
+    switch (c.op) {
     case SYNCMUT_REMOVE:
-        return 0;
+        return end(c, 0);
     case SYNCMUT_LOCK_TO_TRYLOCK:
         (void)pthread_spin_trylock(l);
-        return 0;
+        return end(c, 0);
     default:
-        return pthread_spin_lock(l);
+        return end(c, c.sched ? syncmut_sched_spin_lock(l) : pthread_spin_lock(l));
     }
 }
 
 int syncmut_pthread_spin_unlock(uint32_t site, pthread_spinlock_t *l)
 {
-    if (BEGIN(0) == SYNCMUT_REMOVE)
-        return 0;
-    return pthread_spin_unlock(l);
+    struct call c = BEGIN(0);
+    if (c.op == SYNCMUT_REMOVE)
+        return end(c, 0);
+    return end(c, c.sched ? syncmut_sched_spin_unlock(l) : pthread_spin_unlock(l));
 }
 
 /* ---- semaphores --------------------------------------------------------------------- */
 
 int syncmut_sem_wait(uint32_t site, sem_t *s)
 {
-    switch (BEGIN(SYNCMUT_OPS(WAIT_TO_TRYWAIT))) {
+    struct call c = BEGIN(SYNCMUT_OPS(WAIT_TO_TRYWAIT));
+    switch (c.op) {
     case SYNCMUT_REMOVE:
-        return 0;
+        return end(c, 0);
     case SYNCMUT_WAIT_TO_TRYWAIT: {
         int saved = errno; /* a failed trywait sets EAGAIN; the caller sees success */
         (void)sem_trywait(s);
         errno = saved;
-        return 0;
+        return end(c, 0);
     }
     default:
-        return sem_wait(s);
+        return end(c, c.sched ? syncmut_sched_sem_wait(s) : sem_wait(s));
     }
 }
 
 int syncmut_sem_trywait(uint32_t site, sem_t *s)
 {
-    if (BEGIN(0) == SYNCMUT_REMOVE)
-        return 0;
-    return sem_trywait(s);
+    struct call c = BEGIN(0);
+    if (c.op == SYNCMUT_REMOVE)
+        return end(c, 0);
+    return end(c, sem_trywait(s));
 }
 
 int syncmut_sem_post(uint32_t site, sem_t *s)
 {
-    if (BEGIN(0) == SYNCMUT_REMOVE)
-        return 0;
-    return sem_post(s);
+    struct call c = BEGIN(0);
+    if (c.op == SYNCMUT_REMOVE)
+        return end(c, 0);
+    return end(c, c.sched ? syncmut_sched_sem_post(s) : sem_post(s));
 }
 
 /* ---- barriers and join -------------------------------------------------------------- */
 
 int syncmut_pthread_barrier_wait(uint32_t site, pthread_barrier_t *b)
 {
-    if (BEGIN(0) == SYNCMUT_REMOVE)
-        return 0; /* never PTHREAD_BARRIER_SERIAL_THREAD: no thread is elected */
-    return pthread_barrier_wait(b);
+    struct call c = BEGIN(0);
+    if (c.op == SYNCMUT_REMOVE)
+        return end(c, 0); /* never PTHREAD_BARRIER_SERIAL_THREAD: no thread is elected */
+    return end(c, c.sched ? syncmut_sched_barrier_wait(b) : pthread_barrier_wait(b));
 }
 
 int syncmut_pthread_join(uint32_t site, pthread_t thread, void **retval)
 {
-    if (BEGIN(0) == SYNCMUT_REMOVE) {
+    struct call c = BEGIN(0);
+    if (c.op == SYNCMUT_REMOVE) {
         /* The thread's result does not exist yet; a defined NULL keeps runs reproducible
          * where the caller would otherwise read an uninitialised variable. */
         if (retval != NULL)
             *retval = NULL;
-        return 0;
+        return end(c, 0);
     }
-    return pthread_join(thread, retval);
+    return end(c, c.sched ? syncmut_sched_join(thread, retval) : pthread_join(thread, retval));
 }

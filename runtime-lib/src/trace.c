@@ -22,6 +22,10 @@
 
 #define TRACE_CAP 1000000u
 
+/* The design's site table (emitted by the mutator; weak: absent in hand-linked tests). */
+extern const uint32_t syncmut_site_count __attribute__((weak));
+extern const char *const syncmut_sites[] __attribute__((weak));
+
 enum { KIND_PTHREAD = 1, KIND_SYSTEMC = 2 };
 
 struct event {
@@ -307,7 +311,70 @@ static void say(const char *a, const char *b, const char *c)
     (void)ignored;
 }
 
-static void trace_flush(void)
+/* ---- the end record ---------------------------------------------------------------- */
+
+static _Atomic(syncmut_end_provider) end_provider;
+static syncmut_end end_state; /* static: filled at flush time, no allocation */
+
+void syncmut_trace_set_end_provider(syncmut_end_provider provider)
+{
+    atomic_store_explicit(&end_provider, provider, memory_order_release);
+}
+
+/* How the run ended, for the last line of the trace. */
+struct ending {
+    const char *kind; /* "exit", "signal", "livelock", "deadlock" */
+    int signal;       /* "signal": the signal number */
+    uint32_t thread;  /* "livelock": interned culprit, STR_NONE if none */
+    int64_t site;     /* "livelock": its site, -1 if none */
+};
+
+static void out_end(const struct ending *how)
+{
+    syncmut_end *end = &end_state;
+    end->deadlock = 0;
+    end->npending = 0;
+    syncmut_end_provider provider = atomic_load_explicit(&end_provider, memory_order_acquire);
+    if (provider != NULL)
+        provider(end);
+    if (end->npending > SYNCMUT_MAX_PENDING)
+        end->npending = SYNCMUT_MAX_PENDING;
+    bool is_exit = strcmp(how->kind, "exit") == 0;
+    bool is_deadlock = strcmp(how->kind, "deadlock") == 0;
+    if (is_deadlock)
+        end->deadlock = 1;
+
+    out_str("{\"end\":");
+    out_json(how->kind);
+    if (strcmp(how->kind, "signal") == 0) {
+        out_str(",\"signal\":");
+        out_u64((uint64_t)how->signal);
+    }
+    if (how->thread != STR_NONE) {
+        out_str(",\"thread\":");
+        out_json(str_get(how->thread));
+    }
+    if (how->site >= 0) {
+        out_str(",\"site\":");
+        out_u64((uint64_t)how->site);
+    }
+    /* Always stated for "exit" and "deadlock"; elsewhere only when the provider saw one. */
+    if (is_exit || is_deadlock || end->deadlock)
+        out_str(end->deadlock ? ",\"deadlock\":true" : ",\"deadlock\":false");
+    out_str(",\"pending\":[");
+    for (uint32_t i = 0; i < end->npending; i++) {
+        out_str(i == 0 ? "{\"thread\":" : ",{\"thread\":");
+        out_json(str_get(end->pending[i].thread));
+        if (end->pending[i].site >= 0) {
+            out_str(",\"site\":");
+            out_u64((uint64_t)end->pending[i].site);
+        }
+        out_str("}");
+    }
+    out_str("]}\n");
+}
+
+static void trace_flush(const struct ending *how)
 {
     if (!trace_on || getpid() != owner_pid || atomic_exchange(&flushed, 1) != 0)
         return;
@@ -354,6 +421,7 @@ static void trace_flush(void)
     }
     if (atomic_load_explicit(&truncated, memory_order_relaxed))
         out_str("{\"truncated\":true}\n");
+    out_end(how);
     out_flush();
     if (out.failed)
         say("syncmut runtime: error writing trace file ", trace_path, "\n");
@@ -362,7 +430,62 @@ static void trace_flush(void)
 
 static void flush_at_exit(void)
 {
-    trace_flush();
+    struct ending how = {"exit", 0, STR_NONE, -1};
+    trace_flush(&how);
+}
+
+/* Appends text to a fixed buffer, truncating. */
+static size_t append(char *buf, size_t used, size_t cap, const char *text)
+{
+    while (*text && used + 1 < cap)
+        buf[used++] = *text++;
+    buf[used] = '\0';
+    return used;
+}
+
+static const char *decimal(char digits[24], uint64_t v)
+{
+    size_t i = 23;
+    digits[i] = '\0';
+    do {
+        digits[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    return digits + i;
+}
+
+void syncmut_trace_finish(const char *kind, uint32_t thread, int64_t site, int status)
+{
+    /* One line on stderr whether or not a trace is written (one write, so it is not
+     * interleaved with the design's output): the run ends abnormally and whoever reads
+     * its output must learn why. */
+    char line[512], digits[24];
+    size_t n = append(line, 0, sizeof line, "syncmut runtime: ");
+    n = append(line, n, sizeof line, kind);
+    n = append(line, n, sizeof line, " detected");
+    if (thread != STR_NONE) {
+        n = append(line, n, sizeof line, " in ");
+        n = append(line, n, sizeof line, str_get(thread));
+    }
+    if (site >= 0) {
+        n = append(line, n, sizeof line, " at site ");
+        n = append(line, n, sizeof line, decimal(digits, (uint64_t)site));
+        if (&syncmut_site_count != NULL && syncmut_sites != NULL &&
+            (uint64_t)site < syncmut_site_count && syncmut_sites[site] != NULL) {
+            n = append(line, n, sizeof line, " (");
+            n = append(line, n, sizeof line, syncmut_sites[site]);
+            n = append(line, n, sizeof line, ")");
+        }
+    }
+    n = append(line, n, sizeof line, "; run ended with exit status ");
+    n = append(line, n, sizeof line, decimal(digits, (uint64_t)(unsigned)status));
+    n = append(line, n, sizeof line, "\n");
+    ssize_t ignored = write(2, line, n);
+    (void)ignored;
+
+    struct ending how = {kind, 0, thread, site};
+    trace_flush(&how);
+    _exit(status);
 }
 
 /* Fatal signals, plus SIGTERM/SIGINT so a harness that stops a hung (deadlocked) run
@@ -372,7 +495,8 @@ static const int flush_signals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SI
 static void on_signal(int sig)
 {
     int saved = errno;
-    trace_flush();
+    struct ending how = {"signal", sig, STR_NONE, -1};
+    trace_flush(&how);
     /* Die of the same signal, with the default action, so the exit status is unchanged:
      * the signal is blocked while this handler runs and is delivered when it returns. */
     struct sigaction dfl;

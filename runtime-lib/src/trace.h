@@ -28,6 +28,41 @@ uint32_t syncmut_trace_intern(const char *text);
 void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process,
                            uint32_t time, uint64_t delta);
 
+/* ---- End record --------------------------------------------------------------------
+ * The last line of a trace says how the run ended:
+ *   {"end":"exit","deadlock":false,"pending":[{"thread":"m.t1","site":0}]}
+ *   {"end":"signal","signal":15,"pending":[...]}
+ *   {"end":"livelock","thread":"m.t1","site":3,"pending":[...]}
+ *   {"end":"deadlock","deadlock":true,"pending":[{"thread":"T1","site":4}, ...]}
+ * "site" is omitted (or null) for a thread not inside a wrapped call.
+ * The part of the runtime that knows the threads (the SystemC monitor, the pthread
+ * scheduler) registers a provider that fills `pending` and `deadlock` at flush time; it
+ * runs at exit and in fatal-signal handlers, so it must be async-signal-safe (read only
+ * preallocated state, no malloc, no locks). */
+#define SYNCMUT_MAX_PENDING 256
+
+typedef struct syncmut_pending {
+    uint32_t thread; /* interned name (syncmut_trace_intern) */
+    int64_t site;    /* -1: not inside a wrapped call */
+} syncmut_pending;
+
+typedef struct syncmut_end {
+    int deadlock;    /* no thread could make progress while some had not finished */
+    uint32_t npending;
+    syncmut_pending pending[SYNCMUT_MAX_PENDING];
+} syncmut_end;
+
+typedef void (*syncmut_end_provider)(syncmut_end *end);
+
+/* Registers the provider (one per process: SystemC or pthread, never both). */
+void syncmut_trace_set_end_provider(syncmut_end_provider provider);
+
+/* Ends the run now: writes the trace with end kind `kind` ("livelock" or "deadlock"),
+ * `thread`/`site` naming the culprit for a livelock (thread = interned id, or
+ * UINT32_MAX; site = -1 if none), then _exit(status). Used when the runtime itself
+ * detects that the design cannot go on (exit statuses in docs/exit-codes.md). */
+__attribute__((noreturn)) void syncmut_trace_finish(const char *kind, uint32_t thread, int64_t site, int status);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,55 @@
+/* Controlled scheduler for pthread designs (SYNCMUT_SCHEDULE). Internal to the runtime.
+ *
+ * When SYNCMUT_SCHEDULE is set, exactly one thread the scheduler controls runs at a time
+ * (it holds the "baton"); every wrapped synchronization call, thread creation, thread
+ * exit and join is a scheduling point where a seeded strategy picks who runs next.
+ * Blocking calls are modelled: a thread that would block gives up the baton until the
+ * object it waits on changes; the real primitive is then never contended. Contract and
+ * limits: runtime-lib/README.md. */
+#ifndef SYNCMUT_SCHEDULER_H
+#define SYNCMUT_SCHEDULER_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Nonzero when the scheduler is on and the calling thread is one it controls (then
+ * the caller holds the baton). Everything below may only be called when it is. */
+int syncmut_sched_controls_me(void);
+
+/* Scheduling point at the start of the wrapped call at `site`: may run other threads
+ * first; returns holding the baton. Until syncmut_sched_leave, the end record shows the
+ * thread as inside `site`. */
+void syncmut_sched_enter(uint32_t site);
+void syncmut_sched_leave(void);
+
+/* Modelled blocking operations: same results as the real calls (0 or an error number;
+ * sem_wait: 0 or -1 with errno). `timed`: the wait may time out, which happens only
+ * when no other thread can run (then ETIMEDOUT). */
+int syncmut_sched_mutex_lock(pthread_mutex_t *m, int timed);
+int syncmut_sched_mutex_unlock(pthread_mutex_t *m);
+int syncmut_sched_cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int timed);
+void syncmut_sched_cond_wake(pthread_cond_t *c, int all);
+int syncmut_sched_rwlock_lock(pthread_rwlock_t *l, int write);
+int syncmut_sched_rwlock_unlock(pthread_rwlock_t *l);
+int syncmut_sched_spin_lock(pthread_spinlock_t *l);
+int syncmut_sched_spin_unlock(pthread_spinlock_t *l);
+int syncmut_sched_sem_wait(sem_t *s);
+int syncmut_sched_sem_post(sem_t *s);
+int syncmut_sched_barrier_wait(pthread_barrier_t *b);
+int syncmut_sched_join(pthread_t thread, void **retval);
+
+/* Thread hooks (thread_hooks.c), for a controlled caller. */
+int syncmut_sched_create(const char *start_name, pthread_t *thread, const pthread_attr_t *attr,
+                         void *(*start)(void *), void *arg);
+__attribute__((noreturn)) void syncmut_sched_exit(void *value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

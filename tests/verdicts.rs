@@ -1,0 +1,61 @@
+//! One small fixture per verdict kind (tests/fixtures/verdicts/*): the named mutant must
+//! get exactly that verdict, within its timeout, and leave no process behind.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn verdict_of(fixture: &str, mutant: &str) -> (String, String) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts").join(fixture);
+    let out = tempfile::tempdir().unwrap();
+    Command::cargo_bin("syncmut").unwrap().arg("run").arg(&dir).arg("-o").arg(out.path()).assert().success();
+    let outcomes: Value = serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
+    let m = outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mutant"] == mutant)
+        .unwrap_or_else(|| panic!("{fixture}: no mutant {mutant}"));
+    (m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or("").to_string())
+}
+
+#[test]
+fn crash() {
+    assert_eq!(verdict_of("crash", "main#2:remove").0, "killed-by-crash");
+}
+
+#[test]
+fn assertion() {
+    let (verdict, reason) = verdict_of("assertion", "main#2:remove");
+    assert_eq!(verdict, "killed-by-assertion");
+    assert!(reason.contains("shared != NULL"), "{reason}");
+}
+
+#[test]
+fn removed_unlock_is_a_deadlock_not_a_timeout() {
+    let (verdict, reason) = verdict_of("deadlock_unlock", "worker#2:remove");
+    assert_eq!(verdict, "killed-by-deadlock", "{reason}");
+}
+
+#[test]
+fn busy_wait_without_scheduling_points_times_out() {
+    assert_eq!(verdict_of("timeout", "main#1:remove").0, "killed-by-timeout");
+}
+
+#[test]
+fn removed_wait_in_an_endless_systemc_thread_is_a_livelock() {
+    assert_eq!(verdict_of("sc_livelock", "ticker::run#1:remove").0, "killed-by-livelock");
+    assert_eq!(verdict_of("sc_livelock", "ticker::run#1:time-zero").0, "killed-by-livelock");
+}
+
+#[test]
+fn removed_notify_starves_the_waiter() {
+    let (verdict, reason) = verdict_of("sc_deadlock", "handshake::producer#2:remove");
+    assert_eq!(verdict, "killed-by-deadlock");
+    assert!(reason.contains("h.consumer"), "{reason}");
+}
+
+#[test]
+fn same_output_different_synchronization_is_killed_by_trace() {
+    assert_eq!(verdict_of("sc_trace", "timed::notifier#2:remove").0, "killed-by-trace");
+}
