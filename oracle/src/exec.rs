@@ -60,13 +60,17 @@ pub fn execute(program: &Path, args: &[String], env: &[(&str, String)], limits: 
         .stderr(Stdio::piped())
         .process_group(0);
     let memory = limits.memory;
-    // SAFETY: setrlimit is async-signal-safe and touches no state of this process.
+    // SAFETY: setrlimit and prctl are async-signal-safe and touch no state of this
+    // process.
     unsafe {
         cmd.pre_exec(move || {
             let limit = libc::rlimit { rlim_cur: memory, rlim_max: memory };
             if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
+            // If syncmut is killed (kill -9, CI cancel), its running design dies too
+            // instead of hanging on as an orphan nobody times out.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             Ok(())
         });
     }

@@ -297,6 +297,11 @@ fn run_mutant(
             let original = Observation::new(original_exec, original_trace, &mutant.sites);
             let observed = Observation::new(&execution, &trace, &mutant.sites);
             let (v, r) = verdict::judge(&original, &observed, &execution.stderr);
+            if !v.is_killed() {
+                // Only killing runs are explained by a diff; spinning mutants write
+                // traces of a million events, which must not pile up on disk.
+                let _ = std::fs::remove_file(&path);
+            }
             (v, r, execution.elapsed)
         }
     };
