@@ -21,6 +21,8 @@ pub const LOCKED: i32 = 6;
 /// Every test was set aside by the baseline (the original crashed, hung or was
 /// nondeterministic on each); nothing could be judged.
 pub const NO_USABLE_TEST: i32 = 7;
+/// The mutation score is below `--fail-under`.
+pub const SCORE_BELOW_THRESHOLD: i32 = 8;
 
 /// The exit code for a mutator failure.
 pub fn for_mutator_error(error: &MutatorError) -> i32 {

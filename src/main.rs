@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use syncmut_mutator::metamutant;
 use syncmut_mutator::{Design, MutatorError};
-use syncmut_oracle::lab;
+use syncmut_oracle::{lab, report};
 use syncmut_oracle::outdir::OutDir;
 
 #[derive(Parser)]
@@ -49,6 +49,21 @@ enum Command {
         /// kept, not redone.
         #[arg(long)]
         resume: bool,
+        /// Exit with code 8 when the mutation score (percent) is below this.
+        #[arg(long, value_name = "PCT")]
+        fail_under: Option<f64>,
+    },
+    /// Re-render a report from a run directory's saved results (nothing is run).
+    Report {
+        /// The run directory (`syncmut.out` by default).
+        #[arg(default_value = "syncmut.out")]
+        dir: PathBuf,
+        /// csv, json, junit, markdown or github (workflow annotations).
+        #[arg(long, default_value = "markdown", value_parser = parse_format)]
+        format: report::Format,
+        /// Write to this file instead of stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
     },
     /// Build the metamutant: writes design.bc, metamutant.bc, mutants.json and the
     /// `original` and `metamutant` executables into the output directory.
@@ -127,7 +142,18 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(no_sites_check(&design, &scan.catalogue))
         }
-        Command::Run { design, tests, output, jobs, resume } => run_command(&design, tests, &output, jobs, resume),
+        Command::Run { design, tests, output, jobs, resume, fail_under } => {
+            let score = run_command(&design, tests, &output, jobs, resume)?;
+            Ok(match (score, fail_under) {
+                (Some(score), Some(threshold)) if score < threshold => {
+                    eprintln!("syncmut: mutation score {score:.1}% is below --fail-under {threshold}%");
+                    exit::SCORE_BELOW_THRESHOLD
+                }
+                (None, _) => exit::NO_SITES,
+                _ => exit::OK,
+            })
+        }
+        Command::Report { dir, format, output } => report_command(&dir, format, output.as_deref()),
         Command::Mutate { design, output } => {
             let design = design.design()?;
             let build = metamutant::build(&design, &output)?;
@@ -143,7 +169,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
     }
 }
 
-fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Path, jobs: Option<usize>, resume: bool) -> Result<i32, Failure> {
+/// Runs the main job; returns the mutation score, or None when there is nothing to
+/// mutate.
+fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Path, jobs: Option<usize>, resume: bool) -> Result<Option<f64>, Failure> {
     let design = args.design()?;
     let tests_file = match tests.or_else(|| default_tests_file(&args.design)) {
         Some(path) => path,
@@ -175,7 +203,8 @@ fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Pa
     }
     print_warnings(&build.warnings);
     if build.catalogue.sites.is_empty() {
-        return Ok(no_sites_check(&design, &build.catalogue));
+        no_sites_check(&design, &build.catalogue);
+        return Ok(None);
     }
     let mut config = lab::Config::default();
     if let Some(jobs) = jobs {
@@ -190,7 +219,37 @@ fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Pa
     print!("{}", table::baseline(&build.catalogue, &baseline));
     print!("{}", table::outcomes(&outcomes));
     println!("results in {}", out.root().display());
+    Ok(Some(outcomes.score.percent))
+}
+
+fn report_command(dir: &std::path::Path, format: report::Format, output: Option<&std::path::Path>) -> Result<i32, Failure> {
+    let read = |name: &str| -> anyhow::Result<Vec<u8>> {
+        let path = dir.join(name);
+        std::fs::read(&path).with_context(|| format!("{}: cannot read (is {} a syncmut run directory?)", path.display(), dir.display()))
+    };
+    let usage = |error: anyhow::Error| Failure { code: exit::USAGE, error };
+    let catalogue: syncmut_mutator::Catalogue = serde_json::from_slice(&read(metamutant::layout::CATALOGUE).map_err(usage)?)
+        .with_context(|| format!("{}: not a valid mutants.json", dir.join(metamutant::layout::CATALOGUE).display()))
+        .map_err(usage)?;
+    let outcomes: syncmut_oracle::Outcomes = serde_json::from_slice(&read(syncmut_oracle::outdir::OUTCOMES).map_err(usage)?)
+        .with_context(|| format!("{}: not a valid outcomes.json", dir.join(syncmut_oracle::outdir::OUTCOMES).display()))
+        .map_err(usage)?;
+    let bytes = report::render(format, &catalogue, &outcomes);
+    match output {
+        Some(path) => syncmut_mutator::atomic::write(path, &bytes)?,
+        None => {
+            use std::io::Write;
+            std::io::stdout().write_all(&bytes).context("write the report")?;
+        }
+    }
     Ok(exit::OK)
+}
+
+fn parse_format(name: &str) -> Result<report::Format, String> {
+    report::Format::ALL.iter().find(|(n, _)| *n == name).map(|(_, f)| *f).ok_or_else(|| {
+        let names: Vec<&str> = report::Format::ALL.iter().map(|(n, _)| *n).collect();
+        format!("unknown format {name:?}; one of: {}", names.join(", "))
+    })
 }
 
 fn read_catalogue(out: &OutDir) -> Option<syncmut_mutator::Catalogue> {

@@ -69,3 +69,23 @@ fn verdicts_are_identical_across_runs_and_job_counts() {
     let csv = |dir: &tempfile::TempDir| std::fs::read_to_string(dir.path().join("report.csv")).unwrap();
     assert_eq!(csv(&dirs[0]), csv(&dirs[1]));
 }
+
+#[test]
+fn guarded_event_baseline_and_diff_explain_the_deadlock() {
+    let out = tempfile::tempdir().unwrap();
+    run("systemc/guarded_event", "2", out.path());
+    let baseline: Value = serde_json::from_slice(&std::fs::read(out.path().join("baseline.json")).unwrap()).unwrap();
+    let test = |name: &str| baseline.as_array().unwrap().iter().find(|b| b["test"] == name).unwrap().clone();
+    // (t, f): T1 blocks on e forever, at its wait(e) (site 0).
+    assert_eq!(test("t_f")["deadlock"], true);
+    assert_eq!(test("t_f")["pending"], json!([["m.t1", 0]]));
+    // (f, t): T2's notify (site 2) finds nobody waiting.
+    assert_eq!(test("f_t")["lost_notifications"], json!([2]));
+    assert_eq!(test("f_f")["deadlock"], false);
+    assert_eq!(test("t_t")["lost_notifications"], json!([]));
+
+    // Removing T1's wait(e) is killed by (t, f), and the diff shows where T1 stopped.
+    let diff = std::fs::read_to_string(out.path().join("diff/top__t1_1_remove.diff")).unwrap();
+    assert!(diff.contains("killed by test t_f"), "{diff}");
+    assert!(diff.contains("-still waiting: m.t1 at wait(e) @ guarded_event.cpp:18"), "{diff}");
+}

@@ -180,7 +180,7 @@ fn read_baselines(out: &OutDir) -> Option<Vec<Baseline>> {
 fn save(catalogue: &Catalogue, runs: &[Run], expected_runs: &dyn Fn(&str) -> usize, out: &OutDir) -> Result<Outcomes, OracleError> {
     let outcomes = Outcomes::summarise(catalogue, runs, expected_runs);
     out.write_json(outdir::OUTCOMES, &outcomes)?;
-    out.write(outdir::REPORT_CSV, &report::csv(catalogue, &outcomes))?;
+    out.write(outdir::REPORT_CSV, &report::render(report::Format::Csv, catalogue, &outcomes))?;
     Ok(outcomes)
 }
 

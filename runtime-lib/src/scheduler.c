@@ -4,7 +4,8 @@
  * to it. Everyone else waits on its own condition variable under `lock`. At each
  * scheduling point the holder picks the next thread (strategy below), hands `current`
  * over and waits for it to come back. Threads are numbered in creation order: T0 is
- * main, T1, T2... the threads created through syncmut_hook_pthread_create.
+ * main, T1, T2... the threads created through syncmut_hook_pthread_create (the trace
+ * uses these numbers once trace.c offers syncmut_trace_set_thread_id).
  *
  * Model: the real primitives stay the source of truth. A blocking operation first tries
  * the non-blocking variant of the real call (trylock, sem_trywait...); only when that
@@ -33,7 +34,7 @@
 
 /* Proposed trace API (trace.c): records the calling thread's pthread events as T<k>.
  * Weak: while trace.c does not define it, the trace numbers threads by first event and
- * the scheduler mirrors that numbering instead (see name_from_first_event). */
+ * the scheduler mirrors that numbering for the end record (syncmut_sched_enter). */
 void syncmut_trace_set_thread_id(uint32_t k) __attribute__((weak));
 
 #define MAX_THREADS 1024u
@@ -83,6 +84,7 @@ static uint32_t next_id;
 static struct sthread *current; /* the baton holder */
 static uint64_t steps;
 static uint64_t wait_seq;
+static uint32_t slice_owner = NO_NAME; /* default strategy: id of the thread using its slice */
 static uint32_t slice_used;
 static int provider_registered;
 static _Atomic int deadlocked;
@@ -93,6 +95,7 @@ static _Thread_local struct sthread *self;
  * order of their first event, main being T0. Events are recorded by the baton holder
  * only, so counting first events here gives the same numbers. */
 static uint32_t next_trace_number = 1;
+static uint32_t unnamed = NO_NAME; /* "T?": a thread with no event yet, in that mode */
 
 /* One "syncmut runtime:" line on stderr, then status 120 (as for a bad SYNCMUT_ACTIVE). */
 static void fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
@@ -185,14 +188,24 @@ static struct sthread *choose(struct sthread *me)
         return expire_timed_wait();
     if (strategy == STRATEGY_RANDOM)
         return candidates[rng_next() % n];
-    if (load_state(me) == READY) {
-        if (n == 1 || ++slice_used < SLICE)
-            return me;
-        /* Slice used up: the next ready thread after me in id order, wrapping around. */
-        struct sthread *next = lowest_id(n, me->id);
-        return next != NULL ? next : lowest_id(n, UINT32_MAX);
+    if (load_state(me) != READY)
+        return lowest_id(n, UINT32_MAX);
+    /* `me` could go on: it does, unless it has gone on for SLICE points in a row while
+     * another thread was ready. Then it yields to the next ready thread by id (cyclic),
+     * and keeps yielding at each of its points where another is ready until some other
+     * thread has gone on at a point of its own: if the next thread only blocked (on a
+     * lock `me` held when it yielded), it gets another chance as soon as it is woken,
+     * whatever the period of the loop `me` polls in. */
+    if (slice_owner != me->id) {
+        slice_owner = me->id;
+        slice_used = 0;
     }
-    return lowest_id(n, UINT32_MAX);
+    if (n == 1)
+        return me;
+    if (slice_used < SLICE && ++slice_used < SLICE)
+        return me;
+    struct sthread *next = lowest_id(n, me->id);
+    return next != NULL ? next : lowest_id(n, UINT32_MAX);
 }
 
 /* ---- end record --------------------------------------------------------------------- */
@@ -218,6 +231,8 @@ static void provide_end(syncmut_end *end)
             break;
         syncmut_pending *p = &end->pending[end->npending++];
         p->thread = atomic_load_explicit(&best->name, memory_order_relaxed);
+        if (p->thread == NO_NAME)
+            p->thread = unnamed;
         p->site = atomic_load_explicit(&best->site, memory_order_relaxed);
         last = best->id;
         first = 0;
@@ -272,8 +287,6 @@ static void reschedule(struct sthread *me)
         atomic_store_explicit(&deadlocked, 1, memory_order_relaxed);
         syncmut_trace_finish("deadlock", NO_NAME, -1, STATUS_DEADLOCK);
     }
-    if (next != me)
-        slice_used = 0;
     set_state(next, RUNNING);
     current = next;
     if (next != me)
@@ -697,6 +710,8 @@ __attribute__((constructor(102))) static void scheduler_init(void)
         fatal("SYNCMUT_SCHEDULE: cannot start the scheduler (pthread_key_create failed)");
     pthread_atfork(NULL, NULL, after_fork_in_child);
 
+    if (syncmut_trace_set_thread_id == NULL)
+        unnamed = syncmut_trace_intern("T?");
     struct sthread *main_thread = new_slot(); /* T0 */
     atomic_store_explicit(&main_thread->name, intern_thread_name(0), memory_order_relaxed);
     main_thread->routine = "main";

@@ -23,9 +23,11 @@
 #include <systemc>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "activation.h"
+#include "systemc_monitor.h"
 #include "trace.h"
 
 using sc_core::sc_event;
@@ -42,22 +44,17 @@ namespace {
 
 // ---- recording -------------------------------------------------------------------
 
-// Process full name (or "<elaboration>" outside simulation), time, delta.
-void record(uint32_t site, syncmut_op op)
+using syncmut_monitor::blocking_scope;
+using syncmut_monitor::here;
+
+constexpr uint32_t op_bit(syncmut_op op) { return UINT32_C(1) << op; }
+
+// Process full name (or "<elaboration>" outside simulation), time, delta; `lost` for an
+// immediate notification that wakes nobody.
+void record(const here &h, uint32_t site, syncmut_op op, bool lost = false)
 {
     if (!syncmut_trace_on())
         return;
-    const char *name = "<elaboration>";
-    sc_core::sc_process_handle process;
-    // Outside simulation sc_get_current_process_handle() returns the last *created*
-    // process, not a running one; and an invalid handle's name() warns on stdout.
-    if (sc_core::sc_is_running()) {
-        process = sc_core::sc_get_current_process_handle();
-        if (process.valid())
-            name = process.name();
-    }
-    uint32_t name_id = syncmut_trace_intern(name);
-
     // sc_time::to_string() allocates: format each distinct time stamp once.
     struct cached_time {
         bool valid;
@@ -65,21 +62,29 @@ void record(uint32_t site, syncmut_op op)
         uint32_t id;
     };
     thread_local cached_time cache = {false, 0, 0};
-    const sc_time &now = sc_core::sc_time_stamp();
-    if (!cache.valid || cache.value != now.value())
-        cache = {true, now.value(), syncmut_trace_intern(now.to_string().c_str())};
-
-    syncmut_trace_systemc(site, op, name_id, cache.id, sc_core::sc_delta_count());
+    if (!cache.valid || cache.value != h.time)
+        cache = {true, h.time, syncmut_trace_intern(sc_core::sc_time_stamp().to_string().c_str())};
+    syncmut_trace_systemc(site, op, h.name, cache.id, h.delta, lost ? SYNCMUT_EVENT_LOST : 0);
 }
 
-syncmut_op begin(uint32_t site, uint32_t allowed, const char *wrapper)
+// Chooses the site's operator, tells the monitor (which may end a livelocked run) and
+// records the event. `notified`: the event that the operators in `immediate_ops` notify
+// immediately, so the record can say whether that notification is lost.
+struct call {
+    syncmut_op op;
+    here where;
+};
+call begin(uint32_t site, uint32_t allowed, const char *wrapper,
+           const sc_event *notified = nullptr, uint32_t immediate_ops = 0)
 {
     syncmut_op op = syncmut_op_for(site, allowed, wrapper);
-    record(site, op);
-    return op;
+    here h = syncmut_monitor::observe(site);
+    bool lost = notified != nullptr && (immediate_ops & op_bit(op)) != 0 &&
+                syncmut_trace_on() && syncmut_monitor::no_waiters(*notified);
+    record(h, site, op, lost);
+    return {op, h};
 }
 
-constexpr uint32_t op_bit(syncmut_op op) { return UINT32_C(1) << op; }
 
 // ---- helpers for mutated actions -----------------------------------------------------
 
@@ -132,7 +137,9 @@ constexpr uint32_t TIMED_LIST_OPS = REMOVE | op_bit(SYNCMUT_TIME_DOUBLE);
 // wait(): static sensitivity (threads only).
 void wait_static(uint32_t site, const char *w, sc_simcontext *simc)
 {
-    if (begin(site, REMOVE, w) == SYNCMUT_REMOVE)
+    call c = begin(site, REMOVE, w);
+    blocking_scope blocked(c.where, site);
+    if (c.op == SYNCMUT_REMOVE)
         return;
     sc_core::wait(simc);
 }
@@ -140,7 +147,9 @@ void wait_static(uint32_t site, const char *w, sc_simcontext *simc)
 // wait(n): n times the static sensitivity (threads only).
 void wait_n(uint32_t site, const char *w, sc_simcontext *simc, int n)
 {
-    if (begin(site, REMOVE, w) == SYNCMUT_REMOVE)
+    call c = begin(site, REMOVE, w);
+    blocking_scope blocked(c.where, site);
+    if (c.op == SYNCMUT_REMOVE)
         return;
     sc_core::wait(n, simc);
 }
@@ -148,7 +157,11 @@ void wait_n(uint32_t site, const char *w, sc_simcontext *simc, int n)
 template <class K>
 void on_event(uint32_t site, const char *w, sc_simcontext *simc, const sc_event &e)
 {
-    switch (begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | K::extra_event_ops, w)) {
+    // wait-to-notify notifies `e` immediately: the record says whether that is lost.
+    call c = begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | K::extra_event_ops, w, &e,
+                   op_bit(SYNCMUT_WAIT_TO_NOTIFY));
+    blocking_scope blocked(c.where, site);
+    switch (c.op) {
     case SYNCMUT_REMOVE:
         return;
     case SYNCMUT_EVENT_TO_TIMED:
@@ -165,7 +178,9 @@ void on_event(uint32_t site, const char *w, sc_simcontext *simc, const sc_event 
 template <class K>
 void on_or(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_or_list &el)
 {
-    switch (begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_OR_TO_AND), w)) {
+    call c = begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_OR_TO_AND), w);
+    blocking_scope blocked(c.where, site);
+    switch (c.op) {
     case SYNCMUT_REMOVE:
         return drop(el);
     case SYNCMUT_EVENT_TO_TIMED:
@@ -181,7 +196,9 @@ void on_or(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_or_
 template <class K>
 void on_and(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_and_list &el)
 {
-    switch (begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_AND_TO_OR), w)) {
+    call c = begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_AND_TO_OR), w);
+    blocking_scope blocked(c.where, site);
+    switch (c.op) {
     case SYNCMUT_REMOVE:
         return drop(el);
     case SYNCMUT_EVENT_TO_TIMED:
@@ -197,7 +214,9 @@ void on_and(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_an
 template <class K>
 void on_time(uint32_t site, const char *w, sc_simcontext *simc, const sc_time &t)
 {
-    switch (begin(site, TIMED_OPS, w)) {
+    call c = begin(site, TIMED_OPS, w);
+    blocking_scope blocked(c.where, site);
+    switch (c.op) {
     case SYNCMUT_REMOVE:
         return;
     case SYNCMUT_TIME_DOUBLE:
@@ -214,7 +233,9 @@ void on_time(uint32_t site, const char *w, sc_simcontext *simc, const sc_time &t
 template <class K>
 void on_value(uint32_t site, const char *w, sc_simcontext *simc, double v, sc_time_unit tu)
 {
-    switch (begin(site, TIMED_OPS, w)) {
+    call c = begin(site, TIMED_OPS, w);
+    blocking_scope blocked(c.where, site);
+    switch (c.op) {
     case SYNCMUT_REMOVE:
         return;
     case SYNCMUT_TIME_DOUBLE:
@@ -231,7 +252,9 @@ template <class K, class Events>
 void on_time_events(uint32_t site, const char *w, sc_simcontext *simc, const sc_time &t,
                     const Events &events)
 {
-    switch (begin(site, TIMED_LIST_OPS, w)) {
+    call c = begin(site, TIMED_LIST_OPS, w);
+    blocking_scope blocked(c.where, site);
+    switch (c.op) {
     case SYNCMUT_REMOVE:
         if constexpr (!std::is_same_v<Events, sc_event>)
             drop(events);
@@ -247,7 +270,9 @@ template <class K, class Events>
 void on_value_events(uint32_t site, const char *w, sc_simcontext *simc, double v,
                      sc_time_unit tu, const Events &events)
 {
-    switch (begin(site, TIMED_LIST_OPS, w)) {
+    call c = begin(site, TIMED_LIST_OPS, w);
+    blocking_scope blocked(c.where, site);
+    switch (c.op) {
     case SYNCMUT_REMOVE:
         if constexpr (!std::is_same_v<Events, sc_event>)
             drop(events);
@@ -339,6 +364,11 @@ constexpr uint32_t TIMED_NOTIFY_OPS = REMOVE | op_bit(SYNCMUT_NOTIFY_IMMEDIATE) 
 constexpr uint32_t DELAYED_OPS =
     REMOVE | op_bit(SYNCMUT_NOTIFY_IMMEDIATE) | op_bit(SYNCMUT_NOTIFY_CANCEL);
 
+// The operators (and "original", for notify()) that notify immediately: only those can
+// be lost. Delta and timed notifications never are: a waiter may still arrive in time.
+constexpr uint32_t IMMEDIATE = op_bit(SYNCMUT_NOTIFY_IMMEDIATE);
+constexpr uint32_t ORIGINAL_IMMEDIATE = op_bit(SYNCMUT_ORIGINAL) | IMMEDIATE;
+
 // Applies a notify mutation to `e`; false when `op` is not one (perform the original).
 bool mutated_notify(syncmut_op op, sc_event *e)
 {
@@ -365,46 +395,46 @@ bool mutated_notify(syncmut_op op, sc_event *e)
 
 extern "C" void syncmut_sc_event_notify(uint32_t site, sc_event *self)
 {
-    if (!mutated_notify(begin(site, NOTIFY_OPS, __func__), self))
+    if (!mutated_notify(begin(site, NOTIFY_OPS, __func__, self, ORIGINAL_IMMEDIATE).op, self))
         self->notify();
 }
 
 extern "C" void syncmut_sc_event_notify_time(uint32_t site, sc_event *self, const sc_time &t)
 {
-    if (!mutated_notify(begin(site, TIMED_NOTIFY_OPS, __func__), self))
+    if (!mutated_notify(begin(site, TIMED_NOTIFY_OPS, __func__, self, IMMEDIATE).op, self))
         self->notify(t);
 }
 
 extern "C" void syncmut_sc_event_notify_value(uint32_t site, sc_event *self, double v,
                                               sc_time_unit tu)
 {
-    if (!mutated_notify(begin(site, TIMED_NOTIFY_OPS, __func__), self))
+    if (!mutated_notify(begin(site, TIMED_NOTIFY_OPS, __func__, self, IMMEDIATE).op, self))
         self->notify(v, tu);
 }
 
 extern "C" void syncmut_sc_event_notify_delayed(uint32_t site, sc_event *self)
 {
-    if (!mutated_notify(begin(site, DELAYED_OPS, __func__), self))
+    if (!mutated_notify(begin(site, DELAYED_OPS, __func__, self, IMMEDIATE).op, self))
         self->notify_delayed();
 }
 
 extern "C" void syncmut_sc_event_notify_delayed_time(uint32_t site, sc_event *self,
                                                      const sc_time &t)
 {
-    if (!mutated_notify(begin(site, DELAYED_OPS, __func__), self))
+    if (!mutated_notify(begin(site, DELAYED_OPS, __func__, self, IMMEDIATE).op, self))
         self->notify_delayed(t);
 }
 
 extern "C" void syncmut_sc_event_notify_delayed_value(uint32_t site, sc_event *self, double v,
                                                       sc_time_unit tu)
 {
-    if (!mutated_notify(begin(site, DELAYED_OPS, __func__), self))
+    if (!mutated_notify(begin(site, DELAYED_OPS, __func__, self, IMMEDIATE).op, self))
         self->notify_delayed(v, tu);
 }
 
 extern "C" void syncmut_sc_event_cancel(uint32_t site, sc_event *self)
 {
-    if (begin(site, REMOVE, __func__) != SYNCMUT_REMOVE)
+    if (begin(site, REMOVE, __func__).op != SYNCMUT_REMOVE)
         self->cancel();
 }
 
@@ -414,7 +444,9 @@ extern "C" void syncmut_sc_event_cancel(uint32_t site, sc_event *self)
 
 extern "C" int syncmut_sc_mutex_lock(uint32_t site, sc_core::sc_mutex *self)
 {
-    switch (begin(site, REMOVE | op_bit(SYNCMUT_LOCK_TO_TRYLOCK), __func__)) {
+    call c = begin(site, REMOVE | op_bit(SYNCMUT_LOCK_TO_TRYLOCK), __func__);
+    blocking_scope blocked(c.where, site);
+    switch (c.op) {
     case SYNCMUT_REMOVE:
         return 0;
     case SYNCMUT_LOCK_TO_TRYLOCK:
@@ -427,21 +459,23 @@ extern "C" int syncmut_sc_mutex_lock(uint32_t site, sc_core::sc_mutex *self)
 
 extern "C" int syncmut_sc_mutex_trylock(uint32_t site, sc_core::sc_mutex *self)
 {
-    if (begin(site, REMOVE, __func__) == SYNCMUT_REMOVE)
+    if (begin(site, REMOVE, __func__).op == SYNCMUT_REMOVE)
         return 0;
     return self->sc_core::sc_mutex::trylock();
 }
 
 extern "C" int syncmut_sc_mutex_unlock(uint32_t site, sc_core::sc_mutex *self)
 {
-    if (begin(site, REMOVE, __func__) == SYNCMUT_REMOVE)
+    if (begin(site, REMOVE, __func__).op == SYNCMUT_REMOVE)
         return 0;
     return self->sc_core::sc_mutex::unlock();
 }
 
 extern "C" int syncmut_sc_semaphore_wait(uint32_t site, sc_core::sc_semaphore *self)
 {
-    switch (begin(site, REMOVE | op_bit(SYNCMUT_WAIT_TO_TRYWAIT), __func__)) {
+    call c = begin(site, REMOVE | op_bit(SYNCMUT_WAIT_TO_TRYWAIT), __func__);
+    blocking_scope blocked(c.where, site);
+    switch (c.op) {
     case SYNCMUT_REMOVE:
         return 0;
     case SYNCMUT_WAIT_TO_TRYWAIT:
@@ -454,14 +488,14 @@ extern "C" int syncmut_sc_semaphore_wait(uint32_t site, sc_core::sc_semaphore *s
 
 extern "C" int syncmut_sc_semaphore_trywait(uint32_t site, sc_core::sc_semaphore *self)
 {
-    if (begin(site, REMOVE, __func__) == SYNCMUT_REMOVE)
+    if (begin(site, REMOVE, __func__).op == SYNCMUT_REMOVE)
         return 0;
     return self->sc_core::sc_semaphore::trywait();
 }
 
 extern "C" int syncmut_sc_semaphore_post(uint32_t site, sc_core::sc_semaphore *self)
 {
-    if (begin(site, REMOVE, __func__) == SYNCMUT_REMOVE)
+    if (begin(site, REMOVE, __func__).op == SYNCMUT_REMOVE)
         return 0;
     return self->sc_core::sc_semaphore::post();
 }
@@ -472,10 +506,35 @@ extern "C" int syncmut_sc_semaphore_post(uint32_t site, sc_core::sc_semaphore *s
 // `ops` is the site's comma-separated operator list; the answer is the active operator's
 // 1-based position in it, or 0 for the original call.
 
+namespace {
+// Whether `ops` (comma-separated slugs) contains `slug`.
+bool has_slug(const char *ops, const char *slug)
+{
+    size_t len = std::strlen(slug);
+    for (const char *p = ops; *p != '\0';) {
+        const char *comma = std::strchr(p, ',');
+        size_t n = comma != nullptr ? static_cast<size_t>(comma - p) : std::strlen(p);
+        if (n == len && std::strncmp(p, slug, len) == 0)
+            return true;
+        if (comma == nullptr)
+            break;
+        p = comma + 1;
+    }
+    return false;
+}
+} // namespace
+
 extern "C" int32_t syncmut_gate(uint32_t site, const char *ops)
 {
     syncmut_op op;
     int position = syncmut_op_position(site, ops, &op);
-    record(site, op);
+    here h = syncmut_monitor::observe(site);
+    record(h, site, op);
+    // The access the trampoline performs next may block: a blocking original (its site
+    // offers blocking-to-nonblocking) run as is, or a non-blocking one made blocking.
+    bool may_block = (op == SYNCMUT_ORIGINAL && has_slug(ops, "blocking-to-nonblocking")) ||
+                     op == SYNCMUT_NONBLOCKING_TO_BLOCKING;
+    if (may_block)
+        syncmut_monitor::gate_site(h, site);
     return position;
 }

@@ -34,6 +34,7 @@ struct event {
     uint32_t time;   /* SystemC: interned sc_time_stamp() text */
     uint8_t action;  /* syncmut_op */
     uint8_t kind;
+    uint8_t flags;  /* SystemC: SYNCMUT_EVENT_* */
     _Atomic uint8_t ready; /* set last: the flush skips a record still being written */
     uint64_t delta;
 };
@@ -174,7 +175,7 @@ void syncmut_trace_pthread(uint32_t site, syncmut_op action)
 }
 
 void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process, uint32_t time,
-                           uint64_t delta)
+                           uint64_t delta, uint32_t flags)
 {
     if (!trace_on)
         return;
@@ -187,6 +188,7 @@ void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process, u
     ev->delta = delta;
     ev->action = (uint8_t)action;
     ev->kind = KIND_SYSTEMC;
+    ev->flags = (uint8_t)flags;
     atomic_store_explicit(&ev->ready, 1, memory_order_release);
 }
 
@@ -416,6 +418,8 @@ static void trace_flush(const struct ending *how)
             out_json(str_get(ev->time));
             out_str(",\"delta\":");
             out_u64(ev->delta);
+            if (ev->flags & SYNCMUT_EVENT_LOST)
+                out_str(",\"lost\":true");
             out_str("}\n");
         }
     }

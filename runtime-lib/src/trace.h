@@ -24,9 +24,13 @@ void syncmut_trace_pthread(uint32_t site, syncmut_op action);
 /* Returns a stable id for a string (process names, time stamps); the text is copied. */
 uint32_t syncmut_trace_intern(const char *text);
 
-/* Records a SystemC event; `process` and `time` are ids from syncmut_trace_intern. */
+/* Flags of a SystemC event. */
+#define SYNCMUT_EVENT_LOST 1u /* an immediate notify that woke nobody: "lost":true */
+
+/* Records a SystemC event; `process` and `time` are ids from syncmut_trace_intern,
+ * `flags` a set of SYNCMUT_EVENT_* bits. */
 void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process,
-                           uint32_t time, uint64_t delta);
+                           uint32_t time, uint64_t delta, uint32_t flags);
 
 /* ---- End record --------------------------------------------------------------------
  * The last line of a trace says how the run ended:

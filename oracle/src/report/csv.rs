@@ -5,7 +5,7 @@ use syncmut_mutator::Catalogue;
 
 /// `report.csv`: one row per (mutant, test) run, plus one row per mutant that was not
 /// run (test empty), so every mutant appears.
-pub fn csv(catalogue: &Catalogue, outcomes: &Outcomes) -> Vec<u8> {
+pub fn render(catalogue: &Catalogue, outcomes: &Outcomes) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let header = ["mutant", "operator", "file", "line", "test", "verdict", "mutant_verdict", "reason"];
     writer.write_record(header).expect("in-memory write");
