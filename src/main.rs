@@ -53,6 +53,14 @@ enum Command {
         #[arg(long, value_name = "PCT")]
         fail_under: Option<f64>,
     },
+    /// Explain a killed mutant: original and mutant traces side by side per thread,
+    /// the first divergence, and who was left waiting where.
+    Explain {
+        /// The run directory.
+        dir: PathBuf,
+        /// The mutant id (as in mutants.json, e.g. `top::t1#1:remove`).
+        mutant: String,
+    },
     /// Re-render a report from a run directory's saved results (nothing is run).
     Report {
         /// The run directory (`syncmut.out` by default).
@@ -154,6 +162,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             })
         }
         Command::Report { dir, format, output } => report_command(&dir, format, output.as_deref()),
+        Command::Explain { dir, mutant } => explain_command(&dir, &mutant),
         Command::Mutate { design, output } => {
             let design = design.design()?;
             let build = metamutant::build(&design, &output)?;
@@ -222,18 +231,43 @@ fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Pa
     Ok(Some(outcomes.score.percent))
 }
 
-fn report_command(dir: &std::path::Path, format: report::Format, output: Option<&std::path::Path>) -> Result<i32, Failure> {
-    let read = |name: &str| -> anyhow::Result<Vec<u8>> {
+/// Reads the catalogue and outcomes saved in a run directory.
+fn saved_results(dir: &std::path::Path) -> Result<(syncmut_mutator::Catalogue, syncmut_oracle::Outcomes), Failure> {
+    fn load<T: serde::de::DeserializeOwned>(dir: &std::path::Path, name: &str) -> anyhow::Result<T> {
         let path = dir.join(name);
-        std::fs::read(&path).with_context(|| format!("{}: cannot read (is {} a syncmut run directory?)", path.display(), dir.display()))
-    };
+        let bytes = std::fs::read(&path)
+            .with_context(|| format!("{}: cannot read (is {} a syncmut run directory?)", path.display(), dir.display()))?;
+        serde_json::from_slice(&bytes).with_context(|| format!("{}: not a valid {name}", path.display()))
+    }
     let usage = |error: anyhow::Error| Failure { code: exit::USAGE, error };
-    let catalogue: syncmut_mutator::Catalogue = serde_json::from_slice(&read(metamutant::layout::CATALOGUE).map_err(usage)?)
-        .with_context(|| format!("{}: not a valid mutants.json", dir.join(metamutant::layout::CATALOGUE).display()))
-        .map_err(usage)?;
-    let outcomes: syncmut_oracle::Outcomes = serde_json::from_slice(&read(syncmut_oracle::outdir::OUTCOMES).map_err(usage)?)
-        .with_context(|| format!("{}: not a valid outcomes.json", dir.join(syncmut_oracle::outdir::OUTCOMES).display()))
-        .map_err(usage)?;
+    let catalogue = load(dir, metamutant::layout::CATALOGUE).map_err(usage)?;
+    let outcomes = load(dir, syncmut_oracle::outdir::OUTCOMES).map_err(usage)?;
+    Ok((catalogue, outcomes))
+}
+
+fn explain_command(dir: &std::path::Path, id: &str) -> Result<i32, Failure> {
+    let (catalogue, outcomes) = saved_results(dir)?;
+    let usage = |message: String| Failure { code: exit::USAGE, error: anyhow::anyhow!(message) };
+    let mutant = catalogue.mutant(id).ok_or_else(|| usage(format!("{}: no mutant {id:?} (see mutants.json)", dir.display())))?;
+    let outcome = outcomes.mutants.iter().find(|m| m.mutant == id).ok_or_else(|| usage(format!("{id}: not run yet")))?;
+    let Some(test) = outcome.killed_by.as_deref() else {
+        println!("mutant {id}: {} — {}
+only killed mutants keep their traces; nothing to compare", outcome.verdict, outcome.reason);
+        return Ok(exit::OK);
+    };
+    let trace_of = |name: String| -> Result<syncmut_oracle::trace::Trace, Failure> {
+        let path = dir.join(syncmut_oracle::outdir::TRACE_DIR).join(test).join(name);
+        syncmut_oracle::trace::read(&path).map_err(|e| usage(e))
+    };
+    let original = trace_of("original.jsonl".to_string())?;
+    let mutated = trace_of(format!("{}.jsonl", syncmut_oracle::outdir::file_name(id)))?;
+    let verdict_line = format!("{}: {}", outcome.verdict, outcome.reason);
+    print!("{}", syncmut_oracle::explain::render(&catalogue, mutant, test, &verdict_line, &original, &mutated));
+    Ok(exit::OK)
+}
+
+fn report_command(dir: &std::path::Path, format: report::Format, output: Option<&std::path::Path>) -> Result<i32, Failure> {
+    let (catalogue, outcomes) = saved_results(dir)?;
     let bytes = report::render(format, &catalogue, &outcomes);
     match output {
         Some(path) => syncmut_mutator::atomic::write(path, &bytes)?,

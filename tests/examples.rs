@@ -88,4 +88,12 @@ fn guarded_event_baseline_and_diff_explain_the_deadlock() {
     let diff = std::fs::read_to_string(out.path().join("diff/top__t1_1_remove.diff")).unwrap();
     assert!(diff.contains("killed by test t_f"), "{diff}");
     assert!(diff.contains("-still waiting: m.t1 at wait(e) @ guarded_event.cpp:18"), "{diff}");
+
+    // `explain` shows the same side by side, with the wait-for picture.
+    let explain = Command::cargo_bin("syncmut").unwrap().arg("explain").arg(out.path()).arg("top::t1#1:remove").output().unwrap();
+    let text = String::from_utf8(explain.stdout).unwrap();
+    assert!(explain.status.success());
+    assert!(text.contains("first divergence at event 2 of m.t1"), "{text}");
+    assert!(text.contains("m.t1 waits at wait(e) @ guarded_event.cpp:18 since 0 s"), "{text}");
+    assert!(text.contains("end of the mutant:   normal exit"), "{text}");
 }

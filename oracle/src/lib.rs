@@ -9,6 +9,7 @@
 pub mod diff;
 pub mod error;
 pub mod exec;
+pub mod explain;
 pub mod lab;
 pub mod observation;
 pub mod outcome;

@@ -269,9 +269,9 @@ static void reschedule(struct sthread *me)
         syncmut_trace_set_end_provider(provide_end);
     }
     if (++steps > max_steps) {
-        int64_t site = atomic_load_explicit(&me->site, memory_order_relaxed);
-        syncmut_trace_finish("livelock", atomic_load_explicit(&me->name, memory_order_relaxed), site,
-                             STATUS_LIVELOCK);
+        uint32_t name = atomic_load_explicit(&me->name, memory_order_relaxed);
+        syncmut_trace_finish("livelock", name != NO_NAME ? name : unnamed,
+                             atomic_load_explicit(&me->site, memory_order_relaxed), STATUS_LIVELOCK);
     }
     struct sthread *next = choose(me);
     if (next == NULL) {

@@ -1,0 +1,99 @@
+//! `syncmut explain`: original and mutant traces side by side, per thread/process,
+//! with the first divergence marked and, for runs that end blocked, the wait-for
+//! picture (who waits where, since when).
+
+use crate::diff::site_label;
+use crate::trace::{Event, Trace};
+use std::collections::BTreeMap;
+use syncmut_mutator::{Catalogue, Mutant};
+
+const COLUMN: usize = 52;
+
+/// Renders the explanation of a mutant's kill on one test.
+pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, verdict_line: &str, original: &Trace, mutated: &Trace) -> String {
+    let mut out = format!(
+        "mutant {}: {}\n  at {}:{} in {}\n  {verdict_line} (test {test})\n",
+        mutant.id, mutant.description, mutant.file, mutant.line, mutant.function
+    );
+    let (a, b) = (per_thread(original), per_thread(mutated));
+    let mut threads: Vec<&String> = a.keys().chain(b.keys()).collect();
+    threads.sort();
+    threads.dedup();
+    for thread in threads {
+        let (left, right) = (a.get(thread).map(Vec::as_slice).unwrap_or(&[]), b.get(thread).map(Vec::as_slice).unwrap_or(&[]));
+        let diverge = (0..left.len().max(right.len())).find(|&i| left.get(i).map(|e| key(e)) != right.get(i).map(|e| key(e)));
+        out.push_str(&format!("\n{thread}\n  {:<COLUMN$} | mutant\n", "original"));
+        let rows = left.len().max(right.len());
+        for i in 0..rows.min(MAX_ROWS) {
+            let cell = |events: &[&Event]| events.get(i).map(|e| event_cell(catalogue, e)).unwrap_or_default();
+            let mark = if Some(i) == diverge { ">" } else { " " };
+            out.push_str(&format!("{mark} {:<COLUMN$} | {}\n", cell(left), cell(right)));
+        }
+        if rows > MAX_ROWS {
+            out.push_str(&format!("  … {} more events\n", rows - MAX_ROWS));
+        }
+        if let Some(i) = diverge {
+            out.push_str(&format!("  first divergence at event {} of {thread}\n", i + 1));
+        }
+    }
+    out.push_str(&format!("\nend of the original: {}\n", ending(catalogue, original)));
+    out.push_str(&format!("end of the mutant:   {}\n", ending(catalogue, mutated)));
+    out
+}
+
+/// Events beyond this many per thread are summarised (spinning mutants).
+const MAX_ROWS: usize = 200;
+
+fn per_thread(trace: &Trace) -> BTreeMap<String, Vec<&Event>> {
+    let mut map: BTreeMap<String, Vec<&Event>> = BTreeMap::new();
+    for e in &trace.events {
+        map.entry(e.thread.clone()).or_default().push(e);
+    }
+    map
+}
+
+/// What counts as "the same event" for the divergence mark: the place and the time,
+/// not the action (the mutated site's action differs by construction).
+fn key(e: &Event) -> (u32, Option<&str>) {
+    (e.site, e.time.as_deref())
+}
+
+fn event_cell(catalogue: &Catalogue, e: &Event) -> String {
+    let time = e.time.as_deref().map(|t| format!("{t} ")).unwrap_or_default();
+    let action = if e.action == "original" { String::new() } else { format!(" [{}]", e.action) };
+    let lost = if e.lost { " (lost)" } else { "" };
+    let text = format!("{time}{}{action}{lost}", site_label(catalogue, e.site));
+    if text.chars().count() > COLUMN {
+        text.chars().take(COLUMN - 1).collect::<String>() + "…"
+    } else {
+        text
+    }
+}
+
+/// How a run ended, with the wait-for picture for blocked threads.
+fn ending(catalogue: &Catalogue, trace: &Trace) -> String {
+    let Some(end) = &trace.end else { return "killed before the runtime could say".to_string() };
+    let mut text = match end.kind.as_str() {
+        "exit" if end.deadlock => "deadlock (the simulation ran out of activity)".to_string(),
+        "exit" => "normal exit".to_string(),
+        "signal" => format!("signal {}", end.signal.unwrap_or(0)),
+        "livelock" => format!(
+            "livelock in {} at {}",
+            end.thread.as_deref().unwrap_or("?"),
+            end.site.map(|s| site_label(catalogue, s)).unwrap_or_else(|| "?".to_string())
+        ),
+        other => other.to_string(),
+    };
+    for p in &end.pending {
+        let since = trace
+            .events
+            .iter()
+            .rev()
+            .find(|e| e.thread == p.thread)
+            .and_then(|e| e.time.clone().map(|t| format!(" since {t}")).or(Some(format!(" since event {}", e.seq))))
+            .unwrap_or_default();
+        let at = p.site.map(|s| site_label(catalogue, s)).unwrap_or_else(|| "outside a wrapped call".to_string());
+        text.push_str(&format!("\n    {} waits at {at}{since}", p.thread));
+    }
+    text
+}
