@@ -1,0 +1,477 @@
+//! Read-only view of an LLVM module: the only module that calls the LLVM C API.
+//!
+//! Handles ([`Func`], [`Block`], [`Value`], [`Type`]) are thin copies of raw LLVM
+//! references. They are valid while the [`Module`] they came from is alive; the
+//! analysis keeps the module for its whole lifetime and never mutates it.
+
+use crate::error::AnalysisError;
+use inkwell::llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::target::*;
+use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMTypeKind};
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+use std::path::Path;
+
+pub use inkwell::llvm_sys::LLVMOpcode as Opcode;
+pub use inkwell::llvm_sys::LLVMIntPredicate as IntPredicate;
+
+/// A loaded bitcode module (owns its LLVM context).
+pub struct Module {
+    ctx: LLVMContextRef,
+    module: LLVMModuleRef,
+    layout: LLVMTargetDataRef,
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        // SAFETY: created in `load`, disposed once.
+        unsafe {
+            LLVMDisposeTargetData(self.layout);
+            LLVMDisposeModule(self.module);
+            LLVMContextDispose(self.ctx);
+        }
+    }
+}
+
+fn cstr(p: *const libc_char, len: usize) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: LLVM returns `len` valid bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, len) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+type libc_char = std::os::raw::c_char;
+
+impl Module {
+    /// Reads a bitcode file.
+    pub fn load(path: &Path) -> Result<Module, AnalysisError> {
+        let bad = |why: String| AnalysisError::Bitcode { path: path.to_path_buf(), why };
+        let cpath = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| bad(e.to_string()))?;
+        // SAFETY: standard C API sequence; every out-pointer is checked.
+        unsafe {
+            let mut buf: LLVMMemoryBufferRef = std::ptr::null_mut();
+            let mut msg: *mut libc_char = std::ptr::null_mut();
+            if LLVMCreateMemoryBufferWithContentsOfFile(cpath.as_ptr(), &mut buf, &mut msg) != 0 {
+                let why = CStr::from_ptr(msg).to_string_lossy().into_owned();
+                LLVMDisposeMessage(msg);
+                return Err(bad(why));
+            }
+            let ctx = LLVMContextCreate();
+            let mut module: LLVMModuleRef = std::ptr::null_mut();
+            let failed = LLVMParseBitcodeInContext2(ctx, buf, &mut module) != 0;
+            LLVMDisposeMemoryBuffer(buf);
+            if failed {
+                LLVMContextDispose(ctx);
+                return Err(bad("not valid LLVM 16 bitcode".into()));
+            }
+            let layout = LLVMCreateTargetData(LLVMGetDataLayoutStr(module));
+            Ok(Module { ctx, module, layout })
+        }
+    }
+
+    /// Functions in module order.
+    pub fn functions(&self) -> Vec<Func> {
+        let mut out = Vec::new();
+        // SAFETY: iteration over a live module.
+        unsafe {
+            let mut f = LLVMGetFirstFunction(self.module);
+            while !f.is_null() {
+                out.push(Func(f));
+                f = LLVMGetNextFunction(f);
+            }
+        }
+        out
+    }
+
+    /// Looks a function up by (mangled) name.
+    pub fn function(&self, name: &str) -> Option<Func> {
+        let c = CString::new(name).ok()?;
+        // SAFETY: live module.
+        let f = unsafe { LLVMGetNamedFunction(self.module, c.as_ptr()) };
+        (!f.is_null()).then_some(Func(f))
+    }
+
+    /// Byte offset of a struct element.
+    pub fn offset_of_element(&self, ty: Type, index: u32) -> u64 {
+        // SAFETY: struct type of this module.
+        unsafe { LLVMOffsetOfElement(self.layout, ty.0, index) }
+    }
+
+    /// Allocation size of a type in bytes.
+    pub fn alloc_size(&self, ty: Type) -> u64 {
+        // SAFETY: sized type of this module.
+        unsafe { LLVMABISizeOfType(self.layout, ty.0) }
+    }
+
+    /// Map from each function to the direct call/invoke instructions that call it.
+    pub fn callers(&self) -> HashMap<Func, Vec<Value>> {
+        let mut map: HashMap<Func, Vec<Value>> = HashMap::new();
+        for f in self.functions() {
+            for b in f.blocks() {
+                for i in b.instructions() {
+                    if let Some(callee) = i.called_function() {
+                        map.entry(callee).or_default().push(i);
+                    }
+                }
+            }
+        }
+        map
+    }
+}
+
+/// A function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Func(LLVMValueRef);
+/// A basic block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Block(LLVMBasicBlockRef);
+/// Any value: instruction, argument, constant, global.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(LLVMValueRef);
+/// A type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Type(LLVMTypeRef);
+
+fn value_name(v: LLVMValueRef) -> String {
+    let mut len = 0usize;
+    // SAFETY: live value.
+    let p = unsafe { LLVMGetValueName2(v, &mut len) };
+    cstr(p, len)
+}
+
+impl Func {
+    pub fn name(self) -> String {
+        value_name(self.0)
+    }
+    /// Has a body in this module.
+    pub fn has_body(self) -> bool {
+        // SAFETY: live function.
+        unsafe { LLVMCountBasicBlocks(self.0) > 0 }
+    }
+    pub fn blocks(self) -> Vec<Block> {
+        let mut out = Vec::new();
+        // SAFETY: live function.
+        unsafe {
+            let mut b = LLVMGetFirstBasicBlock(self.0);
+            while !b.is_null() {
+                out.push(Block(b));
+                b = LLVMGetNextBasicBlock(b);
+            }
+        }
+        out
+    }
+    pub fn entry(self) -> Option<Block> {
+        self.blocks().first().copied()
+    }
+    pub fn param(self, i: u32) -> Option<Value> {
+        // SAFETY: index checked against the count.
+        unsafe { (i < LLVMCountParams(self.0)).then(|| Value(LLVMGetParam(self.0, i))) }
+    }
+    pub fn param_count(self) -> u32 {
+        // SAFETY: live function.
+        unsafe { LLVMCountParams(self.0) }
+    }
+    pub fn as_value(self) -> Value {
+        Value(self.0)
+    }
+    /// Predecessor lists of every block.
+    pub fn predecessors(self) -> HashMap<Block, Vec<Block>> {
+        let mut map: HashMap<Block, Vec<Block>> = self.blocks().into_iter().map(|b| (b, Vec::new())).collect();
+        for b in self.blocks() {
+            let mut seen = Vec::new();
+            for s in b.successors() {
+                if !seen.contains(&s) {
+                    seen.push(s);
+                    map.entry(s).or_default().push(b);
+                }
+            }
+        }
+        map
+    }
+}
+
+impl Block {
+    pub fn name(self) -> String {
+        // SAFETY: live block.
+        unsafe { CStr::from_ptr(LLVMGetBasicBlockName(self.0)).to_string_lossy().into_owned() }
+    }
+    pub fn instructions(self) -> Vec<Value> {
+        let mut out = Vec::new();
+        // SAFETY: live block.
+        unsafe {
+            let mut i = LLVMGetFirstInstruction(self.0);
+            while !i.is_null() {
+                out.push(Value(i));
+                i = LLVMGetNextInstruction(i);
+            }
+        }
+        out
+    }
+    pub fn terminator(self) -> Option<Value> {
+        // SAFETY: live block.
+        let t = unsafe { LLVMGetBasicBlockTerminator(self.0) };
+        (!t.is_null()).then_some(Value(t))
+    }
+    pub fn successors(self) -> Vec<Block> {
+        let Some(t) = self.terminator() else { return Vec::new() };
+        // SAFETY: terminator of a live block.
+        unsafe { (0..LLVMGetNumSuccessors(t.0)).map(|i| Block(LLVMGetSuccessor(t.0, i))).collect() }
+    }
+    pub fn function(self) -> Func {
+        // SAFETY: live block.
+        Func(unsafe { LLVMGetBasicBlockParent(self.0) })
+    }
+}
+
+impl Value {
+    pub fn name(self) -> String {
+        value_name(self.0)
+    }
+    /// Instruction opcode, or the opcode of a constant expression.
+    pub fn opcode(self) -> Option<Opcode> {
+        // SAFETY: type queries on a live value.
+        unsafe {
+            if !LLVMIsAInstruction(self.0).is_null() {
+                Some(LLVMGetInstructionOpcode(self.0))
+            } else if !LLVMIsAConstantExpr(self.0).is_null() {
+                Some(LLVMGetConstOpcode(self.0))
+            } else {
+                None
+            }
+        }
+    }
+    pub fn is_instruction(self) -> bool {
+        // SAFETY: live value.
+        unsafe { !LLVMIsAInstruction(self.0).is_null() }
+    }
+    pub fn is_argument(self) -> bool {
+        // SAFETY: live value.
+        unsafe { !LLVMIsAArgument(self.0).is_null() }
+    }
+    /// The function of an argument.
+    pub fn argument_of(self) -> Option<(Func, u32)> {
+        if !self.is_argument() {
+            return None;
+        }
+        // SAFETY: argument of a live function.
+        unsafe {
+            let f = LLVMGetParamParent(self.0);
+            (0..LLVMCountParams(f)).find(|&i| LLVMGetParam(f, i) == self.0).map(|i| (Func(f), i))
+        }
+    }
+    pub fn is_global_variable(self) -> bool {
+        // SAFETY: live value.
+        unsafe { !LLVMIsAGlobalVariable(self.0).is_null() }
+    }
+    pub fn as_function(self) -> Option<Func> {
+        // SAFETY: live value.
+        unsafe { (!LLVMIsAFunction(self.0).is_null()).then_some(Func(self.0)) }
+    }
+    pub fn is_null_pointer(self) -> bool {
+        // SAFETY: live value.
+        unsafe { !LLVMIsAConstantPointerNull(self.0).is_null() }
+    }
+    pub fn is_undef(self) -> bool {
+        // SAFETY: live value.
+        unsafe { !LLVMIsAUndefValue(self.0).is_null() || !LLVMIsAPoisonValue(self.0).is_null() }
+    }
+    /// The value of an integer constant (sign-extended to 64 bits is not done: raw bits).
+    pub fn const_int(self) -> Option<u64> {
+        // SAFETY: checked to be a ConstantInt first.
+        unsafe { (!LLVMIsAConstantInt(self.0).is_null()).then(|| LLVMConstIntGetZExtValue(self.0)) }
+    }
+    pub fn const_int_signed(self) -> Option<i64> {
+        // SAFETY: checked to be a ConstantInt first.
+        unsafe { (!LLVMIsAConstantInt(self.0).is_null()).then(|| LLVMConstIntGetSExtValue(self.0)) }
+    }
+    pub fn operand_count(self) -> u32 {
+        // SAFETY: live user.
+        unsafe { LLVMGetNumOperands(self.0).max(0) as u32 }
+    }
+    pub fn operand(self, i: u32) -> Value {
+        // SAFETY: callers stay below operand_count.
+        Value(unsafe { LLVMGetOperand(self.0, i) })
+    }
+    pub fn ty(self) -> Type {
+        // SAFETY: live value.
+        Type(unsafe { LLVMTypeOf(self.0) })
+    }
+    pub fn block(self) -> Block {
+        // SAFETY: instruction in a live block.
+        Block(unsafe { LLVMGetInstructionParent(self.0) })
+    }
+    /// The directly called function of a call or invoke.
+    pub fn called_function(self) -> Option<Func> {
+        match self.opcode()? {
+            LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
+                // SAFETY: call-like instruction.
+                let callee = unsafe { LLVMGetCalledValue(self.0) };
+                Value(callee).as_function()
+            }
+            _ => None,
+        }
+    }
+    /// Arguments of a call or invoke.
+    pub fn call_args(self) -> Vec<Value> {
+        // SAFETY: call-like instruction.
+        let n = unsafe { LLVMGetNumArgOperands(self.0) };
+        (0..n).map(|i| self.operand(i)).collect()
+    }
+    pub fn int_predicate(self) -> IntPredicate {
+        // SAFETY: callers check the opcode is icmp.
+        unsafe { LLVMGetICmpPredicate(self.0) }
+    }
+    /// Condition of a conditional branch / switch.
+    pub fn condition(self) -> Value {
+        self.operand(0)
+    }
+    pub fn is_conditional_branch(self) -> bool {
+        // SAFETY: branch instruction.
+        self.opcode() == Some(LLVMOpcode::LLVMBr) && unsafe { LLVMIsConditional(self.0) != 0 }
+    }
+    pub fn successor(self, i: u32) -> Block {
+        // SAFETY: terminator with at least i+1 successors.
+        Block(unsafe { LLVMGetSuccessor(self.0, i) })
+    }
+    /// Switch cases: (case value, destination).
+    pub fn switch_cases(self) -> Vec<(Value, Block)> {
+        let n = self.operand_count() / 2;
+        // SAFETY: operands 2k are case values, 2k+1 destination blocks.
+        (1..n).map(|k| (self.operand(2 * k), Block(unsafe { LLVMValueAsBasicBlock(self.operand(2 * k + 1).0) }))).collect()
+    }
+    /// Phi incoming (value, block).
+    pub fn incoming(self) -> Vec<(Value, Block)> {
+        // SAFETY: phi instruction.
+        unsafe { (0..LLVMCountIncoming(self.0)).map(|i| (Value(LLVMGetIncomingValue(self.0, i)), Block(LLVMGetIncomingBlock(self.0, i)))).collect() }
+    }
+    pub fn gep_source_type(self) -> Type {
+        // SAFETY: GEP instruction or constant expression.
+        Type(unsafe { LLVMGetGEPSourceElementType(self.0) })
+    }
+    pub fn allocated_type(self) -> Type {
+        // SAFETY: alloca.
+        Type(unsafe { LLVMGetAllocatedType(self.0) })
+    }
+    /// Initializer of a global variable.
+    pub fn initializer(self) -> Option<Value> {
+        // SAFETY: global variable.
+        let i = unsafe { LLVMGetInitializer(self.0) };
+        (!i.is_null()).then_some(Value(i))
+    }
+    pub fn is_constant_global(self) -> bool {
+        // SAFETY: global variable.
+        unsafe { LLVMIsGlobalConstant(self.0) != 0 }
+    }
+    /// A constant C string (the initializer of a global like `@.str`), without the NUL.
+    pub fn c_string(self) -> Option<String> {
+        let init = if self.is_global_variable() { self.initializer()? } else { self };
+        // SAFETY: checked to be a constant data sequence of i8.
+        unsafe {
+            if LLVMIsAConstantDataSequential(init.0).is_null() || LLVMIsConstantString(init.0) == 0 {
+                return None;
+            }
+            let mut len = 0usize;
+            let p = LLVMGetAsString(init.0, &mut len);
+            let s = cstr(p, len);
+            Some(s.trim_end_matches('\0').to_string())
+        }
+    }
+    /// Element of an aggregate constant (struct/array initializer), if any.
+    pub fn aggregate_element(self, i: u32) -> Option<Value> {
+        // SAFETY: LLVMGetAggregateElement returns null when out of range.
+        let e = unsafe { LLVMGetAggregateElement(self.0, i) };
+        (!e.is_null()).then_some(Value(e))
+    }
+    pub fn is_zero_initializer(self) -> bool {
+        // SAFETY: live value.
+        unsafe { !LLVMIsAConstantAggregateZero(self.0).is_null() }
+    }
+    /// `file:line` of the instruction's debug location, if it has one.
+    pub fn location(self) -> Option<(String, u32)> {
+        if !self.is_instruction() {
+            return None;
+        }
+        // SAFETY: instruction; LLVM returns (ptr,len) or null.
+        unsafe {
+            let line = LLVMGetDebugLocLine(self.0);
+            let mut len = 0u32;
+            let p = LLVMGetDebugLocFilename(self.0, &mut len);
+            if line == 0 || p.is_null() {
+                return None;
+            }
+            Some((cstr(p, len as usize), line))
+        }
+    }
+    /// `file:line` text, or `?` (file name only, not the directory).
+    pub fn where_(self) -> String {
+        match self.location() {
+            Some((f, l)) => format!("{}:{l}", Path::new(&f).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or(f)),
+            None => "?".into(),
+        }
+    }
+    /// Printed IR of the value (for messages).
+    pub fn print(self) -> String {
+        // SAFETY: LLVMPrintValueToString returns an owned message.
+        unsafe {
+            let p = LLVMPrintValueToString(self.0);
+            let s = CStr::from_ptr(p).to_string_lossy().into_owned();
+            LLVMDisposeMessage(p);
+            s.trim().to_string()
+        }
+    }
+}
+
+/// Shape of a type, as far as the analysis cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeShape {
+    Int(u32),
+    Pointer,
+    Struct,
+    Array,
+    Other,
+}
+
+impl Type {
+    pub fn shape(self) -> TypeShape {
+        // SAFETY: live type.
+        unsafe {
+            match LLVMGetTypeKind(self.0) {
+                LLVMTypeKind::LLVMIntegerTypeKind => TypeShape::Int(LLVMGetIntTypeWidth(self.0)),
+                LLVMTypeKind::LLVMPointerTypeKind => TypeShape::Pointer,
+                LLVMTypeKind::LLVMStructTypeKind => TypeShape::Struct,
+                LLVMTypeKind::LLVMArrayTypeKind => TypeShape::Array,
+                _ => TypeShape::Other,
+            }
+        }
+    }
+    /// Type of struct element `i`.
+    pub fn struct_element(self, i: u32) -> Type {
+        // SAFETY: struct type, index from a GEP the verifier accepted.
+        Type(unsafe { LLVMStructGetTypeAtIndex(self.0, i) })
+    }
+    /// Element type of an array.
+    pub fn array_element(self) -> Type {
+        // SAFETY: array type.
+        Type(unsafe { LLVMGetElementType(self.0) })
+    }
+}
+
+/// Whether an icmp predicate is signed.
+pub fn predicate_smt(p: IntPredicate) -> (&'static str, bool) {
+    use LLVMIntPredicate::*;
+    match p {
+        LLVMIntEQ => ("=", false),
+        LLVMIntNE => ("distinct", false),
+        LLVMIntUGT => ("bvugt", false),
+        LLVMIntUGE => ("bvuge", false),
+        LLVMIntULT => ("bvult", false),
+        LLVMIntULE => ("bvule", false),
+        LLVMIntSGT => ("bvsgt", true),
+        LLVMIntSGE => ("bvsge", true),
+        LLVMIntSLT => ("bvslt", true),
+        LLVMIntSLE => ("bvsle", true),
+    }
+}
