@@ -49,6 +49,10 @@ enum Command {
         /// kept, not redone.
         #[arg(long)]
         resume: bool,
+        /// pthread designs: explore N seeded random schedules per (mutant, test) instead
+        /// of the one deterministic default schedule, and report kill fractions.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        schedules: usize,
         /// Exit with code 8 when the mutation score (percent) is below this.
         #[arg(long, value_name = "PCT")]
         fail_under: Option<f64>,
@@ -150,8 +154,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(no_sites_check(&design, &scan.catalogue))
         }
-        Command::Run { design, tests, output, jobs, resume, fail_under } => {
-            let score = run_command(&design, tests, &output, jobs, resume)?;
+        Command::Run { design, tests, output, jobs, resume, schedules, fail_under } => {
+            let mut config = lab::Config::default().with_schedules(schedules);
+            if let Some(jobs) = jobs {
+                config.jobs = jobs.max(1);
+            }
+            let score = run_command(&design, tests, &output, &config, resume)?;
             Ok(match (score, fail_under) {
                 (Some(score), Some(threshold)) if score < threshold => {
                     eprintln!("syncmut: mutation score {score:.1}% is below --fail-under {threshold}%");
@@ -180,7 +188,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
 
 /// Runs the main job; returns the mutation score, or None when there is nothing to
 /// mutate.
-fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Path, jobs: Option<usize>, resume: bool) -> Result<Option<f64>, Failure> {
+fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Path, config: &lab::Config, resume: bool) -> Result<Option<f64>, Failure> {
     let design = args.design()?;
     let tests_file = match tests.or_else(|| default_tests_file(&args.design)) {
         Some(path) => path,
@@ -215,12 +223,8 @@ fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Pa
         no_sites_check(&design, &build.catalogue);
         return Ok(None);
     }
-    let mut config = lab::Config::default();
-    if let Some(jobs) = jobs {
-        config.jobs = jobs.max(1);
-    }
     let progress = console::Bar::new();
-    let outcomes = lab::run(&build, &tests, &out, &config, &progress, previous_runs).map_err(oracle_failure)?;
+    let outcomes = lab::run(&build, &tests, &out, config, &progress, previous_runs).map_err(oracle_failure)?;
     progress.finish();
     let baseline: Vec<syncmut_oracle::outcome::Baseline> =
         serde_json::from_slice(&std::fs::read(out.path(syncmut_oracle::outdir::BASELINE)).context("read baseline.json")?)
@@ -255,12 +259,12 @@ fn explain_command(dir: &std::path::Path, id: &str) -> Result<i32, Failure> {
 only killed mutants keep their traces; nothing to compare", outcome.verdict, outcome.reason);
         return Ok(exit::OK);
     };
-    let trace_of = |name: String| -> Result<syncmut_oracle::trace::Trace, Failure> {
-        let path = dir.join(syncmut_oracle::outdir::TRACE_DIR).join(test).join(name);
-        syncmut_oracle::trace::read(&path).map_err(|e| usage(e))
+    let schedule = outcome.runs.iter().find(|r| r.test == test).and_then(|r| r.schedule.as_deref());
+    let trace_of = |mutant: Option<&str>| -> Result<syncmut_oracle::trace::Trace, Failure> {
+        syncmut_oracle::trace::read(&syncmut_oracle::outdir::trace_file(dir, test, mutant, schedule)).map_err(usage)
     };
-    let original = trace_of("original.jsonl".to_string())?;
-    let mutated = trace_of(format!("{}.jsonl", syncmut_oracle::outdir::file_name(id)))?;
+    let original = trace_of(None)?;
+    let mutated = trace_of(Some(id))?;
     let verdict_line = format!("{}: {}", outcome.verdict, outcome.reason);
     print!("{}", syncmut_oracle::explain::render(&catalogue, mutant, test, &verdict_line, &original, &mutated));
     Ok(exit::OK)

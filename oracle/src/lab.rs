@@ -13,7 +13,7 @@ use crate::test_case::TestCase;
 use crate::trace::{self, Trace};
 use crate::verdict::{self, Verdict};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -35,9 +35,21 @@ pub struct Config {
     pub timeout_margin: Duration,
     /// Limits other than time, for every execution.
     pub limits: Limits,
-    /// Scheduler for pthread designs (`SYNCMUT_SCHEDULE`): `default` or `random:<seed>`.
-    /// SystemC designs need none: the kernel's process order is deterministic.
-    pub schedule: String,
+    /// Schedules every pthread test runs under (`SYNCMUT_SCHEDULE` values: `default`,
+    /// `random:<seed>`). With several, a mutant is killed on a test when under some
+    /// schedule it shows a behaviour the original shows under none of them, and the
+    /// kill fraction is reported. SystemC designs use one: the kernel's process order
+    /// is deterministic.
+    pub schedules: Vec<String>,
+}
+
+impl Config {
+    /// `n` seeded random schedules (`random:1` … `random:n`), or the deterministic
+    /// default schedule when `n` is 1.
+    pub fn with_schedules(mut self, n: usize) -> Config {
+        self.schedules = if n <= 1 { vec!["default".to_string()] } else { (1..=n).map(|s| format!("random:{s}")).collect() };
+        self
+    }
 }
 
 impl Default for Config {
@@ -49,7 +61,7 @@ impl Default for Config {
             timeout_multiplier: 5,
             timeout_margin: Duration::from_secs(2),
             limits: Limits::default(),
-            schedule: "default".to_string(),
+            schedules: vec!["default".to_string()],
         }
     }
 }
@@ -79,7 +91,7 @@ pub fn run(
     let saved_baselines = read_baselines(out);
     out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
     progress.baseline_started(tests.len());
-    let baselines: Vec<(Baseline, Option<(Execution, Trace)>)> =
+    let baselines: Vec<(Baseline, Option<Vec<(Execution, Trace)>>)> =
         tests.iter().map(|t| baseline(build, t, out, config)).collect::<Result<_, _>>()?;
     let fresh: Vec<&Baseline> = baselines.iter().map(|(b, _)| b).collect();
     out.write_json(outdir::BASELINE, &fresh)?;
@@ -91,10 +103,10 @@ pub fn run(
     };
     let previous = if saved_baselines.as_ref().is_some_and(same_behaviour) { previous } else { Vec::new() };
 
-    let usable: Vec<(&TestCase, &Baseline, &Execution, &Trace)> = tests
+    let usable: Vec<(&TestCase, &Baseline, &[(Execution, Trace)])> = tests
         .iter()
         .zip(&baselines)
-        .filter_map(|(t, (b, run))| run.as_ref().filter(|_| b.usable).map(|(e, tr)| (t, b, e, tr)))
+        .filter_map(|(t, (b, runs))| runs.as_deref().filter(|_| b.usable).map(|r| (t, b, r)))
         .collect();
     if usable.is_empty() {
         return Err(OracleError::NoUsableTest { path: out.path(outdir::BASELINE) });
@@ -103,7 +115,7 @@ pub fn run(
     let catalogue = &build.catalogue;
     let mut jobs = Vec::new();
     for mutant in &catalogue.mutants {
-        for (i, (_, baseline, _, _)) in usable.iter().enumerate() {
+        for (i, (_, baseline, _)) in usable.iter().enumerate() {
             if mutant.sites.iter().any(|s| baseline.reached.contains(s)) {
                 jobs.push((mutant, i));
             }
@@ -133,8 +145,8 @@ pub fn run(
             scope.spawn(move || loop {
                 let index = next.fetch_add(1, Ordering::SeqCst);
                 let Some((mutant, test_index)) = todo.get(index) else { break };
-                let (test, baseline, original_exec, original_trace) = usable[*test_index];
-                let run = run_mutant(build, mutant, test, baseline, original_exec, original_trace, out, config);
+                let (test, baseline, originals) = usable[*test_index];
+                let run = run_mutant(build, mutant, test, baseline, originals, out, config);
                 if sender.send(run).is_err() {
                     break;
                 }
@@ -155,8 +167,9 @@ pub fn run(
     let outcomes = save(catalogue, &runs, &expected_runs, out)?;
     for outcome in outcomes.mutants.iter().filter(|m| m.verdict.is_killed()) {
         let (Some(mutant), Some(test)) = (catalogue.mutant(&outcome.mutant), outcome.killed_by.as_deref()) else { continue };
-        let original = trace::read(&trace_path(out, test, None)).unwrap_or_default();
-        let mutated = trace::read(&trace_path(out, test, Some(mutant))).unwrap_or_default();
+        let schedule = outcome.runs.iter().find(|r| r.test == test).and_then(|r| r.schedule.as_deref());
+        let original = trace::read(&outdir::trace_file(out.root(), test, None, schedule)).unwrap_or_default();
+        let mutated = trace::read(&outdir::trace_file(out.root(), test, Some(&mutant.id), schedule)).unwrap_or_default();
         let text = diff::render(catalogue, mutant, test, &original, &mutated, &outcome.reason);
         out.write(Path::new(outdir::DIFF_DIR).join(format!("{}.diff", outdir::file_name(&mutant.id))), text.as_bytes())?;
     }
@@ -184,38 +197,60 @@ fn save(catalogue: &Catalogue, runs: &[Run], expected_runs: &dyn Fn(&str) -> usi
     Ok(outcomes)
 }
 
-fn trace_path(out: &OutDir, test: &str, mutant: Option<&Mutant>) -> PathBuf {
-    let name = mutant.map(|m| outdir::file_name(&m.id)).unwrap_or_else(|| "original".to_string());
-    out.path(Path::new(outdir::TRACE_DIR).join(test).join(format!("{name}.jsonl")))
-}
-
-/// Runs the metamutant with `active` (empty: no mutant) and reads its trace.
-fn traced(build: &Build, test: &TestCase, active: &str, trace_file: &Path, config: &Config, limits: &Limits) -> Result<(Execution, Trace), String> {
+/// Runs the metamutant with `active` (empty: no mutant) under `schedule` and reads its
+/// trace.
+fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), String> {
     if let Some(parent) = trace_file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
     let _ = std::fs::remove_file(trace_file);
     let mut env = vec![("SYNCMUT_ACTIVE", active.to_string()), ("SYNCMUT_TRACE", trace_file.display().to_string())];
     if build.catalogue.kind == Family::Pthread {
-        env.push(("SYNCMUT_SCHEDULE", config.schedule.clone()));
+        env.push(("SYNCMUT_SCHEDULE", schedule.to_string()));
     }
     let execution = exec::execute(&build.metamutant, &test.args, &env, limits).map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
     let trace = trace::read(trace_file)?;
     Ok((execution, trace))
 }
 
-/// Runs the original on a test (several times) and decides whether the test is usable.
-fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Result<(Baseline, Option<(Execution, Trace)>), OracleError> {
+/// The schedules a design runs under: SystemC has exactly one.
+fn schedules<'a>(build: &Build, config: &'a Config) -> &'a [String] {
+    if build.catalogue.kind == Family::Pthread && !config.schedules.is_empty() {
+        &config.schedules
+    } else {
+        &config.schedules[..1.min(config.schedules.len())]
+    }
+}
+
+/// The schedule as named in file names and runs, or None when there is only one.
+fn schedule_tag<'a>(build: &Build, config: &Config, schedule: &'a str) -> Option<&'a str> {
+    (schedules(build, config).len() > 1).then_some(schedule)
+}
+
+/// Runs the original on a test and decides whether the test is usable: the first
+/// schedule twice (the runs must agree), every other schedule once.
+fn baseline(
+    build: &Build,
+    test: &TestCase,
+    out: &OutDir,
+    config: &Config,
+) -> Result<(Baseline, Option<Vec<(Execution, Trace)>>), OracleError> {
     let limits = Limits { timeout: config.baseline_timeout, ..config.limits };
+    let schedules = schedules(build, config);
     let mut set_aside = None;
-    let mut first: Option<(Execution, Trace)> = None;
-    for repeat in 0..config.baseline_repeats.max(1) {
-        let path = if repeat == 0 {
-            trace_path(out, &test.name, None)
+    let mut runs: Vec<(Execution, Trace)> = Vec::new();
+    let first_schedule = schedules.first().map(String::as_str).unwrap_or("default");
+    let plan = std::iter::repeat(first_schedule)
+        .take(config.baseline_repeats.max(1))
+        .chain(schedules.iter().skip(1).map(String::as_str));
+    for (i, schedule) in plan.enumerate() {
+        let tag = schedule_tag(build, config, schedule);
+        let path = if i == 0 || i >= config.baseline_repeats.max(1) {
+            outdir::trace_file(out.root(), &test.name, None, tag)
         } else {
-            out.path(Path::new(outdir::TRACE_DIR).join(&test.name).join(format!("original.{}.jsonl", repeat + 1)))
+            out.path(Path::new(outdir::TRACE_DIR).join(&test.name).join(format!("original.{}.jsonl", i + 1)))
         };
-        let (execution, trace) = match traced(build, test, "", &path, config, &limits) {
+        let (execution, trace) = match traced(build, test, "", schedule, &path, &limits) {
             Ok(r) => r,
             Err(e) => {
                 set_aside = Some(format!("its trace could not be read: {e}"));
@@ -227,23 +262,21 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
             Status::Signaled(s) => set_aside = Some(format!("the original crashed (signal {s})")),
             _ => {}
         }
-        if set_aside.is_some() {
-            first.get_or_insert((execution, trace));
-            break;
-        }
-        match &first {
-            None => first = Some((execution, trace)),
-            Some((e0, t0)) => {
-                let a = Observation::new(e0, t0, &[]);
-                let b = Observation::new(&execution, &trace, &[]);
-                if a != b {
-                    set_aside = Some("the original is not deterministic on this test (two runs behaved differently)".to_string());
-                    break;
-                }
+        let repeat_of_first = i > 0 && i < config.baseline_repeats.max(1);
+        if set_aside.is_none() && repeat_of_first {
+            let (e0, t0) = &runs[0];
+            if Observation::new(e0, t0, &[]) != Observation::new(&execution, &trace, &[]) {
+                set_aside = Some("the original is not deterministic on this test (two runs under the same schedule behaved differently)".to_string());
             }
         }
+        if !repeat_of_first || runs.is_empty() {
+            runs.push((execution, trace));
+        }
+        if set_aside.is_some() {
+            break;
+        }
     }
-    let (execution, trace) = first.expect("at least one baseline execution");
+    let (execution, trace) = &runs[0];
     // The uninstrumented original must agree with the metamutant running no mutant.
     if set_aside.is_none() {
         match exec::execute(&build.original, &test.args, &[], &limits) {
@@ -257,55 +290,131 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
             Err(e) => set_aside = Some(format!("{}: {e}", build.original.display())),
         }
     }
-    let observation = Observation::new(&execution, &trace, &[]);
+    let observation = Observation::new(execution, trace, &[]);
+    let mut reached: Vec<u32> = runs.iter().flat_map(|(_, t)| Observation::reached(t)).collect();
+    reached.sort_unstable();
+    reached.dedup();
     let baseline = Baseline {
         test: test.name.clone(),
         args: test.args.clone(),
         usable: set_aside.is_none(),
         set_aside_because: set_aside,
         status: execution.status,
-        elapsed_ms: execution.elapsed.as_millis() as u64,
-        reached: Observation::reached(&trace),
+        elapsed_ms: runs.iter().map(|(e, _)| e.elapsed.as_millis() as u64).max().unwrap_or(0),
+        reached,
         deadlock: observation.deadlock,
         pending: observation.pending.clone(),
         lost_notifications: observation.lost_notifications.clone(),
     };
     let usable = baseline.usable;
-    Ok((baseline, usable.then_some((execution, trace))))
+    Ok((baseline, usable.then_some(runs)))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Runs one mutant on one test under every schedule and judges it.
 fn run_mutant(
     build: &Build,
     mutant: &Mutant,
     test: &TestCase,
     baseline: &Baseline,
-    original_exec: &Execution,
-    original_trace: &Trace,
+    originals: &[(Execution, Trace)],
     out: &OutDir,
     config: &Config,
 ) -> Run {
     let timeout = Duration::from_millis(baseline.elapsed_ms) * config.timeout_multiplier + config.timeout_margin;
     let limits = Limits { timeout, ..config.limits };
-    let path = trace_path(out, &test.name, Some(mutant));
-    let (verdict, reason, elapsed) = match traced(build, test, &mutant.activation(), &path, config, &limits) {
-        Err(e) => (Verdict::Error, e, Duration::ZERO),
-        Ok((execution, _)) if execution.status == Status::Exited(RUNTIME_CONFIG_ERROR) => {
-            (Verdict::Error, format!("the runtime rejected the mutant: {}", execution.stderr.trim()), execution.elapsed)
-        }
-        Ok((execution, trace)) => {
-            let original = Observation::new(original_exec, original_trace, &mutant.sites);
-            let observed = Observation::new(&execution, &trace, &mutant.sites);
-            let (v, r) = verdict::judge(&original, &observed, &execution.stderr);
-            if !v.is_killed() {
-                // Only killing runs are explained by a diff; spinning mutants write
-                // traces of a million events, which must not pile up on disk.
-                let _ = std::fs::remove_file(&path);
+    let schedules = schedules(build, config);
+    let original: Vec<Observation> = originals.iter().map(|(e, t)| Observation::new(e, t, &mutant.sites)).collect();
+    let mut elapsed = Duration::ZERO;
+    let mut kills = 0usize;
+    let mut first_kill: Option<(Verdict, String, &str)> = None;
+    for (i, schedule) in schedules.iter().enumerate() {
+        let tag = schedule_tag(build, config, schedule);
+        let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tag);
+        let (execution, trace) = match traced(build, test, &mutant.activation(), schedule, &path, &limits) {
+            Err(e) => return error_run(mutant, test, e, elapsed),
+            Ok((execution, _)) if execution.status == Status::Exited(RUNTIME_CONFIG_ERROR) => {
+                return error_run(mutant, test, format!("the runtime rejected the mutant: {}", execution.stderr.trim()), elapsed);
             }
-            (v, r, execution.elapsed)
+            Ok(r) => r,
+        };
+        elapsed += execution.elapsed;
+        let observed = Observation::new(&execution, &trace, &mutant.sites);
+        // A behaviour the original shows under some schedule is not a kill.
+        let killed_here = !original.contains(&observed);
+        if killed_here {
+            kills += 1;
+            if first_kill.is_none() {
+                let (v, r) = verdict::judge(&original[i.min(original.len() - 1)], &observed, &execution.stderr);
+                first_kill = Some((v, r, schedule));
+                continue; // keep this trace: it explains the kill
+            }
         }
+        // Only killing runs are explained by a diff; spinning mutants write traces of
+        // a million events, which must not pile up on disk.
+        let _ = std::fs::remove_file(&path);
+    }
+    let total = schedules.len();
+    let (verdict, mut reason, schedule) = match first_kill {
+        Some((v, r, s)) => (v, r, schedule_tag(build, config, s).map(String::from)),
+        None => (Verdict::Survived, String::new(), None),
     };
-    Run { mutant: mutant.id.clone(), test: test.name.clone(), verdict, reason, elapsed_ms: elapsed.as_millis() as u64 }
+    if total > 1 {
+        let (lo, hi) = wilson_interval(kills, total);
+        let fraction = format!("killed in {kills} of {total} schedules (95% CI {:.0}–{:.0}%)", lo * 100.0, hi * 100.0);
+        reason = if reason.is_empty() { fraction } else { format!("{reason}; {fraction}") };
+    }
+    Run {
+        mutant: mutant.id.clone(),
+        test: test.name.clone(),
+        verdict,
+        reason,
+        elapsed_ms: elapsed.as_millis() as u64,
+        schedule,
+        kills: (total > 1).then_some(kills),
+        schedules: (total > 1).then_some(total),
+    }
+}
+
+fn error_run(mutant: &Mutant, test: &TestCase, reason: String, elapsed: Duration) -> Run {
+    Run {
+        mutant: mutant.id.clone(),
+        test: test.name.clone(),
+        verdict: Verdict::Error,
+        reason,
+        elapsed_ms: elapsed.as_millis() as u64,
+        schedule: None,
+        kills: None,
+        schedules: None,
+    }
+}
+
+/// 95% Wilson score interval of a proportion k/n.
+pub fn wilson_interval(k: usize, n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (k, n, z) = (k as f64, n as f64, 1.96f64);
+    let p = k / n;
+    let denominator = 1.0 + z * z / n;
+    let center = (p + z * z / (2.0 * n)) / denominator;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denominator;
+    ((center - half).max(0.0), (center + half).min(1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wilson_interval;
+
+    #[test]
+    fn wilson_interval_matches_known_values() {
+        let (lo, hi) = wilson_interval(5, 10);
+        assert!((lo - 0.2366).abs() < 1e-3 && (hi - 0.7634).abs() < 1e-3, "{lo} {hi}");
+        let (lo, hi) = wilson_interval(0, 20);
+        assert_eq!(lo, 0.0);
+        assert!((hi - 0.1611).abs() < 1e-3, "{hi}");
+        let (lo, hi) = wilson_interval(20, 20);
+        assert!((lo - 0.8389).abs() < 1e-3 && hi == 1.0, "{lo}");
+    }
 }
 
 /// Exit status of the runtime when `SYNCMUT_ACTIVE` does not fit the binary.

@@ -39,6 +39,15 @@ pub struct Run {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
     pub elapsed_ms: u64,
+    /// The schedule (`random:<seed>`) under which the kill was first seen, when several
+    /// were explored; `syncmut` replays it from here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
+    /// Schedules that killed the mutant, and schedules explored (when more than one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kills: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedules: Option<usize>,
 }
 
 /// One mutant over the whole suite.

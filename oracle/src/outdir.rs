@@ -94,6 +94,17 @@ fn process_alive(pid: u32) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
+/// The trace file of the original (`mutant` None) or a mutant on a test, under a
+/// schedule when several are explored: `traces/<test>/<who>[@<schedule>].jsonl`.
+pub fn trace_file(root: &Path, test: &str, mutant: Option<&str>, schedule: Option<&str>) -> PathBuf {
+    let who = mutant.map(file_name).unwrap_or_else(|| "original".to_string());
+    let name = match schedule {
+        Some(s) => format!("{who}@{}.jsonl", file_name(s)),
+        None => format!("{who}.jsonl"),
+    };
+    root.join(TRACE_DIR).join(test).join(name)
+}
+
 /// A mutant id as a file name: `top::t1#1:remove` → `top__t1_1_remove`.
 pub fn file_name(id: &str) -> String {
     id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect()

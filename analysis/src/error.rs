@@ -1,0 +1,35 @@
+//! Errors of the analysis.
+
+use std::path::PathBuf;
+
+/// Why a site's reachability could not be decided, or the analysis could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    /// The formula is unsatisfiable: no input reaches the site under the modelled schedule.
+    #[error("unreachable (the reachability formula is unsatisfiable)")]
+    Unsat,
+    /// Paths through more loop iterations than the bound were cut and the remaining
+    /// paths do not reach the site.
+    #[error("loop bound {bound} cut paths: {detail}")]
+    LoopBoundExceeded { bound: u32, detail: String },
+    /// A construct the transformer does not model, with its location.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The SMT solver could not be started or answered unexpectedly.
+    #[error("SMT solver: {0}")]
+    Solver(String),
+    #[error("cannot read bitcode {path}: {why}")]
+    Bitcode { path: PathBuf, why: String },
+    #[error("{what}: {source}")]
+    Io { what: String, source: std::io::Error },
+    #[error("opt-16 failed on {path}: {why}")]
+    Opt { path: PathBuf, why: String },
+}
+
+impl AnalysisError {
+    pub(crate) fn unsupported(construct: impl std::fmt::Display, at: impl std::fmt::Display) -> Self {
+        AnalysisError::Unsupported(format!("{construct}, {at}"))
+    }
+}
+
+pub type Result<T, E = AnalysisError> = std::result::Result<T, E>;
