@@ -3,6 +3,7 @@
 
 mod console;
 mod exit;
+mod gen;
 mod table;
 
 use anyhow::Context as _;
@@ -36,9 +37,14 @@ enum Command {
     Run {
         #[command(flatten)]
         design: DesignArgs,
-        /// Test file (docs/tests-format.md); default: `tests.json` in the design directory.
+        /// Test file (docs/tests-format.md), used in addition to generated tests;
+        /// default: `tests.json` in the design directory, if any.
         #[arg(long)]
         tests: Option<PathBuf>,
+        /// Test generation: `wp` (weakest precondition + SMT, the default) or `none`
+        /// (only the tests given).
+        #[arg(long, default_value = "wp", value_parser = ["wp", "none"])]
+        gen: String,
         /// Output directory.
         #[arg(short, long, default_value = "syncmut.out")]
         output: PathBuf,
@@ -76,6 +82,19 @@ enum Command {
         /// Write to this file instead of stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
+    },
+    /// Generate tests that reach every synchronization site (weakest precondition +
+    /// SMT), confirmed by running the metamutant; writes DIR/tests.json, DIR/formulas/,
+    /// DIR/sites.json.
+    Gen {
+        #[command(flatten)]
+        design: DesignArgs,
+        /// Output directory.
+        #[arg(short, long, default_value = "syncmut.gen")]
+        output: PathBuf,
+        /// Loop unroll bound.
+        #[arg(long, default_value_t = syncmut_analysis::DEFAULT_BOUND)]
+        bound: u32,
     },
     /// Build the metamutant: writes design.bc, metamutant.bc, mutants.json and the
     /// `original` and `metamutant` executables into the output directory.
@@ -154,12 +173,16 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(no_sites_check(&design, &scan.catalogue))
         }
-        Command::Run { design, tests, output, jobs, resume, schedules, fail_under } => {
+        Command::Gen { design, output, bound } => {
+            let design = design.design()?;
+            gen::gen_command(&design, &output, bound).map_err(|(code, error)| Failure { code, error })
+        }
+        Command::Run { design, tests, gen, output, jobs, resume, schedules, fail_under } => {
             let mut config = lab::Config::default().with_schedules(schedules);
             if let Some(jobs) = jobs {
                 config.jobs = jobs.max(1);
             }
-            let score = run_command(&design, tests, &output, &config, resume)?;
+            let score = run_command(&design, tests, gen == "wp", &output, &config, resume)?;
             Ok(match (score, fail_under) {
                 (Some(score), Some(threshold)) if score < threshold => {
                     eprintln!("syncmut: mutation score {score:.1}% is below --fail-under {threshold}%");
@@ -188,20 +211,25 @@ fn run(cli: Cli) -> Result<i32, Failure> {
 
 /// Runs the main job; returns the mutation score, or None when there is nothing to
 /// mutate.
-fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Path, config: &lab::Config, resume: bool) -> Result<Option<f64>, Failure> {
+fn run_command(
+    args: &DesignArgs,
+    tests: Option<PathBuf>,
+    generate: bool,
+    output: &std::path::Path,
+    config: &lab::Config,
+    resume: bool,
+) -> Result<Option<f64>, Failure> {
     let design = args.design()?;
-    let tests_file = match tests.or_else(|| default_tests_file(&args.design)) {
-        Some(path) => path,
+    let given = match tests.or_else(|| default_tests_file(&args.design)) {
+        Some(path) => syncmut_oracle::test_case::load(&path).map_err(oracle_failure)?,
+        None if generate => Vec::new(),
         None => {
             return Err(Failure {
                 code: exit::USAGE,
-                error: anyhow::anyhow!(
-                    "no tests: pass --tests FILE (format: docs/tests-format.md) or put a tests.json beside the design; generating tests automatically is not supported yet"
-                ),
+                error: anyhow::anyhow!("no tests: with --gen none, pass --tests FILE (format: docs/tests-format.md) or put a tests.json beside the design"),
             })
         }
     };
-    let tests = syncmut_oracle::test_case::load(&tests_file).map_err(oracle_failure)?;
     let out = OutDir::open(output).map_err(oracle_failure)?;
     let (previous_catalogue, previous_runs) = if resume {
         (read_catalogue(&out), lab::saved_runs(&out))
@@ -223,6 +251,7 @@ fn run_command(args: &DesignArgs, tests: Option<PathBuf>, output: &std::path::Pa
         no_sites_check(&design, &build.catalogue);
         return Ok(None);
     }
+    let tests = if generate { with_generated_tests(&build, out.root(), given)? } else { given };
     let progress = console::Bar::new();
     let outcomes = lab::run(&build, &tests, &out, config, &progress, previous_runs).map_err(oracle_failure)?;
     progress.finish();
@@ -288,6 +317,45 @@ fn parse_format(name: &str) -> Result<report::Format, String> {
         let names: Vec<&str> = report::Format::ALL.iter().map(|(n, _)| *n).collect();
         format!("unknown format {name:?}; one of: {}", names.join(", "))
     })
+}
+
+/// Generates tests into `DIR/gen/` and puts them after the given ones (a generated
+/// test whose arguments equal a given test's is dropped).
+fn with_generated_tests(
+    build: &metamutant::Build,
+    root: &std::path::Path,
+    mut tests: Vec<syncmut_oracle::TestCase>,
+) -> Result<Vec<syncmut_oracle::TestCase>, Failure> {
+    let options = syncmut_analysis::Options { bound: syncmut_analysis::DEFAULT_BOUND };
+    let generated = syncmut_analysis::generate_for(build, root, &root.join("gen"), &options).map_err(|e| Failure {
+        code: if e.downcast_ref::<syncmut_analysis::AnalysisError>().is_some_and(|a| matches!(a, syncmut_analysis::AnalysisError::Solver(_))) {
+            exit::TOOL_MISSING
+        } else {
+            exit::INTERNAL
+        },
+        error: anyhow::anyhow!("test generation: {e}"),
+    })?;
+    let found = syncmut_oracle::test_case::load(&generated.tests_file).map(|t| t.len()).unwrap_or(0);
+    eprintln!(
+        "syncmut: generated {found} test(s) reaching {}/{} reachable sites (confirmed by execution)",
+        generated.suite.confirmed.len(),
+        generated.suite.reachable.len()
+    );
+    if found > 0 {
+        for test in syncmut_oracle::test_case::load(&generated.tests_file).map_err(oracle_failure)? {
+            if !tests.iter().any(|t| t.args == test.args) {
+                let name = if tests.iter().any(|t| t.name == test.name) { format!("gen-{}", test.name) } else { test.name };
+                tests.push(syncmut_oracle::TestCase { name, args: test.args });
+            }
+        }
+    }
+    if tests.is_empty() {
+        return Err(Failure {
+            code: exit::NO_USABLE_TEST,
+            error: anyhow::anyhow!("no tests: generation found none and none were given (--tests FILE)"),
+        });
+    }
+    Ok(tests)
 }
 
 fn read_catalogue(out: &OutDir) -> Option<syncmut_mutator::Catalogue> {

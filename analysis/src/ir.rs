@@ -35,7 +35,7 @@ impl Drop for Module {
     }
 }
 
-fn cstr(p: *const libc_char, len: usize) -> String {
+fn cstr(p: *const LibcChar, len: usize) -> String {
     if p.is_null() {
         return String::new();
     }
@@ -43,7 +43,7 @@ fn cstr(p: *const libc_char, len: usize) -> String {
     let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, len) };
     String::from_utf8_lossy(bytes).into_owned()
 }
-type libc_char = std::os::raw::c_char;
+type LibcChar = std::os::raw::c_char;
 
 impl Module {
     /// Reads a bitcode file.
@@ -53,7 +53,7 @@ impl Module {
         // SAFETY: standard C API sequence; every out-pointer is checked.
         unsafe {
             let mut buf: LLVMMemoryBufferRef = std::ptr::null_mut();
-            let mut msg: *mut libc_char = std::ptr::null_mut();
+            let mut msg: *mut LibcChar = std::ptr::null_mut();
             if LLVMCreateMemoryBufferWithContentsOfFile(cpath.as_ptr(), &mut buf, &mut msg) != 0 {
                 let why = CStr::from_ptr(msg).to_string_lossy().into_owned();
                 LLVMDisposeMessage(msg);

@@ -1,1 +1,198 @@
+//! syncmut-analysis: test generation by backward weakest precondition (issue 4).
+//!
+//! [`prepare`] simplifies a copy of the metamutant bitcode for analysis, [`wp`] builds
+//! one reachability formula per site, [`smt`] solves it with z3 (one process, push/pop)
+//! and saves it as `formulas/site<N>.smt2`, [`inputs`] turns models back into argv,
+//! and [`suite`] confirms candidate tests by running the metamutant and keeps a
+//! greedy set cover as `tests.json`.
 
+pub mod error;
+pub mod inputs;
+mod ir;
+pub mod smt;
+pub mod suite;
+pub mod wp;
+
+pub use error::AnalysisError;
+use error::Result;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Default loop unroll bound (loops with a constant trip count up to this are unrolled).
+pub const DEFAULT_BOUND: u32 = 8;
+
+/// Options of the analysis.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Loop unroll bound.
+    pub bound: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { bound: DEFAULT_BOUND }
+    }
+}
+
+/// What the analysis concluded for one site.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case", tag = "verdict")]
+pub enum Verdict {
+    /// The solver found inputs; `args` is argv[1..].
+    TestFound { args: Vec<String> },
+    /// Unsat with every path modelled.
+    Unreachable { reason: String },
+    /// Not decided, with the reason.
+    Unknown { reason: String },
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::TestFound { args } => write!(f, "test found: {}", if args.is_empty() { "(no arguments)".to_string() } else { args.join(" ") }),
+            Verdict::Unreachable { reason } => write!(f, "unreachable: {reason}"),
+            Verdict::Unknown { reason } => write!(f, "unknown: {reason}"),
+        }
+    }
+}
+
+/// The result for one site.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SiteResult {
+    pub index: u32,
+    pub verdict: Verdict,
+    pub notes: Vec<String>,
+    pub schedule: Vec<String>,
+    /// Formula build + solve time.
+    pub millis: u128,
+    pub formula: Option<PathBuf>,
+}
+
+/// Writes `analysis.bc`: `metamutant` simplified with
+/// `mem2reg,sroa,instcombine,simplifycfg,loop-unroll` (full unroll up to `bound`).
+pub fn prepare(metamutant: &Path, out: &Path, bound: u32) -> Result<()> {
+    let passes = "mem2reg,sroa,instcombine,simplifycfg,loop-unroll<O2;full-unroll-max=BOUND>,simplifycfg".replace("BOUND", &bound.to_string());
+    let output = std::process::Command::new("opt-16")
+        .arg(format!("-passes={passes}"))
+        .arg(format!("-unroll-threshold={}", 50 * bound.max(1)))
+        .arg(metamutant)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .map_err(|source| AnalysisError::Io { what: "run opt-16 (apt-get install llvm-16)".into(), source })?;
+    if !output.status.success() {
+        return Err(AnalysisError::Opt { path: metamutant.to_path_buf(), why: String::from_utf8_lossy(&output.stderr).into_owned() });
+    }
+    Ok(())
+}
+
+/// Analyses every site of `bitcode` (an analysis copy from [`prepare`]); writes each
+/// formula to `formulas/site<N>.smt2` and the solver session to `formulas/session.smt2`.
+pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Options) -> Result<Vec<SiteResult>> {
+    std::fs::create_dir_all(formulas).map_err(|source| AnalysisError::Io { what: format!("create {}", formulas.display()), source })?;
+    let module = ir::Module::load(bitcode)?;
+    let facts = wp::ModuleFacts::new(&module);
+    let sites = site_calls(&module);
+    let mut ctx = smt::start(Some(&formulas.join("session.smt2")))?;
+    let mut results = Vec::new();
+    for index in 0..site_count {
+        let started = Instant::now();
+        let calls: Vec<_> = sites.iter().filter(|(i, _)| *i == index).map(|(_, c)| *c).collect();
+        let mut r = SiteResult { index, verdict: Verdict::Unknown { reason: String::new() }, notes: vec![], schedule: vec![], millis: 0, formula: None };
+        if calls.is_empty() {
+            r.verdict = Verdict::Unreachable { reason: "dead code: the call was removed when the analysis copy was optimised".into() };
+        }
+        for (k, call) in calls.iter().enumerate() {
+            let built = wp::Wp::new(&module, &facts, &ctx, options.bound).site(*call);
+            let q = match built {
+                Ok(q) => q,
+                Err(e) => {
+                    r.verdict = Verdict::Unknown { reason: e.to_string() };
+                    continue;
+                }
+            };
+            let path = formulas.join(if calls.len() == 1 { format!("site{index}.smt2") } else { format!("site{index}.{k}.smt2") });
+            let title = format!("site {index}: {} at {}", call.called_function().map(|f| f.name()).unwrap_or_default(), call.where_());
+            std::fs::write(&path, smt::script(&ctx, &q, &title)).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
+            r.formula = Some(path);
+            r.notes = q.notes.clone();
+            r.schedule = q.schedule.clone();
+            r.verdict = match smt::solve(&mut ctx, &q)? {
+                smt::Answer::Sat(model) => Verdict::TestFound { args: q.inputs.to_args(&model) },
+                smt::Answer::Unsat if !q.cut.is_empty() => Verdict::Unknown {
+                    reason: AnalysisError::LoopBoundExceeded { bound: options.bound, detail: q.cut.join("; ") }.to_string(),
+                },
+                smt::Answer::Unsat => Verdict::Unreachable { reason: "the reachability formula is unsatisfiable (dead code under the modelled schedule)".into() },
+                smt::Answer::Unknown => Verdict::Unknown { reason: format!("the solver answered unknown (timeout {} ms?)", smt::TIMEOUT_MS) },
+            };
+            if matches!(r.verdict, Verdict::TestFound { .. }) {
+                break;
+            }
+        }
+        r.millis = started.elapsed().as_millis();
+        results.push(r);
+    }
+    Ok(results)
+}
+
+/// Every rewritten site call: (site index, call). Wrappers and fifo trampolines take
+/// the site index as their first, constant argument.
+fn site_calls(m: &ir::Module) -> Vec<(u32, ir::Value)> {
+    let mut out = Vec::new();
+    for f in m.functions() {
+        if f.name().starts_with("syncmut.fifo.") {
+            continue;
+        }
+        for b in f.blocks() {
+            for i in b.instructions() {
+                let Some(callee) = i.called_function() else { continue };
+                let n = callee.name();
+                let is_site = (n.starts_with("syncmut_") && !n.starts_with("syncmut_hook_") && n != "syncmut_gate") || n.starts_with("syncmut.fifo.");
+                if !is_site {
+                    continue;
+                }
+                if let Some(k) = i.call_args().first().and_then(|a| a.const_int()) {
+                    out.push((k as u32, i));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The outcome of `syncmut gen`.
+pub struct Generation {
+    pub catalogue: syncmut_mutator::Catalogue,
+    pub sites: Vec<SiteResult>,
+    pub suite: suite::Suite,
+    pub tests_file: PathBuf,
+}
+
+/// `syncmut gen`: builds the metamutant into `out`, analyses every site, confirms the
+/// candidate tests by execution and writes `out/tests.json`.
+pub fn generate(design: &syncmut_mutator::Design, out: &Path, options: &Options) -> std::result::Result<Generation, Box<dyn std::error::Error + Send + Sync>> {
+    let build = syncmut_mutator::metamutant::build(design, out)?;
+    generate_for(&build, out, out, options)
+}
+
+/// Test generation for an already built metamutant (`build_dir` holds its
+/// `metamutant.bc`); everything generated goes to `out`.
+pub fn generate_for(
+    build: &syncmut_mutator::metamutant::Build,
+    build_dir: &Path,
+    out: &Path,
+    options: &Options,
+) -> std::result::Result<Generation, Box<dyn std::error::Error + Send + Sync>> {
+    std::fs::create_dir_all(out)?;
+    let analysis_bc = out.join("analysis.bc");
+    prepare(&build_dir.join(syncmut_mutator::metamutant::layout::METAMUTANT_BC), &analysis_bc, options.bound)?;
+    let sites = analyse(&analysis_bc, build.catalogue.sites.len() as u32, &out.join("formulas"), options)?;
+    let scratch = out.join("gen-traces");
+    std::fs::create_dir_all(&scratch)?;
+    let pthread = build.catalogue.kind != syncmut_mutator::api::Family::Systemc;
+    let suite = suite::build(&sites, &build.metamutant, pthread, &scratch)?;
+    let tests_file = out.join("tests.json");
+    suite::write(&suite, &tests_file)?;
+    std::fs::write(out.join("sites.json"), serde_json::to_vec_pretty(&sites)?)?;
+    Ok(Generation { catalogue: build.catalogue.clone(), sites, suite, tests_file })
+}

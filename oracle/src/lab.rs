@@ -344,7 +344,8 @@ fn run_mutant(
         if killed_here {
             kills += 1;
             if first_kill.is_none() {
-                let (v, r) = verdict::judge(&original[i.min(original.len() - 1)], &observed, &execution.stderr);
+                let label = |site| crate::diff::site_label(&build.catalogue, site);
+                let (v, r) = verdict::judge(&original[i.min(original.len() - 1)], &observed, &execution.stderr, &label);
                 first_kill = Some((v, r, schedule));
                 continue; // keep this trace: it explains the kill
             }

@@ -28,6 +28,9 @@ pub struct Observation {
     pub threads: BTreeMap<String, Vec<Step>>,
     pub deadlock: bool,
     pub livelock: bool,
+    /// For a livelock: the thread that spun and where.
+    pub livelock_thread: Option<String>,
+    pub livelock_site: Option<u32>,
     /// Threads left unfinished, with the site each waited in.
     pub pending: Vec<(String, Option<u32>)>,
     /// Sites where a notification was lost.
@@ -50,6 +53,8 @@ impl Observation {
             threads,
             deadlock: end.deadlock || end.kind == "deadlock",
             livelock: end.kind == "livelock",
+            livelock_thread: end.thread.clone(),
+            livelock_site: end.site,
             pending,
             lost_notifications: trace.events.iter().filter(|e| e.lost && !hidden.contains(&e.site)).map(|e| e.site).collect(),
         }

@@ -70,7 +70,9 @@ impl std::fmt::Display for Verdict {
 
 /// Compares a mutant's observation with the original's on the same test. The order of
 /// the checks is the order of severity: the most specific explanation wins.
-pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str) -> (Verdict, String) {
+/// `label` names a site for the reason text (`wait(e) @ file.cpp:18`).
+pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str, label: &dyn Fn(u32) -> String) -> (Verdict, String) {
+    let describe_pending = |pending: &[(String, Option<u32>)]| describe_pending(pending, label);
     let crashed = |o: &Observation| matches!(o.status, Status::Signaled(_));
     if crashed(mutant) && !crashed(original) {
         let Status::Signaled(signal) = mutant.status else { unreachable!() };
@@ -84,7 +86,12 @@ pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str) 
         return (Verdict::KilledByDeadlock, format!("deadlock: {}", describe_pending(&mutant.pending)));
     }
     if mutant.livelock && !original.livelock {
-        return (Verdict::KilledByLivelock, "livelock: a thread kept running without making progress".to_string());
+        let culprit = match (&mutant.livelock_thread, mutant.livelock_site) {
+            (Some(thread), Some(site)) => format!(": {thread} at {}", label(site)),
+            (Some(thread), None) => format!(": {thread}"),
+            _ => String::new(),
+        };
+        return (Verdict::KilledByLivelock, format!("livelock{culprit}: kept running without making progress"));
     }
     if mutant.status == Status::TimedOut && original.status != Status::TimedOut {
         return (Verdict::KilledByTimeout, "the mutant ran past its timeout".to_string());
@@ -119,14 +126,14 @@ pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str) 
     (Verdict::Survived, String::new())
 }
 
-fn describe_pending(pending: &[(String, Option<u32>)]) -> String {
+fn describe_pending(pending: &[(String, Option<u32>)], label: &dyn Fn(u32) -> String) -> String {
     if pending.is_empty() {
         return "no thread waiting".to_string();
     }
     pending
         .iter()
         .map(|(thread, site)| match site {
-            Some(site) => format!("{thread} waits at site {site}"),
+            Some(site) => format!("{thread} waits at {}", label(*site)),
             None => format!("{thread} waits"),
         })
         .collect::<Vec<_>>()

@@ -58,7 +58,7 @@ uint64_t bound_from_env(const char *name, uint64_t fallback)
     char *end = nullptr;
     errno = 0;
     unsigned long long value = std::strtoull(text, &end, 10);
-    if (errno != 0 || *end != '\0' || *text == '-' || *text == '+' || *text == ' ') {
+    if (errno != 0 || *end != '\0' || *text < '0' || *text > '9') {
         std::fprintf(stderr, "syncmut runtime: %s='%s' is not a decimal count\n", name, text);
         std::fflush(stderr);
         _exit(120);
@@ -92,6 +92,8 @@ slot *slot_of(sc_process_b *p)
         return last_known->where;
     auto it = by_process->find(p);
     if (it == by_process->end() || it->second.name != name) {
+        if (it != by_process->end()) // a new process where a deleted one was
+            it->second.where->site.store(-1, std::memory_order_relaxed);
         uint32_t i = slots_used.load(std::memory_order_relaxed);
         if (i >= MAX_SLOTS)
             return nullptr;
@@ -194,10 +196,19 @@ void at_exit()
         take_snapshot(false);
 }
 
-void init_once()
+// The bounds are read before main (after the activation's constructor, priority 101), so
+// a malformed value stops the run before the design does anything.
+__attribute__((constructor(102))) void read_bounds()
 {
     delta_bound = bound_from_env("SYNCMUT_DELTA_BOUND", DEFAULT_DELTA_BOUND);
     spin_bound = bound_from_env("SYNCMUT_SPIN_BOUND", DEFAULT_SPIN_BOUND);
+}
+
+// On first use (a wrapper call or sc_start), not at start-up: the atexit handler must be
+// registered after the design's static constructors so that it runs before their
+// destructors.
+void init_once()
+{
     by_process = new std::unordered_map<const sc_process_b *, known>();
     elaboration_name = syncmut_trace_intern("<elaboration>");
     syncmut_trace_set_end_provider(provide);
@@ -234,11 +245,7 @@ uint64_t base_delta;
 
 [[noreturn]] void livelock(const here &h, uint32_t site)
 {
-    if (h.process != nullptr) {
-        h.process->sticky = false;
-        h.process->site.store(site, std::memory_order_relaxed);
-    }
-    take_snapshot(false);
+    take_snapshot(false); // the culprit is pending too, at `site`
     syncmut_trace_finish("livelock", h.name, site, LIVELOCK_STATUS);
 }
 
@@ -253,9 +260,15 @@ here observe(uint32_t site)
     sc_process_b *p = sc_core::sc_is_running() ? sc_core::sc_get_current_process_b() : nullptr;
     if (p == nullptr)
         return h;
-    h.process = slot_of(p);
-    h.name = h.process != nullptr ? h.process->name : syncmut_trace_intern(p->name());
+    slot *s = slot_of(p);
+    h.process = s;
+    h.name = s != nullptr ? s->name : syncmut_trace_intern(p->name());
+    if (s != nullptr) {
+        s->sticky = false;
+        s->site.store(site, std::memory_order_relaxed);
+    }
 
+    // Delta bound: delta cycles at one time stamp, whoever runs them.
     if (delta_bound != 0) {
         if (!base_valid || base_time != h.time) {
             base_valid = true;
@@ -265,13 +278,10 @@ here observe(uint32_t site)
             livelock(h, site);
         }
     }
-    if (slot *s = h.process) {
-        if (s->sticky) {
-            s->sticky = false;
-            s->site.store(-1, std::memory_order_relaxed);
-        }
+    // Spin bound: this process's calls without time or delta advancing.
+    if (s != nullptr && spin_bound != 0) {
         if (s->spins != 0 && s->last_time == h.time && s->last_delta == h.delta) {
-            if (++s->spins > spin_bound && spin_bound != 0)
+            if (++s->spins > spin_bound)
                 livelock(h, site);
         } else {
             s->last_time = h.time;
@@ -282,24 +292,10 @@ here observe(uint32_t site)
     return h;
 }
 
-blocking_scope::blocking_scope(const here &h, uint32_t site) : process_(h.process), previous_(-1)
+void gate_leaves_site_marked(const here &h)
 {
-    if (process_ != nullptr)
-        previous_ = process_->site.exchange(site, std::memory_order_relaxed);
-}
-
-blocking_scope::~blocking_scope()
-{
-    if (process_ != nullptr)
-        process_->site.store(previous_, std::memory_order_relaxed);
-}
-
-void gate_site(const here &h, uint32_t site)
-{
-    if (h.process != nullptr) {
-        h.process->site.store(site, std::memory_order_relaxed);
+    if (h.process != nullptr)
         h.process->sticky = true;
-    }
 }
 
 // ---- lost notifications ----------------------------------------------------------------

@@ -4,9 +4,9 @@
 // - Every wrapper call is first reported with observe(): it identifies the running process
 //   (interning its name once) and applies the livelock bounds (SYNCMUT_DELTA_BOUND,
 //   SYNCMUT_SPIN_BOUND; exit status 121).
-// - A blocking wrapper holds a blocking_scope while it performs its action: the process's
-//   slot then names the site it is blocked in, until the call returns or is unwound by
-//   the kernel's kill/reset exception.
+// - From observe() until the wrapper returns (or is unwound by the kernel's kill/reset
+//   exception) the process's slot names the site: where a process blocked in a wait,
+//   lock or fifo access stopped.
 // - The monitor registers the trace's end provider: pending = the thread processes that
 //   have not terminated when the run ends, with the site they are blocked in; deadlock =
 //   some are pending and the kernel has no activity left.
@@ -41,26 +41,30 @@ struct here {
     uint64_t delta;  // sc_delta_count()
 };
 
-// Called first by every wrapper; may end the run (livelock, exit status 121).
+// Called first by every wrapper: marks the process as inside the wrapped call at `site`
+// and applies the livelock bounds (may end the run, exit status 121).
 here observe(uint32_t site);
 
-// Marks `h.process` as blocked at `site` for the scope's lifetime (also on unwinding).
-class blocking_scope {
+// Held by a wrapper for the rest of the call: leaving it (return, or unwinding by the
+// kernel's kill/reset exception) marks the process as no longer inside a wrapped call.
+class inside {
 public:
-    blocking_scope(const here &h, uint32_t site);
-    ~blocking_scope();
-    blocking_scope(const blocking_scope &) = delete;
-    blocking_scope &operator=(const blocking_scope &) = delete;
+    explicit inside(const here &h) : process_(h.process) {}
+    ~inside()
+    {
+        if (process_ != nullptr && !process_->sticky)
+            process_->site.store(-1, std::memory_order_relaxed);
+    }
+    inside(const inside &) = delete;
+    inside &operator=(const inside &) = delete;
 
 private:
     slot *process_;
-    int64_t previous_;
 };
 
-// A fifo gate: the trampoline performs the access after the gate returns, so there is no
-// scope to hold; a possibly blocking access marks the site until the process's next
-// wrapper call.
-void gate_site(const here &h, uint32_t site);
+// A fifo gate: the trampoline performs the access after the gate returns. If that access
+// may block, the site stays marked until the process's next wrapper call.
+void gate_leaves_site_marked(const here &h);
 
 // True when an immediate notification of `e` now would wake nobody: no process is
 // statically or dynamically sensitive to it (read from the kernel's own lists).

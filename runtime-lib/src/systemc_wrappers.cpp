@@ -44,7 +44,6 @@ namespace {
 
 // ---- recording -------------------------------------------------------------------
 
-using syncmut_monitor::blocking_scope;
 using syncmut_monitor::here;
 
 constexpr uint32_t op_bit(syncmut_op op) { return UINT32_C(1) << op; }
@@ -70,9 +69,11 @@ void record(const here &h, uint32_t site, syncmut_op op, bool lost = false)
 // Chooses the site's operator, tells the monitor (which may end a livelocked run) and
 // records the event. `notified`: the event that the operators in `immediate_ops` notify
 // immediately, so the record can say whether that notification is lost.
+// The process counts as inside the wrapped call at `site` (where it blocks, if it does)
+// until the wrapper's `call` goes out of scope.
 struct call {
     syncmut_op op;
-    here where;
+    syncmut_monitor::inside guard;
 };
 call begin(uint32_t site, uint32_t allowed, const char *wrapper,
            const sc_event *notified = nullptr, uint32_t immediate_ops = 0)
@@ -82,7 +83,7 @@ call begin(uint32_t site, uint32_t allowed, const char *wrapper,
     bool lost = notified != nullptr && (immediate_ops & op_bit(op)) != 0 &&
                 syncmut_trace_on() && syncmut_monitor::no_waiters(*notified);
     record(h, site, op, lost);
-    return {op, h};
+    return {op, syncmut_monitor::inside(h)};
 }
 
 
@@ -138,7 +139,6 @@ constexpr uint32_t TIMED_LIST_OPS = REMOVE | op_bit(SYNCMUT_TIME_DOUBLE);
 void wait_static(uint32_t site, const char *w, sc_simcontext *simc)
 {
     call c = begin(site, REMOVE, w);
-    blocking_scope blocked(c.where, site);
     if (c.op == SYNCMUT_REMOVE)
         return;
     sc_core::wait(simc);
@@ -148,7 +148,6 @@ void wait_static(uint32_t site, const char *w, sc_simcontext *simc)
 void wait_n(uint32_t site, const char *w, sc_simcontext *simc, int n)
 {
     call c = begin(site, REMOVE, w);
-    blocking_scope blocked(c.where, site);
     if (c.op == SYNCMUT_REMOVE)
         return;
     sc_core::wait(n, simc);
@@ -160,7 +159,6 @@ void on_event(uint32_t site, const char *w, sc_simcontext *simc, const sc_event 
     // wait-to-notify notifies `e` immediately: the record says whether that is lost.
     call c = begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | K::extra_event_ops, w, &e,
                    op_bit(SYNCMUT_WAIT_TO_NOTIFY));
-    blocking_scope blocked(c.where, site);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return;
@@ -179,7 +177,6 @@ template <class K>
 void on_or(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_or_list &el)
 {
     call c = begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_OR_TO_AND), w);
-    blocking_scope blocked(c.where, site);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return drop(el);
@@ -197,7 +194,6 @@ template <class K>
 void on_and(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_and_list &el)
 {
     call c = begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_AND_TO_OR), w);
-    blocking_scope blocked(c.where, site);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return drop(el);
@@ -215,7 +211,6 @@ template <class K>
 void on_time(uint32_t site, const char *w, sc_simcontext *simc, const sc_time &t)
 {
     call c = begin(site, TIMED_OPS, w);
-    blocking_scope blocked(c.where, site);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return;
@@ -234,7 +229,6 @@ template <class K>
 void on_value(uint32_t site, const char *w, sc_simcontext *simc, double v, sc_time_unit tu)
 {
     call c = begin(site, TIMED_OPS, w);
-    blocking_scope blocked(c.where, site);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return;
@@ -253,7 +247,6 @@ void on_time_events(uint32_t site, const char *w, sc_simcontext *simc, const sc_
                     const Events &events)
 {
     call c = begin(site, TIMED_LIST_OPS, w);
-    blocking_scope blocked(c.where, site);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         if constexpr (!std::is_same_v<Events, sc_event>)
@@ -271,7 +264,6 @@ void on_value_events(uint32_t site, const char *w, sc_simcontext *simc, double v
                      sc_time_unit tu, const Events &events)
 {
     call c = begin(site, TIMED_LIST_OPS, w);
-    blocking_scope blocked(c.where, site);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         if constexpr (!std::is_same_v<Events, sc_event>)
@@ -395,46 +387,53 @@ bool mutated_notify(syncmut_op op, sc_event *e)
 
 extern "C" void syncmut_sc_event_notify(uint32_t site, sc_event *self)
 {
-    if (!mutated_notify(begin(site, NOTIFY_OPS, __func__, self, ORIGINAL_IMMEDIATE).op, self))
+    call c = begin(site, NOTIFY_OPS, __func__, self, ORIGINAL_IMMEDIATE);
+    if (!mutated_notify(c.op, self))
         self->notify();
 }
 
 extern "C" void syncmut_sc_event_notify_time(uint32_t site, sc_event *self, const sc_time &t)
 {
-    if (!mutated_notify(begin(site, TIMED_NOTIFY_OPS, __func__, self, IMMEDIATE).op, self))
+    call c = begin(site, TIMED_NOTIFY_OPS, __func__, self, IMMEDIATE);
+    if (!mutated_notify(c.op, self))
         self->notify(t);
 }
 
 extern "C" void syncmut_sc_event_notify_value(uint32_t site, sc_event *self, double v,
                                               sc_time_unit tu)
 {
-    if (!mutated_notify(begin(site, TIMED_NOTIFY_OPS, __func__, self, IMMEDIATE).op, self))
+    call c = begin(site, TIMED_NOTIFY_OPS, __func__, self, IMMEDIATE);
+    if (!mutated_notify(c.op, self))
         self->notify(v, tu);
 }
 
 extern "C" void syncmut_sc_event_notify_delayed(uint32_t site, sc_event *self)
 {
-    if (!mutated_notify(begin(site, DELAYED_OPS, __func__, self, IMMEDIATE).op, self))
+    call c = begin(site, DELAYED_OPS, __func__, self, IMMEDIATE);
+    if (!mutated_notify(c.op, self))
         self->notify_delayed();
 }
 
 extern "C" void syncmut_sc_event_notify_delayed_time(uint32_t site, sc_event *self,
                                                      const sc_time &t)
 {
-    if (!mutated_notify(begin(site, DELAYED_OPS, __func__, self, IMMEDIATE).op, self))
+    call c = begin(site, DELAYED_OPS, __func__, self, IMMEDIATE);
+    if (!mutated_notify(c.op, self))
         self->notify_delayed(t);
 }
 
 extern "C" void syncmut_sc_event_notify_delayed_value(uint32_t site, sc_event *self, double v,
                                                       sc_time_unit tu)
 {
-    if (!mutated_notify(begin(site, DELAYED_OPS, __func__, self, IMMEDIATE).op, self))
+    call c = begin(site, DELAYED_OPS, __func__, self, IMMEDIATE);
+    if (!mutated_notify(c.op, self))
         self->notify_delayed(v, tu);
 }
 
 extern "C" void syncmut_sc_event_cancel(uint32_t site, sc_event *self)
 {
-    if (begin(site, REMOVE, __func__).op != SYNCMUT_REMOVE)
+    call c = begin(site, REMOVE, __func__);
+    if (c.op != SYNCMUT_REMOVE)
         self->cancel();
 }
 
@@ -445,7 +444,6 @@ extern "C" void syncmut_sc_event_cancel(uint32_t site, sc_event *self)
 extern "C" int syncmut_sc_mutex_lock(uint32_t site, sc_core::sc_mutex *self)
 {
     call c = begin(site, REMOVE | op_bit(SYNCMUT_LOCK_TO_TRYLOCK), __func__);
-    blocking_scope blocked(c.where, site);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return 0;
@@ -459,14 +457,16 @@ extern "C" int syncmut_sc_mutex_lock(uint32_t site, sc_core::sc_mutex *self)
 
 extern "C" int syncmut_sc_mutex_trylock(uint32_t site, sc_core::sc_mutex *self)
 {
-    if (begin(site, REMOVE, __func__).op == SYNCMUT_REMOVE)
+    call c = begin(site, REMOVE, __func__);
+    if (c.op == SYNCMUT_REMOVE)
         return 0;
     return self->sc_core::sc_mutex::trylock();
 }
 
 extern "C" int syncmut_sc_mutex_unlock(uint32_t site, sc_core::sc_mutex *self)
 {
-    if (begin(site, REMOVE, __func__).op == SYNCMUT_REMOVE)
+    call c = begin(site, REMOVE, __func__);
+    if (c.op == SYNCMUT_REMOVE)
         return 0;
     return self->sc_core::sc_mutex::unlock();
 }
@@ -474,7 +474,6 @@ extern "C" int syncmut_sc_mutex_unlock(uint32_t site, sc_core::sc_mutex *self)
 extern "C" int syncmut_sc_semaphore_wait(uint32_t site, sc_core::sc_semaphore *self)
 {
     call c = begin(site, REMOVE | op_bit(SYNCMUT_WAIT_TO_TRYWAIT), __func__);
-    blocking_scope blocked(c.where, site);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return 0;
@@ -488,14 +487,16 @@ extern "C" int syncmut_sc_semaphore_wait(uint32_t site, sc_core::sc_semaphore *s
 
 extern "C" int syncmut_sc_semaphore_trywait(uint32_t site, sc_core::sc_semaphore *self)
 {
-    if (begin(site, REMOVE, __func__).op == SYNCMUT_REMOVE)
+    call c = begin(site, REMOVE, __func__);
+    if (c.op == SYNCMUT_REMOVE)
         return 0;
     return self->sc_core::sc_semaphore::trywait();
 }
 
 extern "C" int syncmut_sc_semaphore_post(uint32_t site, sc_core::sc_semaphore *self)
 {
-    if (begin(site, REMOVE, __func__).op == SYNCMUT_REMOVE)
+    call c = begin(site, REMOVE, __func__);
+    if (c.op == SYNCMUT_REMOVE)
         return 0;
     return self->sc_core::sc_semaphore::post();
 }
@@ -529,12 +530,13 @@ extern "C" int32_t syncmut_gate(uint32_t site, const char *ops)
     syncmut_op op;
     int position = syncmut_op_position(site, ops, &op);
     here h = syncmut_monitor::observe(site);
+    syncmut_monitor::inside guard(h);
     record(h, site, op);
     // The access the trampoline performs next may block: a blocking original (its site
     // offers blocking-to-nonblocking) run as is, or a non-blocking one made blocking.
     bool may_block = (op == SYNCMUT_ORIGINAL && has_slug(ops, "blocking-to-nonblocking")) ||
                      op == SYNCMUT_NONBLOCKING_TO_BLOCKING;
     if (may_block)
-        syncmut_monitor::gate_site(h, site);
+        syncmut_monitor::gate_leaves_site_marked(h);
     return position;
 }

@@ -1,0 +1,207 @@
+//! The transformer on small C fixtures with hand-derived preconditions. Each fixture
+//! marks its sites with `syncmut_probe(k)` (a name the site finder treats like a
+//! rewritten wrapper call: first argument = the site index).
+
+use std::path::Path;
+use syncmut_analysis::{analyse, prepare, smt, Options, SiteResult, Verdict};
+
+/// Compiles `src`, prepares the analysis copy and analyses `sites` sites.
+fn run(name: &str, src: &str, sites: u32) -> (tempfile::TempDir, Vec<SiteResult>) {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join(format!("{name}.c"));
+    std::fs::write(&c, format!("#include <stdlib.h>\n#include <pthread.h>\nvoid syncmut_probe(int site);\n{src}")).unwrap();
+    let bc = dir.path().join("design.bc");
+    let ok = std::process::Command::new("clang-16")
+        .args(["-c", "-emit-llvm", "-O0", "-Xclang", "-disable-O0-optnone", "-g", "-pthread", "-o"])
+        .arg(&bc)
+        .arg(&c)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "clang-16 failed on {name}");
+    let an = dir.path().join("analysis.bc");
+    prepare(&bc, &an, Options::default().bound).unwrap();
+    let results = analyse(&an, sites, &dir.path().join("formulas"), &Options::default()).unwrap();
+    for r in &results {
+        eprintln!("{name} site {}: {} notes={:?}", r.index, r.verdict, r.notes);
+    }
+    (dir, results)
+}
+
+/// argc ≥ 1 + highest argv index, ≤ 64.
+fn argc(k: u32) -> String {
+    format!("(bvuge argc (_ bv{} 32)) (bvule argc (_ bv64 32))", k + 1)
+}
+
+fn equivalent(dir: &Path, site: u32, expected: &str) -> bool {
+    smt::equivalent(&dir.join(format!("formulas/site{site}.smt2")), expected).unwrap()
+}
+
+fn found(r: &SiteResult) -> &[String] {
+    match &r.verdict {
+        Verdict::TestFound { args } => args,
+        v => panic!("site {}: {v}", r.index),
+    }
+}
+
+#[test]
+fn branches() {
+    let (d, r) = run(
+        "branches",
+        "int main(int argc, char **argv) { int x = atoi(argv[1]);
+           if (x > 10) { if (x < 20) syncmut_probe(0); else syncmut_probe(1); } return 0; }",
+        2,
+    );
+    let a = argc(1);
+    assert!(equivalent(d.path(), 0, &format!("(and {a} (bvsgt argv1 (_ bv10 32)) (bvslt argv1 (_ bv20 32)))")));
+    assert!(equivalent(d.path(), 1, &format!("(and {a} (bvsge argv1 (_ bv20 32)))")));
+    // Must be able to fail: site 0 is not `x > 10` alone.
+    assert!(!equivalent(d.path(), 0, &format!("(and {a} (bvsgt argv1 (_ bv10 32)))")));
+    let x: i32 = found(&r[0])[0].parse().unwrap();
+    assert!(x > 10 && x < 20);
+}
+
+#[test]
+fn phi_and_select() {
+    let (d, _) = run(
+        "phi",
+        "int main(int argc, char **argv) { int x = atoi(argv[1]); int y;
+           if (x > 5) y = x * 2; else y = x + 100;
+           if (y == 50) syncmut_probe(0); return 0; }",
+        1,
+    );
+    // x = 25 (2x = 50) or x = -50 (x + 100 = 50).
+    assert!(equivalent(d.path(), 0, &format!("(and {} (or (= argv1 (_ bv25 32)) (= argv1 (bvneg (_ bv50 32)))))", argc(1))));
+}
+
+#[test]
+fn switch_cases_and_default() {
+    let (d, _) = run(
+        "switch",
+        "int main(int argc, char **argv) { switch (atoi(argv[1])) {
+           case 1: case 7: syncmut_probe(0); break; case 3: syncmut_probe(1); break;
+           default: syncmut_probe(2); } return 0; }",
+        3,
+    );
+    let a = argc(1);
+    assert!(equivalent(d.path(), 0, &format!("(and {a} (or (= argv1 (_ bv1 32)) (= argv1 (_ bv7 32))))")));
+    assert!(equivalent(d.path(), 1, &format!("(and {a} (= argv1 (_ bv3 32)))")));
+    assert!(equivalent(d.path(), 2, &format!("(and {a} (distinct argv1 (_ bv1 32)) (distinct argv1 (_ bv3 32)) (distinct argv1 (_ bv7 32)))")));
+}
+
+#[test]
+fn struct_fields_through_a_helper() {
+    let (d, _) = run(
+        "fields",
+        "struct s { int a; char b; long c; } g = { 1, 2, 5 };
+         static void set(struct s *p, int v) { p->a = v; }
+         int main(int argc, char **argv) { g.c = atol(argv[1]); set(&g, atoi(argv[2]));
+           if (g.c + g.a == 10 && g.b == 2) syncmut_probe(0); return 0; }",
+        1,
+    );
+    // c = argv1 (64-bit), a = argv2 (32-bit, sign-extended); b keeps its initializer.
+    assert!(equivalent(d.path(), 0, &format!("(and {} (= (bvadd argv1 ((_ sign_extend 32) argv2)) (_ bv10 64)))", argc(2))));
+}
+
+#[test]
+fn helper_function_result() {
+    let (d, _) = run(
+        "helper",
+        "static int twice(int v) { return v * 2; }
+         int main(int argc, char **argv) { if (twice(atoi(argv[1])) == 84) syncmut_probe(0); return 0; }",
+        1,
+    );
+    assert!(equivalent(d.path(), 0, &format!("(and {} (= (bvmul argv1 (_ bv2 32)) (_ bv84 32)))", argc(1))));
+}
+
+#[test]
+fn loop_within_the_bound() {
+    let (d, r) = run(
+        "loop3",
+        "int main(int argc, char **argv) { int x = atoi(argv[1]), s = 0;
+           for (int i = 0; i < 3; i++) s += x;
+           if (s == 30) syncmut_probe(0); return 0; }",
+        1,
+    );
+    assert!(equivalent(d.path(), 0, &format!("(and {} (= (bvmul argv1 (_ bv3 32)) (_ bv30 32)))", argc(1))));
+    assert!(matches!(r[0].verdict, Verdict::TestFound { .. }));
+}
+
+#[test]
+fn loop_beyond_the_bound_says_so() {
+    let (_d, r) = run(
+        "loop100",
+        "int main(int argc, char **argv) { int x = atoi(argv[1]); volatile int s = 0;
+           for (int i = 0; i < 100; i++) s += x;
+           if (s == 300) syncmut_probe(0); return 0; }",
+        1,
+    );
+    match &r[0].verdict {
+        Verdict::Unknown { reason } => assert!(reason.contains("loop bound"), "{reason}"),
+        v => panic!("expected unknown (loop bound), got {v}"),
+    }
+}
+
+#[test]
+fn unsat_site_is_unreachable() {
+    // x*x = 2 (mod 2^32) has no solution: 2 is not a square modulo 8.
+    let (_d, r) = run(
+        "unsat",
+        "int main(int argc, char **argv) { unsigned x = atoi(argv[1]);
+           if (x * x == 2u) syncmut_probe(0); return 0; }",
+        1,
+    );
+    assert!(matches!(r[0].verdict, Verdict::Unreachable { .. }), "{}", r[0].verdict);
+}
+
+#[test]
+fn unreachable_site() {
+    let (_d, r) = run(
+        "dead",
+        "int main(int argc, char **argv) { int x = atoi(argv[1]);
+           if (x > 5 && x < 3) syncmut_probe(0); return 0; }",
+        1,
+    );
+    assert!(matches!(r[0].verdict, Verdict::Unreachable { .. } | Verdict::Unknown { .. }), "{}", r[0].verdict);
+    assert!(!matches!(r[0].verdict, Verdict::TestFound { .. }));
+}
+
+#[test]
+fn thread_start_routine_reads_its_argument() {
+    let (d, r) = run(
+        "thread",
+        "static void *worker(void *arg) { long v = (long)arg; if (v == 77) syncmut_probe(0); return 0; }
+         int main(int argc, char **argv) { pthread_t t;
+           pthread_create(&t, 0, worker, (void *)(long)atoi(argv[1])); pthread_join(t, 0); return 0; }",
+        1,
+    );
+    assert!(equivalent(d.path(), 0, &format!("(and {} (= argv1 (_ bv77 32)))", argc(1))));
+    assert_eq!(found(&r[0]), ["77"]);
+    assert!(r[0].schedule.iter().any(|s| s.contains("worker")), "{:?}", r[0].schedule);
+}
+
+#[test]
+fn strcmp_choice() {
+    let (d, r) = run(
+        "strcmp",
+        "#include <string.h>
+         int main(int argc, char **argv) { if (argc > 2 && strcmp(argv[2], \"go\") == 0) syncmut_probe(0); return 0; }",
+        1,
+    );
+    assert!(equivalent(d.path(), 0, &format!("(and {} (bvsgt argc (_ bv2 32)) |argv2==\"go\"|)", argc(2))));
+    assert_eq!(found(&r[0]), ["0", "go"]);
+}
+
+#[test]
+fn unsupported_is_unknown_with_location() {
+    let (_d, r) = run(
+        "nondet",
+        "int __VERIFIER_nondet_int(void);
+         int main(void) { if (__VERIFIER_nondet_int() == 4) syncmut_probe(0); return 0; }",
+        1,
+    );
+    match &r[0].verdict {
+        Verdict::Unknown { reason } => assert!(reason.contains("not supported yet") && reason.contains("nondet.c:"), "{reason}"),
+        v => panic!("expected unknown, got {v}"),
+    }
+}
