@@ -52,6 +52,22 @@ fn guarded_event() {
 }
 
 #[test]
+fn bounded_buffer_signals_deadlock_and_waits_livelock() {
+    let results = check("pthread/bounded_buffer");
+    let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
+    assert_eq!(verdict("put#3:remove"), "killed-by-deadlock");
+    assert_eq!(verdict("get#3:remove"), "killed-by-deadlock");
+    assert_eq!(verdict("put#4:remove"), "killed-by-deadlock");
+}
+
+#[test]
+fn narrow_guard_is_reached_by_generated_tests() {
+    let results = check("pthread/narrow_guard");
+    // The worker's lock is behind x == 123457 && y > x: only a generated test reaches it.
+    assert_ne!(results["verdicts"]["worker#1:remove"], "not-reached");
+}
+
+#[test]
 fn redundant_sync_has_survivors() {
     let results = check("systemc/redundant_sync");
     let survived = results["verdicts"].as_object().unwrap().values().filter(|v| *v == "survived").count();
