@@ -251,7 +251,7 @@ uint64_t base_delta;
 
 } // namespace
 
-here observe(uint32_t site)
+here observe(uint32_t site, call_kind kind)
 {
     init();
     here h{nullptr, elaboration_name, sc_core::sc_time_stamp().value(), sc_core::sc_delta_count()};
@@ -278,8 +278,8 @@ here observe(uint32_t site)
             livelock(h, site);
         }
     }
-    // Spin bound: this process's calls without time or delta advancing.
-    if (s != nullptr && spin_bound != 0) {
+    // Spin bound: this process's suspending calls without time or delta advancing.
+    if (s != nullptr && spin_bound != 0 && kind == call_kind::suspends) {
         if (s->spins != 0 && s->last_time == h.time && s->last_delta == h.delta) {
             if (++s->spins > spin_bound)
                 livelock(h, site);

@@ -41,9 +41,15 @@ struct here {
     uint64_t delta;  // sc_delta_count()
 };
 
+// Whether the wrapped call (the original, whatever the mutation) can suspend the process:
+// wait, next_trigger, sc_mutex::lock, sc_semaphore::wait, blocking fifo accesses. Only
+// these count towards the spin bound, so a burst of notify/post/nb_write calls in one
+// activation is not mistaken for a spin.
+enum class call_kind { suspends, returns };
+
 // Called first by every wrapper: marks the process as inside the wrapped call at `site`
 // and applies the livelock bounds (may end the run, exit status 121).
-here observe(uint32_t site);
+here observe(uint32_t site, call_kind kind);
 
 // Held by a wrapper for the rest of the call: leaving it (return, or unwinding by the
 // kernel's kill/reset exception) marks the process as no longer inside a wrapped call.

@@ -66,26 +66,30 @@ void record(const here &h, uint32_t site, syncmut_op op, bool lost = false)
     syncmut_trace_systemc(site, op, h.name, cache.id, h.delta, lost ? SYNCMUT_EVENT_LOST : 0);
 }
 
-// Chooses the site's operator, tells the monitor (which may end a livelocked run) and
-// records the event. `notified`: the event that the operators in `immediate_ops` notify
-// immediately, so the record can say whether that notification is lost.
 // The process counts as inside the wrapped call at `site` (where it blocks, if it does)
 // until the wrapper's `call` goes out of scope.
 struct call {
     syncmut_op op;
     syncmut_monitor::inside guard;
 };
-call begin(uint32_t site, uint32_t allowed, const char *wrapper,
-           const sc_event *notified = nullptr, uint32_t immediate_ops = 0)
+
+// Chooses the site's operator, tells the monitor (which may end a livelocked run) and
+// records the event. `kind`: whether the wrapped call can suspend the process (only
+// those count towards the spin bound). `notified`: the event that the operators in
+// `immediate_ops` notify immediately, so the record can say whether that is lost.
+call begin(uint32_t site, syncmut_monitor::call_kind kind, uint32_t allowed,
+           const char *wrapper, const sc_event *notified = nullptr, uint32_t immediate_ops = 0)
 {
     syncmut_op op = syncmut_op_for(site, allowed, wrapper);
-    here h = syncmut_monitor::observe(site);
+    here h = syncmut_monitor::observe(site, kind);
     bool lost = notified != nullptr && (immediate_ops & op_bit(op)) != 0 &&
                 syncmut_trace_on() && syncmut_monitor::no_waiters(*notified);
     record(h, site, op, lost);
     return {op, syncmut_monitor::inside(h)};
 }
 
+constexpr auto SUSPENDS = syncmut_monitor::call_kind::suspends;
+constexpr auto RETURNS = syncmut_monitor::call_kind::returns;
 
 // ---- helpers for mutated actions -----------------------------------------------------
 
@@ -138,7 +142,7 @@ constexpr uint32_t TIMED_LIST_OPS = REMOVE | op_bit(SYNCMUT_TIME_DOUBLE);
 // wait(): static sensitivity (threads only).
 void wait_static(uint32_t site, const char *w, sc_simcontext *simc)
 {
-    call c = begin(site, REMOVE, w);
+    call c = begin(site, SUSPENDS, REMOVE, w);
     if (c.op == SYNCMUT_REMOVE)
         return;
     sc_core::wait(simc);
@@ -147,7 +151,7 @@ void wait_static(uint32_t site, const char *w, sc_simcontext *simc)
 // wait(n): n times the static sensitivity (threads only).
 void wait_n(uint32_t site, const char *w, sc_simcontext *simc, int n)
 {
-    call c = begin(site, REMOVE, w);
+    call c = begin(site, SUSPENDS, REMOVE, w);
     if (c.op == SYNCMUT_REMOVE)
         return;
     sc_core::wait(n, simc);
@@ -157,8 +161,8 @@ template <class K>
 void on_event(uint32_t site, const char *w, sc_simcontext *simc, const sc_event &e)
 {
     // wait-to-notify notifies `e` immediately: the record says whether that is lost.
-    call c = begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | K::extra_event_ops, w, &e,
-                   op_bit(SYNCMUT_WAIT_TO_NOTIFY));
+    call c = begin(site, SUSPENDS, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | K::extra_event_ops,
+                   w, &e, op_bit(SYNCMUT_WAIT_TO_NOTIFY));
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return;
@@ -176,7 +180,8 @@ void on_event(uint32_t site, const char *w, sc_simcontext *simc, const sc_event 
 template <class K>
 void on_or(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_or_list &el)
 {
-    call c = begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_OR_TO_AND), w);
+    call c = begin(site, SUSPENDS,
+                   REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_OR_TO_AND), w);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return drop(el);
@@ -193,7 +198,8 @@ void on_or(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_or_
 template <class K>
 void on_and(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_and_list &el)
 {
-    call c = begin(site, REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_AND_TO_OR), w);
+    call c = begin(site, SUSPENDS,
+                   REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_AND_TO_OR), w);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return drop(el);
@@ -210,7 +216,7 @@ void on_and(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_an
 template <class K>
 void on_time(uint32_t site, const char *w, sc_simcontext *simc, const sc_time &t)
 {
-    call c = begin(site, TIMED_OPS, w);
+    call c = begin(site, SUSPENDS, TIMED_OPS, w);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return;
@@ -228,7 +234,7 @@ void on_time(uint32_t site, const char *w, sc_simcontext *simc, const sc_time &t
 template <class K>
 void on_value(uint32_t site, const char *w, sc_simcontext *simc, double v, sc_time_unit tu)
 {
-    call c = begin(site, TIMED_OPS, w);
+    call c = begin(site, SUSPENDS, TIMED_OPS, w);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return;
@@ -246,7 +252,7 @@ template <class K, class Events>
 void on_time_events(uint32_t site, const char *w, sc_simcontext *simc, const sc_time &t,
                     const Events &events)
 {
-    call c = begin(site, TIMED_LIST_OPS, w);
+    call c = begin(site, SUSPENDS, TIMED_LIST_OPS, w);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         if constexpr (!std::is_same_v<Events, sc_event>)
@@ -263,7 +269,7 @@ template <class K, class Events>
 void on_value_events(uint32_t site, const char *w, sc_simcontext *simc, double v,
                      sc_time_unit tu, const Events &events)
 {
-    call c = begin(site, TIMED_LIST_OPS, w);
+    call c = begin(site, SUSPENDS, TIMED_LIST_OPS, w);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         if constexpr (!std::is_same_v<Events, sc_event>)
@@ -387,14 +393,14 @@ bool mutated_notify(syncmut_op op, sc_event *e)
 
 extern "C" void syncmut_sc_event_notify(uint32_t site, sc_event *self)
 {
-    call c = begin(site, NOTIFY_OPS, __func__, self, ORIGINAL_IMMEDIATE);
+    call c = begin(site, RETURNS, NOTIFY_OPS, __func__, self, ORIGINAL_IMMEDIATE);
     if (!mutated_notify(c.op, self))
         self->notify();
 }
 
 extern "C" void syncmut_sc_event_notify_time(uint32_t site, sc_event *self, const sc_time &t)
 {
-    call c = begin(site, TIMED_NOTIFY_OPS, __func__, self, IMMEDIATE);
+    call c = begin(site, RETURNS, TIMED_NOTIFY_OPS, __func__, self, IMMEDIATE);
     if (!mutated_notify(c.op, self))
         self->notify(t);
 }
@@ -402,14 +408,14 @@ extern "C" void syncmut_sc_event_notify_time(uint32_t site, sc_event *self, cons
 extern "C" void syncmut_sc_event_notify_value(uint32_t site, sc_event *self, double v,
                                               sc_time_unit tu)
 {
-    call c = begin(site, TIMED_NOTIFY_OPS, __func__, self, IMMEDIATE);
+    call c = begin(site, RETURNS, TIMED_NOTIFY_OPS, __func__, self, IMMEDIATE);
     if (!mutated_notify(c.op, self))
         self->notify(v, tu);
 }
 
 extern "C" void syncmut_sc_event_notify_delayed(uint32_t site, sc_event *self)
 {
-    call c = begin(site, DELAYED_OPS, __func__, self, IMMEDIATE);
+    call c = begin(site, RETURNS, DELAYED_OPS, __func__, self, IMMEDIATE);
     if (!mutated_notify(c.op, self))
         self->notify_delayed();
 }
@@ -417,7 +423,7 @@ extern "C" void syncmut_sc_event_notify_delayed(uint32_t site, sc_event *self)
 extern "C" void syncmut_sc_event_notify_delayed_time(uint32_t site, sc_event *self,
                                                      const sc_time &t)
 {
-    call c = begin(site, DELAYED_OPS, __func__, self, IMMEDIATE);
+    call c = begin(site, RETURNS, DELAYED_OPS, __func__, self, IMMEDIATE);
     if (!mutated_notify(c.op, self))
         self->notify_delayed(t);
 }
@@ -425,14 +431,14 @@ extern "C" void syncmut_sc_event_notify_delayed_time(uint32_t site, sc_event *se
 extern "C" void syncmut_sc_event_notify_delayed_value(uint32_t site, sc_event *self, double v,
                                                       sc_time_unit tu)
 {
-    call c = begin(site, DELAYED_OPS, __func__, self, IMMEDIATE);
+    call c = begin(site, RETURNS, DELAYED_OPS, __func__, self, IMMEDIATE);
     if (!mutated_notify(c.op, self))
         self->notify_delayed(v, tu);
 }
 
 extern "C" void syncmut_sc_event_cancel(uint32_t site, sc_event *self)
 {
-    call c = begin(site, REMOVE, __func__);
+    call c = begin(site, RETURNS, REMOVE, __func__);
     if (c.op != SYNCMUT_REMOVE)
         self->cancel();
 }
@@ -443,7 +449,7 @@ extern "C" void syncmut_sc_event_cancel(uint32_t site, sc_event *self)
 
 extern "C" int syncmut_sc_mutex_lock(uint32_t site, sc_core::sc_mutex *self)
 {
-    call c = begin(site, REMOVE | op_bit(SYNCMUT_LOCK_TO_TRYLOCK), __func__);
+    call c = begin(site, SUSPENDS, REMOVE | op_bit(SYNCMUT_LOCK_TO_TRYLOCK), __func__);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return 0;
@@ -457,7 +463,7 @@ extern "C" int syncmut_sc_mutex_lock(uint32_t site, sc_core::sc_mutex *self)
 
 extern "C" int syncmut_sc_mutex_trylock(uint32_t site, sc_core::sc_mutex *self)
 {
-    call c = begin(site, REMOVE, __func__);
+    call c = begin(site, RETURNS, REMOVE, __func__);
     if (c.op == SYNCMUT_REMOVE)
         return 0;
     return self->sc_core::sc_mutex::trylock();
@@ -465,7 +471,7 @@ extern "C" int syncmut_sc_mutex_trylock(uint32_t site, sc_core::sc_mutex *self)
 
 extern "C" int syncmut_sc_mutex_unlock(uint32_t site, sc_core::sc_mutex *self)
 {
-    call c = begin(site, REMOVE, __func__);
+    call c = begin(site, RETURNS, REMOVE, __func__);
     if (c.op == SYNCMUT_REMOVE)
         return 0;
     return self->sc_core::sc_mutex::unlock();
@@ -473,7 +479,7 @@ extern "C" int syncmut_sc_mutex_unlock(uint32_t site, sc_core::sc_mutex *self)
 
 extern "C" int syncmut_sc_semaphore_wait(uint32_t site, sc_core::sc_semaphore *self)
 {
-    call c = begin(site, REMOVE | op_bit(SYNCMUT_WAIT_TO_TRYWAIT), __func__);
+    call c = begin(site, SUSPENDS, REMOVE | op_bit(SYNCMUT_WAIT_TO_TRYWAIT), __func__);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return 0;
@@ -487,7 +493,7 @@ extern "C" int syncmut_sc_semaphore_wait(uint32_t site, sc_core::sc_semaphore *s
 
 extern "C" int syncmut_sc_semaphore_trywait(uint32_t site, sc_core::sc_semaphore *self)
 {
-    call c = begin(site, REMOVE, __func__);
+    call c = begin(site, RETURNS, REMOVE, __func__);
     if (c.op == SYNCMUT_REMOVE)
         return 0;
     return self->sc_core::sc_semaphore::trywait();
@@ -495,7 +501,7 @@ extern "C" int syncmut_sc_semaphore_trywait(uint32_t site, sc_core::sc_semaphore
 
 extern "C" int syncmut_sc_semaphore_post(uint32_t site, sc_core::sc_semaphore *self)
 {
-    call c = begin(site, REMOVE, __func__);
+    call c = begin(site, RETURNS, REMOVE, __func__);
     if (c.op == SYNCMUT_REMOVE)
         return 0;
     return self->sc_core::sc_semaphore::post();
@@ -529,12 +535,14 @@ extern "C" int32_t syncmut_gate(uint32_t site, const char *ops)
 {
     syncmut_op op;
     int position = syncmut_op_position(site, ops, &op);
-    here h = syncmut_monitor::observe(site);
+    // A blocking access (its site offers blocking-to-nonblocking) is a suspending call.
+    bool blocking_original = has_slug(ops, "blocking-to-nonblocking");
+    here h = syncmut_monitor::observe(site, blocking_original ? SUSPENDS : RETURNS);
     syncmut_monitor::inside guard(h);
     record(h, site, op);
-    // The access the trampoline performs next may block: a blocking original (its site
-    // offers blocking-to-nonblocking) run as is, or a non-blocking one made blocking.
-    bool may_block = (op == SYNCMUT_ORIGINAL && has_slug(ops, "blocking-to-nonblocking")) ||
+    // The access the trampoline performs next may block: a blocking original run as is,
+    // or a non-blocking one made blocking.
+    bool may_block = (op == SYNCMUT_ORIGINAL && blocking_original) ||
                      op == SYNCMUT_NONBLOCKING_TO_BLOCKING;
     if (may_block)
         syncmut_monitor::gate_leaves_site_marked(h);

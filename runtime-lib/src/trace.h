@@ -38,7 +38,9 @@ void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process,
  *   {"end":"signal","signal":15,"pending":[...]}
  *   {"end":"livelock","thread":"m.t1","site":3,"pending":[...]}
  *   {"end":"deadlock","deadlock":true,"pending":[{"thread":"T1","site":4}, ...]}
- * "site" is omitted (or null) for a thread not inside a wrapped call.
+ * "site" is omitted for a thread not inside a wrapped call. "deadlock" is always written
+ * for "exit" and "deadlock", elsewhere only when true. The line comes after
+ * {"truncated":true}, if present.
  * The part of the runtime that knows the threads (the SystemC monitor, the pthread
  * scheduler) registers a provider that fills `pending` and `deadlock` at flush time; it
  * runs at exit and in fatal-signal handlers, so it must be async-signal-safe (read only
@@ -61,11 +63,14 @@ typedef void (*syncmut_end_provider)(syncmut_end *end);
 /* Registers the provider (one per process: SystemC or pthread, never both). */
 void syncmut_trace_set_end_provider(syncmut_end_provider provider);
 
-/* Ends the run now: writes the trace with end kind `kind` ("livelock" or "deadlock"),
- * `thread`/`site` naming the culprit for a livelock (thread = interned id, or
+/* Ends the run now: prints one "syncmut runtime: <kind> detected in <thread> at site <n>
+ * (...); run ended with exit status <status>" line on stderr (also when tracing is off),
+ * writes the trace with end kind `kind` ("livelock" or "deadlock"; "deadlock" forces
+ * "deadlock":true), `thread`/`site` naming the culprit (thread = interned id, or
  * UINT32_MAX; site = -1 if none), then _exit(status). Used when the runtime itself
  * detects that the design cannot go on (exit statuses in docs/exit-codes.md). */
-__attribute__((noreturn)) void syncmut_trace_finish(const char *kind, uint32_t thread, int64_t site, int status);
+__attribute__((noreturn)) void syncmut_trace_finish(const char *kind, uint32_t thread,
+                                                    int64_t site, int status);
 
 #ifdef __cplusplus
 }
