@@ -74,9 +74,15 @@ pub fn execute(program: &Path, args: &[String], env: &[(&str, String)], limits: 
             Ok(())
         });
     }
+    become_subreaper();
     let start = Instant::now();
+    // Registered before anyone can sweep, so a concurrent sweep never takes it for an
+    // orphan.
+    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
     let mut child = cmd.spawn()?;
     let pgid = child.id() as libc::pid_t;
+    live.insert(pgid);
+    drop(live);
     let cap = limits.output_cap;
     let stdout = capture(child.stdout.take().expect("piped stdout"), cap);
     let stderr = capture(child.stderr.take().expect("piped stderr"), cap);
@@ -95,9 +101,59 @@ pub fn execute(program: &Path, args: &[String], env: &[(&str, String)], limits: 
     let elapsed = start.elapsed();
     // Children the design forked must not outlive the run (nor keep our pipes open).
     kill_group(pgid, libc::SIGKILL);
+    LIVE.lock().unwrap_or_else(|e| e.into_inner()).remove(&pgid);
+    sweep_orphans();
     let (stdout, out_cut) = stdout.join().unwrap_or_default();
     let (stderr, err_cut) = stderr.join().unwrap_or_default();
     Ok(Execution { status, stdout, stderr, output_truncated: out_cut || err_cut, elapsed })
+}
+
+/// Pids of the design processes being run right now (by any worker thread).
+static LIVE: std::sync::Mutex<std::collections::BTreeSet<libc::pid_t>> = std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// Makes syncmut the reaper of its descendants' orphans: a design that forks a child
+/// into a new session (out of reach of the process-group kill) and exits leaves that
+/// child to us instead of to init, so `sweep_orphans` can end it.
+fn become_subreaper() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // SAFETY: prctl on the calling process only.
+    ONCE.call_once(|| unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
+    });
+}
+
+/// Kills and reaps every child of syncmut that is not a design being run: orphans
+/// that escaped their run's process group.
+fn sweep_orphans() {
+    let me = std::process::id() as libc::pid_t;
+    let Ok(entries) = std::fs::read_dir("/proc") else { return };
+    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) else { continue };
+        if live.contains(&pid) || parent_of(pid) != Some(me) || !is_orphan_candidate(pid) {
+            continue;
+        }
+        // SAFETY: plain syscalls on a pid that is our child, so it cannot be reused
+        // before we reap it.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+            libc::waitpid(pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// Children syncmut starts for other purposes (clang, z3) stay in syncmut's own
+/// process group; an adopted orphan of a design is in its run's group or a new session.
+fn is_orphan_candidate(pid: libc::pid_t) -> bool {
+    // SAFETY: getpgid/getpgrp are plain queries.
+    let (theirs, ours) = unsafe { (libc::getpgid(pid), libc::getpgrp()) };
+    theirs > 0 && theirs != ours
+}
+
+fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the parenthesised command name: state, ppid, …
+    stat.rsplit(')').next()?.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn status_of(status: std::process::ExitStatus) -> Status {
@@ -164,6 +220,20 @@ mod tests {
             .map(|stat| !stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
             .unwrap_or(false);
         assert!(!alive, "background child {child} survived the timeout");
+    }
+
+    #[test]
+    fn a_child_escaping_into_a_new_session_is_swept() {
+        // The child leaves the run's process group (setsid) and outlives its parent.
+        let run = sh("setsid sleep 30 & echo $!", Limits::default());
+        assert_eq!(run.status, Status::Exited(0));
+        let child: i32 = run.stdout.trim().parse().unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        execute(Path::new("/bin/true"), &[], &[], &Limits::default()).unwrap(); // sweeps again
+        let alive = std::fs::read_to_string(format!("/proc/{child}/stat"))
+            .map(|stat| !stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+            .unwrap_or(false);
+        assert!(!alive, "escaped child {child} survived");
     }
 
     #[test]
