@@ -1,4 +1,6 @@
-/* Controlled scheduler for pthread designs: SYNCMUT_SCHEDULE=default | random:<seed>.
+/* Controlled scheduler for pthread designs:
+ * SYNCMUT_SCHEDULE=default | random:<seed> | pct:<seed>:<depth> | replay:<path>,
+ * and SYNCMUT_SCHEDULE_OUT=<path> (the choices made, replayable).
  *
  * Baton: a thread the scheduler controls runs design code only while `current` points
  * to it. Everyone else waits on its own condition variable under `lock`. At each
@@ -23,11 +25,14 @@
 #include "scheduler.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "trace.h"
@@ -70,11 +75,46 @@ struct sthread {
     const char *routine; /* start routine's name, as given by the mutator */
     void *(*start)(void *);
     void *arg;
+    uint64_t prio; /* pct: higher runs first */
 };
 
 static int enabled; /* written once before main */
-static enum { STRATEGY_DEFAULT, STRATEGY_RANDOM } strategy;
+static enum { STRATEGY_DEFAULT, STRATEGY_RANDOM, STRATEGY_PCT, STRATEGY_REPLAY } strategy;
 static uint64_t rng_state;
+/* pct: depth d, d-1 change points over an estimated SYNCMUT_PCT_STEPS scheduling points. */
+#define PCT_MAX_DEPTH 64u
+#define DEFAULT_PCT_STEPS 1000u
+static uint32_t pct_depth;
+static uint64_t pct_steps = DEFAULT_PCT_STEPS;
+static uint64_t pct_change[PCT_MAX_DEPTH]; /* step numbers, index 1..d-1 */
+/* replay: the chosen thread of each choice point, in order. */
+static uint32_t *replay_ids;
+static uint64_t replay_len, replay_pos;
+static int64_t replay_diverged = -1; /* choice point where the file stopped fitting */
+/* SYNCMUT_SCHEDULE_OUT: every choice point (more than one option), preallocated. */
+enum choice_kind { K_RUN = 0, K_WAKE, K_TIMEOUT };
+struct choice {
+    uint32_t chosen;
+    uint32_t current; /* K_RUN: the thread at the point (NO_NAME: none) */
+    uint32_t kind;
+    uint32_t n;       /* options, in opts[off..off+n) */
+    uint64_t off;
+};
+struct option {
+    uint32_t id;
+    int32_t site;
+};
+#define MAX_CHOICES (1u << 22)
+#define MAX_OPTIONS (1u << 24)
+static char *out_path; /* absolute */
+static struct choice *choices;
+static struct option *options;
+static _Atomic uint64_t nchoices;
+static uint64_t noptions;
+static _Atomic int choices_truncated;
+static _Atomic int out_written;
+static const char *schedule_value;
+static pid_t owner_pid; /* a forked child must not write the parent's schedule file */
 static uint64_t max_steps = DEFAULT_MAX_STEPS;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -166,6 +206,62 @@ static void wake(struct sthread *t, int reason)
     set_state(t, READY);
 }
 
+/* ---- choice points: strategies, replay, recording ------------------------------------ */
+
+static void record_choice(int kind, const struct sthread *chosen, const struct sthread *cur, uint32_t n)
+{
+    if (choices == NULL)
+        return;
+    uint64_t k = atomic_load_explicit(&nchoices, memory_order_relaxed);
+    if (k >= MAX_CHOICES || noptions + n > MAX_OPTIONS) {
+        atomic_store_explicit(&choices_truncated, 1, memory_order_relaxed);
+        return;
+    }
+    struct choice *c = &choices[k];
+    c->chosen = chosen->id;
+    c->current = cur != NULL ? cur->id : NO_NAME;
+    c->kind = (uint32_t)kind;
+    c->n = n;
+    c->off = noptions;
+    for (uint32_t i = 0; i < n; i++) {
+        options[noptions + i].id = candidates[i]->id;
+        int64_t site = atomic_load_explicit(&candidates[i]->site, memory_order_relaxed);
+        options[noptions + i].site = site < 0 || site > INT32_MAX ? -1 : (int32_t)site;
+    }
+    noptions += n;
+    /* Published last: a flush from a signal handler sees whole entries only. */
+    atomic_store_explicit(&nchoices, k + 1, memory_order_release);
+}
+
+/* Replay: the next recorded thread if it is among the n candidates, else `fallback`
+ * (the file is used up, or stopped fitting: the rest of the run follows the default). */
+static struct sthread *replay_pick(uint32_t n, struct sthread *fallback)
+{
+    if (replay_pos >= replay_len)
+        return fallback;
+    uint32_t want = replay_ids[replay_pos++];
+    for (uint32_t i = 0; i < n; i++)
+        if (candidates[i]->id == want)
+            return candidates[i];
+    replay_diverged = (int64_t)replay_pos - 1;
+    replay_pos = replay_len;
+    return fallback;
+}
+
+/* A choice among the n candidates that is not a run choice (which waiter wakes, which
+ * timed wait expires): seeded for random/pct, recorded/replayed like every choice. */
+static struct sthread *pick_other(int kind, uint32_t n, struct sthread *fallback)
+{
+    struct sthread *chosen = fallback;
+    if (strategy == STRATEGY_RANDOM || strategy == STRATEGY_PCT)
+        chosen = candidates[rng_next() % n];
+    else if (strategy == STRATEGY_REPLAY && n > 1)
+        chosen = replay_pick(n, fallback);
+    if (n > 1)
+        record_choice(kind, chosen, NULL, n);
+    return chosen;
+}
+
 /* Nothing can run: let one timed wait expire (lowest id, or a seeded choice). */
 static struct sthread *expire_timed_wait(void)
 {
@@ -175,19 +271,15 @@ static struct sthread *expire_timed_wait(void)
             candidates[n++] = &threads[i];
     if (n == 0)
         return NULL;
-    struct sthread *t = strategy == STRATEGY_RANDOM ? candidates[rng_next() % n] : lowest_id(n, UINT32_MAX);
+    struct sthread *t = pick_other(K_TIMEOUT, n, lowest_id(n, UINT32_MAX));
     wake(t, WAKE_TIMEOUT);
     return t;
 }
 
-/* The thread to run next; `me` is READY if it can go on. NULL: nothing can run. */
-static struct sthread *choose(struct sthread *me)
+/* The default strategy's choice; also keeps its time-slice state, so a replay that runs
+ * out of recorded choices continues exactly like `default`. */
+static struct sthread *default_choice(struct sthread *me, uint32_t n)
 {
-    uint32_t n = collect_ready();
-    if (n == 0)
-        return expire_timed_wait();
-    if (strategy == STRATEGY_RANDOM)
-        return candidates[rng_next() % n];
     if (load_state(me) != READY)
         return lowest_id(n, UINT32_MAX);
     /* `me` could go on: it does, unless it has gone on for SLICE points in a row while
@@ -208,10 +300,157 @@ static struct sthread *choose(struct sthread *me)
     return next != NULL ? next : lowest_id(n, UINT32_MAX);
 }
 
+static struct sthread *highest_priority(uint32_t n)
+{
+    struct sthread *best = candidates[0];
+    for (uint32_t i = 1; i < n; i++)
+        if (candidates[i]->prio > best->prio || (candidates[i]->prio == best->prio && candidates[i]->id < best->id))
+            best = candidates[i];
+    return best;
+}
+
+/* The thread to run next; `me` is READY if it can go on. NULL: nothing can run. */
+static struct sthread *choose(struct sthread *me)
+{
+    if (strategy == STRATEGY_PCT) /* change points: the running thread drops below all */
+        for (uint32_t j = 1; j < pct_depth; j++)
+            if (pct_change[j] == steps)
+                me->prio = pct_depth - j;
+    uint32_t n = collect_ready();
+    if (n == 0)
+        return expire_timed_wait();
+    struct sthread *chosen;
+    switch (strategy) {
+    case STRATEGY_RANDOM:
+        chosen = candidates[rng_next() % n];
+        break;
+    case STRATEGY_PCT:
+        chosen = highest_priority(n);
+        break;
+    case STRATEGY_REPLAY:
+        chosen = default_choice(me, n);
+        if (n > 1)
+            chosen = replay_pick(n, chosen);
+        break;
+    default:
+        chosen = default_choice(me, n);
+        break;
+    }
+    if (n > 1)
+        record_choice(K_RUN, chosen, me, n);
+    return chosen;
+}
+
+/* ---- SYNCMUT_SCHEDULE_OUT (async-signal-safe: open/write/close, static buffer) ------- */
+
+static struct {
+    int fd;
+    size_t used;
+    char buf[1 << 14];
+} sout;
+
+static void sout_flush(void)
+{
+    size_t done = 0;
+    while (done < sout.used) {
+        ssize_t w = write(sout.fd, sout.buf + done, sout.used - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    sout.used = 0;
+}
+
+static void sout_str(const char *s)
+{
+    for (; *s; s++) {
+        if (sout.used == sizeof sout.buf)
+            sout_flush();
+        sout.buf[sout.used++] = *s;
+    }
+}
+
+static void sout_u64(uint64_t v)
+{
+    char digits[24];
+    size_t i = sizeof digits - 1;
+    digits[i] = '\0';
+    do {
+        digits[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    sout_str(digits + i);
+}
+
+static const char *const kind_names[] = {"run", "wake", "timeout"};
+
+/* Writes the choices made so far, once: at exit, in the end-record path (signals,
+ * deadlock, livelock), or from the scheduler's own signal handlers without a trace. */
+static void write_schedule_out(const char *how)
+{
+    if (out_path == NULL || getpid() != owner_pid || atomic_exchange(&out_written, 1) != 0)
+        return;
+    int fd;
+    do
+        fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        static const char msg[] = "syncmut runtime: cannot create SYNCMUT_SCHEDULE_OUT file\n";
+        ssize_t ignored = write(2, msg, sizeof msg - 1);
+        (void)ignored;
+        return;
+    }
+    sout.fd = fd;
+    sout.used = 0;
+    sout_str("# syncmut-schedule 1 ");
+    sout_str(schedule_value);
+    sout_str("\n# <chosen> <kind> <current|-> <id>:<site|->,... (one line per choice point)\n");
+    uint64_t n = atomic_load_explicit(&nchoices, memory_order_acquire);
+    for (uint64_t k = 0; k < n; k++) {
+        const struct choice *c = &choices[k];
+        sout_u64(c->chosen);
+        sout_str(" ");
+        sout_str(kind_names[c->kind]);
+        sout_str(" ");
+        if (c->current == NO_NAME)
+            sout_str("-");
+        else
+            sout_u64(c->current);
+        for (uint32_t i = 0; i < c->n; i++) {
+            const struct option *o = &options[c->off + i];
+            sout_str(i == 0 ? " " : ",");
+            sout_u64(o->id);
+            sout_str(":");
+            if (o->site < 0)
+                sout_str("-");
+            else
+                sout_u64((uint64_t)o->site);
+        }
+        sout_str("\n");
+    }
+    if (atomic_load_explicit(&choices_truncated, memory_order_relaxed))
+        sout_str("# truncated\n");
+    if (replay_diverged >= 0) {
+        sout_str("# diverged ");
+        sout_u64((uint64_t)replay_diverged);
+        sout_str("\n");
+    }
+    sout_str("# end ");
+    sout_str(how);
+    sout_str(" steps ");
+    sout_u64(steps);
+    sout_str("\n");
+    sout_flush();
+    close(fd);
+}
+
 /* ---- end record --------------------------------------------------------------------- */
 
 static void provide_end(syncmut_end *end)
 {
+    write_schedule_out("signal"); /* at exit, deadlock, livelock: already written */
     end->deadlock = atomic_load_explicit(&deadlocked, memory_order_relaxed);
     end->npending = 0;
     /* Unfinished threads in id order; slots may be reused out of order. */
@@ -270,6 +509,7 @@ static void reschedule(struct sthread *me)
     }
     if (++steps > max_steps) {
         uint32_t name = atomic_load_explicit(&me->name, memory_order_relaxed);
+        write_schedule_out("livelock");
         syncmut_trace_finish("livelock", name != NO_NAME ? name : unnamed,
                              atomic_load_explicit(&me->site, memory_order_relaxed), STATUS_LIVELOCK);
     }
@@ -285,6 +525,7 @@ static void reschedule(struct sthread *me)
             return;
         }
         atomic_store_explicit(&deadlocked, 1, memory_order_relaxed);
+        write_schedule_out("deadlock");
         syncmut_trace_finish("deadlock", NO_NAME, -1, STATUS_DEADLOCK);
     }
     set_state(next, RUNNING);
@@ -371,6 +612,8 @@ static struct sthread *new_slot(void) /* `lock` held */
     t->timed = 0;
     t->wake = WAKE_NONE;
     t->has_handle = 0;
+    /* pct: a random priority above every change-point priority (< 2^32) */
+    t->prio = strategy == STRATEGY_PCT ? (UINT64_C(1) << 32) + (rng_next() >> 32) : 0;
     atomic_store_explicit(&t->site, -1, memory_order_relaxed);
     atomic_store_explicit(&t->name, NO_NAME, memory_order_relaxed);
     return t;
@@ -550,14 +793,11 @@ void syncmut_sched_cond_wake(pthread_cond_t *c, int all)
                 candidates[n++] = t;
         }
         if (n > 0) {
-            struct sthread *chosen = candidates[0];
-            if (strategy == STRATEGY_RANDOM)
-                chosen = candidates[rng_next() % n];
-            else
-                for (uint32_t i = 1; i < n; i++)
-                    if (candidates[i]->since < chosen->since)
-                        chosen = candidates[i];
-            wake(chosen, WAKE_EVENT);
+            struct sthread *longest = candidates[0];
+            for (uint32_t i = 1; i < n; i++)
+                if (candidates[i]->since < longest->since)
+                    longest = candidates[i];
+            wake(pick_other(K_WAKE, n, longest), WAKE_EVENT);
         }
     }
     pthread_mutex_unlock(&lock);
@@ -678,6 +918,122 @@ static int parse_u64(const char *s, uint64_t *out)
     return *s == '\0';
 }
 
+/* pct:<seed>:<depth>; SYNCMUT_PCT_STEPS (default 1000) estimates the run's length. The
+ * d-1 change points are drawn uniformly in 1..steps from the seeded stream. */
+static int parse_pct(const char *s)
+{
+    const char *colon = strchr(s, ':');
+    if (colon == NULL || colon - s > 20)
+        return 0;
+    char seed[21];
+    memcpy(seed, s, (size_t)(colon - s));
+    seed[colon - s] = '\0';
+    uint64_t depth;
+    if (!parse_u64(seed, &rng_state) || !parse_u64(colon + 1, &depth) || depth == 0 || depth > PCT_MAX_DEPTH)
+        return 0;
+    pct_depth = (uint32_t)depth;
+    const char *est = getenv("SYNCMUT_PCT_STEPS");
+    if (est != NULL && *est != '\0' && (!parse_u64(est, &pct_steps) || pct_steps == 0))
+        fatal("malformed SYNCMUT_PCT_STEPS '%s': expected a positive decimal number", est);
+    for (uint32_t j = 1; j < pct_depth; j++)
+        pct_change[j] = 1 + rng_next() % pct_steps;
+    return 1;
+}
+
+/* replay:<path>: one choice point per line, its chosen thread id first; lines starting
+ * with '#' and empty lines are skipped, the rest of a line is ignored. */
+static void load_replay(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        fatal("SYNCMUT_SCHEDULE: cannot read replay file '%s': %s", path, strerror(errno));
+    uint64_t cap = 0;
+    char line[4096];
+    uint64_t lineno = 0;
+    int whole = 1; /* the previous fgets ended a line */
+    while (fgets(line, sizeof line, f) != NULL) {
+        int starts = whole;
+        whole = strchr(line, '\n') != NULL;
+        if (!starts)
+            continue; /* the rest of a long line */
+        lineno++;
+        if (line[0] == '#' || line[0] == '\n' || line[0] == '\0')
+            continue;
+        uint64_t id = 0;
+        const char *p = line;
+        if (*p < '0' || *p > '9')
+            fatal("replay file '%s', line %llu: expected a thread id", path, (unsigned long long)lineno);
+        for (; *p >= '0' && *p <= '9'; p++)
+            if ((id = id * 10 + (uint64_t)(*p - '0')) > UINT32_MAX)
+                fatal("replay file '%s', line %llu: thread id out of range", path, (unsigned long long)lineno);
+        if (*p != ' ' && *p != '\n' && *p != '\0')
+            fatal("replay file '%s', line %llu: expected a thread id", path, (unsigned long long)lineno);
+        if (replay_len == cap) {
+            cap = cap ? cap * 2 : 1024;
+            replay_ids = realloc(replay_ids, cap * sizeof *replay_ids);
+            if (replay_ids == NULL)
+                fatal("replay file '%s': out of memory", path);
+        }
+        replay_ids[replay_len++] = (uint32_t)id;
+    }
+    fclose(f);
+}
+
+static void start_recording(const char *path)
+{
+    if (path[0] == '/') {
+        out_path = strdup(path);
+    } else {
+        char cwd[4096];
+        if (getcwd(cwd, sizeof cwd) != NULL && (out_path = malloc(strlen(cwd) + strlen(path) + 2)) != NULL) {
+            strcpy(out_path, cwd);
+            strcat(out_path, "/");
+            strcat(out_path, path);
+        }
+    }
+    choices = mmap(NULL, (size_t)MAX_CHOICES * sizeof *choices, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    options = mmap(NULL, (size_t)MAX_OPTIONS * sizeof *options, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (out_path == NULL || choices == MAP_FAILED || options == MAP_FAILED)
+        fatal("SYNCMUT_SCHEDULE_OUT: cannot allocate the choice buffer for '%s'", path);
+}
+
+static void write_at_exit(void)
+{
+    write_schedule_out("exit");
+}
+
+/* Without a trace (whose handlers reach write_schedule_out through the end provider),
+ * fatal signals still save the schedule, then die of the same signal. */
+static void on_signal(int sig)
+{
+    int saved = errno;
+    write_schedule_out("signal");
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+    errno = saved;
+}
+
+static void install_signal_handlers(void)
+{
+    static const int sigs[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGTERM, SIGINT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 /* In a forked child only the forking thread exists. */
 static void after_fork_in_child(void)
 {
@@ -695,20 +1051,36 @@ __attribute__((constructor(102))) static void scheduler_init(void)
     const char *value = getenv("SYNCMUT_SCHEDULE");
     if (value == NULL || *value == '\0')
         return;
+    schedule_value = value;
+    owner_pid = getpid();
     if (strcmp(value, "default") == 0)
         strategy = STRATEGY_DEFAULT;
     else if (strncmp(value, "random:", 7) == 0 && parse_u64(value + 7, &rng_state))
         strategy = STRATEGY_RANDOM;
+    else if (strncmp(value, "pct:", 4) == 0 && parse_pct(value + 4))
+        strategy = STRATEGY_PCT;
+    else if (strncmp(value, "replay:", 7) == 0 && value[7] != '\0')
+        strategy = STRATEGY_REPLAY;
     else
-        fatal("malformed SYNCMUT_SCHEDULE '%s': expected default or random:<seed> (decimal, "
-              "64 bits)",
-              value);
+        fatal("malformed SYNCMUT_SCHEDULE '%s': expected default, random:<seed>, "
+              "pct:<seed>:<depth> (decimal; depth 1..%u) or replay:<path>",
+              value, PCT_MAX_DEPTH);
+    if (strategy == STRATEGY_REPLAY)
+        load_replay(value + 7);
+    const char *out = getenv("SYNCMUT_SCHEDULE_OUT");
+    if (out != NULL && *out != '\0')
+        start_recording(out);
     const char *budget = getenv("SYNCMUT_MAX_STEPS");
     if (budget != NULL && *budget != '\0' && (!parse_u64(budget, &max_steps) || max_steps == 0))
         fatal("malformed SYNCMUT_MAX_STEPS '%s': expected a positive decimal number", budget);
     if (pthread_key_create(&exit_key, finish_at_exit) != 0)
         fatal("SYNCMUT_SCHEDULE: cannot start the scheduler (pthread_key_create failed)");
     pthread_atfork(NULL, NULL, after_fork_in_child);
+    if (out_path != NULL) {
+        atexit(write_at_exit); /* after the trace's handler was registered: runs before it */
+        if (!syncmut_trace_on())
+            install_signal_handlers();
+    }
 
     if (syncmut_trace_set_thread_id == NULL)
         unnamed = syncmut_trace_intern("T?");

@@ -158,6 +158,14 @@ static struct event *claim_slot(void)
     return &events[slot];
 }
 
+/* The controlled scheduler numbers threads by creation order; it tells the trace, so
+ * `T<k>` means the same thread in the trace and in the end record whatever the
+ * schedule. Called by a thread for itself before its first event. */
+void syncmut_trace_set_thread_id(uint32_t k)
+{
+    my_thread = k + 1;
+}
+
 void syncmut_trace_pthread(uint32_t site, syncmut_op action)
 {
     if (!trace_on)

@@ -18,6 +18,9 @@ void syncmut_trace_init(const char *path, const char *active);
 /* Nonzero when events are being recorded. */
 int syncmut_trace_on(void);
 
+/* Names the calling thread T<k> in the trace (the scheduler's creation-order id). */
+void syncmut_trace_set_thread_id(uint32_t k);
+
 /* Records a pthread event; the calling thread is named T<k>. */
 void syncmut_trace_pthread(uint32_t site, syncmut_op action);
 

@@ -1,0 +1,148 @@
+//! JSON in the mutation-testing-elements report schema (`mutation-testing-report-schema`
+//! on npm, schemaVersion 1), so Stryker's viewers (the `<mutation-test-report-app>`
+//! element, the Stryker dashboard) can show a syncmut run.
+//!
+//! Files are keyed by their path relative to the deepest directory holding every
+//! mutated file (given as `projectRoot`), with the source read at render time; a file
+//! that cannot be read gets a one-line source saying so. Each mutant's location spans
+//! the call text on its line. Statuses: killed-by-timeout → `Timeout`, other kills →
+//! `Killed`, survived → `Survived`, not-reached → `NoCoverage`, error → `RuntimeError`.
+//! Tests are listed under `testFiles` (one entry, `tests.json`), ids = test names.
+
+use crate::outcome::Outcomes;
+use crate::verdict::Verdict;
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+use syncmut_mutator::Catalogue;
+
+/// Thresholds (percent) the viewers colour the score by.
+const HIGH: u32 = 80;
+const LOW: u32 = 60;
+
+pub fn render(catalogue: &Catalogue, outcomes: &Outcomes) -> Vec<u8> {
+    let value = report(catalogue, outcomes);
+    let mut bytes = serde_json::to_vec_pretty(&value).expect("plain data serialises");
+    bytes.push(b'\n');
+    bytes
+}
+
+/// The schema status of a verdict.
+pub fn status(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::KilledByTimeout => "Timeout",
+        v if v.is_killed() => "Killed",
+        Verdict::Survived => "Survived",
+        Verdict::NotReached => "NoCoverage",
+        _ => "RuntimeError",
+    }
+}
+
+fn report(catalogue: &Catalogue, outcomes: &Outcomes) -> Value {
+    let paths: Vec<&str> = outcomes.mutants.iter().map(|m| m.file.as_str()).collect();
+    let root = common_dir(&paths);
+    let mut files: Map<String, Value> = Map::new();
+    let mut tests: Vec<String> = Vec::new();
+    for m in &outcomes.mutants {
+        let key = relative(&m.file, root.as_deref());
+        let file = files.entry(key).or_insert_with(|| {
+            json!({ "language": language(&m.file), "source": source(&m.file), "mutants": [] })
+        });
+        let entry = catalogue.mutant(&m.mutant);
+        let line = m.line.max(1);
+        let column = entry.map(|e| e.col).unwrap_or(1).max(1);
+        let width = entry.map(|e| e.call.chars().count() as u32).unwrap_or(0).max(1);
+        let covered: Vec<&str> = m.runs.iter().map(|r| r.test.as_str()).collect();
+        for t in &covered {
+            if !tests.iter().any(|x| x == t) {
+                tests.push(t.to_string());
+            }
+        }
+        let mut mutant = json!({
+            "id": m.mutant,
+            "mutatorName": m.operator,
+            "description": m.description,
+            "location": { "start": { "line": line, "column": column }, "end": { "line": line, "column": column + width } },
+            "status": status(m.verdict),
+            "coveredBy": covered,
+            "testsCompleted": m.runs.len(),
+        });
+        if let Some(k) = &m.killed_by {
+            mutant["killedBy"] = json!([k]);
+        }
+        if !m.reason.is_empty() {
+            mutant["statusReason"] = json!(m.reason);
+        }
+        file["mutants"].as_array_mut().expect("an array").push(mutant);
+    }
+    let mut value = json!({
+        "schemaVersion": "1",
+        "thresholds": { "high": HIGH, "low": LOW },
+        "files": files,
+        "framework": { "name": "syncmut", "version": env!("CARGO_PKG_VERSION") },
+    });
+    if let Some(root) = root {
+        value["projectRoot"] = json!(root.to_string_lossy());
+    }
+    if !tests.is_empty() {
+        let tests: Vec<Value> = tests.iter().map(|t| json!({ "id": t, "name": t })).collect();
+        value["testFiles"] = json!({ "tests.json": { "tests": tests } });
+    }
+    value
+}
+
+fn language(path: &str) -> &'static str {
+    match Path::new(path).extension().and_then(|e| e.to_str()) {
+        Some("c") | Some("h") => "c",
+        _ => "cpp",
+    }
+}
+
+fn source(path: &str) -> String {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) => format!("// syncmut: could not read {path} when rendering this report: {e}\n"),
+    }
+}
+
+/// The deepest directory holding every (absolute) path, if any.
+fn common_dir(paths: &[&str]) -> Option<PathBuf> {
+    let mut common: Option<PathBuf> = None;
+    for p in paths {
+        let dir = Path::new(p).parent()?;
+        if !dir.is_absolute() {
+            return None;
+        }
+        common = Some(match common {
+            None => dir.to_path_buf(),
+            Some(c) => c.components().zip(dir.components()).take_while(|(a, b)| a == b).map(|(a, _)| a).collect(),
+        });
+    }
+    common.filter(|c| c.parent().is_some())
+}
+
+fn relative(path: &str, root: Option<&Path>) -> String {
+    root.and_then(|r| Path::new(path).strip_prefix(r).ok()).map(|p| p.to_string_lossy().into_owned()).unwrap_or_else(|| path.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_follow_verdicts() {
+        assert_eq!(status(Verdict::KilledByTimeout), "Timeout");
+        assert_eq!(status(Verdict::KilledByDeadlock), "Killed");
+        assert_eq!(status(Verdict::Survived), "Survived");
+        assert_eq!(status(Verdict::NotReached), "NoCoverage");
+        assert_eq!(status(Verdict::Error), "RuntimeError");
+    }
+
+    #[test]
+    fn files_are_keyed_relative_to_their_common_directory() {
+        let root = common_dir(&["/a/b/x.cpp", "/a/b/c/y.h"]).unwrap();
+        assert_eq!(root, Path::new("/a/b"));
+        assert_eq!(relative("/a/b/c/y.h", Some(&root)), "c/y.h");
+        assert_eq!(common_dir(&["/x.c"]), None);
+        assert_eq!(common_dir(&["rel/x.c"]), None);
+    }
+}
