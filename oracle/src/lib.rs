@@ -10,6 +10,7 @@ pub mod diff;
 pub mod error;
 pub mod exec;
 pub mod explain;
+pub mod explore;
 pub mod lab;
 pub mod observation;
 pub mod outcome;

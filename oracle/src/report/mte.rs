@@ -12,6 +12,7 @@
 use crate::outcome::Outcomes;
 use crate::verdict::Verdict;
 use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use syncmut_mutator::Catalogue;
 
@@ -42,15 +43,18 @@ fn report(catalogue: &Catalogue, outcomes: &Outcomes) -> Value {
     let root = common_dir(&paths);
     let mut files: Map<String, Value> = Map::new();
     let mut tests: Vec<String> = Vec::new();
+    let mut sources: BTreeMap<String, String> = BTreeMap::new();
     for m in &outcomes.mutants {
         let key = relative(&m.file, root.as_deref());
-        let file = files.entry(key).or_insert_with(|| {
-            json!({ "language": language(&m.file), "source": source(&m.file), "mutants": [] })
-        });
+        let text = sources.entry(m.file.clone()).or_insert_with(|| source(&m.file));
+        let file = files.entry(key).or_insert_with(|| json!({ "language": language(&m.file), "source": text.as_str(), "mutants": [] }));
         let entry = catalogue.mutant(&m.mutant);
         let line = m.line.max(1);
-        let column = entry.map(|e| e.col).unwrap_or(1).max(1);
-        let width = entry.map(|e| e.call.chars().count() as u32).unwrap_or(0).max(1);
+        let (column, end) = span(
+            text.lines().nth(line as usize - 1).unwrap_or(""),
+            entry.map(|e| e.col).unwrap_or(1),
+            entry.map(|e| e.call.as_str()).unwrap_or(""),
+        );
         let covered: Vec<&str> = m.runs.iter().map(|r| r.test.as_str()).collect();
         for t in &covered {
             if !tests.iter().any(|x| x == t) {
@@ -61,7 +65,7 @@ fn report(catalogue: &Catalogue, outcomes: &Outcomes) -> Value {
             "id": m.mutant,
             "mutatorName": m.operator,
             "description": m.description,
-            "location": { "start": { "line": line, "column": column }, "end": { "line": line, "column": column + width } },
+            "location": { "start": { "line": line, "column": column }, "end": { "line": line, "column": end } },
             "status": status(m.verdict),
             "coveredBy": covered,
             "testsCompleted": m.runs.len(),
@@ -88,6 +92,22 @@ fn report(catalogue: &Catalogue, outcomes: &Outcomes) -> Value {
         value["testFiles"] = json!({ "tests.json": { "tests": tests } });
     }
     value
+}
+
+/// The columns (1-based, in characters; end exclusive) of the call text on its source
+/// line. Debug info puts a member call's column on the member name (`lock` in
+/// `guard.lock()`), so the occurrence of the call text covering that column is taken;
+/// without one, the call's length from the recorded column.
+fn span(line: &str, col: u32, call: &str) -> (u32, u32) {
+    let at = (col.max(1) - 1) as usize;
+    let chars = |bytes: usize| line.get(..bytes).map(|p| p.chars().count()).unwrap_or(bytes) as u32 + 1;
+    if !call.is_empty() {
+        if let Some((start, _)) = line.match_indices(call).find(|(s, _)| *s <= at && at < s + call.len()) {
+            return (chars(start), chars(start + call.len()));
+        }
+    }
+    let start = chars(at.min(line.len()));
+    (start, start + call.chars().count().max(1) as u32)
 }
 
 fn language(path: &str) -> &'static str {
@@ -135,6 +155,13 @@ mod tests {
         assert_eq!(status(Verdict::Survived), "Survived");
         assert_eq!(status(Verdict::NotReached), "NoCoverage");
         assert_eq!(status(Verdict::Error), "RuntimeError");
+    }
+
+    #[test]
+    fn a_span_covers_the_call_around_the_recorded_column() {
+        assert_eq!(span("    guard.lock();  // x", 11, "guard.lock()"), (5, 17));
+        assert_eq!(span("  wait(e);", 3, "wait(e)"), (3, 10));
+        assert_eq!(span("  other();", 3, "wait(e)"), (3, 10));
     }
 
     #[test]

@@ -1,0 +1,495 @@
+//! Bug finding over schedules: runs the metamutant with no mutant active under many
+//! schedules of the controlled scheduler (`SYNCMUT_SCHEDULE`) and stops at the first run
+//! that shows a bug (assertion failure or abort, crash, deadlock, livelock, hang).
+//!
+//! Strategies: seeded random (`random:1…N`), PCT (`pct:<seed>:<depth>`, the run length
+//! estimated by a first run under `default`), and systematic depth-first search over the
+//! scheduling choices with a preemption bound, driven through replay files
+//! (`replay:<path>`): every run records its choice points (`SYNCMUT_SCHEDULE_OUT`), the
+//! search extends a recorded prefix with one other choice and lets the runtime continue
+//! with the default (non-preemptive) strategy. Every reported bug comes with the schedule
+//! file that replays it.
+
+use crate::exec::{self, Execution, Limits, Status};
+use crate::trace::{self, Trace};
+use std::collections::HashSet;
+use std::path::Path;
+use syncmut_mutator::Catalogue;
+
+/// One choice point of a recorded schedule (a line of a `SYNCMUT_SCHEDULE_OUT` file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// The thread id (creation order, 0 = main) chosen.
+    pub chosen: u32,
+    /// `run` (which thread runs next), `wake` (which condition-variable waiter a signal
+    /// wakes) or `timeout` (which timed wait expires when nothing else can run).
+    pub kind: String,
+    /// `run`: the thread that was running at the point.
+    pub current: Option<u32>,
+    /// The options: thread id and the site of the wrapped call it was at, if any.
+    pub options: Vec<(u32, Option<u32>)>,
+}
+
+impl Choice {
+    /// Choosing `option` here preempts the running thread.
+    pub fn preempts(&self, option: u32) -> bool {
+        self.kind == "run" && self.current.is_some_and(|c| c != option && self.options.iter().any(|(id, _)| *id == c))
+    }
+}
+
+/// A recorded schedule.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Schedule {
+    pub choices: Vec<Choice>,
+    /// How the run ended (`exit`, `signal`, `deadlock`, `livelock`), if recorded.
+    pub end: Option<String>,
+    /// Scheduling points of the whole run.
+    pub steps: Option<u64>,
+    /// Choice point where a replayed file stopped fitting the run.
+    pub diverged: Option<usize>,
+    pub truncated: bool,
+}
+
+/// Parses a schedule file (format: runtime-lib/README.md, `SYNCMUT_SCHEDULE_OUT`).
+pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
+    let mut schedule = Schedule::default();
+    for (i, line) in text.lines().enumerate() {
+        let bad = |what: &str| format!("line {}: {what}", i + 1);
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(comment) = line.strip_prefix('#') {
+            let words: Vec<&str> = comment.split_whitespace().collect();
+            match words.as_slice() {
+                ["end", how, "steps", n] => {
+                    schedule.end = Some(how.to_string());
+                    schedule.steps = n.parse().ok();
+                }
+                ["diverged", k] => schedule.diverged = k.parse().ok(),
+                ["truncated"] => schedule.truncated = true,
+                _ => {}
+            }
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let chosen = words.first().and_then(|w| w.parse().ok()).ok_or_else(|| bad("expected a thread id"))?;
+        let kind = words.get(1).map(|k| k.to_string()).unwrap_or_else(|| "run".to_string());
+        let current = words.get(2).and_then(|w| w.parse().ok());
+        let mut options = Vec::new();
+        if let Some(list) = words.get(3) {
+            for option in list.split(',') {
+                let (id, site) = option.split_once(':').unwrap_or((option, "-"));
+                options.push((id.parse().map_err(|_| bad("bad option"))?, site.parse().ok()));
+            }
+        }
+        schedule.choices.push(Choice { chosen, kind, current, options });
+    }
+    Ok(schedule)
+}
+
+/// The replay file for a list of chosen thread ids (what `replay:<path>` reads).
+pub fn replay_text(chosen: &[u32]) -> String {
+    let mut text = String::from("# syncmut-schedule 1 (replay prefix)\n");
+    for id in chosen {
+        text.push_str(&format!("{id}\n"));
+    }
+    text
+}
+
+/// Exploration strategies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// `random:1` … `random:N`.
+    Random,
+    /// `pct:<k>:<depth>` for k = 1 … N-1, after one `default` run that measures the
+    /// run length.
+    Pct { depth: u32 },
+    /// Depth-first search over the choice points, at most `preemptions` preemptions per
+    /// schedule.
+    Dfs { preemptions: u32 },
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Strategy::Random => write!(f, "random"),
+            Strategy::Pct { depth } => write!(f, "pct (depth {depth})"),
+            Strategy::Dfs { preemptions } => write!(f, "dfs (preemption bound {preemptions})"),
+        }
+    }
+}
+
+/// What to explore and how much.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub strategy: Strategy,
+    /// Run budget: at most this many executions.
+    pub schedules: usize,
+    pub limits: Limits,
+    /// `SYNCMUT_MAX_STEPS` of each run (livelock bound).
+    pub max_steps: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            strategy: Strategy::Random,
+            schedules: 1000,
+            limits: Limits { timeout: std::time::Duration::from_secs(10), ..Limits::default() },
+            max_steps: 1_000_000,
+        }
+    }
+}
+
+/// Kinds of bug a run can show.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BugKind {
+    /// SIGABRT: a failed `assert`, `reach_error`/`__VERIFIER_error` (which abort), or
+    /// `abort()`.
+    Assertion,
+    /// Another fatal signal.
+    Crash,
+    /// The scheduler found no runnable thread while some had not finished.
+    Deadlock,
+    /// The scheduler's step budget ran out.
+    Livelock,
+    /// The run did not end within the timeout (spinning outside scheduling points).
+    Hang,
+}
+
+impl std::fmt::Display for BugKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BugKind::Assertion => "assertion failure",
+            BugKind::Crash => "crash",
+            BugKind::Deadlock => "deadlock",
+            BugKind::Livelock => "livelock",
+            BugKind::Hang => "hang (timeout)",
+        })
+    }
+}
+
+/// The run that showed a bug.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub kind: BugKind,
+    /// One line: the assertion message, the signal, who was left waiting.
+    pub message: String,
+    /// The `SYNCMUT_SCHEDULE` value of the run (`random:7`, `pct:3:3`, `replay:…`).
+    pub schedule_value: String,
+    /// 1-based index of the run among those explored.
+    pub run: usize,
+    /// The choices the run made (replayable with `replay:<path>`).
+    pub schedule: Schedule,
+    /// Raw text of the run's schedule-out file.
+    pub schedule_text: String,
+    pub execution: Execution,
+    pub trace: Trace,
+}
+
+/// The outcome of an exploration.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub strategy: Strategy,
+    /// Executions made.
+    pub runs: usize,
+    /// Distinct schedules (distinct sequences of choices) among them.
+    pub distinct: usize,
+    /// DFS only: every schedule within the preemption bound was explored.
+    pub exhausted: bool,
+    pub found: Option<Found>,
+}
+
+/// Failures that are not bugs of the design.
+#[derive(Debug, thiserror::Error)]
+pub enum ExploreError {
+    #[error("{0}")]
+    Io(String),
+    #[error("the runtime refused to start (status 120): {0}")]
+    Runtime(String),
+}
+
+/// Runs `binary args` under many schedules. `work` holds the per-run files.
+pub fn explore(binary: &Path, args: &[String], config: &Config, work: &Path) -> Result<Report, ExploreError> {
+    std::fs::create_dir_all(work).map_err(|e| ExploreError::Io(format!("{}: {e}", work.display())))?;
+    let mut explorer = Explorer { binary, args, config, work, runs: 0, seen: HashSet::new() };
+    match config.strategy {
+        Strategy::Random => explorer.seeded(|k| format!("random:{k}"), None),
+        Strategy::Pct { depth } => {
+            let first = explorer.run("default", None)?;
+            if first.found.is_some() {
+                return Ok(explorer.report(first.found, false));
+            }
+            let steps = first.schedule.steps.unwrap_or(1000).max(1);
+            explorer.seeded(|k| format!("pct:{k}:{depth}"), Some(("SYNCMUT_PCT_STEPS", steps.to_string())))
+        }
+        Strategy::Dfs { preemptions } => explorer.dfs(preemptions),
+    }
+}
+
+/// One executed schedule.
+struct Outcome {
+    schedule: Schedule,
+    found: Option<Found>,
+}
+
+struct Explorer<'a> {
+    binary: &'a Path,
+    args: &'a [String],
+    config: &'a Config,
+    work: &'a Path,
+    runs: usize,
+    seen: HashSet<Vec<u32>>,
+}
+
+impl Explorer<'_> {
+    fn report(&self, found: Option<Found>, exhausted: bool) -> Report {
+        Report { strategy: self.config.strategy, runs: self.runs, distinct: self.seen.len(), exhausted: exhausted && found.is_none(), found }
+    }
+
+    fn seeded(&mut self, value: impl Fn(usize) -> String, extra: Option<(&'static str, String)>) -> Result<Report, ExploreError> {
+        let mut k = 1;
+        while self.runs < self.config.schedules {
+            let outcome = self.run(&value(k), extra.clone())?;
+            if outcome.found.is_some() {
+                return Ok(self.report(outcome.found, false));
+            }
+            k += 1;
+        }
+        Ok(self.report(None, false))
+    }
+
+    /// One execution under `schedule_value`, recording its choices.
+    fn run(&mut self, schedule_value: &str, extra: Option<(&'static str, String)>) -> Result<Outcome, ExploreError> {
+        self.runs += 1;
+        let out_file = self.work.join("run.schedule");
+        let trace_file = self.work.join("run.jsonl");
+        let _ = std::fs::remove_file(&out_file);
+        let _ = std::fs::remove_file(&trace_file);
+        let mut env: Vec<(&str, String)> = vec![
+            ("SYNCMUT_ACTIVE", String::new()),
+            ("SYNCMUT_SCHEDULE", schedule_value.to_string()),
+            ("SYNCMUT_SCHEDULE_OUT", out_file.display().to_string()),
+            ("SYNCMUT_TRACE", trace_file.display().to_string()),
+            ("SYNCMUT_MAX_STEPS", self.config.max_steps.to_string()),
+        ];
+        if let Some(extra) = extra {
+            env.push(extra);
+        }
+        let execution = exec::execute(self.binary, self.args, &env, &self.config.limits)
+            .map_err(|e| ExploreError::Io(format!("{}: {e}", self.binary.display())))?;
+        if execution.status == Status::Exited(120) {
+            return Err(ExploreError::Runtime(execution.stderr.trim().to_string()));
+        }
+        let schedule_text = std::fs::read_to_string(&out_file).unwrap_or_default();
+        let schedule = parse_schedule(&schedule_text).map_err(|e| ExploreError::Io(format!("{}: {e}", out_file.display())))?;
+        let trace = trace::read(&trace_file).map_err(ExploreError::Io)?;
+        self.seen.insert(schedule.choices.iter().map(|c| c.chosen).collect());
+        let found = classify(&execution, &trace).map(|(kind, message)| Found {
+            kind,
+            message,
+            schedule_value: schedule_value.to_string(),
+            run: self.runs,
+            schedule: schedule.clone(),
+            schedule_text,
+            execution,
+            trace,
+        });
+        Ok(Outcome { schedule, found })
+    }
+
+    /// Stateless depth-first search: the stack holds, per choice point of the current
+    /// path, the options still to try there; a path is re-executed by replaying its
+    /// prefix, the runtime continuing with the default strategy past its end.
+    fn dfs(&mut self, bound: u32) -> Result<Report, ExploreError> {
+        struct Node {
+            choice: Choice,
+            /// Options tried at this point (the path's own choice first).
+            done: Vec<u32>,
+            /// Preemptions on the path before this point.
+            preemptions: u32,
+        }
+        let replay_file = self.work.join("prefix.schedule");
+        let mut prefix: Vec<u32> = Vec::new();
+        let mut stack: Vec<Node> = Vec::new();
+        loop {
+            if self.runs >= self.config.schedules {
+                return Ok(self.report(None, false));
+            }
+            std::fs::write(&replay_file, replay_text(&prefix)).map_err(|e| ExploreError::Io(format!("{}: {e}", replay_file.display())))?;
+            let outcome = self.run(&format!("replay:{}", replay_file.display()), None)?;
+            if outcome.found.is_some() {
+                return Ok(self.report(outcome.found, false));
+            }
+            let schedule = outcome.schedule;
+            if schedule.truncated || schedule.diverged.is_some() {
+                // The run did not follow the prefix (the program is not deterministic
+                // under a fixed schedule) or was too long to record: the search cannot
+                // claim to cover the space.
+                return Ok(self.report(None, false));
+            }
+            // Extend the stack with the points past the prefix.
+            stack.truncate(prefix.len());
+            let mut preemptions = stack.last().map(|n| n.preemptions + u32::from(n.choice.preempts(n.choice.chosen))).unwrap_or(0);
+            for choice in schedule.choices.into_iter().skip(prefix.len()) {
+                let next = preemptions + u32::from(choice.preempts(choice.chosen));
+                stack.push(Node { done: vec![choice.chosen], choice, preemptions });
+                preemptions = next;
+            }
+            // Backtrack to the deepest point with an untried option within the bound.
+            let mut next_prefix = None;
+            while let Some(node) = stack.last_mut() {
+                let untried = node.choice.options.iter().map(|(id, _)| *id).find(|id| {
+                    !node.done.contains(id) && node.preemptions + u32::from(node.choice.preempts(*id)) <= bound
+                });
+                match untried {
+                    Some(id) => {
+                        node.done.push(id);
+                        node.choice.chosen = id;
+                        next_prefix = Some(stack.iter().map(|n| n.choice.chosen).collect::<Vec<u32>>());
+                        break;
+                    }
+                    None => {
+                        stack.pop();
+                    }
+                }
+            }
+            match next_prefix {
+                Some(p) => prefix = p,
+                None => return Ok(self.report(None, true)),
+            }
+        }
+    }
+}
+
+/// The bug a run shows, if any, with a one-line message.
+pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String)> {
+    let end_kind = trace.end.as_ref().map(|e| e.kind.as_str());
+    match execution.status {
+        Status::Signaled(sig) if sig == libc::SIGABRT => {
+            let line = execution
+                .stderr
+                .lines()
+                .find(|l| l.contains("Assertion") || l.contains("assertion"))
+                .unwrap_or("abort() called (SIGABRT)");
+            Some((BugKind::Assertion, line.trim().to_string()))
+        }
+        Status::Signaled(sig) => Some((BugKind::Crash, format!("killed by signal {sig} ({})", signal_name(sig)))),
+        Status::Exited(122) if end_kind.map_or(true, |k| k == "deadlock") => {
+            Some((BugKind::Deadlock, first_runtime_line(&execution.stderr, "deadlock: no thread can run")))
+        }
+        Status::Exited(121) => Some((BugKind::Livelock, first_runtime_line(&execution.stderr, "livelock: the step budget ran out"))),
+        Status::TimedOut => Some((BugKind::Hang, "the run did not end within the timeout".to_string())),
+        _ => None,
+    }
+}
+
+fn first_runtime_line(stderr: &str, fallback: &str) -> String {
+    stderr.lines().find(|l| l.starts_with("syncmut runtime:")).map(|l| l.trim().to_string()).unwrap_or_else(|| fallback.to_string())
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        _ => "signal",
+    }
+}
+
+/// A readable counterexample: the interleaving, one line per event with the thread in
+/// its own column, the site as `file:line` and the call; then where each unfinished
+/// thread stopped.
+pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
+    let site = |s: u32| match catalogue.sites.get(s as usize) {
+        Some(site) => {
+            let file = Path::new(&site.file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+            (format!("{file}:{}", site.line), site.call.clone())
+        }
+        None => (format!("site {s}"), String::new()),
+    };
+    let mut threads: Vec<&str> = found.trace.events.iter().map(|e| e.thread.as_str()).collect();
+    if let Some(end) = &found.trace.end {
+        threads.extend(end.pending.iter().map(|p| p.thread.as_str()));
+    }
+    let mut order: Vec<&str> = Vec::new();
+    for t in threads {
+        if !order.contains(&t) {
+            order.push(t);
+        }
+    }
+    order.sort_by_key(|t| t.trim_start_matches('T').parse::<u64>().unwrap_or(u64::MAX));
+    let column = |t: &str| order.iter().position(|o| *o == t).unwrap_or(0);
+    let mut text = format!("{}: {}\n", found.kind, found.message);
+    text.push_str(&format!(
+        "found by run {} (SYNCMUT_SCHEDULE={}), {} choice points\n\ninterleaving (each thread in its own column):\n",
+        found.run,
+        found.schedule_value,
+        found.schedule.choices.len()
+    ));
+    let header: Vec<String> = order.iter().map(|t| format!("{t:<4}")).collect();
+    text.push_str(&format!("  {:>4}  {}\n", "seq", header.join("")));
+    for event in &found.trace.events {
+        let (location, call) = site(event.site);
+        let indent = "    ".repeat(column(&event.thread));
+        let action = if event.action == "original" { String::new() } else { format!(" [{}]", event.action) };
+        text.push_str(&format!("  {:>4}  {indent}{:<4}{call}{action}  @ {location}\n", event.seq, event.thread));
+    }
+    if found.trace.truncated {
+        text.push_str("  … (trace truncated)\n");
+    }
+    if let Some(end) = &found.trace.end {
+        if !end.pending.is_empty() {
+            text.push_str("\nthreads that did not finish:\n");
+            for p in &end.pending {
+                match p.site {
+                    Some(s) => {
+                        let (location, call) = site(s);
+                        text.push_str(&format!("  {:<4} at {call} @ {location}\n", p.thread));
+                    }
+                    None => text.push_str(&format!("  {:<4} outside any synchronization call\n", p.thread)),
+                }
+            }
+        }
+    }
+    let stderr: Vec<&str> = found.execution.stderr.lines().filter(|l| !l.trim().is_empty()).take(5).collect();
+    if !stderr.is_empty() {
+        text.push_str("\nstderr:\n");
+        for line in stderr {
+            text.push_str(&format!("  {line}\n"));
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_schedule_file() {
+        let text = "# syncmut-schedule 1 random:3\n# comment\n1 run 0 0:-,1:4\n2 wake - 1:-,2:-\n# diverged 1\n# end deadlock steps 17\n";
+        let s = parse_schedule(text).unwrap();
+        assert_eq!(s.choices.len(), 2);
+        assert_eq!(s.choices[0], Choice { chosen: 1, kind: "run".into(), current: Some(0), options: vec![(0, None), (1, Some(4))] });
+        assert!(s.choices[0].preempts(1));
+        assert!(!s.choices[0].preempts(0));
+        assert!(!s.choices[1].preempts(1));
+        assert_eq!(s.end.as_deref(), Some("deadlock"));
+        assert_eq!(s.steps, Some(17));
+        assert_eq!(s.diverged, Some(1));
+        assert!(parse_schedule("x run\n").is_err());
+    }
+
+    #[test]
+    fn a_thread_that_finished_is_not_preempted() {
+        let c = Choice { chosen: 2, kind: "run".into(), current: Some(1), options: vec![(0, None), (2, None)] };
+        assert!(!c.preempts(2));
+    }
+}
