@@ -3,7 +3,8 @@
 # Idempotent: a second run installs nothing. Needs root (or sudo) on Debian 12.
 set -euo pipefail
 
-PACKAGES=(clang-16 llvm-16-dev libsystemc-dev z3)
+# chromium: only for tests/html_report.rs (the HTML report loaded headless).
+PACKAGES=(clang-16 llvm-16-dev libsystemc-dev z3 chromium)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

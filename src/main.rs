@@ -76,7 +76,8 @@ enum Command {
         /// The run directory (`syncmut.out` by default).
         #[arg(default_value = "syncmut.out")]
         dir: PathBuf,
-        /// csv, json, junit, markdown or github (workflow annotations).
+        /// csv, json, junit, markdown, github (workflow annotations), mte
+        /// (mutation-testing-elements JSON) or html.
         #[arg(long, default_value = "markdown", value_parser = parse_format)]
         format: report::Format,
         /// Write to this file instead of stdout.
@@ -255,6 +256,9 @@ fn run_command(
     let progress = console::Bar::new();
     let outcomes = lab::run(&build, &tests, &out, config, &progress, previous_runs).map_err(oracle_failure)?;
     progress.finish();
+    for (name, format) in [("report.html", report::Format::Html), ("mutation-report.json", report::Format::Mte)] {
+        out.write(name, &report::render_in(Some(out.root()), format, &build.catalogue, &outcomes)).map_err(oracle_failure)?;
+    }
     let baseline: Vec<syncmut_oracle::outcome::Baseline> =
         serde_json::from_slice(&std::fs::read(out.path(syncmut_oracle::outdir::BASELINE)).context("read baseline.json")?)
             .context("parse baseline.json")?;
@@ -301,7 +305,7 @@ only killed mutants keep their traces; nothing to compare", outcome.verdict, out
 
 fn report_command(dir: &std::path::Path, format: report::Format, output: Option<&std::path::Path>) -> Result<i32, Failure> {
     let (catalogue, outcomes) = saved_results(dir)?;
-    let bytes = report::render(format, &catalogue, &outcomes);
+    let bytes = report::render_in(Some(dir), format, &catalogue, &outcomes);
     match output {
         Some(path) => syncmut_mutator::atomic::write(path, &bytes)?,
         None => {

@@ -319,8 +319,10 @@ impl Explorer<'_> {
                 return Ok(self.report(None, false));
             }
             std::fs::write(&replay_file, replay_text(&prefix)).map_err(|e| ExploreError::Io(format!("{}: {e}", replay_file.display())))?;
-            let outcome = self.run(&format!("replay:{}", replay_file.display()), None)?;
-            if outcome.found.is_some() {
+            let mut outcome = self.run(&format!("replay:{}", replay_file.display()), None)?;
+            if let Some(found) = &mut outcome.found {
+                // The prefix file is rewritten by the next step: name the path instead.
+                found.schedule_value = format!("replay of a {}-choice dfs prefix", prefix.len());
                 return Ok(self.report(outcome.found, false));
             }
             let schedule = outcome.schedule;

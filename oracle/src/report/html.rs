@@ -59,8 +59,8 @@ section.mutant.killed{border-left-color:#1a7f37}section.mutant.survived{border-l
 section.mutant.error{border-left-color:#bf8700}section.mutant.not-reached{border-left-color:#6e7781}
 dl{display:grid;grid-template-columns:max-content auto;gap:.15rem .8rem;margin:.4rem 0}dt{color:#57606a}dd{margin:0}
 pre.diff{background:#f6f8fa;border-radius:6px;padding:.5rem;overflow-x:auto}
-.diff .add{color:#116329;background:#dafbe1;display:block}.diff .del{color:#82071e;background:#ffebe9;display:block}
-.diff .hunk{color:#0550ae;display:block}.diff .note{color:#57606a;display:block}
+.diff .add{color:#116329;background:#dafbe1}.diff .del{color:#82071e;background:#ffebe9}
+.diff .hunk{color:#0550ae}.diff .note{color:#57606a}
 ";
 
 pub fn render(run_dir: Option<&Path>, catalogue: &Catalogue, outcomes: &Outcomes) -> String {
@@ -187,7 +187,7 @@ fn mutant(h: &mut String, i: usize, m: &MutantOutcome, run_dir: Option<&Path>, c
                     h.push_str(&escape(line));
                     h.push('\n');
                 } else {
-                    let _ = write!(h, "<span class=\"{cls}\">{}</span>", escape(line));
+                    let _ = writeln!(h, "<span class=\"{cls}\">{}</span>", escape(line));
                 }
             }
             h.push_str("</pre>\n</details>\n");

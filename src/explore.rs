@@ -1,0 +1,149 @@
+//! `syncmut explore`: look for concurrency bugs in the original program (no mutant)
+//! by running it under many schedules of the controlled scheduler: assertion failures
+//! (`assert`, `reach_error`/`__VERIFIER_error` that abort), crashes, deadlocks,
+//! livelocks and hangs. Prints a per-thread counterexample and saves the schedule that
+//! replays it (`SYNCMUT_SCHEDULE=replay:<file>`).
+
+use crate::exit;
+use anyhow::Context as _;
+use clap::Args;
+use std::path::PathBuf;
+use syncmut_mutator::api::Family;
+use syncmut_mutator::{metamutant, Design};
+use syncmut_oracle::exec::Limits;
+use syncmut_oracle::explore::{self, Config, Strategy};
+
+/// Exit code: the exploration found a bug (to be added to exit.rs / docs/exit-codes.md).
+pub const BUG_FOUND: i32 = 9;
+
+#[derive(Args)]
+pub struct ExploreArgs {
+    /// C/C++ sources, a directory of sources, or an LLVM module (.bc/.ll); pthread only.
+    #[arg(required = true)]
+    pub design: Vec<PathBuf>,
+    /// random (seeds 1…N), pct (priorities with depth-1 change points) or dfs
+    /// (depth-first over scheduling choices, bounded preemptions).
+    #[arg(long, default_value = "dfs", value_parser = ["random", "pct", "dfs"])]
+    pub strategy: String,
+    /// Run budget: at most N executions.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub schedules: usize,
+    /// dfs: at most this many preemptions per schedule.
+    #[arg(long, value_name = "K", default_value_t = 2)]
+    pub preemptions: u32,
+    /// pct: bug depth d (d-1 priority change points).
+    #[arg(long, value_name = "D", default_value_t = 3)]
+    pub depth: u32,
+    /// A compiler flag for the design (repeatable), e.g. `--cflag=-DN=4`.
+    #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
+    pub cflags: Vec<String>,
+    /// Output directory (build, counterexample files).
+    #[arg(short, long, default_value = "syncmut.explore")]
+    pub output: PathBuf,
+    /// Timeout of one execution, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    pub timeout: u64,
+    /// Arguments passed to the design.
+    #[arg(last = true)]
+    pub args: Vec<String>,
+}
+
+/// Runs the exploration; returns the exit code (0: no bug found, 9: bug found), or the
+/// error with its exit code.
+pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
+    let internal = |e: anyhow::Error| (exit::INTERNAL, e);
+    let mutator = |e: syncmut_mutator::MutatorError| (exit::for_mutator_error(&e), anyhow::Error::from(e));
+    if a.depth == 0 || a.depth > 64 {
+        return Err((exit::USAGE, anyhow::anyhow!("--depth must be between 1 and 64")));
+    }
+    let design = Design::from_paths(&a.design, &a.cflags).map_err(mutator)?;
+    std::fs::create_dir_all(&a.output).with_context(|| format!("create {}", a.output.display())).map_err(internal)?;
+    let build = metamutant::build(&design, &a.output).map_err(mutator)?;
+    for warning in &build.warnings {
+        eprintln!("syncmut: warning: {warning}");
+    }
+    if build.catalogue.kind != Family::Pthread {
+        return Err((exit::USAGE, anyhow::anyhow!("explore needs a pthread design (SystemC's process order is deterministic)")));
+    }
+    if build.catalogue.sites.is_empty() {
+        eprintln!("syncmut: no synchronization calls in user code: there is no schedule to explore");
+        return Ok(exit::NO_SITES);
+    }
+    let strategy = match a.strategy.as_str() {
+        "random" => Strategy::Random,
+        "pct" => Strategy::Pct { depth: a.depth },
+        _ => Strategy::Dfs { preemptions: a.preemptions },
+    };
+    let config = Config {
+        strategy,
+        schedules: a.schedules.max(1),
+        limits: Limits { timeout: std::time::Duration::from_secs(a.timeout.max(1)), ..Limits::default() },
+        ..Config::default()
+    };
+    let started = std::time::Instant::now();
+    let report = explore::explore(&build.metamutant, &a.args, &config, &a.output.join("explore"))
+        .map_err(|e| (exit::INTERNAL, anyhow::anyhow!("{e}")))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let coverage = if report.exhausted {
+        " — the bounded space is exhausted".to_string()
+    } else if matches!(strategy, Strategy::Dfs { .. }) && report.found.is_none() {
+        " — budget reached before the bounded space was exhausted".to_string()
+    } else {
+        String::new()
+    };
+    println!(
+        "explored {} run(s), {} distinct schedule(s), strategy {strategy}, {:.1} s ({:.0} runs/s){coverage}",
+        report.runs,
+        report.distinct,
+        seconds,
+        report.runs as f64 / seconds.max(1e-9)
+    );
+    let Some(found) = report.found else {
+        println!("no bug found");
+        return Ok(exit::OK);
+    };
+    let text = explore::render_counterexample(&build.catalogue, &found);
+    let schedule_file = a.output.join("counterexample.schedule");
+    let trace_file = a.output.join("counterexample.jsonl");
+    let save = |path: &PathBuf, bytes: &[u8]| syncmut_mutator::atomic::write(path, bytes).map_err(mutator);
+    save(&schedule_file, found.schedule_text.as_bytes())?;
+    save(&trace_file, &trace_lines(&found.trace))?;
+    save(&a.output.join("counterexample.txt"), text.as_bytes())?;
+    println!("\nBUG {text}");
+    let schedule_abs = std::fs::canonicalize(&schedule_file).unwrap_or(schedule_file.clone());
+    let args: Vec<String> = a.args.iter().map(|arg| shell_word(arg)).collect();
+    println!(
+        "schedule saved to {}; replay it with:\n  SYNCMUT_SCHEDULE=replay:{} SYNCMUT_TRACE=trace.jsonl {} {}",
+        schedule_file.display(),
+        shell_word(&schedule_abs.display().to_string()),
+        shell_word(&build.metamutant.display().to_string()),
+        args.join(" ")
+    );
+    Ok(BUG_FOUND)
+}
+
+/// The trace in the runtime's JSON Lines format.
+fn trace_lines(trace: &syncmut_oracle::trace::Trace) -> Vec<u8> {
+    let mut out = serde_json::json!({ "syncmut_trace": 1, "active": trace.active }).to_string();
+    out.push('\n');
+    for event in &trace.events {
+        out.push_str(&serde_json::to_string(event).unwrap_or_default());
+        out.push('\n');
+    }
+    if trace.truncated {
+        out.push_str("{\"truncated\":true}\n");
+    }
+    if let Some(end) = &trace.end {
+        out.push_str(&serde_json::to_string(end).unwrap_or_default());
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+fn shell_word(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "/._-=:,+@".contains(c)) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
