@@ -31,6 +31,9 @@ pub struct ExploreArgs {
     /// dfs: at most this many preemptions per schedule.
     #[arg(long, value_name = "K", default_value_t = 2)]
     pub preemptions: u32,
+    /// dfs: also explore schedules that only reorder independent steps (no sleep sets).
+    #[arg(long)]
+    pub no_sleep_sets: bool,
     /// pct: bug depth d (d-1 priority change points).
     #[arg(long, value_name = "D", default_value_t = 3)]
     pub depth: u32,
@@ -72,7 +75,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     let strategy = match a.strategy.as_str() {
         "random" => Strategy::Random,
         "pct" => Strategy::Pct { depth: a.depth },
-        _ => Strategy::Dfs { preemptions: a.preemptions },
+        _ => Strategy::Dfs { preemptions: a.preemptions, sleep_sets: !a.no_sleep_sets },
     };
     let config = Config {
         strategy,

@@ -1,6 +1,7 @@
 //! The `syncmut` command line. Only argument handling, console output and exit codes
 //! live here; every stage is a library crate.
 
+mod config;
 mod console;
 mod exit;
 mod gen;
@@ -43,11 +44,11 @@ enum Command {
         tests: Option<PathBuf>,
         /// Test generation: `wp` (weakest precondition + SMT, the default) or `none`
         /// (only the tests given).
-        #[arg(long, default_value = "wp", value_parser = ["wp", "none"])]
-        gen: String,
-        /// Output directory.
-        #[arg(short, long, default_value = "syncmut.out")]
-        output: PathBuf,
+        #[arg(long, value_parser = ["wp", "none"])]
+        gen: Option<String>,
+        /// Output directory (default `syncmut.out`).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
         /// Parallel executions (default: number of cores).
         #[arg(short, long)]
         jobs: Option<usize>,
@@ -57,8 +58,8 @@ enum Command {
         resume: bool,
         /// pthread designs: explore N seeded random schedules per (mutant, test) instead
         /// of the one deterministic default schedule, and report kill fractions.
-        #[arg(long, value_name = "N", default_value_t = 1)]
-        schedules: usize,
+        #[arg(long, value_name = "N")]
+        schedules: Option<usize>,
         /// Exit with code 8 when the mutation score (percent) is below this.
         #[arg(long, value_name = "PCT")]
         fail_under: Option<f64>,
@@ -178,12 +179,20 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let design = design.design()?;
             gen::gen_command(&design, &output, bound).map_err(|(code, error)| Failure { code, error })
         }
-        Command::Run { design, tests, gen, output, jobs, resume, schedules, fail_under } => {
-            let mut config = lab::Config::default().with_schedules(schedules);
-            if let Some(jobs) = jobs {
+        Command::Run { mut design, tests, gen, output, jobs, resume, schedules, fail_under } => {
+            // Command-line flags win over syncmut.toml, which wins over defaults.
+            let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
+            let mut config = lab::Config::default().with_schedules(schedules.or(file.schedules).unwrap_or(1));
+            if let Some(jobs) = jobs.or(file.jobs) {
                 config.jobs = jobs.max(1);
             }
-            let score = run_command(&design, tests, gen == "wp", &output, &config, resume)?;
+            if design.flags.is_empty() {
+                design.flags = file.flags.unwrap_or_default();
+            }
+            let generate = gen.or(file.gen).map_or(true, |g| g == "wp");
+            let output = output.or(file.output).unwrap_or_else(|| PathBuf::from("syncmut.out"));
+            let fail_under = fail_under.or(file.fail_under);
+            let score = run_command(&design, tests.or(file.tests), generate, &output, &config, resume)?;
             Ok(match (score, fail_under) {
                 (Some(score), Some(threshold)) if score < threshold => {
                     eprintln!("syncmut: mutation score {score:.1}% is below --fail-under {threshold}%");

@@ -28,9 +28,24 @@ pub struct Choice {
     pub current: Option<u32>,
     /// The options: thread id and the site of the wrapped call it was at, if any.
     pub options: Vec<(u32, Option<u32>)>,
+    /// Per option, the synchronization objects (numbered per run) its pending step
+    /// acts on; `None`: unknown, counts as touching everything.
+    pub touches: Vec<Option<Vec<u32>>>,
 }
 
 impl Choice {
+    /// The steps of threads `a` and `b` at this point commute: they act on disjoint
+    /// synchronization objects (design code between scheduling points is assumed free
+    /// of data races). The main thread's steps never commute: returning from `main`
+    /// ends every thread.
+    pub fn independent(&self, a: u32, b: u32) -> bool {
+        let touches = |t: u32| self.options.iter().position(|(id, _)| *id == t).and_then(|i| self.touches.get(i).cloned().flatten());
+        match (touches(a), touches(b)) {
+            (Some(x), Some(y)) => a != 0 && b != 0 && a != b && !x.iter().any(|o| y.contains(o)),
+            _ => false,
+        }
+    }
+
     /// Choosing `option` here preempts the running thread.
     pub fn preempts(&self, option: u32) -> bool {
         self.kind == "run" && self.current.is_some_and(|c| c != option && self.options.iter().any(|(id, _)| *id == c))
@@ -77,13 +92,23 @@ pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
         let kind = words.get(1).map(|k| k.to_string()).unwrap_or_else(|| "run".to_string());
         let current = words.get(2).and_then(|w| w.parse().ok());
         let mut options = Vec::new();
+        let mut touches = Vec::new();
         if let Some(list) = words.get(3) {
             for option in list.split(',') {
-                let (id, site) = option.split_once(':').unwrap_or((option, "-"));
-                options.push((id.parse().map_err(|_| bad("bad option"))?, site.parse().ok()));
+                let mut fields = option.split(':');
+                let id = fields.next().unwrap_or_default().parse().map_err(|_| bad("bad option"))?;
+                let site = fields.next().and_then(|f| f.parse().ok());
+                options.push((id, site));
+                touches.push(match fields.next() {
+                    Some("-") => Some(Vec::new()),
+                    Some(objects) if objects != "*" => {
+                        objects.split('+').map(|o| o.strip_prefix('o').and_then(|n| n.parse().ok())).collect::<Option<Vec<u32>>>()
+                    }
+                    _ => None,
+                });
             }
         }
-        schedule.choices.push(Choice { chosen, kind, current, options });
+        schedule.choices.push(Choice { chosen, kind, current, options, touches });
     }
     Ok(schedule)
 }
@@ -106,8 +131,8 @@ pub enum Strategy {
     /// run length.
     Pct { depth: u32 },
     /// Depth-first search over the choice points, at most `preemptions` preemptions per
-    /// schedule.
-    Dfs { preemptions: u32 },
+    /// schedule; `sleep_sets` skips schedules that only reorder independent steps.
+    Dfs { preemptions: u32, sleep_sets: bool },
 }
 
 impl std::fmt::Display for Strategy {
@@ -115,7 +140,9 @@ impl std::fmt::Display for Strategy {
         match self {
             Strategy::Random => write!(f, "random"),
             Strategy::Pct { depth } => write!(f, "pct (depth {depth})"),
-            Strategy::Dfs { preemptions } => write!(f, "dfs (preemption bound {preemptions})"),
+            Strategy::Dfs { preemptions, sleep_sets } => {
+                write!(f, "dfs (preemption bound {preemptions}{})", if *sleep_sets { ", sleep sets" } else { "" })
+            }
         }
     }
 }
@@ -225,7 +252,7 @@ pub fn explore(binary: &Path, args: &[String], config: &Config, work: &Path) -> 
             let steps = first.schedule.steps.unwrap_or(1000).max(1);
             explorer.seeded(|k| format!("pct:{k}:{depth}"), Some(("SYNCMUT_PCT_STEPS", steps.to_string())))
         }
-        Strategy::Dfs { preemptions } => explorer.dfs(preemptions),
+        Strategy::Dfs { preemptions, sleep_sets } => explorer.dfs(preemptions, sleep_sets),
     }
 }
 
@@ -303,13 +330,38 @@ impl Explorer<'_> {
     /// Stateless depth-first search: the stack holds, per choice point of the current
     /// path, the options still to try there; a path is re-executed by replaying its
     /// prefix, the runtime continuing with the default strategy past its end.
-    fn dfs(&mut self, bound: u32) -> Result<Report, ExploreError> {
+    ///
+    /// Sleep sets: a thread is asleep at a point when a schedule where it takes its
+    /// pending step there has been (or is being) explored from an equivalent state, and
+    /// no step dependent on it (same synchronization object) has happened since; such
+    /// a thread is not tried there. Sets are kept across `run` points only (emptied at
+    /// a `wake`/`timeout` point).
+    fn dfs(&mut self, bound: u32, sleep_sets: bool) -> Result<Report, ExploreError> {
         struct Node {
             choice: Choice,
             /// Options tried at this point (the path's own choice first).
             done: Vec<u32>,
             /// Preemptions on the path before this point.
             preemptions: u32,
+            /// Threads asleep at this point.
+            sleep: Vec<u32>,
+        }
+        /// The sleep set after `parent` takes its current choice.
+        fn child_sleep(parent: &Node, child: &Choice) -> Vec<u32> {
+            let u = parent.choice.chosen;
+            if parent.choice.kind != "run" || child.kind != "run" {
+                return Vec::new();
+            }
+            let mut sleep: Vec<u32> = parent
+                .sleep
+                .iter()
+                .chain(parent.done.iter())
+                .copied()
+                .filter(|&x| x != u && parent.choice.independent(x, u))
+                .collect();
+            sleep.sort_unstable();
+            sleep.dedup();
+            sleep
         }
         let replay_file = self.work.join("prefix.schedule");
         let mut prefix: Vec<u32> = Vec::new();
@@ -337,14 +389,20 @@ impl Explorer<'_> {
             let mut preemptions = stack.last().map(|n| n.preemptions + u32::from(n.choice.preempts(n.choice.chosen))).unwrap_or(0);
             for choice in schedule.choices.into_iter().skip(prefix.len()) {
                 let next = preemptions + u32::from(choice.preempts(choice.chosen));
-                stack.push(Node { done: vec![choice.chosen], choice, preemptions });
+                let sleep = match stack.last() {
+                    Some(parent) if sleep_sets => child_sleep(parent, &choice),
+                    _ => Vec::new(),
+                };
+                stack.push(Node { done: vec![choice.chosen], choice, preemptions, sleep });
                 preemptions = next;
             }
             // Backtrack to the deepest point with an untried option within the bound.
             let mut next_prefix = None;
             while let Some(node) = stack.last_mut() {
                 let untried = node.choice.options.iter().map(|(id, _)| *id).find(|id| {
-                    !node.done.contains(id) && node.preemptions + u32::from(node.choice.preempts(*id)) <= bound
+                    !node.done.contains(id)
+                        && !node.sleep.contains(id)
+                        && node.preemptions + u32::from(node.choice.preempts(*id)) <= bound
                 });
                 match untried {
                     Some(id) => {
@@ -477,9 +535,15 @@ mod tests {
     #[test]
     fn parses_a_schedule_file() {
         let text = "# syncmut-schedule 1 random:3\n# comment\n1 run 0 0:-,1:4\n2 wake - 1:-,2:-\n# diverged 1\n# end deadlock steps 17\n";
+        let objects = parse_schedule("1 run 1 1:3:o1,2:-:o2+o3,3:5:*,4:-:-,5:-:o1\n").unwrap();
+        let c = &objects.choices[0];
+        assert_eq!(c.touches, vec![Some(vec![1]), Some(vec![2, 3]), None, Some(vec![]), Some(vec![1])]);
+        assert!(c.independent(1, 2) && c.independent(2, 4) && c.independent(1, 4));
+        assert!(!c.independent(1, 5) && !c.independent(1, 3) && !c.independent(3, 4));
         let s = parse_schedule(text).unwrap();
         assert_eq!(s.choices.len(), 2);
-        assert_eq!(s.choices[0], Choice { chosen: 1, kind: "run".into(), current: Some(0), options: vec![(0, None), (1, Some(4))] });
+        assert_eq!(s.choices[0].options, vec![(0, None), (1, Some(4))]);
+        assert_eq!((s.choices[0].chosen, s.choices[0].current), (1, Some(0)));
         assert!(s.choices[0].preempts(1));
         assert!(!s.choices[0].preempts(0));
         assert!(!s.choices[1].preempts(1));
@@ -491,7 +555,7 @@ mod tests {
 
     #[test]
     fn a_thread_that_finished_is_not_preempted() {
-        let c = Choice { chosen: 2, kind: "run".into(), current: Some(1), options: vec![(0, None), (2, None)] };
+        let c = Choice { chosen: 2, kind: "run".into(), current: Some(1), options: vec![(0, None), (2, None)], touches: vec![] };
         assert!(!c.preempts(2));
     }
 }

@@ -30,11 +30,12 @@ struct call {
 
 /* The operator for this call, checked against what this wrapper implements; under the
  * scheduler, the scheduling point; then the event. */
-static struct call begin(uint32_t site, uint32_t allowed, const char *wrapper)
+static struct call begin(uint32_t site, uint32_t allowed, const char *wrapper, const void *a,
+                         const void *b)
 {
     struct call call = {syncmut_op_for(site, allowed, wrapper), syncmut_sched_controls_me()};
     if (call.sched)
-        syncmut_sched_enter(site);
+        syncmut_sched_enter_on(site, a, b); /* both NULL: touches everything */
     syncmut_trace_pthread(site, call.op);
     return call;
 }
@@ -48,13 +49,14 @@ static int end(struct call call, int result)
 }
 
 #define REMOVE SYNCMUT_OPS(REMOVE)
-#define BEGIN(extra) begin(site, REMOVE | (extra), __func__)
+/* `a`, `b`: the synchronization objects the call acts on (schedule-out independence). */
+#define BEGIN(extra, a, b) begin(site, REMOVE | (extra), __func__, (a), (b))
 
 /* ---- mutexes ------------------------------------------------------------------------ */
 
 int syncmut_pthread_mutex_lock(uint32_t site, pthread_mutex_t *m)
 {
-    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK));
+    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK), m, NULL);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return end(c, 0);
@@ -68,7 +70,7 @@ int syncmut_pthread_mutex_lock(uint32_t site, pthread_mutex_t *m)
 
 int syncmut_pthread_mutex_trylock(uint32_t site, pthread_mutex_t *m)
 {
-    struct call c = BEGIN(0);
+    struct call c = BEGIN(0, m, NULL);
     if (c.op == SYNCMUT_REMOVE)
         return end(c, 0);
     return end(c, pthread_mutex_trylock(m));
@@ -77,7 +79,7 @@ int syncmut_pthread_mutex_trylock(uint32_t site, pthread_mutex_t *m)
 int syncmut_pthread_mutex_timedlock(uint32_t site, pthread_mutex_t *m,
                                     const struct timespec *abstime)
 {
-    struct call c = BEGIN(SYNCMUT_OPS(TIMEDLOCK_TO_LOCK));
+    struct call c = BEGIN(SYNCMUT_OPS(TIMEDLOCK_TO_LOCK), m, NULL);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return end(c, 0);
@@ -92,7 +94,7 @@ int syncmut_pthread_mutex_timedlock(uint32_t site, pthread_mutex_t *m,
 
 int syncmut_pthread_mutex_unlock(uint32_t site, pthread_mutex_t *m)
 {
-    struct call c = BEGIN(0);
+    struct call c = BEGIN(0, m, NULL);
     if (c.op == SYNCMUT_REMOVE)
         return end(c, 0);
     return end(c, c.sched ? syncmut_sched_mutex_unlock(m) : pthread_mutex_unlock(m));
@@ -138,7 +140,7 @@ static int sched_wait_briefly(pthread_cond_t *c, pthread_mutex_t *m)
 
 int syncmut_pthread_cond_wait(uint32_t site, pthread_cond_t *c, pthread_mutex_t *m)
 {
-    struct call s = BEGIN(SYNCMUT_OPS(WAIT_TO_TIMEDWAIT));
+    struct call s = BEGIN(SYNCMUT_OPS(WAIT_TO_TIMEDWAIT), c, m);
     switch (s.op) {
     case SYNCMUT_REMOVE:
         return end(s, 0);
@@ -152,7 +154,7 @@ int syncmut_pthread_cond_wait(uint32_t site, pthread_cond_t *c, pthread_mutex_t 
 int syncmut_pthread_cond_timedwait(uint32_t site, pthread_cond_t *c, pthread_mutex_t *m,
                                    const struct timespec *abstime)
 {
-    struct call s = BEGIN(SYNCMUT_OPS(TIMEDWAIT_TO_WAIT));
+    struct call s = BEGIN(SYNCMUT_OPS(TIMEDWAIT_TO_WAIT), c, m);
     switch (s.op) {
     case SYNCMUT_REMOVE:
         return end(s, 0);
@@ -176,7 +178,7 @@ static int wake_waiters(struct call s, pthread_cond_t *c, int all)
 
 int syncmut_pthread_cond_signal(uint32_t site, pthread_cond_t *c)
 {
-    struct call s = BEGIN(SYNCMUT_OPS(SIGNAL_TO_BROADCAST));
+    struct call s = BEGIN(SYNCMUT_OPS(SIGNAL_TO_BROADCAST), c, NULL);
     switch (s.op) {
     case SYNCMUT_REMOVE:
         return end(s, 0);
@@ -189,7 +191,7 @@ int syncmut_pthread_cond_signal(uint32_t site, pthread_cond_t *c)
 
 int syncmut_pthread_cond_broadcast(uint32_t site, pthread_cond_t *c)
 {
-    struct call s = BEGIN(SYNCMUT_OPS(BROADCAST_TO_SIGNAL));
+    struct call s = BEGIN(SYNCMUT_OPS(BROADCAST_TO_SIGNAL), c, NULL);
     switch (s.op) {
     case SYNCMUT_REMOVE:
         return end(s, 0);
@@ -204,7 +206,7 @@ int syncmut_pthread_cond_broadcast(uint32_t site, pthread_cond_t *c)
 
 int syncmut_pthread_rwlock_rdlock(uint32_t site, pthread_rwlock_t *l)
 {
-    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK));
+    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK), l, NULL);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return end(c, 0);
@@ -218,7 +220,7 @@ int syncmut_pthread_rwlock_rdlock(uint32_t site, pthread_rwlock_t *l)
 
 int syncmut_pthread_rwlock_wrlock(uint32_t site, pthread_rwlock_t *l)
 {
-    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK));
+    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK), l, NULL);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return end(c, 0);
@@ -232,7 +234,7 @@ int syncmut_pthread_rwlock_wrlock(uint32_t site, pthread_rwlock_t *l)
 
 int syncmut_pthread_rwlock_unlock(uint32_t site, pthread_rwlock_t *l)
 {
-    struct call c = BEGIN(0);
+    struct call c = BEGIN(0, l, NULL);
     if (c.op == SYNCMUT_REMOVE)
         return end(c, 0);
     return end(c, c.sched ? syncmut_sched_rwlock_unlock(l) : pthread_rwlock_unlock(l));
@@ -240,7 +242,7 @@ int syncmut_pthread_rwlock_unlock(uint32_t site, pthread_rwlock_t *l)
 
 int syncmut_pthread_spin_lock(uint32_t site, pthread_spinlock_t *l)
 {
-    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK));
+    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK), (const void *)l, NULL);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return end(c, 0);
@@ -254,7 +256,7 @@ int syncmut_pthread_spin_lock(uint32_t site, pthread_spinlock_t *l)
 
 int syncmut_pthread_spin_unlock(uint32_t site, pthread_spinlock_t *l)
 {
-    struct call c = BEGIN(0);
+    struct call c = BEGIN(0, (const void *)l, NULL);
     if (c.op == SYNCMUT_REMOVE)
         return end(c, 0);
     return end(c, c.sched ? syncmut_sched_spin_unlock(l) : pthread_spin_unlock(l));
@@ -264,7 +266,7 @@ int syncmut_pthread_spin_unlock(uint32_t site, pthread_spinlock_t *l)
 
 int syncmut_sem_wait(uint32_t site, sem_t *s)
 {
-    struct call c = BEGIN(SYNCMUT_OPS(WAIT_TO_TRYWAIT));
+    struct call c = BEGIN(SYNCMUT_OPS(WAIT_TO_TRYWAIT), s, NULL);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return end(c, 0);
@@ -281,7 +283,7 @@ int syncmut_sem_wait(uint32_t site, sem_t *s)
 
 int syncmut_sem_trywait(uint32_t site, sem_t *s)
 {
-    struct call c = BEGIN(0);
+    struct call c = BEGIN(0, s, NULL);
     if (c.op == SYNCMUT_REMOVE)
         return end(c, 0);
     return end(c, sem_trywait(s));
@@ -289,7 +291,7 @@ int syncmut_sem_trywait(uint32_t site, sem_t *s)
 
 int syncmut_sem_post(uint32_t site, sem_t *s)
 {
-    struct call c = BEGIN(0);
+    struct call c = BEGIN(0, s, NULL);
     if (c.op == SYNCMUT_REMOVE)
         return end(c, 0);
     return end(c, c.sched ? syncmut_sched_sem_post(s) : sem_post(s));
@@ -299,7 +301,7 @@ int syncmut_sem_post(uint32_t site, sem_t *s)
 
 int syncmut_pthread_barrier_wait(uint32_t site, pthread_barrier_t *b)
 {
-    struct call c = BEGIN(0);
+    struct call c = BEGIN(0, b, NULL);
     if (c.op == SYNCMUT_REMOVE)
         return end(c, 0); /* never PTHREAD_BARRIER_SERIAL_THREAD: no thread is elected */
     return end(c, c.sched ? syncmut_sched_barrier_wait(b) : pthread_barrier_wait(b));
@@ -307,7 +309,7 @@ int syncmut_pthread_barrier_wait(uint32_t site, pthread_barrier_t *b)
 
 int syncmut_pthread_join(uint32_t site, pthread_t thread, void **retval)
 {
-    struct call c = BEGIN(0);
+    struct call c = BEGIN(0, NULL, NULL);
     if (c.op == SYNCMUT_REMOVE) {
         /* The thread's result does not exist yet; a defined NULL keeps runs reproducible
          * where the caller would otherwise read an uninitialised variable. */

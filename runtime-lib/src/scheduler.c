@@ -76,6 +76,10 @@ struct sthread {
     void *(*start)(void *);
     void *arg;
     uint64_t prio; /* pct: higher runs first */
+    /* Objects the thread's pending step acts on (schedule-out file): up to two, or
+     * `touches_all` when unknown. */
+    const void *next_obj[2];
+    int touches_all;
 };
 
 static int enabled; /* written once before main */
@@ -103,7 +107,15 @@ struct choice {
 struct option {
     uint32_t id;
     int32_t site;
+    uint32_t obj[2]; /* OBJ_NONE, OBJ_ALL, or k+1 for the k-th object seen */
 };
+#define OBJ_NONE 0u
+#define OBJ_ALL UINT32_MAX
+/* Objects numbered by first appearance in the recording (addresses vary with ASLR; the
+ * numbering is the same for runs that share a prefix of choices). */
+#define MAX_OBJECTS 4096u
+static const void *objects[MAX_OBJECTS];
+static uint32_t nobjects;
 #define MAX_CHOICES (1u << 22)
 #define MAX_OPTIONS (1u << 24)
 static char *out_path; /* absolute */
@@ -208,6 +220,29 @@ static void wake(struct sthread *t, int reason)
 
 /* ---- choice points: strategies, replay, recording ------------------------------------ */
 
+static uint32_t object_number(const struct sthread *t, int j)
+{
+    if (t->touches_all)
+        return j == 0 ? OBJ_ALL : OBJ_NONE;
+    const void *o = t->next_obj[j];
+    if (o == NULL)
+        return OBJ_NONE;
+    for (uint32_t k = 0; k < nobjects; k++)
+        if (objects[k] == o)
+            return k + 1;
+    if (nobjects == MAX_OBJECTS)
+        return OBJ_ALL;
+    objects[nobjects++] = o;
+    return nobjects;
+}
+
+static void set_next(struct sthread *t, const void *a, const void *b, int all)
+{
+    t->next_obj[0] = a;
+    t->next_obj[1] = b;
+    t->touches_all = all;
+}
+
 static void record_choice(int kind, const struct sthread *chosen, const struct sthread *cur, uint32_t n)
 {
     if (choices == NULL)
@@ -224,6 +259,8 @@ static void record_choice(int kind, const struct sthread *chosen, const struct s
     c->n = n;
     c->off = noptions;
     for (uint32_t i = 0; i < n; i++) {
+        for (int j = 0; j < 2; j++)
+            options[noptions + i].obj[j] = object_number(candidates[i], j);
         options[noptions + i].id = candidates[i]->id;
         int64_t site = atomic_load_explicit(&candidates[i]->site, memory_order_relaxed);
         options[noptions + i].site = site < 0 || site > INT32_MAX ? -1 : (int32_t)site;
@@ -406,7 +443,7 @@ static void write_schedule_out(const char *how)
     sout.used = 0;
     sout_str("# syncmut-schedule 1 ");
     sout_str(schedule_value);
-    sout_str("\n# <chosen> <kind> <current|-> <id>:<site|->,... (one line per choice point)\n");
+    sout_str("\n# <chosen> <kind> <current|-> <id>:<site|->:<objects>,... (one line per choice point)\n");
     uint64_t n = atomic_load_explicit(&nchoices, memory_order_acquire);
     for (uint64_t k = 0; k < n; k++) {
         const struct choice *c = &choices[k];
@@ -427,6 +464,19 @@ static void write_schedule_out(const char *how)
                 sout_str("-");
             else
                 sout_u64((uint64_t)o->site);
+            sout_str(":");
+            if (o->obj[0] == OBJ_ALL) {
+                sout_str("*");
+            } else if (o->obj[0] == OBJ_NONE) {
+                sout_str("-");
+            } else {
+                sout_str("o");
+                sout_u64(o->obj[0]);
+                if (o->obj[1] != OBJ_NONE && o->obj[1] != OBJ_ALL) {
+                    sout_str("+o");
+                    sout_u64(o->obj[1]);
+                }
+            }
         }
         sout_str("\n");
     }
@@ -569,6 +619,7 @@ static int acquire(void *obj, try_fn try, int arg, int timed)
         if (rc != EBUSY)
             return rc;
         pthread_mutex_lock(&lock);
+        set_next(self, obj, NULL, 0); /* once woken: the retry */
         int woken = block_on(obj, W_RETRY, timed);
         pthread_mutex_unlock(&lock);
         if (woken == WAKE_TIMEOUT)
@@ -612,6 +663,7 @@ static struct sthread *new_slot(void) /* `lock` held */
     t->timed = 0;
     t->wake = WAKE_NONE;
     t->has_handle = 0;
+    set_next(t, NULL, NULL, 0); /* starting runs design code only */
     /* pct: a random priority above every change-point priority (< 2^32) */
     t->prio = strategy == STRATEGY_PCT ? (UINT64_C(1) << 32) + (rng_next() >> 32) : 0;
     atomic_store_explicit(&t->site, -1, memory_order_relaxed);
@@ -682,6 +734,7 @@ int syncmut_sched_create(const char *start_name, pthread_t *thread, const pthrea
         if (thread != NULL)
             *thread = handle;
         set_state(me, READY);
+        set_next(me, NULL, NULL, 0); /* back to design code */
         reschedule(me);
     }
     pthread_mutex_unlock(&lock);
@@ -710,8 +763,10 @@ int syncmut_sched_join(pthread_t thread, void **retval)
         pthread_mutex_unlock(&lock);
         return pthread_join(thread, retval);
     }
-    while (load_state(target) != FINISHED)
+    while (load_state(target) != FINISHED) {
+        set_next(me, NULL, NULL, 1);
         block_on(target, W_JOIN, 0);
+    }
     pthread_mutex_unlock(&lock);
     /* The target passed the baton and is only tearing down: this waits for that. */
     int rc = pthread_join(thread, retval);
@@ -727,7 +782,14 @@ int syncmut_sched_join(pthread_t thread, void **retval)
 
 void syncmut_sched_enter(uint32_t site)
 {
+    syncmut_sched_enter_on(site, NULL, NULL);
+    /* unknown objects: everything */
+}
+
+void syncmut_sched_enter_on(uint32_t site, const void *a, const void *b)
+{
     struct sthread *me = self;
+    set_next(me, a, b, a == NULL && b == NULL);
     atomic_store_explicit(&me->site, (int64_t)site, memory_order_relaxed);
     pthread_mutex_lock(&lock);
     set_state(me, READY);
@@ -771,6 +833,7 @@ int syncmut_sched_cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int timed)
         return rc;
     pthread_mutex_lock(&lock);
     wake_all(m, W_RETRY);
+    set_next(self, m, NULL, 0); /* once woken: relock the mutex */
     int woken = block_on(c, W_COND, timed);
     pthread_mutex_unlock(&lock);
     rc = acquire(m, try_mutex, 0, 0);
@@ -896,6 +959,7 @@ int syncmut_sched_barrier_wait(pthread_barrier_t *b)
         wake_all(b, W_BARRIER);
         rc = PTHREAD_BARRIER_SERIAL_THREAD; /* the last to arrive, as in glibc */
     } else {
+        set_next(self, NULL, NULL, 0); /* once released: return */
         block_on(b, W_BARRIER, 0);
     }
     pthread_mutex_unlock(&lock);

@@ -25,6 +25,10 @@ int syncmut_sched_controls_me(void);
  * first; returns holding the baton. Until syncmut_sched_leave, the end record shows the
  * thread as inside `site`. */
 void syncmut_sched_enter(uint32_t site);
+/* The same, naming the synchronization objects the call acts on (up to two; NULL: none),
+ * for the schedule-out file's independence information (sleep sets). Without it
+ * (syncmut_sched_enter) the call counts as touching everything. */
+void syncmut_sched_enter_on(uint32_t site, const void *a, const void *b);
 void syncmut_sched_leave(void);
 
 /* Modelled blocking operations: same results as the real calls (0 or an error number;

@@ -1,0 +1,75 @@
+//! `syncmut.toml` beside the design: what `run`'s flags hold, so a project can keep
+//! its settings in the repository. Flags on the command line win. Unknown keys are
+//! rejected, so a typo is an error instead of a silently ignored setting.
+//!
+//! ```toml
+//! tests = "tests.json"      # relative to this file
+//! gen = "wp"                # or "none"
+//! jobs = 2
+//! schedules = 20            # pthread designs
+//! fail_under = 80.0
+//! output = "syncmut.out"
+//! flags = ["-Iinclude", "-DN=4"]
+//! ```
+
+use anyhow::Context as _;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// File name looked for in a design directory.
+pub const FILE: &str = "syncmut.toml";
+
+/// Settings from `syncmut.toml`; every key optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub tests: Option<PathBuf>,
+    pub gen: Option<String>,
+    pub jobs: Option<usize>,
+    pub schedules: Option<usize>,
+    pub fail_under: Option<f64>,
+    pub output: Option<PathBuf>,
+    pub flags: Option<Vec<String>>,
+}
+
+/// Reads `syncmut.toml` from the first design directory that has one; paths in it are
+/// made relative to that directory.
+pub fn load(design: &[PathBuf]) -> anyhow::Result<Config> {
+    let Some(path) = design.iter().filter(|p| p.is_dir()).map(|d| d.join(FILE)).find(|p| p.is_file()) else {
+        return Ok(Config::default());
+    };
+    let text = std::fs::read_to_string(&path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut config: Config = toml::from_str(&text).with_context(|| format!("{}: not a valid syncmut.toml", path.display()))?;
+    if let Some(gen) = &config.gen {
+        anyhow::ensure!(gen == "wp" || gen == "none", "{}: gen must be \"wp\" or \"none\", not {gen:?}", path.display());
+    }
+    let base = path.parent().unwrap_or(Path::new("."));
+    config.tests = config.tests.map(|t| base.join(t));
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(text: &str) -> anyhow::Result<Config> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(FILE), text).unwrap();
+        load(&[dir.path().to_path_buf()])
+    }
+
+    #[test]
+    fn settings_are_read_and_paths_made_relative() {
+        let config = with("tests = \"t.json\"\njobs = 3\nflags = [\"-DN=4\"]\n").unwrap();
+        assert_eq!(config.jobs, Some(3));
+        assert!(config.tests.unwrap().ends_with("t.json"));
+        assert_eq!(config.flags.unwrap(), vec!["-DN=4"]);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_rejected_naming_the_file() {
+        let err = format!("{:#}", with("jbos = 3\n").unwrap_err());
+        assert!(err.contains("syncmut.toml") && err.contains("unknown field"), "{err}");
+        assert!(format!("{:#}", with("gen = \"fuzz\"\n").unwrap_err()).contains("gen must be"));
+    }
+}
