@@ -23,6 +23,8 @@ pub const LOCKED: i32 = 6;
 pub const NO_USABLE_TEST: i32 = 7;
 /// The mutation score is below `--fail-under`.
 pub const SCORE_BELOW_THRESHOLD: i32 = 8;
+/// `explore` found a concurrency bug in the original program.
+pub const BUG_FOUND: i32 = 9;
 
 /// The exit code for a mutator failure.
 pub fn for_mutator_error(error: &MutatorError) -> i32 {

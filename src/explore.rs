@@ -13,9 +13,6 @@ use syncmut_mutator::{metamutant, Design};
 use syncmut_oracle::exec::Limits;
 use syncmut_oracle::explore::{self, Config, Strategy};
 
-/// Exit code: the exploration found a bug (to be added to exit.rs / docs/exit-codes.md).
-pub const BUG_FOUND: i32 = 9;
-
 #[derive(Args)]
 pub struct ExploreArgs {
     /// C/C++ sources, a directory of sources, or an LLVM module (.bc/.ll); pthread only.
@@ -122,7 +119,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         shell_word(&build.metamutant.display().to_string()),
         args.join(" ")
     );
-    Ok(BUG_FOUND)
+    Ok(exit::BUG_FOUND)
 }
 
 /// The trace in the runtime's JSON Lines format.

@@ -4,6 +4,7 @@
 mod config;
 mod console;
 mod exit;
+mod explore;
 mod gen;
 mod table;
 
@@ -72,6 +73,9 @@ enum Command {
         /// The mutant id (as in mutants.json, e.g. `top::t1#1:remove`).
         mutant: String,
     },
+    /// Look for concurrency bugs (assertions, deadlocks, crashes, livelocks) in the
+    /// original program under many schedules; exit 9 when one is found.
+    Explore(explore::ExploreArgs),
     /// Re-render a report from a run directory's saved results (nothing is run).
     Report {
         /// The run directory (`syncmut.out` by default).
@@ -204,6 +208,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         }
         Command::Report { dir, format, output } => report_command(&dir, format, output.as_deref()),
         Command::Explain { dir, mutant } => explain_command(&dir, &mutant),
+        Command::Explore(args) => explore::explore_command(&args).map_err(|(code, error)| Failure { code, error }),
         Command::Mutate { design, output } => {
             let design = design.design()?;
             let build = metamutant::build(&design, &output)?;

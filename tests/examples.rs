@@ -68,6 +68,14 @@ fn narrow_guard_is_reached_by_generated_tests() {
 }
 
 #[test]
+fn fifo_pipeline_trampolines_take_effect() {
+    let results = check("systemc/fifo_pipeline");
+    // Removing the write starves the reader; the non-blocking read deadlocks the writer.
+    assert_eq!(results["verdicts"]["pipeline::producer#1:remove"], "killed-by-deadlock");
+    assert_eq!(results["verdicts"]["pipeline::consumer#1:blocking-to-nonblocking"], "killed-by-deadlock");
+}
+
+#[test]
 fn redundant_sync_has_survivors() {
     let results = check("systemc/redundant_sync");
     let survived = results["verdicts"].as_object().unwrap().values().filter(|v| *v == "survived").count();

@@ -9,10 +9,6 @@ use syncmut_oracle::explore::{self, BugKind, Config, Strategy};
 // The body of `syncmut explore` (src/explore.rs), compiled and run here until main.rs
 // wires the command.
 #[allow(dead_code)]
-#[path = "../src/exit.rs"]
-mod exit;
-#[path = "../src/explore.rs"]
-mod explore_cli;
 
 fn bugs_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/pthread/bugs")
@@ -161,16 +157,10 @@ fn every_bug_is_found_and_replays_and_every_twin_is_clean() {
 
 #[test]
 fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
-    use clap::Parser;
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        args: explore_cli::ExploreArgs,
-    }
+    let syncmut = |args: &[&str]| assert_cmd::Command::cargo_bin("syncmut").unwrap().arg("explore").args(args).assert();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("bug");
-    let cli = Cli::parse_from(["explore", bugs_dir().join("lock_order.c").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "dfs"]);
-    assert_eq!(explore_cli::explore_command(&cli.args).map_err(|(c, e)| format!("{c}: {e}")), Ok(explore_cli::BUG_FOUND));
+    syncmut(&[bugs_dir().join("lock_order.c").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "dfs"]).code(9);
     let text = std::fs::read_to_string(out.join("counterexample.txt")).unwrap();
     assert!(text.starts_with("deadlock"), "{text}");
     assert!(text.contains("lock_order.c:12") || text.contains("lock_order.c:22"), "{text}");
@@ -180,8 +170,7 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     assert!(syncmut_oracle::trace::read(&out.join("counterexample.jsonl")).unwrap().end.unwrap().deadlock);
 
     let out = dir.path().join("twin");
-    let cli = Cli::parse_from(["explore", bugs_dir().join("lock_order_ok.c").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "pct", "--schedules", "50"]);
-    assert_eq!(explore_cli::explore_command(&cli.args).map_err(|(c, e)| format!("{c}: {e}")), Ok(exit::OK));
+    syncmut(&[bugs_dir().join("lock_order_ok.c").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "pct", "--schedules", "50"]).code(0);
     assert!(!out.join("counterexample.schedule").exists());
 }
 
