@@ -60,10 +60,7 @@ const char *syncmut_op_slug(syncmut_op op)
     return (unsigned)op < SYNCMUT_OP_COUNT ? slugs[op] : "?";
 }
 
-/* One line on stderr in a single write, then exit without running atexit handlers or
- * destructors (the design must not continue, nor flush half-done output). */
-static void fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void fatal(const char *fmt, ...)
+void syncmut_fatal(const char *fmt, ...)
 {
     char line[1024];
     int n = snprintf(line, sizeof line, "syncmut runtime: ");
@@ -110,36 +107,36 @@ static void parse_active(const char *value)
         entries += *c == ',';
     active = calloc(entries, sizeof *active);
     if (active == NULL)
-        fatal("out of memory parsing SYNCMUT_ACTIVE");
+        syncmut_fatal("out of memory parsing SYNCMUT_ACTIVE");
 
     const char *p = value;
     for (;;) {
         if (*p < '0' || *p > '9')
-            fatal("malformed SYNCMUT_ACTIVE '%s': %s", value, usage);
+            syncmut_fatal("malformed SYNCMUT_ACTIVE '%s': %s", value, usage);
         uint64_t site = 0;
         while (*p >= '0' && *p <= '9') {
             site = site * 10 + (uint64_t)(*p++ - '0');
             if (site > UINT32_MAX)
-                fatal("site number too large in SYNCMUT_ACTIVE '%s'", value);
+                syncmut_fatal("site number too large in SYNCMUT_ACTIVE '%s'", value);
         }
         if (*p++ != ':')
-            fatal("malformed SYNCMUT_ACTIVE '%s': %s", value, usage);
+            syncmut_fatal("malformed SYNCMUT_ACTIVE '%s': %s", value, usage);
         const char *slug = p;
         while (*p && *p != ',')
             p++;
         size_t len = (size_t)(p - slug);
         if (len == 0)
-            fatal("malformed SYNCMUT_ACTIVE '%s': %s", value, usage);
+            syncmut_fatal("malformed SYNCMUT_ACTIVE '%s': %s", value, usage);
         syncmut_op op = op_from_slug(slug, len);
         if (op == SYNCMUT_ORIGINAL)
-            fatal("unknown operator '%.*s' in SYNCMUT_ACTIVE '%s'", (int)len, slug, value);
+            syncmut_fatal("unknown operator '%.*s' in SYNCMUT_ACTIVE '%s'", (int)len, slug, value);
         if (have_site_table() && site >= syncmut_site_count)
-            fatal("site %llu in SYNCMUT_ACTIVE '%s' does not exist (the design's sites are "
+            syncmut_fatal("site %llu in SYNCMUT_ACTIVE '%s' does not exist (the design's sites are "
                   "numbered 0 to %lld)",
                   (unsigned long long)site, value, (long long)syncmut_site_count - 1);
         for (size_t i = 0; i < active_count; i++)
             if (active[i].site == site)
-                fatal("site %llu appears twice in SYNCMUT_ACTIVE '%s'",
+                syncmut_fatal("site %llu appears twice in SYNCMUT_ACTIVE '%s'",
                       (unsigned long long)site, value);
         active[active_count].site = (uint32_t)site;
         active[active_count].op = op;
@@ -148,7 +145,7 @@ static void parse_active(const char *value)
             break;
         p++; /* ',' */
         if (*p == '\0')
-            fatal("malformed SYNCMUT_ACTIVE '%s': %s", value, usage);
+            syncmut_fatal("malformed SYNCMUT_ACTIVE '%s': %s", value, usage);
     }
 }
 
@@ -195,7 +192,7 @@ syncmut_op syncmut_op_for(uint32_t site, uint32_t allowed, const char *wrapper)
                 used += (size_t)n;
             }
             const char *where = *site_text(site) ? site_text(site) : wrapper;
-            fatal("operator '%s' does not apply to site %u (%s); %s supports: %s", slugs[op],
+            syncmut_fatal("operator '%s' does not apply to site %u (%s); %s supports: %s", slugs[op],
                   (unsigned)site, where, wrapper, ops);
         }
     }
@@ -220,6 +217,6 @@ int syncmut_op_position(uint32_t site, const char *ops, syncmut_op *op)
         p = end + 1;
     }
     const char *where = *site_text(site) ? site_text(site) : "generated trampoline";
-    fatal("operator '%s' does not apply to site %u (%s); it supports: %s", slug, (unsigned)site,
+    syncmut_fatal("operator '%s' does not apply to site %u (%s); it supports: %s", slug, (unsigned)site,
           where, ops);
 }

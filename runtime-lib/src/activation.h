@@ -39,6 +39,11 @@ typedef enum syncmut_op {
 /* A set of operators, as a bit mask; each wrapper states the set it implements. */
 #define SYNCMUT_OPS(op) (UINT32_C(1) << (SYNCMUT_##op))
 
+/* One "syncmut runtime: ..." line on stderr in a single write, then _exit(120) without
+ * running atexit handlers or destructors (the design must not continue, nor flush
+ * half-done output). For configuration the runtime cannot honour. */
+void syncmut_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
 /* "original" for SYNCMUT_ORIGINAL, else the operator's slug. */
 const char *syncmut_op_slug(syncmut_op op);
 

@@ -23,6 +23,7 @@
  * run in a signal handler or at exit while other threads are parked. */
 #define _GNU_SOURCE
 #include "scheduler.h"
+#include "activation.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -149,22 +150,6 @@ static _Thread_local struct sthread *self;
 static uint32_t next_trace_number = 1;
 static uint32_t unnamed = NO_NAME; /* "T?": a thread with no event yet, in that mode */
 
-/* One "syncmut runtime:" line on stderr, then status 120 (as for a bad SYNCMUT_ACTIVE). */
-static void fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void fatal(const char *fmt, ...)
-{
-    char line[512];
-    int n = snprintf(line, sizeof line, "syncmut runtime: ");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    va_end(ap);
-    size_t len = strlen(line);
-    line[len++] = '\n';
-    ssize_t ignored = write(2, line, len);
-    (void)ignored;
-    _exit(120);
-}
 
 /* ---- strategy ----------------------------------------------------------------------- */
 
@@ -650,7 +635,7 @@ static struct sthread *new_slot(void) /* `lock` held */
             t = &threads[i];
     if (t == NULL) {
         if (slots_used == MAX_THREADS)
-            fatal("SYNCMUT_SCHEDULE: more than %u threads alive or not yet joined", MAX_THREADS);
+            syncmut_fatal("SYNCMUT_SCHEDULE: more than %u threads alive or not yet joined", MAX_THREADS);
         t = &threads[slots_used++];
     }
     if (!t->cv_ready) {
@@ -998,7 +983,7 @@ static int parse_pct(const char *s)
     pct_depth = (uint32_t)depth;
     const char *est = getenv("SYNCMUT_PCT_STEPS");
     if (est != NULL && *est != '\0' && (!parse_u64(est, &pct_steps) || pct_steps == 0))
-        fatal("malformed SYNCMUT_PCT_STEPS '%s': expected a positive decimal number", est);
+        syncmut_fatal("malformed SYNCMUT_PCT_STEPS '%s': expected a positive decimal number", est);
     for (uint32_t j = 1; j < pct_depth; j++)
         pct_change[j] = 1 + rng_next() % pct_steps;
     return 1;
@@ -1010,7 +995,7 @@ static void load_replay(const char *path)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL)
-        fatal("SYNCMUT_SCHEDULE: cannot read replay file '%s': %s", path, strerror(errno));
+        syncmut_fatal("SYNCMUT_SCHEDULE: cannot read replay file '%s': %s", path, strerror(errno));
     uint64_t cap = 0;
     char line[4096];
     uint64_t lineno = 0;
@@ -1026,17 +1011,17 @@ static void load_replay(const char *path)
         uint64_t id = 0;
         const char *p = line;
         if (*p < '0' || *p > '9')
-            fatal("replay file '%s', line %llu: expected a thread id", path, (unsigned long long)lineno);
+            syncmut_fatal("replay file '%s', line %llu: expected a thread id", path, (unsigned long long)lineno);
         for (; *p >= '0' && *p <= '9'; p++)
             if ((id = id * 10 + (uint64_t)(*p - '0')) > UINT32_MAX)
-                fatal("replay file '%s', line %llu: thread id out of range", path, (unsigned long long)lineno);
+                syncmut_fatal("replay file '%s', line %llu: thread id out of range", path, (unsigned long long)lineno);
         if (*p != ' ' && *p != '\n' && *p != '\0')
-            fatal("replay file '%s', line %llu: expected a thread id", path, (unsigned long long)lineno);
+            syncmut_fatal("replay file '%s', line %llu: expected a thread id", path, (unsigned long long)lineno);
         if (replay_len == cap) {
             cap = cap ? cap * 2 : 1024;
             replay_ids = realloc(replay_ids, cap * sizeof *replay_ids);
             if (replay_ids == NULL)
-                fatal("replay file '%s': out of memory", path);
+                syncmut_fatal("replay file '%s': out of memory", path);
         }
         replay_ids[replay_len++] = (uint32_t)id;
     }
@@ -1060,7 +1045,7 @@ static void start_recording(const char *path)
     options = mmap(NULL, (size_t)MAX_OPTIONS * sizeof *options, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (out_path == NULL || choices == MAP_FAILED || options == MAP_FAILED)
-        fatal("SYNCMUT_SCHEDULE_OUT: cannot allocate the choice buffer for '%s'", path);
+        syncmut_fatal("SYNCMUT_SCHEDULE_OUT: cannot allocate the choice buffer for '%s'", path);
 }
 
 static void write_at_exit(void)
@@ -1126,7 +1111,7 @@ __attribute__((constructor(102))) static void scheduler_init(void)
     else if (strncmp(value, "replay:", 7) == 0 && value[7] != '\0')
         strategy = STRATEGY_REPLAY;
     else
-        fatal("malformed SYNCMUT_SCHEDULE '%s': expected default, random:<seed>, "
+        syncmut_fatal("malformed SYNCMUT_SCHEDULE '%s': expected default, random:<seed>, "
               "pct:<seed>:<depth> (decimal; depth 1..%u) or replay:<path>",
               value, PCT_MAX_DEPTH);
     if (strategy == STRATEGY_REPLAY)
@@ -1136,9 +1121,9 @@ __attribute__((constructor(102))) static void scheduler_init(void)
         start_recording(out);
     const char *budget = getenv("SYNCMUT_MAX_STEPS");
     if (budget != NULL && *budget != '\0' && (!parse_u64(budget, &max_steps) || max_steps == 0))
-        fatal("malformed SYNCMUT_MAX_STEPS '%s': expected a positive decimal number", budget);
+        syncmut_fatal("malformed SYNCMUT_MAX_STEPS '%s': expected a positive decimal number", budget);
     if (pthread_key_create(&exit_key, finish_at_exit) != 0)
-        fatal("SYNCMUT_SCHEDULE: cannot start the scheduler (pthread_key_create failed)");
+        syncmut_fatal("SYNCMUT_SCHEDULE: cannot start the scheduler (pthread_key_create failed)");
     pthread_atfork(NULL, NULL, after_fork_in_child);
     if (out_path != NULL) {
         atexit(write_at_exit); /* after the trace's handler was registered: runs before it */
