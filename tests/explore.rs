@@ -6,10 +6,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use syncmut_oracle::explore::{self, BugKind, Config, Strategy};
 
-// The body of `syncmut explore` (src/explore.rs), compiled and run here until main.rs
-// wires the command.
-#[allow(dead_code)]
-
 fn bugs_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/pthread/bugs")
 }

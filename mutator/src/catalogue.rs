@@ -86,7 +86,7 @@ impl Catalogue {
         let mutants = sites
             .iter()
             .flat_map(|site| {
-                site.operators.iter().map(move |op| *op).map(move |op| Mutant {
+                site.operators.iter().copied().map(move |op| Mutant {
                     id: format!("{}:{}", site.key, op.slug()),
                     operator: op,
                     description: op.describe(&site.call),

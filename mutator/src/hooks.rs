@@ -62,7 +62,7 @@ pub fn rewrite_thread_hooks<'ctx>(context: &'ctx Context, module: &Module<'ctx>,
             if is_create {
                 params.push(ptr_type.into());
             }
-            params.extend(original.get_param_types().into_iter().map(BasicMetadataTypeEnum::from));
+            params.extend(original.get_param_types());
             let fn_type = match original.get_return_type() {
                 Some(ret) => inkwell::types::BasicType::fn_type(&ret, &params, false),
                 None => context.void_type().fn_type(&params, false),

@@ -72,7 +72,7 @@ fn declare_wrapper<'ctx>(context: &'ctx Context, module: &Module<'ctx>, found: &
     }
     let original = callee.get_type();
     let mut params: Vec<BasicMetadataTypeEnum> = vec![context.i32_type().into()];
-    params.extend(original.get_param_types().into_iter().map(BasicMetadataTypeEnum::from));
+    params.extend(original.get_param_types());
     let wrapper_type = match original.get_return_type() {
         Some(ret) => ret.fn_type(&params, false),
         None => context.void_type().fn_type(&params, false),

@@ -41,7 +41,7 @@ pub fn define<'ctx>(
     let ptr_type = context.ptr_type(AddressSpace::default());
     let original_type = original.get_type();
     let mut params: Vec<BasicMetadataTypeEnum> = vec![i32_type.into()];
-    params.extend(original_type.get_param_types().into_iter().map(BasicMetadataTypeEnum::from));
+    params.extend(original_type.get_param_types());
     let return_type = original_type.get_return_type();
     let fn_type = match return_type {
         Some(ret) => ret.fn_type(&params, false),

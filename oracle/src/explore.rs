@@ -437,7 +437,7 @@ pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String
             Some((BugKind::Assertion, line.trim().to_string()))
         }
         Status::Signaled(sig) => Some((BugKind::Crash, format!("killed by signal {sig} ({})", signal_name(sig)))),
-        Status::Exited(122) if end_kind.map_or(true, |k| k == "deadlock") => {
+        Status::Exited(122) if end_kind.is_none_or(|k| k == "deadlock") => {
             Some((BugKind::Deadlock, first_runtime_line(&execution.stderr, "deadlock: no thread can run")))
         }
         Status::Exited(121) => Some((BugKind::Livelock, first_runtime_line(&execution.stderr, "livelock: the step budget ran out"))),

@@ -21,6 +21,12 @@ use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::{Catalogue, Mutant};
 
+/// The original's executions on one test, one per schedule.
+type OriginalRuns = Vec<(Execution, Trace)>;
+
+/// A test the baseline kept, with the original's runs on it.
+type UsableTest<'a> = (&'a TestCase, &'a Baseline, &'a [(Execution, Trace)]);
+
 /// Knobs of a run.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -91,7 +97,7 @@ pub fn run(
     let saved_baselines = read_baselines(out);
     out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
     progress.baseline_started(tests.len());
-    let baselines: Vec<(Baseline, Option<Vec<(Execution, Trace)>>)> =
+    let baselines: Vec<(Baseline, Option<OriginalRuns>)> =
         tests.iter().map(|t| baseline(build, t, out, config)).collect::<Result<_, _>>()?;
     let fresh: Vec<&Baseline> = baselines.iter().map(|(b, _)| b).collect();
     out.write_json(outdir::BASELINE, &fresh)?;
@@ -103,7 +109,7 @@ pub fn run(
     };
     let previous = if saved_baselines.as_ref().is_some_and(same_behaviour) { previous } else { Vec::new() };
 
-    let usable: Vec<(&TestCase, &Baseline, &[(Execution, Trace)])> = tests
+    let usable: Vec<UsableTest> = tests
         .iter()
         .zip(&baselines)
         .filter_map(|(t, (b, runs))| runs.as_deref().filter(|_| b.usable).map(|r| (t, b, r)))
@@ -234,14 +240,13 @@ fn baseline(
     test: &TestCase,
     out: &OutDir,
     config: &Config,
-) -> Result<(Baseline, Option<Vec<(Execution, Trace)>>), OracleError> {
+) -> Result<(Baseline, Option<OriginalRuns>), OracleError> {
     let limits = Limits { timeout: config.baseline_timeout, ..config.limits };
     let schedules = schedules(build, config);
     let mut set_aside = None;
     let mut runs: Vec<(Execution, Trace)> = Vec::new();
     let first_schedule = schedules.first().map(String::as_str).unwrap_or("default");
-    let plan = std::iter::repeat(first_schedule)
-        .take(config.baseline_repeats.max(1))
+    let plan = std::iter::repeat_n(first_schedule, config.baseline_repeats.max(1))
         .chain(schedules.iter().skip(1).map(String::as_str));
     for (i, schedule) in plan.enumerate() {
         let tag = schedule_tag(build, config, schedule);

@@ -1,0 +1,62 @@
+//! Commands over a finished run directory: `report` and `explain`.
+
+use crate::{exit, Failure};
+use anyhow::Context as _;
+use syncmut_mutator::metamutant;
+use syncmut_oracle::report;
+
+/// Reads the catalogue and outcomes saved in a run directory.
+fn saved_results(dir: &std::path::Path) -> Result<(syncmut_mutator::Catalogue, syncmut_oracle::Outcomes), Failure> {
+    fn load<T: serde::de::DeserializeOwned>(dir: &std::path::Path, name: &str) -> anyhow::Result<T> {
+        let path = dir.join(name);
+        let bytes = std::fs::read(&path)
+            .with_context(|| format!("{}: cannot read (is {} a syncmut run directory?)", path.display(), dir.display()))?;
+        serde_json::from_slice(&bytes).with_context(|| format!("{}: not a valid {name}", path.display()))
+    }
+    let usage = |error: anyhow::Error| Failure { code: exit::USAGE, error };
+    let catalogue = load(dir, metamutant::layout::CATALOGUE).map_err(usage)?;
+    let outcomes = load(dir, syncmut_oracle::outdir::OUTCOMES).map_err(usage)?;
+    Ok((catalogue, outcomes))
+}
+
+pub fn explain_command(dir: &std::path::Path, id: &str) -> Result<i32, Failure> {
+    let (catalogue, outcomes) = saved_results(dir)?;
+    let usage = |message: String| Failure { code: exit::USAGE, error: anyhow::anyhow!(message) };
+    let mutant = catalogue.mutant(id).ok_or_else(|| usage(format!("{}: no mutant {id:?} (see mutants.json)", dir.display())))?;
+    let outcome = outcomes.mutants.iter().find(|m| m.mutant == id).ok_or_else(|| usage(format!("{id}: not run yet")))?;
+    let Some(test) = outcome.killed_by.as_deref() else {
+        println!("mutant {id}: {} — {}
+only killed mutants keep their traces; nothing to compare", outcome.verdict, outcome.reason);
+        return Ok(exit::OK);
+    };
+    let schedule = outcome.runs.iter().find(|r| r.test == test).and_then(|r| r.schedule.as_deref());
+    let trace_of = |mutant: Option<&str>| -> Result<syncmut_oracle::trace::Trace, Failure> {
+        syncmut_oracle::trace::read(&syncmut_oracle::outdir::trace_file(dir, test, mutant, schedule)).map_err(usage)
+    };
+    let original = trace_of(None)?;
+    let mutated = trace_of(Some(id))?;
+    let verdict_line = format!("{}: {}", outcome.verdict, outcome.reason);
+    print!("{}", syncmut_oracle::explain::render(&catalogue, mutant, test, &verdict_line, &original, &mutated));
+    Ok(exit::OK)
+}
+
+pub fn report_command(dir: &std::path::Path, format: report::Format, output: Option<&std::path::Path>) -> Result<i32, Failure> {
+    let (catalogue, outcomes) = saved_results(dir)?;
+    let bytes = report::render_in(Some(dir), format, &catalogue, &outcomes);
+    match output {
+        Some(path) => syncmut_mutator::atomic::write(path, &bytes)?,
+        None => {
+            use std::io::Write;
+            std::io::stdout().write_all(&bytes).context("write the report")?;
+        }
+    }
+    Ok(exit::OK)
+}
+
+pub fn parse_format(name: &str) -> Result<report::Format, String> {
+    report::Format::ALL.iter().find(|(n, _)| *n == name).map(|(_, f)| *f).ok_or_else(|| {
+        let names: Vec<&str> = report::Format::ALL.iter().map(|(n, _)| *n).collect();
+        format!("unknown format {name:?}; one of: {}", names.join(", "))
+    })
+}
+

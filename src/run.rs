@@ -1,0 +1,127 @@
+//! `syncmut run`: the main job, from a design to verdicts and reports.
+
+use crate::{console, exit, no_sites_check, print_warnings, table, DesignArgs, Failure};
+use anyhow::Context as _;
+use std::path::PathBuf;
+use syncmut_mutator::metamutant;
+use syncmut_oracle::outdir::OutDir;
+use syncmut_oracle::{lab, report};
+
+/// Runs the main job; returns the mutation score, or None when there is nothing to
+/// mutate.
+pub fn run_command(
+    args: &DesignArgs,
+    tests: Option<PathBuf>,
+    generate: bool,
+    output: &std::path::Path,
+    config: &lab::Config,
+    resume: bool,
+) -> Result<Option<f64>, Failure> {
+    let design = args.design()?;
+    let given = match tests.or_else(|| default_tests_file(&args.design)) {
+        Some(path) => syncmut_oracle::test_case::load(&path).map_err(oracle_failure)?,
+        None if generate => Vec::new(),
+        None => {
+            return Err(Failure {
+                code: exit::USAGE,
+                error: anyhow::anyhow!("no tests: with --gen none, pass --tests FILE (format: docs/tests-format.md) or put a tests.json beside the design"),
+            })
+        }
+    };
+    let out = OutDir::open(output).map_err(oracle_failure)?;
+    let (previous_catalogue, previous_runs) = if resume {
+        (read_catalogue(&out), lab::saved_runs(&out))
+    } else {
+        (None, Vec::new())
+    };
+    let build = metamutant::build(&design, out.root())?;
+    if resume && previous_catalogue.as_ref() != Some(&build.catalogue) {
+        return Err(Failure {
+            code: exit::USAGE,
+            error: anyhow::anyhow!(
+                "{}: cannot resume: the design's mutants differ from the interrupted run's (or it left no mutants.json); run again without --resume",
+                out.root().display()
+            ),
+        });
+    }
+    print_warnings(&build.warnings);
+    if build.catalogue.sites.is_empty() {
+        no_sites_check(&design, &build.catalogue);
+        return Ok(None);
+    }
+    let tests = if generate { with_generated_tests(&build, out.root(), given)? } else { given };
+    let progress = console::Bar::new();
+    let outcomes = lab::run(&build, &tests, &out, config, &progress, previous_runs).map_err(oracle_failure)?;
+    progress.finish();
+    for (name, format) in [("report.html", report::Format::Html), ("mutation-report.json", report::Format::Mte)] {
+        out.write(name, &report::render_in(Some(out.root()), format, &build.catalogue, &outcomes)).map_err(oracle_failure)?;
+    }
+    let baseline: Vec<syncmut_oracle::outcome::Baseline> =
+        serde_json::from_slice(&std::fs::read(out.path(syncmut_oracle::outdir::BASELINE)).context("read baseline.json")?)
+            .context("parse baseline.json")?;
+    print!("{}", table::baseline(&build.catalogue, &baseline));
+    print!("{}", table::outcomes(&outcomes));
+    println!("results in {}", out.root().display());
+    Ok(Some(outcomes.score.percent))
+}
+
+/// Generates tests into `DIR/gen/` and puts them after the given ones (a generated
+/// test whose arguments equal a given test's is dropped).
+fn with_generated_tests(
+    build: &metamutant::Build,
+    root: &std::path::Path,
+    mut tests: Vec<syncmut_oracle::TestCase>,
+) -> Result<Vec<syncmut_oracle::TestCase>, Failure> {
+    let options = syncmut_analysis::Options { bound: syncmut_analysis::DEFAULT_BOUND };
+    match syncmut_analysis::generate_for(build, root, &root.join("gen"), &options) {
+        Ok(generated) => {
+            let found = syncmut_oracle::test_case::load(&generated.tests_file).unwrap_or_default();
+            eprintln!(
+                "syncmut: generated {} test(s) reaching {}/{} reachable sites (confirmed by execution)",
+                found.len(),
+                generated.suite.confirmed.len(),
+                generated.suite.reachable.len()
+            );
+            for test in found {
+                if !tests.iter().any(|t| t.args == test.args) {
+                    let name = if tests.iter().any(|t| t.name == test.name) { format!("gen-{}", test.name) } else { test.name };
+                    tests.push(syncmut_oracle::TestCase { name, args: test.args });
+                }
+            }
+        }
+        // A missing or broken solver costs the generated tests, not the run: the given
+        // tests still judge every mutant they reach.
+        Err(e) if !tests.is_empty() => eprintln!("syncmut: warning: test generation skipped: {e}; using the given tests only"),
+        Err(e) => {
+            let solver = e.downcast_ref::<syncmut_analysis::AnalysisError>().is_some_and(|a| matches!(a, syncmut_analysis::AnalysisError::Solver(_)));
+            return Err(Failure { code: if solver { exit::TOOL_MISSING } else { exit::INTERNAL }, error: anyhow::anyhow!("test generation: {e}") });
+        }
+    }
+    if tests.is_empty() {
+        return Err(Failure {
+            code: exit::NO_USABLE_TEST,
+            error: anyhow::anyhow!("no tests: generation found none and none were given (--tests FILE)"),
+        });
+    }
+    Ok(tests)
+}
+
+fn read_catalogue(out: &OutDir) -> Option<syncmut_mutator::Catalogue> {
+    serde_json::from_slice(&std::fs::read(out.path(metamutant::layout::CATALOGUE)).ok()?).ok()
+}
+
+fn default_tests_file(design: &[PathBuf]) -> Option<PathBuf> {
+    design.iter().filter(|p| p.is_dir()).map(|d| d.join("tests.json")).find(|p| p.is_file())
+}
+
+pub fn oracle_failure(error: syncmut_oracle::OracleError) -> Failure {
+    let code = match &error {
+        syncmut_oracle::OracleError::Mutator(e) => exit::for_mutator_error(e),
+        syncmut_oracle::OracleError::BadTestFile { .. } | syncmut_oracle::OracleError::Read { .. } => exit::USAGE,
+        syncmut_oracle::OracleError::Locked { .. } => exit::LOCKED,
+        syncmut_oracle::OracleError::NoUsableTest { .. } => exit::NO_USABLE_TEST,
+        _ => exit::INTERNAL,
+    };
+    Failure { code, error: error.into() }
+}
+
