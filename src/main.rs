@@ -177,6 +177,10 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 println!("{}", serde_json::to_string_pretty(&scan.catalogue).context("serialise catalogue")?);
             } else {
                 print!("{}", table::catalogue(&scan.catalogue));
+                if !scan.globals.is_empty() {
+                    let names: Vec<&str> = scan.globals.iter().map(|g| g.name.as_str()).collect();
+                    println!("state recorded at each synchronization event: {}", names.join(", "));
+                }
             }
             Ok(no_sites_check(&design, &scan.catalogue))
         }

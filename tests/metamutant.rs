@@ -84,3 +84,32 @@ fn bounded_buffer_metamutant() {
     // A one-slot buffer and many items make both condition waits (almost) certain.
     assert_each_operator_takes_effect(dir.path(), &catalogue, &args(&["1", "200"]), 5);
 }
+
+/// Each trace event carries a snapshot of the design's globals, decoded by type: signed
+/// and unsigned integers, bools, pointers as null/non-null (fixture shared with the
+/// mutator's golden test).
+#[test]
+fn trace_events_carry_a_state_snapshot_of_the_globals() {
+    let out = tempfile::tempdir().unwrap();
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mutator/tests/fixtures/globals.c");
+    Command::cargo_bin("syncmut").unwrap().arg("mutate").arg(&source).arg("-o").arg(out.path()).assert().success();
+    let trace_file = out.path().join("trace.jsonl");
+    let env = [("SYNCMUT_TRACE", trace_file.display().to_string()), ("SYNCMUT_SCHEDULE", "default".to_string())];
+    let run = execute(&out.path().join("metamutant"), &[], &env, &limits()).unwrap();
+    assert_eq!(run.status, syncmut_oracle::exec::Status::Exited(0), "{}", run.stderr);
+    let text = std::fs::read_to_string(&trace_file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[1],
+        r#"{"seq":0,"site":0,"action":"original","thread":"T0","state":{"buffer":"null","counter":0,"done":false,"flags":0,"hits":0,"level":-3}}"#
+    );
+    assert_eq!(
+        lines[2],
+        r#"{"seq":1,"site":1,"action":"original","thread":"T0","state":{"buffer":"non-null","counter":7,"done":true,"flags":1,"hits":18446744073709551615,"level":-3}}"#
+    );
+    let trace = trace::read(&trace_file).unwrap();
+    assert_eq!(trace.events[1].state["hits"], serde_json::Value::from(u64::MAX));
+    // No trace requested: no snapshot machinery, same behaviour as the original.
+    let plain = execute(&out.path().join("metamutant"), &[], &[], &limits()).unwrap();
+    assert_eq!(plain.status, syncmut_oracle::exec::Status::Exited(0));
+}

@@ -126,3 +126,122 @@ pub fn has_abi_sensitive_arguments(inst: InstructionValue<'_>) -> bool {
         })
     }
 }
+
+/// What the debug info says about a global variable (its `!dbg`
+/// DIGlobalVariableExpression): the source name, the declaring file, and the name of
+/// its type with typedefs and qualifiers stripped (`unsigned int`, `_Bool`, an enum's
+/// name), empty when unknown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GlobalDebugInfo {
+    pub name: String,
+    pub path: PathBuf,
+    pub type_name: String,
+}
+
+/// The debug info of a global variable, or `None` when it has no `!dbg` attachment.
+///
+/// LLVM 16's C API has no accessor for a DIVariable's name or type, so they are read
+/// as node operands (DIVariable: 0 scope, 1 name, 2 file, 3 type; DIDerivedType:
+/// 3 base type), which `LLVMGetMDNodeOperands` returns for any MDNode.
+pub fn global_debug_info(global: inkwell::values::GlobalValue<'_>) -> Option<GlobalDebugInfo> {
+    use inkwell::llvm_sys::debuginfo::LLVMMetadataKind;
+    // SAFETY: `global` is a live global variable; the metadata entries array is
+    // disposed after use; every metadata node is checked for kind/null before it is
+    // used, and strings are copied out at once.
+    unsafe {
+        let raw = global.as_value_ref();
+        let mut n: usize = 0;
+        let entries = llvm::LLVMGlobalCopyAllMetadata(raw, &mut n);
+        if entries.is_null() {
+            return None;
+        }
+        let dbg_kind = llvm::LLVMGetMDKindID(b"dbg".as_ptr() as *const _, 3);
+        let mut gve = std::ptr::null_mut();
+        for i in 0..n as u32 {
+            if llvm::LLVMValueMetadataEntriesGetKind(entries, i) == dbg_kind {
+                gve = llvm::LLVMValueMetadataEntriesGetMetadata(entries, i);
+                break;
+            }
+        }
+        llvm::LLVMDisposeValueMetadataEntries(entries);
+        if gve.is_null()
+            || !matches!(debuginfo::LLVMGetMetadataKind(gve), LLVMMetadataKind::LLVMDIGlobalVariableExpressionMetadataKind)
+        {
+            return None;
+        }
+        let var = debuginfo::LLVMDIGlobalVariableExpressionGetVariable(gve);
+        if var.is_null() {
+            return None;
+        }
+        let file = debuginfo::LLVMDIVariableGetFile(var);
+        let path = if file.is_null() {
+            PathBuf::new()
+        } else {
+            let name = PathBuf::from(take_str(|len| debuginfo::LLVMDIFileGetFilename(file, len)));
+            let dir = take_str(|len| debuginfo::LLVMDIFileGetDirectory(file, len));
+            if name.is_absolute() || dir.is_empty() { name } else { PathBuf::from(dir).join(name) }
+        };
+        let context = llvm::LLVMGetModuleContext(llvm::LLVMGetGlobalParent(raw));
+        let ops = md_operands(context, var);
+        let name = match ops.get(1) {
+            Some(op) if !op.is_null() && !llvm::LLVMIsAMDString(*op).is_null() => {
+                take_str(|len| llvm::LLVMGetMDString(*op, len))
+            }
+            _ => String::new(),
+        };
+        let mut ty = match ops.get(3) {
+            Some(op) if !op.is_null() => llvm::LLVMValueAsMetadata(*op),
+            _ => std::ptr::null_mut(),
+        };
+        // Through typedefs and const/volatile to the underlying type (bounded: cycles
+        // cannot occur in valid IR, but a bound costs nothing).
+        for _ in 0..16 {
+            if ty.is_null() || !matches!(debuginfo::LLVMGetMetadataKind(ty), LLVMMetadataKind::LLVMDIDerivedTypeMetadataKind) {
+                break;
+            }
+            let mut name_len = 0usize;
+            let own = debuginfo::LLVMDITypeGetName(ty, &mut name_len);
+            let own = if own.is_null() {
+                String::new()
+            } else {
+                String::from_utf8_lossy(std::slice::from_raw_parts(own as *const u8, name_len)).into_owned()
+            };
+            // `bool` may be a typedef of an integer in C (pre-C99 code); keep that name.
+            if own == "bool" {
+                break;
+            }
+            let base = md_operands(context, ty);
+            ty = match base.get(3) {
+                Some(op) if !op.is_null() => llvm::LLVMValueAsMetadata(*op),
+                _ => std::ptr::null_mut(),
+            };
+        }
+        let type_name = if ty.is_null() {
+            String::new()
+        } else {
+            let mut len = 0usize;
+            let ptr = debuginfo::LLVMDITypeGetName(ty, &mut len);
+            if ptr.is_null() {
+                String::new()
+            } else {
+                String::from_utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len)).into_owned()
+            }
+        };
+        Some(GlobalDebugInfo { name, path, type_name })
+    }
+}
+
+/// The operands of a metadata node, as values (null for absent operands).
+unsafe fn md_operands(
+    context: inkwell::llvm_sys::prelude::LLVMContextRef,
+    node: inkwell::llvm_sys::prelude::LLVMMetadataRef,
+) -> Vec<LLVMValueRef> {
+    let value = llvm::LLVMMetadataAsValue(context, node);
+    if llvm::LLVMIsAMDNode(value).is_null() {
+        return Vec::new();
+    }
+    let n = llvm::LLVMGetMDNodeNumOperands(value) as usize;
+    let mut ops = vec![std::ptr::null_mut(); n];
+    llvm::LLVMGetMDNodeOperands(value, ops.as_mut_ptr());
+    ops
+}

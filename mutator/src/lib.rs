@@ -11,6 +11,7 @@ pub mod catalogue;
 pub mod design;
 pub mod discover;
 pub mod error;
+pub mod globals;
 mod hooks;
 mod ir;
 pub mod metamutant;

@@ -6,6 +6,7 @@ use crate::catalogue::Catalogue;
 use crate::design::Design;
 use crate::discover::{self, Discovery};
 use crate::error::{MutatorError, Result};
+use crate::globals::{self, Global};
 use crate::{atomic, rewrite, toolchain};
 use inkwell::context::Context;
 use inkwell::module::Module;
@@ -37,6 +38,8 @@ pub struct Build {
 pub struct Scan {
     pub catalogue: Catalogue,
     pub warnings: Vec<String>,
+    /// The global variables a trace's state snapshots would record.
+    pub globals: Vec<Global>,
 }
 
 /// Compiles the design and lists its sites and mutants.
@@ -45,8 +48,11 @@ pub fn scan(design: &Design, workdir: &Path) -> Result<Scan> {
     toolchain::build_bitcode(design, workdir, &bitcode)?;
     let context = Context::create();
     let module = load(&context, &bitcode, design)?;
-    let found = discover::discover(&module);
-    Ok(Scan { catalogue: catalogue_of(&found), warnings: found.warnings })
+    let mut found = discover::discover(&module);
+    let (globals, notes) = globals::collect(&module);
+    found.warnings.extend(notes);
+    let globals = globals.into_iter().map(|(g, _)| g).collect();
+    Ok(Scan { catalogue: catalogue_of(&found), warnings: found.warnings, globals })
 }
 
 /// Builds the metamutant and the original executable into `out`.
@@ -58,8 +64,11 @@ pub fn build(design: &Design, out: &Path) -> Result<Build> {
 
     let context = Context::create();
     let module = load(&context, &design_bc, design)?;
-    let found = discover::discover(&module);
+    let mut found = discover::discover(&module);
     let catalogue = catalogue_of(&found);
+    let (user_globals, notes) = globals::collect(&module);
+    found.warnings.extend(notes);
+    globals::add_table(&context, &module, &user_globals);
     rewrite::rewrite(&context, &module, &found.sites)?;
     let metamutant_bc = out.join(layout::METAMUTANT_BC);
     atomic::write(&metamutant_bc, module.write_bitcode_to_memory().as_slice())?;

@@ -1,7 +1,7 @@
 //! Trace diffs for killed mutants: what a developer reads to see where the mutant's
 //! behaviour left the original's. Each event is one line with its source location.
 
-use crate::trace::{Event, Trace};
+use crate::trace::{state_text, Event, Trace};
 use similar::{ChangeTag, TextDiff};
 use std::time::Duration;
 use syncmut_mutator::{Catalogue, Mutant};
@@ -39,7 +39,9 @@ fn event_line(catalogue: &Catalogue, e: &Event) -> String {
         _ => String::new(),
     };
     let lost = if e.lost { "  (lost: nobody waited)" } else { "" };
-    format!("{:<12} {:<10} {}  [{}]{lost}", e.thread, when, site_label(catalogue, e.site), e.action)
+    let state = state_text(&e.state);
+    let state = if state.is_empty() { state } else { format!("  {state}") };
+    format!("{:<12} {:<10} {}  [{}]{lost}{state}", e.thread, when, site_label(catalogue, e.site), e.action)
 }
 
 /// `wait(e) @ guarded_event.cpp:18`.

@@ -3,7 +3,7 @@
 //! picture (who waits where, since when).
 
 use crate::diff::site_label;
-use crate::trace::{Event, Trace};
+use crate::trace::{state_text, Event, Trace};
 use std::collections::BTreeMap;
 use syncmut_mutator::{Catalogue, Mutant};
 
@@ -28,6 +28,13 @@ pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, verdict_line: 
             let cell = |events: &[&Event]| events.get(i).map(|e| event_cell(catalogue, e)).unwrap_or_default();
             let mark = if Some(i) == diverge { ">" } else { " " };
             out.push_str(&format!("{mark} {:<COLUMN$} | {}\n", cell(left), cell(right)));
+            // The globals' values only where they differ, on a line of their own.
+            if let (Some(l), Some(r)) = (left.get(i), right.get(i)) {
+                if l.state != r.state {
+                    let left_state = format!("  {}", state_text(&l.state));
+                    out.push_str(&format!("  {left_state:<COLUMN$} | {}\n", state_text(&r.state)));
+                }
+            }
         }
         if rows > MAX_ROWS {
             out.push_str(&format!("  … {} more events\n", rows - MAX_ROWS));
@@ -52,10 +59,11 @@ fn per_thread(trace: &Trace) -> BTreeMap<String, Vec<&Event>> {
     map
 }
 
-/// What counts as "the same event" for the divergence mark: the place and the time,
-/// not the action (the mutated site's action differs by construction).
-fn key(e: &Event) -> (u32, Option<&str>) {
-    (e.site, e.time.as_deref())
+/// What counts as "the same event" for the divergence mark: the place, the time and
+/// the globals' values, not the action (the mutated site's action differs by
+/// construction).
+fn key(e: &Event) -> (u32, Option<&str>, &BTreeMap<String, serde_json::Value>) {
+    (e.site, e.time.as_deref(), &e.state)
 }
 
 fn event_cell(catalogue: &Catalogue, e: &Event) -> String {

@@ -203,6 +203,9 @@ fn save(catalogue: &Catalogue, runs: &[Run], expected_runs: &dyn Fn(&str) -> usi
     Ok(outcomes)
 }
 
+/// Exit status of the runtime when `SYNCMUT_ACTIVE` does not fit the binary.
+const RUNTIME_CONFIG_ERROR: i32 = 120;
+
 /// Runs the metamutant with `active` (empty: no mutant) under `schedule` and reads its
 /// trace.
 fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), String> {
@@ -422,6 +425,3 @@ mod tests {
         assert!((lo - 0.8389).abs() < 1e-3 && hi == 1.0, "{lo}");
     }
 }
-
-/// Exit status of the runtime when `SYNCMUT_ACTIVE` does not fit the binary.
-const RUNTIME_CONFIG_ERROR: i32 = 120;

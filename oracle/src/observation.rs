@@ -10,12 +10,15 @@ use crate::trace::Trace;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// One event as observed: where and when, without the action taken.
+/// One event as observed: where, when and the values of the design's globals there,
+/// without the action taken.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Step {
     pub site: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub state: BTreeMap<String, serde_json::Value>,
 }
 
 /// The observable behaviour of one execution.
@@ -42,7 +45,11 @@ impl Observation {
     pub fn new(execution: &Execution, trace: &Trace, hidden: &[u32]) -> Observation {
         let mut threads: BTreeMap<String, Vec<Step>> = BTreeMap::new();
         for event in trace.events.iter().filter(|e| !hidden.contains(&e.site)) {
-            threads.entry(event.thread.clone()).or_default().push(Step { site: event.site, time: event.time.clone() });
+            threads.entry(event.thread.clone()).or_default().push(Step {
+                site: event.site,
+                time: event.time.clone(),
+                state: event.state.clone(),
+            });
         }
         let end = trace.end.clone().unwrap_or_default();
         let mut pending: Vec<(String, Option<u32>)> = end.pending.iter().map(|p| (p.thread.clone(), p.site)).collect();

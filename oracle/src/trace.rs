@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// One synchronization event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,6 +22,26 @@ pub struct Event {
     /// A notification while no process waited on the event.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub lost: bool,
+    /// The design's global variables when the event was recorded: integers as numbers,
+    /// bools as booleans, pointers as `"null"`/`"non-null"`. Empty for designs without
+    /// globals and for traces written before snapshots existed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub state: BTreeMap<String, Value>,
+}
+
+/// The state snapshot compactly: `{cs1=1 cs2=0 p=non-null}`; empty for no state.
+pub fn state_text(state: &BTreeMap<String, Value>) -> String {
+    if state.is_empty() {
+        return String::new();
+    }
+    let fields: Vec<String> = state
+        .iter()
+        .map(|(name, value)| match value {
+            Value::String(s) => format!("{name}={s}"),
+            other => format!("{name}={other}"),
+        })
+        .collect();
+    format!("{{{}}}", fields.join(" "))
 }
 
 /// A thread or process that had not finished when the run ended.
@@ -128,6 +149,23 @@ mod tests {
         assert_eq!(end.kind, "exit");
         assert!(end.deadlock);
         assert_eq!(end.pending, vec![Pending { thread: "m.t1".into(), site: Some(0) }]);
+    }
+
+    #[test]
+    fn parses_state_snapshots() {
+        let text = r#"{"syncmut_trace":1,"active":""}
+{"seq":0,"site":1,"action":"original","thread":"T0","state":{"counter":-3,"done":true,"hits":18446744073709551615,"p":"non-null"}}
+{"seq":1,"site":1,"action":"original","thread":"T0"}
+"#;
+        let trace = parse(text).unwrap();
+        let state = &trace.events[0].state;
+        assert_eq!(state["counter"], Value::from(-3));
+        assert_eq!(state["done"], Value::Bool(true));
+        assert_eq!(state["hits"], Value::from(u64::MAX));
+        assert_eq!(state["p"], Value::from("non-null"));
+        assert_eq!(state_text(state), "{counter=-3 done=true hits=18446744073709551615 p=non-null}");
+        assert!(trace.events[1].state.is_empty());
+        assert_eq!(state_text(&trace.events[1].state), "");
     }
 
     #[test]

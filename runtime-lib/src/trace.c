@@ -26,6 +26,21 @@
 extern const uint32_t syncmut_site_count __attribute__((weak));
 extern const char *const syncmut_sites[] __attribute__((weak));
 
+/* The design's own global variables (emitted by the mutator; weak likewise). Each event
+ * copies their values into a state snapshot: kind 0 signed int, 1 unsigned int,
+ * 2 bool, 3 pointer (printed as "null"/"non-null"). */
+struct syncmut_global {
+    const char *name;
+    const void *addr;
+    uint32_t size; /* 1, 2, 4 or 8 */
+    uint32_t kind;
+};
+extern const uint32_t syncmut_global_count __attribute__((weak));
+extern const struct syncmut_global syncmut_globals[] __attribute__((weak));
+
+#define MAX_GLOBALS 64u
+enum { GLOBAL_SIGNED = 0, GLOBAL_UNSIGNED = 1, GLOBAL_BOOL = 2, GLOBAL_POINTER = 3 };
+
 enum { KIND_PTHREAD = 1, KIND_SYSTEMC = 2 };
 
 struct event {
@@ -47,6 +62,15 @@ static atomic_int flushed;
 static char *trace_path;   /* absolute, so a chdir in the design does not move the file */
 static char *active_value; /* SYNCMUT_ACTIVE as given, for the header line */
 static pid_t owner_pid;    /* a forked child must not write the parent's file */
+
+/* State snapshots: nglobals values per event, slot seq at states[seq * nglobals]; a
+ * second mmap'd arena beside `events`, absent (nglobals 0) when the design has none. */
+static uint32_t nglobals;
+static uint64_t *states;
+/* `"name":` per global, JSON-ready, built at start-up so the flush copies it in one
+ * piece (NULL: the name needs escaping, done at flush time). */
+static char *global_keys[MAX_GLOBALS];
+static size_t global_key_lens[MAX_GLOBALS];
 
 /* pthread thread numbers: k+1, 0 while the thread has recorded nothing. */
 static _Atomic uint32_t next_thread;
@@ -166,6 +190,27 @@ void syncmut_trace_set_thread_id(uint32_t k)
     my_thread = k + 1;
 }
 
+/* Copies the globals' current values into the event's snapshot. Other threads may be
+ * writing them: under the controlled scheduler (and in SystemC, where processes are
+ * coroutines on one thread) only one application thread runs, so the read is not a
+ * race in practice; without the scheduler the snapshot is a benign, best-effort read
+ * (volatile loads, never torn for naturally aligned scalars on the supported targets). */
+static inline void snapshot(const struct event *ev)
+{
+    if (nglobals == 0)
+        return;
+    uint64_t *dst = &states[(size_t)(ev - events) * nglobals];
+    for (uint32_t i = 0; i < nglobals; i++) {
+        const void *p = syncmut_globals[i].addr;
+        switch (syncmut_globals[i].size) {
+        case 1: dst[i] = *(const volatile uint8_t *)p; break;
+        case 2: dst[i] = *(const volatile uint16_t *)p; break;
+        case 4: dst[i] = *(const volatile uint32_t *)p; break;
+        default: dst[i] = *(const volatile uint64_t *)p; break;
+        }
+    }
+}
+
 void syncmut_trace_pthread(uint32_t site, syncmut_op action)
 {
     if (!trace_on)
@@ -179,6 +224,7 @@ void syncmut_trace_pthread(uint32_t site, syncmut_op action)
     ev->thread = my_thread - 1;
     ev->action = (uint8_t)action;
     ev->kind = KIND_PTHREAD;
+    snapshot(ev);
     atomic_store_explicit(&ev->ready, 1, memory_order_release);
 }
 
@@ -197,6 +243,7 @@ void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process, u
     ev->action = (uint8_t)action;
     ev->kind = KIND_SYSTEMC;
     ev->flags = (uint8_t)flags;
+    snapshot(ev);
     atomic_store_explicit(&ev->ready, 1, memory_order_release);
 }
 
@@ -258,14 +305,29 @@ static void out_str(const char *s)
     out_bytes(s, strlen(s));
 }
 
+/* A string literal: its length is known at compile time (no strlen per piece). */
+#define OUT_LIT(lit) out_bytes("" lit, sizeof(lit) - 1)
+
 static void out_u64(uint64_t v)
 {
+    /* Two digits per division: the flush prints ~5 numbers per event. */
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
     char digits[24];
     size_t i = sizeof digits;
-    do {
-        digits[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        digits[--i] = pairs[2 * r + 1];
+        digits[--i] = pairs[2 * r];
+    }
+    if (v >= 10) {
+        digits[--i] = pairs[2 * v + 1];
+        digits[--i] = pairs[2 * v];
+    } else {
+        digits[--i] = (char)('0' + v);
+    }
     out_bytes(digits + i, sizeof digits - i);
 }
 
@@ -332,6 +394,57 @@ static void out_json(const char *text)
         s += n;
     }
     out_bytes("\"", 1);
+}
+
+/* ,"state":{"name":value,...} for event `seq`, nothing when there are no globals. */
+static void out_state(uint64_t seq)
+{
+    if (nglobals == 0)
+        return;
+    const uint64_t *values = &states[seq * nglobals];
+    OUT_LIT(",\"state\":{");
+    for (uint32_t i = 0; i < nglobals; i++) {
+        const struct syncmut_global *g = &syncmut_globals[i];
+        uint64_t v = values[i];
+        if (i > 0)
+            out_bytes(",", 1);
+        if (global_keys[i] != NULL) {
+            out_bytes(global_keys[i], global_key_lens[i]);
+        } else {
+            out_json(g->name != NULL ? g->name : "?");
+            out_bytes(":", 1);
+        }
+        switch (g->kind) {
+        case GLOBAL_BOOL:
+            if (v != 0)
+                OUT_LIT("true");
+            else
+                OUT_LIT("false");
+            break;
+        case GLOBAL_POINTER:
+            if (v != 0)
+                OUT_LIT("\"non-null\"");
+            else
+                OUT_LIT("\"null\"");
+            break;
+        case GLOBAL_UNSIGNED:
+            out_u64(v);
+            break;
+        default: {
+            /* Sign-extend from the global's width. */
+            unsigned shift = 64u - 8u * (g->size >= 1 && g->size <= 8 ? g->size : 8u);
+            int64_t s = (int64_t)(v << shift) >> shift;
+            if (s < 0) {
+                out_bytes("-", 1);
+                out_u64((uint64_t)0 - (uint64_t)s);
+            } else {
+                out_u64((uint64_t)s);
+            }
+            break;
+        }
+        }
+    }
+    out_bytes("}", 1);
 }
 
 static void say(const char *a, const char *b, const char *c)
@@ -431,30 +544,33 @@ static void trace_flush(const struct ending *how)
         const struct event *ev = &events[seq];
         if (!atomic_load_explicit(&ev->ready, memory_order_acquire))
             continue; /* being written by a thread the signal interrupted */
-        out_str("{\"seq\":");
+        OUT_LIT("{\"seq\":");
         out_u64(seq);
-        out_str(",\"site\":");
+        OUT_LIT(",\"site\":");
         out_u64(ev->site);
-        out_str(",\"action\":");
+        OUT_LIT(",\"action\":");
         out_json(syncmut_op_slug((syncmut_op)ev->action));
-        out_str(",\"thread\":");
+        OUT_LIT(",\"thread\":");
         if (ev->kind == KIND_PTHREAD) {
-            out_str("\"T");
+            OUT_LIT("\"T");
             out_u64(ev->thread);
-            out_str("\"}\n");
+            OUT_LIT("\"");
+            out_state(seq);
+            OUT_LIT("}\n");
         } else {
             out_json(str_get(ev->thread));
-            out_str(",\"time\":");
+            OUT_LIT(",\"time\":");
             out_json(str_get(ev->time));
-            out_str(",\"delta\":");
+            OUT_LIT(",\"delta\":");
             out_u64(ev->delta);
             if (ev->flags & SYNCMUT_EVENT_LOST)
-                out_str(",\"lost\":true");
-            out_str("}\n");
+                OUT_LIT(",\"lost\":true");
+            out_state(seq);
+            OUT_LIT("}\n");
         }
     }
     if (atomic_load_explicit(&truncated, memory_order_relaxed))
-        out_str("{\"truncated\":true}\n");
+        OUT_LIT("{\"truncated\":true}\n");
     out_end(how);
     out_flush();
     if (out.failed)
@@ -590,7 +706,29 @@ void syncmut_trace_init(const char *path, const char *active)
     active_value = strdup(active != NULL ? active : "");
     events = mmap(NULL, (size_t)TRACE_CAP * sizeof *events, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (trace_path == NULL || active_value == NULL || events == MAP_FAILED) {
+    if (&syncmut_global_count != NULL && syncmut_globals != NULL && syncmut_global_count > 0) {
+        nglobals = syncmut_global_count < MAX_GLOBALS ? syncmut_global_count : MAX_GLOBALS;
+        states = mmap(NULL, (size_t)TRACE_CAP * nglobals * sizeof *states, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        for (uint32_t i = 0; i < nglobals; i++) {
+            const char *name = syncmut_globals[i].name;
+            bool plain = name != NULL;
+            for (const char *c = name; plain && *c; c++)
+                plain = (unsigned char)*c >= 0x20 && (unsigned char)*c < 0x80 && *c != '"' && *c != '\\';
+            size_t len = plain ? strlen(name) : 0;
+            char *key = plain ? malloc(len + 3) : NULL;
+            if (key != NULL) {
+                key[0] = '"';
+                memcpy(key + 1, name, len);
+                key[len + 1] = '"';
+                key[len + 2] = ':';
+                global_keys[i] = key;
+                global_key_lens[i] = len + 3;
+            }
+        }
+    }
+    if (trace_path == NULL || active_value == NULL || events == MAP_FAILED ||
+        states == MAP_FAILED) {
         say("syncmut runtime: cannot allocate the trace buffer for ", path, "\n");
         _exit(120);
     }

@@ -1,0 +1,148 @@
+//! The design's own global variables, recorded in each trace event's state snapshot.
+//!
+//! A global is the user's when it is defined in the module (not a declaration), is not
+//! constant or thread-local, carries a `!dbg` DIGlobalVariableExpression whose file is
+//! not a system header, and holds an integer (i1…i64) or a pointer. The metamutant
+//! gets a table the runtime reads at each event:
+//!
+//! ```c
+//! const uint32_t syncmut_global_count;
+//! const struct { const char *name; const void *addr; uint32_t size; uint32_t kind; } syncmut_globals[];
+//! ```
+
+use crate::{api, ir, source};
+use inkwell::context::Context;
+use inkwell::module::{Linkage, Module};
+use inkwell::types::AnyTypeEnum;
+use inkwell::values::GlobalValue;
+use inkwell::AddressSpace;
+use std::collections::BTreeMap;
+
+pub const GLOBAL_COUNT_SYMBOL: &str = "syncmut_global_count";
+pub const GLOBAL_TABLE_SYMBOL: &str = "syncmut_globals";
+
+/// At most this many globals are recorded (the runtime's snapshot has room for 64).
+pub const MAX_GLOBALS: usize = 64;
+
+/// How the runtime prints a global's value (the `kind` field of the table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GlobalKind {
+    Signed = 0,
+    Unsigned = 1,
+    Bool = 2,
+    Pointer = 3,
+}
+
+/// One recorded global: its source name, size in bytes and kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Global {
+    pub name: String,
+    pub size: u32,
+    pub kind: GlobalKind,
+}
+
+/// The kind a debug-info type name implies for an integer global.
+fn integer_kind(bits: u32, type_name: &str) -> GlobalKind {
+    if bits == 1 || type_name == "bool" || type_name == "_Bool" {
+        GlobalKind::Bool
+    } else if type_name.contains("unsigned") {
+        GlobalKind::Unsigned
+    } else {
+        GlobalKind::Signed
+    }
+}
+
+/// The user's globals, sorted by name and capped at [`MAX_GLOBALS`], with a warning
+/// when some were left out.
+pub(crate) fn collect<'ctx>(module: &Module<'ctx>) -> (Vec<(Global, GlobalValue<'ctx>)>, Vec<String>) {
+    let mut found: BTreeMap<String, (Global, GlobalValue<'ctx>)> = BTreeMap::new();
+    for global in module.get_globals() {
+        let symbol = global.get_name().to_string_lossy().into_owned();
+        if global.is_declaration()
+            || global.is_constant()
+            || global.is_thread_local()
+            || symbol.starts_with("syncmut")
+            || symbol.starts_with("llvm.")
+            || symbol.starts_with("__")
+        {
+            continue;
+        }
+        let Some(info) = ir::global_debug_info(global) else { continue };
+        if info.path.as_os_str().is_empty() || source::is_system_path(&info.path) {
+            continue;
+        }
+        let (size, kind) = match global.get_value_type() {
+            AnyTypeEnum::IntType(t) if matches!(t.get_bit_width(), 1 | 8 | 16 | 32 | 64) => {
+                let bits = t.get_bit_width();
+                (bits.div_ceil(8), integer_kind(bits, &info.type_name))
+            }
+            AnyTypeEnum::PointerType(_) => (8, GlobalKind::Pointer),
+            _ => continue,
+        };
+        let demangled = api::demangle(&symbol);
+        let name = if info.name.is_empty() { demangled.clone() } else { info.name };
+        if name.starts_with("__") || name.is_empty() {
+            continue;
+        }
+        // Two statics of the same source name (in different functions or files): the
+        // later ones are told apart by their symbol.
+        let name = if found.contains_key(&name) { format!("{name}@{demangled}") } else { name };
+        found.insert(name.clone(), (Global { name, size, kind }, global));
+    }
+    let mut warnings = Vec::new();
+    if found.len() > MAX_GLOBALS {
+        warnings.push(format!(
+            "the design has {} global variables; trace state snapshots record only the first {MAX_GLOBALS} by name",
+            found.len()
+        ));
+    }
+    (found.into_values().take(MAX_GLOBALS).collect(), warnings)
+}
+
+/// Emits the globals table (always, possibly empty, so the runtime's weak references
+/// resolve to a count of 0 rather than to nothing only in hand-linked tests).
+pub(crate) fn add_table<'ctx>(context: &'ctx Context, module: &Module<'ctx>, globals: &[(Global, GlobalValue<'ctx>)]) {
+    let i32_type = context.i32_type();
+    let count = module.add_global(i32_type, Some(AddressSpace::default()), GLOBAL_COUNT_SYMBOL);
+    count.set_initializer(&i32_type.const_int(globals.len() as u64, false));
+    count.set_constant(true);
+
+    let ptr_type = context.ptr_type(AddressSpace::default());
+    let entry_type = context.struct_type(&[ptr_type.into(), ptr_type.into(), i32_type.into(), i32_type.into()], false);
+    let entries: Vec<_> = globals
+        .iter()
+        .map(|(g, value)| {
+            let bytes = context.const_string(g.name.as_bytes(), true);
+            let name = module.add_global(bytes.get_type(), Some(AddressSpace::default()), "syncmut.global_name");
+            name.set_initializer(&bytes);
+            name.set_constant(true);
+            name.set_linkage(Linkage::Private);
+            entry_type.const_named_struct(&[
+                name.as_pointer_value().into(),
+                value.as_pointer_value().into(),
+                i32_type.const_int(u64::from(g.size), false).into(),
+                i32_type.const_int(g.kind as u64, false).into(),
+            ])
+        })
+        .collect();
+    let table_value = entry_type.const_array(&entries);
+    let table = module.add_global(table_value.get_type(), Some(AddressSpace::default()), GLOBAL_TABLE_SYMBOL);
+    table.set_initializer(&table_value);
+    table.set_constant(true);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_kinds_come_from_the_debug_type_name() {
+        assert_eq!(integer_kind(8, "bool"), GlobalKind::Bool);
+        assert_eq!(integer_kind(8, "_Bool"), GlobalKind::Bool);
+        assert_eq!(integer_kind(1, ""), GlobalKind::Bool);
+        assert_eq!(integer_kind(32, "unsigned int"), GlobalKind::Unsigned);
+        assert_eq!(integer_kind(64, "long unsigned int"), GlobalKind::Unsigned);
+        assert_eq!(integer_kind(32, "int"), GlobalKind::Signed);
+        assert_eq!(integer_kind(32, "color"), GlobalKind::Signed);
+    }
+}
