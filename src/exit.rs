@@ -25,6 +25,8 @@ pub const NO_USABLE_TEST: i32 = 7;
 pub const SCORE_BELOW_THRESHOLD: i32 = 8;
 /// `explore` found a concurrency bug in the original program.
 pub const BUG_FOUND: i32 = 9;
+/// `replay` ran the mutant again but did not get the saved trace.
+pub const NOT_REPRODUCED: i32 = 10;
 
 /// The exit code for a mutator failure.
 pub fn for_mutator_error(error: &MutatorError) -> i32 {

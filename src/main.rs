@@ -74,6 +74,16 @@ enum Command {
         /// The mutant id (as in mutants.json, e.g. `top::t1#1:remove`).
         mutant: String,
     },
+    /// Re-run a killed mutant on its killing test (and schedule) and check that it
+    /// reproduces the saved trace exactly.
+    Replay {
+        /// The run directory.
+        dir: PathBuf,
+        /// The mutant id.
+        mutant: String,
+        /// The test (default: the one that killed the mutant).
+        test: Option<String>,
+    },
     /// Look for concurrency bugs (assertions, deadlocks, crashes, livelocks) in the
     /// original program under many schedules; exit 9 when one is found.
     Explore(explore::ExploreArgs),
@@ -213,6 +223,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         }
         Command::Report { dir, format, output } => results::report_command(&dir, format, output.as_deref()),
         Command::Explain { dir, mutant } => results::explain_command(&dir, &mutant),
+        Command::Replay { dir, mutant, test } => results::replay_command(&dir, &mutant, test.as_deref()),
         Command::Explore(args) => explore::explore_command(&args).map_err(|(code, error)| Failure { code, error }),
         Command::Mutate { design, output } => {
             let design = design.design()?;

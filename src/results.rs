@@ -60,3 +60,54 @@ pub fn parse_format(name: &str) -> Result<report::Format, String> {
     })
 }
 
+
+/// `syncmut replay`: runs the mutant again exactly as when it was judged (same test,
+/// same schedule) and compares the new trace with the saved one.
+pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Result<i32, Failure> {
+    use syncmut_oracle::{exec, outdir, trace};
+    let (catalogue, outcomes) = saved_results(dir)?;
+    let usage = |message: String| Failure { code: exit::USAGE, error: anyhow::anyhow!(message) };
+    let mutant = catalogue.mutant(id).ok_or_else(|| usage(format!("{}: no mutant {id:?} (see mutants.json)", dir.display())))?;
+    let outcome = outcomes.mutants.iter().find(|m| m.mutant == id).ok_or_else(|| usage(format!("{id}: not run yet")))?;
+    let test = test
+        .or(outcome.killed_by.as_deref())
+        .ok_or_else(|| usage(format!("{id} was not killed ({}); name a test to replay", outcome.verdict)))?;
+    let run = outcome.runs.iter().find(|r| r.test == test).ok_or_else(|| usage(format!("{id} was not run on test {test}")))?;
+    let tests: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.join(outdir::TESTS)).with_context(|| format!("{}: cannot read", dir.join(outdir::TESTS).display())).map_err(|e| Failure { code: exit::USAGE, error: e })?,
+    )
+    .context("parse tests.json")?;
+    let args: Vec<String> = tests["tests"]
+        .as_array()
+        .and_then(|all| all.iter().find(|t| t["name"] == test))
+        .and_then(|t| t["args"].as_array())
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .unwrap_or_default();
+    let saved_path = outdir::trace_file(dir, test, Some(id), run.schedule.as_deref());
+    let saved = trace::read(&saved_path).map_err(usage)?;
+    let replay_path = dir.join(format!("replay-{}.jsonl", outdir::file_name(id)));
+    let mut env = vec![("SYNCMUT_ACTIVE", mutant.activation()), ("SYNCMUT_TRACE", replay_path.display().to_string())];
+    if catalogue.kind == syncmut_mutator::api::Family::Pthread {
+        env.push(("SYNCMUT_SCHEDULE", run.schedule.clone().unwrap_or_else(|| "default".to_string())));
+    }
+    let metamutant = dir.join(metamutant::layout::METAMUTANT_EXE);
+    let limits = exec::Limits { timeout: std::time::Duration::from_millis(run.elapsed_ms * 5 + 5000), ..exec::Limits::default() };
+    let execution = exec::execute(&metamutant, &args, &env, &limits).with_context(|| format!("{}: cannot run", metamutant.display()))?;
+    let replayed = trace::read(&replay_path).map_err(usage)?;
+    let _ = std::fs::remove_file(&replay_path);
+    let schedule = run.schedule.as_deref().unwrap_or("default schedule");
+    println!("mutant {id} on test {test} ({schedule}): exit {:?}", execution.status);
+    for line in syncmut_oracle::diff::lines(&catalogue, &replayed) {
+        println!("  {line}");
+    }
+    if replayed.events == saved.events && replayed.end == saved.end {
+        println!("reproduced: the trace is identical to {}", saved_path.display());
+        Ok(exit::OK)
+    } else {
+        let at = replayed.events.iter().zip(&saved.events).position(|(a, b)| a != b).unwrap_or(replayed.events.len().min(saved.events.len()));
+        Err(Failure {
+            code: exit::NOT_REPRODUCED,
+            error: anyhow::anyhow!("the replay differs from {} from event {} on", saved_path.display(), at + 1),
+        })
+    }
+}

@@ -80,4 +80,13 @@ fn removed_lock_is_killed_only_across_schedules_with_a_kill_fraction() {
     let tag = run["schedule"].as_str().unwrap().replace(':', "_");
     assert!(out.path().join(format!("traces/default/adder_1_remove@{tag}.jsonl")).is_file());
     assert!(out.path().join("diff/adder_1_remove.diff").is_file());
+    // The kill replays exactly under its schedule.
+    Command::cargo_bin("syncmut")
+        .unwrap()
+        .arg("replay")
+        .arg(out.path())
+        .arg("adder#1:remove")
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("reproduced: the trace is identical"));
 }
