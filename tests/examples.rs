@@ -76,6 +76,18 @@ fn fifo_pipeline_trampolines_take_effect() {
 }
 
 #[test]
+fn mutex_bus_unlock_removal_deadlocks() {
+    let results = check("systemc/mutex_bus");
+    assert_eq!(results["verdicts"]["bus_system::transfer#3:remove"], "killed-by-deadlock");
+}
+
+#[test]
+fn semaphore_pool_post_removal_starves_the_workers() {
+    let results = check("systemc/semaphore_pool");
+    assert_eq!(results["verdicts"]["pool::use#3:remove"], "killed-by-deadlock");
+}
+
+#[test]
 fn redundant_sync_has_survivors() {
     let results = check("systemc/redundant_sync");
     let survived = results["verdicts"].as_object().unwrap().values().filter(|v| *v == "survived").count();
