@@ -1,7 +1,6 @@
 //! `syncmut run`: the main job, from a design to verdicts and reports.
 
 use crate::{console, exit, no_sites_check, print_warnings, table, DesignArgs, Failure};
-use anyhow::Context as _;
 use std::path::PathBuf;
 use syncmut_mutator::metamutant;
 use syncmut_oracle::outdir::OutDir;
@@ -51,14 +50,11 @@ pub fn run_command(
     }
     let tests = if generate { with_generated_tests(&build, out.root(), given)? } else { given };
     let progress = console::Bar::new();
-    let outcomes = lab::run(&build, &tests, &out, config, &progress, previous_runs).map_err(oracle_failure)?;
+    let (outcomes, baseline) = lab::run(&build, &tests, &out, config, &progress, previous_runs).map_err(oracle_failure)?;
     progress.finish();
     for (name, format) in [("report.html", report::Format::Html), ("mutation-report.json", report::Format::Mte)] {
         out.write(name, &report::render_in(Some(out.root()), format, &build.catalogue, &outcomes)).map_err(oracle_failure)?;
     }
-    let baseline: Vec<syncmut_oracle::outcome::Baseline> =
-        serde_json::from_slice(&std::fs::read(out.path(syncmut_oracle::outdir::BASELINE)).context("read baseline.json")?)
-            .context("parse baseline.json")?;
     print!("{}", table::baseline(&build.catalogue, &baseline));
     print!("{}", table::outcomes(&outcomes));
     println!("results in {}", out.root().display());

@@ -208,6 +208,21 @@ fn is_thread_start(name: &str) -> bool {
     name == "syncmut_hook_pthread_create" || name == "pthread_create" || name.contains("sc_start")
 }
 
+/// Adds the global a `store` writes to `written`; a store into memory that is neither a
+/// global nor the function's own stack frame makes the analysis give up (`None`).
+fn record_store(i: Value, written: &mut HashSet<Value>) -> Option<()> {
+    if i.opcode() == Some(Opcode::LLVMStore) {
+        match underlying_global(i.operand(1)) {
+            Some(g) => {
+                written.insert(g);
+            }
+            None if is_local_slot(i.operand(1)) => {}
+            None => return None,
+        }
+    }
+    Some(())
+}
+
 fn concurrent_writes(entries: &HashMap<Func, Vec<Creation>>, roots: &[Func]) -> Option<HashSet<Value>> {
     let mut written = HashSet::new();
     // Functions reachable from thread entries.
@@ -219,15 +234,7 @@ fn concurrent_writes(entries: &HashMap<Func, Vec<Creation>>, roots: &[Func]) -> 
         }
         for b in f.blocks() {
             for i in b.instructions() {
-                if i.opcode() == Some(Opcode::LLVMStore) {
-                    match underlying_global(i.operand(1)) {
-                        Some(g) => {
-                            written.insert(g);
-                        }
-                        None if is_local_slot(i.operand(1)) => {}
-                        None => return None,
-                    }
-                }
+                record_store(i, &mut written)?;
                 if let Some(c) = i.called_function() {
                     todo.push(c);
                 }
@@ -242,15 +249,7 @@ fn concurrent_writes(entries: &HashMap<Func, Vec<Creation>>, roots: &[Func]) -> 
             let insts = b.instructions();
             if let Some(pos) = insts.iter().position(|i| i.called_function().map(|c| is_thread_start(&c.name())).unwrap_or(false)) {
                 for i in &insts[pos..] {
-                    if i.opcode() == Some(Opcode::LLVMStore) {
-                        match underlying_global(i.operand(1)) {
-                            Some(g) => {
-                                written.insert(g);
-                            }
-                            None if is_local_slot(i.operand(1)) => {}
-                            None => return None,
-                        }
-                    }
+                    record_store(*i, &mut written)?;
                 }
                 after.extend(b.successors());
             }
@@ -261,15 +260,7 @@ fn concurrent_writes(entries: &HashMap<Func, Vec<Creation>>, roots: &[Func]) -> 
                 continue;
             }
             for i in b.instructions() {
-                if i.opcode() == Some(Opcode::LLVMStore) {
-                    match underlying_global(i.operand(1)) {
-                        Some(g) => {
-                            written.insert(g);
-                        }
-                        None if is_local_slot(i.operand(1)) => {}
-                        None => return None,
-                    }
-                }
+                record_store(i, &mut written)?;
             }
             after.extend(b.successors());
         }

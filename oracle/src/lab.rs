@@ -83,7 +83,8 @@ pub trait Progress: Sync {
 pub struct Quiet;
 impl Progress for Quiet {}
 
-/// Runs the whole oracle for a built design. `previous` holds runs finished by an
+/// Runs the whole oracle for a built design; returns the outcomes and the baseline
+/// of every test (also saved as outcomes.json and baseline.json). `previous` holds runs finished by an
 /// interrupted earlier run on the same design and tests (`--resume`); they are kept,
 /// not redone, provided the original still behaves as it did then.
 pub fn run(
@@ -93,7 +94,7 @@ pub fn run(
     config: &Config,
     progress: &dyn Progress,
     previous: Vec<Run>,
-) -> Result<Outcomes, OracleError> {
+) -> Result<(Outcomes, Vec<Baseline>), OracleError> {
     let saved_baselines = read_baselines(out);
     out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
     progress.baseline_started(tests.len());
@@ -179,7 +180,7 @@ pub fn run(
         let text = diff::render(catalogue, mutant, test, &original, &mutated, &outcome.reason);
         out.write(Path::new(outdir::DIFF_DIR).join(format!("{}.diff", outdir::file_name(&mutant.id))), text.as_bytes())?;
     }
-    Ok(outcomes)
+    Ok((outcomes, baselines.into_iter().map(|(b, _)| b).collect()))
 }
 
 /// The runs saved in a run directory's outcomes.json, for `--resume`.
