@@ -103,19 +103,33 @@ fn tlm_lt_annotated_delays_are_mutated_in_target_and_initiator() {
     let out = tempfile::tempdir().unwrap();
     let results = check_in("systemc/tlm_lt", out.path());
     let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
-    // The target's quantum wait inside b_transport (called through the socket) and the
-    // initiator's waits on the annotated delay are sites, and their mutants change the
-    // printed completion times.
-    assert_eq!(verdict("memory::b_transport#1:remove"), "killed-by-output");
-    assert_eq!(verdict("memory::b_transport#1:time-zero"), "killed-by-output");
+    // Sites inside b_transport (called through the socket) and in the initiator's
+    // thread are mutated, and their mutants change the printed times.
+    assert_eq!(verdict("memory::b_transport#2:remove"), "killed-by-output");
+    assert_eq!(verdict("memory::b_transport#2:time-zero"), "killed-by-output");
     assert_eq!(verdict("cpu::run#1:remove"), "killed-by-output");
     assert_eq!(verdict("cpu::run#2:time-double"), "killed-by-output");
+    // The doorbell is notified at the annotated time: an immediate notify rings early,
+    // a removed one leaves the service process waiting.
+    assert_eq!(verdict("memory::b_transport#1:notify-immediate"), "killed-by-output");
+    assert_eq!(verdict("memory::b_transport#1:remove"), "killed-by-deadlock");
     // The limit the README states: b_transport is reached only through the socket's
     // function pointer, which the test generator does not follow.
+    let catalogue: Value = serde_json::from_slice(&std::fs::read(out.path().join("mutants.json")).unwrap()).unwrap();
     let sites: Value = serde_json::from_slice(&std::fs::read(out.path().join("gen/sites.json")).unwrap()).unwrap();
-    let target_site = &sites.as_array().unwrap()[0]["verdict"];
-    assert_eq!(target_site["verdict"], "unknown");
-    assert!(target_site["reason"].as_str().unwrap().contains("indirect call"), "{target_site}");
+    let target_sites: Vec<u64> = catalogue["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["function"] == "memory::b_transport")
+        .map(|s| s["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(target_sites.len(), 2);
+    for index in target_sites {
+        let generated = &sites.as_array().unwrap()[index as usize]["verdict"];
+        assert_eq!(generated["verdict"], "unknown", "site {index}");
+        assert!(generated["reason"].as_str().unwrap().contains("indirect call"), "{generated}");
+    }
 }
 
 #[test]

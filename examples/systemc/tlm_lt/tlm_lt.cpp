@@ -3,8 +3,10 @@
 // the delay the target annotated, so simulation time follows the target's latency.
 // The target adds `latency` ns per access to the annotated delay and, like an LT
 // target with a time quantum, synchronizes (waits the accumulated delay) once the
-// delay reaches the quantum. argv[1] = words (default 4), argv[2] = latency in ns
-// (default 10), argv[3] = quantum in ns (default 25).
+// delay reaches the quantum. A write to the doorbell register (word 15) notifies the
+// target's service process at the annotated time, the LT way: `notify(delay)`.
+// argv[1] = words (default 4), argv[2] = latency in ns (default 10), argv[3] =
+// quantum in ns (default 25).
 #include <systemc.h>
 #include <tlm.h>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -12,13 +14,22 @@
 #include <cstdlib>
 
 SC_MODULE(memory) {
+  static const unsigned DOORBELL = 15;
   tlm_utils::simple_target_socket<memory> socket;
   unsigned data[16] = {};
   sc_time latency, quantum;
+  sc_event doorbell;
 
+  SC_HAS_PROCESS(memory);
   memory(sc_module_name name, int latency_ns, int quantum_ns)
       : sc_module(name), socket("socket"), latency(latency_ns, SC_NS), quantum(quantum_ns, SC_NS) {
     socket.register_b_transport(this, &memory::b_transport);
+    SC_THREAD(service);
+  }
+
+  void service() {
+    wait(doorbell);
+    std::printf("doorbell rung at %s\n", sc_time_stamp().to_string().c_str());
   }
 
   void b_transport(tlm::tlm_generic_payload &trans, sc_time &delay) {
@@ -32,6 +43,8 @@ SC_MODULE(memory) {
     else
       std::memcpy(trans.get_data_ptr(), &data[index], 4);
     delay += latency;
+    if (trans.is_write() && index == DOORBELL)
+      doorbell.notify(delay); // at the initiator's local time, not now
     if (delay >= quantum) { // synchronize: consume the accumulated delay here
       wait(delay);
       delay = SC_ZERO_TIME;
@@ -75,6 +88,11 @@ SC_MODULE(cpu) {
     }
     wait(delay); // the reads were decoupled: catch up once at the end
     std::printf("read back %d words at %s, errors %d\n", words, sc_time_stamp().to_string().c_str(), errors);
+    unsigned ring = 1;
+    delay = SC_ZERO_TIME;
+    access(tlm::TLM_WRITE_COMMAND, memory::DOORBELL, ring, delay);
+    wait(delay);
+    std::printf("doorbell written at %s\n", sc_time_stamp().to_string().c_str());
   }
 };
 
