@@ -93,7 +93,7 @@ fn print_wp(g: &syncmut_analysis::Generation, output: &Path, solver: SolverConfi
             Verdict::TestFound { .. } if !g.suite.confirmed.contains(&r.index) => "  [NOT confirmed by execution]",
             _ => "",
         };
-        println!("{:>4}  {:<36}  {:>5}ms  {}{}", r.index, file_line(&g.catalogue, r.index, 36), r.millis, r.verdict, confirmed);
+        println!("{:>4}  {:<36}  {:>5.0}ms  {}{}", r.index, file_line(&g.catalogue, r.index, 36), r.millis, r.verdict, confirmed);
     }
     let failed = g.sites.iter().filter(|r| matches!(&r.verdict, Verdict::Unknown { reason } if reason.contains("solver failure") || reason.starts_with("not attempted"))).count();
     if failed > 0 {

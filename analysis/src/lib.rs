@@ -67,8 +67,9 @@ pub struct SiteResult {
     pub verdict: Verdict,
     pub notes: Vec<String>,
     pub schedule: Vec<String>,
-    /// Formula build + solve time.
-    pub millis: u128,
+    /// Formula build + solve time in milliseconds (fractional: most sites take less
+    /// than one).
+    pub millis: f64,
     pub formula: Option<PathBuf>,
 }
 
@@ -102,7 +103,7 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
     for index in 0..site_count {
         let started = Instant::now();
         let calls: Vec<_> = sites.iter().filter(|(i, _)| *i == index).map(|(_, c)| *c).collect();
-        let mut r = SiteResult { index, verdict: Verdict::Unknown { reason: String::new() }, notes: vec![], schedule: vec![], millis: 0, formula: None };
+        let mut r = SiteResult { index, verdict: Verdict::Unknown { reason: String::new() }, notes: vec![], schedule: vec![], millis: 0.0, formula: None };
         if calls.is_empty() {
             r.verdict = Verdict::Unreachable { reason: "dead code: the call was removed when the analysis copy was optimised".into() };
         }
@@ -133,7 +134,7 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
                 break;
             }
         }
-        r.millis = started.elapsed().as_millis();
+        r.millis = started.elapsed().as_secs_f64() * 1000.0;
         results.push(r);
     }
     Ok(results)
