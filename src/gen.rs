@@ -24,7 +24,7 @@ pub enum Plan {
 impl Plan {
     /// From the `--gen` value (`wp`, `random`, `none`) and the shared settings.
     pub fn new(gen: &str, bound: u32, solver: SolverConfig, budget: usize, seed: u64) -> Plan {
-        let options = Options { bound, solver, ..Options::default() };
+        let options = Options { bound, solver };
         match gen {
             "none" => Plan::None,
             "random" => Plan::Random { options, budget, seed },
@@ -80,6 +80,11 @@ pub fn gen_command(design: &Design, output: &Path, plan: &Plan, compare: bool) -
     Ok(exit::OK)
 }
 
+/// Sites left `unknown` by a solver failure.
+fn solver_failures(sites: &[syncmut_analysis::SiteResult]) -> usize {
+    sites.iter().filter(|r| matches!(&r.verdict, Verdict::Unknown { reason } if syncmut_analysis::smt::is_solver_failure(reason))).count()
+}
+
 fn file_line(catalogue: &Catalogue, site: u32, width: usize) -> String {
     let s = &catalogue.sites[site as usize];
     let file = Path::new(&s.file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
@@ -95,7 +100,7 @@ fn print_wp(g: &syncmut_analysis::Generation, output: &Path, solver: SolverConfi
         };
         println!("{:>4}  {:<36}  {:>5.0}ms  {}{}", r.index, file_line(&g.catalogue, r.index, 36), r.millis, r.verdict, confirmed);
     }
-    let failed = g.sites.iter().filter(|r| matches!(&r.verdict, Verdict::Unknown { reason } if reason.contains("solver failure") || reason.starts_with("not attempted"))).count();
+    let failed = solver_failures(&g.sites);
     if failed > 0 {
         eprintln!("syncmut: warning: {failed} site(s) unknown because of solver failures (see the reasons above)");
     }
@@ -150,7 +155,7 @@ pub fn for_run(plan: &Plan, build: &Build, root: &Path) -> Result<Option<(std::p
         Plan::None => None,
         Plan::Wp(options) => {
             let g = syncmut_analysis::generate_for(build, root, &out, options)?;
-            let failed = g.sites.iter().filter(|r| matches!(&r.verdict, Verdict::Unknown { reason } if reason.contains("solver failure") || reason.starts_with("not attempted"))).count();
+            let failed = solver_failures(&g.sites);
             let mut line = format!(
                 "generated {} test(s) reaching {}/{} reachable sites (confirmed by execution)",
                 g.suite.tests.len(),

@@ -124,6 +124,15 @@ pub enum Answer {
     Unknown(String),
 }
 
+/// Whether an `unknown` reason is a solver failure (crash, hang, garbage, or not
+/// attempted after repeated failures) rather than an answer of the solver.
+pub fn is_solver_failure(reason: &str) -> bool {
+    reason.starts_with(FAILURE) || reason.starts_with(NOT_ATTEMPTED)
+}
+
+const FAILURE: &str = "solver failure:";
+const NOT_ATTEMPTED: &str = "not attempted:";
+
 /// One solver for many queries, restarted after a failure.
 pub struct Session {
     config: SolverConfig,
@@ -135,8 +144,6 @@ pub struct Session {
     launches: u32,
     failures_in_row: u32,
     last_failure: String,
-    /// Queries whose answer was lost to a solver failure (crash, hang, garbage).
-    pub failures: u32,
 }
 
 /// A started solver process.
@@ -184,7 +191,6 @@ impl Session {
             launches: 0,
             failures_in_row: 0,
             last_failure: String::new(),
-            failures: 0,
         })
     }
 
@@ -193,20 +199,11 @@ impl Session {
         &self.builder
     }
 
-    pub fn config(&self) -> SolverConfig {
-        self.config
-    }
-
-    /// Times a new solver process was started after a failure.
-    pub fn restarts(&self) -> u32 {
-        self.launches.saturating_sub(1)
-    }
-
     /// Solves a query in its own push/pop scope. Solver failures become `Unknown`.
     pub fn solve(&mut self, q: &Query) -> Answer {
         if self.failures_in_row >= MAX_FAILURES_IN_A_ROW {
             return Answer::Unknown(format!(
-                "not attempted: the solver failed on {MAX_FAILURES_IN_A_ROW} queries in a row (last: {})",
+                "{NOT_ATTEMPTED} the solver failed on {MAX_FAILURES_IN_A_ROW} queries in a row (last: {})",
                 self.last_failure
             ));
         }
@@ -229,15 +226,14 @@ impl Session {
                 // its process group); the next query starts a fresh one.
                 let reason = match failure {
                     Failure::TimedOut => format!(
-                        "solver failure: {} gave no answer within {} ms and was killed (per-query timeout {} ms)",
+                        "{FAILURE} {} gave no answer within {} ms and was killed (per-query timeout {} ms)",
                         self.config.kind,
                         self.config.wall().as_millis(),
                         self.config.timeout_ms
                     ),
-                    Failure::Died(e) => format!("solver failure: {} died during the query (crashed?): {e}", self.config.kind),
-                    Failure::Garbage(e) => format!("solver failure: {} answered something that is not the expected SMT-LIB: {e}", self.config.kind),
+                    Failure::Died(e) => format!("{FAILURE} {} died during the query (crashed?): {e}", self.config.kind),
+                    Failure::Garbage(e) => format!("{FAILURE} {} answered something that is not the expected SMT-LIB: {e}", self.config.kind),
                 };
-                self.failures += 1;
                 self.failures_in_row += 1;
                 self.last_failure = reason.clone();
                 Answer::Unknown(format!("{reason}; the solver is restarted for the next query"))
