@@ -78,9 +78,14 @@ fn cvc5_reaches_the_same_verdicts_as_z3() {
         let kinds = |v: &[Value]| v.iter().map(|v| kind(v).to_string()).collect::<Vec<_>>();
         assert_eq!(kinds(&z3), kinds(&cvc5), "{}", design.display());
         assert!(stdout.contains("reach rate: ") && stdout.contains("(100%)"), "{stdout}");
-        // The saved formulas are for cvc5, and cvc5 accepts them as they are.
-        let formula = out.path().join("formulas/site0.smt2");
-        assert!(std::fs::read_to_string(&formula).unwrap().contains("(set-option :tlimit-per 5000)"));
+        // The saved formulas (per site and per mutant) are for cvc5, and cvc5 accepts
+        // them as they are.
+        let catalogue: Value = serde_json::from_slice(&std::fs::read(out.path().join("mutants.json")).unwrap()).unwrap();
+        let mutant = catalogue["mutants"].as_array().unwrap().iter().find(|m| m["sites"][0] == 0).unwrap()["id"].as_str().unwrap().to_string();
+        let name: String = mutant.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+        let formula = out.path().join(format!("formulas/{name}.smt2"));
+        let text = std::fs::read_to_string(&formula).unwrap();
+        assert!(text.starts_with(&format!("; mutant {mutant} (")) && text.contains("(set-option :tlimit-per 5000)"), "{text}");
         let run = std::process::Command::new("cvc5").arg("--lang=smt2").arg(&formula).output().unwrap();
         assert!(String::from_utf8_lossy(&run.stdout).starts_with("sat\n"), "{}", String::from_utf8_lossy(&run.stderr));
     }

@@ -60,6 +60,8 @@ struct Row {
 fn main() {
     let mut times: [(SolverKind, Vec<f64>, f64, String); 2] = [(SolverKind::Z3, vec![], 0.0, String::new()), (SolverKind::Cvc5, vec![], 0.0, String::new())];
     let mut mutants = 0;
+    let mut disagreements = Vec::new();
+    let mut random_only = Vec::new();
     let mut rows = Vec::new();
     for (name, path) in designs() {
         let design = Design::from_paths(&[path], &[]).expect("design");
@@ -70,6 +72,7 @@ fn main() {
         }
         mutants += build.catalogue.mutants.len();
         let mut wp = None;
+        let mut verdicts: Vec<Vec<String>> = Vec::new();
         for (kind, all, max, at) in times.iter_mut() {
             let options = Options { solver: SolverConfig { kind: *kind, ..SolverConfig::default() }, ..Options::default() };
             let g = syncmut_analysis::generate_for(&build, dir.path(), &dir.path().join(kind.program()), &options).expect("wp generation");
@@ -80,11 +83,16 @@ fn main() {
                     *at = format!("{name} site {}", s.index);
                 }
             }
+            verdicts.push(g.sites.iter().map(|s| serde_json::to_value(&s.verdict).unwrap()["verdict"].as_str().unwrap().to_string()).collect());
             wp.get_or_insert(g.suite);
+        }
+        if verdicts[0] != verdicts[1] {
+            disagreements.push(format!("{name}: z3 {:?} vs cvc5 {:?}", verdicts[0], verdicts[1]));
         }
         let wp = wp.unwrap();
         let r = syncmut_analysis::random_for(&build, dir.path(), &dir.path().join("random"), &Options::default(), BUDGET, random::DEFAULT_SEED).expect("random");
         let b = r.baseline.suite;
+        random_only.extend(b.confirmed.difference(&wp.confirmed).map(|s| format!("{name} site {s}")));
         rows.push(Row {
             name,
             sites: build.catalogue.sites.len(),
@@ -106,11 +114,11 @@ fn main() {
     }
     println!();
     println!("WP (z3) vs random (budget {BUDGET} draws, seed {}), reach confirmed by execution:", random::DEFAULT_SEED);
-    println!("{:<28} {:>5}  {:>10} {:>5} {:>5}  {:>10} {:>5} {:>5}", "design", "sites", "wp reached", "tests", "runs", "rnd reached", "tests", "runs");
+    println!("{:<28} {:>5}  {:>9} {:>10} {:>5} {:>5}  {:>10} {:>5} {:>5}", "design", "sites", "reachable", "wp reached", "tests", "runs", "rnd reached", "tests", "runs");
     for r in &rows {
         println!(
-            "{:<28} {:>5}  {:>10} {:>5} {:>5}  {:>10} {:>5} {:>5}",
-            r.name, r.sites, r.wp_reached, r.wp_tests, r.wp_runs, r.random_reached, r.random_tests, r.random_runs
+            "{:<28} {:>5}  {:>9} {:>10} {:>5} {:>5}  {:>10} {:>5} {:>5}",
+            r.name, r.sites, r.wp_reachable, r.wp_reached, r.wp_tests, r.wp_runs, r.random_reached, r.random_tests, r.random_runs
         );
     }
     let sum = |f: fn(&Row) -> usize| rows.iter().map(f).sum::<usize>();
@@ -128,4 +136,6 @@ fn main() {
         rows.len(),
         rows.len()
     );
+    println!("sites with different verdict kinds, z3 vs cvc5: {}", if disagreements.is_empty() { "none".to_string() } else { disagreements.join("; ") });
+    println!("sites reached by random but not by WP: {}", if random_only.is_empty() { "none".to_string() } else { random_only.join(", ") });
 }

@@ -216,6 +216,7 @@ pub fn generate_for(build: &syncmut_mutator::metamutant::Build, build_dir: &Path
     let analysis_bc = out.join("analysis.bc");
     prepare(&build_dir.join(syncmut_mutator::metamutant::layout::METAMUTANT_BC), &analysis_bc, options.bound)?;
     let sites = analyse(&analysis_bc, build.catalogue.sites.len() as u32, &out.join("formulas"), options)?;
+    write_mutant_formulas(&build.catalogue, &sites, &out.join("formulas"))?;
     let scratch = out.join("gen-traces");
     std::fs::create_dir_all(&scratch)?;
     let suite = suite::build(&sites, &build.metamutant, is_pthread(build), &scratch)?;
@@ -246,6 +247,23 @@ pub fn random_for(
     let tests_file = out.join("tests.json");
     suite::write(&baseline.suite, "random", &tests_file)?;
     Ok(RandomGeneration { catalogue: build.catalogue.clone(), baseline, tests_file })
+}
+
+/// Writes `formulas/<mutant>.smt2` for every mutant whose site has a formula: the
+/// site's formula under a header naming the mutant. A mutant is reached exactly when
+/// its site is (all mutants of a site share one formula, solved once); the file name
+/// is the mutant id with every character other than ASCII letters, digits and `-`
+/// replaced by `_`, as in the run directory's `diff/`.
+fn write_mutant_formulas(catalogue: &syncmut_mutator::Catalogue, sites: &[SiteResult], dir: &Path) -> std::io::Result<()> {
+    for m in &catalogue.mutants {
+        let Some(site) = m.sites.first() else { continue };
+        let Some(formula) = sites.iter().find(|r| r.index == *site).and_then(|r| r.formula.as_ref()) else { continue };
+        let text = std::fs::read_to_string(formula)?;
+        let name: String = m.id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+        let header = format!("; mutant {} ({}): reached when site {site} is reached\n", m.id, m.description);
+        write_atomically(&dir.join(format!("{name}.smt2")), (header + &text).as_bytes())?;
+    }
+    Ok(())
 }
 
 /// Writes through a temporary file and a rename, so a reader never sees half a file.
