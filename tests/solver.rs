@@ -117,12 +117,12 @@ fn a_crashing_hanging_or_garbage_solver_costs_one_query_and_is_restarted() {
     let program = fixture("faulty.sh");
     for (fault, reason) in [
         ("crash", "z3 died during the query"),
-        ("hang", "z3 gave no answer within 1500 ms and was killed"),
+        ("hang", "z3 gave no answer within 2000 ms and was killed"),
         ("garbage", "not the expected SMT-LIB: Unexpected result from solver: banana"),
     ] {
         let state = tempfile::tempdir().unwrap();
         let env = [("SYNCMUT_SOLVER_PROGRAM", program.to_str().unwrap()), ("FAULT", fault), ("FAULT_STATE", state.path().to_str().unwrap())];
-        let (_, verdicts, stdout) = gen(&design, &["--solver-timeout", "500"], &env);
+        let (_, verdicts, stdout) = gen(&design, &["--solver-timeout", "1000"], &env);
         // The second query (site 1) meets the fault; every other site is answered by
         // the restarted solver exactly as by a healthy one.
         for (i, (got, want)) in verdicts.iter().zip(&healthy).enumerate() {

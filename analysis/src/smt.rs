@@ -133,6 +133,12 @@ pub fn is_solver_failure(reason: &str) -> bool {
 const FAILURE: &str = "solver failure:";
 const NOT_ATTEMPTED: &str = "not attempted:";
 
+/// `sh -c` script that starts the solver: it writes its pid to a file (easy-smt keeps
+/// the child handle private, and the watchdog must know whom to kill) and execs the
+/// solver in a new session via `setsid` when available, so that killing the process
+/// group also ends anything the solver started. `exec` keeps the pid.
+const LAUNCHER: &str = "echo $$ > \"$1\"; shift; if command -v setsid >/dev/null 2>&1; then exec setsid \"$@\"; fi; exec \"$@\"";
+
 /// One solver for many queries, restarted after a failure.
 pub struct Session {
     config: SolverConfig,
@@ -241,13 +247,11 @@ impl Session {
         }
     }
 
-    /// Starts a solver process: `sh` writes its pid to a file and execs `setsid`, which
-    /// execs the solver, so the watchdog knows which process group to kill (easy-smt
-    /// keeps the child handle private).
+    /// Starts a solver process through [`LAUNCHER`].
     fn launch(&mut self) -> std::result::Result<Running, Failure> {
         self.launches += 1;
         let pidfile = self.pids.path().join(format!("solver{}.pid", self.launches));
-        let mut args: Vec<std::ffi::OsString> = vec!["-c".into(), "echo $$ > \"$1\"; shift; exec setsid \"$@\"".into(), "sh".into(), pidfile.clone().into()];
+        let mut args: Vec<std::ffi::OsString> = vec!["-c".into(), LAUNCHER.into(), "sh".into(), pidfile.clone().into()];
         args.push(self.program.clone().into());
         args.extend(self.config.kind.args(self.config.timeout_ms).into_iter().map(Into::into));
         let mut b = ContextBuilder::new();
@@ -507,7 +511,7 @@ impl Watchdog {
     /// just closed its output may still be exiting.
     fn exited(&self) -> bool {
         let Some(pid) = read_pid(&self.pidfile) else { return true };
-        for _ in 0..20 {
+        for _ in 0..50 {
             match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
                 Err(_) => return true,
                 Ok(stat) if stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])) => return true,
