@@ -242,7 +242,8 @@ impl Session {
                 };
                 self.failures_in_row += 1;
                 self.last_failure = reason.clone();
-                Answer::Unknown(format!("{reason}; the solver is restarted for the next query"))
+                let next = if self.failures_in_row >= MAX_FAILURES_IN_A_ROW { "it is not started again" } else { "the solver is restarted for the next query" };
+                Answer::Unknown(format!("{reason}; {next}"))
             }
         }
     }
