@@ -34,6 +34,11 @@ pub struct ExploreArgs {
     /// pct: bug depth d (d-1 priority change points).
     #[arg(long, value_name = "D", default_value_t = 3)]
     pub depth: u32,
+    /// Scheduling points: `sync` (synchronization calls, thread start/end) or `memory`
+    /// (also every load/store of possibly shared memory: globals, memory reached
+    /// through pointers), which makes data races and spin-waits explorable.
+    #[arg(long, default_value = "sync", value_parser = syncmut_mutator::interleave::Interleave::parse)]
+    pub interleave: syncmut_mutator::interleave::Interleave,
     /// A compiler flag for the design (repeatable), e.g. `--cflag=-DN=4`.
     #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
     pub cflags: Vec<String>,
@@ -58,7 +63,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     }
     let design = Design::from_paths(&a.design, &a.cflags).map_err(mutator)?;
     std::fs::create_dir_all(&a.output).with_context(|| format!("create {}", a.output.display())).map_err(internal)?;
-    let build = metamutant::build(&design, &a.output).map_err(mutator)?;
+    let build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave: a.interleave }).map_err(mutator)?;
     for warning in &build.warnings {
         eprintln!("syncmut: warning: {warning}");
     }

@@ -7,6 +7,7 @@
 //! renames a mutant.
 
 use crate::api::Family;
+use crate::interleave::Interleave;
 use crate::operator::Operator;
 use serde::{Deserialize, Serialize};
 
@@ -77,6 +78,10 @@ pub struct Catalogue {
     pub kind: Family,
     pub sites: Vec<Site>,
     pub mutants: Vec<Mutant>,
+    /// Which operations the metamutant was built to interleave (`--interleave`); kept
+    /// so `--resume` rebuilds the same metamutant. Omitted when `sync` (the default).
+    #[serde(default, skip_serializing_if = "Interleave::is_sync")]
+    pub interleave: Interleave,
 }
 
 impl Catalogue {
@@ -99,7 +104,7 @@ impl Catalogue {
                 })
             })
             .collect();
-        Catalogue { format_version: FORMAT_VERSION, kind, sites, mutants }
+        Catalogue { format_version: FORMAT_VERSION, kind, sites, mutants, interleave: Interleave::Sync }
     }
 
     /// Finds a mutant by its stable id.
