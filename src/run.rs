@@ -2,6 +2,7 @@
 
 use crate::{console, exit, no_sites_check, print_warnings, table, DesignArgs, Failure};
 use std::path::PathBuf;
+use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant;
 use syncmut_oracle::outdir::OutDir;
 use syncmut_oracle::{lab, report};
@@ -15,6 +16,7 @@ pub fn run_command(
     output: &std::path::Path,
     config: &lab::Config,
     resume: bool,
+    interleave: Option<Interleave>,
 ) -> Result<Option<f64>, Failure> {
     let design = args.design()?;
     let given = match tests.or_else(|| default_tests_file(&args.design)) {
@@ -33,7 +35,10 @@ pub fn run_command(
     } else {
         (None, Vec::new())
     };
-    let build = metamutant::build(&design, out.root())?;
+    // A resumed run keeps the interrupted run's interleaving unless one is named (then a
+    // different one is refused below, as the catalogues differ).
+    let interleave = interleave.or(previous_catalogue.as_ref().map(|c| c.interleave)).unwrap_or_default();
+    let build = metamutant::build_with(&design, out.root(), &metamutant::Options { interleave })?;
     if resume && previous_catalogue.as_ref() != Some(&build.catalogue) {
         return Err(Failure {
             code: exit::USAGE,
