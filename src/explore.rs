@@ -96,8 +96,9 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     } else {
         String::new()
     };
+    let assumed = if report.assumed > 0 { format!(" ({} ended by __VERIFIER_assume: not bugs)", report.assumed) } else { String::new() };
     println!(
-        "explored {} run(s), {} distinct schedule(s), strategy {strategy}, {:.1} s ({:.0} runs/s){coverage}",
+        "explored {} run(s){assumed}, {} distinct schedule(s), strategy {strategy}, {:.1} s ({:.0} runs/s){coverage}",
         report.runs,
         report.distinct,
         seconds,
