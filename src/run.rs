@@ -37,7 +37,17 @@ pub fn run_command(
     };
     // A resumed run keeps the interrupted run's interleaving unless one is named (then a
     // different one is refused below, as the catalogues differ).
-    let interleave = interleave.or(previous_catalogue.as_ref().map(|c| c.interleave)).unwrap_or_default();
+    let saved = previous_catalogue.as_ref().map(|c| c.interleave);
+    if let (Some(saved), Some(asked)) = (saved, interleave) {
+        if resume && saved != asked {
+            // Refused before building, so the interrupted run's files stay as they were.
+            return Err(Failure {
+                code: exit::USAGE,
+                error: anyhow::anyhow!("{}: cannot resume: the interrupted run was built with --interleave {saved}, not {asked}; run again without --resume", out.root().display()),
+            });
+        }
+    }
+    let interleave = interleave.or(saved).unwrap_or_default();
     let build = metamutant::build_with(&design, out.root(), &metamutant::Options { interleave })?;
     if resume && previous_catalogue.as_ref() != Some(&build.catalogue) {
         return Err(Failure {

@@ -330,3 +330,23 @@ fn run_kills_a_removed_lock_under_every_strategy() {
     assert!(m["reason"].as_str().unwrap().contains("(exhaustive: every schedule with at most 1 preemptions"), "{m}");
     assert!(m["runs"][0]["schedule"].as_str().unwrap().starts_with("dfs:"));
 }
+
+/// The interleaving is part of the build: recorded in mutants.json, kept by `--resume`
+/// when no flag names one, and a different one is refused.
+#[test]
+fn resume_keeps_the_interleaving_it_was_built_with() {
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/racy_counter");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let syncmut = |args: &[&str]| assert_cmd::Command::cargo_bin("syncmut").unwrap().arg("run").arg(&fixture).args(["--gen", "none", "-o"]).arg(&out).args(args).assert();
+    syncmut(&["--interleave", "memory", "--schedules", "5"]).success();
+    let catalogue: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
+    assert_eq!(catalogue["interleave"], "memory");
+    syncmut(&["--resume", "--schedules", "5"]).success();
+    let catalogue: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
+    assert_eq!(catalogue["interleave"], "memory");
+    syncmut(&["--resume", "--interleave", "sync", "--schedules", "5"]).code(2).stderr(predicates::str::contains("built with --interleave memory"));
+    // Refused before anything was rebuilt.
+    let catalogue: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
+    assert_eq!(catalogue["interleave"], "memory");
+}
