@@ -220,8 +220,12 @@ fn a_data_race_needs_memory_interleaving_and_locals_stay_one_step() {
     let report = explore::explore(&memory.metamutant, &[], &dfs, &dir.path().join("memory/work")).unwrap();
     let found = report.found.expect("the lost update is found");
     assert_eq!(found.kind, BugKind::Assertion);
-    // Memory steps are recorded in the schedule file: reads as r<k>, writes as o<k>.
+    // Memory steps are recorded in the schedule file (reads as r<k>, writes as o<k>,
+    // the access as m<k>) and shown in the counterexample with their source line.
     assert!(found.schedule_text.lines().any(|l| l.contains(":r")), "{}", found.schedule_text);
+    assert_eq!(memory.catalogue.accesses.len(), 6);
+    let text = explore::render_counterexample(&memory.catalogue, &found);
+    assert!(text.contains("writes shared memory in adder @ counter_race.c:17"), "{text}");
     // The memory schedule replays to the same failure.
     let file = dir.path().join("race.schedule");
     std::fs::write(&file, &found.schedule_text).unwrap();

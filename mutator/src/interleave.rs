@@ -11,7 +11,7 @@
 
 use crate::error::{MutatorError, Result};
 use crate::ir::{self, PointerRoot};
-use crate::source;
+use crate::{api, source};
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::values::{AsValueRef, BasicMetadataValueEnum, InstructionValue};
@@ -54,6 +54,20 @@ impl std::fmt::Display for Interleave {
     }
 }
 
+/// One instrumented access, numbered as the runtime reports it (`m<k>` in schedule
+/// files), so counterexamples can say where each memory step was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryAccess {
+    pub index: u32,
+    /// Demangled name of the function it is in.
+    pub function: String,
+    /// Source position (empty file and 0 when the instruction has no debug location).
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    pub write: bool,
+}
+
 /// Whether an access through `address` may touch memory another thread can reach.
 fn may_be_shared(address: inkwell::values::BasicValueEnum<'_>) -> bool {
     match ir::pointer_root(address) {
@@ -67,9 +81,9 @@ fn may_be_shared(address: inkwell::values::BasicValueEnum<'_>) -> bool {
     }
 }
 
-/// Inserts an access hook before every possibly shared access in user code; returns how
-/// many. Runs before the site rewrite, so hooks are never taken for sites.
-pub fn instrument<'ctx>(context: &'ctx Context, module: &Module<'ctx>) -> Result<usize> {
+/// Inserts an access hook before every possibly shared access in user code; returns
+/// them, numbered. Runs before the site rewrite, so hooks are never taken for sites.
+pub fn instrument<'ctx>(context: &'ctx Context, module: &Module<'ctx>) -> Result<Vec<MemoryAccess>> {
     let mut points: Vec<(InstructionValue<'ctx>, inkwell::values::BasicValueEnum<'ctx>, bool)> = Vec::new();
     for function in module.get_functions() {
         if function.get_name().to_string_lossy().starts_with("syncmut") {
@@ -96,21 +110,36 @@ pub fn instrument<'ctx>(context: &'ctx Context, module: &Module<'ctx>) -> Result
         }
     }
     if points.is_empty() {
-        return Ok(0);
+        return Ok(Vec::new());
     }
     let ptr_type = context.ptr_type(AddressSpace::default());
     let i32_type = context.i32_type();
     let hook = module.get_function(ACCESS_HOOK).unwrap_or_else(|| {
-        module.add_function(ACCESS_HOOK, context.void_type().fn_type(&[ptr_type.into(), i32_type.into()], false), Some(Linkage::External))
+        module.add_function(ACCESS_HOOK, context.void_type().fn_type(&[ptr_type.into(), i32_type.into(), i32_type.into()], false), Some(Linkage::External))
     });
     let builder = context.create_builder();
-    for (inst, address, write) in &points {
+    let mut accesses = Vec::with_capacity(points.len());
+    for (index, (inst, address, write)) in points.iter().enumerate() {
+        let loc = ir::debug_location(*inst);
+        let function = inst.get_parent().and_then(|b| b.get_parent()).map(|f| api::demangle(&f.get_name().to_string_lossy())).unwrap_or_default();
+        accesses.push(MemoryAccess {
+            index: index as u32,
+            function: function.split('(').next().unwrap_or_default().to_string(),
+            file: loc.as_ref().map(|l| source::normalize(&l.path).to_string_lossy().into_owned()).unwrap_or_default(),
+            line: loc.as_ref().map_or(0, |l| l.line),
+            col: loc.as_ref().map_or(0, |l| l.col),
+            write: *write,
+        });
         builder.position_before(inst);
-        let args: [BasicMetadataValueEnum; 2] = [(*address).into(), i32_type.const_int(u64::from(*write), false).into()];
+        let args: [BasicMetadataValueEnum; 3] = [
+            (*address).into(),
+            i32_type.const_int(u64::from(*write), false).into(),
+            i32_type.const_int(index as u64, false).into(),
+        ];
         let call = builder.build_call(hook, &args, "").map_err(|e| MutatorError::Verify(format!("interleave: {e}")))?;
         // SAFETY: a call site value is an instruction.
         let call = unsafe { InstructionValue::new(call.as_value_ref()) };
         ir::copy_debug_location(*inst, call);
     }
-    Ok(points.len())
+    Ok(accesses)
 }

@@ -85,14 +85,14 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
     let (user_globals, notes) = globals::collect(&module);
     found.warnings.extend(notes);
     globals::add_table(&context, &module, &user_globals);
-    let shared_accesses = match options.interleave {
-        Interleave::Memory if catalogue.kind == Family::Pthread => interleave::instrument(&context, &module)?,
+    match options.interleave {
+        Interleave::Memory if catalogue.kind == Family::Pthread => catalogue.accesses = interleave::instrument(&context, &module)?,
         Interleave::Memory => {
             found.warnings.push("--interleave memory applies to pthread designs only; SystemC processes are interleaved at the kernel's scheduling points".to_string());
-            0
         }
-        Interleave::Sync => 0,
-    };
+        Interleave::Sync => {}
+    }
+    let shared_accesses = catalogue.accesses.len();
     rewrite::rewrite(&context, &module, &found.sites)?;
     let metamutant_bc = out.join(layout::METAMUTANT_BC);
     atomic::write(&metamutant_bc, module.write_bitcode_to_memory().as_slice())?;

@@ -35,6 +35,10 @@ pub struct Choice {
     /// `--interleave memory`, `r<k>` in the file); two reads of one object commute.
     /// May be shorter than `options` (missing: not read-only).
     pub reads: Vec<bool>,
+    /// Per option, the memory access (its number in the catalogue's `accesses`) the
+    /// pending step is, under `--interleave memory` (`m<k>` in the site field). May be
+    /// shorter than `options` (missing: none).
+    pub accesses: Vec<Option<u32>>,
 }
 
 impl Choice {
@@ -100,12 +104,14 @@ pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
         let mut options = Vec::new();
         let mut touches = Vec::new();
         let mut reads = Vec::new();
+        let mut accesses = Vec::new();
         if let Some(list) = words.get(3) {
             for option in list.split(',') {
                 let mut fields = option.split(':');
                 let id = fields.next().unwrap_or_default().parse().map_err(|_| bad("bad option"))?;
-                let site = fields.next().and_then(|f| f.parse().ok());
-                options.push((id, site));
+                let site_field = fields.next();
+                accesses.push(site_field.and_then(|f| f.strip_prefix('m')).and_then(|k| k.parse().ok()));
+                options.push((id, site_field.and_then(|f| f.parse().ok())));
                 let objects = fields.next();
                 reads.push(objects.is_some_and(|o| o.starts_with('r')));
                 touches.push(match objects {
@@ -118,7 +124,7 @@ pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
                 });
             }
         }
-        schedule.choices.push(Choice { chosen, kind, current, options, touches, reads });
+        schedule.choices.push(Choice { chosen, kind, current, options, touches, reads, accesses });
     }
     Ok(schedule)
 }
@@ -527,6 +533,25 @@ pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String
     }
 }
 
+/// The memory steps (`--interleave memory`) chosen at choice points, in schedule order:
+/// the racy interleaving the trace does not show (accesses are not trace events).
+fn memory_steps(catalogue: &Catalogue, schedule: &Schedule) -> String {
+    let mut lines = Vec::new();
+    for choice in &schedule.choices {
+        let Some(i) = choice.options.iter().position(|(id, _)| *id == choice.chosen) else { continue };
+        let Some(Some(k)) = choice.accesses.get(i) else { continue };
+        let Some(access) = catalogue.accesses.get(*k as usize) else { continue };
+        let file = Path::new(&access.file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let verb = if access.write { "writes" } else { "reads " };
+        let preempts = if choice.preempts(choice.chosen) { "  (preempts T".to_string() + &choice.current.unwrap_or(0).to_string() + ")" } else { String::new() };
+        lines.push(format!("  T{:<3} {verb} shared memory in {} @ {file}:{}{preempts}\n", choice.chosen, access.function, access.line));
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!("\nmemory steps at choice points (--interleave memory; not in the trace), in order:\n{}", lines.concat())
+}
+
 fn first_runtime_line(stderr: &str, fallback: &str) -> String {
     stderr.lines().find(|l| l.starts_with("syncmut runtime:")).map(|l| l.trim().to_string()).unwrap_or_else(|| fallback.to_string())
 }
@@ -585,6 +610,7 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
     if found.trace.truncated {
         text.push_str("  … (trace truncated)\n");
     }
+    text.push_str(&memory_steps(catalogue, &found.schedule));
     if let Some(end) = &found.trace.end {
         if !end.pending.is_empty() {
             text.push_str("\nthreads that did not finish:\n");
@@ -616,8 +642,10 @@ mod tests {
     #[test]
     fn parses_a_schedule_file() {
         let text = "# syncmut-schedule 1 random:3\n# comment\n1 run 0 0:-,1:4\n2 wake - 1:-,2:-\n# diverged 1\n# end deadlock steps 17\n";
-        let objects = parse_schedule("1 run 1 1:3:o1,2:-:o2+o3,3:5:*,4:-:-,5:-:o1,6:-:r1,7:-:r1,8:-:r2\n").unwrap();
+        let objects = parse_schedule("1 run 1 1:3:o1,2:-:o2+o3,3:5:*,4:-:-,5:-:o1,6:m0:r1,7:m4:r1,8:-:r2\n").unwrap();
         let c = &objects.choices[0];
+        assert_eq!(c.accesses, vec![None, None, None, None, None, Some(0), Some(4), None]);
+        assert_eq!(c.options[5], (6, None));
         assert_eq!(c.touches, vec![Some(vec![1]), Some(vec![2, 3]), None, Some(vec![]), Some(vec![1]), Some(vec![1]), Some(vec![1]), Some(vec![2])]);
         assert!(c.independent(1, 2) && c.independent(2, 4) && c.independent(1, 4));
         assert!(!c.independent(1, 5) && !c.independent(1, 3) && !c.independent(3, 4));
@@ -638,7 +666,7 @@ mod tests {
 
     #[test]
     fn a_thread_that_finished_is_not_preempted() {
-        let c = Choice { chosen: 2, kind: "run".into(), current: Some(1), options: vec![(0, None), (2, None)], touches: vec![], reads: vec![] };
+        let c = Choice { chosen: 2, kind: "run".into(), current: Some(1), options: vec![(0, None), (2, None)], touches: vec![], reads: vec![], accesses: vec![] };
         assert!(!c.preempts(2));
     }
 }

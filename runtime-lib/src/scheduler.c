@@ -82,6 +82,7 @@ struct sthread {
     const void *next_obj[2];
     int touches_all;
     int next_reads; /* the pending step only reads next_obj[0] (a memory load) */
+    int64_t next_access; /* the pending step is memory access number k (mutator's list), else -1 */
 };
 
 static int enabled; /* written once before main */
@@ -111,6 +112,7 @@ struct option {
     int32_t site;
     uint32_t obj[2]; /* OBJ_NONE, OBJ_ALL, or k+1 for the k-th object seen */
     uint32_t reads;  /* the step only reads its object: two reads commute */
+    int64_t access;  /* memory access number (`m<k>` in the site field), else -1 */
 };
 #define OBJ_NONE 0u
 #define OBJ_ALL UINT32_MAX
@@ -240,6 +242,7 @@ static void set_next(struct sthread *t, const void *a, const void *b, int all)
     t->next_obj[1] = b;
     t->touches_all = all;
     t->next_reads = 0;
+    t->next_access = -1;
 }
 
 static void record_choice(int kind, const struct sthread *chosen, const struct sthread *cur, uint32_t n)
@@ -261,6 +264,7 @@ static void record_choice(int kind, const struct sthread *chosen, const struct s
         for (int j = 0; j < 2; j++)
             options[noptions + i].obj[j] = object_number(candidates[i], j);
         options[noptions + i].reads = (uint32_t)candidates[i]->next_reads;
+        options[noptions + i].access = candidates[i]->next_access;
         options[noptions + i].id = candidates[i]->id;
         int64_t site = atomic_load_explicit(&candidates[i]->site, memory_order_relaxed);
         options[noptions + i].site = site < 0 || site > INT32_MAX ? -1 : (int32_t)site;
@@ -464,7 +468,10 @@ static void write_schedule_out(const char *how)
             sout_str(i == 0 ? " " : ",");
             sout_u64(o->id);
             sout_str(":");
-            if (o->site < 0)
+            if (o->access >= 0) {
+                sout_str("m");
+                sout_u64((uint64_t)o->access);
+            } else if (o->site < 0)
                 sout_str("-");
             else
                 sout_u64((uint64_t)o->site);
@@ -815,10 +822,11 @@ void syncmut_sched_leave(void)
 /* ---- shared-memory accesses (--interleave memory) ------------------------------------ */
 
 /* Called by the mutator's instrumentation before every load/store of memory that may be
- * shared (mutator/src/interleave.rs). The address is the step's object: accesses to
+ * shared (mutator/src/interleave.rs); `access` numbers the access in the catalogue's
+ * list (mutants.json `accesses`), written as the option's `m<k>` in the schedule file. The address is the step's object: accesses to
  * different addresses, and two reads of one address, commute (schedule-out `r<k>`).
  * Not a trace event (a loop would flood the trace); the schedule file records it. */
-void syncmut_mem_access(const void *addr, uint32_t write)
+void syncmut_mem_access(const void *addr, uint32_t write, uint32_t access)
 {
     if (!enabled || self == NULL || load_state(self) != RUNNING)
         return;
@@ -826,6 +834,7 @@ void syncmut_mem_access(const void *addr, uint32_t write)
     pthread_mutex_lock(&lock);
     set_next(me, addr, NULL, 0);
     me->next_reads = write == 0;
+    me->next_access = access;
     set_state(me, READY);
     reschedule(me);
     pthread_mutex_unlock(&lock);
