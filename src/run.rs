@@ -63,6 +63,9 @@ pub fn run_command(
         no_sites_check(&design, &build.catalogue);
         return Ok(None);
     }
+    if build.catalogue.kind == syncmut_mutator::api::Family::Systemc && config.strategy != lab::Schedules::Default {
+        eprintln!("syncmut: note: --schedules/--strategy apply to pthread designs; a SystemC kernel's process order is deterministic, so each test runs once");
+    }
     let tests = if generate { with_generated_tests(&build, out.root(), given)? } else { given };
     let progress = console::Bar::new();
     let (outcomes, baseline) = lab::run(&build, &tests, &out, config, &progress, previous_runs).map_err(oracle_failure)?;

@@ -177,6 +177,15 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     let out = dir.path().join("twin");
     syncmut(&[bugs_dir().join("lock_order_ok.c").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "pct", "--schedules", "50"]).code(0);
     assert!(!out.join("counterexample.schedule").exists());
+
+    // The data race: clean at the default granularity, found with --interleave memory.
+    let race = bugs_dir().join("counter_race.c");
+    let out = dir.path().join("race");
+    syncmut(&[race.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "random", "--schedules", "50"]).code(0);
+    syncmut(&[race.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "random", "--schedules", "50", "--interleave", "memory"]).code(9);
+    let text = std::fs::read_to_string(out.join("counterexample.txt")).unwrap();
+    assert!(text.contains("memory steps at choice points"), "{text}");
+    syncmut(&[race.to_str().unwrap(), "--interleave", "bytes"]).code(2);
 }
 
 /// Measurement (not part of the suite): schedules dfs needs to exhaust each twin's
