@@ -363,3 +363,21 @@ fn resume_keeps_the_interleaving_it_was_built_with() {
     let catalogue: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
     assert_eq!(catalogue["interleave"], "memory");
 }
+
+/// Memory reached through a thread's argument (main's stack frame, the heap) is shared;
+/// the thread's own locals (loop index, the argument's copy) are not scheduling points.
+#[test]
+fn memory_reached_through_pointers_is_shared() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/interleave/pointer_race.c");
+    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 500);
+    for (variant, flags) in [("heap", &[][..]), ("stack", &["-DSTACK_ONLY"][..])] {
+        let out = dir.path().join(variant);
+        let b = build_with(&source, &out, Interleave::Memory, flags);
+        let in_adder: Vec<(u32, bool)> = b.catalogue.accesses.iter().filter(|a| a.function == "adder").map(|a| (a.line, a.write)).collect();
+        let expected: &[(u32, bool)] = if variant == "heap" { &[(16, false), (16, true), (18, false), (18, false), (18, true)] } else { &[(16, false), (16, true)] };
+        assert_eq!(in_adder, expected, "{variant}: only the accesses through the argument, not `i` or `s`");
+        let report = explore::explore(&b.metamutant, &[], &dfs, &out.join("work")).unwrap();
+        assert_eq!(report.found.map(|f| f.kind), Some(BugKind::Assertion), "{variant}");
+    }
+}
