@@ -70,7 +70,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     if build.catalogue.kind != Family::Pthread {
         return Err((exit::USAGE, anyhow::anyhow!("explore needs a pthread design (SystemC's process order is deterministic)")));
     }
-    if build.catalogue.sites.is_empty() {
+    if build.catalogue.sites.is_empty() && build.shared_accesses == 0 {
         eprintln!("syncmut: no synchronization calls in user code: there is no schedule to explore");
         return Ok(exit::NO_SITES);
     }
