@@ -188,27 +188,6 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     syncmut(&[race.to_str().unwrap(), "--interleave", "bytes"]).code(2);
 }
 
-/// Measurement (not part of the suite): schedules dfs needs to exhaust each twin's
-/// bounded space with and without sleep sets. `cargo test --test explore -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn sleep_set_reduction() {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, _, interleave) in BUGS {
-        let out = dir.path().join(name);
-        let twin = build_with(&bugs_dir().join(format!("{name}_ok.c")), &out, *interleave, &[]);
-        let mut line = format!("{name}_ok:");
-        for bound in [1, 2] {
-            for sleep_sets in [false, true] {
-                let r = explore::explore(&twin.metamutant, &[], &config(Strategy::Dfs { preemptions: bound, sleep_sets }, 3000), &out.join("work")).unwrap();
-                assert!(r.found.is_none());
-                line.push_str(&format!(" bound {bound} sleep {sleep_sets}: {}{}", r.distinct, if r.exhausted { "" } else { "+" }));
-            }
-        }
-        eprintln!("{line}");
-    }
-}
-
 #[test]
 fn a_data_race_needs_memory_interleaving_and_locals_stay_one_step() {
     let dir = tempfile::tempdir().unwrap();

@@ -32,7 +32,17 @@ struct Plan {
     originals: Vec<(Execution, Trace)>,
     /// dfs: the original's search covered its whole bounded space.
     exhausted: bool,
+    /// pthread: the mutants' livelock bound (`SYNCMUT_MAX_STEPS`), a multiple of the
+    /// original's own scheduling points on this test.
+    max_steps: Option<u64>,
 }
+
+/// A mutant that takes this many times the original's scheduling points (at least
+/// `MIN_MUTANT_STEPS`) is a livelock. A bound relative to the original ends a spinning
+/// mutant in milliseconds, long before its timeout, so the verdict does not depend on
+/// how loaded the machine is (the runtime's fixed 10M-step default could lose that race).
+const MUTANT_STEPS_FACTOR: u64 = 100;
+const MIN_MUTANT_STEPS: u64 = 100_000;
 
 /// A test the baseline kept, with the original's runs on it.
 type UsableTest<'a> = (&'a TestCase, &'a Baseline, &'a Plan);
@@ -244,7 +254,7 @@ const RUNTIME_CONFIG_ERROR: i32 = 120;
 
 /// Runs the metamutant with `active` (empty: no mutant) under `schedule` and reads its
 /// trace.
-fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), String> {
+fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_steps: Option<u64>, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), String> {
     if let Some(parent) = trace_file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
@@ -252,6 +262,9 @@ fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, trace_fi
     let mut env = vec![("SYNCMUT_ACTIVE", active.to_string()), ("SYNCMUT_TRACE", trace_file.display().to_string())];
     if build.catalogue.kind == Family::Pthread {
         env.push(("SYNCMUT_SCHEDULE", schedule.to_string()));
+    }
+    if let Some(steps) = max_steps {
+        env.push(("SYNCMUT_MAX_STEPS", steps.to_string()));
     }
     let execution = exec::execute(&build.metamutant, &test.args, &env, limits).map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
     let trace = trace::read(trace_file)?;
@@ -285,13 +298,13 @@ fn schedule_file(root: &Path, test: &str, mutant: Option<&str>, tag: &str) -> st
 }
 
 /// The exploration settings of a dfs search in the lab.
-fn dfs_config(n: usize, preemptions: u32, limits: Limits) -> explore::Config {
+fn dfs_config(n: usize, preemptions: u32, limits: Limits, max_steps: Option<u64>) -> explore::Config {
     explore::Config {
         strategy: explore::Strategy::Dfs { preemptions, sleep_sets: true },
         schedules: n.max(1),
         limits,
-        // The runtime's own default, as for every other run of the lab.
-        max_steps: 10_000_000,
+        // The original runs under the runtime's own default, mutants under their plan's.
+        max_steps: max_steps.unwrap_or(10_000_000),
     }
 }
 
@@ -303,13 +316,12 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
     let mut set_aside = None;
     let mut runs: Vec<(Execution, Trace)> = Vec::new();
     let mut exhausted = false;
-    // Random and pct schedules are fixed in advance; pct first measures the run length.
+    // The original's run length (pthread) places pct's change points and bounds the
+    // mutants' steps; random and pct schedules are fixed in advance.
+    let steps = (build.catalogue.kind == Family::Pthread).then(|| measure_steps(build, test, out, &limits));
     let mut schedules: Vec<String> = match (explores, config.strategy) {
         (true, Schedules::Random { n }) => (1..=n).map(|k| format!("random:{k}")).collect(),
-        (true, Schedules::Pct { n, depth }) => {
-            let steps = measure_steps(build, test, out, &limits);
-            (1..=n).map(|k| explore::pct_value(k, depth, steps)).collect()
-        }
+        (true, Schedules::Pct { n, depth }) => (1..=n).map(|k| explore::pct_value(k, depth, steps.unwrap_or(1000))).collect(),
         _ => vec!["default".to_string()],
     };
     let first_schedule = schedules[0].clone();
@@ -325,7 +337,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
         } else {
             out.path(Path::new(outdir::TRACE_DIR).join(&test.name).join(format!("original.{}.jsonl", i + 1)))
         };
-        let (execution, trace) = match traced(build, test, "", schedule, &path, &limits) {
+        let (execution, trace) = match traced(build, test, "", schedule, None, &path, &limits) {
             Ok(r) => r,
             Err(e) => {
                 set_aside = Some(format!("its trace could not be read: {e}"));
@@ -355,7 +367,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
         runs.clear();
         let work = tempfile::tempdir().map_err(|e| OracleError::Write { path: std::env::temp_dir(), source: e })?;
         let mut failure = None;
-        let search = explore::search(&build.metamutant, &test.args, &[("SYNCMUT_ACTIVE", String::new())], &dfs_config(n, preemptions, limits), work.path(), &mut |visit| {
+        let search = explore::search(&build.metamutant, &test.args, &[("SYNCMUT_ACTIVE", String::new())], &dfs_config(n, preemptions, limits, None), work.path(), &mut |visit| {
             failure = unusable(visit.execution, &limits);
             runs.push((visit.execution.clone(), visit.trace.clone()));
             failure.is_some()
@@ -398,7 +410,8 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
         lost_notifications: observation.lost_notifications.clone(),
     };
     let usable = baseline.usable;
-    Ok((baseline, usable.then_some(Plan { schedules, originals: runs, exhausted })))
+    let max_steps = steps.map(|s| s.saturating_mul(MUTANT_STEPS_FACTOR).max(MIN_MUTANT_STEPS));
+    Ok((baseline, usable.then_some(Plan { schedules, originals: runs, exhausted, max_steps })))
 }
 
 /// Why a run of the original makes its test unusable, if it does.
@@ -411,7 +424,7 @@ fn unusable(execution: &Execution, limits: &Limits) -> Option<String> {
 }
 
 /// Scheduling points of the original's `default` run on a test (pct's run-length
-/// estimate), 1000 if it cannot be measured.
+/// estimate, the mutants' livelock bound), 1000 if it cannot be measured.
 fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) -> u64 {
     let file = out.path(Path::new(outdir::TRACE_DIR).join(&test.name).join("original.steps.schedule"));
     let _ = std::fs::create_dir_all(file.parent().unwrap_or(out.root()));
@@ -474,7 +487,7 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
         };
         let mut rejected = None;
         let env = [("SYNCMUT_ACTIVE", mutant.activation())];
-        let search = explore::search(&build.metamutant, &test.args, &env, &dfs_config(n, preemptions, limits), work.path(), &mut |visit| {
+        let search = explore::search(&build.metamutant, &test.args, &env, &dfs_config(n, preemptions, limits, plan.max_steps), work.path(), &mut |visit| {
             let tag = dfs_tag(visit.run);
             let first = tally.first_kill.is_none();
             if tally.add(build, visit.execution, visit.trace, &tag) && first {
@@ -498,14 +511,14 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
             // The original under the kill's choices, for the diff and `explain`.
             let value = schedule_value(out.root(), &test.name, Some(&mutant.id), tag);
             let path = outdir::trace_file(out.root(), &test.name, None, Some(tag));
-            let _ = traced(build, test, "", &value, &path, &limits);
+            let _ = traced(build, test, "", &value, None, &path, &limits);
         }
     } else {
         let schedules: &[String] = if explores { &plan.schedules } else { &plan.schedules[..1] };
         for schedule in schedules {
             let tag = explores.then_some(schedule.as_str());
             let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tag);
-            let (execution, trace) = match traced(build, test, &mutant.activation(), schedule, &path, &limits) {
+            let (execution, trace) = match traced(build, test, &mutant.activation(), schedule, plan.max_steps, &path, &limits) {
                 Err(e) => return error_run(mutant, test, e, tally.elapsed),
                 Ok((execution, _)) if execution.status == Status::Exited(RUNTIME_CONFIG_ERROR) => {
                     return error_run(mutant, test, format!("the runtime rejected the mutant: {}", execution.stderr.trim()), tally.elapsed);
