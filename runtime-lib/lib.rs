@@ -20,6 +20,16 @@ pub const SYSTEMC_ARCHIVE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/lib
 /// `syncmut.h`, the public header (C and C++).
 pub const HEADER: &[u8] = include_bytes!("include/syncmut.h");
 
+/// The environment variable that asks for a runtime built with AddressSanitizer and
+/// UndefinedBehaviorSanitizer: set to `1`, `install` writes the sanitized archives and
+/// executables are linked with `-fsanitize=address,undefined` (see docs/reliability.md).
+pub const SANITIZE_ENV: &str = "SYNCMUT_SANITIZE";
+
+/// Whether `SYNCMUT_SANITIZE=1` is set.
+pub fn sanitizers_requested() -> bool {
+    std::env::var_os(SANITIZE_ENV).is_some_and(|v| v == "1")
+}
+
 /// File names used by [`install`].
 pub const C_ARCHIVE_NAME: &str = "libsyncmut_rt.a";
 /// File name of the SystemC archive.

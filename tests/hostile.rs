@@ -1,5 +1,6 @@
 //! Mutants that misbehave (fork into a new session, flood stdout, eat memory, close
-//! stdout, crash) get a verdict; syncmut finishes normally and leaves no process behind.
+//! stdout, crash, signal their parent, leave their process group, spawn thousands of
+//! threads) get a verdict; syncmut finishes normally and leaves no process behind.
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -9,7 +10,9 @@ fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile/hostile.c")
 }
 
-fn verdict_with(act: u32) -> String {
+/// The verdict and reason of the mutant that removes the join, which makes `main`
+/// misbehave as `act` says (see the fixture).
+fn verdict_with(act: u32) -> (String, String) {
     let out = tempfile::tempdir().unwrap();
     let tests = fixture().with_file_name("tests.json");
     Command::cargo_bin("syncmut")
@@ -27,7 +30,7 @@ fn verdict_with(act: u32) -> String {
         .success();
     let outcomes: Value = serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
     let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "main#1:remove").unwrap();
-    m["verdict"].as_str().unwrap().to_string()
+    (m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or_default().to_string())
 }
 
 /// Processes still running the fixture's binaries (the design is named after its file).
@@ -45,11 +48,28 @@ fn leftovers() -> Vec<String> {
 
 #[test]
 fn misbehaving_mutants_get_verdicts_and_leave_nothing_behind() {
-    assert_eq!(verdict_with(1), "killed-by-output"); // forks a sleeper into a new session
-    assert_eq!(verdict_with(2), "killed-by-timeout"); // flood: capped, then timed out
-    assert_eq!(verdict_with(3), "killed-by-crash"); // malloc fails under the memory limit
-    assert_eq!(verdict_with(4), "killed-by-output"); // closed stdout
-    assert_eq!(verdict_with(5), "killed-by-crash");
+    let verdict = |act| verdict_with(act).0;
+    assert_eq!(verdict(1), "killed-by-output"); // forks a sleeper into a new session
+    assert_eq!(verdict(2), "killed-by-timeout"); // flood: capped, then timed out
+    assert_eq!(verdict(3), "killed-by-crash"); // malloc fails under the memory limit
+    assert_eq!(verdict(4), "killed-by-output"); // closed stdout
+    assert_eq!(verdict(5), "killed-by-crash");
+    // SIGTERM/SIGINT/SIGHUP to the parent reach the supervisor, which ignores them; the
+    // mutant goes on and prints what it prints. syncmut was not hit (it exited 0).
+    assert_eq!(verdict(6), "killed-by-output");
+    // SIGKILL to the parent kills the supervisor, and the mutant dies with it.
+    let (verdict7, reason) = verdict_with(7);
+    assert_eq!(verdict7, "killed-by-crash");
+    assert!(reason.contains("signal 9"), "{reason}");
+    // A new session of its own takes the mutant out of the run's process group; the
+    // supervisor's death still takes it down at the timeout.
+    assert_eq!(verdict(8), "killed-by-timeout");
+    // Thousands of threads: the scheduler refuses the 1025th (runtime status 120).
+    let (verdict9, reason) = verdict_with(9);
+    assert_eq!(verdict9, "error");
+    assert!(reason.contains("more than 1024 threads"), "{reason}");
+    // Thousands of threads the runtime does not see: the memory limit stops them.
+    assert_eq!(verdict(10), "killed-by-output");
     std::thread::sleep(std::time::Duration::from_millis(200));
     assert_eq!(leftovers(), Vec::<String>::new());
 }
