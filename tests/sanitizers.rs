@@ -33,9 +33,11 @@ fn sanitized_run(design: &Path, extra: &[&str], out: &Path, logs: &Path) {
         .timeout(std::time::Duration::from_secs(300))
         .assert()
         .success();
-    // The runtime linked in is the instrumented one.
-    let archive = std::fs::read(out.join("build/runtime/libsyncmut_rt.a")).unwrap();
-    assert!(contains(&archive, b"__asan_report_load") && contains(&archive, b"__ubsan_handle_"), "{}: the runtime archive is not instrumented", out.display());
+    // The runtime linked in is the instrumented one (both archives: C and SystemC).
+    for name in ["libsyncmut_rt.a", "libsyncmut_rt_sc.a"] {
+        let archive = std::fs::read(out.join("build/runtime").join(name)).unwrap();
+        assert!(contains(&archive, b"__asan_report_load") && contains(&archive, b"__ubsan_handle_"), "{}: {name} is not instrumented", out.display());
+    }
     let metamutant = std::fs::read(out.join("metamutant")).unwrap();
     assert!(contains(&metamutant, b"AddressSanitizer"), "the metamutant was not linked with the sanitizers");
 }
