@@ -3,9 +3,14 @@
 //! runtime has (pthread and SystemC), and two examples, run with the sanitized runtime;
 //! any sanitizer report that involves the runtime fails the test. The examples must also
 //! give exactly their checked-in verdicts, so the sanitized build behaves like the plain
-//! one.
+//! one. The runtime's own input parsers (`SYNCMUT_ACTIVE`, `SYNCMUT_SCHEDULE` with
+//! replay files, the step budgets, the output paths) are fed spoiled values (proptest,
+//! fixed seed) on the sanitized metamutant: refused with status 120 or run, never a
+//! crash or a report.
 
 use assert_cmd::Command;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed, TestRunner};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -87,6 +92,9 @@ fn the_runtime_is_clean_under_asan_and_ubsan() {
         let outcomes: Value = serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
         let errors: Vec<&Value> = outcomes["mutants"].as_array().unwrap().iter().filter(|m| m["verdict"] == "error").collect();
         assert!(errors.is_empty(), "{design}: {errors:?}");
+        if design.ends_with(".c") {
+            spoiled_runtime_inputs(&out.path().join("metamutant"), logs.path());
+        }
     }
     for example in ["systemc/guarded_event", "pthread/narrow_guard"] {
         let out = tempfile::tempdir().unwrap();
@@ -101,6 +109,58 @@ fn the_runtime_is_clean_under_asan_and_ubsan() {
     }
     let runtime: Vec<&PathBuf> = all.iter().filter(|(_, text)| involves_runtime(text)).map(|(file, _)| file).collect();
     assert!(runtime.is_empty(), "sanitizer reports involving the runtime: {runtime:?}");
+}
+
+/// Runs the sanitized pthread metamutant with spoiled runtime inputs.
+fn spoiled_runtime_inputs(metamutant: &Path, logs: &Path) {
+    let work = tempfile::tempdir().unwrap();
+    let recorded = work.path().join("recorded.schedule");
+    let status = std::process::Command::new(metamutant)
+        .env("SYNCMUT_SCHEDULE", "random:3")
+        .env("SYNCMUT_SCHEDULE_OUT", &recorded)
+        .env("ASAN_OPTIONS", format!("log_path={}/asan", logs.display()))
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    let schedule = std::fs::read(&recorded).unwrap();
+    let replay = work.path().join("replay.schedule");
+    let text = |values: &'static [&'static str]| prop::sample::select(values);
+    let strategy = (
+        text(&["", "0:remove", "3:remove", "-1:remove", "4294967296:remove", "0:", ":remove", "0:nonsense", "3:lock-to-trylock,4:remove", "1:x1:x1:x1:x"]),
+        text(&["default", "random:", "random:-1", "random:99999999999999999999999", "pct:1", "pct:1:0", "pct:1:99999999", "pct::", "replay:", "replay:/nonexistent", "dfs",
+            // A spoiled replay file, most often: the parser with the most to get wrong.
+            "replay:SPOILED", "replay:SPOILED", "replay:SPOILED", "replay:SPOILED", "replay:SPOILED", "replay:SPOILED"]),
+        text(&["", "0", "-1", "1", "99999999999999999999999", "x"]),
+        text(&["", "/nonexistent/dir/trace.jsonl", "TRACE"]),
+        prop::collection::vec((any::<prop::sample::Index>(), 0usize..30, text(&["", "-1", "99999999999", "\n", " ", "x", "\u{ff}", "#", ":::"])), 0..5),
+    );
+    let config = Config { cases: 64, rng_seed: RngSeed::Fixed(20_260_502), failure_persistence: None, ..Config::default() };
+    TestRunner::new(config)
+        .run(&strategy, |(active, sched, steps, trace, edits)| {
+            let mut spoiled = schedule.clone();
+            for (at, cut, insert) in edits {
+                let i = at.index(spoiled.len() + 1);
+                let end = (i + cut).min(spoiled.len());
+                spoiled.splice(i..end, insert.bytes());
+            }
+            std::fs::write(&replay, &spoiled).unwrap();
+            let sched = sched.replace("SPOILED", replay.to_str().unwrap());
+            let trace = trace.replace("TRACE", work.path().join("t.jsonl").to_str().unwrap());
+            let out = std::process::Command::new(metamutant)
+                .env("SYNCMUT_ACTIVE", active)
+                .env("SYNCMUT_SCHEDULE", &sched)
+                .env("SYNCMUT_MAX_STEPS", steps)
+                .env("SYNCMUT_TRACE", trace)
+                .env("ASAN_OPTIONS", format!("log_path={}/asan", logs.display()))
+                .env("UBSAN_OPTIONS", format!("log_path={}/ubsan:print_stacktrace=1", logs.display()))
+                .output()
+                .unwrap();
+            // Refused (120), ran (0), or stopped as a deadlock/livelock by a spoiled
+            // replay or budget (121, 122): never a crash.
+            prop_assert!(matches!(out.status.code(), Some(0 | 120 | 121 | 122)), "{active:?} {sched:?} {steps:?}: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+            Ok(())
+        })
+        .unwrap();
 }
 
 #[test]
