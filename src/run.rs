@@ -31,7 +31,12 @@ pub fn run_command(
     };
     let out = OutDir::open(output).map_err(oracle_failure)?;
     let (previous_catalogue, previous_runs) = if resume {
-        (read_catalogue(&out), lab::saved_runs(&out))
+        // An unreadable outcomes.json costs its runs (they are redone), not the resume.
+        let runs = lab::saved_runs(&out).unwrap_or_else(|e| {
+            eprintln!("syncmut: warning: {e}; its runs will be redone");
+            Vec::new()
+        });
+        (read_catalogue(&out), runs)
     } else {
         (None, Vec::new())
     };

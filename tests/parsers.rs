@@ -125,7 +125,9 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let out = syncmut_oracle::outdir::OutDir::open(dir.path()).unwrap();
         out.write(syncmut_oracle::outdir::OUTCOMES, &bytes).unwrap();
-        let _ = syncmut_oracle::lab::saved_runs(&out);
+        if let Err(e) = syncmut_oracle::lab::saved_runs(&out) {
+            prop_assert!(e.contains("outcomes.json"), "{}", e);
+        }
     }
 }
 

@@ -228,13 +228,17 @@ pub fn run(
     Ok((outcomes, baselines.into_iter().map(|(b, _)| b).collect()))
 }
 
-/// The runs saved in a run directory's outcomes.json, for `--resume`.
-pub fn saved_runs(out: &OutDir) -> Vec<Run> {
-    std::fs::read(out.path(outdir::OUTCOMES))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Outcomes>(&bytes).ok())
-        .map(|o| o.mutants.into_iter().flat_map(|m| m.runs).collect())
-        .unwrap_or_default()
+/// The runs saved in a run directory's outcomes.json, for `--resume` (none when it does
+/// not exist yet; an error naming the file when it cannot be read back).
+pub fn saved_runs(out: &OutDir) -> Result<Vec<Run>, String> {
+    let path = out.path(outdir::OUTCOMES);
+    match std::fs::read(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(format!("{}: cannot read: {e}", path.display())),
+        Ok(bytes) => serde_json::from_slice::<Outcomes>(&bytes)
+            .map(|o| o.mutants.into_iter().flat_map(|m| m.runs).collect())
+            .map_err(|e| format!("{}: not a saved outcomes file: {e}", path.display())),
+    }
 }
 
 fn read_baselines(out: &OutDir) -> Option<Vec<Baseline>> {
