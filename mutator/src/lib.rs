@@ -8,16 +8,19 @@
 pub mod api;
 pub mod atomic;
 pub mod catalogue;
+pub mod debug_types;
 pub mod design;
 pub mod discover;
 pub mod error;
 pub mod globals;
 mod hooks;
 mod ir;
+pub mod members;
 pub mod metamutant;
 pub mod operator;
 pub mod rewrite;
 pub mod source;
+mod state_table;
 pub mod toolchain;
 mod trampoline;
 

@@ -6,7 +6,9 @@ use crate::catalogue::Catalogue;
 use crate::design::Design;
 use crate::discover::{self, Discovery};
 use crate::error::{MutatorError, Result};
+use crate::debug_types::DebugTypes;
 use crate::globals::{self, Global};
+use crate::members;
 use crate::{atomic, rewrite, toolchain};
 use inkwell::context::Context;
 use inkwell::module::Module;
@@ -49,7 +51,8 @@ pub fn scan(design: &Design, workdir: &Path) -> Result<Scan> {
     let context = Context::create();
     let module = load(&context, &bitcode, design)?;
     let mut found = discover::discover(&module);
-    let (globals, notes) = globals::collect(&module);
+    let types = DebugTypes::parse(&module.print_to_string().to_string());
+    let (globals, notes) = globals::collect(&module, &types);
     found.warnings.extend(notes);
     let globals = globals.into_iter().map(|(g, _)| g).collect();
     Ok(Scan { catalogue: catalogue_of(&found), warnings: found.warnings, globals })
@@ -66,9 +69,16 @@ pub fn build(design: &Design, out: &Path) -> Result<Build> {
     let module = load(&context, &design_bc, design)?;
     let mut found = discover::discover(&module);
     let catalogue = catalogue_of(&found);
-    let (user_globals, notes) = globals::collect(&module);
+    // Debug-info types for the state snapshots, read before the module is rewritten.
+    let types = DebugTypes::parse(&module.print_to_string().to_string());
+    let (user_globals, notes) = globals::collect(&module, &types);
     found.warnings.extend(notes);
     globals::add_table(&context, &module, &user_globals);
+    if catalogue.kind == Family::Systemc {
+        let (classes, notes) = members::collect(&types);
+        found.warnings.extend(notes);
+        members::add_table(&context, &module, &classes);
+    }
     rewrite::rewrite(&context, &module, &found.sites)?;
     let metamutant_bc = out.join(layout::METAMUTANT_BC);
     atomic::write(&metamutant_bc, module.write_bitcode_to_memory().as_slice())?;
