@@ -129,3 +129,21 @@ fn a_member_value_seen_at_a_sync_point_kills_by_trace() {
         .success()
         .stdout(predicates::str::contains("{top.p.count=1 top.p.phase=BUSY}"));
 }
+
+/// At a normal exit the thread calling exit() (main returning) is ending, not waiting:
+/// the end record lists no pending thread (under the controlled scheduler and without).
+#[test]
+fn a_normal_pthread_exit_leaves_no_thread_pending() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/racy_counter");
+    let out = tempfile::tempdir().unwrap();
+    Command::cargo_bin("syncmut").unwrap().arg("mutate").arg(&dir).arg("-o").arg(out.path()).assert().success();
+    let limits = syncmut_oracle::exec::Limits::default();
+    for schedule in ["default", ""] {
+        let trace_file = out.path().join(format!("trace-{schedule}.jsonl"));
+        let env = [("SYNCMUT_TRACE", trace_file.display().to_string()), ("SYNCMUT_SCHEDULE", schedule.to_string())];
+        let run = syncmut_oracle::exec::execute(&out.path().join("metamutant"), &[], &env, &limits).unwrap();
+        assert_eq!(run.status, syncmut_oracle::exec::Status::Exited(0), "{}", run.stderr);
+        let end = syncmut_oracle::trace::read(&trace_file).unwrap().end.unwrap();
+        assert_eq!((end.kind.as_str(), end.deadlock, end.pending.len()), ("exit", false, 0), "schedule {schedule:?}: {end:?}");
+    }
+}

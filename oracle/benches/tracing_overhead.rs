@@ -1,14 +1,14 @@
 //! Benchmark: cost of syncmut's instrumentation on synchronization-heavy designs. The
 //! native build and the metamutant (no mutant active, tracing on; pthread designs also
 //! under the controlled scheduler) run alternately, several times each, in one process,
-//! and the ratio of medians is printed. Run: `cargo bench -p syncmut-oracle`.
+//! and the ratio of medians is printed (each trace goes to a new file, as in the oracle). Run: `cargo bench -p syncmut-oracle`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use syncmut_mutator::{metamutant, Design};
 use syncmut_oracle::exec::{execute, Limits};
 
-const REPEATS: usize = 5;
+const REPEATS: usize = 9;
 
 fn median(mut v: Vec<Duration>) -> f64 {
     v.sort();
@@ -38,6 +38,10 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
         let run = execute(&build.original, &args, &[], &limits).unwrap();
         native.push(run.elapsed);
         for (i, (_, env)) in variants.iter().enumerate() {
+            // Each oracle run writes a fresh trace file; overwriting the last run's would
+            // add truncating it, and ext4 then flushes the new one on close
+            // (auto_da_alloc), which no oracle run pays.
+            let _ = std::fs::remove_file(&trace);
             let run = execute(&build.metamutant, &args, env, &limits).unwrap();
             assert_eq!(run.status, syncmut_oracle::exec::Status::Exited(0), "{name}: {}", run.stderr);
             instrumented[i].push(run.elapsed);
