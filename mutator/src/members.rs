@@ -232,7 +232,8 @@ mod tests {
     fn module_classes_list_own_and_inherited_members_at_object_offsets() {
         let (classes, warnings) = collect(&DebugTypes::parse(SAMPLE));
         assert!(warnings.is_empty());
-        let got: Vec<(&str, Vec<(&str, u64, ValueKind)>)> = classes
+        type Row<'a> = (&'a str, Vec<(&'a str, u64, ValueKind)>);
+        let got: Vec<Row> = classes
             .iter()
             .map(|c| (c.type_name.as_str(), c.members.iter().map(|m| (m.name.as_str(), m.offset, m.decoding.kind)).collect()))
             .collect();
