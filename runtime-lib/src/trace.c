@@ -525,7 +525,8 @@ static inline void out_u64(uint64_t v)
  * value): consecutive events mostly repeat it or add one, and formatting a number from
  * scratch cost ~100 instructions (callgrind), most of the flush. */
 struct number_text {
-    uint64_t value;
+    uint64_t value; /* the magnitude */
+    bool negative;
     uint8_t len; /* 0: nothing cached */
     char text[23];
 };
@@ -534,19 +535,18 @@ struct number_text {
  * `cache`. */
 static inline void out_number(struct number_text *cache, uint64_t v, bool negative)
 {
-    uint64_t key = negative ? ~v : v; /* never equal to a non-negative key of the same text */
-    if (cache->len != 0 && cache->value == key) {
+    if (cache->len != 0 && cache->value == v && cache->negative == negative) {
         out_bytes(cache->text, cache->len);
         return;
     }
-    if (cache->len != 0 && !negative && cache->value + 1 == key && cache->text[0] != '-') {
+    if (cache->len != 0 && !negative && !cache->negative && cache->value + 1 == v) {
         /* Increment the text in place; a carry out of the first digit reformats. */
         int i = cache->len - 1;
         while (i >= 0 && cache->text[i] == '9')
             cache->text[i--] = '0';
         if (i >= 0) {
             cache->text[i]++;
-            cache->value = key;
+            cache->value = v;
             out_bytes(cache->text, cache->len);
             return;
         }
@@ -568,7 +568,8 @@ static inline void out_number(struct number_text *cache, uint64_t v, bool negati
     }
     if (negative)
         cache->text[0] = '-';
-    cache->value = key;
+    cache->value = v;
+    cache->negative = negative;
     cache->len = (uint8_t)n;
     out_bytes(cache->text, n);
 }
