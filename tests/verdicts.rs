@@ -90,3 +90,60 @@ fn removed_lock_is_killed_only_across_schedules_with_a_kill_fraction() {
         .success()
         .stdout(predicates::str::contains("reproduced: the trace is identical"));
 }
+
+/// SystemC module data members are part of the observed state: named `<module>.<member>`
+/// (inherited ones too), enums by enumerator name (members and globals), and a mutant
+/// whose only observable effect is a member's value at a sync point is killed by trace.
+#[test]
+fn a_member_value_seen_at_a_sync_point_kills_by_trace() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/sc_members");
+    let out = tempfile::tempdir().unwrap();
+    Command::cargo_bin("syncmut").unwrap().arg("run").arg(&dir).arg("-o").arg(out.path()).assert().success();
+    let outcomes: Value = serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
+    let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "pair_mod::a#2:remove").unwrap();
+    assert_eq!(m["verdict"], "killed-by-trace");
+    let reason = m["reason"].as_str().unwrap();
+    assert!(reason.contains("top.p.b at wait(e) @ sc_members.cpp:37 sees top.p.count=2 instead of 1"), "{reason}");
+
+    // The original's trace: b's first event sees the member a set before notifying.
+    let trace = syncmut_oracle::trace::read(&out.path().join("traces/default/original.jsonl")).unwrap();
+    let b = trace.events.iter().find(|e| e.thread == "top.p.b").unwrap();
+    assert_eq!(b.state["top.p.count"], 1);
+    assert_eq!(b.state["top.p.phase"], "BUSY");
+    assert_eq!(b.state["top.p.seen"], false);
+    assert_eq!(b.state["mode"], "MODE_ON");
+    let last = trace.events.iter().rev().find(|e| e.thread == "top.p.b").unwrap();
+    assert_eq!((&last.state["top.p.count"], &last.state["top.p.phase"], &last.state["top.p.seen"]), (&Value::from(2), &Value::from("DONE"), &Value::from(true)));
+    // Library members (the sc_event) are not recorded.
+    assert!(!b.state.contains_key("top.p.e"));
+
+    // The diff and explain show the member.
+    let diff = std::fs::read_to_string(out.path().join("diff/pair_mod__a_2_remove.diff")).unwrap();
+    assert!(diff.contains("top.p.count=2"), "{diff}");
+    Command::cargo_bin("syncmut")
+        .unwrap()
+        .arg("explain")
+        .arg(out.path())
+        .arg("pair_mod::a#2:remove")
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("{top.p.count=1 top.p.phase=BUSY}"));
+}
+
+/// At a normal exit the thread calling exit() (main returning) is ending, not waiting:
+/// the end record lists no pending thread (under the controlled scheduler and without).
+#[test]
+fn a_normal_pthread_exit_leaves_no_thread_pending() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/racy_counter");
+    let out = tempfile::tempdir().unwrap();
+    Command::cargo_bin("syncmut").unwrap().arg("mutate").arg(&dir).arg("-o").arg(out.path()).assert().success();
+    let limits = syncmut_oracle::exec::Limits::default();
+    for schedule in ["default", ""] {
+        let trace_file = out.path().join(format!("trace-{schedule}.jsonl"));
+        let env = [("SYNCMUT_TRACE", trace_file.display().to_string()), ("SYNCMUT_SCHEDULE", schedule.to_string())];
+        let run = syncmut_oracle::exec::execute(&out.path().join("metamutant"), &[], &env, &limits).unwrap();
+        assert_eq!(run.status, syncmut_oracle::exec::Status::Exited(0), "{}", run.stderr);
+        let end = syncmut_oracle::trace::read(&trace_file).unwrap().end.unwrap();
+        assert_eq!((end.kind.as_str(), end.deadlock, end.pending.len()), ("exit", false, 0), "schedule {schedule:?}: {end:?}");
+    }
+}

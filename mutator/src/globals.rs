@@ -2,17 +2,20 @@
 //!
 //! A global is the user's when it is defined in the module (not a declaration), is not
 //! constant or thread-local, carries a `!dbg` DIGlobalVariableExpression whose file is
-//! not a system header, and holds an integer (i1…i64) or a pointer. The metamutant
-//! gets a table the runtime reads at each event:
+//! not a system header, and holds an integer (i1…i64) or a pointer. Enums are recorded
+//! by enumerator name (from the debug info's enumerators, `debug_types.rs`). The
+//! metamutant gets a table the runtime reads at each event (entry layout in
+//! `state_table.rs`, `where` = the global's address):
 //!
 //! ```c
 //! const uint32_t syncmut_global_count;
-//! const struct { const char *name; const void *addr; uint32_t size; uint32_t kind; } syncmut_globals[];
+//! const struct syncmut_field syncmut_globals[];
 //! ```
 
-use crate::{api, ir, source};
+use crate::debug_types::{Decoding, DebugTypes};
+use crate::{api, ir, source, state_table};
 use inkwell::context::Context;
-use inkwell::module::{Linkage, Module};
+use inkwell::module::Module;
 use inkwell::types::AnyTypeEnum;
 use inkwell::values::GlobalValue;
 use inkwell::AddressSpace;
@@ -25,20 +28,16 @@ pub const GLOBAL_TABLE_SYMBOL: &str = "syncmut_globals";
 pub const MAX_GLOBALS: usize = 64;
 
 /// How the runtime prints a global's value (the `kind` field of the table).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GlobalKind {
-    Signed = 0,
-    Unsigned = 1,
-    Bool = 2,
-    Pointer = 3,
-}
+pub use crate::debug_types::ValueKind as GlobalKind;
 
-/// One recorded global: its source name, size in bytes and kind.
+/// One recorded global: its source name, size in bytes and kind, and for an enum its
+/// enumerators (raw value, name).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Global {
     pub name: String,
     pub size: u32,
     pub kind: GlobalKind,
+    pub enumerators: Vec<(u64, String)>,
 }
 
 /// The kind a debug-info type name implies for an integer global.
@@ -54,7 +53,7 @@ fn integer_kind(bits: u32, type_name: &str) -> GlobalKind {
 
 /// The user's globals, sorted by name and capped at [`MAX_GLOBALS`], with a warning
 /// when some were left out.
-pub(crate) fn collect<'ctx>(module: &Module<'ctx>) -> (Vec<(Global, GlobalValue<'ctx>)>, Vec<String>) {
+pub(crate) fn collect<'ctx>(module: &Module<'ctx>, types: &DebugTypes) -> (Vec<(Global, GlobalValue<'ctx>)>, Vec<String>) {
     let mut found: BTreeMap<String, (Global, GlobalValue<'ctx>)> = BTreeMap::new();
     for global in module.get_globals() {
         let symbol = global.get_name().to_string_lossy().into_owned();
@@ -79,6 +78,11 @@ pub(crate) fn collect<'ctx>(module: &Module<'ctx>) -> (Vec<(Global, GlobalValue<
             AnyTypeEnum::PointerType(_) => (8, GlobalKind::Pointer),
             _ => continue,
         };
+        // An enum of the same size is printed by enumerator name.
+        let (kind, enumerators) = match types.global_type(&symbol).and_then(|ty| types.decoding(ty)) {
+            Some(Decoding { size: s, kind: k @ (GlobalKind::Enum | GlobalKind::UnsignedEnum), enumerators }) if s == size => (k, enumerators),
+            _ => (kind, Vec::new()),
+        };
         let demangled = api::demangle(&symbol);
         let name = if info.name.is_empty() { demangled.clone() } else { info.name };
         if name.starts_with("__") || name.is_empty() {
@@ -87,7 +91,7 @@ pub(crate) fn collect<'ctx>(module: &Module<'ctx>) -> (Vec<(Global, GlobalValue<
         // Two statics of the same source name (in different functions or files): the
         // later ones are told apart by their symbol.
         let name = if found.contains_key(&name) { format!("{name}@{demangled}") } else { name };
-        found.insert(name.clone(), (Global { name, size, kind }, global));
+        found.insert(name.clone(), (Global { name, size, kind, enumerators }, global));
     }
     let mut warnings = Vec::new();
     if found.len() > MAX_GLOBALS {
@@ -107,25 +111,15 @@ pub(crate) fn add_table<'ctx>(context: &'ctx Context, module: &Module<'ctx>, glo
     count.set_initializer(&i32_type.const_int(globals.len() as u64, false));
     count.set_constant(true);
 
-    let ptr_type = context.ptr_type(AddressSpace::default());
-    let entry_type = context.struct_type(&[ptr_type.into(), ptr_type.into(), i32_type.into(), i32_type.into()], false);
     let entries: Vec<_> = globals
         .iter()
         .map(|(g, value)| {
-            let bytes = context.const_string(g.name.as_bytes(), true);
-            let name = module.add_global(bytes.get_type(), Some(AddressSpace::default()), "syncmut.global_name");
-            name.set_initializer(&bytes);
-            name.set_constant(true);
-            name.set_linkage(Linkage::Private);
-            entry_type.const_named_struct(&[
-                name.as_pointer_value().into(),
-                value.as_pointer_value().into(),
-                i32_type.const_int(u64::from(g.size), false).into(),
-                i32_type.const_int(g.kind as u64, false).into(),
-            ])
+            let decoding = Decoding { size: g.size, kind: g.kind, enumerators: g.enumerators.clone() };
+            let address = value.as_pointer_value().const_to_int(context.i64_type());
+            state_table::field_entry(context, module, &g.name, address, &decoding)
         })
         .collect();
-    let table_value = entry_type.const_array(&entries);
+    let table_value = state_table::field_type(context).const_array(&entries);
     let table = module.add_global(table_value.get_type(), Some(AddressSpace::default()), GLOBAL_TABLE_SYMBOL);
     table.set_initializer(&table_value);
     table.set_constant(true);

@@ -8,6 +8,7 @@
 pub mod api;
 pub mod atomic;
 pub mod catalogue;
+pub mod debug_types;
 pub mod design;
 pub mod discover;
 pub mod error;
@@ -15,10 +16,12 @@ pub mod globals;
 mod hooks;
 pub mod interleave;
 mod ir;
+pub mod members;
 pub mod metamutant;
 pub mod operator;
 pub mod rewrite;
 pub mod source;
+mod state_table;
 pub mod toolchain;
 mod trampoline;
 

@@ -6,8 +6,10 @@ use crate::catalogue::Catalogue;
 use crate::design::Design;
 use crate::discover::{self, Discovery};
 use crate::error::{MutatorError, Result};
+use crate::debug_types::DebugTypes;
 use crate::globals::{self, Global};
 use crate::interleave::{self, Interleave};
+use crate::members;
 use crate::{atomic, rewrite, toolchain};
 use inkwell::context::Context;
 use inkwell::module::Module;
@@ -52,7 +54,8 @@ pub fn scan(design: &Design, workdir: &Path) -> Result<Scan> {
     let context = Context::create();
     let module = load(&context, &bitcode, design)?;
     let mut found = discover::discover(&module);
-    let (globals, notes) = globals::collect(&module);
+    let types = DebugTypes::parse(&module.print_to_string().to_string());
+    let (globals, notes) = globals::collect(&module, &types);
     found.warnings.extend(notes);
     let globals = globals.into_iter().map(|(g, _)| g).collect();
     Ok(Scan { catalogue: catalogue_of(&found), warnings: found.warnings, globals })
@@ -82,9 +85,16 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
     let mut found = discover::discover(&module);
     let mut catalogue = catalogue_of(&found);
     catalogue.interleave = options.interleave;
-    let (user_globals, notes) = globals::collect(&module);
+    // Debug-info types for the state snapshots, read before the module is rewritten.
+    let types = DebugTypes::parse(&module.print_to_string().to_string());
+    let (user_globals, notes) = globals::collect(&module, &types);
     found.warnings.extend(notes);
     globals::add_table(&context, &module, &user_globals);
+    if catalogue.kind == Family::Systemc {
+        let (classes, notes) = members::collect(&types);
+        found.warnings.extend(notes);
+        members::add_table(&context, &module, &classes);
+    }
     match options.interleave {
         Interleave::Memory if catalogue.kind == Family::Pthread => catalogue.accesses = interleave::instrument(&context, &module)?,
         Interleave::Memory => {

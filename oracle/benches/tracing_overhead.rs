@@ -1,18 +1,39 @@
 //! Benchmark: cost of syncmut's instrumentation on synchronization-heavy designs. The
 //! native build and the metamutant (no mutant active, tracing on; pthread designs also
 //! under the controlled scheduler) run alternately, several times each, in one process,
-//! and the ratio of medians is printed. Run: `cargo bench -p syncmut-oracle`.
+//! and the ratio of medians is printed (each trace goes to a new file, as in the oracle). Run: `cargo bench -p syncmut-oracle`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use syncmut_mutator::{metamutant, Design};
 use syncmut_oracle::exec::{execute, Limits};
 
-const REPEATS: usize = 5;
+const REPEATS: usize = 9;
 
 fn median(mut v: Vec<Duration>) -> f64 {
     v.sort();
     v[v.len() / 2].as_secs_f64()
+}
+
+/// CPU time (user + system) of the children this process has waited for so far. On a
+/// shared machine it moves much less than wall time, so both ratios are printed.
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage only writes into the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    time(usage.ru_utime) + time(usage.ru_stime)
+}
+
+/// Runs `program` and returns its wall and CPU time.
+fn timed(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits, name: &str) -> (Duration, Duration) {
+    let before = children_cpu();
+    let run = execute(program, args, env, limits).unwrap();
+    assert_eq!(run.status, syncmut_oracle::exec::Status::Exited(0), "{name}: {}", run.stderr);
+    (run.elapsed, children_cpu() - before)
 }
 
 fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
@@ -32,27 +53,36 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
         }
         v
     };
-    let mut native = Vec::new();
-    let mut instrumented: Vec<Vec<Duration>> = vec![Vec::new(); variants.len()];
+    let (mut native, mut native_cpu) = (Vec::new(), Vec::new());
+    let mut instrumented: Vec<(Vec<Duration>, Vec<Duration>)> = vec![(Vec::new(), Vec::new()); variants.len()];
     for _ in 0..REPEATS {
-        let run = execute(&build.original, &args, &[], &limits).unwrap();
-        native.push(run.elapsed);
+        let (wall, cpu) = timed(&build.original, &args, &[], &limits, name);
+        native.push(wall);
+        native_cpu.push(cpu);
         for (i, (_, env)) in variants.iter().enumerate() {
-            let run = execute(&build.metamutant, &args, env, &limits).unwrap();
-            assert_eq!(run.status, syncmut_oracle::exec::Status::Exited(0), "{name}: {}", run.stderr);
-            instrumented[i].push(run.elapsed);
+            // Each oracle run writes a fresh trace file; overwriting the last run's would
+            // add truncating it, and ext4 then flushes the new one on close
+            // (auto_da_alloc), which no oracle run pays.
+            let _ = std::fs::remove_file(&trace);
+            let (wall, cpu) = timed(&build.metamutant, &args, env, &limits, name);
+            instrumented[i].0.push(wall);
+            instrumented[i].1.push(cpu);
         }
     }
-    let base = median(native);
-    for ((label, _), times) in variants.iter().zip(instrumented) {
-        let t = median(times);
-        println!("{name:<34} native {base:>7.3} s  {label:<17} {t:>7.3} s  ratio {:>5.2}x", t / base);
+    let (base, base_cpu) = (median(native), median(native_cpu));
+    for ((label, _), (walls, cpus)) in variants.iter().zip(instrumented) {
+        let (t, c) = (median(walls), median(cpus));
+        println!(
+            "{name:<34} native {base:>6.3} s  {label:<17} {t:>6.3} s  ratio {:>5.2}x   (cpu: native {base_cpu:>6.3} s, {c:>6.3} s, ratio {:>5.2}x)",
+            t / base,
+            c / base_cpu
+        );
     }
 }
 
 fn main() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/designs");
-    println!("median of {REPEATS} alternating runs each; same machine, same run");
+    println!("median of {REPEATS} alternating runs each; same machine, same run; wall and user+system CPU time");
     // 50k rounds = 100k waits + 100k notifies.
     bench("systemc pingpong (100k wait/notify)", &dir.join("sc_pingpong.cpp"), &["50000"], false);
     // 4 × 25k × (lock + unlock) = 200k mutex operations.

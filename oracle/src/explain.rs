@@ -28,11 +28,13 @@ pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, verdict_line: 
             let cell = |events: &[&Event]| events.get(i).map(|e| event_cell(catalogue, e)).unwrap_or_default();
             let mark = if Some(i) == diverge { ">" } else { " " };
             out.push_str(&format!("{mark} {:<COLUMN$} | {}\n", cell(left), cell(right)));
-            // The globals' values only where they differ, on a line of their own.
+            // The observed values (globals, module members) only where they differ, and
+            // only those that differ, on a line of their own.
             if let (Some(l), Some(r)) = (left.get(i), right.get(i)) {
                 if l.state != r.state {
-                    let left_state = format!("  {}", state_text(&l.state));
-                    out.push_str(&format!("  {left_state:<COLUMN$} | {}\n", state_text(&r.state)));
+                    let (l, r) = only_differing(&l.state, &r.state);
+                    let left_state = format!("  {}", state_text(&l));
+                    out.push_str(&format!("  {left_state:<COLUMN$} | {}\n", state_text(&r)));
                 }
             }
         }
@@ -46,6 +48,15 @@ pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, verdict_line: 
     out.push_str(&format!("\nend of the original: {}\n", ending(catalogue, original)));
     out.push_str(&format!("end of the mutant:   {}\n", ending(catalogue, mutated)));
     out
+}
+
+type State = BTreeMap<String, serde_json::Value>;
+
+/// The entries of two snapshots whose values differ (a key missing on one side shows
+/// only on the other).
+fn only_differing(a: &State, b: &State) -> (State, State) {
+    let keep = |x: &State, y: &State| x.iter().filter(|(k, v)| y.get(*k) != Some(*v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    (keep(a, b), keep(b, a))
 }
 
 /// Events beyond this many per thread are summarised (spinning mutants).

@@ -6,6 +6,7 @@
 //! end state (deadlock, livelock, who was left waiting where).
 
 use crate::exec::{Execution, Status};
+use serde_json::Value;
 use crate::trace::Trace;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -67,11 +68,97 @@ impl Observation {
         }
     }
 
+    /// Where the per-thread steps of `mutant` first leave this observation's, in words
+    /// (`top.p.b at wait(e) @ x.cpp:37 sees top.p.count=2 instead of 1`); `None` when
+    /// every thread's steps are equal. `label` names a site.
+    pub fn first_step_difference(&self, mutant: &Observation, label: &dyn Fn(u32) -> String) -> Option<String> {
+        let mut threads: Vec<&String> = self.threads.keys().chain(mutant.threads.keys()).collect();
+        threads.sort();
+        threads.dedup();
+        let empty = Vec::new();
+        threads.into_iter().find_map(|thread| {
+            let (a, b) = (self.threads.get(thread).unwrap_or(&empty), mutant.threads.get(thread).unwrap_or(&empty));
+            let i = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i))?;
+            Some(match (a.get(i), b.get(i)) {
+                (Some(x), None) => format!("{thread} stops after {i} events instead of reaching {}", label(x.site)),
+                (None, Some(y)) => format!("{thread} goes on to {} (event {} of {thread})", label(y.site), i + 1),
+                (Some(x), Some(y)) if x.site != y.site => format!("{thread} reaches {} instead of {}", label(y.site), label(x.site)),
+                (Some(x), Some(y)) if x.time != y.time => format!(
+                    "{thread} reaches {} at {} instead of {}",
+                    label(x.site),
+                    y.time.as_deref().unwrap_or("?"),
+                    x.time.as_deref().unwrap_or("?")
+                ),
+                (Some(x), Some(y)) => format!("{thread} at {} sees {}", label(x.site), state_change(&x.state, &y.state)),
+                (None, None) => unreachable!("index below the longer length"),
+            })
+        })
+    }
+
     /// Sites reached in this execution.
     pub fn reached(trace: &Trace) -> Vec<u32> {
         let mut sites: Vec<u32> = trace.events.iter().map(|e| e.site).collect();
         sites.sort_unstable();
         sites.dedup();
         sites
+    }
+}
+
+/// The values that differ between two snapshots: `a=2 instead of 1, b=null instead of
+/// non-null` (at most three, then `…`).
+pub fn state_change(original: &BTreeMap<String, Value>, mutant: &BTreeMap<String, Value>) -> String {
+    let text = |v: Option<&Value>| match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => "(absent)".to_string(),
+    };
+    let mut keys: Vec<&String> = original.keys().chain(mutant.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let changed: Vec<String> = keys
+        .into_iter()
+        .filter(|k| original.get(*k) != mutant.get(*k))
+        .map(|k| format!("{k}={} instead of {}", text(mutant.get(k)), text(original.get(k))))
+        .collect();
+    let mut out = changed.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    if changed.len() > 3 {
+        out.push_str(", …");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(site: u32, time: &str, state: &[(&str, Value)]) -> Step {
+        Step { site, time: Some(time.to_string()), state: state.iter().map(|(k, v)| (k.to_string(), v.clone())).collect() }
+    }
+
+    fn observation(threads: &[(&str, Vec<Step>)]) -> Observation {
+        Observation {
+            status: Status::Exited(0),
+            stdout: String::new(),
+            threads: threads.iter().map(|(t, s)| (t.to_string(), s.clone())).collect(),
+            deadlock: false,
+            livelock: false,
+            livelock_thread: None,
+            livelock_site: None,
+            pending: Vec::new(),
+            lost_notifications: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_first_step_difference_names_the_member_that_changed() {
+        let label = |s: u32| format!("site {s}");
+        let a = observation(&[("top.p.b", vec![step(3, "0 s", &[("top.p.count", Value::from(1)), ("top.p.phase", Value::from("BUSY"))])])]);
+        let b = observation(&[("top.p.b", vec![step(3, "0 s", &[("top.p.count", Value::from(2)), ("top.p.phase", Value::from("BUSY"))])])]);
+        assert_eq!(a.first_step_difference(&b, &label).unwrap(), "top.p.b at site 3 sees top.p.count=2 instead of 1");
+        assert_eq!(a.first_step_difference(&a, &label), None);
+        let late = observation(&[("top.p.b", vec![step(3, "5 ns", &[("top.p.count", Value::from(1)), ("top.p.phase", Value::from("BUSY"))])])]);
+        assert_eq!(a.first_step_difference(&late, &label).unwrap(), "top.p.b reaches site 3 at 5 ns instead of 0 s");
+        let none = observation(&[]);
+        assert_eq!(a.first_step_difference(&none, &label).unwrap(), "top.p.b stops after 0 events instead of reaching site 3");
     }
 }

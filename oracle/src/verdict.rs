@@ -110,15 +110,8 @@ pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str, 
         };
         return (Verdict::KilledByTrace, what);
     }
-    if mutant.threads != original.threads {
-        let thread = original
-            .threads
-            .keys()
-            .chain(mutant.threads.keys())
-            .find(|t| original.threads.get(*t) != mutant.threads.get(*t))
-            .cloned()
-            .unwrap_or_default();
-        return (Verdict::KilledByTrace, format!("synchronization behaviour of {thread} differs"));
+    if let Some(difference) = original.first_step_difference(mutant, label) {
+        return (Verdict::KilledByTrace, format!("synchronization behaviour differs: {difference}"));
     }
     if mutant.lost_notifications != original.lost_notifications {
         return (Verdict::KilledByTrace, "lost notifications differ".to_string());

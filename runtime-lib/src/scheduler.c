@@ -522,8 +522,8 @@ static void provide_end(syncmut_end *end)
         for (uint32_t i = 0; i < MAX_THREADS; i++) {
             const struct sthread *t = &threads[i];
             int s = load_state(t);
-            if (s == FREE || s == FINISHED || (!first && t->id <= last))
-                continue;
+            if (s == FREE || s == FINISHED || (!first && t->id <= last) || (end->at_exit && t == self))
+                continue; /* the thread calling exit() is ending, not waiting */
             if (best == NULL || t->id < best->id)
                 best = t;
         }

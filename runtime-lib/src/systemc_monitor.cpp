@@ -25,6 +25,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <typeinfo>
 #include <unordered_map>
 #include <vector>
 
@@ -79,17 +80,41 @@ struct known {
     std::string name;
 };
 std::unordered_map<const sc_process_b *, known> *by_process; // allocated once, never freed
-const sc_process_b *last_process;
-known *last_known;
+// The last few processes seen, direct-mapped by address: two processes handing a token
+// back and forth missed a one-entry cache on every call (perf: the map lookup was the
+// monitor's largest cost).
+struct recent {
+    const sc_process_b *process;
+    known *entry;
+};
+constexpr size_t RECENT = 64;
+recent recently[RECENT];
 
 uint32_t elaboration_name;
+
+// The module a process belongs to (spawned processes hang below a process, so walk up),
+// with what a state snapshot of its members needs.
+void find_module(sc_process_b *p, slot &s)
+{
+    sc_object *parent = p->get_parent_object();
+    for (int depth = 0; parent != nullptr && depth < 64; depth++) {
+        if (auto *m = dynamic_cast<sc_core::sc_module *>(parent)) {
+            s.object = dynamic_cast<const void *>(m);
+            s.module = syncmut_trace_intern(m->name());
+            s.cls = syncmut_trace_class_of(typeid(*m).name());
+            return;
+        }
+        parent = parent->get_parent_object();
+    }
+}
 
 // The slot for process `p`, made on first sight; nullptr when the table is full.
 slot *slot_of(sc_process_b *p)
 {
     const char *name = p->name();
-    if (p == last_process && last_known->name == name)
-        return last_known->where;
+    recent &r = recently[(reinterpret_cast<uintptr_t>(p) >> 4) % RECENT];
+    if (r.process == p && r.entry->name == name)
+        return r.entry->where;
     auto it = by_process->find(p);
     if (it == by_process->end() || it->second.name != name) {
         if (it != by_process->end()) // a new process where a deleted one was
@@ -103,11 +128,14 @@ slot *slot_of(sc_process_b *p)
         s.site.store(-1, std::memory_order_relaxed);
         s.sticky = false;
         s.spins = 0;
+        s.object = nullptr;
+        s.module = 0;
+        s.cls = 0;
+        find_module(p, s);
         slots_used.store(i + 1, std::memory_order_release);
         it = by_process->insert_or_assign(p, known{&s, name}).first;
     }
-    last_process = p;
-    last_known = &it->second;
+    r = recent{p, &it->second};
     return it->second.where;
 }
 

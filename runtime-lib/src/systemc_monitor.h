@@ -27,6 +27,12 @@ struct slot {
     uint32_t name = 0;             // interned full name (syncmut_trace_intern)
     bool thread = false;           // SC_THREAD / SC_CTHREAD (methods are never pending)
     bool sticky = false;           // `site` set by a fifo gate: cleared at the next call
+    // The module the process belongs to, for state snapshots of its data members: the
+    // start of its most-derived object, its interned full name, its class
+    // (syncmut_trace_class_of; 0: no recorded members).
+    const void *object = nullptr;
+    uint32_t module = 0;
+    uint32_t cls = 0;
     // Spin bound: this process's wrapper calls at the same time stamp and delta cycle.
     uint64_t last_time = 0;
     uint64_t last_delta = 0;

@@ -63,7 +63,10 @@ void record(const here &h, uint32_t site, syncmut_op op, bool lost = false)
     thread_local cached_time cache = {false, 0, 0};
     if (!cache.valid || cache.value != h.time)
         cache = {true, h.time, syncmut_trace_intern(sc_core::sc_time_stamp().to_string().c_str())};
-    syncmut_trace_systemc(site, op, h.name, cache.id, h.delta, lost ? SYNCMUT_EVENT_LOST : 0);
+    const syncmut_monitor::slot *p = h.process;
+    syncmut_trace_systemc(site, op, h.name, cache.id, h.delta, lost ? SYNCMUT_EVENT_LOST : 0,
+                          p != nullptr ? p->object : nullptr, p != nullptr ? p->module : 0,
+                          p != nullptr ? p->cls : 0);
 }
 
 // The process counts as inside the wrapped call at `site` (where it blocks, if it does)

@@ -30,10 +30,18 @@ uint32_t syncmut_trace_intern(const char *text);
 /* Flags of a SystemC event. */
 #define SYNCMUT_EVENT_LOST 1u /* an immediate notify that woke nobody: "lost":true */
 
-/* Records a SystemC event; `process` and `time` are ids from syncmut_trace_intern,
- * `flags` a set of SYNCMUT_EVENT_* bits. */
+/* Records a SystemC event; `process`, `time` and `module` are ids from
+ * syncmut_trace_intern, `flags` a set of SYNCMUT_EVENT_* bits. `object` is the start of the
+ * (most-derived) object of the running process's module, `cls` its class from
+ * syncmut_trace_class_of: the state snapshot records that object's members under
+ * "<module>.<member>" (none when `object` is NULL or `cls` 0). */
 void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process,
-                           uint32_t time, uint64_t delta, uint32_t flags);
+                           uint32_t time, uint64_t delta, uint32_t flags,
+                           const void *object, uint32_t module, uint32_t cls);
+
+/* The class of a module object, from its typeid(...).name(), for syncmut_trace_systemc:
+ * 1 + its index in the mutator's class table, 0 if the class has no recorded members. */
+uint32_t syncmut_trace_class_of(const char *type_name);
 
 /* ---- End record --------------------------------------------------------------------
  * The last line of a trace says how the run ended:
@@ -56,6 +64,8 @@ typedef struct syncmut_pending {
 } syncmut_pending;
 
 typedef struct syncmut_end {
+    int at_exit;     /* set by the trace before asking: the run ends through exit(), called
+                      * by the asking thread, which is therefore not left waiting */
     int deadlock;    /* no thread could make progress while some had not finished */
     uint32_t npending;
     syncmut_pending pending[SYNCMUT_MAX_PENDING];
