@@ -85,7 +85,11 @@ pub fn build(design: &Design, out: &Path) -> Result<Build> {
 
     let original = out.join(layout::ORIGINAL_EXE);
     let metamutant = out.join(layout::METAMUTANT_EXE);
-    toolchain::link_executable(design, catalogue.kind, &design_bc, &[], &original)?;
+    // The original links the C archive too: the linker takes from it only the members
+    // that define an undefined symbol, so a design that reads test inputs
+    // (`__VERIFIER_nondet_*`, `syncmut_input_*`) gets `inputs.o` (self-contained) and
+    // nothing else of the runtime.
+    toolchain::link_executable(design, catalogue.kind, &design_bc, std::slice::from_ref(&runtime.c_archive), &original)?;
     toolchain::link_executable(design, catalogue.kind, &metamutant_bc, &archives, &metamutant)?;
     Ok(Build { catalogue, warnings: found.warnings, original, metamutant })
 }

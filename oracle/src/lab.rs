@@ -218,6 +218,7 @@ fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, trace_fi
     if build.catalogue.kind == Family::Pthread {
         env.push(("SYNCMUT_SCHEDULE", schedule.to_string()));
     }
+    env.extend(test.env());
     let execution = exec::execute(&build.metamutant, &test.args, &env, limits).map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
     let trace = trace::read(trace_file)?;
     Ok((execution, trace))
@@ -288,7 +289,7 @@ fn baseline(
     let (execution, trace) = &runs[0];
     // The uninstrumented original must agree with the metamutant running no mutant.
     if set_aside.is_none() {
-        match exec::execute(&build.original, &test.args, &[], &limits) {
+        match exec::execute(&build.original, &test.args, &test.env(), &limits) {
             Ok(native) if native.stdout != execution.stdout || native.status != execution.status => {
                 set_aside = Some(format!(
                     "the metamutant without a mutant behaves differently from the original build (status {:?} vs {:?}); please report this",
