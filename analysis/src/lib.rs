@@ -38,8 +38,15 @@ impl Default for Options {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case", tag = "verdict")]
 pub enum Verdict {
-    /// The solver found inputs; `args` is argv[1..].
-    TestFound { args: Vec<String> },
+    /// The solver found inputs; `args` is argv[1..], `nondet` the values of
+    /// `__VERIFIER_nondet_*` calls in call order, `inputs` the named inputs.
+    TestFound {
+        args: Vec<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        nondet: Vec<i128>,
+        #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        inputs: std::collections::BTreeMap<String, i64>,
+    },
     /// Unsat with every path modelled.
     Unreachable { reason: String },
     /// Not decided, with the reason.
@@ -49,7 +56,16 @@ pub enum Verdict {
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Verdict::TestFound { args } => write!(f, "test found: {}", if args.is_empty() { "(no arguments)".to_string() } else { args.join(" ") }),
+            Verdict::TestFound { args, nondet, inputs } => {
+                write!(f, "test found: {}", if args.is_empty() { "(no arguments)".to_string() } else { args.join(" ") })?;
+                if !nondet.is_empty() {
+                    write!(f, "; nondet {}", nondet.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(","))?;
+                }
+                for (k, v) in inputs {
+                    write!(f, "; {k}={v}")?;
+                }
+                Ok(())
+            }
             Verdict::Unreachable { reason } => write!(f, "unreachable: {reason}"),
             Verdict::Unknown { reason } => write!(f, "unknown: {reason}"),
         }
@@ -118,7 +134,10 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
             r.notes = q.notes.clone();
             r.schedule = q.schedule.clone();
             r.verdict = match smt::solve(&mut ctx, &q)? {
-                smt::Answer::Sat(model) => Verdict::TestFound { args: q.inputs.to_args(&model) },
+                smt::Answer::Sat(model) => {
+                    let t = q.inputs.to_test(&model);
+                    Verdict::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs }
+                }
                 smt::Answer::Unsat if !q.cut.is_empty() => Verdict::Unknown {
                     reason: AnalysisError::LoopBoundExceeded { bound: options.bound, detail: q.cut.join("; ") }.to_string(),
                 },
@@ -147,7 +166,8 @@ fn site_calls(m: &ir::Module) -> Vec<(u32, ir::Value)> {
             for i in b.instructions() {
                 let Some(callee) = i.called_function() else { continue };
                 let n = callee.name();
-                let is_site = (n.starts_with("syncmut_") && !n.starts_with("syncmut_hook_") && n != "syncmut_gate") || n.starts_with("syncmut.fifo.");
+                let is_site = (n.starts_with("syncmut_") && !n.starts_with("syncmut_hook_") && !n.starts_with("syncmut_input_") && n != "syncmut_gate")
+                    || n.starts_with("syncmut.fifo.");
                 if !is_site {
                     continue;
                 }

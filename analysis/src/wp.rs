@@ -112,6 +112,12 @@ pub struct ModuleFacts {
     /// `None`: some concurrent store goes through a pointer not traced to a global,
     /// so every object may be written.
     concurrent_writes: Option<HashSet<Value>>,
+    /// Functions that call `__VERIFIER_nondet_*`, directly or through callees.
+    nondet_callers: HashSet<Func>,
+    /// Code running concurrently (threads/processes, or a root after its first thread
+    /// start) may call `__VERIFIER_nondet_*`: the call counter is then unknown after a
+    /// synchronization point and at a thread's entry.
+    concurrent_nondet: bool,
 }
 
 /// How a thread/process entry is started.
@@ -181,13 +187,68 @@ impl ModuleFacts {
             back.insert(f, back_edges(f));
         }
         let concurrent_writes = concurrent_writes(&entries, &roots);
-        ModuleFacts { callers, entries, roots, preds, back, concurrent_writes }
+        let nondet_callers = nondet_callers(m, &callers);
+        let concurrent_nondet = concurrent_nondet(&entries, &roots, &nondet_callers);
+        ModuleFacts { callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet }
     }
 
     /// Whether code running concurrently may store to global `g`.
     fn concurrently_written(&self, g: Value) -> bool {
         self.concurrent_writes.as_ref().map(|w| w.contains(&g)).unwrap_or(true)
     }
+}
+
+/// The `__VERIFIER_nondet_<type>` suffix of a function without a body.
+fn nondet_type(f: Func) -> Option<String> {
+    if f.has_body() {
+        return None;
+    }
+    f.name().strip_prefix("__VERIFIER_nondet_").map(str::to_string)
+}
+
+/// Functions that call a nondet function, directly or transitively.
+fn nondet_callers(m: &Module, callers: &HashMap<Func, Vec<Value>>) -> HashSet<Func> {
+    let mut out = HashSet::new();
+    let mut todo: Vec<Func> = m.functions().into_iter().filter(|f| nondet_type(*f).is_some()).collect();
+    while let Some(f) = todo.pop() {
+        for call in callers.get(&f).into_iter().flatten() {
+            let caller = call.block().function();
+            if out.insert(caller) {
+                todo.push(caller);
+            }
+        }
+    }
+    out
+}
+
+fn concurrent_nondet(entries: &HashMap<Func, Vec<Creation>>, roots: &[Func], nondet_callers: &HashSet<Func>) -> bool {
+    if entries.keys().any(|e| nondet_callers.contains(e)) {
+        return true;
+    }
+    let calls_nondet = |i: &Value| i.called_function().map(|c| nondet_type(c).is_some() || nondet_callers.contains(&c)).unwrap_or(false);
+    for r in roots {
+        let mut after: Vec<Block> = Vec::new();
+        for b in r.blocks() {
+            let insts = b.instructions();
+            if let Some(pos) = insts.iter().position(|i| i.called_function().map(|c| is_thread_start(&c.name())).unwrap_or(false)) {
+                if insts[pos..].iter().any(calls_nondet) {
+                    return true;
+                }
+                after.extend(b.successors());
+            }
+        }
+        let mut seen = HashSet::new();
+        while let Some(b) = after.pop() {
+            if !seen.insert(b) {
+                continue;
+            }
+            if b.instructions().iter().any(calls_nondet) {
+                return true;
+            }
+            after.extend(b.successors());
+        }
+    }
+    false
 }
 
 /// The global a pointer is derived from by address arithmetic and casts, if any.
@@ -202,6 +263,12 @@ fn underlying_global(mut p: Value) -> Option<Value> {
         }
     }
     None
+}
+
+/// A call where another thread or process may run (wrapped synchronization calls,
+/// thread creation, `sc_start`); the runtime's input functions are not.
+fn is_scheduling_call(name: &str) -> bool {
+    (name.starts_with("syncmut_") && !name.starts_with("syncmut_input_")) || name.starts_with("syncmut.") || name.contains("sc_start") || name.starts_with("pthread_")
 }
 
 fn is_thread_start(name: &str) -> bool {
@@ -342,6 +409,8 @@ pub struct Wp<'a> {
     reach: HashMap<(FrameId, Block), SExpr>,
     memory: HashMap<(FrameId, Value, Loc), Sym>,
     edge_defs: HashMap<(FrameId, Value), SExpr>,
+    /// The nondet call counter just before an instruction.
+    counters: HashMap<(FrameId, Value), SExpr>,
     q: Query,
     fresh_count: usize,
     bound: u32,
@@ -359,6 +428,7 @@ impl<'a> Wp<'a> {
             reach: HashMap::new(),
             memory: HashMap::new(),
             edge_defs: HashMap::new(),
+            counters: HashMap::new(),
             q: Query {
                 inputs: Inputs::default(),
                 fresh: Vec::new(),
@@ -900,8 +970,11 @@ impl<'a> Wp<'a> {
                 return Ok(Sym::Bv(self.ctx.ite(eq, zero, one), 32));
             }
         }
-        if name.starts_with("__VERIFIER_nondet") {
-            return Err(AnalysisError::unsupported(format!("{name}() inputs: not supported yet"), v.where_()));
+        if let Some(ty) = nondet_type(callee) {
+            return self.nondet_value(f, v, &ty);
+        }
+        if name == "syncmut_input_int" || name == "syncmut_input_bool" {
+            return self.named_input(f, v, &name);
         }
         if callee.has_body() && self.frames[f].depth < MAX_DEPTH {
             return self.return_value(f, v, callee);
@@ -915,6 +988,168 @@ impl<'a> Wp<'a> {
             TypeShape::Pointer => Ok(Sym::Ptr(Loc { base: Base::Opaque(v), off: 0 })),
             _ => Err(AnalysisError::unsupported(format!("result of {} (`{}`)", demangle_hint(&name), v.print()), v.where_())),
         }
+    }
+
+    // ----- inputs read through calls -----
+
+    /// `__VERIFIER_nondet_<ty>()`: the value at the list position given by the call
+    /// counter just before the call (see `inputs`).
+    fn nondet_value(&mut self, f: FrameId, v: Value, ty: &str) -> Result<Sym> {
+        let TypeShape::Int(w) = v.ty().shape() else {
+            return Err(AnalysisError::unsupported(format!("__VERIFIER_nondet_{ty}() (only integer types are modelled)"), v.where_()));
+        };
+        if w > 64 {
+            return Err(AnalysisError::unsupported(format!("__VERIFIER_nondet_{ty}() of {w} bits (at most 64 are modelled)"), v.where_()));
+        }
+        let position = self.counter_before(f, v)?;
+        let i = self.q.inputs.nondet_call(ty, w);
+        let idx = self.ctx.atom(crate::inputs::nondet_index_symbol(i));
+        let val = self.ctx.atom(crate::inputs::nondet_value_symbol(i));
+        let limit = self.bv_const(crate::inputs::MAX_NONDET as u64, 32);
+        let e = self.ctx.and(self.ctx.eq(idx, position), self.app("bvult", vec![idx, limit]));
+        self.q.conjuncts.push(Conjunct {
+            comment: format!("__VERIFIER_nondet_{ty}() at {} reads the value at list position ndi{i} (the calls before it on the path)", v.where_()),
+            expr: e,
+        });
+        for j in 0..i {
+            let other_idx = self.ctx.atom(crate::inputs::nondet_index_symbol(j));
+            let other_val = self.ctx.atom(crate::inputs::nondet_value_symbol(j));
+            let same = self.ctx.imp(self.ctx.eq(idx, other_idx), self.ctx.eq(val, other_val));
+            self.q.conjuncts.push(Conjunct { comment: format!("one list position holds one value (nd{i}, nd{j})"), expr: same });
+        }
+        let e = if w == 64 { val } else { self.ctx.extract(w as i32 - 1, 0, val) };
+        Ok(Sym::Bv(e, w))
+    }
+
+    /// `syncmut_input_int(name, lo, hi)` / `syncmut_input_bool(name)`: one symbol per
+    /// name, within the range it is read with.
+    fn named_input(&mut self, f: FrameId, v: Value, func: &str) -> Result<Sym> {
+        let args = v.call_args();
+        let name = match args.first().map(|a| self.value(f, *a)).transpose()? {
+            Some(Sym::Ptr(Loc { base: Base::Global(g), off: 0 })) => g.c_string(),
+            _ => None,
+        };
+        let Some(name) = name else {
+            return Err(AnalysisError::unsupported(format!("{func} with a name that is not a string literal"), v.where_()));
+        };
+        let sym = self.q.inputs.named_input(&name)?;
+        let x = self.ctx.atom(sym);
+        let (lo, hi) = if func == "syncmut_input_bool" {
+            (self.bv_const(0, 32), self.bv_const(1, 32))
+        } else {
+            let (lo, _) = self.bv(f, args[1])?;
+            let (hi, _) = self.bv(f, args[2])?;
+            (lo, hi)
+        };
+        let e = self.ctx.and(self.app("bvsle", vec![lo, x]), self.app("bvsle", vec![x, hi]));
+        self.q.conjuncts.push(Conjunct { comment: format!("named input \"{name}\" within its range ({})", v.where_()), expr: e });
+        Ok(Sym::Bv(x, 32))
+    }
+
+    /// The number of nondet calls made before instruction `at` of frame `f` (32 bits).
+    fn counter_before(&mut self, f: FrameId, at: Value) -> Result<SExpr> {
+        if let Some(e) = self.counters.get(&(f, at)) {
+            return Ok(*e);
+        }
+        let e = self.counter_before_uncached(f, at)?;
+        self.counters.insert((f, at), e);
+        Ok(e)
+    }
+
+    fn counter_before_uncached(&mut self, f: FrameId, at: Value) -> Result<SExpr> {
+        let b = at.block();
+        let insts = b.instructions();
+        let pos = insts.iter().position(|i| *i == at).unwrap_or(insts.len());
+        if let Some(j) = insts[..pos].iter().rev().find(|j| self.counts_nondet(f, **j)) {
+            return self.counter_after(f, *j);
+        }
+        let func = self.frames[f].func;
+        if func.entry() == Some(b) {
+            return match self.frames[f].kind.clone() {
+                FrameKind::Root => Ok(self.bv_const(0, 32)),
+                FrameKind::Call { parent, call } => self.counter_before(parent, call),
+                FrameKind::Thread { .. } if self.facts.concurrent_nondet => Ok(self.unknown_counter(at, "at the entry of a thread or process")),
+                FrameKind::Thread { creator, point, .. } => self.counter_before(creator, point),
+            };
+        }
+        let preds = self.facts.preds[&func].get(&b).cloned().unwrap_or_default();
+        let mut arms = Vec::new();
+        for p in preds {
+            if self.facts.back[&func].contains(&(p, b)) {
+                self.cut(p);
+                continue;
+            }
+            let taken = {
+                let r = self.reach_block(f, p)?;
+                let e = self.edge(f, p, b)?;
+                self.and(vec![r, e])
+            };
+            let t = p.terminator().expect("predecessor has a terminator");
+            let val = if self.counts_nondet(f, t) { self.counter_after(f, t)? } else { self.counter_before(f, t)? };
+            arms.push((taken, val));
+        }
+        let Some((_, mut acc)) = arms.pop() else {
+            return Ok(self.unknown_counter(at, "on a path cut by the loop bound"));
+        };
+        for (c, v) in arms.into_iter().rev() {
+            acc = self.ctx.ite(c, v, acc);
+        }
+        Ok(acc)
+    }
+
+    /// Whether call `j` may change the nondet call counter.
+    fn counts_nondet(&self, f: FrameId, j: Value) -> bool {
+        let Some(callee) = j.called_function() else { return false };
+        if nondet_type(callee).is_some() || self.facts.nondet_callers.contains(&callee) {
+            return true;
+        }
+        let name = callee.name();
+        self.facts.concurrent_nondet && is_scheduling_call(&name) && (self.in_thread(f) || is_thread_start(&name))
+    }
+
+    /// The counter just after call `j` (one that [`Self::counts_nondet`]).
+    fn counter_after(&mut self, f: FrameId, j: Value) -> Result<SExpr> {
+        let callee = j.called_function().expect("counts_nondet checked the callee");
+        if nondet_type(callee).is_some() {
+            let before = self.counter_before(f, j)?;
+            let one = self.bv_const(1, 32);
+            return Ok(self.app("bvadd", vec![before, one]));
+        }
+        if !self.facts.nondet_callers.contains(&callee) || !callee.has_body() || self.frames[f].depth >= MAX_DEPTH {
+            return Ok(self.unknown_counter(j, "after a synchronization point (other threads may call __VERIFIER_nondet_*)"));
+        }
+        let depth = self.frames[f].depth + 1;
+        let child = self.push_frame(callee, FrameKind::Call { parent: f, call: j }, depth);
+        let mut arms = Vec::new();
+        for b in callee.blocks() {
+            let Some(t) = b.terminator() else { continue };
+            if t.opcode() != Some(Opcode::LLVMRet) {
+                continue;
+            }
+            let r = self.reach_block(child, b)?;
+            let v = self.counter_before(child, t)?;
+            arms.push((r, v));
+        }
+        let Some((_, mut acc)) = arms.pop() else {
+            return Ok(self.unknown_counter(j, "after a call that does not return"));
+        };
+        for (c, v) in arms.into_iter().rev() {
+            acc = self.ctx.ite(c, v, acc);
+        }
+        Ok(acc)
+    }
+
+    /// A fresh counter value, with a note: the positions a formula then picks for its
+    /// nondet calls are a guess that execution confirms or not.
+    fn unknown_counter(&mut self, at: Value, why: &str) -> SExpr {
+        let name = format!("ndcount{}_{}", self.fresh_count, at.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        self.fresh_count += 1;
+        self.q.fresh.push((name.clone(), "(_ BitVec 32)".to_string()));
+        let note = format!("over-approximated: number of __VERIFIER_nondet_* calls made {why} at {}", at.where_());
+        if !self.q.notes.contains(&note) {
+            self.q.notes.push(note);
+        }
+        self.ctx.atom(name)
     }
 
     fn return_value(&mut self, f: FrameId, call: Value, callee: Func) -> Result<Sym> {
@@ -1032,7 +1267,7 @@ impl<'a> Wp<'a> {
             }
             return Ok(None);
         }
-        let scheduling = name.starts_with("syncmut_") || name.starts_with("syncmut.") || name.contains("sc_start") || name.starts_with("pthread_");
+        let scheduling = is_scheduling_call(&name);
         let shared_and_quiet = matches!(loc.base, Base::Global(g) if !self.facts.concurrently_written(g));
         if scheduling && !shared_and_quiet && (self.in_thread(f) || name.contains("pthread_create") || name.contains("sc_start")) {
             self.q.notes.push(format!(

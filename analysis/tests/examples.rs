@@ -52,7 +52,7 @@ fn narrow_guard_reached_by_wp() {
     let (out, g) = gen("pthread/narrow_guard");
     // Sites 0 and 1: the worker's lock/unlock behind `x == 123457 && y > x`.
     for i in [0, 1] {
-        let Verdict::TestFound { args } = &g.sites[i].verdict else { panic!("site {i}: {}", g.sites[i].verdict) };
+        let Verdict::TestFound { args, .. } = &g.sites[i].verdict else { panic!("site {i}: {}", g.sites[i].verdict) };
         let x: i64 = args[0].parse().unwrap();
         let y: i64 = args[1].parse().unwrap();
         assert!(x == 123457 && y > x, "{args:?}");
