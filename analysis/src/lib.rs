@@ -4,13 +4,14 @@
 //! one reachability formula per site, [`smt`] solves it with z3 (one process, push/pop)
 //! and saves it as `formulas/site<N>.smt2`, [`inputs`] turns models back into argv,
 //! and [`suite`] confirms candidate tests by running the metamutant and keeps a
-//! greedy set cover as `tests.json`.
+//! greedy set cover as `tests.json`, which [`testcomp`] also writes as Test-Comp XML.
 
 pub mod error;
 pub mod inputs;
 mod ir;
 pub mod smt;
 pub mod suite;
+pub mod testcomp;
 pub mod wp;
 
 pub use error::AnalysisError;
@@ -213,6 +214,12 @@ pub fn generate_for(
     let suite = suite::build(&sites, &build.metamutant, pthread, &scratch)?;
     let tests_file = out.join("tests.json");
     suite::write(&suite, &tests_file)?;
+    // The same tests as Test-Comp test cases, next to the JSON (tests/<name>.xml).
+    if let Some(first) = build.catalogue.sites.first() {
+        let entry = if pthread { "main" } else { "sc_main" };
+        let program = testcomp::Program { file: Path::new(&first.file), entry };
+        testcomp::write(&suite.tests, &suite::names(&suite), &program, &out.join("tests"))?;
+    }
     std::fs::write(out.join("sites.json"), serde_json::to_vec_pretty(&sites)?)?;
     Ok(Generation { catalogue: build.catalogue.clone(), sites, suite, tests_file })
 }

@@ -130,6 +130,10 @@ pub fn write(suite: &Suite, path: &Path) -> std::io::Result<()> {
         .zip(names(suite))
         .map(|(t, name)| TestCase { name, args: t.args.clone(), nondet: t.nondet.clone(), inputs: t.inputs.clone() })
         .collect();
-    let text = serde_json::to_string_pretty(&serde_json::json!({ "tests": tests })).expect("json");
+    #[derive(serde::Serialize)]
+    struct File<'a> {
+        tests: &'a [TestCase],
+    }
+    let text = serde_json::to_string_pretty(&File { tests: &tests }).expect("json");
     std::fs::write(path, text + "\n")
 }

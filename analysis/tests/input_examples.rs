@@ -29,7 +29,7 @@ fn site(g: &syncmut_analysis::Generation, function: &str, call: &str) -> usize {
 
 #[test]
 fn nondet_guard_sites_reached_by_nondet_values() {
-    let (_out, g) = gen("pthread/nondet_guard");
+    let (out, g) = gen("pthread/nondet_guard");
     let worker = site(&g, "worker", "pthread_mutex_lock");
     let main = site(&g, "main", "pthread_mutex_lock");
     let Verdict::TestFound { nondet, .. } = &g.sites[worker].verdict else { panic!("{}", g.sites[worker].verdict) };
@@ -47,6 +47,42 @@ fn nondet_guard_sites_reached_by_nondet_values() {
     // tests.json carries the values and loads as a test file.
     let tests = syncmut_oracle::test_case::load(&g.tests_file).unwrap();
     assert!(tests.iter().any(|t| t.nondet.len() == 2 && t.nondet[1] == 7), "{tests:?}");
+    test_comp_files_parse_back(out.path(), &tests);
+}
+
+/// tests/<name>.xml per test (Test-Comp testcase: DOCTYPE, `<input>`s in call order)
+/// and tests/metadata.xml, read back with an independent XML parser.
+fn test_comp_files_parse_back(out: &Path, tests: &[syncmut_oracle::TestCase]) {
+    let dir = out.join("tests");
+    for t in tests {
+        let text = std::fs::read_to_string(dir.join(format!("{}.xml", t.name))).unwrap();
+        assert!(text.contains(r#"<!DOCTYPE testcase PUBLIC "+//IDN sosy-lab.org//DTD test-format testcase 1.1//EN""#), "{text}");
+        let doc = roxmltree::Document::parse_with_options(&text, roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() }).unwrap();
+        assert_eq!(doc.root_element().tag_name().name(), "testcase");
+        let inputs: Vec<(String, i128)> = doc
+            .root_element()
+            .children()
+            .filter(|n| n.has_tag_name("input"))
+            .map(|n| (n.attribute("type").unwrap().to_string(), n.text().unwrap().parse().unwrap()))
+            .collect();
+        // What the run consumed: the generated values, then 0 for calls past the list.
+        let mut expected = t.nondet.clone();
+        expected.resize(2, 0);
+        assert_eq!(inputs, [("int".to_string(), expected[0]), ("unsigned char".to_string(), expected[1])], "{text}");
+    }
+    let text = std::fs::read_to_string(dir.join("metadata.xml")).unwrap();
+    let doc = roxmltree::Document::parse_with_options(&text, roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() }).unwrap();
+    let field = |name: &str| doc.descendants().find(|n| n.has_tag_name(name)).and_then(|n| n.text()).unwrap_or_else(|| panic!("no {name}: {text}")).to_string();
+    assert_eq!(doc.root_element().tag_name().name(), "test-metadata");
+    assert_eq!(field("sourcecodelang"), "C");
+    assert_eq!(field("entryfunction"), "main");
+    assert_eq!(field("architecture"), "64bit");
+    assert!(field("specification").starts_with("COVER( init(main())"));
+    let source = std::fs::read(field("programfile")).unwrap();
+    use sha2::Digest as _;
+    let hash: String = sha2::Sha256::digest(&source).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(field("programhash"), hash);
+    assert_eq!(field("creationtime").len(), "2025-11-26T01:45:30Z".len());
 }
 
 #[test]
