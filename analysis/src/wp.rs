@@ -60,6 +60,11 @@ struct Loc {
 enum Sym {
     Bv(SExpr, u32),
     Ptr(Loc),
+    /// `loc` plus a symbolic byte offset `idx` (64 bits) that is a multiple of
+    /// `stride`: an array element chosen by a value computed at run time. Loads expand
+    /// it over the object's elements (an `ite` over the region map); stores through it
+    /// are conditional (`idx` equals the location's offset).
+    PtrIdx { loc: Loc, idx: SExpr, stride: u64 },
     /// `argv[k]`, a string.
     ArgStr(u32),
     /// A function's address (start routines, member-function pointers).
@@ -398,6 +403,12 @@ fn back_edges(f: Func) -> HashSet<(Block, Block)> {
 const INT_PARSERS: &[&str] = &["atoi", "atol", "atoll", "strtol", "strtoul", "strtoll", "strtoull"];
 /// Maximum call-string depth.
 const MAX_DEPTH: usize = 8;
+/// Most elements a load through a symbolic index is expanded over.
+const MAX_ELEMENTS: usize = 256;
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
 
 /// The analysis of one site: builds its reachability formula.
 pub struct Wp<'a> {
@@ -897,32 +908,82 @@ impl<'a> Wp<'a> {
 
     fn gep(&mut self, f: FrameId, v: Value) -> Result<Sym> {
         let base = self.value(f, v.operand(0))?;
-        let Sym::Ptr(mut loc) = base else {
-            return Err(AnalysisError::unsupported(format!("address computed from {base:?} (`{}`)", v.print()), v.where_()));
+        let (mut loc, mut sym) = match base {
+            Sym::Ptr(loc) => (loc, None),
+            Sym::PtrIdx { loc, idx, stride } => (loc, Some((idx, stride))),
+            other => return Err(AnalysisError::unsupported(format!("address computed from {other:?} (`{}`)", v.print()), v.where_())),
         };
         let mut ty = v.gep_source_type();
         for k in 1..v.operand_count() {
             let idx = v.operand(k);
-            let Some(i) = idx.const_int_signed() else {
-                return Err(AnalysisError::unsupported(format!("array access with a symbolic index: not supported yet (`{}`)", v.print()), v.where_()));
+            // Struct field indices are always constants; array/pointer indices may not be.
+            let size = if k == 1 {
+                self.m.alloc_size(ty)
+            } else {
+                match ty.shape() {
+                    TypeShape::Struct => {
+                        let i = idx.const_int().unwrap_or(0) as u32;
+                        loc.off += self.m.offset_of_element(ty, i) as i64;
+                        ty = ty.struct_element(i);
+                        continue;
+                    }
+                    TypeShape::Array => {
+                        ty = ty.array_element();
+                        self.m.alloc_size(ty)
+                    }
+                    _ => return Err(AnalysisError::unsupported(format!("getelementptr into `{}`", v.print()), v.where_())),
+                }
             };
-            if k == 1 {
-                loc.off += i * self.m.alloc_size(ty) as i64;
-                continue;
-            }
-            match ty.shape() {
-                TypeShape::Struct => {
-                    loc.off += self.m.offset_of_element(ty, i as u32) as i64;
-                    ty = ty.struct_element(i as u32);
+            match idx.const_int_signed() {
+                Some(i) => loc.off += i * size as i64,
+                None => {
+                    let (i, w) = self.bv(f, idx)?;
+                    let i64_ = if w >= 64 { i } else { self.indexed("sign_extend", 64 - w, i) };
+                    let bytes = self.app("bvmul", vec![i64_, self.bv_const(size, 64)]);
+                    sym = Some(match sym {
+                        None => (bytes, size),
+                        Some((prev, stride)) => (self.app("bvadd", vec![prev, bytes]), gcd(stride, size)),
+                    });
                 }
-                TypeShape::Array => {
-                    ty = ty.array_element();
-                    loc.off += i * self.m.alloc_size(ty) as i64;
-                }
-                _ => return Err(AnalysisError::unsupported(format!("getelementptr into `{}`", v.print()), v.where_())),
             }
         }
-        Ok(Sym::Ptr(loc))
+        Ok(match sym {
+            None => Sym::Ptr(loc),
+            Some((idx, stride)) => Sym::PtrIdx { loc, idx, stride: stride.max(1) },
+        })
+    }
+
+    /// A load through a symbolic index: `ite(idx = o₁ − off, value at o₁, ite(…,
+    /// unconstrained))` over every in-bounds element of the object.
+    fn load_indexed(&mut self, f: FrameId, v: Value, loc: Loc, idx: SExpr, stride: u64) -> Result<Sym> {
+        let size = match loc.base {
+            Base::Global(g) => self.m.alloc_size(g.global_value_type()),
+            Base::Alloca(_, a) => self.m.alloc_size(a.allocated_type()),
+            Base::Opaque(_) => return self.fresh_or_ptr(v, "memory behind a pointer returned by a library function"),
+            Base::Argv => return Err(AnalysisError::unsupported("argv indexed by a value computed at run time", v.where_())),
+        } as i64;
+        let width = self.m.alloc_size(v.ty()) as i64;
+        let stride = stride as i64;
+        // Element offsets o = off + k·stride (k may be negative) with 0 ≤ o ≤ size − width.
+        let first = loc.off.rem_euclid(stride);
+        let offsets: Vec<i64> = (0..).map(|k| first + k * stride).take_while(|o| *o + width <= size).collect();
+        if offsets.len() > MAX_ELEMENTS {
+            return Err(AnalysisError::unsupported(
+                format!("load with a symbolic index over {} elements (at most {MAX_ELEMENTS} are modelled)", offsets.len()),
+                v.where_(),
+            ));
+        }
+        let mut arms = Vec::new();
+        for o in offsets {
+            let at = self.bv_const((o - loc.off) as u64, 64);
+            let c = self.ctx.eq(idx, at);
+            let val = self.before(f, v, Loc { base: loc.base, off: o }, v)?;
+            arms.push((c, val));
+        }
+        // Out of bounds: undefined behaviour, any value.
+        let otherwise = self.fresh_or_ptr(v, "value read out of the bounds of an array")?;
+        arms.push((self.ctx.true_(), otherwise));
+        self.merge(arms, v)
     }
 
     fn call(&mut self, f: FrameId, v: Value) -> Result<Sym> {
@@ -1172,6 +1233,9 @@ impl<'a> Wp<'a> {
 
     fn load(&mut self, f: FrameId, v: Value) -> Result<Sym> {
         let p = self.value(f, v.operand(0))?;
+        if let Sym::PtrIdx { loc, idx, stride } = p {
+            return self.load_indexed(f, v, loc, idx, stride);
+        }
         let Sym::Ptr(loc) = p else {
             return Err(AnalysisError::unsupported(format!("load through {p:?} (`{}`)", v.print()), v.where_()));
         };
@@ -1204,14 +1268,23 @@ impl<'a> Wp<'a> {
         let pos = insts.iter().position(|i| *i == at).unwrap_or(insts.len());
         for &j in insts[..pos].iter().rev() {
             match j.opcode() {
-                Some(Opcode::LLVMStore) => {
-                    if let Ok(Sym::Ptr(l)) = self.value(f, j.operand(1)) {
-                        if l == loc {
-                            let stored = self.value(f, j.operand(0))?;
-                            return self.fit(stored, load);
-                        }
+                Some(Opcode::LLVMStore) => match self.value(f, j.operand(1)) {
+                    Ok(Sym::Ptr(l)) if l == loc => {
+                        let stored = self.value(f, j.operand(0))?;
+                        return self.fit(stored, load);
                     }
-                }
+                    // A store through a symbolic index writes `loc` when the index
+                    // points there; otherwise `loc` keeps its earlier value.
+                    Ok(Sym::PtrIdx { loc: l, idx, stride }) if l.base == loc.base && (loc.off - l.off).rem_euclid(stride as i64) == 0 => {
+                        let stored = self.value(f, j.operand(0))?;
+                        let stored = self.fit(stored, load)?;
+                        let earlier = self.before(f, j, loc, load)?;
+                        let at = self.bv_const((loc.off - l.off) as u64, 64);
+                        let hit = self.ctx.eq(idx, at);
+                        return self.merge(vec![(hit, stored), (self.ctx.true_(), earlier)], load);
+                    }
+                    _ => {}
+                },
                 Some(Opcode::LLVMCall) | Some(Opcode::LLVMInvoke) => {
                     if let Some(s) = self.through_call(f, j, loc, load)? {
                         return Ok(s);
@@ -1284,7 +1357,7 @@ impl<'a> Wp<'a> {
         // Only look into callees that can see the object: a global, or a pointer
         // argument to the same object.
         let sees = matches!(loc.base, Base::Global(_))
-            || j.call_args().iter().any(|a| matches!(self.value(f, *a), Ok(Sym::Ptr(l)) if l.base == loc.base));
+            || j.call_args().iter().any(|a| matches!(self.value(f, *a), Ok(Sym::Ptr(l) | Sym::PtrIdx { loc: l, .. }) if l.base == loc.base));
         if !sees {
             return Ok(None);
         }

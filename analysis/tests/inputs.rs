@@ -3,7 +3,9 @@
 //! marked with `syncmut_probe(k)` as in fixtures.rs.
 
 use std::collections::BTreeMap;
-use syncmut_analysis::{analyse, prepare, smt, Options, SiteResult, Verdict};
+mod common;
+
+use syncmut_analysis::{smt, SiteResult, Verdict};
 
 const PRELUDE: &str = "void syncmut_probe(int site);
 int __VERIFIER_nondet_int(void); unsigned char __VERIFIER_nondet_uchar(void); _Bool __VERIFIER_nondet_bool(void);
@@ -12,25 +14,7 @@ int syncmut_input_int(const char *name, int lo, int hi); int syncmut_input_bool(
 ";
 
 fn run(name: &str, src: &str, sites: u32) -> (tempfile::TempDir, Vec<SiteResult>) {
-    let dir = tempfile::tempdir().unwrap();
-    let c = dir.path().join(format!("{name}.c"));
-    std::fs::write(&c, format!("{PRELUDE}{src}")).unwrap();
-    let bc = dir.path().join("design.bc");
-    let ok = std::process::Command::new("clang-16")
-        .args(["-c", "-emit-llvm", "-O0", "-Xclang", "-disable-O0-optnone", "-g", "-o"])
-        .arg(&bc)
-        .arg(&c)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "clang-16 failed on {name}");
-    let an = dir.path().join("analysis.bc");
-    prepare(&bc, &an, Options::default().bound).unwrap();
-    let results = analyse(&an, sites, &dir.path().join("formulas"), &Options::default()).unwrap();
-    for r in &results {
-        eprintln!("{name} site {}: {} notes={:?}", r.index, r.verdict, r.notes);
-    }
-    (dir, results)
+    common::run(name, PRELUDE, src, sites)
 }
 
 fn values(r: &SiteResult) -> (&[i128], &BTreeMap<String, i64>) {
