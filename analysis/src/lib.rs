@@ -2,7 +2,7 @@
 //!
 //! [`prepare`] simplifies a copy of the metamutant bitcode for analysis, [`wp`] builds
 //! one reachability formula per site, [`smt`] solves it with z3 (one process, push/pop)
-//! and saves it as `formulas/site<N>.smt2`, [`inputs`] turns models back into argv,
+//! and saves it as `formulas/site<N>.smt2`, [`inputs`] turns models back into test values (argv, nondet list, named inputs),
 //! and [`suite`] confirms candidate tests by running the metamutant and keeps a
 //! greedy set cover as `tests.json`, which [`testcomp`] also writes as Test-Comp XML.
 
