@@ -142,6 +142,12 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
                 smt::Answer::Unsat if !q.cut.is_empty() => Verdict::Unknown {
                     reason: AnalysisError::LoopBoundExceeded { bound: options.bound, detail: q.cut.join("; ") }.to_string(),
                 },
+                smt::Answer::Unsat if !q.blocking.is_empty() => Verdict::Unreachable {
+                    reason: format!(
+                        "the reachability formula is unsatisfiable: dead code, or blocked at a wait nobody notifies in time ({}) under the fixed process order",
+                        q.blocking.join(", ")
+                    ),
+                },
                 smt::Answer::Unsat => Verdict::Unreachable { reason: "the reachability formula is unsatisfiable (dead code under the modelled schedule)".into() },
                 smt::Answer::Unknown => Verdict::Unknown { reason: format!("the solver answered unknown (timeout {} ms?)", smt::TIMEOUT_MS) },
             };

@@ -102,6 +102,9 @@ pub struct Query {
     pub cut: Vec<String>,
     /// What the formula assumes about the schedule.
     pub schedule: Vec<String>,
+    /// SystemC waits whose return the formula conditions on a notify (an unsat
+    /// answer may then mean "blocked" rather than dead code).
+    pub blocking: Vec<String>,
 }
 
 /// Facts about the module shared by every site's analysis.
@@ -123,6 +126,11 @@ pub struct ModuleFacts {
     /// start) may call `__VERIFIER_nondet_*`: the call counter is then unknown after a
     /// synchronization point and at a thread's entry.
     concurrent_nondet: bool,
+    /// SystemC processes: (registering constructor, position in its registration
+    /// order), which is the kernel's order of first activation within a module.
+    process_order: HashMap<Func, (Func, usize)>,
+    /// Every rewritten `sc_event::notify*` call.
+    notifies: Vec<Value>,
 }
 
 /// How a thread/process entry is started.
@@ -141,6 +149,8 @@ impl ModuleFacts {
         let callers = m.callers();
         let mut entries: HashMap<Func, Vec<Creation>> = HashMap::new();
         let mut roots = Vec::new();
+        let mut process_order: HashMap<Func, (Func, usize)> = HashMap::new();
+        let mut notifies = Vec::new();
         for f in m.functions() {
             let name = f.name();
             if (name == "main" || name == "sc_main") && f.has_body() {
@@ -178,9 +188,16 @@ impl ModuleFacts {
                 }
             }
             if registers_process {
-                for e in referenced {
-                    if e.has_body() && e.param_count() == 1 {
-                        entries.entry(e).or_default().push(Creation::Systemc { constructor: f });
+                for e in referenced.into_iter().filter(|e| e.has_body() && e.param_count() == 1) {
+                    entries.entry(e).or_default().push(Creation::Systemc { constructor: f });
+                    let next = process_order.values().filter(|(c, _)| *c == f).count();
+                    process_order.entry(e).or_insert((f, next));
+                }
+            }
+            for b in f.blocks() {
+                for i in b.instructions() {
+                    if i.called_function().is_some_and(|c| notify_kind(&c.name()).is_some()) {
+                        notifies.push(i);
                     }
                 }
             }
@@ -194,13 +211,33 @@ impl ModuleFacts {
         let concurrent_writes = concurrent_writes(&entries, &roots);
         let nondet_callers = nondet_callers(m, &callers);
         let concurrent_nondet = concurrent_nondet(&entries, &roots, &nondet_callers);
-        ModuleFacts { callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet }
+        ModuleFacts { callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, process_order, notifies }
     }
 
     /// Whether code running concurrently may store to global `g`.
     fn concurrently_written(&self, g: Value) -> bool {
         self.concurrent_writes.as_ref().map(|w| w.contains(&g)).unwrap_or(true)
     }
+}
+
+/// The event argument's position of a wrapped SystemC `wait(e)`.
+fn event_wait_arg(wrapper: &str) -> Option<usize> {
+    if !wrapper.starts_with("syncmut_sc_") || !wrapper.ends_with("wait_event") {
+        return None;
+    }
+    // Member forms (`sc_module::wait`, `sc_prim_channel::wait`) pass the object first.
+    Some(if wrapper.contains("_module_") || wrapper.contains("_prim_channel_") { 2 } else { 1 })
+}
+
+/// `Some(immediate?)` for a wrapped `sc_event::notify*`: only an immediate notify can
+/// be lost (delta and timed ones wake whoever waits by the end of the delta cycle).
+fn notify_kind(wrapper: &str) -> Option<bool> {
+    wrapper.starts_with("syncmut_sc_event_notify").then_some(wrapper == "syncmut_sc_event_notify")
+}
+
+/// A wrapped call where a SystemC process may yield to the kernel.
+fn may_yield(wrapper: &str) -> bool {
+    wrapper.starts_with("syncmut.fifo.") || (wrapper.starts_with("syncmut_sc_") && (wrapper.contains("wait") || wrapper.ends_with("_lock")))
 }
 
 /// The `__VERIFIER_nondet_<type>` suffix of a function without a body.
@@ -422,6 +459,12 @@ pub struct Wp<'a> {
     edge_defs: HashMap<(FrameId, Value), SExpr>,
     /// The nondet call counter just before an instruction.
     counters: HashMap<(FrameId, Value), SExpr>,
+    /// Whether a SystemC `wait(e)` returns, per (frame, call).
+    returns: HashMap<(FrameId, Value), SExpr>,
+    /// Frames created to decide whether some process notifies an event: their own
+    /// blocking calls are assumed to return (one level of the process-order model).
+    notifier_frames: HashSet<FrameId>,
+    in_notifier: bool,
     q: Query,
     fresh_count: usize,
     bound: u32,
@@ -440,6 +483,9 @@ impl<'a> Wp<'a> {
             memory: HashMap::new(),
             edge_defs: HashMap::new(),
             counters: HashMap::new(),
+            returns: HashMap::new(),
+            notifier_frames: HashSet::new(),
+            in_notifier: false,
             q: Query {
                 inputs: Inputs::default(),
                 fresh: Vec::new(),
@@ -448,6 +494,7 @@ impl<'a> Wp<'a> {
                 notes: Vec::new(),
                 cut: Vec::new(),
                 schedule: Vec::new(),
+                blocking: Vec::new(),
             },
             fresh_count: 0,
             bound,
@@ -468,9 +515,13 @@ impl<'a> Wp<'a> {
         let mut alternatives = Vec::new();
         for frame in contexts {
             let here = self.reach_block(frame, site.block())?;
+            let before = self.block_returns(frame, site.block(), Some(site))?;
             let up = self.frame_reach(frame)?;
-            alternatives.push(self.and(vec![here, up]));
+            alternatives.push(self.and(vec![here, before, up]));
         }
+        // One statement per process and assumption, in the order first made.
+        let mut seen = HashSet::new();
+        self.q.schedule.retain(|s| seen.insert(s.clone()));
         let expr = self.or(alternatives);
         self.q.conjuncts.push(Conjunct { comment: format!("the site's block is reached ({} in {})", site.where_(), demangle_hint(&func.name())), expr });
         // argc covers every argv[k] read.
@@ -506,7 +557,11 @@ impl<'a> Wp<'a> {
 
     fn push_frame(&mut self, func: Func, kind: FrameKind, depth: usize) -> FrameId {
         self.frames.push(Frame { func, kind, depth });
-        self.frames.len() - 1
+        let id = self.frames.len() - 1;
+        if self.in_notifier {
+            self.notifier_frames.insert(id);
+        }
+        id
     }
 
     /// Every calling context of `func`, from a root through calls and thread creations.
@@ -542,7 +597,7 @@ impl<'a> Wp<'a> {
                             let start = self.sc_start(root)?;
                             let label = format!("SystemC process {} registered in {}", demangle_hint(&func.name()), demangle_hint(&constructor.name()));
                             self.q.schedule.push(format!(
-                                "{label}: module fields at process start are their values at sc_start ({}); each earlier blocking call is assumed to return (fixed process order not modelled yet)",
+                                "{label}: module fields at process start are their values at sc_start ({}); processes first run in registration order; a `wait(e)` on the path returns only if another process notifies e (below), other blocking calls are assumed to return",
                                 start.where_()
                             ));
                             out.push(self.push_frame(func, FrameKind::Thread { creator: root, point: start, args: vec![this], also: Some(ctor), label }, depth));
@@ -596,8 +651,9 @@ impl<'a> Wp<'a> {
             FrameKind::Root => Ok(self.ctx.true_()),
             FrameKind::Call { parent, call } => {
                 let here = self.reach_block(parent, call.block())?;
+                let before = self.block_returns(parent, call.block(), Some(call))?;
                 let up = self.frame_reach(parent)?;
-                Ok(self.and(vec![here, up]))
+                Ok(self.and(vec![here, before, up]))
             }
             FrameKind::Thread { creator, point, also, .. } => {
                 let here = self.reach_block(creator, point.block())?;
@@ -621,6 +677,130 @@ impl<'a> Wp<'a> {
         }
     }
 
+    // ----- SystemC process order -----
+
+    /// The SystemC process (entry function) frame `f` runs in, if any.
+    fn process_of(&self, mut f: FrameId) -> Option<Func> {
+        loop {
+            match &self.frames[f].kind {
+                FrameKind::Root => return None,
+                FrameKind::Call { parent, .. } => f = *parent,
+                FrameKind::Thread { also: Some(_), .. } => return Some(self.frames[f].func),
+                FrameKind::Thread { .. } => return None,
+            }
+        }
+    }
+
+    /// The condition that every SystemC `wait(e)` in block `b` of frame `f` (before
+    /// `upto`, if given) returns.
+    fn block_returns(&mut self, f: FrameId, b: Block, upto: Option<Value>) -> Result<SExpr> {
+        if self.notifier_frames.contains(&f) || self.process_of(f).is_none() {
+            return Ok(self.ctx.true_());
+        }
+        let mut parts = Vec::new();
+        for i in b.instructions() {
+            if Some(i) == upto {
+                break;
+            }
+            let Some(k) = i.called_function().and_then(|c| event_wait_arg(&c.name())) else { continue };
+            parts.push(self.wait_returns(f, i, k)?);
+        }
+        Ok(self.and(parts))
+    }
+
+    /// Whether the process position of `call` is its first activation: no call where
+    /// the process may yield lies on any path from the process entry to it. `None`
+    /// when `call` is not in the process's entry function.
+    fn first_activation(&self, process: Func, call: Value) -> Option<bool> {
+        let func = call.block().function();
+        if func != process {
+            return None;
+        }
+        let yields = |i: &Value| i.called_function().is_some_and(|c| may_yield(&c.name()));
+        let insts = call.block().instructions();
+        let pos = insts.iter().position(|i| *i == call).unwrap_or(0);
+        if insts[..pos].iter().any(yields) {
+            return Some(false);
+        }
+        let preds = &self.facts.preds[&func];
+        let mut todo = preds.get(&call.block()).cloned().unwrap_or_default();
+        let mut seen = HashSet::new();
+        while let Some(p) = todo.pop() {
+            if !seen.insert(p) {
+                continue;
+            }
+            if p.instructions().iter().any(yields) {
+                return Some(false);
+            }
+            todo.extend(preds.get(&p).cloned().unwrap_or_default());
+        }
+        Some(true)
+    }
+
+    /// When `wait(e)` (call `w`, event argument `k`) in frame `f` returns: some other
+    /// process reaches a notify of the same event that the waiter does not miss. Under
+    /// the kernel's fixed order, an immediate notify made in the notifier's first
+    /// activation is missed by a waiter that starts waiting later (a process after it
+    /// in the registration order, or a wait after a yield).
+    fn wait_returns(&mut self, f: FrameId, w: Value, k: usize) -> Result<SExpr> {
+        if let Some(e) = self.returns.get(&(f, w)) {
+            return Ok(*e);
+        }
+        let waiter = self.process_of(f).expect("block_returns checked the frame is in a process");
+        let event = match w.call_args().get(k).map(|a| self.value(f, *a)).transpose()? {
+            Some(Sym::Ptr(loc)) => loc,
+            _ => {
+                self.q.schedule.push(format!("wait at {}: event not identified; assumed to return", w.where_()));
+                return Ok(self.ctx.true_());
+            }
+        };
+        let saved = self.in_notifier;
+        self.in_notifier = true;
+        let mut alts = Vec::new();
+        let mut why = Vec::new();
+        for n in self.facts.notifies.clone() {
+            let Some(immediate) = n.called_function().and_then(|c| notify_kind(&c.name())) else { continue };
+            let contexts = self.contexts(n.block().function(), 0, &mut Vec::new())?;
+            for nf in contexts {
+                let Some(notifier) = self.process_of(nf) else { continue };
+                if notifier == waiter {
+                    continue;
+                }
+                if !matches!(n.call_args().get(1).map(|a| self.value(nf, *a)), Some(Ok(Sym::Ptr(l))) if l == event) {
+                    continue;
+                }
+                let order = |p: Func| self.facts.process_order.get(&p).copied();
+                let lost = immediate
+                    && self.first_activation(notifier, n) == Some(true)
+                    && match self.first_activation(waiter, w) {
+                        Some(false) => true,
+                        Some(true) => matches!((order(notifier), order(waiter)), (Some((c1, i1)), Some((c2, i2))) if c1 == c2 && i1 < i2),
+                        None => false,
+                    };
+                if lost {
+                    why.push(format!("the immediate notify at {} runs before {} waits (process order)", n.where_(), demangle_hint(&waiter.name())));
+                    continue;
+                }
+                let here = self.reach_block(nf, n.block())?;
+                let up = self.frame_reach(nf)?;
+                alts.push(self.and(vec![here, up]));
+                why.push(format!("notify at {} in {}", n.where_(), demangle_hint(&notifier.name())));
+            }
+        }
+        self.in_notifier = saved;
+        let e = self.or(alts);
+        let label = format!(
+            "wait at {} in {} returns only if another process notifies the event after it waits: {}; the notifier's own blocking calls are assumed to return",
+            w.where_(),
+            demangle_hint(&waiter.name()),
+            if why.is_empty() { "no notify of that event (the wait blocks forever)".to_string() } else { why.join("; ") }
+        );
+        self.q.schedule.push(label);
+        self.q.blocking.push(w.where_());
+        self.returns.insert((f, w), e);
+        Ok(e)
+    }
+
     // ----- control flow -----
 
     /// Condition under which block `b` of frame `f` is entered (given the frame is).
@@ -641,7 +821,8 @@ impl<'a> Wp<'a> {
                 }
                 let edge = self.edge(f, p, b)?;
                 let pr = self.reach_block(f, p)?;
-                alts.push(self.and(vec![pr, edge]));
+                let through = self.block_returns(f, p, None)?;
+                alts.push(self.and(vec![pr, through, edge]));
             }
             self.or(alts)
         };
