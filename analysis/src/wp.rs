@@ -691,19 +691,25 @@ impl<'a> Wp<'a> {
         }
     }
 
-    /// The condition that every SystemC `wait(e)` in block `b` of frame `f` (before
-    /// `upto`, if given) returns.
+    /// The condition under which execution gets past the calls of block `b` of frame
+    /// `f` (before `upto`, if given): every `__VERIFIER_assume(c)` has `c` true, and
+    /// every SystemC `wait(e)` returns.
     fn block_returns(&mut self, f: FrameId, b: Block, upto: Option<Value>) -> Result<SExpr> {
-        if self.notifier_frames.contains(&f) || self.process_of(f).is_none() {
-            return Ok(self.ctx.true_());
-        }
+        let waits_modelled = !self.notifier_frames.contains(&f) && self.process_of(f).is_some();
         let mut parts = Vec::new();
         for i in b.instructions() {
             if Some(i) == upto {
                 break;
             }
-            let Some(k) = i.called_function().and_then(|c| event_wait_arg(&c.name())) else { continue };
-            parts.push(self.wait_returns(f, i, k)?);
+            let Some(callee) = i.called_function() else { continue };
+            let name = callee.name();
+            if name == "__VERIFIER_assume" && !callee.has_body() {
+                let (c, w) = self.bv(f, i.call_args()[0])?;
+                let zero = self.bv_const(0, w);
+                parts.push(self.ctx.not(self.ctx.eq(c, zero)));
+            } else if let Some(k) = event_wait_arg(&name).filter(|_| waits_modelled) {
+                parts.push(self.wait_returns(f, i, k)?);
+            }
         }
         Ok(self.and(parts))
     }

@@ -88,3 +88,23 @@ fn named_input_within_its_range() {
     let inputs = values(&r[2]).1;
     assert_eq!((inputs["fast"], inputs["depth"]), (1, 2));
 }
+
+#[test]
+fn assumptions_are_path_conditions() {
+    let (d, r) = run(
+        "assume",
+        "void __VERIFIER_assume(int cond);
+         int main(void) { int x = __VERIFIER_nondet_int(); __VERIFIER_assume(x > 100);
+           if (x < 103) syncmut_probe(0);
+           __VERIFIER_assume(x < 50);
+           syncmut_probe(1); return 0; }",
+        2,
+    );
+    let x = values(&r[0]).0[0];
+    assert!(x > 100 && x < 103, "{x}");
+    // x > 100 and x < 50 cannot both hold: site 1 is never reached.
+    assert!(matches!(r[1].verdict, Verdict::Unreachable { .. }), "{}", r[1].verdict);
+    let argc = "(bvuge argc (_ bv1 32)) (bvule argc (_ bv64 32))";
+    let x0 = "((_ extract 31 0) nd0)";
+    assert!(smt::equivalent(&d.path().join("formulas/site0.smt2"), &format!("(and {argc} (= ndi0 (_ bv0 32)) (bvsgt {x0} (_ bv100 32)) (bvslt {x0} (_ bv103 32)))")).unwrap());
+}
