@@ -40,9 +40,10 @@ pub fn gen_command(design: &Design, output: &Path, bound: u32) -> Result<i32, (i
         println!("{:>4}  {:<36}  {:>5}ms  {}{}", r.index, location, r.millis, r.verdict, confirmed);
     }
     println!(
-        "{} test(s) → {} (formulas in {})",
+        "{} test(s) → {} (Test-Comp test cases in {}, formulas in {})",
         g.suite.tests.len(),
         g.tests_file.display(),
+        output.join("tests").display(),
         output.join("formulas").display()
     );
     println!(
