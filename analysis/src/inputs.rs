@@ -80,7 +80,7 @@ pub struct Inputs {
     /// Nondet calls, in the order the formula met them (symbol index).
     pub nondet: Vec<NondetCall>,
     /// Named inputs read (all 32-bit).
-    pub named: BTreeMap<String, ()>,
+    pub named: std::collections::BTreeSet<String>,
 }
 
 /// SMT name of the integer input `argv[k]`.
@@ -129,7 +129,7 @@ impl Inputs {
                 "named input {name:?}: a name must be letters, digits, '_', '-' or '.' (test files carry it as a key)"
             )));
         }
-        self.named.insert(name.to_string(), ());
+        self.named.insert(name.to_string());
         Ok(named_symbol(name))
     }
 
@@ -151,7 +151,7 @@ impl Inputs {
             out.push((nondet_index_symbol(i), "(_ BitVec 32)".to_string()));
             out.push((nondet_value_symbol(i), "(_ BitVec 64)".to_string()));
         }
-        for name in self.named.keys() {
+        for name in &self.named {
             out.push((named_symbol(name), "(_ BitVec 32)".to_string()));
         }
         out
@@ -171,7 +171,7 @@ impl Inputs {
         }
         let len = nondet.iter().filter(|(_, v)| **v != 0).map(|(k, _)| *k + 1).max().unwrap_or(0);
         let nondet = (0..len).map(|k| nondet.get(&k).copied().unwrap_or(0)).collect();
-        let inputs = self.named.keys().map(|n| (n.clone(), bv(&named_symbol(n)).map(|v| signed(v, 32)).unwrap_or(0))).collect();
+        let inputs = self.named.iter().map(|n| (n.clone(), bv(&named_symbol(n)).map(|v| signed(v, 32)).unwrap_or(0))).collect();
         TestValues { args: self.to_args(values), nondet, inputs }
     }
 

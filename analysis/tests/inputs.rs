@@ -108,3 +108,20 @@ fn assumptions_are_path_conditions() {
     let x0 = "((_ extract 31 0) nd0)";
     assert!(smt::equivalent(&d.path().join("formulas/site0.smt2"), &format!("(and {argc} (= ndi0 (_ bv0 32)) (bvsgt {x0} (_ bv100 32)) (bvslt {x0} (_ bv103 32)))")).unwrap());
 }
+
+#[test]
+fn nondet_in_concurrent_threads_is_an_over_approximation() {
+    // Both threads call nondet: which call comes k-th depends on the schedule, so the
+    // worker's position is unknown and the formula says so.
+    let (_d, r) = run(
+        "threads",
+        "#include <pthread.h>
+         static void *worker(void *arg) { (void)arg; if (__VERIFIER_nondet_int() == 5) syncmut_probe(0); return 0; }
+         int main(void) { pthread_t t; pthread_create(&t, 0, worker, 0);
+           int x = __VERIFIER_nondet_int(); pthread_join(t, 0); return x; }",
+        1,
+    );
+    assert!(r[0].notes.iter().any(|n| n.contains("number of __VERIFIER_nondet_* calls")), "{:?}", r[0].notes);
+    let n = values(&r[0]).0;
+    assert!(n.contains(&5) && n.len() <= syncmut_analysis::inputs::MAX_NONDET as usize, "{n:?}");
+}
