@@ -36,6 +36,12 @@ fn nondet_guard_sites_reached_by_nondet_values() {
     assert_eq!(nondet.first().copied().unwrap_or(0) - nondet.get(1).copied().unwrap_or(0), 42, "{nondet:?}");
     let Verdict::TestFound { nondet, .. } = &g.sites[main].verdict else { panic!("{}", g.sites[main].verdict) };
     assert!(nondet[0] > 1000 && nondet[1] == 7, "{nondet:?}");
+    // __VERIFIER_assume(a in ±10⁶) is a path condition: every generated test meets it.
+    for s in &g.sites {
+        if let Verdict::TestFound { nondet, .. } = &s.verdict {
+            assert!(nondet.iter().take(1).all(|a| (-1_000_000..=1_000_000).contains(a)), "{nondet:?}");
+        }
+    }
     // Every site confirmed by running the metamutant with the values.
     assert_eq!(g.suite.confirmed.len(), g.sites.len());
     assert_eq!(g.suite.reach_rate(), 1.0);

@@ -4,12 +4,17 @@
  *
  * The worker takes the mutex only when its argument, a - b, is 42; main takes it
  * only when a > 1000 and b == 7: no single input reaches both, and random inputs
- * practically never reach either. Prints the counter; exits 0. */
+ * practically never reach either. `__VERIFIER_assume` bounds a (generated tests
+ * respect it); `__VERIFIER_atomic_begin/end` come from the runtime too. Prints the
+ * counter; exits 0. */
 #include <pthread.h>
 #include <stdio.h>
 
 extern int __VERIFIER_nondet_int(void);
 extern unsigned char __VERIFIER_nondet_uchar(void);
+extern void __VERIFIER_assume(int cond);
+extern void __VERIFIER_atomic_begin(void);
+extern void __VERIFIER_atomic_end(void);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int counter;
@@ -27,6 +32,7 @@ static void *worker(void *arg) {
 int main(void) {
   int a = __VERIFIER_nondet_int();
   unsigned char b = __VERIFIER_nondet_uchar();
+  __VERIFIER_assume(a >= -1000000 && a <= 1000000);
   pthread_t t;
   pthread_create(&t, NULL, worker, (void *)(long)(a - b));
   if (a > 1000 && b == 7) {
@@ -35,6 +41,8 @@ int main(void) {
     pthread_mutex_unlock(&lock);
   }
   pthread_join(t, NULL);
+  __VERIFIER_atomic_begin();
   printf("counter=%d\n", counter);
+  __VERIFIER_atomic_end();
   return 0;
 }
