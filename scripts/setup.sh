@@ -4,7 +4,8 @@
 set -euo pipefail
 
 # chromium: only for tests/html_report.rs (the HTML report loaded headless).
-PACKAGES=(clang-16 llvm-16-dev libsystemc-dev z3 chromium)
+# cvc5: the second SMT solver (`--solver cvc5`, tests/solver.rs).
+PACKAGES=(clang-16 llvm-16-dev libsystemc-dev z3 cvc5 chromium)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -4,7 +4,10 @@
 //!
 //! ```toml
 //! tests = "tests.json"      # relative to this file
-//! gen = "wp"                # or "none"
+//! gen = "wp"                # or "random", "none"
+//! solver = "z3"             # or "cvc5"
+//! solver_timeout = 5000     # ms per query
+//! budget = 100              # random draws (gen = "random")
 //! jobs = 2
 //! schedules = 20            # pthread designs
 //! fail_under = 80.0
@@ -30,6 +33,9 @@ pub struct Config {
     pub fail_under: Option<f64>,
     pub output: Option<PathBuf>,
     pub flags: Option<Vec<String>>,
+    pub solver: Option<syncmut_analysis::smt::SolverKind>,
+    pub solver_timeout: Option<u32>,
+    pub budget: Option<usize>,
 }
 
 /// Reads `syncmut.toml` from the first design directory that has one; paths in it are
@@ -41,7 +47,7 @@ pub fn load(design: &[PathBuf]) -> anyhow::Result<Config> {
     let text = std::fs::read_to_string(&path).with_context(|| format!("{}: cannot read", path.display()))?;
     let mut config: Config = toml::from_str(&text).with_context(|| format!("{}: not a valid syncmut.toml", path.display()))?;
     if let Some(gen) = &config.gen {
-        anyhow::ensure!(gen == "wp" || gen == "none", "{}: gen must be \"wp\" or \"none\", not {gen:?}", path.display());
+        anyhow::ensure!(["wp", "random", "none"].contains(&gen.as_str()), "{}: gen must be \"wp\", \"random\" or \"none\", not {gen:?}", path.display());
     }
     let base = path.parent().unwrap_or(Path::new("."));
     config.tests = config.tests.map(|t| base.join(t));
@@ -60,7 +66,9 @@ mod tests {
 
     #[test]
     fn settings_are_read_and_paths_made_relative() {
-        let config = with("tests = \"t.json\"\njobs = 3\nflags = [\"-DN=4\"]\n").unwrap();
+        let config = with("tests = \"t.json\"\njobs = 3\nflags = [\"-DN=4\"]\nsolver = \"cvc5\"\nbudget = 50\n").unwrap();
+        assert_eq!(config.solver, Some(syncmut_analysis::smt::SolverKind::Cvc5));
+        assert_eq!(config.budget, Some(50));
         assert_eq!(config.jobs, Some(3));
         assert!(config.tests.unwrap().ends_with("t.json"));
         assert_eq!(config.flags.unwrap(), vec!["-DN=4"]);
@@ -71,5 +79,6 @@ mod tests {
         let err = format!("{:#}", with("jbos = 3\n").unwrap_err());
         assert!(err.contains("syncmut.toml") && err.contains("unknown field"), "{err}");
         assert!(format!("{:#}", with("gen = \"fuzz\"\n").unwrap_err()).contains("gen must be"));
+        assert!(format!("{:#}", with("solver = \"yices\"\n").unwrap_err()).contains("unknown variant `yices`"));
     }
 }

@@ -1,43 +1,108 @@
 //! `syncmut gen`: generate tests that reach every synchronization site (backward
-//! weakest precondition + SMT), confirm them by execution, write `DIR/tests.json`.
+//! weakest precondition + SMT, or the random baseline), confirm them by execution,
+//! write `DIR/tests.json`; `--compare` runs both and prints them side by side.
 
 use crate::exit;
 use std::path::Path;
+use syncmut_analysis::random::Baseline;
+use syncmut_analysis::smt::SolverConfig;
 use syncmut_analysis::{AnalysisError, Options, Verdict};
-use syncmut_mutator::{Design, MutatorError};
+use syncmut_mutator::metamutant::{self, Build};
+use syncmut_mutator::{Catalogue, Design, MutatorError};
+
+/// How tests are generated (`gen` and `run`).
+#[derive(Debug, Clone)]
+pub enum Plan {
+    /// Only the given tests.
+    None,
+    /// Weakest precondition + SMT.
+    Wp(Options),
+    /// Random inputs over the same input vector.
+    Random { options: Options, budget: usize, seed: u64 },
+}
+
+impl Plan {
+    /// From the `--gen` value (`wp`, `random`, `none`) and the shared settings.
+    pub fn new(gen: &str, bound: u32, solver: SolverConfig, budget: usize, seed: u64) -> Plan {
+        let options = Options { bound, solver };
+        match gen {
+            "none" => Plan::None,
+            "random" => Plan::Random { options, budget, seed },
+            _ => Plan::Wp(options),
+        }
+    }
+}
+
+type AnyError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The exit code for a generation failure: a missing solver is a missing tool.
+pub fn exit_code(e: &AnyError) -> i32 {
+    if let Some(m) = e.downcast_ref::<MutatorError>() {
+        exit::for_mutator_error(m)
+    } else if let Some(AnalysisError::SolverMissing { .. }) = e.downcast_ref::<AnalysisError>() {
+        exit::TOOL_MISSING
+    } else {
+        exit::INTERNAL
+    }
+}
 
 /// Runs test generation for `design` into `output`; returns the exit code, or the
-/// error with its exit code.
-pub fn gen_command(design: &Design, output: &Path, bound: u32) -> Result<i32, (i32, anyhow::Error)> {
-    let options = Options { bound };
-    let g = match syncmut_analysis::generate(design, output, &options) {
-        Ok(g) => g,
-        Err(e) => {
-            let code = if let Some(m) = e.downcast_ref::<MutatorError>() {
-                exit::for_mutator_error(m)
-            } else if let Some(AnalysisError::Solver(_)) = e.downcast_ref::<AnalysisError>() {
-                exit::TOOL_MISSING
-            } else {
-                exit::INTERNAL
-            };
-            return Err((code, anyhow::anyhow!("{e}")));
-        }
-    };
-    if g.catalogue.sites.is_empty() {
+/// error with its exit code. With `compare`, runs WP into `output` and the random
+/// baseline (the plan's budget and seed) into `output/random`, and prints both.
+pub fn gen_command(design: &Design, output: &Path, plan: &Plan, compare: bool) -> Result<i32, (i32, anyhow::Error)> {
+    let fail = |e: AnyError| (exit_code(&e), anyhow::anyhow!("{e}"));
+    let build = metamutant::build(design, output).map_err(|e| fail(e.into()))?;
+    if build.catalogue.sites.is_empty() {
         eprintln!("syncmut: no synchronization sites in the design: nothing to generate");
         return Ok(exit::NO_SITES);
     }
-    println!("{:>4}  {:<36}  {:>7}  result", "site", "location", "time");
+    match (plan, compare) {
+        (Plan::Wp(options), false) => {
+            let g = syncmut_analysis::generate_for(&build, output, output, options).map_err(fail)?;
+            print_wp(&g, output, options.solver);
+        }
+        (Plan::Random { options, budget, seed }, false) => {
+            let g = syncmut_analysis::random_for(&build, output, output, options, *budget, *seed).map_err(fail)?;
+            print_random(&g.catalogue, &g.baseline);
+            println!("{} test(s) → {}", g.baseline.suite.tests.len(), g.tests_file.display());
+        }
+        (Plan::Random { options, budget, seed }, true) => {
+            let wp = syncmut_analysis::generate_for(&build, output, output, options).map_err(fail)?;
+            print_wp(&wp, output, options.solver);
+            let random = syncmut_analysis::random_for(&build, output, &output.join("random"), options, *budget, *seed).map_err(fail)?;
+            println!();
+            print_random(&random.catalogue, &random.baseline);
+            println!();
+            print!("{}", comparison(&wp.catalogue, &wp.suite, &random.baseline));
+        }
+        (_, _) => return Err((exit::USAGE, anyhow::anyhow!("--compare needs test generation (--gen wp or random)"))),
+    }
+    Ok(exit::OK)
+}
+
+/// Sites left `unknown` by a solver failure.
+fn solver_failures(sites: &[syncmut_analysis::SiteResult]) -> usize {
+    sites.iter().filter(|r| matches!(&r.verdict, Verdict::Unknown { reason } if syncmut_analysis::smt::is_solver_failure(reason))).count()
+}
+
+fn file_line(catalogue: &Catalogue, site: u32, width: usize) -> String {
+    let s = &catalogue.sites[site as usize];
+    let file = Path::new(&s.file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    format!("{file}:{} {}", s.line, s.call).chars().take(width).collect()
+}
+
+fn print_wp(g: &syncmut_analysis::Generation, output: &Path, solver: SolverConfig) {
+    println!("{:>4}  {:<36}  {:>7}  result ({}, timeout {} ms per query)", "site", "location", "time", solver.kind, solver.timeout_ms);
     for r in &g.sites {
-        let site = &g.catalogue.sites[r.index as usize];
-        let file = Path::new(&site.file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         let confirmed = match &r.verdict {
-            Verdict::TestFound { .. } if g.suite.confirmed.contains(&r.index) => "",
-            Verdict::TestFound { .. } => "  [NOT confirmed by execution]",
+            Verdict::TestFound { .. } if !g.suite.confirmed.contains(&r.index) => "  [NOT confirmed by execution]",
             _ => "",
         };
-        let location: String = format!("{file}:{} {}", site.line, site.call).chars().take(36).collect();
-        println!("{:>4}  {:<36}  {:>5}ms  {}{}", r.index, location, r.millis, r.verdict, confirmed);
+        println!("{:>4}  {:<36}  {:>5.0}ms  {}{}", r.index, file_line(&g.catalogue, r.index, 36), r.millis, r.verdict, confirmed);
+    }
+    let failed = solver_failures(&g.sites);
+    if failed > 0 {
+        eprintln!("syncmut: warning: {failed} site(s) unknown because of solver failures (see the reasons above)");
     }
     println!(
         "{} test(s) → {} (Test-Comp test cases in {}, formulas in {})",
@@ -52,5 +117,74 @@ pub fn gen_command(design: &Design, output: &Path, bound: u32) -> Result<i32, (i
         g.suite.reachable.len(),
         100.0 * g.suite.reach_rate()
     );
-    Ok(exit::OK)
+}
+
+fn print_random(catalogue: &Catalogue, b: &Baseline) {
+    println!(
+        "random baseline: {} draws, seed {}, over {} (integers log-uniform up to ±2^{}, choices fair coins)",
+        b.draws,
+        b.seed,
+        syncmut_analysis::random::describe(&b.symbols),
+        syncmut_analysis::random::MAX_BITS
+    );
+    println!("{:>4}  {:<36}  reached by random", "site", "location");
+    for (i, _) in catalogue.sites.iter().enumerate() {
+        let yes = if b.suite.confirmed.contains(&(i as u32)) { "yes" } else { "no" };
+        println!("{:>4}  {:<36}  {}", i, file_line(catalogue, i as u32, 36), yes);
+    }
+    println!("random: {} distinct run(s), {} kept test(s) reach {}/{} sites", b.suite.executions, b.suite.tests.len(), b.suite.confirmed.len(), catalogue.sites.len());
+}
+
+/// WP vs random, side by side.
+fn comparison(catalogue: &Catalogue, wp: &syncmut_analysis::suite::Suite, random: &Baseline) -> String {
+    use std::fmt::Write as _;
+    let n = catalogue.sites.len();
+    let mut s = String::new();
+    let _ = writeln!(s, "comparison          {:>10}  {:>10}", "wp", "random");
+    let _ = writeln!(s, "sites reached       {:>10}  {:>10}", format!("{}/{n}", wp.confirmed.len()), format!("{}/{n}", random.suite.confirmed.len()));
+    let _ = writeln!(s, "tests needed        {:>10}  {:>10}", wp.tests.len(), random.suite.tests.len());
+    let _ = writeln!(s, "executions          {:>10}  {:>10}", wp.executions, random.suite.executions);
+    for site in wp.confirmed.difference(&random.suite.confirmed) {
+        let _ = writeln!(s, "reached by wp only: site {site} {}", file_line(catalogue, *site, 60));
+    }
+    for site in random.suite.confirmed.difference(&wp.confirmed) {
+        let _ = writeln!(s, "reached by random only: site {site} {}", file_line(catalogue, *site, 60));
+    }
+    s
+}
+
+/// `run`'s generation step for an already built metamutant: the generated tests file
+/// and a one-line summary.
+pub fn for_run(plan: &Plan, build: &Build, root: &Path) -> Result<Option<(std::path::PathBuf, String)>, AnyError> {
+    let out = root.join("gen");
+    Ok(match plan {
+        Plan::None => None,
+        Plan::Wp(options) => {
+            let g = syncmut_analysis::generate_for(build, root, &out, options)?;
+            let failed = solver_failures(&g.sites);
+            let mut line = format!(
+                "generated {} test(s) reaching {}/{} reachable sites (confirmed by execution)",
+                g.suite.tests.len(),
+                g.suite.confirmed.len(),
+                g.suite.reachable.len()
+            );
+            if failed > 0 {
+                line.push_str(&format!("; {failed} site(s) unknown because of solver failures (see gen/sites.json)"));
+            }
+            Some((g.tests_file, line))
+        }
+        Plan::Random { options, budget, seed } => {
+            let g = syncmut_analysis::random_for(build, root, &out, options, *budget, *seed)?;
+            let b = &g.baseline;
+            let line = format!(
+                "random baseline: {} draws (seed {}), {} kept test(s) reaching {}/{} sites",
+                b.draws,
+                b.seed,
+                b.suite.tests.len(),
+                b.suite.confirmed.len(),
+                g.catalogue.sites.len()
+            );
+            Some((g.tests_file, line))
+        }
+    })
 }

@@ -44,10 +44,12 @@ enum Command {
         /// default: `tests.json` in the design directory, if any.
         #[arg(long)]
         tests: Option<PathBuf>,
-        /// Test generation: `wp` (weakest precondition + SMT, the default) or `none`
-        /// (only the tests given).
-        #[arg(long, value_parser = ["wp", "none"])]
+        /// Test generation: `wp` (weakest precondition + SMT, the default), `random`
+        /// (the random baseline) or `none` (only the tests given).
+        #[arg(long, value_parser = ["wp", "random", "none"])]
         gen: Option<String>,
+        #[command(flatten)]
+        generation: GenFlags,
         /// Output directory (default `syncmut.out`).
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -112,6 +114,16 @@ enum Command {
         /// Loop unroll bound.
         #[arg(long, default_value_t = syncmut_analysis::DEFAULT_BOUND)]
         bound: u32,
+        /// `wp` (weakest precondition + SMT) or `random` (the baseline: random inputs
+        /// over the same input vector, confirmed the same way).
+        #[arg(long, default_value = "wp", value_parser = ["wp", "random"])]
+        gen: String,
+        /// Run both WP and the random baseline (into DIR/random) and print them side by
+        /// side: sites reached, tests needed, executions.
+        #[arg(long)]
+        compare: bool,
+        #[command(flatten)]
+        generation: GenFlags,
     },
     /// Build the metamutant: writes design.bc, metamutant.bc, mutants.json and the
     /// `original` and `metamutant` executables into the output directory.
@@ -138,6 +150,39 @@ impl DesignArgs {
     fn design(&self) -> Result<Design, MutatorError> {
         Design::from_paths(&self.design, &self.flags)
     }
+}
+
+/// Settings of test generation shared by `gen` and `run` (also in syncmut.toml).
+#[derive(Args)]
+struct GenFlags {
+    /// SMT solver for `wp`: `z3` (default) or `cvc5`.
+    #[arg(long, value_parser = parse_solver)]
+    solver: Option<syncmut_analysis::smt::SolverKind>,
+    /// Per-query solver timeout in milliseconds (default 5000).
+    #[arg(long, value_name = "MS")]
+    solver_timeout: Option<u32>,
+    /// Random baseline: number of random draws (default 100).
+    #[arg(long, value_name = "N")]
+    budget: Option<usize>,
+    /// Random baseline: seed of the draws (default 1).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+impl GenFlags {
+    /// The plan for `gen` (the `--gen` value), flags winning over syncmut.toml.
+    fn plan(&self, gen: &str, bound: u32, file: &config::Config) -> gen::Plan {
+        let solver = syncmut_analysis::smt::SolverConfig {
+            kind: self.solver.or(file.solver).unwrap_or_default(),
+            timeout_ms: self.solver_timeout.or(file.solver_timeout).unwrap_or(syncmut_analysis::smt::DEFAULT_TIMEOUT_MS),
+        };
+        let budget = self.budget.or(file.budget).unwrap_or(syncmut_analysis::random::DEFAULT_BUDGET);
+        gen::Plan::new(gen, bound, solver, budget, self.seed.unwrap_or(syncmut_analysis::random::DEFAULT_SEED))
+    }
+}
+
+fn parse_solver(s: &str) -> Result<syncmut_analysis::smt::SolverKind, String> {
+    s.parse()
 }
 
 /// A failure with the exit code it maps to.
@@ -194,11 +239,13 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(no_sites_check(&design, &scan.catalogue))
         }
-        Command::Gen { design, output, bound } => {
+        Command::Gen { design, output, bound, gen, compare, generation } => {
+            let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
+            let plan = generation.plan(if compare { "random" } else { &gen }, bound, &file);
             let design = design.design()?;
-            gen::gen_command(&design, &output, bound).map_err(|(code, error)| Failure { code, error })
+            gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
         }
-        Command::Run { mut design, tests, gen, output, jobs, resume, schedules, fail_under } => {
+        Command::Run { mut design, tests, gen, generation, output, jobs, resume, schedules, fail_under } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
             let mut config = lab::Config::default().with_schedules(schedules.or(file.schedules).unwrap_or(1));
@@ -206,12 +253,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 config.jobs = jobs.max(1);
             }
             if design.flags.is_empty() {
-                design.flags = file.flags.unwrap_or_default();
+                design.flags = file.flags.clone().unwrap_or_default();
             }
-            let generate = gen.or(file.gen).is_none_or(|g| g == "wp");
+            let plan = generation.plan(gen.as_deref().or(file.gen.as_deref()).unwrap_or("wp"), syncmut_analysis::DEFAULT_BOUND, &file);
             let output = output.or(file.output).unwrap_or_else(|| PathBuf::from("syncmut.out"));
             let fail_under = fail_under.or(file.fail_under);
-            let score = run::run_command(&design, tests.or(file.tests), generate, &output, &config, resume)?;
+            let score = run::run_command(&design, tests.or(file.tests), &plan, &output, &config, resume)?;
             Ok(match (score, fail_under) {
                 (Some(score), Some(threshold)) if score < threshold => {
                     eprintln!("syncmut: mutation score {score:.1}% is below --fail-under {threshold}%");

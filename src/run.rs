@@ -11,7 +11,7 @@ use syncmut_oracle::{lab, report};
 pub fn run_command(
     args: &DesignArgs,
     tests: Option<PathBuf>,
-    generate: bool,
+    plan: &crate::gen::Plan,
     output: &std::path::Path,
     config: &lab::Config,
     resume: bool,
@@ -19,7 +19,7 @@ pub fn run_command(
     let design = args.design()?;
     let given = match tests.or_else(|| default_tests_file(&args.design)) {
         Some(path) => syncmut_oracle::test_case::load(&path).map_err(oracle_failure)?,
-        None if generate => Vec::new(),
+        None if !matches!(plan, crate::gen::Plan::None) => Vec::new(),
         None => {
             return Err(Failure {
                 code: exit::USAGE,
@@ -48,7 +48,7 @@ pub fn run_command(
         no_sites_check(&design, &build.catalogue);
         return Ok(None);
     }
-    let tests = if generate { with_generated_tests(&build, out.root(), given)? } else { given };
+    let tests = with_generated_tests(plan, &build, out.root(), given)?;
     let progress = console::Bar::new();
     let (outcomes, baseline) = lab::run(&build, &tests, &out, config, &progress, previous_runs).map_err(oracle_failure)?;
     progress.finish();
@@ -61,23 +61,19 @@ pub fn run_command(
     Ok(Some(outcomes.score.percent))
 }
 
-/// Generates tests into `DIR/gen/` and puts them after the given ones (a generated
-/// test whose arguments equal a given test's is dropped).
+/// Generates tests into `DIR/gen/` (per `plan`) and puts them after the given ones (a
+/// generated test whose arguments equal a given test's is dropped).
 fn with_generated_tests(
+    plan: &crate::gen::Plan,
     build: &metamutant::Build,
     root: &std::path::Path,
     mut tests: Vec<syncmut_oracle::TestCase>,
 ) -> Result<Vec<syncmut_oracle::TestCase>, Failure> {
-    let options = syncmut_analysis::Options { bound: syncmut_analysis::DEFAULT_BOUND };
-    match syncmut_analysis::generate_for(build, root, &root.join("gen"), &options) {
-        Ok(generated) => {
-            let found = syncmut_oracle::test_case::load(&generated.tests_file).unwrap_or_default();
-            eprintln!(
-                "syncmut: generated {} test(s) reaching {}/{} reachable sites (confirmed by execution)",
-                found.len(),
-                generated.suite.confirmed.len(),
-                generated.suite.reachable.len()
-            );
+    match crate::gen::for_run(plan, build, root) {
+        Ok(None) => {}
+        Ok(Some((tests_file, summary))) => {
+            let found = syncmut_oracle::test_case::load(&tests_file).unwrap_or_default();
+            eprintln!("syncmut: {summary}");
             for test in found {
                 if !tests.iter().any(|t| t.args == test.args && t.nondet == test.nondet && t.inputs == test.inputs) {
                     let name = if tests.iter().any(|t| t.name == test.name) { format!("gen-{}", test.name) } else { test.name };
@@ -88,10 +84,7 @@ fn with_generated_tests(
         // A missing or broken solver costs the generated tests, not the run: the given
         // tests still judge every mutant they reach.
         Err(e) if !tests.is_empty() => eprintln!("syncmut: warning: test generation skipped: {e}; using the given tests only"),
-        Err(e) => {
-            let solver = e.downcast_ref::<syncmut_analysis::AnalysisError>().is_some_and(|a| matches!(a, syncmut_analysis::AnalysisError::Solver(_)));
-            return Err(Failure { code: if solver { exit::TOOL_MISSING } else { exit::INTERNAL }, error: anyhow::anyhow!("test generation: {e}") });
-        }
+        Err(e) => return Err(Failure { code: crate::gen::exit_code(&e), error: anyhow::anyhow!("test generation: {e}") }),
     }
     if tests.is_empty() {
         return Err(Failure {

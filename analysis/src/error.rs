@@ -18,6 +18,9 @@ pub enum AnalysisError {
     /// The SMT solver could not be started or answered unexpectedly.
     #[error("SMT solver: {0}")]
     Solver(String),
+    /// The solver program is not installed (or the override names no file).
+    #[error("SMT solver {program} not found: {hint}")]
+    SolverMissing { program: String, hint: String },
     #[error("cannot read bitcode {path}: {why}")]
     Bitcode { path: PathBuf, why: String },
     #[error("{what}: {source}")]

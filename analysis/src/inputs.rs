@@ -133,6 +133,23 @@ impl Inputs {
         Ok(named_symbol(name))
     }
 
+    /// Adds every input `other` reads (the random baseline's input vector is the union
+    /// over all sites). A conflicting use of one argument keeps the first.
+    pub fn merge(&mut self, other: &Inputs) {
+        for (k, u) in &other.args {
+            match u {
+                ArgUse::Int(w) => {
+                    let _ = self.int(*k, *w);
+                }
+                ArgUse::Choice(lits) => {
+                    for l in lits {
+                        let _ = self.choice(*k, l);
+                    }
+                }
+            }
+        }
+    }
+
     /// Highest argv index read.
     pub fn max_index(&self) -> u32 {
         self.args.keys().copied().max().unwrap_or(0)

@@ -1,14 +1,18 @@
 //! syncmut-analysis: test generation by backward weakest precondition (issue 4).
 //!
 //! [`prepare`] simplifies a copy of the metamutant bitcode for analysis, [`wp`] builds
-//! one reachability formula per site, [`smt`] solves it with z3 (one process, push/pop)
-//! and saves it as `formulas/site<N>.smt2`, [`inputs`] turns models back into test values (argv, nondet list, named inputs),
-//! and [`suite`] confirms candidate tests by running the metamutant and keeps a
-//! greedy set cover as `tests.json`, which [`testcomp`] also writes as Test-Comp XML.
+//! one reachability formula per site, [`smt`] solves it with z3 or cvc5 (one process,
+//! push/pop, restarted after a failure) and saves it as `formulas/site<N>.smt2`,
+//! [`inputs`] turns models back into test values (argv, nondet list, named inputs),
+//! and [`suite`] confirms candidate tests by running the metamutant and keeps a greedy
+//! set cover as `tests.json`, which [`testcomp`] also writes as Test-Comp XML.
+//! [`random`] is the baseline: random inputs over the same input vector, confirmed the
+//! same way.
 
 pub mod error;
 pub mod inputs;
 mod ir;
+pub mod random;
 pub mod smt;
 pub mod suite;
 pub mod testcomp;
@@ -27,11 +31,13 @@ pub const DEFAULT_BOUND: u32 = 8;
 pub struct Options {
     /// Loop unroll bound.
     pub bound: u32,
+    /// The SMT solver and its per-query timeout.
+    pub solver: smt::SolverConfig,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { bound: DEFAULT_BOUND }
+        Options { bound: DEFAULT_BOUND, solver: smt::SolverConfig::default() }
     }
 }
 
@@ -80,8 +86,9 @@ pub struct SiteResult {
     pub verdict: Verdict,
     pub notes: Vec<String>,
     pub schedule: Vec<String>,
-    /// Formula build + solve time.
-    pub millis: u128,
+    /// Formula build + solve time in milliseconds (fractional: most sites take less
+    /// than one).
+    pub millis: f64,
     pub formula: Option<PathBuf>,
 }
 
@@ -110,17 +117,17 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
     let module = ir::Module::load(bitcode)?;
     let facts = wp::ModuleFacts::new(&module);
     let sites = site_calls(&module);
-    let mut ctx = smt::start(Some(&formulas.join("session.smt2")))?;
+    let mut session = smt::Session::start(options.solver, Some(&formulas.join("session.smt2")))?;
     let mut results = Vec::new();
     for index in 0..site_count {
         let started = Instant::now();
         let calls: Vec<_> = sites.iter().filter(|(i, _)| *i == index).map(|(_, c)| *c).collect();
-        let mut r = SiteResult { index, verdict: Verdict::Unknown { reason: String::new() }, notes: vec![], schedule: vec![], millis: 0, formula: None };
+        let mut r = SiteResult { index, verdict: Verdict::Unknown { reason: String::new() }, notes: vec![], schedule: vec![], millis: 0.0, formula: None };
         if calls.is_empty() {
             r.verdict = Verdict::Unreachable { reason: "dead code: the call was removed when the analysis copy was optimised".into() };
         }
         for (k, call) in calls.iter().enumerate() {
-            let built = wp::Wp::new(&module, &facts, &ctx, options.bound).site(*call);
+            let built = wp::Wp::new(&module, &facts, session.builder(), options.bound).site(*call);
             let q = match built {
                 Ok(q) => q,
                 Err(e) => {
@@ -130,11 +137,11 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
             };
             let path = formulas.join(if calls.len() == 1 { format!("site{index}.smt2") } else { format!("site{index}.{k}.smt2") });
             let title = format!("site {index}: {} at {}", call.called_function().map(|f| f.name()).unwrap_or_default(), call.where_());
-            std::fs::write(&path, smt::script(&ctx, &q, &title)).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
+            std::fs::write(&path, smt::script(session.builder(), &q, &title, options.solver)).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
             r.formula = Some(path);
             r.notes = q.notes.clone();
             r.schedule = q.schedule.clone();
-            r.verdict = match smt::solve(&mut ctx, &q)? {
+            r.verdict = match session.solve(&q) {
                 smt::Answer::Sat(model) => {
                     let t = q.inputs.to_test(&model);
                     Verdict::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs }
@@ -149,16 +156,32 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
                     ),
                 },
                 smt::Answer::Unsat => Verdict::Unreachable { reason: "the reachability formula is unsatisfiable (dead code under the modelled schedule)".into() },
-                smt::Answer::Unknown => Verdict::Unknown { reason: format!("the solver answered unknown (timeout {} ms?)", smt::TIMEOUT_MS) },
+                smt::Answer::Unknown(reason) => Verdict::Unknown { reason },
             };
             if matches!(r.verdict, Verdict::TestFound { .. }) {
                 break;
             }
         }
-        r.millis = started.elapsed().as_millis();
+        r.millis = started.elapsed().as_secs_f64() * 1000.0;
         results.push(r);
     }
     Ok(results)
+}
+
+/// The inputs the design reads on the way to any site (the union over every site's
+/// formula), without solving: the input vector the random baseline draws over.
+pub fn input_vector(bitcode: &Path, options: &Options) -> Result<inputs::Inputs> {
+    let module = ir::Module::load(bitcode)?;
+    let facts = wp::ModuleFacts::new(&module);
+    let builder = easy_smt::ContextBuilder::new().build().expect("a context without a solver cannot fail to build");
+    let mut all = inputs::Inputs::default();
+    for (_, call) in site_calls(&module) {
+        // A site whose formula cannot be built contributes nothing it could name.
+        if let Ok(q) = wp::Wp::new(&module, &facts, &builder, options.bound).site(call) {
+            all.merge(&q.inputs);
+        }
+    }
+    Ok(all)
 }
 
 /// Every rewritten site call: (site index, call). Wrappers and fifo trampolines take
@@ -195,37 +218,95 @@ pub struct Generation {
     pub tests_file: PathBuf,
 }
 
+/// The outcome of `syncmut gen --gen random`.
+pub struct RandomGeneration {
+    pub catalogue: syncmut_mutator::Catalogue,
+    pub baseline: random::Baseline,
+    pub tests_file: PathBuf,
+}
+
+type AnyError = Box<dyn std::error::Error + Send + Sync>;
+
 /// `syncmut gen`: builds the metamutant into `out`, analyses every site, confirms the
 /// candidate tests by execution and writes `out/tests.json`.
-pub fn generate(design: &syncmut_mutator::Design, out: &Path, options: &Options) -> std::result::Result<Generation, Box<dyn std::error::Error + Send + Sync>> {
+pub fn generate(design: &syncmut_mutator::Design, out: &Path, options: &Options) -> std::result::Result<Generation, AnyError> {
     let build = syncmut_mutator::metamutant::build(design, out)?;
     generate_for(&build, out, out, options)
 }
 
+fn is_pthread(build: &syncmut_mutator::metamutant::Build) -> bool {
+    build.catalogue.kind != syncmut_mutator::api::Family::Systemc
+}
+
 /// Test generation for an already built metamutant (`build_dir` holds its
 /// `metamutant.bc`); everything generated goes to `out`.
-pub fn generate_for(
-    build: &syncmut_mutator::metamutant::Build,
-    build_dir: &Path,
-    out: &Path,
-    options: &Options,
-) -> std::result::Result<Generation, Box<dyn std::error::Error + Send + Sync>> {
+pub fn generate_for(build: &syncmut_mutator::metamutant::Build, build_dir: &Path, out: &Path, options: &Options) -> std::result::Result<Generation, AnyError> {
     std::fs::create_dir_all(out)?;
     let analysis_bc = out.join("analysis.bc");
     prepare(&build_dir.join(syncmut_mutator::metamutant::layout::METAMUTANT_BC), &analysis_bc, options.bound)?;
     let sites = analyse(&analysis_bc, build.catalogue.sites.len() as u32, &out.join("formulas"), options)?;
+    write_mutant_formulas(&build.catalogue, &sites, &out.join("formulas"))?;
     let scratch = out.join("gen-traces");
     std::fs::create_dir_all(&scratch)?;
-    let pthread = build.catalogue.kind != syncmut_mutator::api::Family::Systemc;
-    let suite = suite::build(&sites, &build.metamutant, pthread, &scratch)?;
+    let suite = suite::build(&sites, &build.metamutant, is_pthread(build), &scratch)?;
     let tests_file = out.join("tests.json");
-    suite::write(&suite, &tests_file)?;
+    suite::write(&suite, "wp", &tests_file)?;
     // The same tests as Test-Comp test cases, next to the JSON (tests/<name>.xml).
     if let Some(first) = build.catalogue.sites.first() {
-        let entry = if pthread { "main" } else { "sc_main" };
+        let entry = if is_pthread(build) { "main" } else { "sc_main" };
         let program = testcomp::Program { file: Path::new(&first.file), entry };
-        testcomp::write(&suite.tests, &suite::names(&suite), &program, &out.join("tests"))?;
+        testcomp::write(&suite.tests, &suite::names(&suite, "wp"), &program, &out.join("tests"))?;
     }
-    std::fs::write(out.join("sites.json"), serde_json::to_vec_pretty(&sites)?)?;
+    write_atomically(&out.join("sites.json"), &serde_json::to_vec_pretty(&sites)?)?;
     Ok(Generation { catalogue: build.catalogue.clone(), sites, suite, tests_file })
+}
+
+/// The random baseline for an already built metamutant: `budget` draws with `seed`
+/// over the input vector of the WP formulas (built, not solved: no solver needed);
+/// writes `out/tests.json`.
+pub fn random_for(
+    build: &syncmut_mutator::metamutant::Build,
+    build_dir: &Path,
+    out: &Path,
+    options: &Options,
+    budget: usize,
+    seed: u64,
+) -> std::result::Result<RandomGeneration, AnyError> {
+    std::fs::create_dir_all(out)?;
+    let analysis_bc = out.join("analysis.bc");
+    prepare(&build_dir.join(syncmut_mutator::metamutant::layout::METAMUTANT_BC), &analysis_bc, options.bound)?;
+    let inputs = input_vector(&analysis_bc, options)?;
+    let scratch = out.join("gen-traces");
+    std::fs::create_dir_all(&scratch)?;
+    let baseline = random::run(&inputs, &build.metamutant, is_pthread(build), &scratch, budget, seed)?;
+    let tests_file = out.join("tests.json");
+    suite::write(&baseline.suite, "random", &tests_file)?;
+    Ok(RandomGeneration { catalogue: build.catalogue.clone(), baseline, tests_file })
+}
+
+/// Writes `formulas/<mutant>.smt2` for every mutant whose site has a formula: the
+/// site's formula under a header naming the mutant. A mutant is reached exactly when
+/// its site is (all mutants of a site share one formula, solved once); the file name
+/// is the mutant id with every character other than ASCII letters, digits and `-`
+/// replaced by `_`, as in the run directory's `diff/`.
+fn write_mutant_formulas(catalogue: &syncmut_mutator::Catalogue, sites: &[SiteResult], dir: &Path) -> std::io::Result<()> {
+    for m in &catalogue.mutants {
+        let Some(site) = m.sites.first() else { continue };
+        let Some(formula) = sites.iter().find(|r| r.index == *site).and_then(|r| r.formula.as_ref()) else { continue };
+        let text = std::fs::read_to_string(formula)?;
+        let name: String = m.id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+        let header = format!("; mutant {} ({}): reached when site {site} is reached\n", m.id, m.description);
+        write_atomically(&dir.join(format!("{name}.smt2")), (header + &text).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Writes through a temporary file and a rename, so a reader never sees half a file.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }

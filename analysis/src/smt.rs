@@ -1,16 +1,117 @@
-//! The SMT solver session: one z3 process for all sites, one push/pop per query, a
-//! per-query timeout, and each query written as a readable `.smt2` file.
+//! The SMT solver session: one solver process (z3 or cvc5, spoken to in plain SMT-LIB 2
+//! through easy-smt) for all sites, one push/pop per query, a per-query timeout, and
+//! each query written as a readable `.smt2` file that the chosen solver accepts.
+//!
+//! A solver is an external program that can crash, hang or print garbage. None of
+//! these may stop the analysis: the query in flight gets [`Answer::Unknown`] with the
+//! reason, the process is killed and a new one is started for the next query. So that
+//! a restart does not lose the formulas, expressions are built in a solver-less
+//! context (the *builder*, shared with the WP transformer) and copied into the running
+//! solver's context for each query.
 
 use crate::error::{AnalysisError, Result};
-use crate::inputs::Inputs;
 use crate::wp::Query;
-use easy_smt::{Context, ContextBuilder, Response};
-use std::collections::BTreeMap;
+use easy_smt::{Context, ContextBuilder, Response, SExpr, SExprData};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
-/// Per-query timeout in milliseconds.
-pub const TIMEOUT_MS: u32 = 5000;
+/// Default per-query timeout in milliseconds.
+pub const DEFAULT_TIMEOUT_MS: u32 = 5000;
+
+/// Environment variable naming a program run in place of the solver (same arguments).
+/// For tests, which drive fake solvers from `tests/fixtures/solver/`.
+pub const PROGRAM_ENV: &str = "SYNCMUT_SOLVER_PROGRAM";
+
+/// After this many failed queries in a row the solver is not started again: the
+/// remaining sites are `unknown` at once instead of each waiting for a broken solver.
+const MAX_FAILURES_IN_A_ROW: u32 = 3;
+
+/// Which SMT-LIB 2 solver answers the queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SolverKind {
+    #[default]
+    Z3,
+    Cvc5,
+}
+
+impl std::str::FromStr for SolverKind {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "z3" => Ok(SolverKind::Z3),
+            "cvc5" => Ok(SolverKind::Cvc5),
+            other => Err(format!("unknown solver {other:?}: use \"z3\" or \"cvc5\"")),
+        }
+    }
+}
+
+impl std::fmt::Display for SolverKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.program())
+    }
+}
+
+impl SolverKind {
+    /// The program name (also the Debian package name).
+    pub fn program(self) -> &'static str {
+        match self {
+            SolverKind::Z3 => "z3",
+            SolverKind::Cvc5 => "cvc5",
+        }
+    }
+
+    /// Command-line arguments for an interactive SMT-LIB 2 session. cvc5 1.0 refuses
+    /// `push` unless incremental, and takes its per-query limit on the command line
+    /// (it answers `unsupported` to z3's `:timeout` option).
+    fn args(self, timeout_ms: u32) -> Vec<String> {
+        match self {
+            SolverKind::Z3 => vec!["-smt2".into(), "-in".into()],
+            SolverKind::Cvc5 => vec!["--lang=smt2".into(), "--incremental".into(), format!("--tlimit-per={timeout_ms}")],
+        }
+    }
+
+    /// The option that sets the per-query time limit in a script.
+    fn timeout_option(self) -> &'static str {
+        match self {
+            SolverKind::Z3 => ":timeout",
+            SolverKind::Cvc5 => ":tlimit-per",
+        }
+    }
+
+    /// How to run a saved formula file.
+    fn run_hint(self) -> &'static str {
+        match self {
+            SolverKind::Z3 => "z3 -smt2 FILE",
+            SolverKind::Cvc5 => "cvc5 --lang=smt2 FILE",
+        }
+    }
+}
+
+/// The solver and its per-query time limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SolverConfig {
+    pub kind: SolverKind,
+    pub timeout_ms: u32,
+}
+
+impl Default for SolverConfig {
+    fn default() -> Self {
+        SolverConfig { kind: SolverKind::Z3, timeout_ms: DEFAULT_TIMEOUT_MS }
+    }
+}
+
+impl SolverConfig {
+    /// Wall-clock limit for one solver command: the solver's own limit plus a grace
+    /// period, after which the process is presumed hung and killed.
+    fn wall(&self) -> Duration {
+        let t = u64::from(self.timeout_ms);
+        Duration::from_millis(t + t.max(1000))
+    }
+}
 
 /// The answer for one query.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,113 +119,301 @@ pub enum Answer {
     /// A model: every declared input symbol → its SMT literal.
     Sat(BTreeMap<String, String>),
     Unsat,
-    Unknown,
+    /// Undecided, with the reason (the solver's own `:reason-unknown`, or what went
+    /// wrong with the solver process).
+    Unknown(String),
 }
 
-/// Starts `z3 -smt2 -in` (one process, reused), with the session replayed to `replay`.
-pub fn start(replay: Option<&Path>) -> Result<Context> {
-    if which("z3").is_none() {
-        return Err(AnalysisError::Solver("z3 not found on PATH: install it with `apt-get install z3` (or run scripts/setup.sh)".into()));
+/// Whether an `unknown` reason is a solver failure (crash, hang, garbage, or not
+/// attempted after repeated failures) rather than an answer of the solver.
+pub fn is_solver_failure(reason: &str) -> bool {
+    reason.starts_with(FAILURE) || reason.starts_with(NOT_ATTEMPTED)
+}
+
+const FAILURE: &str = "solver failure:";
+const NOT_ATTEMPTED: &str = "not attempted:";
+
+/// `sh -c` script that starts the solver: it writes its pid to a file (easy-smt keeps
+/// the child handle private, and the watchdog must know whom to kill) and execs the
+/// solver in a new session via `setsid` when available, so that killing the process
+/// group also ends anything the solver started. `exec` keeps the pid.
+const LAUNCHER: &str = "echo $$ > \"$1\"; shift; if command -v setsid >/dev/null 2>&1; then exec setsid \"$@\"; fi; exec \"$@\"";
+
+/// One solver for many queries, restarted after a failure.
+pub struct Session {
+    config: SolverConfig,
+    program: PathBuf,
+    builder: Context,
+    running: Option<Running>,
+    replay: Option<PathBuf>,
+    pids: tempfile::TempDir,
+    launches: u32,
+    failures_in_row: u32,
+    last_failure: String,
+}
+
+/// A started solver process.
+struct Running {
+    ctx: Context,
+    watchdog: Watchdog,
+}
+
+/// What went wrong with the solver process during a command.
+enum Failure {
+    TimedOut,
+    Died(String),
+    Garbage(String),
+}
+
+impl Session {
+    /// Checks that the solver exists; the process itself starts at the first query.
+    /// The whole conversation with the solver (all processes) is written to `replay`.
+    pub fn start(config: SolverConfig, replay: Option<&Path>) -> Result<Session> {
+        let program = match std::env::var_os(PROGRAM_ENV) {
+            Some(p) => PathBuf::from(p),
+            None => which(config.kind.program()).ok_or_else(|| AnalysisError::SolverMissing {
+                program: config.kind.program().into(),
+                hint: format!(
+                    "install it with `apt-get install {}` (or run scripts/setup.sh){}",
+                    config.kind.program(),
+                    if config.kind == SolverKind::Cvc5 { ", or use --solver z3" } else { "" }
+                ),
+            })?,
+        };
+        if !program.is_file() {
+            return Err(AnalysisError::SolverMissing { program: program.display().to_string(), hint: format!("{PROGRAM_ENV} names no file") });
+        }
+        if let Some(p) = replay {
+            std::fs::File::create(p).map_err(|source| AnalysisError::Io { what: format!("create {}", p.display()), source })?;
+        }
+        let pids = tempfile::tempdir().map_err(|source| AnalysisError::Io { what: "create a temporary directory".into(), source })?;
+        Ok(Session {
+            config,
+            program,
+            builder: ContextBuilder::new().build().expect("a context without a solver cannot fail to build"),
+            running: None,
+            replay: replay.map(Path::to_path_buf),
+            pids,
+            launches: 0,
+            failures_in_row: 0,
+            last_failure: String::new(),
+        })
     }
-    let mut b = ContextBuilder::new();
-    b.solver("z3", ["-smt2", "-in"]);
-    if let Some(p) = replay {
-        let f = std::fs::File::create(p).map_err(|source| AnalysisError::Io { what: format!("create {}", p.display()), source })?;
-        b.replay_file(Some(f));
+
+    /// The context formulas are built in (it has no solver; it survives restarts).
+    pub fn builder(&self) -> &Context {
+        &self.builder
     }
-    let mut ctx = b.build().map_err(|e| AnalysisError::Solver(format!("cannot start z3: {e}")))?;
-    let t = ctx.numeral(TIMEOUT_MS);
-    ctx.set_option(":timeout", t).map_err(solver)?;
-    Ok(ctx)
+
+    /// Solves a query in its own push/pop scope. Solver failures become `Unknown`.
+    pub fn solve(&mut self, q: &Query) -> Answer {
+        if self.failures_in_row >= MAX_FAILURES_IN_A_ROW {
+            return Answer::Unknown(format!(
+                "{NOT_ATTEMPTED} the solver failed on {MAX_FAILURES_IN_A_ROW} queries in a row (last: {})",
+                self.last_failure
+            ));
+        }
+        let running = match self.running.take() {
+            Some(r) => Ok(r),
+            None => self.launch(),
+        };
+        let outcome = running.and_then(|mut r| {
+            let answer = solve_in(&self.builder, &mut r, q, self.config);
+            answer.map(|a| (a, r))
+        });
+        match outcome {
+            Ok((answer, running)) => {
+                self.running = Some(running);
+                self.failures_in_row = 0;
+                answer
+            }
+            Err(failure) => {
+                // The process is gone or out of step with us: drop it (killing it and
+                // its process group); the next query starts a fresh one.
+                let reason = match failure {
+                    Failure::TimedOut => format!(
+                        "{FAILURE} {} gave no answer within {} ms and was killed (per-query timeout {} ms)",
+                        self.config.kind,
+                        self.config.wall().as_millis(),
+                        self.config.timeout_ms
+                    ),
+                    Failure::Died(e) => format!("{FAILURE} {} died during the query (crashed?): {e}", self.config.kind),
+                    Failure::Garbage(e) => format!("{FAILURE} {} answered something that is not the expected SMT-LIB: {e}", self.config.kind),
+                };
+                self.failures_in_row += 1;
+                self.last_failure = reason.clone();
+                let next = if self.failures_in_row >= MAX_FAILURES_IN_A_ROW { "it is not started again" } else { "the solver is restarted for the next query" };
+                Answer::Unknown(format!("{reason}; {next}"))
+            }
+        }
+    }
+
+    /// Starts a solver process through [`LAUNCHER`].
+    fn launch(&mut self) -> std::result::Result<Running, Failure> {
+        self.launches += 1;
+        let pidfile = self.pids.path().join(format!("solver{}.pid", self.launches));
+        let mut args: Vec<std::ffi::OsString> = vec!["-c".into(), LAUNCHER.into(), "sh".into(), pidfile.clone().into()];
+        args.push(self.program.clone().into());
+        args.extend(self.config.kind.args(self.config.timeout_ms).into_iter().map(Into::into));
+        let mut b = ContextBuilder::new();
+        b.solver("/bin/sh", args);
+        if let Some(p) = &self.replay {
+            use std::io::Write as _;
+            if let Ok(mut f) = std::fs::OpenOptions::new().append(true).open(p) {
+                if self.launches > 1 {
+                    let _ = writeln!(f, "; --- solver restarted after: {}", self.last_failure);
+                }
+                b.replay_file(Some(f));
+            }
+        }
+        let watchdog = Watchdog::new(pidfile);
+        watchdog.arm(self.config.wall());
+        let built = b.build();
+        let fired = watchdog.disarm();
+        let ctx = match built {
+            Ok(ctx) if !fired => ctx,
+            Ok(_) => return Err(Failure::TimedOut),
+            Err(e) => return Err(classify(&watchdog, fired, e)),
+        };
+        let mut r = Running { ctx, watchdog };
+        let kind = self.config.kind;
+        let timeout = self.config.timeout_ms;
+        if kind == SolverKind::Z3 {
+            command(&mut r, self.config.wall(), |ctx| {
+                let t = ctx.numeral(timeout);
+                ctx.set_option(kind.timeout_option(), t)
+            })?;
+        }
+        command(&mut r, self.config.wall(), |ctx| ctx.set_logic("ALL"))?;
+        Ok(r)
+    }
 }
 
-fn which(program: &str) -> Option<std::path::PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| std::env::split_paths(&paths).map(|d| d.join(program)).find(|p| p.is_file()))
+/// Runs one solver command under the watchdog and classifies a failure.
+fn command<T>(r: &mut Running, wall: Duration, f: impl FnOnce(&mut Context) -> std::io::Result<T>) -> std::result::Result<T, Failure> {
+    r.watchdog.arm(wall);
+    let result = f(&mut r.ctx);
+    let fired = r.watchdog.disarm();
+    match result {
+        Ok(_) if fired => Err(Failure::TimedOut),
+        Ok(v) => Ok(v),
+        Err(e) => Err(classify(&r.watchdog, fired, e)),
+    }
 }
 
-fn solver(e: std::io::Error) -> AnalysisError {
-    AnalysisError::Solver(e.to_string())
+fn classify(w: &Watchdog, fired: bool, e: std::io::Error) -> Failure {
+    if fired {
+        Failure::TimedOut
+    } else if w.exited() {
+        Failure::Died(e.to_string())
+    } else {
+        Failure::Garbage(e.to_string())
+    }
 }
 
-fn declarations(q: &Query) -> Vec<(String, String)> {
-    let mut d = q.inputs.declarations();
-    d.extend(q.fresh.iter().cloned());
-    d
-}
-
-/// Solves a query in its own push/pop scope.
-pub fn solve(ctx: &mut Context, q: &Query) -> Result<Answer> {
-    ctx.push().map_err(solver)?;
-    let r = solve_inner(ctx, q, &[]);
-    ctx.pop().map_err(solver)?;
-    r
-}
-
-/// Solves `query ∧ extra` (extra: further assertions, e.g. for validity checks).
-pub fn solve_with(ctx: &mut Context, q: &Query, extra: &[easy_smt::SExpr]) -> Result<Answer> {
-    ctx.push().map_err(solver)?;
-    let r = solve_inner(ctx, q, extra);
-    ctx.pop().map_err(solver)?;
-    r
-}
-
-fn sort(ctx: &Context, text: &str) -> easy_smt::SExpr {
+fn sort(ctx: &Context, text: &str) -> SExpr {
     match text.strip_prefix("(_ BitVec ").and_then(|r| r.strip_suffix(')')) {
         Some(w) => ctx.bit_vec_sort(ctx.numeral(w.parse::<u32>().unwrap_or(1))),
         None => ctx.bool_sort(),
     }
 }
 
-fn solve_inner(ctx: &mut Context, q: &Query, extra: &[easy_smt::SExpr]) -> Result<Answer> {
-    let decls = declarations(q);
+/// Copies `e` from the builder's arena into the solver's.
+fn import(from: &Context, to: &Context, e: SExpr, memo: &mut HashMap<SExpr, SExpr>) -> SExpr {
+    if let Some(done) = memo.get(&e) {
+        return *done;
+    }
+    let copy = match from.get(e) {
+        SExprData::Atom(a) => to.atom(a),
+        SExprData::String(s) => to.atom(format!("\"{}\"", s.replace('"', "\"\""))),
+        SExprData::List(items) => {
+            let items: Vec<SExpr> = items.iter().map(|i| import(from, to, *i, memo)).collect();
+            to.list(items)
+        }
+    };
+    memo.insert(e, copy);
+    copy
+}
+
+fn solve_in(builder: &Context, r: &mut Running, q: &Query, config: SolverConfig) -> std::result::Result<Answer, Failure> {
+    let wall = config.wall();
+    command(r, wall, |ctx| ctx.push())?;
+    let answer = solve_inner(builder, r, q, config)?;
+    command(r, wall, |ctx| ctx.pop())?;
+    Ok(answer)
+}
+
+fn solve_inner(builder: &Context, r: &mut Running, q: &Query, config: SolverConfig) -> std::result::Result<Answer, Failure> {
+    let wall = config.wall();
+    let mut memo = HashMap::new();
+    let mut decls = q.inputs.declarations();
+    decls.extend(q.fresh.iter().cloned());
     for (name, s) in &decls {
-        let s = sort(ctx, s);
-        ctx.declare_const(name.clone(), s).map_err(solver)?;
+        command(r, wall, |ctx| {
+            let s = sort(ctx, s);
+            ctx.declare_const(name.clone(), s)
+        })?;
     }
     for d in &q.definitions {
-        let s = sort(ctx, &d.sort);
-        ctx.define_const(d.name.clone(), s, d.expr).map_err(solver)?;
+        let e = import(builder, &r.ctx, d.expr, &mut memo);
+        command(r, wall, |ctx| {
+            let s = sort(ctx, &d.sort);
+            ctx.define_const(d.name.clone(), s, e)
+        })?;
     }
     for c in &q.conjuncts {
-        ctx.assert(c.expr).map_err(solver)?;
-    }
-    for e in extra {
-        ctx.assert(*e).map_err(solver)?;
+        let e = import(builder, &r.ctx, c.expr, &mut memo);
+        command(r, wall, |ctx| ctx.assert(e))?;
     }
     // Prefer the fewest arguments: first try argc = 1 + the highest argv index read.
     let lo = q.inputs.max_index() + 1;
     let mut response = Response::Unknown;
     for n in lo..lo + 4 {
-        let argc_eq = ctx.eq(ctx.atom("argc"), ctx.list(vec![ctx.atom("_"), ctx.atom(format!("bv{n}")), ctx.numeral(32)]));
-        response = ctx.check_assuming([argc_eq]).map_err(solver)?;
+        response = command(r, wall, |ctx| {
+            let argc_eq = ctx.eq(ctx.atom("argc"), ctx.list(vec![ctx.atom("_"), ctx.atom(format!("bv{n}")), ctx.numeral(32)]));
+            ctx.check_assuming([argc_eq])
+        })?;
         if response == Response::Sat {
             break;
         }
     }
     if response != Response::Sat {
-        response = ctx.check().map_err(solver)?;
+        response = command(r, wall, |ctx| ctx.check())?;
     }
     match response {
         Response::Unsat => Ok(Answer::Unsat),
-        Response::Unknown => Ok(Answer::Unknown),
+        Response::Unknown => {
+            // `(get-info :reason-unknown)` is standard SMT-LIB: both solvers say why.
+            let why = command(r, wall, |ctx| {
+                let cmd = ctx.list(vec![ctx.atom("get-info"), ctx.atom(":reason-unknown")]);
+                ctx.raw_send(cmd)?;
+                let reply = ctx.raw_recv()?;
+                let text = match ctx.get(reply) {
+                    SExprData::List([_, why]) => ctx.display(*why).to_string(),
+                    _ => ctx.display(reply).to_string(),
+                };
+                Ok(text.trim_matches('"').to_string())
+            })?;
+            Ok(Answer::Unknown(format!("the solver answered unknown ({why}; per-query timeout {} ms)", config.timeout_ms)))
+        }
         Response::Sat => {
             let names: Vec<String> = q.inputs.declarations().into_iter().map(|(n, _)| n).collect();
-            let atoms: Vec<_> = names.iter().map(|n| ctx.atom(n.clone())).collect();
-            let vals = ctx.get_value(atoms).map_err(solver)?;
-            let mut out = BTreeMap::new();
-            for (n, (_, v)) in names.iter().zip(vals) {
-                out.insert(n.clone(), ctx.display(v).to_string());
-            }
-            Ok(Answer::Sat(out))
+            let values = command(r, wall, |ctx| {
+                let atoms: Vec<_> = names.iter().map(|n| ctx.atom(n.clone())).collect();
+                let vals = ctx.get_value(atoms)?;
+                Ok(vals.into_iter().map(|(_, v)| ctx.display(v).to_string()).collect::<Vec<_>>())
+            })?;
+            Ok(Answer::Sat(names.into_iter().zip(values).collect()))
         }
     }
 }
 
-/// The query as a stand-alone SMT-LIB script with comments.
-pub fn script(ctx: &Context, q: &Query, title: &str) -> String {
+/// The query as a stand-alone SMT-LIB script with comments, for the chosen solver.
+pub fn script(ctx: &Context, q: &Query, title: &str, solver: SolverConfig) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "; {title}");
     let _ = writeln!(s, "; Reachability condition by backward weakest precondition (syncmut gen).");
+    let _ = writeln!(s, "; Run: {}", solver.kind.run_hint());
     for a in &q.schedule {
         let _ = writeln!(s, "; schedule: {a}");
     }
@@ -134,7 +423,9 @@ pub fn script(ctx: &Context, q: &Query, title: &str) -> String {
     for c in &q.cut {
         let _ = writeln!(s, "; cut: {c}");
     }
-    let _ = writeln!(s, "(set-option :timeout {TIMEOUT_MS})");
+    let _ = writeln!(s, "(set-option :produce-models true)");
+    let _ = writeln!(s, "(set-option {} {})", solver.kind.timeout_option(), solver.timeout_ms);
+    let _ = writeln!(s, "(set-logic ALL)");
     let _ = writeln!(s, "; inputs");
     for (name, sort) in q.inputs.declarations() {
         let _ = writeln!(s, "(declare-const {name} {sort})");
@@ -159,9 +450,114 @@ pub fn script(ctx: &Context, q: &Query, title: &str) -> String {
     s
 }
 
-/// Symbols of the inputs (for callers building extra assertions).
-pub fn input_names(i: &Inputs) -> Vec<String> {
-    i.declarations().into_iter().map(|(n, _)| n).collect()
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| std::env::split_paths(&paths).map(|d| d.join(program)).find(|p| p.is_file()))
+}
+
+/// Kills the solver's process group when a command takes longer than its wall-clock
+/// limit: a hung solver would otherwise block easy-smt's read forever.
+struct Watchdog {
+    pidfile: PathBuf,
+    shared: Arc<(Mutex<Watch>, Condvar)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+#[derive(Default)]
+struct Watch {
+    deadline: Option<Instant>,
+    fired: bool,
+    stop: bool,
+}
+
+impl Watchdog {
+    fn new(pidfile: PathBuf) -> Watchdog {
+        let shared = Arc::new((Mutex::new(Watch::default()), Condvar::new()));
+        let (s, p) = (shared.clone(), pidfile.clone());
+        let thread = std::thread::spawn(move || {
+            let (lock, cv) = &*s;
+            let mut w = lock.lock().expect("watchdog lock");
+            while !w.stop {
+                match w.deadline {
+                    None => w = cv.wait(w).expect("watchdog lock"),
+                    Some(d) if Instant::now() >= d => {
+                        kill_group(&p);
+                        w.fired = true;
+                        w.deadline = None;
+                    }
+                    Some(d) => w = cv.wait_timeout(w, d.saturating_duration_since(Instant::now())).expect("watchdog lock").0,
+                }
+            }
+        });
+        Watchdog { pidfile, shared, thread: Some(thread) }
+    }
+
+    fn arm(&self, wall: Duration) {
+        let (lock, cv) = &*self.shared;
+        let mut w = lock.lock().expect("watchdog lock");
+        w.deadline = Some(Instant::now() + wall);
+        w.fired = false;
+        cv.notify_all();
+    }
+
+    /// Stops watching; whether the watchdog killed the solver meanwhile.
+    fn disarm(&self) -> bool {
+        let (lock, _) = &*self.shared;
+        let mut w = lock.lock().expect("watchdog lock");
+        w.deadline = None;
+        w.fired
+    }
+
+    /// Whether the solver process has exited (it stays a zombie until easy-smt reaps
+    /// it, so its pid cannot be reused meanwhile). Waits briefly: a process that has
+    /// just closed its output may still be exiting.
+    fn exited(&self) -> bool {
+        let Some(pid) = read_pid(&self.pidfile) else { return true };
+        for _ in 0..50 {
+            match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+                Err(_) => return true,
+                Ok(stat) if stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])) => return true,
+                Ok(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+        false
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        {
+            let (lock, cv) = &*self.shared;
+            lock.lock().expect("watchdog lock").stop = true;
+            cv.notify_all();
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // Before easy-smt kills and reaps the process itself: also end anything the
+        // solver started (its own process group), so nothing is left behind.
+        kill_group(&self.watchdog.pidfile);
+    }
+}
+
+fn read_pid(pidfile: &Path) -> Option<i32> {
+    std::fs::read_to_string(pidfile).ok()?.trim().parse().ok().filter(|p| *p > 1)
+}
+
+/// SIGKILL to the solver's process group and the solver. Safe against pid reuse: the
+/// solver is our child and is not reaped before this runs.
+fn kill_group(pidfile: &Path) {
+    if let Some(pid) = read_pid(pidfile) {
+        // SAFETY: kill(2) with a pid we own; no memory is involved.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+            libc::kill(pid, libc::SIGKILL);
+        }
+    }
 }
 
 /// Checks with a separate z3 process that the conjunction of the assertions in a saved
@@ -175,7 +571,7 @@ pub fn equivalent(formula: &Path, expected: &str) -> Result<bool> {
     for line in text.lines() {
         if let Some(t) = line.strip_prefix("(assert ") {
             conj.push(t[..t.len() - 1].to_string());
-        } else if !line.starts_with("(check-sat") && !line.starts_with("(get-value") {
+        } else if !line.starts_with("(check-sat") && !line.starts_with("(get-value") && !line.starts_with("(set-option :tlimit-per") {
             head.push(line);
         }
     }
@@ -186,8 +582,8 @@ pub fn equivalent(formula: &Path, expected: &str) -> Result<bool> {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .map_err(|e| AnalysisError::Solver(format!("cannot start z3 (apt-get install z3): {e}")))?;
-    child.stdin.take().expect("piped").write_all(script.as_bytes()).map_err(solver)?;
-    let out = child.wait_with_output().map_err(solver)?;
+    child.stdin.take().expect("piped").write_all(script.as_bytes()).map_err(|e| AnalysisError::Solver(e.to_string()))?;
+    let out = child.wait_with_output().map_err(|e| AnalysisError::Solver(e.to_string()))?;
     let answer = String::from_utf8_lossy(&out.stdout);
     match answer.trim() {
         "unsat" => Ok(true),

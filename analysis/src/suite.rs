@@ -10,7 +10,7 @@ use syncmut_oracle::test_case::{self, TestCase};
 use syncmut_oracle::trace;
 
 /// A candidate test and the sites its execution reached.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Confirmed {
     pub args: Vec<String>,
     /// `__VERIFIER_nondet_*` values in call order, as generated.
@@ -30,10 +30,12 @@ pub struct Confirmed {
 #[derive(Debug, Clone)]
 pub struct Suite {
     pub tests: Vec<Confirmed>,
-    /// Sites with a test found by the solver.
+    /// Sites with a test found by the solver (random baseline: sites some run reached).
     pub reachable: BTreeSet<u32>,
     /// Of those, sites that the kept tests reach in execution.
     pub confirmed: BTreeSet<u32>,
+    /// Executions of the design spent confirming candidates.
+    pub executions: usize,
 }
 
 impl Suite {
@@ -61,21 +63,46 @@ pub fn build(results: &[SiteResult], metamutant: &Path, pthread: bool, scratch: 
     for (n, (values, targets)) in candidates.into_iter().enumerate() {
         let trace_path = scratch.join(format!("candidate{n}.jsonl"));
         let log_path = scratch.join(format!("candidate{n}.inputs"));
-        let mut env = vec![("SYNCMUT_TRACE", trace_path.display().to_string()), ("SYNCMUT_INPUT_LOG", log_path.display().to_string())];
-        env.extend(test_case::input_env(&values.nondet, &values.inputs));
-        let TestValues { args, nondet, inputs } = values;
-        if pthread {
-            env.push(("SYNCMUT_SCHEDULE", "default".to_string()));
-        }
-        let limits = Limits { timeout: std::time::Duration::from_secs(10), ..Limits::default() };
-        exec::execute(metamutant, &args, &env, &limits)?;
-        let reached = trace::read(&trace_path).map(|t| t.events.iter().map(|e| e.site).collect()).unwrap_or_default();
+        let reached = execute_with(metamutant, &values, pthread, &trace_path, Some(&log_path))?;
         let consumed = read_input_log(&log_path);
+        let TestValues { args, nondet, inputs } = values;
         runs.push(Confirmed { args, nondet, inputs, consumed, targets, reached });
     }
-    // Greedy set cover over the sites actually reached.
-    let mut uncovered: BTreeSet<u32> = runs.iter().flat_map(|r| r.reached.iter().copied()).filter(|s| reachable.contains(s)).collect();
-    let confirmed = uncovered.clone();
+    let executions = runs.len();
+    let (tests, confirmed) = cover(runs, &reachable);
+    Ok(Suite { tests, reachable, confirmed, executions })
+}
+
+/// Runs `args` on the metamutant with tracing (pthread: under the default schedule)
+/// and returns the sites its trace shows.
+pub fn execute(metamutant: &Path, args: &[String], pthread: bool, trace_path: &Path) -> std::io::Result<BTreeSet<u32>> {
+    let values = TestValues { args: args.to_vec(), ..TestValues::default() };
+    execute_with(metamutant, &values, pthread, trace_path, None)
+}
+
+/// [`execute`] with input values (nondet list, named inputs) and, if `log` is given,
+/// the runtime's input log written there.
+pub fn execute_with(metamutant: &Path, values: &TestValues, pthread: bool, trace_path: &Path, log: Option<&Path>) -> std::io::Result<BTreeSet<u32>> {
+    let mut env = vec![("SYNCMUT_TRACE", trace_path.display().to_string())];
+    if let Some(log) = log {
+        env.push(("SYNCMUT_INPUT_LOG", log.display().to_string()));
+    }
+    env.extend(test_case::input_env(&values.nondet, &values.inputs));
+    let args = &values.args;
+    if pthread {
+        env.push(("SYNCMUT_SCHEDULE", "default".to_string()));
+    }
+    let limits = Limits { timeout: std::time::Duration::from_secs(10), ..Limits::default() };
+    exec::execute(metamutant, args, &env, &limits)?;
+    Ok(trace::read(trace_path).map(|t| t.events.iter().map(|e| e.site).collect()).unwrap_or_default())
+}
+
+/// Greedy set cover of the sites in `among` that the runs reached: the fewest runs
+/// (ties: the earliest) that together reach all of them. Returns the kept runs and the
+/// sites covered.
+pub fn cover(mut runs: Vec<Confirmed>, among: &BTreeSet<u32>) -> (Vec<Confirmed>, BTreeSet<u32>) {
+    let mut uncovered: BTreeSet<u32> = runs.iter().flat_map(|r| r.reached.iter().copied()).filter(|s| among.contains(s)).collect();
+    let covered = uncovered.clone();
     let mut tests = Vec::new();
     while !uncovered.is_empty() {
         let best = runs.iter().enumerate().max_by_key(|(i, r)| (r.reached.intersection(&uncovered).count(), std::cmp::Reverse(*i))).map(|(i, _)| i);
@@ -87,7 +114,7 @@ pub fn build(results: &[SiteResult], metamutant: &Path, pthread: bool, scratch: 
         uncovered.retain(|s| !r.reached.contains(s));
         tests.push(r);
     }
-    Ok(Suite { tests, reachable, confirmed })
+    (tests, covered)
 }
 
 /// The runtime's input log: one `kind what value` line per value handed out.
@@ -102,7 +129,7 @@ fn read_input_log(path: &Path) -> Vec<(String, String, String)> {
 }
 
 /// The file name stem of each kept test (as written in tests.json), in suite order.
-pub fn names(suite: &Suite) -> Vec<String> {
+pub fn names(suite: &Suite, prefix: &str) -> Vec<String> {
     let mut names = BTreeSet::new();
     suite
         .tests
@@ -112,7 +139,7 @@ pub fn names(suite: &Suite) -> Vec<String> {
             let mut parts = t.args.clone();
             parts.extend(t.nondet.iter().map(|v| v.to_string()));
             parts.extend(t.inputs.iter().map(|(k, v)| format!("{k}{v}")));
-            let mut name: String = format!("wp{}_{}", i, parts.join("_")).chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
+            let mut name: String = format!("{prefix}{}_{}", i, parts.join("_")).chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
             name.truncate(60);
             while !names.insert(name.clone()) {
                 name.push('_');
@@ -122,12 +149,13 @@ pub fn names(suite: &Suite) -> Vec<String> {
         .collect()
 }
 
-/// Writes `{"tests":[{"name":..,"args":[..],"nondet":[..],"inputs":{..}}]}`.
-pub fn write(suite: &Suite, path: &Path) -> std::io::Result<()> {
+/// Writes `{"tests":[{"name":..,"args":[..],"nondet":[..],"inputs":{..}}]}`; names
+/// start with `prefix`.
+pub fn write(suite: &Suite, prefix: &str, path: &Path) -> std::io::Result<()> {
     let tests: Vec<TestCase> = suite
         .tests
         .iter()
-        .zip(names(suite))
+        .zip(names(suite, prefix))
         .map(|(t, name)| TestCase { name, args: t.args.clone(), nondet: t.nondet.clone(), inputs: t.inputs.clone() })
         .collect();
     #[derive(serde::Serialize)]
@@ -135,5 +163,5 @@ pub fn write(suite: &Suite, path: &Path) -> std::io::Result<()> {
         tests: &'a [TestCase],
     }
     let text = serde_json::to_string_pretty(&File { tests: &tests }).expect("json");
-    std::fs::write(path, text + "\n")
+    crate::write_atomically(path, (text + "\n").as_bytes())
 }
