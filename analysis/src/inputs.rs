@@ -79,8 +79,9 @@ pub struct Inputs {
     pub args: BTreeMap<u32, ArgUse>,
     /// Nondet calls, in the order the formula met them (symbol index).
     pub nondet: Vec<NondetCall>,
-    /// Named inputs read (all 32-bit).
-    pub named: std::collections::BTreeSet<String>,
+    /// Named inputs read (all 32-bit), with the range they are read with when it is
+    /// constant (the intersection, if read with several).
+    pub named: BTreeMap<String, Option<(i64, i64)>>,
 }
 
 /// SMT name of the integer input `argv[k]`.
@@ -122,20 +123,31 @@ impl Inputs {
         self.nondet.len() - 1
     }
 
-    /// Registers a named input; returns its symbol.
-    pub fn named_input(&mut self, name: &str) -> Result<String> {
+    /// Registers a named input read with `range` (when constant); returns its symbol.
+    pub fn named_input(&mut self, name: &str, range: Option<(i64, i64)>) -> Result<String> {
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) {
             return Err(AnalysisError::Unsupported(format!(
                 "named input {name:?}: a name must be letters, digits, '_', '-' or '.' (test files carry it as a key)"
             )));
         }
-        self.named.insert(name.to_string());
+        let known = self.named.entry(name.to_string()).or_insert(range);
+        *known = match (*known, range) {
+            (Some((a, b)), Some((c, d))) => Some((a.max(c), b.min(d))),
+            (k, r) => k.or(r),
+        };
         Ok(named_symbol(name))
     }
 
     /// Adds every input `other` reads (the random baseline's input vector is the union
     /// over all sites). A conflicting use of one argument keeps the first.
     pub fn merge(&mut self, other: &Inputs) {
+        // The longest list of nondet calls any formula evaluates (by position).
+        if other.nondet.len() > self.nondet.len() {
+            self.nondet.extend(other.nondet[self.nondet.len()..].iter().cloned());
+        }
+        for (name, range) in &other.named {
+            let _ = self.named_input(name, *range);
+        }
         for (k, u) in &other.args {
             match u {
                 ArgUse::Int(w) => {
@@ -168,7 +180,7 @@ impl Inputs {
             out.push((nondet_index_symbol(i), "(_ BitVec 32)".to_string()));
             out.push((nondet_value_symbol(i), "(_ BitVec 64)".to_string()));
         }
-        for name in &self.named {
+        for name in self.named.keys() {
             out.push((named_symbol(name), "(_ BitVec 32)".to_string()));
         }
         out
@@ -188,7 +200,7 @@ impl Inputs {
         }
         let len = nondet.iter().filter(|(_, v)| **v != 0).map(|(k, _)| *k + 1).max().unwrap_or(0);
         let nondet = (0..len).map(|k| nondet.get(&k).copied().unwrap_or(0)).collect();
-        let inputs = self.named.iter().map(|n| (n.clone(), bv(&named_symbol(n)).map(|v| signed(v, 32)).unwrap_or(0))).collect();
+        let inputs = self.named.keys().map(|n| (n.clone(), bv(&named_symbol(n)).map(|v| signed(v, 32)).unwrap_or(0))).collect();
         TestValues { args: self.to_args(values), nondet, inputs }
     }
 
@@ -269,8 +281,10 @@ mod tests {
         // Call 0 reads position 2 as a char, call 1 position 0 as an unsigned int.
         i.nondet_call("char", 8);
         i.nondet_call("uint", 32);
-        i.named_input("depth").unwrap();
-        assert!(i.named_input("a b").is_err());
+        i.named_input("depth", Some((-5, 10))).unwrap();
+        i.named_input("depth", Some((-3, 20))).unwrap();
+        assert_eq!(i.named["depth"], Some((-3, 10)));
+        assert!(i.named_input("a b", None).is_err());
         let vals: BTreeMap<String, String> = [
             ("argc".into(), "#x00000001".into()),
             ("ndi0".into(), "#x00000002".into()),

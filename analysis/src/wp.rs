@@ -1280,7 +1280,12 @@ impl<'a> Wp<'a> {
         let Some(name) = name else {
             return Err(AnalysisError::unsupported(format!("{func} with a name that is not a string literal"), v.where_()));
         };
-        let sym = self.q.inputs.named_input(&name)?;
+        let range = if func == "syncmut_input_bool" {
+            Some((0, 1))
+        } else {
+            args.get(1).and_then(|a| a.const_int_signed()).zip(args.get(2).and_then(|a| a.const_int_signed()))
+        };
+        let sym = self.q.inputs.named_input(&name, range)?;
         let x = self.ctx.atom(sym);
         let (lo, hi) = if func == "syncmut_input_bool" {
             (self.bv_const(0, 32), self.bv_const(1, 32))

@@ -107,3 +107,21 @@ fn named_depth_burst_reached_by_named_inputs() {
     assert!(g.suite.confirmed.contains(&(second_wait as u32)), "not confirmed by execution");
     assert_eq!(g.suite.reach_rate(), 1.0);
 }
+
+#[test]
+fn random_baseline_draws_nondet_values_and_misses_the_guards() {
+    // Same budget as `syncmut gen --compare`: random draws over the nondet positions the
+    // formulas read reach only the unguarded join; WP reaches all five sites.
+    let out = tempfile::tempdir().unwrap();
+    let design = syncmut_mutator::Design::from_paths(&[example("pthread/nondet_guard")], &[]).unwrap();
+    let build = syncmut_mutator::metamutant::build(&design, out.path()).unwrap();
+    let options = Options::default();
+    let wp = syncmut_analysis::generate_for(&build, out.path(), out.path(), &options).unwrap();
+    let random = syncmut_analysis::random_for(&build, out.path(), &out.path().join("random"), &options, 100, 1).unwrap();
+    assert_eq!(wp.suite.confirmed.len(), 5);
+    assert!(random.baseline.symbols.iter().any(|s| s.starts_with("nondet[1]:uchar")), "{:?}", random.baseline.symbols);
+    assert!(random.baseline.suite.tests.iter().all(|t| t.nondet.len() == 2), "random tests carry their nondet values");
+    let worker_lock = site(&wp, "worker", "pthread_mutex_lock") as u32;
+    assert!(!random.baseline.suite.confirmed.contains(&worker_lock), "{:?}", random.baseline.suite.confirmed);
+    assert!(random.baseline.suite.confirmed.len() < wp.suite.confirmed.len());
+}
