@@ -5,6 +5,11 @@
 //! - `libsyncmut_rt_sc.a` (C++17): SystemC wrappers; calls into the C archive, so link
 //!   it first: `libsyncmut_rt_sc.a libsyncmut_rt.a -lsystemc`.
 //!
+//! - `libsyncmut_rt_asan.a`, `libsyncmut_rt_sc_asan.a`: the same, built by clang-16 with
+//!   `-fsanitize=address,undefined` for `SYNCMUT_SANITIZE=1` (the sanitizers' runtime is
+//!   clang's, so the objects must come from clang too). Without clang-16 they are left
+//!   empty and syncmut says so when they are asked for.
+//!
 //! Nothing is linked into the Rust crate itself (`cargo_metadata(false)`).
 
 use std::path::{Path, PathBuf};
@@ -19,8 +24,27 @@ fn sources(dir: &Path, ext: &str) -> Vec<PathBuf> {
     files
 }
 
-fn base(src: &Path) -> cc::Build {
+/// Flags of the sanitized archives: every check that helps, with frames kept so
+/// reports name the runtime's functions and lines. No fake stacks for
+/// use-after-return: SystemC threads are coroutines on their own stacks, switched
+/// without telling ASan, and a wrapper's locals live across that switch (a `wait`), so
+/// ASan would recycle their fake frame under them.
+const SANITIZE_FLAGS: &[&str] = &[
+    "-fsanitize=address,undefined",
+    "-fsanitize-address-use-after-return=never",
+    "-fno-omit-frame-pointer",
+    "-g",
+    "-fno-sanitize-recover=undefined",
+];
+
+fn base(src: &Path, compiler: Option<&Path>) -> cc::Build {
     let mut build = cc::Build::new();
+    if let Some(compiler) = compiler {
+        build.compiler(compiler);
+        for flag in SANITIZE_FLAGS {
+            build.flag(flag);
+        }
+    }
     build
         .cargo_metadata(false)
         .include(src)
@@ -45,17 +69,38 @@ fn main() {
         println!("cargo:rerun-if-changed={}", file.display());
     }
 
-    base(src)
-        .files(&c_files)
-        .std("c11")
-        // Unwind tables, so C++ exceptions and pthread cancellation can cross the wrappers.
-        .flag("-fexceptions")
-        .compile("syncmut_rt");
+    // The sanitized archives need clang's C and C++ compilers.
+    let clang = find_tool("clang-16", "clang").zip(find_tool("clang++-16", "clang++"));
+    if clang.is_none() {
+        println!("cargo:warning=clang-16 not found: SYNCMUT_SANITIZE=1 will not be available");
+    }
+    let variants = [(None, ""), (clang.as_ref(), "_asan")];
+    for (compilers, suffix) in variants {
+        if suffix == "_asan" && compilers.is_none() {
+            let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+            for name in ["libsyncmut_rt_asan.a", "libsyncmut_rt_sc_asan.a"] {
+                std::fs::write(out.join(name), b"").expect("write an empty archive");
+            }
+            continue;
+        }
+        base(src, compilers.map(|(c, _)| c.as_path()))
+            .files(&c_files)
+            .std("c11")
+            // Unwind tables, so C++ exceptions and pthread cancellation can cross the wrappers.
+            .flag("-fexceptions")
+            .compile(&format!("syncmut_rt{suffix}"));
 
-    base(src)
-        .cpp(true)
-        .files(&cpp_files)
-        // Debian's libsystemc exports only the C++17 API-version symbol.
-        .std("c++17")
-        .compile("syncmut_rt_sc");
+        base(src, compilers.map(|(_, cxx)| cxx.as_path()))
+            .cpp(true)
+            .files(&cpp_files)
+            // Debian's libsystemc exports only the C++17 API-version symbol.
+            .std("c++17")
+            .compile(&format!("syncmut_rt_sc{suffix}"));
+    }
+}
+
+/// `versioned` on PATH, else `plain` in LLVM 16's own bin directory.
+fn find_tool(versioned: &str, plain: &str) -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(versioned)).find(|c| c.is_file()));
+    on_path.or_else(|| Some(Path::new("/usr/lib/llvm-16/bin").join(plain)).filter(|c| c.is_file()))
 }

@@ -17,8 +17,35 @@ pub const C_ARCHIVE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmu
 /// `-lsystemc`.
 pub const SYSTEMC_ARCHIVE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt_sc.a"));
 
+/// [`C_ARCHIVE`] built with AddressSanitizer and UndefinedBehaviorSanitizer (empty
+/// when clang-16 was missing at build time).
+pub const C_ARCHIVE_SANITIZED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt_asan.a"));
+
+/// [`SYSTEMC_ARCHIVE`] built with AddressSanitizer and UndefinedBehaviorSanitizer.
+pub const SYSTEMC_ARCHIVE_SANITIZED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt_sc_asan.a"));
+
 /// `syncmut.h`, the public header (C and C++).
 pub const HEADER: &[u8] = include_bytes!("include/syncmut.h");
+
+/// The environment variable that asks for a runtime built with AddressSanitizer and
+/// UndefinedBehaviorSanitizer: set to `1`, `install` writes the sanitized archives and
+/// executables are linked with `-fsanitize=address,undefined` (see docs/reliability.md).
+pub const SANITIZE_ENV: &str = "SYNCMUT_SANITIZE";
+
+/// Whether `SYNCMUT_SANITIZE=1` is set.
+pub fn sanitizers_requested() -> bool {
+    std::env::var_os(SANITIZE_ENV).is_some_and(|v| v == "1")
+}
+
+/// Extra flags for linking executables when the sanitizers are requested: the
+/// sanitizers' own runtime comes in with the driver flag. Empty otherwise.
+pub fn sanitizer_link_flags() -> &'static [&'static str] {
+    if sanitizers_requested() {
+        &["-fsanitize=address,undefined"]
+    } else {
+        &[]
+    }
+}
 
 /// File names used by [`install`].
 pub const C_ARCHIVE_NAME: &str = "libsyncmut_rt.a";
@@ -39,16 +66,28 @@ pub struct Installed {
 }
 
 /// Writes both archives and the header into `dir` (created if missing) and returns their
-/// paths.
+/// paths. With `SYNCMUT_SANITIZE=1` the archives are the sanitized builds, under the
+/// same names, so the link step is the same apart from `-fsanitize` (see
+/// [`sanitizer_link_flags`]).
 ///
 /// Each file is written under a unique temporary name and renamed into place, so a
 /// concurrent or interrupted install never leaves a torn file behind: readers see either
 /// the old complete file or the new one.
 pub fn install(dir: &Path) -> std::io::Result<Installed> {
     std::fs::create_dir_all(dir)?;
+    let (c, systemc) = if sanitizers_requested() {
+        if C_ARCHIVE_SANITIZED.is_empty() {
+            return Err(std::io::Error::other(format!(
+                "{SANITIZE_ENV}=1: this syncmut was built without clang-16, so it has no sanitized runtime; install clang-16 and rebuild"
+            )));
+        }
+        (C_ARCHIVE_SANITIZED, SYSTEMC_ARCHIVE_SANITIZED)
+    } else {
+        (C_ARCHIVE, SYSTEMC_ARCHIVE)
+    };
     Ok(Installed {
-        c_archive: write_atomically(dir, C_ARCHIVE_NAME, C_ARCHIVE)?,
-        systemc_archive: write_atomically(dir, SYSTEMC_ARCHIVE_NAME, SYSTEMC_ARCHIVE)?,
+        c_archive: write_atomically(dir, C_ARCHIVE_NAME, c)?,
+        systemc_archive: write_atomically(dir, SYSTEMC_ARCHIVE_NAME, systemc)?,
         header: write_atomically(dir, HEADER_NAME, HEADER)?,
     })
 }

@@ -5,7 +5,9 @@ set -euo pipefail
 
 # chromium: only for tests/html_report.rs (the HTML report loaded headless).
 # cvc5: the second SMT solver (`--solver cvc5`, tests/solver.rs).
-PACKAGES=(clang-16 llvm-16-dev libsystemc-dev z3 cvc5 chromium)
+# libclang-rt-16-dev: the sanitizers' runtime, for SYNCMUT_SANITIZE=1 and
+# tests/sanitizers.rs (the runtime library under ASan and UBSan).
+PACKAGES=(clang-16 llvm-16-dev libclang-rt-16-dev libsystemc-dev z3 cvc5 chromium)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -10,6 +10,10 @@
 //! budget = 100              # random draws (gen = "random")
 //! jobs = 2
 //! schedules = 20            # pthread designs
+//! strategy = "dfs"          # random (default with schedules > 1), pct or dfs
+//! preemptions = 2           # dfs
+//! depth = 3                 # pct
+//! interleave = "memory"     # or "sync" (the default)
 //! fail_under = 80.0
 //! output = "syncmut.out"
 //! flags = ["-Iinclude", "-DN=4"]
@@ -18,6 +22,32 @@
 use anyhow::Context as _;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use syncmut_mutator::interleave::Interleave;
+use syncmut_oracle::lab::Schedules;
+
+fn interleave<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Interleave>, D::Error> {
+    let text = String::deserialize(d)?;
+    Interleave::parse(&text).map(Some).map_err(serde::de::Error::custom)
+}
+
+/// Budgets when a strategy is named without `schedules`.
+const DEFAULT_SAMPLES: usize = 100;
+const DEFAULT_DFS_RUNS: usize = 1000;
+
+/// The schedules `run` explores, from the merged flags/file settings: nothing named is
+/// the one default schedule; `schedules` N > 1 alone is N random schedules.
+pub fn strategy(name: Option<&str>, schedules: Option<usize>, preemptions: Option<u32>, depth: Option<u32>) -> anyhow::Result<Schedules> {
+    let depth = depth.unwrap_or(3);
+    anyhow::ensure!((1..=64).contains(&depth), "depth must be between 1 and 64, not {depth}");
+    Ok(match (name, schedules) {
+        (None, None) => Schedules::Default,
+        (None, Some(n)) if n <= 1 => Schedules::Default,
+        (None | Some("random"), n) => Schedules::Random { n: n.unwrap_or(DEFAULT_SAMPLES).max(1) },
+        (Some("pct"), n) => Schedules::Pct { n: n.unwrap_or(DEFAULT_SAMPLES).max(1), depth },
+        (Some("dfs"), n) => Schedules::Dfs { n: n.unwrap_or(DEFAULT_DFS_RUNS).max(1), preemptions: preemptions.unwrap_or(2) },
+        (Some(other), _) => anyhow::bail!("strategy must be \"random\", \"pct\" or \"dfs\", not {other:?}"),
+    })
+}
 
 /// File name looked for in a design directory.
 pub const FILE: &str = "syncmut.toml";
@@ -30,6 +60,11 @@ pub struct Config {
     pub gen: Option<String>,
     pub jobs: Option<usize>,
     pub schedules: Option<usize>,
+    pub strategy: Option<String>,
+    pub preemptions: Option<u32>,
+    pub depth: Option<u32>,
+    #[serde(default, deserialize_with = "interleave")]
+    pub interleave: Option<Interleave>,
     pub fail_under: Option<f64>,
     pub output: Option<PathBuf>,
     pub flags: Option<Vec<String>>,
@@ -80,5 +115,19 @@ mod tests {
         assert!(err.contains("syncmut.toml") && err.contains("unknown field"), "{err}");
         assert!(format!("{:#}", with("gen = \"fuzz\"\n").unwrap_err()).contains("gen must be"));
         assert!(format!("{:#}", with("solver = \"yices\"\n").unwrap_err()).contains("unknown variant `yices`"));
+
+        assert!(format!("{:#}", with("interleave = \"bytes\"\n").unwrap_err()).contains("interleave must be"));
+    }
+
+    #[test]
+    fn interleave_and_strategy_keys() {
+        let config = with("interleave = \"memory\"\nstrategy = \"dfs\"\npreemptions = 1\n").unwrap();
+        assert_eq!(config.interleave, Some(Interleave::Memory));
+        let s = strategy(config.strategy.as_deref(), config.schedules, config.preemptions, config.depth).unwrap();
+        assert_eq!(s, Schedules::Dfs { n: 1000, preemptions: 1 });
+        assert_eq!(strategy(None, Some(1), None, None).unwrap(), Schedules::Default);
+        assert_eq!(strategy(None, Some(20), None, None).unwrap(), Schedules::Random { n: 20 });
+        assert_eq!(strategy(Some("pct"), Some(50), None, Some(2)).unwrap(), Schedules::Pct { n: 50, depth: 2 });
+        assert!(strategy(Some("bfs"), None, None, None).is_err());
     }
 }

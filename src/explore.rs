@@ -34,6 +34,11 @@ pub struct ExploreArgs {
     /// pct: bug depth d (d-1 priority change points).
     #[arg(long, value_name = "D", default_value_t = 3)]
     pub depth: u32,
+    /// Scheduling points: `sync` (synchronization calls, thread start/end) or `memory`
+    /// (also every load/store of possibly shared memory: globals, memory reached
+    /// through pointers), which makes data races and spin-waits explorable.
+    #[arg(long, default_value = "sync", value_parser = syncmut_mutator::interleave::Interleave::parse)]
+    pub interleave: syncmut_mutator::interleave::Interleave,
     /// A compiler flag for the design (repeatable), e.g. `--cflag=-DN=4`.
     #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
     pub cflags: Vec<String>,
@@ -58,14 +63,14 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     }
     let design = Design::from_paths(&a.design, &a.cflags).map_err(mutator)?;
     std::fs::create_dir_all(&a.output).with_context(|| format!("create {}", a.output.display())).map_err(internal)?;
-    let build = metamutant::build(&design, &a.output).map_err(mutator)?;
+    let build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave: a.interleave }).map_err(mutator)?;
     for warning in &build.warnings {
         eprintln!("syncmut: warning: {warning}");
     }
     if build.catalogue.kind != Family::Pthread {
         return Err((exit::USAGE, anyhow::anyhow!("explore needs a pthread design (SystemC's process order is deterministic)")));
     }
-    if build.catalogue.sites.is_empty() {
+    if build.catalogue.sites.is_empty() && build.shared_accesses == 0 {
         eprintln!("syncmut: no synchronization calls in user code: there is no schedule to explore");
         return Ok(exit::NO_SITES);
     }
@@ -91,8 +96,9 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     } else {
         String::new()
     };
+    let assumed = if report.assumed > 0 { format!(" ({} ended by __VERIFIER_assume: not bugs)", report.assumed) } else { String::new() };
     println!(
-        "explored {} run(s), {} distinct schedule(s), strategy {strategy}, {:.1} s ({:.0} runs/s){coverage}",
+        "explored {} run(s){assumed}, {} distinct schedule(s), strategy {strategy}, {:.1} s ({:.0} runs/s){coverage}",
         report.runs,
         report.distinct,
         seconds,

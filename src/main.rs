@@ -60,10 +60,23 @@ enum Command {
         /// kept, not redone.
         #[arg(long)]
         resume: bool,
-        /// pthread designs: explore N seeded random schedules per (mutant, test) instead
-        /// of the one deterministic default schedule, and report kill fractions.
+        /// pthread designs: explore N schedules per (mutant, test) instead of the one
+        /// deterministic default schedule, and report kill fractions.
         #[arg(long, value_name = "N")]
         schedules: Option<usize>,
+        /// How the N schedules are chosen: random (seeds 1…N, the default), pct
+        /// (priorities with depth-1 change points) or dfs (depth-first over scheduling
+        /// choices with a preemption bound; "exhaustive" when it covers the bounded space).
+        #[arg(long, value_parser = ["random", "pct", "dfs"])]
+        strategy: Option<String>,
+        /// dfs: at most this many preemptions per schedule (default 2).
+        #[arg(long, value_name = "K")]
+        preemptions: Option<u32>,
+        /// pct: bug depth d, d-1 priority change points (default 3).
+        #[arg(long, value_name = "D")]
+        depth: Option<u32>,
+        #[command(flatten)]
+        interleave: InterleaveArg,
         /// Exit with code 8 when the mutation score (percent) is below this.
         #[arg(long, value_name = "PCT")]
         fail_under: Option<f64>,
@@ -133,7 +146,18 @@ enum Command {
         /// Output directory.
         #[arg(short, long, default_value = "syncmut.out")]
         output: PathBuf,
+        #[command(flatten)]
+        interleave: InterleaveArg,
     },
+}
+
+#[derive(Args)]
+struct InterleaveArg {
+    /// pthread designs: scheduling points are synchronization calls (`sync`, the
+    /// default) or also every load/store of possibly shared memory (`memory`: globals,
+    /// memory reached through pointers), so data races and spin-waits are explored.
+    #[arg(long, value_parser = syncmut_mutator::interleave::Interleave::parse)]
+    interleave: Option<syncmut_mutator::interleave::Interleave>,
 }
 
 #[derive(Args)]
@@ -245,10 +269,17 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let design = design.design()?;
             gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
         }
-        Command::Run { mut design, tests, gen, generation, output, jobs, resume, schedules, fail_under } => {
+        Command::Run { mut design, tests, gen, generation, output, jobs, resume, schedules, strategy, preemptions, depth, interleave, fail_under } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
-            let mut config = lab::Config::default().with_schedules(schedules.or(file.schedules).unwrap_or(1));
+            let strategy = config::strategy(
+                strategy.or(file.strategy.clone()).as_deref(),
+                schedules.or(file.schedules),
+                preemptions.or(file.preemptions),
+                depth.or(file.depth),
+            )
+            .map_err(|error| Failure { code: exit::USAGE, error })?;
+            let mut config = lab::Config { strategy, ..lab::Config::default() };
             if let Some(jobs) = jobs.or(file.jobs) {
                 config.jobs = jobs.max(1);
             }
@@ -258,7 +289,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let plan = generation.plan(gen.as_deref().or(file.gen.as_deref()).unwrap_or("wp"), syncmut_analysis::DEFAULT_BOUND, &file);
             let output = output.or(file.output).unwrap_or_else(|| PathBuf::from("syncmut.out"));
             let fail_under = fail_under.or(file.fail_under);
-            let score = run::run_command(&design, tests.or(file.tests), &plan, &output, &config, resume)?;
+            let interleave = interleave.interleave.or(file.interleave);
+            let score = run::run_command(&design, tests.or(file.tests), &plan, &output, &config, resume, interleave)?;
             Ok(match (score, fail_under) {
                 (Some(score), Some(threshold)) if score < threshold => {
                     eprintln!("syncmut: mutation score {score:.1}% is below --fail-under {threshold}%");
@@ -272,12 +304,16 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Explain { dir, mutant } => results::explain_command(&dir, &mutant),
         Command::Replay { dir, mutant, test } => results::replay_command(&dir, &mutant, test.as_deref()),
         Command::Explore(args) => explore::explore_command(&args).map_err(|(code, error)| Failure { code, error }),
-        Command::Mutate { design, output } => {
+        Command::Mutate { design, output, interleave } => {
+            let design_paths = design.design.clone();
             let design = design.design()?;
-            let build = metamutant::build(&design, &output)?;
+            let file = config::load(&design_paths).map_err(|error| Failure { code: exit::USAGE, error })?;
+            let options = metamutant::Options { interleave: interleave.interleave.or(file.interleave).unwrap_or_default() };
+            let build = metamutant::build_with(&design, &output, &options)?;
             print_warnings(&build.warnings);
+            let accesses = if options.interleave.is_sync() { String::new() } else { format!(", {} shared-memory accesses as scheduling points", build.shared_accesses) };
             println!(
-                "{} sites, {} mutants → {}",
+                "{} sites, {} mutants{accesses} → {}",
                 build.catalogue.sites.len(),
                 build.catalogue.mutants.len(),
                 output.display()

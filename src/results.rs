@@ -83,7 +83,8 @@ pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Re
     let replay_path = dir.join(format!("replay-{}.jsonl", outdir::file_name(id)));
     let mut env = vec![("SYNCMUT_ACTIVE", mutant.activation()), ("SYNCMUT_TRACE", replay_path.display().to_string())];
     if catalogue.kind == syncmut_mutator::api::Family::Pthread {
-        env.push(("SYNCMUT_SCHEDULE", run.schedule.clone().unwrap_or_else(|| "default".to_string())));
+        let tag = run.schedule.as_deref().unwrap_or("default");
+        env.push(("SYNCMUT_SCHEDULE", syncmut_oracle::lab::schedule_value(dir, test, Some(id), tag)));
     }
     env.extend(case.env());
     let metamutant = dir.join(metamutant::layout::METAMUTANT_EXE);

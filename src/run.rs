@@ -2,6 +2,7 @@
 
 use crate::{console, exit, no_sites_check, print_warnings, table, DesignArgs, Failure};
 use std::path::PathBuf;
+use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant;
 use syncmut_oracle::outdir::OutDir;
 use syncmut_oracle::{lab, report};
@@ -15,6 +16,7 @@ pub fn run_command(
     output: &std::path::Path,
     config: &lab::Config,
     resume: bool,
+    interleave: Option<Interleave>,
 ) -> Result<Option<f64>, Failure> {
     let design = args.design()?;
     let given = match tests.or_else(|| default_tests_file(&args.design)) {
@@ -33,7 +35,20 @@ pub fn run_command(
     } else {
         (None, Vec::new())
     };
-    let build = metamutant::build(&design, out.root())?;
+    // A resumed run keeps the interrupted run's interleaving unless one is named (then a
+    // different one is refused below, as the catalogues differ).
+    let saved = previous_catalogue.as_ref().map(|c| c.interleave);
+    if let (Some(saved), Some(asked)) = (saved, interleave) {
+        if resume && saved != asked {
+            // Refused before building, so the interrupted run's files stay as they were.
+            return Err(Failure {
+                code: exit::USAGE,
+                error: anyhow::anyhow!("{}: cannot resume: the interrupted run was built with --interleave {saved}, not {asked}; run again without --resume", out.root().display()),
+            });
+        }
+    }
+    let interleave = interleave.or(saved).unwrap_or_default();
+    let build = metamutant::build_with(&design, out.root(), &metamutant::Options { interleave })?;
     if resume && previous_catalogue.as_ref() != Some(&build.catalogue) {
         return Err(Failure {
             code: exit::USAGE,
@@ -47,6 +62,9 @@ pub fn run_command(
     if build.catalogue.sites.is_empty() {
         no_sites_check(&design, &build.catalogue);
         return Ok(None);
+    }
+    if build.catalogue.kind == syncmut_mutator::api::Family::Systemc && config.strategy != lab::Schedules::Default {
+        eprintln!("syncmut: note: --schedules/--strategy apply to pthread designs; a SystemC kernel's process order is deterministic, so each test runs once");
     }
     let tests = with_generated_tests(plan, &build, out.root(), given)?;
     let progress = console::Bar::new();

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use syncmut_mutator::interleave::Interleave;
 use syncmut_oracle::explore::{self, BugKind, Config, Strategy};
 
 fn bugs_dir() -> PathBuf {
@@ -12,8 +13,14 @@ fn bugs_dir() -> PathBuf {
 
 /// Builds a design into `out` and returns its metamutant.
 fn build(source: &Path, out: &Path) -> syncmut_mutator::metamutant::Build {
-    let design = syncmut_mutator::Design::from_paths(&[source.to_path_buf()], &[]).unwrap();
-    syncmut_mutator::metamutant::build(&design, out).unwrap_or_else(|e| panic!("{}: {e}", source.display()))
+    build_with(source, out, Interleave::Sync, &[])
+}
+
+fn build_with(source: &Path, out: &Path, interleave: Interleave, flags: &[&str]) -> syncmut_mutator::metamutant::Build {
+    let flags: Vec<String> = flags.iter().map(|f| f.to_string()).collect();
+    let design = syncmut_mutator::Design::from_paths(&[source.to_path_buf()], &flags).unwrap();
+    let options = syncmut_mutator::metamutant::Options { interleave };
+    syncmut_mutator::metamutant::build_with(&design, out, &options).unwrap_or_else(|e| panic!("{}: {e}", source.display()))
 }
 
 fn run(binary: &Path, env: &[(&str, &str)]) -> (std::process::ExitStatus, String) {
@@ -80,18 +87,20 @@ fn a_deadlock_writes_its_schedule_and_replays() {
     }
 }
 
-/// (program, kind of bug it has)
-const BUGS: &[(&str, BugKind)] = &[
-    ("lock_order", BugKind::Deadlock),
-    ("lost_signal", BugKind::Deadlock),
-    ("check_then_act", BugKind::Assertion),
-    ("order_violation", BugKind::Assertion),
-    ("self_deadlock", BugKind::Deadlock),
-    ("double_unlock", BugKind::Assertion),
-    ("missing_join", BugKind::Assertion),
-    ("barrier_mismatch", BugKind::Deadlock),
-    ("missing_recheck", BugKind::Assertion),
-    ("sem_overpost", BugKind::Assertion),
+/// (program, kind of bug it has, scheduling points it needs)
+const BUGS: &[(&str, BugKind, Interleave)] = &[
+    ("lock_order", BugKind::Deadlock, Interleave::Sync),
+    ("lost_signal", BugKind::Deadlock, Interleave::Sync),
+    ("check_then_act", BugKind::Assertion, Interleave::Sync),
+    ("order_violation", BugKind::Assertion, Interleave::Sync),
+    ("self_deadlock", BugKind::Deadlock, Interleave::Sync),
+    ("double_unlock", BugKind::Assertion, Interleave::Sync),
+    ("missing_join", BugKind::Assertion, Interleave::Sync),
+    ("barrier_mismatch", BugKind::Deadlock, Interleave::Sync),
+    ("missing_recheck", BugKind::Assertion, Interleave::Sync),
+    ("sem_overpost", BugKind::Assertion, Interleave::Sync),
+    ("counter_race", BugKind::Assertion, Interleave::Memory),
+    ("rw_starvation", BugKind::Assertion, Interleave::Sync),
 ];
 
 fn config(strategy: Strategy, schedules: usize) -> Config {
@@ -102,10 +111,10 @@ fn config(strategy: Strategy, schedules: usize) -> Config {
 fn every_bug_is_found_and_replays_and_every_twin_is_clean() {
     let dir = tempfile::tempdir().unwrap();
     let mut summary = String::new();
-    for (name, kind) in BUGS {
+    for (name, kind, interleave) in BUGS {
         // The bug.
         let out = dir.path().join(name);
-        let b = build(&bugs_dir().join(format!("{name}.c")), &out);
+        let b = build_with(&bugs_dir().join(format!("{name}.c")), &out, *interleave, &[]);
         // Cheapest first; every budget is within the 1000 schedules the issue allows.
         let strategies = [(Strategy::Pct { depth: 3 }, 100), (Strategy::Random, 100), (Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000)];
         let mut found = None;
@@ -140,7 +149,7 @@ fn every_bug_is_found_and_replays_and_every_twin_is_clean() {
         // The correct twin: every schedule with at most one preemption (dfs with sleep
         // sets exhausts the bounded space), and random schedules, are clean.
         let twin_out = dir.path().join(format!("{name}_ok"));
-        let twin = build(&bugs_dir().join(format!("{name}_ok.c")), &twin_out);
+        let twin = build_with(&bugs_dir().join(format!("{name}_ok.c")), &twin_out, *interleave, &[]);
         let report = explore::explore(&twin.metamutant, &[], &config(Strategy::Dfs { preemptions: 1, sleep_sets: true }, 500), &twin_out.join("work")).unwrap();
         assert!(report.found.is_none(), "{name}_ok: {}", report.found.map(|f| explore::render_counterexample(&twin.catalogue, &f)).unwrap_or_default());
         assert!(report.exhausted, "{name}_ok: dfs did not exhaust the bounded space ({} runs)", report.runs);
@@ -168,25 +177,186 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     let out = dir.path().join("twin");
     syncmut(&[bugs_dir().join("lock_order_ok.c").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "pct", "--schedules", "50"]).code(0);
     assert!(!out.join("counterexample.schedule").exists());
+
+    // The data race: clean at the default granularity, found with --interleave memory.
+    let race = bugs_dir().join("counter_race.c");
+    let out = dir.path().join("race");
+    syncmut(&[race.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "random", "--schedules", "50"]).code(0);
+    syncmut(&[race.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "random", "--schedules", "50", "--interleave", "memory"]).code(9);
+    let text = std::fs::read_to_string(out.join("counterexample.txt")).unwrap();
+    assert!(text.contains("memory steps at choice points"), "{text}");
+    syncmut(&[race.to_str().unwrap(), "--interleave", "bytes"]).code(2);
 }
 
-/// Measurement (not part of the suite): schedules dfs needs to exhaust each twin's
-/// bounded space with and without sleep sets. `cargo test --test explore -- --ignored --nocapture`
 #[test]
-#[ignore]
-fn sleep_set_reduction() {
+fn a_data_race_needs_memory_interleaving_and_locals_stay_one_step() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, _) in BUGS {
+    let source = bugs_dir().join("counter_race.c");
+    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000);
+    // At the default granularity the racy loop is one step: the whole bounded space is
+    // explored and the lost update never shows.
+    let sync = build(&source, &dir.path().join("sync"));
+    assert_eq!(sync.shared_accesses, 0);
+    let report = explore::explore(&sync.metamutant, &[], &dfs, &dir.path().join("sync/work")).unwrap();
+    assert!(report.found.is_none() && report.exhausted, "{:?}", report.found.map(|f| f.message));
+    // With loads/stores of shared memory as scheduling points it does. Instrumented:
+    // `counter` read and written in adder, read twice in main, and main's thread handles
+    // `a`, `b` (their addresses escape to pthread_create); not the loop index `i`.
+    let memory = build_with(&source, &dir.path().join("memory"), Interleave::Memory, &[]);
+    assert_eq!(memory.shared_accesses, 6);
+    assert_eq!(memory.catalogue.interleave, Interleave::Memory);
+    let report = explore::explore(&memory.metamutant, &[], &dfs, &dir.path().join("memory/work")).unwrap();
+    let found = report.found.expect("the lost update is found");
+    assert_eq!(found.kind, BugKind::Assertion);
+    // Memory steps are recorded in the schedule file (reads as r<k>, writes as o<k>,
+    // the access as m<k>) and shown in the counterexample with their source line.
+    assert!(found.schedule_text.lines().any(|l| l.contains(":r")), "{}", found.schedule_text);
+    assert_eq!(memory.catalogue.accesses.len(), 6);
+    let text = explore::render_counterexample(&memory.catalogue, &found);
+    assert!(text.contains("writes shared memory in adder @ counter_race.c:17"), "{text}");
+    // The memory schedule replays to the same failure.
+    let file = dir.path().join("race.schedule");
+    std::fs::write(&file, &found.schedule_text).unwrap();
+    let (status, _) = run(&memory.metamutant, &[("SYNCMUT_SCHEDULE", &format!("replay:{}", file.display()))]);
+    assert_eq!(status.code(), None, "killed by SIGABRT");
+}
+
+fn verifier(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verifier").join(name)
+}
+
+#[test]
+fn an_atomic_section_is_one_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000);
+    // Without the sections the read-modify-write spans two scheduling points: lost update.
+    let plain = build_with(&verifier("atomic_section.c"), &dir.path().join("plain"), Interleave::Sync, &["-DNO_ATOMIC"]);
+    let report = explore::explore(&plain.metamutant, &[], &dfs, &dir.path().join("plain/work")).unwrap();
+    assert_eq!(report.found.map(|f| f.kind), Some(BugKind::Assertion));
+    // With __VERIFIER_atomic_begin/end no other thread runs inside: every schedule with
+    // at most two preemptions is clean, also with memory accesses as scheduling points.
+    for interleave in [Interleave::Sync, Interleave::Memory] {
+        let out = dir.path().join(interleave.to_string());
+        let atomic = build_with(&verifier("atomic_section.c"), &out, interleave, &[]);
+        let report = explore::explore(&atomic.metamutant, &[], &dfs, &out.join("work")).unwrap();
+        assert!(report.found.is_none() && report.exhausted, "{interleave}: {:?}", report.found.map(|f| f.message));
+    }
+}
+
+#[test]
+fn a_failed_assumption_ends_the_run_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = build(&verifier("assume.c"), dir.path());
+    let report = explore::explore(&b.metamutant, &[], &config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000), &dir.path().join("work")).unwrap();
+    // Schedules where main reads before the worker wrote end at the assumption (not a
+    // bug); the assertion after it never fails.
+    assert!(report.found.is_none() && report.exhausted);
+    assert!(report.assumed > 0 && report.assumed < report.runs, "{} of {}", report.assumed, report.runs);
+    // The default schedule keeps main running: the assumption fails, status 123, and
+    // the schedule file says how the run ended.
+    let sched = dir.path().join("a.schedule");
+    let out = Command::new(&b.metamutant)
+        .envs([("SYNCMUT_SCHEDULE", "default"), ("SYNCMUT_SCHEDULE_OUT", sched.to_str().unwrap())])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(explore::ASSUME_STATUS));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("__VERIFIER_assume failed"));
+    assert_eq!(explore::parse_schedule(&std::fs::read_to_string(&sched).unwrap()).unwrap().end.as_deref(), Some("assume"));
+    // The uninstrumented build links too (the SV-COMP functions come from the runtime
+    // archive) and runs natively: exit 0 or 123 depending on the real interleaving.
+    let native = Command::new(&b.original).output().unwrap();
+    assert!(matches!(native.status.code(), Some(0) | Some(123)), "{:?}", native.status);
+}
+
+/// `run` judges a removed lock around a shared counter across schedules: k/S with a
+/// 95% interval under random and pct, "exhaustive" under dfs with a small bound; the
+/// verdicts do not depend on -j, and every kill replays.
+#[test]
+fn run_kills_a_removed_lock_under_every_strategy() {
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/racy_counter");
+    let dir = tempfile::tempdir().unwrap();
+    let syncmut_run = |name: &str, args: &[&str]| -> serde_json::Value {
         let out = dir.path().join(name);
-        let twin = build(&bugs_dir().join(format!("{name}_ok.c")), &out);
-        let mut line = format!("{name}_ok:");
-        for bound in [1, 2] {
-            for sleep_sets in [false, true] {
-                let r = explore::explore(&twin.metamutant, &[], &config(Strategy::Dfs { preemptions: bound, sleep_sets }, 3000), &out.join("work")).unwrap();
-                assert!(r.found.is_none());
-                line.push_str(&format!(" bound {bound} sleep {sleep_sets}: {}{}", r.distinct, if r.exhausted { "" } else { "+" }));
-            }
-        }
-        eprintln!("{line}");
+        assert_cmd::Command::cargo_bin("syncmut").unwrap().arg("run").arg(&fixture).args(["--gen", "none", "-o"]).arg(&out).args(args).assert().success();
+        let outcomes: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("outcomes.json")).unwrap()).unwrap();
+        assert_cmd::Command::cargo_bin("syncmut")
+            .unwrap()
+            .arg("replay")
+            .arg(&out)
+            .arg("adder#1:remove")
+            .assert()
+            .success()
+            .stdout(predicates::str::contains("reproduced: the trace is identical"));
+        outcomes
+    };
+    let verdicts = |outcomes: &serde_json::Value| -> Vec<(String, String, String)> {
+        outcomes["mutants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or("").to_string()))
+            .collect()
+    };
+    let removed_lock = |outcomes: &serde_json::Value| -> serde_json::Value {
+        outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "adder#1:remove").unwrap().clone()
+    };
+    for strategy in ["random", "pct"] {
+        let outcomes = syncmut_run(strategy, &["--strategy", strategy, "--schedules", "20", "-j", "2"]);
+        let m = removed_lock(&outcomes);
+        assert!(m["verdict"].as_str().unwrap().starts_with("killed"), "{strategy}: {m}");
+        let run = &m["runs"][0];
+        assert_eq!(run["schedules"], 20);
+        let kills = run["kills"].as_u64().unwrap();
+        assert!((1..=20).contains(&kills), "{strategy}: {kills} of 20");
+        assert!(m["reason"].as_str().unwrap().contains(&format!("killed in {kills} of 20 schedules (95% CI")), "{m}");
+        assert!(run["schedule"].as_str().unwrap().starts_with(&format!("{strategy}:")));
+        let again = syncmut_run(&format!("{strategy}-again"), &["--strategy", strategy, "--schedules", "20", "-j", "1"]);
+        assert_eq!(verdicts(&outcomes), verdicts(&again), "{strategy}: a repeated run with -j1 differs");
+    }
+    let one = syncmut_run("dfs1", &["--strategy", "dfs", "--preemptions", "1", "-j", "1"]);
+    let two = syncmut_run("dfs2", &["--strategy", "dfs", "--preemptions", "1", "-j", "2"]);
+    assert_eq!(verdicts(&one), verdicts(&two), "-j1 and -j2 differ");
+    let m = removed_lock(&one);
+    assert!(m["verdict"].as_str().unwrap().starts_with("killed"), "{m}");
+    assert_eq!(m["runs"][0]["exhaustive"], true);
+    assert!(m["reason"].as_str().unwrap().contains("(exhaustive: every schedule with at most 1 preemptions"), "{m}");
+    assert!(m["runs"][0]["schedule"].as_str().unwrap().starts_with("dfs:"));
+}
+
+/// The interleaving is part of the build: recorded in mutants.json, kept by `--resume`
+/// when no flag names one, and a different one is refused.
+#[test]
+fn resume_keeps_the_interleaving_it_was_built_with() {
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/racy_counter");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let syncmut = |args: &[&str]| assert_cmd::Command::cargo_bin("syncmut").unwrap().arg("run").arg(&fixture).args(["--gen", "none", "-o"]).arg(&out).args(args).assert();
+    syncmut(&["--interleave", "memory", "--schedules", "5"]).success();
+    let catalogue: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
+    assert_eq!(catalogue["interleave"], "memory");
+    syncmut(&["--resume", "--schedules", "5"]).success();
+    let catalogue: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
+    assert_eq!(catalogue["interleave"], "memory");
+    syncmut(&["--resume", "--interleave", "sync", "--schedules", "5"]).code(2).stderr(predicates::str::contains("built with --interleave memory"));
+    // Refused before anything was rebuilt.
+    let catalogue: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
+    assert_eq!(catalogue["interleave"], "memory");
+}
+
+/// Memory reached through a thread's argument (main's stack frame, the heap) is shared;
+/// the thread's own locals (loop index, the argument's copy) are not scheduling points.
+#[test]
+fn memory_reached_through_pointers_is_shared() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/interleave/pointer_race.c");
+    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 500);
+    for (variant, flags) in [("heap", &[][..]), ("stack", &["-DSTACK_ONLY"][..])] {
+        let out = dir.path().join(variant);
+        let b = build_with(&source, &out, Interleave::Memory, flags);
+        let in_adder: Vec<(u32, bool)> = b.catalogue.accesses.iter().filter(|a| a.function == "adder").map(|a| (a.line, a.write)).collect();
+        let expected: &[(u32, bool)] = if variant == "heap" { &[(16, false), (16, true), (18, false), (18, false), (18, true)] } else { &[(16, false), (16, true)] };
+        assert_eq!(in_adder, expected, "{variant}: only the accesses through the argument, not `i` or `s`");
+        let report = explore::explore(&b.metamutant, &[], &dfs, &out.join("work")).unwrap();
+        assert_eq!(report.found.map(|f| f.kind), Some(BugKind::Assertion), "{variant}");
     }
 }

@@ -1,5 +1,6 @@
 //! Mutants that misbehave (fork into a new session, flood stdout, eat memory, close
-//! stdout, crash) get a verdict; syncmut finishes normally and leaves no process behind.
+//! stdout, crash, signal their parent, leave their process group, spawn thousands of
+//! threads) get a verdict; syncmut finishes normally and leaves no process behind.
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -9,7 +10,9 @@ fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile/hostile.c")
 }
 
-fn verdict_with(act: u32) -> String {
+/// The verdict and reason of the mutant that removes the join, which makes `main`
+/// misbehave as `act` says (see the fixture), and the run's output directory.
+fn verdict_with(act: u32) -> (String, String, tempfile::TempDir) {
     let out = tempfile::tempdir().unwrap();
     let tests = fixture().with_file_name("tests.json");
     Command::cargo_bin("syncmut")
@@ -27,16 +30,21 @@ fn verdict_with(act: u32) -> String {
         .success();
     let outcomes: Value = serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
     let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "main#1:remove").unwrap();
-    m["verdict"].as_str().unwrap().to_string()
+    (m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or_default().to_string(), out)
 }
 
-/// Processes still running the fixture's binaries (the design is named after its file).
-fn leftovers() -> Vec<String> {
+/// Processes of these runs still alive: the designs (`<out>/metamutant`, `<out>/original`)
+/// and their supervisors (forks of syncmut, whose command line holds `-o <out>`).
+/// Zombies are dead and not counted.
+fn leftovers(outs: &[tempfile::TempDir]) -> Vec<String> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
         let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if text.contains("/metamutant") && text.contains(".tmp") {
+        let zombie = std::fs::read_to_string(entry.path().join("stat"))
+            .map(|stat| stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+            .unwrap_or(true);
+        if !zombie && outs.iter().any(|out| text.contains(out.path().to_str().unwrap())) {
             found.push(text);
         }
     }
@@ -45,11 +53,33 @@ fn leftovers() -> Vec<String> {
 
 #[test]
 fn misbehaving_mutants_get_verdicts_and_leave_nothing_behind() {
-    assert_eq!(verdict_with(1), "killed-by-output"); // forks a sleeper into a new session
-    assert_eq!(verdict_with(2), "killed-by-timeout"); // flood: capped, then timed out
-    assert_eq!(verdict_with(3), "killed-by-crash"); // malloc fails under the memory limit
-    assert_eq!(verdict_with(4), "killed-by-output"); // closed stdout
-    assert_eq!(verdict_with(5), "killed-by-crash");
+    let mut outs = Vec::new();
+    let mut verdict = |act| {
+        let (verdict, reason, out) = verdict_with(act);
+        outs.push(out);
+        (verdict, reason)
+    };
+    assert_eq!(verdict(1).0, "killed-by-output"); // forks a sleeper into a new session
+    assert_eq!(verdict(2).0, "killed-by-timeout"); // flood: capped, then timed out
+    assert_eq!(verdict(3).0, "killed-by-crash"); // malloc fails under the memory limit
+    assert_eq!(verdict(4).0, "killed-by-output"); // closed stdout
+    assert_eq!(verdict(5).0, "killed-by-crash");
+    // SIGTERM/SIGINT/SIGHUP to the parent reach the supervisor, which ignores them; the
+    // mutant goes on and prints what it prints. syncmut was not hit (it exited 0).
+    assert_eq!(verdict(6).0, "killed-by-output");
+    // SIGKILL to the parent kills the supervisor, and the mutant dies with it.
+    let (verdict7, reason) = verdict(7);
+    assert_eq!(verdict7, "killed-by-crash");
+    assert!(reason.contains("signal 9"), "{reason}");
+    // A new session of its own takes the mutant out of the run's process group; the
+    // supervisor's death still takes it down at the timeout.
+    assert_eq!(verdict(8).0, "killed-by-timeout");
+    // Thousands of threads: the scheduler refuses the 1025th (runtime status 120).
+    let (verdict9, reason) = verdict(9);
+    assert_eq!(verdict9, "error");
+    assert!(reason.contains("more than 1024 threads"), "{reason}");
+    // Thousands of threads the runtime does not see: the memory limit stops them.
+    assert_eq!(verdict(10).0, "killed-by-output");
     std::thread::sleep(std::time::Duration::from_millis(200));
-    assert_eq!(leftovers(), Vec::<String>::new());
+    assert_eq!(leftovers(&outs), Vec::<String>::new());
 }

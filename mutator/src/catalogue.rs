@@ -7,6 +7,7 @@
 //! renames a mutant.
 
 use crate::api::Family;
+use crate::interleave::{Interleave, MemoryAccess};
 use crate::operator::Operator;
 use serde::{Deserialize, Serialize};
 
@@ -77,6 +78,14 @@ pub struct Catalogue {
     pub kind: Family,
     pub sites: Vec<Site>,
     pub mutants: Vec<Mutant>,
+    /// Which operations the metamutant was built to interleave (`--interleave`); kept
+    /// so `--resume` rebuilds the same metamutant. Omitted when `sync` (the default).
+    #[serde(default, skip_serializing_if = "Interleave::is_sync")]
+    pub interleave: Interleave,
+    /// `--interleave memory`: the loads/stores that are scheduling points, by the
+    /// number the runtime reports (`m<k>` in schedule files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accesses: Vec<MemoryAccess>,
 }
 
 impl Catalogue {
@@ -99,7 +108,7 @@ impl Catalogue {
                 })
             })
             .collect();
-        Catalogue { format_version: FORMAT_VERSION, kind, sites, mutants }
+        Catalogue { format_version: FORMAT_VERSION, kind, sites, mutants, interleave: Interleave::Sync, accesses: Vec::new() }
     }
 
     /// Finds a mutant by its stable id.

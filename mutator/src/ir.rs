@@ -245,3 +245,142 @@ unsafe fn md_operands(
     llvm::LLVMGetMDNodeOperands(value, ops.as_mut_ptr());
     ops
 }
+
+/// One memory access an instruction makes (for `--interleave memory`): its address
+/// operand and whether it writes.
+pub struct Access<'ctx> {
+    pub address: BasicValueEnum<'ctx>,
+    pub write: bool,
+}
+
+/// The memory accesses of a `load`, `store`, `atomicrmw`, `cmpxchg` or memory
+/// intrinsic (`llvm.memcpy/memmove`: destination written, source read; `llvm.memset`);
+/// empty for anything else.
+pub fn memory_accesses<'ctx>(inst: InstructionValue<'ctx>) -> Vec<Access<'ctx>> {
+    // SAFETY: operands are read by the index the instruction kind defines (load: 0 the
+    // address; store: 0 the value, 1 the address; atomicrmw/cmpxchg: 0 the address; a
+    // memory intrinsic call: 0 the destination, 1 the source of a transfer), after the
+    // LLVMIsA* check that the instruction is of that kind.
+    unsafe {
+        let raw = inst.as_value_ref();
+        let operand = |i: u32| BasicValueEnum::new(llvm::LLVMGetOperand(raw, i));
+        if !llvm::LLVMIsALoadInst(raw).is_null() {
+            vec![Access { address: operand(0), write: false }]
+        } else if !llvm::LLVMIsAStoreInst(raw).is_null() {
+            vec![Access { address: operand(1), write: true }]
+        } else if !llvm::LLVMIsAAtomicRMWInst(raw).is_null() || !llvm::LLVMIsAAtomicCmpXchgInst(raw).is_null() {
+            vec![Access { address: operand(0), write: true }]
+        } else if !llvm::LLVMIsAMemIntrinsic(raw).is_null() {
+            let mut accesses = vec![Access { address: operand(0), write: true }];
+            if !llvm::LLVMIsAMemCpyInst(raw).is_null() || !llvm::LLVMIsAMemMoveInst(raw).is_null() {
+                accesses.push(Access { address: operand(1), write: false });
+            }
+            accesses
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+/// What a pointer is based on, through `getelementptr`, `bitcast` and `addrspacecast`
+/// (instructions or constant expressions).
+pub enum PointerRoot {
+    /// A stack slot of the function; `escapes` when its address is used other than as
+    /// the address of a load, store or memory intrinsic (stored somewhere, passed to a
+    /// call, compared, converted to an integer...), so another thread may reach it.
+    Alloca { escapes: bool },
+    /// A global variable.
+    Global { name: String, constant: bool, thread_local: bool, declaration: bool },
+    /// Anything else: an argument, a loaded pointer, a call's result, a `phi`/`select`.
+    Other,
+}
+
+/// The root of a pointer value.
+pub fn pointer_root(pointer: BasicValueEnum<'_>) -> PointerRoot {
+    use inkwell::llvm_sys::LLVMOpcode;
+    // SAFETY: only LLVMIsA* checks, operand 0 of casts/GEPs (always present), and
+    // global-variable queries after LLVMIsAGlobalVariable succeeded; the name string is
+    // copied out at once.
+    unsafe {
+        let mut v = pointer.as_value_ref();
+        for _ in 0..64 {
+            let through_inst = !llvm::LLVMIsAGetElementPtrInst(v).is_null()
+                || !llvm::LLVMIsABitCastInst(v).is_null()
+                || !llvm::LLVMIsAAddrSpaceCastInst(v).is_null();
+            let through_const = !llvm::LLVMIsAConstantExpr(v).is_null()
+                && matches!(llvm::LLVMGetConstOpcode(v), LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast);
+            if !(through_inst || through_const) {
+                break;
+            }
+            v = llvm::LLVMGetOperand(v, 0);
+        }
+        if !llvm::LLVMIsAAllocaInst(v).is_null() {
+            return PointerRoot::Alloca { escapes: address_escapes(v) };
+        }
+        if !llvm::LLVMIsAGlobalVariable(v).is_null() {
+            return PointerRoot::Global {
+                name: take_str(|len| {
+                    let mut n = 0usize;
+                    let p = llvm::LLVMGetValueName2(v, &mut n);
+                    *len = n as u32;
+                    p
+                }),
+                constant: llvm::LLVMIsGlobalConstant(v) != 0,
+                thread_local: llvm::LLVMIsThreadLocal(v) != 0,
+                declaration: llvm::LLVMIsDeclaration(v) != 0,
+            };
+        }
+        PointerRoot::Other
+    }
+}
+
+/// Whether the address `v` (an alloca, or a GEP/cast of one) is used other than as the
+/// address operand of a load, store or memory intrinsic, or by debug intrinsics and
+/// lifetime markers.
+unsafe fn address_escapes(v: LLVMValueRef) -> bool {
+    let mut work = vec![v];
+    while let Some(p) = work.pop() {
+        let mut u = llvm::LLVMGetFirstUse(p);
+        while !u.is_null() {
+            let user = llvm::LLVMGetUser(u);
+            u = llvm::LLVMGetNextUse(u);
+            if !llvm::LLVMIsALoadInst(user).is_null() || !llvm::LLVMIsADbgInfoIntrinsic(user).is_null() {
+                continue;
+            }
+            if !llvm::LLVMIsAStoreInst(user).is_null() {
+                if llvm::LLVMGetOperand(user, 0) == p {
+                    return true; // the address itself is stored
+                }
+                continue;
+            }
+            if !llvm::LLVMIsAGetElementPtrInst(user).is_null() || !llvm::LLVMIsABitCastInst(user).is_null() {
+                if llvm::LLVMGetOperand(user, 0) == p {
+                    work.push(user);
+                    continue;
+                }
+                return true;
+            }
+            if !llvm::LLVMIsAMemIntrinsic(user).is_null() {
+                continue;
+            }
+            if !llvm::LLVMIsAIntrinsicInst(user).is_null() {
+                let callee = llvm::LLVMGetCalledValue(user);
+                let mut n = 0usize;
+                let name = llvm::LLVMGetValueName2(callee, &mut n);
+                let name = std::slice::from_raw_parts(name as *const u8, n);
+                if name.starts_with(b"llvm.lifetime.") {
+                    continue;
+                }
+            }
+            return true;
+        }
+    }
+    false
+}
+
+/// Gives `to` the debug location of `from` (an instrumentation call inherits the
+/// location of the access it precedes).
+pub fn copy_debug_location(from: InstructionValue<'_>, to: InstructionValue<'_>) {
+    // SAFETY: both are live instructions of the same module.
+    unsafe { debuginfo::LLVMInstructionSetDebugLoc(to.as_value_ref(), debuginfo::LLVMInstructionGetDebugLoc(from.as_value_ref())) }
+}

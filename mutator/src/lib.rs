@@ -13,6 +13,7 @@ pub mod discover;
 pub mod error;
 pub mod globals;
 mod hooks;
+pub mod interleave;
 mod ir;
 pub mod metamutant;
 pub mod operator;

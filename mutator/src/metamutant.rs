@@ -7,6 +7,7 @@ use crate::design::Design;
 use crate::discover::{self, Discovery};
 use crate::error::{MutatorError, Result};
 use crate::globals::{self, Global};
+use crate::interleave::{self, Interleave};
 use crate::{atomic, rewrite, toolchain};
 use inkwell::context::Context;
 use inkwell::module::Module;
@@ -32,6 +33,8 @@ pub struct Build {
     pub original: PathBuf,
     /// The design with every site rewritten, linked with the runtime library.
     pub metamutant: PathBuf,
+    /// `--interleave memory`: how many loads/stores became scheduling points.
+    pub shared_accesses: usize,
 }
 
 /// The catalogue of a design without building executables (`syncmut list`).
@@ -55,8 +58,20 @@ pub fn scan(design: &Design, workdir: &Path) -> Result<Scan> {
     Ok(Scan { catalogue: catalogue_of(&found), warnings: found.warnings, globals })
 }
 
-/// Builds the metamutant and the original executable into `out`.
+/// How to build a metamutant.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Which operations are scheduling points (pthread designs).
+    pub interleave: Interleave,
+}
+
+/// Builds the metamutant and the original executable into `out`, with default options.
 pub fn build(design: &Design, out: &Path) -> Result<Build> {
+    build_with(design, out, &Options::default())
+}
+
+/// Builds the metamutant and the original executable into `out`.
+pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     let workdir = out.join(layout::BUILD_DIR);
     std::fs::create_dir_all(&workdir).map_err(|source| MutatorError::Write { path: workdir.clone(), source })?;
     let design_bc = out.join(layout::DESIGN_BC);
@@ -65,10 +80,19 @@ pub fn build(design: &Design, out: &Path) -> Result<Build> {
     let context = Context::create();
     let module = load(&context, &design_bc, design)?;
     let mut found = discover::discover(&module);
-    let catalogue = catalogue_of(&found);
+    let mut catalogue = catalogue_of(&found);
+    catalogue.interleave = options.interleave;
     let (user_globals, notes) = globals::collect(&module);
     found.warnings.extend(notes);
     globals::add_table(&context, &module, &user_globals);
+    match options.interleave {
+        Interleave::Memory if catalogue.kind == Family::Pthread => catalogue.accesses = interleave::instrument(&context, &module)?,
+        Interleave::Memory => {
+            found.warnings.push("--interleave memory applies to pthread designs only; SystemC processes are interleaved at the kernel's scheduling points".to_string());
+        }
+        Interleave::Sync => {}
+    }
+    let shared_accesses = catalogue.accesses.len();
     rewrite::rewrite(&context, &module, &found.sites)?;
     let metamutant_bc = out.join(layout::METAMUTANT_BC);
     atomic::write(&metamutant_bc, module.write_bitcode_to_memory().as_slice())?;
@@ -85,13 +109,14 @@ pub fn build(design: &Design, out: &Path) -> Result<Build> {
 
     let original = out.join(layout::ORIGINAL_EXE);
     let metamutant = out.join(layout::METAMUTANT_EXE);
-    // The original links the C archive too: the linker takes from it only the members
-    // that define an undefined symbol, so a design that reads test inputs
-    // (`__VERIFIER_nondet_*`, `syncmut_input_*`) gets `inputs.o` (self-contained) and
-    // nothing else of the runtime.
+    // The C archive gives the original only what it asks for (the linker takes only
+    // members that define an undefined symbol): the SV-COMP functions
+    // (`__VERIFIER_assume`…, runtime-lib/src/verifier.c) and the test inputs
+    // (`__VERIFIER_nondet_*`, `syncmut_input_*`, runtime-lib/src/inputs.c), both
+    // self-contained, if the design calls them.
     toolchain::link_executable(design, catalogue.kind, &design_bc, std::slice::from_ref(&runtime.c_archive), &original)?;
     toolchain::link_executable(design, catalogue.kind, &metamutant_bc, &archives, &metamutant)?;
-    Ok(Build { catalogue, warnings: found.warnings, original, metamutant })
+    Ok(Build { catalogue, warnings: found.warnings, original, metamutant, shared_accesses })
 }
 
 fn load<'ctx>(context: &'ctx Context, bitcode: &Path, design: &Design) -> Result<Module<'ctx>> {

@@ -91,6 +91,10 @@ pub fn link_executable(design: &Design, kind: Family, bitcode: &Path, archives: 
     let linker = tool("clang++-16", "clang++")?;
     let mut cmd = Command::new(&linker);
     cmd.arg("-O0").arg(bitcode).args(archives).args(design.link_flags());
+    // SYNCMUT_SANITIZE=1: the runtime archives are the sanitized ones; the driver adds
+    // the sanitizers' runtime. Both executables get it, so the baseline's comparison of
+    // the metamutant with the original still compares like with like.
+    cmd.args(syncmut_runtime::sanitizer_link_flags());
     if kind == Family::Systemc {
         cmd.arg("-lsystemc");
     }

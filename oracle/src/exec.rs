@@ -1,8 +1,15 @@
 //! One execution of a design binary, contained: its own process group (killed whole on
 //! timeout and afterwards, so no child outlives the run), a memory limit, no stdin, and
 //! output capped so a flooding mutant cannot exhaust syncmut's memory.
+//!
+//! The design never runs as syncmut's direct child: a supervisor process (a fork of
+//! syncmut that never execs, see [`supervise`]) sits in between. A mutant that signals
+//! its parent (`kill(getppid(), SIGTERM)`) hits the supervisor, which ignores every
+//! signal it can; syncmut itself is out of reach of `getppid()`. The supervisor reports
+//! the design's exact wait status to syncmut through a pipe.
 
 use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -15,13 +22,17 @@ pub struct Limits {
     pub timeout: Duration,
     /// Bytes kept of stdout and of stderr each; the rest is read and dropped.
     pub output_cap: usize,
-    /// Address-space limit in bytes (RLIMIT_AS).
+    /// Address-space limit in bytes (RLIMIT_AS); `u64::MAX` for none.
     pub memory: u64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { timeout: Duration::from_secs(10), output_cap: 1 << 20, memory: 4 << 30 }
+        // AddressSanitizer reserves terabytes of shadow memory up front: a build linked
+        // with the sanitizers (SYNCMUT_SANITIZE) cannot start under an address-space
+        // limit, so it runs without one.
+        let memory = if syncmut_runtime::sanitizers_requested() { u64::MAX } else { 4 << 30 };
+        Limits { timeout: Duration::from_secs(10), output_cap: 1 << 20, memory }
     }
 }
 
@@ -59,27 +70,24 @@ pub fn execute(program: &Path, args: &[String], env: &[(&str, String)], limits: 
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    let (report_read, report_write) = report_pipe()?;
+    let report_fd = report_write.as_raw_fd();
     let memory = limits.memory;
-    // SAFETY: setrlimit and prctl are async-signal-safe and touch no state of this
-    // process.
+    // SAFETY: `supervise` makes only async-signal-safe system calls and never returns
+    // in the supervisor; see its comment.
     unsafe {
-        cmd.pre_exec(move || {
-            let limit = libc::rlimit { rlim_cur: memory, rlim_max: memory };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // If syncmut is killed (kill -9, CI cancel), its running design dies too
-            // instead of hanging on as an orphan nobody times out.
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
-        });
+        cmd.pre_exec(move || supervise(memory, report_fd));
     }
     become_subreaper();
     let start = Instant::now();
     // Registered before anyone can sweep, so a concurrent sweep never takes it for an
     // orphan.
     let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    let mut child = cmd.spawn()?;
+    let spawned = cmd.spawn();
+    // Only the supervisor may hold the write end, or a dead supervisor's report would
+    // look unfinished forever.
+    drop(report_write);
+    let mut child = spawned?;
     let pgid = child.id() as libc::pid_t;
     live.insert(pgid);
     drop(live);
@@ -88,7 +96,7 @@ pub fn execute(program: &Path, args: &[String], env: &[(&str, String)], limits: 
     let stderr = capture(child.stderr.take().expect("piped stderr"), cap);
 
     let status = match child.wait_timeout(limits.timeout)? {
-        Some(status) => status_of(status),
+        Some(supervisor) => design_status(&report_read, supervisor),
         None => {
             kill_group(pgid, libc::SIGTERM);
             if child.wait_timeout(TERM_GRACE)?.is_none() {
@@ -106,6 +114,137 @@ pub fn execute(program: &Path, args: &[String], env: &[(&str, String)], limits: 
     let (stdout, out_cut) = stdout.join().unwrap_or_default();
     let (stderr, err_cut) = stderr.join().unwrap_or_default();
     Ok(Execution { status, stdout, stderr, output_truncated: out_cut || err_cut, elapsed })
+}
+
+/// The pipe the supervisor reports on: the design's pid (4 bytes), then its wait status
+/// (4 bytes) once it has ended. Both ends close on exec; the read end is non-blocking
+/// because it is read only after the supervisor has ended.
+fn report_pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two fresh descriptors, which we own from here on.
+    unsafe {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let pipe = (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]));
+        libc::fcntl(fds[0], libc::F_SETFL, libc::O_NONBLOCK);
+        Ok(pipe)
+    }
+}
+
+/// Runs in the child `Command::spawn` forked, before exec. It forks again: the new
+/// process (the design) returns and goes on to exec; this one (the supervisor) stays
+/// here for good, waits for the design and reports how it ended.
+///
+/// The supervisor is the design's parent, so a design that signals `getppid()` signals
+/// the supervisor, which ignores everything but SIGKILL and SIGSTOP. A SIGKILL ends the
+/// supervisor, and `PR_SET_PDEATHSIG` then ends the design with SIGKILL, which is what
+/// syncmut reports. The supervisor closes every descriptor it inherited except the
+/// report pipe, which is also how `spawn` learns that "exec" happened.
+///
+/// Only raw system calls run here: the parent is multithreaded, so any lock (malloc's,
+/// stdio's) may be held by a thread that does not exist in this copy. That is also why
+/// the second fork is the raw `clone` system call and not glibc's `fork`, whose atfork
+/// handlers take locks.
+fn supervise(memory: u64, report: libc::c_int) -> std::io::Result<()> {
+    // SAFETY: async-signal-safe system calls on this process only.
+    unsafe {
+        let supervisor = libc::getpid();
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut before: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        // Blocked until the dispositions are set, so no signal lands in between.
+        libc::sigprocmask(libc::SIG_SETMASK, &all, &mut before);
+        let pid = libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_long, 0, 0, 0, 0) as libc::pid_t;
+        if pid < 0 {
+            let error = std::io::Error::last_os_error();
+            libc::sigprocmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
+            return Err(error);
+        }
+        if pid == 0 {
+            // The design. If syncmut or the supervisor dies (kill -9, CI cancel), the
+            // design dies too instead of hanging on as an orphan nobody times out.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if libc::getppid() != supervisor {
+                libc::_exit(127);
+            }
+            libc::sigprocmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
+            let limit = libc::rlimit { rlim_cur: memory, rlim_max: memory };
+            if memory != u64::MAX && libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            return Ok(());
+        }
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        write_all(report, &pid.to_ne_bytes());
+        for signal in 1..=libc::SIGRTMAX() {
+            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+                // SIGCHLD keeps its default (ignoring it would auto-reap the design),
+                // but not a handler inherited from syncmut.
+                libc::signal(signal, if signal == libc::SIGCHLD { libc::SIG_DFL } else { libc::SIG_IGN });
+            }
+        }
+        libc::sigprocmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
+        close_all_but(report);
+        let mut status = 0;
+        loop {
+            let r = libc::waitpid(pid, &mut status, 0);
+            if r == pid {
+                break;
+            }
+            if r < 0 && *libc::__errno_location() != libc::EINTR {
+                libc::_exit(1);
+            }
+        }
+        write_all(report, &status.to_ne_bytes());
+        libc::_exit(0);
+    }
+}
+
+/// Writes a few bytes to a pipe (atomic below PIPE_BUF) from the supervisor.
+unsafe fn write_all(fd: libc::c_int, bytes: &[u8]) {
+    while libc::write(fd, bytes.as_ptr().cast(), bytes.len()) < 0 && *libc::__errno_location() == libc::EINTR {}
+}
+
+/// Closes every descriptor but `keep` in the supervisor.
+unsafe fn close_all_but(keep: libc::c_int) {
+    let keep = keep as libc::c_uint;
+    if libc::close_range(0, keep - 1, 0) == 0 && libc::close_range(keep + 1, libc::c_uint::MAX, 0) == 0 {
+        return;
+    }
+    // Kernels before 5.9 lack close_range.
+    let mut limit: libc::rlimit = std::mem::zeroed();
+    libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+    for fd in 0..limit.rlim_cur.min(1 << 16) as libc::c_uint {
+        if fd != keep {
+            libc::close(fd as libc::c_int);
+        }
+    }
+}
+
+/// The design's status from the supervisor's report. Without a final status the
+/// supervisor was killed (a SIGKILL from the design, or the OOM killer), and the design
+/// died with it of SIGKILL (`PR_SET_PDEATHSIG`). Without even a pid, the supervisor
+/// failed before starting the design: its own status is all there is.
+fn design_status(report: &OwnedFd, supervisor: std::process::ExitStatus) -> Status {
+    let mut bytes = [0u8; 8];
+    let mut got = 0;
+    while got < bytes.len() {
+        // SAFETY: reads into the unfilled rest of `bytes` from a descriptor we own.
+        let n = unsafe { libc::read(report.as_raw_fd(), bytes[got..].as_mut_ptr().cast(), bytes.len() - got) };
+        if n <= 0 {
+            break;
+        }
+        got += n as usize;
+    }
+    match got {
+        8 => {
+            let raw = i32::from_ne_bytes(bytes[4..].try_into().expect("4 bytes"));
+            status_of(std::process::ExitStatus::from_raw(raw))
+        }
+        4 => Status::Signaled(libc::SIGKILL),
+        _ => status_of(supervisor),
+    }
 }
 
 /// Pids of the design processes being run right now (by any worker thread).
@@ -234,6 +373,41 @@ mod tests {
             .map(|stat| !stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
             .unwrap_or(false);
         assert!(!alive, "escaped child {child} survived");
+    }
+
+    #[test]
+    fn signals_to_the_parent_reach_the_supervisor_not_syncmut() {
+        // SIGTERM/SIGINT/SIGHUP to the parent are ignored by the supervisor: the
+        // design goes on and its own exit status is reported.
+        let run = sh("kill -TERM $PPID; kill -INT $PPID; kill -HUP $PPID; sleep 0.1; echo alive; exit 4", Limits::default());
+        assert_eq!(run.status, Status::Exited(4));
+        assert_eq!(run.stdout, "alive\n");
+        // SIGKILL to the parent ends the supervisor, and the design with it.
+        let run = sh("kill -KILL $PPID; sleep 5; echo survived", Limits::default());
+        assert_eq!(run.status, Status::Signaled(libc::SIGKILL));
+        assert_eq!(run.stdout, "");
+        // SIGSTOP of the parent: the run still ends, at its timeout.
+        let limits = Limits { timeout: Duration::from_millis(300), ..Limits::default() };
+        assert_eq!(sh("kill -STOP $PPID; exit 0", limits).status, Status::TimedOut);
+    }
+
+    #[test]
+    fn exact_statuses_pass_through_the_supervisor() {
+        for (script, status) in [
+            ("exit 0", Status::Exited(0)),
+            ("exit 255", Status::Exited(255)),
+            ("kill -ABRT $$", Status::Signaled(libc::SIGABRT)),
+            ("kill -TERM $$", Status::Signaled(libc::SIGTERM)),
+            ("kill -KILL $$", Status::Signaled(libc::SIGKILL)),
+        ] {
+            assert_eq!(sh(script, Limits::default()).status, status, "{script}");
+        }
+    }
+
+    #[test]
+    fn a_missing_program_is_a_spawn_error() {
+        let err = execute(Path::new("/nonexistent/design"), &[], &[], &Limits::default()).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
     }
 
     #[test]

@@ -31,6 +31,14 @@ pub struct Choice {
     /// Per option, the synchronization objects (numbered per run) its pending step
     /// acts on; `None`: unknown, counts as touching everything.
     pub touches: Vec<Option<Vec<u32>>>,
+    /// Per option, whether its pending step only reads its objects (a memory load under
+    /// `--interleave memory`, `r<k>` in the file); two reads of one object commute.
+    /// May be shorter than `options` (missing: not read-only).
+    pub reads: Vec<bool>,
+    /// Per option, the memory access (its number in the catalogue's `accesses`) the
+    /// pending step is, under `--interleave memory` (`m<k>` in the site field). May be
+    /// shorter than `options` (missing: none).
+    pub accesses: Vec<Option<u32>>,
 }
 
 impl Choice {
@@ -39,9 +47,11 @@ impl Choice {
     /// of data races). The main thread's steps never commute: returning from `main`
     /// ends every thread.
     pub fn independent(&self, a: u32, b: u32) -> bool {
-        let touches = |t: u32| self.options.iter().position(|(id, _)| *id == t).and_then(|i| self.touches.get(i).cloned().flatten());
+        let index = |t: u32| self.options.iter().position(|(id, _)| *id == t);
+        let touches = |t: u32| index(t).and_then(|i| self.touches.get(i).cloned().flatten());
+        let reads = |t: u32| index(t).and_then(|i| self.reads.get(i).copied()).unwrap_or(false);
         match (touches(a), touches(b)) {
-            (Some(x), Some(y)) => a != 0 && b != 0 && a != b && !x.iter().any(|o| y.contains(o)),
+            (Some(x), Some(y)) => a != 0 && b != 0 && a != b && (!x.iter().any(|o| y.contains(o)) || (reads(a) && reads(b))),
             _ => false,
         }
     }
@@ -93,22 +103,28 @@ pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
         let current = words.get(2).and_then(|w| w.parse().ok());
         let mut options = Vec::new();
         let mut touches = Vec::new();
+        let mut reads = Vec::new();
+        let mut accesses = Vec::new();
         if let Some(list) = words.get(3) {
             for option in list.split(',') {
                 let mut fields = option.split(':');
                 let id = fields.next().unwrap_or_default().parse().map_err(|_| bad("bad option"))?;
-                let site = fields.next().and_then(|f| f.parse().ok());
-                options.push((id, site));
-                touches.push(match fields.next() {
+                let site_field = fields.next();
+                accesses.push(site_field.and_then(|f| f.strip_prefix('m')).and_then(|k| k.parse().ok()));
+                options.push((id, site_field.and_then(|f| f.parse().ok())));
+                let objects = fields.next();
+                reads.push(objects.is_some_and(|o| o.starts_with('r')));
+                touches.push(match objects {
                     Some("-") => Some(Vec::new()),
-                    Some(objects) if objects != "*" => {
-                        objects.split('+').map(|o| o.strip_prefix('o').and_then(|n| n.parse().ok())).collect::<Option<Vec<u32>>>()
-                    }
+                    Some(objects) if objects != "*" => objects
+                        .split('+')
+                        .map(|o| o.strip_prefix('o').or_else(|| o.strip_prefix('r')).and_then(|n| n.parse().ok()))
+                        .collect::<Option<Vec<u32>>>(),
                     _ => None,
                 });
             }
         }
-        schedule.choices.push(Choice { chosen, kind, current, options, touches });
+        schedule.choices.push(Choice { chosen, kind, current, options, touches, reads, accesses });
     }
     Ok(schedule)
 }
@@ -226,6 +242,9 @@ pub struct Report {
     pub distinct: usize,
     /// DFS only: every schedule within the preemption bound was explored.
     pub exhausted: bool,
+    /// Runs that ended in `__VERIFIER_assume(0)` (status 123): not bugs, and not
+    /// counted against the program.
+    pub assumed: usize,
     pub found: Option<Found>,
 }
 
@@ -238,73 +257,142 @@ pub enum ExploreError {
     Runtime(String),
 }
 
-/// Runs `binary args` under many schedules. `work` holds the per-run files.
+/// Exit status of a run that `__VERIFIER_assume(0)` ended (runtime-lib/src/verifier.c).
+pub const ASSUME_STATUS: i32 = 123;
+
+/// Runs `binary args` under many schedules until a bug shows. `work` holds the per-run
+/// files.
 pub fn explore(binary: &Path, args: &[String], config: &Config, work: &Path) -> Result<Report, ExploreError> {
+    let mut found: Option<Found> = None;
+    let mut assumed = 0usize;
+    let dfs = matches!(config.strategy, Strategy::Dfs { .. });
+    let search = search(binary, args, &[("SYNCMUT_ACTIVE", String::new())], config, work, &mut |visit: &Visit| {
+        if visit.execution.status == Status::Exited(ASSUME_STATUS) {
+            assumed += 1;
+        }
+        let Some((kind, message)) = classify(visit.execution, visit.trace) else { return false };
+        found = Some(Found {
+            kind,
+            message,
+            // The dfs prefix file is rewritten by the next step: name the path instead.
+            schedule_value: if dfs { format!("replay of a {}-choice dfs prefix", visit.prefix_len) } else { visit.schedule_value.to_string() },
+            run: visit.run,
+            schedule: visit.schedule.clone(),
+            schedule_text: visit.schedule_text.to_string(),
+            execution: visit.execution.clone(),
+            trace: visit.trace.clone(),
+        });
+        true
+    })?;
+    Ok(Report { strategy: config.strategy, runs: search.runs, distinct: search.distinct, exhausted: search.exhausted, assumed, found })
+}
+
+/// One executed schedule, as a search hands it to its visitor.
+pub struct Visit<'a> {
+    /// 1-based index of the run in the search.
+    pub run: usize,
+    /// The `SYNCMUT_SCHEDULE` value it ran under (dfs: `replay:<work>/prefix.schedule`,
+    /// a file the next run rewrites).
+    pub schedule_value: &'a str,
+    /// dfs: how many choices the replayed prefix fixed.
+    pub prefix_len: usize,
+    /// The choices the run made, parsed and as written (replayable with `replay:`).
+    pub schedule: &'a Schedule,
+    pub schedule_text: &'a str,
+    pub execution: &'a Execution,
+    pub trace: &'a Trace,
+    /// Where the run's trace is, until the next run overwrites it.
+    pub trace_file: &'a Path,
+}
+
+/// What a search covered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Search {
+    pub runs: usize,
+    pub distinct: usize,
+    /// dfs: the bounded space was explored completely (the visitor did not stop it).
+    pub exhausted: bool,
+}
+
+/// Runs `binary args` with `env` under the schedules of `config`'s strategy, calling
+/// `visit` after each run; a `true` from it ends the search.
+pub fn search(
+    binary: &Path,
+    args: &[String],
+    env: &[(&'static str, String)],
+    config: &Config,
+    work: &Path,
+    visit: &mut dyn FnMut(&Visit) -> bool,
+) -> Result<Search, ExploreError> {
     std::fs::create_dir_all(work).map_err(|e| ExploreError::Io(format!("{}: {e}", work.display())))?;
-    let mut explorer = Explorer { binary, args, config, work, runs: 0, seen: HashSet::new() };
+    let mut explorer = Explorer { binary, args, env, config, work, runs: 0, seen: HashSet::new(), visit };
     match config.strategy {
-        Strategy::Random => explorer.seeded(|k| format!("random:{k}"), None),
+        Strategy::Random => explorer.seeded(|k| format!("random:{k}")),
         Strategy::Pct { depth } => {
-            let first = explorer.run("default", None)?;
-            if first.found.is_some() {
-                return Ok(explorer.report(first.found, false));
+            let first = explorer.run("default", 0)?;
+            if first.stop {
+                return Ok(explorer.search(false));
             }
             let steps = first.schedule.steps.unwrap_or(1000).max(1);
-            explorer.seeded(|k| format!("pct:{k}:{depth}"), Some(("SYNCMUT_PCT_STEPS", steps.to_string())))
+            explorer.seeded(|k| pct_value(k, depth, steps))
         }
         Strategy::Dfs { preemptions, sleep_sets } => explorer.dfs(preemptions, sleep_sets),
     }
 }
 
+/// The `SYNCMUT_SCHEDULE` value of the k-th PCT schedule for a run of about `steps`
+/// scheduling points (self-contained, so a saved value replays without other settings).
+pub fn pct_value(k: usize, depth: u32, steps: u64) -> String {
+    format!("pct:{k}:{depth}:{steps}")
+}
+
 /// One executed schedule.
 struct Outcome {
     schedule: Schedule,
-    found: Option<Found>,
+    stop: bool,
 }
 
-struct Explorer<'a> {
+struct Explorer<'a, 'v> {
     binary: &'a Path,
     args: &'a [String],
+    env: &'a [(&'static str, String)],
     config: &'a Config,
     work: &'a Path,
     runs: usize,
     seen: HashSet<Vec<u32>>,
+    visit: &'v mut dyn FnMut(&Visit) -> bool,
 }
 
-impl Explorer<'_> {
-    fn report(&self, found: Option<Found>, exhausted: bool) -> Report {
-        Report { strategy: self.config.strategy, runs: self.runs, distinct: self.seen.len(), exhausted: exhausted && found.is_none(), found }
+impl Explorer<'_, '_> {
+    fn search(&self, exhausted: bool) -> Search {
+        Search { runs: self.runs, distinct: self.seen.len(), exhausted }
     }
 
-    fn seeded(&mut self, value: impl Fn(usize) -> String, extra: Option<(&'static str, String)>) -> Result<Report, ExploreError> {
+    fn seeded(&mut self, value: impl Fn(usize) -> String) -> Result<Search, ExploreError> {
         let mut k = 1;
         while self.runs < self.config.schedules {
-            let outcome = self.run(&value(k), extra.clone())?;
-            if outcome.found.is_some() {
-                return Ok(self.report(outcome.found, false));
+            if self.run(&value(k), 0)?.stop {
+                return Ok(self.search(false));
             }
             k += 1;
         }
-        Ok(self.report(None, false))
+        Ok(self.search(false))
     }
 
     /// One execution under `schedule_value`, recording its choices.
-    fn run(&mut self, schedule_value: &str, extra: Option<(&'static str, String)>) -> Result<Outcome, ExploreError> {
+    fn run(&mut self, schedule_value: &str, prefix_len: usize) -> Result<Outcome, ExploreError> {
         self.runs += 1;
         let out_file = self.work.join("run.schedule");
         let trace_file = self.work.join("run.jsonl");
         let _ = std::fs::remove_file(&out_file);
         let _ = std::fs::remove_file(&trace_file);
-        let mut env: Vec<(&str, String)> = vec![
-            ("SYNCMUT_ACTIVE", String::new()),
+        let mut env: Vec<(&str, String)> = self.env.to_vec();
+        env.extend([
             ("SYNCMUT_SCHEDULE", schedule_value.to_string()),
             ("SYNCMUT_SCHEDULE_OUT", out_file.display().to_string()),
             ("SYNCMUT_TRACE", trace_file.display().to_string()),
             ("SYNCMUT_MAX_STEPS", self.config.max_steps.to_string()),
-        ];
-        if let Some(extra) = extra {
-            env.push(extra);
-        }
+        ]);
         let execution = exec::execute(self.binary, self.args, &env, &self.config.limits)
             .map_err(|e| ExploreError::Io(format!("{}: {e}", self.binary.display())))?;
         if execution.status == Status::Exited(120) {
@@ -314,17 +402,18 @@ impl Explorer<'_> {
         let schedule = parse_schedule(&schedule_text).map_err(|e| ExploreError::Io(format!("{}: {e}", out_file.display())))?;
         let trace = trace::read(&trace_file).map_err(ExploreError::Io)?;
         self.seen.insert(schedule.choices.iter().map(|c| c.chosen).collect());
-        let found = classify(&execution, &trace).map(|(kind, message)| Found {
-            kind,
-            message,
-            schedule_value: schedule_value.to_string(),
+        let visit = Visit {
             run: self.runs,
-            schedule: schedule.clone(),
-            schedule_text,
-            execution,
-            trace,
-        });
-        Ok(Outcome { schedule, found })
+            schedule_value,
+            prefix_len,
+            schedule: &schedule,
+            schedule_text: &schedule_text,
+            execution: &execution,
+            trace: &trace,
+            trace_file: &trace_file,
+        };
+        let stop = (self.visit)(&visit);
+        Ok(Outcome { schedule, stop })
     }
 
     /// Stateless depth-first search: the stack holds, per choice point of the current
@@ -336,7 +425,7 @@ impl Explorer<'_> {
     /// no step dependent on it (same synchronization object) has happened since; such
     /// a thread is not tried there. Sets are kept across `run` points only (emptied at
     /// a `wake`/`timeout` point).
-    fn dfs(&mut self, bound: u32, sleep_sets: bool) -> Result<Report, ExploreError> {
+    fn dfs(&mut self, bound: u32, sleep_sets: bool) -> Result<Search, ExploreError> {
         struct Node {
             choice: Choice,
             /// Options tried at this point (the path's own choice first).
@@ -368,21 +457,19 @@ impl Explorer<'_> {
         let mut stack: Vec<Node> = Vec::new();
         loop {
             if self.runs >= self.config.schedules {
-                return Ok(self.report(None, false));
+                return Ok(self.search(false));
             }
             std::fs::write(&replay_file, replay_text(&prefix)).map_err(|e| ExploreError::Io(format!("{}: {e}", replay_file.display())))?;
-            let mut outcome = self.run(&format!("replay:{}", replay_file.display()), None)?;
-            if let Some(found) = &mut outcome.found {
-                // The prefix file is rewritten by the next step: name the path instead.
-                found.schedule_value = format!("replay of a {}-choice dfs prefix", prefix.len());
-                return Ok(self.report(outcome.found, false));
+            let outcome = self.run(&format!("replay:{}", replay_file.display()), prefix.len())?;
+            if outcome.stop {
+                return Ok(self.search(false));
             }
             let schedule = outcome.schedule;
             if schedule.truncated || schedule.diverged.is_some() {
                 // The run did not follow the prefix (the program is not deterministic
                 // under a fixed schedule) or was too long to record: the search cannot
                 // claim to cover the space.
-                return Ok(self.report(None, false));
+                return Ok(self.search(false));
             }
             // Extend the stack with the points past the prefix.
             stack.truncate(prefix.len());
@@ -418,7 +505,7 @@ impl Explorer<'_> {
             }
             match next_prefix {
                 Some(p) => prefix = p,
-                None => return Ok(self.report(None, true)),
+                None => return Ok(self.search(true)),
             }
         }
     }
@@ -444,6 +531,25 @@ pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String
         Status::TimedOut => Some((BugKind::Hang, "the run did not end within the timeout".to_string())),
         _ => None,
     }
+}
+
+/// The memory steps (`--interleave memory`) chosen at choice points, in schedule order:
+/// the racy interleaving the trace does not show (accesses are not trace events).
+fn memory_steps(catalogue: &Catalogue, schedule: &Schedule) -> String {
+    let mut lines = Vec::new();
+    for choice in &schedule.choices {
+        let Some(i) = choice.options.iter().position(|(id, _)| *id == choice.chosen) else { continue };
+        let Some(Some(k)) = choice.accesses.get(i) else { continue };
+        let Some(access) = catalogue.accesses.get(*k as usize) else { continue };
+        let file = Path::new(&access.file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let verb = if access.write { "writes" } else { "reads " };
+        let preempts = if choice.preempts(choice.chosen) { "  (preempts T".to_string() + &choice.current.unwrap_or(0).to_string() + ")" } else { String::new() };
+        lines.push(format!("  T{:<3} {verb} shared memory in {} @ {file}:{}{preempts}\n", choice.chosen, access.function, access.line));
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!("\nmemory steps at choice points (--interleave memory; not in the trace), in order:\n{}", lines.concat())
 }
 
 fn first_runtime_line(stderr: &str, fallback: &str) -> String {
@@ -504,6 +610,7 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
     if found.trace.truncated {
         text.push_str("  … (trace truncated)\n");
     }
+    text.push_str(&memory_steps(catalogue, &found.schedule));
     if let Some(end) = &found.trace.end {
         if !end.pending.is_empty() {
             text.push_str("\nthreads that did not finish:\n");
@@ -535,11 +642,15 @@ mod tests {
     #[test]
     fn parses_a_schedule_file() {
         let text = "# syncmut-schedule 1 random:3\n# comment\n1 run 0 0:-,1:4\n2 wake - 1:-,2:-\n# diverged 1\n# end deadlock steps 17\n";
-        let objects = parse_schedule("1 run 1 1:3:o1,2:-:o2+o3,3:5:*,4:-:-,5:-:o1\n").unwrap();
+        let objects = parse_schedule("1 run 1 1:3:o1,2:-:o2+o3,3:5:*,4:-:-,5:-:o1,6:m0:r1,7:m4:r1,8:-:r2\n").unwrap();
         let c = &objects.choices[0];
-        assert_eq!(c.touches, vec![Some(vec![1]), Some(vec![2, 3]), None, Some(vec![]), Some(vec![1])]);
+        assert_eq!(c.accesses, vec![None, None, None, None, None, Some(0), Some(4), None]);
+        assert_eq!(c.options[5], (6, None));
+        assert_eq!(c.touches, vec![Some(vec![1]), Some(vec![2, 3]), None, Some(vec![]), Some(vec![1]), Some(vec![1]), Some(vec![1]), Some(vec![2])]);
         assert!(c.independent(1, 2) && c.independent(2, 4) && c.independent(1, 4));
         assert!(!c.independent(1, 5) && !c.independent(1, 3) && !c.independent(3, 4));
+        // Two reads of one address commute; a read and a write of it do not.
+        assert!(c.independent(6, 7) && c.independent(6, 8) && !c.independent(6, 1) && !c.independent(8, 2));
         let s = parse_schedule(text).unwrap();
         assert_eq!(s.choices.len(), 2);
         assert_eq!(s.choices[0].options, vec![(0, None), (1, Some(4))]);
@@ -555,7 +666,7 @@ mod tests {
 
     #[test]
     fn a_thread_that_finished_is_not_preempted() {
-        let c = Choice { chosen: 2, kind: "run".into(), current: Some(1), options: vec![(0, None), (2, None)], touches: vec![] };
+        let c = Choice { chosen: 2, kind: "run".into(), current: Some(1), options: vec![(0, None), (2, None)], touches: vec![], reads: vec![], accesses: vec![] };
         assert!(!c.preempts(2));
     }
 }

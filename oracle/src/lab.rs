@@ -5,6 +5,7 @@
 use crate::diff;
 use crate::error::OracleError;
 use crate::exec::{self, Execution, Limits, Status};
+use crate::explore;
 use crate::observation::Observation;
 use crate::outcome::{Baseline, Outcomes, Run};
 use crate::outdir::{self, OutDir};
@@ -21,11 +22,57 @@ use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::{Catalogue, Mutant};
 
-/// The original's executions on one test, one per schedule.
-type OriginalRuns = Vec<(Execution, Trace)>;
+/// The schedules of one usable test and the original's executions under them.
+#[derive(Debug, Clone)]
+struct Plan {
+    /// `SYNCMUT_SCHEDULE` values every mutant runs under, the same as the original's
+    /// (empty for dfs: each mutant's own search chooses its schedules).
+    schedules: Vec<String>,
+    /// The original's executions, one per schedule explored.
+    originals: Vec<(Execution, Trace)>,
+    /// dfs: the original's search covered its whole bounded space.
+    exhausted: bool,
+    /// pthread: the mutants' livelock bound (`SYNCMUT_MAX_STEPS`), a multiple of the
+    /// original's own scheduling points on this test.
+    max_steps: Option<u64>,
+}
+
+/// A mutant that takes this many times the original's scheduling points (at least
+/// `MIN_MUTANT_STEPS`) is a livelock. A bound relative to the original ends a spinning
+/// mutant in milliseconds, long before its timeout, so the verdict does not depend on
+/// how loaded the machine is (the runtime's fixed 10M-step default could lose that race).
+const MUTANT_STEPS_FACTOR: u64 = 100;
+const MIN_MUTANT_STEPS: u64 = 100_000;
 
 /// A test the baseline kept, with the original's runs on it.
-type UsableTest<'a> = (&'a TestCase, &'a Baseline, &'a [(Execution, Trace)]);
+type UsableTest<'a> = (&'a TestCase, &'a Baseline, &'a Plan);
+
+/// How a pthread test's schedules are chosen. SystemC designs always run once: the
+/// kernel's process order is deterministic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedules {
+    /// The one deterministic `default` schedule.
+    Default,
+    /// `random:1` … `random:n`.
+    Random { n: usize },
+    /// `pct:k:depth:steps` for k = 1 … n, `steps` measured per test by a `default` run
+    /// of the original.
+    Pct { n: usize, depth: u32 },
+    /// Depth-first search with sleep sets, at most `n` runs and `preemptions` per
+    /// schedule, for the original and for each mutant; "exhaustive" when both searches
+    /// covered the bounded space.
+    Dfs { n: usize, preemptions: u32 },
+}
+
+impl Schedules {
+    /// Schedules explored per (mutant, test) at most.
+    pub fn budget(&self) -> usize {
+        match *self {
+            Schedules::Default => 1,
+            Schedules::Random { n } | Schedules::Pct { n, .. } | Schedules::Dfs { n, .. } => n,
+        }
+    }
+}
 
 /// Knobs of a run.
 #[derive(Debug, Clone)]
@@ -41,19 +88,17 @@ pub struct Config {
     pub timeout_margin: Duration,
     /// Limits other than time, for every execution.
     pub limits: Limits,
-    /// Schedules every pthread test runs under (`SYNCMUT_SCHEDULE` values: `default`,
-    /// `random:<seed>`). With several, a mutant is killed on a test when under some
-    /// schedule it shows a behaviour the original shows under none of them, and the
-    /// kill fraction is reported. SystemC designs use one: the kernel's process order
-    /// is deterministic.
-    pub schedules: Vec<String>,
+    /// The schedules every pthread test runs under. With several, a mutant is killed on
+    /// a test when under some schedule it shows a behaviour the original shows under
+    /// none of them, and the kill fraction is reported.
+    pub strategy: Schedules,
 }
 
 impl Config {
     /// `n` seeded random schedules (`random:1` … `random:n`), or the deterministic
     /// default schedule when `n` is 1.
     pub fn with_schedules(mut self, n: usize) -> Config {
-        self.schedules = if n <= 1 { vec!["default".to_string()] } else { (1..=n).map(|s| format!("random:{s}")).collect() };
+        self.strategy = if n <= 1 { Schedules::Default } else { Schedules::Random { n } };
         self
     }
 }
@@ -67,7 +112,7 @@ impl Default for Config {
             timeout_multiplier: 5,
             timeout_margin: Duration::from_secs(2),
             limits: Limits::default(),
-            schedules: vec!["default".to_string()],
+            strategy: Schedules::Default,
         }
     }
 }
@@ -98,7 +143,7 @@ pub fn run(
     let saved_baselines = read_baselines(out);
     out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
     progress.baseline_started(tests.len());
-    let baselines: Vec<(Baseline, Option<OriginalRuns>)> =
+    let baselines: Vec<(Baseline, Option<Plan>)> =
         tests.iter().map(|t| baseline(build, t, out, config)).collect::<Result<_, _>>()?;
     let fresh: Vec<&Baseline> = baselines.iter().map(|(b, _)| b).collect();
     out.write_json(outdir::BASELINE, &fresh)?;
@@ -113,7 +158,7 @@ pub fn run(
     let usable: Vec<UsableTest> = tests
         .iter()
         .zip(&baselines)
-        .filter_map(|(t, (b, runs))| runs.as_deref().filter(|_| b.usable).map(|r| (t, b, r)))
+        .filter_map(|(t, (b, runs))| runs.as_ref().filter(|_| b.usable).map(|r| (t, b, r)))
         .collect();
     if usable.is_empty() {
         return Err(OracleError::NoUsableTest { path: out.path(outdir::BASELINE) });
@@ -152,8 +197,8 @@ pub fn run(
             scope.spawn(move || loop {
                 let index = next.fetch_add(1, Ordering::SeqCst);
                 let Some((mutant, test_index)) = todo.get(index) else { break };
-                let (test, baseline, originals) = usable[*test_index];
-                let run = run_mutant(build, mutant, test, baseline, originals, out, config);
+                let (test, baseline, plan) = usable[*test_index];
+                let run = run_mutant(build, mutant, test, baseline, plan, out, config);
                 if sender.send(run).is_err() {
                     break;
                 }
@@ -209,7 +254,7 @@ const RUNTIME_CONFIG_ERROR: i32 = 120;
 
 /// Runs the metamutant with `active` (empty: no mutant) under `schedule` and reads its
 /// trace.
-fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), String> {
+fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_steps: Option<u64>, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), String> {
     if let Some(parent) = trace_file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
@@ -218,61 +263,92 @@ fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, trace_fi
     if build.catalogue.kind == Family::Pthread {
         env.push(("SYNCMUT_SCHEDULE", schedule.to_string()));
     }
+    if let Some(steps) = max_steps {
+        env.push(("SYNCMUT_MAX_STEPS", steps.to_string()));
+    }
     env.extend(test.env());
     let execution = exec::execute(&build.metamutant, &test.args, &env, limits).map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
     let trace = trace::read(trace_file)?;
     Ok((execution, trace))
 }
 
-/// The schedules a design runs under: SystemC has exactly one.
-fn schedules<'a>(build: &Build, config: &'a Config) -> &'a [String] {
-    if build.catalogue.kind == Family::Pthread && !config.schedules.is_empty() {
-        &config.schedules
+/// Whether a design's tests run under several schedules (pthread, not `Default`).
+fn explores(build: &Build, config: &Config) -> bool {
+    build.catalogue.kind == Family::Pthread && config.strategy != Schedules::Default
+}
+
+/// The tag of a dfs schedule: the k-th run of a search (its choices are saved beside
+/// the trace, see `schedule_value`).
+fn dfs_tag(k: usize) -> String {
+    format!("dfs:{k}")
+}
+
+/// The `SYNCMUT_SCHEDULE` value that reproduces a saved run's schedule `tag` (as in
+/// outcomes.json): a dfs tag names the choices saved beside the mutant's trace.
+pub fn schedule_value(root: &Path, test: &str, mutant: Option<&str>, tag: &str) -> String {
+    if tag.starts_with("dfs:") {
+        format!("replay:{}", schedule_file(root, test, mutant, tag).display())
     } else {
-        &config.schedules[..1.min(config.schedules.len())]
+        tag.to_string()
     }
 }
 
-/// The schedule as named in file names and runs, or None when there is only one.
-fn schedule_tag<'a>(build: &Build, config: &Config, schedule: &'a str) -> Option<&'a str> {
-    (schedules(build, config).len() > 1).then_some(schedule)
+/// Where the choices of a dfs run are saved: beside its trace, `.schedule`.
+fn schedule_file(root: &Path, test: &str, mutant: Option<&str>, tag: &str) -> std::path::PathBuf {
+    outdir::trace_file(root, test, mutant, Some(tag)).with_extension("schedule")
+}
+
+/// The exploration settings of a dfs search in the lab.
+fn dfs_config(n: usize, preemptions: u32, limits: Limits, max_steps: Option<u64>) -> explore::Config {
+    explore::Config {
+        strategy: explore::Strategy::Dfs { preemptions, sleep_sets: true },
+        schedules: n.max(1),
+        limits,
+        // The original runs under the runtime's own default, mutants under their plan's.
+        max_steps: max_steps.unwrap_or(10_000_000),
+    }
 }
 
 /// Runs the original on a test and decides whether the test is usable: the first
-/// schedule twice (the runs must agree), every other schedule once.
-fn baseline(
-    build: &Build,
-    test: &TestCase,
-    out: &OutDir,
-    config: &Config,
-) -> Result<(Baseline, Option<OriginalRuns>), OracleError> {
+/// schedule twice (the runs must agree), then every other schedule once (dfs: a search).
+fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Result<(Baseline, Option<Plan>), OracleError> {
     let limits = Limits { timeout: config.baseline_timeout, ..config.limits };
-    let schedules = schedules(build, config);
+    let explores = explores(build, config);
     let mut set_aside = None;
     let mut runs: Vec<(Execution, Trace)> = Vec::new();
-    let first_schedule = schedules.first().map(String::as_str).unwrap_or("default");
-    let plan = std::iter::repeat_n(first_schedule, config.baseline_repeats.max(1))
-        .chain(schedules.iter().skip(1).map(String::as_str));
-    for (i, schedule) in plan.enumerate() {
-        let tag = schedule_tag(build, config, schedule);
-        let path = if i == 0 || i >= config.baseline_repeats.max(1) {
+    let mut exhausted = false;
+    // The original's run length (pthread) places pct's change points and bounds the
+    // mutants' steps; random and pct schedules are fixed in advance.
+    let steps = (build.catalogue.kind == Family::Pthread).then(|| measure_steps(build, test, out, &limits));
+    let mut schedules: Vec<String> = match (explores, config.strategy) {
+        (true, Schedules::Random { n }) => (1..=n).map(|k| format!("random:{k}")).collect(),
+        (true, Schedules::Pct { n, depth }) => (1..=n).map(|k| explore::pct_value(k, depth, steps.unwrap_or(1000))).collect(),
+        _ => vec!["default".to_string()],
+    };
+    let first_schedule = schedules[0].clone();
+    let repeats = config.baseline_repeats.max(1);
+    let dfs = matches!(config.strategy, Schedules::Dfs { .. }) && explores;
+    let plan: Vec<&str> = std::iter::repeat_n(first_schedule.as_str(), repeats)
+        .chain(if dfs { &[][..] } else { &schedules[1..] }.iter().map(String::as_str))
+        .collect();
+    for (i, schedule) in plan.iter().enumerate() {
+        let tag = (explores && !dfs).then_some(*schedule);
+        let path = if i == 0 || i >= repeats {
             outdir::trace_file(out.root(), &test.name, None, tag)
         } else {
             out.path(Path::new(outdir::TRACE_DIR).join(&test.name).join(format!("original.{}.jsonl", i + 1)))
         };
-        let (execution, trace) = match traced(build, test, "", schedule, &path, &limits) {
+        let (execution, trace) = match traced(build, test, "", schedule, None, &path, &limits) {
             Ok(r) => r,
             Err(e) => {
                 set_aside = Some(format!("its trace could not be read: {e}"));
                 break;
             }
         };
-        match execution.status {
-            Status::TimedOut => set_aside = Some(format!("the original did not finish within {:?}", limits.timeout)),
-            Status::Signaled(s) => set_aside = Some(format!("the original crashed (signal {s})")),
-            _ => {}
+        if let Some(reason) = unusable(&execution, &limits) {
+            set_aside = Some(reason);
         }
-        let repeat_of_first = i > 0 && i < config.baseline_repeats.max(1);
+        let repeat_of_first = i > 0 && i < repeats;
         if set_aside.is_none() && repeat_of_first {
             let (e0, t0) = &runs[0];
             if Observation::new(e0, t0, &[]) != Observation::new(&execution, &trace, &[]) {
@@ -285,6 +361,24 @@ fn baseline(
         if set_aside.is_some() {
             break;
         }
+    }
+    if let (true, None, Schedules::Dfs { n, preemptions }) = (dfs, &set_aside, config.strategy) {
+        // The original's own search; its first run (no prefix) is the default schedule
+        // already run above.
+        runs.clear();
+        let work = tempfile::tempdir().map_err(|e| OracleError::Write { path: std::env::temp_dir(), source: e })?;
+        let mut failure = None;
+        let search = explore::search(&build.metamutant, &test.args, &[("SYNCMUT_ACTIVE", String::new())], &dfs_config(n, preemptions, limits, None), work.path(), &mut |visit| {
+            failure = unusable(visit.execution, &limits);
+            runs.push((visit.execution.clone(), visit.trace.clone()));
+            failure.is_some()
+        });
+        match search {
+            Ok(search) => exhausted = search.exhausted,
+            Err(e) => set_aside = Some(format!("schedule exploration failed: {e}")),
+        }
+        set_aside = set_aside.or(failure.map(|f| format!("{f} under a dfs schedule")));
+        schedules.clear();
     }
     let (execution, trace) = &runs[0];
     // The uninstrumented original must agree with the metamutant running no mutant.
@@ -317,61 +411,146 @@ fn baseline(
         lost_notifications: observation.lost_notifications.clone(),
     };
     let usable = baseline.usable;
-    Ok((baseline, usable.then_some(runs)))
+    let max_steps = steps.map(|s| s.saturating_mul(MUTANT_STEPS_FACTOR).max(MIN_MUTANT_STEPS));
+    Ok((baseline, usable.then_some(Plan { schedules, originals: runs, exhausted, max_steps })))
+}
+
+/// Why a run of the original makes its test unusable, if it does.
+fn unusable(execution: &Execution, limits: &Limits) -> Option<String> {
+    match execution.status {
+        Status::TimedOut => Some(format!("the original did not finish within {:?}", limits.timeout)),
+        Status::Signaled(s) => Some(format!("the original crashed (signal {s})")),
+        _ => None,
+    }
+}
+
+/// Scheduling points of the original's `default` run on a test (pct's run-length
+/// estimate, the mutants' livelock bound), 1000 if it cannot be measured.
+fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) -> u64 {
+    let file = out.path(Path::new(outdir::TRACE_DIR).join(&test.name).join("original.steps.schedule"));
+    let _ = std::fs::create_dir_all(file.parent().unwrap_or(out.root()));
+    let env = [("SYNCMUT_ACTIVE", String::new()), ("SYNCMUT_SCHEDULE", "default".to_string()), ("SYNCMUT_SCHEDULE_OUT", file.display().to_string())];
+    let _ = exec::execute(&build.metamutant, &test.args, &env, limits);
+    let steps = std::fs::read_to_string(&file).ok().and_then(|t| explore::parse_schedule(&t).ok()).and_then(|s| s.steps);
+    let _ = std::fs::remove_file(&file);
+    steps.unwrap_or(1000).max(1)
+}
+
+/// What one (mutant, test) pair showed over its schedules.
+struct Tally<'a> {
+    kills: usize,
+    runs: usize,
+    elapsed: Duration,
+    /// Verdict, reason and schedule tag of the first killing run.
+    first_kill: Option<(Verdict, String, String)>,
+    original: Vec<Observation>,
+    /// Random/pct: the original's i-th run had the same schedule as the mutant's (the
+    /// verdict's reason compares those two); dfs: the searches differ, compare with the
+    /// original's first (default) run.
+    paired: bool,
+    mutant: &'a Mutant,
+}
+
+impl Tally<'_> {
+    /// Judges one run; true when it kills.
+    fn add(&mut self, build: &Build, execution: &Execution, trace: &Trace, tag: &str) -> bool {
+        self.runs += 1;
+        self.elapsed += execution.elapsed;
+        let observed = Observation::new(execution, trace, &self.mutant.sites);
+        // A behaviour the original shows under some schedule is not a kill.
+        if self.original.contains(&observed) {
+            return false;
+        }
+        self.kills += 1;
+        if self.first_kill.is_none() {
+            let label = |site| crate::diff::site_label(&build.catalogue, site);
+            let closest = self.original.get(if self.paired { self.runs - 1 } else { 0 }).unwrap_or(&self.original[0]);
+            let (v, r) = verdict::judge(closest, &observed, &execution.stderr, &label);
+            self.first_kill = Some((v, r, tag.to_string()));
+        }
+        true
+    }
 }
 
 /// Runs one mutant on one test under every schedule and judges it.
-fn run_mutant(
-    build: &Build,
-    mutant: &Mutant,
-    test: &TestCase,
-    baseline: &Baseline,
-    originals: &[(Execution, Trace)],
-    out: &OutDir,
-    config: &Config,
-) -> Run {
+fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &Plan, out: &OutDir, config: &Config) -> Run {
     let timeout = Duration::from_millis(baseline.elapsed_ms) * config.timeout_multiplier + config.timeout_margin;
     let limits = Limits { timeout, ..config.limits };
-    let schedules = schedules(build, config);
-    let original: Vec<Observation> = originals.iter().map(|(e, t)| Observation::new(e, t, &mutant.sites)).collect();
-    let mut elapsed = Duration::ZERO;
-    let mut kills = 0usize;
-    let mut first_kill: Option<(Verdict, String, &str)> = None;
-    for (i, schedule) in schedules.iter().enumerate() {
-        let tag = schedule_tag(build, config, schedule);
-        let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tag);
-        let (execution, trace) = match traced(build, test, &mutant.activation(), schedule, &path, &limits) {
-            Err(e) => return error_run(mutant, test, e, elapsed),
-            Ok((execution, _)) if execution.status == Status::Exited(RUNTIME_CONFIG_ERROR) => {
-                return error_run(mutant, test, format!("the runtime rejected the mutant: {}", execution.stderr.trim()), elapsed);
-            }
-            Ok(r) => r,
+    let original: Vec<Observation> = plan.originals.iter().map(|(e, t)| Observation::new(e, t, &mutant.sites)).collect();
+    let explores = explores(build, config);
+    let paired = !matches!(config.strategy, Schedules::Dfs { .. });
+    let mut tally = Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, first_kill: None, original, paired, mutant };
+    let mut exhaustive = false;
+    if let (true, Schedules::Dfs { n, preemptions }) = (explores, config.strategy) {
+        let work = match tempfile::tempdir() {
+            Ok(w) => w,
+            Err(e) => return error_run(mutant, test, format!("temporary directory: {e}"), Duration::ZERO),
         };
-        elapsed += execution.elapsed;
-        let observed = Observation::new(&execution, &trace, &mutant.sites);
-        // A behaviour the original shows under some schedule is not a kill.
-        let killed_here = !original.contains(&observed);
-        if killed_here {
-            kills += 1;
-            if first_kill.is_none() {
-                let label = |site| crate::diff::site_label(&build.catalogue, site);
-                let (v, r) = verdict::judge(&original[i.min(original.len() - 1)], &observed, &execution.stderr, &label);
-                first_kill = Some((v, r, schedule));
+        let mut rejected = None;
+        let env = [("SYNCMUT_ACTIVE", mutant.activation())];
+        let search = explore::search(&build.metamutant, &test.args, &env, &dfs_config(n, preemptions, limits, plan.max_steps), work.path(), &mut |visit| {
+            let tag = dfs_tag(visit.run);
+            let first = tally.first_kill.is_none();
+            if tally.add(build, visit.execution, visit.trace, &tag) && first {
+                // Keep the kill: its trace and the choices that replay it.
+                let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
+                let _ = std::fs::create_dir_all(path.parent().unwrap_or(out.root()));
+                let _ = std::fs::copy(visit.trace_file, &path);
+                let _ = std::fs::write(schedule_file(out.root(), &test.name, Some(&mutant.id), &tag), visit.schedule_text);
+            }
+            false
+        });
+        match search {
+            Err(explore::ExploreError::Runtime(e)) => rejected = Some(format!("the runtime rejected the mutant: {e}")),
+            Err(e) => rejected = Some(e.to_string()),
+            Ok(search) => exhaustive = search.exhausted && plan.exhausted,
+        }
+        if let Some(reason) = rejected {
+            return error_run(mutant, test, reason, tally.elapsed);
+        }
+        if let Some((_, _, tag)) = &tally.first_kill {
+            // The original under the kill's choices, for the diff and `explain`.
+            let value = schedule_value(out.root(), &test.name, Some(&mutant.id), tag);
+            let path = outdir::trace_file(out.root(), &test.name, None, Some(tag));
+            let _ = traced(build, test, "", &value, None, &path, &limits);
+        }
+    } else {
+        let schedules: &[String] = if explores { &plan.schedules } else { &plan.schedules[..1] };
+        for schedule in schedules {
+            let tag = explores.then_some(schedule.as_str());
+            let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tag);
+            let (execution, trace) = match traced(build, test, &mutant.activation(), schedule, plan.max_steps, &path, &limits) {
+                Err(e) => return error_run(mutant, test, e, tally.elapsed),
+                Ok((execution, _)) if execution.status == Status::Exited(RUNTIME_CONFIG_ERROR) => {
+                    return error_run(mutant, test, format!("the runtime rejected the mutant: {}", execution.stderr.trim()), tally.elapsed);
+                }
+                Ok(r) => r,
+            };
+            let first = tally.first_kill.is_none();
+            if tally.add(build, &execution, &trace, schedule) && first {
                 continue; // keep this trace: it explains the kill
             }
+            // Only killing runs are explained by a diff; spinning mutants write traces
+            // of a million events, which must not pile up on disk.
+            let _ = std::fs::remove_file(&path);
         }
-        // Only killing runs are explained by a diff; spinning mutants write traces of
-        // a million events, which must not pile up on disk.
-        let _ = std::fs::remove_file(&path);
     }
-    let total = schedules.len();
-    let (verdict, mut reason, schedule) = match first_kill {
-        Some((v, r, s)) => (v, r, schedule_tag(build, config, s).map(String::from)),
+    let (kills, total) = (tally.kills, tally.runs);
+    let (verdict, mut reason, schedule) = match tally.first_kill {
+        Some((v, r, s)) => (v, r, explores.then_some(s)),
         None => (Verdict::Survived, String::new(), None),
     };
-    if total > 1 {
-        let (lo, hi) = wilson_interval(kills, total);
-        let fraction = format!("killed in {kills} of {total} schedules (95% CI {:.0}–{:.0}%)", lo * 100.0, hi * 100.0);
+    if explores {
+        let fraction = match config.strategy {
+            Schedules::Dfs { preemptions, .. } if exhaustive => {
+                format!("killed in {kills} of {total} schedules (exhaustive: every schedule with at most {preemptions} preemptions, up to sleep-set equivalence)")
+            }
+            Schedules::Dfs { .. } => format!("killed in {kills} of {total} dfs schedules (not exhaustive: the budget ended the search)"),
+            _ => {
+                let (lo, hi) = wilson_interval(kills, total);
+                format!("killed in {kills} of {total} schedules (95% CI {:.0}–{:.0}%)", lo * 100.0, hi * 100.0)
+            }
+        };
         reason = if reason.is_empty() { fraction } else { format!("{reason}; {fraction}") };
     }
     Run {
@@ -379,10 +558,11 @@ fn run_mutant(
         test: test.name.clone(),
         verdict,
         reason,
-        elapsed_ms: elapsed.as_millis() as u64,
+        elapsed_ms: tally.elapsed.as_millis() as u64,
         schedule,
-        kills: (total > 1).then_some(kills),
-        schedules: (total > 1).then_some(total),
+        kills: explores.then_some(kills),
+        schedules: explores.then_some(total),
+        exhaustive,
     }
 }
 
@@ -396,6 +576,7 @@ fn error_run(mutant: &Mutant, test: &TestCase, reason: String, elapsed: Duration
         schedule: None,
         kills: None,
         schedules: None,
+        exhaustive: false,
     }
 }
 

@@ -48,6 +48,10 @@ pub struct Run {
     pub kills: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedules: Option<usize>,
+    /// dfs: the searches of the original and of the mutant both covered the whole
+    /// bounded space, so `kills` of `schedules` is exact there, not a sample.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exhaustive: bool,
 }
 
 /// One mutant over the whole suite.

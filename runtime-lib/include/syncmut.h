@@ -50,10 +50,10 @@ unsigned long __VERIFIER_nondet_sector_t(void);
 unsigned int __VERIFIER_nondet_u32(void);
 unsigned short __VERIFIER_nondet_u16(void);
 unsigned char __VERIFIER_nondet_u8(void);
-/* SV-COMP assumption: when `cond` is 0 the run ends at once with status 0 (test
- * generation treats it as a path condition, so generated tests satisfy it). */
+/* SV-COMP assumption and atomic sections (runtime-lib/src/verifier.c): a false
+ * assumption ends the run with status 123; test generation treats it as a path
+ * condition, so generated tests satisfy it. */
 void __VERIFIER_assume(int cond);
-/* SV-COMP atomic sections: one process-wide recursive mutex (runtime-lib/src/svcomp.c). */
 void __VERIFIER_atomic_begin(void);
 void __VERIFIER_atomic_end(void);
 

@@ -7,10 +7,11 @@
  * - named inputs, syncmut_input_int("depth", lo, hi): the value given for the name in
  *   SYNCMUT_INPUTS (`name=value,...`), else 0 clamped into [lo, hi]; a given value
  *   outside [lo, hi] ends the run with status 120;
- * - __VERIFIER_assume(cond): a false assumption ends the run with status 0;
  * - SYNCMUT_INPUT_LOG=<path>: every value handed out is appended as one line
  *   (`nondet <type> <value>` / `input <name> <value>`), written as it happens so a run
  *   that ends in a deadlock or a crash still leaves its log.
+ *
+ * (__VERIFIER_assume and the atomic sections are in verifier.c.)
  *
  * This file is self-contained on purpose: the uninstrumented `original` build links the
  * runtime archive too, and only this member must be pulled in (no activation, trace or
@@ -179,16 +180,6 @@ _Bool __VERIFIER_nondet_bool(void) {
     _Bool v = next_nondet() != 0;
     log_line("nondet", "bool", v, 0);
     return v;
-}
-
-/* SV-COMP's assumption: inputs that violate it are outside the program's
- * precondition, so the run stops there, successfully (exit runs the atexit handlers,
- * so a trace is still written). */
-void __VERIFIER_assume(int cond) {
-    if (!cond) {
-        log_line("assume", "failed", 0, 0);
-        exit(0);
-    }
 }
 
 int syncmut_input_int(const char *name, int lo, int hi) {

@@ -1,5 +1,5 @@
 /* Controlled scheduler for pthread designs:
- * SYNCMUT_SCHEDULE=default | random:<seed> | pct:<seed>:<depth> | replay:<path>,
+ * SYNCMUT_SCHEDULE=default | random:<seed> | pct:<seed>:<depth>[:<steps>] | replay:<path>,
  * and SYNCMUT_SCHEDULE_OUT=<path> (the choices made, replayable).
  *
  * Baton: a thread the scheduler controls runs design code only while `current` points
@@ -81,6 +81,8 @@ struct sthread {
      * `touches_all` when unknown. */
     const void *next_obj[2];
     int touches_all;
+    int next_reads; /* the pending step only reads next_obj[0] (a memory load) */
+    int64_t next_access; /* the pending step is memory access number k (mutator's list), else -1 */
 };
 
 static int enabled; /* written once before main */
@@ -109,13 +111,18 @@ struct option {
     uint32_t id;
     int32_t site;
     uint32_t obj[2]; /* OBJ_NONE, OBJ_ALL, or k+1 for the k-th object seen */
+    uint32_t reads;  /* the step only reads its object: two reads commute */
+    int64_t access;  /* memory access number (`m<k>` in the site field), else -1 */
 };
 #define OBJ_NONE 0u
 #define OBJ_ALL UINT32_MAX
 /* Objects numbered by first appearance in the recording (addresses vary with ASLR; the
  * numbering is the same for runs that share a prefix of choices). */
-#define MAX_OBJECTS 4096u
-static const void *objects[MAX_OBJECTS];
+#define MAX_OBJECTS 65536u
+/* Open addressing, twice as many slots as objects: with --interleave memory every
+ * shared address is an object, and numbering must stay cheap at each choice point. */
+#define OBJECT_SLOTS (2u * MAX_OBJECTS)
+static struct { const void *addr; uint32_t number; } object_table[OBJECT_SLOTS];
 static uint32_t nobjects;
 #define MAX_CHOICES (1u << 22)
 #define MAX_OPTIONS (1u << 24)
@@ -141,6 +148,9 @@ static uint32_t slice_owner = NO_NAME; /* default strategy: id of the thread usi
 static uint32_t slice_used;
 static int provider_registered;
 static _Atomic int deadlocked;
+/* __VERIFIER_atomic_begin/end: the thread inside an atomic section, and its nesting. */
+static struct sthread *atomic_owner;
+static uint32_t atomic_depth;
 static pthread_key_t exit_key;
 static _Thread_local struct sthread *self;
 
@@ -212,13 +222,18 @@ static uint32_t object_number(const struct sthread *t, int j)
     const void *o = t->next_obj[j];
     if (o == NULL)
         return OBJ_NONE;
-    for (uint32_t k = 0; k < nobjects; k++)
-        if (objects[k] == o)
-            return k + 1;
-    if (nobjects == MAX_OBJECTS)
-        return OBJ_ALL;
-    objects[nobjects++] = o;
-    return nobjects;
+    uint64_t h = (uint64_t)(uintptr_t)o * 0x9E3779B97F4A7C15u;
+    for (uint32_t i = (uint32_t)(h >> 40) % OBJECT_SLOTS;; i = (i + 1) % OBJECT_SLOTS) {
+        if (object_table[i].addr == o)
+            return object_table[i].number;
+        if (object_table[i].addr == NULL) {
+            if (nobjects == MAX_OBJECTS)
+                return OBJ_ALL;
+            object_table[i].addr = o;
+            object_table[i].number = ++nobjects;
+            return nobjects;
+        }
+    }
 }
 
 static void set_next(struct sthread *t, const void *a, const void *b, int all)
@@ -226,6 +241,8 @@ static void set_next(struct sthread *t, const void *a, const void *b, int all)
     t->next_obj[0] = a;
     t->next_obj[1] = b;
     t->touches_all = all;
+    t->next_reads = 0;
+    t->next_access = -1;
 }
 
 static void record_choice(int kind, const struct sthread *chosen, const struct sthread *cur, uint32_t n)
@@ -246,6 +263,8 @@ static void record_choice(int kind, const struct sthread *chosen, const struct s
     for (uint32_t i = 0; i < n; i++) {
         for (int j = 0; j < 2; j++)
             options[noptions + i].obj[j] = object_number(candidates[i], j);
+        options[noptions + i].reads = (uint32_t)candidates[i]->next_reads;
+        options[noptions + i].access = candidates[i]->next_access;
         options[noptions + i].id = candidates[i]->id;
         int64_t site = atomic_load_explicit(&candidates[i]->site, memory_order_relaxed);
         options[noptions + i].site = site < 0 || site > INT32_MAX ? -1 : (int32_t)site;
@@ -334,6 +353,10 @@ static struct sthread *highest_priority(uint32_t n)
 /* The thread to run next; `me` is READY if it can go on. NULL: nothing can run. */
 static struct sthread *choose(struct sthread *me)
 {
+    /* Inside __VERIFIER_atomic_begin/end the section is one step: no other thread runs
+     * while its owner can go on (if the owner blocks, the section is broken: others run). */
+    if (atomic_owner == me && atomic_depth > 0 && load_state(me) == READY)
+        return me;
     if (strategy == STRATEGY_PCT) /* change points: the running thread drops below all */
         for (uint32_t j = 1; j < pct_depth; j++)
             if (pct_change[j] == steps)
@@ -445,7 +468,10 @@ static void write_schedule_out(const char *how)
             sout_str(i == 0 ? " " : ",");
             sout_u64(o->id);
             sout_str(":");
-            if (o->site < 0)
+            if (o->access >= 0) {
+                sout_str("m");
+                sout_u64((uint64_t)o->access);
+            } else if (o->site < 0)
                 sout_str("-");
             else
                 sout_u64((uint64_t)o->site);
@@ -455,7 +481,7 @@ static void write_schedule_out(const char *how)
             } else if (o->obj[0] == OBJ_NONE) {
                 sout_str("-");
             } else {
-                sout_str("o");
+                sout_str(o->reads ? "r" : "o");
                 sout_u64(o->obj[0]);
                 if (o->obj[1] != OBJ_NONE && o->obj[1] != OBJ_ALL) {
                     sout_str("+o");
@@ -665,6 +691,8 @@ static void finish(struct sthread *t)
     if (s != FREE && s != FINISHED) {
         atomic_store_explicit(&t->site, -1, memory_order_relaxed);
         set_state(t, FINISHED);
+        if (atomic_owner == t) /* ended inside an atomic section: the section ends too */
+            atomic_owner = NULL, atomic_depth = 0;
         wake_all(t, W_JOIN);
         if (current == t)
             reschedule(t);
@@ -789,6 +817,57 @@ void syncmut_sched_enter_on(uint32_t site, const void *a, const void *b)
 void syncmut_sched_leave(void)
 {
     atomic_store_explicit(&self->site, -1, memory_order_relaxed);
+}
+
+/* ---- shared-memory accesses (--interleave memory) ------------------------------------ */
+
+/* Called by the mutator's instrumentation before every load/store of memory that may be
+ * shared (mutator/src/interleave.rs); `access` numbers the access in the catalogue's
+ * list (mutants.json `accesses`), written as the option's `m<k>` in the schedule file. The address is the step's object: accesses to
+ * different addresses, and two reads of one address, commute (schedule-out `r<k>`).
+ * Not a trace event (a loop would flood the trace); the schedule file records it. */
+void syncmut_mem_access(const void *addr, uint32_t write, uint32_t access)
+{
+    if (!enabled || self == NULL || load_state(self) != RUNNING)
+        return;
+    struct sthread *me = self;
+    pthread_mutex_lock(&lock);
+    set_next(me, addr, NULL, 0);
+    me->next_reads = write == 0;
+    me->next_access = access;
+    set_state(me, READY);
+    reschedule(me);
+    pthread_mutex_unlock(&lock);
+}
+
+/* ---- SV-COMP conventions (verifier.c) --------------------------------------------- */
+
+void syncmut_sched_atomic_begin(void)
+{
+    pthread_mutex_lock(&lock);
+    if (atomic_owner != self) {
+        /* A scheduling point first, so where the section starts is itself explored. */
+        set_next(self, NULL, NULL, 1);
+        set_state(self, READY);
+        reschedule(self);
+        atomic_owner = self;
+        atomic_depth = 0;
+    }
+    atomic_depth++;
+    pthread_mutex_unlock(&lock);
+}
+
+void syncmut_sched_atomic_end(void)
+{
+    pthread_mutex_lock(&lock);
+    if (atomic_owner == self && atomic_depth > 0 && --atomic_depth == 0)
+        atomic_owner = NULL;
+    pthread_mutex_unlock(&lock);
+}
+
+void syncmut_sched_assume_failed(void)
+{
+    write_schedule_out("assume");
 }
 
 static int try_mutex(void *m, int arg)
@@ -967,23 +1046,37 @@ static int parse_u64(const char *s, uint64_t *out)
     return *s == '\0';
 }
 
-/* pct:<seed>:<depth>; SYNCMUT_PCT_STEPS (default 1000) estimates the run's length. The
- * d-1 change points are drawn uniformly in 1..steps from the seeded stream. */
+/* pct:<seed>:<depth>[:<steps>]; <steps>, else SYNCMUT_PCT_STEPS, else 1000, estimates
+ * the run's scheduling points. The d-1 change points are drawn uniformly in 1..steps
+ * from the seeded stream. */
 static int parse_pct(const char *s)
 {
-    const char *colon = strchr(s, ':');
-    if (colon == NULL || colon - s > 20)
-        return 0;
-    char seed[21];
-    memcpy(seed, s, (size_t)(colon - s));
-    seed[colon - s] = '\0';
+    char fields[3][21];
+    int n = 0;
+    for (const char *p = s;; n++) {
+        const char *colon = strchr(p, ':');
+        size_t len = colon != NULL ? (size_t)(colon - p) : strlen(p);
+        if (n == 3 || len > 20)
+            return 0;
+        memcpy(fields[n], p, len);
+        fields[n][len] = '\0';
+        if (colon == NULL) {
+            n++;
+            break;
+        }
+        p = colon + 1;
+    }
     uint64_t depth;
-    if (!parse_u64(seed, &rng_state) || !parse_u64(colon + 1, &depth) || depth == 0 || depth > PCT_MAX_DEPTH)
+    if (n < 2 || !parse_u64(fields[0], &rng_state) || !parse_u64(fields[1], &depth) || depth == 0 || depth > PCT_MAX_DEPTH)
         return 0;
     pct_depth = (uint32_t)depth;
     const char *est = getenv("SYNCMUT_PCT_STEPS");
-    if (est != NULL && *est != '\0' && (!parse_u64(est, &pct_steps) || pct_steps == 0))
+    if (n == 3) {
+        if (!parse_u64(fields[2], &pct_steps) || pct_steps == 0)
+            return 0;
+    } else if (est != NULL && *est != '\0' && (!parse_u64(est, &pct_steps) || pct_steps == 0)) {
         syncmut_fatal("malformed SYNCMUT_PCT_STEPS '%s': expected a positive decimal number", est);
+    }
     for (uint32_t j = 1; j < pct_depth; j++)
         pct_change[j] = 1 + rng_next() % pct_steps;
     return 1;
@@ -1112,7 +1205,7 @@ __attribute__((constructor(102))) static void scheduler_init(void)
         strategy = STRATEGY_REPLAY;
     else
         syncmut_fatal("malformed SYNCMUT_SCHEDULE '%s': expected default, random:<seed>, "
-              "pct:<seed>:<depth> (decimal; depth 1..%u) or replay:<path>",
+              "pct:<seed>:<depth>[:<steps>] (decimal; depth 1..%u) or replay:<path>",
               value, PCT_MAX_DEPTH);
     if (strategy == STRATEGY_REPLAY)
         load_replay(value + 7);

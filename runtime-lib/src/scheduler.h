@@ -47,6 +47,18 @@ int syncmut_sched_sem_post(sem_t *s);
 int syncmut_sched_barrier_wait(pthread_barrier_t *b);
 int syncmut_sched_join(pthread_t thread, void **retval);
 
+/* --interleave memory: a scheduling point before a load (`write` 0) or store (1) of
+ * possibly shared memory at `addr`, inserted by the mutator; `access` is the access's
+ * number in the catalogue. Does nothing unless the scheduler controls the caller. */
+void syncmut_mem_access(const void *addr, uint32_t write, uint32_t access);
+
+/* __VERIFIER_atomic_begin/end (verifier.c): while the caller is inside (nesting
+ * counted), no other thread is scheduled as long as it can run. */
+void syncmut_sched_atomic_begin(void);
+void syncmut_sched_atomic_end(void);
+/* __VERIFIER_assume(0): saves the schedule with `# end assume`; the caller then exits. */
+void syncmut_sched_assume_failed(void);
+
 /* Thread hooks (thread_hooks.c), for a controlled caller. */
 int syncmut_sched_create(const char *start_name, pthread_t *thread, const pthread_attr_t *attr,
                          void *(*start)(void *), void *arg);

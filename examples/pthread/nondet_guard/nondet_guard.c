@@ -5,7 +5,7 @@
  * The worker takes the mutex only when its argument, a - b, is 42; main takes it
  * only when a > 1000 and b == 7: no single input reaches both, and random inputs
  * practically never reach either. `__VERIFIER_assume` bounds a (generated tests
- * respect it); `__VERIFIER_atomic_begin/end` come from the runtime too. Prints the
+ * respect it); it and `__VERIFIER_atomic_begin/end` come from the runtime too. Prints the
  * counter; exits 0. */
 #include <pthread.h>
 #include <stdio.h>

@@ -1,0 +1,171 @@
+//! Output that cannot be written: a full disk (simulated with RLIMIT_FSIZE, which holds
+//! for root too), a read-only output directory (a read-only bind mount in a private
+//! mount namespace when running as root, file permissions otherwise) and an output path
+//! under a regular file. Each gives exit 1 (docs/exit-codes.md) with a message naming
+//! the file, and leaves every earlier file of the run directory as it was.
+
+use assert_cmd::cargo::cargo_bin;
+use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/crash")
+}
+
+fn run_args(out: &Path) -> Command {
+    let mut cmd = Command::new(cargo_bin("syncmut"));
+    cmd.arg("run")
+        .arg(fixture().join("crash.c"))
+        .arg("--tests")
+        .arg(fixture().join("tests.json"))
+        .args(["--gen", "none", "-o"])
+        .arg(out);
+    cmd
+}
+
+/// A finished run directory to spoil.
+fn finished_run() -> tempfile::TempDir {
+    let out = tempfile::tempdir().unwrap();
+    let done = run_args(out.path()).output().unwrap();
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let report = Command::new(cargo_bin("syncmut"))
+        .arg("report")
+        .arg(out.path())
+        .args(["--format", "html", "-o"])
+        .arg(out.path().join("report.html"))
+        .output()
+        .unwrap();
+    assert!(report.status.success());
+    out
+}
+
+/// Every file under `dir` with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                files.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+fn check_failure(what: &str, output: &Output, names: &Path, because: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{what}: {stderr}");
+    assert!(stderr.contains(&names.display().to_string()) && stderr.contains(because), "{what}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+}
+
+#[test]
+fn a_full_disk_fails_the_write_naming_the_file_and_keeps_the_earlier_report() {
+    let out = finished_run();
+    let before = snapshot(out.path());
+    let target = out.path().join("report.html");
+    let mut cmd = Command::new(cargo_bin("syncmut"));
+    cmd.arg("report").arg(out.path()).args(["--format", "html", "-o"]).arg(&target);
+    // SAFETY: setrlimit and signal are async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            // Writes beyond 4 KiB fail with EFBIG, as they would with ENOSPC on a full
+            // disk; SIGXFSZ would kill the process instead of failing the write.
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit { rlim_cur: 4096, rlim_max: 4096 };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    assert!(before[&target].len() > 4096, "the report must be larger than the simulated disk");
+    check_failure("full disk", &cmd.output().unwrap(), &target, "File too large");
+    assert!(snapshot(out.path()) == before, "a failed write changed the run directory (or left a temporary file)");
+}
+
+#[test]
+fn an_output_path_under_a_regular_file_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let out = file.join("out");
+    check_failure("output under a file", &run_args(&out).output().unwrap(), &out, "Not a directory");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a directory");
+}
+
+/// Read-only for root too: a read-only bind mount of `dir` over itself, in a mount
+/// namespace of the child's own. None when this process may not create one.
+fn read_only_mount(cmd: &mut Command, dir: &Path) -> Option<()> {
+    let path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
+    // Probe first, in a throwaway child, so the real command does not fail for a
+    // reason other than the one tested.
+    let probe = Command::new("/bin/true").pre_exec_mount(path.clone()).status().ok()?;
+    if !probe.success() {
+        return None;
+    }
+    cmd.pre_exec_mount(path);
+    Some(())
+}
+
+trait PreExecMount {
+    fn pre_exec_mount(&mut self, path: std::ffi::CString) -> &mut Self;
+}
+
+impl PreExecMount for Command {
+    fn pre_exec_mount(&mut self, path: std::ffi::CString) -> &mut Self {
+        // SAFETY: unshare and mount are plain system calls.
+        unsafe {
+            self.pre_exec(move || {
+                let p = path.as_ptr();
+                let (none, no_data) = (std::ptr::null(), std::ptr::null());
+                let ok = libc::unshare(libc::CLONE_NEWNS) == 0
+                    && libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, no_data) == 0
+                    && libc::mount(p, p, none, libc::MS_BIND, no_data) == 0
+                    && libc::mount(none, p, none, libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY, no_data) == 0;
+                if ok { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+            })
+        }
+    }
+}
+
+#[test]
+fn a_read_only_output_directory_is_refused_naming_the_file_and_left_intact() {
+    let out = finished_run();
+    let before = snapshot(out.path());
+    let root = unsafe { libc::geteuid() } == 0;
+    let make_read_only = |cmd: &mut Command| -> bool {
+        if root {
+            read_only_mount(cmd, out.path()).is_some()
+        } else {
+            std::fs::set_permissions(out.path(), std::os::unix::fs::PermissionsExt::from_mode(0o555)).unwrap();
+            true
+        }
+    };
+    let because = if root { "Read-only file system" } else { "Permission denied" };
+
+    let mut resume = run_args(out.path());
+    resume.arg("--resume");
+    if !make_read_only(&mut resume) {
+        eprintln!("skipped: running as root without the right to create a mount namespace, so no read-only directory can be made (chmod does not stop root)");
+        return;
+    }
+    check_failure("run --resume", &resume.output().unwrap(), &out.path().join("syncmut.lock"), because);
+
+    let target = out.path().join("report.html");
+    let mut report = Command::new(cargo_bin("syncmut"));
+    report.arg("report").arg(out.path()).args(["--format", "html", "-o"]).arg(&target);
+    assert!(make_read_only(&mut report));
+    check_failure("report -o", &report.output().unwrap(), &target, because);
+
+    if !root {
+        std::fs::set_permissions(out.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    assert!(snapshot(out.path()) == before, "the run directory changed");
+}

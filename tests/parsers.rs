@@ -1,0 +1,222 @@
+//! Property tests of every reader of user-supplied or saved files: the test file
+//! (`oracle::test_case`), `syncmut.toml`, traces (`oracle::trace`) and the saved results
+//! `report`/`explain` read back (`mutants.json`, `outcomes.json`). Inputs are valid
+//! documents spoiled by random edits (deletions, insertions of JSON/TOML tokens and
+//! bytes that are not UTF-8, truncation) and arbitrary bytes. The properties: never a
+//! panic, and a rejection always names the file. Seeds are fixed, so a run is
+//! reproducible.
+
+use assert_cmd::cargo::cargo_bin;
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::test_runner::{Config, RngSeed};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// One spoiling edit of a document.
+#[derive(Debug, Clone)]
+enum Edit {
+    Delete(Index, usize),
+    Insert(Index, &'static [u8]),
+    Truncate(Index),
+}
+
+const TOKENS: &[&[u8]] = &[
+    b"{", b"}", b"[", b"]", b"\"", b",", b":", b"=", b"\n", b"null", b"true", b"-1", b"1e999", b"18446744073709551616",
+    b"\"x\"", b"\"\\u0000\"", b"\xff\xfe", "é".as_bytes(), b"[[", b"#", b"'", b"{\"end\":\"exit\"}\n",
+];
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (any::<Index>(), 1usize..40).prop_map(|(at, n)| Edit::Delete(at, n)),
+        (any::<Index>(), prop::sample::select(TOKENS)).prop_map(|(at, t)| Edit::Insert(at, t)),
+        any::<Index>().prop_map(Edit::Truncate),
+    ]
+}
+
+fn spoil(doc: &[u8], edits: &[Edit]) -> Vec<u8> {
+    let mut bytes = doc.to_vec();
+    for e in edits {
+        let len = bytes.len();
+        match e {
+            Edit::Delete(at, n) if len > 0 => {
+                let start = at.index(len);
+                bytes.drain(start..(start + n).min(len));
+            }
+            Edit::Insert(at, token) => {
+                let at = at.index(len + 1);
+                bytes.splice(at..at, token.iter().copied());
+            }
+            Edit::Truncate(at) if len > 0 => bytes.truncate(at.index(len)),
+            _ => {}
+        }
+    }
+    bytes
+}
+
+/// A valid document spoiled by 1–4 edits, or (one time in eight) arbitrary bytes.
+fn spoiled(docs: &[&'static str]) -> impl Strategy<Value = Vec<u8>> {
+    let docs = docs.to_vec();
+    prop_oneof![
+        7 => (prop::sample::select(docs), prop::collection::vec(edit(), 1..5)).prop_map(|(d, e)| spoil(d.as_bytes(), &e)),
+        1 => prop::collection::vec(any::<u8>(), 0..200),
+    ]
+}
+
+fn config(cases: u32) -> Config {
+    Config { cases, rng_seed: RngSeed::Fixed(20_260_501), failure_persistence: None, ..Config::default() }
+}
+
+const TEST_FILES: &[&str] = &[
+    r#"{ "tests": [ { "name": "deadlock", "args": ["t", "f"] }, { "args": ["f", "f"] } ] }"#,
+    r#"{"tests":[{"name":"a.b-c_1"},{}]}"#,
+];
+
+const TRACES: &[&str] = &[
+    "{\"syncmut_trace\":1,\"active\":\"0:remove\"}\n{\"seq\":0,\"site\":0,\"action\":\"remove\",\"thread\":\"m.t1\",\"time\":\"0 s\",\"delta\":0}\n{\"seq\":1,\"site\":2,\"action\":\"original\",\"thread\":\"m.t2\",\"time\":\"10 ns\",\"delta\":3,\"lost\":true}\n{\"end\":\"exit\",\"deadlock\":true,\"pending\":[{\"thread\":\"m.t1\",\"site\":0}]}\n",
+    "{\"syncmut_trace\":1,\"active\":\"\"}\n{\"seq\":0,\"site\":1,\"action\":\"original\",\"thread\":\"T0\",\"state\":{\"counter\":-3,\"done\":true,\"p\":\"non-null\"}}\n{\"truncated\":true}\n{\"end\":\"livelock\",\"thread\":\"T1\",\"site\":1}\n",
+];
+
+const TOML_FILES: &[&str] = &[
+    "tests = \"tests.json\"\ngen = \"wp\"\njobs = 2\nschedules = 20\nfail_under = 80.0\noutput = \"syncmut.out\"\nflags = [\"-Iinclude\", \"-DN=4\"]\n",
+    "gen = \"none\"\njobs = 1\n",
+];
+
+fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    #[test]
+    fn test_files_are_read_or_rejected_naming_the_file(bytes in spoiled(TEST_FILES)) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_temp(dir.path(), "tests.json", &bytes);
+        if let Err(e) = syncmut_oracle::test_case::load(&path) {
+            prop_assert!(e.to_string().contains(&path.display().to_string()), "{e}");
+        }
+    }
+
+    #[test]
+    fn traces_are_read_or_rejected_naming_the_file(bytes in spoiled(TRACES)) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_temp(dir.path(), "t.jsonl", &bytes);
+        if let Err(e) = syncmut_oracle::trace::read(&path) {
+            prop_assert!(e.starts_with(&path.display().to_string()), "{e}");
+        }
+    }
+
+    /// A run killed while its trace was being written leaves any prefix of it: that is
+    /// never an error, and a prefix cut inside a line counts as truncated.
+    #[test]
+    fn a_trace_cut_anywhere_is_read_as_truncated(doc in prop::sample::select(TRACES), at in any::<Index>()) {
+        let cut = &doc[..at.index(doc.len())];
+        let trace = syncmut_oracle::trace::parse(cut).unwrap();
+        prop_assert_eq!(trace.truncated, !cut.is_empty() && !cut.ends_with('\n') || doc.contains("\"truncated\"") && cut.contains("\"truncated\""));
+    }
+
+    /// `--resume` reads outcomes.json back: a spoiled one never stops it.
+    #[test]
+    fn saved_runs_survive_spoiled_outcomes(bytes in spoiled(&[saved_outcomes_doc()])) {
+        let dir = tempfile::tempdir().unwrap();
+        let out = syncmut_oracle::outdir::OutDir::open(dir.path()).unwrap();
+        out.write(syncmut_oracle::outdir::OUTCOMES, &bytes).unwrap();
+        let _ = syncmut_oracle::lab::saved_runs(&out);
+    }
+}
+
+/// `syncmut run DIR` on a directory holding only `syncmut.toml`: a valid file gets as
+/// far as "no C/C++ sources" (exit 3), an invalid one is refused naming it (exit 2).
+fn check_toml(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_temp(dir.path(), "syncmut.toml", bytes);
+    let out = Command::new(cargo_bin("syncmut")).arg("run").arg(dir.path()).args(["--gen", "none"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(3) => prop_assert!(stderr.contains("no C/C++ sources"), "{stderr}"),
+        Some(2) => prop_assert!(stderr.contains(&path.display().to_string()), "{stderr}"),
+        other => prop_assert!(false, "exit {other:?}: {stderr}"),
+    }
+    Ok(())
+}
+
+/// A finished run directory (mutants.json, outcomes.json, traces), made once.
+fn finished_run() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/crash");
+        let out = tempfile::tempdir().unwrap();
+        let status = Command::new(cargo_bin("syncmut"))
+            .arg("run")
+            .arg(fixture.join("crash.c"))
+            .arg("--tests")
+            .arg(fixture.join("tests.json"))
+            .args(["--gen", "none", "-o"])
+            .arg(out.path())
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+        out
+    })
+    .path()
+}
+
+fn saved_outcomes_doc() -> &'static str {
+    static DOC: OnceLock<String> = OnceLock::new();
+    DOC.get_or_init(|| std::fs::read_to_string(finished_run().join("outcomes.json")).unwrap())
+}
+
+fn saved_catalogue_doc() -> &'static str {
+    static DOC: OnceLock<String> = OnceLock::new();
+    DOC.get_or_init(|| std::fs::read_to_string(finished_run().join("mutants.json")).unwrap())
+}
+
+/// `report` and `explain` on a copy of the finished run with `name` spoiled: either it
+/// still reads (exit 0), or it is refused naming the file (exit 2). Never a panic.
+fn check_saved(name: &str, bytes: &[u8]) -> Result<(), TestCaseError> {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["mutants.json", "outcomes.json"] {
+        std::fs::copy(finished_run().join(file), dir.path().join(file)).unwrap();
+    }
+    let path = write_temp(dir.path(), name, bytes);
+    for args in [&["report", "--format", "json"][..], &["report", "--format", "html"], &["explain"]] {
+        let mut cmd = Command::new(cargo_bin("syncmut"));
+        cmd.arg(args[0]).arg(dir.path()).args(&args[1..]);
+        if args[0] == "explain" {
+            cmd.arg("main#1:remove");
+        }
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        prop_assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        match out.status.code() {
+            Some(0) => {}
+            Some(2) if args[0] == "explain" => {} // a mutant id or trace the spoiled files no longer have
+            Some(2) => prop_assert!(stderr.contains(&path.display().to_string()), "{args:?}: {stderr}"),
+            other => prop_assert!(false, "{args:?}: exit {other:?}: {stderr}"),
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(48))]
+
+    #[test]
+    fn config_files_are_read_or_rejected_naming_the_file(bytes in spoiled(TOML_FILES)) {
+        check_toml(&bytes)?;
+    }
+
+    #[test]
+    fn saved_outcomes_are_read_or_rejected_naming_the_file(bytes in spoiled(&[saved_outcomes_doc()])) {
+        check_saved("outcomes.json", &bytes)?;
+    }
+
+    #[test]
+    fn saved_catalogues_are_read_or_rejected_naming_the_file(bytes in spoiled(&[saved_catalogue_doc()])) {
+        check_saved("mutants.json", &bytes)?;
+    }
+}
