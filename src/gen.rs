@@ -104,7 +104,13 @@ fn print_wp(g: &syncmut_analysis::Generation, output: &Path, solver: SolverConfi
     if failed > 0 {
         eprintln!("syncmut: warning: {failed} site(s) unknown because of solver failures (see the reasons above)");
     }
-    println!("{} test(s) → {} (formulas in {})", g.suite.tests.len(), g.tests_file.display(), output.join("formulas").display());
+    println!(
+        "{} test(s) → {} (Test-Comp test cases in {}, formulas in {})",
+        g.suite.tests.len(),
+        g.tests_file.display(),
+        output.join("tests").display(),
+        output.join("formulas").display()
+    );
     println!(
         "reach rate: {}/{} reachable sites confirmed by execution ({:.0}%)",
         g.suite.confirmed.len(),

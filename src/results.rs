@@ -73,16 +73,11 @@ pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Re
         .or(outcome.killed_by.as_deref())
         .ok_or_else(|| usage(format!("{id} was not killed ({}); name a test to replay", outcome.verdict)))?;
     let run = outcome.runs.iter().find(|r| r.test == test).ok_or_else(|| usage(format!("{id} was not run on test {test}")))?;
-    let tests: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(dir.join(outdir::TESTS)).with_context(|| format!("{}: cannot read", dir.join(outdir::TESTS).display())).map_err(|e| Failure { code: exit::USAGE, error: e })?,
-    )
-    .context("parse tests.json")?;
-    let args: Vec<String> = tests["tests"]
-        .as_array()
-        .and_then(|all| all.iter().find(|t| t["name"] == test))
-        .and_then(|t| t["args"].as_array())
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
-        .unwrap_or_default();
+    let tests_path = dir.join(outdir::TESTS);
+    let tests = syncmut_oracle::test_case::load(&tests_path).map_err(|e| Failure { code: exit::USAGE, error: anyhow::anyhow!(e) })?;
+    // Arguments and input values (nondet list, named inputs) exactly as judged.
+    let case = tests.into_iter().find(|t| t.name == test).unwrap_or_default();
+    let args = case.args.clone();
     let saved_path = outdir::trace_file(dir, test, Some(id), run.schedule.as_deref());
     let saved = trace::read(&saved_path).map_err(usage)?;
     let replay_path = dir.join(format!("replay-{}.jsonl", outdir::file_name(id)));
@@ -91,6 +86,7 @@ pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Re
         let tag = run.schedule.as_deref().unwrap_or("default");
         env.push(("SYNCMUT_SCHEDULE", syncmut_oracle::lab::schedule_value(dir, test, Some(id), tag)));
     }
+    env.extend(case.env());
     let metamutant = dir.join(metamutant::layout::METAMUTANT_EXE);
     let limits = exec::Limits { timeout: std::time::Duration::from_millis(run.elapsed_ms * 5 + 5000), ..exec::Limits::default() };
     let execution = exec::execute(&metamutant, &args, &env, &limits).with_context(|| format!("{}: cannot run", metamutant.display()))?;

@@ -98,9 +98,9 @@ fn with_generated_tests(
             let found = syncmut_oracle::test_case::load(&tests_file).unwrap_or_default();
             eprintln!("syncmut: {summary}");
             for test in found {
-                if !tests.iter().any(|t| t.args == test.args) {
+                if !tests.iter().any(|t| t.args == test.args && t.nondet == test.nondet && t.inputs == test.inputs) {
                     let name = if tests.iter().any(|t| t.name == test.name) { format!("gen-{}", test.name) } else { test.name };
-                    tests.push(syncmut_oracle::TestCase { name, args: test.args });
+                    tests.push(syncmut_oracle::TestCase { name, ..test });
                 }
             }
         }

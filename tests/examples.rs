@@ -210,3 +210,18 @@ fn guarded_event_baseline_and_diff_explain_the_deadlock() {
     assert!(text.contains("m.t1 waits at wait(e) @ guarded_event.cpp:18 since 0 s"), "{text}");
     assert!(text.contains("end of the mutant:   normal exit"), "{text}");
 }
+
+#[test]
+fn nondet_guard_is_reached_through_sv_comp_nondet_inputs() {
+    let results = check("pthread/nondet_guard");
+    // Only generated nondet values (a - b == 42; a > 1000, b == 7) reach these locks.
+    assert_ne!(results["verdicts"]["worker#1:remove"], "not-reached");
+    assert_ne!(results["verdicts"]["main#1:remove"], "not-reached");
+}
+
+#[test]
+fn named_depth_is_reached_through_named_inputs() {
+    let results = check("pthread/named_depth");
+    // The second sem_wait needs burst = 1 and depth >= 12: only a generated test.
+    assert_ne!(results["verdicts"]["consumer#2:remove"], "not-reached");
+}

@@ -4,9 +4,65 @@
 //! `argv<k>` of the call's result width; `strcmp(argv[k], "lit")` is a boolean choice
 //! `argv<k>=="lit"` (at most one literal per argument is chosen; otherwise a string
 //! distinct from every compared literal is used). `argc` is a symbol too.
+//!
+//! `__VERIFIER_nondet_<type>()` calls (docs/inputs.md): the runtime hands out one list
+//! of values in call order, so the formula models a *call counter*: the i-th call the
+//! formula evaluates reads position `ndi<i>` (the counter just before it, a term over
+//! the path) of that list and returns the low bits of `nd<i>` (64 bits). Two calls at
+//! the same position read the same value (Ackermann constraints instead of an SMT
+//! array, so every solver and the model reading stay plain bit-vectors).
+//!
+//! Named inputs, `syncmut_input_int("depth", lo, hi)`: one 32-bit symbol `|input:depth|`
+//! per name, constrained to each range it is read with.
 
 use crate::error::{AnalysisError, Result};
 use std::collections::BTreeMap;
+
+/// Longest nondet value list a generated test may have (bounds the call counter when
+/// it is unknown, e.g. after another thread may have consumed values).
+pub const MAX_NONDET: u32 = 4096;
+
+/// One `__VERIFIER_nondet_<type>()` call evaluated by a formula.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NondetCall {
+    /// The type suffix (`int`, `uchar`, `bool`…).
+    pub ty: String,
+    /// Width of the call's result in the IR.
+    pub width: u32,
+}
+
+impl NondetCall {
+    /// Whether the C type is signed (the value is written in the test as such).
+    pub fn signed(&self) -> bool {
+        matches!(self.ty.as_str(), "char" | "short" | "int" | "long" | "longlong" | "loff_t")
+    }
+}
+
+/// SMT name of the value read by the i-th nondet call of a formula (64 bits).
+pub fn nondet_value_symbol(i: usize) -> String {
+    format!("nd{i}")
+}
+
+/// SMT name of the list position the i-th nondet call reads (32 bits).
+pub fn nondet_index_symbol(i: usize) -> String {
+    format!("ndi{i}")
+}
+
+/// SMT name of the named input `name` (32 bits).
+pub fn named_symbol(name: &str) -> String {
+    format!("|input:{name}|")
+}
+
+/// The values of one test, from a model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct TestValues {
+    /// argv[1..].
+    pub args: Vec<String>,
+    /// `__VERIFIER_nondet_*` values in call order.
+    pub nondet: Vec<i128>,
+    /// Named inputs.
+    pub inputs: BTreeMap<String, i64>,
+}
 
 /// How the program reads one `argv[k]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +77,11 @@ pub enum ArgUse {
 #[derive(Debug, Clone, Default)]
 pub struct Inputs {
     pub args: BTreeMap<u32, ArgUse>,
+    /// Nondet calls, in the order the formula met them (symbol index).
+    pub nondet: Vec<NondetCall>,
+    /// Named inputs read (all 32-bit), with the range they are read with when it is
+    /// constant (the intersection, if read with several).
+    pub named: BTreeMap<String, Option<(i64, i64)>>,
 }
 
 /// SMT name of the integer input `argv[k]`.
@@ -56,9 +117,37 @@ impl Inputs {
         }
     }
 
+    /// Registers one more nondet call; returns its index (symbols `nd<i>`, `ndi<i>`).
+    pub fn nondet_call(&mut self, ty: &str, width: u32) -> usize {
+        self.nondet.push(NondetCall { ty: ty.to_string(), width });
+        self.nondet.len() - 1
+    }
+
+    /// Registers a named input read with `range` (when constant); returns its symbol.
+    pub fn named_input(&mut self, name: &str, range: Option<(i64, i64)>) -> Result<String> {
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) {
+            return Err(AnalysisError::Unsupported(format!(
+                "named input {name:?}: a name must be letters, digits, '_', '-' or '.' (test files carry it as a key)"
+            )));
+        }
+        let known = self.named.entry(name.to_string()).or_insert(range);
+        *known = match (*known, range) {
+            (Some((a, b)), Some((c, d))) => Some((a.max(c), b.min(d))),
+            (k, r) => k.or(r),
+        };
+        Ok(named_symbol(name))
+    }
+
     /// Adds every input `other` reads (the random baseline's input vector is the union
     /// over all sites). A conflicting use of one argument keeps the first.
     pub fn merge(&mut self, other: &Inputs) {
+        // The longest list of nondet calls any formula evaluates (by position).
+        if other.nondet.len() > self.nondet.len() {
+            self.nondet.extend(other.nondet[self.nondet.len()..].iter().cloned());
+        }
+        for (name, range) in &other.named {
+            let _ = self.named_input(name, *range);
+        }
         for (k, u) in &other.args {
             match u {
                 ArgUse::Int(w) => {
@@ -87,7 +176,32 @@ impl Inputs {
                 ArgUse::Choice(lits) => out.extend(lits.iter().map(|l| (choice_symbol(*k, l), "Bool".to_string()))),
             }
         }
+        for i in 0..self.nondet.len() {
+            out.push((nondet_index_symbol(i), "(_ BitVec 32)".to_string()));
+            out.push((nondet_value_symbol(i), "(_ BitVec 64)".to_string()));
+        }
+        for name in self.named.keys() {
+            out.push((named_symbol(name), "(_ BitVec 32)".to_string()));
+        }
         out
+    }
+
+    /// A model as a test: argv, the nondet list (positions no formula call reads are
+    /// 0, as the runtime returns past the end; trailing zeros dropped) and named inputs.
+    pub fn to_test(&self, values: &BTreeMap<String, String>) -> TestValues {
+        let bv = |name: &str| values.get(name).and_then(|v| parse_bv(v)).map(|(v, _)| v);
+        let mut nondet: BTreeMap<u64, i128> = BTreeMap::new();
+        for (i, call) in self.nondet.iter().enumerate() {
+            let (Some(k), Some(v)) = (bv(&nondet_index_symbol(i)), bv(&nondet_value_symbol(i))) else { continue };
+            let w = call.width.min(64);
+            let low = if w >= 64 { v } else { v & ((1u64 << w) - 1) };
+            let typed = if call.signed() { signed(low, w) as i128 } else { low as i128 };
+            nondet.insert(k, typed);
+        }
+        let len = nondet.iter().filter(|(_, v)| **v != 0).map(|(k, _)| *k + 1).max().unwrap_or(0);
+        let nondet = (0..len).map(|k| nondet.get(&k).copied().unwrap_or(0)).collect();
+        let inputs = self.named.keys().map(|n| (n.clone(), bv(&named_symbol(n)).map(|v| signed(v, 32)).unwrap_or(0))).collect();
+        TestValues { args: self.to_args(values), nondet, inputs }
     }
 
     /// Turns solver values (symbol → SMT literal text) into the argument vector
@@ -159,5 +273,30 @@ mod tests {
             [("argc".into(), "#x00000003".into()), (choice_symbol(1, "t"), "false".into()), ("argv2".into(), "#xffffffff".into())].into();
         assert_eq!(i.to_args(&vals), vec!["x".to_string(), "-1".to_string()]);
         assert!(i.int(1, 32).is_err());
+    }
+
+    #[test]
+    fn model_to_nondet_list_and_named_inputs() {
+        let mut i = Inputs::default();
+        // Call 0 reads position 2 as a char, call 1 position 0 as an unsigned int.
+        i.nondet_call("char", 8);
+        i.nondet_call("uint", 32);
+        i.named_input("depth", Some((-5, 10))).unwrap();
+        i.named_input("depth", Some((-3, 20))).unwrap();
+        assert_eq!(i.named["depth"], Some((-3, 10)));
+        assert!(i.named_input("a b", None).is_err());
+        let vals: BTreeMap<String, String> = [
+            ("argc".into(), "#x00000001".into()),
+            ("ndi0".into(), "#x00000002".into()),
+            ("nd0".into(), "#x00000000000001fd".into()),
+            ("ndi1".into(), "#x00000000".into()),
+            ("nd1".into(), "#xffffffffffffffff".into()),
+            (named_symbol("depth"), "#xfffffffe".into()),
+        ]
+        .into();
+        let t = i.to_test(&vals);
+        assert_eq!(t.nondet, vec![4294967295, 0, -3]);
+        assert_eq!(t.inputs["depth"], -2);
+        assert!(t.args.is_empty());
     }
 }

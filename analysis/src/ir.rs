@@ -351,6 +351,11 @@ impl Value {
         // SAFETY: GEP instruction or constant expression.
         Type(unsafe { LLVMGetGEPSourceElementType(self.0) })
     }
+    /// The type of a global variable's value.
+    pub fn global_value_type(self) -> Type {
+        // SAFETY: global variable (callers check `is_global_variable`).
+        Type(unsafe { LLVMGlobalGetValueType(self.0) })
+    }
     pub fn allocated_type(self) -> Type {
         // SAFETY: alloca.
         Type(unsafe { LLVMGetAllocatedType(self.0) })

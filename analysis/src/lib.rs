@@ -3,9 +3,11 @@
 //! [`prepare`] simplifies a copy of the metamutant bitcode for analysis, [`wp`] builds
 //! one reachability formula per site, [`smt`] solves it with z3 or cvc5 (one process,
 //! push/pop, restarted after a failure) and saves it as `formulas/site<N>.smt2`,
-//! [`inputs`] turns models back into argv, and [`suite`] confirms candidate tests by
-//! running the metamutant and keeps a greedy set cover as `tests.json`. [`random`] is
-//! the baseline: random inputs over the same input vector, confirmed the same way.
+//! [`inputs`] turns models back into test values (argv, nondet list, named inputs),
+//! and [`suite`] confirms candidate tests by running the metamutant and keeps a greedy
+//! set cover as `tests.json`, which [`testcomp`] also writes as Test-Comp XML.
+//! [`random`] is the baseline: random inputs over the same input vector, confirmed the
+//! same way.
 
 pub mod error;
 pub mod inputs;
@@ -13,6 +15,7 @@ mod ir;
 pub mod random;
 pub mod smt;
 pub mod suite;
+pub mod testcomp;
 pub mod wp;
 
 pub use error::AnalysisError;
@@ -42,8 +45,15 @@ impl Default for Options {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case", tag = "verdict")]
 pub enum Verdict {
-    /// The solver found inputs; `args` is argv[1..].
-    TestFound { args: Vec<String> },
+    /// The solver found inputs; `args` is argv[1..], `nondet` the values of
+    /// `__VERIFIER_nondet_*` calls in call order, `inputs` the named inputs.
+    TestFound {
+        args: Vec<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        nondet: Vec<i128>,
+        #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        inputs: std::collections::BTreeMap<String, i64>,
+    },
     /// Unsat with every path modelled.
     Unreachable { reason: String },
     /// Not decided, with the reason.
@@ -53,7 +63,16 @@ pub enum Verdict {
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Verdict::TestFound { args } => write!(f, "test found: {}", if args.is_empty() { "(no arguments)".to_string() } else { args.join(" ") }),
+            Verdict::TestFound { args, nondet, inputs } => {
+                write!(f, "test found: {}", if args.is_empty() { "(no arguments)".to_string() } else { args.join(" ") })?;
+                if !nondet.is_empty() {
+                    write!(f, "; nondet {}", nondet.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(","))?;
+                }
+                for (k, v) in inputs {
+                    write!(f, "; {k}={v}")?;
+                }
+                Ok(())
+            }
             Verdict::Unreachable { reason } => write!(f, "unreachable: {reason}"),
             Verdict::Unknown { reason } => write!(f, "unknown: {reason}"),
         }
@@ -123,9 +142,18 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
             r.notes = q.notes.clone();
             r.schedule = q.schedule.clone();
             r.verdict = match session.solve(&q) {
-                smt::Answer::Sat(model) => Verdict::TestFound { args: q.inputs.to_args(&model) },
+                smt::Answer::Sat(model) => {
+                    let t = q.inputs.to_test(&model);
+                    Verdict::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs }
+                }
                 smt::Answer::Unsat if !q.cut.is_empty() => Verdict::Unknown {
                     reason: AnalysisError::LoopBoundExceeded { bound: options.bound, detail: q.cut.join("; ") }.to_string(),
+                },
+                smt::Answer::Unsat if !q.blocking.is_empty() => Verdict::Unreachable {
+                    reason: format!(
+                        "the reachability formula is unsatisfiable: dead code, or blocked at a wait nobody notifies in time ({}) under the fixed process order",
+                        q.blocking.join(", ")
+                    ),
                 },
                 smt::Answer::Unsat => Verdict::Unreachable { reason: "the reachability formula is unsatisfiable (dead code under the modelled schedule)".into() },
                 smt::Answer::Unknown(reason) => Verdict::Unknown { reason },
@@ -168,7 +196,8 @@ fn site_calls(m: &ir::Module) -> Vec<(u32, ir::Value)> {
             for i in b.instructions() {
                 let Some(callee) = i.called_function() else { continue };
                 let n = callee.name();
-                let is_site = (n.starts_with("syncmut_") && !n.starts_with("syncmut_hook_") && n != "syncmut_gate") || n.starts_with("syncmut.fifo.");
+                let is_site = (n.starts_with("syncmut_") && !n.starts_with("syncmut_hook_") && !n.starts_with("syncmut_input_") && n != "syncmut_gate")
+                    || n.starts_with("syncmut.fifo.");
                 if !is_site {
                     continue;
                 }
@@ -222,6 +251,12 @@ pub fn generate_for(build: &syncmut_mutator::metamutant::Build, build_dir: &Path
     let suite = suite::build(&sites, &build.metamutant, is_pthread(build), &scratch)?;
     let tests_file = out.join("tests.json");
     suite::write(&suite, "wp", &tests_file)?;
+    // The same tests as Test-Comp test cases, next to the JSON (tests/<name>.xml).
+    if let Some(first) = build.catalogue.sites.first() {
+        let entry = if is_pthread(build) { "main" } else { "sc_main" };
+        let program = testcomp::Program { file: Path::new(&first.file), entry };
+        testcomp::write(&suite.tests, &suite::names(&suite, "wp"), &program, &out.join("tests"))?;
+    }
     write_atomically(&out.join("sites.json"), &serde_json::to_vec_pretty(&sites)?)?;
     Ok(Generation { catalogue: build.catalogue.clone(), sites, suite, tests_file })
 }

@@ -11,7 +11,7 @@
 //! iterations; values beyond 16 bits are never drawn, which is stated in the output.
 //! Booleans (string choices such as `argv[1] == "t"`) are fair coins.
 
-use crate::inputs::Inputs;
+use crate::inputs::{Inputs, TestValues};
 use crate::suite::{self, Confirmed, Suite};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -51,6 +51,34 @@ pub fn draw(inputs: &Inputs, rng: &mut fastrand::Rng) -> Vec<String> {
     inputs.to_args(&model)
 }
 
+/// One random test: argv as [`draw`], a value for each nondet call position the
+/// formulas read (typed like the call), and each named input within its constant
+/// range (log-uniform without one).
+pub fn draw_values(inputs: &Inputs, rng: &mut fastrand::Rng) -> TestValues {
+    let args = draw(inputs, rng);
+    let nondet = inputs
+        .nondet
+        .iter()
+        .map(|call| {
+            let v = int(rng, call.width.min(64));
+            let w = call.width.min(64);
+            match (call.signed(), w) {
+                (true, _) | (false, 64) => i128::from(v),
+                (false, w) => i128::from((v as u64) & ((1u64 << w) - 1)),
+            }
+        })
+        .collect();
+    let mut named = BTreeMap::new();
+    for (name, range) in &inputs.named {
+        let v = match range {
+            Some((lo, hi)) => rng.i64(*lo..=(*hi).max(*lo)),
+            None => int(rng, 32),
+        };
+        named.insert(name.clone(), v);
+    }
+    TestValues { args, nondet, inputs: named }
+}
+
 /// A log-uniform integer that fits a signed `width`-bit value.
 fn int(rng: &mut fastrand::Rng, width: u32) -> i64 {
     let bits = rng.u32(0..=MAX_BITS.min(width.saturating_sub(1)));
@@ -74,17 +102,21 @@ pub fn run(inputs: &Inputs, metamutant: &Path, pthread: bool, scratch: &Path, bu
     let mut seen = BTreeSet::new();
     let mut runs = Vec::new();
     for _ in 0..budget {
-        let args = draw(inputs, &mut rng);
-        if !seen.insert(args.clone()) {
+        let values = draw_values(inputs, &mut rng);
+        if !seen.insert(values.clone()) {
             continue;
         }
-        let reached = suite::execute(metamutant, &args, pthread, &scratch.join(format!("random{}.jsonl", runs.len())))?;
-        runs.push(Confirmed { args, targets: BTreeSet::new(), reached });
+        let reached = suite::execute_with(metamutant, &values, pthread, &scratch.join(format!("random{}.jsonl", runs.len())), None)?;
+        let TestValues { args, nondet, inputs } = values;
+        runs.push(Confirmed { args, nondet, inputs, targets: BTreeSet::new(), reached, ..Confirmed::default() });
     }
     let executions = runs.len();
     let reachable: BTreeSet<u32> = runs.iter().flat_map(|r| r.reached.iter().copied()).collect();
     let (tests, confirmed) = suite::cover(runs, &reachable);
-    let symbols = inputs.declarations().into_iter().map(|(n, _)| n).filter(|n| n != "argc").collect();
+    let argv_only = Inputs { args: inputs.args.clone(), ..Inputs::default() };
+    let mut symbols: Vec<String> = argv_only.declarations().into_iter().map(|(n, _)| n).filter(|n| n != "argc").collect();
+    symbols.extend(inputs.nondet.iter().enumerate().map(|(i, c)| format!("nondet[{i}]:{}", c.ty)));
+    symbols.extend(inputs.named.keys().map(|n| format!("input:{n}")));
     Ok(Baseline { suite: Suite { tests, reachable, confirmed, executions }, draws: budget, seed, symbols })
 }
 
@@ -121,6 +153,19 @@ mod tests {
         let ints: Vec<i64> = a.iter().map(|v| v[0].parse().unwrap()).collect();
         assert!(ints.iter().all(|x| x.abs() < 1 << MAX_BITS));
         assert!(ints.iter().any(|x| *x < 0) && ints.iter().any(|x| *x > 0));
+    }
+
+    #[test]
+    fn nondet_values_are_typed_and_named_inputs_stay_in_range() {
+        let mut i = Inputs::default();
+        i.nondet_call("uchar", 8);
+        i.nondet_call("int", 32);
+        i.named_input("depth", Some((3, 9))).unwrap();
+        let mut rng = fastrand::Rng::with_seed(3);
+        let draws: Vec<TestValues> = (0..50).map(|_| draw_values(&i, &mut rng)).collect();
+        assert!(draws.iter().all(|t| t.nondet.len() == 2 && (0..=255).contains(&t.nondet[0])));
+        assert!(draws.iter().any(|t| t.nondet[1] < 0));
+        assert!(draws.iter().all(|t| (3..=9).contains(&t.inputs["depth"])));
     }
 
     #[test]

@@ -1,16 +1,25 @@
 //! The generated test suite: candidate tests confirmed by execution, duplicates merged,
 //! a greedy set cover kept, written in the format of docs/tests-format.md.
 
+use crate::inputs::TestValues;
 use crate::{SiteResult, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use syncmut_oracle::exec::{self, Limits};
+use syncmut_oracle::test_case::{self, TestCase};
 use syncmut_oracle::trace;
 
 /// A candidate test and the sites its execution reached.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Confirmed {
     pub args: Vec<String>,
+    /// `__VERIFIER_nondet_*` values in call order, as generated.
+    pub nondet: Vec<i128>,
+    /// Named inputs.
+    pub inputs: BTreeMap<String, i64>,
+    /// What the confirming run consumed, in call order: (kind, type or name, value)
+    /// from the runtime's input log (docs/inputs.md); the Test-Comp test case is this.
+    pub consumed: Vec<(String, String, String)>,
     /// Sites the analysis generated this test for.
     pub targets: BTreeSet<u32>,
     /// Sites found in the execution trace.
@@ -42,17 +51,22 @@ impl Suite {
 
 /// Runs each distinct candidate on `metamutant` with tracing; keeps a greedy cover.
 pub fn build(results: &[SiteResult], metamutant: &Path, pthread: bool, scratch: &Path) -> std::io::Result<Suite> {
-    let mut candidates: BTreeMap<Vec<String>, BTreeSet<u32>> = BTreeMap::new();
+    let mut candidates: BTreeMap<TestValues, BTreeSet<u32>> = BTreeMap::new();
     for r in results {
-        if let Verdict::TestFound { args } = &r.verdict {
-            candidates.entry(args.clone()).or_default().insert(r.index);
+        if let Verdict::TestFound { args, nondet, inputs } = &r.verdict {
+            let key = TestValues { args: args.clone(), nondet: nondet.clone(), inputs: inputs.clone() };
+            candidates.entry(key).or_default().insert(r.index);
         }
     }
     let reachable: BTreeSet<u32> = candidates.values().flatten().copied().collect();
     let mut runs = Vec::new();
-    for (n, (args, targets)) in candidates.into_iter().enumerate() {
-        let reached = execute(metamutant, &args, pthread, &scratch.join(format!("candidate{n}.jsonl")))?;
-        runs.push(Confirmed { args, targets, reached });
+    for (n, (values, targets)) in candidates.into_iter().enumerate() {
+        let trace_path = scratch.join(format!("candidate{n}.jsonl"));
+        let log_path = scratch.join(format!("candidate{n}.inputs"));
+        let reached = execute_with(metamutant, &values, pthread, &trace_path, Some(&log_path))?;
+        let consumed = read_input_log(&log_path);
+        let TestValues { args, nondet, inputs } = values;
+        runs.push(Confirmed { args, nondet, inputs, consumed, targets, reached });
     }
     let executions = runs.len();
     let (tests, confirmed) = cover(runs, &reachable);
@@ -62,7 +76,19 @@ pub fn build(results: &[SiteResult], metamutant: &Path, pthread: bool, scratch: 
 /// Runs `args` on the metamutant with tracing (pthread: under the default schedule)
 /// and returns the sites its trace shows.
 pub fn execute(metamutant: &Path, args: &[String], pthread: bool, trace_path: &Path) -> std::io::Result<BTreeSet<u32>> {
+    let values = TestValues { args: args.to_vec(), ..TestValues::default() };
+    execute_with(metamutant, &values, pthread, trace_path, None)
+}
+
+/// [`execute`] with input values (nondet list, named inputs) and, if `log` is given,
+/// the runtime's input log written there.
+pub fn execute_with(metamutant: &Path, values: &TestValues, pthread: bool, trace_path: &Path, log: Option<&Path>) -> std::io::Result<BTreeSet<u32>> {
     let mut env = vec![("SYNCMUT_TRACE", trace_path.display().to_string())];
+    if let Some(log) = log {
+        env.push(("SYNCMUT_INPUT_LOG", log.display().to_string()));
+    }
+    env.extend(test_case::input_env(&values.nondet, &values.inputs));
+    let args = &values.args;
     if pthread {
         env.push(("SYNCMUT_SCHEDULE", "default".to_string()));
     }
@@ -91,22 +117,51 @@ pub fn cover(mut runs: Vec<Confirmed>, among: &BTreeSet<u32>) -> (Vec<Confirmed>
     (tests, covered)
 }
 
-/// Writes `{"tests":[{"name":..,"args":[..]}]}`; names start with `prefix`.
-pub fn write(suite: &Suite, prefix: &str, path: &Path) -> std::io::Result<()> {
+/// The runtime's input log: one `kind what value` line per value handed out.
+fn read_input_log(path: &Path) -> Vec<(String, String, String)> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| {
+            let mut it = l.splitn(3, ' ');
+            Some((it.next()?.to_string(), it.next()?.to_string(), it.next()?.to_string()))
+        })
+        .collect()
+}
+
+/// The file name stem of each kept test (as written in tests.json), in suite order.
+pub fn names(suite: &Suite, prefix: &str) -> Vec<String> {
     let mut names = BTreeSet::new();
-    let tests: Vec<serde_json::Value> = suite
+    suite
         .tests
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let mut name: String = format!("{prefix}{}_{}", i, t.args.join("_")).chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
+            let mut parts = t.args.clone();
+            parts.extend(t.nondet.iter().map(|v| v.to_string()));
+            parts.extend(t.inputs.iter().map(|(k, v)| format!("{k}{v}")));
+            let mut name: String = format!("{prefix}{}_{}", i, parts.join("_")).chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
             name.truncate(60);
             while !names.insert(name.clone()) {
                 name.push('_');
             }
-            serde_json::json!({ "name": name, "args": t.args })
+            name
         })
+        .collect()
+}
+
+/// Writes `{"tests":[{"name":..,"args":[..],"nondet":[..],"inputs":{..}}]}`; names
+/// start with `prefix`.
+pub fn write(suite: &Suite, prefix: &str, path: &Path) -> std::io::Result<()> {
+    let tests: Vec<TestCase> = suite
+        .tests
+        .iter()
+        .zip(names(suite, prefix))
+        .map(|(t, name)| TestCase { name, args: t.args.clone(), nondet: t.nondet.clone(), inputs: t.inputs.clone() })
         .collect();
-    let text = serde_json::to_string_pretty(&serde_json::json!({ "tests": tests })).expect("json");
+    #[derive(serde::Serialize)]
+    struct File<'a> {
+        tests: &'a [TestCase],
+    }
+    let text = serde_json::to_string_pretty(&File { tests: &tests }).expect("json");
     crate::write_atomically(path, (text + "\n").as_bytes())
 }

@@ -60,6 +60,11 @@ struct Loc {
 enum Sym {
     Bv(SExpr, u32),
     Ptr(Loc),
+    /// `loc` plus a symbolic byte offset `idx` (64 bits) that is a multiple of
+    /// `stride`: an array element chosen by a value computed at run time. Loads expand
+    /// it over the object's elements (an `ite` over the region map); stores through it
+    /// are conditional (`idx` equals the location's offset).
+    PtrIdx { loc: Loc, idx: SExpr, stride: u64 },
     /// `argv[k]`, a string.
     ArgStr(u32),
     /// A function's address (start routines, member-function pointers).
@@ -97,6 +102,9 @@ pub struct Query {
     pub cut: Vec<String>,
     /// What the formula assumes about the schedule.
     pub schedule: Vec<String>,
+    /// SystemC waits whose return the formula conditions on a notify (an unsat
+    /// answer may then mean "blocked" rather than dead code).
+    pub blocking: Vec<String>,
 }
 
 /// Facts about the module shared by every site's analysis.
@@ -112,6 +120,17 @@ pub struct ModuleFacts {
     /// `None`: some concurrent store goes through a pointer not traced to a global,
     /// so every object may be written.
     concurrent_writes: Option<HashSet<Value>>,
+    /// Functions that call `__VERIFIER_nondet_*`, directly or through callees.
+    nondet_callers: HashSet<Func>,
+    /// Code running concurrently (threads/processes, or a root after its first thread
+    /// start) may call `__VERIFIER_nondet_*`: the call counter is then unknown after a
+    /// synchronization point and at a thread's entry.
+    concurrent_nondet: bool,
+    /// SystemC processes: (registering constructor, position in its registration
+    /// order), which is the kernel's order of first activation within a module.
+    process_order: HashMap<Func, (Func, usize)>,
+    /// Every rewritten `sc_event::notify*` call.
+    notifies: Vec<Value>,
 }
 
 /// How a thread/process entry is started.
@@ -130,6 +149,8 @@ impl ModuleFacts {
         let callers = m.callers();
         let mut entries: HashMap<Func, Vec<Creation>> = HashMap::new();
         let mut roots = Vec::new();
+        let mut process_order: HashMap<Func, (Func, usize)> = HashMap::new();
+        let mut notifies = Vec::new();
         for f in m.functions() {
             let name = f.name();
             if (name == "main" || name == "sc_main") && f.has_body() {
@@ -167,9 +188,16 @@ impl ModuleFacts {
                 }
             }
             if registers_process {
-                for e in referenced {
-                    if e.has_body() && e.param_count() == 1 {
-                        entries.entry(e).or_default().push(Creation::Systemc { constructor: f });
+                for e in referenced.into_iter().filter(|e| e.has_body() && e.param_count() == 1) {
+                    entries.entry(e).or_default().push(Creation::Systemc { constructor: f });
+                    let next = process_order.values().filter(|(c, _)| *c == f).count();
+                    process_order.entry(e).or_insert((f, next));
+                }
+            }
+            for b in f.blocks() {
+                for i in b.instructions() {
+                    if i.called_function().is_some_and(|c| notify_kind(&c.name()).is_some()) {
+                        notifies.push(i);
                     }
                 }
             }
@@ -181,13 +209,88 @@ impl ModuleFacts {
             back.insert(f, back_edges(f));
         }
         let concurrent_writes = concurrent_writes(&entries, &roots);
-        ModuleFacts { callers, entries, roots, preds, back, concurrent_writes }
+        let nondet_callers = nondet_callers(m, &callers);
+        let concurrent_nondet = concurrent_nondet(&entries, &roots, &nondet_callers);
+        ModuleFacts { callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, process_order, notifies }
     }
 
     /// Whether code running concurrently may store to global `g`.
     fn concurrently_written(&self, g: Value) -> bool {
         self.concurrent_writes.as_ref().map(|w| w.contains(&g)).unwrap_or(true)
     }
+}
+
+/// The event argument's position of a wrapped SystemC `wait(e)`.
+fn event_wait_arg(wrapper: &str) -> Option<usize> {
+    if !wrapper.starts_with("syncmut_sc_") || !wrapper.ends_with("wait_event") {
+        return None;
+    }
+    // Member forms (`sc_module::wait`, `sc_prim_channel::wait`) pass the object first.
+    Some(if wrapper.contains("_module_") || wrapper.contains("_prim_channel_") { 2 } else { 1 })
+}
+
+/// `Some(immediate?)` for a wrapped `sc_event::notify*`: only an immediate notify can
+/// be lost (delta and timed ones wake whoever waits by the end of the delta cycle).
+fn notify_kind(wrapper: &str) -> Option<bool> {
+    wrapper.starts_with("syncmut_sc_event_notify").then_some(wrapper == "syncmut_sc_event_notify")
+}
+
+/// A wrapped call where a SystemC process may yield to the kernel.
+fn may_yield(wrapper: &str) -> bool {
+    wrapper.starts_with("syncmut.fifo.") || (wrapper.starts_with("syncmut_sc_") && (wrapper.contains("wait") || wrapper.ends_with("_lock")))
+}
+
+/// The `__VERIFIER_nondet_<type>` suffix of a function without a body.
+fn nondet_type(f: Func) -> Option<String> {
+    if f.has_body() {
+        return None;
+    }
+    f.name().strip_prefix("__VERIFIER_nondet_").map(str::to_string)
+}
+
+/// Functions that call a nondet function, directly or transitively.
+fn nondet_callers(m: &Module, callers: &HashMap<Func, Vec<Value>>) -> HashSet<Func> {
+    let mut out = HashSet::new();
+    let mut todo: Vec<Func> = m.functions().into_iter().filter(|f| nondet_type(*f).is_some()).collect();
+    while let Some(f) = todo.pop() {
+        for call in callers.get(&f).into_iter().flatten() {
+            let caller = call.block().function();
+            if out.insert(caller) {
+                todo.push(caller);
+            }
+        }
+    }
+    out
+}
+
+fn concurrent_nondet(entries: &HashMap<Func, Vec<Creation>>, roots: &[Func], nondet_callers: &HashSet<Func>) -> bool {
+    if entries.keys().any(|e| nondet_callers.contains(e)) {
+        return true;
+    }
+    let calls_nondet = |i: &Value| i.called_function().map(|c| nondet_type(c).is_some() || nondet_callers.contains(&c)).unwrap_or(false);
+    for r in roots {
+        let mut after: Vec<Block> = Vec::new();
+        for b in r.blocks() {
+            let insts = b.instructions();
+            if let Some(pos) = insts.iter().position(|i| i.called_function().map(|c| is_thread_start(&c.name())).unwrap_or(false)) {
+                if insts[pos..].iter().any(calls_nondet) {
+                    return true;
+                }
+                after.extend(b.successors());
+            }
+        }
+        let mut seen = HashSet::new();
+        while let Some(b) = after.pop() {
+            if !seen.insert(b) {
+                continue;
+            }
+            if b.instructions().iter().any(calls_nondet) {
+                return true;
+            }
+            after.extend(b.successors());
+        }
+    }
+    false
 }
 
 /// The global a pointer is derived from by address arithmetic and casts, if any.
@@ -202,6 +305,12 @@ fn underlying_global(mut p: Value) -> Option<Value> {
         }
     }
     None
+}
+
+/// A call where another thread or process may run (wrapped synchronization calls,
+/// thread creation, `sc_start`); the runtime's input functions are not.
+fn is_scheduling_call(name: &str) -> bool {
+    (name.starts_with("syncmut_") && !name.starts_with("syncmut_input_")) || name.starts_with("syncmut.") || name.contains("sc_start") || name.starts_with("pthread_")
 }
 
 fn is_thread_start(name: &str) -> bool {
@@ -331,6 +440,12 @@ fn back_edges(f: Func) -> HashSet<(Block, Block)> {
 const INT_PARSERS: &[&str] = &["atoi", "atol", "atoll", "strtol", "strtoul", "strtoll", "strtoull"];
 /// Maximum call-string depth.
 const MAX_DEPTH: usize = 8;
+/// Most elements a load through a symbolic index is expanded over.
+const MAX_ELEMENTS: usize = 256;
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
 
 /// The analysis of one site: builds its reachability formula.
 pub struct Wp<'a> {
@@ -342,6 +457,14 @@ pub struct Wp<'a> {
     reach: HashMap<(FrameId, Block), SExpr>,
     memory: HashMap<(FrameId, Value, Loc), Sym>,
     edge_defs: HashMap<(FrameId, Value), SExpr>,
+    /// The nondet call counter just before an instruction.
+    counters: HashMap<(FrameId, Value), SExpr>,
+    /// Whether a SystemC `wait(e)` returns, per (frame, call).
+    returns: HashMap<(FrameId, Value), SExpr>,
+    /// Frames created to decide whether some process notifies an event: their own
+    /// blocking calls are assumed to return (one level of the process-order model).
+    notifier_frames: HashSet<FrameId>,
+    in_notifier: bool,
     q: Query,
     fresh_count: usize,
     bound: u32,
@@ -359,6 +482,10 @@ impl<'a> Wp<'a> {
             reach: HashMap::new(),
             memory: HashMap::new(),
             edge_defs: HashMap::new(),
+            counters: HashMap::new(),
+            returns: HashMap::new(),
+            notifier_frames: HashSet::new(),
+            in_notifier: false,
             q: Query {
                 inputs: Inputs::default(),
                 fresh: Vec::new(),
@@ -367,6 +494,7 @@ impl<'a> Wp<'a> {
                 notes: Vec::new(),
                 cut: Vec::new(),
                 schedule: Vec::new(),
+                blocking: Vec::new(),
             },
             fresh_count: 0,
             bound,
@@ -387,9 +515,13 @@ impl<'a> Wp<'a> {
         let mut alternatives = Vec::new();
         for frame in contexts {
             let here = self.reach_block(frame, site.block())?;
+            let before = self.block_returns(frame, site.block(), Some(site))?;
             let up = self.frame_reach(frame)?;
-            alternatives.push(self.and(vec![here, up]));
+            alternatives.push(self.and(vec![here, before, up]));
         }
+        // One statement per process and assumption, in the order first made.
+        let mut seen = HashSet::new();
+        self.q.schedule.retain(|s| seen.insert(s.clone()));
         let expr = self.or(alternatives);
         self.q.conjuncts.push(Conjunct { comment: format!("the site's block is reached ({} in {})", site.where_(), demangle_hint(&func.name())), expr });
         // argc covers every argv[k] read.
@@ -425,7 +557,11 @@ impl<'a> Wp<'a> {
 
     fn push_frame(&mut self, func: Func, kind: FrameKind, depth: usize) -> FrameId {
         self.frames.push(Frame { func, kind, depth });
-        self.frames.len() - 1
+        let id = self.frames.len() - 1;
+        if self.in_notifier {
+            self.notifier_frames.insert(id);
+        }
+        id
     }
 
     /// Every calling context of `func`, from a root through calls and thread creations.
@@ -461,7 +597,7 @@ impl<'a> Wp<'a> {
                             let start = self.sc_start(root)?;
                             let label = format!("SystemC process {} registered in {}", demangle_hint(&func.name()), demangle_hint(&constructor.name()));
                             self.q.schedule.push(format!(
-                                "{label}: module fields at process start are their values at sc_start ({}); each earlier blocking call is assumed to return (fixed process order not modelled yet)",
+                                "{label}: module fields at process start are their values at sc_start ({}); processes first run in registration order; a `wait(e)` on the path returns only if another process notifies e (below), other blocking calls are assumed to return",
                                 start.where_()
                             ));
                             out.push(self.push_frame(func, FrameKind::Thread { creator: root, point: start, args: vec![this], also: Some(ctor), label }, depth));
@@ -515,8 +651,9 @@ impl<'a> Wp<'a> {
             FrameKind::Root => Ok(self.ctx.true_()),
             FrameKind::Call { parent, call } => {
                 let here = self.reach_block(parent, call.block())?;
+                let before = self.block_returns(parent, call.block(), Some(call))?;
                 let up = self.frame_reach(parent)?;
-                Ok(self.and(vec![here, up]))
+                Ok(self.and(vec![here, before, up]))
             }
             FrameKind::Thread { creator, point, also, .. } => {
                 let here = self.reach_block(creator, point.block())?;
@@ -540,6 +677,136 @@ impl<'a> Wp<'a> {
         }
     }
 
+    // ----- SystemC process order -----
+
+    /// The SystemC process (entry function) frame `f` runs in, if any.
+    fn process_of(&self, mut f: FrameId) -> Option<Func> {
+        loop {
+            match &self.frames[f].kind {
+                FrameKind::Root => return None,
+                FrameKind::Call { parent, .. } => f = *parent,
+                FrameKind::Thread { also: Some(_), .. } => return Some(self.frames[f].func),
+                FrameKind::Thread { .. } => return None,
+            }
+        }
+    }
+
+    /// The condition under which execution gets past the calls of block `b` of frame
+    /// `f` (before `upto`, if given): every `__VERIFIER_assume(c)` has `c` true, and
+    /// every SystemC `wait(e)` returns.
+    fn block_returns(&mut self, f: FrameId, b: Block, upto: Option<Value>) -> Result<SExpr> {
+        let waits_modelled = !self.notifier_frames.contains(&f) && self.process_of(f).is_some();
+        let mut parts = Vec::new();
+        for i in b.instructions() {
+            if Some(i) == upto {
+                break;
+            }
+            let Some(callee) = i.called_function() else { continue };
+            let name = callee.name();
+            if name == "__VERIFIER_assume" && !callee.has_body() {
+                let (c, w) = self.bv(f, i.call_args()[0])?;
+                let zero = self.bv_const(0, w);
+                parts.push(self.ctx.not(self.ctx.eq(c, zero)));
+            } else if let Some(k) = event_wait_arg(&name).filter(|_| waits_modelled) {
+                parts.push(self.wait_returns(f, i, k)?);
+            }
+        }
+        Ok(self.and(parts))
+    }
+
+    /// Whether the process position of `call` is its first activation: no call where
+    /// the process may yield lies on any path from the process entry to it. `None`
+    /// when `call` is not in the process's entry function.
+    fn first_activation(&self, process: Func, call: Value) -> Option<bool> {
+        let func = call.block().function();
+        if func != process {
+            return None;
+        }
+        let yields = |i: &Value| i.called_function().is_some_and(|c| may_yield(&c.name()));
+        let insts = call.block().instructions();
+        let pos = insts.iter().position(|i| *i == call).unwrap_or(0);
+        if insts[..pos].iter().any(yields) {
+            return Some(false);
+        }
+        let preds = &self.facts.preds[&func];
+        let mut todo = preds.get(&call.block()).cloned().unwrap_or_default();
+        let mut seen = HashSet::new();
+        while let Some(p) = todo.pop() {
+            if !seen.insert(p) {
+                continue;
+            }
+            if p.instructions().iter().any(yields) {
+                return Some(false);
+            }
+            todo.extend(preds.get(&p).cloned().unwrap_or_default());
+        }
+        Some(true)
+    }
+
+    /// When `wait(e)` (call `w`, event argument `k`) in frame `f` returns: some other
+    /// process reaches a notify of the same event that the waiter does not miss. Under
+    /// the kernel's fixed order, an immediate notify made in the notifier's first
+    /// activation is missed by a waiter that starts waiting later (a process after it
+    /// in the registration order, or a wait after a yield).
+    fn wait_returns(&mut self, f: FrameId, w: Value, k: usize) -> Result<SExpr> {
+        if let Some(e) = self.returns.get(&(f, w)) {
+            return Ok(*e);
+        }
+        let waiter = self.process_of(f).expect("block_returns checked the frame is in a process");
+        let event = match w.call_args().get(k).map(|a| self.value(f, *a)).transpose()? {
+            Some(Sym::Ptr(loc)) => loc,
+            _ => {
+                self.q.schedule.push(format!("wait at {}: event not identified; assumed to return", w.where_()));
+                return Ok(self.ctx.true_());
+            }
+        };
+        let saved = self.in_notifier;
+        self.in_notifier = true;
+        let mut alts = Vec::new();
+        let mut why = Vec::new();
+        for n in self.facts.notifies.clone() {
+            let Some(immediate) = n.called_function().and_then(|c| notify_kind(&c.name())) else { continue };
+            let contexts = self.contexts(n.block().function(), 0, &mut Vec::new())?;
+            for nf in contexts {
+                let Some(notifier) = self.process_of(nf) else { continue };
+                if notifier == waiter {
+                    continue;
+                }
+                if !matches!(n.call_args().get(1).map(|a| self.value(nf, *a)), Some(Ok(Sym::Ptr(l))) if l == event) {
+                    continue;
+                }
+                let order = |p: Func| self.facts.process_order.get(&p).copied();
+                let lost = immediate
+                    && self.first_activation(notifier, n) == Some(true)
+                    && match self.first_activation(waiter, w) {
+                        Some(false) => true,
+                        Some(true) => matches!((order(notifier), order(waiter)), (Some((c1, i1)), Some((c2, i2))) if c1 == c2 && i1 < i2),
+                        None => false,
+                    };
+                if lost {
+                    why.push(format!("the immediate notify at {} runs before {} waits (process order)", n.where_(), demangle_hint(&waiter.name())));
+                    continue;
+                }
+                let here = self.reach_block(nf, n.block())?;
+                let up = self.frame_reach(nf)?;
+                alts.push(self.and(vec![here, up]));
+                why.push(format!("notify at {} in {}", n.where_(), demangle_hint(&notifier.name())));
+            }
+        }
+        self.in_notifier = saved;
+        let e = self.or(alts);
+        let label = format!(
+            "wait at {} in {} returns only if another process notifies the event after it waits: {}; the notifier's own blocking calls are assumed to return",
+            w.where_(),
+            demangle_hint(&waiter.name()),
+            if why.is_empty() { "no notify of that event (the wait blocks forever)".to_string() } else { why.join("; ") }
+        );
+        self.q.schedule.push(label);
+        self.q.blocking.push(w.where_());
+        self.returns.insert((f, w), e);
+        Ok(e)
+    }
+
     // ----- control flow -----
 
     /// Condition under which block `b` of frame `f` is entered (given the frame is).
@@ -560,7 +827,8 @@ impl<'a> Wp<'a> {
                 }
                 let edge = self.edge(f, p, b)?;
                 let pr = self.reach_block(f, p)?;
-                alts.push(self.and(vec![pr, edge]));
+                let through = self.block_returns(f, p, None)?;
+                alts.push(self.and(vec![pr, through, edge]));
             }
             self.or(alts)
         };
@@ -827,32 +1095,82 @@ impl<'a> Wp<'a> {
 
     fn gep(&mut self, f: FrameId, v: Value) -> Result<Sym> {
         let base = self.value(f, v.operand(0))?;
-        let Sym::Ptr(mut loc) = base else {
-            return Err(AnalysisError::unsupported(format!("address computed from {base:?} (`{}`)", v.print()), v.where_()));
+        let (mut loc, mut sym) = match base {
+            Sym::Ptr(loc) => (loc, None),
+            Sym::PtrIdx { loc, idx, stride } => (loc, Some((idx, stride))),
+            other => return Err(AnalysisError::unsupported(format!("address computed from {other:?} (`{}`)", v.print()), v.where_())),
         };
         let mut ty = v.gep_source_type();
         for k in 1..v.operand_count() {
             let idx = v.operand(k);
-            let Some(i) = idx.const_int_signed() else {
-                return Err(AnalysisError::unsupported(format!("array access with a symbolic index: not supported yet (`{}`)", v.print()), v.where_()));
+            // Struct field indices are always constants; array/pointer indices may not be.
+            let size = if k == 1 {
+                self.m.alloc_size(ty)
+            } else {
+                match ty.shape() {
+                    TypeShape::Struct => {
+                        let i = idx.const_int().unwrap_or(0) as u32;
+                        loc.off += self.m.offset_of_element(ty, i) as i64;
+                        ty = ty.struct_element(i);
+                        continue;
+                    }
+                    TypeShape::Array => {
+                        ty = ty.array_element();
+                        self.m.alloc_size(ty)
+                    }
+                    _ => return Err(AnalysisError::unsupported(format!("getelementptr into `{}`", v.print()), v.where_())),
+                }
             };
-            if k == 1 {
-                loc.off += i * self.m.alloc_size(ty) as i64;
-                continue;
-            }
-            match ty.shape() {
-                TypeShape::Struct => {
-                    loc.off += self.m.offset_of_element(ty, i as u32) as i64;
-                    ty = ty.struct_element(i as u32);
+            match idx.const_int_signed() {
+                Some(i) => loc.off += i * size as i64,
+                None => {
+                    let (i, w) = self.bv(f, idx)?;
+                    let i64_ = if w >= 64 { i } else { self.indexed("sign_extend", 64 - w, i) };
+                    let bytes = self.app("bvmul", vec![i64_, self.bv_const(size, 64)]);
+                    sym = Some(match sym {
+                        None => (bytes, size),
+                        Some((prev, stride)) => (self.app("bvadd", vec![prev, bytes]), gcd(stride, size)),
+                    });
                 }
-                TypeShape::Array => {
-                    ty = ty.array_element();
-                    loc.off += i * self.m.alloc_size(ty) as i64;
-                }
-                _ => return Err(AnalysisError::unsupported(format!("getelementptr into `{}`", v.print()), v.where_())),
             }
         }
-        Ok(Sym::Ptr(loc))
+        Ok(match sym {
+            None => Sym::Ptr(loc),
+            Some((idx, stride)) => Sym::PtrIdx { loc, idx, stride: stride.max(1) },
+        })
+    }
+
+    /// A load through a symbolic index: `ite(idx = o₁ − off, value at o₁, ite(…,
+    /// unconstrained))` over every in-bounds element of the object.
+    fn load_indexed(&mut self, f: FrameId, v: Value, loc: Loc, idx: SExpr, stride: u64) -> Result<Sym> {
+        let size = match loc.base {
+            Base::Global(g) => self.m.alloc_size(g.global_value_type()),
+            Base::Alloca(_, a) => self.m.alloc_size(a.allocated_type()),
+            Base::Opaque(_) => return self.fresh_or_ptr(v, "memory behind a pointer returned by a library function"),
+            Base::Argv => return Err(AnalysisError::unsupported("argv indexed by a value computed at run time", v.where_())),
+        } as i64;
+        let width = self.m.alloc_size(v.ty()) as i64;
+        let stride = stride as i64;
+        // Element offsets o = off + k·stride (k may be negative) with 0 ≤ o ≤ size − width.
+        let first = loc.off.rem_euclid(stride);
+        let offsets: Vec<i64> = (0..).map(|k| first + k * stride).take_while(|o| *o + width <= size).collect();
+        if offsets.len() > MAX_ELEMENTS {
+            return Err(AnalysisError::unsupported(
+                format!("load with a symbolic index over {} elements (at most {MAX_ELEMENTS} are modelled)", offsets.len()),
+                v.where_(),
+            ));
+        }
+        let mut arms = Vec::new();
+        for o in offsets {
+            let at = self.bv_const((o - loc.off) as u64, 64);
+            let c = self.ctx.eq(idx, at);
+            let val = self.before(f, v, Loc { base: loc.base, off: o }, v)?;
+            arms.push((c, val));
+        }
+        // Out of bounds: undefined behaviour, any value.
+        let otherwise = self.fresh_or_ptr(v, "value read out of the bounds of an array")?;
+        arms.push((self.ctx.true_(), otherwise));
+        self.merge(arms, v)
     }
 
     fn call(&mut self, f: FrameId, v: Value) -> Result<Sym> {
@@ -900,8 +1218,11 @@ impl<'a> Wp<'a> {
                 return Ok(Sym::Bv(self.ctx.ite(eq, zero, one), 32));
             }
         }
-        if name.starts_with("__VERIFIER_nondet") {
-            return Err(AnalysisError::unsupported(format!("{name}() inputs: not supported yet"), v.where_()));
+        if let Some(ty) = nondet_type(callee) {
+            return self.nondet_value(f, v, &ty);
+        }
+        if name == "syncmut_input_int" || name == "syncmut_input_bool" {
+            return self.named_input(f, v, &name);
         }
         if callee.has_body() && self.frames[f].depth < MAX_DEPTH {
             return self.return_value(f, v, callee);
@@ -915,6 +1236,173 @@ impl<'a> Wp<'a> {
             TypeShape::Pointer => Ok(Sym::Ptr(Loc { base: Base::Opaque(v), off: 0 })),
             _ => Err(AnalysisError::unsupported(format!("result of {} (`{}`)", demangle_hint(&name), v.print()), v.where_())),
         }
+    }
+
+    // ----- inputs read through calls -----
+
+    /// `__VERIFIER_nondet_<ty>()`: the value at the list position given by the call
+    /// counter just before the call (see `inputs`).
+    fn nondet_value(&mut self, f: FrameId, v: Value, ty: &str) -> Result<Sym> {
+        let TypeShape::Int(w) = v.ty().shape() else {
+            return Err(AnalysisError::unsupported(format!("__VERIFIER_nondet_{ty}() (only integer types are modelled)"), v.where_()));
+        };
+        if w > 64 {
+            return Err(AnalysisError::unsupported(format!("__VERIFIER_nondet_{ty}() of {w} bits (at most 64 are modelled)"), v.where_()));
+        }
+        let position = self.counter_before(f, v)?;
+        let i = self.q.inputs.nondet_call(ty, w);
+        let idx = self.ctx.atom(crate::inputs::nondet_index_symbol(i));
+        let val = self.ctx.atom(crate::inputs::nondet_value_symbol(i));
+        let limit = self.bv_const(crate::inputs::MAX_NONDET as u64, 32);
+        let e = self.ctx.and(self.ctx.eq(idx, position), self.app("bvult", vec![idx, limit]));
+        self.q.conjuncts.push(Conjunct {
+            comment: format!("__VERIFIER_nondet_{ty}() at {} reads the value at list position ndi{i} (the calls before it on the path)", v.where_()),
+            expr: e,
+        });
+        for j in 0..i {
+            let other_idx = self.ctx.atom(crate::inputs::nondet_index_symbol(j));
+            let other_val = self.ctx.atom(crate::inputs::nondet_value_symbol(j));
+            let same = self.ctx.imp(self.ctx.eq(idx, other_idx), self.ctx.eq(val, other_val));
+            self.q.conjuncts.push(Conjunct { comment: format!("one list position holds one value (nd{i}, nd{j})"), expr: same });
+        }
+        let e = if w == 64 { val } else { self.ctx.extract(w as i32 - 1, 0, val) };
+        Ok(Sym::Bv(e, w))
+    }
+
+    /// `syncmut_input_int(name, lo, hi)` / `syncmut_input_bool(name)`: one symbol per
+    /// name, within the range it is read with.
+    fn named_input(&mut self, f: FrameId, v: Value, func: &str) -> Result<Sym> {
+        let args = v.call_args();
+        let name = match args.first().map(|a| self.value(f, *a)).transpose()? {
+            Some(Sym::Ptr(Loc { base: Base::Global(g), off: 0 })) => g.c_string(),
+            _ => None,
+        };
+        let Some(name) = name else {
+            return Err(AnalysisError::unsupported(format!("{func} with a name that is not a string literal"), v.where_()));
+        };
+        let range = if func == "syncmut_input_bool" {
+            Some((0, 1))
+        } else {
+            args.get(1).and_then(|a| a.const_int_signed()).zip(args.get(2).and_then(|a| a.const_int_signed()))
+        };
+        let sym = self.q.inputs.named_input(&name, range)?;
+        let x = self.ctx.atom(sym);
+        let (lo, hi) = if func == "syncmut_input_bool" {
+            (self.bv_const(0, 32), self.bv_const(1, 32))
+        } else {
+            let (lo, _) = self.bv(f, args[1])?;
+            let (hi, _) = self.bv(f, args[2])?;
+            (lo, hi)
+        };
+        let e = self.ctx.and(self.app("bvsle", vec![lo, x]), self.app("bvsle", vec![x, hi]));
+        self.q.conjuncts.push(Conjunct { comment: format!("named input \"{name}\" within its range ({})", v.where_()), expr: e });
+        Ok(Sym::Bv(x, 32))
+    }
+
+    /// The number of nondet calls made before instruction `at` of frame `f` (32 bits).
+    fn counter_before(&mut self, f: FrameId, at: Value) -> Result<SExpr> {
+        if let Some(e) = self.counters.get(&(f, at)) {
+            return Ok(*e);
+        }
+        let e = self.counter_before_uncached(f, at)?;
+        self.counters.insert((f, at), e);
+        Ok(e)
+    }
+
+    fn counter_before_uncached(&mut self, f: FrameId, at: Value) -> Result<SExpr> {
+        let b = at.block();
+        let insts = b.instructions();
+        let pos = insts.iter().position(|i| *i == at).unwrap_or(insts.len());
+        if let Some(j) = insts[..pos].iter().rev().find(|j| self.counts_nondet(f, **j)) {
+            return self.counter_after(f, *j);
+        }
+        let func = self.frames[f].func;
+        if func.entry() == Some(b) {
+            return match self.frames[f].kind.clone() {
+                FrameKind::Root => Ok(self.bv_const(0, 32)),
+                FrameKind::Call { parent, call } => self.counter_before(parent, call),
+                FrameKind::Thread { .. } if self.facts.concurrent_nondet => Ok(self.unknown_counter(at, "at the entry of a thread or process")),
+                FrameKind::Thread { creator, point, .. } => self.counter_before(creator, point),
+            };
+        }
+        let preds = self.facts.preds[&func].get(&b).cloned().unwrap_or_default();
+        let mut arms = Vec::new();
+        for p in preds {
+            if self.facts.back[&func].contains(&(p, b)) {
+                self.cut(p);
+                continue;
+            }
+            let taken = {
+                let r = self.reach_block(f, p)?;
+                let e = self.edge(f, p, b)?;
+                self.and(vec![r, e])
+            };
+            let t = p.terminator().expect("predecessor has a terminator");
+            let val = if self.counts_nondet(f, t) { self.counter_after(f, t)? } else { self.counter_before(f, t)? };
+            arms.push((taken, val));
+        }
+        let Some((_, mut acc)) = arms.pop() else {
+            return Ok(self.unknown_counter(at, "on a path cut by the loop bound"));
+        };
+        for (c, v) in arms.into_iter().rev() {
+            acc = self.ctx.ite(c, v, acc);
+        }
+        Ok(acc)
+    }
+
+    /// Whether call `j` may change the nondet call counter.
+    fn counts_nondet(&self, f: FrameId, j: Value) -> bool {
+        let Some(callee) = j.called_function() else { return false };
+        if nondet_type(callee).is_some() || self.facts.nondet_callers.contains(&callee) {
+            return true;
+        }
+        let name = callee.name();
+        self.facts.concurrent_nondet && is_scheduling_call(&name) && (self.in_thread(f) || is_thread_start(&name))
+    }
+
+    /// The counter just after call `j` (one that [`Self::counts_nondet`]).
+    fn counter_after(&mut self, f: FrameId, j: Value) -> Result<SExpr> {
+        let callee = j.called_function().expect("counts_nondet checked the callee");
+        if nondet_type(callee).is_some() {
+            let before = self.counter_before(f, j)?;
+            let one = self.bv_const(1, 32);
+            return Ok(self.app("bvadd", vec![before, one]));
+        }
+        if !self.facts.nondet_callers.contains(&callee) || !callee.has_body() || self.frames[f].depth >= MAX_DEPTH {
+            return Ok(self.unknown_counter(j, "after a synchronization point (other threads may call __VERIFIER_nondet_*)"));
+        }
+        let depth = self.frames[f].depth + 1;
+        let child = self.push_frame(callee, FrameKind::Call { parent: f, call: j }, depth);
+        let mut arms = Vec::new();
+        for b in callee.blocks() {
+            let Some(t) = b.terminator() else { continue };
+            if t.opcode() != Some(Opcode::LLVMRet) {
+                continue;
+            }
+            let r = self.reach_block(child, b)?;
+            let v = self.counter_before(child, t)?;
+            arms.push((r, v));
+        }
+        let Some((_, mut acc)) = arms.pop() else {
+            return Ok(self.unknown_counter(j, "after a call that does not return"));
+        };
+        for (c, v) in arms.into_iter().rev() {
+            acc = self.ctx.ite(c, v, acc);
+        }
+        Ok(acc)
+    }
+
+    /// A fresh counter value, with a note: the positions a formula then picks for its
+    /// nondet calls are a guess that execution confirms or not.
+    fn unknown_counter(&mut self, at: Value, why: &str) -> SExpr {
+        let name = format!("ndcount{}_{}", self.fresh_count, at.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        self.fresh_count += 1;
+        self.q.fresh.push((name.clone(), "(_ BitVec 32)".to_string()));
+        let note = format!("over-approximated: number of __VERIFIER_nondet_* calls made {why} at {}", at.where_());
+        if !self.q.notes.contains(&note) {
+            self.q.notes.push(note);
+        }
+        self.ctx.atom(name)
     }
 
     fn return_value(&mut self, f: FrameId, call: Value, callee: Func) -> Result<Sym> {
@@ -937,6 +1425,9 @@ impl<'a> Wp<'a> {
 
     fn load(&mut self, f: FrameId, v: Value) -> Result<Sym> {
         let p = self.value(f, v.operand(0))?;
+        if let Sym::PtrIdx { loc, idx, stride } = p {
+            return self.load_indexed(f, v, loc, idx, stride);
+        }
         let Sym::Ptr(loc) = p else {
             return Err(AnalysisError::unsupported(format!("load through {p:?} (`{}`)", v.print()), v.where_()));
         };
@@ -969,14 +1460,23 @@ impl<'a> Wp<'a> {
         let pos = insts.iter().position(|i| *i == at).unwrap_or(insts.len());
         for &j in insts[..pos].iter().rev() {
             match j.opcode() {
-                Some(Opcode::LLVMStore) => {
-                    if let Ok(Sym::Ptr(l)) = self.value(f, j.operand(1)) {
-                        if l == loc {
-                            let stored = self.value(f, j.operand(0))?;
-                            return self.fit(stored, load);
-                        }
+                Some(Opcode::LLVMStore) => match self.value(f, j.operand(1)) {
+                    Ok(Sym::Ptr(l)) if l == loc => {
+                        let stored = self.value(f, j.operand(0))?;
+                        return self.fit(stored, load);
                     }
-                }
+                    // A store through a symbolic index writes `loc` when the index
+                    // points there; otherwise `loc` keeps its earlier value.
+                    Ok(Sym::PtrIdx { loc: l, idx, stride }) if l.base == loc.base && (loc.off - l.off).rem_euclid(stride as i64) == 0 => {
+                        let stored = self.value(f, j.operand(0))?;
+                        let stored = self.fit(stored, load)?;
+                        let earlier = self.before(f, j, loc, load)?;
+                        let at = self.bv_const((loc.off - l.off) as u64, 64);
+                        let hit = self.ctx.eq(idx, at);
+                        return self.merge(vec![(hit, stored), (self.ctx.true_(), earlier)], load);
+                    }
+                    _ => {}
+                },
                 Some(Opcode::LLVMCall) | Some(Opcode::LLVMInvoke) => {
                     if let Some(s) = self.through_call(f, j, loc, load)? {
                         return Ok(s);
@@ -1032,7 +1532,7 @@ impl<'a> Wp<'a> {
             }
             return Ok(None);
         }
-        let scheduling = name.starts_with("syncmut_") || name.starts_with("syncmut.") || name.contains("sc_start") || name.starts_with("pthread_");
+        let scheduling = is_scheduling_call(&name);
         let shared_and_quiet = matches!(loc.base, Base::Global(g) if !self.facts.concurrently_written(g));
         if scheduling && !shared_and_quiet && (self.in_thread(f) || name.contains("pthread_create") || name.contains("sc_start")) {
             self.q.notes.push(format!(
@@ -1049,7 +1549,7 @@ impl<'a> Wp<'a> {
         // Only look into callees that can see the object: a global, or a pointer
         // argument to the same object.
         let sees = matches!(loc.base, Base::Global(_))
-            || j.call_args().iter().any(|a| matches!(self.value(f, *a), Ok(Sym::Ptr(l)) if l.base == loc.base));
+            || j.call_args().iter().any(|a| matches!(self.value(f, *a), Ok(Sym::Ptr(l) | Sym::PtrIdx { loc: l, .. }) if l.base == loc.base));
         if !sees {
             return Ok(None);
         }

@@ -39,8 +39,18 @@ fn guarded_event() {
     // Must be able to fail: site 0 is not reached for every input, nor when cs1 = f.
     assert!(!equivalent(&formulas.join("site0.smt2"), &format!("(and {argc} (bvule argc (_ bv64 32)))")));
     assert!(!equivalent(&formulas.join("site0.smt2"), &format!("(and {argc} (bvule argc (_ bv64 32)) (not |argv1==\"t\"|))")));
-    // Sites 1 and 3 (the timed waits) need only argc ≥ 3.
-    assert!(equivalent(&formulas.join("site1.smt2"), &format!("(and {argc} (bvule argc (_ bv64 32)))")));
+    // Site 3 (T2's timed wait) needs only argc ≥ 3. Site 1 (T1's timed wait) comes
+    // after T1's wait(e) when cs1 = t: under the fixed process order (T1 first) that
+    // wait returns only if T2 then notifies e, i.e. cs2 = t; with cs1 = t, cs2 = f,
+    // T1 blocks forever (the deadlock of METHOD.md §3).
+    assert!(equivalent(&formulas.join("site3.smt2"), &format!("(and {argc} (bvule argc (_ bv64 32)))")));
+    assert!(equivalent(
+        &formulas.join("site1.smt2"),
+        &format!("(and {argc} (bvule argc (_ bv64 32)) (or (not |argv1==\"t\"|) |argv2==\"t\"|))")
+    ));
+    assert!(!equivalent(&formulas.join("site1.smt2"), &format!("(and {argc} (bvule argc (_ bv64 32)))")));
+    let schedule = g.sites[1].schedule.join("\n");
+    assert!(schedule.contains("returns only if another process notifies") && schedule.contains("registration order"), "{schedule}");
     assert_eq!(g.suite.confirmed.len(), 4, "all four sites confirmed by execution");
     assert_eq!(g.suite.reach_rate(), 1.0);
     let tests: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&g.tests_file).unwrap()).unwrap();
@@ -52,7 +62,7 @@ fn narrow_guard_reached_by_wp() {
     let (out, g) = gen("pthread/narrow_guard");
     // Sites 0 and 1: the worker's lock/unlock behind `x == 123457 && y > x`.
     for i in [0, 1] {
-        let Verdict::TestFound { args } = &g.sites[i].verdict else { panic!("site {i}: {}", g.sites[i].verdict) };
+        let Verdict::TestFound { args, .. } = &g.sites[i].verdict else { panic!("site {i}: {}", g.sites[i].verdict) };
         let x: i64 = args[0].parse().unwrap();
         let y: i64 = args[1].parse().unwrap();
         assert!(x == 123457 && y > x, "{args:?}");

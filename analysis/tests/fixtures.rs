@@ -39,7 +39,7 @@ fn equivalent(dir: &Path, site: u32, expected: &str) -> bool {
 
 fn found(r: &SiteResult) -> &[String] {
     match &r.verdict {
-        Verdict::TestFound { args } => args,
+        Verdict::TestFound { args, .. } => args,
         v => panic!("site {}: {v}", r.index),
     }
 }
@@ -195,13 +195,13 @@ fn strcmp_choice() {
 #[test]
 fn unsupported_is_unknown_with_location() {
     let (_d, r) = run(
-        "nondet",
-        "int __VERIFIER_nondet_int(void);
-         int main(void) { if (__VERIFIER_nondet_int() == 4) syncmut_probe(0); return 0; }",
+        "nondet_pointer",
+        "void *__VERIFIER_nondet_pointer(void);
+         int main(void) { if (__VERIFIER_nondet_pointer() == 0) syncmut_probe(0); return 0; }",
         1,
     );
     match &r[0].verdict {
-        Verdict::Unknown { reason } => assert!(reason.contains("not supported yet") && reason.contains("nondet.c:"), "{reason}"),
+        Verdict::Unknown { reason } => assert!(reason.contains("only integer types") && reason.contains("nondet_pointer.c:"), "{reason}"),
         v => panic!("expected unknown, got {v}"),
     }
 }

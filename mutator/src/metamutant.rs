@@ -119,8 +119,11 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
 
     let original = out.join(layout::ORIGINAL_EXE);
     let metamutant = out.join(layout::METAMUTANT_EXE);
-    // The C archive gives the original only what it asks for: the SV-COMP functions
-    // (`__VERIFIER_assume`…, runtime-lib/src/verifier.c) if the design calls them.
+    // The C archive gives the original only what it asks for (the linker takes only
+    // members that define an undefined symbol): the SV-COMP functions
+    // (`__VERIFIER_assume`…, runtime-lib/src/verifier.c) and the test inputs
+    // (`__VERIFIER_nondet_*`, `syncmut_input_*`, runtime-lib/src/inputs.c), both
+    // self-contained, if the design calls them.
     toolchain::link_executable(design, catalogue.kind, &design_bc, std::slice::from_ref(&runtime.c_archive), &original)?;
     toolchain::link_executable(design, catalogue.kind, &metamutant_bc, &archives, &metamutant)?;
     Ok(Build { catalogue, warnings: found.warnings, original, metamutant, shared_accesses })

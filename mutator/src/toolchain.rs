@@ -35,6 +35,11 @@ fn run(cmd: &mut Command) -> std::io::Result<std::process::Output> {
 pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> {
     let objdir = workdir.join("obj");
     std::fs::create_dir_all(&objdir).map_err(|source| MutatorError::Write { path: objdir.clone(), source })?;
+    // The runtime's public header (named inputs, __VERIFIER_nondet_*), so designs can
+    // `#include <syncmut.h>` without installing anything.
+    let include = workdir.join("include");
+    std::fs::create_dir_all(&include).map_err(|source| MutatorError::Write { path: include.clone(), source })?;
+    crate::atomic::write(&include.join(syncmut_runtime::HEADER_NAME), syncmut_runtime::HEADER)?;
     let mut modules = Vec::new();
     for (i, input) in design.inputs.iter().enumerate() {
         match input.kind {
@@ -42,7 +47,7 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
             InputKind::C | InputKind::Cxx => {
                 let stem = input.path.file_stem().unwrap_or_default().to_string_lossy();
                 let object = objdir.join(format!("{i:03}-{stem}.bc"));
-                compile(design, &input.path, input.kind, &object)?;
+                compile(design, &input.path, input.kind, &include, &object)?;
                 modules.push(object);
             }
         }
@@ -58,7 +63,7 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
     Ok(())
 }
 
-fn compile(design: &Design, source: &Path, kind: InputKind, object: &Path) -> Result<()> {
+fn compile(design: &Design, source: &Path, kind: InputKind, include: &Path, object: &Path) -> Result<()> {
     let compiler = match kind {
         InputKind::Cxx => tool("clang++-16", "clang++")?,
         _ => tool("clang-16", "clang")?,
@@ -69,7 +74,8 @@ fn compile(design: &Design, source: &Path, kind: InputKind, object: &Path) -> Re
     if kind == InputKind::Cxx && !user_flags.iter().any(|f| f.starts_with("-std=")) {
         cmd.arg("-std=c++17");
     }
-    cmd.arg("-pthread").args(user_flags).arg(source).arg("-o").arg(object);
+    // The user's own -I directories come first, so a design's own syncmut.h would win.
+    cmd.arg("-pthread").args(user_flags).arg("-I").arg(include).arg(source).arg("-o").arg(object);
     let output = run(&mut cmd).map_err(|source| MutatorError::InputUnreadable { path: compiler.clone(), source })?;
     if !output.status.success() {
         return Err(MutatorError::CompileFailed {

@@ -270,6 +270,7 @@ fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_step
     if let Some(steps) = max_steps {
         env.push(("SYNCMUT_MAX_STEPS", steps.to_string()));
     }
+    env.extend(test.env());
     let execution = exec::execute(&build.metamutant, &test.args, &env, limits).map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
     let trace = trace::read(trace_file)?;
     Ok((execution, trace))
@@ -386,7 +387,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
     let (execution, trace) = &runs[0];
     // The uninstrumented original must agree with the metamutant running no mutant.
     if set_aside.is_none() {
-        match exec::execute(&build.original, &test.args, &[], &limits) {
+        match exec::execute(&build.original, &test.args, &test.env(), &limits) {
             Ok(native) if native.stdout != execution.stdout || native.status != execution.status => {
                 set_aside = Some(format!(
                     "the metamutant without a mutant behaves differently from the original build (status {:?} vs {:?}); please report this",

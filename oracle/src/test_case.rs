@@ -5,21 +5,54 @@
 //! { "tests": [ { "name": "deadlock", "args": ["t", "f"] }, { "args": ["f", "f"] } ] }
 //! ```
 //! `args` is the argv after the program name; `name` defaults to the arguments joined
-//! by `_` (or `test<N>` without arguments). Unknown keys are rejected so a typo is not
-//! silently ignored.
+//! by `_` (or `test<N>` without arguments). `nondet` lists the values the design's
+//! `__VERIFIER_nondet_<type>()` calls return, in call order; `inputs` the values of
+//! named inputs (`syncmut_input_int("depth", lo, hi)`); see docs/inputs.md. Unknown
+//! keys are rejected so a typo is not silently ignored.
 
 use crate::error::OracleError;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-/// One test: the program arguments to run the design with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One test: the program arguments and input values to run the design with.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TestCase {
     pub name: String,
     #[serde(default)]
     pub args: Vec<String>,
+    /// Values of `__VERIFIER_nondet_*()` calls in call order (0 past the end).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nondet: Vec<i128>,
+    /// Named inputs by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub inputs: BTreeMap<String, i64>,
 }
+
+impl TestCase {
+    /// The environment that hands the test's input values to the runtime
+    /// (`SYNCMUT_NONDET`, `SYNCMUT_INPUTS`; runtime-lib/src/inputs.c); empty when the
+    /// test has only arguments.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        input_env(&self.nondet, &self.inputs)
+    }
+}
+
+/// `SYNCMUT_NONDET=v0,v1,…` and `SYNCMUT_INPUTS=name=v,…` for the given values.
+pub fn input_env(nondet: &[i128], inputs: &BTreeMap<String, i64>) -> Vec<(&'static str, String)> {
+    let mut env = Vec::new();
+    if !nondet.is_empty() {
+        env.push(("SYNCMUT_NONDET", nondet.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")));
+    }
+    if !inputs.is_empty() {
+        env.push(("SYNCMUT_INPUTS", inputs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")));
+    }
+    env
+}
+
+/// Smallest and largest value a `nondet` entry may have (any C integer type up to 64 bits).
+const NONDET_RANGE: (i128, i128) = (i64::MIN as i128, u64::MAX as i128);
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -33,6 +66,10 @@ struct RawTest {
     name: Option<String>,
     #[serde(default)]
     args: Vec<String>,
+    #[serde(default)]
+    nondet: Vec<i128>,
+    #[serde(default)]
+    inputs: BTreeMap<String, i64>,
 }
 
 /// Reads a test file; names must be unique and usable as file names.
@@ -58,7 +95,13 @@ pub fn parse(text: &str) -> Result<Vec<TestCase>, String> {
         if tests.iter().any(|t: &TestCase| t.name == name) {
             return Err(format!("two tests are named {name:?}"));
         }
-        tests.push(TestCase { name, args: raw.args });
+        if let Some(v) = raw.nondet.iter().find(|v| **v < NONDET_RANGE.0 || **v > NONDET_RANGE.1) {
+            return Err(format!("test {name:?}: nondet value {v} does not fit a 64-bit integer"));
+        }
+        if let Some(k) = raw.inputs.keys().find(|k| k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
+            return Err(format!("test {name:?}: input name {k:?}: use letters, digits, '_', '-' and '.' only"));
+        }
+        tests.push(TestCase { name, args: raw.args, nondet: raw.nondet, inputs: raw.inputs });
     }
     Ok(tests)
 }
@@ -72,6 +115,21 @@ mod tests {
         let tests = parse(r#"{"tests":[{"args":["t","f"]},{"name":"empty"},{}]}"#).unwrap();
         let names: Vec<&str> = tests.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["t_f", "empty", "test3"]);
+    }
+
+    #[test]
+    fn input_values_reach_the_environment() {
+        let tests = parse(r#"{"tests":[{"name":"n","nondet":[5,-3,18446744073709551615],"inputs":{"depth":3,"mode":-1}}]}"#).unwrap();
+        assert_eq!(tests[0].nondet, [5, -3, u64::MAX as i128]);
+        assert_eq!(
+            tests[0].env(),
+            [("SYNCMUT_NONDET", "5,-3,18446744073709551615".to_string()), ("SYNCMUT_INPUTS", "depth=3,mode=-1".to_string())]
+        );
+        let back = serde_json::to_string(&tests[0]).unwrap();
+        assert!(back.contains(r#""nondet":[5,-3,18446744073709551615]"#), "{back}");
+        assert!(parse(r#"{"tests":[{"args":["a"]}]}"#).unwrap()[0].env().is_empty());
+        assert!(parse(r#"{"tests":[{"nondet":[18446744073709551616]}]}"#).unwrap_err().contains("64-bit"));
+        assert!(parse(r#"{"tests":[{"inputs":{"a=b":1}}]}"#).unwrap_err().contains("input name"));
     }
 
     #[test]

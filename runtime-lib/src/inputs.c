@@ -1,0 +1,205 @@
+/* Test inputs supplied by the runtime (docs/inputs.md):
+ *
+ * - the SV-COMP/Test-Comp convention __VERIFIER_nondet_<type>(): the k-th call in the
+ *   run (in call order, whichever thread makes it) returns the k-th value of
+ *   SYNCMUT_NONDET (comma-separated decimal integers), converted to the function's
+ *   type as C converts an integer; calls beyond the list return 0;
+ * - named inputs, syncmut_input_int("depth", lo, hi): the value given for the name in
+ *   SYNCMUT_INPUTS (`name=value,...`), else 0 clamped into [lo, hi]; a given value
+ *   outside [lo, hi] ends the run with status 120;
+ * - SYNCMUT_INPUT_LOG=<path>: every value handed out is appended as one line
+ *   (`nondet <type> <value>` / `input <name> <value>`), written as it happens so a run
+ *   that ends in a deadlock or a crash still leaves its log.
+ *
+ * (__VERIFIER_assume and the atomic sections are in verifier.c.)
+ *
+ * This file is self-contained on purpose: the uninstrumented `original` build links the
+ * runtime archive too, and only this member must be pulled in (no activation, trace or
+ * scheduler constructors in the original). */
+#define _GNU_SOURCE
+#include "syncmut.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CONFIG_ERROR 120
+
+static uint64_t *nondet_values;
+static size_t nondet_count;
+static atomic_size_t nondet_next;
+
+struct named {
+    char *name;
+    long long value;
+};
+static struct named *named_values;
+static size_t named_count;
+
+static int log_fd = -1;
+
+static void inputs_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void inputs_fatal(const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0) n = 0;
+    if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
+    dprintf(2, "syncmut runtime: %.*s\n", n, buf);
+    _exit(CONFIG_ERROR);
+}
+
+/* One decimal integer (optional sign) spanning [s, end); its two's-complement bits. */
+static int parse_integer(const char *s, const char *end, uint64_t *out) {
+    if (s == end) return 0;
+    char text[32];
+    size_t len = (size_t)(end - s);
+    if (len >= sizeof text) return 0;
+    memcpy(text, s, len);
+    text[len] = '\0';
+    char *stop;
+    errno = 0;
+    if (text[0] == '-') {
+        long long v = strtoll(text, &stop, 10);
+        if (errno || *stop) return 0;
+        *out = (uint64_t)v;
+    } else {
+        if (text[0] == '+' || (text[0] < '0' || text[0] > '9')) return 0;
+        unsigned long long v = strtoull(text, &stop, 10);
+        if (errno || *stop) return 0;
+        *out = (uint64_t)v;
+    }
+    return 1;
+}
+
+static void parse_nondet(const char *text) {
+    size_t cap = 1;
+    for (const char *p = text; *p; p++) cap += *p == ',';
+    nondet_values = calloc(cap, sizeof *nondet_values);
+    if (!nondet_values) inputs_fatal("SYNCMUT_NONDET: out of memory");
+    const char *s = text;
+    for (;;) {
+        const char *e = strchr(s, ',');
+        if (!e) e = s + strlen(s);
+        if (!parse_integer(s, e, &nondet_values[nondet_count]))
+            inputs_fatal("SYNCMUT_NONDET: value %zu (\"%.*s\") is not a decimal integer; expected e.g. SYNCMUT_NONDET=5,-3,0",
+                         nondet_count + 1, (int)(e - s), s);
+        nondet_count++;
+        if (!*e) break;
+        s = e + 1;
+    }
+}
+
+static void parse_named(const char *text) {
+    size_t cap = 1;
+    for (const char *p = text; *p; p++) cap += *p == ',';
+    named_values = calloc(cap, sizeof *named_values);
+    if (!named_values) inputs_fatal("SYNCMUT_INPUTS: out of memory");
+    const char *s = text;
+    for (;;) {
+        const char *e = strchr(s, ',');
+        if (!e) e = s + strlen(s);
+        const char *eq = memchr(s, '=', (size_t)(e - s));
+        uint64_t bits;
+        if (!eq || eq == s || !parse_integer(eq + 1, e, &bits))
+            inputs_fatal("SYNCMUT_INPUTS: \"%.*s\" is not name=integer; expected e.g. SYNCMUT_INPUTS=depth=3,mode=1", (int)(e - s), s);
+        named_values[named_count].name = strndup(s, (size_t)(eq - s));
+        named_values[named_count].value = (long long)bits;
+        named_count++;
+        if (!*e) break;
+        s = e + 1;
+    }
+}
+
+/* Before main (after the activation's and scheduler's constructors): the values are
+ * read once, so threads calling the inputs never race on parsing. */
+__attribute__((constructor(103))) static void inputs_init(void) {
+    const char *nondet = getenv("SYNCMUT_NONDET");
+    if (nondet && *nondet) parse_nondet(nondet);
+    const char *named = getenv("SYNCMUT_INPUTS");
+    if (named && *named) parse_named(named);
+    const char *log = getenv("SYNCMUT_INPUT_LOG");
+    if (log && *log) {
+        log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+        if (log_fd < 0) dprintf(2, "syncmut runtime: cannot create SYNCMUT_INPUT_LOG %s: %s\n", log, strerror(errno));
+    }
+}
+
+static void log_line(const char *kind, const char *what, long long value, int is_unsigned) {
+    if (log_fd < 0) return;
+    char line[320];
+    int n = is_unsigned ? snprintf(line, sizeof line, "%s %s %llu\n", kind, what, (unsigned long long)value)
+                        : snprintf(line, sizeof line, "%s %s %lld\n", kind, what, value);
+    if (n > 0 && (size_t)n < sizeof line) {
+        ssize_t ignored = write(log_fd, line, (size_t)n);
+        (void)ignored;
+    }
+}
+
+/* The next value in call order (0 past the end of the list). */
+static uint64_t next_nondet(void) {
+    size_t k = atomic_fetch_add(&nondet_next, 1);
+    return k < nondet_count ? nondet_values[k] : 0;
+}
+
+#define NONDET(type, suffix, is_unsigned)                          \
+    type __VERIFIER_nondet_##suffix(void) {                        \
+        type v = (type)next_nondet();                              \
+        log_line("nondet", #suffix, (long long)v, is_unsigned);    \
+        return v;                                                  \
+    }
+
+NONDET(char, char, 0)
+NONDET(unsigned char, uchar, 1)
+NONDET(short, short, 0)
+NONDET(unsigned short, ushort, 1)
+NONDET(int, int, 0)
+NONDET(unsigned int, uint, 1)
+NONDET(unsigned int, unsigned, 1)
+NONDET(long, long, 0)
+NONDET(unsigned long, ulong, 1)
+NONDET(long long, longlong, 0)
+NONDET(unsigned long long, ulonglong, 1)
+NONDET(unsigned long, size_t, 1)
+NONDET(long, loff_t, 0)
+NONDET(unsigned long, sector_t, 1)
+NONDET(unsigned int, u32, 1)
+NONDET(unsigned short, u16, 1)
+NONDET(unsigned char, u8, 1)
+
+_Bool __VERIFIER_nondet_bool(void) {
+    _Bool v = next_nondet() != 0;
+    log_line("nondet", "bool", v, 0);
+    return v;
+}
+
+int syncmut_input_int(const char *name, int lo, int hi) {
+    if (!name) inputs_fatal("syncmut_input_int called with a null name");
+    if (lo > hi) inputs_fatal("syncmut_input_int(\"%s\", %d, %d): empty range (lo > hi)", name, lo, hi);
+    long long v = 0;
+    int given = 0;
+    for (size_t i = 0; i < named_count; i++) {
+        if (strcmp(named_values[i].name, name) == 0) {
+            v = named_values[i].value;
+            given = 1;
+        }
+    }
+    if (given && (v < lo || v > hi))
+        inputs_fatal("input \"%s\" = %lld is outside its range [%d, %d] (SYNCMUT_INPUTS)", name, v, lo, hi);
+    if (!given) v = 0 < lo ? lo : (0 > hi ? hi : 0);
+    log_line("input", name, v, 0);
+    return (int)v;
+}
+
+int syncmut_input_bool(const char *name) {
+    return syncmut_input_int(name, 0, 1);
+}
