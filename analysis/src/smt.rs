@@ -136,8 +136,15 @@ const NOT_ATTEMPTED: &str = "not attempted:";
 /// `sh -c` script that starts the solver: it writes its pid to a file (easy-smt keeps
 /// the child handle private, and the watchdog must know whom to kill) and execs the
 /// solver in a new session via `setsid` when available, so that killing the process
-/// group also ends anything the solver started. `exec` keeps the pid.
-const LAUNCHER: &str = "echo $$ > \"$1\"; shift; if command -v setsid >/dev/null 2>&1; then exec setsid \"$@\"; fi; exec \"$@\"";
+/// group also ends anything the solver started. `exec` keeps the pid. The marker in its
+/// environment tells the oracle's orphan sweep that this child of syncmut living in
+/// another session is no escaped design process (`syncmut_oracle::exec::HELPER_MARKER`).
+fn launcher() -> String {
+    format!(
+        "echo $$ > \"$1\"; shift; export {}; if command -v setsid >/dev/null 2>&1; then exec setsid \"$@\"; fi; exec \"$@\"",
+        syncmut_oracle::exec::HELPER_MARKER
+    )
+}
 
 /// One solver for many queries, restarted after a failure.
 pub struct Session {
@@ -252,7 +259,7 @@ impl Session {
     fn launch(&mut self) -> std::result::Result<Running, Failure> {
         self.launches += 1;
         let pidfile = self.pids.path().join(format!("solver{}.pid", self.launches));
-        let mut args: Vec<std::ffi::OsString> = vec!["-c".into(), LAUNCHER.into(), "sh".into(), pidfile.clone().into()];
+        let mut args: Vec<std::ffi::OsString> = vec!["-c".into(), launcher().into(), "sh".into(), pidfile.clone().into()];
         args.push(self.program.clone().into());
         args.extend(self.config.kind.args(self.config.timeout_ms).into_iter().map(Into::into));
         let mut b = ContextBuilder::new();

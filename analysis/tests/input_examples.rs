@@ -9,18 +9,7 @@ fn example(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("examples").join(rel)
 }
 
-/// One generation at a time in this test binary: with a solver session in one test
-/// thread and design executions forked from another, z3 is intermittently seen to
-/// die mid-query ("z3 died during the query", about one run in three); `syncmut`
-/// itself never overlaps the two (it solves every site, then confirms).
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 fn gen(rel: &str) -> (tempfile::TempDir, syncmut_analysis::Generation) {
-    let _one = serial();
     let out = tempfile::tempdir().unwrap();
     let design = syncmut_mutator::Design::from_paths(&[example(rel)], &[]).unwrap();
     let g = generate(&design, out.path(), &Options::default()).unwrap();
@@ -123,7 +112,6 @@ fn named_depth_burst_reached_by_named_inputs() {
 fn random_baseline_draws_nondet_values_and_misses_the_guards() {
     // Same budget as `syncmut gen --compare`: random draws over the nondet positions the
     // formulas read reach only the unguarded join; WP reaches all five sites.
-    let _one = serial();
     let out = tempfile::tempdir().unwrap();
     let design = syncmut_mutator::Design::from_paths(&[example("pthread/nondet_guard")], &[]).unwrap();
     let build = syncmut_mutator::metamutant::build(&design, out.path()).unwrap();

@@ -281,12 +281,22 @@ fn sweep_orphans() {
     }
 }
 
-/// Children syncmut starts for other purposes (clang, z3) stay in syncmut's own
-/// process group; an adopted orphan of a design is in its run's group or a new session.
+/// `NAME=1` in the environment of a helper process syncmut starts in a session of its
+/// own (the SMT solver, so its watchdog can kill the solver's whole group): the sweep
+/// leaves it alone. Without it, a run ending while a solver works would kill the solver.
+pub const HELPER_MARKER: &str = "SYNCMUT_HELPER_PROCESS=1";
+
+/// Children syncmut starts for other purposes stay in syncmut's own process group (clang)
+/// or carry `HELPER_MARKER` (the solver); an adopted orphan of a design is in its run's
+/// group or a new session.
 fn is_orphan_candidate(pid: libc::pid_t) -> bool {
     // SAFETY: getpgid/getpgrp are plain queries.
     let (theirs, ours) = unsafe { (libc::getpgid(pid), libc::getpgrp()) };
-    theirs > 0 && theirs != ours
+    theirs > 0 && theirs != ours && !is_helper(pid)
+}
+
+fn is_helper(pid: libc::pid_t) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == HELPER_MARKER.as_bytes()))
 }
 
 fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
@@ -336,6 +346,34 @@ mod tests {
 
     fn sh(script: &str, limits: Limits) -> Execution {
         execute(Path::new("/bin/sh"), &["-c".to_string(), script.to_string()], &[], &limits).unwrap()
+    }
+
+    /// The orphan sweep after a run ends escaped design processes (children of syncmut
+    /// in another session), but not a helper syncmut started in its own session (the
+    /// solver) while designs run.
+    #[test]
+    fn the_orphan_sweep_spares_marked_helpers() {
+        let start = |marked: bool| {
+            let mut command = std::process::Command::new("setsid");
+            command.args(["sleep", "30"]);
+            if marked {
+                let (name, value) = HELPER_MARKER.split_once('=').unwrap();
+                command.env(name, value);
+            }
+            command.spawn().unwrap()
+        };
+        let (mut helper, mut stray) = (start(true), start(false));
+        // setsid runs in the child's own session only once it has exec'd: wait for it.
+        let in_own_session = |pid: u32| unsafe { libc::getsid(pid as libc::pid_t) } == pid as libc::pid_t;
+        while !(in_own_session(helper.id()) && in_own_session(stray.id())) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        sh("true", Limits::default());
+        assert!(matches!(helper.try_wait(), Ok(None)), "the marked helper was killed by the sweep");
+        // Killed and reaped by the sweep: no longer our child to wait for.
+        assert!(!matches!(stray.try_wait(), Ok(None)), "the unmarked process in another session survived the sweep");
+        helper.kill().unwrap();
+        helper.wait().unwrap();
     }
 
     #[test]
