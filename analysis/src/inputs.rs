@@ -168,6 +168,21 @@ impl Inputs {
     }
 
     /// Every symbol with its SMT sort text, `argc` first.
+    /// The integer input values (argv integers, nondet values, named inputs) with
+    /// their bit widths: what a user reads in a test, so what the solver is first asked
+    /// to keep small.
+    pub fn integer_values(&self) -> Vec<(String, u32)> {
+        let mut out = Vec::new();
+        for (k, u) in &self.args {
+            if let ArgUse::Int(w) = u {
+                out.push((int_symbol(*k), *w));
+            }
+        }
+        out.extend((0..self.nondet.len()).map(|i| (nondet_value_symbol(i), 64)));
+        out.extend(self.named.keys().map(|name| (named_symbol(name), 32)));
+        out
+    }
+
     pub fn declarations(&self) -> Vec<(String, String)> {
         let mut out = vec![("argc".to_string(), "(_ BitVec 32)".to_string())];
         for (k, u) in &self.args {

@@ -92,20 +92,41 @@ pub struct SiteResult {
     pub formula: Option<PathBuf>,
 }
 
+/// Copies of a loop body kept, each with its own exit test, for loops `prepare` cannot
+/// unroll fully (a trip count read from the inputs, or above the bound). Paths leaving
+/// such a loop after 0, 1 or 2 iterations then exist without following a back edge. The
+/// cost of the path condition grows exponentially with nested copies: 4 took 7 s on
+/// bounded_buffer, 8 ran out of memory.
+const PARTIAL_UNROLL: u32 = 3;
+
 /// Writes `analysis.bc`: `metamutant` simplified with
-/// `mem2reg,sroa,instcombine,simplifycfg,loop-unroll` (full unroll up to `bound`).
+/// `mem2reg,sroa,instcombine,simplifycfg,loop-unroll` (loops with a constant trip count
+/// up to `bound` unrolled fully), then every remaining loop unrolled `PARTIAL_UNROLL`
+/// times with its exit tests kept (no runtime remainder loop).
 pub fn prepare(metamutant: &Path, out: &Path, bound: u32) -> Result<()> {
-    let passes = "mem2reg,sroa,instcombine,simplifycfg,loop-unroll<O2;full-unroll-max=BOUND>,simplifycfg".replace("BOUND", &bound.to_string());
+    let full = "mem2reg,sroa,instcombine,simplifycfg,loop-unroll<O2;full-unroll-max=BOUND>,simplifycfg".replace("BOUND", &bound.to_string());
+    opt(metamutant, out, &[format!("-passes={full}"), format!("-unroll-threshold={}", 50 * bound.max(1))])?;
+    // A second opt: `-unroll-count` applies to every loop of a run, and would stop the
+    // first from unrolling a constant trip count between PARTIAL_UNROLL and `bound` fully.
+    let partial = out.with_extension("partial.bc");
+    opt(
+        out,
+        &partial,
+        &["-passes=loop-unroll<O2>,simplifycfg".to_string(), format!("-unroll-count={PARTIAL_UNROLL}"), "-unroll-allow-partial".into(), "-unroll-runtime=false".into()],
+    )?;
+    std::fs::rename(&partial, out).map_err(|source| AnalysisError::Io { what: format!("rename {} to {}", partial.display(), out.display()), source })
+}
+
+fn opt(input: &Path, out: &Path, args: &[String]) -> Result<()> {
     let output = std::process::Command::new("opt-16")
-        .arg(format!("-passes={passes}"))
-        .arg(format!("-unroll-threshold={}", 50 * bound.max(1)))
-        .arg(metamutant)
+        .args(args)
+        .arg(input)
         .arg("-o")
         .arg(out)
         .output()
         .map_err(|source| AnalysisError::Io { what: "run opt-16 (apt-get install llvm-16)".into(), source })?;
     if !output.status.success() {
-        return Err(AnalysisError::Opt { path: metamutant.to_path_buf(), why: String::from_utf8_lossy(&output.stderr).into_owned() });
+        return Err(AnalysisError::Opt { path: input.to_path_buf(), why: String::from_utf8_lossy(&output.stderr).into_owned() });
     }
     Ok(())
 }

@@ -318,6 +318,26 @@ fn classify(w: &Watchdog, fired: bool, e: std::io::Error) -> Failure {
     }
 }
 
+/// Every integer input within [-SMALL, SMALL] (signed), as one formula. Inputs narrower
+/// than 8 bits are small already.
+fn small_values(ctx: &Context, values: &[(String, u32)]) -> SExpr {
+    const SMALL: u32 = 64;
+    let bv = |n: u32, w: u32| ctx.list(vec![ctx.atom("_"), ctx.atom(format!("bv{n}")), ctx.numeral(w)]);
+    let bounds: Vec<SExpr> = values
+        .iter()
+        .filter(|(_, w)| *w >= 8)
+        .flat_map(|(name, w)| {
+            let x = ctx.atom(name.clone());
+            [ctx.bvsle(ctx.bvneg(bv(SMALL, *w)), x), ctx.bvsle(x, bv(SMALL, *w))]
+        })
+        .collect();
+    if bounds.is_empty() {
+        ctx.true_()
+    } else {
+        ctx.and_many(bounds)
+    }
+}
+
 fn sort(ctx: &Context, text: &str) -> SExpr {
     match text.strip_prefix("(_ BitVec ").and_then(|r| r.strip_suffix(')')) {
         Some(w) => ctx.bit_vec_sort(ctx.numeral(w.parse::<u32>().unwrap_or(1))),
@@ -372,20 +392,28 @@ fn solve_inner(builder: &Context, r: &mut Running, q: &Query, config: SolverConf
         let e = import(builder, &r.ctx, c.expr, &mut memo);
         command(r, wall, |ctx| ctx.assert(e))?;
     }
-    // Prefer the fewest arguments: first try argc = 1 + the highest argv index read.
-    let lo = q.inputs.max_index() + 1;
-    let mut response = Response::Unknown;
-    for n in lo..lo + 4 {
-        response = command(r, wall, |ctx| {
-            let argc_eq = ctx.eq(ctx.atom("argc"), ctx.list(vec![ctx.atom("_"), ctx.atom(format!("bv{n}")), ctx.numeral(32)]));
-            ctx.check_assuming([argc_eq])
-        })?;
-        if response == Response::Sat {
-            break;
+    let mut response = command(r, wall, |ctx| ctx.check())?;
+    if response == Response::Sat {
+        // A reachable site: ask for a test a person reads and runs easily. Prefer the
+        // fewest arguments (argc = 1 + the highest argv index read), then small integer
+        // values (a loop count of 2, not 262144). Each preference is only an assumption
+        // (`check-sat-assuming`, standard SMT-LIB): when none holds, the plain model stands.
+        let lo = q.inputs.max_index() + 1;
+        let small = small_values(&r.ctx, &q.inputs.integer_values());
+        let argc = |ctx: &Context, n: u32| ctx.eq(ctx.atom("argc"), ctx.list(vec![ctx.atom("_"), ctx.atom(format!("bv{n}")), ctx.numeral(32)]));
+        let mut preferences: Vec<Vec<SExpr>> = (lo..lo + 4).map(|n| vec![argc(&r.ctx, n), small]).collect();
+        preferences.extend((lo..lo + 4).map(|n| vec![argc(&r.ctx, n)]));
+        preferences.push(vec![small]);
+        let mut preferred = false;
+        for assumptions in preferences {
+            if command(r, wall, |ctx| ctx.check_assuming(assumptions))? == Response::Sat {
+                preferred = true;
+                break;
+            }
         }
-    }
-    if response != Response::Sat {
-        response = command(r, wall, |ctx| ctx.check())?;
+        if !preferred {
+            response = command(r, wall, |ctx| ctx.check())?;
+        }
     }
     match response {
         Response::Unsat => Ok(Answer::Unsat),
