@@ -415,30 +415,48 @@ static uint32_t class_width(uint32_t cls)
     return n < MAX_MEMBERS ? (uint32_t)n : MAX_MEMBERS;
 }
 
-/* Record tags: an event, the cap marker, the end record. */
-#define TAG_EVENT 'E'
+/* Record tags: the two kinds of event, a jump in seq, the cap marker, the end record. */
+#define TAG_PTHREAD 'P'
+#define TAG_SYSTEMC 'S'
+#define TAG_SEQ 'Q'
 #define TAG_TRUNCATED 'T'
 #define TAG_END 'Z'
 
-/* One event: tag, seq u64, site u32, thread u32, time u32, module u32, delta u64, cls u16,
- * action u8, kind u8, flags u8, then its snapshot values (u64 each: the globals, then
- * the members of class cls). Packed into a stack buffer so the common case is one copy;
- * the numbers are stored in host order, hence the little-endian check at start-up. */
-static void out_event(uint64_t seq, const struct event *ev)
+/* One event, as few bytes as the reader needs (the kernel's copy of the file is most of
+ * what the flush costs): seq is implicit (one more than the last event's; a 'Q' record
+ * with a u64 sets it when a slot was skipped), pthread events have no time or module.
+ *   'P' site u32, thread u32 (k of T<k>), action u8
+ *   'S' site u32, thread u32, time u32, module u32 (interned ids), delta u64, cls u16,
+ *       action u8, flags u8
+ * then the snapshot values (u64 each: the globals, then the members of class cls).
+ * Packed into a stack buffer so the common case is one copy; numbers are stored in host
+ * order, hence the little-endian check at the top. */
+static void out_event(uint64_t seq, uint64_t *expected, const struct event *ev)
 {
-    char rec[40];
-    rec[0] = TAG_EVENT;
-    memcpy(rec + 1, &seq, 8);
-    memcpy(rec + 9, &ev->site, 4);
-    memcpy(rec + 13, &ev->thread, 4);
-    memcpy(rec + 17, &ev->time, 4);
-    memcpy(rec + 21, &ev->module, 4);
-    memcpy(rec + 25, &ev->delta, 8);
-    memcpy(rec + 33, &ev->cls, 2);
-    rec[35] = (char)ev->action;
-    rec[36] = (char)ev->kind;
-    rec[37] = (char)ev->flags;
-    out_bytes(rec, 38);
+    if (seq != *expected) {
+        out_u8(TAG_SEQ);
+        out_u64(seq);
+    }
+    *expected = seq + 1;
+    char rec[29];
+    size_t len;
+    memcpy(rec + 1, &ev->site, 4);
+    memcpy(rec + 5, &ev->thread, 4);
+    if (ev->kind == KIND_PTHREAD) {
+        rec[0] = TAG_PTHREAD;
+        rec[9] = (char)ev->action;
+        len = 10;
+    } else {
+        rec[0] = TAG_SYSTEMC;
+        memcpy(rec + 9, &ev->time, 4);
+        memcpy(rec + 13, &ev->module, 4);
+        memcpy(rec + 17, &ev->delta, 8);
+        memcpy(rec + 25, &ev->cls, 2);
+        rec[27] = (char)ev->action;
+        rec[28] = (char)ev->flags;
+        len = 29;
+    }
+    out_bytes(rec, len);
     uint32_t n = nglobals + class_width(ev->cls);
     if (n > 0)
         out_bytes((const char *)&states[seq * width], (size_t)n * 8);
@@ -553,11 +571,12 @@ static void trace_flush(const struct ending *how)
     if (n > TRACE_CAP)
         n = TRACE_CAP;
     out_preamble();
+    uint64_t expected = 0;
     for (uint64_t seq = 0; seq < n; seq++) {
         const struct event *ev = &events[seq];
         if (!atomic_load_explicit(&ev->ready, memory_order_acquire))
             continue; /* being written by a thread the signal interrupted */
-        out_event(seq, ev);
+        out_event(seq, &expected, ev);
     }
     if (atomic_load_explicit(&truncated, memory_order_relaxed))
         out_u8(TAG_TRUNCATED);

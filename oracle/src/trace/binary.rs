@@ -1,6 +1,7 @@
 //! The runtime's binary trace (runtime-lib/src/trace.c, format in runtime-lib/README.md):
 //! a preamble (magic, version, `active`, the operator slugs, the state schema, the
-//! interned strings), then tagged records: events, the cap marker, the end record.
+//! interned strings), then tagged records: events (seq implicit, see `TAG_SEQ`), the cap
+//! marker, the end record.
 //!
 //! The runtime writes the file in one go at the end of the run, so a file that stops
 //! before its end record was cut by a kill: whatever was read whole is kept and the trace
@@ -13,10 +14,12 @@ use std::collections::BTreeMap;
 
 const MAGIC: &[u8; 8] = b"\x89syncmut";
 const VERSION: u32 = 1;
-const TAG_EVENT: u8 = b'E';
+const TAG_PTHREAD: u8 = b'P';
+const TAG_SYSTEMC: u8 = b'S';
+/// Sets the next event's seq (the runtime skipped a slot a signal interrupted).
+const TAG_SEQ: u8 = b'Q';
 const TAG_TRUNCATED: u8 = b'T';
 const TAG_END: u8 = b'Z';
-const KIND_PTHREAD: u8 = 1;
 const LOST: u8 = 1;
 
 /// Whether `bytes` are (the start of) a binary trace.
@@ -191,17 +194,8 @@ fn preamble(r: &mut Reader, trace: &mut Trace) -> Read<Preamble> {
     Ok(Preamble { ops, globals, classes, strings })
 }
 
-fn event(r: &mut Reader, p: &Preamble) -> Read<Event> {
-    let seq = r.u64()?;
-    let site = r.u32()?;
-    let thread = r.u32()?;
-    let time = r.u32()?;
-    let module = r.u32()?;
-    let delta = r.u64()?;
-    let cls = r.u16()? as usize;
-    let action = r.u8()?;
-    let kind = r.u8()?;
-    let flags = r.u8()?;
+/// The snapshot: the globals, then the members of class `cls` of `module`.
+fn state(r: &mut Reader, p: &Preamble, cls: usize, module: u32) -> Read<BTreeMap<String, Value>> {
     let members: &[Field] = match cls {
         0 => &[],
         c if c <= p.classes.len() => &p.classes[c - 1],
@@ -217,13 +211,32 @@ fn event(r: &mut Reader, p: &Preamble) -> Read<Event> {
             state.insert(format!("{module}.{}", field.name), field.value(r.u64()?));
         }
     }
-    let action = p.ops.get(action as usize).cloned().unwrap_or_else(|| "?".to_string());
-    Ok(if kind == KIND_PTHREAD {
-        Event { seq, site, action, thread: format!("T{thread}"), time: None, delta: None, lost: false, state }
-    } else {
-        let lost = flags & LOST != 0;
-        Event { seq, site, action, thread: p.string(thread), time: Some(p.string(time)), delta: Some(delta), lost, state }
-    })
+    Ok(state)
+}
+
+fn action(p: &Preamble, action: u8) -> String {
+    p.ops.get(action as usize).cloned().unwrap_or_else(|| "?".to_string())
+}
+
+fn pthread_event(r: &mut Reader, p: &Preamble, seq: u64) -> Read<Event> {
+    let site = r.u32()?;
+    let thread = r.u32()?;
+    let action = action(p, r.u8()?);
+    let state = state(r, p, 0, 0)?;
+    Ok(Event { seq, site, action, thread: format!("T{thread}"), time: None, delta: None, lost: false, state })
+}
+
+fn systemc_event(r: &mut Reader, p: &Preamble, seq: u64) -> Read<Event> {
+    let site = r.u32()?;
+    let thread = p.string(r.u32()?);
+    let time = Some(p.string(r.u32()?));
+    let module = r.u32()?;
+    let delta = Some(r.u64()?);
+    let cls = r.u16()? as usize;
+    let action = action(p, r.u8()?);
+    let lost = r.u8()? & LOST != 0;
+    let state = state(r, p, cls, module)?;
+    Ok(Event { seq, site, action, thread, time, delta, lost, state })
 }
 
 /// A site as i64, -1 for none.
@@ -260,9 +273,18 @@ fn end(r: &mut Reader) -> Read<End> {
 
 fn records(r: &mut Reader, trace: &mut Trace) -> Read<()> {
     let p = preamble(r, trace)?;
+    let mut seq = 0;
     loop {
         match r.u8()? {
-            TAG_EVENT => trace.events.push(event(r, &p)?),
+            TAG_PTHREAD => {
+                trace.events.push(pthread_event(r, &p, seq)?);
+                seq += 1;
+            }
+            TAG_SYSTEMC => {
+                trace.events.push(systemc_event(r, &p, seq)?);
+                seq += 1;
+            }
+            TAG_SEQ => seq = r.u64()?,
             TAG_TRUNCATED => trace.truncated = true,
             TAG_END => {
                 trace.end = Some(end(r)?);
@@ -328,8 +350,8 @@ mod tests {
             b
         }
         /// A pthread event of thread T<thread> with the given snapshot values.
-        fn pthread_event(self, seq: u64, thread: u32, values: &[u64]) -> Self {
-            let mut b = self.u8(TAG_EVENT).u64(seq).u32(7).u32(thread).u32(0).u32(0).u64(0).u16(0).u8(1).u8(KIND_PTHREAD).u8(0);
+        fn pthread_event(self, thread: u32, values: &[u64]) -> Self {
+            let mut b = self.u8(TAG_PTHREAD).u32(7).u32(thread).u8(1);
             for v in values {
                 b = b.u64(*v);
             }
@@ -359,8 +381,10 @@ mod tests {
     #[test]
     fn decodes_values_markers_and_end_like_the_json_form() {
         let bytes = preamble(VERSION)
-            .pthread_event(0, 2, &[0xbeef, 0xfffe, 1])
-            .pthread_event(1, 0, &[0x0102, 5, 9])
+            .pthread_event(2, &[0xbeef, 0xfffe, 1])
+            .u8(TAG_SEQ)
+            .u64(5)
+            .pthread_event(0, &[0x0102, 5, 9])
             .u8(TAG_TRUNCATED)
             .u8(TAG_END)
             .text(b"signal")
@@ -385,6 +409,7 @@ mod tests {
         assert_eq!(e.state["small"], Value::from(-2));
         assert_eq!(e.state["state"], Value::from("ON"));
         assert_eq!(trace.events[1].state["state"], Value::from(9u64));
+        assert_eq!((trace.events[0].seq, trace.events[1].seq), (0, 5));
         let end = trace.end.clone().unwrap();
         assert_eq!((end.kind.as_str(), end.signal, end.thread, end.site, end.deadlock), ("signal", Some(15), None, None, false));
         assert_eq!(end.pending, vec![Pending { thread: "T1".into(), site: Some(4) }, Pending { thread: "T2".into(), site: None }]);
@@ -415,7 +440,7 @@ mod tests {
         let e = parse(&preamble(VERSION).u8(b'?').0).unwrap_err();
         assert!(e.contains("unknown record tag 0x3f"), "{e}");
         assert!(e.starts_with(&format!("byte {}", preamble(VERSION).0.len())), "{e}");
-        let cut = parse(&preamble(VERSION).pthread_event(0, 0, &[1]).0).unwrap();
+        let cut = parse(&preamble(VERSION).pthread_event(0, &[1]).0).unwrap();
         assert!(cut.truncated && cut.events.is_empty() && cut.end.is_none());
     }
 }
