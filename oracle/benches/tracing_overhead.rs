@@ -1,6 +1,7 @@
 //! Benchmark: cost of syncmut's instrumentation on synchronization-heavy designs. The
-//! native build and the metamutant (no mutant active, tracing on; pthread designs also
-//! under the controlled scheduler) run alternately, several times each, in one process,
+//! native build and the metamutant (no mutant active; without a trace, to separate the
+//! wrappers' cost, and with tracing on; pthread designs also under the controlled
+//! scheduler) run alternately, several times each, in one process,
 //! and the ratio of medians is printed (each trace goes to a new file, as in the oracle). Run: `cargo bench -p syncmut-oracle`.
 
 use std::path::{Path, PathBuf};
@@ -44,7 +45,8 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
     let limits = Limits { timeout: Duration::from_secs(120), ..Limits::default() };
     let trace = out.path().join("trace.bin");
     let variants: Vec<(&str, Vec<(&str, String)>)> = {
-        let mut v = vec![("traced", vec![("SYNCMUT_TRACE", trace.display().to_string())])];
+        // The metamutant without a trace: what the wrappers alone cost.
+        let mut v = vec![("untraced", vec![]), ("traced", vec![("SYNCMUT_TRACE", trace.display().to_string())])];
         if scheduled {
             v.push((
                 "traced+scheduled",
@@ -75,13 +77,18 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
     let bytes = std::fs::read(&trace).unwrap();
     let started = std::time::Instant::now();
     let parsed = syncmut_oracle::trace::parse_bytes(&bytes).unwrap();
+    let read = started.elapsed().as_secs_f64();
     let jsonl = syncmut_oracle::trace::to_jsonl(&parsed);
+    let rendered = started.elapsed().as_secs_f64();
+    let again = syncmut_oracle::trace::parse_bytes(&jsonl).unwrap();
+    let read_jsonl = started.elapsed().as_secs_f64() - rendered;
+    assert_eq!(again, parsed);
     println!(
-        "{name:<34} trace: {} events, {} bytes binary ({} JSON Lines); oracle reads and renders it in {:.3} s",
+        "{name:<34} trace: {} events, {} bytes binary ({} as JSON Lines); oracle: reads binary {read:.3} s, renders JSON Lines {:.3} s (reading JSON Lines: {read_jsonl:.3} s)",
         parsed.events.len(),
         bytes.len(),
         jsonl.len(),
-        started.elapsed().as_secs_f64()
+        rendered - read
     );
     for ((label, _), (walls, cpus)) in variants.iter().zip(instrumented) {
         let (t, c) = (median(walls), median(cpus));

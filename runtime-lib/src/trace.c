@@ -392,12 +392,18 @@ static void out_text(const char *text)
     out_bytes(text, len);
 }
 
+/* A field's width in the file: its size, as the schema declares it. */
+static inline uint32_t field_size(const struct syncmut_field *f)
+{
+    return f->size >= 1 && f->size <= 8 ? f->size : 8u;
+}
+
 /* One field of the state schema: how the oracle decodes and names its values. */
 static void out_field(const struct syncmut_field *f)
 {
     out_text(f->name != NULL ? f->name : "?");
     out_u8((uint8_t)f->kind);
-    out_u8((uint8_t)(f->size >= 1 && f->size <= 8 ? f->size : 8u));
+    out_u8((uint8_t)field_size(f));
     uint32_t nenums = f->enums != NULL ? f->nenums : 0;
     out_u32(nenums);
     for (uint32_t i = 0; i < nenums; i++) {
@@ -428,9 +434,9 @@ static uint32_t class_width(uint32_t cls)
  *   'P' site u32, thread u32 (k of T<k>), action u8
  *   'S' site u32, thread u32, time u32, module u32 (interned ids), delta u64, cls u16,
  *       action u8, flags u8
- * then the snapshot values (u64 each: the globals, then the members of class cls).
- * Packed into a stack buffer so the common case is one copy; numbers are stored in host
- * order, hence the little-endian check at the top. */
+ * then the snapshot values, each in its field's size (the low bytes of the value read):
+ * the globals, then the members of class cls. Packed into a stack buffer so an event is
+ * one copy; numbers are stored in host order, hence the little-endian check at the top. */
 static void out_event(uint64_t seq, uint64_t *expected, const struct event *ev)
 {
     if (seq != *expected) {
@@ -438,7 +444,7 @@ static void out_event(uint64_t seq, uint64_t *expected, const struct event *ev)
         out_u64(seq);
     }
     *expected = seq + 1;
-    char rec[29];
+    char rec[29 + (MAX_GLOBALS + MAX_MEMBERS) * 8];
     size_t len;
     memcpy(rec + 1, &ev->site, 4);
     memcpy(rec + 5, &ev->thread, 4);
@@ -456,10 +462,19 @@ static void out_event(uint64_t seq, uint64_t *expected, const struct event *ev)
         rec[28] = (char)ev->flags;
         len = 29;
     }
+    const uint64_t *values = &states[seq * width];
+    for (uint32_t i = 0; i < nglobals; i++) {
+        uint32_t size = field_size(&syncmut_globals[i]);
+        memcpy(rec + len, &values[i], size);
+        len += size;
+    }
+    uint32_t nmembers = class_width(ev->cls);
+    for (uint32_t i = 0; i < nmembers; i++) {
+        uint32_t size = field_size(&syncmut_classes[ev->cls - 1].fields[i]);
+        memcpy(rec + len, &values[nglobals + i], size);
+        len += size;
+    }
     out_bytes(rec, len);
-    uint32_t n = nglobals + class_width(ev->cls);
-    if (n > 0)
-        out_bytes((const char *)&states[seq * width], (size_t)n * 8);
 }
 
 static void say(const char *a, const char *b, const char *c)

@@ -128,6 +128,13 @@ impl Field {
         Ok(Field { name, kind, size, enums })
     }
 
+    /// A recorded value: `size` bytes, little-endian, zero-extended (as the runtime read it).
+    fn raw(&self, r: &mut Reader) -> Read<u64> {
+        let mut bytes = [0u8; 8];
+        bytes[..self.size as usize].copy_from_slice(r.take(self.size as usize)?);
+        Ok(u64::from_le_bytes(bytes))
+    }
+
     /// The value as the JSON Lines form has it: bools, `"null"`/`"non-null"`, enumerator
     /// names, `"0x…"` raw bytes in memory order, else a number sign-extended from the
     /// field's width (unsigned for unsigned kinds).
@@ -203,12 +210,12 @@ fn state(r: &mut Reader, p: &Preamble, cls: usize, module: u32) -> Read<BTreeMap
     };
     let mut state = BTreeMap::new();
     for field in &p.globals {
-        state.insert(field.name.clone(), field.value(r.u64()?));
+        state.insert(field.name.clone(), field.value(field.raw(r)?));
     }
     if !members.is_empty() {
         let module = p.string(module);
         for field in members {
-            state.insert(format!("{module}.{}", field.name), field.value(r.u64()?));
+            state.insert(format!("{module}.{}", field.name), field.value(field.raw(r)?));
         }
     }
     Ok(state)
@@ -349,13 +356,10 @@ mod tests {
             }
             b
         }
-        /// A pthread event of thread T<thread> with the given snapshot values.
-        fn pthread_event(self, thread: u32, values: &[u64]) -> Self {
-            let mut b = self.u8(TAG_PTHREAD).u32(7).u32(thread).u8(1);
-            for v in values {
-                b = b.u64(*v);
-            }
-            b
+        /// A pthread event of thread T<thread> with the values of `preamble`'s globals
+        /// (2, 2 and 4 bytes).
+        fn pthread_event(self, thread: u32, values: &[u64; 3]) -> Self {
+            self.u8(TAG_PTHREAD).u32(7).u32(thread).u8(1).u16(values[0] as u16).u16(values[1] as u16).u32(values[2] as u32)
         }
     }
 
@@ -440,7 +444,8 @@ mod tests {
         let e = parse(&preamble(VERSION).u8(b'?').0).unwrap_err();
         assert!(e.contains("unknown record tag 0x3f"), "{e}");
         assert!(e.starts_with(&format!("byte {}", preamble(VERSION).0.len())), "{e}");
-        let cut = parse(&preamble(VERSION).pthread_event(0, &[1]).0).unwrap();
+        let whole = preamble(VERSION).pthread_event(0, &[1, 2, 3]).0;
+        let cut = parse(&whole[..whole.len() - 1]).unwrap();
         assert!(cut.truncated && cut.events.is_empty() && cut.end.is_none());
     }
 }
