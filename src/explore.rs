@@ -119,11 +119,12 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     let schedule_abs = std::fs::canonicalize(&schedule_file).unwrap_or(schedule_file.clone());
     let args: Vec<String> = a.args.iter().map(|arg| shell_word(arg)).collect();
     println!(
-        "schedule saved to {}; replay it with:\n  SYNCMUT_SCHEDULE=replay:{} SYNCMUT_TRACE=trace.jsonl {} {}",
+        "schedule saved to {}; replay it with:\n  SYNCMUT_SCHEDULE=replay:{} SYNCMUT_TRACE=trace.bin {} {}\n(the runtime writes its trace in binary; {} is the same trace as JSON Lines)",
         schedule_file.display(),
         shell_word(&schedule_abs.display().to_string()),
         shell_word(&build.metamutant.display().to_string()),
-        args.join(" ")
+        args.join(" "),
+        trace_file.display()
     );
     Ok(exit::BUG_FOUND)
 }
