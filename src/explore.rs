@@ -113,37 +113,20 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     let trace_file = a.output.join("counterexample.jsonl");
     let save = |path: &PathBuf, bytes: &[u8]| syncmut_mutator::atomic::write(path, bytes).map_err(mutator);
     save(&schedule_file, found.schedule_text.as_bytes())?;
-    save(&trace_file, &trace_lines(&found.trace))?;
+    save(&trace_file, &syncmut_oracle::trace::to_jsonl(&found.trace))?;
     save(&a.output.join("counterexample.txt"), text.as_bytes())?;
     println!("\nBUG {text}");
     let schedule_abs = std::fs::canonicalize(&schedule_file).unwrap_or(schedule_file.clone());
     let args: Vec<String> = a.args.iter().map(|arg| shell_word(arg)).collect();
     println!(
-        "schedule saved to {}; replay it with:\n  SYNCMUT_SCHEDULE=replay:{} SYNCMUT_TRACE=trace.jsonl {} {}",
+        "schedule saved to {}; replay it with:\n  SYNCMUT_SCHEDULE=replay:{} SYNCMUT_TRACE=trace.bin {} {}\n(the runtime writes its trace in binary; {} is the same trace as JSON Lines)",
         schedule_file.display(),
         shell_word(&schedule_abs.display().to_string()),
         shell_word(&build.metamutant.display().to_string()),
-        args.join(" ")
+        args.join(" "),
+        trace_file.display()
     );
     Ok(exit::BUG_FOUND)
-}
-
-/// The trace in the runtime's JSON Lines format.
-fn trace_lines(trace: &syncmut_oracle::trace::Trace) -> Vec<u8> {
-    let mut out = serde_json::json!({ "syncmut_trace": 1, "active": trace.active }).to_string();
-    out.push('\n');
-    for event in &trace.events {
-        out.push_str(&serde_json::to_string(event).unwrap_or_default());
-        out.push('\n');
-    }
-    if trace.truncated {
-        out.push_str("{\"truncated\":true}\n");
-    }
-    if let Some(end) = &trace.end {
-        out.push_str(&serde_json::to_string(end).unwrap_or_default());
-        out.push('\n');
-    }
-    out.into_bytes()
 }
 
 fn shell_word(word: &str) -> String {

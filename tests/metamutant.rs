@@ -97,7 +97,8 @@ fn trace_events_carry_a_state_snapshot_of_the_globals() {
     let env = [("SYNCMUT_TRACE", trace_file.display().to_string()), ("SYNCMUT_SCHEDULE", "default".to_string())];
     let run = execute(&out.path().join("metamutant"), &[], &env, &limits()).unwrap();
     assert_eq!(run.status, syncmut_oracle::exec::Status::Exited(0), "{}", run.stderr);
-    let text = std::fs::read_to_string(&trace_file).unwrap();
+    // The runtime writes binary; the golden is the JSON Lines users read.
+    let text = String::from_utf8(trace::to_jsonl(&trace::read(&trace_file).unwrap())).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[1],

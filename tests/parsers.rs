@@ -64,6 +64,22 @@ fn spoiled(docs: &[&'static str]) -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// A binary trace spoiled likewise, one byte overwritten, or (one time in eight) the
+/// binary magic followed by arbitrary bytes.
+fn spoiled_binary(docs: &[&'static [u8]]) -> impl Strategy<Value = Vec<u8>> {
+    let docs = docs.to_vec();
+    prop_oneof![
+        4 => (prop::sample::select(docs.clone()), prop::collection::vec(edit(), 1..5)).prop_map(|(d, e)| spoil(d, &e)),
+        3 => (prop::sample::select(docs), any::<Index>(), any::<u8>()).prop_map(|(d, at, b)| {
+            let mut bytes = d.to_vec();
+            let at = at.index(bytes.len());
+            bytes[at] = b;
+            bytes
+        }),
+        1 => prop::collection::vec(any::<u8>(), 0..200).prop_map(|tail| [&b"\x89syncmut\x01\0\0\0"[..], &tail].concat()),
+    ]
+}
+
 fn config(cases: u32) -> Config {
     Config { cases, rng_seed: RngSeed::Fixed(20_260_501), failure_persistence: None, ..Config::default() }
 }
@@ -77,6 +93,12 @@ const TRACES: &[&str] = &[
     "{\"syncmut_trace\":1,\"active\":\"0:remove\"}\n{\"seq\":0,\"site\":0,\"action\":\"remove\",\"thread\":\"m.t1\",\"time\":\"0 s\",\"delta\":0}\n{\"seq\":1,\"site\":2,\"action\":\"original\",\"thread\":\"m.t2\",\"time\":\"10 ns\",\"delta\":3,\"lost\":true}\n{\"end\":\"exit\",\"deadlock\":true,\"pending\":[{\"thread\":\"m.t1\",\"site\":0}]}\n",
     "{\"syncmut_trace\":1,\"active\":\"\"}\n{\"seq\":0,\"site\":1,\"action\":\"original\",\"thread\":\"T0\",\"state\":{\"counter\":-3,\"done\":true,\"p\":\"non-null\"}}\n{\"truncated\":true}\n{\"end\":\"livelock\",\"thread\":\"T1\",\"site\":1}\n",
 ];
+
+/// Traces as the runtime writes them (binary), from real runs: a SystemC design with
+/// module members and enums (tests/fixtures/verdicts/sc_members), a pthread design with
+/// globals of each kind (mutator/tests/fixtures/globals.c).
+const BINARY_TRACES: &[&[u8]] =
+    &[include_bytes!("fixtures/traces/sc_members.bin"), include_bytes!("fixtures/traces/globals.bin")];
 
 const TOML_FILES: &[&str] = &[
     "tests = \"tests.json\"\ngen = \"wp\"\njobs = 2\nschedules = 20\nfail_under = 80.0\noutput = \"syncmut.out\"\nflags = [\"-Iinclude\", \"-DN=4\"]\n",
@@ -117,6 +139,28 @@ proptest! {
         let cut = &doc[..at.index(doc.len())];
         let trace = syncmut_oracle::trace::parse(cut).unwrap();
         prop_assert_eq!(trace.truncated, !cut.is_empty() && !cut.ends_with('\n') || doc.contains("\"truncated\"") && cut.contains("\"truncated\""));
+    }
+
+    #[test]
+    fn binary_traces_are_read_or_rejected_naming_the_file(bytes in spoiled_binary(BINARY_TRACES)) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_temp(dir.path(), "t.jsonl", &bytes);
+        if let Err(e) = syncmut_oracle::trace::read(&path) {
+            prop_assert!(e.starts_with(&path.display().to_string()), "{e}");
+        }
+    }
+
+    /// The runtime writes its binary trace in one go at the end: a file cut at any byte
+    /// (a kill while writing) reads, as truncated, with every whole event before the cut.
+    #[test]
+    fn a_binary_trace_cut_anywhere_is_read_as_truncated(doc in prop::sample::select(BINARY_TRACES), at in any::<Index>()) {
+        let whole = syncmut_oracle::trace::parse_bytes(doc).unwrap();
+        prop_assert!(!whole.truncated && whole.end.is_some());
+        let cut = &doc[..at.index(doc.len())];
+        let trace = syncmut_oracle::trace::parse_bytes(cut).unwrap();
+        prop_assert_eq!(trace.truncated, !cut.is_empty());
+        prop_assert!(trace.end.is_none());
+        prop_assert_eq!(&whole.events[..trace.events.len()], &trace.events[..]);
     }
 
     /// `--resume` reads outcomes.json back: a spoiled one never stops it.

@@ -106,6 +106,9 @@ fn a_member_value_seen_at_a_sync_point_kills_by_trace() {
     assert!(reason.contains("top.p.b at wait(e) @ sc_members.cpp:37 sees top.p.count=2 instead of 1"), "{reason}");
 
     // The original's trace: b's first event sees the member a set before notifying.
+    // The runtime wrote it in binary; the run directory keeps it as JSON Lines.
+    let kept = std::fs::read_to_string(out.path().join("traces/default/original.jsonl")).unwrap();
+    assert!(kept.starts_with("{\"syncmut_trace\":1,") && kept.contains("\"top.p.phase\":\"BUSY\""), "{kept}");
     let trace = syncmut_oracle::trace::read(&out.path().join("traces/default/original.jsonl")).unwrap();
     let b = trace.events.iter().find(|e| e.thread == "top.p.b").unwrap();
     assert_eq!(b.state["top.p.count"], 1);

@@ -1,6 +1,7 @@
 //! Benchmark: cost of syncmut's instrumentation on synchronization-heavy designs. The
-//! native build and the metamutant (no mutant active, tracing on; pthread designs also
-//! under the controlled scheduler) run alternately, several times each, in one process,
+//! native build and the metamutant (no mutant active; without a trace, to separate the
+//! wrappers' cost, and with tracing on; pthread designs also under the controlled
+//! scheduler) run alternately, several times each, in one process,
 //! and the ratio of medians is printed (each trace goes to a new file, as in the oracle). Run: `cargo bench -p syncmut-oracle`.
 
 use std::path::{Path, PathBuf};
@@ -42,9 +43,10 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
     let build = metamutant::build(&design, out.path()).expect("build");
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     let limits = Limits { timeout: Duration::from_secs(120), ..Limits::default() };
-    let trace = out.path().join("trace.jsonl");
+    let trace = out.path().join("trace.bin");
     let variants: Vec<(&str, Vec<(&str, String)>)> = {
-        let mut v = vec![("traced", vec![("SYNCMUT_TRACE", trace.display().to_string())])];
+        // The metamutant without a trace: what the wrappers alone cost.
+        let mut v = vec![("untraced", vec![]), ("traced", vec![("SYNCMUT_TRACE", trace.display().to_string())])];
         if scheduled {
             v.push((
                 "traced+scheduled",
@@ -70,6 +72,24 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
         }
     }
     let (base, base_cpu) = (median(native), median(native_cpu));
+    // What the runtime wrote (binary), and the JSON Lines form the oracle renders from it
+    // for the traces it keeps: the rendering is the oracle's cost, not the design's.
+    let bytes = std::fs::read(&trace).unwrap();
+    let started = std::time::Instant::now();
+    let parsed = syncmut_oracle::trace::parse_bytes(&bytes).unwrap();
+    let read = started.elapsed().as_secs_f64();
+    let jsonl = syncmut_oracle::trace::to_jsonl(&parsed);
+    let rendered = started.elapsed().as_secs_f64();
+    let again = syncmut_oracle::trace::parse_bytes(&jsonl).unwrap();
+    let read_jsonl = started.elapsed().as_secs_f64() - rendered;
+    assert_eq!(again, parsed);
+    println!(
+        "{name:<34} trace: {} events, {} bytes binary ({} as JSON Lines); oracle: reads binary {read:.3} s, renders JSON Lines {:.3} s (reading JSON Lines: {read_jsonl:.3} s)",
+        parsed.events.len(),
+        bytes.len(),
+        jsonl.len(),
+        rendered - read
+    );
     for ((label, _), (walls, cpus)) in variants.iter().zip(instrumented) {
         let (t, c) = (median(walls), median(cpus));
         println!(

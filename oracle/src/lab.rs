@@ -272,7 +272,8 @@ fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_step
     }
     env.extend(test.env());
     let execution = exec::execute(&build.metamutant, &test.args, &env, limits).map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
-    let trace = trace::read(trace_file)?;
+    // Kept in the run directory for users: rendered as JSON Lines.
+    let trace = trace::keep_readable(trace_file)?;
     Ok((execution, trace))
 }
 

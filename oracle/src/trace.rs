@@ -1,8 +1,13 @@
-//! Reading the runtime's trace files (JSON Lines; format in runtime-lib/README.md).
+//! Reading the runtime's trace files (format in runtime-lib/README.md): the binary form
+//! the runtime writes (`binary`), and JSON Lines, the form users read, which the oracle
+//! renders for the traces it keeps (`keep_readable`) and still accepts (old run
+//! directories, hand-written fixtures).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+
+mod binary;
 
 /// One synchronization event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,7 +54,7 @@ pub fn state_text(state: &BTreeMap<String, Value>) -> String {
 pub struct Pending {
     pub thread: String,
     /// The site it was blocked in, if it was inside a wrapped call.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub site: Option<u32>,
 }
 
@@ -64,12 +69,12 @@ pub struct End {
     pub deadlock: bool,
     #[serde(default)]
     pub pending: Vec<Pending>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
     /// For a livelock: the process and site that spun.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub site: Option<u32>,
 }
 
@@ -120,14 +125,62 @@ pub fn parse(text: &str) -> Result<Trace, String> {
     Ok(trace)
 }
 
+/// Parses a trace in either form: binary when it starts like the binary magic (a cut
+/// one may be shorter), else JSON Lines.
+pub fn parse_bytes(bytes: &[u8]) -> Result<Trace, String> {
+    if binary::is_binary(bytes) {
+        binary::parse(bytes)
+    } else {
+        let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8 text nor a binary trace: {e}"))?;
+        parse(text)
+    }
+}
+
 /// Reads a trace file; a missing file (the process died before flushing) is an empty
 /// trace without an end record.
 pub fn read(path: &std::path::Path) -> Result<Trace, String> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => parse(&text).map_err(|e| format!("{}: {e}", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Trace::default()),
+    read_bytes(path).map(|(trace, _)| trace)
+}
+
+/// The trace and whether the file was binary.
+fn read_bytes(path: &std::path::Path) -> Result<(Trace, bool), String> {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let trace = parse_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok((trace, binary::is_binary(&bytes)))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Trace::default(), false)),
         Err(e) => Err(format!("{}: {e}", path.display())),
     }
+}
+
+/// Reads a trace the oracle keeps for users and, if the runtime wrote it in binary,
+/// replaces the file (atomically) with its JSON Lines rendering, so what users open
+/// stays readable; the JSON is formatted here rather than in the design's process.
+pub fn keep_readable(path: &std::path::Path) -> Result<Trace, String> {
+    let (trace, was_binary) = read_bytes(path)?;
+    if was_binary {
+        syncmut_mutator::atomic::write(path, &to_jsonl(&trace)).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(trace)
+}
+
+/// The JSON Lines form of a trace: header, events, the cap marker, the end record.
+/// Reading it back gives the same `Trace`.
+pub fn to_jsonl(trace: &Trace) -> Vec<u8> {
+    let mut out = format!("{{\"syncmut_trace\":1,\"active\":{}}}\n", Value::from(trace.active.as_str()));
+    for event in &trace.events {
+        out.push_str(&serde_json::to_string(event).expect("an event serializes"));
+        out.push('\n');
+    }
+    if trace.truncated {
+        out.push_str("{\"truncated\":true}\n");
+    }
+    if let Some(end) = &trace.end {
+        out.push_str(&serde_json::to_string(end).expect("an end record serializes"));
+        out.push('\n');
+    }
+    out.into_bytes()
 }
 
 #[cfg(test)]

@@ -5,7 +5,12 @@
  * synchronization call would serialise threads. So an event is a fixed-size record in a
  * preallocated buffer, claimed with one atomic increment (its slot number is its seq) and
  * published with a release store. The file is written once: at exit, or from the handler
- * of a fatal signal, with only async-signal-safe calls (open, write, close). */
+ * of a fatal signal, with only async-signal-safe calls (open, write, close).
+ *
+ * The file is binary (format in runtime-lib/README.md): the records as they are in memory
+ * plus the tables that name their numbers. Formatting JSON here cost more than the
+ * design's own run (BENCHMARKS.md); the oracle renders JSON Lines for the traces it
+ * keeps. */
 #define _GNU_SOURCE
 #include "trace.h"
 
@@ -21,6 +26,12 @@
 #include <unistd.h>
 
 #define TRACE_CAP 1000000u
+#define TRACE_MAGIC "\x89syncmut" /* 8 bytes; not '{', so never taken for JSON Lines */
+#define TRACE_VERSION 1u
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the binary trace stores records in host order; the oracle reads little-endian"
+#endif
 
 /* The design's site table (emitted by the mutator; weak: absent in hand-linked tests). */
 extern const uint32_t syncmut_site_count __attribute__((weak));
@@ -95,129 +106,20 @@ static uint32_t nglobals;
 static uint32_t nclasses;
 static uint32_t width;
 static uint64_t *states;
-/* JSON-ready pieces built at start-up so the flush only copies bytes: `"name":` per
- * global, `.name":` per member (written after the module's name), each enumerator's
- * name as a JSON string. NULL where memory ran out: the flush then writes a stand-in. */
-struct piece {
-    const char *text;
-    uint32_t len;
-};
-static struct piece global_keys[MAX_GLOBALS];
-static struct piece **member_keys;             /* per class, per member */
-static struct piece *global_enum_names[MAX_GLOBALS]; /* per enumerator */
-static struct piece ***member_enum_names;          /* per class, per member, per enumerator */
-static struct piece op_json[SYNCMUT_OP_COUNT];     /* "original", "remove", ... */
-
 /* pthread thread numbers: k+1, 0 while the thread has recorded nothing. */
 static _Atomic uint32_t next_thread;
 static _Thread_local uint32_t my_thread;
 
-/* ---- JSON strings -------------------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-    size_t n;
-    uint32_t min;
-    if (s[0] < 0x80)
-        return 1;
-    else if ((s[0] & 0xE0) == 0xC0)
-        n = 2, min = 0x80;
-    else if ((s[0] & 0xF0) == 0xE0)
-        n = 3, min = 0x800;
-    else if ((s[0] & 0xF8) == 0xF0)
-        n = 4, min = 0x10000;
-    else
-        return 0;
-    uint32_t cp = s[0] & (0x7F >> n);
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
-typedef void (*sink)(void *to, const char *bytes, size_t len);
-
-/* The body of a JSON string literal for `text` (no quotes), in pieces to `put`. Bytes
- * that are not valid UTF-8 are written as \u00XX (the Latin-1 reading) so the file always
- * parses. Async-signal-safe if `put` is. */
-static void json_escape(const char *text, sink put, void *to)
-{
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *s = (const unsigned char *)text;
-    while (*s) {
-        /* Runs of plain ASCII at once. */
-        const unsigned char *run = s;
-        while (*run >= 0x20 && *run < 0x80 && *run != '"' && *run != '\\')
-            run++;
-        if (run != s) {
-            put(to, (const char *)s, (size_t)(run - s));
-            s = run;
-            continue;
-        }
-        size_t n = utf8_len(s);
-        if (*s == '"' || *s == '\\') {
-            char esc[2] = {'\\', (char)*s};
-            put(to, esc, 2);
-            n = 1;
-        } else if (*s == '\n') {
-            put(to, "\\n", 2), n = 1;
-        } else if (*s == '\t') {
-            put(to, "\\t", 2), n = 1;
-        } else if (*s < 0x20 || n == 0) {
-            char esc[6] = {'\\', 'u', '0', '0', hex[*s >> 4], hex[*s & 15]};
-            put(to, esc, 6);
-            n = 1;
-        } else {
-            put(to, (const char *)s, n);
-        }
-        s += n;
-    }
-}
-
-struct growing {
-    char *text;
-    size_t len;
-};
-
-static void put_growing(void *to, const char *bytes, size_t len)
-{
-    struct growing *g = to;
-    memcpy(g->text + g->len, bytes, len);
-    g->len += len;
-}
-
-/* `before` + the escaped `text` + `after`, malloc'd, for pieces the flush copies as is;
- * {NULL, 0} when out of memory. Not for signal handlers. */
-static struct piece make_piece(const char *before, const char *text, const char *after)
-{
-    size_t lb = strlen(before), la = strlen(after);
-    struct growing g = {malloc(lb + 6 * strlen(text) + la + 1), 0};
-    if (g.text == NULL)
-        return (struct piece){NULL, 0};
-    put_growing(&g, before, lb);
-    json_escape(text, put_growing, &g);
-    put_growing(&g, after, la);
-    g.text[g.len] = '\0';
-    return (struct piece){g.text, (uint32_t)g.len};
-}
-
 /* ---- interned strings (SystemC process and module names, time stamps) ---------------
  * The flush may run in a signal handler while another thread interns, so the strings
  * live in fixed chunks that never move; only the lookup hash (never read by the flush)
- * is reallocated, under the mutex. Each string is kept with its JSON literal, escaped
- * once here rather than at every event it names. */
+ * is reallocated, under the mutex. */
 #define STR_CHUNK 1024u
 #define STR_CHUNKS 4096u /* 4M strings: more than 2 new strings per recorded event */
 #define STR_NONE UINT32_MAX
 
 struct interned {
     const char *text;
-    struct piece json; /* "text", escaped */
 };
 
 static struct interned *str_chunks[STR_CHUNKS];
@@ -231,13 +133,6 @@ static const char *str_get(uint32_t id)
     if (id >= atomic_load_explicit(&str_count, memory_order_acquire))
         return "?";
     return str_chunks[id / STR_CHUNK][id % STR_CHUNK].text;
-}
-
-static struct piece str_json(uint32_t id)
-{
-    if (id >= atomic_load_explicit(&str_count, memory_order_acquire))
-        return (struct piece){"\"?\"", 3};
-    return str_chunks[id / STR_CHUNK][id % STR_CHUNK].json;
 }
 
 static uint64_t str_hash_of(const char *s)
@@ -291,13 +186,9 @@ uint32_t syncmut_trace_intern(const char *text)
         str_chunks[count / STR_CHUNK] = chunk;
     }
     char *copy = strdup(text);
-    struct piece json = make_piece("\"", text, "\"");
-    if (copy == NULL || json.text == NULL) {
-        free(copy);
-        free((char *)json.text);
+    if (copy == NULL)
         goto out;
-    }
-    chunk[count % STR_CHUNK] = (struct interned){copy, json};
+    chunk[count % STR_CHUNK] = (struct interned){copy};
     atomic_store_explicit(&str_count, count + 1, memory_order_release);
     str_hash[i] = count + 1;
     result = count;
@@ -464,8 +355,6 @@ static void out_bytes_slow(const char *s, size_t len)
     }
 }
 
-/* The flush writes ~80 bytes an event in small pieces; the common case (room in the
- * buffer) must stay a plain inlined memcpy. */
 static inline void out_bytes(const char *s, size_t len)
 {
     if (len <= sizeof out.buf - out.used) {
@@ -476,231 +365,116 @@ static inline void out_bytes(const char *s, size_t len)
     out_bytes_slow(s, len);
 }
 
-static void out_str(const char *s)
+/* Numbers little-endian, whatever the host (the oracle reads them so). */
+static void out_u8(uint8_t v)
 {
-    out_bytes(s, strlen(s));
+    out_bytes((const char *)&v, 1);
 }
 
-/* A string literal: its length is known at compile time (no strlen per piece). */
-#define OUT_LIT(lit) out_bytes("" lit, sizeof(lit) - 1)
-
-static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                  "8081828384858687888990919293949596979899";
-
-static inline unsigned decimal_digits(uint64_t v)
+static void out_u32(uint32_t v)
 {
-    unsigned n = 1;
-    while (v >= 100) {
-        v /= 100;
-        n += 2;
-    }
-    return n + (v >= 10);
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    out_bytes((const char *)b, 4);
 }
 
-/* A number in decimal, written in place (two digits per division): the flush prints
- * three numbers an event, and a copy through a stack buffer doubled their cost (perf). */
-static inline void out_u64(uint64_t v)
+static void out_u64(uint64_t v)
 {
-    if (sizeof out.buf - out.used < 20)
-        out_flush();
-    unsigned n = decimal_digits(v);
-    char *end = out.buf + out.used + n;
-    out.used += n;
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        *--end = digit_pairs[2 * r + 1];
-        *--end = digit_pairs[2 * r];
+    out_u32((uint32_t)v);
+    out_u32((uint32_t)(v >> 32));
+}
+
+/* A string: its length (u32), then its bytes as they are (the reader decodes UTF-8). */
+static void out_text(const char *text)
+{
+    size_t len = strlen(text);
+    out_u32((uint32_t)len);
+    out_bytes(text, len);
+}
+
+/* A field's width in the file: its size, as the schema declares it. */
+static inline uint32_t field_size(const struct syncmut_field *f)
+{
+    return f->size >= 1 && f->size <= 8 ? f->size : 8u;
+}
+
+/* One field of the state schema: how the oracle decodes and names its values. */
+static void out_field(const struct syncmut_field *f)
+{
+    out_text(f->name != NULL ? f->name : "?");
+    out_u8((uint8_t)f->kind);
+    out_u8((uint8_t)field_size(f));
+    uint32_t nenums = f->enums != NULL ? f->nenums : 0;
+    out_u32(nenums);
+    for (uint32_t i = 0; i < nenums; i++) {
+        out_u64(f->enums[i].value);
+        out_text(f->enums[i].name != NULL ? f->enums[i].name : "?");
     }
-    if (v >= 10) {
-        *--end = digit_pairs[2 * v + 1];
-        *--end = digit_pairs[2 * v];
+}
+
+/* The members recorded for class `cls` (1-based; 0: none). */
+static uint32_t class_width(uint32_t cls)
+{
+    if (cls == 0)
+        return 0;
+    uint64_t n = syncmut_classes[cls - 1].nfields;
+    return n < MAX_MEMBERS ? (uint32_t)n : MAX_MEMBERS;
+}
+
+/* Record tags: the two kinds of event, a jump in seq, the cap marker, the end record. */
+#define TAG_PTHREAD 'P'
+#define TAG_SYSTEMC 'S'
+#define TAG_SEQ 'Q'
+#define TAG_TRUNCATED 'T'
+#define TAG_END 'Z'
+
+/* One event, as few bytes as the reader needs (the kernel's copy of the file is most of
+ * what the flush costs): seq is implicit (one more than the last event's; a 'Q' record
+ * with a u64 sets it when a slot was skipped), pthread events have no time or module.
+ *   'P' site u32, thread u32 (k of T<k>), action u8
+ *   'S' site u32, thread u32, time u32, module u32 (interned ids), delta u64, cls u16,
+ *       action u8, flags u8
+ * then the snapshot values, each in its field's size (the low bytes of the value read):
+ * the globals, then the members of class cls. Packed into a stack buffer so an event is
+ * one copy; numbers are stored in host order, hence the little-endian check at the top. */
+static void out_event(uint64_t seq, uint64_t *expected, const struct event *ev)
+{
+    if (seq != *expected) {
+        out_u8(TAG_SEQ);
+        out_u64(seq);
+    }
+    *expected = seq + 1;
+    char rec[29 + (MAX_GLOBALS + MAX_MEMBERS) * 8];
+    size_t len;
+    memcpy(rec + 1, &ev->site, 4);
+    memcpy(rec + 5, &ev->thread, 4);
+    if (ev->kind == KIND_PTHREAD) {
+        rec[0] = TAG_PTHREAD;
+        rec[9] = (char)ev->action;
+        len = 10;
     } else {
-        *--end = (char)('0' + v);
+        rec[0] = TAG_SYSTEMC;
+        memcpy(rec + 9, &ev->time, 4);
+        memcpy(rec + 13, &ev->module, 4);
+        memcpy(rec + 17, &ev->delta, 8);
+        memcpy(rec + 25, &ev->cls, 2);
+        rec[27] = (char)ev->action;
+        rec[28] = (char)ev->flags;
+        len = 29;
     }
-}
-
-/* The decimal text of the last number printed in one column (seq, delta, a state
- * value): consecutive events mostly repeat it or add one, and formatting a number from
- * scratch cost ~100 instructions (callgrind), most of the flush. */
-struct number_text {
-    uint64_t value; /* the magnitude */
-    bool negative;
-    uint8_t len; /* 0: nothing cached */
-    char text[23];
-};
-
-/* `v` in decimal (with a leading '-' when `negative`: the magnitude is `v`), through
- * `cache`. */
-static inline void out_number(struct number_text *cache, uint64_t v, bool negative)
-{
-    if (cache->len != 0 && cache->value == v && cache->negative == negative) {
-        out_bytes(cache->text, cache->len);
-        return;
-    }
-    if (cache->len != 0 && !negative && !cache->negative && cache->value + 1 == v) {
-        /* Increment the text in place; a carry out of the first digit reformats. */
-        int i = cache->len - 1;
-        while (i >= 0 && cache->text[i] == '9')
-            cache->text[i--] = '0';
-        if (i >= 0) {
-            cache->text[i]++;
-            cache->value = v;
-            out_bytes(cache->text, cache->len);
-            return;
-        }
-    }
-    unsigned n = decimal_digits(v) + (negative ? 1 : 0);
-    char *end = cache->text + n;
-    uint64_t rest = v;
-    while (rest >= 100) {
-        unsigned r = (unsigned)(rest % 100);
-        rest /= 100;
-        *--end = digit_pairs[2 * r + 1];
-        *--end = digit_pairs[2 * r];
-    }
-    if (rest >= 10) {
-        *--end = digit_pairs[2 * rest + 1];
-        *--end = digit_pairs[2 * rest];
-    } else {
-        *--end = (char)('0' + rest);
-    }
-    if (negative)
-        cache->text[0] = '-';
-    cache->value = v;
-    cache->negative = negative;
-    cache->len = (uint8_t)n;
-    out_bytes(cache->text, n);
-}
-
-/* Per-column caches; static, as the flush may run on a small signal stack. */
-static struct number_text seq_text, delta_text, value_text[MAX_GLOBALS + MAX_MEMBERS];
-
-static void put_out(void *to, const char *bytes, size_t len)
-{
-    (void)to;
-    out_bytes(bytes, len);
-}
-
-/* A JSON string literal (rare pieces: the header, the end record). */
-static void out_json(const char *text)
-{
-    out_bytes("\"", 1);
-    json_escape(text, put_out, NULL);
-    out_bytes("\"", 1);
-}
-
-static inline void out_piece(struct piece p)
-{
-    out_bytes(p.text, p.len);
-}
-
-/* One recorded value, printed by its field's kind; `names`: the enumerators' JSON
- * literals (may be NULL: out of memory at start-up). */
-static void out_value(const struct syncmut_field *f, const struct piece *names, uint64_t v,
-                      struct number_text *cache)
-{
-    uint32_t size = f->size >= 1 && f->size <= 8 ? f->size : 8u;
-    switch (f->kind) {
-    case FIELD_BOOL:
-        if (v != 0)
-            OUT_LIT("true");
-        else
-            OUT_LIT("false");
-        return;
-    case FIELD_POINTER:
-        if (v != 0)
-            OUT_LIT("\"non-null\"");
-        else
-            OUT_LIT("\"null\"");
-        return;
-    case FIELD_RAW: {
-        static const char hex[] = "0123456789abcdef";
-        char text[20] = {'"', '0', 'x'};
-        size_t n = 3;
-        for (uint32_t i = 0; i < size; i++) { /* memory order (little-endian targets) */
-            unsigned byte = (unsigned)(v >> (8 * i)) & 0xffu;
-            text[n++] = hex[byte >> 4];
-            text[n++] = hex[byte & 15];
-        }
-        text[n++] = '"';
-        out_bytes(text, n);
-        return;
-    }
-    case FIELD_ENUM:
-    case FIELD_UENUM:
-        for (uint32_t i = 0; i < f->nenums; i++) {
-            if (f->enums[i].value == v) {
-                if (names != NULL && names[i].text != NULL)
-                    out_piece(names[i]);
-                else
-                    out_json(f->enums[i].name != NULL ? f->enums[i].name : "?");
-                return;
-            }
-        }
-        if (f->kind == FIELD_UENUM) {
-            out_number(cache, v, false);
-            return;
-        }
-        break; /* a value without a name: as a signed number */
-    case FIELD_UNSIGNED:
-        out_number(cache, v, false);
-        return;
-    default:
-        break;
-    }
-    /* Sign-extend from the value's width. */
-    unsigned shift = 64u - 8u * size;
-    int64_t sv = (int64_t)(v << shift) >> shift;
-    if (sv < 0)
-        out_number(cache, (uint64_t)0 - (uint64_t)sv, true);
-    else
-        out_number(cache, (uint64_t)sv, false);
-}
-
-/* ,"state":{"name":value,...,"module.member":value,...} for event `seq`: the globals,
- * then the members of the module whose process recorded it; nothing if neither. */
-static void out_state(uint64_t seq, const struct event *ev)
-{
-    uint32_t cls = ev->cls;
-    if (nglobals == 0 && cls == 0)
-        return;
     const uint64_t *values = &states[seq * width];
-    OUT_LIT(",\"state\":{");
     for (uint32_t i = 0; i < nglobals; i++) {
-        const struct syncmut_field *g = &syncmut_globals[i];
-        if (i > 0)
-            out_bytes(",", 1);
-        if (global_keys[i].text != NULL) {
-            out_piece(global_keys[i]);
-        } else {
-            out_json(g->name != NULL ? g->name : "?");
-            out_bytes(":", 1);
-        }
-        out_value(g, global_enum_names[i], values[i], &value_text[i]);
+        uint32_t size = field_size(&syncmut_globals[i]);
+        memcpy(rec + len, &values[i], size);
+        len += size;
     }
-    if (cls != 0) {
-        const struct syncmut_class *c = &syncmut_classes[cls - 1];
-        uint32_t n = c->nfields < MAX_MEMBERS ? (uint32_t)c->nfields : MAX_MEMBERS;
-        struct piece module = str_json(ev->module); /* "top.prod" */
-        for (uint32_t i = 0; i < n; i++) {
-            const struct syncmut_field *m = &c->fields[i];
-            if (nglobals > 0 || i > 0)
-                out_bytes(",", 1);
-            out_bytes(module.text, module.len - 1); /* without the closing quote */
-            if (member_keys[cls - 1] != NULL && member_keys[cls - 1][i].text != NULL) {
-                out_piece(member_keys[cls - 1][i]); /* .count": */
-            } else {
-                out_bytes(".", 1);
-                json_escape(m->name != NULL ? m->name : "?", put_out, NULL);
-                out_bytes("\":", 2);
-            }
-            out_value(m, member_enum_names[cls - 1] != NULL ? member_enum_names[cls - 1][i] : NULL,
-                      values[nglobals + i], &value_text[nglobals + i]);
-        }
+    uint32_t nmembers = class_width(ev->cls);
+    for (uint32_t i = 0; i < nmembers; i++) {
+        uint32_t size = field_size(&syncmut_classes[ev->cls - 1].fields[i]);
+        memcpy(rec + len, &values[nglobals + i], size);
+        len += size;
     }
-    out_bytes("}", 1);
+    out_bytes(rec, len);
 }
 
 static void say(const char *a, const char *b, const char *c)
@@ -746,34 +520,51 @@ static void out_end(const struct ending *how)
     if (is_deadlock)
         end->deadlock = 1;
 
-    out_str("{\"end\":");
-    out_json(how->kind);
-    if (strcmp(how->kind, "signal") == 0) {
-        out_str(",\"signal\":");
-        out_u64((uint64_t)how->signal);
-    }
-    if (how->thread != STR_NONE) {
-        out_str(",\"thread\":");
-        out_json(str_get(how->thread));
-    }
-    if (how->site >= 0) {
-        out_str(",\"site\":");
-        out_u64((uint64_t)how->site);
-    }
-    /* Always stated for "exit" and "deadlock"; elsewhere only when the provider saw one. */
-    if (is_exit || is_deadlock || end->deadlock)
-        out_str(end->deadlock ? ",\"deadlock\":true" : ",\"deadlock\":false");
-    out_str(",\"pending\":[");
+    /* tag, kind, signal (has u8, i32), culprit (has u8, text), site i64 (-1: none),
+     * deadlock u8, pending count u32, then per pending thread: text, site i64. Names as
+     * text, not ids: the provider may intern them after the string table was written. */
+    out_u8(TAG_END);
+    out_text(how->kind);
+    bool is_signal = strcmp(how->kind, "signal") == 0;
+    out_u8(is_signal);
+    out_u32((uint32_t)(is_signal ? how->signal : 0));
+    out_u8(how->thread != STR_NONE);
+    out_text(how->thread != STR_NONE ? str_get(how->thread) : "");
+    out_u64((uint64_t)(how->site >= 0 ? how->site : -1));
+    out_u8(end->deadlock != 0);
+    out_u32(end->npending);
     for (uint32_t i = 0; i < end->npending; i++) {
-        out_str(i == 0 ? "{\"thread\":" : ",{\"thread\":");
-        out_json(str_get(end->pending[i].thread));
-        if (end->pending[i].site >= 0) {
-            out_str(",\"site\":");
-            out_u64((uint64_t)end->pending[i].site);
-        }
-        out_str("}");
+        out_text(str_get(end->pending[i].thread));
+        out_u64((uint64_t)(end->pending[i].site >= 0 ? end->pending[i].site : -1));
     }
-    out_str("]}\n");
+}
+
+/* The header and the tables that name the records' numbers: magic, version, active,
+ * the operator slugs (action numbers), the state schema (globals, then per class its
+ * members), the interned strings (thread, time and module ids). */
+static void out_preamble(void)
+{
+    out_bytes(TRACE_MAGIC, 8);
+    out_u32(TRACE_VERSION);
+    out_text(active_value);
+    out_u32(SYNCMUT_OP_COUNT);
+    for (int op = 0; op < SYNCMUT_OP_COUNT; op++)
+        out_text(syncmut_op_slug((syncmut_op)op));
+    out_u32(nglobals);
+    for (uint32_t i = 0; i < nglobals; i++)
+        out_field(&syncmut_globals[i]);
+    out_u32(nclasses);
+    for (uint32_t c = 0; c < nclasses; c++) {
+        uint32_t n = class_width(c + 1);
+        out_u32(n);
+        for (uint32_t i = 0; i < n; i++)
+            out_field(&syncmut_classes[c].fields[i]);
+    }
+    /* Strings interned later (by the end provider) are not referenced by any record. */
+    uint32_t nstrings = atomic_load_explicit(&str_count, memory_order_acquire);
+    out_u32(nstrings);
+    for (uint32_t id = 0; id < nstrings; id++)
+        out_text(str_get(id));
 }
 
 static void trace_flush(const struct ending *how)
@@ -791,44 +582,19 @@ static void trace_flush(const struct ending *how)
     out.fd = fd;
     out.failed = false;
     out.used = 0;
-    out_str("{\"syncmut_trace\":1,\"active\":");
-    out_json(active_value);
-    out_str("}\n");
     uint64_t n = atomic_load_explicit(&claimed, memory_order_relaxed);
     if (n > TRACE_CAP)
         n = TRACE_CAP;
+    out_preamble();
+    uint64_t expected = 0;
     for (uint64_t seq = 0; seq < n; seq++) {
         const struct event *ev = &events[seq];
         if (!atomic_load_explicit(&ev->ready, memory_order_acquire))
             continue; /* being written by a thread the signal interrupted */
-        OUT_LIT("{\"seq\":");
-        out_number(&seq_text, seq, false);
-        OUT_LIT(",\"site\":");
-        out_u64(ev->site);
-        OUT_LIT(",\"action\":");
-        if (ev->action < SYNCMUT_OP_COUNT && op_json[ev->action].text != NULL)
-            out_piece(op_json[ev->action]);
-        else
-            out_json(syncmut_op_slug((syncmut_op)ev->action));
-        OUT_LIT(",\"thread\":");
-        if (ev->kind == KIND_PTHREAD) {
-            OUT_LIT("\"T");
-            out_u64(ev->thread);
-            OUT_LIT("\"");
-        } else {
-            out_piece(str_json(ev->thread));
-            OUT_LIT(",\"time\":");
-            out_piece(str_json(ev->time));
-            OUT_LIT(",\"delta\":");
-            out_number(&delta_text, ev->delta, false);
-            if (ev->flags & SYNCMUT_EVENT_LOST)
-                OUT_LIT(",\"lost\":true");
-        }
-        out_state(seq, ev);
-        OUT_LIT("}\n");
+        out_event(seq, &expected, ev);
     }
     if (atomic_load_explicit(&truncated, memory_order_relaxed))
-        OUT_LIT("{\"truncated\":true}\n");
+        out_u8(TAG_TRUNCATED);
     out_end(how);
     out_flush();
     if (out.failed)
@@ -974,48 +740,17 @@ static void *arena(size_t size)
     return start;
 }
 
-/* The JSON pieces of the state tables, the number of classes and the snapshot width. */
-static struct piece *enum_pieces(const struct syncmut_field *f)
-{
-    if ((f->kind != FIELD_ENUM && f->kind != FIELD_UENUM) || f->nenums == 0 || f->enums == NULL)
-        return NULL;
-    struct piece *names = calloc(f->nenums, sizeof *names);
-    for (uint32_t i = 0; names != NULL && i < f->nenums; i++)
-        names[i] = make_piece("\"", f->enums[i].name != NULL ? f->enums[i].name : "?", "\"");
-    return names;
-}
-
+/* The number of globals and classes recorded, and the snapshot width. */
 static void prepare_state_tables(void)
 {
-    for (int op = 0; op < SYNCMUT_OP_COUNT; op++)
-        op_json[op] = make_piece("\"", syncmut_op_slug((syncmut_op)op), "\"");
     if (&syncmut_global_count != NULL && syncmut_globals != NULL)
         nglobals = syncmut_global_count < MAX_GLOBALS ? syncmut_global_count : MAX_GLOBALS;
-    for (uint32_t i = 0; i < nglobals; i++) {
-        const char *name = syncmut_globals[i].name;
-        global_keys[i] = make_piece("\"", name != NULL ? name : "?", "\":");
-        global_enum_names[i] = enum_pieces(&syncmut_globals[i]);
-    }
     uint32_t most = 0;
     if (&syncmut_class_count != NULL && syncmut_classes != NULL)
         nclasses = syncmut_class_count < UINT16_MAX ? syncmut_class_count : UINT16_MAX;
-    member_keys = calloc(nclasses ? nclasses : 1, sizeof *member_keys);
-    member_enum_names = calloc(nclasses ? nclasses : 1, sizeof *member_enum_names);
-    if (member_keys == NULL || member_enum_names == NULL)
-        nclasses = 0;
     for (uint32_t c = 0; c < nclasses; c++) {
-        const struct syncmut_class *cls = &syncmut_classes[c];
-        uint32_t n = cls->nfields < MAX_MEMBERS ? (uint32_t)cls->nfields : MAX_MEMBERS;
+        uint32_t n = class_width(c + 1);
         most = n > most ? n : most;
-        member_keys[c] = calloc(n ? n : 1, sizeof **member_keys);
-        member_enum_names[c] = calloc(n ? n : 1, sizeof **member_enum_names);
-        for (uint32_t i = 0; i < n; i++) {
-            const char *name = cls->fields[i].name;
-            if (member_keys[c] != NULL)
-                member_keys[c][i] = make_piece(".", name != NULL ? name : "?", "\":");
-            if (member_enum_names[c] != NULL)
-                member_enum_names[c][i] = enum_pieces(&cls->fields[i]);
-        }
     }
     width = nglobals + most;
 }

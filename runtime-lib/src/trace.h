@@ -1,5 +1,6 @@
 /* Execution trace (SYNCMUT_TRACE): one event per wrapper call, kept in memory and written
- * as JSON Lines at exit or on a fatal signal. Internal to the runtime. */
+ * as one binary file at exit or on a fatal signal (the oracle renders it as JSON Lines).
+ * Internal to the runtime. */
 #ifndef SYNCMUT_TRACE_H
 #define SYNCMUT_TRACE_H
 
@@ -44,7 +45,7 @@ void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process,
 uint32_t syncmut_trace_class_of(const char *type_name);
 
 /* ---- End record --------------------------------------------------------------------
- * The last line of a trace says how the run ended:
+ * The last record of a trace says how the run ended (shown as the oracle renders it):
  *   {"end":"exit","deadlock":false,"pending":[{"thread":"m.t1","site":0}]}
  *   {"end":"signal","signal":15,"pending":[...]}
  *   {"end":"livelock","thread":"m.t1","site":3,"pending":[...]}
