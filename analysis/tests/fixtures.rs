@@ -2,39 +2,14 @@
 //! marks its sites with `syncmut_probe(k)` (a name the site finder treats like a
 //! rewritten wrapper call: first argument = the site index).
 
-use std::path::Path;
-use syncmut_analysis::{analyse, prepare, smt, Options, SiteResult, Verdict};
+mod common;
+
+use common::{argc, equivalent};
+use syncmut_analysis::{SiteResult, Verdict};
 
 /// Compiles `src`, prepares the analysis copy and analyses `sites` sites.
 fn run(name: &str, src: &str, sites: u32) -> (tempfile::TempDir, Vec<SiteResult>) {
-    let dir = tempfile::tempdir().unwrap();
-    let c = dir.path().join(format!("{name}.c"));
-    std::fs::write(&c, format!("#include <stdlib.h>\n#include <pthread.h>\nvoid syncmut_probe(int site);\n{src}")).unwrap();
-    let bc = dir.path().join("design.bc");
-    let ok = std::process::Command::new("clang-16")
-        .args(["-c", "-emit-llvm", "-O0", "-Xclang", "-disable-O0-optnone", "-g", "-pthread", "-o"])
-        .arg(&bc)
-        .arg(&c)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "clang-16 failed on {name}");
-    let an = dir.path().join("analysis.bc");
-    prepare(&bc, &an, Options::default().bound).unwrap();
-    let results = analyse(&an, sites, &dir.path().join("formulas"), &Options::default()).unwrap();
-    for r in &results {
-        eprintln!("{name} site {}: {} notes={:?}", r.index, r.verdict, r.notes);
-    }
-    (dir, results)
-}
-
-/// argc ≥ 1 + highest argv index, ≤ 64.
-fn argc(k: u32) -> String {
-    format!("(bvuge argc (_ bv{} 32)) (bvule argc (_ bv64 32))", k + 1)
-}
-
-fn equivalent(dir: &Path, site: u32, expected: &str) -> bool {
-    smt::equivalent(&dir.join(format!("formulas/site{site}.smt2")), expected).unwrap()
+    common::run(name, "#include <stdlib.h>\n#include <pthread.h>\nvoid syncmut_probe(int site);\n", src, sites)
 }
 
 fn found(r: &SiteResult) -> &[String] {
