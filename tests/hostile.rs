@@ -74,9 +74,9 @@ fn misbehaving_mutants_get_verdicts_and_leave_nothing_behind() {
     // A new session of its own takes the mutant out of the run's process group; the
     // supervisor's death still takes it down at the timeout.
     assert_eq!(verdict(8).0, "killed-by-timeout");
-    // Thousands of threads: the scheduler refuses the 1025th (runtime status 120).
+    // Thousands of threads: the scheduler ends the run at the 1025th (runtime status 124).
     let (verdict9, reason) = verdict(9);
-    assert_eq!(verdict9, "error");
+    assert_eq!(verdict9, "killed-by-crash");
     assert!(reason.contains("more than 1024 threads"), "{reason}");
     // Thousands of threads the runtime does not see: the memory limit stops them.
     assert_eq!(verdict(10).0, "killed-by-output");

@@ -52,6 +52,7 @@ void syncmut_trace_set_thread_id(uint32_t k) __attribute__((weak));
 #define NO_NAME UINT32_MAX
 #define STATUS_LIVELOCK 121
 #define STATUS_DEADLOCK 122
+#define STATUS_THREAD_LIMIT 124
 
 enum state { FREE = 0, READY, RUNNING, BLOCKED, FINISHED };
 enum wait_kind { W_NONE = 0, W_RETRY, W_COND, W_BARRIER, W_JOIN };
@@ -660,8 +661,18 @@ static struct sthread *new_slot(void) /* `lock` held */
         if (load_state(&threads[i]) == FREE)
             t = &threads[i];
     if (t == NULL) {
-        if (slots_used == MAX_THREADS)
-            syncmut_fatal("SYNCMUT_SCHEDULE: more than %u threads alive or not yet joined", MAX_THREADS);
+        if (slots_used == MAX_THREADS) {
+            /* The design (a mutant, usually) keeps more threads than the scheduler
+             * holds: a resource limit reached by the run, not a configuration error, so
+             * the run ends with its trace and a status of its own. */
+            struct sthread *me = self;
+            uint32_t name = me != NULL ? atomic_load_explicit(&me->name, memory_order_relaxed) : NO_NAME;
+            write_schedule_out("thread-limit");
+            syncmut_trace_finish("thread limit (more than 1024 threads alive or not yet joined)",
+                                 name != NO_NAME ? name : unnamed,
+                                 me != NULL ? atomic_load_explicit(&me->site, memory_order_relaxed) : -1,
+                                 STATUS_THREAD_LIMIT);
+        }
         t = &threads[slots_used++];
     }
     if (!t->cv_ready) {
