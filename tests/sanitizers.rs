@@ -1,6 +1,6 @@
 //! The runtime library under AddressSanitizer and UndefinedBehaviorSanitizer
 //! (`SYNCMUT_SANITIZE=1`): every mutant of two fixtures that call every wrapper the
-//! runtime has (pthread and SystemC), and two examples, run with the sanitized runtime;
+//! runtime has (pthread and SystemC), and every example, run with the sanitized runtime;
 //! any sanitizer report that involves the runtime fails the test. The examples must also
 //! give exactly their checked-in verdicts, so the sanitized build behaves like the plain
 //! one. The runtime's own input parsers (`SYNCMUT_ACTIVE`, `SYNCMUT_SCHEDULE` with
@@ -57,6 +57,18 @@ fn involves_runtime(report: &str) -> bool {
     report.contains("runtime-lib/src/") || report.contains(" in syncmut_") || report.contains(" in syncmut::")
 }
 
+/// Every example with checked-in results (`examples/*/*/expected.json`), in order.
+fn examples() -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = ["systemc", "pthread"]
+        .iter()
+        .flat_map(|kind| std::fs::read_dir(root().join("examples").join(kind)).unwrap().flatten().map(|e| e.path()))
+        .filter(|dir| dir.join("expected.json").is_file())
+        .collect();
+    found.sort();
+    assert!(found.len() >= 14, "examples with expected results: {found:?}");
+    found
+}
+
 /// The reports written under `logs`: (file, text).
 fn reports(logs: &Path) -> Vec<(PathBuf, String)> {
     let mut found: Vec<(PathBuf, String)> = std::fs::read_dir(logs)
@@ -96,9 +108,9 @@ fn the_runtime_is_clean_under_asan_and_ubsan() {
             spoiled_runtime_inputs(&out.path().join("metamutant"), logs.path());
         }
     }
-    for example in ["systemc/guarded_event", "pthread/narrow_guard"] {
+    for dir in examples() {
+        let example = dir.strip_prefix(root()).unwrap().display().to_string();
         let out = tempfile::tempdir().unwrap();
-        let dir = root().join("examples").join(example);
         sanitized_run(&dir, &[], out.path(), logs.path());
         let expected: Value = serde_json::from_slice(&std::fs::read(dir.join("expected.json")).unwrap()).unwrap();
         assert_eq!(verdicts(out.path()), expected, "{example}: the sanitized runtime changed the verdicts");
