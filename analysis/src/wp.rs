@@ -836,6 +836,24 @@ impl<'a> Wp<'a> {
         Ok(e)
     }
 
+    /// The predecessors of block `b` of frame `f`, each with the condition of arriving
+    /// from it (predecessor entered ∧ edge taken); back edges are cut, and the cut noted.
+    fn incoming(&mut self, f: FrameId, b: Block) -> Result<Vec<(Block, SExpr)>> {
+        let func = self.frames[f].func;
+        let preds = self.facts.preds[&func].get(&b).cloned().unwrap_or_default();
+        let mut out = Vec::new();
+        for p in preds {
+            if self.facts.back[&func].contains(&(p, b)) {
+                self.cut(p);
+                continue;
+            }
+            let r = self.reach_block(f, p)?;
+            let e = self.edge(f, p, b)?;
+            out.push((p, self.and(vec![r, e])));
+        }
+        Ok(out)
+    }
+
     fn cut(&mut self, p: Block) {
         let at = p.terminator().map(|t| t.where_()).unwrap_or_default();
         let msg = format!("loop at {at} iterates beyond the unroll bound {} (paths through further iterations cut)", self.bound);
@@ -1325,18 +1343,8 @@ impl<'a> Wp<'a> {
                 FrameKind::Thread { creator, point, .. } => self.counter_before(creator, point),
             };
         }
-        let preds = self.facts.preds[&func].get(&b).cloned().unwrap_or_default();
         let mut arms = Vec::new();
-        for p in preds {
-            if self.facts.back[&func].contains(&(p, b)) {
-                self.cut(p);
-                continue;
-            }
-            let taken = {
-                let r = self.reach_block(f, p)?;
-                let e = self.edge(f, p, b)?;
-                self.and(vec![r, e])
-            };
+        for (p, taken) in self.incoming(f, b)? {
             let t = p.terminator().expect("predecessor has a terminator");
             let val = if self.counts_nondet(f, t) { self.counter_after(f, t)? } else { self.counter_before(f, t)? };
             arms.push((taken, val));
@@ -1490,18 +1498,8 @@ impl<'a> Wp<'a> {
         if func.entry() == Some(b) {
             return self.at_entry(f, loc, load);
         }
-        let preds = self.facts.preds[&func].get(&b).cloned().unwrap_or_default();
         let mut arms = Vec::new();
-        for p in preds {
-            if self.facts.back[&func].contains(&(p, b)) {
-                self.cut(p);
-                continue;
-            }
-            let taken = {
-                let r = self.reach_block(f, p)?;
-                let e = self.edge(f, p, b)?;
-                self.and(vec![r, e])
-            };
+        for (p, taken) in self.incoming(f, b)? {
             let t = p.terminator().expect("predecessor has a terminator");
             // The predecessor's terminator itself may be an invoke that writes.
             let val = match t.opcode() {
