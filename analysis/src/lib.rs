@@ -207,7 +207,7 @@ pub fn input_vector(bitcode: &Path, options: &Options) -> Result<inputs::Inputs>
 
 /// Every rewritten site call: (site index, call). Wrappers and fifo trampolines take
 /// the site index as their first, constant argument.
-fn site_calls(m: &ir::Module) -> Vec<(u32, ir::Value)> {
+fn site_calls(m: &ir::Module) -> Vec<(u32, ir::Value<'_>)> {
     let mut out = Vec::new();
     for f in m.functions() {
         if f.name().starts_with("syncmut.fifo.") {

@@ -25,7 +25,7 @@ pub(super) fn may_yield(wrapper: &str) -> bool {
 }
 
 /// The `__VERIFIER_nondet_<type>` suffix of a function without a body.
-pub(super) fn nondet_type(f: Func) -> Option<String> {
+pub(super) fn nondet_type(f: Func<'_>) -> Option<String> {
     if f.has_body() {
         return None;
     }

@@ -9,9 +9,9 @@ use crate::error::{AnalysisError, Result};
 use crate::ir::{Block, Opcode, Value};
 use easy_smt::SExpr;
 
-impl Wp<'_> {
+impl<'m> Wp<'m> {
     /// Condition under which block `b` of frame `f` is entered (given the frame is).
-    pub(super) fn reach_block(&mut self, f: FrameId, b: Block) -> Result<SExpr> {
+    pub(super) fn reach_block(&mut self, f: FrameId, b: Block<'m>) -> Result<SExpr> {
         if let Some(e) = self.reach.get(&(f, b)) {
             return Ok(*e);
         }
@@ -39,7 +39,7 @@ impl Wp<'_> {
 
     /// The predecessors of block `b` of frame `f`, each with the condition of arriving
     /// from it (predecessor entered ∧ edge taken); back edges are cut, and the cut noted.
-    pub(super) fn incoming(&mut self, f: FrameId, b: Block) -> Result<Vec<(Block, SExpr)>> {
+    pub(super) fn incoming(&mut self, f: FrameId, b: Block<'m>) -> Result<Vec<(Block<'m>, SExpr)>> {
         let func = self.frames[f].func;
         let preds = self.facts.preds[&func].get(&b).cloned().unwrap_or_default();
         let mut out = Vec::new();
@@ -55,7 +55,7 @@ impl Wp<'_> {
         Ok(out)
     }
 
-    pub(super) fn cut(&mut self, p: Block) {
+    pub(super) fn cut(&mut self, p: Block<'m>) {
         let at = p.terminator().map(|t| t.where_()).unwrap_or_default();
         let msg = format!("loop at {at} iterates beyond the unroll bound {} (paths through further iterations cut)", self.bound);
         if !self.q.cut.contains(&msg) {
@@ -64,7 +64,7 @@ impl Wp<'_> {
     }
 
     /// Condition of the CFG edge p → b.
-    pub(super) fn edge(&mut self, f: FrameId, p: Block, b: Block) -> Result<SExpr> {
+    pub(super) fn edge(&mut self, f: FrameId, p: Block<'m>, b: Block<'m>) -> Result<SExpr> {
         let t = p.terminator().ok_or_else(|| AnalysisError::unsupported("block without terminator", p.name()))?;
         match t.opcode() {
             Some(Opcode::LLVMBr) if t.is_conditional_branch() => {
@@ -110,7 +110,7 @@ impl Wp<'_> {
     }
 
     /// A branch condition as a named definition (so the formula file names its line).
-    pub(super) fn branch_condition(&mut self, f: FrameId, t: Value) -> Result<SExpr> {
+    pub(super) fn branch_condition(&mut self, f: FrameId, t: Value<'m>) -> Result<SExpr> {
         if let Some(e) = self.edge_defs.get(&(f, t)) {
             return Ok(*e);
         }

@@ -7,48 +7,48 @@ use crate::ir::{Block, Func, Module, Opcode, Value};
 use std::collections::{HashMap, HashSet};
 
 /// Facts about the module shared by every site's analysis.
-pub struct ModuleFacts {
-    pub callers: HashMap<Func, Vec<Value>>,
+pub struct ModuleFacts<'m> {
+    pub callers: HashMap<Func<'m>, Vec<Value<'m>>>,
     /// Thread/process entries: (entry, creation call or constructor, argument, kind label).
-    pub entries: HashMap<Func, Vec<Creation>>,
-    pub roots: Vec<Func>,
-    pub(super) preds: HashMap<Func, HashMap<Block, Vec<Block>>>,
-    pub(super) back: HashMap<Func, HashSet<(Block, Block)>>,
+    pub entries: HashMap<Func<'m>, Vec<Creation<'m>>>,
+    pub roots: Vec<Func<'m>>,
+    pub(super) preds: HashMap<Func<'m>, HashMap<Block<'m>, Vec<Block<'m>>>>,
+    pub(super) back: HashMap<Func<'m>, HashSet<(Block<'m>, Block<'m>)>>,
     /// Globals that code running concurrently may store to (functions reachable from
     /// a thread/process entry, and the roots after the first thread creation).
     /// `None`: some concurrent store goes through a pointer not traced to a global,
     /// so every object may be written.
-    pub(super) concurrent_writes: Option<HashSet<Value>>,
+    pub(super) concurrent_writes: Option<HashSet<Value<'m>>>,
     /// Functions that call `__VERIFIER_nondet_*`, directly or through callees.
-    pub(super) nondet_callers: HashSet<Func>,
+    pub(super) nondet_callers: HashSet<Func<'m>>,
     /// Code running concurrently (threads/processes, or a root after its first thread
     /// start) may call `__VERIFIER_nondet_*`: the call counter is then unknown after a
     /// synchronization point and at a thread's entry.
     pub(super) concurrent_nondet: bool,
     /// SystemC processes: (registering constructor, position in its registration
     /// order), which is the kernel's order of first activation within a module.
-    pub(super) process_order: HashMap<Func, (Func, usize)>,
+    pub(super) process_order: HashMap<Func<'m>, (Func<'m>, usize)>,
     /// Every rewritten `sc_event::notify*` call.
-    pub(super) notifies: Vec<Value>,
+    pub(super) notifies: Vec<Value<'m>>,
 }
 
 /// How a thread/process entry is started.
 #[derive(Debug, Clone)]
-pub enum Creation {
+pub enum Creation<'m> {
     /// `pthread_create` (or the runtime hook) call, with the start routine's argument.
-    Pthread { call: Value, arg: Value },
+    Pthread { call: Value<'m>, arg: Value<'m> },
     /// `SC_THREAD`/`SC_METHOD` registered in a module constructor; `this` is its first
     /// parameter; the process starts at `sc_start`.
-    Systemc { constructor: Func },
+    Systemc { constructor: Func<'m> },
 }
 
-impl ModuleFacts {
+impl<'m> ModuleFacts<'m> {
     /// Scans the module: call graph, thread entries, predecessor maps and back edges.
-    pub fn new(m: &Module) -> ModuleFacts {
+    pub fn new(m: &'m Module) -> ModuleFacts<'m> {
         let callers = m.callers();
-        let mut entries: HashMap<Func, Vec<Creation>> = HashMap::new();
+        let mut entries: HashMap<Func<'m>, Vec<Creation<'m>>> = HashMap::new();
         let mut roots = Vec::new();
-        let mut process_order: HashMap<Func, (Func, usize)> = HashMap::new();
+        let mut process_order: HashMap<Func<'m>, (Func<'m>, usize)> = HashMap::new();
         let mut notifies = Vec::new();
         for f in m.functions() {
             let name = f.name();
@@ -114,15 +114,15 @@ impl ModuleFacts {
     }
 
     /// Whether code running concurrently may store to global `g`.
-    pub(super) fn concurrently_written(&self, g: Value) -> bool {
+    pub(super) fn concurrently_written(&self, g: Value<'m>) -> bool {
         self.concurrent_writes.as_ref().map(|w| w.contains(&g)).unwrap_or(true)
     }
 }
 
 /// Functions that call a nondet function, directly or transitively.
-fn nondet_callers(m: &Module, callers: &HashMap<Func, Vec<Value>>) -> HashSet<Func> {
+fn nondet_callers<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m>>>) -> HashSet<Func<'m>> {
     let mut out = HashSet::new();
-    let mut todo: Vec<Func> = m.functions().into_iter().filter(|f| nondet_type(*f).is_some()).collect();
+    let mut todo: Vec<Func<'m>> = m.functions().into_iter().filter(|f| nondet_type(*f).is_some()).collect();
     while let Some(f) = todo.pop() {
         for call in callers.get(&f).into_iter().flatten() {
             let caller = call.block().function();
@@ -134,13 +134,13 @@ fn nondet_callers(m: &Module, callers: &HashMap<Func, Vec<Value>>) -> HashSet<Fu
     out
 }
 
-fn concurrent_nondet(entries: &HashMap<Func, Vec<Creation>>, roots: &[Func], nondet_callers: &HashSet<Func>) -> bool {
+fn concurrent_nondet<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: &[Func<'m>], nondet_callers: &HashSet<Func<'m>>) -> bool {
     if entries.keys().any(|e| nondet_callers.contains(e)) {
         return true;
     }
-    let calls_nondet = |i: &Value| i.called_function().map(|c| nondet_type(c).is_some() || nondet_callers.contains(&c)).unwrap_or(false);
+    let calls_nondet = |i: &Value<'m>| i.called_function().map(|c| nondet_type(c).is_some() || nondet_callers.contains(&c)).unwrap_or(false);
     for r in roots {
-        let mut after: Vec<Block> = Vec::new();
+        let mut after: Vec<Block<'m>> = Vec::new();
         for b in r.blocks() {
             let insts = b.instructions();
             if let Some(pos) = insts.iter().position(|i| i.called_function().map(|c| is_thread_start(&c.name())).unwrap_or(false)) {
@@ -165,7 +165,7 @@ fn concurrent_nondet(entries: &HashMap<Func, Vec<Creation>>, roots: &[Func], non
 }
 
 /// The global a pointer is derived from by address arithmetic and casts, if any.
-fn underlying_global(mut p: Value) -> Option<Value> {
+fn underlying_global<'m>(mut p: Value<'m>) -> Option<Value<'m>> {
     for _ in 0..16 {
         if p.is_global_variable() {
             return Some(p);
@@ -180,7 +180,7 @@ fn underlying_global(mut p: Value) -> Option<Value> {
 
 /// Adds the global a `store` writes to `written`; a store into memory that is neither a
 /// global nor the function's own stack frame makes the analysis give up (`None`).
-fn record_store(i: Value, written: &mut HashSet<Value>) -> Option<()> {
+fn record_store<'m>(i: Value<'m>, written: &mut HashSet<Value<'m>>) -> Option<()> {
     if i.opcode() == Some(Opcode::LLVMStore) {
         match underlying_global(i.operand(1)) {
             Some(g) => {
@@ -193,11 +193,11 @@ fn record_store(i: Value, written: &mut HashSet<Value>) -> Option<()> {
     Some(())
 }
 
-fn concurrent_writes(entries: &HashMap<Func, Vec<Creation>>, roots: &[Func]) -> Option<HashSet<Value>> {
+fn concurrent_writes<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: &[Func<'m>]) -> Option<HashSet<Value<'m>>> {
     let mut written = HashSet::new();
     // Functions reachable from thread entries.
-    let mut todo: Vec<Func> = entries.keys().copied().collect();
-    let mut seen: HashSet<Func> = HashSet::new();
+    let mut todo: Vec<Func<'m>> = entries.keys().copied().collect();
+    let mut seen: HashSet<Func<'m>> = HashSet::new();
     while let Some(f) = todo.pop() {
         if !seen.insert(f) || !f.has_body() {
             continue;
@@ -214,7 +214,7 @@ fn concurrent_writes(entries: &HashMap<Func, Vec<Creation>>, roots: &[Func]) -> 
     // Roots after the first thread creation (same block after it, or any block
     // reachable from its block).
     for r in roots {
-        let mut after: Vec<Block> = Vec::new();
+        let mut after: Vec<Block<'m>> = Vec::new();
         for b in r.blocks() {
             let insts = b.instructions();
             if let Some(pos) = insts.iter().position(|i| i.called_function().map(|c| is_thread_start(&c.name())).unwrap_or(false)) {
@@ -240,7 +240,7 @@ fn concurrent_writes(entries: &HashMap<Func, Vec<Creation>>, roots: &[Func]) -> 
 
 /// A pointer into the function's own stack frame (not shared with other threads
 /// unless its address escapes, which the region map handles by base identity).
-fn is_local_slot(mut p: Value) -> bool {
+fn is_local_slot(mut p: Value<'_>) -> bool {
     for _ in 0..16 {
         match p.opcode() {
             Some(Opcode::LLVMAlloca) => return true,
@@ -251,7 +251,7 @@ fn is_local_slot(mut p: Value) -> bool {
     false
 }
 
-fn collect_functions(v: Value, out: &mut Vec<Func>, depth: u32) {
+fn collect_functions<'m>(v: Value<'m>, out: &mut Vec<Func<'m>>, depth: u32) {
     if depth > 3 {
         return;
     }
@@ -269,10 +269,10 @@ fn collect_functions(v: Value, out: &mut Vec<Func>, depth: u32) {
 }
 
 /// Edges (u, v) where v is on the DFS stack when u→v is explored.
-fn back_edges(f: Func) -> HashSet<(Block, Block)> {
+fn back_edges<'m>(f: Func<'m>) -> HashSet<(Block<'m>, Block<'m>)> {
     let mut out = HashSet::new();
     let Some(entry) = f.entry() else { return out };
-    let mut state: HashMap<Block, u8> = HashMap::new(); // 1 on stack, 2 done
+    let mut state: HashMap<Block<'m>, u8> = HashMap::new(); // 1 on stack, 2 done
     let mut stack = vec![(entry, 0usize)];
     state.insert(entry, 1);
     while let Some((b, i)) = stack.pop() {

@@ -15,26 +15,26 @@ pub type FrameId = usize;
 
 /// How a frame was entered, which is where the backward walk goes at its entry.
 #[derive(Debug, Clone)]
-pub(super) enum FrameKind {
+pub(super) enum FrameKind<'m> {
     Root,
-    Call { parent: FrameId, call: Value },
+    Call { parent: FrameId, call: Value<'m> },
     /// A thread/process entry; memory at entry is the creator's at `point`.
-    Thread { creator: FrameId, point: Value, args: Vec<Sym>, also: Option<FrameId>, label: String },
+    Thread { creator: FrameId, point: Value<'m>, args: Vec<Sym<'m>>, also: Option<FrameId>, label: String },
 }
 
 /// One function in one calling context.
 #[derive(Debug, Clone)]
-pub(super) struct Frame {
-    pub(super) func: Func,
-    pub(super) kind: FrameKind,
+pub(super) struct Frame<'m> {
+    pub(super) func: Func<'m>,
+    pub(super) kind: FrameKind<'m>,
     pub(super) depth: usize,
 }
 
 /// Maximum call-string depth.
 pub(super) const MAX_DEPTH: usize = 8;
 
-impl Wp<'_> {
-    pub(super) fn push_frame(&mut self, func: Func, kind: FrameKind, depth: usize) -> FrameId {
+impl<'m> Wp<'m> {
+    pub(super) fn push_frame(&mut self, func: Func<'m>, kind: FrameKind<'m>, depth: usize) -> FrameId {
         self.frames.push(Frame { func, kind, depth });
         let id = self.frames.len() - 1;
         if self.in_notifier {
@@ -44,7 +44,7 @@ impl Wp<'_> {
     }
 
     /// Every calling context of `func`, from a root through calls and thread creations.
-    pub(super) fn contexts(&mut self, func: Func, depth: usize, visiting: &mut Vec<Func>) -> Result<Vec<FrameId>> {
+    pub(super) fn contexts(&mut self, func: Func<'m>, depth: usize, visiting: &mut Vec<Func<'m>>) -> Result<Vec<FrameId>> {
         if self.facts.roots.contains(&func) {
             return Ok(vec![self.root_frame(func)]);
         }
@@ -95,7 +95,7 @@ impl Wp<'_> {
         Ok(out)
     }
 
-    pub(super) fn root_frame(&mut self, func: Func) -> FrameId {
+    pub(super) fn root_frame(&mut self, func: Func<'m>) -> FrameId {
         if let Some(i) = self.frames.iter().position(|f| f.func == func && matches!(f.kind, FrameKind::Root)) {
             return i;
         }
@@ -112,7 +112,7 @@ impl Wp<'_> {
         }
     }
 
-    pub(super) fn sc_start(&self, root: FrameId) -> Result<Value> {
+    pub(super) fn sc_start(&self, root: FrameId) -> Result<Value<'m>> {
         let f = self.frames[root].func;
         for b in f.blocks() {
             for i in b.instructions() {

@@ -13,10 +13,10 @@ use crate::error::{AnalysisError, Result};
 use crate::ir::{Opcode, TypeShape, Value};
 use easy_smt::SExpr;
 
-impl Wp<'_> {
+impl<'m> Wp<'m> {
     /// `__VERIFIER_nondet_<ty>()`: the value at the list position given by the call
     /// counter just before the call (see `inputs`).
-    pub(super) fn nondet_value(&mut self, f: FrameId, v: Value, ty: &str) -> Result<Sym> {
+    pub(super) fn nondet_value(&mut self, f: FrameId, v: Value<'m>, ty: &str) -> Result<Sym<'m>> {
         let TypeShape::Int(w) = v.ty().shape() else {
             return Err(AnalysisError::unsupported(format!("__VERIFIER_nondet_{ty}() (only integer types are modelled)"), v.where_()));
         };
@@ -45,7 +45,7 @@ impl Wp<'_> {
 
     /// `syncmut_input_int(name, lo, hi)` / `syncmut_input_bool(name)`: one symbol per
     /// name, within the range it is read with.
-    pub(super) fn named_input(&mut self, f: FrameId, v: Value, func: &str) -> Result<Sym> {
+    pub(super) fn named_input(&mut self, f: FrameId, v: Value<'m>, func: &str) -> Result<Sym<'m>> {
         let args = v.call_args();
         let name = match args.first().map(|a| self.value(f, *a)).transpose()? {
             Some(Sym::Ptr(Loc { base: Base::Global(g), off: 0 })) => g.c_string(),
@@ -74,7 +74,7 @@ impl Wp<'_> {
     }
 
     /// The number of nondet calls made before instruction `at` of frame `f` (32 bits).
-    pub(super) fn counter_before(&mut self, f: FrameId, at: Value) -> Result<SExpr> {
+    pub(super) fn counter_before(&mut self, f: FrameId, at: Value<'m>) -> Result<SExpr> {
         if let Some(e) = self.counters.get(&(f, at)) {
             return Ok(*e);
         }
@@ -83,7 +83,7 @@ impl Wp<'_> {
         Ok(e)
     }
 
-    pub(super) fn counter_before_uncached(&mut self, f: FrameId, at: Value) -> Result<SExpr> {
+    pub(super) fn counter_before_uncached(&mut self, f: FrameId, at: Value<'m>) -> Result<SExpr> {
         let b = at.block();
         let insts = b.instructions();
         let pos = insts.iter().position(|i| *i == at).unwrap_or(insts.len());
@@ -115,7 +115,7 @@ impl Wp<'_> {
     }
 
     /// Whether call `j` may change the nondet call counter.
-    pub(super) fn counts_nondet(&self, f: FrameId, j: Value) -> bool {
+    pub(super) fn counts_nondet(&self, f: FrameId, j: Value<'m>) -> bool {
         let Some(callee) = j.called_function() else { return false };
         if nondet_type(callee).is_some() || self.facts.nondet_callers.contains(&callee) {
             return true;
@@ -125,7 +125,7 @@ impl Wp<'_> {
     }
 
     /// The counter just after call `j` (one that [`Self::counts_nondet`]).
-    pub(super) fn counter_after(&mut self, f: FrameId, j: Value) -> Result<SExpr> {
+    pub(super) fn counter_after(&mut self, f: FrameId, j: Value<'m>) -> Result<SExpr> {
         let callee = j.called_function().expect("counts_nondet checked the callee");
         if nondet_type(callee).is_some() {
             let before = self.counter_before(f, j)?;
@@ -158,7 +158,7 @@ impl Wp<'_> {
 
     /// A fresh counter value, with a note: the positions a formula then picks for its
     /// nondet calls are a guess that execution confirms or not.
-    pub(super) fn unknown_counter(&mut self, at: Value, why: &str) -> SExpr {
+    pub(super) fn unknown_counter(&mut self, at: Value<'m>, why: &str) -> SExpr {
         let name = format!("ndcount{}_{}", self.fresh_count, at.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
         self.fresh_count += 1;
         self.q.fresh.push((name.clone(), "(_ BitVec 32)".to_string()));

@@ -13,26 +13,26 @@ use easy_smt::SExpr;
 
 /// Base of a memory location.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) enum Base {
-    Global(Value),
-    Alloca(FrameId, Value),
+pub(super) enum Base<'m> {
+    Global(Value<'m>),
+    Alloca(FrameId, Value<'m>),
     Argv,
     /// A pointer returned by a function without a body.
-    Opaque(Value),
+    Opaque(Value<'m>),
 }
 
 /// A memory location: a base plus a byte offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) struct Loc {
-    pub(super) base: Base,
+pub(super) struct Loc<'m> {
+    pub(super) base: Base<'m>,
     pub(super) off: i64,
 }
 
 /// Most elements a load through a symbolic index is expanded over.
 pub(super) const MAX_ELEMENTS: usize = 256;
 
-impl Wp<'_> {
-    pub(super) fn load(&mut self, f: FrameId, v: Value) -> Result<Sym> {
+impl<'m> Wp<'m> {
+    pub(super) fn load(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
         let p = self.value(f, v.operand(0))?;
         if let Sym::PtrIdx { loc, idx, stride } = p {
             return self.load_indexed(f, v, loc, idx, stride);
@@ -54,7 +54,7 @@ impl Wp<'_> {
 
     /// A load through a symbolic index: `ite(idx = o₁ − off, value at o₁, ite(…,
     /// unconstrained))` over every in-bounds element of the object.
-    pub(super) fn load_indexed(&mut self, f: FrameId, v: Value, loc: Loc, idx: SExpr, stride: u64) -> Result<Sym> {
+    pub(super) fn load_indexed(&mut self, f: FrameId, v: Value<'m>, loc: Loc<'m>, idx: SExpr, stride: u64) -> Result<Sym<'m>> {
         let size = match loc.base {
             Base::Global(g) => self.m.alloc_size(g.global_value_type()),
             Base::Alloca(_, a) => self.m.alloc_size(a.allocated_type()),
@@ -87,7 +87,7 @@ impl Wp<'_> {
 
     /// Value of `loc` just before instruction `at` in frame `f`; `load` is the load
     /// being resolved (for its type and messages).
-    pub(super) fn before(&mut self, f: FrameId, at: Value, loc: Loc, load: Value) -> Result<Sym> {
+    pub(super) fn before(&mut self, f: FrameId, at: Value<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Sym<'m>> {
         if let Some(s) = self.memory.get(&(f, at, loc)) {
             return Ok(s.clone());
         }
@@ -96,7 +96,7 @@ impl Wp<'_> {
         Ok(s)
     }
 
-    pub(super) fn before_uncached(&mut self, f: FrameId, at: Value, loc: Loc, load: Value) -> Result<Sym> {
+    pub(super) fn before_uncached(&mut self, f: FrameId, at: Value<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Sym<'m>> {
         let b = at.block();
         let insts = b.instructions();
         let pos = insts.iter().position(|i| *i == at).unwrap_or(insts.len());
@@ -149,7 +149,7 @@ impl Wp<'_> {
     }
 
     /// The effect of call `j` on `loc`: `Some(value after the call)` if it may write it.
-    pub(super) fn through_call(&mut self, f: FrameId, j: Value, loc: Loc, load: Value) -> Result<Option<Sym>> {
+    pub(super) fn through_call(&mut self, f: FrameId, j: Value<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Option<Sym<'m>>> {
         let Some(callee) = j.called_function() else {
             return Ok(Some(self.fresh_or_ptr(load, "memory after an indirect call")?));
         };
@@ -204,7 +204,7 @@ impl Wp<'_> {
     }
 
     /// Value of `loc` at the entry of frame `f`.
-    pub(super) fn at_entry(&mut self, f: FrameId, loc: Loc, load: Value) -> Result<Sym> {
+    pub(super) fn at_entry(&mut self, f: FrameId, loc: Loc<'m>, load: Value<'m>) -> Result<Sym<'m>> {
         match self.frames[f].kind.clone() {
             FrameKind::Call { parent, call } => self.before(parent, call, loc, load),
             FrameKind::Thread { creator, point, .. } => self.before(creator, point, loc, load),
@@ -216,7 +216,7 @@ impl Wp<'_> {
     }
 
     /// The initializer of global `g` at byte offset `off`, as the load's type.
-    pub(super) fn initial(&mut self, g: Value, off: i64, load: Value) -> Result<Sym> {
+    pub(super) fn initial(&mut self, g: Value<'m>, off: i64, load: Value<'m>) -> Result<Sym<'m>> {
         let Some(mut init) = g.initializer() else {
             return self.fresh_or_ptr(load, "external global");
         };
@@ -263,7 +263,7 @@ impl Wp<'_> {
     }
 
     /// Checks a stored value against the load's type.
-    pub(super) fn fit(&mut self, s: Sym, load: Value) -> Result<Sym> {
+    pub(super) fn fit(&mut self, s: Sym<'m>, load: Value<'m>) -> Result<Sym<'m>> {
         match (&s, load.ty().shape()) {
             (Sym::Bv(_, w), TypeShape::Int(lw)) if *w == lw => Ok(s),
             (Sym::Bv(e, w), TypeShape::Int(lw)) if *w > lw => Ok(Sym::Bv(self.ctx.extract(lw as i32 - 1, 0, *e), lw)),
@@ -273,7 +273,7 @@ impl Wp<'_> {
         }
     }
 
-    pub(super) fn fresh_or_ptr(&mut self, load: Value, why: &str) -> Result<Sym> {
+    pub(super) fn fresh_or_ptr(&mut self, load: Value<'m>, why: &str) -> Result<Sym<'m>> {
         match load.ty().shape() {
             TypeShape::Pointer => Ok(Sym::Ptr(Loc { base: Base::Opaque(load), off: 0 })),
             _ => self.fresh(load, why),

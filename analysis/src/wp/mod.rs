@@ -47,19 +47,19 @@ use std::collections::{HashMap, HashSet};
 use values::Sym;
 
 /// The analysis of one site: builds its reachability formula.
-pub struct Wp<'a> {
-    m: &'a Module,
-    facts: &'a ModuleFacts,
-    ctx: &'a Context,
-    frames: Vec<Frame>,
-    values: HashMap<(FrameId, Value), Sym>,
-    reach: HashMap<(FrameId, Block), SExpr>,
-    memory: HashMap<(FrameId, Value, Loc), Sym>,
-    edge_defs: HashMap<(FrameId, Value), SExpr>,
+pub struct Wp<'m> {
+    m: &'m Module,
+    facts: &'m ModuleFacts<'m>,
+    ctx: &'m Context,
+    frames: Vec<Frame<'m>>,
+    values: HashMap<(FrameId, Value<'m>), Sym<'m>>,
+    reach: HashMap<(FrameId, Block<'m>), SExpr>,
+    memory: HashMap<(FrameId, Value<'m>, Loc<'m>), Sym<'m>>,
+    edge_defs: HashMap<(FrameId, Value<'m>), SExpr>,
     /// The nondet call counter just before an instruction.
-    counters: HashMap<(FrameId, Value), SExpr>,
+    counters: HashMap<(FrameId, Value<'m>), SExpr>,
     /// Whether a SystemC `wait(e)` returns, per (frame, call).
-    returns: HashMap<(FrameId, Value), SExpr>,
+    returns: HashMap<(FrameId, Value<'m>), SExpr>,
     /// Frames created to decide whether some process notifies an event: their own
     /// blocking calls are assumed to return (one level of the process-order model).
     notifier_frames: HashSet<FrameId>,
@@ -69,9 +69,9 @@ pub struct Wp<'a> {
     bound: u32,
 }
 
-impl<'a> Wp<'a> {
+impl<'m> Wp<'m> {
     /// A fresh analysis (per site: definitions are scoped to one solver query).
-    pub fn new(m: &'a Module, facts: &'a ModuleFacts, ctx: &'a Context, bound: u32) -> Self {
+    pub fn new(m: &'m Module, facts: &'m ModuleFacts<'m>, ctx: &'m Context, bound: u32) -> Self {
         Wp {
             m,
             facts,
@@ -101,7 +101,7 @@ impl<'a> Wp<'a> {
     }
 
     /// The formula under which `site` (a call instruction) is executed.
-    pub fn site(mut self, site: Value) -> Result<Query> {
+    pub fn site(mut self, site: Value<'m>) -> Result<Query> {
         let func = site.block().function();
         let contexts = self.contexts(func, 0, &mut Vec::new())?;
         if contexts.is_empty() {

@@ -11,9 +11,9 @@ use crate::ir::{Block, Func, Value};
 use easy_smt::SExpr;
 use std::collections::HashSet;
 
-impl Wp<'_> {
+impl<'m> Wp<'m> {
     /// The SystemC process (entry function) frame `f` runs in, if any.
-    pub(super) fn process_of(&self, mut f: FrameId) -> Option<Func> {
+    pub(super) fn process_of(&self, mut f: FrameId) -> Option<Func<'m>> {
         loop {
             match &self.frames[f].kind {
                 FrameKind::Root => return None,
@@ -27,7 +27,7 @@ impl Wp<'_> {
     /// The condition under which execution gets past the calls of block `b` of frame
     /// `f` (before `upto`, if given): every `__VERIFIER_assume(c)` has `c` true, and
     /// every SystemC `wait(e)` returns.
-    pub(super) fn block_returns(&mut self, f: FrameId, b: Block, upto: Option<Value>) -> Result<SExpr> {
+    pub(super) fn block_returns(&mut self, f: FrameId, b: Block<'m>, upto: Option<Value<'m>>) -> Result<SExpr> {
         let waits_modelled = !self.notifier_frames.contains(&f) && self.process_of(f).is_some();
         let mut parts = Vec::new();
         for i in b.instructions() {
@@ -50,12 +50,12 @@ impl Wp<'_> {
     /// Whether the process position of `call` is its first activation: no call where
     /// the process may yield lies on any path from the process entry to it. `None`
     /// when `call` is not in the process's entry function.
-    pub(super) fn first_activation(&self, process: Func, call: Value) -> Option<bool> {
+    pub(super) fn first_activation(&self, process: Func<'m>, call: Value<'m>) -> Option<bool> {
         let func = call.block().function();
         if func != process {
             return None;
         }
-        let yields = |i: &Value| i.called_function().is_some_and(|c| may_yield(&c.name()));
+        let yields = |i: &Value<'m>| i.called_function().is_some_and(|c| may_yield(&c.name()));
         let insts = call.block().instructions();
         let pos = insts.iter().position(|i| *i == call).unwrap_or(0);
         if insts[..pos].iter().any(yields) {
@@ -81,7 +81,7 @@ impl Wp<'_> {
     /// the kernel's fixed order, an immediate notify made in the notifier's first
     /// activation is missed by a waiter that starts waiting later (a process after it
     /// in the registration order, or a wait after a yield).
-    pub(super) fn wait_returns(&mut self, f: FrameId, w: Value, k: usize) -> Result<SExpr> {
+    pub(super) fn wait_returns(&mut self, f: FrameId, w: Value<'m>, k: usize) -> Result<SExpr> {
         if let Some(e) = self.returns.get(&(f, w)) {
             return Ok(*e);
         }
@@ -108,7 +108,7 @@ impl Wp<'_> {
                 if !matches!(n.call_args().get(1).map(|a| self.value(nf, *a)), Some(Ok(Sym::Ptr(l))) if l == event) {
                     continue;
                 }
-                let order = |p: Func| self.facts.process_order.get(&p).copied();
+                let order = |p: Func<'m>| self.facts.process_order.get(&p).copied();
                 let lost = immediate
                     && self.first_activation(notifier, n) == Some(true)
                     && match self.first_activation(waiter, w) {

@@ -4,7 +4,7 @@
 use super::Wp;
 use easy_smt::SExpr;
 
-impl Wp<'_> {
+impl<'m> Wp<'m> {
     pub(super) fn app(&self, op: &str, args: Vec<SExpr>) -> SExpr {
         let mut l = vec![self.ctx.atom(op)];
         l.extend(args);

@@ -12,34 +12,34 @@ use easy_smt::SExpr;
 
 /// Symbolic value.
 #[derive(Debug, Clone)]
-pub(super) enum Sym {
+pub(super) enum Sym<'m> {
     Bv(SExpr, u32),
-    Ptr(Loc),
+    Ptr(Loc<'m>),
     /// `loc` plus a symbolic byte offset `idx` (64 bits) that is a multiple of
     /// `stride`: an array element chosen by a value computed at run time. Loads expand
     /// it over the object's elements (an `ite` over the region map); stores through it
     /// are conditional (`idx` equals the location's offset).
-    PtrIdx { loc: Loc, idx: SExpr, stride: u64 },
+    PtrIdx { loc: Loc<'m>, idx: SExpr, stride: u64 },
     /// `argv[k]`, a string.
     ArgStr(u32),
     /// A function's address (start routines, member-function pointers).
     #[allow(dead_code)]
-    Func(Func),
+    Func(Func<'m>),
 }
 
 pub(super) fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-impl Wp<'_> {
-    pub(super) fn bv(&mut self, f: FrameId, v: Value) -> Result<(SExpr, u32)> {
+impl<'m> Wp<'m> {
+    pub(super) fn bv(&mut self, f: FrameId, v: Value<'m>) -> Result<(SExpr, u32)> {
         match self.value(f, v)? {
             Sym::Bv(e, w) => Ok((e, w)),
             other => Err(AnalysisError::unsupported(format!("non-integer value {other:?} used as an integer (`{}`)", v.print()), v.where_())),
         }
     }
 
-    pub(super) fn value(&mut self, f: FrameId, v: Value) -> Result<Sym> {
+    pub(super) fn value(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
         if let Some(s) = self.values.get(&(f, v)) {
             return Ok(s.clone());
         }
@@ -48,7 +48,7 @@ impl Wp<'_> {
         Ok(s)
     }
 
-    pub(super) fn compute(&mut self, f: FrameId, v: Value) -> Result<Sym> {
+    pub(super) fn compute(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
         if let Some(k) = v.const_int() {
             let w = width(v)?;
             return Ok(Sym::Bv(self.bv_const(k, w), w));
@@ -156,7 +156,7 @@ impl Wp<'_> {
         }
     }
 
-    pub(super) fn argument(&mut self, f: FrameId, func: Func, i: u32, v: Value) -> Result<Sym> {
+    pub(super) fn argument(&mut self, f: FrameId, func: Func<'m>, i: u32, v: Value<'m>) -> Result<Sym<'m>> {
         if self.frames[f].func != func {
             return Err(AnalysisError::unsupported("argument of another function", v.print()));
         }
@@ -177,7 +177,7 @@ impl Wp<'_> {
         }
     }
 
-    pub(super) fn phi(&mut self, f: FrameId, v: Value) -> Result<Sym> {
+    pub(super) fn phi(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
         let b = v.block();
         let func = self.frames[f].func;
         let mut arms = Vec::new();
@@ -197,7 +197,7 @@ impl Wp<'_> {
     }
 
     /// `ite(c1, v1, ite(c2, v2, … vn))`.
-    pub(super) fn merge(&mut self, arms: Vec<(SExpr, Sym)>, at: Value) -> Result<Sym> {
+    pub(super) fn merge(&mut self, arms: Vec<(SExpr, Sym<'m>)>, at: Value<'m>) -> Result<Sym<'m>> {
         let Some((_, last)) = arms.last().cloned() else {
             return self.fresh(at, "value on a path cut by the loop bound");
         };
@@ -213,7 +213,7 @@ impl Wp<'_> {
         Ok(acc)
     }
 
-    pub(super) fn gep(&mut self, f: FrameId, v: Value) -> Result<Sym> {
+    pub(super) fn gep(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
         let base = self.value(f, v.operand(0))?;
         let (mut loc, mut sym) = match base {
             Sym::Ptr(loc) => (loc, None),
@@ -260,7 +260,7 @@ impl Wp<'_> {
         })
     }
 
-    pub(super) fn call(&mut self, f: FrameId, v: Value) -> Result<Sym> {
+    pub(super) fn call(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
         let Some(callee) = v.called_function() else {
             return Err(AnalysisError::unsupported(format!("indirect call `{}`", v.print()), v.where_()));
         };
@@ -325,7 +325,7 @@ impl Wp<'_> {
         }
     }
 
-    pub(super) fn return_value(&mut self, f: FrameId, call: Value, callee: Func) -> Result<Sym> {
+    pub(super) fn return_value(&mut self, f: FrameId, call: Value<'m>, callee: Func<'m>) -> Result<Sym<'m>> {
         let depth = self.frames[f].depth + 1;
         let child = self.push_frame(callee, FrameKind::Call { parent: f, call }, depth);
         let mut arms = Vec::new();
@@ -341,7 +341,7 @@ impl Wp<'_> {
         self.merge(arms, call)
     }
 
-    pub(super) fn fresh(&mut self, at: Value, why: &str) -> Result<Sym> {
+    pub(super) fn fresh(&mut self, at: Value<'m>, why: &str) -> Result<Sym<'m>> {
         let w = match at.ty().shape() {
             TypeShape::Int(w) => w,
             TypeShape::Pointer => 64,
@@ -358,7 +358,7 @@ impl Wp<'_> {
     }
 }
 
-pub(super) fn width(v: Value) -> Result<u32> {
+pub(super) fn width(v: Value<'_>) -> Result<u32> {
     match v.ty().shape() {
         TypeShape::Int(w) => Ok(w),
         TypeShape::Pointer => Ok(64),
