@@ -1,7 +1,7 @@
 //! End-to-end: generate tests for the examples and check formulas with the solver.
 
 use std::path::{Path, PathBuf};
-use syncmut_analysis::{generate, Options, Verdict};
+use syncmut_analysis::{generate, Options, Reachability};
 
 fn example(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("examples").join(rel)
@@ -29,7 +29,7 @@ fn guarded_event() {
     let (out, g) = gen("systemc/guarded_event");
     assert_eq!(g.sites.len(), 4);
     for s in &g.sites {
-        assert!(matches!(s.verdict, Verdict::TestFound { .. }), "site {}: {}", s.index, s.verdict);
+        assert!(matches!(s.verdict, Reachability::TestFound { .. }), "site {}: {}", s.index, s.verdict);
     }
     let formulas = out.path().join("formulas");
     // argc ≥ 3 is part of every formula (sc_main returns early otherwise).
@@ -62,7 +62,7 @@ fn narrow_guard_reached_by_wp() {
     let (out, g) = gen("pthread/narrow_guard");
     // Sites 0 and 1: the worker's lock/unlock behind `x == 123457 && y > x`.
     for i in [0, 1] {
-        let Verdict::TestFound { args, .. } = &g.sites[i].verdict else { panic!("site {i}: {}", g.sites[i].verdict) };
+        let Reachability::TestFound { args, .. } = &g.sites[i].verdict else { panic!("site {i}: {}", g.sites[i].verdict) };
         let x: i64 = args[0].parse().unwrap();
         let y: i64 = args[1].parse().unwrap();
         assert!(x == 123457 && y > x, "{args:?}");
