@@ -1,4 +1,4 @@
-//! syncmut-analysis: test generation by backward weakest precondition (issue 4).
+//! syncmut-analysis: test generation by backward weakest precondition.
 //!
 //! [`prepare`] simplifies a copy of the metamutant bitcode for analysis, [`wp`] builds
 //! one reachability formula per site, [`smt`] solves it with z3 or cvc5 (one process,

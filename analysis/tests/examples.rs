@@ -42,7 +42,7 @@ fn guarded_event() {
     // Site 3 (T2's timed wait) needs only argc ≥ 3. Site 1 (T1's timed wait) comes
     // after T1's wait(e) when cs1 = t: under the fixed process order (T1 first) that
     // wait returns only if T2 then notifies e, i.e. cs2 = t; with cs1 = t, cs2 = f,
-    // T1 blocks forever (the deadlock of METHOD.md §3).
+    // T1 blocks forever in wait(e), which nobody notifies.
     assert!(equivalent(&formulas.join("site3.smt2"), &format!("(and {argc} (bvule argc (_ bv64 32)))")));
     assert!(equivalent(
         &formulas.join("site1.smt2"),

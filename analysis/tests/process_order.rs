@@ -1,4 +1,4 @@
-//! The SystemC fixed process order (issue 4, item 4): a site after `wait(e)` is reached
+//! The SystemC fixed process order: a site after `wait(e)` is reached
 //! only if another process notifies `e` after the wait starts; an immediate notify made
 //! before the waiter waits is lost, and the site is then unreachable (blocked).
 
