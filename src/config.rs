@@ -49,6 +49,27 @@ pub fn strategy(name: Option<&str>, schedules: Option<usize>, preemptions: Optio
     })
 }
 
+/// The most parallel executions syncmut starts: far above any machine's useful
+/// parallelism, far below what exhausts processes or memory.
+pub const MAX_JOBS: usize = 256;
+/// The most schedules per (mutant, test): each costs one execution and a line of
+/// results, so more is a typo rather than a plan.
+pub const MAX_SCHEDULES: usize = 1_000_000;
+
+/// Checks the numeric settings that no type bounds, whichever of flag or file gave them.
+pub fn check_limits(jobs: Option<usize>, schedules: Option<usize>, fail_under: Option<f64>) -> anyhow::Result<()> {
+    if let Some(jobs) = jobs {
+        anyhow::ensure!((1..=MAX_JOBS).contains(&jobs), "jobs (-j) must be between 1 and {MAX_JOBS}, not {jobs}");
+    }
+    if let Some(n) = schedules {
+        anyhow::ensure!(n <= MAX_SCHEDULES, "schedules must be at most {MAX_SCHEDULES}, not {n}");
+    }
+    if let Some(pct) = fail_under {
+        anyhow::ensure!((0.0..=100.0).contains(&pct), "fail_under must be a percentage between 0 and 100, not {pct}");
+    }
+    Ok(())
+}
+
 /// File name looked for in a design directory.
 pub const FILE: &str = "syncmut.toml";
 
@@ -117,6 +138,19 @@ mod tests {
         assert!(format!("{:#}", with("solver = \"yices\"\n").unwrap_err()).contains("unknown variant `yices`"));
 
         assert!(format!("{:#}", with("interleave = \"bytes\"\n").unwrap_err()).contains("interleave must be"));
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_refused_with_their_bounds() {
+        assert!(check_limits(Some(1), Some(0), Some(0.0)).is_ok());
+        assert!(check_limits(Some(MAX_JOBS), Some(MAX_SCHEDULES), Some(100.0)).is_ok());
+        let err = |j, s, f| check_limits(j, s, f).unwrap_err().to_string();
+        assert!(err(Some(0), None, None).contains("between 1 and 256"));
+        assert!(err(Some(4294967296), None, None).contains("not 4294967296"));
+        assert!(err(None, Some(1_000_000_000_000), None).contains("at most 1000000"));
+        for bad in [f64::NAN, -1.0, 100.5, f64::INFINITY] {
+            assert!(err(None, None, Some(bad)).contains("between 0 and 100"), "{bad}");
+        }
     }
 
     #[test]

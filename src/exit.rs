@@ -29,6 +29,11 @@ pub const BUG_FOUND: i32 = 9;
 /// `replay` ran the mutant again but did not get the saved trace.
 pub const NOT_REPRODUCED: i32 = 10;
 
+/// Interrupted by SIGINT (128 + 2, as a shell reports it); `--resume` continues.
+pub const INTERRUPTED: i32 = 130;
+/// Terminated by SIGTERM (128 + 15); `--resume` continues.
+pub const TERMINATED: i32 = 143;
+
 /// The exit code for a mutator failure.
 pub fn for_mutator_error(error: &MutatorError) -> i32 {
     match error {
@@ -39,6 +44,7 @@ pub fn for_mutator_error(error: &MutatorError) -> i32 {
         | MutatorError::InputUnreadable { .. }
         | MutatorError::UnsupportedInput(_)
         | MutatorError::EmptyDirectory(_)
+        | MutatorError::NonUtf8Path(_)
         | MutatorError::CompileFailed { .. }
         | MutatorError::LinkFailed { .. }
         | MutatorError::BadBitcode { .. }

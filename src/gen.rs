@@ -38,6 +38,9 @@ impl Plan {
 /// baseline (the plan's budget and seed) into `output/random`, and prints both.
 pub fn gen_command(design: &Design, output: &Path, plan: &Plan, compare: bool) -> Result<i32, (i32, anyhow::Error)> {
     let fail = |e: AnalysisError| (exit::for_analysis_error(&e), anyhow::anyhow!("{e}"));
+    // Held until generation ends, so a `run` or `mutate` into the same directory waits
+    // its turn instead of replacing the executables under it.
+    let _out = crate::run::open_run_directory(output).map_err(|failure| (failure.code, failure.error))?;
     let build = metamutant::build(design, output).map_err(|e| (exit::for_mutator_error(&e), anyhow::anyhow!("{e}")))?;
     if build.catalogue.sites.is_empty() {
         eprintln!("syncmut: no synchronization sites in the design: nothing to generate");

@@ -6,6 +6,7 @@ mod console;
 mod exit;
 mod explore;
 mod gen;
+mod interrupt;
 mod results;
 mod run;
 mod table;
@@ -236,6 +237,9 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { exit::USAGE } else { exit::OK } as u8);
         }
     };
+    if let Err(e) = interrupt::watch() {
+        eprintln!("syncmut: warning: cannot watch for SIGINT/SIGTERM ({e}); an interrupted run may leave temporary files");
+    }
     match run(cli) {
         Ok(code) => ExitCode::from(code as u8),
         Err(failure) => {
@@ -272,6 +276,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Run { mut design, tests, gen, generation, output, jobs, resume, schedules, strategy, preemptions, depth, interleave, fail_under } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
+            config::check_limits(jobs.or(file.jobs), schedules.or(file.schedules), fail_under.or(file.fail_under))
+                .map_err(|error| Failure { code: exit::USAGE, error })?;
             let strategy = config::strategy(
                 strategy.or(file.strategy.clone()).as_deref(),
                 schedules.or(file.schedules),
@@ -281,7 +287,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             .map_err(|error| Failure { code: exit::USAGE, error })?;
             let mut config = lab::Config { strategy, ..lab::Config::default() };
             if let Some(jobs) = jobs.or(file.jobs) {
-                config.jobs = jobs.max(1);
+                config.jobs = jobs;
             }
             if design.flags.is_empty() {
                 design.flags = file.flags.clone().unwrap_or_default();
@@ -309,7 +315,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let design = design.design()?;
             let file = config::load(&design_paths).map_err(|error| Failure { code: exit::USAGE, error })?;
             let options = metamutant::Options { interleave: interleave.interleave.or(file.interleave).unwrap_or_default() };
-            let build = metamutant::build_with(&design, &output, &options)?;
+            let out = run::open_run_directory(&output)?;
+            let build = metamutant::build_with(&design, out.root(), &options)?;
             print_warnings(&build.warnings);
             let accesses = if options.interleave.is_sync() { String::new() } else { format!(", {} shared-memory accesses as scheduling points", build.shared_accesses) };
             println!(

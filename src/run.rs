@@ -29,14 +29,18 @@ pub fn run_command(
             })
         }
     };
-    let out = OutDir::open(output).map_err(oracle_failure)?;
+    let out = open_run_directory(output)?;
     let (previous_catalogue, previous_runs) = if resume {
         // An unreadable outcomes.json costs its runs (they are redone), not the resume.
         let runs = lab::saved_runs(&out).unwrap_or_else(|e| {
             eprintln!("syncmut: warning: {e}; its runs will be redone");
             Vec::new()
         });
-        (read_catalogue(&out), runs)
+        match read_catalogue(&out) {
+            Some(catalogue) => (Some(catalogue), runs),
+            // Without the catalogue the saved runs cannot be matched to mutants.
+            None => (None, Vec::new()),
+        }
     } else {
         (None, Vec::new())
     };
@@ -53,16 +57,14 @@ pub fn run_command(
         }
     }
     let interleave = interleave.or(saved).unwrap_or_default();
-    let build = metamutant::build_with(&design, out.root(), &metamutant::Options { interleave })?;
-    if resume && previous_catalogue.as_ref() != Some(&build.catalogue) {
-        return Err(Failure {
-            code: exit::USAGE,
-            error: anyhow::anyhow!(
-                "{}: cannot resume: the design's mutants differ from the interrupted run's (or it left no mutants.json); run again without --resume",
-                out.root().display()
-            ),
-        });
+    if let Some(previous) = &previous_catalogue {
+        refuse_changed_design(&design, previous, &out)?;
+    } else if resume {
+        // Interrupted before its catalogue was written: nothing finished, so nothing is
+        // lost by starting over.
+        eprintln!("syncmut: note: {}: the interrupted run ended before its mutants were built; starting it afresh", out.root().display());
     }
+    let build = metamutant::build_with(&design, out.root(), &metamutant::Options { interleave })?;
     print_warnings(&build.warnings);
     if build.catalogue.sites.is_empty() {
         no_sites_check(&design, &build.catalogue);
@@ -118,6 +120,22 @@ fn with_generated_tests(
     Ok(tests)
 }
 
+/// `--resume` of a design whose mutants changed is refused before anything in the run
+/// directory is rebuilt: the catalogue is computed in a scratch directory and compared
+/// with the interrupted run's, so its executables and `mutants.json` stay those its
+/// verdicts were obtained with.
+fn refuse_changed_design(design: &syncmut_mutator::Design, previous: &syncmut_mutator::Catalogue, out: &OutDir) -> Result<(), Failure> {
+    let scratch = tempfile::tempdir().map_err(|e| Failure { code: exit::INTERNAL, error: anyhow::anyhow!("create a temporary build directory: {e}") })?;
+    let now = metamutant::scan(design, scratch.path())?.catalogue;
+    if now.kind == previous.kind && now.sites == previous.sites && now.mutants == previous.mutants {
+        return Ok(());
+    }
+    Err(Failure {
+        code: exit::USAGE,
+        error: anyhow::anyhow!("{}: cannot resume: the design's mutants differ from the interrupted run's; run again without --resume", out.root().display()),
+    })
+}
+
 fn read_catalogue(out: &OutDir) -> Option<syncmut_mutator::Catalogue> {
     serde_json::from_slice(&std::fs::read(out.path(metamutant::layout::CATALOGUE)).ok()?).ok()
 }
@@ -126,10 +144,22 @@ fn default_tests_file(design: &[PathBuf]) -> Option<PathBuf> {
     design.iter().filter(|p| p.is_dir()).map(|d| d.join("tests.json")).find(|p| p.is_file())
 }
 
+/// Opens (and locks) the run directory of `run`, `gen` or `mutate`, and tells the
+/// interruption handler about it.
+pub fn open_run_directory(path: &std::path::Path) -> Result<OutDir, Failure> {
+    let out = OutDir::open(path).map_err(oracle_failure)?;
+    crate::interrupt::working_in(out.root());
+    Ok(out)
+}
+
 pub fn oracle_failure(error: syncmut_oracle::OracleError) -> Failure {
     let code = match &error {
         syncmut_oracle::OracleError::Mutator(e) => exit::for_mutator_error(e),
-        syncmut_oracle::OracleError::BadTestFile { .. } | syncmut_oracle::OracleError::Read { .. } => exit::USAGE,
+        syncmut_oracle::OracleError::BadTestFile { .. }
+        | syncmut_oracle::OracleError::Read { .. }
+        | syncmut_oracle::OracleError::NotARunDirectory { .. }
+        | syncmut_oracle::OracleError::NonUtf8Path { .. }
+        | syncmut_oracle::OracleError::SymlinkInRunDirectory { .. } => exit::USAGE,
         syncmut_oracle::OracleError::Locked { .. } => exit::LOCKED,
         syncmut_oracle::OracleError::NoUsableTest { .. } => exit::NO_USABLE_TEST,
         _ => exit::INTERNAL,

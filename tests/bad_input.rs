@@ -91,3 +91,36 @@ fn systemc_design_without_the_library_fails_at_link_with_the_output_named() {
         .code(3)
         .stderr(contains("linking failed"));
 }
+
+#[test]
+fn numbers_out_of_range_are_refused_before_any_work() {
+    let design = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/crash");
+    for (flag, value, says) in [
+        ("-j", "4294967296", "jobs (-j) must be between 1 and 256"),
+        ("-j", "0", "jobs (-j) must be between 1 and 256"),
+        ("--schedules", "1000000000000", "schedules must be at most 1000000"),
+        ("--fail-under", "NaN", "between 0 and 100"),
+        ("--fail-under=-5", "", "between 0 and 100"),
+        ("--fail-under", "101", "between 0 and 100"),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let args: Vec<&str> = [flag, value].into_iter().filter(|a| !a.is_empty()).collect();
+        syncmut().arg("run").arg(&design).arg("-o").arg(out.path()).args(args).assert().code(2).stderr(contains(says));
+        assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "{flag} {value}: wrote into the output directory");
+    }
+}
+
+#[test]
+fn paths_that_are_not_utf8_are_refused_naming_them() {
+    use predicates::prelude::PredicateBooleanExt;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let odd = std::ffi::OsStr::from_bytes(b"caf\xe9");
+    let source = dir.path().join(odd).with_extension("c");
+    std::fs::copy(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/crash/crash.c"), &source).unwrap();
+    syncmut().arg("list").arg(&source).assert().code(3).stderr(contains("caf").and(contains("not valid UTF-8")));
+
+    let good = dir.path().join("good.c");
+    std::fs::copy(&source, &good).unwrap();
+    syncmut().arg("mutate").arg(&good).arg("-o").arg(dir.path().join(odd)).assert().code(2).stderr(contains("not valid UTF-8"));
+}

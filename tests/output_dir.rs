@@ -169,3 +169,63 @@ fn a_read_only_output_directory_is_refused_naming_the_file_and_left_intact() {
     }
     assert!(snapshot(out.path()) == before, "the run directory changed");
 }
+
+/// A copy of the fixture's design in a directory of its own.
+fn design_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["crash.c", "tests.json"] {
+        std::fs::copy(fixture().join(name), dir.path().join(name)).unwrap();
+    }
+    dir
+}
+
+fn run_on(design: &Path, out: &Path, extra: &[&str]) -> Output {
+    Command::new(cargo_bin("syncmut")).arg("run").arg(design).args(["--gen", "none", "-o"]).arg(out).args(extra).output().unwrap()
+}
+
+fn check_refused(what: &str, output: &Output, names: &str, because: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{what}: {stderr}");
+    assert!(stderr.contains(names) && stderr.contains(because), "{what}: {stderr}");
+}
+
+#[test]
+fn a_directory_of_the_users_files_is_refused_as_output_and_left_untouched() {
+    let design = design_copy();
+    let before = snapshot(design.path());
+    check_refused("run DIR -o DIR", &run_on(design.path(), design.path(), &[]), &design.path().display().to_string(), "holds files syncmut did not write");
+    assert!(snapshot(design.path()) == before, "the design directory changed");
+}
+
+#[test]
+fn symbolic_links_in_the_run_directory_are_refused_and_their_targets_untouched() {
+    let out = finished_run();
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim");
+    std::fs::write(&victim, "the user's file").unwrap();
+    std::fs::remove_file(out.path().join("design.bc")).unwrap();
+    std::os::unix::fs::symlink(&victim, out.path().join("design.bc")).unwrap();
+    check_refused("symlinked file", &run_args(out.path()).output().unwrap(), "design.bc", "symbolic link");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "the user's file");
+
+    std::fs::remove_file(out.path().join("design.bc")).unwrap();
+    std::fs::rename(out.path().join("traces"), outside.path().join("traces")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("traces"), out.path().join("traces")).unwrap();
+    let traces_before = snapshot(&outside.path().join("traces"));
+    check_refused("symlinked directory", &run_args(out.path()).output().unwrap(), "traces", "symbolic link");
+    assert!(snapshot(&outside.path().join("traces")) == traces_before, "files behind the link changed");
+}
+
+#[test]
+fn a_refused_resume_changes_nothing_in_the_run_directory() {
+    let design = design_copy();
+    let out = tempfile::tempdir().unwrap();
+    assert!(run_on(design.path(), out.path(), &[]).status.success());
+    let before = snapshot(out.path());
+    // One more synchronization call: the catalogue differs.
+    let source = design.path().join("crash.c");
+    let text = std::fs::read_to_string(&source).unwrap().replace("  pthread_join(t, NULL);\n", "  pthread_join(t, NULL);\n  pthread_mutex_lock(&m);\n  pthread_mutex_unlock(&m);\n");
+    std::fs::write(&source, text).unwrap();
+    check_refused("resume after a change", &run_on(design.path(), out.path(), &["--resume"]), "cannot resume", "differ");
+    assert!(snapshot(out.path()) == before, "a refused resume rebuilt files of the run directory");
+}

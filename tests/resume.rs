@@ -1,21 +1,25 @@
-//! Interruption: syncmut killed with SIGKILL at several points of a run, then
-//! `--resume`, ends with the same verdicts as an uninterrupted run, keeps the finished
-//! runs, and takes over the stale lock.
+//! Interruption: syncmut killed with SIGKILL, or stopped with SIGTERM, at 20 points of a
+//! run on two examples, then `--resume`, ends with exactly the verdicts of an
+//! uninterrupted run, with no process of the run left behind and no temporary file in
+//! the run directory; the lock is an advisory lock that dies with its holder.
 
 use assert_cmd::cargo::cargo_bin;
 use serde_json::Value;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
-fn example() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/systemc/redundant_sync")
+fn example(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples").join(name)
 }
 
-fn syncmut(out: &Path, extra: &[&str]) -> Command {
+fn syncmut(design: &Path, out: &Path, extra: &[&str]) -> Command {
     let mut cmd = Command::new(cargo_bin("syncmut"));
-    cmd.arg("run").arg(example()).arg("-o").arg(out).args(["-j", "1"]).args(extra);
-    cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    // The examples' own tests: generation is tested elsewhere, and the points of
+    // interruption are then spread over the build and the runs.
+    cmd.arg("run").arg(design).arg("-o").arg(out).args(["-j", "1", "--gen", "none"]).args(extra);
+    cmd.stdout(Stdio::null()).stderr(Stdio::null());
     cmd
 }
 
@@ -29,41 +33,108 @@ fn verdicts(out: &Path) -> Vec<(String, String)> {
         .collect()
 }
 
-#[test]
-fn killed_runs_resume_to_the_same_report() {
+/// Processes whose command line names something inside `dir` (the design's executables,
+/// clang writing its bitcode), waiting up to 2 s for dying ones to go.
+fn processes_in(dir: &Path) -> Vec<String> {
+    let needle = dir.to_str().unwrap().as_bytes().to_vec();
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let found: Vec<String> = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_str().is_some_and(|n| n.parse::<u32>().is_ok()))
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .filter(|cmdline| cmdline.windows(needle.len()).any(|w| w == needle.as_slice()))
+            .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " "))
+            .collect();
+        if found.is_empty() || Instant::now() > deadline {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn temporaries_in(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            if entry.file_type().unwrap().is_dir() {
+                todo.push(entry.path());
+            } else if entry.file_name().to_string_lossy().starts_with(".tmp") {
+                found.push(entry.path());
+            }
+        }
+    }
+    found
+}
+
+/// The fixed points of the run (fractions of an uninterrupted run's duration, with a
+/// fixed jitter so they do not fall on round numbers), the same in every suite run.
+const POINTS: [f64; 5] = [0.05, 0.23, 0.41, 0.67, 0.89];
+
+fn interrupt_and_resume(name: &str) {
+    let design = example(name);
     let reference = tempfile::tempdir().unwrap();
-    assert!(syncmut(reference.path(), &[]).status().unwrap().success());
+    let started = Instant::now();
+    assert!(syncmut(&design, reference.path(), &[]).status().unwrap().success());
+    let full = started.elapsed();
     let expected = verdicts(reference.path());
 
-    for delay_ms in [300u64, 900, 1500] {
-        let out = tempfile::tempdir().unwrap();
-        let mut child = syncmut(out.path(), &[]).spawn().unwrap();
-        std::thread::sleep(Duration::from_millis(delay_ms));
-        let _ = child.kill(); // SIGKILL: no cleanup, the lock stays behind
-        child.wait().unwrap();
-        let finished_before = std::fs::read(out.path().join("outcomes.json"))
-            .ok()
-            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-            .map(|o| o["mutants"].as_array().unwrap().iter().map(|m| m["runs"].as_array().unwrap().len()).sum::<usize>())
-            .unwrap_or(0);
+    for (signal, code) in [(libc::SIGKILL, None), (libc::SIGTERM, Some(143))] {
+        for fraction in POINTS {
+            let at = full.mul_f64(fraction);
+            let out = tempfile::tempdir().unwrap();
+            let mut child = syncmut(&design, out.path(), &[]).spawn().unwrap();
+            std::thread::sleep(at);
+            // SAFETY: a signal to our own child, not yet reaped.
+            unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+            let status = child.wait().unwrap();
+            let what = format!("{name}: signal {signal} at {at:?}");
+            // A run that finished before the signal arrived exits 0.
+            if let Some(code) = code.filter(|_| status.code() != Some(0)) {
+                assert_eq!(status.code(), Some(code), "{what}");
+                assert!(!out.path().join("syncmut.lock").exists(), "{what}: lock left behind");
+                assert_eq!(temporaries_in(out.path()), Vec::<PathBuf>::new(), "{what}: temporary files left");
+            }
+            assert_eq!(processes_in(out.path()), Vec::<String>::new(), "{what}: processes left running");
 
-        let status = syncmut(out.path(), &["--resume"]).status().unwrap();
-        assert!(status.success() || finished_before == 0, "resume failed with {finished_before} runs saved");
-        if !status.success() {
-            // Killed before the catalogue was written: nothing to resume, a fresh run works.
-            assert!(!out.path().join("mutants.json").exists() || finished_before == 0, "resume failed after {delay_ms} ms");
-            assert!(syncmut(out.path(), &[]).status().unwrap().success());
+            let resumed = syncmut(&design, out.path(), &["--resume"]).status().unwrap();
+            assert!(resumed.success(), "{what}: the first --resume failed with {resumed}");
+            assert_eq!(verdicts(out.path()), expected, "{what}");
+            assert!(!out.path().join("syncmut.lock").exists(), "{what}: lock left behind");
+            assert_eq!(temporaries_in(out.path()), Vec::<PathBuf>::new(), "{what}: temporary files left after resume");
         }
-        assert_eq!(verdicts(out.path()), expected, "after a kill at {delay_ms} ms");
-        assert!(!out.path().join("syncmut.lock").exists(), "lock left behind");
     }
 }
 
 #[test]
-fn a_second_syncmut_on_the_same_directory_is_refused() {
+fn a_pthread_run_interrupted_anywhere_resumes_to_the_same_verdicts() {
+    interrupt_and_resume("pthread/barrier_phases");
+}
+
+#[test]
+fn a_systemc_run_interrupted_anywhere_resumes_to_the_same_verdicts() {
+    interrupt_and_resume("systemc/guarded_event");
+}
+
+#[test]
+fn a_second_syncmut_on_a_locked_directory_is_refused_and_a_dead_holder_is_not_a_holder() {
     let out = tempfile::tempdir().unwrap();
-    std::fs::write(out.path().join("syncmut.lock"), std::process::id().to_string()).unwrap();
-    let output = syncmut(out.path(), &[]).stderr(std::process::Stdio::piped()).output().unwrap();
-    assert_eq!(output.status.code(), Some(6));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("another syncmut"));
+    let design = example("pthread/barrier_phases");
+    let lock_path = out.path().join("syncmut.lock");
+    std::fs::write(&lock_path, std::process::id().to_string()).unwrap();
+    let lock = std::fs::File::open(&lock_path).unwrap();
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }, 0);
+    for command in ["run", "mutate", "gen"] {
+        let output = Command::new(cargo_bin("syncmut")).arg(command).arg(&design).arg("-o").arg(out.path()).output().unwrap();
+        assert_eq!(output.status.code(), Some(6), "{command}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("another syncmut") && stderr.contains(&std::process::id().to_string()), "{command}: {stderr}");
+        assert!(!out.path().join("mutants.json").exists(), "{command} wrote into a locked directory");
+    }
+    drop(lock);
+    // The holder is gone; the pid in the file (this live test process) does not matter.
+    assert!(Command::new(cargo_bin("syncmut")).arg("mutate").arg(&design).arg("-o").arg(out.path()).status().unwrap().success());
 }

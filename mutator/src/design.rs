@@ -35,6 +35,7 @@ impl Design {
     pub fn from_paths(paths: &[PathBuf], flags: &[String]) -> Result<Design> {
         let mut inputs = Vec::new();
         for path in paths {
+            utf8(path)?;
             let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
                 std::io::ErrorKind::NotFound => MutatorError::InputNotFound(path.clone()),
                 _ => MutatorError::InputUnreadable { path: path.clone(), source },
@@ -52,6 +53,7 @@ impl Design {
                     return Err(MutatorError::EmptyDirectory(path.clone()));
                 }
                 found.sort_by(|a, b| a.path.cmp(&b.path));
+                found.iter().try_for_each(|input| utf8(&input.path).map(drop))?;
                 inputs.extend(found);
             } else {
                 let kind = kind_of(path).ok_or_else(|| MutatorError::UnsupportedInput(path.clone()))?;
@@ -81,6 +83,12 @@ impl Design {
     pub fn link_flags(&self) -> impl Iterator<Item = &String> {
         self.flags.iter().filter(|f| is_link_flag(f))
     }
+}
+
+/// Paths cross into clang, llvm-link and LLVM's C API as text: refuse, naming it, a
+/// path that is not UTF-8 rather than fail later with a mangled name.
+pub fn utf8(path: &Path) -> Result<&str> {
+    path.to_str().ok_or_else(|| MutatorError::NonUtf8Path(path.to_path_buf()))
 }
 
 fn is_link_flag(flag: &str) -> bool {

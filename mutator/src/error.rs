@@ -14,6 +14,9 @@ pub enum MutatorError {
     #[error("{}: not a C/C++ source (.c .cc .cpp .cxx .C), LLVM bitcode (.bc) or LLVM IR (.ll) file; pass the design's sources or a directory holding them", .0.display())]
     UnsupportedInput(PathBuf),
 
+    #[error("{}: the name is not valid UTF-8; clang and LLVM take file names as text: rename it (or copy it to a name in UTF-8)", .0.display())]
+    NonUtf8Path(PathBuf),
+
     #[error("{}: no C/C++ sources in this directory", .0.display())]
     EmptyDirectory(PathBuf),
 

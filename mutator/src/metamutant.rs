@@ -49,6 +49,7 @@ pub struct Scan {
 
 /// Compiles the design and lists its sites and mutants.
 pub fn scan(design: &Design, workdir: &Path) -> Result<Scan> {
+    crate::design::utf8(workdir)?;
     let bitcode = workdir.join(layout::DESIGN_BC);
     toolchain::build_bitcode(design, workdir, &bitcode)?;
     let context = Context::create();
@@ -75,6 +76,7 @@ pub fn build(design: &Design, out: &Path) -> Result<Build> {
 
 /// Builds the metamutant and the original executable into `out`.
 pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Build> {
+    crate::design::utf8(out)?;
     let workdir = out.join(layout::BUILD_DIR);
     std::fs::create_dir_all(&workdir).map_err(|source| MutatorError::Write { path: workdir.clone(), source })?;
     let design_bc = out.join(layout::DESIGN_BC);

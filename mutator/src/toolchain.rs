@@ -26,7 +26,21 @@ fn tool(versioned: &str, plain: &str) -> Result<PathBuf> {
         .ok_or_else(|| MutatorError::ToolMissing { tool: versioned.to_string(), package: "clang-16 llvm-16".to_string() })
 }
 
+/// Runs a compiler or linker to completion. It dies with syncmut (`PR_SET_PDEATHSIG`):
+/// a syncmut killed mid-build must not leave clang writing into the run directory that
+/// a `--resume` is about to rebuild. The signal follows the thread that started the
+/// tool, which waits here until the tool ends, so it never fires early.
 fn run(cmd: &mut Command) -> std::io::Result<std::process::Output> {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
     cmd.env("LC_ALL", "C").output()
 }
 

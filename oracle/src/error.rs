@@ -21,6 +21,15 @@ pub enum OracleError {
     #[error("{}: another syncmut (pid {pid}) is using this output directory; wait for it or choose another with -o", path.display())]
     Locked { path: PathBuf, pid: u32 },
 
+    #[error("{}: the output directory's name is not valid UTF-8; clang and LLVM take paths as text: choose another with -o", path.display())]
+    NonUtf8Path { path: PathBuf },
+
+    #[error("{}: holds files syncmut did not write; choose a new or empty directory, or a syncmut run directory, with -o", path.display())]
+    NotARunDirectory { path: PathBuf },
+
+    #[error("{}: is a symbolic link inside the run directory; syncmut does not write through links: remove it, or choose another directory with -o", path.display())]
+    SymlinkInRunDirectory { path: PathBuf },
+
     #[error("no usable test: every test was set aside by the baseline (see {})", path.display())]
     NoUsableTest { path: PathBuf },
 

@@ -281,6 +281,32 @@ fn sweep_orphans() {
     }
 }
 
+/// Kills every process syncmut started and still has (clang, the SMT solver, the
+/// supervisors of running executions and the designs under them), each with its process
+/// group when that group is not syncmut's own: what an interrupted syncmut does before
+/// it exits, so nothing it started goes on writing into the run directory.
+pub fn kill_children() {
+    let me = std::process::id() as libc::pid_t;
+    let Ok(entries) = std::fs::read_dir("/proc") else { return };
+    // SAFETY: getpgrp is a plain query.
+    let ours = unsafe { libc::getpgrp() };
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) else { continue };
+        if parent_of(pid) != Some(me) {
+            continue;
+        }
+        // SAFETY: plain syscalls on our own child, which cannot be reused before it is
+        // reaped (it is not: syncmut exits next).
+        unsafe {
+            let group = libc::getpgid(pid);
+            if group > 0 && group != ours {
+                libc::kill(-group, libc::SIGKILL);
+            }
+            libc::kill(pid, libc::SIGKILL);
+        }
+    }
+}
+
 /// `NAME=1` in the environment of a helper process syncmut starts in a session of its
 /// own (the SMT solver, so its watchdog can kill the solver's whole group): the sweep
 /// leaves it alone. Without it, a run ending while a solver works would kill the solver.

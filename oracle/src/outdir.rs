@@ -1,9 +1,10 @@
 //! The run directory (`syncmut.out/` by default): every file syncmut writes, written
-//! atomically (temp file + rename), and a lock file while a run is active.
+//! atomically (temp file + rename), and a lock while a command works in it.
 //!
 //! ```text
 //! syncmut.out/
-//!   syncmut.lock          pid of the running syncmut (removed at the end)
+//!   .syncmut              marks the directory as syncmut's (written at the first open)
+//!   syncmut.lock          pid of the syncmut holding the directory (flock'ed; removed at the end)
 //!   mutants.json          the catalogue, written before any run
 //!   tests.json            the tests used
 //!   baseline.json         per test: usable or set aside (why), sites reached, time
@@ -13,48 +14,62 @@
 //!   diff/<mutant>.diff    original vs mutant trace for every killed mutant
 //!   traces/<test>/…       raw traces (original.jsonl, <mutant>.jsonl)
 //! ```
+//!
+//! Opening refuses what would make syncmut write where it must not: a directory that
+//! holds files syncmut did not write (a source tree given as `-o` by mistake), and a
+//! symbolic link anywhere inside the run directory (a write through it would land
+//! outside). Temporary files left by an interrupted command are removed.
 
 use crate::error::OracleError;
-use std::io::Write;
+use std::io::{Seek, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// File names inside the run directory.
 pub const LOCK: &str = "syncmut.lock";
+/// Marks a directory as a syncmut run directory.
+pub const MARKER: &str = ".syncmut";
 pub const TESTS: &str = "tests.json";
 pub const BASELINE: &str = "baseline.json";
 pub const OUTCOMES: &str = "outcomes.json";
 pub const REPORT_CSV: &str = "report.csv";
 pub const DIFF_DIR: &str = "diff";
 pub const TRACE_DIR: &str = "traces";
+/// Written by versions before the marker existed: a directory holding it (or only a
+/// lock) is accepted as a run directory too.
+const CATALOGUE: &str = "mutants.json";
+/// The prefix of the temporary files of atomic writes (the `tempfile` crate's default).
+const TEMP_PREFIX: &str = ".tmp";
+
+const MARKER_TEXT: &[u8] = b"This directory is a syncmut run directory: syncmut writes and replaces the files in it.\n";
 
 /// An open run directory, holding its lock until dropped.
 pub struct OutDir {
     root: PathBuf,
+    /// Holds the `flock` for as long as the directory is open.
+    _lock: std::fs::File,
 }
 
 impl OutDir {
-    /// Creates the directory if needed and takes its lock. A lock left by a process that
-    /// no longer exists is taken over.
+    /// Creates the directory if needed, takes its lock and marks it as syncmut's. A lock
+    /// is an advisory `flock` that the kernel releases when its holder dies, so a lock
+    /// file left by a killed syncmut (or holding a pid reused by another program) never
+    /// blocks; a live holder is refused.
     pub fn open(root: &Path) -> Result<OutDir, OracleError> {
-        std::fs::create_dir_all(root).map_err(|source| OracleError::Write { path: root.to_path_buf(), source })?;
-        let lock = root.join(LOCK);
-        loop {
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&lock) {
-                Ok(mut file) => {
-                    write!(file, "{}", std::process::id()).map_err(|source| OracleError::Write { path: lock.clone(), source })?;
-                    return Ok(OutDir { root: root.to_path_buf() });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let pid: u32 = std::fs::read_to_string(&lock).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
-                    if pid != 0 && process_alive(pid) {
-                        return Err(OracleError::Locked { path: root.to_path_buf(), pid });
-                    }
-                    // Stale: its owner died (kill -9, power loss). Remove and retry.
-                    let _ = std::fs::remove_file(&lock);
-                }
-                Err(source) => return Err(OracleError::Write { path: lock, source }),
-            }
+        if root.to_str().is_none() {
+            return Err(OracleError::NonUtf8Path { path: root.to_path_buf() });
         }
+        refuse_foreign(root)?;
+        std::fs::create_dir_all(root).map_err(|source| OracleError::Write { path: root.to_path_buf(), source })?;
+        let lock = take_lock(root)?;
+        let out = OutDir { root: root.to_path_buf(), _lock: lock };
+        refuse_symlinks(root)?;
+        if !root.join(MARKER).exists() {
+            out.write(MARKER, MARKER_TEXT)?;
+        }
+        remove_temporaries(root);
+        Ok(out)
     }
 
     /// Path of a file inside the directory.
@@ -88,10 +103,77 @@ impl Drop for OutDir {
     }
 }
 
-fn process_alive(pid: u32) -> bool {
-    // SAFETY: signal 0 only checks for existence and permission.
-    let r = unsafe { libc::kill(pid as libc::pid_t, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+/// A directory that exists, is not empty and was not written by syncmut is refused:
+/// syncmut replaces files by name, and would overwrite the user's own.
+fn refuse_foreign(root: &Path) -> Result<(), OracleError> {
+    let Ok(mut entries) = std::fs::read_dir(root) else { return Ok(()) };
+    let empty = entries.next().is_none();
+    if empty || [MARKER, CATALOGUE, LOCK].iter().any(|name| root.join(name).is_file()) {
+        return Ok(());
+    }
+    Err(OracleError::NotARunDirectory { path: root.to_path_buf() })
+}
+
+/// Takes the directory's lock: creates (or opens) the lock file, `flock`s it without
+/// waiting, checks the file is still the one at the path (a holder that was finishing
+/// may have removed it in between), and writes syncmut's pid into it for the message
+/// another syncmut shows.
+fn take_lock(root: &Path) -> Result<std::fs::File, OracleError> {
+    let path = root.join(LOCK);
+    let write_err = |source| OracleError::Write { path: path.clone(), source };
+    loop {
+        let mut file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(write_err)?;
+        // SAFETY: flock on a descriptor this function owns; no memory is involved.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let pid = std::fs::read_to_string(&path).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
+            return Err(OracleError::Locked { path: root.to_path_buf(), pid });
+        }
+        let held = file.metadata().map_err(write_err)?;
+        match std::fs::metadata(&path) {
+            Ok(now) if now.ino() == held.ino() && now.dev() == held.dev() => {
+                file.set_len(0).map_err(write_err)?;
+                file.rewind().map_err(write_err)?;
+                write!(file, "{}", std::process::id()).map_err(write_err)?;
+                return Ok(file);
+            }
+            _ => continue,
+        }
+    }
+}
+
+/// A symbolic link inside the run directory would send syncmut's writes (and removals)
+/// to its target, outside the directory: refuse, naming the link.
+fn refuse_symlinks(root: &Path) -> Result<(), OracleError> {
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|source| OracleError::Read { path: dir.clone(), source })?;
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_symlink() {
+                return Err(OracleError::SymlinkInRunDirectory { path: entry.path() });
+            }
+            if kind.is_dir() {
+                todo.push(entry.path());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Removes the temporary files of atomic writes that an interrupted syncmut left in
+/// the run directory. Only called with the lock held, so no live writer owns them.
+pub fn remove_temporaries(root: &Path) {
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_dir() {
+                todo.push(entry.path());
+            } else if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
 }
 
 /// The trace file of the original (`mutant` None) or a mutant on a test, under a
@@ -115,18 +197,68 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_second_open_is_refused_and_a_stale_lock_taken_over() {
+    fn a_second_open_is_refused_and_a_dead_holders_lock_taken_over() {
         let dir = tempfile::tempdir().unwrap();
         let first = OutDir::open(dir.path()).unwrap();
-        assert!(matches!(OutDir::open(dir.path()), Err(OracleError::Locked { .. })));
+        assert!(matches!(OutDir::open(dir.path()), Err(OracleError::Locked { pid, .. }) if pid == std::process::id()));
         drop(first);
-        // A lock of a process that does not exist (pid numbers beyond pid_max).
-        std::fs::write(dir.path().join(LOCK), "999999999").unwrap();
+        assert!(!dir.path().join(LOCK).exists());
+        // A lock file naming a live process that holds no lock (pid 1, as in a container
+        // after a run as pid 1, or any reused pid) does not block.
+        std::fs::write(dir.path().join(LOCK), "1").unwrap();
         let again = OutDir::open(dir.path()).unwrap();
         let pid: u32 = std::fs::read_to_string(dir.path().join(LOCK)).unwrap().parse().unwrap();
         assert_eq!(pid, std::process::id());
         drop(again);
-        assert!(!dir.path().join(LOCK).exists());
+    }
+
+    #[test]
+    fn a_directory_of_someone_elses_files_is_refused_and_a_run_directory_accepted() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("design.c"), "int main(void) { return 0; }").unwrap();
+        assert!(matches!(OutDir::open(dir.path()), Err(OracleError::NotARunDirectory { .. })));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing written into a refused directory");
+
+        let fresh = dir.path().join("new");
+        drop(OutDir::open(&fresh).unwrap());
+        std::fs::write(fresh.join("report.html"), "old report").unwrap();
+        drop(OutDir::open(&fresh).expect("a directory syncmut marked is its own"));
+
+        let old_run = dir.path().join("old");
+        std::fs::create_dir(&old_run).unwrap();
+        std::fs::write(old_run.join(CATALOGUE), "{}").unwrap();
+        drop(OutDir::open(&old_run).expect("a run directory of a version without the marker"));
+    }
+
+    #[test]
+    fn symbolic_links_inside_are_refused_naming_the_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        drop(OutDir::open(&run).unwrap());
+        std::fs::create_dir_all(run.join("gen")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("victim"), run.join("gen/analysis.bc")).unwrap();
+        match OutDir::open(&run) {
+            Err(OracleError::SymlinkInRunDirectory { path }) => assert!(path.ends_with("gen/analysis.bc")),
+            other => panic!("expected a refusal, got {:?}", other.err()),
+        }
+        std::fs::remove_file(run.join("gen/analysis.bc")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), run.join("traces")).unwrap();
+        assert!(matches!(OutDir::open(&run), Err(OracleError::SymlinkInRunDirectory { .. })));
+    }
+
+    #[test]
+    fn temporaries_of_an_interrupted_write_are_removed_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(OutDir::open(dir.path()).unwrap());
+        std::fs::create_dir_all(dir.path().join("traces/t1")).unwrap();
+        std::fs::write(dir.path().join(".tmpAbC123"), "half").unwrap();
+        std::fs::write(dir.path().join("traces/t1/.tmpXyZ"), "half").unwrap();
+        std::fs::write(dir.path().join("traces/t1/original.jsonl"), "kept").unwrap();
+        drop(OutDir::open(dir.path()).unwrap());
+        assert!(!dir.path().join(".tmpAbC123").exists());
+        assert!(!dir.path().join("traces/t1/.tmpXyZ").exists());
+        assert!(dir.path().join("traces/t1/original.jsonl").exists());
     }
 
     #[test]
