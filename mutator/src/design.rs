@@ -30,8 +30,9 @@ pub struct Design {
 }
 
 impl Design {
-    /// Classifies the named paths; a directory stands for the C/C++ sources directly in it
-    /// (sorted by name, so builds are reproducible).
+    /// Classifies the named paths; a directory stands for the C/C++ sources in it and in
+    /// its subdirectories, build output left out (see [`is_build_output`]), sorted by
+    /// path so builds are reproducible.
     pub fn from_paths(paths: &[PathBuf], flags: &[String]) -> Result<Design> {
         let mut inputs = Vec::new();
         for path in paths {
@@ -41,14 +42,8 @@ impl Design {
                 _ => MutatorError::InputUnreadable { path: path.clone(), source },
             })?;
             if meta.is_dir() {
-                let mut found: Vec<Input> = std::fs::read_dir(path)
-                    .map_err(|source| MutatorError::InputUnreadable { path: path.clone(), source })?
-                    .filter_map(|entry| entry.ok().map(|e| e.path()))
-                    .filter_map(|p| match kind_of(&p) {
-                        Some(kind @ (InputKind::C | InputKind::Cxx)) if p.is_file() => Some(Input { path: p, kind }),
-                        _ => None,
-                    })
-                    .collect();
+                let mut found = Vec::new();
+                sources_under(path, &mut found)?;
                 if found.is_empty() {
                     return Err(MutatorError::EmptyDirectory(path.clone()));
                 }
@@ -85,6 +80,34 @@ impl Design {
     }
 }
 
+/// Directories a source tree holds that are not its sources: hidden ones (`.git`), the
+/// output of common build systems, and syncmut's own run directories (marked by a
+/// `.syncmut` file, or holding `mutants.json`), whose build copies would otherwise be
+/// compiled into the design again.
+fn is_build_output(dir: &Path) -> bool {
+    const BUILD_DIRS: &[&str] = &["build", "target", "CMakeFiles", "_build", "out", "syncmut.out", "syncmut.gen", "node_modules"];
+    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name.starts_with('.') || BUILD_DIRS.contains(&name) || name.starts_with("cmake-build-") || dir.join(".syncmut").exists() || dir.join("mutants.json").exists()
+}
+
+fn sources_under(dir: &Path, found: &mut Vec<Input>) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(|source| MutatorError::InputUnreadable { path: dir.to_path_buf(), source })?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_dir() {
+            if !is_build_output(&path) {
+                sources_under(&path, found)?;
+            }
+        } else if let Some(kind @ (InputKind::C | InputKind::Cxx)) = kind_of(&path) {
+            if path.is_file() {
+                found.push(Input { path, kind });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Paths cross into clang, llvm-link and LLVM's C API as text: refuse, naming it, a
 /// path that is not UTF-8 rather than fail later with a mangled name.
 pub fn utf8(path: &Path) -> Result<&str> {
@@ -101,5 +124,33 @@ fn kind_of(path: &Path) -> Option<InputKind> {
         "cc" | "cpp" | "cxx" | "C" | "c++" => Some(InputKind::Cxx),
         "bc" | "ll" => Some(InputKind::Llvm),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_is_searched_recursively_without_build_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for file in ["main.c", "src/pool.c", "src/deep/queue.cpp", "README.md", "build/gen.c", ".git/hook.c", "cmake-build-debug/x.c", "run/mutants.json", "run/copy.c"] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        let design = Design::from_paths(&[root.to_path_buf()], &[]).unwrap();
+        let found: Vec<_> = design.inputs.iter().map(|i| i.path.strip_prefix(root).unwrap().to_str().unwrap().to_string()).collect();
+        assert_eq!(found, ["main.c", "src/deep/queue.cpp", "src/pool.c"]);
+        assert_eq!(design.inputs[1].kind, InputKind::Cxx);
+    }
+
+    #[test]
+    fn a_directory_with_only_build_output_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("build")).unwrap();
+        std::fs::write(dir.path().join("build/a.c"), "").unwrap();
+        assert!(matches!(Design::from_paths(&[dir.path().to_path_buf()], &[]), Err(MutatorError::EmptyDirectory(_))));
     }
 }
