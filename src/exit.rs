@@ -58,8 +58,7 @@ pub fn for_analysis_error(error: &AnalysisError) -> i32 {
     match error {
         AnalysisError::Mutator(m) => for_mutator_error(m),
         AnalysisError::SolverMissing { .. } => TOOL_MISSING,
-        AnalysisError::Unsat
-        | AnalysisError::LoopBoundExceeded { .. }
+        AnalysisError::LoopBoundExceeded { .. }
         | AnalysisError::Unsupported(_)
         | AnalysisError::Solver(_)
         | AnalysisError::Bitcode { .. }

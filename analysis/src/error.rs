@@ -6,9 +6,6 @@ use std::path::PathBuf;
 /// Why a site's reachability could not be decided, or the analysis could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalysisError {
-    /// The formula is unsatisfiable: no input reaches the site under the modelled schedule.
-    #[error("unreachable (the reachability formula is unsatisfiable)")]
-    Unsat,
     /// Paths through more loop iterations than the bound were cut and the remaining
     /// paths do not reach the site.
     #[error("loop bound {bound} cut paths: {detail}")]

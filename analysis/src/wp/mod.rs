@@ -47,25 +47,38 @@ use std::collections::{HashMap, HashSet};
 use values::Sym;
 
 /// The analysis of one site: builds its reachability formula.
+///
+/// The maps below are memos keyed by frame, each filled by the file named, because the
+/// backward walk reaches the same value, block or location along many paths.
 pub struct Wp<'m> {
     m: &'m Module,
     facts: &'m ModuleFacts<'m>,
+    /// The solver-less context terms are built in (a solver restart loses none).
     ctx: &'m Context,
+    /// Every frame made so far (`frames.rs`); a `FrameId` indexes it.
     frames: Vec<Frame<'m>>,
+    /// A value's symbolic form (`values.rs`).
     values: HashMap<(FrameId, Value<'m>), Sym<'m>>,
+    /// The condition under which a block is entered (`control_flow.rs`).
     reach: HashMap<(FrameId, Block<'m>), SExpr>,
+    /// The value of a location just before an instruction (`memory.rs`).
     memory: HashMap<(FrameId, Value<'m>, Loc<'m>), Sym<'m>>,
+    /// The named definition of a branch condition (`control_flow.rs`).
     edge_defs: HashMap<(FrameId, Value<'m>), SExpr>,
-    /// The nondet call counter just before an instruction.
+    /// The nondet call counter just before an instruction (`input_calls.rs`).
     counters: HashMap<(FrameId, Value<'m>), SExpr>,
-    /// Whether a SystemC `wait(e)` returns, per (frame, call).
+    /// Whether a SystemC `wait(e)` returns, per (frame, call) (`process_order.rs`).
     returns: HashMap<(FrameId, Value<'m>), SExpr>,
     /// Frames created to decide whether some process notifies an event: their own
     /// blocking calls are assumed to return (one level of the process-order model).
     notifier_frames: HashSet<FrameId>,
+    /// Frames pushed now belong to `notifier_frames` (`process_order.rs`).
     in_notifier: bool,
+    /// The formula being built, returned by [`Wp::site`].
     q: Query,
+    /// Numbers fresh symbols so their names are unique within the query.
     fresh_count: usize,
+    /// The unroll bound, named when a loop cut is reported.
     bound: u32,
 }
 
