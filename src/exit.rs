@@ -1,6 +1,7 @@
 //! Documented exit codes (docs/exit-codes.md). Scripts and CI depend on these numbers:
 //! never renumber, only add.
 
+use syncmut_analysis::AnalysisError;
 use syncmut_mutator::MutatorError;
 
 /// Everything went as asked.
@@ -42,5 +43,21 @@ pub fn for_mutator_error(error: &MutatorError) -> i32 {
         | MutatorError::LinkFailed { .. }
         | MutatorError::BadBitcode { .. }
         | MutatorError::AlreadyInstrumented(_) => BAD_DESIGN,
+    }
+}
+
+/// The exit code for a test generation failure: a missing solver is a missing tool, a
+/// failed metamutant build is judged as a mutator failure, anything else is ours.
+pub fn for_analysis_error(error: &AnalysisError) -> i32 {
+    match error {
+        AnalysisError::Mutator(m) => for_mutator_error(m),
+        AnalysisError::SolverMissing { .. } => TOOL_MISSING,
+        AnalysisError::Unsat
+        | AnalysisError::LoopBoundExceeded { .. }
+        | AnalysisError::Unsupported(_)
+        | AnalysisError::Solver(_)
+        | AnalysisError::Bitcode { .. }
+        | AnalysisError::Io { .. }
+        | AnalysisError::Opt { .. } => INTERNAL,
     }
 }

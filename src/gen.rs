@@ -6,9 +6,9 @@ use crate::exit;
 use std::path::Path;
 use syncmut_analysis::random::Baseline;
 use syncmut_analysis::smt::SolverConfig;
-use syncmut_analysis::{AnalysisError, Options, Verdict};
+use syncmut_analysis::{AnalysisError, Options, Reachability};
 use syncmut_mutator::metamutant::{self, Build};
-use syncmut_mutator::{Catalogue, Design, MutatorError};
+use syncmut_mutator::{Catalogue, Design};
 
 /// How tests are generated (`gen` and `run`).
 #[derive(Debug, Clone)]
@@ -33,25 +33,12 @@ impl Plan {
     }
 }
 
-type AnyError = Box<dyn std::error::Error + Send + Sync>;
-
-/// The exit code for a generation failure: a missing solver is a missing tool.
-pub fn exit_code(e: &AnyError) -> i32 {
-    if let Some(m) = e.downcast_ref::<MutatorError>() {
-        exit::for_mutator_error(m)
-    } else if let Some(AnalysisError::SolverMissing { .. }) = e.downcast_ref::<AnalysisError>() {
-        exit::TOOL_MISSING
-    } else {
-        exit::INTERNAL
-    }
-}
-
 /// Runs test generation for `design` into `output`; returns the exit code, or the
 /// error with its exit code. With `compare`, runs WP into `output` and the random
 /// baseline (the plan's budget and seed) into `output/random`, and prints both.
 pub fn gen_command(design: &Design, output: &Path, plan: &Plan, compare: bool) -> Result<i32, (i32, anyhow::Error)> {
-    let fail = |e: AnyError| (exit_code(&e), anyhow::anyhow!("{e}"));
-    let build = metamutant::build(design, output).map_err(|e| fail(e.into()))?;
+    let fail = |e: AnalysisError| (exit::for_analysis_error(&e), anyhow::anyhow!("{e}"));
+    let build = metamutant::build(design, output).map_err(|e| (exit::for_mutator_error(&e), anyhow::anyhow!("{e}")))?;
     if build.catalogue.sites.is_empty() {
         eprintln!("syncmut: no synchronization sites in the design: nothing to generate");
         return Ok(exit::NO_SITES);
@@ -82,7 +69,7 @@ pub fn gen_command(design: &Design, output: &Path, plan: &Plan, compare: bool) -
 
 /// Sites left `unknown` by a solver failure.
 fn solver_failures(sites: &[syncmut_analysis::SiteResult]) -> usize {
-    sites.iter().filter(|r| matches!(&r.verdict, Verdict::Unknown { reason } if syncmut_analysis::smt::is_solver_failure(reason))).count()
+    sites.iter().filter(|r| matches!(&r.verdict, Reachability::Unknown { reason } if syncmut_analysis::smt::is_solver_failure(reason))).count()
 }
 
 fn file_line(catalogue: &Catalogue, site: u32, width: usize) -> String {
@@ -95,7 +82,7 @@ fn print_wp(g: &syncmut_analysis::Generation, output: &Path, solver: SolverConfi
     println!("{:>4}  {:<36}  {:>7}  result ({}, timeout {} ms per query)", "site", "location", "time", solver.kind, solver.timeout_ms);
     for r in &g.sites {
         let confirmed = match &r.verdict {
-            Verdict::TestFound { .. } if !g.suite.confirmed.contains(&r.index) => "  [NOT confirmed by execution]",
+            Reachability::TestFound { .. } if !g.suite.confirmed.contains(&r.index) => "  [NOT confirmed by execution]",
             _ => "",
         };
         println!("{:>4}  {:<36}  {:>5.0}ms  {}{}", r.index, file_line(&g.catalogue, r.index, 36), r.millis, r.verdict, confirmed);
@@ -155,7 +142,7 @@ fn comparison(catalogue: &Catalogue, wp: &syncmut_analysis::suite::Suite, random
 
 /// `run`'s generation step for an already built metamutant: the generated tests file
 /// and a one-line summary.
-pub fn for_run(plan: &Plan, build: &Build, root: &Path) -> Result<Option<(std::path::PathBuf, String)>, AnyError> {
+pub fn for_run(plan: &Plan, build: &Build, root: &Path) -> Result<Option<(std::path::PathBuf, String)>, AnalysisError> {
     let out = root.join("gen");
     Ok(match plan {
         Plan::None => None,

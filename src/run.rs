@@ -107,7 +107,7 @@ fn with_generated_tests(
         // A missing or broken solver costs the generated tests, not the run: the given
         // tests still judge every mutant they reach.
         Err(e) if !tests.is_empty() => eprintln!("syncmut: warning: test generation skipped: {e}; using the given tests only"),
-        Err(e) => return Err(Failure { code: crate::gen::exit_code(&e), error: anyhow::anyhow!("test generation: {e}") }),
+        Err(e) => return Err(Failure { code: exit::for_analysis_error(&e), error: anyhow::anyhow!("test generation: {e}") }),
     }
     if tests.is_empty() {
         return Err(Failure {

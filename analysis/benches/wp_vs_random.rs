@@ -1,4 +1,4 @@
-//! Benchmark (issue 4): per-site analysis time (formula build + solve) with z3 and with
+//! Benchmark: per-site analysis time (formula build + solve) with z3 and with
 //! cvc5, median and max over every example; and WP test generation vs. the random
 //! baseline with a fixed budget: sites reached, tests needed, sites reached per test.
 //! Everything is measured side by side in one run. Run:

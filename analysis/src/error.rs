@@ -1,4 +1,5 @@
-//! Errors of the analysis.
+//! Errors of the analysis: one type for both a site's undecided reachability and a
+//! failed run, so the CLI picks an exit code by matching on it.
 
 use std::path::PathBuf;
 
@@ -21,12 +22,19 @@ pub enum AnalysisError {
     /// The solver program is not installed (or the override names no file).
     #[error("SMT solver {program} not found: {hint}")]
     SolverMissing { program: String, hint: String },
+    /// The analysis copy of the metamutant is not LLVM 16 bitcode.
     #[error("cannot read bitcode {path}: {why}")]
     Bitcode { path: PathBuf, why: String },
+    /// A file or process operation failed; `what` names the file or program (and how
+    /// to install a missing one).
     #[error("{what}: {source}")]
     Io { what: String, source: std::io::Error },
+    /// `opt-16` rejected the metamutant when simplifying it for the analysis.
     #[error("opt-16 failed on {path}: {why}")]
     Opt { path: PathBuf, why: String },
+    /// Building the metamutant failed (its message names the file and the remedy).
+    #[error(transparent)]
+    Mutator(#[from] syncmut_mutator::MutatorError),
 }
 
 impl AnalysisError {
@@ -35,4 +43,5 @@ impl AnalysisError {
     }
 }
 
+/// The analysis's result type.
 pub type Result<T, E = AnalysisError> = std::result::Result<T, E>;

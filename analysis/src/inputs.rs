@@ -1,4 +1,4 @@
-//! Program inputs (METHOD.md §6) as SMT symbols, and models turned back into argv.
+//! Program inputs (argv, nondet calls, named inputs) as SMT symbols, and models turned back into argv.
 //!
 //! `argv[k]` read through `atoi`/`atol`/`strtol`/`strtoul` is a bounded integer symbol
 //! `argv<k>` of the call's result width; `strcmp(argv[k], "lit")` is a boolean choice

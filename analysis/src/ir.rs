@@ -1,8 +1,11 @@
-//! Read-only view of an LLVM module: the only module that calls the LLVM C API.
+//! Read-only view of an LLVM module: the analysis's only file that calls the LLVM C
+//! API (raw `llvm-sys`, re-exported by inkwell), so every `unsafe` LLVM call of the
+//! analysis is here, each block with its SAFETY note.
 //!
-//! Handles ([`Func`], [`Block`], [`Value`], [`Type`]) are thin copies of raw LLVM
-//! references. They are valid while the [`Module`] they came from is alive; the
-//! analysis keeps the module for its whole lifetime and never mutates it.
+//! Handles ([`Func`], [`Block`], [`Value`], [`Type`]) are thin `Copy` wrappers of raw
+//! LLVM references that borrow the [`Module`] they came from (`Value<'m>` and so on):
+//! the compiler rejects a handle used after its module, which owns the LLVM context,
+//! is dropped. The module is never mutated, so a handle stays valid for that borrow.
 
 use crate::error::AnalysisError;
 use inkwell::llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
@@ -12,6 +15,7 @@ use inkwell::llvm_sys::target::*;
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMTypeKind};
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
+use std::marker::PhantomData;
 use std::path::Path;
 
 pub use inkwell::llvm_sys::LLVMOpcode as Opcode;
@@ -73,13 +77,13 @@ impl Module {
     }
 
     /// Functions in module order.
-    pub fn functions(&self) -> Vec<Func> {
+    pub fn functions(&self) -> Vec<Func<'_>> {
         let mut out = Vec::new();
         // SAFETY: iteration over a live module.
         unsafe {
             let mut f = LLVMGetFirstFunction(self.module);
             while !f.is_null() {
-                out.push(Func(f));
+                out.push(Func::from_raw(f));
                 f = LLVMGetNextFunction(f);
             }
         }
@@ -87,28 +91,28 @@ impl Module {
     }
 
     /// Looks a function up by (mangled) name.
-    pub fn function(&self, name: &str) -> Option<Func> {
+    pub fn function(&self, name: &str) -> Option<Func<'_>> {
         let c = CString::new(name).ok()?;
         // SAFETY: live module.
         let f = unsafe { LLVMGetNamedFunction(self.module, c.as_ptr()) };
-        (!f.is_null()).then_some(Func(f))
+        (!f.is_null()).then_some(Func::from_raw(f))
     }
 
     /// Byte offset of a struct element.
-    pub fn offset_of_element(&self, ty: Type, index: u32) -> u64 {
+    pub fn offset_of_element(&self, ty: Type<'_>, index: u32) -> u64 {
         // SAFETY: struct type of this module.
         unsafe { LLVMOffsetOfElement(self.layout, ty.0, index) }
     }
 
     /// Allocation size of a type in bytes.
-    pub fn alloc_size(&self, ty: Type) -> u64 {
+    pub fn alloc_size(&self, ty: Type<'_>) -> u64 {
         // SAFETY: sized type of this module.
         unsafe { LLVMABISizeOfType(self.layout, ty.0) }
     }
 
     /// Map from each function to the direct call/invoke instructions that call it.
-    pub fn callers(&self) -> HashMap<Func, Vec<Value>> {
-        let mut map: HashMap<Func, Vec<Value>> = HashMap::new();
+    pub fn callers(&self) -> HashMap<Func<'_>, Vec<Value<'_>>> {
+        let mut map: HashMap<Func<'_>, Vec<Value<'_>>> = HashMap::new();
         for f in self.functions() {
             for b in f.blocks() {
                 for i in b.instructions() {
@@ -122,18 +126,49 @@ impl Module {
     }
 }
 
-/// A function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Func(LLVMValueRef);
-/// A basic block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Block(LLVMBasicBlockRef);
-/// Any value: instruction, argument, constant, global.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Value(LLVMValueRef);
-/// A type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Type(LLVMTypeRef);
+/// Defines a handle type: a raw LLVM reference that borrows the [`Module`] it belongs
+/// to, so the compiler rejects any use after the module (and its context) is disposed.
+macro_rules! handle {
+    ($(#[$doc:meta])* $name:ident($raw:ty) $(, $derive:ident)*) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash $(, $derive)*)]
+        pub struct $name<'m>($raw, PhantomData<&'m Module>);
+
+        impl<'m> $name<'m> {
+            /// Wraps a reference obtained from a live module borrowed for `'m`; only
+            /// this file's FFI calls create handles, each from a module or a handle
+            /// of the same module.
+            fn from_raw(raw: $raw) -> Self {
+                $name(raw, PhantomData)
+            }
+        }
+
+        // Printed as the raw reference alone, as before handles carried a lifetime
+        // (messages about unsupported values include it).
+        impl std::fmt::Debug for $name<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_tuple(stringify!($name)).field(&self.0).finish()
+            }
+        }
+    };
+}
+
+handle!(
+    /// A function of the module `'m`.
+    Func(LLVMValueRef), PartialOrd, Ord
+);
+handle!(
+    /// A basic block of the module `'m`.
+    Block(LLVMBasicBlockRef), PartialOrd, Ord
+);
+handle!(
+    /// Any value of the module `'m`: instruction, argument, constant, global.
+    Value(LLVMValueRef), PartialOrd, Ord
+);
+handle!(
+    /// A type of the module `'m` (owned by its context).
+    Type(LLVMTypeRef)
+);
 
 fn value_name(v: LLVMValueRef) -> String {
     let mut len = 0usize;
@@ -142,7 +177,7 @@ fn value_name(v: LLVMValueRef) -> String {
     cstr(p, len)
 }
 
-impl Func {
+impl<'m> Func<'m> {
     pub fn name(self) -> String {
         value_name(self.0)
     }
@@ -151,35 +186,35 @@ impl Func {
         // SAFETY: live function.
         unsafe { LLVMCountBasicBlocks(self.0) > 0 }
     }
-    pub fn blocks(self) -> Vec<Block> {
+    pub fn blocks(self) -> Vec<Block<'m>> {
         let mut out = Vec::new();
         // SAFETY: live function.
         unsafe {
             let mut b = LLVMGetFirstBasicBlock(self.0);
             while !b.is_null() {
-                out.push(Block(b));
+                out.push(Block::from_raw(b));
                 b = LLVMGetNextBasicBlock(b);
             }
         }
         out
     }
-    pub fn entry(self) -> Option<Block> {
+    pub fn entry(self) -> Option<Block<'m>> {
         self.blocks().first().copied()
     }
-    pub fn param(self, i: u32) -> Option<Value> {
+    pub fn param(self, i: u32) -> Option<Value<'m>> {
         // SAFETY: index checked against the count.
-        unsafe { (i < LLVMCountParams(self.0)).then(|| Value(LLVMGetParam(self.0, i))) }
+        unsafe { (i < LLVMCountParams(self.0)).then(|| Value::from_raw(LLVMGetParam(self.0, i))) }
     }
     pub fn param_count(self) -> u32 {
         // SAFETY: live function.
         unsafe { LLVMCountParams(self.0) }
     }
-    pub fn as_value(self) -> Value {
-        Value(self.0)
+    pub fn as_value(self) -> Value<'m> {
+        Value::from_raw(self.0)
     }
     /// Predecessor lists of every block.
-    pub fn predecessors(self) -> HashMap<Block, Vec<Block>> {
-        let mut map: HashMap<Block, Vec<Block>> = self.blocks().into_iter().map(|b| (b, Vec::new())).collect();
+    pub fn predecessors(self) -> HashMap<Block<'m>, Vec<Block<'m>>> {
+        let mut map: HashMap<Block<'m>, Vec<Block<'m>>> = self.blocks().into_iter().map(|b| (b, Vec::new())).collect();
         for b in self.blocks() {
             let mut seen = Vec::new();
             for s in b.successors() {
@@ -193,40 +228,40 @@ impl Func {
     }
 }
 
-impl Block {
+impl<'m> Block<'m> {
     pub fn name(self) -> String {
         // SAFETY: live block.
         unsafe { CStr::from_ptr(LLVMGetBasicBlockName(self.0)).to_string_lossy().into_owned() }
     }
-    pub fn instructions(self) -> Vec<Value> {
+    pub fn instructions(self) -> Vec<Value<'m>> {
         let mut out = Vec::new();
         // SAFETY: live block.
         unsafe {
             let mut i = LLVMGetFirstInstruction(self.0);
             while !i.is_null() {
-                out.push(Value(i));
+                out.push(Value::from_raw(i));
                 i = LLVMGetNextInstruction(i);
             }
         }
         out
     }
-    pub fn terminator(self) -> Option<Value> {
+    pub fn terminator(self) -> Option<Value<'m>> {
         // SAFETY: live block.
         let t = unsafe { LLVMGetBasicBlockTerminator(self.0) };
-        (!t.is_null()).then_some(Value(t))
+        (!t.is_null()).then_some(Value::from_raw(t))
     }
-    pub fn successors(self) -> Vec<Block> {
+    pub fn successors(self) -> Vec<Block<'m>> {
         let Some(t) = self.terminator() else { return Vec::new() };
         // SAFETY: terminator of a live block.
-        unsafe { (0..LLVMGetNumSuccessors(t.0)).map(|i| Block(LLVMGetSuccessor(t.0, i))).collect() }
+        unsafe { (0..LLVMGetNumSuccessors(t.0)).map(|i| Block::from_raw(LLVMGetSuccessor(t.0, i))).collect() }
     }
-    pub fn function(self) -> Func {
+    pub fn function(self) -> Func<'m> {
         // SAFETY: live block.
-        Func(unsafe { LLVMGetBasicBlockParent(self.0) })
+        Func::from_raw(unsafe { LLVMGetBasicBlockParent(self.0) })
     }
 }
 
-impl Value {
+impl<'m> Value<'m> {
     pub fn name(self) -> String {
         value_name(self.0)
     }
@@ -252,23 +287,23 @@ impl Value {
         unsafe { !LLVMIsAArgument(self.0).is_null() }
     }
     /// The function of an argument.
-    pub fn argument_of(self) -> Option<(Func, u32)> {
+    pub fn argument_of(self) -> Option<(Func<'m>, u32)> {
         if !self.is_argument() {
             return None;
         }
         // SAFETY: argument of a live function.
         unsafe {
             let f = LLVMGetParamParent(self.0);
-            (0..LLVMCountParams(f)).find(|&i| LLVMGetParam(f, i) == self.0).map(|i| (Func(f), i))
+            (0..LLVMCountParams(f)).find(|&i| LLVMGetParam(f, i) == self.0).map(|i| (Func::from_raw(f), i))
         }
     }
     pub fn is_global_variable(self) -> bool {
         // SAFETY: live value.
         unsafe { !LLVMIsAGlobalVariable(self.0).is_null() }
     }
-    pub fn as_function(self) -> Option<Func> {
+    pub fn as_function(self) -> Option<Func<'m>> {
         // SAFETY: live value.
-        unsafe { (!LLVMIsAFunction(self.0).is_null()).then_some(Func(self.0)) }
+        unsafe { (!LLVMIsAFunction(self.0).is_null()).then_some(Func::from_raw(self.0)) }
     }
     pub fn is_null_pointer(self) -> bool {
         // SAFETY: live value.
@@ -291,31 +326,31 @@ impl Value {
         // SAFETY: live user.
         unsafe { LLVMGetNumOperands(self.0).max(0) as u32 }
     }
-    pub fn operand(self, i: u32) -> Value {
+    pub fn operand(self, i: u32) -> Value<'m> {
         // SAFETY: callers stay below operand_count.
-        Value(unsafe { LLVMGetOperand(self.0, i) })
+        Value::from_raw(unsafe { LLVMGetOperand(self.0, i) })
     }
-    pub fn ty(self) -> Type {
+    pub fn ty(self) -> Type<'m> {
         // SAFETY: live value.
-        Type(unsafe { LLVMTypeOf(self.0) })
+        Type::from_raw(unsafe { LLVMTypeOf(self.0) })
     }
-    pub fn block(self) -> Block {
+    pub fn block(self) -> Block<'m> {
         // SAFETY: instruction in a live block.
-        Block(unsafe { LLVMGetInstructionParent(self.0) })
+        Block::from_raw(unsafe { LLVMGetInstructionParent(self.0) })
     }
     /// The directly called function of a call or invoke.
-    pub fn called_function(self) -> Option<Func> {
+    pub fn called_function(self) -> Option<Func<'m>> {
         match self.opcode()? {
             LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
                 // SAFETY: call-like instruction.
                 let callee = unsafe { LLVMGetCalledValue(self.0) };
-                Value(callee).as_function()
+                Value::from_raw(callee).as_function()
             }
             _ => None,
         }
     }
     /// Arguments of a call or invoke.
-    pub fn call_args(self) -> Vec<Value> {
+    pub fn call_args(self) -> Vec<Value<'m>> {
         // SAFETY: call-like instruction.
         let n = unsafe { LLVMGetNumArgOperands(self.0) };
         (0..n).map(|i| self.operand(i)).collect()
@@ -325,46 +360,46 @@ impl Value {
         unsafe { LLVMGetICmpPredicate(self.0) }
     }
     /// Condition of a conditional branch / switch.
-    pub fn condition(self) -> Value {
+    pub fn condition(self) -> Value<'m> {
         self.operand(0)
     }
     pub fn is_conditional_branch(self) -> bool {
         // SAFETY: branch instruction.
         self.opcode() == Some(LLVMOpcode::LLVMBr) && unsafe { LLVMIsConditional(self.0) != 0 }
     }
-    pub fn successor(self, i: u32) -> Block {
+    pub fn successor(self, i: u32) -> Block<'m> {
         // SAFETY: terminator with at least i+1 successors.
-        Block(unsafe { LLVMGetSuccessor(self.0, i) })
+        Block::from_raw(unsafe { LLVMGetSuccessor(self.0, i) })
     }
     /// Switch cases: (case value, destination).
-    pub fn switch_cases(self) -> Vec<(Value, Block)> {
+    pub fn switch_cases(self) -> Vec<(Value<'m>, Block<'m>)> {
         let n = self.operand_count() / 2;
         // SAFETY: operands 2k are case values, 2k+1 destination blocks.
-        (1..n).map(|k| (self.operand(2 * k), Block(unsafe { LLVMValueAsBasicBlock(self.operand(2 * k + 1).0) }))).collect()
+        (1..n).map(|k| (self.operand(2 * k), Block::from_raw(unsafe { LLVMValueAsBasicBlock(self.operand(2 * k + 1).0) }))).collect()
     }
     /// Phi incoming (value, block).
-    pub fn incoming(self) -> Vec<(Value, Block)> {
+    pub fn incoming(self) -> Vec<(Value<'m>, Block<'m>)> {
         // SAFETY: phi instruction.
-        unsafe { (0..LLVMCountIncoming(self.0)).map(|i| (Value(LLVMGetIncomingValue(self.0, i)), Block(LLVMGetIncomingBlock(self.0, i)))).collect() }
+        unsafe { (0..LLVMCountIncoming(self.0)).map(|i| (Value::from_raw(LLVMGetIncomingValue(self.0, i)), Block::from_raw(LLVMGetIncomingBlock(self.0, i)))).collect() }
     }
-    pub fn gep_source_type(self) -> Type {
+    pub fn gep_source_type(self) -> Type<'m> {
         // SAFETY: GEP instruction or constant expression.
-        Type(unsafe { LLVMGetGEPSourceElementType(self.0) })
+        Type::from_raw(unsafe { LLVMGetGEPSourceElementType(self.0) })
     }
     /// The type of a global variable's value.
-    pub fn global_value_type(self) -> Type {
+    pub fn global_value_type(self) -> Type<'m> {
         // SAFETY: global variable (callers check `is_global_variable`).
-        Type(unsafe { LLVMGlobalGetValueType(self.0) })
+        Type::from_raw(unsafe { LLVMGlobalGetValueType(self.0) })
     }
-    pub fn allocated_type(self) -> Type {
+    pub fn allocated_type(self) -> Type<'m> {
         // SAFETY: alloca.
-        Type(unsafe { LLVMGetAllocatedType(self.0) })
+        Type::from_raw(unsafe { LLVMGetAllocatedType(self.0) })
     }
     /// Initializer of a global variable.
-    pub fn initializer(self) -> Option<Value> {
+    pub fn initializer(self) -> Option<Value<'m>> {
         // SAFETY: global variable.
         let i = unsafe { LLVMGetInitializer(self.0) };
-        (!i.is_null()).then_some(Value(i))
+        (!i.is_null()).then_some(Value::from_raw(i))
     }
     pub fn is_constant_global(self) -> bool {
         // SAFETY: global variable.
@@ -385,10 +420,10 @@ impl Value {
         }
     }
     /// Element of an aggregate constant (struct/array initializer), if any.
-    pub fn aggregate_element(self, i: u32) -> Option<Value> {
+    pub fn aggregate_element(self, i: u32) -> Option<Value<'m>> {
         // SAFETY: LLVMGetAggregateElement returns null when out of range.
         let e = unsafe { LLVMGetAggregateElement(self.0, i) };
-        (!e.is_null()).then_some(Value(e))
+        (!e.is_null()).then_some(Value::from_raw(e))
     }
     pub fn is_zero_initializer(self) -> bool {
         // SAFETY: live value.
@@ -439,7 +474,7 @@ pub enum TypeShape {
     Other,
 }
 
-impl Type {
+impl<'m> Type<'m> {
     pub fn shape(self) -> TypeShape {
         // SAFETY: live type.
         unsafe {
@@ -452,15 +487,15 @@ impl Type {
             }
         }
     }
-    /// Type of struct element `i`.
-    pub fn struct_element(self, i: u32) -> Type {
+    /// Type<'m> of struct element `i`.
+    pub fn struct_element(self, i: u32) -> Type<'m> {
         // SAFETY: struct type, index from a GEP the verifier accepted.
-        Type(unsafe { LLVMStructGetTypeAtIndex(self.0, i) })
+        Type::from_raw(unsafe { LLVMStructGetTypeAtIndex(self.0, i) })
     }
     /// Element type of an array.
-    pub fn array_element(self) -> Type {
+    pub fn array_element(self) -> Type<'m> {
         // SAFETY: array type.
-        Type(unsafe { LLVMGetElementType(self.0) })
+        Type::from_raw(unsafe { LLVMGetElementType(self.0) })
     }
 }
 

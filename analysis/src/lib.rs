@@ -1,4 +1,4 @@
-//! syncmut-analysis: test generation by backward weakest precondition (issue 4).
+//! syncmut-analysis: test generation by backward weakest precondition.
 //!
 //! [`prepare`] simplifies a copy of the metamutant bitcode for analysis, [`wp`] builds
 //! one reachability formula per site, [`smt`] solves it with z3 or cvc5 (one process,
@@ -41,10 +41,12 @@ impl Default for Options {
     }
 }
 
-/// What the analysis concluded for one site.
+/// Whether a site is reachable, as the analysis concluded: a test that reaches it, no
+/// input reaches it, or undecided. In `sites.json` it is the `verdict` tag, a name the
+/// file format keeps; it is unrelated to the oracle's `Verdict` on a mutant.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case", tag = "verdict")]
-pub enum Verdict {
+pub enum Reachability {
     /// The solver found inputs; `args` is argv[1..], `nondet` the values of
     /// `__VERIFIER_nondet_*` calls in call order, `inputs` the named inputs.
     TestFound {
@@ -60,10 +62,10 @@ pub enum Verdict {
     Unknown { reason: String },
 }
 
-impl std::fmt::Display for Verdict {
+impl std::fmt::Display for Reachability {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Verdict::TestFound { args, nondet, inputs } => {
+            Reachability::TestFound { args, nondet, inputs } => {
                 write!(f, "test found: {}", if args.is_empty() { "(no arguments)".to_string() } else { args.join(" ") })?;
                 if !nondet.is_empty() {
                     write!(f, "; nondet {}", nondet.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(","))?;
@@ -73,8 +75,8 @@ impl std::fmt::Display for Verdict {
                 }
                 Ok(())
             }
-            Verdict::Unreachable { reason } => write!(f, "unreachable: {reason}"),
-            Verdict::Unknown { reason } => write!(f, "unknown: {reason}"),
+            Reachability::Unreachable { reason } => write!(f, "unreachable: {reason}"),
+            Reachability::Unknown { reason } => write!(f, "unknown: {reason}"),
         }
     }
 }
@@ -83,7 +85,7 @@ impl std::fmt::Display for Verdict {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct SiteResult {
     pub index: u32,
-    pub verdict: Verdict,
+    pub verdict: Reachability,
     pub notes: Vec<String>,
     pub schedule: Vec<String>,
     /// Formula build + solve time in milliseconds (fractional: most sites take less
@@ -143,16 +145,16 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
     for index in 0..site_count {
         let started = Instant::now();
         let calls: Vec<_> = sites.iter().filter(|(i, _)| *i == index).map(|(_, c)| *c).collect();
-        let mut r = SiteResult { index, verdict: Verdict::Unknown { reason: String::new() }, notes: vec![], schedule: vec![], millis: 0.0, formula: None };
+        let mut r = SiteResult { index, verdict: Reachability::Unknown { reason: String::new() }, notes: vec![], schedule: vec![], millis: 0.0, formula: None };
         if calls.is_empty() {
-            r.verdict = Verdict::Unreachable { reason: "dead code: the call was removed when the analysis copy was optimised".into() };
+            r.verdict = Reachability::Unreachable { reason: "dead code: the call was removed when the analysis copy was optimised".into() };
         }
         for (k, call) in calls.iter().enumerate() {
             let built = wp::Wp::new(&module, &facts, session.builder(), options.bound).site(*call);
             let q = match built {
                 Ok(q) => q,
                 Err(e) => {
-                    r.verdict = Verdict::Unknown { reason: e.to_string() };
+                    r.verdict = Reachability::Unknown { reason: e.to_string() };
                     continue;
                 }
             };
@@ -165,21 +167,21 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
             r.verdict = match session.solve(&q) {
                 smt::Answer::Sat(model) => {
                     let t = q.inputs.to_test(&model);
-                    Verdict::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs }
+                    Reachability::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs }
                 }
-                smt::Answer::Unsat if !q.cut.is_empty() => Verdict::Unknown {
+                smt::Answer::Unsat if !q.cut.is_empty() => Reachability::Unknown {
                     reason: AnalysisError::LoopBoundExceeded { bound: options.bound, detail: q.cut.join("; ") }.to_string(),
                 },
-                smt::Answer::Unsat if !q.blocking.is_empty() => Verdict::Unreachable {
+                smt::Answer::Unsat if !q.blocking.is_empty() => Reachability::Unreachable {
                     reason: format!(
                         "the reachability formula is unsatisfiable: dead code, or blocked at a wait nobody notifies in time ({}) under the fixed process order",
                         q.blocking.join(", ")
                     ),
                 },
-                smt::Answer::Unsat => Verdict::Unreachable { reason: "the reachability formula is unsatisfiable (dead code under the modelled schedule)".into() },
-                smt::Answer::Unknown(reason) => Verdict::Unknown { reason },
+                smt::Answer::Unsat => Reachability::Unreachable { reason: "the reachability formula is unsatisfiable (dead code under the modelled schedule)".into() },
+                smt::Answer::Unknown(reason) => Reachability::Unknown { reason },
             };
-            if matches!(r.verdict, Verdict::TestFound { .. }) {
+            if matches!(r.verdict, Reachability::TestFound { .. }) {
                 break;
             }
         }
@@ -207,7 +209,7 @@ pub fn input_vector(bitcode: &Path, options: &Options) -> Result<inputs::Inputs>
 
 /// Every rewritten site call: (site index, call). Wrappers and fifo trampolines take
 /// the site index as their first, constant argument.
-fn site_calls(m: &ir::Module) -> Vec<(u32, ir::Value)> {
+fn site_calls(m: &ir::Module) -> Vec<(u32, ir::Value<'_>)> {
     let mut out = Vec::new();
     for f in m.functions() {
         if f.name().starts_with("syncmut.fifo.") {
@@ -246,11 +248,9 @@ pub struct RandomGeneration {
     pub tests_file: PathBuf,
 }
 
-type AnyError = Box<dyn std::error::Error + Send + Sync>;
-
 /// `syncmut gen`: builds the metamutant into `out`, analyses every site, confirms the
 /// candidate tests by execution and writes `out/tests.json`.
-pub fn generate(design: &syncmut_mutator::Design, out: &Path, options: &Options) -> std::result::Result<Generation, AnyError> {
+pub fn generate(design: &syncmut_mutator::Design, out: &Path, options: &Options) -> Result<Generation> {
     let build = syncmut_mutator::metamutant::build(design, out)?;
     generate_for(&build, out, out, options)
 }
@@ -261,24 +261,30 @@ fn is_pthread(build: &syncmut_mutator::metamutant::Build) -> bool {
 
 /// Test generation for an already built metamutant (`build_dir` holds its
 /// `metamutant.bc`); everything generated goes to `out`.
-pub fn generate_for(build: &syncmut_mutator::metamutant::Build, build_dir: &Path, out: &Path, options: &Options) -> std::result::Result<Generation, AnyError> {
-    std::fs::create_dir_all(out)?;
+pub fn generate_for(build: &syncmut_mutator::metamutant::Build, build_dir: &Path, out: &Path, options: &Options) -> Result<Generation> {
+    std::fs::create_dir_all(out).map_err(|source| AnalysisError::Io { what: format!("create {}", out.display()), source })?;
     let analysis_bc = out.join("analysis.bc");
     prepare(&build_dir.join(syncmut_mutator::metamutant::layout::METAMUTANT_BC), &analysis_bc, options.bound)?;
     let sites = analyse(&analysis_bc, build.catalogue.sites.len() as u32, &out.join("formulas"), options)?;
     write_mutant_formulas(&build.catalogue, &sites, &out.join("formulas"))?;
     let scratch = out.join("gen-traces");
-    std::fs::create_dir_all(&scratch)?;
-    let suite = suite::build(&sites, &build.metamutant, is_pthread(build), &scratch)?;
+    std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io { what: format!("create {}", scratch.display()), source })?;
+    let suite = suite::build(&sites, &build.metamutant, is_pthread(build), &scratch).map_err(|source| confirming(&build.metamutant, &scratch, source))?;
     let tests_file = out.join("tests.json");
-    suite::write(&suite, "wp", &tests_file)?;
+    suite::write(&suite, "wp", &tests_file).map_err(|source| AnalysisError::Io { what: format!("write {}", tests_file.display()), source })?;
     // The same tests as Test-Comp test cases, next to the JSON (tests/<name>.xml).
     if let Some(first) = build.catalogue.sites.first() {
         let entry = if is_pthread(build) { "main" } else { "sc_main" };
         let program = testcomp::Program { file: Path::new(&first.file), entry };
-        testcomp::write(&suite.tests, &suite::names(&suite, "wp"), &program, &out.join("tests"))?;
+        let dir = out.join("tests");
+        testcomp::write(&suite.tests, &suite::names(&suite, "wp"), &program, &dir)
+            .map_err(|source| AnalysisError::Io { what: format!("write the Test-Comp test cases in {}", dir.display()), source })?;
     }
-    write_atomically(&out.join("sites.json"), &serde_json::to_vec_pretty(&sites)?)?;
+    let sites_file = out.join("sites.json");
+    serde_json::to_vec_pretty(&sites)
+        .map_err(std::io::Error::from)
+        .and_then(|bytes| write_atomically(&sites_file, &bytes))
+        .map_err(|source| AnalysisError::Io { what: format!("write {}", sites_file.display()), source })?;
     Ok(Generation { catalogue: build.catalogue.clone(), sites, suite, tests_file })
 }
 
@@ -292,17 +298,22 @@ pub fn random_for(
     options: &Options,
     budget: usize,
     seed: u64,
-) -> std::result::Result<RandomGeneration, AnyError> {
-    std::fs::create_dir_all(out)?;
+) -> Result<RandomGeneration> {
+    std::fs::create_dir_all(out).map_err(|source| AnalysisError::Io { what: format!("create {}", out.display()), source })?;
     let analysis_bc = out.join("analysis.bc");
     prepare(&build_dir.join(syncmut_mutator::metamutant::layout::METAMUTANT_BC), &analysis_bc, options.bound)?;
     let inputs = input_vector(&analysis_bc, options)?;
     let scratch = out.join("gen-traces");
-    std::fs::create_dir_all(&scratch)?;
-    let baseline = random::run(&inputs, &build.metamutant, is_pthread(build), &scratch, budget, seed)?;
+    std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io { what: format!("create {}", scratch.display()), source })?;
+    let baseline = random::run(&inputs, &build.metamutant, is_pthread(build), &scratch, budget, seed).map_err(|source| confirming(&build.metamutant, &scratch, source))?;
     let tests_file = out.join("tests.json");
-    suite::write(&baseline.suite, "random", &tests_file)?;
+    suite::write(&baseline.suite, "random", &tests_file).map_err(|source| AnalysisError::Io { what: format!("write {}", tests_file.display()), source })?;
     Ok(RandomGeneration { catalogue: build.catalogue.clone(), baseline, tests_file })
+}
+
+/// A failure while running candidate tests on the metamutant to confirm them.
+fn confirming(metamutant: &Path, scratch: &Path, source: std::io::Error) -> AnalysisError {
+    AnalysisError::Io { what: format!("run {} to confirm tests (traces in {})", metamutant.display(), scratch.display()), source }
 }
 
 /// Writes `formulas/<mutant>.smt2` for every mutant whose site has a formula: the
@@ -310,14 +321,15 @@ pub fn random_for(
 /// its site is (all mutants of a site share one formula, solved once); the file name
 /// is the mutant id with every character other than ASCII letters, digits and `-`
 /// replaced by `_`, as in the run directory's `diff/`.
-fn write_mutant_formulas(catalogue: &syncmut_mutator::Catalogue, sites: &[SiteResult], dir: &Path) -> std::io::Result<()> {
+fn write_mutant_formulas(catalogue: &syncmut_mutator::Catalogue, sites: &[SiteResult], dir: &Path) -> Result<()> {
     for m in &catalogue.mutants {
         let Some(site) = m.sites.first() else { continue };
         let Some(formula) = sites.iter().find(|r| r.index == *site).and_then(|r| r.formula.as_ref()) else { continue };
-        let text = std::fs::read_to_string(formula)?;
+        let text = std::fs::read_to_string(formula).map_err(|source| AnalysisError::Io { what: format!("read {}", formula.display()), source })?;
         let name: String = m.id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
         let header = format!("; mutant {} ({}): reached when site {site} is reached\n", m.id, m.description);
-        write_atomically(&dir.join(format!("{name}.smt2")), (header + &text).as_bytes())?;
+        let path = dir.join(format!("{name}.smt2"));
+        write_atomically(&path, (header + &text).as_bytes()).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
     }
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! The random-testing baseline (issue 4, item 7): inputs drawn at random over the same
+//! The random-testing baseline: inputs drawn at random over the same
 //! input vector the WP analysis found (every input symbol some site's formula reads),
 //! with a fixed seed and a budget of draws, each run confirmed by its trace exactly
 //! like a generated test, then the same greedy set cover.

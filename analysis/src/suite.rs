@@ -2,7 +2,7 @@
 //! a greedy set cover kept, written in the format of docs/tests-format.md.
 
 use crate::inputs::TestValues;
-use crate::{SiteResult, Verdict};
+use crate::{SiteResult, Reachability};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use syncmut_oracle::exec::{self, Limits};
@@ -53,7 +53,7 @@ impl Suite {
 pub fn build(results: &[SiteResult], metamutant: &Path, pthread: bool, scratch: &Path) -> std::io::Result<Suite> {
     let mut candidates: BTreeMap<TestValues, BTreeSet<u32>> = BTreeMap::new();
     for r in results {
-        if let Verdict::TestFound { args, nondet, inputs } = &r.verdict {
+        if let Reachability::TestFound { args, nondet, inputs } = &r.verdict {
             let key = TestValues { args: args.clone(), nondet: nondet.clone(), inputs: inputs.clone() };
             candidates.entry(key).or_default().insert(r.index);
         }

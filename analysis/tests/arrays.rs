@@ -5,7 +5,7 @@
 mod common;
 
 use common::{argc, equivalent, run};
-use syncmut_analysis::Verdict;
+use syncmut_analysis::Reachability;
 
 const PRELUDE: &str = "#include <stdlib.h>\nvoid syncmut_probe(int site);\n";
 
@@ -45,6 +45,6 @@ fn global_and_stack_arrays_with_symbolic_indices() {
         )
     ));
     for s in &r {
-        assert!(matches!(s.verdict, Verdict::TestFound { .. }), "site {}: {}", s.index, s.verdict);
+        assert!(matches!(s.verdict, Reachability::TestFound { .. }), "site {}: {}", s.index, s.verdict);
     }
 }

@@ -1,7 +1,7 @@
 //! End-to-end: generate tests for the examples and check formulas with the solver.
 
 use std::path::{Path, PathBuf};
-use syncmut_analysis::{generate, Options, Verdict};
+use syncmut_analysis::{generate, Options, Reachability};
 
 fn example(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("examples").join(rel)
@@ -29,7 +29,7 @@ fn guarded_event() {
     let (out, g) = gen("systemc/guarded_event");
     assert_eq!(g.sites.len(), 4);
     for s in &g.sites {
-        assert!(matches!(s.verdict, Verdict::TestFound { .. }), "site {}: {}", s.index, s.verdict);
+        assert!(matches!(s.verdict, Reachability::TestFound { .. }), "site {}: {}", s.index, s.verdict);
     }
     let formulas = out.path().join("formulas");
     // argc ≥ 3 is part of every formula (sc_main returns early otherwise).
@@ -42,7 +42,7 @@ fn guarded_event() {
     // Site 3 (T2's timed wait) needs only argc ≥ 3. Site 1 (T1's timed wait) comes
     // after T1's wait(e) when cs1 = t: under the fixed process order (T1 first) that
     // wait returns only if T2 then notifies e, i.e. cs2 = t; with cs1 = t, cs2 = f,
-    // T1 blocks forever (the deadlock of METHOD.md §3).
+    // T1 blocks forever in wait(e), which nobody notifies.
     assert!(equivalent(&formulas.join("site3.smt2"), &format!("(and {argc} (bvule argc (_ bv64 32)))")));
     assert!(equivalent(
         &formulas.join("site1.smt2"),
@@ -62,7 +62,7 @@ fn narrow_guard_reached_by_wp() {
     let (out, g) = gen("pthread/narrow_guard");
     // Sites 0 and 1: the worker's lock/unlock behind `x == 123457 && y > x`.
     for i in [0, 1] {
-        let Verdict::TestFound { args, .. } = &g.sites[i].verdict else { panic!("site {i}: {}", g.sites[i].verdict) };
+        let Reachability::TestFound { args, .. } = &g.sites[i].verdict else { panic!("site {i}: {}", g.sites[i].verdict) };
         let x: i64 = args[0].parse().unwrap();
         let y: i64 = args[1].parse().unwrap();
         assert!(x == 123457 && y > x, "{args:?}");

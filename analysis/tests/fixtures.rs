@@ -5,7 +5,7 @@
 mod common;
 
 use common::{argc, equivalent};
-use syncmut_analysis::{SiteResult, Verdict};
+use syncmut_analysis::{SiteResult, Reachability};
 
 /// Compiles `src`, prepares the analysis copy and analyses `sites` sites.
 fn run(name: &str, src: &str, sites: u32) -> (tempfile::TempDir, Vec<SiteResult>) {
@@ -14,7 +14,7 @@ fn run(name: &str, src: &str, sites: u32) -> (tempfile::TempDir, Vec<SiteResult>
 
 fn found(r: &SiteResult) -> &[String] {
     match &r.verdict {
-        Verdict::TestFound { args, .. } => args,
+        Reachability::TestFound { args, .. } => args,
         v => panic!("site {}: {v}", r.index),
     }
 }
@@ -99,7 +99,7 @@ fn loop_within_the_bound() {
         1,
     );
     assert!(equivalent(d.path(), 0, &format!("(and {} (= (bvmul argv1 (_ bv3 32)) (_ bv30 32)))", argc(1))));
-    assert!(matches!(r[0].verdict, Verdict::TestFound { .. }));
+    assert!(matches!(r[0].verdict, Reachability::TestFound { .. }));
 }
 
 #[test]
@@ -112,7 +112,7 @@ fn loop_beyond_the_bound_says_so() {
         1,
     );
     match &r[0].verdict {
-        Verdict::Unknown { reason } => assert!(reason.contains("loop bound"), "{reason}"),
+        Reachability::Unknown { reason } => assert!(reason.contains("loop bound"), "{reason}"),
         v => panic!("expected unknown (loop bound), got {v}"),
     }
 }
@@ -126,7 +126,7 @@ fn unsat_site_is_unreachable() {
            if (x * x == 2u) syncmut_probe(0); return 0; }",
         1,
     );
-    assert!(matches!(r[0].verdict, Verdict::Unreachable { .. }), "{}", r[0].verdict);
+    assert!(matches!(r[0].verdict, Reachability::Unreachable { .. }), "{}", r[0].verdict);
 }
 
 #[test]
@@ -137,8 +137,8 @@ fn unreachable_site() {
            if (x > 5 && x < 3) syncmut_probe(0); return 0; }",
         1,
     );
-    assert!(matches!(r[0].verdict, Verdict::Unreachable { .. } | Verdict::Unknown { .. }), "{}", r[0].verdict);
-    assert!(!matches!(r[0].verdict, Verdict::TestFound { .. }));
+    assert!(matches!(r[0].verdict, Reachability::Unreachable { .. } | Reachability::Unknown { .. }), "{}", r[0].verdict);
+    assert!(!matches!(r[0].verdict, Reachability::TestFound { .. }));
 }
 
 #[test]
@@ -176,7 +176,7 @@ fn unsupported_is_unknown_with_location() {
         1,
     );
     match &r[0].verdict {
-        Verdict::Unknown { reason } => assert!(reason.contains("only integer types") && reason.contains("nondet_pointer.c:"), "{reason}"),
+        Reachability::Unknown { reason } => assert!(reason.contains("only integer types") && reason.contains("nondet_pointer.c:"), "{reason}"),
         v => panic!("expected unknown, got {v}"),
     }
 }

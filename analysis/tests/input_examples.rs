@@ -3,7 +3,7 @@
 //! supplies the values), and are written as JSON and as Test-Comp XML.
 
 use std::path::{Path, PathBuf};
-use syncmut_analysis::{generate, Options, Verdict};
+use syncmut_analysis::{generate, Options, Reachability};
 
 fn example(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("examples").join(rel)
@@ -32,13 +32,13 @@ fn nondet_guard_sites_reached_by_nondet_values() {
     let (out, g) = gen("pthread/nondet_guard");
     let worker = site(&g, "worker", "pthread_mutex_lock");
     let main = site(&g, "main", "pthread_mutex_lock");
-    let Verdict::TestFound { nondet, .. } = &g.sites[worker].verdict else { panic!("{}", g.sites[worker].verdict) };
+    let Reachability::TestFound { nondet, .. } = &g.sites[worker].verdict else { panic!("{}", g.sites[worker].verdict) };
     assert_eq!(nondet.first().copied().unwrap_or(0) - nondet.get(1).copied().unwrap_or(0), 42, "{nondet:?}");
-    let Verdict::TestFound { nondet, .. } = &g.sites[main].verdict else { panic!("{}", g.sites[main].verdict) };
+    let Reachability::TestFound { nondet, .. } = &g.sites[main].verdict else { panic!("{}", g.sites[main].verdict) };
     assert!(nondet[0] > 1000 && nondet[1] == 7, "{nondet:?}");
     // __VERIFIER_assume(a in ±10⁶) is a path condition: every generated test meets it.
     for s in &g.sites {
-        if let Verdict::TestFound { nondet, .. } = &s.verdict {
+        if let Reachability::TestFound { nondet, .. } = &s.verdict {
             assert!(nondet.iter().take(1).all(|a| (-1_000_000..=1_000_000).contains(a)), "{nondet:?}");
         }
     }
@@ -102,7 +102,7 @@ fn named_depth_burst_reached_by_named_inputs() {
         .map(|s| s.index as usize)
         .max()
         .unwrap();
-    let Verdict::TestFound { inputs, .. } = &g.sites[second_wait].verdict else { panic!("{}", g.sites[second_wait].verdict) };
+    let Reachability::TestFound { inputs, .. } = &g.sites[second_wait].verdict else { panic!("{}", g.sites[second_wait].verdict) };
     assert!(inputs["burst"] == 1 && (12..=16).contains(&inputs["depth"]), "{inputs:?}");
     assert!(g.suite.confirmed.contains(&(second_wait as u32)), "not confirmed by execution");
     assert_eq!(g.suite.reach_rate(), 1.0);

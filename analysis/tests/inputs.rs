@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 mod common;
 
-use syncmut_analysis::{smt, SiteResult, Verdict};
+use syncmut_analysis::{smt, SiteResult, Reachability};
 
 const PRELUDE: &str = "void syncmut_probe(int site);
 int __VERIFIER_nondet_int(void); unsigned char __VERIFIER_nondet_uchar(void); _Bool __VERIFIER_nondet_bool(void);
@@ -19,7 +19,7 @@ fn run(name: &str, src: &str, sites: u32) -> (tempfile::TempDir, Vec<SiteResult>
 
 fn values(r: &SiteResult) -> (&[i128], &BTreeMap<String, i64>) {
     match &r.verdict {
-        Verdict::TestFound { nondet, inputs, .. } => (nondet, inputs),
+        Reachability::TestFound { nondet, inputs, .. } => (nondet, inputs),
         v => panic!("site {}: {v}", r.index),
     }
 }
@@ -84,7 +84,7 @@ fn named_input_within_its_range() {
     let argc = "(bvuge argc (_ bv1 32)) (bvule argc (_ bv64 32))";
     assert!(smt::equivalent(&d.path().join("formulas/site0.smt2"), &format!("(and {argc} (= |input:depth| (_ bv9 32)))")).unwrap());
     assert!(!smt::equivalent(&d.path().join("formulas/site0.smt2"), &format!("(and {argc})")).unwrap());
-    assert!(matches!(r[1].verdict, Verdict::Unreachable { .. }), "{}", r[1].verdict);
+    assert!(matches!(r[1].verdict, Reachability::Unreachable { .. }), "{}", r[1].verdict);
     let inputs = values(&r[2]).1;
     assert_eq!((inputs["fast"], inputs["depth"]), (1, 2));
 }
@@ -103,7 +103,7 @@ fn assumptions_are_path_conditions() {
     let x = values(&r[0]).0[0];
     assert!(x > 100 && x < 103, "{x}");
     // x > 100 and x < 50 cannot both hold: site 1 is never reached.
-    assert!(matches!(r[1].verdict, Verdict::Unreachable { .. }), "{}", r[1].verdict);
+    assert!(matches!(r[1].verdict, Reachability::Unreachable { .. }), "{}", r[1].verdict);
     let argc = "(bvuge argc (_ bv1 32)) (bvule argc (_ bv64 32))";
     let x0 = "((_ extract 31 0) nd0)";
     assert!(smt::equivalent(&d.path().join("formulas/site0.smt2"), &format!("(and {argc} (= ndi0 (_ bv0 32)) (bvsgt {x0} (_ bv100 32)) (bvslt {x0} (_ bv103 32)))")).unwrap());

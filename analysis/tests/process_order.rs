@@ -1,8 +1,8 @@
-//! The SystemC fixed process order (issue 4, item 4): a site after `wait(e)` is reached
+//! The SystemC fixed process order: a site after `wait(e)` is reached
 //! only if another process notifies `e` after the wait starts; an immediate notify made
 //! before the waiter waits is lost, and the site is then unreachable (blocked).
 
-use syncmut_analysis::{generate, smt, Options, Verdict};
+use syncmut_analysis::{generate, smt, Options, Reachability};
 
 const DESIGN: &str = r#"#include <systemc.h>
 #include <cstdlib>
@@ -57,7 +57,7 @@ fn waits_return_only_when_notified_in_time() {
     // activation, before `second` (later in the order, after a yield) waits: lost.
     let b = at(20);
     match &g.sites[b].verdict {
-        Verdict::Unreachable { reason } => assert!(reason.contains("blocked") && reason.contains("order.cpp:19"), "{reason}"),
+        Reachability::Unreachable { reason } => assert!(reason.contains("blocked") && reason.contains("order.cpp:19"), "{reason}"),
         v => panic!("site {b}: expected unreachable (blocked), got {v}"),
     }
     assert!(g.sites[b].schedule.iter().any(|s| s.contains("runs before top::second waits")), "{:?}", g.sites[b].schedule);

@@ -79,7 +79,8 @@ pub struct Score {
     pub survived: usize,
     pub not_reached: usize,
     pub errors: usize,
-    /// Mutation coverage: killed / all mutants, in percent (METHOD.md §1).
+    /// Mutation coverage: killed / all mutants, in percent: how much of the injected
+    /// synchronization faults the tests notice.
     pub percent: f64,
 }
 

@@ -1,4 +1,4 @@
-// The running example of syncmut (METHOD.md §3): two threads, one event, two flags.
+// The running example of syncmut: two threads, one event, two flags.
 // argv[1] sets cs1 and argv[2] sets cs2 ("t" or "f").
 #include <systemc.h>
 #include <cstring>

@@ -1,5 +1,5 @@
-// Producer/consumer with redundant synchronization (METHOD.md §3: such designs score
-// low because some mutants are equivalent). argv[1] = number of items (default 3).
+// Producer/consumer with redundant synchronization: it scores low, since some mutants
+// change nothing observable (equivalent). argv[1] = number of items (default 3).
 //
 // The producer publishes `data` and notifies `ready`; the consumer waits for `ready`
 // and prints what it got. Three things here synchronize nothing that anyone observes:

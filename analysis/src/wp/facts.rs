@@ -1,0 +1,298 @@
+//! Facts about the whole module computed once and shared by every site's analysis:
+//! call graph, thread/process entries and their order, predecessor maps, loop back
+//! edges, and which globals and nondet calls code running concurrently may touch.
+
+use super::calls::{is_thread_start, nondet_type, notify_kind};
+use crate::ir::{Block, Func, Module, Opcode, Value};
+use std::collections::{HashMap, HashSet};
+
+/// Facts about the module shared by every site's analysis.
+pub struct ModuleFacts<'m> {
+    pub callers: HashMap<Func<'m>, Vec<Value<'m>>>,
+    /// Thread/process entries: (entry, creation call or constructor, argument, kind label).
+    pub entries: HashMap<Func<'m>, Vec<Creation<'m>>>,
+    pub roots: Vec<Func<'m>>,
+    pub(super) preds: HashMap<Func<'m>, HashMap<Block<'m>, Vec<Block<'m>>>>,
+    pub(super) back: HashMap<Func<'m>, HashSet<(Block<'m>, Block<'m>)>>,
+    /// Globals that code running concurrently may store to (functions reachable from
+    /// a thread/process entry, and the roots after the first thread creation).
+    /// `None`: some concurrent store goes through a pointer not traced to a global,
+    /// so every object may be written.
+    pub(super) concurrent_writes: Option<HashSet<Value<'m>>>,
+    /// Functions that call `__VERIFIER_nondet_*`, directly or through callees.
+    pub(super) nondet_callers: HashSet<Func<'m>>,
+    /// Code running concurrently (threads/processes, or a root after its first thread
+    /// start) may call `__VERIFIER_nondet_*`: the call counter is then unknown after a
+    /// synchronization point and at a thread's entry.
+    pub(super) concurrent_nondet: bool,
+    /// SystemC processes: (registering constructor, position in its registration
+    /// order), which is the kernel's order of first activation within a module.
+    pub(super) process_order: HashMap<Func<'m>, (Func<'m>, usize)>,
+    /// Every rewritten `sc_event::notify*` call.
+    pub(super) notifies: Vec<Value<'m>>,
+}
+
+/// How a thread/process entry is started.
+#[derive(Debug, Clone)]
+pub enum Creation<'m> {
+    /// `pthread_create` (or the runtime hook) call, with the start routine's argument.
+    Pthread { call: Value<'m>, arg: Value<'m> },
+    /// `SC_THREAD`/`SC_METHOD` registered in a module constructor; `this` is its first
+    /// parameter; the process starts at `sc_start`.
+    Systemc { constructor: Func<'m> },
+}
+
+impl<'m> ModuleFacts<'m> {
+    /// Scans the module: call graph, thread entries, predecessor maps and back edges.
+    pub fn new(m: &'m Module) -> ModuleFacts<'m> {
+        let callers = m.callers();
+        let mut entries: HashMap<Func<'m>, Vec<Creation<'m>>> = HashMap::new();
+        let mut roots = Vec::new();
+        let mut process_order: HashMap<Func<'m>, (Func<'m>, usize)> = HashMap::new();
+        let mut notifies = Vec::new();
+        for f in m.functions() {
+            let name = f.name();
+            if (name == "main" || name == "sc_main") && f.has_body() {
+                roots.push(f);
+            }
+            if !f.has_body() {
+                continue;
+            }
+            let mut registers_process = false;
+            let mut referenced = Vec::new();
+            for b in f.blocks() {
+                for i in b.instructions() {
+                    if let Some(callee) = i.called_function() {
+                        let cn = callee.name();
+                        if cn == "syncmut_hook_pthread_create" || cn == "pthread_create" {
+                            let (fi, ai) = if cn == "pthread_create" { (2, 3) } else { (3, 4) };
+                            let args = i.call_args();
+                            if let (Some(start), Some(arg)) = (args.get(fi).and_then(|v| v.as_function()), args.get(ai)) {
+                                entries.entry(start).or_default().push(Creation::Pthread { call: i, arg: *arg });
+                            }
+                        }
+                        if cn.contains("create_thread_process") || cn.contains("create_method_process") {
+                            registers_process = true;
+                        }
+                    }
+                    if i.opcode() == Some(Opcode::LLVMCall) || i.opcode() == Some(Opcode::LLVMInvoke) {
+                        for a in i.call_args() {
+                            collect_functions(a, &mut referenced, 0);
+                        }
+                    } else {
+                        for k in 0..i.operand_count() {
+                            collect_functions(i.operand(k), &mut referenced, 0);
+                        }
+                    }
+                }
+            }
+            if registers_process {
+                for e in referenced.into_iter().filter(|e| e.has_body() && e.param_count() == 1) {
+                    entries.entry(e).or_default().push(Creation::Systemc { constructor: f });
+                    let next = process_order.values().filter(|(c, _)| *c == f).count();
+                    process_order.entry(e).or_insert((f, next));
+                }
+            }
+            for b in f.blocks() {
+                for i in b.instructions() {
+                    if i.called_function().is_some_and(|c| notify_kind(&c.name()).is_some()) {
+                        notifies.push(i);
+                    }
+                }
+            }
+        }
+        let mut preds = HashMap::new();
+        let mut back = HashMap::new();
+        for f in m.functions().into_iter().filter(|f| f.has_body()) {
+            preds.insert(f, f.predecessors());
+            back.insert(f, back_edges(f));
+        }
+        let concurrent_writes = concurrent_writes(&entries, &roots);
+        let nondet_callers = nondet_callers(m, &callers);
+        let concurrent_nondet = concurrent_nondet(&entries, &roots, &nondet_callers);
+        ModuleFacts { callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, process_order, notifies }
+    }
+
+    /// Whether code running concurrently may store to global `g`.
+    pub(super) fn concurrently_written(&self, g: Value<'m>) -> bool {
+        self.concurrent_writes.as_ref().map(|w| w.contains(&g)).unwrap_or(true)
+    }
+}
+
+/// Functions that call a nondet function, directly or transitively.
+fn nondet_callers<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m>>>) -> HashSet<Func<'m>> {
+    let mut out = HashSet::new();
+    let mut todo: Vec<Func<'m>> = m.functions().into_iter().filter(|f| nondet_type(*f).is_some()).collect();
+    while let Some(f) = todo.pop() {
+        for call in callers.get(&f).into_iter().flatten() {
+            let caller = call.block().function();
+            if out.insert(caller) {
+                todo.push(caller);
+            }
+        }
+    }
+    out
+}
+
+fn concurrent_nondet<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: &[Func<'m>], nondet_callers: &HashSet<Func<'m>>) -> bool {
+    if entries.keys().any(|e| nondet_callers.contains(e)) {
+        return true;
+    }
+    let calls_nondet = |i: &Value<'m>| i.called_function().map(|c| nondet_type(c).is_some() || nondet_callers.contains(&c)).unwrap_or(false);
+    for r in roots {
+        let mut after: Vec<Block<'m>> = Vec::new();
+        for b in r.blocks() {
+            let insts = b.instructions();
+            if let Some(pos) = insts.iter().position(|i| i.called_function().map(|c| is_thread_start(&c.name())).unwrap_or(false)) {
+                if insts[pos..].iter().any(calls_nondet) {
+                    return true;
+                }
+                after.extend(b.successors());
+            }
+        }
+        let mut seen = HashSet::new();
+        while let Some(b) = after.pop() {
+            if !seen.insert(b) {
+                continue;
+            }
+            if b.instructions().iter().any(calls_nondet) {
+                return true;
+            }
+            after.extend(b.successors());
+        }
+    }
+    false
+}
+
+/// The global a pointer is derived from by address arithmetic and casts, if any.
+fn underlying_global<'m>(mut p: Value<'m>) -> Option<Value<'m>> {
+    for _ in 0..16 {
+        if p.is_global_variable() {
+            return Some(p);
+        }
+        match p.opcode()? {
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => p = p.operand(0),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Adds the global a `store` writes to `written`; a store into memory that is neither a
+/// global nor the function's own stack frame makes the analysis give up (`None`).
+fn record_store<'m>(i: Value<'m>, written: &mut HashSet<Value<'m>>) -> Option<()> {
+    if i.opcode() == Some(Opcode::LLVMStore) {
+        match underlying_global(i.operand(1)) {
+            Some(g) => {
+                written.insert(g);
+            }
+            None if is_local_slot(i.operand(1)) => {}
+            None => return None,
+        }
+    }
+    Some(())
+}
+
+fn concurrent_writes<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: &[Func<'m>]) -> Option<HashSet<Value<'m>>> {
+    let mut written = HashSet::new();
+    // Functions reachable from thread entries.
+    let mut todo: Vec<Func<'m>> = entries.keys().copied().collect();
+    let mut seen: HashSet<Func<'m>> = HashSet::new();
+    while let Some(f) = todo.pop() {
+        if !seen.insert(f) || !f.has_body() {
+            continue;
+        }
+        for b in f.blocks() {
+            for i in b.instructions() {
+                record_store(i, &mut written)?;
+                if let Some(c) = i.called_function() {
+                    todo.push(c);
+                }
+            }
+        }
+    }
+    // Roots after the first thread creation (same block after it, or any block
+    // reachable from its block).
+    for r in roots {
+        let mut after: Vec<Block<'m>> = Vec::new();
+        for b in r.blocks() {
+            let insts = b.instructions();
+            if let Some(pos) = insts.iter().position(|i| i.called_function().map(|c| is_thread_start(&c.name())).unwrap_or(false)) {
+                for i in &insts[pos..] {
+                    record_store(*i, &mut written)?;
+                }
+                after.extend(b.successors());
+            }
+        }
+        let mut seen = HashSet::new();
+        while let Some(b) = after.pop() {
+            if !seen.insert(b) {
+                continue;
+            }
+            for i in b.instructions() {
+                record_store(i, &mut written)?;
+            }
+            after.extend(b.successors());
+        }
+    }
+    Some(written)
+}
+
+/// A pointer into the function's own stack frame (not shared with other threads
+/// unless its address escapes, which the region map handles by base identity).
+fn is_local_slot(mut p: Value<'_>) -> bool {
+    for _ in 0..16 {
+        match p.opcode() {
+            Some(Opcode::LLVMAlloca) => return true,
+            Some(Opcode::LLVMGetElementPtr) | Some(Opcode::LLVMBitCast) => p = p.operand(0),
+            _ => return false,
+        }
+    }
+    false
+}
+
+fn collect_functions<'m>(v: Value<'m>, out: &mut Vec<Func<'m>>, depth: u32) {
+    if depth > 3 {
+        return;
+    }
+    if let Some(f) = v.as_function() {
+        if !out.contains(&f) {
+            out.push(f);
+        }
+        return;
+    }
+    if v.opcode().is_some() && !v.is_instruction() {
+        for k in 0..v.operand_count() {
+            collect_functions(v.operand(k), out, depth + 1);
+        }
+    }
+}
+
+/// Edges (u, v) where v is on the DFS stack when u→v is explored.
+fn back_edges<'m>(f: Func<'m>) -> HashSet<(Block<'m>, Block<'m>)> {
+    let mut out = HashSet::new();
+    let Some(entry) = f.entry() else { return out };
+    let mut state: HashMap<Block<'m>, u8> = HashMap::new(); // 1 on stack, 2 done
+    let mut stack = vec![(entry, 0usize)];
+    state.insert(entry, 1);
+    while let Some((b, i)) = stack.pop() {
+        let succ = b.successors();
+        if i < succ.len() {
+            stack.push((b, i + 1));
+            let s = succ[i];
+            match state.get(&s) {
+                Some(1) => {
+                    out.insert((b, s));
+                }
+                Some(_) => {}
+                None => {
+                    state.insert(s, 1);
+                    stack.push((s, 0));
+                }
+            }
+        } else {
+            state.insert(b, 2);
+        }
+    }
+    out
+}

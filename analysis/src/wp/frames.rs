@@ -1,0 +1,158 @@
+//! Frames: one function in one calling context (the root, a call from a parent frame,
+//! or a thread/process entry created from a creator frame). A site is reached in some
+//! context, and every value, block and memory location is evaluated per frame, so the
+//! contexts are where the backward walk leaves a function.
+
+use super::facts::Creation;
+use super::values::Sym;
+use super::{demangle_hint, Wp};
+use crate::error::{AnalysisError, Result};
+use crate::ir::{Func, Value};
+use easy_smt::SExpr;
+
+/// Frame index.
+pub type FrameId = usize;
+
+/// How a frame was entered, which is where the backward walk goes at its entry.
+#[derive(Debug, Clone)]
+pub(super) enum FrameKind<'m> {
+    Root,
+    Call { parent: FrameId, call: Value<'m> },
+    /// A thread/process entry; memory at entry is the creator's at `point`.
+    Thread { creator: FrameId, point: Value<'m>, args: Vec<Sym<'m>>, also: Option<FrameId>, label: String },
+}
+
+/// One function in one calling context.
+#[derive(Debug, Clone)]
+pub(super) struct Frame<'m> {
+    pub(super) func: Func<'m>,
+    pub(super) kind: FrameKind<'m>,
+    pub(super) depth: usize,
+}
+
+/// Maximum call-string depth.
+pub(super) const MAX_DEPTH: usize = 8;
+
+impl<'m> Wp<'m> {
+    pub(super) fn push_frame(&mut self, func: Func<'m>, kind: FrameKind<'m>, depth: usize) -> FrameId {
+        self.frames.push(Frame { func, kind, depth });
+        let id = self.frames.len() - 1;
+        if self.in_notifier {
+            self.notifier_frames.insert(id);
+        }
+        id
+    }
+
+    /// Every calling context of `func`, from a root through calls and thread creations.
+    pub(super) fn contexts(&mut self, func: Func<'m>, depth: usize, visiting: &mut Vec<Func<'m>>) -> Result<Vec<FrameId>> {
+        if self.facts.roots.contains(&func) {
+            return Ok(vec![self.root_frame(func)]);
+        }
+        if depth > MAX_DEPTH || visiting.contains(&func) {
+            self.q.notes.push(format!("call chains deeper than {MAX_DEPTH} or recursive ones into {} were not followed", func.name()));
+            return Ok(Vec::new());
+        }
+        visiting.push(func);
+        let mut out = Vec::new();
+        if let Some(creations) = self.facts.entries.get(&func).cloned() {
+            for c in creations {
+                match c {
+                    Creation::Pthread { call, arg } => {
+                        let creator = call.block().function();
+                        for cf in self.contexts(creator, depth + 1, visiting)? {
+                            let a = self.value(cf, arg)?;
+                            let label = format!("pthread start routine {} created at {}", func.name(), call.where_());
+                            self.q.schedule.push(format!(
+                                "{label}: reads before the thread's first synchronization point see memory as at its creation (default schedule)"
+                            ));
+                            out.push(self.push_frame(func, FrameKind::Thread { creator: cf, point: call, args: vec![a], also: None, label }, depth));
+                        }
+                    }
+                    Creation::Systemc { constructor } => {
+                        for ctor in self.contexts(constructor, depth + 1, visiting)? {
+                            let this = constructor.param(0).ok_or_else(|| AnalysisError::unsupported("constructor without this", "?"))?;
+                            let this = self.value(ctor, this)?;
+                            let root = self.root_of(ctor);
+                            let start = self.sc_start(root)?;
+                            let label = format!("SystemC process {} registered in {}", demangle_hint(&func.name()), demangle_hint(&constructor.name()));
+                            self.q.schedule.push(format!(
+                                "{label}: module fields at process start are their values at sc_start ({}); processes first run in registration order; a `wait(e)` on the path returns only if another process notifies e (below), other blocking calls are assumed to return",
+                                start.where_()
+                            ));
+                            out.push(self.push_frame(func, FrameKind::Thread { creator: root, point: start, args: vec![this], also: Some(ctor), label }, depth));
+                        }
+                    }
+                }
+            }
+        }
+        for call in self.facts.callers.get(&func).cloned().unwrap_or_default() {
+            let caller = call.block().function();
+            for parent in self.contexts(caller, depth + 1, visiting)? {
+                out.push(self.push_frame(func, FrameKind::Call { parent, call }, depth));
+            }
+        }
+        visiting.pop();
+        Ok(out)
+    }
+
+    pub(super) fn root_frame(&mut self, func: Func<'m>) -> FrameId {
+        if let Some(i) = self.frames.iter().position(|f| f.func == func && matches!(f.kind, FrameKind::Root)) {
+            return i;
+        }
+        self.push_frame(func, FrameKind::Root, 0)
+    }
+
+    pub(super) fn root_of(&self, mut f: FrameId) -> FrameId {
+        loop {
+            match &self.frames[f].kind {
+                FrameKind::Root => return f,
+                FrameKind::Call { parent, .. } => f = *parent,
+                FrameKind::Thread { creator, .. } => f = *creator,
+            }
+        }
+    }
+
+    pub(super) fn sc_start(&self, root: FrameId) -> Result<Value<'m>> {
+        let f = self.frames[root].func;
+        for b in f.blocks() {
+            for i in b.instructions() {
+                if i.called_function().map(|c| c.name().contains("sc_start")).unwrap_or(false) {
+                    return Ok(i);
+                }
+            }
+        }
+        Err(AnalysisError::Unsupported(format!("SystemC design without a call to sc_start in {}: not supported yet", f.name())))
+    }
+
+    /// Condition under which the frame is entered at all.
+    pub(super) fn frame_reach(&mut self, f: FrameId) -> Result<SExpr> {
+        match self.frames[f].kind.clone() {
+            FrameKind::Root => Ok(self.ctx.true_()),
+            FrameKind::Call { parent, call } => {
+                let here = self.reach_block(parent, call.block())?;
+                let before = self.block_returns(parent, call.block(), Some(call))?;
+                let up = self.frame_reach(parent)?;
+                Ok(self.and(vec![here, before, up]))
+            }
+            FrameKind::Thread { creator, point, also, .. } => {
+                let here = self.reach_block(creator, point.block())?;
+                let up = self.frame_reach(creator)?;
+                let mut parts = vec![here, up];
+                if let Some(a) = also {
+                    parts.push(self.frame_reach(a)?);
+                }
+                Ok(self.and(parts))
+            }
+        }
+    }
+
+    pub(super) fn in_thread(&self, mut f: FrameId) -> bool {
+        loop {
+            match &self.frames[f].kind {
+                FrameKind::Root => return false,
+                FrameKind::Call { parent, .. } => f = *parent,
+                FrameKind::Thread { .. } => return true,
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! Inputs read through calls: `__VERIFIER_nondet_<type>()` reads the test's nondet list
+//! at the position given by the number of nondet calls before it on the path (a
+//! symbolic call counter walked backwards like memory), and `syncmut_input_*` reads one
+//! named input within the range it is read with.
+
+use super::calls::{is_scheduling_call, is_thread_start, nondet_type};
+use super::frames::{FrameId, FrameKind, MAX_DEPTH};
+use super::memory::{Base, Loc};
+use super::query::Conjunct;
+use super::values::Sym;
+use super::Wp;
+use crate::error::{AnalysisError, Result};
+use crate::ir::{Opcode, TypeShape, Value};
+use easy_smt::SExpr;
+
+impl<'m> Wp<'m> {
+    /// `__VERIFIER_nondet_<ty>()`: the value at the list position given by the call
+    /// counter just before the call (see `inputs`).
+    pub(super) fn nondet_value(&mut self, f: FrameId, v: Value<'m>, ty: &str) -> Result<Sym<'m>> {
+        let TypeShape::Int(w) = v.ty().shape() else {
+            return Err(AnalysisError::unsupported(format!("__VERIFIER_nondet_{ty}() (only integer types are modelled)"), v.where_()));
+        };
+        if w > 64 {
+            return Err(AnalysisError::unsupported(format!("__VERIFIER_nondet_{ty}() of {w} bits (at most 64 are modelled)"), v.where_()));
+        }
+        let position = self.counter_before(f, v)?;
+        let i = self.q.inputs.nondet_call(ty, w);
+        let idx = self.ctx.atom(crate::inputs::nondet_index_symbol(i));
+        let val = self.ctx.atom(crate::inputs::nondet_value_symbol(i));
+        let limit = self.bv_const(crate::inputs::MAX_NONDET as u64, 32);
+        let e = self.ctx.and(self.ctx.eq(idx, position), self.app("bvult", vec![idx, limit]));
+        self.q.conjuncts.push(Conjunct {
+            comment: format!("__VERIFIER_nondet_{ty}() at {} reads the value at list position ndi{i} (the calls before it on the path)", v.where_()),
+            expr: e,
+        });
+        for j in 0..i {
+            let other_idx = self.ctx.atom(crate::inputs::nondet_index_symbol(j));
+            let other_val = self.ctx.atom(crate::inputs::nondet_value_symbol(j));
+            let same = self.ctx.imp(self.ctx.eq(idx, other_idx), self.ctx.eq(val, other_val));
+            self.q.conjuncts.push(Conjunct { comment: format!("one list position holds one value (nd{i}, nd{j})"), expr: same });
+        }
+        let e = if w == 64 { val } else { self.ctx.extract(w as i32 - 1, 0, val) };
+        Ok(Sym::Bv(e, w))
+    }
+
+    /// `syncmut_input_int(name, lo, hi)` / `syncmut_input_bool(name)`: one symbol per
+    /// name, within the range it is read with.
+    pub(super) fn named_input(&mut self, f: FrameId, v: Value<'m>, func: &str) -> Result<Sym<'m>> {
+        let args = v.call_args();
+        let name = match args.first().map(|a| self.value(f, *a)).transpose()? {
+            Some(Sym::Ptr(Loc { base: Base::Global(g), off: 0 })) => g.c_string(),
+            _ => None,
+        };
+        let Some(name) = name else {
+            return Err(AnalysisError::unsupported(format!("{func} with a name that is not a string literal"), v.where_()));
+        };
+        let range = if func == "syncmut_input_bool" {
+            Some((0, 1))
+        } else {
+            args.get(1).and_then(|a| a.const_int_signed()).zip(args.get(2).and_then(|a| a.const_int_signed()))
+        };
+        let sym = self.q.inputs.named_input(&name, range)?;
+        let x = self.ctx.atom(sym);
+        let (lo, hi) = if func == "syncmut_input_bool" {
+            (self.bv_const(0, 32), self.bv_const(1, 32))
+        } else {
+            let (lo, _) = self.bv(f, args[1])?;
+            let (hi, _) = self.bv(f, args[2])?;
+            (lo, hi)
+        };
+        let e = self.ctx.and(self.app("bvsle", vec![lo, x]), self.app("bvsle", vec![x, hi]));
+        self.q.conjuncts.push(Conjunct { comment: format!("named input \"{name}\" within its range ({})", v.where_()), expr: e });
+        Ok(Sym::Bv(x, 32))
+    }
+
+    /// The number of nondet calls made before instruction `at` of frame `f` (32 bits).
+    pub(super) fn counter_before(&mut self, f: FrameId, at: Value<'m>) -> Result<SExpr> {
+        if let Some(e) = self.counters.get(&(f, at)) {
+            return Ok(*e);
+        }
+        let e = self.counter_before_uncached(f, at)?;
+        self.counters.insert((f, at), e);
+        Ok(e)
+    }
+
+    pub(super) fn counter_before_uncached(&mut self, f: FrameId, at: Value<'m>) -> Result<SExpr> {
+        let b = at.block();
+        let insts = b.instructions();
+        let pos = insts.iter().position(|i| *i == at).unwrap_or(insts.len());
+        if let Some(j) = insts[..pos].iter().rev().find(|j| self.counts_nondet(f, **j)) {
+            return self.counter_after(f, *j);
+        }
+        let func = self.frames[f].func;
+        if func.entry() == Some(b) {
+            return match self.frames[f].kind.clone() {
+                FrameKind::Root => Ok(self.bv_const(0, 32)),
+                FrameKind::Call { parent, call } => self.counter_before(parent, call),
+                FrameKind::Thread { .. } if self.facts.concurrent_nondet => Ok(self.unknown_counter(at, "at the entry of a thread or process")),
+                FrameKind::Thread { creator, point, .. } => self.counter_before(creator, point),
+            };
+        }
+        let mut arms = Vec::new();
+        for (p, taken) in self.incoming(f, b)? {
+            let t = p.terminator().expect("predecessor has a terminator");
+            let val = if self.counts_nondet(f, t) { self.counter_after(f, t)? } else { self.counter_before(f, t)? };
+            arms.push((taken, val));
+        }
+        let Some((_, mut acc)) = arms.pop() else {
+            return Ok(self.unknown_counter(at, "on a path cut by the loop bound"));
+        };
+        for (c, v) in arms.into_iter().rev() {
+            acc = self.ctx.ite(c, v, acc);
+        }
+        Ok(acc)
+    }
+
+    /// Whether call `j` may change the nondet call counter.
+    pub(super) fn counts_nondet(&self, f: FrameId, j: Value<'m>) -> bool {
+        let Some(callee) = j.called_function() else { return false };
+        if nondet_type(callee).is_some() || self.facts.nondet_callers.contains(&callee) {
+            return true;
+        }
+        let name = callee.name();
+        self.facts.concurrent_nondet && is_scheduling_call(&name) && (self.in_thread(f) || is_thread_start(&name))
+    }
+
+    /// The counter just after call `j` (one that [`Self::counts_nondet`]).
+    pub(super) fn counter_after(&mut self, f: FrameId, j: Value<'m>) -> Result<SExpr> {
+        let callee = j.called_function().expect("counts_nondet checked the callee");
+        if nondet_type(callee).is_some() {
+            let before = self.counter_before(f, j)?;
+            let one = self.bv_const(1, 32);
+            return Ok(self.app("bvadd", vec![before, one]));
+        }
+        if !self.facts.nondet_callers.contains(&callee) || !callee.has_body() || self.frames[f].depth >= MAX_DEPTH {
+            return Ok(self.unknown_counter(j, "after a synchronization point (other threads may call __VERIFIER_nondet_*)"));
+        }
+        let depth = self.frames[f].depth + 1;
+        let child = self.push_frame(callee, FrameKind::Call { parent: f, call: j }, depth);
+        let mut arms = Vec::new();
+        for b in callee.blocks() {
+            let Some(t) = b.terminator() else { continue };
+            if t.opcode() != Some(Opcode::LLVMRet) {
+                continue;
+            }
+            let r = self.reach_block(child, b)?;
+            let v = self.counter_before(child, t)?;
+            arms.push((r, v));
+        }
+        let Some((_, mut acc)) = arms.pop() else {
+            return Ok(self.unknown_counter(j, "after a call that does not return"));
+        };
+        for (c, v) in arms.into_iter().rev() {
+            acc = self.ctx.ite(c, v, acc);
+        }
+        Ok(acc)
+    }
+
+    /// A fresh counter value, with a note: the positions a formula then picks for its
+    /// nondet calls are a guess that execution confirms or not.
+    pub(super) fn unknown_counter(&mut self, at: Value<'m>, why: &str) -> SExpr {
+        let name = format!("ndcount{}_{}", self.fresh_count, at.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        self.fresh_count += 1;
+        self.q.fresh.push((name.clone(), "(_ BitVec 32)".to_string()));
+        let note = format!("over-approximated: number of __VERIFIER_nondet_* calls made {why} at {}", at.where_());
+        if !self.q.notes.contains(&note) {
+            self.q.notes.push(note);
+        }
+        self.ctx.atom(name)
+    }
+}

@@ -1,0 +1,177 @@
+//! Backward weakest precondition: the condition on program inputs under which
+//! execution reaches a site.
+//!
+//! The module is in SSA form (mem2reg/sroa ran first), so substituting each defined
+//! value backwards into the predicate is the same as evaluating the value's definition
+//! on demand, memoised per frame; that is what [`Wp::value`] does. Block reachability
+//! is the disjunction over predecessors of (edge condition ∧ predecessor reached),
+//! memoised per block. Loop back edges are not followed: paths through more iterations
+//! than `opt` unrolled are cut, and the result says so ([`Query::cut`]).
+//!
+//! A *frame* is one function in one calling context: the root (`main`/`sc_main`, whose
+//! `argv` is the input), a call from a parent frame, or a thread/process entry created
+//! from a creator frame. Memory is a region map: a location is a base (global, stack
+//! slot of a frame, `argv`) plus a byte offset; a load's value is the last store to the
+//! same location found walking backwards (through callees that may write it, into the
+//! creator at a thread's entry), merged over predecessors like a phi.
+//!
+//! One file per part of the model: `facts` (module-wide facts computed once),
+//! `frames` (calling contexts), `control_flow` (block reachability and edges),
+//! `values` (SSA values and call results), `memory` (the region map),
+//! `input_calls` (nondet and named inputs, the nondet call counter), `process_order`
+//! (SystemC waits and notifies, assumptions on the path), `calls` (what a called
+//! function's name means), `terms` (SMT-LIB builders) and `query` (the result).
+
+mod calls;
+mod control_flow;
+mod facts;
+mod frames;
+mod input_calls;
+mod memory;
+mod process_order;
+mod query;
+mod terms;
+mod values;
+
+pub use facts::{Creation, ModuleFacts};
+pub use frames::FrameId;
+pub use query::{Conjunct, Definition, Query};
+
+use crate::error::{AnalysisError, Result};
+use crate::inputs::Inputs;
+use crate::ir::{Block, Module, Value};
+use easy_smt::{Context, SExpr};
+use frames::Frame;
+use memory::Loc;
+use std::collections::{HashMap, HashSet};
+use values::Sym;
+
+/// The analysis of one site: builds its reachability formula.
+pub struct Wp<'m> {
+    m: &'m Module,
+    facts: &'m ModuleFacts<'m>,
+    ctx: &'m Context,
+    frames: Vec<Frame<'m>>,
+    values: HashMap<(FrameId, Value<'m>), Sym<'m>>,
+    reach: HashMap<(FrameId, Block<'m>), SExpr>,
+    memory: HashMap<(FrameId, Value<'m>, Loc<'m>), Sym<'m>>,
+    edge_defs: HashMap<(FrameId, Value<'m>), SExpr>,
+    /// The nondet call counter just before an instruction.
+    counters: HashMap<(FrameId, Value<'m>), SExpr>,
+    /// Whether a SystemC `wait(e)` returns, per (frame, call).
+    returns: HashMap<(FrameId, Value<'m>), SExpr>,
+    /// Frames created to decide whether some process notifies an event: their own
+    /// blocking calls are assumed to return (one level of the process-order model).
+    notifier_frames: HashSet<FrameId>,
+    in_notifier: bool,
+    q: Query,
+    fresh_count: usize,
+    bound: u32,
+}
+
+impl<'m> Wp<'m> {
+    /// A fresh analysis (per site: definitions are scoped to one solver query).
+    pub fn new(m: &'m Module, facts: &'m ModuleFacts<'m>, ctx: &'m Context, bound: u32) -> Self {
+        Wp {
+            m,
+            facts,
+            ctx,
+            frames: Vec::new(),
+            values: HashMap::new(),
+            reach: HashMap::new(),
+            memory: HashMap::new(),
+            edge_defs: HashMap::new(),
+            counters: HashMap::new(),
+            returns: HashMap::new(),
+            notifier_frames: HashSet::new(),
+            in_notifier: false,
+            q: Query {
+                inputs: Inputs::default(),
+                fresh: Vec::new(),
+                definitions: Vec::new(),
+                conjuncts: Vec::new(),
+                notes: Vec::new(),
+                cut: Vec::new(),
+                schedule: Vec::new(),
+                blocking: Vec::new(),
+            },
+            fresh_count: 0,
+            bound,
+        }
+    }
+
+    /// The formula under which `site` (a call instruction) is executed.
+    pub fn site(mut self, site: Value<'m>) -> Result<Query> {
+        let func = site.block().function();
+        let contexts = self.contexts(func, 0, &mut Vec::new())?;
+        if contexts.is_empty() {
+            return Err(AnalysisError::Unsupported(format!(
+                "no path from main/sc_main or a thread entry to {} (indirect call or unreferenced function): not supported yet, {}",
+                func.name(),
+                site.where_()
+            )));
+        }
+        let mut alternatives = Vec::new();
+        for frame in contexts {
+            let here = self.reach_block(frame, site.block())?;
+            let before = self.block_returns(frame, site.block(), Some(site))?;
+            let up = self.frame_reach(frame)?;
+            alternatives.push(self.and(vec![here, before, up]));
+        }
+        // One statement per process and assumption, in the order first made.
+        let mut seen = HashSet::new();
+        self.q.schedule.retain(|s| seen.insert(s.clone()));
+        let expr = self.or(alternatives);
+        self.q.conjuncts.push(Conjunct { comment: format!("the site's block is reached ({} in {})", site.where_(), demangle_hint(&func.name())), expr });
+        // argc covers every argv[k] read.
+        let argc = self.ctx.atom("argc");
+        let max = self.q.inputs.max_index();
+        let lo = self.bv_const(max as u64 + 1, 32);
+        let hi = self.bv_const(64, 32);
+        let c = self.ctx.and(self.app("bvuge", vec![argc, lo]), self.app("bvule", vec![argc, hi]));
+        self.q.conjuncts.push(Conjunct { comment: format!("argc covers every argv[k] read (k ≤ {max}), at most 63 arguments"), expr: c });
+        // At most one literal per compared argument.
+        let choices: Vec<Vec<String>> = self
+            .q
+            .inputs
+            .args
+            .iter()
+            .filter_map(|(k, u)| match u {
+                crate::inputs::ArgUse::Choice(l) if l.len() > 1 => Some(l.iter().map(|l| crate::inputs::choice_symbol(*k, l)).collect()),
+                _ => None,
+            })
+            .collect();
+        for syms in choices {
+            for i in 0..syms.len() {
+                for j in i + 1..syms.len() {
+                    let e = self.ctx.not(self.ctx.and(self.ctx.atom(&syms[i]), self.ctx.atom(&syms[j])));
+                    self.q.conjuncts.push(Conjunct { comment: "one string cannot equal two literals".into(), expr: e });
+                }
+            }
+        }
+        Ok(self.q)
+    }
+}
+
+/// A short readable form of a mangled name (`_ZN3top2t1Ev` → `top::t1`).
+pub fn demangle_hint(name: &str) -> String {
+    let Some(rest) = name.strip_prefix("_ZN") else { return name.to_string() };
+    let mut parts = Vec::new();
+    let mut s = rest;
+    while let Some(d) = s.find(|c: char| !c.is_ascii_digit()) {
+        if d == 0 {
+            break;
+        }
+        let n: usize = s[..d].parse().unwrap_or(0);
+        if s.len() < d + n {
+            break;
+        }
+        parts.push(&s[d..d + n]);
+        s = &s[d + n..];
+    }
+    if parts.is_empty() {
+        name.to_string()
+    } else {
+        parts.join("::")
+    }
+}

@@ -1,0 +1,367 @@
+//! Symbolic values: the SSA definition of a value evaluated on demand per frame (the
+//! module is in SSA form, so this is the same as substituting backwards), including
+//! arguments, phis, address arithmetic and the results of calls.
+
+use super::calls::{nondet_type, INT_PARSERS};
+use super::frames::{FrameId, FrameKind, MAX_DEPTH};
+use super::memory::{Base, Loc};
+use super::{demangle_hint, Wp};
+use crate::error::{AnalysisError, Result};
+use crate::ir::{self, Func, Opcode, TypeShape, Value};
+use easy_smt::SExpr;
+
+/// Symbolic value.
+#[derive(Debug, Clone)]
+pub(super) enum Sym<'m> {
+    Bv(SExpr, u32),
+    Ptr(Loc<'m>),
+    /// `loc` plus a symbolic byte offset `idx` (64 bits) that is a multiple of
+    /// `stride`: an array element chosen by a value computed at run time. Loads expand
+    /// it over the object's elements (an `ite` over the region map); stores through it
+    /// are conditional (`idx` equals the location's offset).
+    PtrIdx { loc: Loc<'m>, idx: SExpr, stride: u64 },
+    /// `argv[k]`, a string.
+    ArgStr(u32),
+    /// A function's address (start routines, member-function pointers).
+    #[allow(dead_code)]
+    Func(Func<'m>),
+}
+
+pub(super) fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+impl<'m> Wp<'m> {
+    pub(super) fn bv(&mut self, f: FrameId, v: Value<'m>) -> Result<(SExpr, u32)> {
+        match self.value(f, v)? {
+            Sym::Bv(e, w) => Ok((e, w)),
+            other => Err(AnalysisError::unsupported(format!("non-integer value {other:?} used as an integer (`{}`)", v.print()), v.where_())),
+        }
+    }
+
+    pub(super) fn value(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
+        if let Some(s) = self.values.get(&(f, v)) {
+            return Ok(s.clone());
+        }
+        let s = self.compute(f, v)?;
+        self.values.insert((f, v), s.clone());
+        Ok(s)
+    }
+
+    pub(super) fn compute(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
+        if let Some(k) = v.const_int() {
+            let w = width(v)?;
+            return Ok(Sym::Bv(self.bv_const(k, w), w));
+        }
+        if v.is_null_pointer() {
+            return Ok(Sym::Bv(self.bv_const(0, 64), 64));
+        }
+        if let Some(func) = v.as_function() {
+            return Ok(Sym::Func(func));
+        }
+        if v.is_global_variable() {
+            return Ok(Sym::Ptr(Loc { base: Base::Global(v), off: 0 }));
+        }
+        if v.is_undef() {
+            return self.fresh(v, "undefined value");
+        }
+        if let Some((func, i)) = v.argument_of() {
+            return self.argument(f, func, i, v);
+        }
+        let Some(op) = v.opcode() else {
+            return Err(AnalysisError::unsupported(format!("constant `{}`", v.print()), "?"));
+        };
+        let ctx = self.ctx;
+        use Opcode::*;
+        match op {
+            LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => {
+                let (a, w) = self.bv(f, v.operand(0))?;
+                let (b, _) = self.bv(f, v.operand(1))?;
+                let name = match op {
+                    LLVMAdd => "bvadd",
+                    LLVMSub => "bvsub",
+                    LLVMMul => "bvmul",
+                    LLVMUDiv => "bvudiv",
+                    LLVMSDiv => "bvsdiv",
+                    LLVMURem => "bvurem",
+                    LLVMSRem => "bvsrem",
+                    LLVMShl => "bvshl",
+                    LLVMLShr => "bvlshr",
+                    LLVMAShr => "bvashr",
+                    LLVMAnd => "bvand",
+                    LLVMOr => "bvor",
+                    _ => "bvxor",
+                };
+                Ok(Sym::Bv(self.app(name, vec![a, b]), w))
+            }
+            LLVMICmp => {
+                let (name, _) = ir::predicate_smt(v.int_predicate());
+                let c = match (self.value(f, v.operand(0))?, self.value(f, v.operand(1))?) {
+                    (Sym::Bv(a, _), Sym::Bv(b, _)) => self.app(name, vec![a, b]),
+                    (a, b) if name == "=" || name == "distinct" => {
+                        let same = match (&a, &b) {
+                            (Sym::Ptr(x), Sym::Ptr(y)) => x == y,
+                            _ => false,
+                        };
+                        // A modelled pointer (global, stack slot, argv entry) is never null.
+                        let known = matches!((&a, &b), (Sym::Ptr(_), Sym::Ptr(_)))
+                            || matches!((&a, &b), (Sym::Ptr(_) | Sym::ArgStr(_), Sym::Bv(..)) | (Sym::Bv(..), Sym::Ptr(_) | Sym::ArgStr(_)));
+                        if !known {
+                            return Err(AnalysisError::unsupported(format!("pointer comparison `{}`", v.print()), v.where_()));
+                        }
+                        let eq = if same { ctx.true_() } else { ctx.false_() };
+                        if name == "=" { eq } else { ctx.not(eq) }
+                    }
+                    _ => return Err(AnalysisError::unsupported(format!("comparison `{}`", v.print()), v.where_())),
+                };
+                Ok(Sym::Bv(self.bool_to_bv(c), 1))
+            }
+            LLVMSelect => {
+                let (c, _) = self.bv(f, v.operand(0))?;
+                let one = self.bv_const(1, 1);
+                let cond = ctx.eq(c, one);
+                match (self.value(f, v.operand(1))?, self.value(f, v.operand(2))?) {
+                    (Sym::Bv(a, w), Sym::Bv(b, _)) => Ok(Sym::Bv(ctx.ite(cond, a, b), w)),
+                    (Sym::Ptr(a), Sym::Ptr(b)) if a == b => Ok(Sym::Ptr(a)),
+                    _ => Err(AnalysisError::unsupported(format!("select of pointers `{}`", v.print()), v.where_())),
+                }
+            }
+            LLVMZExt | LLVMSExt | LLVMTrunc => {
+                let (a, w) = self.bv(f, v.operand(0))?;
+                let to = width(v)?;
+                let e = match op {
+                    LLVMTrunc => ctx.extract(to as i32 - 1, 0, a),
+                    _ if to == w => a,
+                    LLVMZExt => self.indexed("zero_extend", to - w, a),
+                    _ => self.indexed("sign_extend", to - w, a),
+                };
+                Ok(Sym::Bv(e, to))
+            }
+            LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast | LLVMAddrSpaceCast => match self.value(f, v.operand(0))? {
+                Sym::Bv(a, w) => {
+                    let to = if v.ty().shape() == TypeShape::Pointer { 64 } else { width(v)? };
+                    let e = if to == w { a } else if to < w { ctx.extract(to as i32 - 1, 0, a) } else { self.indexed("zero_extend", to - w, a) };
+                    Ok(Sym::Bv(e, to))
+                }
+                other if op != LLVMPtrToInt => Ok(other),
+                _ => Err(AnalysisError::unsupported(format!("pointer converted to an integer `{}`", v.print()), v.where_())),
+            },
+            LLVMPHI => self.phi(f, v),
+            LLVMAlloca => Ok(Sym::Ptr(Loc { base: Base::Alloca(f, v), off: 0 })),
+            LLVMGetElementPtr => self.gep(f, v),
+            LLVMLoad => self.load(f, v),
+            LLVMCall | LLVMInvoke => self.call(f, v),
+            LLVMFreeze => self.value(f, v.operand(0)),
+            _ => Err(AnalysisError::unsupported(format!("instruction `{}`", v.print()), v.where_())),
+        }
+    }
+
+    pub(super) fn argument(&mut self, f: FrameId, func: Func<'m>, i: u32, v: Value<'m>) -> Result<Sym<'m>> {
+        if self.frames[f].func != func {
+            return Err(AnalysisError::unsupported("argument of another function", v.print()));
+        }
+        match self.frames[f].kind.clone() {
+            FrameKind::Root => match i {
+                0 => {
+                    let e = self.ctx.atom("argc");
+                    Ok(Sym::Bv(e, 32))
+                }
+                1 => Ok(Sym::Ptr(Loc { base: Base::Argv, off: 0 })),
+                _ => Err(AnalysisError::unsupported("third parameter of main (envp)", func.name())),
+            },
+            FrameKind::Call { parent, call } => {
+                let a = call.call_args().get(i as usize).copied().ok_or_else(|| AnalysisError::unsupported("missing call argument", call.where_()))?;
+                self.value(parent, a)
+            }
+            FrameKind::Thread { args, label, .. } => args.get(i as usize).cloned().ok_or_else(|| AnalysisError::unsupported(format!("parameter {i} of {label}"), func.name())),
+        }
+    }
+
+    pub(super) fn phi(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
+        let b = v.block();
+        let func = self.frames[f].func;
+        let mut arms = Vec::new();
+        for (val, p) in v.incoming() {
+            if self.facts.back[&func].contains(&(p, b)) {
+                self.cut(p);
+                continue;
+            }
+            let taken = {
+                let r = self.reach_block(f, p)?;
+                let e = self.edge(f, p, b)?;
+                self.and(vec![r, e])
+            };
+            arms.push((taken, self.value(f, val)?));
+        }
+        self.merge(arms, v)
+    }
+
+    /// `ite(c1, v1, ite(c2, v2, … vn))`.
+    pub(super) fn merge(&mut self, arms: Vec<(SExpr, Sym<'m>)>, at: Value<'m>) -> Result<Sym<'m>> {
+        let Some((_, last)) = arms.last().cloned() else {
+            return self.fresh(at, "value on a path cut by the loop bound");
+        };
+        let mut acc = last;
+        for (c, s) in arms.into_iter().rev().skip(1) {
+            acc = match (s, acc) {
+                (Sym::Bv(a, w), Sym::Bv(b, _)) => Sym::Bv(self.ctx.ite(c, a, b), w),
+                (Sym::Ptr(a), Sym::Ptr(b)) if a == b => Sym::Ptr(a),
+                (Sym::ArgStr(a), Sym::ArgStr(b)) if a == b => Sym::ArgStr(a),
+                (a, b) => return Err(AnalysisError::unsupported(format!("merge of different pointers {a:?} / {b:?} (`{}`)", at.print()), at.where_())),
+            };
+        }
+        Ok(acc)
+    }
+
+    pub(super) fn gep(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
+        let base = self.value(f, v.operand(0))?;
+        let (mut loc, mut sym) = match base {
+            Sym::Ptr(loc) => (loc, None),
+            Sym::PtrIdx { loc, idx, stride } => (loc, Some((idx, stride))),
+            other => return Err(AnalysisError::unsupported(format!("address computed from {other:?} (`{}`)", v.print()), v.where_())),
+        };
+        let mut ty = v.gep_source_type();
+        for k in 1..v.operand_count() {
+            let idx = v.operand(k);
+            // Struct field indices are always constants; array/pointer indices may not be.
+            let size = if k == 1 {
+                self.m.alloc_size(ty)
+            } else {
+                match ty.shape() {
+                    TypeShape::Struct => {
+                        let i = idx.const_int().unwrap_or(0) as u32;
+                        loc.off += self.m.offset_of_element(ty, i) as i64;
+                        ty = ty.struct_element(i);
+                        continue;
+                    }
+                    TypeShape::Array => {
+                        ty = ty.array_element();
+                        self.m.alloc_size(ty)
+                    }
+                    _ => return Err(AnalysisError::unsupported(format!("getelementptr into `{}`", v.print()), v.where_())),
+                }
+            };
+            match idx.const_int_signed() {
+                Some(i) => loc.off += i * size as i64,
+                None => {
+                    let (i, w) = self.bv(f, idx)?;
+                    let i64_ = if w >= 64 { i } else { self.indexed("sign_extend", 64 - w, i) };
+                    let bytes = self.app("bvmul", vec![i64_, self.bv_const(size, 64)]);
+                    sym = Some(match sym {
+                        None => (bytes, size),
+                        Some((prev, stride)) => (self.app("bvadd", vec![prev, bytes]), gcd(stride, size)),
+                    });
+                }
+            }
+        }
+        Ok(match sym {
+            None => Sym::Ptr(loc),
+            Some((idx, stride)) => Sym::PtrIdx { loc, idx, stride: stride.max(1) },
+        })
+    }
+
+    pub(super) fn call(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
+        let Some(callee) = v.called_function() else {
+            return Err(AnalysisError::unsupported(format!("indirect call `{}`", v.print()), v.where_()));
+        };
+        let name = callee.name();
+        let args = v.call_args();
+        if INT_PARSERS.contains(&name.as_str()) {
+            if let Some(Sym::ArgStr(k)) = args.first().map(|a| self.value(f, *a)).transpose()? {
+                let w = width(v)?;
+                let sym = self.q.inputs.int(k, w)?;
+                if name.starts_with("strto") {
+                    if let Some(base) = args.get(2).and_then(|b| b.const_int()) {
+                        if base != 10 && base != 0 {
+                            return Err(AnalysisError::unsupported(format!("{name} with base {base}: not supported yet"), v.where_()));
+                        }
+                    }
+                }
+                let e = self.ctx.atom(sym);
+                return Ok(Sym::Bv(e, w));
+            }
+        }
+        if name == "strcmp" || name == "strncmp" {
+            let a = self.value(f, args[0])?;
+            let b = self.value(f, args[1])?;
+            let (k, lit) = match (&a, &b) {
+                (Sym::ArgStr(k), Sym::Ptr(Loc { base: Base::Global(g), off: 0 })) | (Sym::Ptr(Loc { base: Base::Global(g), off: 0 }), Sym::ArgStr(k)) => {
+                    (*k, g.c_string())
+                }
+                _ => (0, None),
+            };
+            if let Some(lit) = lit {
+                if name == "strncmp" {
+                    let n = args.get(2).and_then(|n| n.const_int());
+                    if n.map(|n| (n as usize) < lit.len() + 1).unwrap_or(true) {
+                        return Err(AnalysisError::unsupported("strncmp of a prefix: not supported yet", v.where_()));
+                    }
+                }
+                let sym = self.q.inputs.choice(k, &lit)?;
+                self.q.notes.push(format!("{name}(argv[{k}], \"{lit}\") modelled as 0 when equal, 1 otherwise ({})", v.where_()));
+                let eq = self.ctx.atom(sym);
+                let zero = self.bv_const(0, 32);
+                let one = self.bv_const(1, 32);
+                return Ok(Sym::Bv(self.ctx.ite(eq, zero, one), 32));
+            }
+        }
+        if let Some(ty) = nondet_type(callee) {
+            return self.nondet_value(f, v, &ty);
+        }
+        if name == "syncmut_input_int" || name == "syncmut_input_bool" {
+            return self.named_input(f, v, &name);
+        }
+        if callee.has_body() && self.frames[f].depth < MAX_DEPTH {
+            return self.return_value(f, v, callee);
+        }
+        // No body: a fresh, unconstrained result.
+        match v.ty().shape() {
+            TypeShape::Int(_) => {
+                self.q.notes.push(format!("over-approximated: result of {} at {}", demangle_hint(&name), v.where_()));
+                self.fresh(v, "result of a function without a body")
+            }
+            TypeShape::Pointer => Ok(Sym::Ptr(Loc { base: Base::Opaque(v), off: 0 })),
+            _ => Err(AnalysisError::unsupported(format!("result of {} (`{}`)", demangle_hint(&name), v.print()), v.where_())),
+        }
+    }
+
+    pub(super) fn return_value(&mut self, f: FrameId, call: Value<'m>, callee: Func<'m>) -> Result<Sym<'m>> {
+        let depth = self.frames[f].depth + 1;
+        let child = self.push_frame(callee, FrameKind::Call { parent: f, call }, depth);
+        let mut arms = Vec::new();
+        for b in callee.blocks() {
+            let Some(t) = b.terminator() else { continue };
+            if t.opcode() != Some(Opcode::LLVMRet) || t.operand_count() == 0 {
+                continue;
+            }
+            let r = self.reach_block(child, b)?;
+            let val = self.value(child, t.operand(0))?;
+            arms.push((r, val));
+        }
+        self.merge(arms, call)
+    }
+
+    pub(super) fn fresh(&mut self, at: Value<'m>, why: &str) -> Result<Sym<'m>> {
+        let w = match at.ty().shape() {
+            TypeShape::Int(w) => w,
+            TypeShape::Pointer => 64,
+            _ => return Err(AnalysisError::unsupported(format!("{why} of type other than integer (`{}`)", at.print()), at.where_())),
+        };
+        let name = format!("fresh{}_{}", self.fresh_count, at.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        self.fresh_count += 1;
+        self.q.fresh.push((name.clone(), format!("(_ BitVec {w})")));
+        let note = format!("over-approximated: {why} at {}", at.where_());
+        if !self.q.notes.contains(&note) {
+            self.q.notes.push(note);
+        }
+        Ok(Sym::Bv(self.ctx.atom(name), w))
+    }
+}
+
+pub(super) fn width(v: Value<'_>) -> Result<u32> {
+    match v.ty().shape() {
+        TypeShape::Int(w) => Ok(w),
+        TypeShape::Pointer => Ok(64),
+        _ => Err(AnalysisError::unsupported(format!("value of non-integer type `{}`", v.print()), v.where_())),
+    }
+}
