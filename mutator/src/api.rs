@@ -149,6 +149,7 @@ pub struct ObservedApi {
     /// The qualified name, without parameters (`sc_core::sc_start`, `pthread_create`).
     pub name: &'static str,
     pub family: Family,
+    /// What a call does.
     pub effect: Effect,
     /// The runtime hook every call is rewritten to, wherever it is (a thread the
     /// runtime's scheduler does not know about would run uncontrolled); `None`: the

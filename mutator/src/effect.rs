@@ -142,6 +142,7 @@ pub const METADATA_KIND: &str = "syncmut.effect";
 /// effect's arguments among the call's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallTag {
+    /// What the call does, as its API row states it.
     pub effect: Effect,
     /// How many arguments the rewrite put before the original call's (the site number,
     /// a thread's name): an argument position of `effect` plus this is the position in
