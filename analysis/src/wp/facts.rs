@@ -32,7 +32,7 @@ pub struct ModuleFacts<'m> {
     /// Every rewritten `sc_event::notify*` call.
     pub(super) notifies: Vec<Value<'m>>,
     /// What each tagged call does.
-    pub effects: Effects<'m>,
+    pub(crate) effects: Effects<'m>,
 }
 
 /// How a thread/process entry is started.
