@@ -50,6 +50,12 @@ fn cstr(p: *const LibcChar, len: usize) -> String {
 type LibcChar = std::os::raw::c_char;
 
 impl Module {
+    /// The id of the metadata kind `name` in this module's context.
+    pub fn metadata_kind(&self, name: &str) -> u32 {
+        // SAFETY: the context is alive; LLVM copies the name.
+        unsafe { LLVMGetMDKindIDInContext(self.ctx, name.as_ptr() as *const LibcChar, name.len() as u32) }
+    }
+
     /// Reads a bitcode file.
     pub fn load(path: &Path) -> Result<Module, AnalysisError> {
         let bad = |why: String| AnalysisError::Bitcode { path: path.to_path_buf(), why };
@@ -347,6 +353,26 @@ impl<'m> Value<'m> {
                 Value::from_raw(callee).as_function()
             }
             _ => None,
+        }
+    }
+    /// The string that is the first operand of the instruction's metadata of kind
+    /// `kind` (see [`Module::metadata_kind`]), if it has such an attachment.
+    pub fn metadata_string(self, kind: u32) -> Option<String> {
+        if !self.is_instruction() {
+            return None;
+        }
+        // SAFETY: an instruction; the node's operands are read into a buffer of their
+        // count; LLVMGetMDString returns null for an operand that is not a string.
+        unsafe {
+            let node = LLVMGetMetadata(self.0, kind);
+            if node.is_null() || LLVMGetMDNodeNumOperands(node) == 0 {
+                return None;
+            }
+            let mut operands = vec![std::ptr::null_mut(); LLVMGetMDNodeNumOperands(node) as usize];
+            LLVMGetMDNodeOperands(node, operands.as_mut_ptr());
+            let mut len = 0u32;
+            let text = LLVMGetMDString(operands[0], &mut len);
+            (!text.is_null()).then(|| cstr(text, len as usize))
         }
     }
     /// Arguments of a call or invoke.

@@ -9,6 +9,7 @@
 //! [`random`] is the baseline: random inputs over the same input vector, confirmed the
 //! same way.
 
+mod effects;
 pub mod error;
 pub mod inputs;
 mod ir;
@@ -139,7 +140,7 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
     std::fs::create_dir_all(formulas).map_err(|source| AnalysisError::Io { what: format!("create {}", formulas.display()), source })?;
     let module = ir::Module::load(bitcode)?;
     let facts = wp::ModuleFacts::new(&module);
-    let sites = site_calls(&module);
+    let sites = facts.effects.sites();
     let mut session = smt::Session::start(options.solver, Some(&formulas.join("session.smt2")))?;
     let mut results = Vec::new();
     for index in 0..site_count {
@@ -198,39 +199,13 @@ pub fn input_vector(bitcode: &Path, options: &Options) -> Result<inputs::Inputs>
     let facts = wp::ModuleFacts::new(&module);
     let builder = easy_smt::ContextBuilder::new().build().expect("a context without a solver cannot fail to build");
     let mut all = inputs::Inputs::default();
-    for (_, call) in site_calls(&module) {
+    for (_, call) in facts.effects.sites() {
         // A site whose formula cannot be built contributes nothing it could name.
         if let Ok(q) = wp::Wp::new(&module, &facts, &builder, options.bound).site(call) {
             all.merge(&q.inputs);
         }
     }
     Ok(all)
-}
-
-/// Every rewritten site call: (site index, call). Wrappers and fifo trampolines take
-/// the site index as their first, constant argument.
-fn site_calls(m: &ir::Module) -> Vec<(u32, ir::Value<'_>)> {
-    let mut out = Vec::new();
-    for f in m.functions() {
-        if f.name().starts_with("syncmut.fifo.") {
-            continue;
-        }
-        for b in f.blocks() {
-            for i in b.instructions() {
-                let Some(callee) = i.called_function() else { continue };
-                let n = callee.name();
-                let is_site = (n.starts_with("syncmut_") && !n.starts_with("syncmut_hook_") && !n.starts_with("syncmut_input_") && n != "syncmut_gate")
-                    || n.starts_with("syncmut.fifo.");
-                if !is_site {
-                    continue;
-                }
-                if let Some(k) = i.call_args().first().and_then(|a| a.const_int()) {
-                    out.push((k as u32, i));
-                }
-            }
-        }
-    }
-    out
 }
 
 /// The outcome of `syncmut gen`.

@@ -1,6 +1,6 @@
 //! The transformer on small C fixtures with hand-derived preconditions. Each fixture
-//! marks its sites with `syncmut_probe(k)` (a name the site finder treats like a
-//! rewritten wrapper call: first argument = the site index).
+//! marks its sites with `syncmut_probe(k)` (which the harness tags like a rewritten
+//! synchronization call: first argument = the site index).
 
 mod common;
 

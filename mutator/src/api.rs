@@ -6,7 +6,13 @@
 //! near match. The wrapper contract (see `runtime-lib/README.md`): the wrapper takes
 //! `uint32_t site` followed by the original call's arguments (for member functions the
 //! object pointer first) and returns what the original returns.
+//!
+//! Each row also states what the call does ([`Effect`]), which later stages read
+//! instead of the function's name. Calls that are not mutated but whose effect the
+//! analysis and the scheduler need (thread creation and exit, SystemC process
+//! registration, `sc_start`) are in a second table, [`observed`].
 
+use crate::effect::{Access, Blocking, Effect, Until, When};
 use crate::operator::Operator;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -67,6 +73,8 @@ pub struct SyncApi {
     /// Symbol of the runtime wrapper that replaces the callee.
     pub wrapper: String,
     pub family: Family,
+    /// What a call does.
+    pub effect: Effect,
     /// Operators that apply to a call of this function.
     pub operators: Vec<Operator>,
     pub rewrite: Rewrite,
@@ -74,70 +82,103 @@ pub struct SyncApi {
 
 use Operator::*;
 
-const PTHREAD: &[(&str, &[Operator])] = &[
-    ("pthread_mutex_lock", &[Remove, LockToTrylock]),
-    ("pthread_mutex_trylock", &[Remove]),
-    ("pthread_mutex_timedlock", &[Remove, TimedlockToLock]),
-    ("pthread_mutex_unlock", &[Remove]),
-    ("pthread_cond_wait", &[Remove, WaitToTimedwait]),
-    ("pthread_cond_timedwait", &[Remove, TimedwaitToWait]),
-    ("pthread_cond_signal", &[Remove, SignalToBroadcast]),
-    ("pthread_cond_broadcast", &[Remove, BroadcastToSignal]),
-    ("pthread_rwlock_rdlock", &[Remove, LockToTrylock]),
-    ("pthread_rwlock_wrlock", &[Remove, LockToTrylock]),
-    ("pthread_rwlock_unlock", &[Remove]),
-    ("pthread_spin_lock", &[Remove, LockToTrylock]),
-    ("pthread_spin_unlock", &[Remove]),
-    ("sem_wait", &[Remove, WaitToTrywait]),
-    ("sem_trywait", &[Remove]),
-    ("sem_post", &[Remove]),
-    ("pthread_barrier_wait", &[Remove]),
-    ("pthread_join", &[Remove]),
+/// pthread and POSIX semaphore functions: (name, effect, operators).
+const PTHREAD: &[(&str, Effect, &[Operator])] = &[
+    ("pthread_mutex_lock", Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove, LockToTrylock]),
+    ("pthread_mutex_trylock", Effect::Lock { lock: 0, blocking: Blocking::Tries }, &[Remove]),
+    ("pthread_mutex_timedlock", Effect::Lock { lock: 0, blocking: Blocking::Timed }, &[Remove, TimedlockToLock]),
+    ("pthread_mutex_unlock", Effect::Unlock { lock: 0 }, &[Remove]),
+    ("pthread_cond_wait", Effect::CondWait { cond: 0, mutex: 1, timed: false }, &[Remove, WaitToTimedwait]),
+    ("pthread_cond_timedwait", Effect::CondWait { cond: 0, mutex: 1, timed: true }, &[Remove, TimedwaitToWait]),
+    ("pthread_cond_signal", Effect::CondSignal { cond: 0, all: false }, &[Remove, SignalToBroadcast]),
+    ("pthread_cond_broadcast", Effect::CondSignal { cond: 0, all: true }, &[Remove, BroadcastToSignal]),
+    ("pthread_rwlock_rdlock", Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove, LockToTrylock]),
+    ("pthread_rwlock_wrlock", Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove, LockToTrylock]),
+    ("pthread_rwlock_unlock", Effect::Unlock { lock: 0 }, &[Remove]),
+    ("pthread_spin_lock", Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove, LockToTrylock]),
+    ("pthread_spin_unlock", Effect::Unlock { lock: 0 }, &[Remove]),
+    ("sem_wait", Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Waits }, &[Remove, WaitToTrywait]),
+    ("sem_trywait", Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Tries }, &[Remove]),
+    ("sem_post", Effect::SemaphorePost { semaphore: 0 }, &[Remove]),
+    ("pthread_barrier_wait", Effect::Barrier { barrier: 0 }, &[Remove]),
+    ("pthread_join", Effect::Join { thread: 0 }, &[Remove]),
 ];
 
 /// Overloads shared by `wait` and `next_trigger`: (wrapper suffix, parameter list,
-/// operators). `static` sensitivity overloads (`wait()`, `wait(int)`) exist only for
-/// `wait`.
-const WAIT_OVERLOADS: &[(&str, &str, &[Operator])] = &[
-    ("", "", &[Remove]),
-    ("_n", "int", &[Remove]),
-    ("_event", "sc_core::sc_event const&", &[Remove, EventToTimed, WaitToNotify]),
-    ("_or", "sc_core::sc_event_or_list const&", &[Remove, EventToTimed, OrToAnd]),
-    ("_and", "sc_core::sc_event_and_list const&", &[Remove, EventToTimed, AndToOr]),
-    ("_time", "sc_core::sc_time const&", &[Remove, TimeDouble, TimeZero]),
-    ("_value", "double, sc_core::sc_time_unit", &[Remove, TimeDouble, TimeZero]),
-    ("_time_event", "sc_core::sc_time const&, sc_core::sc_event const&", &[Remove, TimeDouble]),
-    ("_value_event", "double, sc_core::sc_time_unit, sc_core::sc_event const&", &[Remove, TimeDouble]),
-    ("_time_or", "sc_core::sc_time const&, sc_core::sc_event_or_list const&", &[Remove, TimeDouble]),
-    ("_value_or", "double, sc_core::sc_time_unit, sc_core::sc_event_or_list const&", &[Remove, TimeDouble]),
-    ("_time_and", "sc_core::sc_time const&, sc_core::sc_event_and_list const&", &[Remove, TimeDouble]),
-    ("_value_and", "double, sc_core::sc_time_unit, sc_core::sc_event_and_list const&", &[Remove, TimeDouble]),
+/// what it waits for, operators). Argument positions in `Until` count the listed
+/// parameters; member forms shift them by one for the object. `static` sensitivity
+/// overloads (`wait()`, `wait(int)`) exist only for `wait`.
+const WAIT_OVERLOADS: &[(&str, &str, Until, &[Operator])] = &[
+    ("", "", Until::Static, &[Remove]),
+    ("_n", "int", Until::Static, &[Remove]),
+    ("_event", "sc_core::sc_event const&", Until::Event { event: 0 }, &[Remove, EventToTimed, WaitToNotify]),
+    ("_or", "sc_core::sc_event_or_list const&", Until::Events { list: 0, all: false }, &[Remove, EventToTimed, OrToAnd]),
+    ("_and", "sc_core::sc_event_and_list const&", Until::Events { list: 0, all: true }, &[Remove, EventToTimed, AndToOr]),
+    ("_time", "sc_core::sc_time const&", Until::Time, &[Remove, TimeDouble, TimeZero]),
+    ("_value", "double, sc_core::sc_time_unit", Until::Time, &[Remove, TimeDouble, TimeZero]),
+    ("_time_event", "sc_core::sc_time const&, sc_core::sc_event const&", Until::TimeOrEvents { events: 1 }, &[Remove, TimeDouble]),
+    ("_value_event", "double, sc_core::sc_time_unit, sc_core::sc_event const&", Until::TimeOrEvents { events: 2 }, &[Remove, TimeDouble]),
+    ("_time_or", "sc_core::sc_time const&, sc_core::sc_event_or_list const&", Until::TimeOrEvents { events: 1 }, &[Remove, TimeDouble]),
+    ("_value_or", "double, sc_core::sc_time_unit, sc_core::sc_event_or_list const&", Until::TimeOrEvents { events: 2 }, &[Remove, TimeDouble]),
+    ("_time_and", "sc_core::sc_time const&, sc_core::sc_event_and_list const&", Until::TimeOrEvents { events: 1 }, &[Remove, TimeDouble]),
+    ("_value_and", "double, sc_core::sc_time_unit, sc_core::sc_event_and_list const&", Until::TimeOrEvents { events: 2 }, &[Remove, TimeDouble]),
 ];
 
-/// SystemC member functions of channels and events: (signature, wrapper, operators).
-const SC_MEMBERS: &[(&str, &str, &[Operator])] = &[
-    ("sc_core::sc_event::notify()", "syncmut_sc_event_notify", &[Remove, NotifyDelta, NotifyTimed, NotifyCancel]),
-    ("sc_core::sc_event::notify(sc_core::sc_time const&)", "syncmut_sc_event_notify_time", &[Remove, NotifyImmediate, NotifyDelta, NotifyCancel]),
-    ("sc_core::sc_event::notify(double, sc_core::sc_time_unit)", "syncmut_sc_event_notify_value", &[Remove, NotifyImmediate, NotifyDelta, NotifyCancel]),
-    ("sc_core::sc_event::notify_delayed()", "syncmut_sc_event_notify_delayed", &[Remove, NotifyImmediate, NotifyCancel]),
-    ("sc_core::sc_event::notify_delayed(sc_core::sc_time const&)", "syncmut_sc_event_notify_delayed_time", &[Remove, NotifyImmediate, NotifyCancel]),
-    ("sc_core::sc_event::notify_delayed(double, sc_core::sc_time_unit)", "syncmut_sc_event_notify_delayed_value", &[Remove, NotifyImmediate, NotifyCancel]),
-    ("sc_core::sc_event::cancel()", "syncmut_sc_event_cancel", &[Remove]),
-    ("sc_core::sc_mutex::lock()", "syncmut_sc_mutex_lock", &[Remove, LockToTrylock]),
-    ("sc_core::sc_mutex::trylock()", "syncmut_sc_mutex_trylock", &[Remove]),
-    ("sc_core::sc_mutex::unlock()", "syncmut_sc_mutex_unlock", &[Remove]),
-    ("sc_core::sc_semaphore::wait()", "syncmut_sc_semaphore_wait", &[Remove, WaitToTrywait]),
-    ("sc_core::sc_semaphore::trywait()", "syncmut_sc_semaphore_trywait", &[Remove]),
-    ("sc_core::sc_semaphore::post()", "syncmut_sc_semaphore_post", &[Remove]),
+/// SystemC member functions of channels and events: (signature, wrapper, effect,
+/// operators). The object is argument 0.
+const SC_MEMBERS: &[(&str, &str, Effect, &[Operator])] = &[
+    ("sc_core::sc_event::notify()", "syncmut_sc_event_notify", Effect::Notify { event: 0, when: When::Immediate }, &[Remove, NotifyDelta, NotifyTimed, NotifyCancel]),
+    ("sc_core::sc_event::notify(sc_core::sc_time const&)", "syncmut_sc_event_notify_time", Effect::Notify { event: 0, when: When::Timed }, &[Remove, NotifyImmediate, NotifyDelta, NotifyCancel]),
+    ("sc_core::sc_event::notify(double, sc_core::sc_time_unit)", "syncmut_sc_event_notify_value", Effect::Notify { event: 0, when: When::Timed }, &[Remove, NotifyImmediate, NotifyDelta, NotifyCancel]),
+    ("sc_core::sc_event::notify_delayed()", "syncmut_sc_event_notify_delayed", Effect::Notify { event: 0, when: When::Delta }, &[Remove, NotifyImmediate, NotifyCancel]),
+    ("sc_core::sc_event::notify_delayed(sc_core::sc_time const&)", "syncmut_sc_event_notify_delayed_time", Effect::Notify { event: 0, when: When::Timed }, &[Remove, NotifyImmediate, NotifyCancel]),
+    ("sc_core::sc_event::notify_delayed(double, sc_core::sc_time_unit)", "syncmut_sc_event_notify_delayed_value", Effect::Notify { event: 0, when: When::Timed }, &[Remove, NotifyImmediate, NotifyCancel]),
+    ("sc_core::sc_event::cancel()", "syncmut_sc_event_cancel", Effect::Cancel { event: 0 }, &[Remove]),
+    ("sc_core::sc_mutex::lock()", "syncmut_sc_mutex_lock", Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove, LockToTrylock]),
+    ("sc_core::sc_mutex::trylock()", "syncmut_sc_mutex_trylock", Effect::Lock { lock: 0, blocking: Blocking::Tries }, &[Remove]),
+    ("sc_core::sc_mutex::unlock()", "syncmut_sc_mutex_unlock", Effect::Unlock { lock: 0 }, &[Remove]),
+    ("sc_core::sc_semaphore::wait()", "syncmut_sc_semaphore_wait", Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Waits }, &[Remove, WaitToTrywait]),
+    ("sc_core::sc_semaphore::trywait()", "syncmut_sc_semaphore_trywait", Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Tries }, &[Remove]),
+    ("sc_core::sc_semaphore::post()", "syncmut_sc_semaphore_post", Effect::SemaphorePost { semaphore: 0 }, &[Remove]),
 ];
+
+/// A function whose calls are never mutation sites but whose effect later stages
+/// need. Every overload counts: their effect does not depend on the parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct ObservedApi {
+    /// The qualified name, without parameters (`sc_core::sc_start`, `pthread_create`).
+    pub name: &'static str,
+    pub family: Family,
+    /// What a call does.
+    pub effect: Effect,
+    /// The runtime hook every call is rewritten to, wherever it is (a thread the
+    /// runtime's scheduler does not know about would run uncontrolled); `None`: the
+    /// call stays, tagged with its effect.
+    pub hook: Option<&'static str>,
+}
+
+const OBSERVED: &[ObservedApi] = &[
+    ObservedApi { name: "pthread_create", family: Family::Pthread, effect: Effect::CreateThread { routine: 2, data: 3 }, hook: Some("syncmut_hook_pthread_create") },
+    ObservedApi { name: "pthread_exit", family: Family::Pthread, effect: Effect::ExitThread, hook: Some("syncmut_hook_pthread_exit") },
+    ObservedApi { name: "sc_core::sc_start", family: Family::Systemc, effect: Effect::StartSimulation, hook: None },
+    ObservedApi { name: "sc_core::sc_simcontext::create_thread_process", family: Family::Systemc, effect: Effect::RegisterProcess, hook: None },
+    ObservedApi { name: "sc_core::sc_simcontext::create_method_process", family: Family::Systemc, effect: Effect::RegisterProcess, hook: None },
+];
+
+/// Looks up a demangled function signature in the table of observed functions.
+pub fn observed(signature: &str) -> Option<&'static ObservedApi> {
+    let name = signature.split('(').next().unwrap_or(signature);
+    OBSERVED.iter().find(|api| api.name == name)
+}
 
 fn build_table() -> Vec<SyncApi> {
     let mut table = Vec::new();
-    for (name, ops) in PTHREAD {
+    for (name, effect, ops) in PTHREAD {
         table.push(SyncApi {
             signature: (*name).to_string(),
             wrapper: format!("syncmut_{name}"),
             family: Family::Pthread,
+            effect: *effect,
             operators: ops.to_vec(),
             rewrite: Rewrite::Wrapper,
         });
@@ -151,7 +192,7 @@ fn build_table() -> Vec<SyncApi> {
     ];
     for (prefix, wrapper_owner, trailing) in owners {
         for function in ["wait", "next_trigger"] {
-            for (suffix, params, ops) in WAIT_OVERLOADS {
+            for (suffix, params, until, ops) in WAIT_OVERLOADS {
                 if function == "next_trigger" && matches!(*suffix, "" | "_n") {
                     continue; // next_trigger() has no static-sensitivity overloads
                 }
@@ -166,21 +207,25 @@ fn build_table() -> Vec<SyncApi> {
                     .copied()
                     .filter(|op| function == "wait" || *op != WaitToNotify)
                     .collect();
+                // Member forms take the object first; the free ones take the context last.
+                let until = if trailing.is_empty() { until.shifted(1) } else { *until };
                 table.push(SyncApi {
                     signature: format!("{prefix}{function}({params})"),
                     wrapper: format!("syncmut_{wrapper_owner}{function}{suffix}"),
                     family: Family::Systemc,
+                    effect: if function == "wait" { Effect::Wait { until } } else { Effect::NextTrigger { until } },
                     operators: ops,
                     rewrite: Rewrite::Wrapper,
                 });
             }
         }
     }
-    for (signature, wrapper, ops) in SC_MEMBERS {
+    for (signature, wrapper, effect, ops) in SC_MEMBERS {
         table.push(SyncApi {
             signature: (*signature).to_string(),
             wrapper: (*wrapper).to_string(),
             family: Family::Systemc,
+            effect: *effect,
             operators: ops.to_vec(),
             rewrite: Rewrite::Wrapper,
         });
@@ -232,6 +277,11 @@ fn fifo_api(signature: &str) -> Option<SyncApi> {
         signature: signature.to_string(),
         wrapper: format!("syncmut.fifo.{class}::{name}"),
         family: Family::Systemc,
+        effect: Effect::Fifo {
+            fifo: 0,
+            access: if matches!(access, FifoAccess::Write | FifoAccess::NbWrite) { Access::Write } else { Access::Read },
+            blocking: !matches!(access, FifoAccess::NbRead | FifoAccess::NbWrite),
+        },
         operators: vec![Remove, swap],
         rewrite: Rewrite::FifoTrampoline {
             access,
@@ -306,6 +356,38 @@ mod tests {
             assert_eq!(api.wrapper, wrapper);
         }
         assert!(lookup(&demangle("_ZN7sc_core8sc_eventC2Ev")).is_none());
+    }
+
+    #[test]
+    fn effects_name_the_arguments_of_the_original_call() {
+        let effect = |sig: &str| lookup(sig).unwrap_or_else(|| panic!("{sig} not found")).effect;
+        // Member forms count the object as argument 0; the free forms do not.
+        assert_eq!(effect("sc_core::sc_module::wait(sc_core::sc_event const&)"), Effect::Wait { until: Until::Event { event: 1 } });
+        assert_eq!(effect("sc_core::wait(sc_core::sc_event const&, sc_core::sc_simcontext*)"), Effect::Wait { until: Until::Event { event: 0 } });
+        assert_eq!(
+            effect("sc_core::sc_prim_channel::next_trigger(double, sc_core::sc_time_unit, sc_core::sc_event_or_list const&)"),
+            Effect::NextTrigger { until: Until::TimeOrEvents { events: 3 } }
+        );
+        assert_eq!(effect("sc_core::sc_event::notify_delayed()"), Effect::Notify { event: 0, when: When::Delta });
+        assert_eq!(effect("pthread_cond_timedwait"), Effect::CondWait { cond: 0, mutex: 1, timed: true });
+        assert_eq!(effect("sc_core::sc_fifo<int>::nb_write(int const&)"), Effect::Fifo { fifo: 0, access: Access::Write, blocking: false });
+        assert_eq!(effect("sc_core::sc_fifo_in<int>::read()"), Effect::Fifo { fifo: 0, access: Access::Read, blocking: true });
+    }
+
+    #[test]
+    fn observed_functions_match_every_overload_and_are_never_sites() {
+        let effect = |sig: &str| observed(sig).map(|api| api.effect);
+        assert_eq!(effect("pthread_create"), Some(Effect::CreateThread { routine: 2, data: 3 }));
+        assert_eq!(effect("sc_core::sc_start()"), Some(Effect::StartSimulation));
+        assert_eq!(effect("sc_core::sc_start(sc_core::sc_time const&, sc_core::sc_starvation_policy)"), Some(Effect::StartSimulation));
+        assert_eq!(
+            effect("sc_core::sc_simcontext::create_method_process(char const*, bool, void (sc_core::sc_process_host::*)(), sc_core::sc_process_host*, sc_core::sc_spawn_options const*)"),
+            Some(Effect::RegisterProcess)
+        );
+        assert_eq!(effect("sc_core::sc_start_of_simulation_invoked()"), None);
+        for api in OBSERVED {
+            assert!(lookup(api.name).is_none() && all().iter().all(|site| !site.signature.starts_with(api.name)), "{} is also a site", api.name);
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! renames a mutant.
 
 use crate::api::Family;
+use crate::effect::Effect;
 use crate::interleave::{Interleave, MemoryAccess};
 use crate::operator::Operator;
 use serde::{Deserialize, Serialize};
@@ -37,6 +38,10 @@ pub struct Site {
     /// Operators that apply here (the API's operators, less any this module cannot
     /// support, e.g. a fifo swap whose twin function is not in the module).
     pub operators: Vec<Operator>,
+    /// What the call does, from the API table. Absent in catalogues written before
+    /// effects were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<Effect>,
 }
 
 /// One fault: an operator applied to one or more sites.

@@ -82,6 +82,7 @@ pub fn discover<'ctx>(module: &Module<'ctx>) -> Discovery<'ctx> {
                 col: loc.col,
                 call: sources.call_text(&loc.path, loc.line, loc.col, short_callee),
                 operators,
+                effect: Some(api.effect),
             };
             found.push(FoundSite { site, api, inst });
         }

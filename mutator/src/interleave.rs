@@ -11,7 +11,9 @@
 
 use crate::error::{MutatorError, Result};
 use crate::ir::{self, PointerRoot};
-use crate::{api, source};
+use crate::api::{self, Family};
+use crate::effect::{CallTag, Effect};
+use crate::source;
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::values::{AsValueRef, BasicMetadataValueEnum, InstructionValue};
@@ -140,6 +142,7 @@ pub fn instrument<'ctx>(context: &'ctx Context, module: &Module<'ctx>) -> Result
         // SAFETY: a call site value is an instruction.
         let call = unsafe { InstructionValue::new(call.as_value_ref()) };
         ir::copy_debug_location(*inst, call);
+        ir::tag_call(context, call, &CallTag { effect: Effect::SharedAccess, leading: 0, site: false, family: Family::Pthread });
     }
     Ok(accesses)
 }

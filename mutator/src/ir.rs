@@ -4,7 +4,9 @@
 //! destructors are `invoke`s, so call/invoke operands, their debug locations and the
 //! rebuilt instruction's attributes are handled here with small safe wrappers.
 
+use crate::effect::{CallTag, METADATA_KIND};
 use inkwell::basic_block::BasicBlock;
+use inkwell::context::Context;
 use inkwell::llvm_sys::core as llvm;
 use inkwell::llvm_sys::debuginfo;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
@@ -108,6 +110,13 @@ pub fn copy_call_metadata(from: InstructionValue<'_>, to: InstructionValue<'_>) 
         debuginfo::LLVMInstructionSetDebugLoc(to, debuginfo::LLVMInstructionGetDebugLoc(from));
         llvm::LLVMSetInstructionCallConv(to, llvm::LLVMGetInstructionCallConv(from));
     }
+}
+
+/// Attaches `tag` to a call as `!syncmut.effect` metadata.
+pub fn tag_call<'ctx>(context: &'ctx Context, call: InstructionValue<'ctx>, tag: &CallTag) {
+    let text = context.metadata_string(&tag.to_metadata());
+    let node = context.metadata_node(&[text.into()]);
+    call.set_metadata(node, context.get_kind_id(METADATA_KIND)).expect("a metadata node is valid instruction metadata");
 }
 
 /// Whether any argument of the call is passed `byval`, `sret`, `inalloca` or

@@ -11,6 +11,7 @@ pub mod catalogue;
 pub mod debug_types;
 pub mod design;
 pub mod discover;
+pub mod effect;
 pub mod error;
 pub mod globals;
 mod hooks;
@@ -27,5 +28,6 @@ mod trampoline;
 
 pub use catalogue::{Catalogue, Mutant, Site};
 pub use design::Design;
+pub use effect::Effect;
 pub use error::MutatorError;
 pub use operator::Operator;

@@ -1,108 +1,49 @@
-//! Synchronization mutation operators (METHOD.md §4).
+//! Synchronization mutation operators.
 //!
 //! An operator is named by a stable slug; the slug is what crosses into the runtime
 //! library (`SYNCMUT_ACTIVE=<site>:<slug>`) and what the runtime writes back into the
 //! trace as the action it performed, so the two sides agree on text, not on numbers.
+//!
+//! The operators themselves are listed once, in `runtime-lib/include/syncmut_operators.def`,
+//! which the C runtime expands into its enum and slug table and `build.rs` turns into an
+//! `operators!` invocation for the macro below.
 
 use serde::{Deserialize, Serialize};
 
-/// One way of injecting a fault into a synchronization call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Operator {
-    /// Delete the call (a value-returning call reports success).
-    Remove,
-    /// SystemC `wait(e)` (or an event list) becomes `wait(1, SC_NS)`.
-    EventToTimed,
-    /// SystemC `wait(e)` becomes `e.notify()`.
-    WaitToNotify,
-    /// SystemC `wait(e1 | e2)` becomes `wait(e1 & e2)`.
-    OrToAnd,
-    /// SystemC `wait(e1 & e2)` becomes `wait(e1 | e2)`.
-    AndToOr,
-    /// The time argument of a timed wait or notify is doubled.
-    TimeDouble,
-    /// The time argument of a timed wait becomes `SC_ZERO_TIME` (one delta cycle).
-    TimeZero,
-    /// A notification becomes a delta notification (`notify(SC_ZERO_TIME)`).
-    NotifyDelta,
-    /// A notification becomes a timed notification (`notify(1, SC_NS)`).
-    NotifyTimed,
-    /// A delta or timed notification becomes immediate (`notify()`).
-    NotifyImmediate,
-    /// A notification becomes `cancel()`.
-    NotifyCancel,
-    /// A blocking lock becomes a try-lock whose failure is ignored.
-    LockToTrylock,
-    /// A blocking semaphore wait becomes a try-wait whose failure is ignored.
-    WaitToTrywait,
-    /// `pthread_mutex_timedlock` becomes `pthread_mutex_lock`.
-    TimedlockToLock,
-    /// `pthread_cond_wait` becomes a `pthread_cond_timedwait` with a short timeout.
-    WaitToTimedwait,
-    /// `pthread_cond_timedwait` becomes `pthread_cond_wait`.
-    TimedwaitToWait,
-    /// `pthread_cond_signal` becomes `pthread_cond_broadcast`.
-    SignalToBroadcast,
-    /// `pthread_cond_broadcast` becomes `pthread_cond_signal`.
-    BroadcastToSignal,
-    /// A blocking `sc_fifo` read/write becomes `nb_read`/`nb_write`, failure ignored.
-    BlockingToNonblocking,
-    /// A non-blocking `sc_fifo` access becomes the blocking one.
-    NonblockingToBlocking,
+/// Defines `Operator` from the list: one variant per line, documented by the line's
+/// doc text and serialised as its slug.
+macro_rules! operators {
+    (count: $count:literal; $($variant:ident, $slug:literal, $doc:literal, $description:literal;)*) => {
+        /// One way of injecting a fault into a synchronization call.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        pub enum Operator {
+            $(#[doc = $doc] #[serde(rename = $slug)] $variant,)*
+        }
+
+        impl Operator {
+            /// Every operator, in catalogue order.
+            pub const ALL: [Operator; $count] = [$(Operator::$variant),*];
+
+            /// The stable slug used in mutant ids, the runtime's environment and traces.
+            pub fn slug(self) -> &'static str {
+                match self {
+                    $(Operator::$variant => $slug,)*
+                }
+            }
+
+            /// The mutant's description, with `{call}` standing for the call's source text.
+            fn description(self) -> &'static str {
+                match self {
+                    $(Operator::$variant => $description,)*
+                }
+            }
+        }
+    };
 }
 
+include!(concat!(env!("OUT_DIR"), "/operators.rs"));
+
 impl Operator {
-    /// Every operator, in catalogue order.
-    pub const ALL: [Operator; 20] = [
-        Operator::Remove,
-        Operator::EventToTimed,
-        Operator::WaitToNotify,
-        Operator::OrToAnd,
-        Operator::AndToOr,
-        Operator::TimeDouble,
-        Operator::TimeZero,
-        Operator::NotifyDelta,
-        Operator::NotifyTimed,
-        Operator::NotifyImmediate,
-        Operator::NotifyCancel,
-        Operator::LockToTrylock,
-        Operator::WaitToTrywait,
-        Operator::TimedlockToLock,
-        Operator::WaitToTimedwait,
-        Operator::TimedwaitToWait,
-        Operator::SignalToBroadcast,
-        Operator::BroadcastToSignal,
-        Operator::BlockingToNonblocking,
-        Operator::NonblockingToBlocking,
-    ];
-
-    /// The stable slug used in mutant ids, the runtime's environment and traces.
-    pub fn slug(self) -> &'static str {
-        match self {
-            Operator::Remove => "remove",
-            Operator::EventToTimed => "event-to-timed",
-            Operator::WaitToNotify => "wait-to-notify",
-            Operator::OrToAnd => "or-to-and",
-            Operator::AndToOr => "and-to-or",
-            Operator::TimeDouble => "time-double",
-            Operator::TimeZero => "time-zero",
-            Operator::NotifyDelta => "notify-delta",
-            Operator::NotifyTimed => "notify-timed",
-            Operator::NotifyImmediate => "notify-immediate",
-            Operator::NotifyCancel => "notify-cancel",
-            Operator::LockToTrylock => "lock-to-trylock",
-            Operator::WaitToTrywait => "wait-to-trywait",
-            Operator::TimedlockToLock => "timedlock-to-lock",
-            Operator::WaitToTimedwait => "wait-to-timedwait",
-            Operator::TimedwaitToWait => "timedwait-to-wait",
-            Operator::SignalToBroadcast => "signal-to-broadcast",
-            Operator::BroadcastToSignal => "broadcast-to-signal",
-            Operator::BlockingToNonblocking => "blocking-to-nonblocking",
-            Operator::NonblockingToBlocking => "nonblocking-to-blocking",
-        }
-    }
-
     /// Parses a slug back into an operator.
     pub fn from_slug(slug: &str) -> Option<Operator> {
         Operator::ALL.into_iter().find(|op| op.slug() == slug)
@@ -110,28 +51,7 @@ impl Operator {
 
     /// A human description of the mutation applied to `call` (the call's source text).
     pub fn describe(self, call: &str) -> String {
-        match self {
-            Operator::Remove => format!("remove {call}"),
-            Operator::EventToTimed => format!("{call} → wait(1, SC_NS)"),
-            Operator::WaitToNotify => format!("{call} → notify() of the same event"),
-            Operator::OrToAnd => format!("{call}: event or-list → and-list"),
-            Operator::AndToOr => format!("{call}: event and-list → or-list"),
-            Operator::TimeDouble => format!("{call}: double the time argument"),
-            Operator::TimeZero => format!("{call}: time argument → SC_ZERO_TIME"),
-            Operator::NotifyDelta => format!("{call} → notify(SC_ZERO_TIME)"),
-            Operator::NotifyTimed => format!("{call} → notify(1, SC_NS)"),
-            Operator::NotifyImmediate => format!("{call} → notify()"),
-            Operator::NotifyCancel => format!("{call} → cancel()"),
-            Operator::LockToTrylock => format!("{call} → try-lock, failure ignored"),
-            Operator::WaitToTrywait => format!("{call} → try-wait, failure ignored"),
-            Operator::TimedlockToLock => format!("{call} → pthread_mutex_lock"),
-            Operator::WaitToTimedwait => format!("{call} → pthread_cond_timedwait (1 ms)"),
-            Operator::TimedwaitToWait => format!("{call} → pthread_cond_wait"),
-            Operator::SignalToBroadcast => format!("{call} → pthread_cond_broadcast"),
-            Operator::BroadcastToSignal => format!("{call} → pthread_cond_signal"),
-            Operator::BlockingToNonblocking => format!("{call} → non-blocking access, failure ignored"),
-            Operator::NonblockingToBlocking => format!("{call} → blocking access"),
-        }
+        self.description().replace("{call}", call)
     }
 }
 
@@ -156,5 +76,54 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", op.slug()));
         }
         assert_eq!(Operator::from_slug("no-such-operator"), None);
+    }
+}
+
+/// The runtime's side of the operator list, read the way the C compiler reads it.
+#[cfg(test)]
+mod runtime_agreement {
+    use super::Operator;
+
+    const RUNTIME: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../runtime-lib");
+
+    fn read(path: &str) -> String {
+        let path = format!("{RUNTIME}/{path}");
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// The lines of `text` from the one starting with `from` up to the one starting
+    /// with `to` (both excluded), with the X-macro include replaced by what each
+    /// `SYNCMUT_OPERATOR` line expands to under `expand(c_name, slug)`.
+    fn expanded(text: &str, from: &str, to: &str, expand: impl Fn(&str, &str) -> String) -> Vec<String> {
+        let start = text.find(from).unwrap_or_else(|| panic!("no `{from}`"));
+        let body = &text[start + from.len()..];
+        let body = &body[..body.find(to).unwrap_or_else(|| panic!("no `{to}` after `{from}`"))];
+        let mut out = Vec::new();
+        for line in body.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            if line == "#include \"syncmut_operators.def\"" {
+                for def in read("include/syncmut_operators.def").lines() {
+                    let Some(args) = def.strip_prefix("SYNCMUT_OPERATOR(") else { continue };
+                    let args: Vec<&str> = args.splitn(4, ',').map(str::trim).collect();
+                    out.push(expand(args[1], args[2].trim_matches('"')));
+                }
+            } else if !line.starts_with("#define SYNCMUT_OPERATOR") && !line.starts_with("#undef SYNCMUT_OPERATOR") {
+                out.push(line.to_string());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_c_enum_and_slug_table_are_the_rust_operators_in_order() {
+        let c_name = |op: Operator| op.slug().to_uppercase().replace('-', "_");
+        let enumerators = expanded(&read("src/activation.h"), "typedef enum syncmut_op {", "SYNCMUT_OP_COUNT", |c, _| format!("SYNCMUT_{c},"));
+        let mut expected = vec!["SYNCMUT_ORIGINAL = 0, /* no mutation: perform the original call */".to_string()];
+        expected.extend(Operator::ALL.iter().map(|op| format!("SYNCMUT_{},", c_name(*op))));
+        assert_eq!(enumerators, expected, "activation.h's syncmut_op must be ORIGINAL then the .def's operators");
+
+        let slugs = expanded(&read("src/activation.c"), "slugs[SYNCMUT_OP_COUNT] = {", "};", |c, slug| format!("[SYNCMUT_{c}] = \"{slug}\","));
+        let mut expected = vec!["[SYNCMUT_ORIGINAL] = \"original\",".to_string()];
+        expected.extend(Operator::ALL.iter().map(|op| format!("[SYNCMUT_{}] = \"{}\",", c_name(*op), op.slug())));
+        assert_eq!(slugs, expected, "activation.c's slug table must be \"original\" then the .def's slugs");
     }
 }

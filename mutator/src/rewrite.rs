@@ -1,9 +1,11 @@
 //! The metamutant rewrite: each site's callee becomes its runtime wrapper, with the
 //! site number as a new first argument, and the module gets a site table the runtime
-//! uses to validate `SYNCMUT_ACTIVE` and to describe itself.
+//! uses to validate `SYNCMUT_ACTIVE` and to describe itself. Each rewritten call is
+//! tagged with its API's effect (`!syncmut.effect`) for the analysis.
 
 use crate::api::{self, Rewrite};
 use crate::discover::FoundSite;
+use crate::effect::CallTag;
 use crate::error::{MutatorError, Result};
 use crate::{hooks, ir, trampoline};
 use inkwell::builder::Builder;
@@ -23,8 +25,9 @@ pub fn rewrite<'ctx>(context: &'ctx Context, module: &Module<'ctx>, sites: &[Fou
     for found in sites {
         let wrapper = declare_wrapper(context, module, found)?;
         let site_arg = context.i32_type().const_int(u64::from(found.site.index), false);
-        replace_call(&builder, found.inst, wrapper, &[site_arg.as_basic_value_enum()])
+        let call = replace_call(&builder, found.inst, wrapper, &[site_arg.as_basic_value_enum()])
             .map_err(|e| MutatorError::Verify(format!("building the call for site {}: {e}", found.site.key)))?;
+        ir::tag_call(context, call, &CallTag { effect: found.api.effect, leading: 1, site: true, family: found.api.family });
     }
     hooks::rewrite_thread_hooks(context, module, &builder)?;
     add_site_table(context, module, sites);
@@ -32,13 +35,14 @@ pub fn rewrite<'ctx>(context: &'ctx Context, module: &Module<'ctx>, sites: &[Fou
 }
 
 /// Replaces a `call`/`invoke` by a call of `callee(leading..., original args...)`,
-/// keeping its debug location, calling convention and (for invoke) its destinations.
+/// keeping its debug location, calling convention and (for invoke) its destinations;
+/// returns the new call.
 pub(crate) fn replace_call<'ctx>(
     builder: &Builder<'ctx>,
     old: InstructionValue<'ctx>,
     callee: FunctionValue<'ctx>,
     leading: &[BasicValueEnum<'ctx>],
-) -> std::result::Result<(), inkwell::builder::BuilderError> {
+) -> std::result::Result<InstructionValue<'ctx>, inkwell::builder::BuilderError> {
     let mut args = leading.to_vec();
     args.extend(ir::call_arguments(old));
     builder.position_before(&old);
@@ -54,7 +58,7 @@ pub(crate) fn replace_call<'ctx>(
     ir::copy_call_metadata(old, new_inst);
     old.replace_all_uses_with(&new_inst);
     old.erase_from_basic_block();
-    Ok(())
+    Ok(new_inst)
 }
 
 /// Declares `wrapper(i32 site, original params...) -> original return`; for template

@@ -21,28 +21,13 @@
 extern const uint32_t syncmut_site_count __attribute__((weak));
 extern const char *const syncmut_sites[] __attribute__((weak));
 
+_Static_assert(SYNCMUT_OP_COUNT <= 32, "operator sets (SYNCMUT_OPS) are 32-bit masks");
+
 static const char *const slugs[SYNCMUT_OP_COUNT] = {
     [SYNCMUT_ORIGINAL] = "original",
-    [SYNCMUT_REMOVE] = "remove",
-    [SYNCMUT_EVENT_TO_TIMED] = "event-to-timed",
-    [SYNCMUT_WAIT_TO_NOTIFY] = "wait-to-notify",
-    [SYNCMUT_OR_TO_AND] = "or-to-and",
-    [SYNCMUT_AND_TO_OR] = "and-to-or",
-    [SYNCMUT_TIME_DOUBLE] = "time-double",
-    [SYNCMUT_TIME_ZERO] = "time-zero",
-    [SYNCMUT_NOTIFY_DELTA] = "notify-delta",
-    [SYNCMUT_NOTIFY_TIMED] = "notify-timed",
-    [SYNCMUT_NOTIFY_IMMEDIATE] = "notify-immediate",
-    [SYNCMUT_NOTIFY_CANCEL] = "notify-cancel",
-    [SYNCMUT_LOCK_TO_TRYLOCK] = "lock-to-trylock",
-    [SYNCMUT_WAIT_TO_TRYWAIT] = "wait-to-trywait",
-    [SYNCMUT_TIMEDLOCK_TO_LOCK] = "timedlock-to-lock",
-    [SYNCMUT_WAIT_TO_TIMEDWAIT] = "wait-to-timedwait",
-    [SYNCMUT_TIMEDWAIT_TO_WAIT] = "timedwait-to-wait",
-    [SYNCMUT_SIGNAL_TO_BROADCAST] = "signal-to-broadcast",
-    [SYNCMUT_BROADCAST_TO_SIGNAL] = "broadcast-to-signal",
-    [SYNCMUT_BLOCKING_TO_NONBLOCKING] = "blocking-to-nonblocking",
-    [SYNCMUT_NONBLOCKING_TO_BLOCKING] = "nonblocking-to-blocking",
+#define SYNCMUT_OPERATOR(variant, c_name, slug, doc, description) [SYNCMUT_##c_name] = slug,
+#include "syncmut_operators.def"
+#undef SYNCMUT_OPERATOR
 };
 
 struct active_site {

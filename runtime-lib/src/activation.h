@@ -9,30 +9,14 @@
 extern "C" {
 #endif
 
-/* Mutation operators. The order after SYNCMUT_ORIGINAL is Operator::ALL in
- * mutator/src/operator.rs; the two sides agree on slugs (text), not on these numbers. */
+/* Mutation operators, numbered from 1 in the order of syncmut_operators.def, which the
+ * mutator's Rust `Operator` is generated from too. The two sides still agree on slugs
+ * (text), not on these numbers: the numbers only index masks and tables here. */
 typedef enum syncmut_op {
     SYNCMUT_ORIGINAL = 0, /* no mutation: perform the original call */
-    SYNCMUT_REMOVE,
-    SYNCMUT_EVENT_TO_TIMED,
-    SYNCMUT_WAIT_TO_NOTIFY,
-    SYNCMUT_OR_TO_AND,
-    SYNCMUT_AND_TO_OR,
-    SYNCMUT_TIME_DOUBLE,
-    SYNCMUT_TIME_ZERO,
-    SYNCMUT_NOTIFY_DELTA,
-    SYNCMUT_NOTIFY_TIMED,
-    SYNCMUT_NOTIFY_IMMEDIATE,
-    SYNCMUT_NOTIFY_CANCEL,
-    SYNCMUT_LOCK_TO_TRYLOCK,
-    SYNCMUT_WAIT_TO_TRYWAIT,
-    SYNCMUT_TIMEDLOCK_TO_LOCK,
-    SYNCMUT_WAIT_TO_TIMEDWAIT,
-    SYNCMUT_TIMEDWAIT_TO_WAIT,
-    SYNCMUT_SIGNAL_TO_BROADCAST,
-    SYNCMUT_BROADCAST_TO_SIGNAL,
-    SYNCMUT_BLOCKING_TO_NONBLOCKING,
-    SYNCMUT_NONBLOCKING_TO_BLOCKING,
+#define SYNCMUT_OPERATOR(variant, c_name, slug, doc, description) SYNCMUT_##c_name,
+#include "syncmut_operators.def"
+#undef SYNCMUT_OPERATOR
     SYNCMUT_OP_COUNT
 } syncmut_op;
 

@@ -2,7 +2,8 @@
 //! call graph, thread/process entries and their order, predecessor maps, loop back
 //! edges, and which globals and nondet calls code running concurrently may touch.
 
-use super::calls::{is_thread_start, nondet_type, notify_kind};
+use super::calls::nondet_type;
+use crate::effects::Effects;
 use crate::ir::{Block, Func, Module, Opcode, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -30,6 +31,8 @@ pub struct ModuleFacts<'m> {
     pub(super) process_order: HashMap<Func<'m>, (Func<'m>, usize)>,
     /// Every rewritten `sc_event::notify*` call.
     pub(super) notifies: Vec<Value<'m>>,
+    /// What each tagged call does.
+    pub(crate) effects: Effects<'m>,
 }
 
 /// How a thread/process entry is started.
@@ -46,6 +49,7 @@ impl<'m> ModuleFacts<'m> {
     /// Scans the module: call graph, thread entries, predecessor maps and back edges.
     pub fn new(m: &'m Module) -> ModuleFacts<'m> {
         let callers = m.callers();
+        let effects = Effects::of(m);
         let mut entries: HashMap<Func<'m>, Vec<Creation<'m>>> = HashMap::new();
         let mut roots = Vec::new();
         let mut process_order: HashMap<Func<'m>, (Func<'m>, usize)> = HashMap::new();
@@ -62,18 +66,14 @@ impl<'m> ModuleFacts<'m> {
             let mut referenced = Vec::new();
             for b in f.blocks() {
                 for i in b.instructions() {
-                    if let Some(callee) = i.called_function() {
-                        let cn = callee.name();
-                        if cn == "syncmut_hook_pthread_create" || cn == "pthread_create" {
-                            let (fi, ai) = if cn == "pthread_create" { (2, 3) } else { (3, 4) };
-                            let args = i.call_args();
-                            if let (Some(start), Some(arg)) = (args.get(fi).and_then(|v| v.as_function()), args.get(ai)) {
-                                entries.entry(start).or_default().push(Creation::Pthread { call: i, arg: *arg });
-                            }
+                    if let Some((fi, ai)) = effects.thread_creation(i) {
+                        let args = i.call_args();
+                        if let (Some(start), Some(arg)) = (args.get(fi).and_then(|v| v.as_function()), args.get(ai)) {
+                            entries.entry(start).or_default().push(Creation::Pthread { call: i, arg: *arg });
                         }
-                        if cn.contains("create_thread_process") || cn.contains("create_method_process") {
-                            registers_process = true;
-                        }
+                    }
+                    if effects.registers_process(i) {
+                        registers_process = true;
                     }
                     if i.opcode() == Some(Opcode::LLVMCall) || i.opcode() == Some(Opcode::LLVMInvoke) {
                         for a in i.call_args() {
@@ -95,7 +95,7 @@ impl<'m> ModuleFacts<'m> {
             }
             for b in f.blocks() {
                 for i in b.instructions() {
-                    if i.called_function().is_some_and(|c| notify_kind(&c.name()).is_some()) {
+                    if effects.notified_event(i).is_some() {
                         notifies.push(i);
                     }
                 }
@@ -107,10 +107,10 @@ impl<'m> ModuleFacts<'m> {
             preds.insert(f, f.predecessors());
             back.insert(f, back_edges(f));
         }
-        let concurrent_writes = concurrent_writes(&entries, &roots);
+        let concurrent_writes = concurrent_writes(&entries, &roots, &effects);
         let nondet_callers = nondet_callers(m, &callers);
-        let concurrent_nondet = concurrent_nondet(&entries, &roots, &nondet_callers);
-        ModuleFacts { callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, process_order, notifies }
+        let concurrent_nondet = concurrent_nondet(&entries, &roots, &nondet_callers, &effects);
+        ModuleFacts { callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, process_order, notifies, effects }
     }
 
     /// Whether code running concurrently may store to global `g`.
@@ -134,7 +134,7 @@ fn nondet_callers<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m>>>
     out
 }
 
-fn concurrent_nondet<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: &[Func<'m>], nondet_callers: &HashSet<Func<'m>>) -> bool {
+fn concurrent_nondet<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: &[Func<'m>], nondet_callers: &HashSet<Func<'m>>, effects: &Effects<'m>) -> bool {
     if entries.keys().any(|e| nondet_callers.contains(e)) {
         return true;
     }
@@ -143,7 +143,7 @@ fn concurrent_nondet<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: 
         let mut after: Vec<Block<'m>> = Vec::new();
         for b in r.blocks() {
             let insts = b.instructions();
-            if let Some(pos) = insts.iter().position(|i| i.called_function().map(|c| is_thread_start(&c.name())).unwrap_or(false)) {
+            if let Some(pos) = insts.iter().position(|i| effects.starts_threads(*i)) {
                 if insts[pos..].iter().any(calls_nondet) {
                     return true;
                 }
@@ -193,7 +193,7 @@ fn record_store<'m>(i: Value<'m>, written: &mut HashSet<Value<'m>>) -> Option<()
     Some(())
 }
 
-fn concurrent_writes<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: &[Func<'m>]) -> Option<HashSet<Value<'m>>> {
+fn concurrent_writes<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: &[Func<'m>], effects: &Effects<'m>) -> Option<HashSet<Value<'m>>> {
     let mut written = HashSet::new();
     // Functions reachable from thread entries.
     let mut todo: Vec<Func<'m>> = entries.keys().copied().collect();
@@ -217,7 +217,7 @@ fn concurrent_writes<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: 
         let mut after: Vec<Block<'m>> = Vec::new();
         for b in r.blocks() {
             let insts = b.instructions();
-            if let Some(pos) = insts.iter().position(|i| i.called_function().map(|c| is_thread_start(&c.name())).unwrap_or(false)) {
+            if let Some(pos) = insts.iter().position(|i| effects.starts_threads(*i)) {
                 for i in &insts[pos..] {
                     record_store(*i, &mut written)?;
                 }

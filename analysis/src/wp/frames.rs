@@ -116,7 +116,7 @@ impl<'m> Wp<'m> {
         let f = self.frames[root].func;
         for b in f.blocks() {
             for i in b.instructions() {
-                if i.called_function().map(|c| c.name().contains("sc_start")).unwrap_or(false) {
+                if self.facts.effects.starts_simulation(i) {
                     return Ok(i);
                 }
             }

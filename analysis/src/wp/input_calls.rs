@@ -3,7 +3,7 @@
 //! symbolic call counter walked backwards like memory), and `syncmut_input_*` reads one
 //! named input within the range it is read with.
 
-use super::calls::{is_scheduling_call, is_thread_start, nondet_type};
+use super::calls::nondet_type;
 use super::frames::{FrameId, FrameKind, MAX_DEPTH};
 use super::memory::{Base, Loc};
 use super::query::Conjunct;
@@ -120,8 +120,7 @@ impl<'m> Wp<'m> {
         if nondet_type(callee).is_some() || self.facts.nondet_callers.contains(&callee) {
             return true;
         }
-        let name = callee.name();
-        self.facts.concurrent_nondet && is_scheduling_call(&name) && (self.in_thread(f) || is_thread_start(&name))
+        self.facts.concurrent_nondet && self.facts.effects.is_scheduling_point(j) && (self.in_thread(f) || self.facts.effects.starts_threads(j))
     }
 
     /// The counter just after call `j` (one that [`Self::counts_nondet`]).

@@ -3,7 +3,6 @@
 //! store to its location found walking backwards (through callees that may write it,
 //! into the creator at a thread's entry), merged over predecessors like a phi.
 
-use super::calls::is_scheduling_call;
 use super::frames::{FrameId, FrameKind, MAX_DEPTH};
 use super::values::Sym;
 use super::Wp;
@@ -164,9 +163,9 @@ impl<'m> Wp<'m> {
             }
             return Ok(None);
         }
-        let scheduling = is_scheduling_call(&name);
+        let scheduling = self.facts.effects.is_scheduling_point(j);
         let shared_and_quiet = matches!(loc.base, Base::Global(g) if !self.facts.concurrently_written(g));
-        if scheduling && !shared_and_quiet && (self.in_thread(f) || name.contains("pthread_create") || name.contains("sc_start")) {
+        if scheduling && !shared_and_quiet && (self.in_thread(f) || self.facts.effects.starts_threads(j)) {
             self.q.notes.push(format!(
                 "over-approximated: value of memory read at {} after the synchronization point at {} (other threads may write it)",
                 load.where_(),

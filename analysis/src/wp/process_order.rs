@@ -2,7 +2,6 @@
 //! the path returns only if another process reaches a notify of `e` that the waiter
 //! does not miss, and every `__VERIFIER_assume(c)` on the path has `c` true.
 
-use super::calls::{event_wait_arg, may_yield, notify_kind};
 use super::frames::{FrameId, FrameKind};
 use super::values::Sym;
 use super::{demangle_hint, Wp};
@@ -40,7 +39,7 @@ impl<'m> Wp<'m> {
                 let (c, w) = self.bv(f, i.call_args()[0])?;
                 let zero = self.bv_const(0, w);
                 parts.push(self.ctx.not(self.ctx.eq(c, zero)));
-            } else if let Some(k) = event_wait_arg(&name).filter(|_| waits_modelled) {
+            } else if let Some(k) = self.facts.effects.waited_event(i).filter(|_| waits_modelled) {
                 parts.push(self.wait_returns(f, i, k)?);
             }
         }
@@ -55,7 +54,7 @@ impl<'m> Wp<'m> {
         if func != process {
             return None;
         }
-        let yields = |i: &Value<'m>| i.called_function().is_some_and(|c| may_yield(&c.name()));
+        let yields = |i: &Value<'m>| self.facts.effects.may_yield(*i);
         let insts = call.block().instructions();
         let pos = insts.iter().position(|i| *i == call).unwrap_or(0);
         if insts[..pos].iter().any(yields) {
@@ -98,14 +97,14 @@ impl<'m> Wp<'m> {
         let mut alts = Vec::new();
         let mut why = Vec::new();
         for n in self.facts.notifies.clone() {
-            let Some(immediate) = n.called_function().and_then(|c| notify_kind(&c.name())) else { continue };
+            let Some((event_arg, immediate)) = self.facts.effects.notified_event(n) else { continue };
             let contexts = self.contexts(n.block().function(), 0, &mut Vec::new())?;
             for nf in contexts {
                 let Some(notifier) = self.process_of(nf) else { continue };
                 if notifier == waiter {
                     continue;
                 }
-                if !matches!(n.call_args().get(1).map(|a| self.value(nf, *a)), Some(Ok(Sym::Ptr(l))) if l == event) {
+                if !matches!(n.call_args().get(event_arg).map(|a| self.value(nf, *a)), Some(Ok(Sym::Ptr(l))) if l == event) {
                     continue;
                 }
                 let order = |p: Func<'m>| self.facts.process_order.get(&p).copied();

@@ -1,9 +1,44 @@
-//! Shared by the fixture tests: compile a C fixture, prepare the analysis copy and
-//! analyse its `syncmut_probe(k)` sites (a name the site finder treats like a rewritten
-//! wrapper call: first argument = the site index).
+//! Shared by the fixture tests: compile a C fixture, tag it as the mutator would,
+//! prepare the analysis copy and analyse its `syncmut_probe(k)` sites (stand-ins for
+//! rewritten synchronization calls: first argument = the site index).
 
+use inkwell::values::{BasicValueEnum, InstructionOpcode};
 use std::path::Path;
 use syncmut_analysis::{analyse, prepare, smt, Options, SiteResult};
+use syncmut_mutator::api::{self, Family};
+use syncmut_mutator::effect::{CallTag, Effect, METADATA_KIND};
+
+/// Tags `bc` in place as the mutator tags a metamutant (the analysis reads tags, not
+/// names): each `syncmut_probe(k)` call as site k, with the effect of an unlock (a
+/// scheduling point the analysis models no further), and each call of a function the
+/// mutator observes (`pthread_create`) with its effect.
+fn tag(bc: &Path) {
+    let context = inkwell::context::Context::create();
+    let module = inkwell::module::Module::parse_bitcode_from_path(bc, &context).unwrap();
+    let kind = context.get_kind_id(METADATA_KIND);
+    for f in module.get_functions() {
+        for b in f.get_basic_blocks() {
+            for i in b.get_instructions() {
+                if i.get_opcode() != InstructionOpcode::Call {
+                    continue;
+                }
+                // The callee is a call's last operand.
+                let Some(BasicValueEnum::PointerValue(callee)) = i.get_operand(i.get_num_operands() - 1).and_then(|o| o.value()) else { continue };
+                let name = callee.get_name().to_string_lossy().into_owned();
+                let tag = if name == "syncmut_probe" {
+                    CallTag { effect: Effect::Unlock { lock: 0 }, leading: 1, site: true, family: Family::Pthread }
+                } else if let Some(observed) = api::observed(&name) {
+                    CallTag { effect: observed.effect, leading: 0, site: false, family: observed.family }
+                } else {
+                    continue;
+                };
+                let node = context.metadata_node(&[context.metadata_string(&tag.to_metadata()).into()]);
+                i.set_metadata(node, kind).unwrap();
+            }
+        }
+    }
+    assert!(module.write_bitcode_to_path(bc));
+}
 
 /// Compiles `prelude` + `src` as `name.c` and analyses `sites` sites.
 pub fn run(name: &str, prelude: &str, src: &str, sites: u32) -> (tempfile::TempDir, Vec<SiteResult>) {
@@ -19,6 +54,7 @@ pub fn run(name: &str, prelude: &str, src: &str, sites: u32) -> (tempfile::TempD
         .unwrap()
         .success();
     assert!(ok, "clang-16 failed on {name}");
+    tag(&bc);
     let an = dir.path().join("analysis.bc");
     prepare(&bc, &an, Options::default().bound).unwrap();
     let results = analyse(&an, sites, &dir.path().join("formulas"), &Options::default()).unwrap();
