@@ -2,12 +2,13 @@
 //! stdout, crash, signal their parent, leave their process group, spawn thousands of
 //! threads) get a verdict; syncmut finishes normally and leaves no process behind.
 
-use assert_cmd::Command;
+mod util;
+
 use serde_json::Value;
 use std::path::PathBuf;
 
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile/hostile.c")
+    util::fixture("hostile/hostile.c")
 }
 
 /// The verdict and reason of the mutant that removes the join, which makes `main`
@@ -15,8 +16,7 @@ fn fixture() -> PathBuf {
 fn verdict_with(act: u32) -> (String, String, tempfile::TempDir) {
     let out = tempfile::tempdir().unwrap();
     let tests = fixture().with_file_name("tests.json");
-    Command::cargo_bin("syncmut")
-        .unwrap()
+    util::syncmut()
         .arg("run")
         .arg(fixture())
         .arg("--tests")

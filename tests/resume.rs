@@ -2,6 +2,8 @@
 //! `--resume`, ends with the same verdicts as an uninterrupted run, keeps the finished
 //! runs, and takes over the stale lock.
 
+mod util;
+
 use assert_cmd::cargo::cargo_bin;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -9,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 fn example() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/systemc/redundant_sync")
+    util::example("systemc/redundant_sync")
 }
 
 fn syncmut(out: &Path, extra: &[&str]) -> Command {
