@@ -89,77 +89,87 @@ fn a_deadlock_writes_its_schedule_and_replays() {
     }
 }
 
-/// (program, kind of bug it has, scheduling points it needs)
-const BUGS: &[(&str, BugKind, Interleave)] = &[
-    ("lock_order", BugKind::Deadlock, Interleave::Sync),
-    ("lost_signal", BugKind::Deadlock, Interleave::Sync),
-    ("check_then_act", BugKind::Assertion, Interleave::Sync),
-    ("order_violation", BugKind::Assertion, Interleave::Sync),
-    ("self_deadlock", BugKind::Deadlock, Interleave::Sync),
-    ("double_unlock", BugKind::Assertion, Interleave::Sync),
-    ("missing_join", BugKind::Assertion, Interleave::Sync),
-    ("barrier_mismatch", BugKind::Deadlock, Interleave::Sync),
-    ("missing_recheck", BugKind::Assertion, Interleave::Sync),
-    ("sem_overpost", BugKind::Assertion, Interleave::Sync),
-    ("counter_race", BugKind::Assertion, Interleave::Memory),
-    ("rw_starvation", BugKind::Assertion, Interleave::Sync),
-];
-
 fn config(strategy: Strategy, schedules: usize) -> Config {
     Config { strategy, schedules, ..Config::default() }
 }
 
-#[test]
-fn every_bug_is_found_and_replays_and_every_twin_is_clean() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut summary = String::new();
-    for (name, kind, interleave) in BUGS {
-        // The bug.
-        let out = dir.path().join(name);
-        let b = build_with(&bugs_dir().join(format!("{name}.c")), &out, *interleave, &[]);
-        // Cheapest first; every budget is within the 1000 schedules the issue allows.
-        let strategies = [(Strategy::Pct { depth: 3 }, 100), (Strategy::Random, 100), (Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000)];
-        let mut found = None;
-        for (strategy, budget) in strategies {
-            let report = explore::explore(&b.metamutant, &[], &config(strategy, budget), &out.join("work")).unwrap();
-            if let Some(f) = report.found {
-                summary.push_str(&format!("{name}: {} by {strategy} in run {}\n", f.kind, f.run));
-                found = Some(f);
-                break;
-            }
-        }
-        let found = found.unwrap_or_else(|| panic!("{name}: no strategy found the bug"));
-        assert_eq!(&found.kind, kind, "{name}: {}", found.message);
-        let text = explore::render_counterexample(&b.catalogue, &found);
-        assert!(text.contains(&format!("{name}.c:")), "{name}: counterexample names no source line:\n{text}");
-        // The saved schedule replays to the same trace and the same bug.
-        let file = out.join("found.schedule");
-        std::fs::write(&file, &found.schedule_text).unwrap();
-        let trace = out.join("replay.jsonl");
-        let value = format!("replay:{}", file.display());
-        let execution = syncmut_oracle::exec::execute(
-            &b.metamutant,
-            &[],
-            &[("SYNCMUT_SCHEDULE", value), ("SYNCMUT_TRACE", trace.display().to_string())],
-            &Config::default().limits,
-        )
-        .unwrap();
-        let replayed = syncmut_oracle::trace::read(&trace).unwrap();
-        assert_eq!(replayed.events, found.trace.events, "{name}: replay gives another trace");
-        assert_eq!(explore::classify(&execution, &replayed).map(|(k, _)| k).as_ref(), Some(kind), "{name}: replay");
+/// Every bug of the corpus is found within its budget and replays, and its correct twin
+/// is clean: one test per bug, so that they spread over the test threads.
+mod every_bug_is_found_and_replays_and_every_twin_is_clean {
+    use super::*;
 
-        // The correct twin: every schedule with at most one preemption (dfs with sleep
-        // sets exhausts the bounded space), and random schedules, are clean.
-        let twin_out = dir.path().join(format!("{name}_ok"));
-        let twin = build_with(&bugs_dir().join(format!("{name}_ok.c")), &twin_out, *interleave, &[]);
-        let report = explore::explore(&twin.metamutant, &[], &config(Strategy::Dfs { preemptions: 1, sleep_sets: true }, 500), &twin_out.join("work")).unwrap();
-        assert!(report.found.is_none(), "{name}_ok: {}", report.found.map(|f| explore::render_counterexample(&twin.catalogue, &f)).unwrap_or_default());
-        assert!(report.exhausted, "{name}_ok: dfs did not exhaust the bounded space ({} runs)", report.runs);
-        summary.push_str(&format!("{name}_ok: clean, bounded space exhausted in {} distinct dfs schedules\n", report.distinct));
-        let report = explore::explore(&twin.metamutant, &[], &config(Strategy::Random, 50), &twin_out.join("work")).unwrap();
-        assert!(report.found.is_none(), "{name}_ok (random)");
+    /// `program: kind of bug it has, scheduling points it needs;`
+    macro_rules! bugs {
+        ($($name:ident: $kind:ident, $interleave:ident;)*) => {$(
+            #[test]
+            fn $name() {
+                found_replayed_and_twin_clean(stringify!($name), BugKind::$kind, Interleave::$interleave);
+            }
+        )*};
     }
-    eprintln!("{summary}");
+
+    bugs! {
+        lock_order: Deadlock, Sync;
+        lost_signal: Deadlock, Sync;
+        check_then_act: Assertion, Sync;
+        order_violation: Assertion, Sync;
+        self_deadlock: Deadlock, Sync;
+        double_unlock: Assertion, Sync;
+        missing_join: Assertion, Sync;
+        barrier_mismatch: Deadlock, Sync;
+        missing_recheck: Assertion, Sync;
+        sem_overpost: Assertion, Sync;
+        counter_race: Assertion, Memory;
+        rw_starvation: Assertion, Sync;
+    }
+}
+
+fn found_replayed_and_twin_clean(name: &str, kind: BugKind, interleave: Interleave) {
+    let dir = tempfile::tempdir().unwrap();
+    // The bug.
+    let out = dir.path().join(name);
+    let b = build_with(&bugs_dir().join(format!("{name}.c")), &out, interleave, &[]);
+    // Cheapest first; every budget is within the 1000 schedules the issue allows.
+    let strategies = [(Strategy::Pct { depth: 3 }, 100), (Strategy::Random, 100), (Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000)];
+    let mut found = None;
+    for (strategy, budget) in strategies {
+        let report = explore::explore(&b.metamutant, &[], &config(strategy, budget), &out.join("work")).unwrap();
+        if let Some(f) = report.found {
+            eprintln!("{name}: {} by {strategy} in run {}", f.kind, f.run);
+            found = Some(f);
+            break;
+        }
+    }
+    let found = found.unwrap_or_else(|| panic!("{name}: no strategy found the bug"));
+    assert_eq!(found.kind, kind, "{name}: {}", found.message);
+    let text = explore::render_counterexample(&b.catalogue, &found);
+    assert!(text.contains(&format!("{name}.c:")), "{name}: counterexample names no source line:\n{text}");
+    // The saved schedule replays to the same trace and the same bug.
+    let file = out.join("found.schedule");
+    std::fs::write(&file, &found.schedule_text).unwrap();
+    let trace = out.join("replay.jsonl");
+    let value = format!("replay:{}", file.display());
+    let execution = syncmut_oracle::exec::execute(
+        &b.metamutant,
+        &[],
+        &[("SYNCMUT_SCHEDULE", value), ("SYNCMUT_TRACE", trace.display().to_string())],
+        &Config::default().limits,
+    )
+    .unwrap();
+    let replayed = syncmut_oracle::trace::read(&trace).unwrap();
+    assert_eq!(replayed.events, found.trace.events, "{name}: replay gives another trace");
+    assert_eq!(explore::classify(&execution, &replayed).map(|(k, _)| k), Some(kind), "{name}: replay");
+
+    // The correct twin: every schedule with at most one preemption (dfs with sleep
+    // sets exhausts the bounded space), and random schedules, are clean.
+    let twin_out = dir.path().join(format!("{name}_ok"));
+    let twin = build_with(&bugs_dir().join(format!("{name}_ok.c")), &twin_out, interleave, &[]);
+    let report = explore::explore(&twin.metamutant, &[], &config(Strategy::Dfs { preemptions: 1, sleep_sets: true }, 500), &twin_out.join("work")).unwrap();
+    assert!(report.found.is_none(), "{name}_ok: {}", report.found.map(|f| explore::render_counterexample(&twin.catalogue, &f)).unwrap_or_default());
+    assert!(report.exhausted, "{name}_ok: dfs did not exhaust the bounded space ({} runs)", report.runs);
+    eprintln!("{name}_ok: clean, bounded space exhausted in {} distinct dfs schedules", report.distinct);
+    let report = explore::explore(&twin.metamutant, &[], &config(Strategy::Random, 50), &twin_out.join("work")).unwrap();
+    assert!(report.found.is_none(), "{name}_ok (random)");
 }
 
 #[test]
@@ -302,7 +312,9 @@ fn run_kills_a_removed_lock_under_every_strategy() {
         outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "adder#1:remove").unwrap().clone()
     };
     for strategy in ["random", "pct"] {
-        let outcomes = syncmut_run(strategy, &["--strategy", strategy, "--schedules", "20", "-j", "2"]);
+        // Random is what --schedules alone asks for.
+        let choice: &[&str] = if strategy == "random" { &[] } else { &["--strategy", strategy] };
+        let outcomes = syncmut_run(strategy, &[choice, &["--schedules", "20", "-j", "2"]].concat());
         let m = removed_lock(&outcomes);
         assert!(m["verdict"].as_str().unwrap().starts_with("killed"), "{strategy}: {m}");
         let run = &m["runs"][0];
@@ -311,10 +323,15 @@ fn run_kills_a_removed_lock_under_every_strategy() {
         assert!((1..=20).contains(&kills), "{strategy}: {kills} of 20");
         assert!(m["reason"].as_str().unwrap().contains(&format!("killed in {kills} of 20 schedules (95% CI")), "{m}");
         assert!(run["schedule"].as_str().unwrap().starts_with(&format!("{strategy}:")));
-        // Once is enough: the seeded schedule values of random and pct are fixed before
-        // any run, so -j cannot change which run gets which.
         if strategy == "random" {
-            let again = syncmut_run("random-again", &["--strategy", strategy, "--schedules", "20", "-j", "1"]);
+            assert_eq!(m["verdict"], "killed-by-output", "{m}");
+            // The kill's traces were kept under the schedule's name, for diff and explain.
+            let tag = run["schedule"].as_str().unwrap().replace(':', "_");
+            assert!(dir.path().join("random").join(format!("traces/default/adder_1_remove@{tag}.jsonl")).is_file(), "{tag}");
+            assert!(dir.path().join("random/diff/adder_1_remove.diff").is_file());
+            // Once is enough: the seeded schedule values of random and pct are fixed
+            // before any run, so -j cannot change which run gets which.
+            let again = syncmut_run("random-again", &["--schedules", "20", "-j", "1"]);
             assert_eq!(verdicts(&outcomes), verdicts(&again), "{strategy}: a repeated run with -j1 differs");
         }
     }

@@ -22,7 +22,7 @@ use util::{root, syncmut};
 /// The examples whose every mutant runs under the sanitizers: one SystemC design, and
 /// the pthread design that also reads SV-COMP inputs and assumptions (inputs.c and
 /// verifier.c of the runtime, which the fixtures do not call).
-const FULL: &[&str] = &["systemc/guarded_event", "pthread/nondet_guard"];
+const FULL: [&str; 2] = ["systemc/guarded_event", "pthread/nondet_guard"];
 
 /// `syncmut` with the sanitized runtime; reports go to files under `logs`.
 fn sanitized(command: &str, design: &Path, logs: &Path) -> assert_cmd::Command {
@@ -100,47 +100,81 @@ fn reports(logs: &Path) -> Vec<(PathBuf, String)> {
     found
 }
 
-#[test]
-fn the_runtime_is_clean_under_asan_and_ubsan() {
-    let logs = tempfile::tempdir().unwrap();
-    let fixtures = util::fixture("sanitize");
-    let tests = fixtures.join("tests.json");
-    for design in ["every_pthread_call.c", "every_systemc_call.cpp"] {
-        let out = tempfile::tempdir().unwrap();
-        sanitized_run(&fixtures.join(design), &["--gen", "none", "--tests", tests.to_str().unwrap()], out.path(), logs.path());
-        let baseline: Value = serde_json::from_slice(&std::fs::read(out.path().join("baseline.json")).unwrap()).unwrap();
-        assert!(baseline.as_array().unwrap().iter().all(|t| t["usable"] == true), "{design}: {baseline}");
-        let outcomes = util::outcomes(out.path());
-        let errors: Vec<&Value> = outcomes["mutants"].as_array().unwrap().iter().filter(|m| m["verdict"] == "error").collect();
-        assert!(errors.is_empty(), "{design}: {errors:?}");
-        if design.ends_with(".c") {
-            spoiled_runtime_inputs(&out.path().join("metamutant"), logs.path());
-        }
-    }
-    for name in examples() {
-        let dir = util::example(&name);
-        let out = tempfile::tempdir().unwrap();
-        if FULL.contains(&name.as_str()) {
-            sanitized_run(&dir, &[], out.path(), logs.path());
-            assert_eq!(util::verdicts(out.path()), util::expected(&dir), "{name}: the sanitized runtime changed the verdicts");
-        } else {
-            sanitized("mutate", &dir, logs.path()).arg("-o").arg(out.path()).assert().success();
-            assert_sanitized_build(out.path());
-            let mut metamutant = assert_cmd::Command::new(out.path().join("metamutant"));
-            metamutant.args(first_test_args(&dir));
-            sanitizer_logs(&mut metamutant, logs.path());
-            // Whatever the design's own exit status: it must end, not die of a signal;
-            // any report is judged with the others below.
-            let status = metamutant.timeout(std::time::Duration::from_secs(60)).output().unwrap().status;
-            assert!(status.code().is_some(), "{name}: the sanitized metamutant ended with {status:?}");
-        }
-    }
-    let all = reports(logs.path());
+/// Fails on any sanitizer report under `logs` that involves the runtime; prints them all.
+fn assert_no_runtime_reports(logs: &Path) {
+    let all = reports(logs);
     for (file, text) in &all {
         eprintln!("sanitizer report {}:\n{text}", file.display());
     }
     let runtime: Vec<&PathBuf> = all.iter().filter(|(_, text)| involves_runtime(text)).map(|(file, _)| file).collect();
     assert!(runtime.is_empty(), "sanitizer reports involving the runtime: {runtime:?}");
+}
+
+/// Every mutant of a fixture that calls every wrapper of its kind, sanitized.
+fn every_wrapper(design: &str) {
+    let logs = tempfile::tempdir().unwrap();
+    let fixtures = util::fixture("sanitize");
+    let tests = fixtures.join("tests.json");
+    let out = tempfile::tempdir().unwrap();
+    sanitized_run(&fixtures.join(design), &["--gen", "none", "--tests", tests.to_str().unwrap()], out.path(), logs.path());
+    let baseline: Value = serde_json::from_slice(&std::fs::read(out.path().join("baseline.json")).unwrap()).unwrap();
+    assert!(baseline.as_array().unwrap().iter().all(|t| t["usable"] == true), "{design}: {baseline}");
+    let outcomes = util::outcomes(out.path());
+    let errors: Vec<&Value> = outcomes["mutants"].as_array().unwrap().iter().filter(|m| m["verdict"] == "error").collect();
+    assert!(errors.is_empty(), "{design}: {errors:?}");
+    if design.ends_with(".c") {
+        spoiled_runtime_inputs(&out.path().join("metamutant"), logs.path());
+    }
+    assert_no_runtime_reports(logs.path());
+}
+
+#[test]
+fn every_pthread_wrapper_is_clean_under_asan_and_ubsan() {
+    every_wrapper("every_pthread_call.c");
+}
+
+#[test]
+fn every_systemc_wrapper_is_clean_under_asan_and_ubsan() {
+    every_wrapper("every_systemc_call.cpp");
+}
+
+/// Every mutant of an example, sanitized: clean, and the checked-in verdicts.
+fn full_example(name: &str) {
+    let logs = tempfile::tempdir().unwrap();
+    let dir = util::example(name);
+    let out = tempfile::tempdir().unwrap();
+    sanitized_run(&dir, &[], out.path(), logs.path());
+    assert_eq!(util::verdicts(out.path()), util::expected(&dir), "{name}: the sanitized runtime changed the verdicts");
+    assert_no_runtime_reports(logs.path());
+}
+
+#[test]
+fn a_systemc_example_keeps_its_verdicts_under_the_sanitizers() {
+    full_example(FULL[0]);
+}
+
+#[test]
+fn a_pthread_example_with_inputs_keeps_its_verdicts_under_the_sanitizers() {
+    full_example(FULL[1]);
+}
+
+#[test]
+fn every_other_example_runs_clean_under_the_sanitizers() {
+    let logs = tempfile::tempdir().unwrap();
+    for name in examples().into_iter().filter(|name| !FULL.contains(&name.as_str())) {
+        let dir = util::example(&name);
+        let out = tempfile::tempdir().unwrap();
+        sanitized("mutate", &dir, logs.path()).arg("-o").arg(out.path()).assert().success();
+        assert_sanitized_build(out.path());
+        let mut metamutant = assert_cmd::Command::new(out.path().join("metamutant"));
+        metamutant.args(first_test_args(&dir));
+        sanitizer_logs(&mut metamutant, logs.path());
+        // Whatever the design's own exit status: it must end, not die of a signal;
+        // any report is judged below.
+        let status = metamutant.timeout(std::time::Duration::from_secs(60)).output().unwrap().status;
+        assert!(status.code().is_some(), "{name}: the sanitized metamutant ended with {status:?}");
+    }
+    assert_no_runtime_reports(logs.path());
 }
 
 /// Runs the sanitized pthread metamutant with spoiled runtime inputs.
