@@ -59,7 +59,7 @@ fn run_uses_random_tests_and_the_narrow_site_stays_unreached() {
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(String::from_utf8_lossy(&output.stderr).contains("random baseline: 20 draws (seed 1)"));
-    let outcomes: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
+    let outcomes = util::outcomes(out.path());
     let text = outcomes.to_string();
     assert!(text.contains("random0_"), "a random test was used: {text}");
     let stdout = String::from_utf8_lossy(&output.stdout);

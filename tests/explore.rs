@@ -290,7 +290,7 @@ fn run_kills_a_removed_lock_under_every_strategy() {
     let syncmut_run = |name: &str, args: &[&str]| -> serde_json::Value {
         let out = dir.path().join(name);
         util::syncmut().arg("run").arg(&fixture).args(["--gen", "none", "-o"]).arg(&out).args(args).assert().success();
-        let outcomes: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("outcomes.json")).unwrap()).unwrap();
+        let outcomes = util::outcomes(&out);
         util::syncmut()
             .arg("replay")
             .arg(&out)

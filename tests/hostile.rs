@@ -4,7 +4,6 @@
 
 mod util;
 
-use serde_json::Value;
 use std::path::PathBuf;
 
 fn fixture() -> PathBuf {
@@ -28,7 +27,7 @@ fn verdict_with(act: u32) -> (String, String, tempfile::TempDir) {
         .timeout(std::time::Duration::from_secs(120))
         .assert()
         .success();
-    let outcomes: Value = serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
+    let outcomes = util::outcomes(out.path());
     let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "main#1:remove").unwrap();
     (m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or_default().to_string(), out)
 }

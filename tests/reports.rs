@@ -23,7 +23,7 @@ fn report(out: &Path, format: &str) -> String {
 fn reports_render_from_the_saved_results_alone() {
     let dir = tempfile::tempdir().unwrap();
     run(dir.path(), &[]).success();
-    let outcomes: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join("outcomes.json")).unwrap()).unwrap();
+    let outcomes = util::outcomes(dir.path());
     let survived = outcomes["score"]["survived"].as_u64().unwrap() as usize;
     let mutants = outcomes["score"]["mutants"].as_u64().unwrap() as usize;
     assert!(survived > 0);

@@ -22,7 +22,7 @@ fn syncmut(out: &Path, extra: &[&str]) -> Command {
 }
 
 fn verdicts(out: &Path) -> Vec<(String, String)> {
-    let outcomes: Value = serde_json::from_slice(&std::fs::read(out.join("outcomes.json")).unwrap()).unwrap();
+    let outcomes = util::outcomes(out);
     outcomes["mutants"]
         .as_array()
         .unwrap()

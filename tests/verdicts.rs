@@ -9,7 +9,7 @@ fn verdict_of(fixture: &str, mutant: &str) -> (String, String) {
     let dir = util::fixture("verdicts").join(fixture);
     let out = tempfile::tempdir().unwrap();
     util::syncmut().arg("run").arg(&dir).arg("-o").arg(out.path()).assert().success();
-    let outcomes: Value = serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
+    let outcomes = util::outcomes(out.path());
     let m = outcomes["mutants"]
         .as_array()
         .unwrap()
@@ -76,7 +76,7 @@ fn a_member_value_seen_at_a_sync_point_kills_by_trace() {
     let dir = util::fixture("verdicts/sc_members");
     let out = tempfile::tempdir().unwrap();
     util::syncmut().arg("run").arg(&dir).arg("-o").arg(out.path()).assert().success();
-    let outcomes: Value = serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
+    let outcomes = util::outcomes(out.path());
     let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "pair_mod::a#2:remove").unwrap();
     assert_eq!(m["verdict"], "killed-by-trace");
     let reason = m["reason"].as_str().unwrap();
