@@ -35,7 +35,8 @@ fn check_in(name: &str, out: &Path) -> Value {
 fn guarded_event_run() -> &'static (tempfile::TempDir, Value) {
     static RUN: OnceLock<(tempfile::TempDir, Value)> = OnceLock::new();
     RUN.get_or_init(|| {
-        let out = tempfile::tempdir().unwrap();
+        // Under target/, as a static is never dropped to delete it.
+        let out = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
         let results = check_in("systemc/guarded_event", out.path());
         (out, results)
     })

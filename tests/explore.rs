@@ -280,63 +280,78 @@ fn a_failed_assumption_ends_the_run_quietly() {
     assert!(matches!(native.status.code(), Some(0) | Some(123)), "{:?}", native.status);
 }
 
-/// `run` judges a removed lock around a shared counter across schedules: k/S with a
-/// 95% interval under random and pct, "exhaustive" under dfs with a small bound; the
-/// verdicts do not depend on -j, and every kill replays.
+/// `syncmut run` on the racy counter into `out` with `args`; the removed lock's kill
+/// must replay. Returns outcomes.json.
+fn racy_counter_run(out: &Path, args: &[&str]) -> serde_json::Value {
+    util::syncmut().arg("run").arg(util::fixture("verdicts/racy_counter")).args(["--gen", "none", "-o"]).arg(out).args(args).assert().success();
+    util::syncmut()
+        .arg("replay")
+        .arg(out)
+        .arg("adder#1:remove")
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("reproduced: the trace is identical"));
+    util::outcomes(out)
+}
+
+/// (mutant, verdict, reason) of every mutant.
+fn verdicts(outcomes: &serde_json::Value) -> Vec<(String, String, String)> {
+    outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or("").to_string()))
+        .collect()
+}
+
+fn removed_lock(outcomes: &serde_json::Value) -> serde_json::Value {
+    outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "adder#1:remove").unwrap().clone()
+}
+
+/// `run` judges a removed lock around a shared counter across 20 seeded schedules: k/S
+/// with a 95% interval, and the kill replays. Returns the mutant's outcome.
+fn removed_lock_is_killed_in_some_of_20(strategy: &str, out: &Path, choice: &[&str]) -> (serde_json::Value, serde_json::Value) {
+    let outcomes = racy_counter_run(out, &[choice, &["--schedules", "20", "-j", "2"]].concat());
+    let m = removed_lock(&outcomes);
+    assert!(m["verdict"].as_str().unwrap().starts_with("killed"), "{strategy}: {m}");
+    let run = &m["runs"][0];
+    assert_eq!(run["schedules"], 20);
+    let kills = run["kills"].as_u64().unwrap();
+    assert!((1..=20).contains(&kills), "{strategy}: {kills} of 20");
+    assert!(m["reason"].as_str().unwrap().contains(&format!("killed in {kills} of 20 schedules (95% CI")), "{m}");
+    assert!(run["schedule"].as_str().unwrap().starts_with(&format!("{strategy}:")));
+    (outcomes, m)
+}
+
 #[test]
-fn run_kills_a_removed_lock_under_every_strategy() {
-    let fixture = util::fixture("verdicts/racy_counter");
+fn run_kills_a_removed_lock_under_random_schedules() {
     let dir = tempfile::tempdir().unwrap();
-    let syncmut_run = |name: &str, args: &[&str]| -> serde_json::Value {
-        let out = dir.path().join(name);
-        util::syncmut().arg("run").arg(&fixture).args(["--gen", "none", "-o"]).arg(&out).args(args).assert().success();
-        let outcomes = util::outcomes(&out);
-        util::syncmut()
-            .arg("replay")
-            .arg(&out)
-            .arg("adder#1:remove")
-            .assert()
-            .success()
-            .stdout(predicates::str::contains("reproduced: the trace is identical"));
-        outcomes
-    };
-    let verdicts = |outcomes: &serde_json::Value| -> Vec<(String, String, String)> {
-        outcomes["mutants"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or("").to_string()))
-            .collect()
-    };
-    let removed_lock = |outcomes: &serde_json::Value| -> serde_json::Value {
-        outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "adder#1:remove").unwrap().clone()
-    };
-    for strategy in ["random", "pct"] {
-        // Random is what --schedules alone asks for.
-        let choice: &[&str] = if strategy == "random" { &[] } else { &["--strategy", strategy] };
-        let outcomes = syncmut_run(strategy, &[choice, &["--schedules", "20", "-j", "2"]].concat());
-        let m = removed_lock(&outcomes);
-        assert!(m["verdict"].as_str().unwrap().starts_with("killed"), "{strategy}: {m}");
-        let run = &m["runs"][0];
-        assert_eq!(run["schedules"], 20);
-        let kills = run["kills"].as_u64().unwrap();
-        assert!((1..=20).contains(&kills), "{strategy}: {kills} of 20");
-        assert!(m["reason"].as_str().unwrap().contains(&format!("killed in {kills} of 20 schedules (95% CI")), "{m}");
-        assert!(run["schedule"].as_str().unwrap().starts_with(&format!("{strategy}:")));
-        if strategy == "random" {
-            assert_eq!(m["verdict"], "killed-by-output", "{m}");
-            // The kill's traces were kept under the schedule's name, for diff and explain.
-            let tag = run["schedule"].as_str().unwrap().replace(':', "_");
-            assert!(dir.path().join("random").join(format!("traces/default/adder_1_remove@{tag}.jsonl")).is_file(), "{tag}");
-            assert!(dir.path().join("random/diff/adder_1_remove.diff").is_file());
-            // Once is enough: the seeded schedule values of random and pct are fixed
-            // before any run, so -j cannot change which run gets which.
-            let again = syncmut_run("random-again", &["--schedules", "20", "-j", "1"]);
-            assert_eq!(verdicts(&outcomes), verdicts(&again), "{strategy}: a repeated run with -j1 differs");
-        }
-    }
-    let one = syncmut_run("dfs1", &["--strategy", "dfs", "--preemptions", "1", "-j", "1"]);
-    let two = syncmut_run("dfs2", &["--strategy", "dfs", "--preemptions", "1", "-j", "2"]);
+    // Random is what --schedules alone asks for.
+    let (outcomes, m) = removed_lock_is_killed_in_some_of_20("random", &dir.path().join("random"), &[]);
+    assert_eq!(m["verdict"], "killed-by-output", "{m}");
+    // The kill's traces were kept under the schedule's name, for diff and explain.
+    let tag = m["runs"][0]["schedule"].as_str().unwrap().replace(':', "_");
+    assert!(dir.path().join("random").join(format!("traces/default/adder_1_remove@{tag}.jsonl")).is_file(), "{tag}");
+    assert!(dir.path().join("random/diff/adder_1_remove.diff").is_file());
+    // The verdicts do not depend on -j. Once is enough for random and pct: their seeded
+    // schedule values are fixed before any run, so -j cannot change which run gets which.
+    let again = racy_counter_run(&dir.path().join("random-again"), &["--schedules", "20", "-j", "1"]);
+    assert_eq!(verdicts(&outcomes), verdicts(&again), "a repeated run with -j1 differs");
+}
+
+#[test]
+fn run_kills_a_removed_lock_under_pct_schedules() {
+    let dir = tempfile::tempdir().unwrap();
+    removed_lock_is_killed_in_some_of_20("pct", dir.path(), &["--strategy", "pct"]);
+}
+
+/// Under dfs with a small bound the kill is "exhaustive", and the verdicts do not
+/// depend on -j.
+#[test]
+fn run_kills_a_removed_lock_exhaustively_under_dfs() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = racy_counter_run(&dir.path().join("dfs1"), &["--strategy", "dfs", "--preemptions", "1", "-j", "1"]);
+    let two = racy_counter_run(&dir.path().join("dfs2"), &["--strategy", "dfs", "--preemptions", "1", "-j", "2"]);
     assert_eq!(verdicts(&one), verdicts(&two), "-j1 and -j2 differ");
     let m = removed_lock(&one);
     assert!(m["verdict"].as_str().unwrap().starts_with("killed"), "{m}");
