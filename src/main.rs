@@ -24,6 +24,10 @@ use syncmut_oracle::{lab, report};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Compile every translation unit afresh, neither reading nor filling the compile
+    /// cache (the same as SYNCMUT_CACHE=0)
+    #[arg(long, global = true)]
+    no_cache: bool,
 }
 
 #[derive(Subcommand)]
@@ -237,6 +241,10 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { exit::USAGE } else { exit::OK } as u8);
         }
     };
+    if cli.no_cache {
+        // Read by every compile (mutator toolchain); set before any thread starts.
+        std::env::set_var(syncmut_mutator::toolchain::CACHE_ENV, "0");
+    }
     if let Err(e) = interrupt::watch() {
         eprintln!("syncmut: warning: cannot watch for SIGINT/SIGTERM ({e}); an interrupted run may leave temporary files");
     }

@@ -1,16 +1,15 @@
 //! Bad input gives a clear message naming the file and a documented exit code
 //! (docs/exit-codes.md).
 
-use assert_cmd::Command;
+mod util;
+
+use util::syncmut;
 use predicates::str::contains;
 use std::path::PathBuf;
 
+/// The mutator's own fixtures of bad input.
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mutator/tests/fixtures").join(name)
-}
-
-fn syncmut() -> Command {
-    Command::cargo_bin("syncmut").unwrap()
+    util::root().join("mutator/tests/fixtures").join(name)
 }
 
 #[test]

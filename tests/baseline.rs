@@ -1,16 +1,13 @@
 //! The random baseline (issue 4, item 7): same input vector, fixed seed, same budget,
 //! reach confirmed by execution; `gen --compare` prints WP and random side by side.
 
-use assert_cmd::Command;
-use std::path::PathBuf;
+mod util;
 
-fn example(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples").join(rel)
-}
+use util::example;
 
 fn stdout_of(args: &[&str], design: &str) -> (tempfile::TempDir, String) {
     let out = tempfile::tempdir().unwrap();
-    let output = Command::cargo_bin("syncmut").unwrap().arg("gen").arg(example(design)).arg("-o").arg(out.path()).args(args).output().unwrap();
+    let output = util::syncmut().arg("gen").arg(example(design)).arg("-o").arg(out.path()).args(args).output().unwrap();
     let text = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(output.status.success(), "{text}\n{}", String::from_utf8_lossy(&output.stderr));
     (out, text)
@@ -53,8 +50,7 @@ fn random_draws_are_reproducible_and_reach_what_is_not_guarded() {
 #[test]
 fn run_uses_random_tests_and_the_narrow_site_stays_unreached() {
     let out = tempfile::tempdir().unwrap();
-    let output = Command::cargo_bin("syncmut")
-        .unwrap()
+    let output = util::syncmut()
         .arg("run")
         .arg(example("pthread/narrow_guard"))
         .args(["--gen", "random", "--budget", "20", "-o"])
@@ -63,7 +59,7 @@ fn run_uses_random_tests_and_the_narrow_site_stays_unreached() {
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(String::from_utf8_lossy(&output.stderr).contains("random baseline: 20 draws (seed 1)"));
-    let outcomes: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
+    let outcomes = util::outcomes(out.path());
     let text = outcomes.to_string();
     assert!(text.contains("random0_"), "a random test was used: {text}");
     let stdout = String::from_utf8_lossy(&output.stdout);

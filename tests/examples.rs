@@ -3,31 +3,17 @@
 //! After an intended change, regenerate with `SYNCMUT_BLESS=1 cargo test --test examples`
 //! and review the diff of the expected files.
 
-use assert_cmd::Command;
-use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+mod util;
 
-fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples").join(name)
-}
+use serde_json::{json, Value};
+use std::path::Path;
+use std::sync::OnceLock;
+use util::{example, syncmut};
 
 /// Runs `syncmut run` on an example and returns (mutant → verdict, killed, mutants).
 fn run(name: &str, jobs: &str, out: &Path) -> Value {
-    Command::cargo_bin("syncmut")
-        .unwrap()
-        .arg("run")
-        .arg(example(name))
-        .args(["-o", out.to_str().unwrap(), "-j", jobs])
-        .assert()
-        .success();
-    let outcomes: Value = serde_json::from_slice(&std::fs::read(out.join("outcomes.json")).unwrap()).unwrap();
-    let verdicts: serde_json::Map<String, Value> = outcomes["mutants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].clone()))
-        .collect();
-    json!({ "verdicts": verdicts, "killed": outcomes["score"]["killed"], "mutants": outcomes["score"]["mutants"] })
+    syncmut().arg("run").arg(example(name)).args(["-o", out.to_str().unwrap(), "-j", jobs]).assert().success();
+    util::verdicts(out)
 }
 
 fn check(name: &str) -> Value {
@@ -37,22 +23,28 @@ fn check(name: &str) -> Value {
 /// Like `check`, keeping the run directory in `out` for further asserts.
 fn check_in(name: &str, out: &Path) -> Value {
     let actual = run(name, "2", out);
-    let expected_file = example(name).join("expected.json");
     if std::env::var_os("SYNCMUT_BLESS").is_some() {
-        std::fs::write(&expected_file, serde_json::to_string_pretty(&actual).unwrap() + "\n").unwrap();
+        std::fs::write(example(name).join("expected.json"), serde_json::to_string_pretty(&actual).unwrap() + "\n").unwrap();
     }
-    let expected: Value = serde_json::from_slice(&std::fs::read(&expected_file).unwrap_or_else(|e| {
-        panic!("{}: {e}; create it with SYNCMUT_BLESS=1", expected_file.display())
-    }))
-    .unwrap();
-    assert_eq!(actual, expected, "{name}: results differ from {}", expected_file.display());
+    assert_eq!(actual, util::expected(&example(name)), "{name}: results differ from its expected.json");
     actual
+}
+
+/// The checked -j2 run of guarded_event, made once for the tests that look into it
+/// (its verdicts, baseline, diff and `explain`, and the comparison across job counts).
+fn guarded_event_run() -> &'static (tempfile::TempDir, Value) {
+    static RUN: OnceLock<(tempfile::TempDir, Value)> = OnceLock::new();
+    RUN.get_or_init(|| {
+        // Under target/, as a static is never dropped to delete it.
+        let out = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let results = check_in("systemc/guarded_event", out.path());
+        (out, results)
+    })
 }
 
 #[test]
 fn guarded_event() {
-    let results = check("systemc/guarded_event");
-    assert_eq!(results["mutants"], 13);
+    assert_eq!(guarded_event_run().1["mutants"], 13);
 }
 
 #[test]
@@ -174,20 +166,20 @@ fn rwlock_cache_write_lock_matters_and_backend_lock_is_redundant() {
 #[test]
 fn verdicts_are_identical_across_runs_and_job_counts() {
     let name = "systemc/guarded_event";
-    let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
-    let first = run(name, "1", dirs[0].path());
-    assert_eq!(run(name, "2", dirs[1].path()), first, "-j1 vs -j2");
-    assert_eq!(run(name, "2", dirs[2].path()), first, "second -j2 run");
+    let (shared, first) = guarded_event_run();
+    let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    assert_eq!(&run(name, "1", dirs[0].path()), first, "-j1 vs -j2");
+    assert_eq!(&run(name, "2", dirs[1].path()), first, "second -j2 run");
     // The CSV report holds no timings, so it must be byte-identical.
-    let csv = |dir: &tempfile::TempDir| std::fs::read_to_string(dir.path().join("report.csv")).unwrap();
-    assert_eq!(csv(&dirs[0]), csv(&dirs[1]));
+    let csv = |dir: &Path| std::fs::read_to_string(dir.join("report.csv")).unwrap();
+    assert_eq!(csv(dirs[0].path()), csv(shared.path()));
+    assert_eq!(csv(dirs[1].path()), csv(shared.path()));
 }
 
 #[test]
 fn guarded_event_baseline_and_diff_explain_the_deadlock() {
-    let out = tempfile::tempdir().unwrap();
-    run("systemc/guarded_event", "2", out.path());
-    let baseline: Value = serde_json::from_slice(&std::fs::read(out.path().join("baseline.json")).unwrap()).unwrap();
+    let out = guarded_event_run().0.path();
+    let baseline: Value = serde_json::from_slice(&std::fs::read(out.join("baseline.json")).unwrap()).unwrap();
     let test = |name: &str| baseline.as_array().unwrap().iter().find(|b| b["test"] == name).unwrap().clone();
     // (t, f): T1 blocks on e forever, at its wait(e) (site 0).
     assert_eq!(test("t_f")["deadlock"], true);
@@ -198,12 +190,12 @@ fn guarded_event_baseline_and_diff_explain_the_deadlock() {
     assert_eq!(test("t_t")["lost_notifications"], json!([]));
 
     // Removing T1's wait(e) is killed by (t, f), and the diff shows where T1 stopped.
-    let diff = std::fs::read_to_string(out.path().join("diff/top__t1_1_remove.diff")).unwrap();
+    let diff = std::fs::read_to_string(out.join("diff/top__t1_1_remove.diff")).unwrap();
     assert!(diff.contains("killed by test t_f"), "{diff}");
     assert!(diff.contains("-still waiting: m.t1 at wait(e) @ guarded_event.cpp:18"), "{diff}");
 
     // `explain` shows the same side by side, with the wait-for picture.
-    let explain = Command::cargo_bin("syncmut").unwrap().arg("explain").arg(out.path()).arg("top::t1#1:remove").output().unwrap();
+    let explain = syncmut().arg("explain").arg(out).arg("top::t1#1:remove").output().unwrap();
     let text = String::from_utf8(explain.stdout).unwrap();
     assert!(explain.status.success());
     assert!(text.contains("first divergence at event 2 of m.t1"), "{text}");

@@ -2,13 +2,15 @@
 //! and bug finding on the corpus in examples/pthread/bugs (each bug found within 1000
 //! schedules by some strategy, each correct twin bug-free, every bug replays).
 
+mod util;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_oracle::explore::{self, BugKind, Config, Strategy};
 
 fn bugs_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/pthread/bugs")
+    util::example("pthread/bugs")
 }
 
 /// Builds a design into `out` and returns its metamutant.
@@ -31,7 +33,7 @@ fn run(binary: &Path, env: &[(&str, &str)]) -> (std::process::ExitStatus, String
 #[test]
 fn pct_and_replay_reproduce_traces_and_schedules() {
     let dir = tempfile::tempdir().unwrap();
-    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/racy_counter/racy_counter.c");
+    let fixture = util::fixture("verdicts/racy_counter/racy_counter.c");
     let b = build(&fixture, dir.path());
     let p = |name: &str| dir.path().join(name).display().to_string();
     let mut outputs = std::collections::BTreeSet::new();
@@ -87,82 +89,92 @@ fn a_deadlock_writes_its_schedule_and_replays() {
     }
 }
 
-/// (program, kind of bug it has, scheduling points it needs)
-const BUGS: &[(&str, BugKind, Interleave)] = &[
-    ("lock_order", BugKind::Deadlock, Interleave::Sync),
-    ("lost_signal", BugKind::Deadlock, Interleave::Sync),
-    ("check_then_act", BugKind::Assertion, Interleave::Sync),
-    ("order_violation", BugKind::Assertion, Interleave::Sync),
-    ("self_deadlock", BugKind::Deadlock, Interleave::Sync),
-    ("double_unlock", BugKind::Assertion, Interleave::Sync),
-    ("missing_join", BugKind::Assertion, Interleave::Sync),
-    ("barrier_mismatch", BugKind::Deadlock, Interleave::Sync),
-    ("missing_recheck", BugKind::Assertion, Interleave::Sync),
-    ("sem_overpost", BugKind::Assertion, Interleave::Sync),
-    ("counter_race", BugKind::Assertion, Interleave::Memory),
-    ("rw_starvation", BugKind::Assertion, Interleave::Sync),
-];
-
 fn config(strategy: Strategy, schedules: usize) -> Config {
     Config { strategy, schedules, ..Config::default() }
 }
 
-#[test]
-fn every_bug_is_found_and_replays_and_every_twin_is_clean() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut summary = String::new();
-    for (name, kind, interleave) in BUGS {
-        // The bug.
-        let out = dir.path().join(name);
-        let b = build_with(&bugs_dir().join(format!("{name}.c")), &out, *interleave, &[]);
-        // Cheapest first; every budget is within the 1000 schedules the issue allows.
-        let strategies = [(Strategy::Pct { depth: 3 }, 100), (Strategy::Random, 100), (Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000)];
-        let mut found = None;
-        for (strategy, budget) in strategies {
-            let report = explore::explore(&b.metamutant, &[], &config(strategy, budget), &out.join("work")).unwrap();
-            if let Some(f) = report.found {
-                summary.push_str(&format!("{name}: {} by {strategy} in run {}\n", f.kind, f.run));
-                found = Some(f);
-                break;
-            }
-        }
-        let found = found.unwrap_or_else(|| panic!("{name}: no strategy found the bug"));
-        assert_eq!(&found.kind, kind, "{name}: {}", found.message);
-        let text = explore::render_counterexample(&b.catalogue, &found);
-        assert!(text.contains(&format!("{name}.c:")), "{name}: counterexample names no source line:\n{text}");
-        // The saved schedule replays to the same trace and the same bug.
-        let file = out.join("found.schedule");
-        std::fs::write(&file, &found.schedule_text).unwrap();
-        let trace = out.join("replay.jsonl");
-        let value = format!("replay:{}", file.display());
-        let execution = syncmut_oracle::exec::execute(
-            &b.metamutant,
-            &[],
-            &[("SYNCMUT_SCHEDULE", value), ("SYNCMUT_TRACE", trace.display().to_string())],
-            &Config::default().limits,
-        )
-        .unwrap();
-        let replayed = syncmut_oracle::trace::read(&trace).unwrap();
-        assert_eq!(replayed.events, found.trace.events, "{name}: replay gives another trace");
-        assert_eq!(explore::classify(&execution, &replayed).map(|(k, _)| k).as_ref(), Some(kind), "{name}: replay");
+/// Every bug of the corpus is found within its budget and replays, and its correct twin
+/// is clean: one test per bug, so that they spread over the test threads.
+mod every_bug_is_found_and_replays_and_every_twin_is_clean {
+    use super::*;
 
-        // The correct twin: every schedule with at most one preemption (dfs with sleep
-        // sets exhausts the bounded space), and random schedules, are clean.
-        let twin_out = dir.path().join(format!("{name}_ok"));
-        let twin = build_with(&bugs_dir().join(format!("{name}_ok.c")), &twin_out, *interleave, &[]);
-        let report = explore::explore(&twin.metamutant, &[], &config(Strategy::Dfs { preemptions: 1, sleep_sets: true }, 500), &twin_out.join("work")).unwrap();
-        assert!(report.found.is_none(), "{name}_ok: {}", report.found.map(|f| explore::render_counterexample(&twin.catalogue, &f)).unwrap_or_default());
-        assert!(report.exhausted, "{name}_ok: dfs did not exhaust the bounded space ({} runs)", report.runs);
-        summary.push_str(&format!("{name}_ok: clean, bounded space exhausted in {} distinct dfs schedules\n", report.distinct));
-        let report = explore::explore(&twin.metamutant, &[], &config(Strategy::Random, 50), &twin_out.join("work")).unwrap();
-        assert!(report.found.is_none(), "{name}_ok (random)");
+    /// `program: kind of bug it has, scheduling points it needs;`
+    macro_rules! bugs {
+        ($($name:ident: $kind:ident, $interleave:ident;)*) => {$(
+            #[test]
+            fn $name() {
+                found_replayed_and_twin_clean(stringify!($name), BugKind::$kind, Interleave::$interleave);
+            }
+        )*};
     }
-    eprintln!("{summary}");
+
+    bugs! {
+        lock_order: Deadlock, Sync;
+        lost_signal: Deadlock, Sync;
+        check_then_act: Assertion, Sync;
+        order_violation: Assertion, Sync;
+        self_deadlock: Deadlock, Sync;
+        double_unlock: Assertion, Sync;
+        missing_join: Assertion, Sync;
+        barrier_mismatch: Deadlock, Sync;
+        missing_recheck: Assertion, Sync;
+        sem_overpost: Assertion, Sync;
+        counter_race: Assertion, Memory;
+        rw_starvation: Assertion, Sync;
+    }
+}
+
+fn found_replayed_and_twin_clean(name: &str, kind: BugKind, interleave: Interleave) {
+    let dir = tempfile::tempdir().unwrap();
+    // The bug.
+    let out = dir.path().join(name);
+    let b = build_with(&bugs_dir().join(format!("{name}.c")), &out, interleave, &[]);
+    // Cheapest first; every budget is within the 1000 schedules the issue allows.
+    let strategies = [(Strategy::Pct { depth: 3 }, 100), (Strategy::Random, 100), (Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000)];
+    let mut found = None;
+    for (strategy, budget) in strategies {
+        let report = explore::explore(&b.metamutant, &[], &config(strategy, budget), &out.join("work")).unwrap();
+        if let Some(f) = report.found {
+            eprintln!("{name}: {} by {strategy} in run {}", f.kind, f.run);
+            found = Some(f);
+            break;
+        }
+    }
+    let found = found.unwrap_or_else(|| panic!("{name}: no strategy found the bug"));
+    assert_eq!(found.kind, kind, "{name}: {}", found.message);
+    let text = explore::render_counterexample(&b.catalogue, &found);
+    assert!(text.contains(&format!("{name}.c:")), "{name}: counterexample names no source line:\n{text}");
+    // The saved schedule replays to the same trace and the same bug.
+    let file = out.join("found.schedule");
+    std::fs::write(&file, &found.schedule_text).unwrap();
+    let trace = out.join("replay.jsonl");
+    let value = format!("replay:{}", file.display());
+    let execution = syncmut_oracle::exec::execute(
+        &b.metamutant,
+        &[],
+        &[("SYNCMUT_SCHEDULE", value), ("SYNCMUT_TRACE", trace.display().to_string())],
+        &Config::default().limits,
+    )
+    .unwrap();
+    let replayed = syncmut_oracle::trace::read(&trace).unwrap();
+    assert_eq!(replayed.events, found.trace.events, "{name}: replay gives another trace");
+    assert_eq!(explore::classify(&execution, &replayed).map(|(k, _)| k), Some(kind), "{name}: replay");
+
+    // The correct twin: every schedule with at most one preemption (dfs with sleep
+    // sets exhausts the bounded space), and random schedules, are clean.
+    let twin_out = dir.path().join(format!("{name}_ok"));
+    let twin = build_with(&bugs_dir().join(format!("{name}_ok.c")), &twin_out, interleave, &[]);
+    let report = explore::explore(&twin.metamutant, &[], &config(Strategy::Dfs { preemptions: 1, sleep_sets: true }, 500), &twin_out.join("work")).unwrap();
+    assert!(report.found.is_none(), "{name}_ok: {}", report.found.map(|f| explore::render_counterexample(&twin.catalogue, &f)).unwrap_or_default());
+    assert!(report.exhausted, "{name}_ok: dfs did not exhaust the bounded space ({} runs)", report.runs);
+    eprintln!("{name}_ok: clean, bounded space exhausted in {} distinct dfs schedules", report.distinct);
+    let report = explore::explore(&twin.metamutant, &[], &config(Strategy::Random, 50), &twin_out.join("work")).unwrap();
+    assert!(report.found.is_none(), "{name}_ok (random)");
 }
 
 #[test]
 fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
-    let syncmut = |args: &[&str]| assert_cmd::Command::cargo_bin("syncmut").unwrap().arg("explore").args(args).assert();
+    let syncmut = |args: &[&str]| util::syncmut().arg("explore").args(args).assert();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("bug");
     syncmut(&[bugs_dir().join("lock_order.c").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "dfs"]).code(9);
@@ -222,7 +234,7 @@ fn a_data_race_needs_memory_interleaving_and_locals_stay_one_step() {
 }
 
 fn verifier(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verifier").join(name)
+    util::fixture("verifier").join(name)
 }
 
 #[test]
@@ -268,53 +280,78 @@ fn a_failed_assumption_ends_the_run_quietly() {
     assert!(matches!(native.status.code(), Some(0) | Some(123)), "{:?}", native.status);
 }
 
-/// `run` judges a removed lock around a shared counter across schedules: k/S with a
-/// 95% interval under random and pct, "exhaustive" under dfs with a small bound; the
-/// verdicts do not depend on -j, and every kill replays.
+/// `syncmut run` on the racy counter into `out` with `args`; the removed lock's kill
+/// must replay. Returns outcomes.json.
+fn racy_counter_run(out: &Path, args: &[&str]) -> serde_json::Value {
+    util::syncmut().arg("run").arg(util::fixture("verdicts/racy_counter")).args(["--gen", "none", "-o"]).arg(out).args(args).assert().success();
+    util::syncmut()
+        .arg("replay")
+        .arg(out)
+        .arg("adder#1:remove")
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("reproduced: the trace is identical"));
+    util::outcomes(out)
+}
+
+/// (mutant, verdict, reason) of every mutant.
+fn verdicts(outcomes: &serde_json::Value) -> Vec<(String, String, String)> {
+    outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or("").to_string()))
+        .collect()
+}
+
+fn removed_lock(outcomes: &serde_json::Value) -> serde_json::Value {
+    outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "adder#1:remove").unwrap().clone()
+}
+
+/// `run` judges a removed lock around a shared counter across 20 seeded schedules: k/S
+/// with a 95% interval, and the kill replays. Returns the mutant's outcome.
+fn removed_lock_is_killed_in_some_of_20(strategy: &str, out: &Path, choice: &[&str]) -> (serde_json::Value, serde_json::Value) {
+    let outcomes = racy_counter_run(out, &[choice, &["--schedules", "20", "-j", "2"]].concat());
+    let m = removed_lock(&outcomes);
+    assert!(m["verdict"].as_str().unwrap().starts_with("killed"), "{strategy}: {m}");
+    let run = &m["runs"][0];
+    assert_eq!(run["schedules"], 20);
+    let kills = run["kills"].as_u64().unwrap();
+    assert!((1..=20).contains(&kills), "{strategy}: {kills} of 20");
+    assert!(m["reason"].as_str().unwrap().contains(&format!("killed in {kills} of 20 schedules (95% CI")), "{m}");
+    assert!(run["schedule"].as_str().unwrap().starts_with(&format!("{strategy}:")));
+    (outcomes, m)
+}
+
 #[test]
-fn run_kills_a_removed_lock_under_every_strategy() {
-    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/racy_counter");
+fn run_kills_a_removed_lock_under_random_schedules() {
     let dir = tempfile::tempdir().unwrap();
-    let syncmut_run = |name: &str, args: &[&str]| -> serde_json::Value {
-        let out = dir.path().join(name);
-        assert_cmd::Command::cargo_bin("syncmut").unwrap().arg("run").arg(&fixture).args(["--gen", "none", "-o"]).arg(&out).args(args).assert().success();
-        let outcomes: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("outcomes.json")).unwrap()).unwrap();
-        assert_cmd::Command::cargo_bin("syncmut")
-            .unwrap()
-            .arg("replay")
-            .arg(&out)
-            .arg("adder#1:remove")
-            .assert()
-            .success()
-            .stdout(predicates::str::contains("reproduced: the trace is identical"));
-        outcomes
-    };
-    let verdicts = |outcomes: &serde_json::Value| -> Vec<(String, String, String)> {
-        outcomes["mutants"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or("").to_string()))
-            .collect()
-    };
-    let removed_lock = |outcomes: &serde_json::Value| -> serde_json::Value {
-        outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "adder#1:remove").unwrap().clone()
-    };
-    for strategy in ["random", "pct"] {
-        let outcomes = syncmut_run(strategy, &["--strategy", strategy, "--schedules", "20", "-j", "2"]);
-        let m = removed_lock(&outcomes);
-        assert!(m["verdict"].as_str().unwrap().starts_with("killed"), "{strategy}: {m}");
-        let run = &m["runs"][0];
-        assert_eq!(run["schedules"], 20);
-        let kills = run["kills"].as_u64().unwrap();
-        assert!((1..=20).contains(&kills), "{strategy}: {kills} of 20");
-        assert!(m["reason"].as_str().unwrap().contains(&format!("killed in {kills} of 20 schedules (95% CI")), "{m}");
-        assert!(run["schedule"].as_str().unwrap().starts_with(&format!("{strategy}:")));
-        let again = syncmut_run(&format!("{strategy}-again"), &["--strategy", strategy, "--schedules", "20", "-j", "1"]);
-        assert_eq!(verdicts(&outcomes), verdicts(&again), "{strategy}: a repeated run with -j1 differs");
-    }
-    let one = syncmut_run("dfs1", &["--strategy", "dfs", "--preemptions", "1", "-j", "1"]);
-    let two = syncmut_run("dfs2", &["--strategy", "dfs", "--preemptions", "1", "-j", "2"]);
+    // Random is what --schedules alone asks for.
+    let (outcomes, m) = removed_lock_is_killed_in_some_of_20("random", &dir.path().join("random"), &[]);
+    assert_eq!(m["verdict"], "killed-by-output", "{m}");
+    // The kill's traces were kept under the schedule's name, for diff and explain.
+    let tag = m["runs"][0]["schedule"].as_str().unwrap().replace(':', "_");
+    assert!(dir.path().join("random").join(format!("traces/default/adder_1_remove@{tag}.jsonl")).is_file(), "{tag}");
+    assert!(dir.path().join("random/diff/adder_1_remove.diff").is_file());
+    // The verdicts do not depend on -j. Once is enough for random and pct: their seeded
+    // schedule values are fixed before any run, so -j cannot change which run gets which.
+    let again = racy_counter_run(&dir.path().join("random-again"), &["--schedules", "20", "-j", "1"]);
+    assert_eq!(verdicts(&outcomes), verdicts(&again), "a repeated run with -j1 differs");
+}
+
+#[test]
+fn run_kills_a_removed_lock_under_pct_schedules() {
+    let dir = tempfile::tempdir().unwrap();
+    removed_lock_is_killed_in_some_of_20("pct", dir.path(), &["--strategy", "pct"]);
+}
+
+/// Under dfs with a small bound the kill is "exhaustive", and the verdicts do not
+/// depend on -j.
+#[test]
+fn run_kills_a_removed_lock_exhaustively_under_dfs() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = racy_counter_run(&dir.path().join("dfs1"), &["--strategy", "dfs", "--preemptions", "1", "-j", "1"]);
+    let two = racy_counter_run(&dir.path().join("dfs2"), &["--strategy", "dfs", "--preemptions", "1", "-j", "2"]);
     assert_eq!(verdicts(&one), verdicts(&two), "-j1 and -j2 differ");
     let m = removed_lock(&one);
     assert!(m["verdict"].as_str().unwrap().starts_with("killed"), "{m}");
@@ -327,10 +364,10 @@ fn run_kills_a_removed_lock_under_every_strategy() {
 /// when no flag names one, and a different one is refused.
 #[test]
 fn resume_keeps_the_interleaving_it_was_built_with() {
-    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/racy_counter");
+    let fixture = util::fixture("verdicts/racy_counter");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let syncmut = |args: &[&str]| assert_cmd::Command::cargo_bin("syncmut").unwrap().arg("run").arg(&fixture).args(["--gen", "none", "-o"]).arg(&out).args(args).assert();
+    let syncmut = |args: &[&str]| util::syncmut().arg("run").arg(&fixture).args(["--gen", "none", "-o"]).arg(&out).args(args).assert();
     syncmut(&["--interleave", "memory", "--schedules", "5"]).success();
     let catalogue: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
     assert_eq!(catalogue["interleave"], "memory");
@@ -348,7 +385,7 @@ fn resume_keeps_the_interleaving_it_was_built_with() {
 #[test]
 fn memory_reached_through_pointers_is_shared() {
     let dir = tempfile::tempdir().unwrap();
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/interleave/pointer_race.c");
+    let source = util::fixture("interleave/pointer_race.c");
     let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 500);
     for (variant, flags) in [("heap", &[][..]), ("stack", &["-DSTACK_ONLY"][..])] {
         let out = dir.path().join(variant);

@@ -2,12 +2,12 @@
 //! stdout, crash, signal their parent, leave their process group, spawn thousands of
 //! threads) get a verdict; syncmut finishes normally and leaves no process behind.
 
-use assert_cmd::Command;
-use serde_json::Value;
+mod util;
+
 use std::path::PathBuf;
 
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile/hostile.c")
+    util::fixture("hostile/hostile.c")
 }
 
 /// The verdict and reason of the mutant that removes the join, which makes `main`
@@ -15,8 +15,7 @@ fn fixture() -> PathBuf {
 fn verdict_with(act: u32) -> (String, String, tempfile::TempDir) {
     let out = tempfile::tempdir().unwrap();
     let tests = fixture().with_file_name("tests.json");
-    Command::cargo_bin("syncmut")
-        .unwrap()
+    util::syncmut()
         .arg("run")
         .arg(fixture())
         .arg("--tests")
@@ -28,7 +27,7 @@ fn verdict_with(act: u32) -> (String, String, tempfile::TempDir) {
         .timeout(std::time::Duration::from_secs(120))
         .assert()
         .success();
-    let outcomes: Value = serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
+    let outcomes = util::outcomes(out.path());
     let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "main#1:remove").unwrap();
     (m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or_default().to_string(), out)
 }

@@ -3,15 +3,13 @@
 //! marked source and a trace diff. Chromium comes from scripts/setup.sh; without it
 //! this test fails (it does not skip).
 
-use assert_cmd::Command;
+mod util;
+
+use util::root;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use syncmut_oracle::report::{self, Format};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn chromium() -> PathBuf {
     let found = std::env::var_os("PATH")
@@ -76,7 +74,7 @@ fn the_html_report_loads_in_chromium_and_shows_the_score_and_a_diff() {
     assert!(chromium.is_file());
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    Command::cargo_bin("syncmut").unwrap().arg("run").arg(root().join("examples/systemc/redundant_sync")).arg("-o").arg(&out).assert().success();
+    util::syncmut().arg("run").arg(root().join("examples/systemc/redundant_sync")).arg("-o").arg(&out).assert().success();
     let catalogue: syncmut_mutator::Catalogue = serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
     let outcomes: syncmut_oracle::Outcomes = serde_json::from_slice(&std::fs::read(out.join("outcomes.json")).unwrap()).unwrap();
     assert!(std::fs::read_dir(out.join("diff")).unwrap().count() > 0, "the run wrote no diff");
@@ -91,7 +89,7 @@ fn the_html_report_loads_in_chromium_and_shows_the_score_and_a_diff() {
     }
     // Without the run directory the same report renders, just without diffs; that is
     // what `syncmut report DIR --format html` gives while it passes no directory.
-    let cli = Command::cargo_bin("syncmut").unwrap().arg("report").arg(&out).args(["--format", "html"]).output().unwrap();
+    let cli = util::syncmut().arg("report").arg(&out).args(["--format", "html"]).output().unwrap();
     assert!(cli.status.success(), "{}", String::from_utf8_lossy(&cli.stderr));
     assert!(String::from_utf8(cli.stdout).unwrap().contains("id=\"score\""));
 

@@ -2,16 +2,16 @@
 //! like the original build, and activating each mutant makes the runtime perform that
 //! operator at that site (read back from the runtime's trace).
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod util;
+
+use std::path::Path;
 use std::time::Duration;
 use syncmut_mutator::Catalogue;
 use syncmut_oracle::exec::{execute, Limits};
 use syncmut_oracle::trace;
 
 fn build(example: &str, out: &Path) -> Catalogue {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples").join(example);
-    Command::cargo_bin("syncmut").unwrap().arg("mutate").arg(&dir).arg("-o").arg(out).assert().success();
+    util::syncmut().arg("mutate").arg(util::example(example)).arg("-o").arg(out).assert().success();
     serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap()
 }
 
@@ -91,8 +91,8 @@ fn bounded_buffer_metamutant() {
 #[test]
 fn trace_events_carry_a_state_snapshot_of_the_globals() {
     let out = tempfile::tempdir().unwrap();
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mutator/tests/fixtures/globals.c");
-    Command::cargo_bin("syncmut").unwrap().arg("mutate").arg(&source).arg("-o").arg(out.path()).assert().success();
+    let source = util::root().join("mutator/tests/fixtures/globals.c");
+    util::syncmut().arg("mutate").arg(&source).arg("-o").arg(out.path()).assert().success();
     let trace_file = out.path().join("trace.jsonl");
     let env = [("SYNCMUT_TRACE", trace_file.display().to_string()), ("SYNCMUT_SCHEDULE", "default".to_string())];
     let run = execute(&out.path().join("metamutant"), &[], &env, &limits()).unwrap();

@@ -1,13 +1,11 @@
 //! `syncmut report DIR --format mte`: the mutation-testing-elements JSON report of a real
 //! run, validated against the vendored report schema (tests/fixtures/reports/).
 
-use assert_cmd::Command;
-use serde_json::Value;
-use std::path::{Path, PathBuf};
+mod util;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use util::root;
+use serde_json::Value;
+use std::path::Path;
 
 fn schema() -> jsonschema::Validator {
     let text = std::fs::read_to_string(root().join("tests/fixtures/reports/mutation-testing-report-schema.json")).unwrap();
@@ -16,7 +14,7 @@ fn schema() -> jsonschema::Validator {
 }
 
 fn report(dir: &Path, format: &str) -> Vec<u8> {
-    let output = Command::cargo_bin("syncmut").unwrap().arg("report").arg(dir).args(["--format", format]).output().unwrap();
+    let output = util::syncmut().arg("report").arg(dir).args(["--format", format]).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     output.stdout
 }
@@ -24,15 +22,14 @@ fn report(dir: &Path, format: &str) -> Vec<u8> {
 #[test]
 fn the_mte_report_of_a_run_is_valid_against_the_schema_and_says_what_outcomes_says() {
     let dir = tempfile::tempdir().unwrap();
-    Command::cargo_bin("syncmut")
-        .unwrap()
+    util::syncmut()
         .arg("run")
         .arg(root().join("examples/systemc/redundant_sync"))
         .arg("-o")
         .arg(dir.path())
         .assert()
         .success();
-    let outcomes: Value = serde_json::from_slice(&std::fs::read(dir.path().join("outcomes.json")).unwrap()).unwrap();
+    let outcomes = util::outcomes(dir.path());
     let report: Value = serde_json::from_slice(&report(dir.path(), "mte")).expect("the mte report is JSON");
 
     let validator = schema();

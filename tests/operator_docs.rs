@@ -2,6 +2,8 @@
 //! knows must have its row there (with an example), and the page must not describe an
 //! operator that does not exist, e.g. after a rename.
 
+mod util;
+
 use std::collections::BTreeSet;
 use syncmut_mutator::Operator;
 
@@ -18,7 +20,7 @@ fn documented_slugs(page: &str) -> BTreeSet<String> {
 
 #[test]
 fn every_operator_is_documented_with_an_example_and_no_other() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/operators.md");
+    let path = util::root().join("docs/operators.md");
     let page = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let documented = documented_slugs(&page);
     let known: BTreeSet<String> = Operator::ALL.iter().map(|op| op.slug().to_string()).collect();

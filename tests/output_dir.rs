@@ -4,6 +4,8 @@
 //! under a regular file. Each gives exit 1 (docs/exit-codes.md) with a message naming
 //! the file, and leaves every earlier file of the run directory as it was.
 
+mod util;
+
 use assert_cmd::cargo::cargo_bin;
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
@@ -11,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/crash")
+    util::fixture("verdicts/crash")
 }
 
 fn run_args(out: &Path) -> Command {

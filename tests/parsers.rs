@@ -6,6 +6,8 @@
 //! panic, and a rejection always names the file. Seeds are fixed, so a run is
 //! reproducible.
 
+mod util;
+
 use assert_cmd::cargo::cargo_bin;
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -194,7 +196,7 @@ fn check_toml(bytes: &[u8]) -> Result<(), TestCaseError> {
 fn finished_run() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
-        let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/crash");
+        let fixture = util::fixture("verdicts/crash");
         let out = tempfile::tempdir().unwrap();
         let status = Command::new(cargo_bin("syncmut"))
             .arg("run")

@@ -1,19 +1,20 @@
 //! Reports re-rendered from a run directory, and the CI gate.
 
-use assert_cmd::Command;
+mod util;
+
 use predicates::str::contains;
 use std::path::{Path, PathBuf};
 
 fn example() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/systemc/redundant_sync")
+    util::example("systemc/redundant_sync")
 }
 
 fn run(out: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
-    Command::cargo_bin("syncmut").unwrap().arg("run").arg(example()).arg("-o").arg(out).args(extra).assert()
+    util::syncmut().arg("run").arg(example()).arg("-o").arg(out).args(extra).assert()
 }
 
 fn report(out: &Path, format: &str) -> String {
-    let output = Command::cargo_bin("syncmut").unwrap().arg("report").arg(out).args(["--format", format]).output().unwrap();
+    let output = util::syncmut().arg("report").arg(out).args(["--format", format]).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout).unwrap()
 }
@@ -22,7 +23,7 @@ fn report(out: &Path, format: &str) -> String {
 fn reports_render_from_the_saved_results_alone() {
     let dir = tempfile::tempdir().unwrap();
     run(dir.path(), &[]).success();
-    let outcomes: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join("outcomes.json")).unwrap()).unwrap();
+    let outcomes = util::outcomes(dir.path());
     let survived = outcomes["score"]["survived"].as_u64().unwrap() as usize;
     let mutants = outcomes["score"]["mutants"].as_u64().unwrap() as usize;
     assert!(survived > 0);
@@ -68,8 +69,7 @@ fn fail_under_gates_the_exit_code_both_ways() {
 #[test]
 fn report_on_a_directory_without_results_says_what_is_missing() {
     let dir = tempfile::tempdir().unwrap();
-    Command::cargo_bin("syncmut")
-        .unwrap()
+    util::syncmut()
         .arg("report")
         .arg(dir.path())
         .assert()

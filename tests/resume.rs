@@ -3,16 +3,13 @@
 //! uninterrupted run, with no process of the run left behind and no temporary file in
 //! the run directory; the lock is an advisory lock that dies with its holder.
 
+mod util;
+
 use assert_cmd::cargo::cargo_bin;
-use serde_json::Value;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples").join(name)
-}
 
 fn syncmut(design: &Path, out: &Path, extra: &[&str]) -> Command {
     let mut cmd = Command::new(cargo_bin("syncmut"));
@@ -24,8 +21,7 @@ fn syncmut(design: &Path, out: &Path, extra: &[&str]) -> Command {
 }
 
 fn verdicts(out: &Path) -> Vec<(String, String)> {
-    let outcomes: Value = serde_json::from_slice(&std::fs::read(out.join("outcomes.json")).unwrap()).unwrap();
-    outcomes["mutants"]
+    util::outcomes(out)["mutants"]
         .as_array()
         .unwrap()
         .iter()
@@ -74,7 +70,7 @@ fn temporaries_in(dir: &Path) -> Vec<PathBuf> {
 const POINTS: [f64; 5] = [0.05, 0.23, 0.41, 0.67, 0.89];
 
 fn interrupt_and_resume(name: &str) {
-    let design = example(name);
+    let design = util::example(name);
     let reference = tempfile::tempdir().unwrap();
     let started = Instant::now();
     assert!(syncmut(&design, reference.path(), &[]).status().unwrap().success());
@@ -121,7 +117,7 @@ fn a_systemc_run_interrupted_anywhere_resumes_to_the_same_verdicts() {
 #[test]
 fn a_second_syncmut_on_a_locked_directory_is_refused_and_a_dead_holder_is_not_a_holder() {
     let out = tempfile::tempdir().unwrap();
-    let design = example("pthread/barrier_phases");
+    let design = util::example("pthread/barrier_phases");
     let lock_path = out.path().join("syncmut.lock");
     std::fs::write(&lock_path, std::process::id().to_string()).unwrap();
     let lock = std::fs::File::open(&lock_path).unwrap();

@@ -1,44 +1,57 @@
 //! The runtime library under AddressSanitizer and UndefinedBehaviorSanitizer
 //! (`SYNCMUT_SANITIZE=1`): every mutant of two fixtures that call every wrapper the
-//! runtime has (pthread and SystemC), and every example, run with the sanitized runtime;
-//! any sanitizer report that involves the runtime fails the test. The examples must also
-//! give exactly their checked-in verdicts, so the sanitized build behaves like the plain
-//! one. The runtime's own input parsers (`SYNCMUT_ACTIVE`, `SYNCMUT_SCHEDULE` with
+//! runtime has (pthread and SystemC), and of one example of each kind, run with the
+//! sanitized runtime; any sanitizer report that involves the runtime fails the test.
+//! Those two examples must also give exactly their checked-in verdicts, so the sanitized
+//! build behaves like the plain one (tests/examples.rs checks every example's verdicts
+//! with the plain runtime). Every other example's metamutant runs once, with no mutant
+//! active, under the sanitizers: its own mix of calls, at a fraction of the cost of all
+//! its mutants. The runtime's own input parsers (`SYNCMUT_ACTIVE`, `SYNCMUT_SCHEDULE` with
 //! replay files, the step budgets, the output paths) are fed spoiled values (proptest,
 //! fixed seed) on the sanitized metamutant: refused with status 120 or run, never a
 //! crash or a report.
 
-use assert_cmd::Command;
+mod util;
+
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use util::{root, syncmut};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+/// The examples whose every mutant runs under the sanitizers: one SystemC design, and
+/// the pthread design that also reads SV-COMP inputs and assumptions (inputs.c and
+/// verifier.c of the runtime, which the fixtures do not call).
+const FULL: [&str; 2] = ["systemc/guarded_event", "pthread/nondet_guard"];
+
+/// `syncmut` with the sanitized runtime; reports go to files under `logs`.
+fn sanitized(command: &str, design: &Path, logs: &Path) -> assert_cmd::Command {
+    let mut cmd = syncmut();
+    cmd.arg(command).arg(design).env("SYNCMUT_SANITIZE", "1").env("ASAN_SYMBOLIZER_PATH", symbolizer());
+    sanitizer_logs(&mut cmd, logs);
+    cmd
 }
 
-/// `syncmut run` with the sanitized runtime; reports go to files under `logs`.
-fn sanitized_run(design: &Path, extra: &[&str], out: &Path, logs: &Path) {
-    let symbolizer = ["/usr/lib/llvm-16/bin/llvm-symbolizer", "/usr/bin/llvm-symbolizer-16"]
+fn symbolizer() -> &'static str {
+    ["/usr/lib/llvm-16/bin/llvm-symbolizer", "/usr/bin/llvm-symbolizer-16"]
         .into_iter()
         .find(|p| Path::new(p).is_file())
-        .expect("llvm-symbolizer of LLVM 16 (package llvm-16), to name the frames of a report");
-    Command::cargo_bin("syncmut")
-        .unwrap()
-        .arg("run")
-        .arg(design)
-        .args(extra)
-        .args(["-j", "2", "-o"])
-        .arg(out)
-        .env("SYNCMUT_SANITIZE", "1")
-        .env("ASAN_OPTIONS", format!("log_path={}/asan:detect_leaks=1", logs.display()))
-        .env("UBSAN_OPTIONS", format!("log_path={}/ubsan:print_stacktrace=1", logs.display()))
-        .env("ASAN_SYMBOLIZER_PATH", symbolizer)
-        .timeout(std::time::Duration::from_secs(300))
-        .assert()
-        .success();
-    // The runtime linked in is the instrumented one (both archives: C and SystemC).
+        .expect("llvm-symbolizer of LLVM 16 (package llvm-16), to name the frames of a report")
+}
+
+fn sanitizer_logs(cmd: &mut assert_cmd::Command, logs: &Path) {
+    cmd.env("ASAN_OPTIONS", format!("log_path={}/asan:detect_leaks=1", logs.display()))
+        .env("UBSAN_OPTIONS", format!("log_path={}/ubsan:print_stacktrace=1", logs.display()));
+}
+
+/// `syncmut run` with the sanitized runtime.
+fn sanitized_run(design: &Path, extra: &[&str], out: &Path, logs: &Path) {
+    sanitized("run", design, logs).args(extra).args(["-j", "2", "-o"]).arg(out).timeout(std::time::Duration::from_secs(300)).assert().success();
+    assert_sanitized_build(out);
+}
+
+/// The runtime linked in is the instrumented one (both archives: C and SystemC).
+fn assert_sanitized_build(out: &Path) {
     for name in ["libsyncmut_rt.a", "libsyncmut_rt_sc.a"] {
         let archive = std::fs::read(out.join("build/runtime").join(name)).unwrap();
         assert!(contains(&archive, b"__asan_report_load") && contains(&archive, b"__ubsan_handle_"), "{}: {name} is not instrumented", out.display());
@@ -58,15 +71,22 @@ fn involves_runtime(report: &str) -> bool {
 }
 
 /// Every example with checked-in results (`examples/*/*/expected.json`), in order.
-fn examples() -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = ["systemc", "pthread"]
+fn examples() -> Vec<String> {
+    let mut found: Vec<String> = ["systemc", "pthread"]
         .iter()
-        .flat_map(|kind| std::fs::read_dir(root().join("examples").join(kind)).unwrap().flatten().map(|e| e.path()))
-        .filter(|dir| dir.join("expected.json").is_file())
+        .flat_map(|kind| std::fs::read_dir(root().join("examples").join(kind)).unwrap().flatten().map(move |e| format!("{kind}/{}", e.file_name().to_string_lossy())))
+        .filter(|name| util::example(name).join("expected.json").is_file())
         .collect();
     found.sort();
     assert!(found.len() >= 14, "examples with expected results: {found:?}");
     found
+}
+
+/// The command-line arguments of the example's first checked-in test, if it has any.
+fn first_test_args(dir: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read(dir.join("tests.json")) else { return Vec::new() };
+    let tests: Value = serde_json::from_slice(&text).unwrap();
+    tests["tests"][0]["args"].as_array().map(|a| a.iter().map(|v| v.as_str().unwrap().to_string()).collect()).unwrap_or_default()
 }
 
 /// The reports written under `logs`: (file, text).
@@ -80,47 +100,81 @@ fn reports(logs: &Path) -> Vec<(PathBuf, String)> {
     found
 }
 
-fn verdicts(out: &Path) -> Value {
-    let outcomes: Value = serde_json::from_slice(&std::fs::read(out.join("outcomes.json")).unwrap()).unwrap();
-    let verdicts: serde_json::Map<String, Value> = outcomes["mutants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].clone()))
-        .collect();
-    serde_json::json!({ "verdicts": verdicts, "killed": outcomes["score"]["killed"], "mutants": outcomes["score"]["mutants"] })
-}
-
-#[test]
-fn the_runtime_is_clean_under_asan_and_ubsan() {
-    let logs = tempfile::tempdir().unwrap();
-    let fixtures = root().join("tests/fixtures/sanitize");
-    let tests = fixtures.join("tests.json");
-    for design in ["every_pthread_call.c", "every_systemc_call.cpp"] {
-        let out = tempfile::tempdir().unwrap();
-        sanitized_run(&fixtures.join(design), &["--gen", "none", "--tests", tests.to_str().unwrap()], out.path(), logs.path());
-        let baseline: Value = serde_json::from_slice(&std::fs::read(out.path().join("baseline.json")).unwrap()).unwrap();
-        assert!(baseline.as_array().unwrap().iter().all(|t| t["usable"] == true), "{design}: {baseline}");
-        let outcomes: Value = serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
-        let errors: Vec<&Value> = outcomes["mutants"].as_array().unwrap().iter().filter(|m| m["verdict"] == "error").collect();
-        assert!(errors.is_empty(), "{design}: {errors:?}");
-        if design.ends_with(".c") {
-            spoiled_runtime_inputs(&out.path().join("metamutant"), logs.path());
-        }
-    }
-    for dir in examples() {
-        let example = dir.strip_prefix(root()).unwrap().display().to_string();
-        let out = tempfile::tempdir().unwrap();
-        sanitized_run(&dir, &[], out.path(), logs.path());
-        let expected: Value = serde_json::from_slice(&std::fs::read(dir.join("expected.json")).unwrap()).unwrap();
-        assert_eq!(verdicts(out.path()), expected, "{example}: the sanitized runtime changed the verdicts");
-    }
-    let all = reports(logs.path());
+/// Fails on any sanitizer report under `logs` that involves the runtime; prints them all.
+fn assert_no_runtime_reports(logs: &Path) {
+    let all = reports(logs);
     for (file, text) in &all {
         eprintln!("sanitizer report {}:\n{text}", file.display());
     }
     let runtime: Vec<&PathBuf> = all.iter().filter(|(_, text)| involves_runtime(text)).map(|(file, _)| file).collect();
     assert!(runtime.is_empty(), "sanitizer reports involving the runtime: {runtime:?}");
+}
+
+/// Every mutant of a fixture that calls every wrapper of its kind, sanitized.
+fn every_wrapper(design: &str) {
+    let logs = tempfile::tempdir().unwrap();
+    let fixtures = util::fixture("sanitize");
+    let tests = fixtures.join("tests.json");
+    let out = tempfile::tempdir().unwrap();
+    sanitized_run(&fixtures.join(design), &["--gen", "none", "--tests", tests.to_str().unwrap()], out.path(), logs.path());
+    let baseline: Value = serde_json::from_slice(&std::fs::read(out.path().join("baseline.json")).unwrap()).unwrap();
+    assert!(baseline.as_array().unwrap().iter().all(|t| t["usable"] == true), "{design}: {baseline}");
+    let outcomes = util::outcomes(out.path());
+    let errors: Vec<&Value> = outcomes["mutants"].as_array().unwrap().iter().filter(|m| m["verdict"] == "error").collect();
+    assert!(errors.is_empty(), "{design}: {errors:?}");
+    if design.ends_with(".c") {
+        spoiled_runtime_inputs(&out.path().join("metamutant"), logs.path());
+    }
+    assert_no_runtime_reports(logs.path());
+}
+
+#[test]
+fn every_pthread_wrapper_is_clean_under_asan_and_ubsan() {
+    every_wrapper("every_pthread_call.c");
+}
+
+#[test]
+fn every_systemc_wrapper_is_clean_under_asan_and_ubsan() {
+    every_wrapper("every_systemc_call.cpp");
+}
+
+/// Every mutant of an example, sanitized: clean, and the checked-in verdicts.
+fn full_example(name: &str) {
+    let logs = tempfile::tempdir().unwrap();
+    let dir = util::example(name);
+    let out = tempfile::tempdir().unwrap();
+    sanitized_run(&dir, &[], out.path(), logs.path());
+    assert_eq!(util::verdicts(out.path()), util::expected(&dir), "{name}: the sanitized runtime changed the verdicts");
+    assert_no_runtime_reports(logs.path());
+}
+
+#[test]
+fn a_systemc_example_keeps_its_verdicts_under_the_sanitizers() {
+    full_example(FULL[0]);
+}
+
+#[test]
+fn a_pthread_example_with_inputs_keeps_its_verdicts_under_the_sanitizers() {
+    full_example(FULL[1]);
+}
+
+#[test]
+fn every_other_example_runs_clean_under_the_sanitizers() {
+    let logs = tempfile::tempdir().unwrap();
+    for name in examples().into_iter().filter(|name| !FULL.contains(&name.as_str())) {
+        let dir = util::example(&name);
+        let out = tempfile::tempdir().unwrap();
+        sanitized("mutate", &dir, logs.path()).arg("-o").arg(out.path()).assert().success();
+        assert_sanitized_build(out.path());
+        let mut metamutant = assert_cmd::Command::new(out.path().join("metamutant"));
+        metamutant.args(first_test_args(&dir));
+        sanitizer_logs(&mut metamutant, logs.path());
+        // Whatever the design's own exit status: it must end, not die of a signal;
+        // any report is judged below.
+        let status = metamutant.timeout(std::time::Duration::from_secs(60)).output().unwrap().status;
+        assert!(status.code().is_some(), "{name}: the sanitized metamutant ended with {status:?}");
+    }
+    assert_no_runtime_reports(logs.path());
 }
 
 /// Runs the sanitized pthread metamutant with spoiled runtime inputs.

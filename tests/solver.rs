@@ -3,21 +3,15 @@
 //! the query in flight (`unknown` with the reason), is restarted, and leaves no
 //! process behind. Fake solvers live in tests/fixtures/solver/.
 
-use assert_cmd::Command;
+mod util;
+
+use util::example;
 use predicates::str::contains;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn example(rel: &str) -> PathBuf {
-    root().join("examples").join(rel)
-}
-
 fn fixture(name: &str) -> PathBuf {
-    root().join("tests/fixtures/solver").join(name)
+    util::fixture("solver").join(name)
 }
 
 /// A PATH holding every tool of /usr/bin except `hidden`.
@@ -33,7 +27,7 @@ fn path_without(dir: &Path, hidden: &[&str]) -> String {
 /// `syncmut gen` into a fresh directory; returns it and sites.json's verdicts.
 fn gen(design: &Path, args: &[&str], env: &[(&str, &str)]) -> (tempfile::TempDir, Vec<Value>, String) {
     let out = tempfile::tempdir().unwrap();
-    let mut cmd = Command::cargo_bin("syncmut").unwrap();
+    let mut cmd = util::syncmut();
     cmd.arg("gen").arg(design).arg("-o").arg(out.path()).args(args);
     for (k, v) in env {
         cmd.env(k, v);
@@ -56,8 +50,7 @@ fn missing_solver_says_how_to_install_it() {
     let path = path_without(bin.path(), &["z3", "cvc5"]);
     for (solver, hint) in [("z3", "apt-get install z3"), ("cvc5", "apt-get install cvc5")] {
         let out = tempfile::tempdir().unwrap();
-        Command::cargo_bin("syncmut")
-            .unwrap()
+        util::syncmut()
             .env("PATH", &path)
             .args(["gen", "--solver", solver])
             .arg(example("pthread/narrow_guard"))
@@ -149,7 +142,7 @@ fn a_solver_printing_only_garbage_costs_only_the_generated_tests() {
     assert!(verdicts[3]["reason"].as_str().unwrap().starts_with("not attempted: the solver failed on 3 queries in a row"));
     // run: the given tests still judge the mutants.
     let out = tempfile::tempdir().unwrap();
-    let mut cmd = Command::cargo_bin("syncmut").unwrap();
+    let mut cmd = util::syncmut();
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -4,10 +4,16 @@
 //! later stages read variable names), without `optnone` so the analysis may optimise a
 //! copy. SystemC sources are C++17 because Debian's libsystemc exports only the C++17
 //! API-version symbol.
+//!
+//! Each translation unit's bitcode is kept in a content-addressed compile cache
+//! (DESIGN.md, "Compile cache"): a SystemC unit costs seconds of clang, almost all of it
+//! in the library's headers, and the same design is built again by every run.
 
 use crate::api::Family;
 use crate::design::{Design, InputKind};
 use crate::error::{MutatorError, Result};
+use sha2::{Digest, Sha256};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -49,11 +55,16 @@ fn run(cmd: &mut Command) -> std::io::Result<std::process::Output> {
 pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> {
     let objdir = workdir.join("obj");
     std::fs::create_dir_all(&objdir).map_err(|source| MutatorError::Write { path: objdir.clone(), source })?;
+    let cache = Cache::from_env();
     // The runtime's public header (named inputs, __VERIFIER_nondet_*), so designs can
-    // `#include <syncmut.h>` without installing anything.
-    let include = workdir.join("include");
+    // `#include <syncmut.h>` without installing anything. With the cache on it lives in
+    // the cache, so the `-I` path (part of the key) is the same for every run.
+    let include = cache.as_ref().map_or_else(|| workdir.join("include"), Cache::include_dir);
     std::fs::create_dir_all(&include).map_err(|source| MutatorError::Write { path: include.clone(), source })?;
-    crate::atomic::write(&include.join(syncmut_runtime::HEADER_NAME), syncmut_runtime::HEADER)?;
+    let header = include.join(syncmut_runtime::HEADER_NAME);
+    if std::fs::read(&header).ok().as_deref() != Some(syncmut_runtime::HEADER) {
+        crate::atomic::write(&header, syncmut_runtime::HEADER)?;
+    }
     let mut modules = Vec::new();
     for (i, input) in design.inputs.iter().enumerate() {
         match input.kind {
@@ -61,7 +72,7 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
             InputKind::C | InputKind::Cxx => {
                 let stem = input.path.file_stem().unwrap_or_default().to_string_lossy();
                 let object = objdir.join(format!("{i:03}-{stem}.bc"));
-                compile(design, &input.path, input.kind, &include, &object)?;
+                compile(design, &input.path, input.kind, &include, &object, cache.as_ref())?;
                 modules.push(object);
             }
         }
@@ -77,20 +88,50 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
     Ok(())
 }
 
-fn compile(design: &Design, source: &Path, kind: InputKind, include: &Path, object: &Path) -> Result<()> {
+/// Where a translation unit's bitcode came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compiled {
+    Cached,
+    ByClang,
+}
+
+fn compile(design: &Design, source: &Path, kind: InputKind, include: &Path, object: &Path, cache: Option<&Cache>) -> Result<Compiled> {
     let compiler = match kind {
         InputKind::Cxx => tool("clang++-16", "clang++")?,
         _ => tool("clang-16", "clang")?,
     };
-    let mut cmd = Command::new(&compiler);
-    cmd.args(COMPILE_FLAGS);
+    let mut args: Vec<OsString> = COMPILE_FLAGS.iter().map(OsString::from).collect();
     let user_flags: Vec<&String> = design.compile_flags().collect();
     if kind == InputKind::Cxx && !user_flags.iter().any(|f| f.starts_with("-std=")) {
-        cmd.arg("-std=c++17");
+        args.push("-std=c++17".into());
     }
     // The user's own -I directories come first, so a design's own syncmut.h would win.
-    cmd.arg("-pthread").args(user_flags).arg("-I").arg(include).arg(source).arg("-o").arg(object);
-    let output = run(&mut cmd).map_err(|source| MutatorError::InputUnreadable { path: compiler.clone(), source })?;
+    args.push("-pthread".into());
+    args.extend(user_flags.into_iter().map(OsString::from));
+    args.extend(["-I".into(), include.into(), source.into()]);
+    // A unit that cannot be read for the key is left to clang, which names the problem.
+    let Some((cache, key)) = cache.and_then(|c| Some((c, c.key(&compiler, &args, source)?))) else {
+        clang(&compiler, &args, None, source, object)?;
+        return Ok(Compiled::ByClang);
+    };
+    if cache.fetch(&key, object) {
+        return Ok(Compiled::Cached);
+    }
+    let depfile = object.with_extension("d");
+    clang(&compiler, &args, Some(&depfile), source, object)?;
+    cache.store(&key, &depfile, object);
+    Ok(Compiled::ByClang)
+}
+
+/// Runs the compiler; `depfile` asks it to list every file it read (`-MD`).
+fn clang(compiler: &Path, args: &[OsString], depfile: Option<&Path>, source: &Path, object: &Path) -> Result<()> {
+    let mut cmd = Command::new(compiler);
+    cmd.args(args).arg("-o").arg(object);
+    if let Some(depfile) = depfile {
+        // A fixed target name keeps the depfile's first line free of paths to unescape.
+        cmd.args(["-MD", "-MT", "unit", "-MF"]).arg(depfile);
+    }
+    let output = run(&mut cmd).map_err(|source| MutatorError::InputUnreadable { path: compiler.to_path_buf(), source })?;
     if !output.status.success() {
         return Err(MutatorError::CompileFailed {
             file: source.to_path_buf(),
@@ -98,6 +139,151 @@ fn compile(design: &Design, source: &Path, kind: InputKind, include: &Path, obje
         });
     }
     Ok(())
+}
+
+/// `SYNCMUT_CACHE=0` turns the compile cache off (so does `syncmut --no-cache`).
+pub const CACHE_ENV: &str = "SYNCMUT_CACHE";
+/// The compile cache's directory; default `$XDG_CACHE_HOME/syncmut`, else `~/.cache/syncmut`.
+pub const CACHE_DIR_ENV: &str = "SYNCMUT_CACHE_DIR";
+
+/// Format tag of an entry, first line of every entry file: a changed layout must miss.
+const ENTRY_TAG: &str = "syncmut-tu 1";
+
+/// The compile cache: one file per translation unit, `tu/<key>`, named by the SHA-256 of
+/// the compiler's version text, its command line (without the output paths), the working
+/// directory and the source's bytes. The file lists every file clang read for the unit
+/// (from its depfile: headers included) with the SHA-256 of its contents, then holds the
+/// bitcode; a fetch hits only if all those files still have those contents.
+#[derive(Debug, Clone)]
+struct Cache {
+    dir: PathBuf,
+}
+
+impl Cache {
+    /// The cache the environment asks for, if any. A directory that cannot be created
+    /// turns the cache off rather than failing the build: it is only a shortcut.
+    fn from_env() -> Option<Cache> {
+        if std::env::var_os(CACHE_ENV).is_some_and(|v| v == "0") {
+            return None;
+        }
+        let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let dir = set(CACHE_DIR_ENV)
+            .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("syncmut")))
+            .or_else(|| set("HOME").map(|d| d.join(".cache/syncmut")))?;
+        std::fs::create_dir_all(dir.join("tu")).ok()?;
+        Some(Cache { dir })
+    }
+
+    /// The runtime header's directory, named by the header's hash so that a syncmut with
+    /// another header never shares it.
+    fn include_dir(&self) -> PathBuf {
+        let digest = hex(&Sha256::digest(syncmut_runtime::HEADER));
+        self.dir.join("include").join(&digest[..16])
+    }
+
+    fn key(&self, compiler: &Path, args: &[OsString], source: &Path) -> Option<String> {
+        let version = run(Command::new(compiler).arg("--version")).ok().filter(|o| o.status.success())?.stdout;
+        let mut hash = Sha256::new();
+        let mut field = |bytes: &[u8]| {
+            hash.update((bytes.len() as u64).to_le_bytes());
+            hash.update(bytes);
+        };
+        field(ENTRY_TAG.as_bytes());
+        field(&version);
+        field(compiler.as_os_str().as_encoded_bytes());
+        for arg in args {
+            field(arg.as_encoded_bytes());
+        }
+        field(std::env::current_dir().ok()?.as_os_str().as_encoded_bytes());
+        field(&std::fs::read(source).ok()?);
+        Some(hex(&hash.finalize()))
+    }
+
+    fn entry(&self, key: &str) -> PathBuf {
+        self.dir.join("tu").join(key)
+    }
+
+    /// Copies the cached bitcode to `object` if the entry exists and every file it was
+    /// built from is unchanged.
+    fn fetch(&self, key: &str, object: &Path) -> bool {
+        let Ok(entry) = std::fs::read(self.entry(key)) else { return false };
+        let Some(end) = entry.windows(2).position(|w| w == b"\n\n") else { return false };
+        let Ok(head) = std::str::from_utf8(&entry[..end]) else { return false };
+        let mut lines = head.lines();
+        if lines.next() != Some(ENTRY_TAG) {
+            return false;
+        }
+        let unchanged = lines.all(|line| {
+            line.split_once(' ').is_some_and(|(digest, path)| file_digest(Path::new(path)).is_some_and(|d| d == digest))
+        });
+        unchanged && crate::atomic::write(object, &entry[end + 2..]).is_ok()
+    }
+
+    /// Records `object` with the files its depfile names. Failing to store costs only a
+    /// later compile, so errors are dropped.
+    fn store(&self, key: &str, depfile: &Path, object: &Path) {
+        let Ok(deps) = std::fs::read_to_string(depfile) else { return };
+        let Ok(bitcode) = std::fs::read(object) else { return };
+        let mut entry = format!("{ENTRY_TAG}\n");
+        for path in depfile_paths(&deps) {
+            // A name that is not UTF-8 or holds a line break cannot be listed; such a
+            // unit is not cached.
+            let Some(name) = path.to_str().filter(|p| !p.contains('\n')) else { return };
+            let Some(digest) = file_digest(&path) else { return };
+            entry.push_str(&format!("{digest} {name}\n"));
+        }
+        entry.push('\n');
+        let mut bytes = entry.into_bytes();
+        bytes.extend_from_slice(&bitcode);
+        let _ = crate::atomic::write(&self.entry(key), &bytes);
+    }
+}
+
+fn file_digest(path: &Path) -> Option<String> {
+    std::fs::read(path).ok().map(|bytes| hex(&Sha256::digest(bytes)))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The prerequisites of a Make rule as clang writes it (`unit: a.c \\\n b.h`): spaces
+/// and `#` in names are escaped with a backslash, `$` is doubled.
+fn depfile_paths(text: &str) -> Vec<PathBuf> {
+    let body = text.split_once(':').map_or("", |(_, rest)| rest);
+    let mut paths = Vec::new();
+    let mut current = String::new();
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('\n') => {}
+                Some('\r') if chars.peek() == Some(&'\n') => {
+                    chars.next();
+                }
+                Some(escaped @ (' ' | '#')) => current.push(escaped),
+                Some(other) => {
+                    current.push('\\');
+                    current.push(other);
+                }
+                None => current.push('\\'),
+            },
+            '$' if chars.peek() == Some(&'$') => {
+                chars.next();
+                current.push('$');
+            }
+            c if c.is_whitespace() => {
+                if !current.is_empty() {
+                    paths.push(PathBuf::from(std::mem::take(&mut current)));
+                }
+            }
+            c => current.push(c),
+        }
+    }
+    if !current.is_empty() {
+        paths.push(PathBuf::from(current));
+    }
+    paths
 }
 
 /// Links a bitcode module (plus runtime archives, if any) into an executable.
@@ -121,4 +307,39 @@ pub fn link_executable(design: &Design, kind: Family, bitcode: &Path, archives: 
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_changed_header_invalidates_the_cached_unit() {
+        let work = tempfile::tempdir().unwrap();
+        let header = work.path().join("depth.h");
+        std::fs::write(&header, "#define DEPTH 1\n").unwrap();
+        let source = work.path().join("unit.c");
+        std::fs::write(&source, "#include \"depth.h\"\nint depth(void) { return DEPTH; }\n").unwrap();
+        let design = Design::from_paths(std::slice::from_ref(&source), &[]).unwrap();
+        let cache = Cache { dir: work.path().join("cache") };
+        std::fs::create_dir_all(cache.dir.join("tu")).unwrap();
+        let object = work.path().join("unit.bc");
+        let build = || compile(&design, &source, InputKind::C, &cache.include_dir(), &object, Some(&cache)).unwrap();
+
+        assert_eq!(build(), Compiled::ByClang);
+        let first = std::fs::read(&object).unwrap();
+        assert_eq!(build(), Compiled::Cached);
+        assert_eq!(std::fs::read(&object).unwrap(), first, "a hit gives the bitcode clang made");
+
+        std::fs::write(&header, "#define DEPTH 2\n").unwrap();
+        assert_eq!(build(), Compiled::ByClang, "a changed header must miss");
+        assert_ne!(std::fs::read(&object).unwrap(), first);
+        assert_eq!(build(), Compiled::Cached, "the entry was replaced by the new build");
+    }
+
+    #[test]
+    fn depfile_names_are_unescaped() {
+        let text = "unit: /a/b\\ c.h \\\n  /d/e$$f.h /g/\\#h.h\n";
+        assert_eq!(depfile_paths(text), [PathBuf::from("/a/b c.h"), PathBuf::from("/d/e$f.h"), PathBuf::from("/g/#h.h")]);
+    }
 }

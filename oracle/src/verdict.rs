@@ -165,3 +165,171 @@ fn signal_name(signal: i32) -> &'static str {
         _ => "signal",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observation::Step;
+    use std::collections::BTreeMap;
+
+    /// A clean run: exit 0, two lines of output, `main` reaching site 0.
+    fn clean() -> Observation {
+        Observation {
+            status: Status::Exited(0),
+            stdout: "start\nsum 6\n".to_string(),
+            threads: BTreeMap::from([("main".to_string(), vec![Step { site: 0, time: None, state: BTreeMap::new() }])]),
+            deadlock: false,
+            livelock: false,
+            livelock_thread: None,
+            livelock_site: None,
+            pending: Vec::new(),
+            lost_notifications: Vec::new(),
+        }
+    }
+
+    fn judged(original: &Observation, mutant: &Observation, stderr: &str) -> (Verdict, String) {
+        judge(original, mutant, stderr, &|site| format!("lock @ a.c:{site}"))
+    }
+
+    fn verdict(v: Verdict, reason: &str) -> (Verdict, String) {
+        (v, reason.to_string())
+    }
+
+    #[test]
+    fn the_same_observation_survives() {
+        assert_eq!(judged(&clean(), &clean(), ""), verdict(Verdict::Survived, ""));
+        // Both crash, deadlock or time out alike: nothing tells them apart.
+        for change in [
+            |o: &mut Observation| o.status = Status::Signaled(libc::SIGSEGV),
+            |o: &mut Observation| o.status = Status::TimedOut,
+            |o: &mut Observation| {
+                o.deadlock = true;
+                o.pending = vec![("t1".to_string(), Some(3))];
+            },
+        ] {
+            let (mut original, mut mutant) = (clean(), clean());
+            change(&mut original);
+            change(&mut mutant);
+            assert_eq!(judged(&original, &mutant, ""), verdict(Verdict::Survived, ""));
+        }
+    }
+
+    #[test]
+    fn a_signal_is_a_crash_or_an_assertion() {
+        let mut mutant = clean();
+        mutant.status = Status::Signaled(libc::SIGSEGV);
+        // A crash wins over everything else the mutant did.
+        mutant.deadlock = true;
+        mutant.stdout = "other".to_string();
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByCrash, "the mutant died of signal 11 (SIGSEGV)"));
+        mutant.status = Status::Signaled(libc::SIGABRT);
+        assert_eq!(judged(&clean(), &mutant, "free(): invalid pointer\n"), verdict(Verdict::KilledByCrash, "the mutant died of signal 6 (SIGABRT)"));
+        let stderr = "log line\nbank: bank.c:40: main: Assertion `total == 200' failed.\n";
+        assert_eq!(
+            judged(&clean(), &mutant, stderr),
+            verdict(Verdict::KilledByAssertion, "assertion failed: bank: bank.c:40: main: Assertion `total == 200' failed.")
+        );
+        mutant.status = Status::Signaled(64);
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByCrash, "the mutant died of signal 64 (signal)"));
+    }
+
+    #[test]
+    fn a_new_deadlock_names_who_waits_where() {
+        let mut mutant = clean();
+        mutant.deadlock = true;
+        mutant.livelock = true;
+        mutant.pending = vec![("t1".to_string(), Some(3)), ("t2".to_string(), None)];
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByDeadlock, "deadlock: t1 waits at lock @ a.c:3, t2 waits"));
+        mutant.pending.clear();
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByDeadlock, "deadlock: no thread waiting"));
+    }
+
+    #[test]
+    fn a_new_livelock_names_the_spinning_thread_if_known() {
+        let mut mutant = clean();
+        mutant.livelock = true;
+        mutant.status = Status::TimedOut;
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByLivelock, "livelock: kept running without making progress"));
+        mutant.livelock_thread = Some("m.t1".to_string());
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByLivelock, "livelock: m.t1: kept running without making progress"));
+        mutant.livelock_site = Some(2);
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(Verdict::KilledByLivelock, "livelock: m.t1 at lock @ a.c:2: kept running without making progress")
+        );
+    }
+
+    #[test]
+    fn the_thread_limit_is_a_crash_and_a_timeout_its_own_verdict() {
+        let mut mutant = clean();
+        mutant.status = Status::Exited(THREAD_LIMIT);
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(Verdict::KilledByCrash, "resource limit: the mutant kept more than 1024 threads alive or unjoined at once (the runtime's thread limit)")
+        );
+        mutant.status = Status::TimedOut;
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByTimeout, "the mutant ran past its timeout"));
+    }
+
+    #[test]
+    fn output_differences_name_the_status_or_the_first_line() {
+        let mut mutant = clean();
+        mutant.status = Status::Exited(1);
+        mutant.stdout = "other".to_string();
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "exit status Exited(1) instead of Exited(0)"));
+        // The original timed out but the mutant finished: a changed status, not a timeout.
+        let mut original = clean();
+        original.status = Status::TimedOut;
+        assert_eq!(judged(&original, &clean(), ""), verdict(Verdict::KilledByOutput, "exit status Exited(0) instead of TimedOut"));
+        let mut mutant = clean();
+        mutant.stdout = "start\nsum 5\n".to_string();
+        mutant.lost_notifications = vec![1];
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "stdout line 2: \"sum 5\" instead of \"sum 6\""));
+        mutant.stdout = "start\n".to_string();
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "stdout has 1 lines instead of 2"));
+    }
+
+    #[test]
+    fn the_same_output_with_other_synchronization_is_killed_by_trace() {
+        let mut original = clean();
+        original.deadlock = true;
+        original.pending = vec![("t1".to_string(), Some(0))];
+        assert_eq!(
+            judged(&original, &clean(), ""),
+            verdict(Verdict::KilledByTrace, "the original deadlocks (t1 waits at lock @ a.c:0) but the mutant does not")
+        );
+        let mut original = clean();
+        original.pending = vec![("t1".to_string(), None)];
+        assert_eq!(judged(&original, &clean(), ""), verdict(Verdict::KilledByTrace, "threads left waiting differ: no thread waiting instead of t1 waits"));
+        let mut mutant = clean();
+        mutant.threads.get_mut("main").unwrap()[0].site = 1;
+        mutant.lost_notifications = vec![1];
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(Verdict::KilledByTrace, "synchronization behaviour differs: main reaches lock @ a.c:1 instead of lock @ a.c:0")
+        );
+        let mut mutant = clean();
+        mutant.lost_notifications = vec![1];
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByTrace, "lost notifications differ"));
+    }
+
+    #[test]
+    fn every_killed_verdict_and_only_those_count_as_killed() {
+        let killed = [
+            Verdict::KilledByOutput,
+            Verdict::KilledByAssertion,
+            Verdict::KilledByDeadlock,
+            Verdict::KilledByCrash,
+            Verdict::KilledByLivelock,
+            Verdict::KilledByTimeout,
+            Verdict::KilledByTrace,
+        ];
+        for v in killed {
+            assert!(v.is_killed(), "{v}");
+            assert!(v.name().starts_with("killed-by-"), "{v}");
+        }
+        for v in [Verdict::Survived, Verdict::NotReached, Verdict::Error] {
+            assert!(!v.is_killed(), "{v}");
+        }
+    }
+}

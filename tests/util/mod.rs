@@ -1,0 +1,50 @@
+//! Helpers shared by the end-to-end tests (`mod util;` in each test file).
+//!
+//! Each test binary compiles this module on its own and uses only some of it.
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// The repository's root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// An example design: `example("systemc/guarded_event")`.
+pub fn example(rel: &str) -> PathBuf {
+    root().join("examples").join(rel)
+}
+
+/// A file or directory under tests/fixtures.
+pub fn fixture(rel: &str) -> PathBuf {
+    root().join("tests/fixtures").join(rel)
+}
+
+/// The `syncmut` binary of this build.
+pub fn syncmut() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("syncmut").unwrap()
+}
+
+/// A run directory's outcomes.json.
+pub fn outcomes(out: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(out.join("outcomes.json")).unwrap()).unwrap()
+}
+
+/// What an example's expected.json holds: mutant → verdict, killed, mutants.
+pub fn verdicts(out: &Path) -> Value {
+    let outcomes = outcomes(out);
+    let verdicts: serde_json::Map<String, Value> = outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].clone()))
+        .collect();
+    json!({ "verdicts": verdicts, "killed": outcomes["score"]["killed"], "mutants": outcomes["score"]["mutants"] })
+}
+
+/// An example's checked-in expected results.
+pub fn expected(example_dir: &Path) -> Value {
+    let file = example_dir.join("expected.json");
+    serde_json::from_slice(&std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}; create it with SYNCMUT_BLESS=1", file.display()))).unwrap()
+}
