@@ -10,7 +10,8 @@ use clap::Args;
 use std::path::PathBuf;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::{metamutant, Design};
-use syncmut_oracle::exec::Limits;
+use syncmut_runtime::exec::Limits;
+use syncmut_runtime::Invocation;
 use syncmut_oracle::explore::{self, Config, Strategy};
 
 #[derive(Args)]
@@ -79,14 +80,14 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         "pct" => Strategy::Pct { depth: a.depth },
         _ => Strategy::Dfs { preemptions: a.preemptions, sleep_sets: !a.no_sleep_sets },
     };
-    let config = Config {
-        strategy,
-        schedules: a.schedules.max(1),
+    let config = Config { strategy, schedules: a.schedules.max(1), ..Config::default() };
+    let program = Invocation {
+        active: Some(String::new()),
         limits: Limits { timeout: std::time::Duration::from_secs(a.timeout.max(1)), ..Limits::default() },
-        ..Config::default()
+        ..Invocation::new(&build.metamutant, &a.args)
     };
     let started = std::time::Instant::now();
-    let report = explore::explore(&build.metamutant, &a.args, &config, &a.output.join("explore"))
+    let report = explore::explore(&program, &config, &a.output.join("explore"))
         .map_err(|e| (exit::INTERNAL, anyhow::anyhow!("{e}")))?;
     let seconds = started.elapsed().as_secs_f64();
     let coverage = if report.exhausted {
@@ -111,9 +112,9 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     let text = explore::render_counterexample(&build.catalogue, &found);
     let schedule_file = a.output.join("counterexample.schedule");
     let trace_file = a.output.join("counterexample.jsonl");
-    let save = |path: &PathBuf, bytes: &[u8]| syncmut_mutator::atomic::write(path, bytes).map_err(mutator);
+    let save = |path: &PathBuf, bytes: &[u8]| syncmut_runtime::atomic::write(path, bytes).with_context(|| format!("{}: cannot write", path.display())).map_err(internal);
     save(&schedule_file, found.schedule_text.as_bytes())?;
-    save(&trace_file, &syncmut_oracle::trace::to_jsonl(&found.trace))?;
+    save(&trace_file, &syncmut_runtime::trace::to_jsonl(&found.trace))?;
     save(&a.output.join("counterexample.txt"), text.as_bytes())?;
     println!("\nBUG {text}");
     let schedule_abs = std::fs::canonicalize(&schedule_file).unwrap_or(schedule_file.clone());

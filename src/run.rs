@@ -20,7 +20,7 @@ pub fn run_command(
 ) -> Result<Option<f64>, Failure> {
     let design = args.design()?;
     let given = match tests.or_else(|| default_tests_file(&args.design)) {
-        Some(path) => syncmut_oracle::test_case::load(&path).map_err(oracle_failure)?,
+        Some(path) => syncmut_runtime::test_case::load(&path).map_err(|e| oracle_failure(e.into()))?,
         None if !matches!(plan, crate::gen::Plan::None) => Vec::new(),
         None => {
             return Err(Failure {
@@ -90,17 +90,17 @@ fn with_generated_tests(
     plan: &crate::gen::Plan,
     build: &metamutant::Build,
     root: &std::path::Path,
-    mut tests: Vec<syncmut_oracle::TestCase>,
-) -> Result<Vec<syncmut_oracle::TestCase>, Failure> {
+    mut tests: Vec<syncmut_runtime::test_case::TestCase>,
+) -> Result<Vec<syncmut_runtime::test_case::TestCase>, Failure> {
     match crate::gen::for_run(plan, build, root) {
         Ok(None) => {}
         Ok(Some((tests_file, summary))) => {
-            let found = syncmut_oracle::test_case::load(&tests_file).unwrap_or_default();
+            let found = syncmut_runtime::test_case::load(&tests_file).unwrap_or_default();
             eprintln!("syncmut: {summary}");
             for test in found {
                 if !tests.iter().any(|t| t.args == test.args && t.nondet == test.nondet && t.inputs == test.inputs) {
                     let name = if tests.iter().any(|t| t.name == test.name) { format!("gen-{}", test.name) } else { test.name };
-                    tests.push(syncmut_oracle::TestCase { name, ..test });
+                    tests.push(syncmut_runtime::test_case::TestCase { name, ..test });
                 }
             }
         }
@@ -128,8 +128,7 @@ fn default_tests_file(design: &[PathBuf]) -> Option<PathBuf> {
 
 pub fn oracle_failure(error: syncmut_oracle::OracleError) -> Failure {
     let code = match &error {
-        syncmut_oracle::OracleError::Mutator(e) => exit::for_mutator_error(e),
-        syncmut_oracle::OracleError::BadTestFile { .. } | syncmut_oracle::OracleError::Read { .. } => exit::USAGE,
+        syncmut_oracle::OracleError::TestFile(_) => exit::USAGE,
         syncmut_oracle::OracleError::Locked { .. } => exit::LOCKED,
         syncmut_oracle::OracleError::NoUsableTest { .. } => exit::NO_USABLE_TEST,
         _ => exit::INTERNAL,

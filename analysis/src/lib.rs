@@ -278,7 +278,7 @@ pub fn generate_for(build: &syncmut_mutator::metamutant::Build, build_dir: &Path
         let program = testcomp::Program { file: Path::new(&first.file), entry };
         testcomp::write(&suite.tests, &suite::names(&suite, "wp"), &program, &out.join("tests"))?;
     }
-    write_atomically(&out.join("sites.json"), &serde_json::to_vec_pretty(&sites)?)?;
+    syncmut_runtime::atomic::write(&out.join("sites.json"), &serde_json::to_vec_pretty(&sites)?)?;
     Ok(Generation { catalogue: build.catalogue.clone(), sites, suite, tests_file })
 }
 
@@ -317,17 +317,8 @@ fn write_mutant_formulas(catalogue: &syncmut_mutator::Catalogue, sites: &[SiteRe
         let text = std::fs::read_to_string(formula)?;
         let name: String = m.id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
         let header = format!("; mutant {} ({}): reached when site {site} is reached\n", m.id, m.description);
-        write_atomically(&dir.join(format!("{name}.smt2")), (header + &text).as_bytes())?;
+        syncmut_runtime::atomic::write(&dir.join(format!("{name}.smt2")), (header + &text).as_bytes())?;
     }
     Ok(())
 }
 
-/// Writes through a temporary file and a rename, so a reader never sees half a file.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}

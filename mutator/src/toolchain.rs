@@ -39,7 +39,8 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
     // `#include <syncmut.h>` without installing anything.
     let include = workdir.join("include");
     std::fs::create_dir_all(&include).map_err(|source| MutatorError::Write { path: include.clone(), source })?;
-    crate::atomic::write(&include.join(syncmut_runtime::HEADER_NAME), syncmut_runtime::HEADER)?;
+    let header = include.join(syncmut_runtime::HEADER_NAME);
+    syncmut_runtime::atomic::write(&header, syncmut_runtime::HEADER).map_err(|source| MutatorError::Write { path: header, source })?;
     let mut modules = Vec::new();
     for (i, input) in design.inputs.iter().enumerate() {
         match input.kind {

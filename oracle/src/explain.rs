@@ -3,7 +3,7 @@
 //! picture (who waits where, since when).
 
 use crate::diff::site_label;
-use crate::trace::{state_text, Event, Trace};
+use syncmut_runtime::trace::{state_text, Event, Trace};
 use std::collections::BTreeMap;
 use syncmut_mutator::{Catalogue, Mutant};
 

@@ -4,14 +4,11 @@
 
 use crate::diff;
 use crate::error::OracleError;
-use crate::exec::{self, Execution, Limits, Status};
 use crate::explore;
 use crate::observation::Observation;
 use crate::outcome::{Baseline, Outcomes, Run};
 use crate::outdir::{self, OutDir};
 use crate::report;
-use crate::test_case::TestCase;
-use crate::trace::{self, Trace};
 use crate::verdict::{self, Verdict};
 use std::collections::HashMap;
 use std::path::Path;
@@ -21,6 +18,11 @@ use std::time::Duration;
 use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::{Catalogue, Mutant};
+use syncmut_runtime::exec::{Execution, Limits, Status};
+use syncmut_runtime::invocation::{self, Invocation};
+use syncmut_runtime::test_case::TestCase;
+use syncmut_runtime::trace::{self, Trace};
+use syncmut_runtime::{schedule, status};
 
 /// The schedules of one usable test and the original's executions under them.
 #[derive(Debug, Clone)]
@@ -81,11 +83,9 @@ pub struct Config {
     pub jobs: usize,
     /// Baseline executions per test (they must agree for the test to be usable).
     pub baseline_repeats: usize,
-    /// Timeout of a baseline execution.
+    /// Timeout of a baseline execution. A mutant's is derived from the baseline's time
+    /// (`invocation::timeout_after`).
     pub baseline_timeout: Duration,
-    /// Mutant timeout = baseline time × multiplier + margin.
-    pub timeout_multiplier: u32,
-    pub timeout_margin: Duration,
     /// Limits other than time, for every execution.
     pub limits: Limits,
     /// The schedules every pthread test runs under. With several, a mutant is killed on
@@ -109,8 +109,6 @@ impl Default for Config {
             jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             baseline_repeats: 2,
             baseline_timeout: Duration::from_secs(20),
-            timeout_multiplier: 5,
-            timeout_margin: Duration::from_secs(2),
             limits: Limits::default(),
             strategy: Schedules::Default,
         }
@@ -253,9 +251,6 @@ fn save(catalogue: &Catalogue, runs: &[Run], expected_runs: &dyn Fn(&str) -> usi
     Ok(outcomes)
 }
 
-/// Exit status of the runtime when `SYNCMUT_ACTIVE` does not fit the binary.
-const RUNTIME_CONFIG_ERROR: i32 = 120;
-
 /// Runs the metamutant with `active` (empty: no mutant) under `schedule` and reads its
 /// trace.
 fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_steps: Option<u64>, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), String> {
@@ -263,15 +258,15 @@ fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_step
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
     let _ = std::fs::remove_file(trace_file);
-    let mut env = vec![("SYNCMUT_ACTIVE", active.to_string()), ("SYNCMUT_TRACE", trace_file.display().to_string())];
-    if build.catalogue.kind == Family::Pthread {
-        env.push(("SYNCMUT_SCHEDULE", schedule.to_string()));
-    }
-    if let Some(steps) = max_steps {
-        env.push(("SYNCMUT_MAX_STEPS", steps.to_string()));
-    }
-    env.extend(test.env());
-    let execution = exec::execute(&build.metamutant, &test.args, &env, limits).map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
+    let invocation = Invocation {
+        active: Some(active.to_string()),
+        trace: Some(trace_file.to_path_buf()),
+        schedule: (build.catalogue.kind == Family::Pthread).then(|| schedule.to_string()),
+        max_steps,
+        limits: *limits,
+        ..Invocation::for_test(&build.metamutant, test)
+    };
+    let execution = invocation.run().map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
     // Kept in the run directory for users: rendered as JSON Lines.
     let trace = trace::keep_readable(trace_file)?;
     Ok((execution, trace))
@@ -304,11 +299,10 @@ fn schedule_file(root: &Path, test: &str, mutant: Option<&str>, tag: &str) -> st
 }
 
 /// The exploration settings of a dfs search in the lab.
-fn dfs_config(n: usize, preemptions: u32, limits: Limits, max_steps: Option<u64>) -> explore::Config {
+fn dfs_config(n: usize, preemptions: u32, max_steps: Option<u64>) -> explore::Config {
     explore::Config {
         strategy: explore::Strategy::Dfs { preemptions, sleep_sets: true },
         schedules: n.max(1),
-        limits,
         // The original runs under the runtime's own default, mutants under their plan's.
         max_steps: max_steps.unwrap_or(10_000_000),
     }
@@ -327,7 +321,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
     let steps = (build.catalogue.kind == Family::Pthread).then(|| measure_steps(build, test, out, &limits));
     let mut schedules: Vec<String> = match (explores, config.strategy) {
         (true, Schedules::Random { n }) => (1..=n).map(|k| format!("random:{k}")).collect(),
-        (true, Schedules::Pct { n, depth }) => (1..=n).map(|k| explore::pct_value(k, depth, steps.unwrap_or(1000))).collect(),
+        (true, Schedules::Pct { n, depth }) => (1..=n).map(|k| schedule::pct_value(k, depth, steps.unwrap_or(1000))).collect(),
         _ => vec!["default".to_string()],
     };
     let first_schedule = schedules[0].clone();
@@ -373,7 +367,9 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
         runs.clear();
         let work = tempfile::tempdir().map_err(|e| OracleError::Write { path: std::env::temp_dir(), source: e })?;
         let mut failure = None;
-        let search = explore::search(&build.metamutant, &test.args, &[("SYNCMUT_ACTIVE", String::new())], &dfs_config(n, preemptions, limits, None), work.path(), &mut |visit| {
+        // Without the test's input values, as the dfs search has always run.
+        let original = Invocation { active: Some(String::new()), limits, ..Invocation::new(&build.metamutant, &test.args) };
+        let search = explore::search(&original, &dfs_config(n, preemptions, None), work.path(), &mut |visit| {
             failure = unusable(visit.execution, &limits);
             runs.push((visit.execution.clone(), visit.trace.clone()));
             failure.is_some()
@@ -388,7 +384,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
     let (execution, trace) = &runs[0];
     // The uninstrumented original must agree with the metamutant running no mutant.
     if set_aside.is_none() {
-        match exec::execute(&build.original, &test.args, &test.env(), &limits) {
+        match (Invocation { limits, ..Invocation::for_test(&build.original, test) }).run() {
             Ok(native) if native.stdout != execution.stdout || native.status != execution.status => {
                 set_aside = Some(format!(
                     "the metamutant without a mutant behaves differently from the original build (status {:?} vs {:?}); please report this",
@@ -434,9 +430,16 @@ fn unusable(execution: &Execution, limits: &Limits) -> Option<String> {
 fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) -> u64 {
     let file = out.path(Path::new(outdir::TRACE_DIR).join(&test.name).join("original.steps.schedule"));
     let _ = std::fs::create_dir_all(file.parent().unwrap_or(out.root()));
-    let env = [("SYNCMUT_ACTIVE", String::new()), ("SYNCMUT_SCHEDULE", "default".to_string()), ("SYNCMUT_SCHEDULE_OUT", file.display().to_string())];
-    let _ = exec::execute(&build.metamutant, &test.args, &env, limits);
-    let steps = std::fs::read_to_string(&file).ok().and_then(|t| explore::parse_schedule(&t).ok()).and_then(|s| s.steps);
+    // Without the test's input values, as the measurement has always run.
+    let measuring = Invocation {
+        active: Some(String::new()),
+        schedule: Some("default".to_string()),
+        schedule_out: Some(file.clone()),
+        limits: *limits,
+        ..Invocation::new(&build.metamutant, &test.args)
+    };
+    let _ = measuring.run();
+    let steps = std::fs::read_to_string(&file).ok().and_then(|t| schedule::parse(&t).ok()).and_then(|s| s.steps);
     let _ = std::fs::remove_file(&file);
     steps.unwrap_or(1000).max(1)
 }
@@ -479,8 +482,7 @@ impl Tally<'_> {
 
 /// Runs one mutant on one test under every schedule and judges it.
 fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &Plan, out: &OutDir, config: &Config) -> Run {
-    let timeout = Duration::from_millis(baseline.elapsed_ms) * config.timeout_multiplier + config.timeout_margin;
-    let limits = Limits { timeout, ..config.limits };
+    let limits = Limits { timeout: invocation::timeout_after(Duration::from_millis(baseline.elapsed_ms)), ..config.limits };
     let original: Vec<Observation> = plan.originals.iter().map(|(e, t)| Observation::new(e, t, &mutant.sites)).collect();
     let explores = explores(build, config);
     let paired = !matches!(config.strategy, Schedules::Dfs { .. });
@@ -492,8 +494,9 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
             Err(e) => return error_run(mutant, test, format!("temporary directory: {e}"), Duration::ZERO),
         };
         let mut rejected = None;
-        let env = [("SYNCMUT_ACTIVE", mutant.activation())];
-        let search = explore::search(&build.metamutant, &test.args, &env, &dfs_config(n, preemptions, limits, plan.max_steps), work.path(), &mut |visit| {
+        // Without the test's input values, as the dfs search has always run.
+        let program = Invocation { active: Some(mutant.activation()), limits, ..Invocation::new(&build.metamutant, &test.args) };
+        let search = explore::search(&program, &dfs_config(n, preemptions, plan.max_steps), work.path(), &mut |visit| {
             let tag = dfs_tag(visit.run);
             let first = tally.first_kill.is_none();
             if tally.add(build, visit.execution, visit.trace, &tag) && first {
@@ -526,7 +529,7 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
             let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tag);
             let (execution, trace) = match traced(build, test, &mutant.activation(), schedule, plan.max_steps, &path, &limits) {
                 Err(e) => return error_run(mutant, test, e, tally.elapsed),
-                Ok((execution, _)) if execution.status == Status::Exited(RUNTIME_CONFIG_ERROR) => {
+                Ok((execution, _)) if execution.status == Status::Exited(status::CONFIG_ERROR) => {
                     return error_run(mutant, test, format!("the runtime rejected the mutant: {}", execution.stderr.trim()), tally.elapsed);
                 }
                 Ok(r) => r,

@@ -5,9 +5,9 @@
 //! because the call it removed no longer shows up. Plus stdout, exit status, and the
 //! end state (deadlock, livelock, who was left waiting where).
 
-use crate::exec::{Execution, Status};
+use syncmut_runtime::exec::{Execution, Status};
 use serde_json::Value;
-use crate::trace::Trace;
+use syncmut_runtime::trace::Trace;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -1,5 +1,5 @@
 //! Reading the runtime's trace files (format in runtime-lib/README.md): the binary form
-//! the runtime writes (`binary`), and JSON Lines, the form users read, which the oracle
+//! `trace.c` writes (`binary`), and JSON Lines, the form users read, which the oracle
 //! renders for the traces it keeps (`keep_readable`) and still accepts (old run
 //! directories, hand-written fixtures).
 
@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-mod binary;
+pub(crate) mod binary;
 
 /// One synchronization event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -160,7 +160,7 @@ fn read_bytes(path: &std::path::Path) -> Result<(Trace, bool), String> {
 pub fn keep_readable(path: &std::path::Path) -> Result<Trace, String> {
     let (trace, was_binary) = read_bytes(path)?;
     if was_binary {
-        syncmut_mutator::atomic::write(path, &to_jsonl(&trace)).map_err(|e| format!("{}: {e}", path.display()))?;
+        crate::atomic::write(path, &to_jsonl(&trace)).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(trace)
 }
