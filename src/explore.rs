@@ -6,13 +6,15 @@
 
 use crate::exit;
 use anyhow::Context as _;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use std::path::PathBuf;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::{metamutant, Design};
 use syncmut_runtime::exec::Limits;
 use syncmut_runtime::Invocation;
-use syncmut_oracle::explore::{self, Config, Strategy};
+use syncmut_oracle::explore::{self, Config};
+use syncmut_oracle::schedules::{Strategy, StrategyName};
 
 #[derive(Args)]
 pub struct ExploreArgs {
@@ -21,8 +23,8 @@ pub struct ExploreArgs {
     pub design: Vec<PathBuf>,
     /// random (seeds 1…N), pct (priorities with depth-1 change points) or dfs
     /// (depth-first over scheduling choices, bounded preemptions).
-    #[arg(long, default_value = "dfs", value_parser = ["random", "pct", "dfs"])]
-    pub strategy: String,
+    #[arg(long, default_value = "dfs", value_parser = strategy_name())]
+    pub strategy: StrategyName,
     /// Run budget: at most N executions.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub schedules: usize,
@@ -75,10 +77,10 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         eprintln!("syncmut: no synchronization calls in user code: there is no schedule to explore");
         return Ok(exit::NO_SITES);
     }
-    let strategy = match a.strategy.as_str() {
-        "random" => Strategy::Random,
-        "pct" => Strategy::Pct { depth: a.depth },
-        _ => Strategy::Dfs { preemptions: a.preemptions, sleep_sets: !a.no_sleep_sets },
+    let strategy = match a.strategy {
+        StrategyName::Random => Strategy::Random,
+        StrategyName::Pct => Strategy::Pct { depth: a.depth },
+        StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions, sleep_sets: !a.no_sleep_sets },
     };
     let config = Config { strategy, schedules: a.schedules.max(1), ..Config::default() };
     let program = Invocation {
@@ -128,6 +130,12 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         trace_file.display()
     );
     Ok(exit::BUG_FOUND)
+}
+
+/// `--strategy`: clap checks the name against the list (and lists the names in its
+/// errors); `StrategyName` parses it, as for `run` and syncmut.toml.
+fn strategy_name() -> impl TypedValueParser<Value = StrategyName> {
+    PossibleValuesParser::new(StrategyName::NAMES).map(|name| name.parse().expect("a listed strategy name"))
 }
 
 fn shell_word(word: &str) -> String {

@@ -67,7 +67,7 @@ enum Command {
         /// How the N schedules are chosen: random (seeds 1…N, the default), pct
         /// (priorities with depth-1 change points) or dfs (depth-first over scheduling
         /// choices with a preemption bound; "exhaustive" when it covers the bounded space).
-        #[arg(long, value_parser = ["random", "pct", "dfs"])]
+        #[arg(long, value_parser = syncmut_oracle::schedules::StrategyName::NAMES)]
         strategy: Option<String>,
         /// dfs: at most this many preemptions per schedule (default 2).
         #[arg(long, value_name = "K")]

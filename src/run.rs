@@ -68,7 +68,7 @@ pub fn run_command(
         no_sites_check(&design, &build.catalogue);
         return Ok(None);
     }
-    if build.catalogue.kind == syncmut_mutator::api::Family::Systemc && config.strategy != lab::Schedules::Default {
+    if build.catalogue.kind == syncmut_mutator::api::Family::Systemc && config.strategy != syncmut_oracle::schedules::Schedules::DEFAULT {
         eprintln!("syncmut: note: --schedules/--strategy apply to pthread designs; a SystemC kernel's process order is deterministic, so each test runs once");
     }
     let tests = with_generated_tests(plan, &build, out.root(), given)?;

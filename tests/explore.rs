@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use syncmut_mutator::interleave::Interleave;
-use syncmut_oracle::explore::{self, BugKind, Config, Strategy};
+use syncmut_oracle::explore::{self, BugKind, Config};
+use syncmut_oracle::schedules::Strategy;
 use syncmut_runtime::Invocation;
 
 fn bugs_dir() -> PathBuf {

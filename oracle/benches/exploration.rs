@@ -11,7 +11,8 @@ use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::{metamutant, Design};
 use syncmut_runtime::exec::{execute, Limits, Status};
 use syncmut_runtime::Invocation;
-use syncmut_oracle::explore::{self, Config, Strategy};
+use syncmut_oracle::explore::{self, Config};
+use syncmut_oracle::schedules::Strategy;
 
 const RUNS: usize = 100;
 

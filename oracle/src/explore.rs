@@ -18,30 +18,7 @@ use syncmut_runtime::schedule::{self, Choice, Schedule};
 use syncmut_runtime::trace::{self, Trace};
 use syncmut_runtime::{status, Invocation};
 
-/// Exploration strategies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
-    /// `random:1` … `random:N`.
-    Random,
-    /// `pct:<k>:<depth>` for k = 1 … N-1, after one `default` run that measures the
-    /// run length.
-    Pct { depth: u32 },
-    /// Depth-first search over the choice points, at most `preemptions` preemptions per
-    /// schedule; `sleep_sets` skips schedules that only reorder independent steps.
-    Dfs { preemptions: u32, sleep_sets: bool },
-}
-
-impl std::fmt::Display for Strategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Strategy::Random => write!(f, "random"),
-            Strategy::Pct { depth } => write!(f, "pct (depth {depth})"),
-            Strategy::Dfs { preemptions, sleep_sets } => {
-                write!(f, "dfs (preemption bound {preemptions}{})", if *sleep_sets { ", sleep sets" } else { "" })
-            }
-        }
-    }
-}
+use crate::schedules::Strategy;
 
 /// What to explore and how much.
 #[derive(Debug, Clone)]
@@ -192,14 +169,18 @@ pub fn search(program: &Invocation, config: &Config, work: &Path, visit: &mut dy
     std::fs::create_dir_all(work).map_err(|e| ExploreError::Io(format!("{}: {e}", work.display())))?;
     let mut explorer = Explorer { program, config, work, runs: 0, seen: HashSet::new(), visit };
     match config.strategy {
-        Strategy::Random => explorer.seeded(|k| format!("random:{k}")),
-        Strategy::Pct { depth } => {
+        Strategy::Default => {
+            explorer.run("default", 0)?;
+            Ok(explorer.search(false))
+        }
+        Strategy::Random => explorer.seeded(config.strategy, 0),
+        Strategy::Pct { .. } => {
+            // The run length pct's change points are placed in, measured by a `default` run.
             let first = explorer.run("default", 0)?;
             if first.stop {
                 return Ok(explorer.search(false));
             }
-            let steps = first.schedule.steps.unwrap_or(1000).max(1);
-            explorer.seeded(|k| schedule::pct_value(k, depth, steps))
+            explorer.seeded(config.strategy, first.schedule.steps.unwrap_or(1000).max(1))
         }
         Strategy::Dfs { preemptions, sleep_sets } => explorer.dfs(preemptions, sleep_sets),
     }
@@ -225,10 +206,12 @@ impl Explorer<'_, '_> {
         Search { runs: self.runs, distinct: self.seen.len(), exhausted }
     }
 
-    fn seeded(&mut self, value: impl Fn(usize) -> String) -> Result<Search, ExploreError> {
+    /// Runs the seeded strategy's values `1, 2, …` until the budget is spent.
+    fn seeded(&mut self, strategy: Strategy, steps: u64) -> Result<Search, ExploreError> {
         let mut k = 1;
         while self.runs < self.config.schedules {
-            if self.run(&value(k), 0)?.stop {
+            let Some(value) = strategy.seeded_value(k, steps) else { break };
+            if self.run(&value, 0)?.stop {
                 return Ok(self.search(false));
             }
             k += 1;

@@ -4,7 +4,7 @@
 //! Running the metamutant and reading what it writes (traces, schedule files) is the
 //! runtime protocol, in `syncmut_runtime`. Here, [`observation`] projects an execution to
 //! what is observable, [`verdict`] judges a mutant against the original, [`lab`] is the
-//! main loop, [`explore`] searches schedules, [`outdir`] the run directory, [`outcome`]
+//! main loop, [`schedules`] names the strategies and [`explore`] runs them, [`outdir`] the run directory, [`outcome`]
 //! the saved results, [`diff`] and [`report`] render them.
 
 pub mod diff;
@@ -16,6 +16,7 @@ pub mod observation;
 pub mod outcome;
 pub mod outdir;
 pub mod report;
+pub mod schedules;
 pub mod verdict;
 
 pub use error::OracleError;
