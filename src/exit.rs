@@ -1,7 +1,9 @@
 //! Documented exit codes (docs/exit-codes.md). Scripts and CI depend on these numbers:
 //! never renumber, only add.
 
+use syncmut_analysis::AnalysisError;
 use syncmut_mutator::MutatorError;
+use syncmut_oracle::OracleError;
 
 /// Everything went as asked.
 pub const OK: i32 = 0;
@@ -42,5 +44,26 @@ pub fn for_mutator_error(error: &MutatorError) -> i32 {
         | MutatorError::LinkFailed { .. }
         | MutatorError::BadBitcode { .. }
         | MutatorError::AlreadyInstrumented(_) => BAD_DESIGN,
+    }
+}
+
+/// The exit code for an oracle failure (`run`).
+pub fn for_oracle_error(error: &OracleError) -> i32 {
+    match error {
+        OracleError::TestFile(_) => USAGE,
+        OracleError::Locked { .. } => LOCKED,
+        OracleError::NoUsableTest { .. } => NO_USABLE_TEST,
+        OracleError::Write { .. } | OracleError::Spawn { .. } => INTERNAL,
+    }
+}
+
+/// The exit code for a test-generation failure: a missing solver is a missing tool.
+pub fn for_generation_error(error: &crate::gen::AnyError) -> i32 {
+    if let Some(m) = error.downcast_ref::<MutatorError>() {
+        for_mutator_error(m)
+    } else if let Some(AnalysisError::SolverMissing { .. }) = error.downcast_ref::<AnalysisError>() {
+        TOOL_MISSING
+    } else {
+        INTERNAL
     }
 }

@@ -13,7 +13,7 @@ use syncmut_mutator::api::Family;
 use syncmut_mutator::{metamutant, Design};
 use syncmut_runtime::exec::Limits;
 use syncmut_runtime::Invocation;
-use syncmut_oracle::explore::{self, Config};
+use syncmut_oracle::explore::{self, ExploreSettings};
 use syncmut_oracle::schedules::{Strategy, StrategyName};
 
 #[derive(Args)]
@@ -82,7 +82,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         StrategyName::Pct => Strategy::Pct { depth: a.depth },
         StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions, sleep_sets: !a.no_sleep_sets },
     };
-    let config = Config { strategy, schedules: a.schedules.max(1), ..Config::default() };
+    let config = ExploreSettings { strategy, schedules: a.schedules.max(1), ..ExploreSettings::default() };
     let program = Invocation {
         active: Some(String::new()),
         limits: Limits { timeout: std::time::Duration::from_secs(a.timeout.max(1)), ..Limits::default() },

@@ -4,15 +4,15 @@
 
 use crate::exit;
 use std::path::Path;
-use syncmut_analysis::random::Baseline;
+use syncmut_analysis::random::RandomSuite;
 use syncmut_analysis::smt::SolverConfig;
-use syncmut_analysis::{AnalysisError, Options, Verdict};
+use syncmut_analysis::{Options, Verdict};
 use syncmut_mutator::metamutant::{self, Build};
-use syncmut_mutator::{Catalogue, Design, MutatorError};
+use syncmut_mutator::{Catalogue, Design};
 
 /// How tests are generated (`gen` and `run`).
 #[derive(Debug, Clone)]
-pub enum Plan {
+pub enum Generation {
     /// Only the given tests.
     None,
     /// Weakest precondition + SMT.
@@ -21,52 +21,43 @@ pub enum Plan {
     Random { options: Options, budget: usize, seed: u64 },
 }
 
-impl Plan {
+impl Generation {
     /// From the `--gen` value (`wp`, `random`, `none`) and the shared settings.
-    pub fn new(gen: &str, bound: u32, solver: SolverConfig, budget: usize, seed: u64) -> Plan {
+    pub fn new(gen: &str, bound: u32, solver: SolverConfig, budget: usize, seed: u64) -> Generation {
         let options = Options { bound, solver };
         match gen {
-            "none" => Plan::None,
-            "random" => Plan::Random { options, budget, seed },
-            _ => Plan::Wp(options),
+            "none" => Generation::None,
+            "random" => Generation::Random { options, budget, seed },
+            _ => Generation::Wp(options),
         }
     }
 }
 
-type AnyError = Box<dyn std::error::Error + Send + Sync>;
+/// A failure of test generation (a mutator, analysis or I/O error).
+pub type AnyError = Box<dyn std::error::Error + Send + Sync>;
 
-/// The exit code for a generation failure: a missing solver is a missing tool.
-pub fn exit_code(e: &AnyError) -> i32 {
-    if let Some(m) = e.downcast_ref::<MutatorError>() {
-        exit::for_mutator_error(m)
-    } else if let Some(AnalysisError::SolverMissing { .. }) = e.downcast_ref::<AnalysisError>() {
-        exit::TOOL_MISSING
-    } else {
-        exit::INTERNAL
-    }
-}
 
 /// Runs test generation for `design` into `output`; returns the exit code, or the
 /// error with its exit code. With `compare`, runs WP into `output` and the random
 /// baseline (the plan's budget and seed) into `output/random`, and prints both.
-pub fn gen_command(design: &Design, output: &Path, plan: &Plan, compare: bool) -> Result<i32, (i32, anyhow::Error)> {
-    let fail = |e: AnyError| (exit_code(&e), anyhow::anyhow!("{e}"));
+pub fn gen_command(design: &Design, output: &Path, plan: &Generation, compare: bool) -> Result<i32, (i32, anyhow::Error)> {
+    let fail = |e: AnyError| (exit::for_generation_error(&e), anyhow::anyhow!("{e}"));
     let build = metamutant::build(design, output).map_err(|e| fail(e.into()))?;
     if build.catalogue.sites.is_empty() {
         eprintln!("syncmut: no synchronization sites in the design: nothing to generate");
         return Ok(exit::NO_SITES);
     }
     match (plan, compare) {
-        (Plan::Wp(options), false) => {
+        (Generation::Wp(options), false) => {
             let g = syncmut_analysis::generate_for(&build, output, output, options).map_err(fail)?;
             print_wp(&g, output, options.solver);
         }
-        (Plan::Random { options, budget, seed }, false) => {
+        (Generation::Random { options, budget, seed }, false) => {
             let g = syncmut_analysis::random_for(&build, output, output, options, *budget, *seed).map_err(fail)?;
             print_random(&g.catalogue, &g.baseline);
             println!("{} test(s) → {}", g.baseline.suite.tests.len(), g.tests_file.display());
         }
-        (Plan::Random { options, budget, seed }, true) => {
+        (Generation::Random { options, budget, seed }, true) => {
             let wp = syncmut_analysis::generate_for(&build, output, output, options).map_err(fail)?;
             print_wp(&wp, output, options.solver);
             let random = syncmut_analysis::random_for(&build, output, &output.join("random"), options, *budget, *seed).map_err(fail)?;
@@ -119,7 +110,7 @@ fn print_wp(g: &syncmut_analysis::Generation, output: &Path, solver: SolverConfi
     );
 }
 
-fn print_random(catalogue: &Catalogue, b: &Baseline) {
+fn print_random(catalogue: &Catalogue, b: &RandomSuite) {
     println!(
         "random baseline: {} draws, seed {}, over {} (integers log-uniform up to ±2^{}, choices fair coins)",
         b.draws,
@@ -136,7 +127,7 @@ fn print_random(catalogue: &Catalogue, b: &Baseline) {
 }
 
 /// WP vs random, side by side.
-fn comparison(catalogue: &Catalogue, wp: &syncmut_analysis::suite::Suite, random: &Baseline) -> String {
+fn comparison(catalogue: &Catalogue, wp: &syncmut_analysis::suite::Suite, random: &RandomSuite) -> String {
     use std::fmt::Write as _;
     let n = catalogue.sites.len();
     let mut s = String::new();
@@ -155,11 +146,11 @@ fn comparison(catalogue: &Catalogue, wp: &syncmut_analysis::suite::Suite, random
 
 /// `run`'s generation step for an already built metamutant: the generated tests file
 /// and a one-line summary.
-pub fn for_run(plan: &Plan, build: &Build, root: &Path) -> Result<Option<(std::path::PathBuf, String)>, AnyError> {
+pub fn for_run(plan: &Generation, build: &Build, root: &Path) -> Result<Option<(std::path::PathBuf, String)>, AnyError> {
     let out = root.join("gen");
     Ok(match plan {
-        Plan::None => None,
-        Plan::Wp(options) => {
+        Generation::None => None,
+        Generation::Wp(options) => {
             let g = syncmut_analysis::generate_for(build, root, &out, options)?;
             let failed = solver_failures(&g.sites);
             let mut line = format!(
@@ -173,7 +164,7 @@ pub fn for_run(plan: &Plan, build: &Build, root: &Path) -> Result<Option<(std::p
             }
             Some((g.tests_file, line))
         }
-        Plan::Random { options, budget, seed } => {
+        Generation::Random { options, budget, seed } => {
             let g = syncmut_analysis::random_for(build, root, &out, options, *budget, *seed)?;
             let b = &g.baseline;
             let line = format!(

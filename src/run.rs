@@ -12,16 +12,16 @@ use syncmut_oracle::{lab, report};
 pub fn run_command(
     args: &DesignArgs,
     tests: Option<PathBuf>,
-    plan: &crate::gen::Plan,
+    plan: &crate::gen::Generation,
     output: &std::path::Path,
-    config: &lab::Config,
+    config: &lab::RunSettings,
     resume: bool,
     interleave: Option<Interleave>,
 ) -> Result<Option<f64>, Failure> {
     let design = args.design()?;
     let given = match tests.or_else(|| default_tests_file(&args.design)) {
         Some(path) => syncmut_runtime::test_case::load(&path).map_err(|e| oracle_failure(e.into()))?,
-        None if !matches!(plan, crate::gen::Plan::None) => Vec::new(),
+        None if !matches!(plan, crate::gen::Generation::None) => Vec::new(),
         None => {
             return Err(Failure {
                 code: exit::USAGE,
@@ -87,7 +87,7 @@ pub fn run_command(
 /// Generates tests into `DIR/gen/` (per `plan`) and puts them after the given ones (a
 /// generated test whose arguments equal a given test's is dropped).
 fn with_generated_tests(
-    plan: &crate::gen::Plan,
+    plan: &crate::gen::Generation,
     build: &metamutant::Build,
     root: &std::path::Path,
     mut tests: Vec<syncmut_runtime::test_case::TestCase>,
@@ -107,7 +107,7 @@ fn with_generated_tests(
         // A missing or broken solver costs the generated tests, not the run: the given
         // tests still judge every mutant they reach.
         Err(e) if !tests.is_empty() => eprintln!("syncmut: warning: test generation skipped: {e}; using the given tests only"),
-        Err(e) => return Err(Failure { code: crate::gen::exit_code(&e), error: anyhow::anyhow!("test generation: {e}") }),
+        Err(e) => return Err(Failure { code: exit::for_generation_error(&e), error: anyhow::anyhow!("test generation: {e}") }),
     }
     if tests.is_empty() {
         return Err(Failure {
@@ -126,13 +126,8 @@ fn default_tests_file(design: &[PathBuf]) -> Option<PathBuf> {
     design.iter().filter(|p| p.is_dir()).map(|d| d.join("tests.json")).find(|p| p.is_file())
 }
 
+/// An oracle error with its exit code.
 pub fn oracle_failure(error: syncmut_oracle::OracleError) -> Failure {
-    let code = match &error {
-        syncmut_oracle::OracleError::TestFile(_) => exit::USAGE,
-        syncmut_oracle::OracleError::Locked { .. } => exit::LOCKED,
-        syncmut_oracle::OracleError::NoUsableTest { .. } => exit::NO_USABLE_TEST,
-        _ => exit::INTERNAL,
-    };
-    Failure { code, error: error.into() }
+    Failure { code: exit::for_oracle_error(&error), error: error.into() }
 }
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use syncmut_mutator::interleave::Interleave;
-use syncmut_oracle::explore::{self, BugKind, Config};
+use syncmut_oracle::explore::{self, BugKind, ExploreSettings};
 use syncmut_oracle::schedules::Strategy;
 use syncmut_runtime::Invocation;
 
@@ -110,8 +110,8 @@ fn original(metamutant: &Path) -> Invocation {
     Invocation { active: Some(String::new()), ..Invocation::new(metamutant, &[]) }
 }
 
-fn config(strategy: Strategy, schedules: usize) -> Config {
-    Config { strategy, schedules, ..Config::default() }
+fn config(strategy: Strategy, schedules: usize) -> ExploreSettings {
+    ExploreSettings { strategy, schedules, ..ExploreSettings::default() }
 }
 
 #[test]

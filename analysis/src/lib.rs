@@ -242,7 +242,7 @@ pub struct Generation {
 /// The outcome of `syncmut gen --gen random`.
 pub struct RandomGeneration {
     pub catalogue: syncmut_mutator::Catalogue,
-    pub baseline: random::Baseline,
+    pub baseline: random::RandomSuite,
     pub tests_file: PathBuf,
 }
 

@@ -11,7 +11,7 @@ use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::{metamutant, Design};
 use syncmut_runtime::exec::{execute, Limits, Status};
 use syncmut_runtime::Invocation;
-use syncmut_oracle::explore::{self, Config};
+use syncmut_oracle::explore::{self, ExploreSettings};
 use syncmut_oracle::schedules::Strategy;
 
 const RUNS: usize = 100;
@@ -55,7 +55,7 @@ fn native(binary: &Path) -> (usize, Option<usize>, f64) {
 
 /// Bugs among (at most) `RUNS` runs of a strategy, the first one, runs made, runs/s.
 fn strategy(binary: &Path, strategy: Strategy, work: &Path) -> (usize, Option<usize>, usize, f64) {
-    let config = Config { strategy, schedules: RUNS, ..Config::default() };
+    let config = ExploreSettings { strategy, schedules: RUNS, ..ExploreSettings::default() };
     let program = Invocation {
         active: Some(String::new()),
         limits: Limits { timeout: Duration::from_secs(5), ..Limits::default() },
@@ -106,7 +106,7 @@ fn main() {
         let b = build(&dir.join(format!("{twin}.c")), &out, interleave);
         let mut counts = Vec::new();
         for sleep_sets in [false, true] {
-            let config = Config { strategy: Strategy::Dfs { preemptions: 1, sleep_sets }, schedules: 3000, ..Config::default() };
+            let config = ExploreSettings { strategy: Strategy::Dfs { preemptions: 1, sleep_sets }, schedules: 3000, ..ExploreSettings::default() };
             let program = Invocation { active: Some(String::new()), ..Invocation::new(&b.metamutant, &[]) };
             let r = explore::explore(&program, &config, &out.join("work")).unwrap();
             assert!(r.found.is_none(), "{twin}");

@@ -14,15 +14,15 @@ use std::collections::HashSet;
 use std::path::Path;
 use syncmut_mutator::Catalogue;
 use syncmut_runtime::exec::{Execution, Status};
-use syncmut_runtime::schedule::{self, Choice, Schedule};
-use syncmut_runtime::trace::{self, Trace};
+use syncmut_runtime::schedule::{self, Choice, ChoiceKind, Schedule};
+use syncmut_runtime::trace::{self, EndKind, Trace};
 use syncmut_runtime::{status, Invocation};
 
 use crate::schedules::Strategy;
 
 /// What to explore and how much.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct ExploreSettings {
     pub strategy: Strategy,
     /// Run budget: at most this many executions.
     pub schedules: usize,
@@ -30,9 +30,9 @@ pub struct Config {
     pub max_steps: u64,
 }
 
-impl Default for Config {
+impl Default for ExploreSettings {
     fn default() -> Self {
-        Config { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000 }
+        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000 }
     }
 }
 
@@ -110,7 +110,7 @@ pub enum ExploreError {
 
 /// Runs `program` (the metamutant, no mutant active) under many schedules until a bug
 /// shows. `work` holds the per-run files.
-pub fn explore(program: &Invocation, config: &Config, work: &Path) -> Result<Report, ExploreError> {
+pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> Result<Report, ExploreError> {
     let mut found: Option<Found> = None;
     let mut assumed = 0usize;
     let dfs = matches!(config.strategy, Strategy::Dfs { .. });
@@ -165,7 +165,7 @@ pub struct Search {
 /// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each
 /// run; a `true` from it ends the search. Each run sets the schedule, where its choices
 /// and trace go, and the step bound on a copy of `program`.
-pub fn search(program: &Invocation, config: &Config, work: &Path, visit: &mut dyn FnMut(&Visit) -> bool) -> Result<Search, ExploreError> {
+pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit: &mut dyn FnMut(&Visit) -> bool) -> Result<Search, ExploreError> {
     std::fs::create_dir_all(work).map_err(|e| ExploreError::Io(format!("{}: {e}", work.display())))?;
     let mut explorer = Explorer { program, config, work, runs: 0, seen: HashSet::new(), visit };
     match config.strategy {
@@ -194,7 +194,7 @@ struct Outcome {
 
 struct Explorer<'a, 'v> {
     program: &'a Invocation,
-    config: &'a Config,
+    config: &'a ExploreSettings,
     work: &'a Path,
     runs: usize,
     seen: HashSet<Vec<u32>>,
@@ -277,7 +277,7 @@ impl Explorer<'_, '_> {
         /// The sleep set after `parent` takes its current choice.
         fn child_sleep(parent: &Node, child: &Choice) -> Vec<u32> {
             let u = parent.choice.chosen;
-            if parent.choice.kind != "run" || child.kind != "run" {
+            if parent.choice.kind != ChoiceKind::Run || child.kind != ChoiceKind::Run {
                 return Vec::new();
             }
             let mut sleep: Vec<u32> = parent
@@ -352,7 +352,7 @@ impl Explorer<'_, '_> {
 
 /// The bug a run shows, if any, with a one-line message.
 pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String)> {
-    let end_kind = trace.end.as_ref().map(|e| e.kind.as_str());
+    let end_kind = trace.end.as_ref().map(|e| &e.kind);
     match execution.status {
         Status::Signaled(sig) if sig == libc::SIGABRT => {
             let line = execution
@@ -363,7 +363,7 @@ pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String
             Some((BugKind::Assertion, line.trim().to_string()))
         }
         Status::Signaled(sig) => Some((BugKind::Crash, format!("killed by signal {sig} ({})", signal_name(sig)))),
-        Status::Exited(status::DEADLOCK) if end_kind.is_none_or(|k| k == "deadlock") => {
+        Status::Exited(status::DEADLOCK) if end_kind.is_none_or(|k| *k == EndKind::Deadlock) => {
             Some((BugKind::Deadlock, first_runtime_line(&execution.stderr, "deadlock: no thread can run")))
         }
         Status::Exited(status::LIVELOCK) => Some((BugKind::Livelock, first_runtime_line(&execution.stderr, "livelock: the step budget ran out"))),

@@ -27,7 +27,7 @@ use syncmut_runtime::{schedule, status};
 
 /// The schedules of one usable test and the original's executions under them.
 #[derive(Debug, Clone)]
-struct Plan {
+struct OriginalRuns {
     /// `SYNCMUT_SCHEDULE` values every mutant runs under, the same as the original's
     /// (empty for dfs: each mutant's own search chooses its schedules).
     schedules: Vec<String>,
@@ -48,11 +48,11 @@ const MUTANT_STEPS_FACTOR: u64 = 100;
 const MIN_MUTANT_STEPS: u64 = 100_000;
 
 /// A test the baseline kept, with the original's runs on it.
-type UsableTest<'a> = (&'a TestCase, &'a Baseline, &'a Plan);
+type UsableTest<'a> = (&'a TestCase, &'a Baseline, &'a OriginalRuns);
 
 /// Knobs of a run.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct RunSettings {
     /// Parallel executions.
     pub jobs: usize,
     /// Baseline executions per test (they must agree for the test to be usable).
@@ -68,9 +68,9 @@ pub struct Config {
     pub strategy: Schedules,
 }
 
-impl Default for Config {
+impl Default for RunSettings {
     fn default() -> Self {
-        Config {
+        RunSettings {
             jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             baseline_repeats: 2,
             baseline_timeout: Duration::from_secs(20),
@@ -99,14 +99,14 @@ pub fn run(
     build: &Build,
     tests: &[TestCase],
     out: &OutDir,
-    config: &Config,
+    config: &RunSettings,
     progress: &dyn Progress,
     previous: Vec<Run>,
 ) -> Result<(Outcomes, Vec<Baseline>), OracleError> {
     let saved_baselines = read_baselines(out);
     out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
     progress.baseline_started(tests.len());
-    let baselines: Vec<(Baseline, Option<Plan>)> =
+    let baselines: Vec<(Baseline, Option<OriginalRuns>)> =
         tests.iter().map(|t| baseline(build, t, out, config)).collect::<Result<_, _>>()?;
     let fresh: Vec<&Baseline> = baselines.iter().map(|(b, _)| b).collect();
     out.write_json(outdir::BASELINE, &fresh)?;
@@ -238,7 +238,7 @@ fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_step
 }
 
 /// Whether a design's tests run under several schedules (pthread, not `Default`).
-fn explores(build: &Build, config: &Config) -> bool {
+fn explores(build: &Build, config: &RunSettings) -> bool {
     build.catalogue.kind == Family::Pthread && config.strategy.strategy != Strategy::Default
 }
 
@@ -264,8 +264,8 @@ fn schedule_file(root: &Path, test: &str, mutant: Option<&str>, tag: &str) -> st
 }
 
 /// The exploration settings of a dfs search in the lab.
-fn dfs_config(schedules: Schedules, max_steps: Option<u64>) -> explore::Config {
-    explore::Config {
+fn dfs_config(schedules: Schedules, max_steps: Option<u64>) -> explore::ExploreSettings {
+    explore::ExploreSettings {
         strategy: schedules.strategy,
         schedules: schedules.budget.max(1),
         // The original runs under the runtime's own default, mutants under their plan's.
@@ -276,7 +276,7 @@ fn dfs_config(schedules: Schedules, max_steps: Option<u64>) -> explore::Config {
 /// Runs the original on a test and decides whether the test is usable: the first
 /// schedule twice (the runs must agree), then every other schedule once (dfs: a search),
 /// then the uninstrumented build once.
-fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Result<(Baseline, Option<Plan>), OracleError> {
+fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) -> Result<(Baseline, Option<OriginalRuns>), OracleError> {
     let limits = Limits { timeout: config.baseline_timeout, ..config.limits };
     let explores = explores(build, config);
     let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
@@ -307,7 +307,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
     }
     let baseline = summarise(test, &runs, set_aside);
     let max_steps = steps.map(|s| s.saturating_mul(MUTANT_STEPS_FACTOR).max(MIN_MUTANT_STEPS));
-    let plan = baseline.usable.then_some(Plan { schedules, originals: runs, exhausted, max_steps });
+    let plan = baseline.usable.then_some(OriginalRuns { schedules, originals: runs, exhausted, max_steps });
     Ok((baseline, plan))
 }
 
@@ -489,7 +489,7 @@ impl Tally<'_> {
 }
 
 /// Runs one mutant on one test under every schedule and judges it.
-fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &Plan, out: &OutDir, config: &Config) -> Run {
+fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &OriginalRuns, out: &OutDir, config: &RunSettings) -> Run {
     let limits = Limits { timeout: invocation::timeout_after(Duration::from_millis(baseline.elapsed_ms)), ..config.limits };
     let original: Vec<Observation> = plan.originals.iter().map(|(e, t)| Observation::new(e, t, &mutant.sites)).collect();
     let explores = explores(build, config);
@@ -535,7 +535,7 @@ fn search_mutant(
     build: &Build,
     mutant: &Mutant,
     test: &TestCase,
-    plan: &Plan,
+    plan: &OriginalRuns,
     out: &OutDir,
     schedules: Schedules,
     limits: &Limits,

@@ -3,14 +3,37 @@
 //! points, how it ended, how many scheduling points it took) and what `replay:<path>`
 //! reads back, plus the `SYNCMUT_SCHEDULE` values syncmut composes.
 
+/// What a choice point decides (the second word of its line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChoiceKind {
+    /// `run`: which thread runs next.
+    Run,
+    /// `wake`: which condition-variable waiter a signal wakes.
+    Wake,
+    /// `timeout`: which timed wait expires when nothing else can run.
+    Timeout,
+}
+
+impl std::str::FromStr for ChoiceKind {
+    type Err = String;
+
+    fn from_str(word: &str) -> Result<ChoiceKind, String> {
+        match word {
+            "run" => Ok(ChoiceKind::Run),
+            "wake" => Ok(ChoiceKind::Wake),
+            "timeout" => Ok(ChoiceKind::Timeout),
+            other => Err(format!("unknown choice kind {other:?}")),
+        }
+    }
+}
+
 /// One choice point of a recorded schedule (a line of a `SYNCMUT_SCHEDULE_OUT` file).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Choice {
     /// The thread id (creation order, 0 = main) chosen.
     pub chosen: u32,
-    /// `run` (which thread runs next), `wake` (which condition-variable waiter a signal
-    /// wakes) or `timeout` (which timed wait expires when nothing else can run).
-    pub kind: String,
+    /// What was chosen.
+    pub kind: ChoiceKind,
     /// `run`: the thread that was running at the point.
     pub current: Option<u32>,
     /// The options: thread id and the site of the wrapped call it was at, if any.
@@ -45,7 +68,7 @@ impl Choice {
 
     /// Choosing `option` here preempts the running thread.
     pub fn preempts(&self, option: u32) -> bool {
-        self.kind == "run" && self.current.is_some_and(|c| c != option && self.options.iter().any(|(id, _)| *id == c))
+        self.kind == ChoiceKind::Run && self.current.is_some_and(|c| c != option && self.options.iter().any(|(id, _)| *id == c))
     }
 }
 
@@ -86,7 +109,11 @@ pub fn parse(text: &str) -> Result<Schedule, String> {
         }
         let words: Vec<&str> = line.split_whitespace().collect();
         let chosen = words.first().and_then(|w| w.parse().ok()).ok_or_else(|| bad("expected a thread id"))?;
-        let kind = words.get(1).map(|k| k.to_string()).unwrap_or_else(|| "run".to_string());
+        // A replay prefix has only the thread id: a run choice.
+        let kind = match words.get(1) {
+            Some(word) => word.parse().map_err(|e: String| bad(&e))?,
+            None => ChoiceKind::Run,
+        };
         let current = words.get(2).and_then(|w| w.parse().ok());
         let mut options = Vec::new();
         let mut touches = Vec::new();
@@ -158,11 +185,12 @@ mod tests {
         assert_eq!(s.steps, Some(17));
         assert_eq!(s.diverged, Some(1));
         assert!(parse("x run\n").is_err());
+        assert!(parse("1 jump\n").unwrap_err().contains("choice kind"));
     }
 
     #[test]
     fn a_thread_that_finished_is_not_preempted() {
-        let c = Choice { chosen: 2, kind: "run".into(), current: Some(1), options: vec![(0, None), (2, None)], touches: vec![], reads: vec![], accesses: vec![] };
+        let c = Choice { chosen: 2, kind: ChoiceKind::Run, current: Some(1), options: vec![(0, None), (2, None)], touches: vec![], reads: vec![], accesses: vec![] };
         assert!(!c.preempts(2));
     }
 }

@@ -265,7 +265,7 @@ fn end(r: &mut Reader) -> Read<End> {
         pending.push(Pending { thread: r.text()?, site: site(r)? });
     }
     Ok(End {
-        kind,
+        kind: kind.into(),
         deadlock,
         pending,
         signal: has_signal.then_some(signal),
@@ -425,7 +425,7 @@ mod tests {
         let e = &trace.events[4];
         assert_eq!((e.thread.as_str(), e.time.as_deref(), e.delta), ("top.p.b", Some("0 s"), Some(1)));
         assert_eq!(super::super::state_text(&e.state), "{mode=MODE_ON top.p.count=2 top.p.phase=DONE top.p.seen=true}");
-        assert_eq!(trace.end.unwrap().kind, "exit");
+        assert_eq!(trace.end.unwrap().kind, super::super::EndKind::Exit);
     }
 
     #[test]
