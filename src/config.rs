@@ -23,7 +23,7 @@ use anyhow::Context as _;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use syncmut_mutator::interleave::Interleave;
-use syncmut_oracle::lab::Schedules;
+use syncmut_oracle::schedules::{Schedules, Strategy, StrategyName};
 
 fn interleave<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Interleave>, D::Error> {
     let text = String::deserialize(d)?;
@@ -39,13 +39,17 @@ const DEFAULT_DFS_RUNS: usize = 1000;
 pub fn strategy(name: Option<&str>, schedules: Option<usize>, preemptions: Option<u32>, depth: Option<u32>) -> anyhow::Result<Schedules> {
     let depth = depth.unwrap_or(3);
     anyhow::ensure!((1..=64).contains(&depth), "depth must be between 1 and 64, not {depth}");
+    let name = name.map(str::parse::<StrategyName>).transpose().map_err(anyhow::Error::msg)?;
+    let budget = |default: usize| schedules.unwrap_or(default).max(1);
     Ok(match (name, schedules) {
-        (None, None) => Schedules::Default,
-        (None, Some(n)) if n <= 1 => Schedules::Default,
-        (None | Some("random"), n) => Schedules::Random { n: n.unwrap_or(DEFAULT_SAMPLES).max(1) },
-        (Some("pct"), n) => Schedules::Pct { n: n.unwrap_or(DEFAULT_SAMPLES).max(1), depth },
-        (Some("dfs"), n) => Schedules::Dfs { n: n.unwrap_or(DEFAULT_DFS_RUNS).max(1), preemptions: preemptions.unwrap_or(2) },
-        (Some(other), _) => anyhow::bail!("strategy must be \"random\", \"pct\" or \"dfs\", not {other:?}"),
+        (None, None) => Schedules::DEFAULT,
+        (None, Some(n)) if n <= 1 => Schedules::DEFAULT,
+        (None | Some(StrategyName::Random), _) => Schedules { strategy: Strategy::Random, budget: budget(DEFAULT_SAMPLES) },
+        (Some(StrategyName::Pct), _) => Schedules { strategy: Strategy::Pct { depth }, budget: budget(DEFAULT_SAMPLES) },
+        (Some(StrategyName::Dfs), _) => Schedules {
+            strategy: Strategy::Dfs { preemptions: preemptions.unwrap_or(2), sleep_sets: true },
+            budget: budget(DEFAULT_DFS_RUNS),
+        },
     })
 }
 
@@ -158,10 +162,10 @@ mod tests {
         let config = with("interleave = \"memory\"\nstrategy = \"dfs\"\npreemptions = 1\n").unwrap();
         assert_eq!(config.interleave, Some(Interleave::Memory));
         let s = strategy(config.strategy.as_deref(), config.schedules, config.preemptions, config.depth).unwrap();
-        assert_eq!(s, Schedules::Dfs { n: 1000, preemptions: 1 });
-        assert_eq!(strategy(None, Some(1), None, None).unwrap(), Schedules::Default);
-        assert_eq!(strategy(None, Some(20), None, None).unwrap(), Schedules::Random { n: 20 });
-        assert_eq!(strategy(Some("pct"), Some(50), None, Some(2)).unwrap(), Schedules::Pct { n: 50, depth: 2 });
+        assert_eq!(s, Schedules { strategy: Strategy::Dfs { preemptions: 1, sleep_sets: true }, budget: 1000 });
+        assert_eq!(strategy(None, Some(1), None, None).unwrap(), Schedules::DEFAULT);
+        assert_eq!(strategy(None, Some(20), None, None).unwrap(), Schedules { strategy: Strategy::Random, budget: 20 });
+        assert_eq!(strategy(Some("pct"), Some(50), None, Some(2)).unwrap(), Schedules { strategy: Strategy::Pct { depth: 2 }, budget: 50 });
         assert!(strategy(Some("bfs"), None, None, None).is_err());
     }
 }

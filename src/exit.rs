@@ -3,6 +3,7 @@
 
 use syncmut_analysis::AnalysisError;
 use syncmut_mutator::MutatorError;
+use syncmut_oracle::OracleError;
 
 /// Everything went as asked.
 pub const OK: i32 = 0;
@@ -64,5 +65,15 @@ pub fn for_analysis_error(error: &AnalysisError) -> i32 {
         | AnalysisError::Bitcode { .. }
         | AnalysisError::Io { .. }
         | AnalysisError::Opt { .. } => INTERNAL,
+    }
+}
+
+/// The exit code for an oracle failure (`run`, and opening a run directory).
+pub fn for_oracle_error(error: &OracleError) -> i32 {
+    match error {
+        OracleError::TestFile(_) | OracleError::NotARunDirectory { .. } | OracleError::SymlinkInRunDirectory { .. } | OracleError::NonUtf8Path { .. } => USAGE,
+        OracleError::Locked { .. } => LOCKED,
+        OracleError::NoUsableTest { .. } => NO_USABLE_TEST,
+        OracleError::Read { .. } | OracleError::Write { .. } | OracleError::Spawn { .. } => INTERNAL,
     }
 }

@@ -6,12 +6,15 @@
 
 use crate::exit;
 use anyhow::Context as _;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use std::path::PathBuf;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::{metamutant, Design};
-use syncmut_oracle::exec::Limits;
-use syncmut_oracle::explore::{self, Config, Strategy};
+use syncmut_runtime::exec::Limits;
+use syncmut_runtime::Invocation;
+use syncmut_oracle::explore::{self, ExploreSettings};
+use syncmut_oracle::schedules::{Strategy, StrategyName};
 
 #[derive(Args)]
 pub struct ExploreArgs {
@@ -20,8 +23,8 @@ pub struct ExploreArgs {
     pub design: Vec<PathBuf>,
     /// random (seeds 1…N), pct (priorities with depth-1 change points) or dfs
     /// (depth-first over scheduling choices, bounded preemptions).
-    #[arg(long, default_value = "dfs", value_parser = ["random", "pct", "dfs"])]
-    pub strategy: String,
+    #[arg(long, default_value = "dfs", value_parser = strategy_name())]
+    pub strategy: StrategyName,
     /// Run budget: at most N executions.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub schedules: usize,
@@ -74,19 +77,19 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         eprintln!("syncmut: no synchronization calls in user code: there is no schedule to explore");
         return Ok(exit::NO_SITES);
     }
-    let strategy = match a.strategy.as_str() {
-        "random" => Strategy::Random,
-        "pct" => Strategy::Pct { depth: a.depth },
-        _ => Strategy::Dfs { preemptions: a.preemptions, sleep_sets: !a.no_sleep_sets },
+    let strategy = match a.strategy {
+        StrategyName::Random => Strategy::Random,
+        StrategyName::Pct => Strategy::Pct { depth: a.depth },
+        StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions, sleep_sets: !a.no_sleep_sets },
     };
-    let config = Config {
-        strategy,
-        schedules: a.schedules.max(1),
+    let config = ExploreSettings { strategy, schedules: a.schedules.max(1), ..ExploreSettings::default() };
+    let program = Invocation {
+        active: Some(String::new()),
         limits: Limits { timeout: std::time::Duration::from_secs(a.timeout.max(1)), ..Limits::default() },
-        ..Config::default()
+        ..Invocation::new(&build.metamutant, &a.args)
     };
     let started = std::time::Instant::now();
-    let report = explore::explore(&build.metamutant, &a.args, &config, &a.output.join("explore"))
+    let report = explore::explore(&program, &config, &a.output.join("explore"))
         .map_err(|e| (exit::INTERNAL, anyhow::anyhow!("{e}")))?;
     let seconds = started.elapsed().as_secs_f64();
     let coverage = if report.exhausted {
@@ -111,9 +114,9 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     let text = explore::render_counterexample(&build.catalogue, &found);
     let schedule_file = a.output.join("counterexample.schedule");
     let trace_file = a.output.join("counterexample.jsonl");
-    let save = |path: &PathBuf, bytes: &[u8]| syncmut_mutator::atomic::write(path, bytes).map_err(mutator);
+    let save = |path: &PathBuf, bytes: &[u8]| syncmut_runtime::atomic::write(path, bytes).with_context(|| format!("{}: cannot write", path.display())).map_err(internal);
     save(&schedule_file, found.schedule_text.as_bytes())?;
-    save(&trace_file, &syncmut_oracle::trace::to_jsonl(&found.trace))?;
+    save(&trace_file, &syncmut_runtime::trace::to_jsonl(&found.trace))?;
     save(&a.output.join("counterexample.txt"), text.as_bytes())?;
     println!("\nBUG {text}");
     let schedule_abs = std::fs::canonicalize(&schedule_file).unwrap_or(schedule_file.clone());
@@ -127,6 +130,12 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         trace_file.display()
     );
     Ok(exit::BUG_FOUND)
+}
+
+/// `--strategy`: clap checks the name against the list (and lists the names in its
+/// errors); `StrategyName` parses it, as for `run` and syncmut.toml.
+fn strategy_name() -> impl TypedValueParser<Value = StrategyName> {
+    PossibleValuesParser::new(StrategyName::NAMES).map(|name| name.parse().expect("a listed strategy name"))
 }
 
 fn shell_word(word: &str) -> String {

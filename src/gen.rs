@@ -4,7 +4,7 @@
 
 use crate::exit;
 use std::path::Path;
-use syncmut_analysis::random::Baseline;
+use syncmut_analysis::random::RandomSuite;
 use syncmut_analysis::smt::SolverConfig;
 use syncmut_analysis::{AnalysisError, Options, Reachability};
 use syncmut_mutator::metamutant::{self, Build};
@@ -12,7 +12,7 @@ use syncmut_mutator::{Catalogue, Design};
 
 /// How tests are generated (`gen` and `run`).
 #[derive(Debug, Clone)]
-pub enum Plan {
+pub enum Generation {
     /// Only the given tests.
     None,
     /// Weakest precondition + SMT.
@@ -21,14 +21,14 @@ pub enum Plan {
     Random { options: Options, budget: usize, seed: u64 },
 }
 
-impl Plan {
+impl Generation {
     /// From the `--gen` value (`wp`, `random`, `none`) and the shared settings.
-    pub fn new(gen: &str, bound: u32, solver: SolverConfig, budget: usize, seed: u64) -> Plan {
+    pub fn new(gen: &str, bound: u32, solver: SolverConfig, budget: usize, seed: u64) -> Generation {
         let options = Options { bound, solver };
         match gen {
-            "none" => Plan::None,
-            "random" => Plan::Random { options, budget, seed },
-            _ => Plan::Wp(options),
+            "none" => Generation::None,
+            "random" => Generation::Random { options, budget, seed },
+            _ => Generation::Wp(options),
         }
     }
 }
@@ -36,7 +36,7 @@ impl Plan {
 /// Runs test generation for `design` into `output`; returns the exit code, or the
 /// error with its exit code. With `compare`, runs WP into `output` and the random
 /// baseline (the plan's budget and seed) into `output/random`, and prints both.
-pub fn gen_command(design: &Design, output: &Path, plan: &Plan, compare: bool) -> Result<i32, (i32, anyhow::Error)> {
+pub fn gen_command(design: &Design, output: &Path, plan: &Generation, compare: bool) -> Result<i32, (i32, anyhow::Error)> {
     let fail = |e: AnalysisError| (exit::for_analysis_error(&e), anyhow::anyhow!("{e}"));
     // Held until generation ends, so a `run` or `mutate` into the same directory waits
     // its turn instead of replacing the executables under it.
@@ -47,16 +47,16 @@ pub fn gen_command(design: &Design, output: &Path, plan: &Plan, compare: bool) -
         return Ok(exit::NO_SITES);
     }
     match (plan, compare) {
-        (Plan::Wp(options), false) => {
+        (Generation::Wp(options), false) => {
             let g = syncmut_analysis::generate_for(&build, output, output, options).map_err(fail)?;
             print_wp(&g, output, options.solver);
         }
-        (Plan::Random { options, budget, seed }, false) => {
+        (Generation::Random { options, budget, seed }, false) => {
             let g = syncmut_analysis::random_for(&build, output, output, options, *budget, *seed).map_err(fail)?;
             print_random(&g.catalogue, &g.baseline);
             println!("{} test(s) → {}", g.baseline.suite.tests.len(), g.tests_file.display());
         }
-        (Plan::Random { options, budget, seed }, true) => {
+        (Generation::Random { options, budget, seed }, true) => {
             let wp = syncmut_analysis::generate_for(&build, output, output, options).map_err(fail)?;
             print_wp(&wp, output, options.solver);
             let random = syncmut_analysis::random_for(&build, output, &output.join("random"), options, *budget, *seed).map_err(fail)?;
@@ -109,7 +109,7 @@ fn print_wp(g: &syncmut_analysis::Generation, output: &Path, solver: SolverConfi
     );
 }
 
-fn print_random(catalogue: &Catalogue, b: &Baseline) {
+fn print_random(catalogue: &Catalogue, b: &RandomSuite) {
     println!(
         "random baseline: {} draws, seed {}, over {} (integers log-uniform up to ±2^{}, choices fair coins)",
         b.draws,
@@ -126,7 +126,7 @@ fn print_random(catalogue: &Catalogue, b: &Baseline) {
 }
 
 /// WP vs random, side by side.
-fn comparison(catalogue: &Catalogue, wp: &syncmut_analysis::suite::Suite, random: &Baseline) -> String {
+fn comparison(catalogue: &Catalogue, wp: &syncmut_analysis::suite::Suite, random: &RandomSuite) -> String {
     use std::fmt::Write as _;
     let n = catalogue.sites.len();
     let mut s = String::new();
@@ -145,11 +145,11 @@ fn comparison(catalogue: &Catalogue, wp: &syncmut_analysis::suite::Suite, random
 
 /// `run`'s generation step for an already built metamutant: the generated tests file
 /// and a one-line summary.
-pub fn for_run(plan: &Plan, build: &Build, root: &Path) -> Result<Option<(std::path::PathBuf, String)>, AnalysisError> {
+pub fn for_run(plan: &Generation, build: &Build, root: &Path) -> Result<Option<(std::path::PathBuf, String)>, AnalysisError> {
     let out = root.join("gen");
     Ok(match plan {
-        Plan::None => None,
-        Plan::Wp(options) => {
+        Generation::None => None,
+        Generation::Wp(options) => {
             let g = syncmut_analysis::generate_for(build, root, &out, options)?;
             let failed = solver_failures(&g.sites);
             let mut line = format!(
@@ -163,7 +163,7 @@ pub fn for_run(plan: &Plan, build: &Build, root: &Path) -> Result<Option<(std::p
             }
             Some((g.tests_file, line))
         }
-        Plan::Random { options, budget, seed } => {
+        Generation::Random { options, budget, seed } => {
             let g = syncmut_analysis::random_for(build, root, &out, options, *budget, *seed)?;
             let b = &g.baseline;
             let line = format!(

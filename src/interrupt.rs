@@ -36,7 +36,7 @@ fn stop(signal: i32) -> ! {
         ),
         None => eprintln!("syncmut: interrupted ({name})"),
     }
-    syncmut_oracle::exec::kill_children();
+    syncmut_runtime::exec::kill_children();
     if let Some(dir) = dir {
         syncmut_oracle::outdir::remove_temporaries(&dir);
         let _ = std::fs::remove_file(dir.join(syncmut_oracle::outdir::LOCK));

@@ -72,7 +72,7 @@ enum Command {
         /// How the N schedules are chosen: random (seeds 1…N, the default), pct
         /// (priorities with depth-1 change points) or dfs (depth-first over scheduling
         /// choices with a preemption bound; "exhaustive" when it covers the bounded space).
-        #[arg(long, value_parser = ["random", "pct", "dfs"])]
+        #[arg(long, value_parser = syncmut_oracle::schedules::StrategyName::NAMES)]
         strategy: Option<String>,
         /// dfs: at most this many preemptions per schedule (default 2).
         #[arg(long, value_name = "K")]
@@ -200,13 +200,13 @@ struct GenFlags {
 
 impl GenFlags {
     /// The plan for `gen` (the `--gen` value), flags winning over syncmut.toml.
-    fn plan(&self, gen: &str, bound: u32, file: &config::Config) -> gen::Plan {
+    fn plan(&self, gen: &str, bound: u32, file: &config::Config) -> gen::Generation {
         let solver = syncmut_analysis::smt::SolverConfig {
             kind: self.solver.or(file.solver).unwrap_or_default(),
             timeout_ms: self.solver_timeout.or(file.solver_timeout).unwrap_or(syncmut_analysis::smt::DEFAULT_TIMEOUT_MS),
         };
         let budget = self.budget.or(file.budget).unwrap_or(syncmut_analysis::random::DEFAULT_BUDGET);
-        gen::Plan::new(gen, bound, solver, budget, self.seed.unwrap_or(syncmut_analysis::random::DEFAULT_SEED))
+        gen::Generation::new(gen, bound, solver, budget, self.seed.unwrap_or(syncmut_analysis::random::DEFAULT_SEED))
     }
 }
 
@@ -293,7 +293,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 depth.or(file.depth),
             )
             .map_err(|error| Failure { code: exit::USAGE, error })?;
-            let mut config = lab::Config { strategy, ..lab::Config::default() };
+            let mut config = lab::RunSettings { strategy, ..lab::RunSettings::default() };
             if let Some(jobs) = jobs.or(file.jobs) {
                 config.jobs = jobs;
             }

@@ -30,8 +30,8 @@ only killed mutants keep their traces; nothing to compare", outcome.verdict, out
         return Ok(exit::OK);
     };
     let schedule = outcome.runs.iter().find(|r| r.test == test).and_then(|r| r.schedule.as_deref());
-    let trace_of = |mutant: Option<&str>| -> Result<syncmut_oracle::trace::Trace, Failure> {
-        syncmut_oracle::trace::read(&syncmut_oracle::outdir::trace_file(dir, test, mutant, schedule)).map_err(usage)
+    let trace_of = |mutant: Option<&str>| -> Result<syncmut_runtime::trace::Trace, Failure> {
+        syncmut_runtime::trace::read(&syncmut_oracle::outdir::trace_file(dir, test, mutant, schedule)).map_err(usage)
     };
     let original = trace_of(None)?;
     let mutated = trace_of(Some(id))?;
@@ -44,7 +44,7 @@ pub fn report_command(dir: &std::path::Path, format: report::Format, output: Opt
     let (catalogue, outcomes) = saved_results(dir)?;
     let bytes = report::render_in(Some(dir), format, &catalogue, &outcomes);
     match output {
-        Some(path) => syncmut_mutator::atomic::write(path, &bytes)?,
+        Some(path) => syncmut_runtime::atomic::write(path, &bytes).with_context(|| format!("{}: cannot write", path.display()))?,
         None => {
             use std::io::Write;
             std::io::stdout().write_all(&bytes).context("write the report")?;
@@ -64,7 +64,8 @@ pub fn parse_format(name: &str) -> Result<report::Format, String> {
 /// `syncmut replay`: runs the mutant again exactly as when it was judged (same test,
 /// same schedule) and compares the new trace with the saved one.
 pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Result<i32, Failure> {
-    use syncmut_oracle::{exec, outdir, trace};
+    use syncmut_oracle::outdir;
+    use syncmut_runtime::{exec, invocation, trace, Invocation};
     let (catalogue, outcomes) = saved_results(dir)?;
     let usage = |message: String| Failure { code: exit::USAGE, error: anyhow::anyhow!(message) };
     let mutant = catalogue.mutant(id).ok_or_else(|| usage(format!("{}: no mutant {id:?} (see mutants.json)", dir.display())))?;
@@ -74,22 +75,25 @@ pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Re
         .ok_or_else(|| usage(format!("{id} was not killed ({}); name a test to replay", outcome.verdict)))?;
     let run = outcome.runs.iter().find(|r| r.test == test).ok_or_else(|| usage(format!("{id} was not run on test {test}")))?;
     let tests_path = dir.join(outdir::TESTS);
-    let tests = syncmut_oracle::test_case::load(&tests_path).map_err(|e| Failure { code: exit::USAGE, error: anyhow::anyhow!(e) })?;
+    let tests = syncmut_runtime::test_case::load(&tests_path).map_err(|e| Failure { code: exit::USAGE, error: anyhow::anyhow!(e) })?;
     // Arguments and input values (nondet list, named inputs) exactly as judged.
     let case = tests.into_iter().find(|t| t.name == test).unwrap_or_default();
-    let args = case.args.clone();
     let saved_path = outdir::trace_file(dir, test, Some(id), run.schedule.as_deref());
     let saved = trace::read(&saved_path).map_err(usage)?;
     let replay_path = dir.join(format!("replay-{}.jsonl", outdir::file_name(id)));
-    let mut env = vec![("SYNCMUT_ACTIVE", mutant.activation()), ("SYNCMUT_TRACE", replay_path.display().to_string())];
-    if catalogue.kind == syncmut_mutator::api::Family::Pthread {
+    let schedule = (catalogue.kind == syncmut_mutator::api::Family::Pthread).then(|| {
         let tag = run.schedule.as_deref().unwrap_or("default");
-        env.push(("SYNCMUT_SCHEDULE", syncmut_oracle::lab::schedule_value(dir, test, Some(id), tag)));
-    }
-    env.extend(case.env());
+        syncmut_oracle::lab::schedule_value(dir, test, Some(id), tag)
+    });
     let metamutant = dir.join(metamutant::layout::METAMUTANT_EXE);
-    let limits = exec::Limits { timeout: std::time::Duration::from_millis(run.elapsed_ms * 5 + 5000), ..exec::Limits::default() };
-    let execution = exec::execute(&metamutant, &args, &env, &limits).with_context(|| format!("{}: cannot run", metamutant.display()))?;
+    let replay = Invocation {
+        active: Some(mutant.activation()),
+        trace: Some(replay_path.clone()),
+        schedule,
+        limits: exec::Limits { timeout: invocation::timeout_after(std::time::Duration::from_millis(run.elapsed_ms)), ..exec::Limits::default() },
+        ..Invocation::for_test(&metamutant, &case)
+    };
+    let execution = replay.run().with_context(|| format!("{}: cannot run", metamutant.display()))?;
     let replayed = trace::read(&replay_path).map_err(usage)?;
     let _ = std::fs::remove_file(&replay_path);
     let schedule = run.schedule.as_deref().unwrap_or("default schedule");

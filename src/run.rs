@@ -12,16 +12,16 @@ use syncmut_oracle::{lab, report};
 pub fn run_command(
     args: &DesignArgs,
     tests: Option<PathBuf>,
-    plan: &crate::gen::Plan,
+    plan: &crate::gen::Generation,
     output: &std::path::Path,
-    config: &lab::Config,
+    config: &lab::RunSettings,
     resume: bool,
     interleave: Option<Interleave>,
 ) -> Result<Option<f64>, Failure> {
     let design = args.design()?;
     let given = match tests.or_else(|| default_tests_file(&args.design)) {
-        Some(path) => syncmut_oracle::test_case::load(&path).map_err(oracle_failure)?,
-        None if !matches!(plan, crate::gen::Plan::None) => Vec::new(),
+        Some(path) => syncmut_runtime::test_case::load(&path).map_err(|e| oracle_failure(e.into()))?,
+        None if !matches!(plan, crate::gen::Generation::None) => Vec::new(),
         None => {
             return Err(Failure {
                 code: exit::USAGE,
@@ -70,7 +70,7 @@ pub fn run_command(
         no_sites_check(&design, &build.catalogue);
         return Ok(None);
     }
-    if build.catalogue.kind == syncmut_mutator::api::Family::Systemc && config.strategy != lab::Schedules::Default {
+    if build.catalogue.kind == syncmut_mutator::api::Family::Systemc && config.strategy != syncmut_oracle::schedules::Schedules::DEFAULT {
         eprintln!("syncmut: note: --schedules/--strategy apply to pthread designs; a SystemC kernel's process order is deterministic, so each test runs once");
     }
     let tests = with_generated_tests(plan, &build, out.root(), given)?;
@@ -89,20 +89,20 @@ pub fn run_command(
 /// Generates tests into `DIR/gen/` (per `plan`) and puts them after the given ones (a
 /// generated test whose arguments equal a given test's is dropped).
 fn with_generated_tests(
-    plan: &crate::gen::Plan,
+    plan: &crate::gen::Generation,
     build: &metamutant::Build,
     root: &std::path::Path,
-    mut tests: Vec<syncmut_oracle::TestCase>,
-) -> Result<Vec<syncmut_oracle::TestCase>, Failure> {
+    mut tests: Vec<syncmut_runtime::test_case::TestCase>,
+) -> Result<Vec<syncmut_runtime::test_case::TestCase>, Failure> {
     match crate::gen::for_run(plan, build, root) {
         Ok(None) => {}
         Ok(Some((tests_file, summary))) => {
-            let found = syncmut_oracle::test_case::load(&tests_file).unwrap_or_default();
+            let found = syncmut_runtime::test_case::load(&tests_file).unwrap_or_default();
             eprintln!("syncmut: {summary}");
             for test in found {
                 if !tests.iter().any(|t| t.args == test.args && t.nondet == test.nondet && t.inputs == test.inputs) {
                     let name = if tests.iter().any(|t| t.name == test.name) { format!("gen-{}", test.name) } else { test.name };
-                    tests.push(syncmut_oracle::TestCase { name, ..test });
+                    tests.push(syncmut_runtime::test_case::TestCase { name, ..test });
                 }
             }
         }
@@ -152,18 +152,8 @@ pub fn open_run_directory(path: &std::path::Path) -> Result<OutDir, Failure> {
     Ok(out)
 }
 
+/// An oracle error with its exit code.
 pub fn oracle_failure(error: syncmut_oracle::OracleError) -> Failure {
-    let code = match &error {
-        syncmut_oracle::OracleError::Mutator(e) => exit::for_mutator_error(e),
-        syncmut_oracle::OracleError::BadTestFile { .. }
-        | syncmut_oracle::OracleError::Read { .. }
-        | syncmut_oracle::OracleError::NotARunDirectory { .. }
-        | syncmut_oracle::OracleError::NonUtf8Path { .. }
-        | syncmut_oracle::OracleError::SymlinkInRunDirectory { .. } => exit::USAGE,
-        syncmut_oracle::OracleError::Locked { .. } => exit::LOCKED,
-        syncmut_oracle::OracleError::NoUsableTest { .. } => exit::NO_USABLE_TEST,
-        _ => exit::INTERNAL,
-    };
-    Failure { code, error: error.into() }
+    Failure { code: exit::for_oracle_error(&error), error: error.into() }
 }
 

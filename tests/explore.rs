@@ -7,7 +7,9 @@ mod util;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use syncmut_mutator::interleave::Interleave;
-use syncmut_oracle::explore::{self, BugKind, Config, Strategy};
+use syncmut_oracle::explore::{self, BugKind, ExploreSettings};
+use syncmut_oracle::schedules::Strategy;
+use syncmut_runtime::Invocation;
 
 fn bugs_dir() -> PathBuf {
     util::example("pthread/bugs")
@@ -50,8 +52,8 @@ fn pct_and_replay_reproduce_traces_and_schedules() {
         assert!(s3.success());
         assert_eq!(o1, o3);
         assert_eq!(std::fs::read(p("a.jsonl")).unwrap(), std::fs::read(p("c.jsonl")).unwrap(), "replay of {value}");
-        let a = explore::parse_schedule(&std::fs::read_to_string(p("a.sched")).unwrap()).unwrap();
-        let c = explore::parse_schedule(&std::fs::read_to_string(p("c.sched")).unwrap()).unwrap();
+        let a = syncmut_runtime::schedule::parse(&std::fs::read_to_string(p("a.sched")).unwrap()).unwrap();
+        let c = syncmut_runtime::schedule::parse(&std::fs::read_to_string(p("c.sched")).unwrap()).unwrap();
         assert_eq!(a.choices, c.choices);
         assert!(!a.choices.is_empty() && a.end.as_deref() == Some("exit") && c.diverged.is_none());
         outputs.insert(o1);
@@ -89,8 +91,13 @@ fn a_deadlock_writes_its_schedule_and_replays() {
     }
 }
 
-fn config(strategy: Strategy, schedules: usize) -> Config {
-    Config { strategy, schedules, ..Config::default() }
+/// The metamutant with no mutant active, as `explore` runs it.
+fn original(metamutant: &Path) -> Invocation {
+    Invocation { active: Some(String::new()), ..Invocation::new(metamutant, &[]) }
+}
+
+fn config(strategy: Strategy, schedules: usize) -> ExploreSettings {
+    ExploreSettings { strategy, schedules, ..ExploreSettings::default() }
 }
 
 /// Every bug of the corpus is found within its budget and replays, and its correct twin
@@ -129,11 +136,11 @@ fn found_replayed_and_twin_clean(name: &str, kind: BugKind, interleave: Interlea
     // The bug.
     let out = dir.path().join(name);
     let b = build_with(&bugs_dir().join(format!("{name}.c")), &out, interleave, &[]);
-    // Cheapest first; every budget is within the 1000 schedules the issue allows.
+    // Cheapest first; every budget is within 1000 schedules.
     let strategies = [(Strategy::Pct { depth: 3 }, 100), (Strategy::Random, 100), (Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000)];
     let mut found = None;
     for (strategy, budget) in strategies {
-        let report = explore::explore(&b.metamutant, &[], &config(strategy, budget), &out.join("work")).unwrap();
+        let report = explore::explore(&original(&b.metamutant), &config(strategy, budget), &out.join("work")).unwrap();
         if let Some(f) = report.found {
             eprintln!("{name}: {} by {strategy} in run {}", f.kind, f.run);
             found = Some(f);
@@ -149,14 +156,14 @@ fn found_replayed_and_twin_clean(name: &str, kind: BugKind, interleave: Interlea
     std::fs::write(&file, &found.schedule_text).unwrap();
     let trace = out.join("replay.jsonl");
     let value = format!("replay:{}", file.display());
-    let execution = syncmut_oracle::exec::execute(
+    let execution = syncmut_runtime::exec::execute(
         &b.metamutant,
         &[],
         &[("SYNCMUT_SCHEDULE", value), ("SYNCMUT_TRACE", trace.display().to_string())],
-        &Config::default().limits,
+        &syncmut_runtime::exec::Limits::default(),
     )
     .unwrap();
-    let replayed = syncmut_oracle::trace::read(&trace).unwrap();
+    let replayed = syncmut_runtime::trace::read(&trace).unwrap();
     assert_eq!(replayed.events, found.trace.events, "{name}: replay gives another trace");
     assert_eq!(explore::classify(&execution, &replayed).map(|(k, _)| k), Some(kind), "{name}: replay");
 
@@ -164,11 +171,11 @@ fn found_replayed_and_twin_clean(name: &str, kind: BugKind, interleave: Interlea
     // sets exhausts the bounded space), and random schedules, are clean.
     let twin_out = dir.path().join(format!("{name}_ok"));
     let twin = build_with(&bugs_dir().join(format!("{name}_ok.c")), &twin_out, interleave, &[]);
-    let report = explore::explore(&twin.metamutant, &[], &config(Strategy::Dfs { preemptions: 1, sleep_sets: true }, 500), &twin_out.join("work")).unwrap();
+    let report = explore::explore(&original(&twin.metamutant), &config(Strategy::Dfs { preemptions: 1, sleep_sets: true }, 500), &twin_out.join("work")).unwrap();
     assert!(report.found.is_none(), "{name}_ok: {}", report.found.map(|f| explore::render_counterexample(&twin.catalogue, &f)).unwrap_or_default());
     assert!(report.exhausted, "{name}_ok: dfs did not exhaust the bounded space ({} runs)", report.runs);
     eprintln!("{name}_ok: clean, bounded space exhausted in {} distinct dfs schedules", report.distinct);
-    let report = explore::explore(&twin.metamutant, &[], &config(Strategy::Random, 50), &twin_out.join("work")).unwrap();
+    let report = explore::explore(&original(&twin.metamutant), &config(Strategy::Random, 50), &twin_out.join("work")).unwrap();
     assert!(report.found.is_none(), "{name}_ok (random)");
 }
 
@@ -184,7 +191,7 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     let schedule = out.join("counterexample.schedule");
     let (status, _) = run(&out.join("metamutant"), &[("SYNCMUT_SCHEDULE", &format!("replay:{}", schedule.display()))]);
     assert_eq!(status.code(), Some(122));
-    assert!(syncmut_oracle::trace::read(&out.join("counterexample.jsonl")).unwrap().end.unwrap().deadlock);
+    assert!(syncmut_runtime::trace::read(&out.join("counterexample.jsonl")).unwrap().end.unwrap().deadlock);
 
     let out = dir.path().join("twin");
     syncmut(&[bugs_dir().join("lock_order_ok.c").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "pct", "--schedules", "50"]).code(0);
@@ -209,7 +216,7 @@ fn a_data_race_needs_memory_interleaving_and_locals_stay_one_step() {
     // explored and the lost update never shows.
     let sync = build(&source, &dir.path().join("sync"));
     assert_eq!(sync.shared_accesses, 0);
-    let report = explore::explore(&sync.metamutant, &[], &dfs, &dir.path().join("sync/work")).unwrap();
+    let report = explore::explore(&original(&sync.metamutant), &dfs, &dir.path().join("sync/work")).unwrap();
     assert!(report.found.is_none() && report.exhausted, "{:?}", report.found.map(|f| f.message));
     // With loads/stores of shared memory as scheduling points it does. Instrumented:
     // `counter` read and written in adder, read twice in main, and main's thread handles
@@ -217,7 +224,7 @@ fn a_data_race_needs_memory_interleaving_and_locals_stay_one_step() {
     let memory = build_with(&source, &dir.path().join("memory"), Interleave::Memory, &[]);
     assert_eq!(memory.shared_accesses, 6);
     assert_eq!(memory.catalogue.interleave, Interleave::Memory);
-    let report = explore::explore(&memory.metamutant, &[], &dfs, &dir.path().join("memory/work")).unwrap();
+    let report = explore::explore(&original(&memory.metamutant), &dfs, &dir.path().join("memory/work")).unwrap();
     let found = report.found.expect("the lost update is found");
     assert_eq!(found.kind, BugKind::Assertion);
     // Memory steps are recorded in the schedule file (reads as r<k>, writes as o<k>,
@@ -243,14 +250,14 @@ fn an_atomic_section_is_one_step() {
     let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000);
     // Without the sections the read-modify-write spans two scheduling points: lost update.
     let plain = build_with(&verifier("atomic_section.c"), &dir.path().join("plain"), Interleave::Sync, &["-DNO_ATOMIC"]);
-    let report = explore::explore(&plain.metamutant, &[], &dfs, &dir.path().join("plain/work")).unwrap();
+    let report = explore::explore(&original(&plain.metamutant), &dfs, &dir.path().join("plain/work")).unwrap();
     assert_eq!(report.found.map(|f| f.kind), Some(BugKind::Assertion));
     // With __VERIFIER_atomic_begin/end no other thread runs inside: every schedule with
     // at most two preemptions is clean, also with memory accesses as scheduling points.
     for interleave in [Interleave::Sync, Interleave::Memory] {
         let out = dir.path().join(interleave.to_string());
         let atomic = build_with(&verifier("atomic_section.c"), &out, interleave, &[]);
-        let report = explore::explore(&atomic.metamutant, &[], &dfs, &out.join("work")).unwrap();
+        let report = explore::explore(&original(&atomic.metamutant), &dfs, &out.join("work")).unwrap();
         assert!(report.found.is_none() && report.exhausted, "{interleave}: {:?}", report.found.map(|f| f.message));
     }
 }
@@ -259,7 +266,7 @@ fn an_atomic_section_is_one_step() {
 fn a_failed_assumption_ends_the_run_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let b = build(&verifier("assume.c"), dir.path());
-    let report = explore::explore(&b.metamutant, &[], &config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000), &dir.path().join("work")).unwrap();
+    let report = explore::explore(&original(&b.metamutant), &config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000), &dir.path().join("work")).unwrap();
     // Schedules where main reads before the worker wrote end at the assumption (not a
     // bug); the assertion after it never fails.
     assert!(report.found.is_none() && report.exhausted);
@@ -271,9 +278,9 @@ fn a_failed_assumption_ends_the_run_quietly() {
         .envs([("SYNCMUT_SCHEDULE", "default"), ("SYNCMUT_SCHEDULE_OUT", sched.to_str().unwrap())])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(explore::ASSUME_STATUS));
+    assert_eq!(out.status.code(), Some(syncmut_runtime::status::ASSUME));
     assert!(String::from_utf8_lossy(&out.stderr).contains("__VERIFIER_assume failed"));
-    assert_eq!(explore::parse_schedule(&std::fs::read_to_string(&sched).unwrap()).unwrap().end.as_deref(), Some("assume"));
+    assert_eq!(syncmut_runtime::schedule::parse(&std::fs::read_to_string(&sched).unwrap()).unwrap().end.as_deref(), Some("assume"));
     // The uninstrumented build links too (the SV-COMP functions come from the runtime
     // archive) and runs natively: exit 0 or 123 depending on the real interleaving.
     let native = Command::new(&b.original).output().unwrap();
@@ -393,7 +400,7 @@ fn memory_reached_through_pointers_is_shared() {
         let in_adder: Vec<(u32, bool)> = b.catalogue.accesses.iter().filter(|a| a.function == "adder").map(|a| (a.line, a.write)).collect();
         let expected: &[(u32, bool)] = if variant == "heap" { &[(16, false), (16, true), (18, false), (18, false), (18, true)] } else { &[(16, false), (16, true)] };
         assert_eq!(in_adder, expected, "{variant}: only the accesses through the argument, not `i` or `s`");
-        let report = explore::explore(&b.metamutant, &[], &dfs, &out.join("work")).unwrap();
+        let report = explore::explore(&original(&b.metamutant), &dfs, &out.join("work")).unwrap();
         assert_eq!(report.found.map(|f| f.kind), Some(BugKind::Assertion), "{variant}");
     }
 }

@@ -7,8 +7,8 @@ mod util;
 use std::path::Path;
 use std::time::Duration;
 use syncmut_mutator::Catalogue;
-use syncmut_oracle::exec::{execute, Limits};
-use syncmut_oracle::trace;
+use syncmut_runtime::exec::{execute, Limits};
+use syncmut_runtime::trace;
 
 fn build(example: &str, out: &Path) -> Catalogue {
     util::syncmut().arg("mutate").arg(util::example(example)).arg("-o").arg(out).assert().success();
@@ -96,7 +96,7 @@ fn trace_events_carry_a_state_snapshot_of_the_globals() {
     let trace_file = out.path().join("trace.jsonl");
     let env = [("SYNCMUT_TRACE", trace_file.display().to_string()), ("SYNCMUT_SCHEDULE", "default".to_string())];
     let run = execute(&out.path().join("metamutant"), &[], &env, &limits()).unwrap();
-    assert_eq!(run.status, syncmut_oracle::exec::Status::Exited(0), "{}", run.stderr);
+    assert_eq!(run.status, syncmut_runtime::exec::Status::Exited(0), "{}", run.stderr);
     // The runtime writes binary; the golden is the JSON Lines users read.
     let text = String::from_utf8(trace::to_jsonl(&trace::read(&trace_file).unwrap())).unwrap();
     let lines: Vec<&str> = text.lines().collect();
@@ -112,5 +112,5 @@ fn trace_events_carry_a_state_snapshot_of_the_globals() {
     assert_eq!(trace.events[1].state["hits"], serde_json::Value::from(u64::MAX));
     // No trace requested: no snapshot machinery, same behaviour as the original.
     let plain = execute(&out.path().join("metamutant"), &[], &[], &limits()).unwrap();
-    assert_eq!(plain.status, syncmut_oracle::exec::Status::Exited(0));
+    assert_eq!(plain.status, syncmut_runtime::exec::Status::Exited(0));
 }

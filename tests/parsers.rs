@@ -1,5 +1,5 @@
 //! Property tests of every reader of user-supplied or saved files: the test file
-//! (`oracle::test_case`), `syncmut.toml`, traces (`oracle::trace`) and the saved results
+//! (`syncmut_runtime::test_case`), `syncmut.toml`, traces (`syncmut_runtime::trace`) and the saved results
 //! `report`/`explain` read back (`mutants.json`, `outcomes.json`). Inputs are valid
 //! documents spoiled by random edits (deletions, insertions of JSON/TOML tokens and
 //! bytes that are not UTF-8, truncation) and arbitrary bytes. The properties: never a
@@ -120,7 +120,7 @@ proptest! {
     fn test_files_are_read_or_rejected_naming_the_file(bytes in spoiled(TEST_FILES)) {
         let dir = tempfile::tempdir().unwrap();
         let path = write_temp(dir.path(), "tests.json", &bytes);
-        if let Err(e) = syncmut_oracle::test_case::load(&path) {
+        if let Err(e) = syncmut_runtime::test_case::load(&path) {
             prop_assert!(e.to_string().contains(&path.display().to_string()), "{e}");
         }
     }
@@ -129,7 +129,7 @@ proptest! {
     fn traces_are_read_or_rejected_naming_the_file(bytes in spoiled(TRACES)) {
         let dir = tempfile::tempdir().unwrap();
         let path = write_temp(dir.path(), "t.jsonl", &bytes);
-        if let Err(e) = syncmut_oracle::trace::read(&path) {
+        if let Err(e) = syncmut_runtime::trace::read(&path) {
             prop_assert!(e.starts_with(&path.display().to_string()), "{e}");
         }
     }
@@ -139,7 +139,7 @@ proptest! {
     #[test]
     fn a_trace_cut_anywhere_is_read_as_truncated(doc in prop::sample::select(TRACES), at in any::<Index>()) {
         let cut = &doc[..at.index(doc.len())];
-        let trace = syncmut_oracle::trace::parse(cut).unwrap();
+        let trace = syncmut_runtime::trace::parse(cut).unwrap();
         prop_assert_eq!(trace.truncated, !cut.is_empty() && !cut.ends_with('\n') || doc.contains("\"truncated\"") && cut.contains("\"truncated\""));
     }
 
@@ -147,7 +147,7 @@ proptest! {
     fn binary_traces_are_read_or_rejected_naming_the_file(bytes in spoiled_binary(BINARY_TRACES)) {
         let dir = tempfile::tempdir().unwrap();
         let path = write_temp(dir.path(), "t.jsonl", &bytes);
-        if let Err(e) = syncmut_oracle::trace::read(&path) {
+        if let Err(e) = syncmut_runtime::trace::read(&path) {
             prop_assert!(e.starts_with(&path.display().to_string()), "{e}");
         }
     }
@@ -156,10 +156,10 @@ proptest! {
     /// (a kill while writing) reads, as truncated, with every whole event before the cut.
     #[test]
     fn a_binary_trace_cut_anywhere_is_read_as_truncated(doc in prop::sample::select(BINARY_TRACES), at in any::<Index>()) {
-        let whole = syncmut_oracle::trace::parse_bytes(doc).unwrap();
+        let whole = syncmut_runtime::trace::parse_bytes(doc).unwrap();
         prop_assert!(!whole.truncated && whole.end.is_some());
         let cut = &doc[..at.index(doc.len())];
-        let trace = syncmut_oracle::trace::parse_bytes(cut).unwrap();
+        let trace = syncmut_runtime::trace::parse_bytes(cut).unwrap();
         prop_assert_eq!(trace.truncated, !cut.is_empty());
         prop_assert!(trace.end.is_none());
         prop_assert_eq!(&whole.events[..trace.events.len()], &trace.events[..]);

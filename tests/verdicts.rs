@@ -86,7 +86,7 @@ fn a_member_value_seen_at_a_sync_point_kills_by_trace() {
     // The runtime wrote it in binary; the run directory keeps it as JSON Lines.
     let kept = std::fs::read_to_string(out.path().join("traces/default/original.jsonl")).unwrap();
     assert!(kept.starts_with("{\"syncmut_trace\":1,") && kept.contains("\"top.p.phase\":\"BUSY\""), "{kept}");
-    let trace = syncmut_oracle::trace::read(&out.path().join("traces/default/original.jsonl")).unwrap();
+    let trace = syncmut_runtime::trace::read(&out.path().join("traces/default/original.jsonl")).unwrap();
     let b = trace.events.iter().find(|e| e.thread == "top.p.b").unwrap();
     assert_eq!(b.state["top.p.count"], 1);
     assert_eq!(b.state["top.p.phase"], "BUSY");
@@ -116,13 +116,13 @@ fn a_normal_pthread_exit_leaves_no_thread_pending() {
     let dir = util::fixture("verdicts/racy_counter");
     let out = tempfile::tempdir().unwrap();
     util::syncmut().arg("mutate").arg(&dir).arg("-o").arg(out.path()).assert().success();
-    let limits = syncmut_oracle::exec::Limits::default();
+    let limits = syncmut_runtime::exec::Limits::default();
     for schedule in ["default", ""] {
         let trace_file = out.path().join(format!("trace-{schedule}.jsonl"));
         let env = [("SYNCMUT_TRACE", trace_file.display().to_string()), ("SYNCMUT_SCHEDULE", schedule.to_string())];
-        let run = syncmut_oracle::exec::execute(&out.path().join("metamutant"), &[], &env, &limits).unwrap();
-        assert_eq!(run.status, syncmut_oracle::exec::Status::Exited(0), "{}", run.stderr);
-        let end = syncmut_oracle::trace::read(&trace_file).unwrap().end.unwrap();
+        let run = syncmut_runtime::exec::execute(&out.path().join("metamutant"), &[], &env, &limits).unwrap();
+        assert_eq!(run.status, syncmut_runtime::exec::Status::Exited(0), "{}", run.stderr);
+        let end = syncmut_runtime::trace::read(&trace_file).unwrap().end.unwrap();
         assert_eq!((end.kind.as_str(), end.deadlock, end.pending.len()), ("exit", false, 0), "schedule {schedule:?}: {end:?}");
     }
 }

@@ -219,7 +219,7 @@ pub struct Generation {
 /// The outcome of `syncmut gen --gen random`.
 pub struct RandomGeneration {
     pub catalogue: syncmut_mutator::Catalogue,
-    pub baseline: random::Baseline,
+    pub baseline: random::RandomSuite,
     pub tests_file: PathBuf,
 }
 
@@ -258,7 +258,7 @@ pub fn generate_for(build: &syncmut_mutator::metamutant::Build, build_dir: &Path
     let sites_file = out.join("sites.json");
     serde_json::to_vec_pretty(&sites)
         .map_err(std::io::Error::from)
-        .and_then(|bytes| write_atomically(&sites_file, &bytes))
+        .and_then(|bytes| syncmut_runtime::atomic::write(&sites_file, &bytes))
         .map_err(|source| AnalysisError::Io { what: format!("write {}", sites_file.display()), source })?;
     Ok(Generation { catalogue: build.catalogue.clone(), sites, suite, tests_file })
 }
@@ -304,17 +304,8 @@ fn write_mutant_formulas(catalogue: &syncmut_mutator::Catalogue, sites: &[SiteRe
         let name: String = m.id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
         let header = format!("; mutant {} ({}): reached when site {site} is reached\n", m.id, m.description);
         let path = dir.join(format!("{name}.smt2"));
-        write_atomically(&path, (header + &text).as_bytes()).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
+        syncmut_runtime::atomic::write(&path, (header + &text).as_bytes()).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
     }
     Ok(())
 }
 
-/// Writes through a temporary file and a rename, so a reader never sees half a file.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}

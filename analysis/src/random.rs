@@ -25,7 +25,7 @@ pub const MAX_BITS: u32 = 16;
 
 /// The baseline's suite and what was drawn.
 #[derive(Debug, Clone)]
-pub struct Baseline {
+pub struct RandomSuite {
     pub suite: Suite,
     /// Draws made (the budget); identical draws run once.
     pub draws: usize,
@@ -97,7 +97,7 @@ fn bv_literal(v: u64, width: u32) -> String {
 
 /// Draws `budget` input vectors with `seed`, runs each distinct one on the metamutant
 /// with tracing and keeps a greedy cover of every site reached.
-pub fn run(inputs: &Inputs, metamutant: &Path, pthread: bool, scratch: &Path, budget: usize, seed: u64) -> std::io::Result<Baseline> {
+pub fn run(inputs: &Inputs, metamutant: &Path, pthread: bool, scratch: &Path, budget: usize, seed: u64) -> std::io::Result<RandomSuite> {
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut seen = BTreeSet::new();
     let mut runs = Vec::new();
@@ -117,7 +117,7 @@ pub fn run(inputs: &Inputs, metamutant: &Path, pthread: bool, scratch: &Path, bu
     let mut symbols: Vec<String> = argv_only.declarations().into_iter().map(|(n, _)| n).filter(|n| n != "argc").collect();
     symbols.extend(inputs.nondet.iter().enumerate().map(|(i, c)| format!("nondet[{i}]:{}", c.ty)));
     symbols.extend(inputs.named.keys().map(|n| format!("input:{n}")));
-    Ok(Baseline { suite: Suite { tests, reachable, confirmed, executions }, draws: budget, seed, symbols })
+    Ok(RandomSuite { suite: Suite { tests, reachable, confirmed, executions }, draws: budget, seed, symbols })
 }
 
 /// The input vector in words, for messages.

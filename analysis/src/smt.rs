@@ -23,7 +23,7 @@ pub const DEFAULT_TIMEOUT_MS: u32 = 5000;
 
 /// Environment variable naming a program run in place of the solver (same arguments).
 /// For tests, which drive fake solvers from `tests/fixtures/solver/`.
-pub const PROGRAM_ENV: &str = "SYNCMUT_SOLVER_PROGRAM";
+pub const PROGRAM_ENV: &str = syncmut_runtime::env::SOLVER_PROGRAM;
 
 /// After this many failed queries in a row the solver is not started again: the
 /// remaining sites are `unknown` at once instead of each waiting for a broken solver.
@@ -138,12 +138,10 @@ const NOT_ATTEMPTED: &str = "not attempted:";
 /// solver in a new session via `setsid` when available, so that killing the process
 /// group also ends anything the solver started. `exec` keeps the pid. The marker in its
 /// environment tells the oracle's orphan sweep that this child of syncmut living in
-/// another session is no escaped design process (`syncmut_oracle::exec::HELPER_MARKER`).
+/// another session is no escaped design process (`syncmut_runtime::exec::HELPER_MARKER`).
 fn launcher() -> String {
-    format!(
-        "echo $$ > \"$1\"; shift; export {}; if command -v setsid >/dev/null 2>&1; then exec setsid \"$@\"; fi; exec \"$@\"",
-        syncmut_oracle::exec::HELPER_MARKER
-    )
+    let (name, value) = syncmut_runtime::exec::HELPER_MARKER;
+    format!("echo $$ > \"$1\"; shift; export {name}={value}; if command -v setsid >/dev/null 2>&1; then exec setsid \"$@\"; fi; exec \"$@\"")
 }
 
 /// One solver for many queries, restarted after a failure.

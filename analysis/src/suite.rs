@@ -5,9 +5,9 @@ use crate::inputs::TestValues;
 use crate::{SiteResult, Reachability};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use syncmut_oracle::exec::{self, Limits};
-use syncmut_oracle::test_case::{self, TestCase};
-use syncmut_oracle::trace;
+use syncmut_runtime::exec::Limits;
+use syncmut_runtime::test_case::TestCase;
+use syncmut_runtime::{trace, Invocation};
 
 /// A candidate test and the sites its execution reached.
 #[derive(Debug, Clone, Default)]
@@ -83,17 +83,16 @@ pub fn execute(metamutant: &Path, args: &[String], pthread: bool, trace_path: &P
 /// [`execute`] with input values (nondet list, named inputs) and, if `log` is given,
 /// the runtime's input log written there.
 pub fn execute_with(metamutant: &Path, values: &TestValues, pthread: bool, trace_path: &Path, log: Option<&Path>) -> std::io::Result<BTreeSet<u32>> {
-    let mut env = vec![("SYNCMUT_TRACE", trace_path.display().to_string())];
-    if let Some(log) = log {
-        env.push(("SYNCMUT_INPUT_LOG", log.display().to_string()));
-    }
-    env.extend(test_case::input_env(&values.nondet, &values.inputs));
-    let args = &values.args;
-    if pthread {
-        env.push(("SYNCMUT_SCHEDULE", "default".to_string()));
-    }
-    let limits = Limits { timeout: std::time::Duration::from_secs(10), ..Limits::default() };
-    exec::execute(metamutant, args, &env, &limits)?;
+    let run = Invocation {
+        trace: Some(trace_path.to_path_buf()),
+        input_log: log.map(Path::to_path_buf),
+        schedule: pthread.then(|| "default".to_string()),
+        nondet: values.nondet.clone(),
+        inputs: values.inputs.clone(),
+        limits: Limits { timeout: std::time::Duration::from_secs(10), ..Limits::default() },
+        ..Invocation::new(metamutant, &values.args)
+    };
+    run.run()?;
     Ok(trace::read(trace_path).map(|t| t.events.iter().map(|e| e.site).collect()).unwrap_or_default())
 }
 
@@ -163,5 +162,5 @@ pub fn write(suite: &Suite, prefix: &str, path: &Path) -> std::io::Result<()> {
         tests: &'a [TestCase],
     }
     let text = serde_json::to_string_pretty(&File { tests: &tests }).expect("json");
-    crate::write_atomically(path, (text + "\n").as_bytes())
+    syncmut_runtime::atomic::write(path, (text + "\n").as_bytes())
 }

@@ -13,7 +13,6 @@ use crate::suite::Confirmed;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
 use sha2::{Digest, Sha256};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 const TESTCASE_DOCTYPE: &str =
@@ -115,19 +114,13 @@ pub fn write(tests: &[Confirmed], names: &[String], program: &Program<'_>, dir: 
     let mut files = Vec::new();
     for (test, name) in tests.iter().zip(names) {
         let path = dir.join(format!("{name}.xml"));
-        write_atomically(&path, &testcase(test)?)?;
+        syncmut_runtime::atomic::write(&path, &testcase(test)?)?;
         files.push(path);
     }
-    write_atomically(&dir.join("metadata.xml"), &metadata(program, &creation_time())?)?;
+    syncmut_runtime::atomic::write(&dir.join("metadata.xml"), &metadata(program, &creation_time())?)?;
     Ok(files)
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp = tempfile::NamedTempFile::new_in(path.parent().unwrap_or(Path::new(".")))?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
 
 /// `YYYY-MM-DDTHH:MM:SSZ`, now, or at `SOURCE_DATE_EPOCH` when set (the reproducible
 /// builds convention, so the metadata can be byte-for-byte reproducible).

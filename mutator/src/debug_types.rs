@@ -9,6 +9,7 @@
 //! `!dbg` attachments of `@global = …` lines are read.
 
 use std::collections::HashMap;
+use syncmut_runtime::tables::kind;
 
 /// One metadata node, with the fields state snapshots need.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,21 +142,21 @@ impl DebugTypes {
     }
 }
 
-/// How the runtime prints a recorded value (the `kind` field of its tables; the numbers
-/// are shared with runtime-lib/src/trace.c).
+/// How the runtime prints a recorded value (the `kind` field of its tables, numbered as
+/// in `syncmut_runtime::tables::kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValueKind {
-    Signed = 0,
-    Unsigned = 1,
-    Bool = 2,
+    Signed = kind::SIGNED as isize,
+    Unsigned = kind::UNSIGNED as isize,
+    Bool = kind::BOOL as isize,
     /// `"null"` / `"non-null"`.
-    Pointer = 3,
+    Pointer = kind::POINTER as isize,
     /// An enumerator's name; a value without one prints as a signed number.
-    Enum = 4,
+    Enum = kind::ENUM as isize,
     /// Likewise, for enums with an unsigned underlying type.
-    UnsignedEnum = 5,
+    UnsignedEnum = kind::UENUM as isize,
     /// Raw bytes (`"0x…"`, memory order): values of at most 8 bytes with no better reading.
-    Raw = 6,
+    Raw = kind::RAW as isize,
 }
 
 /// How to read a value of some type: its size in bytes, kind and, for enums, the

@@ -24,8 +24,8 @@ use std::collections::BTreeMap;
 pub const GLOBAL_COUNT_SYMBOL: &str = "syncmut_global_count";
 pub const GLOBAL_TABLE_SYMBOL: &str = "syncmut_globals";
 
-/// At most this many globals are recorded (the runtime's snapshot has room for 64).
-pub const MAX_GLOBALS: usize = 64;
+/// At most this many globals are recorded (the runtime's snapshot has room for this many).
+pub const MAX_GLOBALS: usize = syncmut_runtime::tables::MAX_GLOBALS;
 
 /// How the runtime prints a global's value (the `kind` field of the table).
 pub use crate::debug_types::ValueKind as GlobalKind;

@@ -6,7 +6,6 @@
 //! Only owned data ([`catalogue`]) leaves this crate.
 
 pub mod api;
-pub mod atomic;
 pub mod catalogue;
 pub mod debug_types;
 pub mod design;

@@ -13,7 +13,7 @@
 //!
 //! ```c
 //! const uint32_t syncmut_class_count;
-//! const struct { const char *type_name; const struct syncmut_field *fields; uint64_t nfields; } syncmut_classes[];
+//! const struct syncmut_class syncmut_classes[]; /* runtime-lib/include/syncmut_tables.h */
 //! ```
 
 use crate::debug_types::{Decoding, DebugTypes, Node};
@@ -29,7 +29,7 @@ pub const CLASS_TABLE_SYMBOL: &str = "syncmut_classes";
 
 /// At most this many members of one class are recorded (the runtime's snapshot has
 /// room for this many beside the globals).
-pub const MAX_MEMBERS: usize = 32;
+pub const MAX_MEMBERS: usize = syncmut_runtime::tables::MAX_MEMBERS;
 
 /// One recorded data member: its name (`count`; `base::count` when a derived class
 /// has a member of the same name), byte offset in the most-derived object, and reading.
@@ -165,12 +165,11 @@ impl Lookup<'_> {
 pub(crate) fn add_table<'ctx>(context: &'ctx Context, module: &Module<'ctx>, classes: &[ModuleClass]) {
     let i32_type = context.i32_type();
     let i64_type = context.i64_type();
-    let ptr = context.ptr_type(AddressSpace::default());
     let count = module.add_global(i32_type, Some(AddressSpace::default()), CLASS_COUNT_SYMBOL);
     count.set_initializer(&i32_type.const_int(classes.len() as u64, false));
     count.set_constant(true);
 
-    let class_type = context.struct_type(&[ptr.into(), ptr.into(), i64_type.into()], false);
+    let class_type = state_table::struct_type(context, syncmut_runtime::tables::CLASS);
     let entries: Vec<_> = classes
         .iter()
         .map(|class| {

@@ -10,7 +10,7 @@ use crate::debug_types::DebugTypes;
 use crate::globals::{self, Global};
 use crate::interleave::{self, Interleave};
 use crate::members;
-use crate::{atomic, rewrite, toolchain};
+use crate::{rewrite, toolchain};
 use inkwell::context::Context;
 use inkwell::module::Module;
 use std::path::{Path, PathBuf};
@@ -107,9 +107,9 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
     let shared_accesses = catalogue.accesses.len();
     rewrite::rewrite(&context, &module, &found.sites)?;
     let metamutant_bc = out.join(layout::METAMUTANT_BC);
-    atomic::write(&metamutant_bc, module.write_bitcode_to_memory().as_slice())?;
+    write(&metamutant_bc, module.write_bitcode_to_memory().as_slice())?;
     let json = serde_json::to_vec_pretty(&catalogue).expect("catalogue serialises");
-    atomic::write(&out.join(layout::CATALOGUE), &json)?;
+    write(&out.join(layout::CATALOGUE), &json)?;
 
     let runtime = syncmut_runtime::install(&workdir.join("runtime"))
         .map_err(|source| MutatorError::Write { path: workdir.join("runtime"), source })?;
@@ -144,4 +144,10 @@ fn load<'ctx>(context: &'ctx Context, bitcode: &Path, design: &Design) -> Result
 
 fn catalogue_of(found: &Discovery<'_>) -> Catalogue {
     Catalogue::from_sites(found.kind, found.sites.iter().map(|f| f.site.clone()).collect())
+}
+
+/// Writes an output file atomically ([`syncmut_runtime::atomic::write`]), naming it in the
+/// error.
+fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    syncmut_runtime::atomic::write(path, bytes).map_err(|source| MutatorError::Write { path: path.to_path_buf(), source })
 }

@@ -1,16 +1,9 @@
 //! The tables the runtime's state snapshots read, one entry per recorded value: the
 //! design's globals (`globals.rs`) and the data members of SystemC module classes
-//! (`members.rs`) share the entry layout (runtime-lib/src/trace.c, `struct syncmut_field`):
-//!
-//! ```c
-//! struct syncmut_enumerator { uint64_t value; const char *name; };
-//! struct syncmut_field {
-//!     const char *name;
-//!     uint64_t where;   /* a global's address, or a member's byte offset in its object */
-//!     const struct syncmut_enumerator *enums;
-//!     uint32_t size, kind, nenums;
-//! };
-//! ```
+//! (`members.rs`) share the entry layout, `struct syncmut_field` of
+//! runtime-lib/include/syncmut_tables.h. The LLVM types are built from the runtime
+//! crate's slot lists (`syncmut_runtime::tables`), which a test there checks against
+//! that header.
 
 use crate::debug_types::Decoding;
 use inkwell::context::Context;
@@ -18,12 +11,24 @@ use inkwell::module::{Linkage, Module};
 use inkwell::types::StructType;
 use inkwell::values::{IntValue, PointerValue, StructValue};
 use inkwell::AddressSpace;
+use syncmut_runtime::tables::{self, Slot};
+
+/// The LLVM type of a table entry made of `slots`.
+pub(crate) fn struct_type<'ctx>(context: &'ctx Context, slots: &[Slot]) -> StructType<'ctx> {
+    let members: Vec<_> = slots
+        .iter()
+        .map(|slot| match slot {
+            Slot::Pointer => context.ptr_type(AddressSpace::default()).into(),
+            Slot::U32 => context.i32_type().into(),
+            Slot::U64 => context.i64_type().into(),
+        })
+        .collect();
+    context.struct_type(&members, false)
+}
 
 /// The LLVM type of one `struct syncmut_field`.
 pub(crate) fn field_type(context: &Context) -> StructType<'_> {
-    let ptr = context.ptr_type(AddressSpace::default());
-    let (i32_type, i64_type) = (context.i32_type(), context.i64_type());
-    context.struct_type(&[ptr.into(), i64_type.into(), ptr.into(), i32_type.into(), i32_type.into(), i32_type.into()], false)
+    struct_type(context, tables::FIELD)
 }
 
 /// A private NUL-terminated string constant.
@@ -49,7 +54,7 @@ pub(crate) fn field_entry<'ctx>(
     let enums = if decoding.enumerators.is_empty() {
         ptr.const_null()
     } else {
-        let entry = context.struct_type(&[i64_type.into(), ptr.into()], false);
+        let entry = struct_type(context, tables::ENUMERATOR);
         let entries: Vec<_> = decoding
             .enumerators
             .iter()

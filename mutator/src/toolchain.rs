@@ -63,7 +63,7 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
     std::fs::create_dir_all(&include).map_err(|source| MutatorError::Write { path: include.clone(), source })?;
     let header = include.join(syncmut_runtime::HEADER_NAME);
     if std::fs::read(&header).ok().as_deref() != Some(syncmut_runtime::HEADER) {
-        crate::atomic::write(&header, syncmut_runtime::HEADER)?;
+        syncmut_runtime::atomic::write(&header, syncmut_runtime::HEADER).map_err(|source| MutatorError::Write { path: header.clone(), source })?;
     }
     let mut modules = Vec::new();
     for (i, input) in design.inputs.iter().enumerate() {
@@ -216,7 +216,7 @@ impl Cache {
         let unchanged = lines.all(|line| {
             line.split_once(' ').is_some_and(|(digest, path)| file_digest(Path::new(path)).is_some_and(|d| d == digest))
         });
-        unchanged && crate::atomic::write(object, &entry[end + 2..]).is_ok()
+        unchanged && syncmut_runtime::atomic::write(object, &entry[end + 2..]).is_ok()
     }
 
     /// Records `object` with the files its depfile names. Failing to store costs only a
@@ -235,7 +235,7 @@ impl Cache {
         entry.push('\n');
         let mut bytes = entry.into_bytes();
         bytes.extend_from_slice(&bitcode);
-        let _ = crate::atomic::write(&self.entry(key), &bytes);
+        let _ = syncmut_runtime::atomic::write(&self.entry(key), &bytes);
     }
 }
 

@@ -9,8 +9,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::{metamutant, Design};
-use syncmut_oracle::exec::{execute, Limits, Status};
-use syncmut_oracle::explore::{self, Config, Strategy};
+use syncmut_runtime::exec::{execute, Limits, Status};
+use syncmut_runtime::Invocation;
+use syncmut_oracle::explore::{self, ExploreSettings};
+use syncmut_oracle::schedules::Strategy;
 
 const RUNS: usize = 100;
 
@@ -53,10 +55,15 @@ fn native(binary: &Path) -> (usize, Option<usize>, f64) {
 
 /// Bugs among (at most) `RUNS` runs of a strategy, the first one, runs made, runs/s.
 fn strategy(binary: &Path, strategy: Strategy, work: &Path) -> (usize, Option<usize>, usize, f64) {
-    let config = Config { strategy, schedules: RUNS, limits: Limits { timeout: Duration::from_secs(5), ..Limits::default() }, ..Config::default() };
+    let config = ExploreSettings { strategy, schedules: RUNS, ..ExploreSettings::default() };
+    let program = Invocation {
+        active: Some(String::new()),
+        limits: Limits { timeout: Duration::from_secs(5), ..Limits::default() },
+        ..Invocation::new(binary, &[])
+    };
     let (mut bugs, mut first) = (0, None);
     let started = Instant::now();
-    let search = explore::search(binary, &[], &[("SYNCMUT_ACTIVE", String::new())], &config, work, &mut |visit| {
+    let search = explore::search(&program, &config, work, &mut |visit| {
         if explore::classify(visit.execution, visit.trace).is_some() {
             bugs += 1;
             first.get_or_insert(visit.run);
@@ -99,8 +106,9 @@ fn main() {
         let b = build(&dir.join(format!("{twin}.c")), &out, interleave);
         let mut counts = Vec::new();
         for sleep_sets in [false, true] {
-            let config = Config { strategy: Strategy::Dfs { preemptions: 1, sleep_sets }, schedules: 3000, ..Config::default() };
-            let r = explore::explore(&b.metamutant, &[], &config, &out.join("work")).unwrap();
+            let config = ExploreSettings { strategy: Strategy::Dfs { preemptions: 1, sleep_sets }, schedules: 3000, ..ExploreSettings::default() };
+            let program = Invocation { active: Some(String::new()), ..Invocation::new(&b.metamutant, &[]) };
+            let r = explore::explore(&program, &config, &out.join("work")).unwrap();
             assert!(r.found.is_none(), "{twin}");
             counts.push((r.distinct, r.exhausted));
         }

@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use syncmut_mutator::{metamutant, Design};
-use syncmut_oracle::exec::{execute, Limits};
+use syncmut_runtime::env;
+use syncmut_runtime::exec::{execute, Limits};
 
 const REPEATS: usize = 9;
 
@@ -33,7 +34,7 @@ fn children_cpu() -> Duration {
 fn timed(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits, name: &str) -> (Duration, Duration) {
     let before = children_cpu();
     let run = execute(program, args, env, limits).unwrap();
-    assert_eq!(run.status, syncmut_oracle::exec::Status::Exited(0), "{name}: {}", run.stderr);
+    assert_eq!(run.status, syncmut_runtime::exec::Status::Exited(0), "{name}: {}", run.stderr);
     (run.elapsed, children_cpu() - before)
 }
 
@@ -46,11 +47,11 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
     let trace = out.path().join("trace.bin");
     let variants: Vec<(&str, Vec<(&str, String)>)> = {
         // The metamutant without a trace: what the wrappers alone cost.
-        let mut v = vec![("untraced", vec![]), ("traced", vec![("SYNCMUT_TRACE", trace.display().to_string())])];
+        let mut v = vec![("untraced", vec![]), ("traced", vec![(env::TRACE, trace.display().to_string())])];
         if scheduled {
             v.push((
                 "traced+scheduled",
-                vec![("SYNCMUT_TRACE", trace.display().to_string()), ("SYNCMUT_SCHEDULE", "default".to_string())],
+                vec![(env::TRACE, trace.display().to_string()), (env::SCHEDULE, "default".to_string())],
             ));
         }
         v
@@ -76,11 +77,11 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
     // for the traces it keeps: the rendering is the oracle's cost, not the design's.
     let bytes = std::fs::read(&trace).unwrap();
     let started = std::time::Instant::now();
-    let parsed = syncmut_oracle::trace::parse_bytes(&bytes).unwrap();
+    let parsed = syncmut_runtime::trace::parse_bytes(&bytes).unwrap();
     let read = started.elapsed().as_secs_f64();
-    let jsonl = syncmut_oracle::trace::to_jsonl(&parsed);
+    let jsonl = syncmut_runtime::trace::to_jsonl(&parsed);
     let rendered = started.elapsed().as_secs_f64();
-    let again = syncmut_oracle::trace::parse_bytes(&jsonl).unwrap();
+    let again = syncmut_runtime::trace::parse_bytes(&jsonl).unwrap();
     let read_jsonl = started.elapsed().as_secs_f64() - rendered;
     assert_eq!(again, parsed);
     println!(

@@ -1,7 +1,7 @@
 //! Trace diffs for killed mutants: what a developer reads to see where the mutant's
 //! behaviour left the original's. Each event is one line with its source location.
 
-use crate::trace::{state_text, Event, Trace};
+use syncmut_runtime::trace::{state_text, Event, Trace};
 use similar::{ChangeTag, TextDiff};
 use std::time::Duration;
 use syncmut_mutator::{Catalogue, Mutant};

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 /// error).
 #[derive(Debug, thiserror::Error)]
 pub enum OracleError {
+    #[error(transparent)]
+    TestFile(#[from] syncmut_runtime::test_case::TestFileError),
+
     #[error("{}: cannot read: {source}", path.display())]
     Read { path: PathBuf, source: std::io::Error },
-
-    #[error("{}: not a valid test file: {message} (format: docs/tests-format.md)", path.display())]
-    BadTestFile { path: PathBuf, message: String },
 
     #[error("{}: cannot write: {source}", path.display())]
     Write { path: PathBuf, source: std::io::Error },
@@ -32,7 +32,4 @@ pub enum OracleError {
 
     #[error("no usable test: every test was set aside by the baseline (see {})", path.display())]
     NoUsableTest { path: PathBuf },
-
-    #[error(transparent)]
-    Mutator(#[from] syncmut_mutator::MutatorError),
 }

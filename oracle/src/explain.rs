@@ -3,7 +3,7 @@
 //! picture (who waits where, since when).
 
 use crate::diff::site_label;
-use crate::trace::{state_text, Event, Trace};
+use syncmut_runtime::trace::{state_text, EndKind, Event, Trace};
 use std::collections::BTreeMap;
 use syncmut_mutator::{Catalogue, Mutant};
 
@@ -92,11 +92,11 @@ fn event_cell(catalogue: &Catalogue, e: &Event) -> String {
 /// How a run ended, with the wait-for picture for blocked threads.
 fn ending(catalogue: &Catalogue, trace: &Trace) -> String {
     let Some(end) = &trace.end else { return "killed before the runtime could say".to_string() };
-    let mut text = match end.kind.as_str() {
-        "exit" if end.deadlock => "deadlock (the simulation ran out of activity)".to_string(),
-        "exit" => "normal exit".to_string(),
-        "signal" => format!("signal {}", end.signal.unwrap_or(0)),
-        "livelock" => format!(
+    let mut text = match &end.kind {
+        EndKind::Exit if end.deadlock => "deadlock (the simulation ran out of activity)".to_string(),
+        EndKind::Exit => "normal exit".to_string(),
+        EndKind::Signal => format!("signal {}", end.signal.unwrap_or(0)),
+        EndKind::Livelock => format!(
             "livelock in {} at {}",
             end.thread.as_deref().unwrap_or("?"),
             end.site.map(|s| site_label(catalogue, s)).unwrap_or_else(|| "?".to_string())

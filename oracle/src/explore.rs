@@ -10,178 +10,29 @@
 //! with the default (non-preemptive) strategy. Every reported bug comes with the schedule
 //! file that replays it.
 
-use crate::exec::{self, Execution, Limits, Status};
-use crate::trace::{self, Trace};
 use std::collections::HashSet;
 use std::path::Path;
 use syncmut_mutator::Catalogue;
+use syncmut_runtime::exec::{Execution, Status};
+use syncmut_runtime::schedule::{self, Choice, ChoiceKind, Schedule};
+use syncmut_runtime::trace::{self, EndKind, Trace};
+use syncmut_runtime::{status, Invocation};
 
-/// One choice point of a recorded schedule (a line of a `SYNCMUT_SCHEDULE_OUT` file).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Choice {
-    /// The thread id (creation order, 0 = main) chosen.
-    pub chosen: u32,
-    /// `run` (which thread runs next), `wake` (which condition-variable waiter a signal
-    /// wakes) or `timeout` (which timed wait expires when nothing else can run).
-    pub kind: String,
-    /// `run`: the thread that was running at the point.
-    pub current: Option<u32>,
-    /// The options: thread id and the site of the wrapped call it was at, if any.
-    pub options: Vec<(u32, Option<u32>)>,
-    /// Per option, the synchronization objects (numbered per run) its pending step
-    /// acts on; `None`: unknown, counts as touching everything.
-    pub touches: Vec<Option<Vec<u32>>>,
-    /// Per option, whether its pending step only reads its objects (a memory load under
-    /// `--interleave memory`, `r<k>` in the file); two reads of one object commute.
-    /// May be shorter than `options` (missing: not read-only).
-    pub reads: Vec<bool>,
-    /// Per option, the memory access (its number in the catalogue's `accesses`) the
-    /// pending step is, under `--interleave memory` (`m<k>` in the site field). May be
-    /// shorter than `options` (missing: none).
-    pub accesses: Vec<Option<u32>>,
-}
-
-impl Choice {
-    /// The steps of threads `a` and `b` at this point commute: they act on disjoint
-    /// synchronization objects (design code between scheduling points is assumed free
-    /// of data races). The main thread's steps never commute: returning from `main`
-    /// ends every thread.
-    pub fn independent(&self, a: u32, b: u32) -> bool {
-        let index = |t: u32| self.options.iter().position(|(id, _)| *id == t);
-        let touches = |t: u32| index(t).and_then(|i| self.touches.get(i).cloned().flatten());
-        let reads = |t: u32| index(t).and_then(|i| self.reads.get(i).copied()).unwrap_or(false);
-        match (touches(a), touches(b)) {
-            (Some(x), Some(y)) => a != 0 && b != 0 && a != b && (!x.iter().any(|o| y.contains(o)) || (reads(a) && reads(b))),
-            _ => false,
-        }
-    }
-
-    /// Choosing `option` here preempts the running thread.
-    pub fn preempts(&self, option: u32) -> bool {
-        self.kind == "run" && self.current.is_some_and(|c| c != option && self.options.iter().any(|(id, _)| *id == c))
-    }
-}
-
-/// A recorded schedule.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Schedule {
-    pub choices: Vec<Choice>,
-    /// How the run ended (`exit`, `signal`, `deadlock`, `livelock`), if recorded.
-    pub end: Option<String>,
-    /// Scheduling points of the whole run.
-    pub steps: Option<u64>,
-    /// Choice point where a replayed file stopped fitting the run.
-    pub diverged: Option<usize>,
-    pub truncated: bool,
-}
-
-/// Parses a schedule file (format: runtime-lib/README.md, `SYNCMUT_SCHEDULE_OUT`).
-pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
-    let mut schedule = Schedule::default();
-    for (i, line) in text.lines().enumerate() {
-        let bad = |what: &str| format!("line {}: {what}", i + 1);
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        if let Some(comment) = line.strip_prefix('#') {
-            let words: Vec<&str> = comment.split_whitespace().collect();
-            match words.as_slice() {
-                ["end", how, "steps", n] => {
-                    schedule.end = Some(how.to_string());
-                    schedule.steps = n.parse().ok();
-                }
-                ["diverged", k] => schedule.diverged = k.parse().ok(),
-                ["truncated"] => schedule.truncated = true,
-                _ => {}
-            }
-            continue;
-        }
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let chosen = words.first().and_then(|w| w.parse().ok()).ok_or_else(|| bad("expected a thread id"))?;
-        let kind = words.get(1).map(|k| k.to_string()).unwrap_or_else(|| "run".to_string());
-        let current = words.get(2).and_then(|w| w.parse().ok());
-        let mut options = Vec::new();
-        let mut touches = Vec::new();
-        let mut reads = Vec::new();
-        let mut accesses = Vec::new();
-        if let Some(list) = words.get(3) {
-            for option in list.split(',') {
-                let mut fields = option.split(':');
-                let id = fields.next().unwrap_or_default().parse().map_err(|_| bad("bad option"))?;
-                let site_field = fields.next();
-                accesses.push(site_field.and_then(|f| f.strip_prefix('m')).and_then(|k| k.parse().ok()));
-                options.push((id, site_field.and_then(|f| f.parse().ok())));
-                let objects = fields.next();
-                reads.push(objects.is_some_and(|o| o.starts_with('r')));
-                touches.push(match objects {
-                    Some("-") => Some(Vec::new()),
-                    Some(objects) if objects != "*" => objects
-                        .split('+')
-                        .map(|o| o.strip_prefix('o').or_else(|| o.strip_prefix('r')).and_then(|n| n.parse().ok()))
-                        .collect::<Option<Vec<u32>>>(),
-                    _ => None,
-                });
-            }
-        }
-        schedule.choices.push(Choice { chosen, kind, current, options, touches, reads, accesses });
-    }
-    Ok(schedule)
-}
-
-/// The replay file for a list of chosen thread ids (what `replay:<path>` reads).
-pub fn replay_text(chosen: &[u32]) -> String {
-    let mut text = String::from("# syncmut-schedule 1 (replay prefix)\n");
-    for id in chosen {
-        text.push_str(&format!("{id}\n"));
-    }
-    text
-}
-
-/// Exploration strategies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
-    /// `random:1` … `random:N`.
-    Random,
-    /// `pct:<k>:<depth>` for k = 1 … N-1, after one `default` run that measures the
-    /// run length.
-    Pct { depth: u32 },
-    /// Depth-first search over the choice points, at most `preemptions` preemptions per
-    /// schedule; `sleep_sets` skips schedules that only reorder independent steps.
-    Dfs { preemptions: u32, sleep_sets: bool },
-}
-
-impl std::fmt::Display for Strategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Strategy::Random => write!(f, "random"),
-            Strategy::Pct { depth } => write!(f, "pct (depth {depth})"),
-            Strategy::Dfs { preemptions, sleep_sets } => {
-                write!(f, "dfs (preemption bound {preemptions}{})", if *sleep_sets { ", sleep sets" } else { "" })
-            }
-        }
-    }
-}
+use crate::schedules::Strategy;
 
 /// What to explore and how much.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct ExploreSettings {
     pub strategy: Strategy,
     /// Run budget: at most this many executions.
     pub schedules: usize,
-    pub limits: Limits,
     /// `SYNCMUT_MAX_STEPS` of each run (livelock bound).
     pub max_steps: u64,
 }
 
-impl Default for Config {
+impl Default for ExploreSettings {
     fn default() -> Self {
-        Config {
-            strategy: Strategy::Random,
-            schedules: 1000,
-            limits: Limits { timeout: std::time::Duration::from_secs(10), ..Limits::default() },
-            max_steps: 1_000_000,
-        }
+        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000 }
     }
 }
 
@@ -253,21 +104,18 @@ pub struct Report {
 pub enum ExploreError {
     #[error("{0}")]
     Io(String),
-    #[error("the runtime refused to start (status 120): {0}")]
+    #[error("the runtime refused to start (status {status}): {0}", status = status::CONFIG_ERROR)]
     Runtime(String),
 }
 
-/// Exit status of a run that `__VERIFIER_assume(0)` ended (runtime-lib/src/verifier.c).
-pub const ASSUME_STATUS: i32 = 123;
-
-/// Runs `binary args` under many schedules until a bug shows. `work` holds the per-run
-/// files.
-pub fn explore(binary: &Path, args: &[String], config: &Config, work: &Path) -> Result<Report, ExploreError> {
+/// Runs `program` (the metamutant, no mutant active) under many schedules until a bug
+/// shows. `work` holds the per-run files.
+pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> Result<Report, ExploreError> {
     let mut found: Option<Found> = None;
     let mut assumed = 0usize;
     let dfs = matches!(config.strategy, Strategy::Dfs { .. });
-    let search = search(binary, args, &[("SYNCMUT_ACTIVE", String::new())], config, work, &mut |visit: &Visit| {
-        if visit.execution.status == Status::Exited(ASSUME_STATUS) {
+    let search = search(program, config, work, &mut |visit: &Visit| {
+        if visit.execution.status == Status::Exited(status::ASSUME) {
             assumed += 1;
         }
         let Some((kind, message)) = classify(visit.execution, visit.trace) else { return false };
@@ -314,36 +162,28 @@ pub struct Search {
     pub exhausted: bool,
 }
 
-/// Runs `binary args` with `env` under the schedules of `config`'s strategy, calling
-/// `visit` after each run; a `true` from it ends the search.
-pub fn search(
-    binary: &Path,
-    args: &[String],
-    env: &[(&'static str, String)],
-    config: &Config,
-    work: &Path,
-    visit: &mut dyn FnMut(&Visit) -> bool,
-) -> Result<Search, ExploreError> {
+/// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each
+/// run; a `true` from it ends the search. Each run sets the schedule, where its choices
+/// and trace go, and the step bound on a copy of `program`.
+pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit: &mut dyn FnMut(&Visit) -> bool) -> Result<Search, ExploreError> {
     std::fs::create_dir_all(work).map_err(|e| ExploreError::Io(format!("{}: {e}", work.display())))?;
-    let mut explorer = Explorer { binary, args, env, config, work, runs: 0, seen: HashSet::new(), visit };
+    let mut explorer = Explorer { program, config, work, runs: 0, seen: HashSet::new(), visit };
     match config.strategy {
-        Strategy::Random => explorer.seeded(|k| format!("random:{k}")),
-        Strategy::Pct { depth } => {
+        Strategy::Default => {
+            explorer.run("default", 0)?;
+            Ok(explorer.search(false))
+        }
+        Strategy::Random => explorer.seeded(config.strategy, 0),
+        Strategy::Pct { .. } => {
+            // The run length pct's change points are placed in, measured by a `default` run.
             let first = explorer.run("default", 0)?;
             if first.stop {
                 return Ok(explorer.search(false));
             }
-            let steps = first.schedule.steps.unwrap_or(1000).max(1);
-            explorer.seeded(|k| pct_value(k, depth, steps))
+            explorer.seeded(config.strategy, first.schedule.steps.unwrap_or(1000).max(1))
         }
         Strategy::Dfs { preemptions, sleep_sets } => explorer.dfs(preemptions, sleep_sets),
     }
-}
-
-/// The `SYNCMUT_SCHEDULE` value of the k-th PCT schedule for a run of about `steps`
-/// scheduling points (self-contained, so a saved value replays without other settings).
-pub fn pct_value(k: usize, depth: u32, steps: u64) -> String {
-    format!("pct:{k}:{depth}:{steps}")
 }
 
 /// One executed schedule.
@@ -353,10 +193,8 @@ struct Outcome {
 }
 
 struct Explorer<'a, 'v> {
-    binary: &'a Path,
-    args: &'a [String],
-    env: &'a [(&'static str, String)],
-    config: &'a Config,
+    program: &'a Invocation,
+    config: &'a ExploreSettings,
     work: &'a Path,
     runs: usize,
     seen: HashSet<Vec<u32>>,
@@ -368,10 +206,12 @@ impl Explorer<'_, '_> {
         Search { runs: self.runs, distinct: self.seen.len(), exhausted }
     }
 
-    fn seeded(&mut self, value: impl Fn(usize) -> String) -> Result<Search, ExploreError> {
+    /// Runs the seeded strategy's values `1, 2, …` until the budget is spent.
+    fn seeded(&mut self, strategy: Strategy, steps: u64) -> Result<Search, ExploreError> {
         let mut k = 1;
         while self.runs < self.config.schedules {
-            if self.run(&value(k), 0)?.stop {
+            let Some(value) = strategy.seeded_value(k, steps) else { break };
+            if self.run(&value, 0)?.stop {
                 return Ok(self.search(false));
             }
             k += 1;
@@ -386,20 +226,19 @@ impl Explorer<'_, '_> {
         let trace_file = self.work.join("run.jsonl");
         let _ = std::fs::remove_file(&out_file);
         let _ = std::fs::remove_file(&trace_file);
-        let mut env: Vec<(&str, String)> = self.env.to_vec();
-        env.extend([
-            ("SYNCMUT_SCHEDULE", schedule_value.to_string()),
-            ("SYNCMUT_SCHEDULE_OUT", out_file.display().to_string()),
-            ("SYNCMUT_TRACE", trace_file.display().to_string()),
-            ("SYNCMUT_MAX_STEPS", self.config.max_steps.to_string()),
-        ]);
-        let execution = exec::execute(self.binary, self.args, &env, &self.config.limits)
-            .map_err(|e| ExploreError::Io(format!("{}: {e}", self.binary.display())))?;
-        if execution.status == Status::Exited(120) {
+        let invocation = Invocation {
+            schedule: Some(schedule_value.to_string()),
+            schedule_out: Some(out_file.clone()),
+            trace: Some(trace_file.clone()),
+            max_steps: Some(self.config.max_steps),
+            ..self.program.clone()
+        };
+        let execution = invocation.run().map_err(|e| ExploreError::Io(format!("{}: {e}", self.program.program.display())))?;
+        if execution.status == Status::Exited(status::CONFIG_ERROR) {
             return Err(ExploreError::Runtime(execution.stderr.trim().to_string()));
         }
         let schedule_text = std::fs::read_to_string(&out_file).unwrap_or_default();
-        let schedule = parse_schedule(&schedule_text).map_err(|e| ExploreError::Io(format!("{}: {e}", out_file.display())))?;
+        let schedule = schedule::parse(&schedule_text).map_err(|e| ExploreError::Io(format!("{}: {e}", out_file.display())))?;
         let trace = trace::read(&trace_file).map_err(ExploreError::Io)?;
         self.seen.insert(schedule.choices.iter().map(|c| c.chosen).collect());
         let visit = Visit {
@@ -438,7 +277,7 @@ impl Explorer<'_, '_> {
         /// The sleep set after `parent` takes its current choice.
         fn child_sleep(parent: &Node, child: &Choice) -> Vec<u32> {
             let u = parent.choice.chosen;
-            if parent.choice.kind != "run" || child.kind != "run" {
+            if parent.choice.kind != ChoiceKind::Run || child.kind != ChoiceKind::Run {
                 return Vec::new();
             }
             let mut sleep: Vec<u32> = parent
@@ -459,7 +298,7 @@ impl Explorer<'_, '_> {
             if self.runs >= self.config.schedules {
                 return Ok(self.search(false));
             }
-            std::fs::write(&replay_file, replay_text(&prefix)).map_err(|e| ExploreError::Io(format!("{}: {e}", replay_file.display())))?;
+            std::fs::write(&replay_file, schedule::replay_text(&prefix)).map_err(|e| ExploreError::Io(format!("{}: {e}", replay_file.display())))?;
             let outcome = self.run(&format!("replay:{}", replay_file.display()), prefix.len())?;
             if outcome.stop {
                 return Ok(self.search(false));
@@ -513,7 +352,7 @@ impl Explorer<'_, '_> {
 
 /// The bug a run shows, if any, with a one-line message.
 pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String)> {
-    let end_kind = trace.end.as_ref().map(|e| e.kind.as_str());
+    let end_kind = trace.end.as_ref().map(|e| &e.kind);
     match execution.status {
         Status::Signaled(sig) if sig == libc::SIGABRT => {
             let line = execution
@@ -524,10 +363,10 @@ pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String
             Some((BugKind::Assertion, line.trim().to_string()))
         }
         Status::Signaled(sig) => Some((BugKind::Crash, format!("killed by signal {sig} ({})", signal_name(sig)))),
-        Status::Exited(122) if end_kind.is_none_or(|k| k == "deadlock") => {
+        Status::Exited(status::DEADLOCK) if end_kind.is_none_or(|k| *k == EndKind::Deadlock) => {
             Some((BugKind::Deadlock, first_runtime_line(&execution.stderr, "deadlock: no thread can run")))
         }
-        Status::Exited(121) => Some((BugKind::Livelock, first_runtime_line(&execution.stderr, "livelock: the step budget ran out"))),
+        Status::Exited(status::LIVELOCK) => Some((BugKind::Livelock, first_runtime_line(&execution.stderr, "livelock: the step budget ran out"))),
         Status::TimedOut => Some((BugKind::Hang, "the run did not end within the timeout".to_string())),
         _ => None,
     }
@@ -633,40 +472,4 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
         }
     }
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_a_schedule_file() {
-        let text = "# syncmut-schedule 1 random:3\n# comment\n1 run 0 0:-,1:4\n2 wake - 1:-,2:-\n# diverged 1\n# end deadlock steps 17\n";
-        let objects = parse_schedule("1 run 1 1:3:o1,2:-:o2+o3,3:5:*,4:-:-,5:-:o1,6:m0:r1,7:m4:r1,8:-:r2\n").unwrap();
-        let c = &objects.choices[0];
-        assert_eq!(c.accesses, vec![None, None, None, None, None, Some(0), Some(4), None]);
-        assert_eq!(c.options[5], (6, None));
-        assert_eq!(c.touches, vec![Some(vec![1]), Some(vec![2, 3]), None, Some(vec![]), Some(vec![1]), Some(vec![1]), Some(vec![1]), Some(vec![2])]);
-        assert!(c.independent(1, 2) && c.independent(2, 4) && c.independent(1, 4));
-        assert!(!c.independent(1, 5) && !c.independent(1, 3) && !c.independent(3, 4));
-        // Two reads of one address commute; a read and a write of it do not.
-        assert!(c.independent(6, 7) && c.independent(6, 8) && !c.independent(6, 1) && !c.independent(8, 2));
-        let s = parse_schedule(text).unwrap();
-        assert_eq!(s.choices.len(), 2);
-        assert_eq!(s.choices[0].options, vec![(0, None), (1, Some(4))]);
-        assert_eq!((s.choices[0].chosen, s.choices[0].current), (1, Some(0)));
-        assert!(s.choices[0].preempts(1));
-        assert!(!s.choices[0].preempts(0));
-        assert!(!s.choices[1].preempts(1));
-        assert_eq!(s.end.as_deref(), Some("deadlock"));
-        assert_eq!(s.steps, Some(17));
-        assert_eq!(s.diverged, Some(1));
-        assert!(parse_schedule("x run\n").is_err());
-    }
-
-    #[test]
-    fn a_thread_that_finished_is_not_preempted() {
-        let c = Choice { chosen: 2, kind: "run".into(), current: Some(1), options: vec![(0, None), (2, None)], touches: vec![], reads: vec![], accesses: vec![] };
-        assert!(!c.preempts(2));
-    }
 }

@@ -4,14 +4,12 @@
 
 use crate::diff;
 use crate::error::OracleError;
-use crate::exec::{self, Execution, Limits, Status};
 use crate::explore;
 use crate::observation::Observation;
 use crate::outcome::{Baseline, Outcomes, Run};
 use crate::outdir::{self, OutDir};
 use crate::report;
-use crate::test_case::TestCase;
-use crate::trace::{self, Trace};
+use crate::schedules::{Schedules, Strategy};
 use crate::verdict::{self, Verdict};
 use std::collections::HashMap;
 use std::path::Path;
@@ -21,10 +19,15 @@ use std::time::Duration;
 use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::{Catalogue, Mutant};
+use syncmut_runtime::exec::{Execution, Limits, Status};
+use syncmut_runtime::invocation::{self, Invocation};
+use syncmut_runtime::test_case::TestCase;
+use syncmut_runtime::trace::{self, Trace};
+use syncmut_runtime::{schedule, status};
 
 /// The schedules of one usable test and the original's executions under them.
 #[derive(Debug, Clone)]
-struct Plan {
+struct OriginalRuns {
     /// `SYNCMUT_SCHEDULE` values every mutant runs under, the same as the original's
     /// (empty for dfs: each mutant's own search chooses its schedules).
     schedules: Vec<String>,
@@ -45,47 +48,18 @@ const MUTANT_STEPS_FACTOR: u64 = 100;
 const MIN_MUTANT_STEPS: u64 = 100_000;
 
 /// A test the baseline kept, with the original's runs on it.
-type UsableTest<'a> = (&'a TestCase, &'a Baseline, &'a Plan);
-
-/// How a pthread test's schedules are chosen. SystemC designs always run once: the
-/// kernel's process order is deterministic.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Schedules {
-    /// The one deterministic `default` schedule.
-    Default,
-    /// `random:1` … `random:n`.
-    Random { n: usize },
-    /// `pct:k:depth:steps` for k = 1 … n, `steps` measured per test by a `default` run
-    /// of the original.
-    Pct { n: usize, depth: u32 },
-    /// Depth-first search with sleep sets, at most `n` runs and `preemptions` per
-    /// schedule, for the original and for each mutant; "exhaustive" when both searches
-    /// covered the bounded space.
-    Dfs { n: usize, preemptions: u32 },
-}
-
-impl Schedules {
-    /// Schedules explored per (mutant, test) at most.
-    pub fn budget(&self) -> usize {
-        match *self {
-            Schedules::Default => 1,
-            Schedules::Random { n } | Schedules::Pct { n, .. } | Schedules::Dfs { n, .. } => n,
-        }
-    }
-}
+type UsableTest<'a> = (&'a TestCase, &'a Baseline, &'a OriginalRuns);
 
 /// Knobs of a run.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct RunSettings {
     /// Parallel executions.
     pub jobs: usize,
     /// Baseline executions per test (they must agree for the test to be usable).
     pub baseline_repeats: usize,
-    /// Timeout of a baseline execution.
+    /// Timeout of a baseline execution. A mutant's is derived from the baseline's time
+    /// (`invocation::timeout_after`).
     pub baseline_timeout: Duration,
-    /// Mutant timeout = baseline time × multiplier + margin.
-    pub timeout_multiplier: u32,
-    pub timeout_margin: Duration,
     /// Limits other than time, for every execution.
     pub limits: Limits,
     /// The schedules every pthread test runs under. With several, a mutant is killed on
@@ -94,25 +68,14 @@ pub struct Config {
     pub strategy: Schedules,
 }
 
-impl Config {
-    /// `n` seeded random schedules (`random:1` … `random:n`), or the deterministic
-    /// default schedule when `n` is 1.
-    pub fn with_schedules(mut self, n: usize) -> Config {
-        self.strategy = if n <= 1 { Schedules::Default } else { Schedules::Random { n } };
-        self
-    }
-}
-
-impl Default for Config {
+impl Default for RunSettings {
     fn default() -> Self {
-        Config {
+        RunSettings {
             jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             baseline_repeats: 2,
             baseline_timeout: Duration::from_secs(20),
-            timeout_multiplier: 5,
-            timeout_margin: Duration::from_secs(2),
             limits: Limits::default(),
-            strategy: Schedules::Default,
+            strategy: Schedules::DEFAULT,
         }
     }
 }
@@ -136,14 +99,14 @@ pub fn run(
     build: &Build,
     tests: &[TestCase],
     out: &OutDir,
-    config: &Config,
+    config: &RunSettings,
     progress: &dyn Progress,
     previous: Vec<Run>,
 ) -> Result<(Outcomes, Vec<Baseline>), OracleError> {
     let saved_baselines = read_baselines(out);
     out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
     progress.baseline_started(tests.len());
-    let baselines: Vec<(Baseline, Option<Plan>)> =
+    let baselines: Vec<(Baseline, Option<OriginalRuns>)> =
         tests.iter().map(|t| baseline(build, t, out, config)).collect::<Result<_, _>>()?;
     let fresh: Vec<&Baseline> = baselines.iter().map(|(b, _)| b).collect();
     out.write_json(outdir::BASELINE, &fresh)?;
@@ -253,9 +216,6 @@ fn save(catalogue: &Catalogue, runs: &[Run], expected_runs: &dyn Fn(&str) -> usi
     Ok(outcomes)
 }
 
-/// Exit status of the runtime when `SYNCMUT_ACTIVE` does not fit the binary.
-const RUNTIME_CONFIG_ERROR: i32 = 120;
-
 /// Runs the metamutant with `active` (empty: no mutant) under `schedule` and reads its
 /// trace.
 fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_steps: Option<u64>, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), String> {
@@ -263,23 +223,23 @@ fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_step
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
     let _ = std::fs::remove_file(trace_file);
-    let mut env = vec![("SYNCMUT_ACTIVE", active.to_string()), ("SYNCMUT_TRACE", trace_file.display().to_string())];
-    if build.catalogue.kind == Family::Pthread {
-        env.push(("SYNCMUT_SCHEDULE", schedule.to_string()));
-    }
-    if let Some(steps) = max_steps {
-        env.push(("SYNCMUT_MAX_STEPS", steps.to_string()));
-    }
-    env.extend(test.env());
-    let execution = exec::execute(&build.metamutant, &test.args, &env, limits).map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
+    let invocation = Invocation {
+        active: Some(active.to_string()),
+        trace: Some(trace_file.to_path_buf()),
+        schedule: (build.catalogue.kind == Family::Pthread).then(|| schedule.to_string()),
+        max_steps,
+        limits: *limits,
+        ..Invocation::for_test(&build.metamutant, test)
+    };
+    let execution = invocation.run().map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
     // Kept in the run directory for users: rendered as JSON Lines.
     let trace = trace::keep_readable(trace_file)?;
     Ok((execution, trace))
 }
 
 /// Whether a design's tests run under several schedules (pthread, not `Default`).
-fn explores(build: &Build, config: &Config) -> bool {
-    build.catalogue.kind == Family::Pthread && config.strategy != Schedules::Default
+fn explores(build: &Build, config: &RunSettings) -> bool {
+    build.catalogue.kind == Family::Pthread && config.strategy.strategy != Strategy::Default
 }
 
 /// The tag of a dfs schedule: the k-th run of a search (its choices are saved beside
@@ -304,56 +264,90 @@ fn schedule_file(root: &Path, test: &str, mutant: Option<&str>, tag: &str) -> st
 }
 
 /// The exploration settings of a dfs search in the lab.
-fn dfs_config(n: usize, preemptions: u32, limits: Limits, max_steps: Option<u64>) -> explore::Config {
-    explore::Config {
-        strategy: explore::Strategy::Dfs { preemptions, sleep_sets: true },
-        schedules: n.max(1),
-        limits,
+fn dfs_config(schedules: Schedules, max_steps: Option<u64>) -> explore::ExploreSettings {
+    explore::ExploreSettings {
+        strategy: schedules.strategy,
+        schedules: schedules.budget.max(1),
         // The original runs under the runtime's own default, mutants under their plan's.
         max_steps: max_steps.unwrap_or(10_000_000),
     }
 }
 
 /// Runs the original on a test and decides whether the test is usable: the first
-/// schedule twice (the runs must agree), then every other schedule once (dfs: a search).
-fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Result<(Baseline, Option<Plan>), OracleError> {
+/// schedule twice (the runs must agree), then every other schedule once (dfs: a search),
+/// then the uninstrumented build once.
+fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) -> Result<(Baseline, Option<OriginalRuns>), OracleError> {
     let limits = Limits { timeout: config.baseline_timeout, ..config.limits };
     let explores = explores(build, config);
-    let mut set_aside = None;
-    let mut runs: Vec<(Execution, Trace)> = Vec::new();
-    let mut exhausted = false;
+    let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
     // The original's run length (pthread) places pct's change points and bounds the
     // mutants' steps; random and pct schedules are fixed in advance.
     let steps = (build.catalogue.kind == Family::Pthread).then(|| measure_steps(build, test, out, &limits));
-    let mut schedules: Vec<String> = match (explores, config.strategy) {
-        (true, Schedules::Random { n }) => (1..=n).map(|k| format!("random:{k}")).collect(),
-        (true, Schedules::Pct { n, depth }) => (1..=n).map(|k| explore::pct_value(k, depth, steps.unwrap_or(1000))).collect(),
-        _ => vec!["default".to_string()],
-    };
-    let first_schedule = schedules[0].clone();
-    let repeats = config.baseline_repeats.max(1);
-    let dfs = matches!(config.strategy, Schedules::Dfs { .. }) && explores;
-    let plan: Vec<&str> = std::iter::repeat_n(first_schedule.as_str(), repeats)
-        .chain(if dfs { &[][..] } else { &schedules[1..] }.iter().map(String::as_str))
-        .collect();
-    for (i, schedule) in plan.iter().enumerate() {
-        let tag = (explores && !dfs).then_some(*schedule);
-        let path = if i == 0 || i >= repeats {
-            outdir::trace_file(out.root(), &test.name, None, tag)
-        } else {
-            out.path(Path::new(outdir::TRACE_DIR).join(&test.name).join(format!("original.{}.jsonl", i + 1)))
-        };
-        let (execution, trace) = match traced(build, test, "", schedule, None, &path, &limits) {
-            Ok(r) => r,
-            Err(e) => {
-                set_aside = Some(format!("its trace could not be read: {e}"));
-                break;
+    let mut schedules = planned_schedules(config.strategy, explores, steps);
+    let listed = if dfs { &schedules[..1] } else { &schedules[..] };
+    let tagged = explores && !dfs;
+    let (mut runs, mut set_aside) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), &limits);
+    let mut exhausted = false;
+    if dfs && set_aside.is_none() {
+        // The original's own search replaces the runs above; its first run (no prefix) is
+        // the default schedule already run.
+        let work = tempfile::tempdir().map_err(|e| OracleError::Write { path: std::env::temp_dir(), source: e })?;
+        match search_original(build, test, config.strategy, &limits, work.path()) {
+            Ok((searched, covered, failure)) => {
+                (runs, exhausted) = (searched, covered);
+                set_aside = failure;
             }
-        };
-        if let Some(reason) = unusable(&execution, &limits) {
-            set_aside = Some(reason);
+            Err(e) => set_aside = Some(e),
         }
+        schedules.clear();
+    }
+    let (execution, _) = &runs[0];
+    if set_aside.is_none() {
+        set_aside = differs_from_original_build(build, test, execution, &limits);
+    }
+    let baseline = summarise(test, &runs, set_aside);
+    let max_steps = steps.map(|s| s.saturating_mul(MUTANT_STEPS_FACTOR).max(MIN_MUTANT_STEPS));
+    let plan = baseline.usable.then_some(OriginalRuns { schedules, originals: runs, exhausted, max_steps });
+    Ok((baseline, plan))
+}
+
+/// The `SYNCMUT_SCHEDULE` values the original and every mutant run under: the seeded
+/// strategy's values, else the one `default` schedule (dfs starts there).
+fn planned_schedules(schedules: Schedules, explores: bool, steps: Option<u64>) -> Vec<String> {
+    let seeded: Option<Vec<String>> = (1..=schedules.budget).map(|k| schedules.strategy.seeded_value(k, steps.unwrap_or(1000))).collect();
+    match seeded {
+        Some(values) if explores => values,
+        _ => vec!["default".to_string()],
+    }
+}
+
+/// Runs the original under the first schedule `repeats` times (the runs must agree) and
+/// then under each other one, keeping every trace in the run directory (tagged by
+/// schedule when `tagged`). Returns one run per schedule and why the test is unusable,
+/// if it is; stops at the first reason.
+fn run_original_listed(
+    build: &Build,
+    test: &TestCase,
+    out: &OutDir,
+    schedules: &[String],
+    tagged: bool,
+    repeats: usize,
+    limits: &Limits,
+) -> (Vec<(Execution, Trace)>, Option<String>) {
+    let mut runs: Vec<(Execution, Trace)> = Vec::new();
+    let order = std::iter::repeat_n(&schedules[0], repeats).chain(&schedules[1..]);
+    for (i, schedule) in order.enumerate() {
         let repeat_of_first = i > 0 && i < repeats;
+        let path = if repeat_of_first {
+            out.path(Path::new(outdir::TRACE_DIR).join(&test.name).join(format!("original.{}.jsonl", i + 1)))
+        } else {
+            outdir::trace_file(out.root(), &test.name, None, tagged.then_some(schedule.as_str()))
+        };
+        let (execution, trace) = match traced(build, test, "", schedule, None, &path, limits) {
+            Ok(r) => r,
+            Err(e) => return (runs, Some(format!("its trace could not be read: {e}"))),
+        };
+        let mut set_aside = unusable(&execution, limits);
         if set_aside.is_none() && repeat_of_first {
             let (e0, t0) = &runs[0];
             if Observation::new(e0, t0, &[]) != Observation::new(&execution, &trace, &[]) {
@@ -364,46 +358,59 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
             runs.push((execution, trace));
         }
         if set_aside.is_some() {
-            break;
+            return (runs, set_aside);
         }
     }
-    if let (true, None, Schedules::Dfs { n, preemptions }) = (dfs, &set_aside, config.strategy) {
-        // The original's own search; its first run (no prefix) is the default schedule
-        // already run above.
-        runs.clear();
-        let work = tempfile::tempdir().map_err(|e| OracleError::Write { path: std::env::temp_dir(), source: e })?;
-        let mut failure = None;
-        let search = explore::search(&build.metamutant, &test.args, &[("SYNCMUT_ACTIVE", String::new())], &dfs_config(n, preemptions, limits, None), work.path(), &mut |visit| {
-            failure = unusable(visit.execution, &limits);
-            runs.push((visit.execution.clone(), visit.trace.clone()));
-            failure.is_some()
-        });
-        match search {
-            Ok(search) => exhausted = search.exhausted,
-            Err(e) => set_aside = Some(format!("schedule exploration failed: {e}")),
-        }
-        set_aside = set_aside.or(failure.map(|f| format!("{f} under a dfs schedule")));
-        schedules.clear();
+    (runs, None)
+}
+
+/// The original's dfs search (per-run files in `work`): its runs, whether it covered the
+/// bounded space, and why the test is unusable if some run made it so; an error when the
+/// search itself failed.
+#[allow(clippy::type_complexity)]
+fn search_original(
+    build: &Build,
+    test: &TestCase,
+    schedules: Schedules,
+    limits: &Limits,
+    work: &Path,
+) -> Result<(Vec<(Execution, Trace)>, bool, Option<String>), String> {
+    let mut runs = Vec::new();
+    let mut failure = None;
+    // Without the test's input values, as the dfs search has always run.
+    let original = Invocation { active: Some(String::new()), limits: *limits, ..Invocation::new(&build.metamutant, &test.args) };
+    let search = explore::search(&original, &dfs_config(schedules, None), work, &mut |visit| {
+        failure = unusable(visit.execution, limits);
+        runs.push((visit.execution.clone(), visit.trace.clone()));
+        failure.is_some()
+    });
+    match search {
+        Ok(search) => Ok((runs, search.exhausted, failure.map(|f| format!("{f} under a dfs schedule")))),
+        Err(e) => Err(format!("schedule exploration failed: {e}")),
     }
+}
+
+/// Why the test is unusable when the uninstrumented original disagrees with the
+/// metamutant running no mutant (`execution`), or cannot be run.
+fn differs_from_original_build(build: &Build, test: &TestCase, execution: &Execution, limits: &Limits) -> Option<String> {
+    match (Invocation { limits: *limits, ..Invocation::for_test(&build.original, test) }).run() {
+        Ok(native) if native.stdout != execution.stdout || native.status != execution.status => Some(format!(
+            "the metamutant without a mutant behaves differently from the original build (status {:?} vs {:?}); please report this",
+            execution.status, native.status
+        )),
+        Ok(_) => None,
+        Err(e) => Some(format!("{}: {e}", build.original.display())),
+    }
+}
+
+/// The saved baseline of a test from the original's runs (the first one is the reference).
+fn summarise(test: &TestCase, runs: &[(Execution, Trace)], set_aside: Option<String>) -> Baseline {
     let (execution, trace) = &runs[0];
-    // The uninstrumented original must agree with the metamutant running no mutant.
-    if set_aside.is_none() {
-        match exec::execute(&build.original, &test.args, &test.env(), &limits) {
-            Ok(native) if native.stdout != execution.stdout || native.status != execution.status => {
-                set_aside = Some(format!(
-                    "the metamutant without a mutant behaves differently from the original build (status {:?} vs {:?}); please report this",
-                    execution.status, native.status
-                ));
-            }
-            Ok(_) => {}
-            Err(e) => set_aside = Some(format!("{}: {e}", build.original.display())),
-        }
-    }
     let observation = Observation::new(execution, trace, &[]);
     let mut reached: Vec<u32> = runs.iter().flat_map(|(_, t)| Observation::reached(t)).collect();
     reached.sort_unstable();
     reached.dedup();
-    let baseline = Baseline {
+    Baseline {
         test: test.name.clone(),
         args: test.args.clone(),
         usable: set_aside.is_none(),
@@ -414,10 +421,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &Config) -> Re
         deadlock: observation.deadlock,
         pending: observation.pending.clone(),
         lost_notifications: observation.lost_notifications.clone(),
-    };
-    let usable = baseline.usable;
-    let max_steps = steps.map(|s| s.saturating_mul(MUTANT_STEPS_FACTOR).max(MIN_MUTANT_STEPS));
-    Ok((baseline, usable.then_some(Plan { schedules, originals: runs, exhausted, max_steps })))
+    }
 }
 
 /// Why a run of the original makes its test unusable, if it does.
@@ -434,9 +438,16 @@ fn unusable(execution: &Execution, limits: &Limits) -> Option<String> {
 fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) -> u64 {
     let file = out.path(Path::new(outdir::TRACE_DIR).join(&test.name).join("original.steps.schedule"));
     let _ = std::fs::create_dir_all(file.parent().unwrap_or(out.root()));
-    let env = [("SYNCMUT_ACTIVE", String::new()), ("SYNCMUT_SCHEDULE", "default".to_string()), ("SYNCMUT_SCHEDULE_OUT", file.display().to_string())];
-    let _ = exec::execute(&build.metamutant, &test.args, &env, limits);
-    let steps = std::fs::read_to_string(&file).ok().and_then(|t| explore::parse_schedule(&t).ok()).and_then(|s| s.steps);
+    // Without the test's input values, as the measurement has always run.
+    let measuring = Invocation {
+        active: Some(String::new()),
+        schedule: Some("default".to_string()),
+        schedule_out: Some(file.clone()),
+        limits: *limits,
+        ..Invocation::new(&build.metamutant, &test.args)
+    };
+    let _ = measuring.run();
+    let steps = std::fs::read_to_string(&file).ok().and_then(|t| schedule::parse(&t).ok()).and_then(|s| s.steps);
     let _ = std::fs::remove_file(&file);
     steps.unwrap_or(1000).max(1)
 }
@@ -478,67 +489,21 @@ impl Tally<'_> {
 }
 
 /// Runs one mutant on one test under every schedule and judges it.
-fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &Plan, out: &OutDir, config: &Config) -> Run {
-    let timeout = Duration::from_millis(baseline.elapsed_ms) * config.timeout_multiplier + config.timeout_margin;
-    let limits = Limits { timeout, ..config.limits };
+fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &OriginalRuns, out: &OutDir, config: &RunSettings) -> Run {
+    let limits = Limits { timeout: invocation::timeout_after(Duration::from_millis(baseline.elapsed_ms)), ..config.limits };
     let original: Vec<Observation> = plan.originals.iter().map(|(e, t)| Observation::new(e, t, &mutant.sites)).collect();
     let explores = explores(build, config);
-    let paired = !matches!(config.strategy, Schedules::Dfs { .. });
-    let mut tally = Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, first_kill: None, original, paired, mutant };
+    let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
+    let mut tally = Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, first_kill: None, original, paired: !dfs, mutant };
     let mut exhaustive = false;
-    if let (true, Schedules::Dfs { n, preemptions }) = (explores, config.strategy) {
-        let work = match tempfile::tempdir() {
-            Ok(w) => w,
-            Err(e) => return error_run(mutant, test, format!("temporary directory: {e}"), Duration::ZERO),
-        };
-        let mut rejected = None;
-        let env = [("SYNCMUT_ACTIVE", mutant.activation())];
-        let search = explore::search(&build.metamutant, &test.args, &env, &dfs_config(n, preemptions, limits, plan.max_steps), work.path(), &mut |visit| {
-            let tag = dfs_tag(visit.run);
-            let first = tally.first_kill.is_none();
-            if tally.add(build, visit.execution, visit.trace, &tag) && first {
-                // Keep the kill: its trace and the choices that replay it.
-                let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
-                let _ = std::fs::create_dir_all(path.parent().unwrap_or(out.root()));
-                let _ = std::fs::copy(visit.trace_file, &path);
-                let _ = std::fs::write(schedule_file(out.root(), &test.name, Some(&mutant.id), &tag), visit.schedule_text);
-            }
-            false
-        });
-        match search {
-            Err(explore::ExploreError::Runtime(e)) => rejected = Some(format!("the runtime rejected the mutant: {e}")),
-            Err(e) => rejected = Some(e.to_string()),
-            Ok(search) => exhaustive = search.exhausted && plan.exhausted,
-        }
-        if let Some(reason) = rejected {
-            return error_run(mutant, test, reason, tally.elapsed);
-        }
-        if let Some((_, _, tag)) = &tally.first_kill {
-            // The original under the kill's choices, for the diff and `explain`.
-            let value = schedule_value(out.root(), &test.name, Some(&mutant.id), tag);
-            let path = outdir::trace_file(out.root(), &test.name, None, Some(tag));
-            let _ = traced(build, test, "", &value, None, &path, &limits);
-        }
+    let ran = if dfs {
+        search_mutant(build, mutant, test, plan, out, config.strategy, &limits, &mut tally).map(|covered| exhaustive = covered && plan.exhausted)
     } else {
         let schedules: &[String] = if explores { &plan.schedules } else { &plan.schedules[..1] };
-        for schedule in schedules {
-            let tag = explores.then_some(schedule.as_str());
-            let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tag);
-            let (execution, trace) = match traced(build, test, &mutant.activation(), schedule, plan.max_steps, &path, &limits) {
-                Err(e) => return error_run(mutant, test, e, tally.elapsed),
-                Ok((execution, _)) if execution.status == Status::Exited(RUNTIME_CONFIG_ERROR) => {
-                    return error_run(mutant, test, format!("the runtime rejected the mutant: {}", execution.stderr.trim()), tally.elapsed);
-                }
-                Ok(r) => r,
-            };
-            let first = tally.first_kill.is_none();
-            if tally.add(build, &execution, &trace, schedule) && first {
-                continue; // keep this trace: it explains the kill
-            }
-            // Only killing runs are explained by a diff; spinning mutants write traces
-            // of a million events, which must not pile up on disk.
-            let _ = std::fs::remove_file(&path);
-        }
+        run_mutant_listed(build, mutant, test, schedules, explores, plan.max_steps, out, &limits, &mut tally)
+    };
+    if let Err(reason) = ran {
+        return error_run(mutant, test, reason, tally.elapsed);
     }
     let (kills, total) = (tally.kills, tally.runs);
     let (verdict, mut reason, schedule) = match tally.first_kill {
@@ -546,16 +511,7 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
         None => (Verdict::Survived, String::new(), None),
     };
     if explores {
-        let fraction = match config.strategy {
-            Schedules::Dfs { preemptions, .. } if exhaustive => {
-                format!("killed in {kills} of {total} schedules (exhaustive: every schedule with at most {preemptions} preemptions, up to sleep-set equivalence)")
-            }
-            Schedules::Dfs { .. } => format!("killed in {kills} of {total} dfs schedules (not exhaustive: the budget ended the search)"),
-            _ => {
-                let (lo, hi) = wilson_interval(kills, total);
-                format!("killed in {kills} of {total} schedules (95% CI {:.0}–{:.0}%)", lo * 100.0, hi * 100.0)
-            }
-        };
+        let fraction = kill_fraction(config.strategy.strategy, kills, total, exhaustive);
         reason = if reason.is_empty() { fraction } else { format!("{reason}; {fraction}") };
     }
     Run {
@@ -568,6 +524,95 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
         kills: explores.then_some(kills),
         schedules: explores.then_some(total),
         exhaustive,
+    }
+}
+
+/// The mutant's own dfs search, each run judged into `tally`; the first kill's trace and
+/// choices are kept, and the original re-run under them for the diff. Returns whether the
+/// search covered its bounded space, or why the pair cannot be judged.
+#[allow(clippy::too_many_arguments)]
+fn search_mutant(
+    build: &Build,
+    mutant: &Mutant,
+    test: &TestCase,
+    plan: &OriginalRuns,
+    out: &OutDir,
+    schedules: Schedules,
+    limits: &Limits,
+    tally: &mut Tally,
+) -> Result<bool, String> {
+    let work = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
+    // Without the test's input values, as the dfs search has always run.
+    let program = Invocation { active: Some(mutant.activation()), limits: *limits, ..Invocation::new(&build.metamutant, &test.args) };
+    let search = explore::search(&program, &dfs_config(schedules, plan.max_steps), work.path(), &mut |visit| {
+        let tag = dfs_tag(visit.run);
+        let first = tally.first_kill.is_none();
+        if tally.add(build, visit.execution, visit.trace, &tag) && first {
+            // Keep the kill: its trace and the choices that replay it.
+            let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
+            let _ = std::fs::create_dir_all(path.parent().unwrap_or(out.root()));
+            let _ = std::fs::copy(visit.trace_file, &path);
+            let _ = std::fs::write(schedule_file(out.root(), &test.name, Some(&mutant.id), &tag), visit.schedule_text);
+        }
+        false
+    });
+    let covered = match search {
+        Err(explore::ExploreError::Runtime(e)) => return Err(format!("the runtime rejected the mutant: {e}")),
+        Err(e) => return Err(e.to_string()),
+        Ok(search) => search.exhausted,
+    };
+    if let Some((_, _, tag)) = &tally.first_kill {
+        // The original under the kill's choices, for the diff and `explain`.
+        let value = schedule_value(out.root(), &test.name, Some(&mutant.id), tag);
+        let path = outdir::trace_file(out.root(), &test.name, None, Some(tag));
+        let _ = traced(build, test, "", &value, None, &path, limits);
+    }
+    Ok(covered)
+}
+
+/// Runs the mutant under each of `schedules` (the original's), judged into `tally`; only
+/// the first killing run's trace is kept. An error says why the pair cannot be judged.
+#[allow(clippy::too_many_arguments)]
+fn run_mutant_listed(
+    build: &Build,
+    mutant: &Mutant,
+    test: &TestCase,
+    schedules: &[String],
+    tagged: bool,
+    max_steps: Option<u64>,
+    out: &OutDir,
+    limits: &Limits,
+    tally: &mut Tally,
+) -> Result<(), String> {
+    for schedule in schedules {
+        let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tagged.then_some(schedule.as_str()));
+        let (execution, trace) = traced(build, test, &mutant.activation(), schedule, max_steps, &path, limits)?;
+        if execution.status == Status::Exited(status::CONFIG_ERROR) {
+            return Err(format!("the runtime rejected the mutant: {}", execution.stderr.trim()));
+        }
+        let first = tally.first_kill.is_none();
+        if tally.add(build, &execution, &trace, schedule) && first {
+            continue; // keep this trace: it explains the kill
+        }
+        // Only killing runs are explained by a diff; spinning mutants write traces of a
+        // million events, which must not pile up on disk.
+        let _ = std::fs::remove_file(&path);
+    }
+    Ok(())
+}
+
+/// How often the mutant was killed, for the reason: dfs says whether the search was
+/// exhaustive, sampled strategies give a 95% Wilson interval.
+fn kill_fraction(strategy: Strategy, kills: usize, total: usize, exhaustive: bool) -> String {
+    match strategy {
+        Strategy::Dfs { preemptions, .. } if exhaustive => {
+            format!("killed in {kills} of {total} schedules (exhaustive: every schedule with at most {preemptions} preemptions, up to sleep-set equivalence)")
+        }
+        Strategy::Dfs { .. } => format!("killed in {kills} of {total} dfs schedules (not exhaustive: the budget ended the search)"),
+        _ => {
+            let (lo, hi) = wilson_interval(kills, total);
+            format!("killed in {kills} of {total} schedules (95% CI {:.0}–{:.0}%)", lo * 100.0, hi * 100.0)
+        }
     }
 }
 

@@ -5,9 +5,9 @@
 //! because the call it removed no longer shows up. Plus stdout, exit status, and the
 //! end state (deadlock, livelock, who was left waiting where).
 
-use crate::exec::{Execution, Status};
+use syncmut_runtime::exec::{Execution, Status};
 use serde_json::Value;
-use crate::trace::Trace;
+use syncmut_runtime::trace::{EndKind, Trace};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -59,8 +59,8 @@ impl Observation {
             status: execution.status,
             stdout: execution.stdout.clone(),
             threads,
-            deadlock: end.deadlock || end.kind == "deadlock",
-            livelock: end.kind == "livelock",
+            deadlock: end.deadlock || end.kind == EndKind::Deadlock,
+            livelock: end.kind == EndKind::Livelock,
             livelock_thread: end.thread.clone(),
             livelock_site: end.site,
             pending,

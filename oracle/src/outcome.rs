@@ -1,7 +1,7 @@
 //! Outcomes as saved in `outcomes.json`: per test baseline, per (mutant, test) run, per
 //! mutant verdict, and the score. Reports are rendered from this data alone.
 
-use crate::exec::Status;
+use syncmut_runtime::exec::Status;
 use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use syncmut_mutator::Catalogue;

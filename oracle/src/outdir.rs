@@ -87,7 +87,7 @@ impl OutDir {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|source| OracleError::Write { path: parent.to_path_buf(), source })?;
         }
-        syncmut_mutator::atomic::write(&path, bytes).map_err(OracleError::from)
+        syncmut_runtime::atomic::write(&path, bytes).map_err(|source| OracleError::Write { path, source })
     }
 
     /// Writes a value as pretty JSON, atomically.

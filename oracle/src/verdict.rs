@@ -1,6 +1,6 @@
 //! Verdicts: how a mutant fared on a test, and on the whole suite.
 
-use crate::exec::Status;
+use syncmut_runtime::exec::Status;
 use crate::observation::Observation;
 use serde::{Deserialize, Serialize};
 
@@ -68,10 +68,6 @@ impl std::fmt::Display for Verdict {
     }
 }
 
-/// Exit status of a run the pthread scheduler ended at its thread limit
-/// (runtime-lib/src/scheduler.c, `STATUS_THREAD_LIMIT`).
-pub const THREAD_LIMIT: i32 = 124;
-
 /// Compares a mutant's observation with the original's on the same test. The order of
 /// the checks is the order of severity: the most specific explanation wins.
 /// `label` names a site for the reason text (`wait(e) @ file.cpp:18`).
@@ -97,7 +93,7 @@ pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str, 
         };
         return (Verdict::KilledByLivelock, format!("livelock{culprit}: kept running without making progress"));
     }
-    if mutant.status == Status::Exited(THREAD_LIMIT) && original.status != mutant.status {
+    if mutant.status == Status::Exited(syncmut_runtime::status::THREAD_LIMIT) && original.status != mutant.status {
         return (Verdict::KilledByCrash, "resource limit: the mutant kept more than 1024 threads alive or unjoined at once (the runtime's thread limit)".to_string());
     }
     if mutant.status == Status::TimedOut && original.status != Status::TimedOut {

@@ -6,6 +6,7 @@
  * broken mutant look live. */
 #define _GNU_SOURCE
 #include "activation.h"
+#include "syncmut_protocol.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -57,7 +58,7 @@ void syncmut_fatal(const char *fmt, ...)
     line[len++] = '\n';
     ssize_t ignored = write(2, line, len);
     (void)ignored;
-    _exit(120);
+    _exit(SYNCMUT_STATUS_CONFIG_ERROR);
 }
 
 static int have_site_table(void)
@@ -136,10 +137,10 @@ static void parse_active(const char *value)
 
 static void init(void)
 {
-    const char *value = getenv("SYNCMUT_ACTIVE");
+    const char *value = getenv(SYNCMUT_ENV_ACTIVE);
     if (value != NULL && *value != '\0')
         parse_active(value);
-    syncmut_trace_init(getenv("SYNCMUT_TRACE"), value);
+    syncmut_trace_init(getenv(SYNCMUT_ENV_TRACE), value);
 }
 
 /* Priority 101 (the first one not reserved): run before the design's C++ static

@@ -18,6 +18,7 @@
  * scheduler constructors in the original). */
 #define _GNU_SOURCE
 #include "syncmut.h"
+#include "syncmut_protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,8 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define CONFIG_ERROR 120
 
 static uint64_t *nondet_values;
 static size_t nondet_count;
@@ -55,7 +54,7 @@ static void inputs_fatal(const char *fmt, ...) {
     if (n < 0) n = 0;
     if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
     dprintf(2, "syncmut runtime: %.*s\n", n, buf);
-    _exit(CONFIG_ERROR);
+    _exit(SYNCMUT_STATUS_CONFIG_ERROR);
 }
 
 /* One decimal integer (optional sign) spanning [s, end); its two's-complement bits. */
@@ -123,11 +122,11 @@ static void parse_named(const char *text) {
 /* Before main (after the activation's and scheduler's constructors): the values are
  * read once, so threads calling the inputs never race on parsing. */
 __attribute__((constructor(103))) static void inputs_init(void) {
-    const char *nondet = getenv("SYNCMUT_NONDET");
+    const char *nondet = getenv(SYNCMUT_ENV_NONDET);
     if (nondet && *nondet) parse_nondet(nondet);
-    const char *named = getenv("SYNCMUT_INPUTS");
+    const char *named = getenv(SYNCMUT_ENV_INPUTS);
     if (named && *named) parse_named(named);
-    const char *log = getenv("SYNCMUT_INPUT_LOG");
+    const char *log = getenv(SYNCMUT_ENV_INPUT_LOG);
     if (log && *log) {
         log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
         if (log_fd < 0) dprintf(2, "syncmut runtime: cannot create SYNCMUT_INPUT_LOG %s: %s\n", log, strerror(errno));

@@ -23,6 +23,7 @@
  * run in a signal handler or at exit while other threads are parked. */
 #define _GNU_SOURCE
 #include "scheduler.h"
+#include "syncmut_protocol.h"
 #include "activation.h"
 
 #include <errno.h>
@@ -50,9 +51,6 @@ void syncmut_trace_set_thread_id(uint32_t k) __attribute__((weak));
  * loop (trylock, or lock/test/unlock) would starve the thread it waits for. */
 #define SLICE 1000u
 #define NO_NAME UINT32_MAX
-#define STATUS_LIVELOCK 121
-#define STATUS_DEADLOCK 122
-#define STATUS_THREAD_LIMIT 124
 
 enum state { FREE = 0, READY, RUNNING, BLOCKED, FINISHED };
 enum wait_kind { W_NONE = 0, W_RETRY, W_COND, W_BARRIER, W_JOIN };
@@ -573,7 +571,7 @@ static void reschedule(struct sthread *me)
         uint32_t name = atomic_load_explicit(&me->name, memory_order_relaxed);
         write_schedule_out("livelock");
         syncmut_trace_finish("livelock", name != NO_NAME ? name : unnamed,
-                             atomic_load_explicit(&me->site, memory_order_relaxed), STATUS_LIVELOCK);
+                             atomic_load_explicit(&me->site, memory_order_relaxed), SYNCMUT_STATUS_LIVELOCK);
     }
     struct sthread *next = choose(me);
     if (next == NULL) {
@@ -588,7 +586,7 @@ static void reschedule(struct sthread *me)
         }
         atomic_store_explicit(&deadlocked, 1, memory_order_relaxed);
         write_schedule_out("deadlock");
-        syncmut_trace_finish("deadlock", NO_NAME, -1, STATUS_DEADLOCK);
+        syncmut_trace_finish("deadlock", NO_NAME, -1, SYNCMUT_STATUS_DEADLOCK);
     }
     set_state(next, RUNNING);
     current = next;
@@ -671,7 +669,7 @@ static struct sthread *new_slot(void) /* `lock` held */
             syncmut_trace_finish("thread limit (more than 1024 threads alive or not yet joined)",
                                  name != NO_NAME ? name : unnamed,
                                  me != NULL ? atomic_load_explicit(&me->site, memory_order_relaxed) : -1,
-                                 STATUS_THREAD_LIMIT);
+                                 SYNCMUT_STATUS_THREAD_LIMIT);
         }
         t = &threads[slots_used++];
     }
@@ -1081,7 +1079,7 @@ static int parse_pct(const char *s)
     if (n < 2 || !parse_u64(fields[0], &rng_state) || !parse_u64(fields[1], &depth) || depth == 0 || depth > PCT_MAX_DEPTH)
         return 0;
     pct_depth = (uint32_t)depth;
-    const char *est = getenv("SYNCMUT_PCT_STEPS");
+    const char *est = getenv(SYNCMUT_ENV_PCT_STEPS);
     if (n == 3) {
         if (!parse_u64(fields[2], &pct_steps) || pct_steps == 0)
             return 0;
@@ -1201,7 +1199,7 @@ static void after_fork_in_child(void)
  * constructors; runs on the main thread. */
 __attribute__((constructor(102))) static void scheduler_init(void)
 {
-    const char *value = getenv("SYNCMUT_SCHEDULE");
+    const char *value = getenv(SYNCMUT_ENV_SCHEDULE);
     if (value == NULL || *value == '\0')
         return;
     schedule_value = value;
@@ -1220,10 +1218,10 @@ __attribute__((constructor(102))) static void scheduler_init(void)
               value, PCT_MAX_DEPTH);
     if (strategy == STRATEGY_REPLAY)
         load_replay(value + 7);
-    const char *out = getenv("SYNCMUT_SCHEDULE_OUT");
+    const char *out = getenv(SYNCMUT_ENV_SCHEDULE_OUT);
     if (out != NULL && *out != '\0')
         start_recording(out);
-    const char *budget = getenv("SYNCMUT_MAX_STEPS");
+    const char *budget = getenv(SYNCMUT_ENV_MAX_STEPS);
     if (budget != NULL && *budget != '\0' && (!parse_u64(budget, &max_steps) || max_steps == 0))
         syncmut_fatal("malformed SYNCMUT_MAX_STEPS '%s': expected a positive decimal number", budget);
     if (pthread_key_create(&exit_key, finish_at_exit) != 0)

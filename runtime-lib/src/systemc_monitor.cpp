@@ -15,6 +15,7 @@
 // one process at a time). The end provider runs at exit or in a signal handler: it only
 // copies the published snapshot or reads the slot table (atomics, no allocation).
 #include "systemc_monitor.h"
+#include "syncmut_protocol.h"
 
 #include <dlfcn.h>
 
@@ -44,7 +45,6 @@ namespace {
 
 constexpr uint64_t DEFAULT_DELTA_BOUND = 100000;
 constexpr uint64_t DEFAULT_SPIN_BOUND = 100000;
-constexpr int LIVELOCK_STATUS = 121;
 
 uint64_t delta_bound = DEFAULT_DELTA_BOUND; // 0: no bound
 uint64_t spin_bound = DEFAULT_SPIN_BOUND;   // 0: no bound
@@ -62,7 +62,7 @@ uint64_t bound_from_env(const char *name, uint64_t fallback)
     if (errno != 0 || *end != '\0' || *text < '0' || *text > '9') {
         std::fprintf(stderr, "syncmut runtime: %s='%s' is not a decimal count\n", name, text);
         std::fflush(stderr);
-        _exit(120);
+        _exit(SYNCMUT_STATUS_CONFIG_ERROR);
     }
     return value;
 }
@@ -228,8 +228,8 @@ void at_exit()
 // a malformed value stops the run before the design does anything.
 __attribute__((constructor(102))) void read_bounds()
 {
-    delta_bound = bound_from_env("SYNCMUT_DELTA_BOUND", DEFAULT_DELTA_BOUND);
-    spin_bound = bound_from_env("SYNCMUT_SPIN_BOUND", DEFAULT_SPIN_BOUND);
+    delta_bound = bound_from_env(SYNCMUT_ENV_DELTA_BOUND, DEFAULT_DELTA_BOUND);
+    spin_bound = bound_from_env(SYNCMUT_ENV_SPIN_BOUND, DEFAULT_SPIN_BOUND);
 }
 
 // On first use (a wrapper call or sc_start), not at start-up: the atexit handler must be
@@ -274,7 +274,7 @@ uint64_t base_delta;
 [[noreturn]] void livelock(const here &h, uint32_t site)
 {
     take_snapshot(false); // the culprit is pending too, at `site`
-    syncmut_trace_finish("livelock", h.name, site, LIVELOCK_STATUS);
+    syncmut_trace_finish("livelock", h.name, site, SYNCMUT_STATUS_LIVELOCK);
 }
 
 } // namespace
@@ -371,7 +371,7 @@ void sc_core::sc_start(const sc_time &duration, sc_starvation_policy policy)
         std::fprintf(stderr, "syncmut runtime: cannot find sc_core::sc_start in libsystemc "
                              "(the SystemC kernel must be linked as a shared library)\n");
         std::fflush(stderr);
-        _exit(120);
+        _exit(SYNCMUT_STATUS_CONFIG_ERROR);
     }
     syncmut_monitor::simulation_starts();
     try {

@@ -1,7 +1,7 @@
 /* The execution trace the oracle compares (SYNCMUT_TRACE=<path>).
  *
  * Recording must not perturb the design: one write(2) per event cost seconds of system
- * time and changed pthread interleavings (TOOLCHAIN.md), and a lock taken on every
+ * time and changed pthread interleavings, and a lock taken on every
  * synchronization call would serialise threads. So an event is a fixed-size record in a
  * preallocated buffer, claimed with one atomic increment (its slot number is its seq) and
  * published with a release store. The file is written once: at exit, or from the handler
@@ -13,6 +13,8 @@
  * keeps. */
 #define _GNU_SOURCE
 #include "trace.h"
+#include "syncmut_protocol.h"
+#include "syncmut_tables.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,8 +28,6 @@
 #include <unistd.h>
 
 #define TRACE_CAP 1000000u
-#define TRACE_MAGIC "\x89syncmut" /* 8 bytes; not '{', so never taken for JSON Lines */
-#define TRACE_VERSION 1u
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the binary trace stores records in host order; the oracle reads little-endian"
@@ -37,43 +37,16 @@
 extern const uint32_t syncmut_site_count __attribute__((weak));
 extern const char *const syncmut_sites[] __attribute__((weak));
 
-/* What a state snapshot records (emitted by the mutator, mutator/src/state_table.rs; weak
- * likewise): the design's own global variables, and per SystemC module class the data
- * members of its objects. A field is read as `size` bytes at `where` (a global's
- * address, or a member's offset in its module object) and printed by `kind`. */
-struct syncmut_enumerator {
-    uint64_t value; /* the type's raw bits, zero-extended */
-    const char *name;
-};
-struct syncmut_field {
-    const char *name;
-    uint64_t where;
-    const struct syncmut_enumerator *enums;
-    uint32_t size; /* 1, 2, 4 or 8 */
-    uint32_t kind;
-    uint32_t nenums;
-};
-struct syncmut_class {
-    const char *type_name; /* typeid(object).name() */
-    const struct syncmut_field *fields;
-    uint64_t nfields;
-};
+/* What a state snapshot records (emitted by the mutator, layout in syncmut_tables.h;
+ * weak likewise): the design's own global variables, and per SystemC module class the
+ * data members of its objects. */
 extern const uint32_t syncmut_global_count __attribute__((weak));
 extern const struct syncmut_field syncmut_globals[] __attribute__((weak));
 extern const uint32_t syncmut_class_count __attribute__((weak));
 extern const struct syncmut_class syncmut_classes[] __attribute__((weak));
 
-#define MAX_GLOBALS 64u
-#define MAX_MEMBERS 32u /* mutator/src/members.rs caps classes at this many */
-enum {
-    FIELD_SIGNED = 0,
-    FIELD_UNSIGNED = 1,
-    FIELD_BOOL = 2,
-    FIELD_POINTER = 3, /* printed as "null"/"non-null" */
-    FIELD_ENUM = 4,    /* the enumerator's name; else signed */
-    FIELD_UENUM = 5,   /* the enumerator's name; else unsigned */
-    FIELD_RAW = 6,     /* "0x" and the bytes in memory order */
-};
+#define MAX_GLOBALS ((uint32_t)SYNCMUT_MAX_GLOBALS)
+#define MAX_MEMBERS ((uint32_t)SYNCMUT_MAX_MEMBERS)
 
 enum { KIND_PTHREAD = 1, KIND_SYSTEMC = 2 };
 
@@ -421,13 +394,6 @@ static uint32_t class_width(uint32_t cls)
     return n < MAX_MEMBERS ? (uint32_t)n : MAX_MEMBERS;
 }
 
-/* Record tags: the two kinds of event, a jump in seq, the cap marker, the end record. */
-#define TAG_PTHREAD 'P'
-#define TAG_SYSTEMC 'S'
-#define TAG_SEQ 'Q'
-#define TAG_TRUNCATED 'T'
-#define TAG_END 'Z'
-
 /* One event, as few bytes as the reader needs (the kernel's copy of the file is most of
  * what the flush costs): seq is implicit (one more than the last event's; a 'Q' record
  * with a u64 sets it when a slot was skipped), pthread events have no time or module.
@@ -440,7 +406,7 @@ static uint32_t class_width(uint32_t cls)
 static void out_event(uint64_t seq, uint64_t *expected, const struct event *ev)
 {
     if (seq != *expected) {
-        out_u8(TAG_SEQ);
+        out_u8(SYNCMUT_TRACE_TAG_SEQ);
         out_u64(seq);
     }
     *expected = seq + 1;
@@ -449,11 +415,11 @@ static void out_event(uint64_t seq, uint64_t *expected, const struct event *ev)
     memcpy(rec + 1, &ev->site, 4);
     memcpy(rec + 5, &ev->thread, 4);
     if (ev->kind == KIND_PTHREAD) {
-        rec[0] = TAG_PTHREAD;
+        rec[0] = SYNCMUT_TRACE_TAG_PTHREAD;
         rec[9] = (char)ev->action;
         len = 10;
     } else {
-        rec[0] = TAG_SYSTEMC;
+        rec[0] = SYNCMUT_TRACE_TAG_SYSTEMC;
         memcpy(rec + 9, &ev->time, 4);
         memcpy(rec + 13, &ev->module, 4);
         memcpy(rec + 17, &ev->delta, 8);
@@ -523,7 +489,7 @@ static void out_end(const struct ending *how)
     /* tag, kind, signal (has u8, i32), culprit (has u8, text), site i64 (-1: none),
      * deadlock u8, pending count u32, then per pending thread: text, site i64. Names as
      * text, not ids: the provider may intern them after the string table was written. */
-    out_u8(TAG_END);
+    out_u8(SYNCMUT_TRACE_TAG_END);
     out_text(how->kind);
     bool is_signal = strcmp(how->kind, "signal") == 0;
     out_u8(is_signal);
@@ -544,8 +510,8 @@ static void out_end(const struct ending *how)
  * members), the interned strings (thread, time and module ids). */
 static void out_preamble(void)
 {
-    out_bytes(TRACE_MAGIC, 8);
-    out_u32(TRACE_VERSION);
+    out_bytes(SYNCMUT_TRACE_MAGIC, 8);
+    out_u32(SYNCMUT_TRACE_VERSION);
     out_text(active_value);
     out_u32(SYNCMUT_OP_COUNT);
     for (int op = 0; op < SYNCMUT_OP_COUNT; op++)
@@ -594,7 +560,7 @@ static void trace_flush(const struct ending *how)
         out_event(seq, &expected, ev);
     }
     if (atomic_load_explicit(&truncated, memory_order_relaxed))
-        out_u8(TAG_TRUNCATED);
+        out_u8(SYNCMUT_TRACE_TAG_TRUNCATED);
     out_end(how);
     out_flush();
     if (out.failed)
@@ -768,7 +734,7 @@ void syncmut_trace_init(const char *path, const char *active)
     if (trace_path == NULL || active_value == NULL || events == MAP_FAILED ||
         states == MAP_FAILED) {
         say("syncmut runtime: cannot allocate the trace buffer for ", path, "\n");
-        _exit(120);
+        _exit(SYNCMUT_STATUS_CONFIG_ERROR);
     }
     owner_pid = getpid();
     /* The initialising thread is the main thread (constructor): it is T0 whether or not

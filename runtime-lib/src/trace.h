@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "activation.h"
+#include "syncmut_protocol.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,8 +29,7 @@ void syncmut_trace_pthread(uint32_t site, syncmut_op action);
 /* Returns a stable id for a string (process names, time stamps); the text is copied. */
 uint32_t syncmut_trace_intern(const char *text);
 
-/* Flags of a SystemC event. */
-#define SYNCMUT_EVENT_LOST 1u /* an immediate notify that woke nobody: "lost":true */
+/* Flags of a SystemC event: SYNCMUT_EVENT_* in syncmut_protocol.h. */
 
 /* Records a SystemC event; `process`, `time` and `module` are ids from
  * syncmut_trace_intern, `flags` a set of SYNCMUT_EVENT_* bits. `object` is the start of the

@@ -6,7 +6,9 @@
  * it from the same archive without pulling in the scheduler, the trace or the wrappers,
  * and then behaves natively (see each function).
  *
- * Exit status of a failed assumption: docs/exit-codes.md (123). */
+ * A failed assumption ends the run with SYNCMUT_STATUS_ASSUME (syncmut_protocol.h): the
+ * schedule or input it took is outside what the program's author considers possible, which
+ * is not a bug. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -15,15 +17,12 @@
 #include <unistd.h>
 
 #include "scheduler.h"
+#include "syncmut_protocol.h"
 
 #pragma weak syncmut_sched_controls_me
 #pragma weak syncmut_sched_atomic_begin
 #pragma weak syncmut_sched_atomic_end
 #pragma weak syncmut_sched_assume_failed
-
-/* The run ends here and is not a bug: the schedule or input it took is outside what the
- * program's author considers possible. */
-#define ASSUME_STATUS 123
 
 static int scheduled(void)
 {
@@ -47,7 +46,7 @@ __attribute__((weak)) void __VERIFIER_assume(int condition)
     }
     /* exit, not _exit: the design's buffered output and the trace are written, as at a
      * normal end. Under the scheduler no other thread runs meanwhile. */
-    exit(ASSUME_STATUS);
+    exit(SYNCMUT_STATUS_ASSUME);
 }
 
 __attribute__((weak)) void __VERIFIER_atomic_begin(void)

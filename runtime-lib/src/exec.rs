@@ -31,7 +31,7 @@ impl Default for Limits {
         // AddressSanitizer reserves terabytes of shadow memory up front: a build linked
         // with the sanitizers (SYNCMUT_SANITIZE) cannot start under an address-space
         // limit, so it runs without one.
-        let memory = if syncmut_runtime::sanitizers_requested() { u64::MAX } else { 4 << 30 };
+        let memory = if crate::sanitizers_requested() { u64::MAX } else { 4 << 30 };
         Limits { timeout: Duration::from_secs(10), output_cap: 1 << 20, memory }
     }
 }
@@ -176,6 +176,11 @@ fn supervise(memory: u64, report: libc::c_int) -> std::io::Result<()> {
             return Ok(());
         }
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        // First, so `spawn` returns (and the run's timeout starts) at once: a design that
+        // stops its parent (SIGSTOP cannot be ignored) before the supervisor closed its
+        // copy of `spawn`'s exec pipe would leave syncmut waiting in `spawn`, with no
+        // timeout to end the run.
+        close_all_but(report);
         write_all(report, &pid.to_ne_bytes());
         for signal in 1..=libc::SIGRTMAX() {
             if signal != libc::SIGKILL && signal != libc::SIGSTOP {
@@ -185,7 +190,6 @@ fn supervise(memory: u64, report: libc::c_int) -> std::io::Result<()> {
             }
         }
         libc::sigprocmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
-        close_all_but(report);
         let mut status = 0;
         loop {
             let r = libc::waitpid(pid, &mut status, 0);
@@ -310,7 +314,7 @@ pub fn kill_children() {
 /// `NAME=1` in the environment of a helper process syncmut starts in a session of its
 /// own (the SMT solver, so its watchdog can kill the solver's whole group): the sweep
 /// leaves it alone. Without it, a run ending while a solver works would kill the solver.
-pub const HELPER_MARKER: &str = "SYNCMUT_HELPER_PROCESS=1";
+pub const HELPER_MARKER: (&str, &str) = (crate::env::HELPER_PROCESS, "1");
 
 /// Children syncmut starts for other purposes stay in syncmut's own process group (clang)
 /// or carry `HELPER_MARKER` (the solver); an adopted orphan of a design is in its run's
@@ -322,7 +326,8 @@ fn is_orphan_candidate(pid: libc::pid_t) -> bool {
 }
 
 fn is_helper(pid: libc::pid_t) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == HELPER_MARKER.as_bytes()))
+    let marker = format!("{}={}", HELPER_MARKER.0, HELPER_MARKER.1);
+    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == marker.as_bytes()))
 }
 
 fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
@@ -383,8 +388,7 @@ mod tests {
             let mut command = std::process::Command::new("setsid");
             command.args(["sleep", "30"]);
             if marked {
-                let (name, value) = HELPER_MARKER.split_once('=').unwrap();
-                command.env(name, value);
+                command.env(HELPER_MARKER.0, HELPER_MARKER.1);
             }
             command.spawn().unwrap()
         };

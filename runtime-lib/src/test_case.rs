@@ -8,12 +8,12 @@
 //! by `_` (or `test<N>` without arguments). `nondet` lists the values the design's
 //! `__VERIFIER_nondet_<type>()` calls return, in call order; `inputs` the values of
 //! named inputs (`syncmut_input_int("depth", lo, hi)`); see docs/inputs.md. Unknown
-//! keys are rejected so a typo is not silently ignored.
+//! keys are rejected so a typo is not silently ignored. The runtime hands the values out
+//! (`inputs.c`); [`crate::Invocation::for_test`] passes them.
 
-use crate::error::OracleError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One test: the program arguments and input values to run the design with.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,25 +30,15 @@ pub struct TestCase {
     pub inputs: BTreeMap<String, i64>,
 }
 
-impl TestCase {
-    /// The environment that hands the test's input values to the runtime
-    /// (`SYNCMUT_NONDET`, `SYNCMUT_INPUTS`; runtime-lib/src/inputs.c); empty when the
-    /// test has only arguments.
-    pub fn env(&self) -> Vec<(&'static str, String)> {
-        input_env(&self.nondet, &self.inputs)
-    }
-}
-
-/// `SYNCMUT_NONDET=v0,v1,…` and `SYNCMUT_INPUTS=name=v,…` for the given values.
-pub fn input_env(nondet: &[i128], inputs: &BTreeMap<String, i64>) -> Vec<(&'static str, String)> {
-    let mut env = Vec::new();
-    if !nondet.is_empty() {
-        env.push(("SYNCMUT_NONDET", nondet.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")));
-    }
-    if !inputs.is_empty() {
-        env.push(("SYNCMUT_INPUTS", inputs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")));
-    }
-    env
+/// Why a test file could not be used; names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum TestFileError {
+    /// The file cannot be read.
+    #[error("{}: cannot read: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    /// The file is not a valid test file.
+    #[error("{}: not a valid test file: {message} (format: docs/tests-format.md)", path.display())]
+    Bad { path: PathBuf, message: String },
 }
 
 /// Smallest and largest value a `nondet` entry may have (any C integer type up to 64 bits).
@@ -73,9 +63,9 @@ struct RawTest {
 }
 
 /// Reads a test file; names must be unique and usable as file names.
-pub fn load(path: &Path) -> Result<Vec<TestCase>, OracleError> {
-    let text = std::fs::read_to_string(path).map_err(|source| OracleError::Read { path: path.to_path_buf(), source })?;
-    parse(&text).map_err(|message| OracleError::BadTestFile { path: path.to_path_buf(), message })
+pub fn load(path: &Path) -> Result<Vec<TestCase>, TestFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| TestFileError::Read { path: path.to_path_buf(), source })?;
+    parse(&text).map_err(|message| TestFileError::Bad { path: path.to_path_buf(), message })
 }
 
 /// Parses the JSON text of a test file.
@@ -118,16 +108,12 @@ mod tests {
     }
 
     #[test]
-    fn input_values_reach_the_environment() {
+    fn input_values_are_read_and_checked() {
         let tests = parse(r#"{"tests":[{"name":"n","nondet":[5,-3,18446744073709551615],"inputs":{"depth":3,"mode":-1}}]}"#).unwrap();
         assert_eq!(tests[0].nondet, [5, -3, u64::MAX as i128]);
-        assert_eq!(
-            tests[0].env(),
-            [("SYNCMUT_NONDET", "5,-3,18446744073709551615".to_string()), ("SYNCMUT_INPUTS", "depth=3,mode=-1".to_string())]
-        );
+        assert_eq!(tests[0].inputs, BTreeMap::from([("depth".to_string(), 3), ("mode".to_string(), -1)]));
         let back = serde_json::to_string(&tests[0]).unwrap();
         assert!(back.contains(r#""nondet":[5,-3,18446744073709551615]"#), "{back}");
-        assert!(parse(r#"{"tests":[{"args":["a"]}]}"#).unwrap()[0].env().is_empty());
         assert!(parse(r#"{"tests":[{"nondet":[18446744073709551616]}]}"#).unwrap_err().contains("64-bit"));
         assert!(parse(r#"{"tests":[{"inputs":{"a=b":1}}]}"#).unwrap_err().contains("input name"));
     }

@@ -1,14 +1,41 @@
-//! syncmut's C/C++ runtime library, embedded in the `syncmut` binary.
+//! syncmut's C/C++ runtime library, embedded in the `syncmut` binary, and the Rust side
+//! of its protocol: everything that runs the metamutant and reads what it writes.
 //!
 //! `build.rs` compiles the runtime (activation of the mutant, trace recording, the
 //! wrappers every mutated synchronization call is redirected to) into two static
 //! archives; this crate carries their bytes and the public header, so syncmut works from
 //! any directory without an install step. [`install`] writes them where the design's link
 //! step can find them. The environment and trace contract is in `runtime-lib/README.md`.
+//!
+//! The protocol lives here, next to the C code that implements it, so that every crate
+//! above (mutator, analysis, oracle, CLI) speaks it the same way:
+//! - [`status`] and [`env`]: exit statuses and `SYNCMUT_*` variable names, defined once in
+//!   `include/syncmut_protocol.h`; [`tables`]: the state-table layouts of
+//!   `include/syncmut_tables.h`. Unit tests keep the Rust constants in step with the
+//!   headers.
+//! - [`invocation`]: one run of a design binary with its environment and limits, on top of
+//!   [`exec`], the contained process runner.
+//! - [`trace`] reads the trace the runtime writes (`trace.c`), [`schedule`] the schedule
+//!   files the scheduler records (`scheduler.c`), [`test_case`] the tests whose input
+//!   values the runtime hands out (`inputs.c`).
+//! - [`atomic`]: the atomic file write every crate uses.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+
+pub mod atomic;
+pub mod env;
+pub mod exec;
+pub mod invocation;
+pub mod schedule;
+pub mod status;
+pub mod tables;
+pub mod test_case;
+pub mod trace;
+
+#[cfg(test)]
+mod protocol_header;
+
+pub use invocation::Invocation;
 
 /// `libsyncmut_rt.a`: activation, trace and pthread wrappers (C, needs only libc).
 pub const C_ARCHIVE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt.a"));
@@ -25,16 +52,14 @@ pub const C_ARCHIVE_SANITIZED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "
 pub const SYSTEMC_ARCHIVE_SANITIZED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt_sc_asan.a"));
 
 /// `syncmut.h`, the public header (C and C++).
-pub const HEADER: &[u8] = include_bytes!("include/syncmut.h");
+pub const HEADER: &[u8] = include_bytes!("../include/syncmut.h");
 
-/// The environment variable that asks for a runtime built with AddressSanitizer and
-/// UndefinedBehaviorSanitizer: set to `1`, `install` writes the sanitized archives and
-/// executables are linked with `-fsanitize=address,undefined` (see docs/reliability.md).
-pub const SANITIZE_ENV: &str = "SYNCMUT_SANITIZE";
-
-/// Whether `SYNCMUT_SANITIZE=1` is set.
+/// Whether `SYNCMUT_SANITIZE=1` ([`env::SANITIZE`]) asks for a runtime built with
+/// AddressSanitizer and UndefinedBehaviorSanitizer: `install` then writes the sanitized
+/// archives and executables are linked with `-fsanitize=address,undefined` (see
+/// docs/reliability.md).
 pub fn sanitizers_requested() -> bool {
-    std::env::var_os(SANITIZE_ENV).is_some_and(|v| v == "1")
+    std::env::var_os(env::SANITIZE).is_some_and(|v| v == "1")
 }
 
 /// Extra flags for linking executables when the sanitizers are requested: the
@@ -78,7 +103,8 @@ pub fn install(dir: &Path) -> std::io::Result<Installed> {
     let (c, systemc) = if sanitizers_requested() {
         if C_ARCHIVE_SANITIZED.is_empty() {
             return Err(std::io::Error::other(format!(
-                "{SANITIZE_ENV}=1: this syncmut was built without clang-16, so it has no sanitized runtime; install clang-16 and rebuild"
+                "{}=1: this syncmut was built without clang-16, so it has no sanitized runtime; install clang-16 and rebuild",
+                env::SANITIZE
             )));
         }
         (C_ARCHIVE_SANITIZED, SYSTEMC_ARCHIVE_SANITIZED)
@@ -92,21 +118,11 @@ pub fn install(dir: &Path) -> std::io::Result<Installed> {
     })
 }
 
+/// Writes `name` in `dir` atomically and returns its path.
 fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let target = dir.join(name);
-    let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let temp = dir.join(format!(".{name}.{}.{unique}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, &target)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result.map(|()| target)
+    atomic::write(&target, bytes)?;
+    Ok(target)
 }
 
 #[cfg(test)]

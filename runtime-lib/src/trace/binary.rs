@@ -1,4 +1,4 @@
-//! The runtime's binary trace (runtime-lib/src/trace.c, format in runtime-lib/README.md):
+//! The runtime's binary trace (`trace.c` beside this file, format in runtime-lib/README.md):
 //! a preamble (magic, version, `active`, the operator slugs, the state schema, the
 //! interned strings), then tagged records: events (seq implicit, see `TAG_SEQ`), the cap
 //! marker, the end record.
@@ -9,18 +9,21 @@
 //! unknown tag, a number out of range) are an error naming the byte offset.
 
 use super::{End, Event, Pending, Trace};
+use crate::tables::kind;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-const MAGIC: &[u8; 8] = b"\x89syncmut";
-const VERSION: u32 = 1;
-const TAG_PTHREAD: u8 = b'P';
-const TAG_SYSTEMC: u8 = b'S';
+// The constants of `syncmut_protocol.h` (`SYNCMUT_TRACE_*`, `SYNCMUT_EVENT_LOST`); the
+// crate's `protocol_header` test checks them against it.
+pub(crate) const MAGIC: &[u8; 8] = b"\x89syncmut";
+pub(crate) const VERSION: u32 = 1;
+pub(crate) const TAG_PTHREAD: u8 = b'P';
+pub(crate) const TAG_SYSTEMC: u8 = b'S';
 /// Sets the next event's seq (the runtime skipped a slot a signal interrupted).
-const TAG_SEQ: u8 = b'Q';
-const TAG_TRUNCATED: u8 = b'T';
-const TAG_END: u8 = b'Z';
-const LOST: u8 = 1;
+pub(crate) const TAG_SEQ: u8 = b'Q';
+pub(crate) const TAG_TRUNCATED: u8 = b'T';
+pub(crate) const TAG_END: u8 = b'Z';
+pub(crate) const LOST: u8 = 1;
 
 /// Whether `bytes` are (the start of) a binary trace.
 pub fn is_binary(bytes: &[u8]) -> bool {
@@ -97,20 +100,13 @@ fn latin1_fallback(mut bytes: &[u8]) -> String {
     }
 }
 
-/// How the runtime prints a recorded value (runtime-lib/src/trace.c, `FIELD_*`).
+/// A recorded value of the state schema and how to print it (`kind`: [`kind`]).
 struct Field {
     name: String,
     kind: u8,
     size: u8,
     enums: Vec<(u64, String)>,
 }
-
-const FIELD_UNSIGNED: u8 = 1;
-const FIELD_BOOL: u8 = 2;
-const FIELD_POINTER: u8 = 3;
-const FIELD_ENUM: u8 = 4;
-const FIELD_UENUM: u8 = 5;
-const FIELD_RAW: u8 = 6;
 
 impl Field {
     fn read(r: &mut Reader) -> Read<Field> {
@@ -140,20 +136,20 @@ impl Field {
     /// field's width (unsigned for unsigned kinds).
     fn value(&self, v: u64) -> Value {
         match self.kind {
-            FIELD_BOOL => return Value::Bool(v != 0),
-            FIELD_POINTER => return Value::from(if v != 0 { "non-null" } else { "null" }),
-            FIELD_RAW => {
+            kind::BOOL => return Value::Bool(v != 0),
+            kind::POINTER => return Value::from(if v != 0 { "non-null" } else { "null" }),
+            kind::RAW => {
                 let hex: String = v.to_le_bytes()[..self.size as usize].iter().map(|b| format!("{b:02x}")).collect();
                 return Value::from(format!("0x{hex}"));
             }
-            FIELD_ENUM | FIELD_UENUM => {
+            kind::ENUM | kind::UENUM => {
                 if let Some((_, name)) = self.enums.iter().find(|(value, _)| *value == v) {
                     return Value::from(name.as_str());
                 }
             }
             _ => {}
         }
-        if self.kind == FIELD_UNSIGNED || self.kind == FIELD_UENUM {
+        if self.kind == kind::UNSIGNED || self.kind == kind::UENUM {
             return Value::from(v);
         }
         let shift = 64 - 8 * u32::from(self.size);
@@ -269,7 +265,7 @@ fn end(r: &mut Reader) -> Read<End> {
         pending.push(Pending { thread: r.text()?, site: site(r)? });
     }
     Ok(End {
-        kind,
+        kind: kind.into(),
         deadlock,
         pending,
         signal: has_signal.then_some(signal),
@@ -373,9 +369,9 @@ mod tests {
             .text(b"original")
             .text(b"remove")
             .u32(3)
-            .field("raw", FIELD_RAW, 2, &[])
+            .field("raw", kind::RAW, 2, &[])
             .field("small", 0, 2, &[])
-            .field("state", FIELD_UENUM, 4, &[(1, "ON")])
+            .field("state", kind::UENUM, 4, &[(1, "ON")])
             .u32(0)
             .u32(2)
             .text(b"m.t1")
@@ -429,7 +425,7 @@ mod tests {
         let e = &trace.events[4];
         assert_eq!((e.thread.as_str(), e.time.as_deref(), e.delta), ("top.p.b", Some("0 s"), Some(1)));
         assert_eq!(super::super::state_text(&e.state), "{mode=MODE_ON top.p.count=2 top.p.phase=DONE top.p.seen=true}");
-        assert_eq!(trace.end.unwrap().kind, "exit");
+        assert_eq!(trace.end.unwrap().kind, super::super::EndKind::Exit);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Reading the runtime's trace files (format in runtime-lib/README.md): the binary form
-//! the runtime writes (`binary`), and JSON Lines, the form users read, which the oracle
+//! `trace.c` writes (`binary`), and JSON Lines, the form users read, which the oracle
 //! renders for the traces it keeps (`keep_readable`) and still accepts (old run
 //! directories, hand-written fixtures).
 
@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-mod binary;
+pub(crate) mod binary;
 
 /// One synchronization event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,12 +58,66 @@ pub struct Pending {
     pub site: Option<u32>,
 }
 
+/// How a traced run ended: the `end` key of the end record, written as its text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum EndKind {
+    /// The process exited (`exit`).
+    #[default]
+    Exit,
+    /// A fatal signal (`signal`).
+    Signal,
+    /// A livelock bound ended the run (`livelock`).
+    Livelock,
+    /// The scheduler found a deadlock (`deadlock`).
+    Deadlock,
+    /// Another ending the runtime names in words (the scheduler's thread limit).
+    Other(String),
+}
+
+impl EndKind {
+    /// The text the runtime writes.
+    pub fn as_str(&self) -> &str {
+        match self {
+            EndKind::Exit => "exit",
+            EndKind::Signal => "signal",
+            EndKind::Livelock => "livelock",
+            EndKind::Deadlock => "deadlock",
+            EndKind::Other(text) => text,
+        }
+    }
+}
+
+impl From<String> for EndKind {
+    fn from(text: String) -> EndKind {
+        match text.as_str() {
+            "exit" => EndKind::Exit,
+            "signal" => EndKind::Signal,
+            "livelock" => EndKind::Livelock,
+            "deadlock" => EndKind::Deadlock,
+            _ => EndKind::Other(text),
+        }
+    }
+}
+
+impl From<EndKind> for String {
+    fn from(kind: EndKind) -> String {
+        kind.as_str().to_string()
+    }
+}
+
+impl std::fmt::Display for EndKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How the traced run ended, as the runtime saw it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct End {
-    /// `exit`, `signal`, `livelock` or `deadlock` (the `end` key of the record).
+    /// The `end` key of the record.
     #[serde(rename = "end")]
-    pub kind: String,
+    pub kind: EndKind,
     /// No thread could make progress while some had not finished.
     #[serde(default)]
     pub deadlock: bool,
@@ -160,7 +214,7 @@ fn read_bytes(path: &std::path::Path) -> Result<(Trace, bool), String> {
 pub fn keep_readable(path: &std::path::Path) -> Result<Trace, String> {
     let (trace, was_binary) = read_bytes(path)?;
     if was_binary {
-        syncmut_mutator::atomic::write(path, &to_jsonl(&trace)).map_err(|e| format!("{}: {e}", path.display()))?;
+        crate::atomic::write(path, &to_jsonl(&trace)).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(trace)
 }
@@ -199,7 +253,7 @@ mod tests {
         assert_eq!(trace.events.len(), 2);
         assert!(trace.events[1].lost);
         let end = trace.end.unwrap();
-        assert_eq!(end.kind, "exit");
+        assert_eq!(end.kind, EndKind::Exit);
         assert!(end.deadlock);
         assert_eq!(end.pending, vec![Pending { thread: "m.t1".into(), site: Some(0) }]);
     }

@@ -1,0 +1,61 @@
+/* The contract between the runtime and syncmut: the exit statuses the runtime ends a run
+ * with, the environment variables it reads and the binary trace's constants. This header is the one definition: every
+ * C and C++ file of the runtime includes it, and the Rust side (`status`, `env` and the trace reader in
+ * this crate) is checked against it by a unit test that parses these #defines, so the two
+ * cannot drift apart. Internal to syncmut: not installed with `syncmut.h`. */
+#ifndef SYNCMUT_PROTOCOL_H
+#define SYNCMUT_PROTOCOL_H
+
+/* ---- exit statuses (docs/exit-codes.md) ---------------------------------------------- */
+
+/* The runtime cannot start as asked: a malformed or unfitting SYNCMUT_ACTIVE, schedule,
+ * bound or input value, or a buffer that cannot be allocated. */
+#define SYNCMUT_STATUS_CONFIG_ERROR 120
+/* A livelock bound ended the run (SystemC delta/spin bounds, the scheduler's step budget). */
+#define SYNCMUT_STATUS_LIVELOCK 121
+/* The pthread scheduler found no runnable thread while some had not finished. */
+#define SYNCMUT_STATUS_DEADLOCK 122
+/* __VERIFIER_assume(0): the run took a path the program assumes impossible (not a bug). */
+#define SYNCMUT_STATUS_ASSUME 123
+/* The pthread scheduler's thread limit: too many threads alive or unjoined at once. */
+#define SYNCMUT_STATUS_THREAD_LIMIT 124
+
+/* ---- environment variables (runtime-lib/README.md) ----------------------------------- */
+
+/* The active mutant: `<site>:<operator-slug>,…`; empty or unset runs no mutant. */
+#define SYNCMUT_ENV_ACTIVE "SYNCMUT_ACTIVE"
+/* Where the trace is written; unset: no trace. */
+#define SYNCMUT_ENV_TRACE "SYNCMUT_TRACE"
+/* The pthread scheduler's strategy: default, random:<seed>, pct:…, replay:<file>. */
+#define SYNCMUT_ENV_SCHEDULE "SYNCMUT_SCHEDULE"
+/* Where the scheduler records its choice points. */
+#define SYNCMUT_ENV_SCHEDULE_OUT "SYNCMUT_SCHEDULE_OUT"
+/* The scheduler's step budget (livelock bound). */
+#define SYNCMUT_ENV_MAX_STEPS "SYNCMUT_MAX_STEPS"
+/* PCT's run-length estimate when the schedule value does not carry one. */
+#define SYNCMUT_ENV_PCT_STEPS "SYNCMUT_PCT_STEPS"
+/* Values of __VERIFIER_nondet_*() calls in call order. */
+#define SYNCMUT_ENV_NONDET "SYNCMUT_NONDET"
+/* Values of named inputs, name=value,… */
+#define SYNCMUT_ENV_INPUTS "SYNCMUT_INPUTS"
+/* Where the values handed out are logged. */
+#define SYNCMUT_ENV_INPUT_LOG "SYNCMUT_INPUT_LOG"
+/* SystemC livelock bounds. */
+#define SYNCMUT_ENV_DELTA_BOUND "SYNCMUT_DELTA_BOUND"
+#define SYNCMUT_ENV_SPIN_BOUND "SYNCMUT_SPIN_BOUND"
+
+/* ---- the binary trace (format in runtime-lib/README.md) ------------------------------ */
+
+/* The file's first 8 bytes; not '{', so never taken for JSON Lines. */
+#define SYNCMUT_TRACE_MAGIC "\x89syncmut"
+#define SYNCMUT_TRACE_VERSION 1
+/* Record tags: the two kinds of event, a jump in seq, the cap marker, the end record. */
+#define SYNCMUT_TRACE_TAG_PTHREAD 'P'
+#define SYNCMUT_TRACE_TAG_SYSTEMC 'S'
+#define SYNCMUT_TRACE_TAG_SEQ 'Q'
+#define SYNCMUT_TRACE_TAG_TRUNCATED 'T'
+#define SYNCMUT_TRACE_TAG_END 'Z'
+/* Flag of a SystemC event: an immediate notify that woke nobody ("lost":true). */
+#define SYNCMUT_EVENT_LOST 1
+
+#endif

@@ -1,0 +1,34 @@
+//! Names of the `SYNCMUT_*` environment variables. Those the runtime reads are defined once
+//! in `include/syncmut_protocol.h` (the test in `protocol_header` keeps them in step);
+//! the last ones are read by syncmut itself, never by the design's process.
+
+/// The active mutant, `<site>:<operator>,…` (`Mutant::activation`); empty: none.
+pub const ACTIVE: &str = "SYNCMUT_ACTIVE";
+/// Where the runtime writes the trace; unset: no trace.
+pub const TRACE: &str = "SYNCMUT_TRACE";
+/// The pthread scheduler's strategy (`default`, `random:<seed>`, `pct:…`, `replay:<file>`).
+pub const SCHEDULE: &str = "SYNCMUT_SCHEDULE";
+/// Where the scheduler records its choice points (the schedule file, [`crate::schedule`]).
+pub const SCHEDULE_OUT: &str = "SYNCMUT_SCHEDULE_OUT";
+/// The scheduler's step budget: more scheduling points end the run as a livelock.
+pub const MAX_STEPS: &str = "SYNCMUT_MAX_STEPS";
+/// PCT's run-length estimate when the schedule value does not carry one.
+pub const PCT_STEPS: &str = "SYNCMUT_PCT_STEPS";
+/// Values of `__VERIFIER_nondet_*()` calls, in call order.
+pub const NONDET: &str = "SYNCMUT_NONDET";
+/// Values of named inputs, `name=value,…`.
+pub const INPUTS: &str = "SYNCMUT_INPUTS";
+/// Where the runtime logs the input values it hands out.
+pub const INPUT_LOG: &str = "SYNCMUT_INPUT_LOG";
+/// SystemC: delta cycles at one time stamp before the run is a livelock.
+pub const DELTA_BOUND: &str = "SYNCMUT_DELTA_BOUND";
+/// SystemC: suspending calls of one process without progress before the run is a livelock.
+pub const SPIN_BOUND: &str = "SYNCMUT_SPIN_BOUND";
+
+/// syncmut itself: `1` links designs with the sanitizers and the sanitized runtime.
+pub const SANITIZE: &str = "SYNCMUT_SANITIZE";
+/// syncmut itself: set to `1` in helper processes (the SMT solver) that the orphan sweep
+/// after each run must spare ([`crate::exec::HELPER_MARKER`]).
+pub const HELPER_PROCESS: &str = "SYNCMUT_HELPER_PROCESS";
+/// syncmut itself: runs another program in place of the SMT solver (tests use fakes).
+pub const SOLVER_PROGRAM: &str = "SYNCMUT_SOLVER_PROGRAM";

@@ -1,0 +1,153 @@
+//! One run of a design binary (the metamutant or the uninstrumented original) the way the
+//! runtime protocol asks for it: program and arguments, then everything the runtime reads
+//! from the environment (the active mutant, where to write the trace and the schedule, the
+//! schedule to follow, the step bound, the test's input values) and the run's limits.
+//! Every place that runs a design builds one [`Invocation`], so the environment is spelled
+//! in one place.
+//!
+//! **Timeouts.** A run that has a reference time (the original's baseline time on the
+//! test for a mutant, the judged run's time for a replay) gets [`timeout_after`]: the
+//! reference × 5 + 2 s. The factor absorbs a mutant that legitimately does more work and a
+//! loaded machine; the margin keeps runs of a few milliseconds from timing out on
+//! start-up noise. Runs without a reference use fixed limits set by their caller (the
+//! baseline's 20 s, a confirming run's or an exploration run's 10 s).
+
+use crate::env;
+use crate::exec::{self, Execution, Limits};
+use crate::test_case::TestCase;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How many times its reference time a run may take ([`timeout_after`]).
+pub const TIMEOUT_FACTOR: u32 = 5;
+/// Added to every derived timeout ([`timeout_after`]).
+pub const TIMEOUT_MARGIN: Duration = Duration::from_secs(2);
+
+/// The timeout of a run whose comparable run took `reference`: `reference × 5 + 2 s`.
+pub fn timeout_after(reference: Duration) -> Duration {
+    reference * TIMEOUT_FACTOR + TIMEOUT_MARGIN
+}
+
+/// One run of a design binary and the environment the runtime reads. `None` leaves a
+/// variable unset (the runtime's default), which is not always the same as empty: an
+/// unset `SYNCMUT_SCHEDULE` runs threads natively, an unset trace records nothing.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    /// The executable.
+    pub program: PathBuf,
+    /// argv after the program name.
+    pub args: Vec<String>,
+    /// `SYNCMUT_ACTIVE`: the mutant's activation (`""`: none).
+    pub active: Option<String>,
+    /// `SYNCMUT_TRACE`: where the runtime writes the trace.
+    pub trace: Option<PathBuf>,
+    /// `SYNCMUT_SCHEDULE`: the scheduler's strategy (pthread designs).
+    pub schedule: Option<String>,
+    /// `SYNCMUT_SCHEDULE_OUT`: where the scheduler records its choices.
+    pub schedule_out: Option<PathBuf>,
+    /// `SYNCMUT_MAX_STEPS`: the scheduler's livelock bound.
+    pub max_steps: Option<u64>,
+    /// `SYNCMUT_INPUT_LOG`: where the runtime logs the input values it hands out.
+    pub input_log: Option<PathBuf>,
+    /// `SYNCMUT_NONDET`: `__VERIFIER_nondet_*()` values in call order (unset when empty).
+    pub nondet: Vec<i128>,
+    /// `SYNCMUT_INPUTS`: named input values (unset when empty).
+    pub inputs: BTreeMap<String, i64>,
+    /// Time, memory and output bounds.
+    pub limits: Limits,
+}
+
+impl Invocation {
+    /// `program args` with nothing set for the runtime and the default limits.
+    pub fn new(program: &Path, args: &[String]) -> Invocation {
+        Invocation {
+            program: program.to_path_buf(),
+            args: args.to_vec(),
+            active: None,
+            trace: None,
+            schedule: None,
+            schedule_out: None,
+            max_steps: None,
+            input_log: None,
+            nondet: Vec::new(),
+            inputs: BTreeMap::new(),
+            limits: Limits::default(),
+        }
+    }
+
+    /// `program` on a test: its arguments and its input values.
+    pub fn for_test(program: &Path, test: &TestCase) -> Invocation {
+        Invocation { nondet: test.nondet.clone(), inputs: test.inputs.clone(), ..Invocation::new(program, &test.args) }
+    }
+
+    /// The variables this invocation sets, in a fixed order.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        let path = |p: &PathBuf| p.display().to_string();
+        let mut vars = Vec::new();
+        vars.extend(self.active.clone().map(|v| (env::ACTIVE, v)));
+        vars.extend(self.trace.as_ref().map(|p| (env::TRACE, path(p))));
+        vars.extend(self.schedule.clone().map(|v| (env::SCHEDULE, v)));
+        vars.extend(self.schedule_out.as_ref().map(|p| (env::SCHEDULE_OUT, path(p))));
+        vars.extend(self.max_steps.map(|n| (env::MAX_STEPS, n.to_string())));
+        vars.extend(self.input_log.as_ref().map(|p| (env::INPUT_LOG, path(p))));
+        if !self.nondet.is_empty() {
+            vars.push((env::NONDET, self.nondet.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")));
+        }
+        if !self.inputs.is_empty() {
+            vars.push((env::INPUTS, self.inputs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")));
+        }
+        vars
+    }
+
+    /// Runs it, contained ([`exec::execute`]).
+    pub fn run(&self) -> std::io::Result<Execution> {
+        exec::execute(&self.program, &self.args, &self.env(), &self.limits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_names_only_what_is_set() {
+        let test = crate::test_case::parse(r#"{"tests":[{"name":"n","nondet":[5,-3,18446744073709551615],"inputs":{"depth":3,"mode":-1}}]}"#).unwrap();
+        let run = Invocation::for_test(Path::new("/bin/true"), &test[0]);
+        assert_eq!(
+            run.env(),
+            [("SYNCMUT_NONDET", "5,-3,18446744073709551615".to_string()), ("SYNCMUT_INPUTS", "depth=3,mode=-1".to_string())]
+        );
+        let run = Invocation {
+            active: Some(String::new()),
+            trace: Some("t.bin".into()),
+            schedule: Some("random:3".into()),
+            max_steps: Some(7),
+            ..Invocation::new(Path::new("/bin/true"), &[])
+        };
+        assert_eq!(
+            run.env(),
+            [
+                ("SYNCMUT_ACTIVE", String::new()),
+                ("SYNCMUT_TRACE", "t.bin".to_string()),
+                ("SYNCMUT_SCHEDULE", "random:3".to_string()),
+                ("SYNCMUT_MAX_STEPS", "7".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn the_timeout_is_five_times_the_reference_plus_two_seconds() {
+        assert_eq!(timeout_after(Duration::from_millis(300)), Duration::from_millis(3500));
+        assert_eq!(timeout_after(Duration::ZERO), Duration::from_secs(2));
+    }
+
+    #[test]
+    fn it_runs_the_program_with_its_environment() {
+        let run = Invocation {
+            active: Some("0:remove".into()),
+            ..Invocation::new(Path::new("/bin/sh"), &["-c".to_string(), "echo $SYNCMUT_ACTIVE".to_string()])
+        };
+        assert_eq!(run.run().unwrap().stdout, "0:remove\n");
+    }
+}
