@@ -258,7 +258,7 @@ mod tests {
     #[test]
     fn the_thread_limit_is_a_crash_and_a_timeout_its_own_verdict() {
         let mut mutant = clean();
-        mutant.status = Status::Exited(THREAD_LIMIT);
+        mutant.status = Status::Exited(syncmut_runtime::status::THREAD_LIMIT);
         assert_eq!(
             judged(&clean(), &mutant, ""),
             verdict(Verdict::KilledByCrash, "resource limit: the mutant kept more than 1024 threads alive or unjoined at once (the runtime's thread limit)")
