@@ -97,7 +97,7 @@ pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Re
     let replayed = trace::read(&replay_path).map_err(usage)?;
     let _ = std::fs::remove_file(&replay_path);
     let schedule = run.schedule.as_deref().unwrap_or("default schedule");
-    println!("mutant {id} on test {test} ({schedule}): exit {:?}", execution.status);
+    println!("mutant {id} on test {test} ({schedule}): {}", execution.status);
     for line in syncmut_oracle::diff::lines(&catalogue, &replayed) {
         println!("  {line}");
     }

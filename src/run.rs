@@ -36,6 +36,7 @@ pub fn run_command(
             eprintln!("syncmut: warning: {e}; its runs will be redone");
             Vec::new()
         });
+        let runs = reusable_runs(runs, &out, config);
         match read_catalogue(&out) {
             Some(catalogue) => (Some(catalogue), runs),
             // Without the catalogue the saved runs cannot be matched to mutants.
@@ -134,6 +135,23 @@ fn refuse_changed_design(design: &syncmut_mutator::Design, previous: &syncmut_mu
         code: exit::USAGE,
         error: anyhow::anyhow!("{}: cannot resume: the design's mutants differ from the interrupted run's; run again without --resume", out.root().display()),
     })
+}
+
+/// The saved runs a resume may keep: none when they were obtained under other schedules
+/// (their verdicts would not be this run's), and never a run that ended in an error,
+/// which is retried (a full disk or a process limit may be gone now).
+fn reusable_runs(mut runs: Vec<syncmut_oracle::outcome::Run>, out: &OutDir, config: &lab::RunSettings) -> Vec<syncmut_oracle::outcome::Run> {
+    let now = lab::verdict_settings(config);
+    if let Some(saved) = lab::saved_settings(out).filter(|saved| *saved != now) {
+        eprintln!(
+            "syncmut: note: the interrupted run used other settings ({} instead of {}); its runs are redone",
+            saved["schedules"].as_str().unwrap_or("?"),
+            now["schedules"].as_str().unwrap_or("?")
+        );
+        return Vec::new();
+    }
+    runs.retain(|run| run.verdict != syncmut_oracle::Verdict::Error);
+    runs
 }
 
 fn read_catalogue(out: &OutDir) -> Option<syncmut_mutator::Catalogue> {

@@ -362,7 +362,7 @@ pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String
                 .unwrap_or("abort() called (SIGABRT)");
             Some((BugKind::Assertion, line.trim().to_string()))
         }
-        Status::Signaled(sig) => Some((BugKind::Crash, format!("killed by signal {sig} ({})", signal_name(sig)))),
+        Status::Signaled(sig) => Some((BugKind::Crash, format!("killed by signal {sig} ({})", syncmut_runtime::exec::signal_name(sig)))),
         Status::Exited(status::DEADLOCK) if end_kind.is_none_or(|k| *k == EndKind::Deadlock) => {
             Some((BugKind::Deadlock, first_runtime_line(&execution.stderr, "deadlock: no thread can run")))
         }
@@ -393,19 +393,6 @@ fn memory_steps(catalogue: &Catalogue, schedule: &Schedule) -> String {
 
 fn first_runtime_line(stderr: &str, fallback: &str) -> String {
     stderr.lines().find(|l| l.starts_with("syncmut runtime:")).map(|l| l.trim().to_string()).unwrap_or_else(|| fallback.to_string())
-}
-
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGILL => "SIGILL",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGTERM => "SIGTERM",
-        _ => "signal",
-    }
 }
 
 /// A readable counterexample: the interleaving, one line per event with the thread in

@@ -105,6 +105,7 @@ pub fn run(
 ) -> Result<(Outcomes, Vec<Baseline>), OracleError> {
     let saved_baselines = read_baselines(out);
     out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
+    out.write_json(outdir::SETTINGS, &verdict_settings(config))?;
     progress.baseline_started(tests.len());
     let baselines: Vec<(Baseline, Option<OriginalRuns>)> =
         tests.iter().map(|t| baseline(build, t, out, config)).collect::<Result<_, _>>()?;
@@ -154,7 +155,8 @@ pub fn run(
     let next = AtomicUsize::new(0);
     let (sender, receiver) = mpsc::channel::<Run>();
     std::thread::scope(|scope| -> Result<(), OracleError> {
-        for _ in 0..config.jobs.max(1) {
+        // One worker per job at most: `-j` is an upper bound, not a thread count to spawn.
+        for _ in 0..config.jobs.clamp(1, todo.len().max(1)) {
             let sender = sender.clone();
             let (next, todo, usable) = (&next, &todo, &usable);
             scope.spawn(move || loop {
@@ -189,6 +191,17 @@ pub fn run(
         out.write(Path::new(outdir::DIFF_DIR).join(format!("{}.diff", outdir::file_name(&mutant.id))), text.as_bytes())?;
     }
     Ok((outcomes, baselines.into_iter().map(|(b, _)| b).collect()))
+}
+
+/// The settings that change verdicts, as saved in `settings.json`: a resumed run keeps
+/// earlier runs only when these are the same.
+pub fn verdict_settings(config: &RunSettings) -> serde_json::Value {
+    serde_json::json!({ "schedules": config.strategy.to_string() })
+}
+
+/// The settings saved by an earlier run in this directory, if any.
+pub fn saved_settings(out: &OutDir) -> Option<serde_json::Value> {
+    serde_json::from_slice(&std::fs::read(out.path(outdir::SETTINGS)).ok()?).ok()
 }
 
 /// The runs saved in a run directory's outcomes.json, for `--resume` (none when it does
@@ -301,7 +314,10 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
         }
         schedules.clear();
     }
-    let (execution, _) = &runs[0];
+    let Some((execution, _)) = runs.first() else {
+        let reason = set_aside.unwrap_or_else(|| "the original could not be run".to_string());
+        return Ok((not_started(test, reason), None));
+    };
     if set_aside.is_none() {
         set_aside = differs_from_original_build(build, test, execution, &limits);
     }
@@ -394,12 +410,34 @@ fn search_original(
 /// metamutant running no mutant (`execution`), or cannot be run.
 fn differs_from_original_build(build: &Build, test: &TestCase, execution: &Execution, limits: &Limits) -> Option<String> {
     match (Invocation { limits: *limits, ..Invocation::for_test(&build.original, test) }).run() {
-        Ok(native) if native.stdout != execution.stdout || native.status != execution.status => Some(format!(
-            "the metamutant without a mutant behaves differently from the original build (status {:?} vs {:?}); please report this",
-            execution.status, native.status
+        Ok(native) if native.status != execution.status => Some(format!(
+            "the original build ends with {} but the metamutant without a mutant with {}: the design behaves differently when syncmut controls its synchronization",
+            native.status, execution.status
+        )),
+        Ok(native) if native.stdout != execution.stdout => Some(format!(
+            "the original build and the metamutant without a mutant print different output ({}): the design behaves differently when syncmut controls its synchronization",
+            crate::verdict::output_difference(&native.stdout, &execution.stdout)
         )),
         Ok(_) => None,
         Err(e) => Some(format!("{}: {e}", build.original.display())),
+    }
+}
+
+/// The baseline of a test on which the original could not even start (its trace never
+/// appeared): set aside, with status 127, what a shell reports for a program it could
+/// not run.
+fn not_started(test: &TestCase, reason: String) -> Baseline {
+    Baseline {
+        test: test.name.clone(),
+        args: test.args.clone(),
+        usable: false,
+        set_aside_because: Some(reason),
+        status: Status::Exited(127),
+        elapsed_ms: 0,
+        reached: Vec::new(),
+        deadlock: false,
+        pending: Vec::new(),
+        lost_notifications: Vec::new(),
     }
 }
 
@@ -427,8 +465,11 @@ fn summarise(test: &TestCase, runs: &[(Execution, Trace)], set_aside: Option<Str
 /// Why a run of the original makes its test unusable, if it does.
 fn unusable(execution: &Execution, limits: &Limits) -> Option<String> {
     match execution.status {
-        Status::TimedOut => Some(format!("the original did not finish within {:?}", limits.timeout)),
-        Status::Signaled(s) => Some(format!("the original crashed (signal {s})")),
+        Status::TimedOut => Some(format!("the original did not finish within {} ms", limits.timeout.as_millis())),
+        Status::Signaled(_) => Some(format!("the original crashed ({})", execution.status)),
+        Status::Exited(syncmut_runtime::status::THREAD_LIMIT) => {
+            Some("the original hit the runtime's thread limit (more than 1024 threads alive or unjoined at once)".to_string())
+        }
         _ => None,
     }
 }

@@ -7,6 +7,7 @@
 //!   syncmut.lock          pid of the syncmut holding the directory (flock'ed; removed at the end)
 //!   mutants.json          the catalogue, written before any run
 //!   tests.json            the tests used
+//!   settings.json         the schedules the verdicts were obtained under
 //!   baseline.json         per test: usable or set aside (why), sites reached, time
 //!   outcomes.json         per mutant: verdict, killing test, per-test results; rewritten
 //!                         after every result, so an interrupted run loses nothing finished
@@ -32,6 +33,8 @@ pub const LOCK: &str = "syncmut.lock";
 pub const MARKER: &str = ".syncmut";
 pub const TESTS: &str = "tests.json";
 pub const BASELINE: &str = "baseline.json";
+/// The settings the verdicts were obtained under (schedules), compared by `--resume`.
+pub const SETTINGS: &str = "settings.json";
 pub const OUTCOMES: &str = "outcomes.json";
 pub const REPORT_CSV: &str = "report.csv";
 pub const DIFF_DIR: &str = "diff";

@@ -84,6 +84,17 @@ impl Schedules {
     pub const DEFAULT: Schedules = Schedules { strategy: Strategy::Default, budget: 1 };
 }
 
+impl std::fmt::Display for Schedules {
+    /// `random, 20 schedules`: what a run's verdicts were obtained under, as saved in
+    /// the run directory and compared by `--resume`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.strategy {
+            Strategy::Default => write!(f, "default"),
+            strategy => write!(f, "{strategy}, {} schedules", self.budget),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

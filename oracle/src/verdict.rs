@@ -80,7 +80,7 @@ pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str, 
             let line = mutant_stderr.lines().find(|l| l.contains("Assertion")).unwrap_or("").trim();
             return (Verdict::KilledByAssertion, format!("assertion failed: {line}"));
         }
-        return (Verdict::KilledByCrash, format!("the mutant died of signal {signal} ({})", signal_name(signal)));
+        return (Verdict::KilledByCrash, format!("the mutant died of signal {signal} ({})", syncmut_runtime::exec::signal_name(signal)));
     }
     if mutant.deadlock && !original.deadlock {
         return (Verdict::KilledByDeadlock, format!("deadlock: {}", describe_pending(&mutant.pending)));
@@ -100,10 +100,10 @@ pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str, 
         return (Verdict::KilledByTimeout, "the mutant ran past its timeout".to_string());
     }
     if mutant.status != original.status {
-        return (Verdict::KilledByOutput, format!("exit status {:?} instead of {:?}", mutant.status, original.status));
+        return (Verdict::KilledByOutput, format!("{} instead of {}", mutant.status, original.status));
     }
     if mutant.stdout != original.stdout {
-        return (Verdict::KilledByOutput, first_output_difference(&original.stdout, &mutant.stdout));
+        return (Verdict::KilledByOutput, output_difference(&original.stdout, &mutant.stdout));
     }
     if mutant.deadlock != original.deadlock || mutant.pending != original.pending {
         let what = if original.deadlock && !mutant.deadlock {
@@ -136,30 +136,32 @@ fn describe_pending(pending: &[(String, Option<u32>)], label: &dyn Fn(u32) -> St
         .join(", ")
 }
 
-fn first_output_difference(original: &str, mutant: &str) -> String {
+/// Where two outputs first differ, for a reason: the line number and both lines, capped.
+pub fn output_difference(original: &str, mutant: &str) -> String {
     let line = original.lines().zip(mutant.lines()).position(|(a, b)| a != b);
     match line {
         Some(i) => format!(
-            "stdout line {}: {:?} instead of {:?}",
+            "stdout line {}: {} instead of {}",
             i + 1,
-            mutant.lines().nth(i).unwrap_or(""),
-            original.lines().nth(i).unwrap_or("")
+            excerpt(mutant.lines().nth(i).unwrap_or("")),
+            excerpt(original.lines().nth(i).unwrap_or(""))
         ),
         None => format!("stdout has {} lines instead of {}", mutant.lines().count(), original.lines().count()),
     }
 }
 
-fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGILL => "SIGILL",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGTERM => "SIGTERM",
-        _ => "signal",
+/// Longest output line a reason quotes whole: reasons land in terminal tables and
+/// `outcomes.json`, where a megabyte line helps nobody.
+const EXCERPT_CHARS: usize = 200;
+
+/// A line quoted for a reason, capped at [`EXCERPT_CHARS`] and saying so.
+fn excerpt(line: &str) -> String {
+    let total = line.chars().count();
+    if total <= EXCERPT_CHARS {
+        return format!("{line:?}");
     }
+    let head: String = line.chars().take(EXCERPT_CHARS).collect();
+    format!("{head:?}… ({total} characters, capped)")
 }
 
 #[cfg(test)]
@@ -272,17 +274,25 @@ mod tests {
         let mut mutant = clean();
         mutant.status = Status::Exited(1);
         mutant.stdout = "other".to_string();
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "exit status Exited(1) instead of Exited(0)"));
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "exit 1 instead of exit 0"));
         // The original timed out but the mutant finished: a changed status, not a timeout.
         let mut original = clean();
         original.status = Status::TimedOut;
-        assert_eq!(judged(&original, &clean(), ""), verdict(Verdict::KilledByOutput, "exit status Exited(0) instead of TimedOut"));
+        assert_eq!(judged(&original, &clean(), ""), verdict(Verdict::KilledByOutput, "exit 0 instead of timed out"));
         let mut mutant = clean();
         mutant.stdout = "start\nsum 5\n".to_string();
         mutant.lost_notifications = vec![1];
         assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "stdout line 2: \"sum 5\" instead of \"sum 6\""));
         mutant.stdout = "start\n".to_string();
         assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "stdout has 1 lines instead of 2"));
+    }
+
+    #[test]
+    fn a_long_output_line_is_quoted_capped_and_says_so() {
+        let long = "x".repeat(1_048_576);
+        let reason = output_difference("short\n", &format!("{long}\n"));
+        assert!(reason.len() < 400, "{} characters", reason.len());
+        assert!(reason.ends_with("instead of \"short\"") && reason.contains("(1048576 characters, capped)"), "{reason}");
     }
 
     #[test]

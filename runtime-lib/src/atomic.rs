@@ -5,12 +5,39 @@ use std::io::Write;
 use std::path::Path;
 
 /// Writes `bytes` to a temporary file beside `path`, syncs it, then renames it over
-/// `path`.
+/// `path`. The file gets the permissions a plain `create` would give it (0666 less the
+/// umask), not the temporary file's private 0600.
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o666 & !umask()))?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The process's umask, read from `/proc/self/status` (setting and restoring it with
+/// `umask(2)` would race with other threads creating files); 022 when unknown.
+fn umask() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| status.lines().find_map(|l| l.strip_prefix("Umask:").and_then(|m| u32::from_str_radix(m.trim(), 8).ok())))
+        .unwrap_or(0o022)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_written_file_has_the_permissions_of_a_created_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        super::write(&path, b"x").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !super::umask());
+        assert_ne!(mode, 0o600, "a umask of 066 is unlikely in a test environment");
+    }
 }

@@ -45,6 +45,37 @@ pub enum Status {
     TimedOut,
 }
 
+impl std::fmt::Display for Status {
+    /// In words, as reasons and tables show it: `exit 3`, `killed by SIGABRT (signal 6)`,
+    /// `timed out`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Status::Exited(code) => write!(f, "exit {code}"),
+            Status::Signaled(signal) => write!(f, "killed by {} (signal {signal})", signal_name(*signal)),
+            Status::TimedOut => f.write_str("timed out"),
+        }
+    }
+}
+
+/// The conventional name of a signal (`SIGSEGV`), or `signal` for a rare one.
+pub fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGILL => "SIGILL",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGINT => "SIGINT",
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        _ => "signal",
+    }
+}
+
 /// What an execution produced.
 #[derive(Debug, Clone)]
 pub struct Execution {
