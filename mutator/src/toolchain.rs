@@ -290,7 +290,13 @@ fn depfile_paths(text: &str) -> Vec<PathBuf> {
 pub fn link_executable(design: &Design, kind: Family, bitcode: &Path, archives: &[PathBuf], out: &Path) -> Result<()> {
     let linker = tool("clang++-16", "clang++")?;
     let mut cmd = Command::new(&linker);
-    cmd.arg("-O0").arg(bitcode).args(archives).args(design.link_flags());
+    cmd.arg("-O0").arg(bitcode);
+    if !archives.is_empty() {
+        // The deterministic environment (virtual clock) in every executable that gets
+        // the runtime, so both executables of a design see the same virtual time.
+        cmd.arg(syncmut_runtime::VIRTUAL_CLOCK_LINK_FLAG);
+    }
+    cmd.args(archives).args(design.link_flags());
     // SYNCMUT_SANITIZE=1: the runtime archives are the sanitized ones; the driver adds
     // the sanitizers' runtime. Both executables get it, so the baseline's comparison of
     // the metamutant with the original still compares like with like.

@@ -43,6 +43,10 @@
 /* SystemC livelock bounds. */
 #define SYNCMUT_ENV_DELTA_BOUND "SYNCMUT_DELTA_BOUND"
 #define SYNCMUT_ENV_SPIN_BOUND "SYNCMUT_SPIN_BOUND"
+/* The deterministic environment: 1 passes clocks and random bytes through to libc. */
+#define SYNCMUT_ENV_REAL_TIME "SYNCMUT_REAL_TIME"
+/* The deterministic environment: shifts the virtual clocks' start and the random stream. */
+#define SYNCMUT_ENV_ENTROPY "SYNCMUT_ENTROPY"
 
 /* ---- the binary trace (format in runtime-lib/README.md) ------------------------------ */
 

@@ -24,6 +24,11 @@ pub const INPUT_LOG: &str = "SYNCMUT_INPUT_LOG";
 pub const DELTA_BOUND: &str = "SYNCMUT_DELTA_BOUND";
 /// SystemC: suspending calls of one process without progress before the run is a livelock.
 pub const SPIN_BOUND: &str = "SYNCMUT_SPIN_BOUND";
+/// `1`: the design sees the real clocks and random bytes instead of the virtual ones.
+pub const REAL_TIME: &str = "SYNCMUT_REAL_TIME";
+/// Shifts the virtual clocks' start and the random-byte stream (`0`, the default, is
+/// the world every run sees unless asked otherwise).
+pub const ENTROPY: &str = "SYNCMUT_ENTROPY";
 
 /// syncmut itself: `1` links designs with the sanitizers and the sanitized runtime.
 pub const SANITIZE: &str = "SYNCMUT_SANITIZE";

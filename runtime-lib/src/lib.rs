@@ -72,6 +72,13 @@ pub fn sanitizer_link_flags() -> &'static [&'static str] {
     }
 }
 
+/// Linker flag that brings the virtual clock (`src/virtual_clock.c`) into an executable
+/// linked with the C archive, whatever the design calls: libc's clock, random and timed
+/// wait functions are then the runtime's also for shared libraries (libstdc++'s
+/// `std::chrono` clocks, libsystemc), and `original` and the metamutant, whose wrappers
+/// use these functions, always see the same virtual world (runtime-lib/README.md).
+pub const VIRTUAL_CLOCK_LINK_FLAG: &str = "-Wl,--undefined=syncmut_virtual_clock";
+
 /// File names used by [`install`].
 pub const C_ARCHIVE_NAME: &str = "libsyncmut_rt.a";
 /// File name of the SystemC archive.

@@ -21,6 +21,7 @@
 #include "pthread_wrappers.h"
 #include "scheduler.h"
 #include "trace.h"
+#include "virtual_clock.h"
 
 /* One wrapped call: the operator its site applies, and whether the scheduler runs it. */
 struct call {
@@ -114,17 +115,19 @@ static int wait_briefly(pthread_cond_t *c, pthread_mutex_t *m)
 #else
     const clockid_t clock = CLOCK_REALTIME;
 #endif
+    /* The real clock and the real wait (virtual_clock.h): the runtime's own 1 ms neither
+     * reads nor moves the design's virtual clock. */
     struct timespec deadline;
-    clock_gettime(clock, &deadline);
+    syncmut_real_clock_gettime(clock, &deadline);
     deadline.tv_nsec += 1000000;
     if (deadline.tv_nsec >= 1000000000) {
         deadline.tv_sec += 1;
         deadline.tv_nsec -= 1000000000;
     }
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 30))
-    int rc = pthread_cond_clockwait(c, m, clock, &deadline);
+    int rc = syncmut_real_pthread_cond_clockwait(c, m, clock, &deadline);
 #else
-    int rc = pthread_cond_timedwait(c, m, &deadline);
+    int rc = syncmut_real_pthread_cond_timedwait(c, m, &deadline);
 #endif
     /* pthread_cond_wait never reports a timeout; the caller re-checks its predicate as it
      * must after any wake-up. */
