@@ -74,6 +74,6 @@ pub fn for_oracle_error(error: &OracleError) -> i32 {
         OracleError::TestFile(_) | OracleError::NotARunDirectory { .. } | OracleError::SymlinkInRunDirectory { .. } | OracleError::NonUtf8Path { .. } => USAGE,
         OracleError::Locked { .. } => LOCKED,
         OracleError::NoUsableTest { .. } => NO_USABLE_TEST,
-        OracleError::Read { .. } | OracleError::Write { .. } | OracleError::Spawn { .. } => INTERNAL,
+        OracleError::Read { .. } | OracleError::Write { .. } | OracleError::Spawn { .. } | OracleError::Environment { .. } => INTERNAL,
     }
 }

@@ -4,6 +4,7 @@
 mod util;
 
 use util::syncmut;
+use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use std::path::PathBuf;
 
@@ -111,7 +112,6 @@ fn numbers_out_of_range_are_refused_before_any_work() {
 
 #[test]
 fn paths_that_are_not_utf8_are_refused_naming_them() {
-    use predicates::prelude::PredicateBooleanExt;
     use std::os::unix::ffi::OsStrExt;
     let dir = tempfile::tempdir().unwrap();
     let odd = std::ffi::OsStr::from_bytes(b"caf\xe9");
@@ -122,4 +122,44 @@ fn paths_that_are_not_utf8_are_refused_naming_them() {
     let good = dir.path().join("good.c");
     std::fs::copy(&source, &good).unwrap();
     syncmut().arg("mutate").arg(&good).arg("-o").arg(dir.path().join(odd)).assert().code(2).stderr(contains("not valid UTF-8"));
+}
+
+#[test]
+fn tests_that_cannot_be_run_are_refused_naming_the_file() {
+    let design = util::fixture("verdicts/crash");
+    for (tests, says) in [
+        (r#"{"tests":[{"name":".."}]}"#, "not \".\" or \"..\""),
+        (r#"{"tests":[{"args":["a\u0000b"]}]}"#, "NUL"),
+        (&format!(r#"{{"tests":[{{"name":"{}"}}]}}"#, "n".repeat(300)), "at most 100"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("tests.json");
+        std::fs::write(&file, tests).unwrap();
+        syncmut()
+            .arg("run")
+            .arg(&design)
+            .arg("--tests")
+            .arg(&file)
+            .args(["--gen", "none", "-o"])
+            .arg(dir.path().join("out"))
+            .assert()
+            .code(2)
+            .stderr(contains("tests.json").and(contains(says)));
+    }
+}
+
+#[test]
+fn a_test_file_with_a_byte_order_mark_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tests.json");
+    std::fs::write(&file, "\u{feff}{\"tests\":[{\"name\":\"bom\"}]}").unwrap();
+    syncmut()
+        .arg("run")
+        .arg(util::fixture("verdicts/crash"))
+        .arg("--tests")
+        .arg(&file)
+        .args(["--gen", "none", "-o"])
+        .arg(dir.path().join("out"))
+        .assert()
+        .success();
 }

@@ -231,3 +231,30 @@ fn a_refused_resume_changes_nothing_in_the_run_directory() {
     check_refused("resume after a change", &run_on(design.path(), out.path(), &["--resume"]), "cannot resume", "differ");
     assert!(snapshot(out.path()) == before, "a refused resume rebuilt files of the run directory");
 }
+
+#[test]
+fn result_files_get_the_permissions_of_created_files_not_private_ones() {
+    use std::os::unix::fs::PermissionsExt;
+    let out = finished_run();
+    for name in ["outcomes.json", "mutants.json", "report.csv"] {
+        let mode = std::fs::metadata(out.path().join(name)).unwrap().permissions().mode() & 0o777;
+        // The test harness runs with a umask that lets others read (022 or 002).
+        assert!(mode & 0o044 == 0o044, "{name}: mode {mode:o}");
+    }
+}
+
+#[test]
+fn a_resume_under_other_schedules_redoes_the_runs_instead_of_reusing_them() {
+    let out = finished_run();
+    let mut resume = run_args(out.path());
+    resume.args(["--resume", "--schedules", "3"]);
+    let output = resume.output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("its runs are redone"));
+    let outcomes = util::outcomes(out.path());
+    for mutant in outcomes["mutants"].as_array().unwrap() {
+        for run in mutant["runs"].as_array().unwrap() {
+            assert_eq!(run["schedules"], 3, "{run}");
+        }
+    }
+}

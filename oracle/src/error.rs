@@ -30,6 +30,9 @@ pub enum OracleError {
     #[error("{}: is a symbolic link inside the run directory; syncmut does not write through links: remove it, or choose another directory with -o", path.display())]
     SymlinkInRunDirectory { path: PathBuf },
 
+    #[error("the machine failed the run, not the design: {message}; finished results are kept: free space or raise the limit, then run again with --resume")]
+    Environment { message: String },
+
     #[error("no usable test: every test was set aside by the baseline (see {})", path.display())]
     NoUsableTest { path: PathBuf },
 }

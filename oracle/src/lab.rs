@@ -153,7 +153,7 @@ pub fn run(
         .collect();
     progress.runs_started(todo.len());
     let next = AtomicUsize::new(0);
-    let (sender, receiver) = mpsc::channel::<Run>();
+    let (sender, receiver) = mpsc::channel::<Result<Run, String>>();
     std::thread::scope(|scope| -> Result<(), OracleError> {
         // One worker per job at most: `-j` is an upper bound, not a thread count to spawn.
         for _ in 0..config.jobs.clamp(1, todo.len().max(1)) {
@@ -171,6 +171,8 @@ pub fn run(
         }
         drop(sender);
         for run in receiver {
+            // Returning drops the receiver: the workers stop at their next send.
+            let run = run.map_err(|message| OracleError::Environment { message })?;
             progress.run_finished(&run);
             runs.push(run);
             save(catalogue, &runs, &expected_runs, out)?;
@@ -231,9 +233,9 @@ fn save(catalogue: &Catalogue, runs: &[Run], expected_runs: &dyn Fn(&str) -> usi
 
 /// Runs the metamutant with `active` (empty: no mutant) under `schedule` and reads its
 /// trace.
-fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_steps: Option<u64>, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), String> {
+fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_steps: Option<u64>, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), Unjudged> {
     if let Some(parent) = trace_file.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        std::fs::create_dir_all(parent).map_err(|e| Unjudged::from_io(parent, e))?;
     }
     let _ = std::fs::remove_file(trace_file);
     let invocation = Invocation {
@@ -244,10 +246,62 @@ fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_step
         limits: *limits,
         ..Invocation::for_test(&build.metamutant, test)
     };
-    let execution = invocation.run().map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
-    // Kept in the run directory for users: rendered as JSON Lines.
-    let trace = trace::keep_readable(trace_file)?;
+    let execution = invocation.run().map_err(|e| Unjudged::from_io(&build.metamutant, e))?;
+    // Kept in the run directory for users: rendered as JSON Lines. A trace the runtime
+    // could not write for lack of space is the disk's fault, not the design's.
+    let trace = trace::keep_readable(trace_file).map_err(|e| match disk_full(trace_file) {
+        true => Unjudged::Environment(format!("{e} (the disk is full)")),
+        false => Unjudged::Run(e),
+    })?;
     Ok((execution, trace))
+}
+
+/// Why a run could not be judged.
+#[derive(Debug)]
+enum Unjudged {
+    /// The machine, not the design: a full disk, no process, memory or file descriptor
+    /// left. The whole run stops with this message (finished results are kept), so a
+    /// `--resume` retries once it is fixed, instead of an `error` verdict that depends on
+    /// what else the machine was doing.
+    Environment(String),
+    /// Something about this design or run: an `error` verdict with the reason.
+    Run(String),
+}
+
+impl Unjudged {
+    fn from_io(path: &Path, error: std::io::Error) -> Unjudged {
+        let message = format!("{}: {error}", path.display());
+        match error.raw_os_error() {
+            Some(libc::ENOSPC | libc::EDQUOT | libc::EAGAIN | libc::ENOMEM | libc::EMFILE | libc::ENFILE) => Unjudged::Environment(message),
+            _ => Unjudged::Run(message),
+        }
+    }
+}
+
+impl From<String> for Unjudged {
+    fn from(reason: String) -> Self {
+        Unjudged::Run(reason)
+    }
+}
+
+impl std::fmt::Display for Unjudged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unjudged::Environment(m) | Unjudged::Run(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Whether the filesystem holding `path` has (almost) no space left for syncmut.
+fn disk_full(path: &Path) -> bool {
+    let dir = path.parent().unwrap_or(path);
+    let Ok(c_path) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else { return false };
+    // SAFETY: statvfs writes only into the struct we pass, and reads a valid C string.
+    let mut stats: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c_path.as_ptr(), &mut stats) } != 0 {
+        return false;
+    }
+    (stats.f_bavail as u64).saturating_mul(stats.f_frsize as u64) < 1024 * 1024
 }
 
 /// Whether a design's tests run under several schedules (pthread, not `Default`).
@@ -361,6 +415,7 @@ fn run_original_listed(
         };
         let (execution, trace) = match traced(build, test, "", schedule, None, &path, limits) {
             Ok(r) => r,
+            Err(Unjudged::Environment(message)) => return (runs, Some(message)),
             Err(e) => return (runs, Some(format!("its trace could not be read: {e}"))),
         };
         let mut set_aside = unusable(&execution, limits);
@@ -530,7 +585,9 @@ impl Tally<'_> {
 }
 
 /// Runs one mutant on one test under every schedule and judges it.
-fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &OriginalRuns, out: &OutDir, config: &RunSettings) -> Run {
+///
+/// An error is a failure of the machine ([`Unjudged::Environment`]): the run stops.
+fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &OriginalRuns, out: &OutDir, config: &RunSettings) -> Result<Run, String> {
     let limits = Limits { timeout: invocation::timeout_after(Duration::from_millis(baseline.elapsed_ms)), ..config.limits };
     let original: Vec<Observation> = plan.originals.iter().map(|(e, t)| Observation::new(e, t, &mutant.sites)).collect();
     let explores = explores(build, config);
@@ -538,13 +595,17 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
     let mut tally = Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, first_kill: None, original, paired: !dfs, mutant };
     let mut exhaustive = false;
     let ran = if dfs {
-        search_mutant(build, mutant, test, plan, out, config.strategy, &limits, &mut tally).map(|covered| exhaustive = covered && plan.exhausted)
+        search_mutant(build, mutant, test, plan, out, config.strategy, &limits, &mut tally)
+            .map(|covered| exhaustive = covered && plan.exhausted)
+            .map_err(Unjudged::from)
     } else {
         let schedules: &[String] = if explores { &plan.schedules } else { &plan.schedules[..1] };
         run_mutant_listed(build, mutant, test, schedules, explores, plan.max_steps, out, &limits, &mut tally)
     };
-    if let Err(reason) = ran {
-        return error_run(mutant, test, reason, tally.elapsed);
+    match ran {
+        Err(Unjudged::Environment(message)) => return Err(message),
+        Err(Unjudged::Run(reason)) => return Ok(error_run(mutant, test, reason, tally.elapsed)),
+        Ok(()) => {}
     }
     let (kills, total) = (tally.kills, tally.runs);
     let (verdict, mut reason, schedule) = match tally.first_kill {
@@ -555,7 +616,7 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
         let fraction = kill_fraction(config.strategy.strategy, kills, total, exhaustive);
         reason = if reason.is_empty() { fraction } else { format!("{reason}; {fraction}") };
     }
-    Run {
+    Ok(Run {
         mutant: mutant.id.clone(),
         test: test.name.clone(),
         verdict,
@@ -565,7 +626,7 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
         kills: explores.then_some(kills),
         schedules: explores.then_some(total),
         exhaustive,
-    }
+    })
 }
 
 /// The mutant's own dfs search, each run judged into `tally`; the first kill's trace and
@@ -624,12 +685,12 @@ fn run_mutant_listed(
     out: &OutDir,
     limits: &Limits,
     tally: &mut Tally,
-) -> Result<(), String> {
+) -> Result<(), Unjudged> {
     for schedule in schedules {
         let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tagged.then_some(schedule.as_str()));
         let (execution, trace) = traced(build, test, &mutant.activation(), schedule, max_steps, &path, limits)?;
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
-            return Err(format!("the runtime rejected the mutant: {}", execution.stderr.trim()));
+            return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.trim())));
         }
         let first = tally.first_kill.is_none();
         if tally.add(build, &execution, &trace, schedule) && first {
@@ -686,7 +747,19 @@ pub fn wilson_interval(k: usize, n: usize) -> (f64, f64) {
 
 #[cfg(test)]
 mod tests {
-    use super::wilson_interval;
+    use super::*;
+
+    #[test]
+    fn a_full_disk_or_no_process_left_is_the_machine_and_anything_else_the_run() {
+        let path = Path::new("/x");
+        for errno in [libc::ENOSPC, libc::EDQUOT, libc::EAGAIN, libc::ENOMEM, libc::EMFILE, libc::ENFILE] {
+            assert!(matches!(Unjudged::from_io(path, std::io::Error::from_raw_os_error(errno)), Unjudged::Environment(_)), "{errno}");
+        }
+        for errno in [libc::ENOENT, libc::EACCES, libc::ENOEXEC] {
+            assert!(matches!(Unjudged::from_io(path, std::io::Error::from_raw_os_error(errno)), Unjudged::Run(_)), "{errno}");
+        }
+        assert!(!disk_full(&std::env::temp_dir().join("file")), "the test machine's temporary directory is not full");
+    }
 
     #[test]
     fn wilson_interval_matches_known_values() {

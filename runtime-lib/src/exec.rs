@@ -92,6 +92,28 @@ const TERM_GRACE: Duration = Duration::from_millis(300);
 
 /// Runs `program args` with `env` added, within `limits`.
 pub fn execute(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits) -> std::io::Result<Execution> {
+    // A start that fails for lack of processes or memory is retried with a growing pause
+    // (50 ms … 1.6 s, about 3 s in all): another execution running beside this one,
+    // such as a mutant that forks without end, may hold them only for its few seconds,
+    // and a verdict must not depend on what ran beside it.
+    let mut pause = Duration::from_millis(50);
+    loop {
+        match execute_once(program, args, env, limits) {
+            Err(e) if is_transient(&e) && pause <= Duration::from_millis(1600) => {
+                std::thread::sleep(pause);
+                pause *= 2;
+            }
+            result => return result,
+        }
+    }
+}
+
+/// Failures to start that another execution's end may cure.
+fn is_transient(error: &std::io::Error) -> bool {
+    matches!(error.raw_os_error(), Some(libc::EAGAIN | libc::ENOMEM))
+}
+
+fn execute_once(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits) -> std::io::Result<Execution> {
     let mut cmd = Command::new(program);
     cmd.args(args)
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
