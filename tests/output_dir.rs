@@ -258,3 +258,48 @@ fn a_resume_under_other_schedules_redoes_the_runs_instead_of_reusing_them() {
         }
     }
 }
+
+/// A tmpfs of `bytes` mounted over `dir` in a mount namespace of the child's own (so it
+/// needs no cleanup). None when this process may not create one.
+fn small_disk(cmd: &mut Command, dir: &Path, bytes: u64) -> Option<()> {
+    let path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
+    let options = std::ffi::CString::new(format!("size={bytes}")).unwrap();
+    let mount_tmpfs = move |path: &std::ffi::CString, options: &std::ffi::CString| -> std::io::Result<()> {
+        let none = std::ptr::null();
+        // SAFETY: unshare and mount are plain system calls on valid C strings.
+        let ok = unsafe {
+            libc::unshare(libc::CLONE_NEWNS) == 0
+                && libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) == 0
+                && libc::mount(c"tmpfs".as_ptr(), path.as_ptr(), c"tmpfs".as_ptr(), 0, options.as_ptr().cast()) == 0
+        };
+        if ok { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+    };
+    let (probe_path, probe_options) = (path.clone(), options.clone());
+    // SAFETY: the closure makes only system calls.
+    let probe = unsafe { Command::new("/bin/true").pre_exec(move || mount_tmpfs(&probe_path, &probe_options)).status().ok()? };
+    if !probe.success() {
+        return None;
+    }
+    // SAFETY: as above.
+    unsafe {
+        cmd.pre_exec(move || mount_tmpfs(&path, &options));
+    }
+    Some(())
+}
+
+#[test]
+fn a_disk_that_fills_up_during_the_runs_stops_the_run_instead_of_giving_error_verdicts() {
+    // The livelocking mutants' traces (megabytes each) do not fit in 6 MB; the build and
+    // the baseline (about 3.5 MB) do.
+    let out = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(cargo_bin("syncmut"));
+    cmd.arg("run").arg(util::fixture("verdicts/sc_livelock")).args(["--gen", "none", "-j", "1", "-o"]).arg(out.path());
+    if small_disk(&mut cmd, out.path(), 6 << 20).is_none() {
+        eprintln!("skipped: no right to create a mount namespace, so no small disk can be made");
+        return;
+    }
+    let output = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the machine failed the run, not the design") && stderr.contains("--resume"), "{stderr}");
+}
