@@ -1,4 +1,4 @@
-//! The random baseline (issue 4, item 7): same input vector, fixed seed, same budget,
+//! The random baseline: same input vector, fixed seed, same budget,
 //! reach confirmed by execution; `gen --compare` prints WP and random side by side.
 
 mod util;

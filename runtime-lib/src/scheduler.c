@@ -6,8 +6,8 @@
  * to it. Everyone else waits on its own condition variable under `lock`. At each
  * scheduling point the holder picks the next thread (strategy below), hands `current`
  * over and waits for it to come back. Threads are numbered in creation order: T0 is
- * main, T1, T2... the threads created through syncmut_hook_pthread_create (the trace
- * uses these numbers once trace.c offers syncmut_trace_set_thread_id).
+ * main, T1, T2... the threads created through syncmut_hook_pthread_create; the trace
+ * uses the same numbers (syncmut_trace_set_thread_id).
  *
  * Model: the real primitives stay the source of truth. A blocking operation first tries
  * the non-blocking variant of the real call (trylock, sem_trywait...); only when that
@@ -38,11 +38,6 @@
 #include <unistd.h>
 
 #include "trace.h"
-
-/* Proposed trace API (trace.c): records the calling thread's pthread events as T<k>.
- * Weak: while trace.c does not define it, the trace numbers threads by first event and
- * the scheduler mirrors that numbering for the end record (syncmut_sched_enter). */
-void syncmut_trace_set_thread_id(uint32_t k) __attribute__((weak));
 
 #define MAX_THREADS 1024u
 #define DEFAULT_MAX_STEPS 10000000u
@@ -152,12 +147,6 @@ static struct sthread *atomic_owner;
 static uint32_t atomic_depth;
 static pthread_key_t exit_key;
 static _Thread_local struct sthread *self;
-
-/* Fallback naming (no syncmut_trace_set_thread_id): the trace numbers threads in the
- * order of their first event, main being T0. Events are recorded by the baton holder
- * only, so counting first events here gives the same numbers. */
-static uint32_t next_trace_number = 1;
-static uint32_t unnamed = NO_NAME; /* "T?": a thread with no event yet, in that mode */
 
 
 /* ---- strategy ----------------------------------------------------------------------- */
@@ -530,8 +519,6 @@ static void provide_end(syncmut_end *end)
             break;
         syncmut_pending *p = &end->pending[end->npending++];
         p->thread = atomic_load_explicit(&best->name, memory_order_relaxed);
-        if (p->thread == NO_NAME)
-            p->thread = unnamed;
         p->site = atomic_load_explicit(&best->site, memory_order_relaxed);
         last = best->id;
         first = 0;
@@ -570,7 +557,7 @@ static void reschedule(struct sthread *me)
     if (++steps > max_steps) {
         uint32_t name = atomic_load_explicit(&me->name, memory_order_relaxed);
         write_schedule_out("livelock");
-        syncmut_trace_finish("livelock", name != NO_NAME ? name : unnamed,
+        syncmut_trace_finish("livelock", name,
                              atomic_load_explicit(&me->site, memory_order_relaxed), SYNCMUT_STATUS_LIVELOCK);
     }
     struct sthread *next = choose(me);
@@ -667,7 +654,7 @@ static struct sthread *new_slot(void) /* `lock` held */
             uint32_t name = me != NULL ? atomic_load_explicit(&me->name, memory_order_relaxed) : NO_NAME;
             write_schedule_out("thread-limit");
             syncmut_trace_finish("thread limit (more than 1024 threads alive or not yet joined)",
-                                 name != NO_NAME ? name : unnamed,
+                                 name,
                                  me != NULL ? atomic_load_explicit(&me->site, memory_order_relaxed) : -1,
                                  SYNCMUT_STATUS_THREAD_LIMIT);
         }
@@ -722,8 +709,7 @@ static void *trampoline(void *p)
     pthread_mutex_lock(&lock);
     wait_for_baton(t);
     pthread_mutex_unlock(&lock);
-    if (syncmut_trace_set_thread_id != NULL)
-        syncmut_trace_set_thread_id(t->id);
+    syncmut_trace_set_thread_id(t->id);
     void *result = t->start(t->arg);
     pthread_setspecific(exit_key, NULL);
     finish(t);
@@ -741,8 +727,7 @@ int syncmut_sched_create(const char *start_name, pthread_t *thread, const pthrea
     t->arg = arg;
     set_state(t, READY); /* parked in the trampoline until chosen */
     pthread_mutex_unlock(&lock);
-    if (syncmut_trace_set_thread_id != NULL)
-        atomic_store_explicit(&t->name, intern_thread_name(t->id), memory_order_relaxed);
+    atomic_store_explicit(&t->name, intern_thread_name(t->id), memory_order_relaxed);
 
     pthread_t handle;
     int rc = pthread_create(&handle, attr, trampoline, t);
@@ -817,10 +802,6 @@ void syncmut_sched_enter_on(uint32_t site, const void *a, const void *b)
     set_state(me, READY);
     reschedule(me);
     pthread_mutex_unlock(&lock);
-    /* The wrapper records its event next: mirror the trace's first-event numbering. */
-    if (syncmut_trace_set_thread_id == NULL && syncmut_trace_on() &&
-        atomic_load_explicit(&me->name, memory_order_relaxed) == NO_NAME)
-        atomic_store_explicit(&me->name, intern_thread_name(next_trace_number++), memory_order_relaxed);
 }
 
 void syncmut_sched_leave(void)
@@ -1233,8 +1214,6 @@ __attribute__((constructor(102))) static void scheduler_init(void)
             install_signal_handlers();
     }
 
-    if (syncmut_trace_set_thread_id == NULL)
-        unnamed = syncmut_trace_intern("T?");
     struct sthread *main_thread = new_slot(); /* T0 */
     atomic_store_explicit(&main_thread->name, intern_thread_name(0), memory_order_relaxed);
     main_thread->routine = "main";
