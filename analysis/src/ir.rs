@@ -478,15 +478,18 @@ impl<'m> Value<'m> {
             None => "?".into(),
         }
     }
-    /// Printed IR of the value (for messages).
+    /// Printed IR of the value (for messages), without its metadata attachments
+    /// (`, !dbg !61`): the message gives the source location in words.
     pub fn print(self) -> String {
         // SAFETY: LLVMPrintValueToString returns an owned message.
-        unsafe {
+        let s = unsafe {
             let p = LLVMPrintValueToString(self.0);
             let s = CStr::from_ptr(p).to_string_lossy().into_owned();
             LLVMDisposeMessage(p);
-            s.trim().to_string()
-        }
+            s
+        };
+        let s = s.trim();
+        s.find(", !").map_or(s, |cut| &s[..cut]).to_string()
     }
 }
 

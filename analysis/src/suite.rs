@@ -32,25 +32,46 @@ pub struct Suite {
     pub tests: Vec<Confirmed>,
     /// Sites with a test found by the solver (random baseline: sites some run reached).
     pub reachable: BTreeSet<u32>,
-    /// Of those, sites that the kept tests reach in execution.
+    /// Sites not proven unreachable: the reach rate's denominator. A site the analysis
+    /// left `unknown` is here, so it counts as not reached unless some run reaches it.
+    pub open: BTreeSet<u32>,
+    /// Of `open`, sites that the kept tests reach in execution.
     pub confirmed: BTreeSet<u32>,
     /// Executions of the design spent confirming candidates.
     pub executions: usize,
+    /// Candidates not kept because their run is not a usable test, with why
+    /// ([`Run::unusable`]), in the order they ran.
+    pub unusable: Vec<(TestValues, String)>,
 }
 
 impl Suite {
-    /// confirmed / reachable (1.0 when nothing is reachable).
+    /// confirmed / open (1.0 when every site is proven unreachable).
     pub fn reach_rate(&self) -> f64 {
-        if self.reachable.is_empty() {
+        if self.open.is_empty() {
             1.0
         } else {
-            self.confirmed.len() as f64 / self.reachable.len() as f64
+            self.confirmed.len() as f64 / self.open.len() as f64
         }
     }
 }
 
+/// One traced run of a candidate on the metamutant (no mutant active, so it behaves as
+/// the original).
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    /// Sites found in the trace.
+    pub reached: BTreeSet<u32>,
+    /// Why the run is not a usable test, if it is not: it ended by
+    /// `__VERIFIER_assume` (status 123), an input out of range or another refusal of
+    /// the runtime (120), a crash, a hang (timeout, livelock 121, deadlock 122) or the
+    /// thread limit (124). The oracle's baseline would set such a test aside, and a
+    /// site reached on the way to an assumption that fails is not reached by a test.
+    pub unusable: Option<String>,
+}
+
 /// Runs each distinct candidate on `metamutant` with tracing; keeps a greedy cover.
 pub fn build(results: &[SiteResult], metamutant: &Path, pthread: bool, scratch: &Path) -> std::io::Result<Suite> {
+    let open: BTreeSet<u32> = results.iter().filter(|r| !matches!(r.verdict, Reachability::Unreachable { .. })).map(|r| r.index).collect();
     let mut candidates: BTreeMap<TestValues, BTreeSet<u32>> = BTreeMap::new();
     for r in results {
         if let Reachability::TestFound { args, nondet, inputs } = &r.verdict {
@@ -60,17 +81,57 @@ pub fn build(results: &[SiteResult], metamutant: &Path, pthread: bool, scratch: 
     }
     let reachable: BTreeSet<u32> = candidates.values().flatten().copied().collect();
     let mut runs = Vec::new();
+    let mut unusable = Vec::new();
     for (n, (values, targets)) in candidates.into_iter().enumerate() {
         let trace_path = scratch.join(format!("candidate{n}.jsonl"));
         let log_path = scratch.join(format!("candidate{n}.inputs"));
-        let reached = execute_with(metamutant, &values, pthread, &trace_path, Some(&log_path))?;
+        let run = run_candidate(metamutant, &values, pthread, &trace_path, Some(&log_path))?;
+        if let Some(why) = run.unusable {
+            unusable.push((values, why));
+            continue;
+        }
         let consumed = read_input_log(&log_path);
         let TestValues { args, nondet, inputs } = values;
-        runs.push(Confirmed { args, nondet, inputs, consumed, targets, reached });
+        runs.push(Confirmed { args, nondet, inputs, consumed, targets, reached: run.reached });
     }
-    let executions = runs.len();
-    let (tests, confirmed) = cover(runs, &reachable);
-    Ok(Suite { tests, reachable, confirmed, executions })
+    let executions = runs.len() + unusable.len();
+    let (tests, confirmed) = cover(runs, &open);
+    Ok(Suite { tests, reachable, open, confirmed, executions, unusable })
+}
+
+/// Time a confirming run may take; the same as [`execute_with`] gives.
+const CONFIRM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Runs a candidate on the metamutant with tracing (pthread: under the default
+/// schedule), like [`execute_with`], and says whether the run is a usable test.
+pub fn run_candidate(metamutant: &Path, values: &TestValues, pthread: bool, trace_path: &Path, log: Option<&Path>) -> std::io::Result<Run> {
+    let mut env = vec![("SYNCMUT_TRACE", trace_path.display().to_string())];
+    if let Some(log) = log {
+        env.push(("SYNCMUT_INPUT_LOG", log.display().to_string()));
+    }
+    env.extend(test_case::input_env(&values.nondet, &values.inputs));
+    if pthread {
+        env.push(("SYNCMUT_SCHEDULE", "default".to_string()));
+    }
+    let limits = Limits { timeout: CONFIRM_TIMEOUT, ..Limits::default() };
+    let execution = exec::execute(metamutant, &values.args, &env, &limits)?;
+    let reached = trace::read(trace_path).map(|t| t.events.iter().map(|e| e.site).collect()).unwrap_or_default();
+    Ok(Run { reached, unusable: unusable(&execution) })
+}
+
+/// Why a run is not a usable test ([`Run::unusable`]), in words.
+fn unusable(execution: &exec::Execution) -> Option<String> {
+    let runtime_line = || execution.stderr.lines().find(|l| l.starts_with("syncmut runtime:")).map(|l| format!(": {l}")).unwrap_or_default();
+    match execution.status {
+        exec::Status::Exited(123) => Some("the run ended by __VERIFIER_assume (status 123): the inputs violate an assumption".into()),
+        exec::Status::Exited(120) => Some(format!("the runtime refused the inputs (status 120){}", runtime_line())),
+        exec::Status::Exited(121) => Some("the run livelocked (status 121)".into()),
+        exec::Status::Exited(122) => Some("the run deadlocked under the default schedule (status 122)".into()),
+        exec::Status::Exited(124) => Some("the run exceeded the thread limit (status 124)".into()),
+        exec::Status::Exited(_) => None,
+        exec::Status::Signaled(signal) => Some(format!("the run crashed (signal {signal})")),
+        exec::Status::TimedOut => Some(format!("the run did not finish within {} s", CONFIRM_TIMEOUT.as_secs())),
+    }
 }
 
 /// Runs `args` on the metamutant with tracing (pthread: under the default schedule)

@@ -20,6 +20,31 @@ pub(super) enum Base<'m> {
     Opaque(Value<'m>),
 }
 
+impl Base<'_> {
+    /// The object in words, for reasons shown to users.
+    pub(super) fn describe(&self) -> String {
+        let named = |what: &str, v: &Value<'_>| {
+            let name = v.name();
+            let at = v.where_();
+            match (name.is_empty(), at.as_str()) {
+                (true, "?") => what.to_string(),
+                (true, at) => format!("{what} at {at}"),
+                (false, "?") => format!("{what} `{}`", super::demangle_hint(&name)),
+                (false, at) => format!("{what} `{}` at {at}", super::demangle_hint(&name)),
+            }
+        };
+        match self {
+            Base::Global(v) => named("global", v),
+            Base::Alloca(_, v) => named("local variable", v),
+            Base::Argv => "the argument vector".to_string(),
+            Base::Opaque(v) => match v.called_function() {
+                Some(f) => format!("memory returned by {} at {}", super::demangle_hint(&f.name()), v.where_()),
+                None => named("memory behind a pointer the analysis does not track, loaded", v),
+            },
+        }
+    }
+}
+
 /// A memory location: a base plus a byte offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) struct Loc<'m> {
@@ -37,7 +62,7 @@ impl<'m> Wp<'m> {
             return self.load_indexed(f, v, loc, idx, stride);
         }
         let Sym::Ptr(loc) = p else {
-            return Err(AnalysisError::unsupported(format!("load through {p:?} (`{}`)", v.print()), v.where_()));
+            return Err(AnalysisError::unsupported(format!("load through {} (`{}`)", p.describe(), v.print()), v.where_()));
         };
         if loc.base == Base::Argv {
             if loc.off % 8 != 0 {
@@ -268,7 +293,7 @@ impl<'m> Wp<'m> {
             (Sym::Bv(e, w), TypeShape::Int(lw)) if *w > lw => Ok(Sym::Bv(self.ctx.extract(lw as i32 - 1, 0, *e), lw)),
             (Sym::Bv(..), TypeShape::Int(_)) => Err(AnalysisError::unsupported("load wider than the stored value", load.where_())),
             (_, TypeShape::Pointer) => Ok(s),
-            _ => Err(AnalysisError::unsupported(format!("load of {s:?} (`{}`)", load.print()), load.where_())),
+            _ => Err(AnalysisError::unsupported(format!("load of {} (`{}`)", s.describe(), load.print()), load.where_())),
         }
     }
 
