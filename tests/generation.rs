@@ -56,3 +56,16 @@ fn reasons_are_words_not_debug_output() {
     }
     assert!(stdout.contains("reach rate: 0 of 2 sites not proven unreachable (0%); 2 unknown: site 0 (pointer_merge.c:11"), "{stdout}");
 }
+
+#[test]
+fn a_loop_beyond_the_unroll_bound_is_summarised_not_cut() {
+    // 16 pthread_mutex_init calls in main (bound 8) before every site.
+    let (out, code, stdout, stderr) = syncmut("gen", "mutex_array.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(!stdout.contains("loop bound"), "{stdout}");
+    assert!(stdout.contains("reach rate: 5 of 5 sites not proven unreachable (100%)"), "{stdout}");
+    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    // The guard of site 2 is `mode == 7`.
+    assert_eq!(sites[2]["verdict"]["args"][0], "7", "{}", sites[2]);
+    assert!(sites[2]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("loop at mutex_array.c:19 summarised")), "{}", sites[2]);
+}

@@ -162,10 +162,33 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
             let path = formulas.join(if calls.len() == 1 { format!("site{index}.smt2") } else { format!("site{index}.{k}.smt2") });
             let title = format!("site {index}: {} at {}", call.called_function().map(|f| f.name()).unwrap_or_default(), call.where_());
             std::fs::write(&path, smt::script(session.builder(), &q, &title, options.solver)).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
-            r.formula = Some(path);
+            r.formula = Some(path.clone());
             r.notes = q.notes.clone();
             r.schedule = q.schedule.clone();
-            r.verdict = match session.solve(&q) {
+            let mut answer = session.solve(&q);
+            // Unsat only because paths were cut at loops: ask again with those loops
+            // summarised. Only then, so a formula the cuts leave satisfiable keeps the
+            // exact models of the unrolled iterations.
+            if matches!(answer, smt::Answer::Unsat) && !q.cut.is_empty() {
+                if let Ok(s) = wp::Wp::new(&module, &facts, session.builder(), options.bound).summarising_loops().site(*call) {
+                    let title = format!("{title} (loops summarised)");
+                    std::fs::write(&path, smt::script(session.builder(), &s, &title, options.solver)).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
+                    answer = match session.solve(&s) {
+                        smt::Answer::Unsat => smt::Answer::Unsat,
+                        other => {
+                            r.notes = s.notes.iter().chain(&s.summarised).cloned().collect();
+                            r.schedule = s.schedule.clone();
+                            other
+                        }
+                    };
+                    if let smt::Answer::Sat(model) = &answer {
+                        let t = s.inputs.to_test(model);
+                        r.verdict = Reachability::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs };
+                        break;
+                    }
+                }
+            }
+            r.verdict = match answer {
                 smt::Answer::Sat(model) => {
                     let t = q.inputs.to_test(&model);
                     Reachability::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs }

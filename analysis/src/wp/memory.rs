@@ -169,7 +169,11 @@ impl<'m> Wp<'m> {
             };
             arms.push((taken, val));
         }
-        self.merge(arms, load)
+        let entry = self.merge(arms, load)?;
+        if self.summarised_header(f, b) {
+            return self.summarise_location(f, b, loc, load, entry);
+        }
+        Ok(entry)
     }
 
     /// The effect of call `j` on `loc`: `Some(value after the call)` if it may write it.

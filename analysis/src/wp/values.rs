@@ -196,7 +196,7 @@ impl<'m> Wp<'m> {
         let mut arms = Vec::new();
         for (val, p) in v.incoming() {
             if self.facts.back[&func].contains(&(p, b)) {
-                self.cut(p);
+                self.back_edge(f, p, b);
                 continue;
             }
             let taken = {
@@ -206,7 +206,11 @@ impl<'m> Wp<'m> {
             };
             arms.push((taken, self.value(f, val)?));
         }
-        self.merge(arms, v)
+        let entry = self.merge(arms, v)?;
+        if self.summarised_header(f, b) {
+            return self.summarise_phi(f, b, v, entry);
+        }
+        Ok(entry)
     }
 
     /// `ite(c1, v1, ite(c2, v2, … vn))`.
