@@ -69,3 +69,15 @@ fn a_loop_beyond_the_unroll_bound_is_summarised_not_cut() {
     assert_eq!(sites[2]["verdict"]["args"][0], "7", "{}", sites[2]);
     assert!(sites[2]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("loop at mutex_array.c:19 summarised")), "{}", sites[2]);
 }
+
+#[test]
+fn a_candidate_that_misses_its_site_is_blocked_and_the_solver_asked_again() {
+    // The guard calls toupper, which has no body: its result is unknown to the
+    // analysis, so a model may pick an x that does not reach the site when run.
+    let (out, code, stdout, stderr) = syncmut("gen", "refine.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"), "{stdout}");
+    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    assert_eq!(sites[0]["verdict"]["args"][0], "2", "{}", sites[0]);
+    assert!(sites[0]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("refinement round 1: the candidate (test found: ")), "{}", sites[0]);
+}

@@ -71,30 +71,70 @@ pub struct Run {
 
 /// Runs each distinct candidate on `metamutant` with tracing; keeps a greedy cover.
 pub fn build(results: &[SiteResult], metamutant: &Path, pthread: bool, scratch: &Path) -> std::io::Result<Suite> {
+    build_refined(&mut results.to_vec(), metamutant, pthread, scratch, 0, |_| None)
+}
+
+/// [`build`], then up to `rounds` rounds of refinement: each site with a candidate
+/// that no usable run reached gets `again(result)`, another candidate (the solver
+/// asked with the inputs tried so far excluded), which replaces its result (with a
+/// note) and runs in the next round. The cover is over every run.
+pub fn build_refined(
+    results: &mut [SiteResult],
+    metamutant: &Path,
+    pthread: bool,
+    scratch: &Path,
+    rounds: u32,
+    mut again: impl FnMut(&SiteResult) -> Option<SiteResult>,
+) -> std::io::Result<Suite> {
     let open: BTreeSet<u32> = results.iter().filter(|r| !matches!(r.verdict, Reachability::Unreachable { .. })).map(|r| r.index).collect();
-    let mut candidates: BTreeMap<TestValues, BTreeSet<u32>> = BTreeMap::new();
-    for r in results {
-        if let Reachability::TestFound { args, nondet, inputs } = &r.verdict {
-            let key = TestValues { args: args.clone(), nondet: nondet.clone(), inputs: inputs.clone() };
-            candidates.entry(key).or_default().insert(r.index);
-        }
-    }
-    let reachable: BTreeSet<u32> = candidates.values().flatten().copied().collect();
-    let mut runs = Vec::new();
+    let mut reachable = BTreeSet::new();
+    let mut runs: Vec<Confirmed> = Vec::new();
     let mut unusable = Vec::new();
-    for (n, (values, targets)) in candidates.into_iter().enumerate() {
-        let trace_path = scratch.join(format!("candidate{n}.jsonl"));
-        let log_path = scratch.join(format!("candidate{n}.inputs"));
-        let run = run_candidate(metamutant, &values, pthread, &trace_path, Some(&log_path))?;
-        if let Some(why) = run.unusable {
-            unusable.push((values, why));
-            continue;
+    let mut tried = BTreeSet::new();
+    let mut batch: Vec<usize> = (0..results.len()).collect();
+    for round in 0..=rounds {
+        let mut candidates: BTreeMap<TestValues, BTreeSet<u32>> = BTreeMap::new();
+        for &i in &batch {
+            if let Reachability::TestFound { args, nondet, inputs } = &results[i].verdict {
+                let key = TestValues { args: args.clone(), nondet: nondet.clone(), inputs: inputs.clone() };
+                candidates.entry(key).or_default().insert(results[i].index);
+            }
         }
-        let consumed = read_input_log(&log_path);
-        let TestValues { args, nondet, inputs } = values;
-        runs.push(Confirmed { args, nondet, inputs, consumed, targets, reached: run.reached });
+        reachable.extend(candidates.values().flatten().copied());
+        for (values, targets) in candidates {
+            if !tried.insert(values.clone()) {
+                continue;
+            }
+            let n = tried.len() - 1;
+            let trace_path = scratch.join(format!("candidate{n}.jsonl"));
+            let log_path = scratch.join(format!("candidate{n}.inputs"));
+            let run = run_candidate(metamutant, &values, pthread, &trace_path, Some(&log_path))?;
+            if let Some(why) = run.unusable {
+                unusable.push((values, why));
+                continue;
+            }
+            let consumed = read_input_log(&log_path);
+            let TestValues { args, nondet, inputs } = values;
+            runs.push(Confirmed { args, nondet, inputs, consumed, targets, reached: run.reached });
+        }
+        if round == rounds {
+            break;
+        }
+        let reached: BTreeSet<u32> = runs.iter().flat_map(|r| r.reached.iter().copied()).collect();
+        batch.retain(|&i| matches!(results[i].verdict, Reachability::TestFound { .. }) && !reached.contains(&results[i].index));
+        batch.retain(|&i| match again(&results[i]) {
+            Some(mut next) => {
+                next.notes.push(format!("refinement round {}: the candidate ({}) did not reach the site in a usable run; asked the solver for different inputs", round + 1, results[i].verdict));
+                results[i] = next;
+                true
+            }
+            None => false,
+        });
+        if batch.is_empty() {
+            break;
+        }
     }
-    let executions = runs.len() + unusable.len();
+    let executions = tried.len();
     let (tests, confirmed) = cover(runs, &open);
     Ok(Suite { tests, reachable, open, confirmed, executions, unusable })
 }
