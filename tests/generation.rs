@@ -90,3 +90,24 @@ fn an_sc_cthread_is_a_process_entry() {
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(stdout.contains("reach rate: 3 of 3 sites not proven unreachable (100%)"), "{stdout}");
 }
+
+#[test]
+fn a_constructor_defined_outside_its_class_registers_process_entries() {
+    let (_out, code, stdout, stderr) = syncmut("gen", "out_of_class.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(!stdout.contains("no path from main"), "{stdout}");
+    assert!(stdout.contains("reach rate: 3 of 3 sites not proven unreachable (100%)"), "{stdout}");
+}
+
+#[test]
+fn a_member_no_other_process_writes_keeps_its_value_after_wait() {
+    let (out, code, stdout, stderr) = syncmut("gen", "interference.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    // Site 1 is behind `limit == 42`, limit set from argv[1] in the constructor.
+    assert_eq!(sites[1]["verdict"]["args"][0], "42", "{}", sites[1]);
+    assert!(sites[1]["notes"].as_array().unwrap().is_empty(), "{}", sites[1]);
+    // Site 3 is behind `turn == 1`, which the writer process sets.
+    assert!(sites[3]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("interference.cpp:27 after the synchronization point")), "{}", sites[3]);
+    assert!(stdout.contains("reach rate: 6 of 6 sites"), "{stdout}");
+}

@@ -193,7 +193,13 @@ impl<'m> Wp<'m> {
             return Ok(None);
         }
         let scheduling = self.facts.effects.is_scheduling_point(j);
-        let shared_and_quiet = matches!(loc.base, Base::Global(g) if !self.facts.concurrently_written(g));
+        // Memory no other thread or process writes keeps this thread's own last value
+        // across the synchronization point: a global no concurrent code stores to,
+        // or a field (read as `this->level`) no concurrent code stores to.
+        let shared_and_quiet = match loc.base {
+            Base::Global(g) => !self.facts.concurrently_written(g),
+            _ => load.opcode() == Some(Opcode::LLVMLoad) && !self.facts.field_concurrently_written(load.operand(0)),
+        };
         if scheduling && !shared_and_quiet && (self.in_thread(f) || self.facts.effects.starts_threads(j)) {
             self.q.notes.push(format!(
                 "over-approximated: value of memory read at {} after the synchronization point at {} (other threads may write it)",
