@@ -15,8 +15,9 @@ use syncmut_mutator::{Catalogue, Design};
 pub enum Generation {
     /// Only the given tests.
     None,
-    /// Weakest precondition + SMT.
-    Wp(Options),
+    /// Weakest precondition + SMT; `budget` and `seed` are the random baseline's, which
+    /// `run` falls back on when no generated test is usable.
+    Wp { options: Options, budget: usize, seed: u64 },
     /// Random inputs over the same input vector.
     Random { options: Options, budget: usize, seed: u64 },
 }
@@ -28,7 +29,7 @@ impl Generation {
         match gen {
             "none" => Generation::None,
             "random" => Generation::Random { options, budget, seed },
-            _ => Generation::Wp(options),
+            _ => Generation::Wp { options, budget, seed },
         }
     }
 }
@@ -47,7 +48,7 @@ pub fn gen_command(design: &Design, output: &Path, plan: &Generation, compare: b
         return Ok(exit::NO_SITES);
     }
     match (plan, compare) {
-        (Generation::Wp(options), false) => {
+        (Generation::Wp { options, .. }, false) => {
             let g = syncmut_analysis::generate_for(&build, output, output, options).map_err(fail)?;
             print_wp(&g, output, options.solver);
         }
@@ -101,12 +102,37 @@ fn print_wp(g: &syncmut_analysis::Generation, output: &Path, solver: SolverConfi
         output.join("tests").display(),
         output.join("formulas").display()
     );
-    println!(
-        "reach rate: {}/{} reachable sites confirmed by execution ({:.0}%)",
-        g.suite.confirmed.len(),
-        g.suite.reachable.len(),
-        100.0 * g.suite.reach_rate()
-    );
+    for (values, why) in &g.suite.unusable {
+        println!("candidate {} not kept: {why}", describe_values(values));
+    }
+    println!("{}", reach_rate(g));
+}
+
+/// The reach rate over every site not proven unreachable, and the sites left unknown
+/// that no test reached, with where they are.
+fn reach_rate(g: &syncmut_analysis::Generation) -> String {
+    let s = &g.suite;
+    let mut line = format!("reach rate: {} of {} sites not proven unreachable ({:.0}%)", s.confirmed.len(), s.open.len(), 100.0 * s.reach_rate());
+    let unknown: Vec<String> = g
+        .sites
+        .iter()
+        .filter(|r| matches!(r.verdict, Reachability::Unknown { .. }) && !s.confirmed.contains(&r.index))
+        .map(|r| format!("site {} ({})", r.index, file_line(&g.catalogue, r.index, 60)))
+        .collect();
+    if !unknown.is_empty() {
+        line.push_str(&format!("; {} unknown: {}", unknown.len(), unknown.join(", ")));
+    }
+    line
+}
+
+/// A candidate's inputs in words.
+fn describe_values(values: &syncmut_analysis::inputs::TestValues) -> String {
+    let mut parts = vec![if values.args.is_empty() { "(no arguments)".to_string() } else { values.args.join(" ") }];
+    if !values.nondet.is_empty() {
+        parts.push(format!("nondet {}", values.nondet.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")));
+    }
+    parts.extend(values.inputs.iter().map(|(k, v)| format!("{k}={v}")));
+    parts.join("; ")
 }
 
 fn print_random(catalogue: &Catalogue, b: &RandomSuite) {
@@ -149,15 +175,10 @@ pub fn for_run(plan: &Generation, build: &Build, root: &Path) -> Result<Option<(
     let out = root.join("gen");
     Ok(match plan {
         Generation::None => None,
-        Generation::Wp(options) => {
+        Generation::Wp { options, .. } => {
             let g = syncmut_analysis::generate_for(build, root, &out, options)?;
             let failed = solver_failures(&g.sites);
-            let mut line = format!(
-                "generated {} test(s) reaching {}/{} reachable sites (confirmed by execution)",
-                g.suite.tests.len(),
-                g.suite.confirmed.len(),
-                g.suite.reachable.len()
-            );
+            let mut line = format!("generated {} test(s); {}", g.suite.tests.len(), reach_rate(&g));
             if failed > 0 {
                 line.push_str(&format!("; {failed} site(s) unknown because of solver failures (see gen/sites.json)"));
             }
@@ -177,4 +198,44 @@ pub fn for_run(plan: &Generation, build: &Build, root: &Path) -> Result<Option<(
             Some((g.tests_file, line))
         }
     })
+}
+
+/// `run`'s fallback when generation kept no test and none were given: the design's
+/// default invocation (no arguments, no inputs) and, after WP generation, the random
+/// baseline's kept tests (the plan's budget and seed, into `DIR/gen/random`). Returns
+/// the tests and a report of what each reaches.
+pub fn fallback(plan: &Generation, build: &Build, root: &Path) -> Result<(Vec<syncmut_runtime::test_case::TestCase>, String), AnalysisError> {
+    use std::fmt::Write as _;
+    let pthread = build.catalogue.kind != syncmut_mutator::api::Family::Systemc;
+    let scratch = root.join("gen").join("gen-traces");
+    std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io { what: format!("create {}", scratch.display()), source })?;
+    let default = syncmut_analysis::inputs::TestValues::default();
+    let run = syncmut_analysis::suite::run_candidate(&build.metamutant, &default, pthread, &scratch.join("default.jsonl"), None)
+        .map_err(|source| AnalysisError::Io { what: format!("run {}", build.metamutant.display()), source })?;
+    let mut report = String::from("generation kept no usable test; running the design's default invocation (no arguments)");
+    let mut tests = vec![syncmut_runtime::test_case::TestCase { name: "default".into(), args: vec![], nondet: vec![], inputs: Default::default() }];
+    let mut reached = vec![("default (no arguments)".to_string(), run.reached, run.unusable)];
+    if let Generation::Wp { options, budget, seed } = plan {
+        let random = syncmut_analysis::random_for(build, root, &root.join("gen").join("random"), options, *budget, *seed)?;
+        let suite = &random.baseline.suite;
+        let before = tests.len();
+        for (t, name) in suite.tests.iter().zip(syncmut_analysis::suite::names(suite, "random")) {
+            if t.args.is_empty() && t.nondet.is_empty() && t.inputs.is_empty() {
+                continue;
+            }
+            let values = syncmut_analysis::inputs::TestValues { args: t.args.clone(), nondet: t.nondet.clone(), inputs: t.inputs.clone() };
+            reached.push((format!("{name}: {}", describe_values(&values)), t.reached.clone(), None));
+            tests.push(syncmut_runtime::test_case::TestCase { name, args: t.args.clone(), nondet: t.nondet.clone(), inputs: t.inputs.clone() });
+        }
+        let _ = write!(report, " and the random baseline's {} other test(s) ({budget} draws, seed {seed})", tests.len() - before);
+    }
+    report.push_str(" instead");
+    for (what, sites, unusable) in reached {
+        let sites = if sites.is_empty() { "no site".to_string() } else { format!("site(s) {}", sites.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")) };
+        let _ = write!(report, "\n  {what} reaches {sites}");
+        if let Some(why) = unusable {
+            let _ = write!(report, " ({why})");
+        }
+    }
+    Ok((tests, report))
 }

@@ -112,11 +112,16 @@ fn with_generated_tests(
         Err(e) if !tests.is_empty() => eprintln!("syncmut: warning: test generation skipped: {e}; using the given tests only"),
         Err(e) => return Err(Failure { code: exit::for_analysis_error(&e), error: anyhow::anyhow!("test generation: {e}") }),
     }
+    // Generation finding nothing is no reason not to run the design: what its default
+    // invocation and random inputs reach is still judged. Only a run with nothing to
+    // run at all stops here.
+    if tests.is_empty() && !matches!(plan, crate::gen::Generation::None) {
+        let (fallback, report) = crate::gen::fallback(plan, build, root).map_err(|e| Failure { code: exit::for_analysis_error(&e), error: anyhow::anyhow!("{e}") })?;
+        eprintln!("syncmut: {report}");
+        tests = fallback;
+    }
     if tests.is_empty() {
-        return Err(Failure {
-            code: exit::NO_USABLE_TEST,
-            error: anyhow::anyhow!("no tests: generation found none and none were given (--tests FILE)"),
-        });
+        return Err(Failure { code: exit::NO_USABLE_TEST, error: anyhow::anyhow!("no tests: the tests file holds none (--tests FILE)") });
     }
     Ok(tests)
 }

@@ -73,6 +73,15 @@ pub enum ArgUse {
     Choice(Vec<String>),
 }
 
+impl std::fmt::Display for ArgUse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArgUse::Int(w) => write!(f, "an integer of width {w}"),
+            ArgUse::Choice(literals) => write!(f, "a string compared with \"{}\"", literals.join("\", \"")),
+        }
+    }
+}
+
 /// The inputs one formula mentions.
 #[derive(Debug, Clone, Default)]
 pub struct Inputs {
@@ -100,7 +109,7 @@ impl Inputs {
     pub fn int(&mut self, k: u32, width: u32) -> Result<String> {
         match self.args.entry(k).or_insert(ArgUse::Int(width)) {
             ArgUse::Int(w) if *w == width => Ok(int_symbol(k)),
-            other => Err(AnalysisError::Unsupported(format!("argv[{k}] read both as {other:?} and as an integer of width {width}: not supported yet"))),
+            other => Err(AnalysisError::Unsupported(format!("argv[{k}] read both as {other} and as an integer of width {width}: not supported yet"))),
         }
     }
 
@@ -127,7 +136,7 @@ impl Inputs {
     pub fn named_input(&mut self, name: &str, range: Option<(i64, i64)>) -> Result<String> {
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) {
             return Err(AnalysisError::Unsupported(format!(
-                "named input {name:?}: a name must be letters, digits, '_', '-' or '.' (test files carry it as a key)"
+                "named input \"{name}\": a name must be letters, digits, '_', '-' or '.' (test files carry it as a key)"
             )));
         }
         let known = self.named.entry(name.to_string()).or_insert(range);

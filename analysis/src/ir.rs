@@ -307,9 +307,17 @@ impl<'m> Value<'m> {
         // SAFETY: live value.
         unsafe { !LLVMIsAGlobalVariable(self.0).is_null() }
     }
+    /// The function this value is, looking through global aliases: clang emits a
+    /// constructor defined outside its class as the base-object constructor (C2)
+    /// with the complete-object one (C1, which callers call) an alias of it.
     pub fn as_function(self) -> Option<Func<'m>> {
-        // SAFETY: live value.
-        unsafe { (!LLVMIsAFunction(self.0).is_null()).then_some(Func::from_raw(self.0)) }
+        // SAFETY: live value; an alias's aliasee is a live constant of the module.
+        unsafe {
+            if !LLVMIsAGlobalAlias(self.0).is_null() {
+                return Value::from_raw(LLVMAliasGetAliasee(self.0)).as_function();
+            }
+            (!LLVMIsAFunction(self.0).is_null()).then_some(Func::from_raw(self.0))
+        }
     }
     pub fn is_null_pointer(self) -> bool {
         // SAFETY: live value.
@@ -478,15 +486,18 @@ impl<'m> Value<'m> {
             None => "?".into(),
         }
     }
-    /// Printed IR of the value (for messages).
+    /// Printed IR of the value (for messages), without its metadata attachments
+    /// (`, !dbg !61`): the message gives the source location in words.
     pub fn print(self) -> String {
         // SAFETY: LLVMPrintValueToString returns an owned message.
-        unsafe {
+        let s = unsafe {
             let p = LLVMPrintValueToString(self.0);
             let s = CStr::from_ptr(p).to_string_lossy().into_owned();
             LLVMDisposeMessage(p);
-            s.trim().to_string()
-        }
+            s
+        };
+        let s = s.trim();
+        s.find(", !").map_or(s, |cut| &s[..cut]).to_string()
     }
 }
 

@@ -93,7 +93,24 @@ pub struct SiteResult {
     /// than one).
     pub millis: f64,
     pub formula: Option<PathBuf>,
+    /// The model behind a `TestFound` verdict, for refinement.
+    #[serde(skip)]
+    found: Option<Found>,
 }
+
+/// The solver model a candidate test came from: which of the site's calls, whether its
+/// loops were summarised, and every input symbol's value.
+#[derive(Debug, Clone)]
+struct Found {
+    call: usize,
+    summarised: bool,
+    model: std::collections::BTreeMap<String, String>,
+}
+
+/// Rounds of refinement: a candidate that does not reach its site when run (or whose
+/// run is not a usable test) is blocked and the solver asked for another input, at
+/// most this many times per site.
+pub const REFINE_ROUNDS: u32 = 3;
 
 /// Copies of a loop body kept, each with its own exit test, for loops `prepare` cannot
 /// unroll fully (a trip count read from the inputs, or above the bound). Paths leaving
@@ -140,18 +157,24 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
     std::fs::create_dir_all(formulas).map_err(|source| AnalysisError::Io { what: format!("create {}", formulas.display()), source })?;
     let module = ir::Module::load(bitcode)?;
     let facts = wp::ModuleFacts::new(&module);
-    let sites = facts.effects.sites();
     let mut session = smt::Session::start(options.solver, Some(&formulas.join("session.smt2")))?;
+    analyse_in(&module, &facts, &mut session, site_count, formulas, options)
+}
+
+/// [`analyse`] with the module, its facts and the solver session given, so that
+/// [`refine`] can ask again in the same session.
+fn analyse_in<'m>(module: &'m ir::Module, facts: &'m wp::ModuleFacts<'m>, session: &mut smt::Session, site_count: u32, formulas: &Path, options: &Options) -> Result<Vec<SiteResult>> {
+    let sites = facts.effects.sites();
     let mut results = Vec::new();
     for index in 0..site_count {
         let started = Instant::now();
         let calls: Vec<_> = sites.iter().filter(|(i, _)| *i == index).map(|(_, c)| *c).collect();
-        let mut r = SiteResult { index, verdict: Reachability::Unknown { reason: String::new() }, notes: vec![], schedule: vec![], millis: 0.0, formula: None };
+        let mut r = SiteResult { index, verdict: Reachability::Unknown { reason: String::new() }, notes: vec![], schedule: vec![], millis: 0.0, formula: None, found: None };
         if calls.is_empty() {
             r.verdict = Reachability::Unreachable { reason: "dead code: the call was removed when the analysis copy was optimised".into() };
         }
         for (k, call) in calls.iter().enumerate() {
-            let built = wp::Wp::new(&module, &facts, session.builder(), options.bound).site(*call);
+            let built = wp::Wp::new(module, facts, session.builder(), options.bound).site(*call);
             let q = match built {
                 Ok(q) => q,
                 Err(e) => {
@@ -162,12 +185,37 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
             let path = formulas.join(if calls.len() == 1 { format!("site{index}.smt2") } else { format!("site{index}.{k}.smt2") });
             let title = format!("site {index}: {} at {}", call.called_function().map(|f| f.name()).unwrap_or_default(), call.where_());
             std::fs::write(&path, smt::script(session.builder(), &q, &title, options.solver)).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
-            r.formula = Some(path);
+            r.formula = Some(path.clone());
             r.notes = q.notes.clone();
             r.schedule = q.schedule.clone();
-            r.verdict = match session.solve(&q) {
+            let mut answer = session.solve(&q);
+            // Unsat only because paths were cut at loops: ask again with those loops
+            // summarised. Only then, so a formula the cuts leave satisfiable keeps the
+            // exact models of the unrolled iterations.
+            if matches!(answer, smt::Answer::Unsat) && !q.cut.is_empty() {
+                if let Ok(s) = wp::Wp::new(module, facts, session.builder(), options.bound).summarising_loops().site(*call) {
+                    let title = format!("{title} (loops summarised)");
+                    std::fs::write(&path, smt::script(session.builder(), &s, &title, options.solver)).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
+                    answer = match session.solve(&s) {
+                        smt::Answer::Unsat => smt::Answer::Unsat,
+                        other => {
+                            r.notes = s.notes.iter().chain(&s.summarised).cloned().collect();
+                            r.schedule = s.schedule.clone();
+                            other
+                        }
+                    };
+                    if let smt::Answer::Sat(model) = answer {
+                        let t = s.inputs.to_test(&model);
+                        r.verdict = Reachability::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs };
+                        r.found = Some(Found { call: k, summarised: true, model });
+                        break;
+                    }
+                }
+            }
+            r.verdict = match answer {
                 smt::Answer::Sat(model) => {
                     let t = q.inputs.to_test(&model);
+                    r.found = Some(Found { call: k, summarised: false, model });
                     Reachability::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs }
                 }
                 smt::Answer::Unsat if !q.cut.is_empty() => Reachability::Unknown {
@@ -190,6 +238,46 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
         results.push(r);
     }
     Ok(results)
+}
+
+/// Another candidate for a site whose candidate `r` did not reach it when run: the
+/// site's formula with every model tried so far for it (`blocked`, to which `r`'s is
+/// added) excluded, solved again. None when the solver finds no other input or the
+/// formula cannot be built.
+fn refine<'m>(
+    module: &'m ir::Module,
+    facts: &'m wp::ModuleFacts<'m>,
+    session: &mut smt::Session,
+    options: &Options,
+    r: &SiteResult,
+    blocked: &mut std::collections::HashMap<u32, Vec<std::collections::BTreeMap<String, String>>>,
+) -> Option<SiteResult> {
+    let found = r.found.as_ref()?;
+    let tried = blocked.entry(r.index).or_default();
+    tried.push(found.model.clone());
+    let call = facts.effects.sites().into_iter().filter(|(i, _)| *i == r.index).map(|(_, c)| c).nth(found.call)?;
+    let mut wp = wp::Wp::new(module, facts, session.builder(), options.bound);
+    if found.summarised {
+        wp = wp.summarising_loops();
+    }
+    let mut q = wp.site(call).ok()?;
+    let ctx = session.builder();
+    let declared: std::collections::HashSet<String> = q.inputs.declarations().into_iter().map(|(n, _)| n).collect();
+    for model in tried.iter() {
+        // argc only says how many arguments there are: a model differing in it alone
+        // is the same test.
+        let same: Vec<_> = model.iter().filter(|(n, _)| *n != "argc" && declared.contains(*n)).map(|(n, v)| ctx.eq(ctx.atom(n), ctx.atom(v))).collect();
+        let expr = ctx.not(same.into_iter().fold(ctx.true_(), |acc, e| ctx.and(acc, e)));
+        q.conjuncts.push(wp::Conjunct { comment: "inputs differ from a candidate that did not reach the site when run".into(), expr });
+    }
+    match session.solve(&q) {
+        smt::Answer::Sat(model) => {
+            let t = q.inputs.to_test(&model);
+            let verdict = Reachability::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs };
+            Some(SiteResult { verdict, found: Some(Found { call: found.call, summarised: found.summarised, model }), ..r.clone() })
+        }
+        _ => None,
+    }
 }
 
 /// The inputs the design reads on the way to any site (the union over every site's
@@ -240,11 +328,20 @@ pub fn generate_for(build: &syncmut_mutator::metamutant::Build, build_dir: &Path
     std::fs::create_dir_all(out).map_err(|source| AnalysisError::Io { what: format!("create {}", out.display()), source })?;
     let analysis_bc = out.join("analysis.bc");
     prepare(&build_dir.join(syncmut_mutator::metamutant::layout::METAMUTANT_BC), &analysis_bc, options.bound)?;
-    let sites = analyse(&analysis_bc, build.catalogue.sites.len() as u32, &out.join("formulas"), options)?;
-    write_mutant_formulas(&build.catalogue, &sites, &out.join("formulas"))?;
+    let formulas = out.join("formulas");
+    std::fs::create_dir_all(&formulas).map_err(|source| AnalysisError::Io { what: format!("create {}", formulas.display()), source })?;
+    let module = ir::Module::load(&analysis_bc)?;
+    let facts = wp::ModuleFacts::new(&module);
+    let mut session = smt::Session::start(options.solver, Some(&formulas.join("session.smt2")))?;
+    let mut sites = analyse_in(&module, &facts, &mut session, build.catalogue.sites.len() as u32, &formulas, options)?;
+    write_mutant_formulas(&build.catalogue, &sites, &formulas)?;
     let scratch = out.join("gen-traces");
     std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io { what: format!("create {}", scratch.display()), source })?;
-    let suite = suite::build(&sites, &build.metamutant, is_pthread(build), &scratch).map_err(|source| confirming(&build.metamutant, &scratch, source))?;
+    let mut blocked = std::collections::HashMap::new();
+    let suite = suite::build_refined(&mut sites, &build.metamutant, is_pthread(build), &scratch, REFINE_ROUNDS, |r| {
+        refine(&module, &facts, &mut session, options, r, &mut blocked)
+    })
+    .map_err(|source| confirming(&build.metamutant, &scratch, source))?;
     let tests_file = out.join("tests.json");
     suite::write(&suite, "wp", &tests_file).map_err(|source| AnalysisError::Io { what: format!("write {}", tests_file.display()), source })?;
     // The same tests as Test-Comp test cases, next to the JSON (tests/<name>.xml).

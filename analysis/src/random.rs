@@ -101,23 +101,31 @@ pub fn run(inputs: &Inputs, metamutant: &Path, pthread: bool, scratch: &Path, bu
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut seen = BTreeSet::new();
     let mut runs = Vec::new();
+    let mut unusable = Vec::new();
     for _ in 0..budget {
         let values = draw_values(inputs, &mut rng);
         if !seen.insert(values.clone()) {
             continue;
         }
-        let reached = suite::execute_with(metamutant, &values, pthread, &scratch.join(format!("random{}.jsonl", runs.len())), None)?;
+        let run = suite::run_candidate(metamutant, &values, pthread, &scratch.join(format!("random{}.jsonl", runs.len() + unusable.len())), None)?;
+        if let Some(why) = run.unusable {
+            unusable.push((values, why));
+            continue;
+        }
         let TestValues { args, nondet, inputs } = values;
-        runs.push(Confirmed { args, nondet, inputs, targets: BTreeSet::new(), reached, ..Confirmed::default() });
+        runs.push(Confirmed { args, nondet, inputs, targets: BTreeSet::new(), reached: run.reached, ..Confirmed::default() });
     }
-    let executions = runs.len();
+    let executions = runs.len() + unusable.len();
     let reachable: BTreeSet<u32> = runs.iter().flat_map(|r| r.reached.iter().copied()).collect();
     let (tests, confirmed) = suite::cover(runs, &reachable);
     let argv_only = Inputs { args: inputs.args.clone(), ..Inputs::default() };
     let mut symbols: Vec<String> = argv_only.declarations().into_iter().map(|(n, _)| n).filter(|n| n != "argc").collect();
     symbols.extend(inputs.nondet.iter().enumerate().map(|(i, c)| format!("nondet[{i}]:{}", c.ty)));
     symbols.extend(inputs.named.keys().map(|n| format!("input:{n}")));
-    Ok(RandomSuite { suite: Suite { tests, reachable, confirmed, executions }, draws: budget, seed, symbols })
+    // Without an analysis verdict per site, the sites some run reached are the
+    // denominator.
+    let open = reachable.clone();
+    Ok(RandomSuite { suite: Suite { tests, reachable, open, confirmed, executions, unusable }, draws: budget, seed, symbols })
 }
 
 /// The input vector in words, for messages.

@@ -44,7 +44,7 @@ impl std::str::FromStr for SolverKind {
         match s {
             "z3" => Ok(SolverKind::Z3),
             "cvc5" => Ok(SolverKind::Cvc5),
-            other => Err(format!("unknown solver {other:?}: use \"z3\" or \"cvc5\"")),
+            other => Err(format!("unknown solver \"{other}\": use \"z3\" or \"cvc5\"")),
         }
     }
 }
@@ -621,6 +621,6 @@ pub fn equivalent(formula: &Path, expected: &str) -> Result<bool> {
     match answer.trim() {
         "unsat" => Ok(true),
         "sat" => Ok(false),
-        other => Err(AnalysisError::Solver(format!("equivalence check answered {other:?}"))),
+        other => Err(AnalysisError::Solver(format!("equivalence check answered \"{other}\""))),
     }
 }

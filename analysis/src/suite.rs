@@ -5,7 +5,8 @@ use crate::inputs::TestValues;
 use crate::{SiteResult, Reachability};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use syncmut_runtime::exec::Limits;
+use syncmut_runtime::exec::{Execution, Limits, Status};
+use syncmut_runtime::status;
 use syncmut_runtime::test_case::TestCase;
 use syncmut_runtime::{trace, Invocation};
 
@@ -32,45 +33,146 @@ pub struct Suite {
     pub tests: Vec<Confirmed>,
     /// Sites with a test found by the solver (random baseline: sites some run reached).
     pub reachable: BTreeSet<u32>,
-    /// Of those, sites that the kept tests reach in execution.
+    /// Sites not proven unreachable: the reach rate's denominator. A site the analysis
+    /// left `unknown` is here, so it counts as not reached unless some run reaches it.
+    pub open: BTreeSet<u32>,
+    /// Of `open`, sites that the kept tests reach in execution.
     pub confirmed: BTreeSet<u32>,
     /// Executions of the design spent confirming candidates.
     pub executions: usize,
+    /// Candidates not kept because their run is not a usable test, with why
+    /// ([`Run::unusable`]), in the order they ran.
+    pub unusable: Vec<(TestValues, String)>,
 }
 
 impl Suite {
-    /// confirmed / reachable (1.0 when nothing is reachable).
+    /// confirmed / open (1.0 when every site is proven unreachable).
     pub fn reach_rate(&self) -> f64 {
-        if self.reachable.is_empty() {
+        if self.open.is_empty() {
             1.0
         } else {
-            self.confirmed.len() as f64 / self.reachable.len() as f64
+            self.confirmed.len() as f64 / self.open.len() as f64
         }
     }
+}
+
+/// One traced run of a candidate on the metamutant (no mutant active, so it behaves as
+/// the original).
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    /// Sites found in the trace.
+    pub reached: BTreeSet<u32>,
+    /// Why the run is not a usable test, if it is not: it ended by
+    /// `__VERIFIER_assume` (status 123), an input out of range or another refusal of
+    /// the runtime (120), a crash, a hang (timeout, livelock 121, deadlock 122) or the
+    /// thread limit (124). The oracle's baseline would set such a test aside, and a
+    /// site reached on the way to an assumption that fails is not reached by a test.
+    pub unusable: Option<String>,
 }
 
 /// Runs each distinct candidate on `metamutant` with tracing; keeps a greedy cover.
 pub fn build(results: &[SiteResult], metamutant: &Path, pthread: bool, scratch: &Path) -> std::io::Result<Suite> {
-    let mut candidates: BTreeMap<TestValues, BTreeSet<u32>> = BTreeMap::new();
-    for r in results {
-        if let Reachability::TestFound { args, nondet, inputs } = &r.verdict {
-            let key = TestValues { args: args.clone(), nondet: nondet.clone(), inputs: inputs.clone() };
-            candidates.entry(key).or_default().insert(r.index);
+    build_refined(&mut results.to_vec(), metamutant, pthread, scratch, 0, |_| None)
+}
+
+/// [`build`], then up to `rounds` rounds of refinement: each site with a candidate
+/// that no usable run reached gets `again(result)`, another candidate (the solver
+/// asked with the inputs tried so far excluded), which replaces its result (with a
+/// note) and runs in the next round. The cover is over every run.
+pub fn build_refined(
+    results: &mut [SiteResult],
+    metamutant: &Path,
+    pthread: bool,
+    scratch: &Path,
+    rounds: u32,
+    mut again: impl FnMut(&SiteResult) -> Option<SiteResult>,
+) -> std::io::Result<Suite> {
+    let open: BTreeSet<u32> = results.iter().filter(|r| !matches!(r.verdict, Reachability::Unreachable { .. })).map(|r| r.index).collect();
+    let mut reachable = BTreeSet::new();
+    let mut runs: Vec<Confirmed> = Vec::new();
+    let mut unusable = Vec::new();
+    let mut tried = BTreeSet::new();
+    let mut batch: Vec<usize> = (0..results.len()).collect();
+    for round in 0..=rounds {
+        let mut candidates: BTreeMap<TestValues, BTreeSet<u32>> = BTreeMap::new();
+        for &i in &batch {
+            if let Reachability::TestFound { args, nondet, inputs } = &results[i].verdict {
+                let key = TestValues { args: args.clone(), nondet: nondet.clone(), inputs: inputs.clone() };
+                candidates.entry(key).or_default().insert(results[i].index);
+            }
+        }
+        reachable.extend(candidates.values().flatten().copied());
+        for (values, targets) in candidates {
+            if !tried.insert(values.clone()) {
+                continue;
+            }
+            let n = tried.len() - 1;
+            let trace_path = scratch.join(format!("candidate{n}.jsonl"));
+            let log_path = scratch.join(format!("candidate{n}.inputs"));
+            let run = run_candidate(metamutant, &values, pthread, &trace_path, Some(&log_path))?;
+            if let Some(why) = run.unusable {
+                unusable.push((values, why));
+                continue;
+            }
+            let consumed = read_input_log(&log_path);
+            let TestValues { args, nondet, inputs } = values;
+            runs.push(Confirmed { args, nondet, inputs, consumed, targets, reached: run.reached });
+        }
+        if round == rounds {
+            break;
+        }
+        let reached: BTreeSet<u32> = runs.iter().flat_map(|r| r.reached.iter().copied()).collect();
+        batch.retain(|&i| matches!(results[i].verdict, Reachability::TestFound { .. }) && !reached.contains(&results[i].index));
+        batch.retain(|&i| match again(&results[i]) {
+            Some(mut next) => {
+                next.notes.push(format!("refinement round {}: the candidate ({}) did not reach the site in a usable run; asked the solver for different inputs", round + 1, results[i].verdict));
+                results[i] = next;
+                true
+            }
+            None => false,
+        });
+        if batch.is_empty() {
+            break;
         }
     }
-    let reachable: BTreeSet<u32> = candidates.values().flatten().copied().collect();
-    let mut runs = Vec::new();
-    for (n, (values, targets)) in candidates.into_iter().enumerate() {
-        let trace_path = scratch.join(format!("candidate{n}.jsonl"));
-        let log_path = scratch.join(format!("candidate{n}.inputs"));
-        let reached = execute_with(metamutant, &values, pthread, &trace_path, Some(&log_path))?;
-        let consumed = read_input_log(&log_path);
-        let TestValues { args, nondet, inputs } = values;
-        runs.push(Confirmed { args, nondet, inputs, consumed, targets, reached });
+    let executions = tried.len();
+    let (tests, confirmed) = cover(runs, &open);
+    Ok(Suite { tests, reachable, open, confirmed, executions, unusable })
+}
+
+/// Time a confirming run may take; the same as [`execute_with`] gives.
+const CONFIRM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Runs a candidate on the metamutant with tracing (pthread: under the default
+/// schedule), like [`execute_with`], and says whether the run is a usable test.
+pub fn run_candidate(metamutant: &Path, values: &TestValues, pthread: bool, trace_path: &Path, log: Option<&Path>) -> std::io::Result<Run> {
+    let run = Invocation {
+        trace: Some(trace_path.to_path_buf()),
+        input_log: log.map(Path::to_path_buf),
+        schedule: pthread.then(|| "default".to_string()),
+        nondet: values.nondet.clone(),
+        inputs: values.inputs.clone(),
+        limits: Limits { timeout: CONFIRM_TIMEOUT, ..Limits::default() },
+        ..Invocation::new(metamutant, &values.args)
+    };
+    let execution = run.run()?;
+    let reached = trace::read(trace_path).map(|t| t.events.iter().map(|e| e.site).collect()).unwrap_or_default();
+    Ok(Run { reached, unusable: unusable(&execution) })
+}
+
+/// Why a run is not a usable test ([`Run::unusable`]), in words.
+fn unusable(execution: &Execution) -> Option<String> {
+    let runtime_line = || execution.stderr.lines().find(|l| l.starts_with("syncmut runtime:")).map(|l| format!(": {l}")).unwrap_or_default();
+    match execution.status {
+        Status::Exited(status::ASSUME) => Some("the run ended by __VERIFIER_assume (status 123): the inputs violate an assumption".into()),
+        Status::Exited(status::CONFIG_ERROR) => Some(format!("the runtime refused the inputs (status 120){}", runtime_line())),
+        Status::Exited(status::LIVELOCK) => Some("the run livelocked (status 121)".into()),
+        Status::Exited(status::DEADLOCK) => Some("the run deadlocked under the default schedule (status 122)".into()),
+        Status::Exited(status::THREAD_LIMIT) => Some("the run exceeded the thread limit (status 124)".into()),
+        Status::Exited(_) => None,
+        Status::Signaled(_) => Some(format!("the run crashed ({})", execution.status)),
+        Status::TimedOut => Some(format!("the run did not finish within {} s", CONFIRM_TIMEOUT.as_secs())),
     }
-    let executions = runs.len();
-    let (tests, confirmed) = cover(runs, &reachable);
-    Ok(Suite { tests, reachable, confirmed, executions })
 }
 
 /// Runs `args` on the metamutant with tracing (pthread: under the default schedule)
@@ -83,17 +185,7 @@ pub fn execute(metamutant: &Path, args: &[String], pthread: bool, trace_path: &P
 /// [`execute`] with input values (nondet list, named inputs) and, if `log` is given,
 /// the runtime's input log written there.
 pub fn execute_with(metamutant: &Path, values: &TestValues, pthread: bool, trace_path: &Path, log: Option<&Path>) -> std::io::Result<BTreeSet<u32>> {
-    let run = Invocation {
-        trace: Some(trace_path.to_path_buf()),
-        input_log: log.map(Path::to_path_buf),
-        schedule: pthread.then(|| "default".to_string()),
-        nondet: values.nondet.clone(),
-        inputs: values.inputs.clone(),
-        limits: Limits { timeout: std::time::Duration::from_secs(10), ..Limits::default() },
-        ..Invocation::new(metamutant, &values.args)
-    };
-    run.run()?;
-    Ok(trace::read(trace_path).map(|t| t.events.iter().map(|e| e.site).collect()).unwrap_or_default())
+    Ok(run_candidate(metamutant, values, pthread, trace_path, log)?.reached)
 }
 
 /// Greedy set cover of the sites in `among` that the runs reached: the fewest runs

@@ -163,6 +163,7 @@ const OBSERVED: &[ObservedApi] = &[
     ObservedApi { name: "sc_core::sc_start", family: Family::Systemc, effect: Effect::StartSimulation, hook: None },
     ObservedApi { name: "sc_core::sc_simcontext::create_thread_process", family: Family::Systemc, effect: Effect::RegisterProcess, hook: None },
     ObservedApi { name: "sc_core::sc_simcontext::create_method_process", family: Family::Systemc, effect: Effect::RegisterProcess, hook: None },
+    ObservedApi { name: "sc_core::sc_simcontext::create_cthread_process", family: Family::Systemc, effect: Effect::RegisterProcess, hook: None },
 ];
 
 /// Looks up a demangled function signature in the table of observed functions.
@@ -382,6 +383,10 @@ mod tests {
         assert_eq!(effect("sc_core::sc_start(sc_core::sc_time const&, sc_core::sc_starvation_policy)"), Some(Effect::StartSimulation));
         assert_eq!(
             effect("sc_core::sc_simcontext::create_method_process(char const*, bool, void (sc_core::sc_process_host::*)(), sc_core::sc_process_host*, sc_core::sc_spawn_options const*)"),
+            Some(Effect::RegisterProcess)
+        );
+        assert_eq!(
+            effect("sc_core::sc_simcontext::create_cthread_process(char const*, bool, void (sc_core::sc_process_host::*)(), sc_core::sc_process_host*, sc_core::sc_spawn_options const*)"),
             Some(Effect::RegisterProcess)
         );
         assert_eq!(effect("sc_core::sc_start_of_simulation_invoked()"), None);

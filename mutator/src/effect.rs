@@ -51,7 +51,7 @@ pub enum Effect {
     /// Reads from or writes to the `sc_fifo` (or fifo port) `fifo`; a non-`blocking`
     /// access fails instead of waiting.
     Fifo { fifo: u32, access: Access, blocking: bool },
-    /// Registers a SystemC process (`SC_THREAD`, `SC_METHOD`) of the module under
+    /// Registers a SystemC process (`SC_THREAD`, `SC_CTHREAD`, `SC_METHOD`) of the module under
     /// construction; it first runs at `sc_start`.
     RegisterProcess,
     /// Runs the SystemC simulation, and with it every registered process.

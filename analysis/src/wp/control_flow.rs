@@ -23,7 +23,7 @@ impl<'m> Wp<'m> {
             let mut alts = Vec::new();
             for p in preds {
                 if self.facts.back[&func].contains(&(p, b)) {
-                    self.cut(p);
+                    self.back_edge(f, p, b);
                     continue;
                 }
                 let edge = self.edge(f, p, b)?;
@@ -45,7 +45,7 @@ impl<'m> Wp<'m> {
         let mut out = Vec::new();
         for p in preds {
             if self.facts.back[&func].contains(&(p, b)) {
-                self.cut(p);
+                self.back_edge(f, p, b);
                 continue;
             }
             let r = self.reach_block(f, p)?;

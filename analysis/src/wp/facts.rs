@@ -4,7 +4,7 @@
 
 use super::calls::nondet_type;
 use crate::effects::Effects;
-use crate::ir::{Block, Func, Module, Opcode, Value};
+use crate::ir::{Block, Func, Module, Opcode, Type, Value};
 use std::collections::{HashMap, HashSet};
 
 /// Facts about the module shared by every site's analysis.
@@ -15,11 +15,11 @@ pub struct ModuleFacts<'m> {
     pub roots: Vec<Func<'m>>,
     pub(super) preds: HashMap<Func<'m>, HashMap<Block<'m>, Vec<Block<'m>>>>,
     pub(super) back: HashMap<Func<'m>, HashSet<(Block<'m>, Block<'m>)>>,
-    /// Globals that code running concurrently may store to (functions reachable from
-    /// a thread/process entry, and the roots after the first thread creation).
-    /// `None`: some concurrent store goes through a pointer not traced to a global,
-    /// so every object may be written.
-    pub(super) concurrent_writes: Option<HashSet<Value<'m>>>,
+    /// Globals and fields that code running concurrently may store to (functions
+    /// reachable from a thread/process entry, and the roots after the first thread
+    /// creation). `None`: some concurrent store goes through a pointer traced neither
+    /// to a global nor to a field, so every object may be written.
+    pub(super) concurrent_writes: Option<Written<'m>>,
     /// Functions that call `__VERIFIER_nondet_*`, directly or through callees.
     pub(super) nondet_callers: HashSet<Func<'m>>,
     /// Code running concurrently (threads/processes, or a root after its first thread
@@ -115,8 +115,41 @@ impl<'m> ModuleFacts<'m> {
 
     /// Whether code running concurrently may store to global `g`.
     pub(super) fn concurrently_written(&self, g: Value<'m>) -> bool {
-        self.concurrent_writes.as_ref().map(|w| w.contains(&g)).unwrap_or(true)
+        self.concurrent_writes.as_ref().map(|w| w.globals.contains(&g)).unwrap_or(true)
     }
+
+    /// Whether code running concurrently may store to the field that `address` (a
+    /// load's pointer operand) names; an address that is not a field with constant
+    /// indices may be written.
+    pub(super) fn field_concurrently_written(&self, address: Value<'m>) -> bool {
+        match (&self.concurrent_writes, field_key(address)) {
+            (Some(w), Some(key)) => w.fields.contains(&key),
+            _ => true,
+        }
+    }
+}
+
+/// What code running concurrently may store to.
+pub(super) struct Written<'m> {
+    pub(super) globals: HashSet<Value<'m>>,
+    /// Fields written through a pointer (`this->count`), by [`field_key`]. A module
+    /// member set in the constructor and only read by the processes is in none.
+    pub(super) fields: HashSet<FieldKey<'m>>,
+}
+
+/// A field as an address names it: the GEP's source element type and its constant
+/// indices. Two accesses to one field in the same form get the same key; the same
+/// byte reached through differently shaped GEPs does not (a candidate built on such a
+/// read is then refuted by execution).
+pub(super) type FieldKey<'m> = (Type<'m>, Vec<u64>);
+
+/// The field `p` addresses, if it is a GEP with constant indices.
+fn field_key(p: Value<'_>) -> Option<FieldKey<'_>> {
+    if p.opcode()? != Opcode::LLVMGetElementPtr {
+        return None;
+    }
+    let indices = (1..p.operand_count()).map(|k| p.operand(k).const_int()).collect::<Option<Vec<u64>>>()?;
+    Some((p.gep_source_type(), indices))
 }
 
 /// Functions that call a nondet function, directly or transitively.
@@ -178,23 +211,26 @@ fn underlying_global<'m>(mut p: Value<'m>) -> Option<Value<'m>> {
     None
 }
 
-/// Adds the global a `store` writes to `written`; a store into memory that is neither a
-/// global nor the function's own stack frame makes the analysis give up (`None`).
-fn record_store<'m>(i: Value<'m>, written: &mut HashSet<Value<'m>>) -> Option<()> {
+/// Adds the global or field a `store` writes to `written`; a store into memory that is
+/// neither a global, a field nor the function's own stack frame makes the analysis
+/// give up (`None`).
+fn record_store<'m>(i: Value<'m>, written: &mut Written<'m>) -> Option<()> {
     if i.opcode() == Some(Opcode::LLVMStore) {
         match underlying_global(i.operand(1)) {
             Some(g) => {
-                written.insert(g);
+                written.globals.insert(g);
             }
             None if is_local_slot(i.operand(1)) => {}
-            None => return None,
+            None => {
+                written.fields.insert(field_key(i.operand(1))?);
+            }
         }
     }
     Some(())
 }
 
-fn concurrent_writes<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: &[Func<'m>], effects: &Effects<'m>) -> Option<HashSet<Value<'m>>> {
-    let mut written = HashSet::new();
+fn concurrent_writes<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: &[Func<'m>], effects: &Effects<'m>) -> Option<Written<'m>> {
+    let mut written = Written { globals: HashSet::new(), fields: HashSet::new() };
     // Functions reachable from thread entries.
     let mut todo: Vec<Func<'m>> = entries.keys().copied().collect();
     let mut seen: HashSet<Func<'m>> = HashSet::new();

@@ -111,6 +111,9 @@ impl<'m> Wp<'m> {
         for (c, v) in arms.into_iter().rev() {
             acc = self.ctx.ite(c, v, acc);
         }
+        if self.summarised_header(f, b) {
+            return Ok(self.summarise_counter(f, b, at, acc));
+        }
         Ok(acc)
     }
 

@@ -20,6 +20,31 @@ pub(super) enum Base<'m> {
     Opaque(Value<'m>),
 }
 
+impl Base<'_> {
+    /// The object in words, for reasons shown to users.
+    pub(super) fn describe(&self) -> String {
+        let named = |what: &str, v: &Value<'_>| {
+            let name = v.name();
+            let at = v.where_();
+            match (name.is_empty(), at.as_str()) {
+                (true, "?") => what.to_string(),
+                (true, at) => format!("{what} at {at}"),
+                (false, "?") => format!("{what} `{}`", super::demangle_hint(&name)),
+                (false, at) => format!("{what} `{}` at {at}", super::demangle_hint(&name)),
+            }
+        };
+        match self {
+            Base::Global(v) => named("global", v),
+            Base::Alloca(_, v) => named("local variable", v),
+            Base::Argv => "the argument vector".to_string(),
+            Base::Opaque(v) => match v.called_function() {
+                Some(f) => format!("memory returned by {} at {}", super::demangle_hint(&f.name()), v.where_()),
+                None => named("memory behind a pointer the analysis does not track, loaded", v),
+            },
+        }
+    }
+}
+
 /// A memory location: a base plus a byte offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) struct Loc<'m> {
@@ -37,7 +62,7 @@ impl<'m> Wp<'m> {
             return self.load_indexed(f, v, loc, idx, stride);
         }
         let Sym::Ptr(loc) = p else {
-            return Err(AnalysisError::unsupported(format!("load through {p:?} (`{}`)", v.print()), v.where_()));
+            return Err(AnalysisError::unsupported(format!("load through {} (`{}`)", p.describe(), v.print()), v.where_()));
         };
         if loc.base == Base::Argv {
             if loc.off % 8 != 0 {
@@ -144,7 +169,11 @@ impl<'m> Wp<'m> {
             };
             arms.push((taken, val));
         }
-        self.merge(arms, load)
+        let entry = self.merge(arms, load)?;
+        if self.summarised_header(f, b) {
+            return self.summarise_location(f, b, loc, load, entry);
+        }
+        Ok(entry)
     }
 
     /// The effect of call `j` on `loc`: `Some(value after the call)` if it may write it.
@@ -164,7 +193,13 @@ impl<'m> Wp<'m> {
             return Ok(None);
         }
         let scheduling = self.facts.effects.is_scheduling_point(j);
-        let shared_and_quiet = matches!(loc.base, Base::Global(g) if !self.facts.concurrently_written(g));
+        // Memory no other thread or process writes keeps this thread's own last value
+        // across the synchronization point: a global no concurrent code stores to,
+        // or a field (read as `this->level`) no concurrent code stores to.
+        let shared_and_quiet = match loc.base {
+            Base::Global(g) => !self.facts.concurrently_written(g),
+            _ => load.opcode() == Some(Opcode::LLVMLoad) && !self.facts.field_concurrently_written(load.operand(0)),
+        };
         if scheduling && !shared_and_quiet && (self.in_thread(f) || self.facts.effects.starts_threads(j)) {
             self.q.notes.push(format!(
                 "over-approximated: value of memory read at {} after the synchronization point at {} (other threads may write it)",
@@ -268,7 +303,7 @@ impl<'m> Wp<'m> {
             (Sym::Bv(e, w), TypeShape::Int(lw)) if *w > lw => Ok(Sym::Bv(self.ctx.extract(lw as i32 - 1, 0, *e), lw)),
             (Sym::Bv(..), TypeShape::Int(_)) => Err(AnalysisError::unsupported("load wider than the stored value", load.where_())),
             (_, TypeShape::Pointer) => Ok(s),
-            _ => Err(AnalysisError::unsupported(format!("load of {s:?} (`{}`)", load.print()), load.where_())),
+            _ => Err(AnalysisError::unsupported(format!("load of {} (`{}`)", s.describe(), load.print()), load.where_())),
         }
     }
 

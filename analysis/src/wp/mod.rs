@@ -6,7 +6,8 @@
 //! on demand, memoised per frame; that is what [`Wp::value`] does. Block reachability
 //! is the disjunction over predecessors of (edge condition ∧ predecessor reached),
 //! memoised per block. Loop back edges are not followed: paths through more iterations
-//! than `opt` unrolled are cut, and the result says so ([`Query::cut`]).
+//! than `opt` unrolled are cut, and the result says so ([`Query::cut`]); or, when asked
+//! ([`Wp::summarising_loops`]), such loops are summarised (`loops`).
 //!
 //! A *frame* is one function in one calling context: the root (`main`/`sc_main`, whose
 //! `argv` is the input), a call from a parent frame, or a thread/process entry created
@@ -27,6 +28,7 @@ mod control_flow;
 mod facts;
 mod frames;
 mod input_calls;
+mod loops;
 mod memory;
 mod process_order;
 mod query;
@@ -80,6 +82,12 @@ pub struct Wp<'m> {
     fresh_count: usize,
     /// The unroll bound, named when a loop cut is reported.
     bound: u32,
+    /// Loops are summarised instead of cut (`loops.rs`).
+    summarise: bool,
+    /// Per summarised (frame, loop header): "went round again" (`loops.rs`).
+    loops_again: HashMap<(FrameId, Block<'m>), SExpr>,
+    /// (frame, header, location) whose loop writes are being decided (`loops.rs`).
+    loops_checking: HashSet<(FrameId, Block<'m>, Loc<'m>)>,
 }
 
 impl<'m> Wp<'m> {
@@ -107,10 +115,21 @@ impl<'m> Wp<'m> {
                 cut: Vec::new(),
                 schedule: Vec::new(),
                 blocking: Vec::new(),
+                summarised: Vec::new(),
             },
             fresh_count: 0,
             bound,
+            summarise: false,
+            loops_again: HashMap::new(),
+            loops_checking: HashSet::new(),
         }
+    }
+
+    /// Summarises loops not unrolled within the bound instead of cutting their paths
+    /// (`loops.rs`); for a site whose formula is unsatisfiable with the cuts.
+    pub fn summarising_loops(mut self) -> Self {
+        self.summarise = true;
+        self
     }
 
     /// The formula under which `site` (a call instruction) is executed.

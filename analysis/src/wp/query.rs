@@ -37,4 +37,6 @@ pub struct Query {
     /// SystemC waits whose return the formula conditions on a notify (an unsat
     /// answer may then mean "blocked" rather than dead code).
     pub blocking: Vec<String>,
+    /// Loops summarised instead of cut ([`super::Wp::summarising_loops`]).
+    pub summarised: Vec<String>,
 }

@@ -27,6 +27,19 @@ pub(super) enum Sym<'m> {
     Func(Func<'m>),
 }
 
+impl Sym<'_> {
+    /// What the value is, in words, for reasons shown to users.
+    pub(super) fn describe(&self) -> String {
+        match self {
+            Sym::Bv(_, w) => format!("a {w}-bit integer"),
+            Sym::Ptr(loc) => format!("a pointer to {}", loc.base.describe()),
+            Sym::PtrIdx { loc, .. } => format!("a pointer to an element of {} chosen at run time", loc.base.describe()),
+            Sym::ArgStr(k) => format!("the string argv[{k}]"),
+            Sym::Func(f) => format!("the address of function {}", demangle_hint(&f.name())),
+        }
+    }
+}
+
 pub(super) fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
@@ -35,7 +48,7 @@ impl<'m> Wp<'m> {
     pub(super) fn bv(&mut self, f: FrameId, v: Value<'m>) -> Result<(SExpr, u32)> {
         match self.value(f, v)? {
             Sym::Bv(e, w) => Ok((e, w)),
-            other => Err(AnalysisError::unsupported(format!("non-integer value {other:?} used as an integer (`{}`)", v.print()), v.where_())),
+            other => Err(AnalysisError::unsupported(format!("{} used as an integer (`{}`)", other.describe(), v.print()), v.where_())),
         }
     }
 
@@ -183,7 +196,7 @@ impl<'m> Wp<'m> {
         let mut arms = Vec::new();
         for (val, p) in v.incoming() {
             if self.facts.back[&func].contains(&(p, b)) {
-                self.cut(p);
+                self.back_edge(f, p, b);
                 continue;
             }
             let taken = {
@@ -193,7 +206,11 @@ impl<'m> Wp<'m> {
             };
             arms.push((taken, self.value(f, val)?));
         }
-        self.merge(arms, v)
+        let entry = self.merge(arms, v)?;
+        if self.summarised_header(f, b) {
+            return self.summarise_phi(f, b, v, entry);
+        }
+        Ok(entry)
     }
 
     /// `ite(c1, v1, ite(c2, v2, … vn))`.
@@ -207,7 +224,7 @@ impl<'m> Wp<'m> {
                 (Sym::Bv(a, w), Sym::Bv(b, _)) => Sym::Bv(self.ctx.ite(c, a, b), w),
                 (Sym::Ptr(a), Sym::Ptr(b)) if a == b => Sym::Ptr(a),
                 (Sym::ArgStr(a), Sym::ArgStr(b)) if a == b => Sym::ArgStr(a),
-                (a, b) => return Err(AnalysisError::unsupported(format!("merge of different pointers {a:?} / {b:?} (`{}`)", at.print()), at.where_())),
+                (a, b) => return Err(AnalysisError::unsupported(format!("a value that is {} on one path and {} on another (`{}`)", a.describe(), b.describe(), at.print()), at.where_())),
             };
         }
         Ok(acc)
@@ -218,7 +235,7 @@ impl<'m> Wp<'m> {
         let (mut loc, mut sym) = match base {
             Sym::Ptr(loc) => (loc, None),
             Sym::PtrIdx { loc, idx, stride } => (loc, Some((idx, stride))),
-            other => return Err(AnalysisError::unsupported(format!("address computed from {other:?} (`{}`)", v.print()), v.where_())),
+            other => return Err(AnalysisError::unsupported(format!("an address computed from {} (`{}`)", other.describe(), v.print()), v.where_())),
         };
         let mut ty = v.gep_source_type();
         for k in 1..v.operand_count() {
