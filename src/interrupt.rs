@@ -3,11 +3,10 @@
 //! disk, written atomically), says how to go on, and exits 130 or 143 as a shell would.
 
 use signal_hook::consts::{SIGINT, SIGTERM};
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The run directory the command works in, once it holds its lock.
-static RUN_DIRECTORY: Mutex<Option<PathBuf>> = Mutex::new(None);
+/// Set when a signal arrived: the watcher thread ends the process.
+static STOPPING: AtomicBool = AtomicBool::new(false);
 
 /// Starts the thread that waits for SIGINT and SIGTERM. Call once, before any work.
 pub fn watch() -> std::io::Result<()> {
@@ -20,15 +19,19 @@ pub fn watch() -> std::io::Result<()> {
     Ok(())
 }
 
-/// Records the run directory whose lock this command holds, so an interruption cleans
-/// it up.
-pub fn working_in(dir: &Path) {
-    *RUN_DIRECTORY.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir.to_path_buf());
+/// Called by the main thread before it reports and exits: while an interruption is
+/// being handled, the failures it caused (a compiler killed under a build) are not the
+/// outcome, so the main thread leaves the exit to the watcher.
+pub fn defer_to_watcher() {
+    while STOPPING.load(Ordering::SeqCst) {
+        std::thread::park();
+    }
 }
 
 fn stop(signal: i32) -> ! {
+    STOPPING.store(true, Ordering::SeqCst);
     let (name, code) = if signal == SIGINT { ("SIGINT", crate::exit::INTERRUPTED) } else { ("SIGTERM", crate::exit::TERMINATED) };
-    let dir = RUN_DIRECTORY.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let dir = syncmut_oracle::outdir::hold_for_exit();
     match &dir {
         Some(dir) => eprintln!(
             "syncmut: interrupted ({name}); finished results are kept in {}: continue with the same command and --resume",
@@ -37,6 +40,7 @@ fn stop(signal: i32) -> ! {
         None => eprintln!("syncmut: interrupted ({name})"),
     }
     syncmut_runtime::exec::kill_children();
+    syncmut_runtime::atomic::stop_writes();
     if let Some(dir) = dir {
         syncmut_oracle::outdir::remove_temporaries(&dir);
         let _ = std::fs::remove_file(dir.join(syncmut_oracle::outdir::LOCK));

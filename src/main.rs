@@ -233,6 +233,8 @@ impl From<anyhow::Error> for Failure {
 }
 
 fn main() -> ExitCode {
+    // First of all, so a signal during any later step finds the handler.
+    let watching = interrupt::watch();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -242,13 +244,16 @@ fn main() -> ExitCode {
         }
     };
     if cli.no_cache {
-        // Read by every compile (mutator toolchain); set before any thread starts.
+        // Read by every compile (mutator toolchain); set before any work starts. The only
+        // other thread, the signal watcher, reads no environment.
         std::env::set_var(syncmut_mutator::toolchain::CACHE_ENV, "0");
     }
-    if let Err(e) = interrupt::watch() {
+    if let Err(e) = watching {
         eprintln!("syncmut: warning: cannot watch for SIGINT/SIGTERM ({e}); an interrupted run may leave temporary files");
     }
-    match run(cli) {
+    let result = run(cli);
+    interrupt::defer_to_watcher();
+    match result {
         Ok(code) => ExitCode::from(code as u8),
         Err(failure) => {
             eprintln!("syncmut: error: {:#}", failure.error);

@@ -167,12 +167,10 @@ fn default_tests_file(design: &[PathBuf]) -> Option<PathBuf> {
     design.iter().filter(|p| p.is_dir()).map(|d| d.join("tests.json")).find(|p| p.is_file())
 }
 
-/// Opens (and locks) the run directory of `run`, `gen` or `mutate`, and tells the
-/// interruption handler about it.
+/// Opens (and locks) the run directory of `run`, `gen` or `mutate`; the interruption
+/// handler finds it through `outdir::hold_for_exit`.
 pub fn open_run_directory(path: &std::path::Path) -> Result<OutDir, Failure> {
-    let out = OutDir::open(path).map_err(oracle_failure)?;
-    crate::interrupt::working_in(out.root());
-    Ok(out)
+    OutDir::open(path).map_err(oracle_failure)
 }
 
 /// An oracle error with its exit code.

@@ -47,6 +47,20 @@ const TEMP_PREFIX: &str = ".tmp";
 
 const MARKER_TEXT: &[u8] = b"This directory is a syncmut run directory: syncmut writes and replaces the files in it.\n";
 
+/// The run directory this process holds, for an interruption handler; locked while a
+/// directory is being opened, so a handler never sees a lock without its directory.
+static OPEN: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// For a process about to exit on a signal: the run directory it holds the lock of, if
+/// any (waiting for an open in progress to finish), and no other directory may be
+/// opened from now on, so none can be locked behind the handler's back.
+pub fn hold_for_exit() -> Option<PathBuf> {
+    let registry = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = registry.clone();
+    std::mem::forget(registry);
+    dir
+}
+
 /// An open run directory, holding its lock until dropped.
 pub struct OutDir {
     root: PathBuf,
@@ -65,7 +79,10 @@ impl OutDir {
         }
         refuse_foreign(root)?;
         std::fs::create_dir_all(root).map_err(|source| OracleError::Write { path: root.to_path_buf(), source })?;
+        let mut registry = OPEN.lock().unwrap_or_else(|e| e.into_inner());
         let lock = take_lock(root)?;
+        *registry = Some(root.to_path_buf());
+        drop(registry);
         let out = OutDir { root: root.to_path_buf(), _lock: lock };
         refuse_symlinks(root)?;
         if !root.join(MARKER).exists() {
@@ -102,7 +119,9 @@ impl OutDir {
 
 impl Drop for OutDir {
     fn drop(&mut self) {
+        let mut registry = OPEN.lock().unwrap_or_else(|e| e.into_inner());
         let _ = std::fs::remove_file(self.root.join(LOCK));
+        *registry = None;
     }
 }
 

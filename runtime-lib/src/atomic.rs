@@ -3,12 +3,19 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::RwLock;
+
+/// Writes hold it shared; [`stop_writes`] takes it for good, so an interrupted syncmut
+/// can sweep temporary files knowing none is half-written or about to appear.
+static GATE: RwLock<()> = RwLock::new(());
 
 /// Writes `bytes` to a temporary file beside `path`, syncs it, then renames it over
 /// `path`. The file gets the permissions a plain `create` would give it (0666 less the
-/// umask), not the temporary file's private 0600.
+/// umask), not the temporary file's private 0600. After [`stop_writes`] it blocks
+/// forever (the process is about to exit).
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
+    let _writing = GATE.read().unwrap_or_else(|e| e.into_inner());
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o666 & !umask()))?;
@@ -16,6 +23,12 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Waits for the writes in flight to finish and lets no other start: the last thing a
+/// process does before it removes its temporaries and exits.
+pub fn stop_writes() {
+    std::mem::forget(GATE.write().unwrap_or_else(|e| e.into_inner()));
 }
 
 /// The process's umask, read from `/proc/self/status` (setting and restoring it with
