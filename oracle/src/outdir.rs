@@ -84,11 +84,10 @@ impl OutDir {
         *registry = Some(root.to_path_buf());
         drop(registry);
         let out = OutDir { root: root.to_path_buf(), _lock: lock };
-        refuse_symlinks(root)?;
+        sweep(root, true)?;
         if !root.join(MARKER).exists() {
             out.write(MARKER, MARKER_TEXT)?;
         }
-        remove_temporaries(root);
         Ok(out)
     }
 
@@ -163,32 +162,24 @@ fn take_lock(root: &Path) -> Result<std::fs::File, OracleError> {
     }
 }
 
-/// A symbolic link inside the run directory would send syncmut's writes (and removals)
-/// to its target, outside the directory: refuse, naming the link.
-fn refuse_symlinks(root: &Path) -> Result<(), OracleError> {
+/// Removes the temporary files of atomic writes that an interrupted syncmut left in
+/// the run directory. Only called with the lock held, so no live writer owns them.
+pub fn remove_temporaries(root: &Path) {
+    let _ = sweep(root, false);
+}
+
+/// One pass over the run directory: removes stale temporaries and, with `refuse_links`,
+/// refuses a symbolic link anywhere inside, naming it: syncmut's writes (and removals)
+/// would follow it to its target, outside the directory.
+fn sweep(root: &Path, refuse_links: bool) -> Result<(), OracleError> {
     let mut todo = vec![root.to_path_buf()];
     while let Some(dir) = todo.pop() {
         let entries = std::fs::read_dir(&dir).map_err(|source| OracleError::Read { path: dir.clone(), source })?;
         for entry in entries.flatten() {
             let Ok(kind) = entry.file_type() else { continue };
-            if kind.is_symlink() {
+            if kind.is_symlink() && refuse_links {
                 return Err(OracleError::SymlinkInRunDirectory { path: entry.path() });
             }
-            if kind.is_dir() {
-                todo.push(entry.path());
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Removes the temporary files of atomic writes that an interrupted syncmut left in
-/// the run directory. Only called with the lock held, so no live writer owns them.
-pub fn remove_temporaries(root: &Path) {
-    let mut todo = vec![root.to_path_buf()];
-    while let Some(dir) = todo.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let Ok(kind) = entry.file_type() else { continue };
             if kind.is_dir() {
                 todo.push(entry.path());
             } else if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
@@ -196,6 +187,7 @@ pub fn remove_temporaries(root: &Path) {
             }
         }
     }
+    Ok(())
 }
 
 /// The trace file of the original (`mutant` None) or a mutant on a test, under a

@@ -31,13 +31,17 @@ pub fn stop_writes() {
     std::mem::forget(GATE.write().unwrap_or_else(|e| e.into_inner()));
 }
 
-/// The process's umask, read from `/proc/self/status` (setting and restoring it with
-/// `umask(2)` would race with other threads creating files); 022 when unknown.
+/// The process's umask, read once from `/proc/self/status` (setting and restoring it
+/// with `umask(2)` would race with other threads creating files; syncmut never changes
+/// it); 022 when unknown.
 fn umask() -> u32 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| status.lines().find_map(|l| l.strip_prefix("Umask:").and_then(|m| u32::from_str_radix(m.trim(), 8).ok())))
-        .unwrap_or(0o022)
+    static UMASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *UMASK.get_or_init(|| {
+        std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|status| status.lines().find_map(|l| l.strip_prefix("Umask:").and_then(|m| u32::from_str_radix(m.trim(), 8).ok())))
+            .unwrap_or(0o022)
+    })
 }
 
 #[cfg(test)]
