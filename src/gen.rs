@@ -213,7 +213,7 @@ pub fn fallback(plan: &Generation, build: &Build, root: &Path) -> Result<(Vec<sy
     let run = syncmut_analysis::suite::run_candidate(&build.metamutant, &default, pthread, &scratch.join("default.jsonl"), None)
         .map_err(|source| AnalysisError::Io { what: format!("run {}", build.metamutant.display()), source })?;
     let mut report = String::from("generation kept no usable test; running the design's default invocation (no arguments)");
-    let mut tests = vec![syncmut_runtime::test_case::TestCase { name: "default".into(), args: vec![], nondet: vec![], inputs: Default::default() }];
+    let mut tests = vec![syncmut_runtime::test_case::TestCase { name: "default".into(), args: vec![], nondet: vec![], inputs: Default::default(), setting: Default::default() }];
     let mut reached = vec![("default (no arguments)".to_string(), run.reached, run.unusable)];
     if let Generation::Wp { options, budget, seed } = plan {
         let random = syncmut_analysis::random_for(build, root, &root.join("gen").join("random"), options, *budget, *seed)?;
@@ -225,7 +225,7 @@ pub fn fallback(plan: &Generation, build: &Build, root: &Path) -> Result<(Vec<sy
             }
             let values = syncmut_analysis::inputs::TestValues { args: t.args.clone(), nondet: t.nondet.clone(), inputs: t.inputs.clone() };
             reached.push((format!("{name}: {}", describe_values(&values)), t.reached.clone(), None));
-            tests.push(syncmut_runtime::test_case::TestCase { name, args: t.args.clone(), nondet: t.nondet.clone(), inputs: t.inputs.clone() });
+            tests.push(syncmut_runtime::test_case::TestCase { name, args: t.args.clone(), nondet: t.nondet.clone(), inputs: t.inputs.clone(), setting: Default::default() });
         }
         let _ = write!(report, " and the random baseline's {} other test(s) ({budget} draws, seed {seed})", tests.len() - before);
     }

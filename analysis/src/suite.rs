@@ -247,7 +247,7 @@ pub fn write(suite: &Suite, prefix: &str, path: &Path) -> std::io::Result<()> {
         .tests
         .iter()
         .zip(names(suite, prefix))
-        .map(|(t, name)| TestCase { name, args: t.args.clone(), nondet: t.nondet.clone(), inputs: t.inputs.clone() })
+        .map(|(t, name)| TestCase { name, args: t.args.clone(), nondet: t.nondet.clone(), inputs: t.inputs.clone(), ..TestCase::default() })
         .collect();
     #[derive(serde::Serialize)]
     struct File<'a> {

@@ -23,6 +23,7 @@ use syncmut_runtime::exec::{Execution, Limits, Status};
 use syncmut_runtime::invocation::{self, Invocation};
 use syncmut_runtime::test_case::TestCase;
 use syncmut_runtime::trace::{self, Trace};
+use syncmut_runtime::workdir::Workdir;
 use syncmut_runtime::{schedule, status};
 
 /// The schedules of one usable test and the original's executions under them.
@@ -231,9 +232,20 @@ fn save(catalogue: &Catalogue, runs: &[Run], expected_runs: &dyn Fn(&str) -> usi
     Ok(outcomes)
 }
 
-/// Runs the metamutant with `active` (empty: no mutant) under `schedule` and reads its
-/// trace.
-fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_steps: Option<u64>, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), Unjudged> {
+/// Runs the metamutant with `active` (empty: no mutant) under `schedule` in a private
+/// working directory under `work` and reads its trace; the working directory is handed
+/// back (removed when dropped).
+#[allow(clippy::too_many_arguments)]
+fn traced(
+    build: &Build,
+    test: &TestCase,
+    active: &str,
+    schedule: &str,
+    max_steps: Option<u64>,
+    trace_file: &Path,
+    work: &Path,
+    limits: &Limits,
+) -> Result<(Execution, Trace, Workdir), Unjudged> {
     if let Some(parent) = trace_file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Unjudged::from_io(parent, e))?;
     }
@@ -244,16 +256,17 @@ fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_step
         schedule: (build.catalogue.kind == Family::Pthread).then(|| schedule.to_string()),
         max_steps,
         limits: *limits,
+        work_root: Some(work.to_path_buf()),
         ..Invocation::for_test(&build.metamutant, test)
     };
-    let execution = invocation.run().map_err(|e| Unjudged::from_io(&build.metamutant, e))?;
+    let (execution, workdir) = invocation.run_keeping().map_err(|e| Unjudged::from_io(&build.metamutant, e))?;
     // Kept in the run directory for users: rendered as JSON Lines. A trace the runtime
     // could not write for lack of space is the disk's fault, not the design's.
     let trace = trace::keep_readable(trace_file).map_err(|e| match disk_full(trace_file) {
         true => Unjudged::Environment(format!("{e} (the disk is full)")),
         false => Unjudged::Run(e),
     })?;
-    Ok((execution, trace))
+    Ok((execution, trace, workdir))
 }
 
 /// Why a run could not be judged.
@@ -373,6 +386,9 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
         return Ok((not_started(test, reason), None));
     };
     if set_aside.is_none() {
+        set_aside = fails_expectation(test, execution);
+    }
+    if set_aside.is_none() {
         set_aside = differs_from_original_build(build, test, execution, &limits);
     }
     let baseline = summarise(test, &runs, set_aside);
@@ -413,8 +429,8 @@ fn run_original_listed(
         } else {
             outdir::trace_file(out.root(), &test.name, None, tagged.then_some(schedule.as_str()))
         };
-        let (execution, trace) = match traced(build, test, "", schedule, None, &path, limits) {
-            Ok(r) => r,
+        let (execution, trace) = match traced(build, test, "", schedule, None, &path, &out.path(outdir::WORK_DIR), limits) {
+            Ok((execution, trace, _)) => (execution, trace),
             Err(Unjudged::Environment(message)) => return (runs, Some(message)),
             Err(e) => return (runs, Some(format!("its trace could not be read: {e}"))),
         };
@@ -449,7 +465,7 @@ fn search_original(
     let mut runs = Vec::new();
     let mut failure = None;
     // Without the test's input values, as the dfs search has always run.
-    let original = Invocation { active: Some(String::new()), limits: *limits, ..Invocation::new(&build.metamutant, &test.args) };
+    let original = Invocation { active: Some(String::new()), limits: *limits, ..Invocation::in_setting(&build.metamutant, test) };
     let search = explore::search(&original, &dfs_config(schedules, None), work, &mut |visit| {
         failure = unusable(visit.execution, limits);
         runs.push((visit.execution.clone(), visit.trace.clone()));
@@ -459,6 +475,13 @@ fn search_original(
         Ok(search) => Ok((runs, search.exhausted, failure.map(|f| format!("{f} under a dfs schedule")))),
         Err(e) => Err(format!("schedule exploration failed: {e}")),
     }
+}
+
+/// Why the test is unusable when the original does not end with the exit status the
+/// test expects: the test fails on the design as it is, so no mutant can be judged by it.
+fn fails_expectation(test: &TestCase, execution: &Execution) -> Option<String> {
+    let expected = Status::Exited(test.setting.expect?);
+    (execution.status != expected).then(|| format!("the test fails on the original: it ends with {} where the test expects {expected}", execution.status))
 }
 
 /// Why the test is unusable when the uninstrumented original disagrees with the
@@ -472,6 +495,10 @@ fn differs_from_original_build(build: &Build, test: &TestCase, execution: &Execu
         Ok(native) if native.stdout != execution.stdout => Some(format!(
             "the original build and the metamutant without a mutant print different output ({}): the design behaves differently when syncmut controls its synchronization",
             crate::verdict::output_difference(&native.stdout, &execution.stdout)
+        )),
+        Ok(native) if native.outputs != execution.outputs => Some(format!(
+            "the original build and the metamutant without a mutant write different files ({}): the design behaves differently when syncmut controls its synchronization",
+            native.outputs.keys().find(|k| native.outputs.get(*k) != execution.outputs.get(*k)).map(String::as_str).unwrap_or("?")
         )),
         Ok(_) => None,
         Err(e) => Some(format!("{}: {e}", build.original.display())),
@@ -540,7 +567,8 @@ fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) 
         schedule: Some("default".to_string()),
         schedule_out: Some(file.clone()),
         limits: *limits,
-        ..Invocation::new(&build.metamutant, &test.args)
+        work_root: Some(out.path(outdir::WORK_DIR)),
+        ..Invocation::in_setting(&build.metamutant, test)
     };
     let _ = measuring.run();
     let steps = std::fs::read_to_string(&file).ok().and_then(|t| schedule::parse(&t).ok()).and_then(|s| s.steps);
@@ -645,7 +673,7 @@ fn search_mutant(
 ) -> Result<bool, String> {
     let work = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
     // Without the test's input values, as the dfs search has always run.
-    let program = Invocation { active: Some(mutant.activation()), limits: *limits, ..Invocation::new(&build.metamutant, &test.args) };
+    let program = Invocation { active: Some(mutant.activation()), limits: *limits, ..Invocation::in_setting(&build.metamutant, test) };
     let search = explore::search(&program, &dfs_config(schedules, plan.max_steps), work.path(), &mut |visit| {
         let tag = dfs_tag(visit.run);
         let first = tally.first_kill.is_none();
@@ -667,7 +695,7 @@ fn search_mutant(
         // The original under the kill's choices, for the diff and `explain`.
         let value = schedule_value(out.root(), &test.name, Some(&mutant.id), tag);
         let path = outdir::trace_file(out.root(), &test.name, None, Some(tag));
-        let _ = traced(build, test, "", &value, None, &path, limits);
+        let _ = traced(build, test, "", &value, None, &path, &out.path(outdir::WORK_DIR), limits);
     }
     Ok(covered)
 }
@@ -688,13 +716,15 @@ fn run_mutant_listed(
 ) -> Result<(), Unjudged> {
     for schedule in schedules {
         let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tagged.then_some(schedule.as_str()));
-        let (execution, trace) = traced(build, test, &mutant.activation(), schedule, max_steps, &path, limits)?;
+        let (execution, trace, workdir) = traced(build, test, &mutant.activation(), schedule, max_steps, &path, &out.path(outdir::WORK_DIR), limits)?;
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
             return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.trim())));
         }
         let first = tally.first_kill.is_none();
         if tally.add(build, &execution, &trace, schedule) && first {
-            continue; // keep this trace: it explains the kill
+            // Keep this trace, it explains the kill; and what the run left behind.
+            let _ = workdir.keep(&outdir::kept_workdir(out.root(), &test.name, &mutant.id));
+            continue;
         }
         // Only killing runs are explained by a diff; spinning mutants write traces of a
         // million events, which must not pile up on disk.

@@ -2,12 +2,13 @@
 //!
 //! Per thread/process, the ordered synchronization events (site and simulation time)
 //! other than those of the mutated sites themselves: a mutant is not "killed" merely
-//! because the call it removed no longer shows up. Plus stdout, exit status, and the
-//! end state (deadlock, livelock, who was left waiting where).
+//! because the call it removed no longer shows up. Plus stdout, exit status, the test's
+//! `outputs` files (size and digest), and the end state (deadlock, livelock, who was left waiting where).
 
 use syncmut_runtime::exec::{Execution, Status};
 use serde_json::Value;
 use syncmut_runtime::trace::{EndKind, Trace};
+use syncmut_runtime::workdir::OutputFile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -27,6 +28,9 @@ pub struct Step {
 pub struct Observation {
     pub status: Status,
     pub stdout: String,
+    /// The test's `outputs` files as the run left them (`None`: missing).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub outputs: BTreeMap<String, Option<OutputFile>>,
     /// Steps per thread, in each thread's own order (pthread interleavings across threads
     /// are not part of what a user observes).
     pub threads: BTreeMap<String, Vec<Step>>,
@@ -58,6 +62,7 @@ impl Observation {
         Observation {
             status: execution.status,
             stdout: execution.stdout.clone(),
+            outputs: execution.outputs.clone(),
             threads,
             deadlock: end.deadlock || end.kind == EndKind::Deadlock,
             livelock: end.kind == EndKind::Livelock,
@@ -139,6 +144,7 @@ mod tests {
         Observation {
             status: Status::Exited(0),
             stdout: String::new(),
+            outputs: BTreeMap::new(),
             threads: threads.iter().map(|(t, s)| (t.to_string(), s.clone())).collect(),
             deadlock: false,
             livelock: false,

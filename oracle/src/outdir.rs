@@ -14,7 +14,13 @@
 //!   report.csv            one row per (mutant, test)
 //!   diff/<mutant>.diff    original vs mutant trace for every killed mutant
 //!   traces/<test>/…       raw traces (original.jsonl, <mutant>.jsonl)
+//!   work/                 the private working directories of runs in progress
+//!   workdirs/<test>/<mutant>/  what a killing run left in its working directory
 //! ```
+//!
+//! `work/` and `workdirs/` hold what designs wrote, symbolic links included: the
+//! check for links does not look inside them (syncmut never writes through them), and a
+//! `work/` left by an interrupted command is removed at the next open.
 //!
 //! Opening refuses what would make syncmut write where it must not: a directory that
 //! holds files syncmut did not write (a source tree given as `-o` by mistake), and a
@@ -39,6 +45,10 @@ pub const OUTCOMES: &str = "outcomes.json";
 pub const REPORT_CSV: &str = "report.csv";
 pub const DIFF_DIR: &str = "diff";
 pub const TRACE_DIR: &str = "traces";
+/// Where runs make their private working directories.
+pub const WORK_DIR: &str = "work";
+/// Where the working directory of a mutant's killing run is kept.
+pub const WORKDIRS: &str = "workdirs";
 /// Written by versions before the marker existed: a directory holding it (or only a
 /// lock) is accepted as a run directory too.
 const CATALOGUE: &str = "mutants.json";
@@ -85,6 +95,7 @@ impl OutDir {
         drop(registry);
         let out = OutDir { root: root.to_path_buf(), _lock: lock };
         sweep(root, true)?;
+        let _ = std::fs::remove_dir_all(root.join(WORK_DIR));
         if !root.join(MARKER).exists() {
             out.write(MARKER, MARKER_TEXT)?;
         }
@@ -180,7 +191,8 @@ fn sweep(root: &Path, refuse_links: bool) -> Result<(), OracleError> {
             if kind.is_symlink() && refuse_links {
                 return Err(OracleError::SymlinkInRunDirectory { path: entry.path() });
             }
-            if kind.is_dir() {
+            let designs_own = dir == root && (entry.file_name() == WORK_DIR || entry.file_name() == WORKDIRS);
+            if kind.is_dir() && !designs_own {
                 todo.push(entry.path());
             } else if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
                 let _ = std::fs::remove_file(entry.path());
@@ -188,6 +200,11 @@ fn sweep(root: &Path, refuse_links: bool) -> Result<(), OracleError> {
         }
     }
     Ok(())
+}
+
+/// Where the working directory of a mutant's killing run on a test is kept.
+pub fn kept_workdir(root: &Path, test: &str, mutant: &str) -> PathBuf {
+    root.join(WORKDIRS).join(test).join(file_name(mutant))
 }
 
 /// The trace file of the original (`mutant` None) or a mutant on a test, under a

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
-    /// stdout or the exit status differ from the original's.
+    /// stdout, the exit status or one of the test's `outputs` files differ from the original's.
     KilledByOutput,
     /// The mutant failed an assertion (abort with an assertion message).
     KilledByAssertion,
@@ -105,6 +105,9 @@ pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str, 
     if mutant.stdout != original.stdout {
         return (Verdict::KilledByOutput, output_difference(&original.stdout, &mutant.stdout));
     }
+    if let Some(difference) = output_file_difference(original, mutant) {
+        return (Verdict::KilledByOutput, difference);
+    }
     if mutant.deadlock != original.deadlock || mutant.pending != original.pending {
         let what = if original.deadlock && !mutant.deadlock {
             format!("the original deadlocks ({}) but the mutant does not", describe_pending(&original.pending))
@@ -120,6 +123,22 @@ pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str, 
         return (Verdict::KilledByTrace, "lost notifications differ".to_string());
     }
     (Verdict::Survived, String::new())
+}
+
+/// The first of the test's `outputs` files the mutant left differently, in words.
+pub fn output_file_difference(original: &Observation, mutant: &Observation) -> Option<String> {
+    let names = original.outputs.keys().chain(mutant.outputs.keys());
+    names.into_iter().find_map(|name| {
+        let (a, b) = (original.outputs.get(name).cloned().flatten(), mutant.outputs.get(name).cloned().flatten());
+        match (a, b) {
+            (a, b) if a == b => None,
+            (Some(_), None) => Some(format!("output file {name} is missing (the original writes it)")),
+            (None, Some(_)) => Some(format!("output file {name} is written (the original leaves none)")),
+            (Some(a), Some(b)) if a.bytes != b.bytes => Some(format!("output file {name} has {} bytes instead of {}", b.bytes, a.bytes)),
+            (Some(_), Some(_)) => Some(format!("output file {name} has other contents (same size)")),
+            (None, None) => None,
+        }
+    })
 }
 
 fn describe_pending(pending: &[(String, Option<u32>)], label: &dyn Fn(u32) -> String) -> String {
@@ -175,6 +194,7 @@ mod tests {
         Observation {
             status: Status::Exited(0),
             stdout: "start\nsum 6\n".to_string(),
+            outputs: BTreeMap::new(),
             threads: BTreeMap::from([("main".to_string(), vec![Step { site: 0, time: None, state: BTreeMap::new() }])]),
             deadlock: false,
             livelock: false,
@@ -285,6 +305,22 @@ mod tests {
         assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "stdout line 2: \"sum 5\" instead of \"sum 6\""));
         mutant.stdout = "start\n".to_string();
         assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "stdout has 1 lines instead of 2"));
+    }
+
+    #[test]
+    fn output_files_that_differ_are_a_kill_naming_the_file() {
+        use syncmut_runtime::workdir::OutputFile;
+        let file = |bytes: u64, sha: &str| Some(OutputFile { bytes, sha256: sha.to_string() });
+        let mut original = clean();
+        original.outputs = BTreeMap::from([("out.gz".to_string(), file(10, "a"))]);
+        let mut mutant = original.clone();
+        assert_eq!(judged(&original, &mutant, ""), verdict(Verdict::Survived, ""));
+        mutant.outputs.insert("out.gz".to_string(), file(12, "b"));
+        assert_eq!(judged(&original, &mutant, ""), verdict(Verdict::KilledByOutput, "output file out.gz has 12 bytes instead of 10"));
+        mutant.outputs.insert("out.gz".to_string(), file(10, "b"));
+        assert_eq!(judged(&original, &mutant, ""), verdict(Verdict::KilledByOutput, "output file out.gz has other contents (same size)"));
+        mutant.outputs.insert("out.gz".to_string(), None);
+        assert_eq!(judged(&original, &mutant, ""), verdict(Verdict::KilledByOutput, "output file out.gz is missing (the original writes it)"));
     }
 
     #[test]

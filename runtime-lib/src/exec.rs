@@ -1,5 +1,6 @@
 //! One execution of a design binary, contained: its own process group (killed whole on
-//! timeout and afterwards, so no child outlives the run), a memory limit, no stdin, and
+//! timeout and afterwards, so no child outlives the run), a memory limit, stdin from
+//! `/dev/null` or a file, a working directory ([`Place`]), and
 //! output capped so a flooding mutant cannot exhaust syncmut's memory.
 //!
 //! The design never runs as syncmut's direct child: a supervisor process (a fork of
@@ -85,6 +86,17 @@ pub struct Execution {
     /// Output beyond `Limits::output_cap` was dropped.
     pub output_truncated: bool,
     pub elapsed: Duration,
+    /// The test's `outputs` files as the run left them (filled in by
+    /// [`crate::Invocation::run`]; empty for a bare execution).
+    pub outputs: std::collections::BTreeMap<String, Option<crate::workdir::OutputFile>>,
+}
+
+/// Where an execution runs: its working directory and the file its stdin reads
+/// (`None`: syncmut's own working directory, and `/dev/null`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Place<'a> {
+    pub cwd: Option<&'a Path>,
+    pub stdin: Option<&'a Path>,
 }
 
 /// Time given to a process between SIGTERM (the runtime flushes its trace) and SIGKILL.
@@ -92,13 +104,18 @@ const TERM_GRACE: Duration = Duration::from_millis(300);
 
 /// Runs `program args` with `env` added, within `limits`.
 pub fn execute(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits) -> std::io::Result<Execution> {
+    execute_in(program, args, env, limits, Place::default())
+}
+
+/// [`execute`] in a working directory, with stdin read from a file.
+pub fn execute_in(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits, place: Place) -> std::io::Result<Execution> {
     // A start that fails for lack of processes or memory is retried with a growing pause
     // (50 ms … 1.6 s, about 3 s in all): another execution running beside this one,
     // such as a mutant that forks without end, may hold them only for its few seconds,
     // and a verdict must not depend on what ran beside it.
     let mut pause = Duration::from_millis(50);
     loop {
-        match execute_once(program, args, env, limits) {
+        match execute_once(program, args, env, limits, place) {
             Err(e) if is_transient(&e) && pause <= Duration::from_millis(1600) => {
                 std::thread::sleep(pause);
                 pause *= 2;
@@ -113,13 +130,20 @@ fn is_transient(error: &std::io::Error) -> bool {
     matches!(error.raw_os_error(), Some(libc::EAGAIN | libc::ENOMEM))
 }
 
-fn execute_once(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits) -> std::io::Result<Execution> {
+fn execute_once(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits, place: Place) -> std::io::Result<Execution> {
+    let stdin = match place.stdin {
+        Some(path) => Stdio::from(std::fs::File::open(path).map_err(|e| std::io::Error::new(e.kind(), format!("stdin {}: {e}", path.display())))?),
+        None => Stdio::null(),
+    };
     let mut cmd = Command::new(program);
+    if let Some(cwd) = place.cwd {
+        cmd.current_dir(cwd);
+    }
     cmd.args(args)
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         // The SystemC banner is noise in every output comparison.
         .env("SC_COPYRIGHT_MESSAGE", "DISABLE")
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
@@ -166,7 +190,7 @@ fn execute_once(program: &Path, args: &[String], env: &[(&str, String)], limits:
     sweep_orphans();
     let (stdout, out_cut) = stdout.join().unwrap_or_default();
     let (stderr, err_cut) = stderr.join().unwrap_or_default();
-    Ok(Execution { status, stdout, stderr, output_truncated: out_cut || err_cut, elapsed })
+    Ok(Execution { status, stdout, stderr, output_truncated: out_cut || err_cut, elapsed, outputs: Default::default() })
 }
 
 /// The pipe the supervisor reports on: the design's pid (4 bytes), then its wait status

@@ -5,6 +5,13 @@
 //! Every place that runs a design builds one [`Invocation`], so the environment is spelled
 //! in one place.
 //!
+//! **Where it runs.** Every run gets a fresh private working directory
+//! ([`crate::workdir`]) made from its test's `files`, under [`Invocation::work_root`]
+//! (the run directory's `work/` for `syncmut run`) or the system's temporary directory;
+//! paths handed to the runtime are made absolute first, since the design does not run
+//! in syncmut's directory. A test's `cmd` runs in place of the program, which it finds
+//! as `$SYNCMUT_BIN`.
+//!
 //! **Timeouts.** A run that has a reference time (the original's baseline time on the
 //! test for a mutant, the judged run's time for a replay) gets [`timeout_after`]: the
 //! reference × 5 + 2 s. The factor absorbs a mutant that legitimately does more work and a
@@ -14,7 +21,8 @@
 
 use crate::env;
 use crate::exec::{self, Execution, Limits};
-use crate::test_case::TestCase;
+use crate::test_case::{Setting, TestCase};
+use crate::workdir::Workdir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -56,7 +64,15 @@ pub struct Invocation {
     pub inputs: BTreeMap<String, i64>,
     /// Time, memory and output bounds.
     pub limits: Limits,
+    /// The test's stdin, files, environment, command and outputs.
+    pub setting: Setting,
+    /// Where the run's private working directory is made (`None`: the system's
+    /// temporary directory).
+    pub work_root: Option<PathBuf>,
 }
+
+/// The variable a test's `cmd` finds the program in.
+pub const BIN_VAR: &str = "SYNCMUT_BIN";
 
 impl Invocation {
     /// `program args` with nothing set for the runtime and the default limits.
@@ -73,21 +89,31 @@ impl Invocation {
             nondet: Vec::new(),
             inputs: BTreeMap::new(),
             limits: Limits::default(),
+            setting: Setting::default(),
+            work_root: None,
         }
     }
 
     /// `program` on a test: its arguments and its input values.
     pub fn for_test(program: &Path, test: &TestCase) -> Invocation {
-        Invocation { nondet: test.nondet.clone(), inputs: test.inputs.clone(), ..Invocation::new(program, &test.args) }
+        Invocation { nondet: test.nondet.clone(), inputs: test.inputs.clone(), ..Invocation::in_setting(program, test) }
+    }
+
+    /// `program` on a test's arguments and setting, without its input values.
+    pub fn in_setting(program: &Path, test: &TestCase) -> Invocation {
+        Invocation { setting: test.setting.clone(), ..Invocation::new(program, &test.args) }
     }
 
     /// The variables this invocation sets, in a fixed order.
     pub fn env(&self) -> Vec<(&'static str, String)> {
-        let path = |p: &PathBuf| p.display().to_string();
+        let path = |p: &PathBuf| absolute(p).display().to_string();
         let mut vars = Vec::new();
         vars.extend(self.active.clone().map(|v| (env::ACTIVE, v)));
         vars.extend(self.trace.as_ref().map(|p| (env::TRACE, path(p))));
-        vars.extend(self.schedule.clone().map(|v| (env::SCHEDULE, v)));
+        vars.extend(self.schedule.clone().map(|v| match v.strip_prefix("replay:") {
+            Some(file) => (env::SCHEDULE, format!("replay:{}", absolute(Path::new(file)).display())),
+            None => (env::SCHEDULE, v),
+        }));
         vars.extend(self.schedule_out.as_ref().map(|p| (env::SCHEDULE_OUT, path(p))));
         vars.extend(self.max_steps.map(|n| (env::MAX_STEPS, n.to_string())));
         vars.extend(self.input_log.as_ref().map(|p| (env::INPUT_LOG, path(p))));
@@ -100,10 +126,38 @@ impl Invocation {
         vars
     }
 
-    /// Runs it, contained ([`exec::execute`]).
+    /// Runs it, contained ([`exec::execute_in`]), in a fresh working directory that is
+    /// removed afterwards.
     pub fn run(&self) -> std::io::Result<Execution> {
-        exec::execute(&self.program, &self.args, &self.env(), &self.limits)
+        self.run_keeping().map(|(execution, _)| execution)
     }
+
+    /// Runs it and hands back its working directory, which is removed when dropped
+    /// unless the caller keeps it ([`Workdir::keep`]).
+    pub fn run_keeping(&self) -> std::io::Result<(Execution, Workdir)> {
+        let workdir = Workdir::create(self.work_root.as_deref(), &self.setting)?;
+        let program = absolute(&self.program);
+        let mut vars = self.env();
+        // The test's own variables first: syncmut's win (the test file refuses SYNCMUT_ names).
+        vars.splice(0..0, self.setting.env.iter().map(|(k, v)| (k.as_str(), v.clone())));
+        let (run, args) = match self.setting.cmd.split_first() {
+            None => (program, self.args.clone()),
+            Some((command, rest)) => {
+                vars.push((BIN_VAR, program.display().to_string()));
+                (PathBuf::from(command), rest.to_vec())
+            }
+        };
+        let cwd = workdir.cwd();
+        let place = exec::Place { cwd: Some(&cwd), stdin: workdir.stdin() };
+        let mut execution = exec::execute_in(&run, &args, &vars, &self.limits, place)?;
+        execution.outputs = workdir.read_outputs(&self.setting.outputs);
+        Ok((execution, workdir))
+    }
+}
+
+/// `path` made absolute against syncmut's working directory (unchanged if it cannot be).
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 #[cfg(test)]
@@ -129,7 +183,8 @@ mod tests {
             run.env(),
             [
                 ("SYNCMUT_ACTIVE", String::new()),
-                ("SYNCMUT_TRACE", "t.bin".to_string()),
+                // Absolute: the design runs in a directory of its own.
+                ("SYNCMUT_TRACE", std::env::current_dir().unwrap().join("t.bin").display().to_string()),
                 ("SYNCMUT_SCHEDULE", "random:3".to_string()),
                 ("SYNCMUT_MAX_STEPS", "7".to_string())
             ]
@@ -149,5 +204,30 @@ mod tests {
             ..Invocation::new(Path::new("/bin/sh"), &["-c".to_string(), "echo $SYNCMUT_ACTIVE".to_string()])
         };
         assert_eq!(run.run().unwrap().stdout, "0:remove\n");
+    }
+
+    #[test]
+    fn a_test_runs_its_command_in_a_private_directory_with_its_stdin_files_and_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("data.txt"), "from a file\n").unwrap();
+        std::fs::write(
+            dir.path().join("tests.json"),
+            r#"{"tests":[{"name":"t","stdin":"typed\n","files":["data.txt"],"env":{"GREETING":"hi"},
+                "cmd":["sh","-c","$SYNCMUT_BIN -c 'cat; cat data.txt; echo $GREETING; pwd' > out.txt; cat out.txt"],
+                "outputs":["out.txt","absent"]}]}"#,
+        )
+        .unwrap();
+        let test = crate::test_case::load(&dir.path().join("tests.json")).unwrap().remove(0);
+        let work = dir.path().join("work");
+        let run = Invocation { work_root: Some(work.clone()), ..Invocation::for_test(Path::new("/bin/sh"), &test) };
+        let execution = run.run().unwrap();
+        let lines: Vec<&str> = execution.stdout.lines().collect();
+        assert_eq!(lines[..3], ["typed", "from a file", "hi"], "{}", execution.stderr);
+        assert!(lines[3].starts_with(work.to_str().unwrap()), "ran in {}", lines[3]);
+        assert_eq!(execution.outputs["out.txt"].as_ref().unwrap().bytes, execution.stdout.len() as u64);
+        assert_eq!(execution.outputs["absent"], None);
+        // Nothing is left behind, and the test file's directory is untouched.
+        assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
+        assert!(!dir.path().join("out.txt").exists());
     }
 }

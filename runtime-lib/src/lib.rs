@@ -31,6 +31,7 @@ pub mod status;
 pub mod tables;
 pub mod test_case;
 pub mod trace;
+pub mod workdir;
 
 #[cfg(test)]
 mod protocol_header;

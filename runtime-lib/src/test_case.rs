@@ -10,6 +10,12 @@
 //! named inputs (`syncmut_input_int("depth", lo, hi)`); see docs/inputs.md. Unknown
 //! keys are rejected so a typo is not silently ignored. The runtime hands the values out
 //! (`inputs.c`); [`crate::Invocation::for_test`] passes them.
+//!
+//! A test also says what surrounds the program (its [`Setting`]): `stdin`, `files`
+//! copied into its private working directory, `env`, a `cmd` that runs the program
+//! (`$SYNCMUT_BIN`), the exit status it `expect`s and the `outputs` files whose contents
+//! are compared. Paths in a test file are relative to the file; [`load`] makes them
+//! absolute, so the tests saved in a run directory still find their files.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -17,7 +23,6 @@ use std::path::{Path, PathBuf};
 
 /// One test: the program arguments and input values to run the design with.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct TestCase {
     pub name: String,
     #[serde(default)]
@@ -28,6 +33,58 @@ pub struct TestCase {
     /// Named inputs by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub inputs: BTreeMap<String, i64>,
+    /// What surrounds the program: stdin, files, environment, command, expectations.
+    #[serde(flatten)]
+    pub setting: Setting,
+}
+
+/// What a test puts around the program, beyond its arguments and input values.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setting {
+    /// What the program reads on its standard input (default: nothing, `/dev/null`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdin: Option<Stdin>,
+    /// Copied into the run's working directory before it starts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileCopy>,
+    /// Variables added to the program's environment.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// A command line that runs the program (`$SYNCMUT_BIN`) in place of running it
+    /// directly; its exit status is the run's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cmd: Vec<String>,
+    /// The exit status the original must end with for the test to be usable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<i32>,
+    /// Files of the working directory whose contents are compared after the run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<String>,
+}
+
+/// A test's standard input: a text, or a file's contents.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Stdin {
+    Text(String),
+    File { file: PathBuf },
+}
+
+/// A file or directory copied into the working directory: `from` (absolute once
+/// loaded) to `to` (relative to the working directory).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileCopy {
+    pub from: PathBuf,
+    pub to: String,
+}
+
+/// How a test file writes a [`FileCopy`]: a relative path (copied to the same path), or
+/// `{"from": …, "to": …}`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawFile {
+    Same(String),
+    Copy { from: PathBuf, to: String },
 }
 
 /// Why a test file could not be used; names the file.
@@ -60,12 +117,94 @@ struct RawTest {
     nondet: Vec<i128>,
     #[serde(default)]
     inputs: BTreeMap<String, i64>,
+    #[serde(default)]
+    stdin: Option<Stdin>,
+    #[serde(default)]
+    files: Vec<RawFile>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    cmd: Vec<String>,
+    #[serde(default)]
+    expect: Option<i32>,
+    #[serde(default)]
+    outputs: Vec<String>,
 }
 
-/// Reads a test file; names must be unique and usable as file names.
+/// Reads a test file; names must be unique and usable as file names. Paths of `stdin`
+/// and `files` are relative to the file and must exist.
 pub fn load(path: &Path) -> Result<Vec<TestCase>, TestFileError> {
     let text = std::fs::read_to_string(path).map_err(|source| TestFileError::Read { path: path.to_path_buf(), source })?;
-    parse(&text).map_err(|message| TestFileError::Bad { path: path.to_path_buf(), message })
+    let bad = |message| TestFileError::Bad { path: path.to_path_buf(), message };
+    let mut tests = parse(&text).map_err(bad)?;
+    let base = std::path::absolute(path).ok().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_default();
+    for test in &mut tests {
+        resolve(&mut test.setting, &base).map_err(|m| bad(format!("test {:?}: {m}", test.name)))?;
+    }
+    Ok(tests)
+}
+
+/// Makes a setting's input paths absolute against `base` and checks they exist.
+fn resolve(setting: &mut Setting, base: &Path) -> Result<(), String> {
+    let exists = |p: &Path, what: &str| match p.exists() {
+        true => Ok(()),
+        false => Err(format!("{what} {}: no such file (paths are relative to the test file)", p.display())),
+    };
+    if let Some(Stdin::File { file }) = &mut setting.stdin {
+        *file = base.join(&*file);
+        exists(file, "stdin")?;
+    }
+    for copy in &mut setting.files {
+        copy.from = base.join(&copy.from);
+        exists(&copy.from, "file")?;
+    }
+    Ok(())
+}
+
+/// A path inside the working directory: relative, without `..`, not empty.
+fn check_inside(path: &str, what: &str) -> Result<(), String> {
+    let p = Path::new(path);
+    let inside = !path.is_empty() && p.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+    match inside {
+        true => Ok(()),
+        false => Err(format!("{what} {path:?}: must be a relative path inside the working directory (no \"..\")")),
+    }
+}
+
+/// Checks and normalises what a test puts around the program.
+fn setting(raw: &mut RawTest) -> Result<Setting, String> {
+    let mut files = Vec::new();
+    for file in std::mem::take(&mut raw.files) {
+        let copy = match file {
+            RawFile::Same(path) => FileCopy { from: PathBuf::from(&path), to: path },
+            RawFile::Copy { from, to } => FileCopy { from, to },
+        };
+        check_inside(&copy.to, "file")?;
+        files.push(copy);
+    }
+    for output in &raw.outputs {
+        check_inside(output, "output")?;
+    }
+    if let Some(key) = raw.env.keys().find(|k| k.is_empty() || k.contains('=') || k.contains('\0')) {
+        return Err(format!("env {key:?}: not a variable name"));
+    }
+    if let Some(key) = raw.env.keys().find(|k| k.starts_with("SYNCMUT_")) {
+        return Err(format!("env {key:?}: SYNCMUT_ variables are syncmut's own (use nondet, inputs or args for input values)"));
+    }
+    if !raw.cmd.is_empty() && !raw.args.is_empty() {
+        return Err("give either args or cmd: with cmd, the arguments go into the command line ($SYNCMUT_BIN …)".to_string());
+    }
+    if raw.cmd.first().is_some_and(|c| c.is_empty()) || raw.cmd.iter().any(|a| a.contains('\0')) {
+        return Err("cmd: the program is empty or an argument contains a NUL character".to_string());
+    }
+    Ok(Setting {
+        stdin: raw.stdin.take(),
+        files,
+        env: std::mem::take(&mut raw.env),
+        cmd: std::mem::take(&mut raw.cmd),
+        expect: raw.expect,
+        outputs: std::mem::take(&mut raw.outputs),
+    })
 }
 
 /// Longest test name: it names files and directories of the run directory.
@@ -86,8 +225,8 @@ pub fn parse(text: &str) -> Result<Vec<TestCase>, String> {
         return Err("the file lists no tests".to_string());
     }
     let mut tests = Vec::new();
-    for (i, raw) in file.tests.into_iter().enumerate() {
-        let name = match raw.name {
+    for (i, mut raw) in file.tests.into_iter().enumerate() {
+        let name = match raw.name.take() {
             Some(name) => check_name(name)?,
             // Named after its arguments when they make a usable name.
             None if raw.args.is_empty() => format!("test{}", i + 1),
@@ -103,7 +242,8 @@ pub fn parse(text: &str) -> Result<Vec<TestCase>, String> {
         if let Some(k) = raw.inputs.keys().find(|k| !is_plain_name(k)) {
             return Err(format!("test {name:?}: input name {k:?}: use letters, digits, '_', '-' and '.' only"));
         }
-        tests.push(TestCase { name, args: raw.args, nondet: raw.nondet, inputs: raw.inputs });
+        let setting = setting(&mut raw).map_err(|m| format!("test {name:?}: {m}"))?;
+        tests.push(TestCase { name, args: raw.args, nondet: raw.nondet, inputs: raw.inputs, setting });
     }
     Ok(tests)
 }

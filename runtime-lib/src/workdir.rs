@@ -1,0 +1,183 @@
+//! The private working directory of one run. Every execution of a design (baseline,
+//! mutant, generation, exploration) starts in a fresh directory made from its test's
+//! `files`, so relative paths in the design (`fopen("out.gz", "w")`, `unlink`, a
+//! mutant that deletes "its" files) reach neither the user's directory nor the run
+//! directory, and no run sees what an earlier one left behind. The directory is removed
+//! when the [`Workdir`] is dropped, unless [`Workdir::keep`] moved it away first.
+//!
+//! Layout of one workdir (a temporary directory under the caller's root):
+//! `cwd/` is the design's working directory; `stdin` holds a test's stdin text, outside
+//! `cwd/` so the design does not see it as one of its files.
+
+use crate::test_case::{Setting, Stdin};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// What a run left in one of its test's `outputs` files: enough to tell two runs apart
+/// and say how.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputFile {
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// One run's private working directory.
+#[derive(Debug)]
+pub struct Workdir {
+    root: tempfile::TempDir,
+    stdin: Option<PathBuf>,
+}
+
+impl Workdir {
+    /// A fresh directory under `parent` (the system's temporary directory when `None`)
+    /// holding copies of the setting's files; `parent` is created if needed.
+    pub fn create(parent: Option<&Path>, setting: &Setting) -> io::Result<Workdir> {
+        let root = match parent {
+            Some(parent) => {
+                std::fs::create_dir_all(parent)?;
+                tempfile::Builder::new().prefix("run-").tempdir_in(parent)?
+            }
+            None => tempfile::Builder::new().prefix("syncmut-run-").tempdir()?,
+        };
+        let cwd = root.path().join("cwd");
+        std::fs::create_dir(&cwd)?;
+        for copy in &setting.files {
+            let to = cwd.join(&copy.to);
+            if let Some(dir) = to.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            copy_tree(&copy.from, &to).map_err(|e| io::Error::new(e.kind(), format!("{}: cannot copy into the working directory: {e}", copy.from.display())))?;
+        }
+        let stdin = match &setting.stdin {
+            None => None,
+            Some(Stdin::File { file }) => Some(file.clone()),
+            Some(Stdin::Text(text)) => {
+                let path = root.path().join("stdin");
+                std::fs::write(&path, text)?;
+                Some(path)
+            }
+        };
+        Ok(Workdir { root, stdin })
+    }
+
+    /// The design's working directory.
+    pub fn cwd(&self) -> PathBuf {
+        self.root.path().join("cwd")
+    }
+
+    /// The file the design reads as stdin, if the test gives one.
+    pub fn stdin(&self) -> Option<&Path> {
+        self.stdin.as_deref()
+    }
+
+    /// Size and digest of each of `outputs` as the run left it (`None`: missing or not
+    /// a readable file).
+    pub fn read_outputs(&self, outputs: &[String]) -> BTreeMap<String, Option<OutputFile>> {
+        let cwd = self.cwd();
+        outputs.iter().map(|name| (name.clone(), digest(&cwd.join(name)))).collect()
+    }
+
+    /// Moves the working directory to `dest` (replacing what is there) instead of
+    /// removing it: the files a killed mutant left, for the user to look at.
+    pub fn keep(self, dest: &Path) -> io::Result<()> {
+        if dest.exists() {
+            std::fs::remove_dir_all(dest)?;
+        }
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        make_removable(&self.cwd());
+        std::fs::rename(self.cwd(), dest)
+    }
+}
+
+impl Drop for Workdir {
+    fn drop(&mut self) {
+        // A design may have taken away its own permissions on what it wrote; the
+        // directory must go all the same.
+        make_removable(self.root.path());
+    }
+}
+
+fn digest(path: &Path) -> Option<OutputFile> {
+    let bytes = std::fs::read(path).ok()?;
+    Some(OutputFile { bytes: bytes.len() as u64, sha256: format!("{:x}", Sha256::digest(&bytes)) })
+}
+
+/// Copies a file, a directory with everything in it, or a symbolic link as a link.
+fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
+    let meta = std::fs::symlink_metadata(from)?;
+    if meta.file_type().is_symlink() {
+        std::os::unix::fs::symlink(std::fs::read_link(from)?, to)
+    } else if meta.is_dir() {
+        std::fs::create_dir_all(to)?;
+        let mut entries: Vec<_> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(|e| e.file_name());
+        entries.iter().try_for_each(|e| copy_tree(&e.path(), &to.join(e.file_name())))
+    } else {
+        std::fs::copy(from, to).map(|_| ())
+    }
+}
+
+/// Gives the owner full access to every directory under `path`, so it can be removed.
+fn make_removable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return };
+    if !meta.is_dir() {
+        return;
+    }
+    if meta.permissions().mode() & 0o700 != 0o700 {
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(meta.permissions().mode() | 0o700));
+    }
+    if let Ok(entries) = std::fs::read_dir(path) {
+        for entry in entries.flatten() {
+            make_removable(&entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_case::FileCopy;
+
+    #[test]
+    fn files_are_copied_stdin_kept_aside_and_everything_removed_at_the_end() {
+        let src = tempfile::tempdir().unwrap();
+        std::fs::create_dir(src.path().join("data")).unwrap();
+        std::fs::write(src.path().join("data/a.txt"), "a").unwrap();
+        let setting = Setting {
+            files: vec![FileCopy { from: src.path().join("data"), to: "in/data".into() }],
+            stdin: Some(Stdin::Text("hello\n".into())),
+            outputs: vec!["in/data/a.txt".into(), "missing".into()],
+            ..Setting::default()
+        };
+        let parent = tempfile::tempdir().unwrap();
+        let workdir = Workdir::create(Some(parent.path()), &setting).unwrap();
+        assert_eq!(std::fs::read_to_string(workdir.cwd().join("in/data/a.txt")).unwrap(), "a");
+        assert_eq!(std::fs::read_to_string(workdir.stdin().unwrap()).unwrap(), "hello\n");
+        assert!(!workdir.cwd().join("stdin").exists());
+        let outputs = workdir.read_outputs(&setting.outputs);
+        assert_eq!(outputs["in/data/a.txt"].as_ref().unwrap().bytes, 1);
+        assert_eq!(outputs["missing"], None);
+        // A directory the design made unwritable is removed all the same.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(workdir.cwd().join("in"), std::fs::Permissions::from_mode(0o500)).unwrap();
+        drop(workdir);
+        assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_kept_directory_moves_to_its_destination() {
+        let parent = tempfile::tempdir().unwrap();
+        let workdir = Workdir::create(Some(&parent.path().join("work")), &Setting::default()).unwrap();
+        std::fs::write(workdir.cwd().join("left"), "x").unwrap();
+        let dest = parent.path().join("kept/m1");
+        workdir.keep(&dest).unwrap();
+        assert_eq!(std::fs::read_to_string(dest.join("left")).unwrap(), "x");
+        assert_eq!(std::fs::read_dir(parent.path().join("work")).unwrap().count(), 0);
+    }
+}

@@ -1,0 +1,66 @@
+//! Tests as users write them: stdin, files copied into a private working directory,
+//! a command line around the program, the exit status it expects and output files
+//! compared after the run; and the private directory keeping a design away from the
+//! user's own files.
+
+mod util;
+
+use std::path::Path;
+
+fn run(design: &Path, tests: &Path, cwd: &Path, out: &str) {
+    util::syncmut()
+        .current_dir(cwd)
+        .arg("run")
+        .arg(design)
+        .arg("--tests")
+        .arg(tests)
+        .args(["--gen", "none", "-o", out])
+        .timeout(std::time::Duration::from_secs(300))
+        .assert()
+        .success();
+}
+
+#[test]
+fn stdin_files_a_command_and_output_files_make_a_test() {
+    let fixture = util::fixture("user_tests");
+    let cwd = tempfile::tempdir().unwrap();
+    run(&fixture.join("handoff.c"), &fixture.join("tests.json"), cwd.path(), "out");
+    let out = cwd.path().join("out");
+    let baseline: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("baseline.json")).unwrap()).unwrap();
+    // The design read its stdin and its data file, and `test -s result.txt` passed.
+    assert_eq!(baseline[0]["usable"], true, "{baseline}");
+    // The original exits 0: a test expecting 1 fails on it and cannot judge mutants.
+    assert_eq!(baseline[1]["usable"], false);
+    assert!(baseline[1]["set_aside_because"].as_str().unwrap().contains("where the test expects exit 1"), "{baseline}");
+    // Without the wait, main reads the value before the producer wrote it: only
+    // result.txt shows it.
+    let outcomes = util::outcomes(&out);
+    let wait = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "main#2:remove").unwrap();
+    assert_eq!(wait["verdict"], "killed-by-output", "{wait}");
+    assert_eq!(wait["reason"], "output file result.txt has 2 bytes instead of 3");
+    // What the killing run left is kept; nothing landed in the caller's directory or
+    // the fixture's, and no working directory is left over.
+    assert_eq!(std::fs::read_to_string(out.join("workdirs/handoff/main_2_remove/result.txt")).unwrap(), "0\n");
+    assert!(!cwd.path().join("result.txt").exists() && !fixture.join("result.txt").exists());
+    assert_eq!(std::fs::read_dir(out.join("work")).map(|d| d.count()).unwrap_or(0), 0);
+}
+
+#[test]
+fn a_design_that_deletes_its_working_directory_leaves_the_callers_untouched() {
+    let fixture = util::fixture("user_tests");
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::write(cwd.path().join("precious.txt"), "mine").unwrap();
+    let tests = cwd.path().join("tests.json");
+    let scratch = fixture.join("scratch.txt");
+    std::fs::write(&tests, format!(r#"{{"tests":[{{"name":"wipe","files":[{{"from":{:?},"to":"scratch.txt"}}]}}]}}"#, scratch)).unwrap();
+    // Relative run directory: inside the very directory the design would wipe if it ran there.
+    run(&fixture.join("wipe.c"), &tests, cwd.path(), "syncmut.out");
+    assert_eq!(std::fs::read_to_string(cwd.path().join("precious.txt")).unwrap(), "mine");
+    assert!(tests.exists() && scratch.exists());
+    let outcomes = util::outcomes(&cwd.path().join("syncmut.out"));
+    assert!(outcomes["score"]["mutants"].as_u64().unwrap() > 0);
+    // It did delete something (the copy of scratch.txt in its own directory): the lock
+    // inside its removal callback was reached.
+    let reached = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "remove_one#1:remove").unwrap();
+    assert_ne!(reached["verdict"], "not-reached", "{reached}");
+}
