@@ -17,6 +17,11 @@
 //! fail_under = 80.0
 //! output = "syncmut.out"
 //! flags = ["-Iinclude", "-DN=4"]
+//! file = ["src/*.c"]        # selection (src/selection.rs): files, functions, mutant ids
+//! exclude_file = ["src/vendor/**"]
+//! function = ["^queue_"]
+//! mutant = [":remove$"]
+//! exclude = ["^main#"]
 //! ```
 
 use anyhow::Context as _;
@@ -96,6 +101,27 @@ pub struct Config {
     pub solver: Option<syncmut_analysis::smt::SolverKind>,
     pub solver_timeout: Option<u32>,
     pub budget: Option<usize>,
+    pub file: Option<Vec<String>>,
+    pub exclude_file: Option<Vec<String>>,
+    pub function: Option<Vec<String>>,
+    pub mutant: Option<Vec<String>>,
+    pub exclude: Option<Vec<String>>,
+}
+
+impl Config {
+    /// The file's selection of mutants (`--in-diff` and `--shard` are flags only: they
+    /// describe one run, not the project).
+    pub fn selection(&self) -> crate::selection::SelectArgs {
+        let list = |v: &Option<Vec<String>>| v.clone().unwrap_or_default();
+        crate::selection::SelectArgs {
+            file: list(&self.file),
+            exclude_file: list(&self.exclude_file),
+            function: list(&self.function),
+            mutant: list(&self.mutant),
+            exclude: list(&self.exclude),
+            ..Default::default()
+        }
+    }
 }
 
 /// Reads `syncmut.toml` from the first design directory that has one; paths in it are
@@ -132,6 +158,9 @@ mod tests {
         assert_eq!(config.jobs, Some(3));
         assert!(config.tests.unwrap().ends_with("t.json"));
         assert_eq!(config.flags.unwrap(), vec!["-DN=4"]);
+        let config = with("file = [\"src/*.c\"]\nexclude = [\"^main#\"]\n").unwrap();
+        assert_eq!(config.selection().file, ["src/*.c"]);
+        assert_eq!(config.selection().exclude, ["^main#"]);
     }
 
     #[test]

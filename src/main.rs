@@ -7,8 +7,10 @@ mod exit;
 mod explore;
 mod gen;
 mod interrupt;
+mod merge;
 mod results;
 mod run;
+mod selection;
 mod table;
 
 use anyhow::Context as _;
@@ -39,6 +41,8 @@ enum Command {
         /// Print the catalogue as JSON (the format of mutants.json).
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        select: selection::SelectArgs,
     },
     /// The main job: build the metamutant, run the original and every mutant on the
     /// tests, and report verdicts and the mutation score.
@@ -85,7 +89,12 @@ enum Command {
         /// Exit with code 8 when the mutation score (percent) is below this.
         #[arg(long, value_name = "PCT")]
         fail_under: Option<f64>,
+        #[command(flatten)]
+        select: selection::SelectArgs,
     },
+    /// Combine the run directories of shards (`run --shard k/n`) into one: outcomes,
+    /// score and reports of all their mutants.
+    Merge(merge::MergeArgs),
     /// Explain a killed mutant: original and mutant traces side by side per thread,
     /// the first divergence, and who was left waiting where.
     Explain {
@@ -264,11 +273,18 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<i32, Failure> {
     match cli.command {
-        Command::List { design, json } => {
+        Command::List { design, json, select } => {
+            let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
+            let select = select.or_file(&file.selection());
             let design = design.design()?;
             let workdir = tempfile::tempdir().context("create a temporary build directory")?;
-            let scan = metamutant::scan(&design, workdir.path())?;
+            let mut scan = metamutant::scan(&design, workdir.path())?;
             print_warnings(&scan.warnings);
+            if !select.is_empty() {
+                let (selected, summary) = select.apply(&scan.catalogue).map_err(|error| Failure { code: exit::USAGE, error })?;
+                eprintln!("syncmut: {summary}");
+                scan.catalogue = selected;
+            }
             if json {
                 println!("{}", serde_json::to_string_pretty(&scan.catalogue).context("serialise catalogue")?);
             } else {
@@ -286,7 +302,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let design = design.design()?;
             gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
         }
-        Command::Run { mut design, tests, gen, generation, output, jobs, resume, schedules, strategy, preemptions, depth, interleave, fail_under } => {
+        Command::Run { mut design, tests, gen, generation, output, jobs, resume, schedules, strategy, preemptions, depth, interleave, fail_under, select } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
             config::check_limits(jobs.or(file.jobs), schedules.or(file.schedules), fail_under.or(file.fail_under))
@@ -306,19 +322,18 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 design.flags = file.flags.clone().unwrap_or_default();
             }
             let plan = generation.plan(gen.as_deref().or(file.gen.as_deref()).unwrap_or("wp"), syncmut_analysis::DEFAULT_BOUND, &file);
-            let output = output.or(file.output).unwrap_or_else(|| PathBuf::from("syncmut.out"));
+            let output = output.or(file.output.clone()).unwrap_or_else(|| PathBuf::from("syncmut.out"));
             let fail_under = fail_under.or(file.fail_under);
             let interleave = interleave.interleave.or(file.interleave);
-            let score = run::run_command(&design, tests.or(file.tests), &plan, &output, &config, resume, interleave)?;
-            Ok(match (score, fail_under) {
-                (Some(score), Some(threshold)) if score < threshold => {
-                    eprintln!("syncmut: mutation score {score:.1}% is below --fail-under {threshold}%");
-                    exit::SCORE_BELOW_THRESHOLD
-                }
-                (None, _) => exit::NO_SITES,
+            let select = select.or_file(&file.selection());
+            let ran = run::run_command(&design, tests.or(file.tests), &plan, &output, &config, resume, interleave, &select)?;
+            Ok(match (ran, fail_under) {
+                (run::Ran::Score(score), Some(threshold)) => score_gate(score, threshold),
+                (run::Ran::NoSites, _) => exit::NO_SITES,
                 _ => exit::OK,
             })
         }
+        Command::Merge(args) => merge::merge_command(&args),
         Command::Report { dir, format, output } => results::report_command(&dir, format, output.as_deref()),
         Command::Explain { dir, mutant } => results::explain_command(&dir, &mutant),
         Command::Replay { dir, mutant, test } => results::replay_command(&dir, &mutant, test.as_deref()),
@@ -340,6 +355,16 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             );
             Ok(no_sites_check(&design, &build.catalogue))
         }
+    }
+}
+
+/// `--fail-under`: exit 8 (saying so) when the score is below the threshold.
+fn score_gate(score: f64, threshold: f64) -> i32 {
+    if score < threshold {
+        eprintln!("syncmut: mutation score {score:.1}% is below --fail-under {threshold}%");
+        exit::SCORE_BELOW_THRESHOLD
+    } else {
+        exit::OK
     }
 }
 

@@ -1,5 +1,6 @@
 //! `syncmut run`: the main job, from a design to verdicts and reports.
 
+use crate::selection::SelectArgs;
 use crate::{console, exit, no_sites_check, print_warnings, table, DesignArgs, Failure};
 use std::path::PathBuf;
 use syncmut_mutator::interleave::Interleave;
@@ -7,8 +8,18 @@ use syncmut_mutator::metamutant;
 use syncmut_oracle::outdir::OutDir;
 use syncmut_oracle::{lab, report};
 
-/// Runs the main job; returns the mutation score, or None when there is nothing to
-/// mutate.
+/// How a run ended when it did not fail.
+pub enum Ran {
+    /// The mutation score of the selected mutants, in percent.
+    Score(f64),
+    /// The design has no synchronization site.
+    NoSites,
+    /// The selection (`--file`, `--in-diff`, `--shard`, …) left no mutant: nothing to do.
+    NothingSelected,
+}
+
+/// Runs the main job on the mutants `select` picks.
+#[allow(clippy::too_many_arguments)]
 pub fn run_command(
     args: &DesignArgs,
     tests: Option<PathBuf>,
@@ -17,7 +28,8 @@ pub fn run_command(
     config: &lab::RunSettings,
     resume: bool,
     interleave: Option<Interleave>,
-) -> Result<Option<f64>, Failure> {
+    select: &SelectArgs,
+) -> Result<Ran, Failure> {
     let design = args.design()?;
     let given = match tests.or_else(|| default_tests_file(&args.design)) {
         Some(path) => syncmut_runtime::test_case::load(&path).map_err(|e| oracle_failure(e.into()))?,
@@ -59,17 +71,28 @@ pub fn run_command(
     }
     let interleave = interleave.or(saved).unwrap_or_default();
     if let Some(previous) = &previous_catalogue {
-        refuse_changed_design(&design, previous, &out)?;
+        refuse_changed_design(&design, previous, &out, select)?;
     } else if resume {
         // Interrupted before its catalogue was written: nothing finished, so nothing is
         // lost by starting over.
         eprintln!("syncmut: note: {}: the interrupted run ended before its mutants were built; starting it afresh", out.root().display());
     }
-    let build = metamutant::build_with(&design, out.root(), &metamutant::Options { interleave })?;
+    let mut build = metamutant::build_with(&design, out.root(), &metamutant::Options { interleave })?;
     print_warnings(&build.warnings);
     if build.catalogue.sites.is_empty() {
         no_sites_check(&design, &build.catalogue);
-        return Ok(None);
+        return Ok(Ran::NoSites);
+    }
+    if !select.is_empty() {
+        let (selected, summary) = select.apply(&build.catalogue).map_err(|error| Failure { code: exit::USAGE, error })?;
+        eprintln!("syncmut: {summary}");
+        // The run's catalogue is the selection: reports, the score and `merge` read it.
+        out.write_json(metamutant::layout::CATALOGUE, &selected).map_err(oracle_failure)?;
+        build.catalogue = selected;
+        if build.catalogue.mutants.is_empty() {
+            eprintln!("syncmut: no mutant selected; nothing to run");
+            return Ok(Ran::NothingSelected);
+        }
     }
     if build.catalogue.kind == syncmut_mutator::api::Family::Systemc && config.strategy != syncmut_oracle::schedules::Schedules::DEFAULT {
         eprintln!("syncmut: note: --schedules/--strategy apply to pthread designs; a SystemC kernel's process order is deterministic, so each test runs once");
@@ -84,7 +107,7 @@ pub fn run_command(
     print!("{}", table::baseline(&build.catalogue, &baseline));
     print!("{}", table::outcomes(&outcomes));
     println!("results in {}", out.root().display());
-    Ok(Some(outcomes.score.percent))
+    Ok(Ran::Score(outcomes.score.percent))
 }
 
 /// Generates tests into `DIR/gen/` (per `plan`) and puts them after the given ones (a
@@ -130,9 +153,10 @@ fn with_generated_tests(
 /// directory is rebuilt: the catalogue is computed in a scratch directory and compared
 /// with the interrupted run's, so its executables and `mutants.json` stay those its
 /// verdicts were obtained with.
-fn refuse_changed_design(design: &syncmut_mutator::Design, previous: &syncmut_mutator::Catalogue, out: &OutDir) -> Result<(), Failure> {
+fn refuse_changed_design(design: &syncmut_mutator::Design, previous: &syncmut_mutator::Catalogue, out: &OutDir, select: &SelectArgs) -> Result<(), Failure> {
     let scratch = tempfile::tempdir().map_err(|e| Failure { code: exit::INTERNAL, error: anyhow::anyhow!("create a temporary build directory: {e}") })?;
     let now = metamutant::scan(design, scratch.path())?.catalogue;
+    let now = if select.is_empty() { now } else { select.apply(&now).map_err(|error| Failure { code: exit::USAGE, error })?.0 };
     if now.kind == previous.kind && now.sites == previous.sites && now.mutants == previous.mutants {
         return Ok(());
     }
