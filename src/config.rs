@@ -22,6 +22,11 @@
 //! function = ["^queue_"]
 //! mutant = [":remove$"]
 //! exclude = ["^main#"]
+//!
+//! [[sync]]                  # the project's own synchronization functions
+//! function = "possess"
+//! acts_as = "lock"          # unlock, wait, signal, broadcast, join, notify
+//! argument = 0              # which argument is the synchronization object
 //! ```
 
 use anyhow::Context as _;
@@ -106,6 +111,9 @@ pub struct Config {
     pub function: Option<Vec<String>>,
     pub mutant: Option<Vec<String>>,
     pub exclude: Option<Vec<String>>,
+    /// The project's own synchronization functions.
+    #[serde(default)]
+    pub sync: Vec<syncmut_mutator::user_sync::UserSync>,
 }
 
 impl Config {
@@ -161,6 +169,10 @@ mod tests {
         let config = with("file = [\"src/*.c\"]\nexclude = [\"^main#\"]\n").unwrap();
         assert_eq!(config.selection().file, ["src/*.c"]);
         assert_eq!(config.selection().exclude, ["^main#"]);
+        let config = with("[[sync]]\nfunction = \"possess\"\nacts_as = \"lock\"\n").unwrap();
+        assert_eq!(config.sync[0].function, "possess");
+        let err = format!("{:#}", with("[[sync]]\nfunction = \"possess\"\nacts_as = \"grab\"\n").unwrap_err());
+        assert!(err.contains("syncmut.toml") && err.contains("grab"), "{err}");
     }
 
     #[test]

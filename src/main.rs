@@ -41,6 +41,10 @@ enum Command {
         /// Print the catalogue as JSON (the format of mutants.json).
         #[arg(long)]
         json: bool,
+        /// Propose `[[sync]]` declarations for syncmut.toml: small functions whose
+        /// body is essentially one synchronization call.
+        #[arg(long)]
+        suggest: bool,
         #[command(flatten)]
         select: selection::SelectArgs,
     },
@@ -182,11 +186,14 @@ struct DesignArgs {
     /// Extra compiler flags (e.g. `-Iinclude -DN=4`); `-l`/`-L`/`-Wl,` go to the link.
     #[arg(last = true)]
     flags: Vec<String>,
+    /// The project's own synchronization functions, from syncmut.toml.
+    #[arg(skip)]
+    sync: Vec<syncmut_mutator::user_sync::UserSync>,
 }
 
 impl DesignArgs {
     fn design(&self) -> Result<Design, MutatorError> {
-        Design::from_paths(&self.design, &self.flags)
+        Ok(Design { sync: self.sync.clone(), ..Design::from_paths(&self.design, &self.flags)? })
     }
 }
 
@@ -273,9 +280,10 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<i32, Failure> {
     match cli.command {
-        Command::List { design, json, select } => {
+        Command::List { mut design, json, suggest, select } => {
             let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
             let select = select.or_file(&file.selection());
+            design.sync = file.sync.clone();
             let design = design.design()?;
             let workdir = tempfile::tempdir().context("create a temporary build directory")?;
             let mut scan = metamutant::scan(&design, workdir.path())?;
@@ -294,10 +302,14 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     println!("state recorded at each synchronization event: {}", names.join(", "));
                 }
             }
+            if suggest {
+                print!("{}", suggest_text(&scan.suggestions));
+            }
             Ok(no_sites_check(&design, &scan.catalogue))
         }
-        Command::Gen { design, output, bound, gen, compare, generation } => {
+        Command::Gen { mut design, output, bound, gen, compare, generation } => {
             let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
+            design.sync = file.sync.clone();
             let plan = generation.plan(if compare { "random" } else { &gen }, bound, &file);
             let design = design.design()?;
             gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
@@ -305,6 +317,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Run { mut design, tests, gen, generation, output, jobs, resume, schedules, strategy, preemptions, depth, interleave, fail_under, select } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
+            design.sync = file.sync.clone();
             config::check_limits(jobs.or(file.jobs), schedules.or(file.schedules), fail_under.or(file.fail_under))
                 .map_err(|error| Failure { code: exit::USAGE, error })?;
             let strategy = config::strategy(
@@ -338,10 +351,10 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Explain { dir, mutant } => results::explain_command(&dir, &mutant),
         Command::Replay { dir, mutant, test } => results::replay_command(&dir, &mutant, test.as_deref()),
         Command::Explore(args) => explore::explore_command(&args).map_err(|(code, error)| Failure { code, error }),
-        Command::Mutate { design, output, interleave } => {
-            let design_paths = design.design.clone();
+        Command::Mutate { mut design, output, interleave } => {
+            let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
+            design.sync = file.sync.clone();
             let design = design.design()?;
-            let file = config::load(&design_paths).map_err(|error| Failure { code: exit::USAGE, error })?;
             let options = metamutant::Options { interleave: interleave.interleave.or(file.interleave).unwrap_or_default() };
             let out = run::open_run_directory(&output)?;
             let build = metamutant::build_with(&design, out.root(), &options)?;
@@ -356,6 +369,21 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             Ok(no_sites_check(&design, &build.catalogue))
         }
     }
+}
+
+/// `list --suggest`: the proposals as syncmut.toml text, or why there are none.
+fn suggest_text(suggestions: &[syncmut_mutator::user_sync::Suggestion]) -> String {
+    if suggestions.is_empty() {
+        return "no function of the design looks like a synchronization wrapper (one synchronization call in a small body)\n".to_string();
+    }
+    let mut text = String::from("# proposed for syncmut.toml: functions whose body is essentially one synchronization call\n");
+    for s in suggestions {
+        text.push_str(&format!(
+            "\n[[sync]]  # {} at {}:{}\nfunction = {:?}\nacts_as = \"{}\"\nargument = {}\n",
+            s.call, s.file, s.line, s.function, s.acts_as.name(), s.argument
+        ));
+    }
+    text
 }
 
 /// `--fail-under`: exit 8 (saying so) when the score is below the threshold.

@@ -35,6 +35,10 @@ pub enum Rewrite {
     /// which asks the runtime's generic gate what to do and calls `counterpart` (the
     /// blocking/non-blocking twin of the same class) for the swap operator.
     FifoTrampoline { access: FifoAccess, counterpart: String },
+    /// A project's own synchronization function (`[[sync]]`): a trampoline in the
+    /// module asks the runtime's `gate` whether the call is removed
+    /// (`crate::user_sync`).
+    UserTrampoline { gate: &'static str },
 }
 
 /// The `sc_fifo` member functions syncmut mutates.

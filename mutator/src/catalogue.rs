@@ -42,6 +42,10 @@ pub struct Site {
     /// effects were recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effect: Option<Effect>,
+    /// A call of a declared synchronization function (`[[sync]]`): the sites inside
+    /// that function's body, whose events a removed call also takes away.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inner: Vec<u32>,
 }
 
 /// One fault: an operator applied to one or more sites.
@@ -114,6 +118,19 @@ impl Catalogue {
             })
             .collect();
         Catalogue { format_version: FORMAT_VERSION, kind, sites, mutants, interleave: Interleave::Sync, accesses: Vec::new() }
+    }
+
+    /// The sites whose events a mutant takes away by construction, so that their
+    /// absence is no kill: its own sites and, for a declared synchronization function,
+    /// the sites inside it.
+    pub fn hidden_sites(&self, mutant: &Mutant) -> Vec<u32> {
+        let mut hidden = mutant.sites.clone();
+        for site in self.sites.iter().filter(|s| mutant.sites.contains(&s.index)) {
+            hidden.extend(&site.inner);
+        }
+        hidden.sort_unstable();
+        hidden.dedup();
+        hidden
     }
 
     /// Finds a mutant by its stable id.

@@ -27,6 +27,8 @@ pub struct Design {
     /// Flags after `--`: compile flags go to every compile; `-l`, `-L` and `-Wl,` flags
     /// go to the link only.
     pub flags: Vec<String>,
+    /// The project's own synchronization functions (`[[sync]]` in syncmut.toml).
+    pub sync: Vec<crate::user_sync::UserSync>,
 }
 
 impl Design {
@@ -57,7 +59,7 @@ impl Design {
                 inputs.push(Input { path: path.clone(), kind });
             }
         }
-        Ok(Design { inputs, flags: flags.to_vec() })
+        Ok(Design { inputs, flags: flags.to_vec(), sync: Vec::new() })
     }
 
     /// A short name for the design: the directory or first file's stem.

@@ -1,10 +1,13 @@
 //! Site discovery: every direct `call`/`invoke` of a recognised synchronization API
-//! whose debug location is in user code.
+//! whose debug location is in user code, and of the project's own declared
+//! synchronization functions (`crate::user_sync`), whose inner calls then get no
+//! operators.
 
 use crate::api::{self, Family, Rewrite, SyncApi};
 use crate::catalogue::Site;
 use crate::ir;
 use crate::source::{self, SourceCache};
+use crate::user_sync::{self, UserSync};
 use inkwell::module::Module;
 use inkwell::values::{FunctionValue, InstructionValue};
 use std::collections::HashMap;
@@ -24,8 +27,9 @@ pub struct Discovery<'ctx> {
     pub warnings: Vec<String>,
 }
 
-/// Finds every synchronization site in user code, numbered in source order.
-pub fn discover<'ctx>(module: &Module<'ctx>) -> Discovery<'ctx> {
+/// Finds every synchronization site in user code, numbered in source order; calls of
+/// the `declared` functions are sites too.
+pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery<'ctx> {
     let mut sources = SourceCache::default();
     let mut found = Vec::new();
     let mut without_debug_info = 0usize;
@@ -33,16 +37,31 @@ pub fn discover<'ctx>(module: &Module<'ctx>) -> Discovery<'ctx> {
     let mut missing_counterparts = Vec::new();
     let defined: std::collections::HashSet<String> =
         module.get_functions().map(|f| api::demangle(&f.get_name().to_string_lossy())).collect();
+    let kind = if module.get_function("sc_main").is_some_and(|f| f.count_basic_blocks() > 0) {
+        Family::Systemc
+    } else {
+        Family::Pthread
+    };
+    let mut used = std::collections::BTreeSet::new();
     for function in module.get_functions() {
         let mut ordinal = 0u32;
         let display = function_display_name(&function);
+        let demangled = api::demangle(&function.get_name().to_string_lossy());
+        // The body of a declared function: its calls stay sites without mutants.
+        let inside_declared = user_sync::declared(declared, &demangled, &display).is_some();
         for inst in instructions(&function) {
             if !ir::is_call_like(inst) {
                 continue;
             }
             let Some(callee) = ir::called_function(inst) else { continue };
             let mangled = callee.get_name().to_string_lossy().into_owned();
-            let Some(mut api) = api::lookup(&api::demangle(&mangled)) else { continue };
+            let callee_name = api::demangle(&mangled);
+            let declaration = user_sync::declared(declared, &callee_name, strip_parameters(&callee_name));
+            if let Some(d) = declaration {
+                used.insert(d.function.clone());
+            }
+            let user = declaration.map(|d| user_api(d, &callee_name, &mangled, kind));
+            let Some(mut api) = user.or_else(|| api::lookup(&callee_name)) else { continue };
             if let Rewrite::FifoTrampoline { .. } = api.rewrite {
                 // One trampoline per template instance and overload.
                 api.wrapper = format!("syncmut.fifo.{mangled}");
@@ -59,7 +78,7 @@ pub fn discover<'ctx>(module: &Module<'ctx>) -> Discovery<'ctx> {
                 abi_sensitive.push(format!("{}:{}", loc.path.display(), loc.line));
                 continue;
             }
-            let mut operators = api.operators.clone();
+            let mut operators = if inside_declared { Vec::new() } else { api.operators.clone() };
             if let Rewrite::FifoTrampoline { counterpart, .. } = &api.rewrite {
                 if !defined.contains(counterpart) {
                     // The twin is a template member nobody instantiated; the swap
@@ -83,6 +102,7 @@ pub fn discover<'ctx>(module: &Module<'ctx>) -> Discovery<'ctx> {
                 call: sources.call_text(&loc.path, loc.line, loc.col, short_callee),
                 operators,
                 effect: Some(api.effect),
+                inner: Vec::new(),
             };
             found.push(FoundSite { site, api, inst });
         }
@@ -94,6 +114,7 @@ pub fn discover<'ctx>(module: &Module<'ctx>) -> Discovery<'ctx> {
     for (index, f) in found.iter_mut().enumerate() {
         f.site.index = index as u32;
     }
+    link_inner_sites(&mut found);
     disambiguate_overloads(&mut found);
 
     let mut warnings = Vec::new();
@@ -114,12 +135,41 @@ pub fn discover<'ctx>(module: &Module<'ctx>) -> Discovery<'ctx> {
             missing_counterparts.join(", ")
         ));
     }
-    let kind = if module.get_function("sc_main").is_some_and(|f| f.count_basic_blocks() > 0) {
-        Family::Systemc
-    } else {
-        Family::Pthread
-    };
+    for d in declared.iter().filter(|d| !used.contains(&d.function)) {
+        warnings.push(format!("[[sync]] function {:?} is never called in user code: no sites for it (is the name right?)", d.function));
+    }
     Discovery { kind, sites: found, warnings }
+}
+
+/// The API row of a call of a declared function.
+fn user_api(declared: &UserSync, signature: &str, mangled: &str, kind: Family) -> SyncApi {
+    SyncApi {
+        signature: signature.to_string(),
+        wrapper: format!("syncmut.user.{mangled}"),
+        family: kind,
+        effect: declared.acts_as.effect(declared.argument),
+        operators: user_sync::OPERATORS.to_vec(),
+        rewrite: Rewrite::UserTrampoline {
+            gate: if kind == Family::Systemc { user_sync::SYSTEMC_GATE } else { user_sync::PTHREAD_GATE },
+        },
+    }
+}
+
+/// Gives each call of a declared function the sites inside that function's body.
+fn link_inner_sites(found: &mut [FoundSite<'_>]) {
+    let function_of = |f: &FoundSite<'_>| f.inst.get_parent().and_then(|b| b.get_parent()).map(|p| p.get_name().to_string_lossy().into_owned());
+    let mut inside: HashMap<String, Vec<u32>> = HashMap::new();
+    for f in found.iter() {
+        if let Some(name) = function_of(f) {
+            inside.entry(name).or_default().push(f.site.index);
+        }
+    }
+    for f in found.iter_mut() {
+        if let Rewrite::UserTrampoline { .. } = f.api.rewrite {
+            let callee = ir::called_function(f.inst).map(|c| c.get_name().to_string_lossy().into_owned()).unwrap_or_default();
+            f.site.inner = inside.get(&callee).cloned().unwrap_or_default();
+        }
+    }
 }
 
 fn instructions<'ctx>(function: &FunctionValue<'ctx>) -> impl Iterator<Item = InstructionValue<'ctx>> {

@@ -393,3 +393,36 @@ pub fn copy_debug_location(from: InstructionValue<'_>, to: InstructionValue<'_>)
     // SAFETY: both are live instructions of the same module.
     unsafe { debuginfo::LLVMInstructionSetDebugLoc(to.as_value_ref(), debuginfo::LLVMInstructionGetDebugLoc(from.as_value_ref())) }
 }
+
+/// Which parameter of `function` a value comes from: directly, through address
+/// arithmetic, or (as at -O0) stored into a local and loaded back.
+pub fn parameter_of(function: FunctionValue<'_>, value: LLVMValueRef, depth: u32) -> Option<u32> {
+    use inkwell::llvm_sys::LLVMOpcode;
+    use llvm::{LLVMGetInstructionOpcode, LLVMGetOperand, LLVMIsAInstruction};
+    if depth == 0 {
+        return None;
+    }
+    if let Some(i) = function.get_param_iter().position(|p| p.as_value_ref() == value) {
+        return Some(i as u32);
+    }
+    // SAFETY: queries on a live value of the function's module; operands are read only
+    // for the opcodes that have them.
+    unsafe {
+        if LLVMIsAInstruction(value).is_null() {
+            return None;
+        }
+        match LLVMGetInstructionOpcode(value) {
+            LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => parameter_of(function, LLVMGetOperand(value, 0), depth - 1),
+            LLVMOpcode::LLVMLoad => {
+                let slot = LLVMGetOperand(value, 0);
+                let stored = function
+                    .get_basic_blocks()
+                    .iter()
+                    .flat_map(|b| std::iter::successors(b.get_first_instruction(), |i| i.get_next_instruction()))
+                    .find(|i| i.get_opcode() == inkwell::values::InstructionOpcode::Store && LLVMGetOperand(i.as_value_ref(), 1) == slot)?;
+                parameter_of(function, LLVMGetOperand(stored.as_value_ref(), 0), depth - 1)
+            }
+            _ => None,
+        }
+    }
+}

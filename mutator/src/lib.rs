@@ -24,6 +24,7 @@ pub mod source;
 mod state_table;
 pub mod toolchain;
 mod trampoline;
+pub mod user_sync;
 
 pub use catalogue::{Catalogue, Mutant, Site};
 pub use design::Design;

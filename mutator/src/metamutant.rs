@@ -45,6 +45,8 @@ pub struct Scan {
     pub warnings: Vec<String>,
     /// The global variables a trace's state snapshots would record.
     pub globals: Vec<Global>,
+    /// Functions that look like the project's own synchronization wrappers.
+    pub suggestions: Vec<crate::user_sync::Suggestion>,
 }
 
 /// Compiles the design and lists its sites and mutants.
@@ -54,12 +56,13 @@ pub fn scan(design: &Design, workdir: &Path) -> Result<Scan> {
     toolchain::build_bitcode(design, workdir, &bitcode)?;
     let context = Context::create();
     let module = load(&context, &bitcode, design)?;
-    let mut found = discover::discover(&module);
+    let mut found = discover::discover(&module, &design.sync);
     let types = DebugTypes::parse(&module.print_to_string().to_string());
     let (globals, notes) = globals::collect(&module, &types);
     found.warnings.extend(notes);
     let globals = globals.into_iter().map(|(g, _)| g).collect();
-    Ok(Scan { catalogue: catalogue_of(&found), warnings: found.warnings, globals })
+    let suggestions = crate::user_sync::suggest(&found.sites);
+    Ok(Scan { catalogue: catalogue_of(&found), warnings: found.warnings, globals, suggestions })
 }
 
 /// How to build a metamutant.
@@ -84,7 +87,7 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
 
     let context = Context::create();
     let module = load(&context, &design_bc, design)?;
-    let mut found = discover::discover(&module);
+    let mut found = discover::discover(&module, &design.sync);
     let mut catalogue = catalogue_of(&found);
     catalogue.interleave = options.interleave;
     // Debug-info types for the state snapshots, read before the module is rewritten.

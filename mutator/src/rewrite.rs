@@ -65,6 +65,9 @@ pub(crate) fn replace_call<'ctx>(
 /// APIs also defines it (see `trampoline`).
 fn declare_wrapper<'ctx>(context: &'ctx Context, module: &Module<'ctx>, found: &FoundSite<'ctx>) -> Result<FunctionValue<'ctx>> {
     let callee = ir::called_function(found.inst).expect("sites are direct calls");
+    if let Rewrite::UserTrampoline { gate } = &found.api.rewrite {
+        return crate::user_sync::define_trampoline(context, module, &found.api.wrapper, callee, gate);
+    }
     if let Rewrite::FifoTrampoline { access, counterpart } = &found.api.rewrite {
         if let Some(existing) = module.get_function(&found.api.wrapper) {
             return Ok(existing);

@@ -577,7 +577,7 @@ fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) 
 }
 
 /// What one (mutant, test) pair showed over its schedules.
-struct Tally<'a> {
+struct Tally {
     kills: usize,
     runs: usize,
     elapsed: Duration,
@@ -588,15 +588,16 @@ struct Tally<'a> {
     /// verdict's reason compares those two); dfs: the searches differ, compare with the
     /// original's first (default) run.
     paired: bool,
-    mutant: &'a Mutant,
+    /// Sites whose events the mutant takes away by construction (`Catalogue::hidden_sites`).
+    hidden: Vec<u32>,
 }
 
-impl Tally<'_> {
+impl Tally {
     /// Judges one run; true when it kills.
     fn add(&mut self, build: &Build, execution: &Execution, trace: &Trace, tag: &str) -> bool {
         self.runs += 1;
         self.elapsed += execution.elapsed;
-        let observed = Observation::new(execution, trace, &self.mutant.sites);
+        let observed = Observation::new(execution, trace, &self.hidden);
         // A behaviour the original shows under some schedule is not a kill.
         if self.original.contains(&observed) {
             return false;
@@ -617,10 +618,11 @@ impl Tally<'_> {
 /// An error is a failure of the machine ([`Unjudged::Environment`]): the run stops.
 fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &OriginalRuns, out: &OutDir, config: &RunSettings) -> Result<Run, String> {
     let limits = Limits { timeout: invocation::timeout_after(Duration::from_millis(baseline.elapsed_ms)), ..config.limits };
-    let original: Vec<Observation> = plan.originals.iter().map(|(e, t)| Observation::new(e, t, &mutant.sites)).collect();
+    let hidden = build.catalogue.hidden_sites(mutant);
+    let original: Vec<Observation> = plan.originals.iter().map(|(e, t)| Observation::new(e, t, &hidden)).collect();
     let explores = explores(build, config);
     let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
-    let mut tally = Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, first_kill: None, original, paired: !dfs, mutant };
+    let mut tally = Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, first_kill: None, original, paired: !dfs, hidden };
     let mut exhaustive = false;
     let ran = if dfs {
         search_mutant(build, mutant, test, plan, out, config.strategy, &limits, &mut tally)

@@ -322,3 +322,18 @@ int syncmut_pthread_join(uint32_t site, pthread_t thread, void **retval)
     }
     return end(c, c.sched ? syncmut_sched_join(thread, retval) : pthread_join(thread, retval));
 }
+
+/* ---- the project's own synchronization functions ([[sync]] in syncmut.toml) ---------- */
+/* A declared function (a threading layer's possess(), release(), …) is called through a
+ * trampoline the mutator generates in the design; it asks here what to do. `ops` is the
+ * site's comma-separated operator list; the answer is the active operator's 1-based
+ * position in it (1: removed), or 0 for the original call. The calls inside the
+ * function are wrapped sites of their own, so they are the scheduling points; this only
+ * records the caller's event. */
+int32_t syncmut_user_gate(uint32_t site, const char *ops)
+{
+    syncmut_op op;
+    int position = syncmut_op_position(site, ops, &op);
+    syncmut_trace_pthread(site, op);
+    return position;
+}

@@ -33,6 +33,8 @@ int syncmut_sem_trywait(uint32_t site, sem_t *s);
 int syncmut_sem_post(uint32_t site, sem_t *s);
 int syncmut_pthread_barrier_wait(uint32_t site, pthread_barrier_t *b);
 int syncmut_pthread_join(uint32_t site, pthread_t thread, void **retval);
+/* The gate of trampolines around declared synchronization functions ([[sync]]). */
+int32_t syncmut_user_gate(uint32_t site, const char *ops);
 
 #ifdef __cplusplus
 }
