@@ -4,6 +4,7 @@
 //!
 //! ```toml
 //! tests = "tests.json"      # relative to this file
+//! test_cmd = "make check"   # the project's own test driver, run with $SYNCMUT_BIN
 //! gen = "wp"                # or "random", "none"
 //! solver = "z3"             # or "cvc5"
 //! solver_timeout = 5000     # ms per query
@@ -92,6 +93,7 @@ pub const FILE: &str = "syncmut.toml";
 #[serde(deny_unknown_fields)]
 pub struct Config {
     pub tests: Option<PathBuf>,
+    pub test_cmd: Option<String>,
     pub gen: Option<String>,
     pub jobs: Option<usize>,
     pub schedules: Option<usize>,

@@ -11,6 +11,7 @@ mod merge;
 mod results;
 mod run;
 mod selection;
+mod test_cmd;
 mod table;
 
 use anyhow::Context as _;
@@ -57,6 +58,12 @@ enum Command {
         /// default: `tests.json` in the design directory, if any.
         #[arg(long)]
         tests: Option<PathBuf>,
+        /// The project's own test driver (`make check`), run by `sh -c` as one more
+        /// test, in a copy of the current directory, with `SYNCMUT_BIN` naming the
+        /// program to test (the metamutant): a mutant is killed when the driver fails
+        /// or the observed behaviour differs.
+        #[arg(long, value_name = "CMD")]
+        test_cmd: Option<String>,
         /// Test generation: `wp` (weakest precondition + SMT, the default), `random`
         /// (the random baseline) or `none` (only the tests given).
         #[arg(long, value_parser = ["wp", "random", "none"])]
@@ -314,7 +321,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let design = design.design()?;
             gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
         }
-        Command::Run { mut design, tests, gen, generation, output, jobs, resume, schedules, strategy, preemptions, depth, interleave, fail_under, select } => {
+        Command::Run { mut design, tests, test_cmd, gen, generation, output, jobs, resume, schedules, strategy, preemptions, depth, interleave, fail_under, select } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
             design.sync = file.sync.clone();
@@ -339,7 +346,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let fail_under = fail_under.or(file.fail_under);
             let interleave = interleave.interleave.or(file.interleave);
             let select = select.or_file(&file.selection());
-            let ran = run::run_command(&design, tests.or(file.tests), &plan, &output, &config, resume, interleave, &select)?;
+            let tests = run::TestSources { file: tests.or(file.tests), command: test_cmd.or(file.test_cmd) };
+            let ran = run::run_command(&design, tests, &plan, &output, &config, resume, interleave, &select)?;
             Ok(match (ran, fail_under) {
                 (run::Ran::Score(score), Some(threshold)) => score_gate(score, threshold),
                 (run::Ran::NoSites, _) => exit::NO_SITES,

@@ -18,11 +18,19 @@ pub enum Ran {
     NothingSelected,
 }
 
+/// Where a run's given tests come from.
+pub struct TestSources {
+    /// A test file (docs/tests-format.md).
+    pub file: Option<PathBuf>,
+    /// The project's own test driver (`--test-cmd`).
+    pub command: Option<String>,
+}
+
 /// Runs the main job on the mutants `select` picks.
 #[allow(clippy::too_many_arguments)]
 pub fn run_command(
     args: &DesignArgs,
-    tests: Option<PathBuf>,
+    tests: TestSources,
     plan: &crate::gen::Generation,
     output: &std::path::Path,
     config: &lab::RunSettings,
@@ -31,9 +39,9 @@ pub fn run_command(
     select: &SelectArgs,
 ) -> Result<Ran, Failure> {
     let design = args.design()?;
-    let given = match tests.or_else(|| default_tests_file(&args.design)) {
+    let mut given = match tests.file.or_else(|| default_tests_file(&args.design)) {
         Some(path) => syncmut_runtime::test_case::load(&path).map_err(|e| oracle_failure(e.into()))?,
-        None if !matches!(plan, crate::gen::Generation::None) => Vec::new(),
+        None if !matches!(plan, crate::gen::Generation::None) || tests.command.is_some() => Vec::new(),
         None => {
             return Err(Failure {
                 code: exit::USAGE,
@@ -42,6 +50,9 @@ pub fn run_command(
         }
     };
     let out = open_run_directory(output)?;
+    if let Some(command) = &tests.command {
+        given.push(crate::test_cmd::test(command, out.root(), &given).map_err(|error| Failure { code: exit::USAGE, error })?);
+    }
     let (previous_catalogue, previous_runs) = if resume {
         // An unreadable outcomes.json costs its runs (they are redone), not the resume.
         let runs = lab::saved_runs(&out).unwrap_or_else(|e| {

@@ -64,3 +64,32 @@ fn a_design_that_deletes_its_working_directory_leaves_the_callers_untouched() {
     let reached = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "remove_one#1:remove").unwrap();
     assert_ne!(reached["verdict"], "not-reached", "{reached}");
 }
+
+#[test]
+fn a_projects_own_test_driver_judges_the_mutants() {
+    let project = tempfile::tempdir().unwrap();
+    for file in ["main.c", "threads.c", "threads.h", "syncmut.toml"] {
+        std::fs::copy(util::fixture("user_sync").join(file), project.path().join(file)).unwrap();
+    }
+    // The project's check: run the program, compare what it prints.
+    std::fs::write(project.path().join("check.sh"), "out=$(\"$SYNCMUT_BIN\") || exit 2\n[ \"$out\" = \"result 42\" ] || { echo \"FAIL: $out\"; exit 1; }\necho PASS\n").unwrap();
+    util::syncmut()
+        .current_dir(project.path())
+        .args(["run", ".", "--gen", "none", "--test-cmd", "sh check.sh", "-o", "syncmut.out"])
+        .timeout(std::time::Duration::from_secs(300))
+        .assert()
+        .success();
+    let out = project.path().join("syncmut.out");
+    let baseline: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("baseline.json")).unwrap()).unwrap();
+    assert_eq!(baseline[0]["test"], "test-cmd");
+    assert_eq!(baseline[0]["usable"], true, "{baseline}");
+    let outcomes = util::outcomes(&out);
+    let wait = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "main#2:remove").unwrap();
+    // The driver failed: its exit status and what it printed differ from the original's.
+    assert_eq!(wait["verdict"], "killed-by-output", "{wait}");
+    assert_eq!(wait["killed_by"], "test-cmd");
+    assert_eq!(wait["reason"], "exit 1 instead of exit 0");
+    // The run directory was not copied into the driver's directory, nor anything left in the project.
+    assert!(!out.join("workdirs/test-cmd/main_2_remove/syncmut.out").exists());
+    assert!(out.join("workdirs/test-cmd/main_2_remove/check.sh").exists());
+}
