@@ -64,7 +64,9 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     if a.depth == 0 || a.depth > 64 {
         return Err((exit::USAGE, anyhow::anyhow!("--depth must be between 1 and 64")));
     }
-    let design = Design::from_paths(&a.design, &a.cflags).map_err(mutator)?;
+    // The project's own synchronization functions, declared in syncmut.toml.
+    let sync = crate::config::load(&a.design).map_err(|e| (exit::USAGE, e))?.sync;
+    let design = Design { sync, ..Design::from_paths(&a.design, &a.cflags).map_err(mutator)? };
     std::fs::create_dir_all(&a.output).with_context(|| format!("create {}", a.output.display())).map_err(internal)?;
     let build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave: a.interleave }).map_err(mutator)?;
     for warning in &build.warnings {

@@ -42,7 +42,7 @@ fn stdin_files_a_command_and_output_files_make_a_test() {
     // the fixture's, and no working directory is left over.
     assert_eq!(std::fs::read_to_string(out.join("workdirs/handoff/main_2_remove/result.txt")).unwrap(), "0\n");
     assert!(!cwd.path().join("result.txt").exists() && !fixture.join("result.txt").exists());
-    assert_eq!(std::fs::read_dir(out.join("work")).map(|d| d.count()).unwrap_or(0), 0);
+    assert!(!out.join("work").exists(), "working directories are left over");
 }
 
 #[test]

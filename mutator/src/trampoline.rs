@@ -38,19 +38,8 @@ pub fn define<'ctx>(
 ) -> Result<FunctionValue<'ctx>> {
     let err = |what: &str| MutatorError::Verify(format!("trampoline {name}: {what}"));
     let i32_type = context.i32_type();
-    let ptr_type = context.ptr_type(AddressSpace::default());
-    let original_type = original.get_type();
-    let mut params: Vec<BasicMetadataTypeEnum> = vec![i32_type.into()];
-    params.extend(original_type.get_param_types());
-    let return_type = original_type.get_return_type();
-    let fn_type = match return_type {
-        Some(ret) => ret.fn_type(&params, false),
-        None => context.void_type().fn_type(&params, false),
-    };
-    let function = module.add_function(name, fn_type, Some(Linkage::Internal));
-    let gate = module.get_function(GATE_SYMBOL).unwrap_or_else(|| {
-        module.add_function(GATE_SYMBOL, i32_type.fn_type(&[i32_type.into(), ptr_type.into()], false), Some(Linkage::External))
-    });
+    let (function, gate) = declare(context, module, name, original, GATE_SYMBOL);
+    let return_type = original.get_type().get_return_type();
 
     let builder = context.create_builder();
     let entry = context.append_basic_block(function, "entry");
@@ -61,15 +50,7 @@ pub fn define<'ctx>(
     let call_args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
 
     builder.position_at_end(entry);
-    let slugs: Vec<&str> = operators.iter().map(|op| op.slug()).collect();
-    let ops_text = builder.build_global_string_ptr(&slugs.join(","), "syncmut.ops").map_err(|e| err(&e.to_string()))?;
-    let site = function.get_first_param().expect("site parameter");
-    let decision = builder
-        .build_call(gate, &[site.into(), ops_text.as_pointer_value().into()], "decision")
-        .map_err(|e| err(&e.to_string()))?
-        .try_as_basic_value();
-    let ValueKind::Basic(decision) = decision else { return Err(err("gate returns no value")) };
-    let decision = decision.into_int_value();
+    let decision = ask_gate(&builder, gate, function, operators).map_err(|e| err(&e))?;
     // The answer is the operator's 1-based position; map it to the blocks by operator.
     let position = |wanted: fn(&Operator) -> bool| operators.iter().position(wanted).map(|i| i as u64 + 1);
     let mut cases = Vec::new();
@@ -116,6 +97,43 @@ pub fn define<'ctx>(
         }
     }
     Ok(function)
+}
+
+/// Adds the trampoline `name`: `original`'s type with the site number first, internal
+/// to the module; and the gate it asks (declared if the module lacks it).
+pub(crate) fn declare<'ctx>(context: &'ctx Context, module: &Module<'ctx>, name: &str, original: FunctionValue<'ctx>, gate_symbol: &str) -> (FunctionValue<'ctx>, FunctionValue<'ctx>) {
+    let i32_type = context.i32_type();
+    let ptr_type = context.ptr_type(AddressSpace::default());
+    let original_type = original.get_type();
+    let mut params: Vec<BasicMetadataTypeEnum> = vec![i32_type.into()];
+    params.extend(original_type.get_param_types());
+    let fn_type = match original_type.get_return_type() {
+        Some(ret) => ret.fn_type(&params, false),
+        None => context.void_type().fn_type(&params, false),
+    };
+    let function = module.add_function(name, fn_type, Some(Linkage::Internal));
+    let gate = module
+        .get_function(gate_symbol)
+        .unwrap_or_else(|| module.add_function(gate_symbol, i32_type.fn_type(&[i32_type.into(), ptr_type.into()], false), Some(Linkage::External)));
+    (function, gate)
+}
+
+/// Calls `gate(site, "op,op…")` at the builder's position: the active operator's
+/// 1-based position among `operators`, 0 for the original call.
+pub(crate) fn ask_gate<'ctx>(
+    builder: &inkwell::builder::Builder<'ctx>,
+    gate: FunctionValue<'ctx>,
+    trampoline: FunctionValue<'ctx>,
+    operators: &[Operator],
+) -> std::result::Result<inkwell::values::IntValue<'ctx>, String> {
+    let slugs: Vec<&str> = operators.iter().map(|op| op.slug()).collect();
+    let ops_text = builder.build_global_string_ptr(&slugs.join(","), "syncmut.ops").map_err(|e| e.to_string())?;
+    let site = trampoline.get_first_param().expect("site parameter");
+    let decision = builder.build_call(gate, &[site.into(), ops_text.as_pointer_value().into()], "decision").map_err(|e| e.to_string())?;
+    match decision.try_as_basic_value() {
+        ValueKind::Basic(decision) => Ok(decision.into_int_value()),
+        ValueKind::Instruction(_) => Err("gate returns no value".to_string()),
+    }
 }
 
 /// `ret void`, `ret i1 true` for the non-blocking accesses, or the zero value.

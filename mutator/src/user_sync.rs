@@ -22,10 +22,8 @@ use crate::effect::{Blocking, Effect, When};
 use crate::error::{MutatorError, Result};
 use crate::operator::Operator;
 use inkwell::context::Context;
-use inkwell::module::{Linkage, Module};
-use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
+use inkwell::module::Module;
 use inkwell::values::{AsValueRef, BasicMetadataValueEnum, BasicValueEnum, FunctionValue, ValueKind};
-use inkwell::AddressSpace;
 use serde::{Deserialize, Serialize};
 
 /// The pthread runtime's gate for declared functions (pthread_wrappers.c).
@@ -116,35 +114,20 @@ pub fn define_trampoline<'ctx>(context: &'ctx Context, module: &Module<'ctx>, na
         return Ok(existing);
     }
     let err = |what: String| MutatorError::Verify(format!("trampoline {name}: {what}"));
-    let i32_type = context.i32_type();
-    let ptr_type = context.ptr_type(AddressSpace::default());
-    let original_type = original.get_type();
-    let mut params: Vec<BasicMetadataTypeEnum> = vec![i32_type.into()];
-    params.extend(original_type.get_param_types());
-    let return_type = original_type.get_return_type();
-    let fn_type = match return_type {
-        Some(ret) => ret.fn_type(&params, original_type.is_var_arg()),
-        None => context.void_type().fn_type(&params, original_type.is_var_arg()),
-    };
-    if original_type.is_var_arg() {
+    if original.get_type().is_var_arg() {
         return Err(err("a function with a variable argument list cannot be declared as synchronization".to_string()));
     }
-    let function = module.add_function(name, fn_type, Some(Linkage::Internal));
-    let gate = module
-        .get_function(gate_symbol)
-        .unwrap_or_else(|| module.add_function(gate_symbol, i32_type.fn_type(&[i32_type.into(), ptr_type.into()], false), Some(Linkage::External)));
+    let i32_type = context.i32_type();
+    let return_type = original.get_type().get_return_type();
+    let (function, gate) = crate::trampoline::declare(context, module, name, original, gate_symbol);
     let builder = context.create_builder();
     let entry = context.append_basic_block(function, "entry");
     let original_bb = context.append_basic_block(function, "original");
     let removed_bb = context.append_basic_block(function, "removed");
     builder.position_at_end(entry);
-    let slugs: Vec<&str> = OPERATORS.iter().map(|op| op.slug()).collect();
-    let ops_text = builder.build_global_string_ptr(&slugs.join(","), "syncmut.ops").map_err(|e| err(e.to_string()))?;
-    let site = function.get_first_param().expect("site parameter");
-    let decision = builder.build_call(gate, &[site.into(), ops_text.as_pointer_value().into()], "decision").map_err(|e| err(e.to_string()))?;
-    let ValueKind::Basic(decision) = decision.try_as_basic_value() else { return Err(err("gate returns no value".to_string())) };
+    let decision = crate::trampoline::ask_gate(&builder, gate, function, OPERATORS).map_err(err)?;
     let removed = i32_type.const_int(1, false);
-    builder.build_switch(decision.into_int_value(), original_bb, &[(removed, removed_bb)]).map_err(|e| err(e.to_string()))?;
+    builder.build_switch(decision, original_bb, &[(removed, removed_bb)]).map_err(|e| err(e.to_string()))?;
 
     builder.position_at_end(original_bb);
     let args: Vec<BasicValueEnum> = function.get_param_iter().skip(1).collect();
@@ -160,7 +143,6 @@ pub fn define_trampoline<'ctx>(context: &'ctx Context, module: &Module<'ctx>, na
     builder.position_at_end(removed_bb);
     match return_type {
         None => builder.build_return(None),
-        Some(BasicTypeEnum::IntType(t)) => builder.build_return(Some(&t.const_zero())),
         Some(t) => builder.build_return(Some(&t.const_zero())),
     }
     .map_err(|e| err(e.to_string()))?;

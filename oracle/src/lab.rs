@@ -193,6 +193,8 @@ pub fn run(
         let text = diff::render(catalogue, mutant, test, &original, &mutated, &outcome.reason);
         out.write(Path::new(outdir::DIFF_DIR).join(format!("{}.diff", outdir::file_name(&mutant.id))), text.as_bytes())?;
     }
+    // Every run's working directory is gone by now; the empty parent goes too.
+    let _ = std::fs::remove_dir(out.path(outdir::WORK_DIR));
     Ok((outcomes, baselines.into_iter().map(|(b, _)| b).collect()))
 }
 
