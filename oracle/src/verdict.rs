@@ -109,7 +109,7 @@ pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str, 
         let what = if original.deadlock && !mutant.deadlock {
             format!("the original deadlocks ({}) but the mutant does not", describe_pending(&original.pending))
         } else {
-            format!("threads left waiting differ: {} instead of {}", describe_pending(&mutant.pending), describe_pending(&original.pending))
+            format!("blocked at the end: {} instead of {}", describe_pending(&mutant.pending), describe_pending(&original.pending))
         };
         return (Verdict::KilledByTrace, what);
     }
@@ -306,7 +306,7 @@ mod tests {
         );
         let mut original = clean();
         original.pending = vec![("t1".to_string(), None)];
-        assert_eq!(judged(&original, &clean(), ""), verdict(Verdict::KilledByTrace, "threads left waiting differ: no thread waiting instead of t1 waits"));
+        assert_eq!(judged(&original, &clean(), ""), verdict(Verdict::KilledByTrace, "blocked at the end: no thread waiting instead of t1 waits"));
         let mut mutant = clean();
         mutant.threads.get_mut("main").unwrap()[0].site = 1;
         mutant.lost_notifications = vec![1];

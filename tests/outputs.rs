@@ -1,0 +1,62 @@
+//! What the original shows and how a mutant's outputs are compared: the baseline table
+//! names end states and failing or idle tests instead of calling them "ok", and a mutant
+//! that changes who is blocked at the end is killed by that. Fixtures under
+//! tests/fixtures/outputs/.
+
+mod util;
+
+use std::path::Path;
+use util::fixture;
+
+/// `syncmut run --gen none` of a fixture: its run directory and stdout.
+fn run(name: &str, extra: &[&str]) -> (tempfile::TempDir, String) {
+    let out = tempfile::tempdir().unwrap();
+    let output = util::syncmut()
+        .args(["run", "--gen", "none", "-j", "2", "-o"])
+        .arg(out.path())
+        .args(extra)
+        .arg(fixture(&format!("outputs/{name}")))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "run {name}:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    (out, stdout)
+}
+
+/// The baseline table's row of a test.
+fn row<'a>(stdout: &'a str, test: &str) -> &'a str {
+    stdout.lines().find(|l| l.split_whitespace().next() == Some(test)).unwrap_or_else(|| panic!("no row for {test}:\n{stdout}"))
+}
+
+/// A mutant's (verdict, reason) in outcomes.json.
+fn outcome(out: &Path, mutant: &str) -> (String, String) {
+    let outcomes = util::outcomes(out);
+    let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == mutant).unwrap_or_else(|| panic!("no {mutant}"));
+    (m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or("").to_string())
+}
+
+#[test]
+fn a_bounded_simulation_ending_with_blocked_processes_says_who_and_where() {
+    let (out, stdout) = run("sc_blocked_end", &[]);
+    let bounded = row(&stdout, "bounded");
+    assert!(
+        bounded.contains(
+            "ends with 2 processes blocked: p.producer at queue.write(i) @ blocked_end.cpp:23, p.waiter at wait(never) @ blocked_end.cpp:30"
+        ),
+        "{stdout}"
+    );
+    assert!(!bounded.ends_with(" ok"), "{stdout}");
+    // Removing the producer's write leaves the consumer blocked instead: the only
+    // difference is who is blocked where when the simulation stops.
+    let (verdict, reason) = outcome(out.path(), "pipe::producer#1:remove");
+    assert_eq!(verdict, "killed-by-trace");
+    assert!(reason.starts_with("blocked at the end: p.consumer waits at queue.read() @ blocked_end.cpp:27"), "{reason}");
+}
+
+#[test]
+fn a_test_whose_original_fails_or_reaches_nothing_is_flagged() {
+    let (_out, stdout) = run("exit_one", &[]);
+    assert!(row(&stdout, "fails").ends_with("original ends with exit 1"), "{stdout}");
+    assert!(row(&stdout, "idle").ends_with("reaches no synchronization call: no mutant runs on it"), "{stdout}");
+    assert!(!stdout.lines().take(3).any(|l| l.ends_with(" ok")), "{stdout}");
+}
