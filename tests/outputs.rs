@@ -60,3 +60,52 @@ fn a_test_whose_original_fails_or_reaches_nothing_is_flagged() {
     assert!(row(&stdout, "idle").ends_with("reaches no synchronization call: no mutant runs on it"), "{stdout}");
     assert!(!stdout.lines().take(3).any(|l| l.ends_with(" ok")), "{stdout}");
 }
+
+/// The reason of a mutant's run on one test.
+fn run_reason(out: &Path, mutant: &str, test: &str) -> (String, String) {
+    let outcomes = util::outcomes(out);
+    let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == mutant).unwrap_or_else(|| panic!("no {mutant}"));
+    let r = m["runs"].as_array().unwrap().iter().find(|r| r["test"] == test).unwrap_or_else(|| panic!("{mutant} not run on {test}"));
+    (r["verdict"].as_str().unwrap().to_string(), r["reason"].as_str().unwrap_or("").to_string())
+}
+
+/// Outputs are compared whole and byte for byte: one byte, 0x81 instead of 0x80 (not
+/// UTF-8), kills by output, whether it is the first line or comes after 4.7 MB; the reason
+/// names the line, its byte offset and both bytes. The deadlocking mutant's stderr is kept
+/// and `explain` shows it.
+#[test]
+fn one_non_utf8_byte_after_megabytes_of_output_kills() {
+    let (out, _) = run("late_byte", &[]);
+    assert_eq!(
+        run_reason(out.path(), "main#1:remove", "byte"),
+        ("killed-by-output".to_string(), r#"stdout line 1 (byte 0): "\x80" instead of "\x81""#.to_string())
+    );
+    assert_eq!(
+        run_reason(out.path(), "main#1:remove", "big"),
+        ("killed-by-output".to_string(), r#"stdout line 100001 (byte 4700000): "\x80" instead of "\x81""#.to_string())
+    );
+    let explain = util::syncmut().arg("explain").arg(out.path()).arg("worker#2:remove").output().unwrap();
+    let text = String::from_utf8_lossy(&explain.stdout);
+    assert!(text.contains("\nstderr of the mutant:\n  syncmut runtime: deadlock detected"), "{text}");
+}
+
+/// `__VERIFIER_error()` is an assertion failure for `run` (killed-by-assertion) and for
+/// `explore` (an assertion failure bug), named the same way.
+#[test]
+fn the_sv_comp_error_call_is_an_assertion_in_run_and_in_explore() {
+    let (out, _) = run("verifier_error", &[]);
+    let (verdict, reason) = outcome(out.path(), "main#1:remove");
+    assert_eq!(verdict, "killed-by-assertion");
+    assert_eq!(reason, "assertion failed: __VERIFIER_error: assertion failure (error location reached)");
+
+    let dir = tempfile::tempdir().unwrap();
+    util::syncmut()
+        .arg("explore")
+        .arg(fixture("outputs/verifier_error_unjoined/unjoined.c"))
+        .arg("-o")
+        .arg(dir.path())
+        .assert()
+        .code(9);
+    let text = std::fs::read_to_string(dir.path().join("counterexample.txt")).unwrap();
+    assert!(text.starts_with("assertion failure: __VERIFIER_error: assertion failure (error location reached)\n"), "{text}");
+}

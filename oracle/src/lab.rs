@@ -5,7 +5,7 @@
 use crate::diff;
 use crate::error::OracleError;
 use crate::explore;
-use crate::observation::Observation;
+use crate::observation::{Compared, Observation};
 use crate::outcome::{Baseline, Outcomes, Run};
 use crate::outdir::{self, OutDir};
 use crate::report;
@@ -256,6 +256,26 @@ fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_step
     Ok((execution, trace))
 }
 
+/// Bytes of a kept run's stderr saved beside its trace (for `explain`).
+const KEPT_STDERR: u64 = 1 << 20;
+
+/// Saves the stderr of a kept run beside its trace (nothing when it is empty), at most
+/// [`KEPT_STDERR`] bytes and saying how much more there was. A failure to save it costs
+/// the explanation, not the verdict.
+fn keep_stderr(trace_file: &Path, stderr: &syncmut_runtime::output::Output) {
+    let path = outdir::stderr_file(trace_file);
+    if stderr.len == 0 {
+        let _ = std::fs::remove_file(&path);
+        return;
+    }
+    let mut bytes = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut std::io::Read::take(stderr.reader(), KEPT_STDERR), &mut bytes);
+    if stderr.len > bytes.len() as u64 {
+        bytes.extend_from_slice(format!("\n… ({} more bytes not kept)\n", stderr.len - bytes.len() as u64).as_bytes());
+    }
+    let _ = syncmut_runtime::atomic::write(&path, &bytes);
+}
+
 /// Why a run could not be judged.
 #[derive(Debug)]
 enum Unjudged {
@@ -426,6 +446,7 @@ fn run_original_listed(
             }
         }
         if !repeat_of_first || runs.is_empty() {
+            keep_stderr(&path, &execution.stderr);
             runs.push((execution, trace));
         }
         if set_aside.is_some() {
@@ -462,20 +483,25 @@ fn search_original(
 }
 
 /// Why the test is unusable when the uninstrumented original disagrees with the
-/// metamutant running no mutant (`execution`), or cannot be run.
+/// metamutant running no mutant (`execution`), or cannot be run: what differed, in words.
 fn differs_from_original_build(build: &Build, test: &TestCase, execution: &Execution, limits: &Limits) -> Option<String> {
-    match (Invocation { limits: *limits, ..Invocation::for_test(&build.original, test) }).run() {
-        Ok(native) if native.status != execution.status => Some(format!(
-            "the original build ends with {} but the metamutant without a mutant with {}: the design behaves differently when syncmut controls its synchronization",
-            native.status, execution.status
-        )),
-        Ok(native) if native.stdout != execution.stdout => Some(format!(
-            "the original build and the metamutant without a mutant print different output ({}): the design behaves differently when syncmut controls its synchronization",
-            crate::verdict::output_difference(&native.stdout, &execution.stdout)
-        )),
-        Ok(_) => None,
-        Err(e) => Some(format!("{}: {e}", build.original.display())),
-    }
+    let native = match (Invocation { limits: *limits, ..Invocation::for_test(&build.original, test) }).run() {
+        Ok(native) => native,
+        Err(e) => return Some(format!("{}: {e}", build.original.display())),
+    };
+    let what = if native.status != execution.status {
+        format!("ends with {} but the metamutant without a mutant with {}", native.status, execution.status)
+    } else {
+        let outputs = [
+            ("stdout", Compared::whole(&native.stdout), Compared::whole(&execution.stdout)),
+            ("stderr", Compared::design_stderr(&native.stderr), Compared::design_stderr(&execution.stderr)),
+        ];
+        match outputs.iter().find(|(_, a, b)| a != b).map(|(name, a, b)| crate::verdict::output_difference(name, a, b)) {
+            Some(difference) => format!("and the metamutant without a mutant write different output ({difference}, the metamutant's)"),
+            None => return None,
+        }
+    };
+    Some(format!("the original build {what}: the design behaves differently when syncmut controls its synchronization"))
 }
 
 /// The baseline of a test on which the original could not even start (its trace never
@@ -577,7 +603,7 @@ impl Tally<'_> {
         if self.first_kill.is_none() {
             let label = |site| crate::diff::site_label(&build.catalogue, site);
             let closest = self.original.get(if self.paired { self.runs - 1 } else { 0 }).unwrap_or(&self.original[0]);
-            let (v, r) = verdict::judge(closest, &observed, &execution.stderr, &label);
+            let (v, r) = verdict::judge(closest, &observed, &label);
             self.first_kill = Some((v, r, tag.to_string()));
         }
         true
@@ -654,6 +680,7 @@ fn search_mutant(
             let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
             let _ = std::fs::create_dir_all(path.parent().unwrap_or(out.root()));
             let _ = std::fs::copy(visit.trace_file, &path);
+            keep_stderr(&path, &visit.execution.stderr);
             let _ = std::fs::write(schedule_file(out.root(), &test.name, Some(&mutant.id), &tag), visit.schedule_text);
         }
         false
@@ -667,7 +694,9 @@ fn search_mutant(
         // The original under the kill's choices, for the diff and `explain`.
         let value = schedule_value(out.root(), &test.name, Some(&mutant.id), tag);
         let path = outdir::trace_file(out.root(), &test.name, None, Some(tag));
-        let _ = traced(build, test, "", &value, None, &path, limits);
+        if let Ok((execution, _)) = traced(build, test, "", &value, None, &path, limits) {
+            keep_stderr(&path, &execution.stderr);
+        }
     }
     Ok(covered)
 }
@@ -690,10 +719,11 @@ fn run_mutant_listed(
         let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tagged.then_some(schedule.as_str()));
         let (execution, trace) = traced(build, test, &mutant.activation(), schedule, max_steps, &path, limits)?;
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
-            return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.trim())));
+            return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.text().trim())));
         }
         let first = tally.first_kill.is_none();
         if tally.add(build, &execution, &trace, schedule) && first {
+            keep_stderr(&path, &execution.stderr);
             continue; // keep this trace: it explains the kill
         }
         // Only killing runs are explained by a diff; spinning mutants write traces of a

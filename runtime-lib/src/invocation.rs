@@ -148,6 +148,6 @@ mod tests {
             active: Some("0:remove".into()),
             ..Invocation::new(Path::new("/bin/sh"), &["-c".to_string(), "echo $SYNCMUT_ACTIVE".to_string()])
         };
-        assert_eq!(run.run().unwrap().stdout, "0:remove\n");
+        assert_eq!(run.run().unwrap().stdout.text(), "0:remove\n");
     }
 }
