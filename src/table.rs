@@ -68,6 +68,9 @@ fn baseline_notes(catalogue: &Catalogue, b: &Baseline) -> Vec<String> {
     for site in &b.lost_notifications {
         notes.push(format!("lost notification: {}", site_label(catalogue, *site)));
     }
+    if !b.nondeterministic.is_empty() {
+        notes.push(format!("nondeterministic, not compared: {}", b.nondeterministic.join(", ")));
+    }
     if notes.is_empty() {
         notes.push("ok".to_string());
     }

@@ -109,3 +109,51 @@ fn the_sv_comp_error_call_is_an_assertion_in_run_and_in_explore() {
     let text = std::fs::read_to_string(dir.path().join("counterexample.txt")).unwrap();
     assert!(text.starts_with("assertion failure: __VERIFIER_error: assertion failure (error location reached)\n"), "{text}");
 }
+
+/// The test's entry in baseline.json.
+fn baseline(out: &Path, test: &str) -> serde_json::Value {
+    let all: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("baseline.json")).unwrap()).unwrap();
+    all.as_array().unwrap().iter().find(|b| b["test"] == test).unwrap_or_else(|| panic!("no baseline for {test}")).clone()
+}
+
+/// Output and trace values that follow the clock and the random stream are masked (the
+/// baseline's repeat runs in another virtual world) and listed in baseline.json and the
+/// table; what does not vary still kills.
+#[test]
+fn observations_that_vary_with_the_virtual_world_are_masked_and_listed() {
+    let (out, stdout) = run("entropy_varies", &[]);
+    let b = baseline(out.path(), "default");
+    assert_eq!(b["usable"], true, "{b}");
+    let listed: Vec<&str> = b["nondeterministic"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(listed[0], "stdout line 1", "{listed:?}");
+    assert!(listed.contains(&"token seen by T1 at pthread_mutex_unlock(&lock) @ entropy_varies.c:21"), "{listed:?}");
+    assert!(listed.iter().all(|l| *l == "stdout line 1" || l.starts_with("token seen by")), "only the token varies: {listed:?}");
+    assert!(row(&stdout, "default").contains("nondeterministic, not compared: stdout line 1, token seen by"), "{stdout}");
+    // Without the join main prints before the worker ran: the token line differs too, but
+    // it is masked; the kill is by the update count.
+    assert_eq!(outcome(out.path(), "main#1:remove"), ("killed-by-output".to_string(), r#"stdout line 2 (byte 8): "updates 0" instead of "updates 1""#.to_string()));
+}
+
+/// A difference that cannot be masked (another number of lines) sets the test aside with
+/// what differed, not with a request to report a bug.
+#[test]
+fn an_unmaskable_difference_sets_the_test_aside_saying_what_differed() {
+    let out = tempfile::tempdir().unwrap();
+    util::syncmut()
+        .args(["run", "--gen", "none", "-o"])
+        .arg(out.path())
+        .arg(fixture("outputs/entropy_lines"))
+        .assert()
+        .code(7)
+        .stderr(predicates::str::contains("no usable test"));
+    let b = baseline(out.path(), "default");
+    assert_eq!(b["usable"], false);
+    let why = b["set_aside_because"].as_str().unwrap();
+    assert!(
+        why.starts_with("the original is not deterministic on this test: run again under the same schedule (SYNCMUT_ENTROPY=1), its stdout had ")
+            && why.contains(" lines in one run and ")
+            && why.contains("(line "),
+        "{why}"
+    );
+    assert!(!why.contains("report"), "{why}");
+}

@@ -5,6 +5,7 @@
 use crate::diff;
 use crate::error::OracleError;
 use crate::explore;
+use crate::mask::Mask;
 use crate::observation::{Compared, Observation};
 use crate::outcome::{Baseline, Outcomes, Run};
 use crate::outdir::{self, OutDir};
@@ -38,6 +39,8 @@ struct OriginalRuns {
     /// pthread: the mutants' livelock bound (`SYNCMUT_MAX_STEPS`), a multiple of the
     /// original's own scheduling points on this test.
     max_steps: Option<u64>,
+    /// What the original does not repeat across virtual worlds, left out of comparisons.
+    mask: Mask,
 }
 
 /// A mutant that takes this many times the original's scheduling points (at least
@@ -234,6 +237,21 @@ fn save(catalogue: &Catalogue, runs: &[Run], expected_runs: &dyn Fn(&str) -> usi
 /// Runs the metamutant with `active` (empty: no mutant) under `schedule` and reads its
 /// trace.
 fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_steps: Option<u64>, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), Unjudged> {
+    traced_in(build, test, active, schedule, max_steps, trace_file, limits, None)
+}
+
+/// [`traced`] in the virtual world `entropy` (`SYNCMUT_ENTROPY`; `None`: syncmut's own).
+#[allow(clippy::too_many_arguments)]
+fn traced_in(
+    build: &Build,
+    test: &TestCase,
+    active: &str,
+    schedule: &str,
+    max_steps: Option<u64>,
+    trace_file: &Path,
+    limits: &Limits,
+    entropy: Option<u32>,
+) -> Result<(Execution, Trace), Unjudged> {
     if let Some(parent) = trace_file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Unjudged::from_io(parent, e))?;
     }
@@ -243,6 +261,7 @@ fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_step
         trace: Some(trace_file.to_path_buf()),
         schedule: (build.catalogue.kind == Family::Pthread).then(|| schedule.to_string()),
         max_steps,
+        entropy,
         limits: *limits,
         ..Invocation::for_test(&build.metamutant, test)
     };
@@ -373,7 +392,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
     let mut schedules = planned_schedules(config.strategy, explores, steps);
     let listed = if dfs { &schedules[..1] } else { &schedules[..] };
     let tagged = explores && !dfs;
-    let (mut runs, mut set_aside) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), &limits);
+    let (mut runs, mut set_aside, mask) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), &limits);
     let mut exhausted = false;
     if dfs && set_aside.is_none() {
         // The original's own search replaces the runs above; its first run (no prefix) is
@@ -393,11 +412,12 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
         return Ok((not_started(test, reason), None));
     };
     if set_aside.is_none() {
-        set_aside = differs_from_original_build(build, test, execution, &limits);
+        set_aside = differs_from_original_build(build, test, execution, &mask, &limits);
     }
-    let baseline = summarise(test, &runs, set_aside);
+    let label = |site| crate::diff::site_label(&build.catalogue, site);
+    let baseline = Baseline { nondeterministic: mask.describe(&label), ..summarise(test, &runs, set_aside) };
     let max_steps = steps.map(|s| s.saturating_mul(MUTANT_STEPS_FACTOR).max(MIN_MUTANT_STEPS));
-    let plan = baseline.usable.then_some(OriginalRuns { schedules, originals: runs, exhausted, max_steps });
+    let plan = baseline.usable.then_some(OriginalRuns { schedules, originals: runs, exhausted, max_steps, mask });
     Ok((baseline, plan))
 }
 
@@ -411,10 +431,12 @@ fn planned_schedules(schedules: Schedules, explores: bool, steps: Option<u64>) -
     }
 }
 
-/// Runs the original under the first schedule `repeats` times (the runs must agree) and
-/// then under each other one, keeping every trace in the run directory (tagged by
-/// schedule when `tagged`). Returns one run per schedule and why the test is unusable,
-/// if it is; stops at the first reason.
+/// Runs the original under the first schedule `repeats` times, each repeat in another
+/// virtual world (`SYNCMUT_ENTROPY`), and then under each other schedule, keeping every
+/// trace in the run directory (tagged by schedule when `tagged`). What differs between
+/// the repeats is masked ([`Mask`]); a difference that cannot be masked makes the test
+/// unusable. Returns one run per schedule, why the test is unusable if it is (stopping at
+/// the first reason), and the mask.
 fn run_original_listed(
     build: &Build,
     test: &TestCase,
@@ -423,8 +445,10 @@ fn run_original_listed(
     tagged: bool,
     repeats: usize,
     limits: &Limits,
-) -> (Vec<(Execution, Trace)>, Option<String>) {
+) -> (Vec<(Execution, Trace)>, Option<String>, Mask) {
     let mut runs: Vec<(Execution, Trace)> = Vec::new();
+    let mut mask = Mask::default();
+    let label = |site| crate::diff::site_label(&build.catalogue, site);
     let order = std::iter::repeat_n(&schedules[0], repeats).chain(&schedules[1..]);
     for (i, schedule) in order.enumerate() {
         let repeat_of_first = i > 0 && i < repeats;
@@ -433,16 +457,23 @@ fn run_original_listed(
         } else {
             outdir::trace_file(out.root(), &test.name, None, tagged.then_some(schedule.as_str()))
         };
-        let (execution, trace) = match traced(build, test, "", schedule, None, &path, limits) {
+        let entropy = repeat_of_first.then(|| other_world(i));
+        let (execution, trace) = match traced_in(build, test, "", schedule, None, &path, limits, entropy) {
             Ok(r) => r,
-            Err(Unjudged::Environment(message)) => return (runs, Some(message)),
-            Err(e) => return (runs, Some(format!("its trace could not be read: {e}"))),
+            Err(Unjudged::Environment(message)) => return (runs, Some(message), mask),
+            Err(e) => return (runs, Some(format!("its trace could not be read: {e}")), mask),
         };
         let mut set_aside = unusable(&execution, limits);
         if set_aside.is_none() && repeat_of_first {
             let (e0, t0) = &runs[0];
-            if Observation::new(e0, t0, &[]) != Observation::new(&execution, &trace, &[]) {
-                set_aside = Some("the original is not deterministic on this test (two runs under the same schedule behaved differently)".to_string());
+            match Mask::between(&Observation::new(e0, t0, &[]), &Observation::new(&execution, &trace, &[]), &label) {
+                Ok(found) => mask = mask.union(found),
+                Err(what) => {
+                    set_aside = Some(format!(
+                        "the original is not deterministic on this test: run again under the same schedule (SYNCMUT_ENTROPY={}), {what}",
+                        entropy.unwrap_or(0)
+                    ))
+                }
             }
         }
         if !repeat_of_first || runs.is_empty() {
@@ -450,10 +481,18 @@ fn run_original_listed(
             runs.push((execution, trace));
         }
         if set_aside.is_some() {
-            return (runs, set_aside);
+            return (runs, set_aside, mask);
         }
     }
-    (runs, None)
+    (runs, None, mask)
+}
+
+/// The virtual world of the original's k-th repeat: k worlds after syncmut's own
+/// (`SYNCMUT_ENTROPY` in its environment, else 0), so the repeat sees another clock start
+/// and random stream than the reference run and the mutants.
+fn other_world(k: usize) -> u32 {
+    let own: u32 = std::env::var(syncmut_runtime::env::ENTROPY).ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    own.wrapping_add(k as u32)
 }
 
 /// The original's dfs search (per-run files in `work`): its runs, whether it covered the
@@ -484,7 +523,7 @@ fn search_original(
 
 /// Why the test is unusable when the uninstrumented original disagrees with the
 /// metamutant running no mutant (`execution`), or cannot be run: what differed, in words.
-fn differs_from_original_build(build: &Build, test: &TestCase, execution: &Execution, limits: &Limits) -> Option<String> {
+fn differs_from_original_build(build: &Build, test: &TestCase, execution: &Execution, mask: &Mask, limits: &Limits) -> Option<String> {
     let native = match (Invocation { limits: *limits, ..Invocation::for_test(&build.original, test) }).run() {
         Ok(native) => native,
         Err(e) => return Some(format!("{}: {e}", build.original.display())),
@@ -493,8 +532,8 @@ fn differs_from_original_build(build: &Build, test: &TestCase, execution: &Execu
         format!("ends with {} but the metamutant without a mutant with {}", native.status, execution.status)
     } else {
         let outputs = [
-            ("stdout", Compared::whole(&native.stdout), Compared::whole(&execution.stdout)),
-            ("stderr", Compared::design_stderr(&native.stderr), Compared::design_stderr(&execution.stderr)),
+            ("stdout", Compared::whole(&native.stdout).masking(&mask.stdout_lines), Compared::whole(&execution.stdout).masking(&mask.stdout_lines)),
+            ("stderr", Compared::design_stderr(&native.stderr).masking(&mask.stderr_lines), Compared::design_stderr(&execution.stderr).masking(&mask.stderr_lines)),
         ];
         match outputs.iter().find(|(_, a, b)| a != b).map(|(name, a, b)| crate::verdict::output_difference(name, a, b)) {
             Some(difference) => format!("and the metamutant without a mutant write different output ({difference}, the metamutant's)"),
@@ -519,6 +558,7 @@ fn not_started(test: &TestCase, reason: String) -> Baseline {
         deadlock: false,
         pending: Vec::new(),
         lost_notifications: Vec::new(),
+        nondeterministic: Vec::new(),
     }
 }
 
@@ -540,6 +580,7 @@ fn summarise(test: &TestCase, runs: &[(Execution, Trace)], set_aside: Option<Str
         deadlock: observation.deadlock,
         pending: observation.pending.clone(),
         lost_notifications: observation.lost_notifications.clone(),
+        nondeterministic: Vec::new(),
     }
 }
 
@@ -587,6 +628,8 @@ struct Tally<'a> {
     /// original's first (default) run.
     paired: bool,
     mutant: &'a Mutant,
+    /// The baseline's mask on this test.
+    mask: &'a Mask,
 }
 
 impl Tally<'_> {
@@ -594,7 +637,7 @@ impl Tally<'_> {
     fn add(&mut self, build: &Build, execution: &Execution, trace: &Trace, tag: &str) -> bool {
         self.runs += 1;
         self.elapsed += execution.elapsed;
-        let observed = Observation::new(execution, trace, &self.mutant.sites);
+        let observed = self.mask.apply(Observation::new(execution, trace, &self.mutant.sites));
         // A behaviour the original shows under some schedule is not a kill.
         if self.original.contains(&observed) {
             return false;
@@ -615,10 +658,10 @@ impl Tally<'_> {
 /// An error is a failure of the machine ([`Unjudged::Environment`]): the run stops.
 fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &OriginalRuns, out: &OutDir, config: &RunSettings) -> Result<Run, String> {
     let limits = Limits { timeout: invocation::timeout_after(Duration::from_millis(baseline.elapsed_ms)), ..config.limits };
-    let original: Vec<Observation> = plan.originals.iter().map(|(e, t)| Observation::new(e, t, &mutant.sites)).collect();
+    let original: Vec<Observation> = plan.originals.iter().map(|(e, t)| plan.mask.apply(Observation::new(e, t, &mutant.sites))).collect();
     let explores = explores(build, config);
     let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
-    let mut tally = Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, first_kill: None, original, paired: !dfs, mutant };
+    let mut tally = Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, first_kill: None, original, paired: !dfs, mutant, mask: &plan.mask };
     let mut exhaustive = false;
     let ran = if dfs {
         search_mutant(build, mutant, test, plan, out, config.strategy, &limits, &mut tally)

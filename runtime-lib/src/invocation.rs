@@ -54,6 +54,9 @@ pub struct Invocation {
     pub nondet: Vec<i128>,
     /// `SYNCMUT_INPUTS`: named input values (unset when empty).
     pub inputs: BTreeMap<String, i64>,
+    /// `SYNCMUT_ENTROPY`: another virtual world (clock start, random stream); unset
+    /// inherits syncmut's own environment (the default world, 0).
+    pub entropy: Option<u32>,
     /// Time, memory and output bounds.
     pub limits: Limits,
 }
@@ -72,6 +75,7 @@ impl Invocation {
             input_log: None,
             nondet: Vec::new(),
             inputs: BTreeMap::new(),
+            entropy: None,
             limits: Limits::default(),
         }
     }
@@ -91,6 +95,7 @@ impl Invocation {
         vars.extend(self.schedule_out.as_ref().map(|p| (env::SCHEDULE_OUT, path(p))));
         vars.extend(self.max_steps.map(|n| (env::MAX_STEPS, n.to_string())));
         vars.extend(self.input_log.as_ref().map(|p| (env::INPUT_LOG, path(p))));
+        vars.extend(self.entropy.map(|n| (env::ENTROPY, n.to_string())));
         if !self.nondet.is_empty() {
             vars.push((env::NONDET, self.nondet.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")));
         }
