@@ -36,7 +36,12 @@ only killed mutants keep their traces; nothing to compare", outcome.verdict, out
     let original = trace_of(None)?;
     let mutated = trace_of(Some(id))?;
     let verdict_line = format!("{}: {}", outcome.verdict, outcome.reason);
-    print!("{}", syncmut_oracle::explain::render(&catalogue, mutant, test, &verdict_line, &original, &mutated));
+    let stderr_of = |mutant: Option<&str>| {
+        let trace = syncmut_oracle::outdir::trace_file(dir, test, mutant, schedule);
+        std::fs::read(syncmut_oracle::outdir::stderr_file(&trace)).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default()
+    };
+    let stderr = syncmut_oracle::explain::Stderr { original: stderr_of(None), mutant: stderr_of(Some(id)) };
+    print!("{}", syncmut_oracle::explain::render(&catalogue, mutant, test, &verdict_line, &original, &mutated, &stderr));
     Ok(exit::OK)
 }
 

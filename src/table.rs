@@ -1,6 +1,8 @@
 //! Plain-text tables for the terminal.
 
+use syncmut_mutator::api::Family;
 use syncmut_mutator::Catalogue;
+use syncmut_runtime::exec::Status;
 use syncmut_oracle::diff::site_label;
 use syncmut_oracle::outcome::{Baseline, Outcomes};
 use syncmut_oracle::Verdict;
@@ -20,34 +22,67 @@ pub fn catalogue(catalogue: &Catalogue) -> String {
     out
 }
 
-/// What the original did on each test: usable or set aside, and the behaviour worth
-/// knowing before reading mutant verdicts (deadlocks, lost notifications).
+/// What the original did on each test: usable or set aside, and everything worth knowing
+/// before reading mutant verdicts. "ok" only when the original exits 0, reaches some site,
+/// and ends with nothing blocked, lost or masked.
 pub fn baseline(catalogue: &Catalogue, baselines: &[Baseline]) -> String {
     let rows: Vec<[String; 3]> = baselines
         .iter()
-        .map(|b| {
-            let mut notes = Vec::new();
-            if let Some(why) = &b.set_aside_because {
-                notes.push(format!("set aside: {why}"));
-            }
-            if b.deadlock {
-                let who: Vec<String> = b
-                    .pending
-                    .iter()
-                    .map(|(t, s)| format!("{t} at {}", s.map(|s| site_label(catalogue, s)).unwrap_or_else(|| "?".into())))
-                    .collect();
-                notes.push(format!("original deadlocks: {}", who.join(", ")));
-            }
-            for site in &b.lost_notifications {
-                notes.push(format!("lost notification: {}", site_label(catalogue, *site)));
-            }
-            if notes.is_empty() {
-                notes.push("ok".to_string());
-            }
-            [b.test.clone(), format!("{} of {} sites", b.reached.len(), catalogue.sites.len()), notes.join("; ")]
-        })
+        .map(|b| [b.test.clone(), format!("{} of {} sites", b.reached.len(), catalogue.sites.len()), baseline_notes(catalogue, b).join("; ")])
         .collect();
     render(["test", "reaches", "original behaviour"], &rows)
+}
+
+/// The notes of one test's row, most important first; `["ok"]` when there is nothing to say.
+fn baseline_notes(catalogue: &Catalogue, b: &Baseline) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(why) = &b.set_aside_because {
+        notes.push(format!("set aside: {why}"));
+    }
+    // A set-aside test's status is already in its reason; a usable one that fails is
+    // still judged, but the user should know its verdicts compare failures.
+    let deadlock_status = b.deadlock && b.status == Status::Exited(syncmut_runtime::status::DEADLOCK);
+    if b.usable && b.status != Status::Exited(0) && !deadlock_status {
+        notes.push(format!("original ends with {}", status_words(b.status)));
+    }
+    if b.usable && b.reached.is_empty() {
+        notes.push("reaches no synchronization call: no mutant runs on it".to_string());
+    }
+    let who = || -> Vec<String> {
+        b.pending
+            .iter()
+            .map(|(t, s)| format!("{t} at {}", s.map(|s| site_label(catalogue, s)).unwrap_or_else(|| "no synchronization call".into())))
+            .collect()
+    };
+    if b.deadlock {
+        notes.push(format!("original deadlocks: {}", who().join(", ")));
+    } else if !b.pending.is_empty() {
+        let unit = match (catalogue.kind, b.pending.len()) {
+            (Family::Systemc, 1) => "process",
+            (Family::Systemc, _) => "processes",
+            (_, 1) => "thread",
+            _ => "threads",
+        };
+        notes.push(format!("ends with {} {unit} blocked: {}", b.pending.len(), who().join(", ")));
+    }
+    for site in &b.lost_notifications {
+        notes.push(format!("lost notification: {}", site_label(catalogue, *site)));
+    }
+    if !b.nondeterministic.is_empty() {
+        notes.push(format!("nondeterministic, not compared: {}", b.nondeterministic.join(", ")));
+    }
+    if notes.is_empty() {
+        notes.push("ok".to_string());
+    }
+    notes
+}
+
+/// An end status in words, with what syncmut's runtime statuses mean.
+fn status_words(status: Status) -> String {
+    match status {
+        Status::Exited(syncmut_runtime::status::ASSUME) => format!("{status} (a __VERIFIER_assume failed)"),
+        _ => status.to_string(),
+    }
 }
 
 /// One row per mutant, then counts per verdict and the score.

@@ -29,7 +29,7 @@ fn assert_same_as_original(out: &Path, inputs: &[Vec<String>]) {
         let meta = execute(&out.join("metamutant"), input, &[], &limits()).unwrap();
         assert_eq!(meta.status, original.status, "exit status on {input:?}");
         assert_eq!(meta.stdout, original.stdout, "stdout on {input:?}");
-        assert!(meta.stderr.is_empty() || meta.stderr == original.stderr, "runtime printed: {}", meta.stderr);
+        assert!(meta.stderr.len == 0 || meta.stderr == original.stderr, "runtime printed: {}", meta.stderr.text());
     }
 }
 
@@ -46,7 +46,7 @@ fn assert_each_operator_takes_effect(out: &Path, catalogue: &Catalogue, input: &
             let _ = std::fs::remove_file(&trace_file);
             let env = [("SYNCMUT_ACTIVE", mutant.activation()), ("SYNCMUT_TRACE", trace_file.display().to_string())];
             let run = execute(&out.join("metamutant"), input, &env, &limits()).unwrap();
-            assert!(!run.stderr.contains("syncmut runtime:"), "{}: {}", mutant.id, run.stderr);
+            assert!(!run.stderr.text().contains("syncmut runtime:"), "{}: {}", mutant.id, run.stderr.text());
             let trace = trace::read(&trace_file).unwrap();
             seen = trace.events.iter().filter(|e| e.site == site).map(|e| e.action.clone()).collect();
             if !seen.is_empty() {
@@ -96,7 +96,7 @@ fn trace_events_carry_a_state_snapshot_of_the_globals() {
     let trace_file = out.path().join("trace.jsonl");
     let env = [("SYNCMUT_TRACE", trace_file.display().to_string()), ("SYNCMUT_SCHEDULE", "default".to_string())];
     let run = execute(&out.path().join("metamutant"), &[], &env, &limits()).unwrap();
-    assert_eq!(run.status, syncmut_runtime::exec::Status::Exited(0), "{}", run.stderr);
+    assert_eq!(run.status, syncmut_runtime::exec::Status::Exited(0), "{}", run.stderr.text());
     // The runtime writes binary; the golden is the JSON Lines users read.
     let text = String::from_utf8(trace::to_jsonl(&trace::read(&trace_file).unwrap())).unwrap();
     let lines: Vec<&str> = text.lines().collect();

@@ -121,7 +121,7 @@ fn a_normal_pthread_exit_leaves_no_thread_pending() {
         let trace_file = out.path().join(format!("trace-{schedule}.jsonl"));
         let env = [("SYNCMUT_TRACE", trace_file.display().to_string()), ("SYNCMUT_SCHEDULE", schedule.to_string())];
         let run = syncmut_runtime::exec::execute(&out.path().join("metamutant"), &[], &env, &limits).unwrap();
-        assert_eq!(run.status, syncmut_runtime::exec::Status::Exited(0), "{}", run.stderr);
+        assert_eq!(run.status, syncmut_runtime::exec::Status::Exited(0), "{}", run.stderr.text());
         let end = syncmut_runtime::trace::read(&trace_file).unwrap().end.unwrap();
         assert_eq!((end.kind.as_str(), end.deadlock, end.pending.len()), ("exit", false, 0), "schedule {schedule:?}: {end:?}");
     }

@@ -162,7 +162,7 @@ pub fn run_candidate(metamutant: &Path, values: &TestValues, pthread: bool, trac
 
 /// Why a run is not a usable test ([`Run::unusable`]), in words.
 fn unusable(execution: &Execution) -> Option<String> {
-    let runtime_line = || execution.stderr.lines().find(|l| l.starts_with("syncmut runtime:")).map(|l| format!(": {l}")).unwrap_or_default();
+    let runtime_line = || execution.stderr.text().lines().find(|l| l.starts_with("syncmut runtime:")).map(|l| format!(": {l}")).unwrap_or_default();
     match execution.status {
         Status::Exited(status::ASSUME) => Some("the run ended by __VERIFIER_assume (status 123): the inputs violate an assumption".into()),
         Status::Exited(status::CONFIG_ERROR) => Some(format!("the runtime refused the inputs (status 120){}", runtime_line())),

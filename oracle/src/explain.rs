@@ -9,8 +9,18 @@ use syncmut_mutator::{Catalogue, Mutant};
 
 const COLUMN: usize = 52;
 
+/// The design's stderr of both runs, as saved beside their traces (empty when there was none).
+#[derive(Debug, Clone, Default)]
+pub struct Stderr {
+    pub original: String,
+    pub mutant: String,
+}
+
+/// Lines of a saved stderr shown; the file holds the rest.
+const STDERR_LINES: usize = 40;
+
 /// Renders the explanation of a mutant's kill on one test.
-pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, verdict_line: &str, original: &Trace, mutated: &Trace) -> String {
+pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, verdict_line: &str, original: &Trace, mutated: &Trace, stderr: &Stderr) -> String {
     let mut out = format!(
         "mutant {}: {}\n  at {}:{} in {}\n  {verdict_line} (test {test})\n",
         mutant.id, mutant.description, mutant.file, mutant.line, mutant.function
@@ -47,6 +57,19 @@ pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, verdict_line: 
     }
     out.push_str(&format!("\nend of the original: {}\n", ending(catalogue, original)));
     out.push_str(&format!("end of the mutant:   {}\n", ending(catalogue, mutated)));
+    for (who, text) in [("original", &stderr.original), ("mutant", &stderr.mutant)] {
+        if text.is_empty() {
+            continue;
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        out.push_str(&format!("\nstderr of the {who}:\n"));
+        for line in lines.iter().take(STDERR_LINES) {
+            out.push_str(&format!("  {line}\n"));
+        }
+        if lines.len() > STDERR_LINES {
+            out.push_str(&format!("  … {} more lines\n", lines.len() - STDERR_LINES));
+        }
+    }
     out
 }
 

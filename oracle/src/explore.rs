@@ -40,10 +40,10 @@ impl Default for ExploreSettings {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BugKind {
-    /// SIGABRT: a failed `assert`, `reach_error`/`__VERIFIER_error` (which abort), or
-    /// `abort()`.
+    /// SIGABRT with an assertion message: a failed `assert`, `reach_error` (`assert(0)`),
+    /// `__VERIFIER_error` (`verdict::failed_assertion`, shared with `run`).
     Assertion,
-    /// Another fatal signal.
+    /// Another fatal signal, or an `abort()` without an assertion message.
     Crash,
     /// The scheduler found no runnable thread while some had not finished.
     Deadlock,
@@ -235,7 +235,7 @@ impl Explorer<'_, '_> {
         };
         let execution = invocation.run().map_err(|e| ExploreError::Io(format!("{}: {e}", self.program.program.display())))?;
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
-            return Err(ExploreError::Runtime(execution.stderr.trim().to_string()));
+            return Err(ExploreError::Runtime(execution.stderr.text().trim().to_string()));
         }
         let schedule_text = std::fs::read_to_string(&out_file).unwrap_or_default();
         let schedule = schedule::parse(&schedule_text).map_err(|e| ExploreError::Io(format!("{}: {e}", out_file.display())))?;
@@ -353,20 +353,16 @@ impl Explorer<'_, '_> {
 /// The bug a run shows, if any, with a one-line message.
 pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String)> {
     let end_kind = trace.end.as_ref().map(|e| &e.kind);
+    let stderr = execution.stderr.text();
     match execution.status {
-        Status::Signaled(sig) if sig == libc::SIGABRT => {
-            let line = execution
-                .stderr
-                .lines()
-                .find(|l| l.contains("Assertion") || l.contains("assertion"))
-                .unwrap_or("abort() called (SIGABRT)");
-            Some((BugKind::Assertion, line.trim().to_string()))
-        }
-        Status::Signaled(sig) => Some((BugKind::Crash, format!("killed by signal {sig} ({})", syncmut_runtime::exec::signal_name(sig)))),
+        Status::Signaled(_) => match crate::verdict::failed_assertion(execution.status, &stderr) {
+            Some(line) => Some((BugKind::Assertion, line)),
+            None => Some((BugKind::Crash, execution.status.to_string())),
+        },
         Status::Exited(status::DEADLOCK) if end_kind.is_none_or(|k| *k == EndKind::Deadlock) => {
-            Some((BugKind::Deadlock, first_runtime_line(&execution.stderr, "deadlock: no thread can run")))
+            Some((BugKind::Deadlock, first_runtime_line(&stderr, "deadlock: no thread can run")))
         }
-        Status::Exited(status::LIVELOCK) => Some((BugKind::Livelock, first_runtime_line(&execution.stderr, "livelock: the step budget ran out"))),
+        Status::Exited(status::LIVELOCK) => Some((BugKind::Livelock, first_runtime_line(&stderr, "livelock: the step budget ran out"))),
         Status::TimedOut => Some((BugKind::Hang, "the run did not end within the timeout".to_string())),
         _ => None,
     }
@@ -451,7 +447,8 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
             }
         }
     }
-    let stderr: Vec<&str> = found.execution.stderr.lines().filter(|l| !l.trim().is_empty()).take(5).collect();
+    let stderr = found.execution.stderr.text();
+    let stderr: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).take(5).collect();
     if !stderr.is_empty() {
         text.push_str("\nstderr:\n");
         for line in stderr {

@@ -5,7 +5,8 @@
 use crate::diff;
 use crate::error::OracleError;
 use crate::explore;
-use crate::observation::Observation;
+use crate::mask::Mask;
+use crate::observation::{Compared, Observation};
 use crate::outcome::{Baseline, Outcomes, Run};
 use crate::outdir::{self, OutDir};
 use crate::report;
@@ -39,6 +40,8 @@ struct OriginalRuns {
     /// pthread: the mutants' livelock bound (`SYNCMUT_MAX_STEPS`), a multiple of the
     /// original's own scheduling points on this test.
     max_steps: Option<u64>,
+    /// What the original does not repeat across virtual worlds, left out of comparisons.
+    mask: Mask,
 }
 
 /// A mutant that takes this many times the original's scheduling points (at least
@@ -248,6 +251,22 @@ fn traced(
     work: &Path,
     limits: &Limits,
 ) -> Result<(Execution, Trace, Workdir), Unjudged> {
+    traced_in(build, test, active, schedule, max_steps, trace_file, work, limits, None)
+}
+
+/// [`traced`] in the virtual world `entropy` (`SYNCMUT_ENTROPY`; `None`: syncmut's own).
+#[allow(clippy::too_many_arguments)]
+fn traced_in(
+    build: &Build,
+    test: &TestCase,
+    active: &str,
+    schedule: &str,
+    max_steps: Option<u64>,
+    trace_file: &Path,
+    work: &Path,
+    limits: &Limits,
+    entropy: Option<u32>,
+) -> Result<(Execution, Trace, Workdir), Unjudged> {
     if let Some(parent) = trace_file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Unjudged::from_io(parent, e))?;
     }
@@ -257,6 +276,7 @@ fn traced(
         trace: Some(trace_file.to_path_buf()),
         schedule: (build.catalogue.kind == Family::Pthread).then(|| schedule.to_string()),
         max_steps,
+        entropy,
         limits: *limits,
         work_root: Some(work.to_path_buf()),
         ..Invocation::for_test(&build.metamutant, test)
@@ -269,6 +289,26 @@ fn traced(
         false => Unjudged::Run(e),
     })?;
     Ok((execution, trace, workdir))
+}
+
+/// Bytes of a kept run's stderr saved beside its trace (for `explain`).
+const KEPT_STDERR: u64 = 1 << 20;
+
+/// Saves the stderr of a kept run beside its trace (nothing when it is empty), at most
+/// [`KEPT_STDERR`] bytes and saying how much more there was. A failure to save it costs
+/// the explanation, not the verdict.
+fn keep_stderr(trace_file: &Path, stderr: &syncmut_runtime::output::Output) {
+    let path = outdir::stderr_file(trace_file);
+    if stderr.len == 0 {
+        let _ = std::fs::remove_file(&path);
+        return;
+    }
+    let mut bytes = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut std::io::Read::take(stderr.reader(), KEPT_STDERR), &mut bytes);
+    if stderr.len > bytes.len() as u64 {
+        bytes.extend_from_slice(format!("\n… ({} more bytes not kept)\n", stderr.len - bytes.len() as u64).as_bytes());
+    }
+    let _ = syncmut_runtime::atomic::write(&path, &bytes);
 }
 
 /// Why a run could not be judged.
@@ -368,7 +408,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
     let mut schedules = planned_schedules(config.strategy, explores, steps);
     let listed = if dfs { &schedules[..1] } else { &schedules[..] };
     let tagged = explores && !dfs;
-    let (mut runs, mut set_aside) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), &limits);
+    let (mut runs, mut set_aside, mask) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), &limits);
     let mut exhausted = false;
     if dfs && set_aside.is_none() {
         // The original's own search replaces the runs above; its first run (no prefix) is
@@ -391,11 +431,12 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
         set_aside = fails_expectation(test, execution);
     }
     if set_aside.is_none() {
-        set_aside = differs_from_original_build(build, test, execution, &limits);
+        set_aside = differs_from_original_build(build, test, execution, &mask, &limits);
     }
-    let baseline = summarise(test, &runs, set_aside);
+    let label = |site| crate::diff::site_label(&build.catalogue, site);
+    let baseline = Baseline { nondeterministic: mask.describe(&label), ..summarise(test, &runs, set_aside) };
     let max_steps = steps.map(|s| s.saturating_mul(MUTANT_STEPS_FACTOR).max(MIN_MUTANT_STEPS));
-    let plan = baseline.usable.then_some(OriginalRuns { schedules, originals: runs, exhausted, max_steps });
+    let plan = baseline.usable.then_some(OriginalRuns { schedules, originals: runs, exhausted, max_steps, mask });
     Ok((baseline, plan))
 }
 
@@ -409,10 +450,12 @@ fn planned_schedules(schedules: Schedules, explores: bool, steps: Option<u64>) -
     }
 }
 
-/// Runs the original under the first schedule `repeats` times (the runs must agree) and
-/// then under each other one, keeping every trace in the run directory (tagged by
-/// schedule when `tagged`). Returns one run per schedule and why the test is unusable,
-/// if it is; stops at the first reason.
+/// Runs the original under the first schedule `repeats` times, each repeat in another
+/// virtual world (`SYNCMUT_ENTROPY`), and then under each other schedule, keeping every
+/// trace in the run directory (tagged by schedule when `tagged`). What differs between
+/// the repeats is masked ([`Mask`]); a difference that cannot be masked makes the test
+/// unusable. Returns one run per schedule, why the test is unusable if it is (stopping at
+/// the first reason), and the mask.
 fn run_original_listed(
     build: &Build,
     test: &TestCase,
@@ -421,8 +464,10 @@ fn run_original_listed(
     tagged: bool,
     repeats: usize,
     limits: &Limits,
-) -> (Vec<(Execution, Trace)>, Option<String>) {
+) -> (Vec<(Execution, Trace)>, Option<String>, Mask) {
     let mut runs: Vec<(Execution, Trace)> = Vec::new();
+    let mut mask = Mask::default();
+    let label = |site| crate::diff::site_label(&build.catalogue, site);
     let order = std::iter::repeat_n(&schedules[0], repeats).chain(&schedules[1..]);
     for (i, schedule) in order.enumerate() {
         let repeat_of_first = i > 0 && i < repeats;
@@ -431,26 +476,42 @@ fn run_original_listed(
         } else {
             outdir::trace_file(out.root(), &test.name, None, tagged.then_some(schedule.as_str()))
         };
-        let (execution, trace) = match traced(build, test, "", schedule, None, &path, &out.path(outdir::WORK_DIR), limits) {
+        let entropy = repeat_of_first.then(|| other_world(i));
+        let (execution, trace) = match traced_in(build, test, "", schedule, None, &path, &out.path(outdir::WORK_DIR), limits, entropy) {
             Ok((execution, trace, _)) => (execution, trace),
-            Err(Unjudged::Environment(message)) => return (runs, Some(message)),
-            Err(e) => return (runs, Some(format!("its trace could not be read: {e}"))),
+            Err(Unjudged::Environment(message)) => return (runs, Some(message), mask),
+            Err(e) => return (runs, Some(format!("its trace could not be read: {e}")), mask),
         };
         let mut set_aside = unusable(&execution, limits);
         if set_aside.is_none() && repeat_of_first {
             let (e0, t0) = &runs[0];
-            if Observation::new(e0, t0, &[]) != Observation::new(&execution, &trace, &[]) {
-                set_aside = Some("the original is not deterministic on this test (two runs under the same schedule behaved differently)".to_string());
+            match Mask::between(&Observation::new(e0, t0, &[]), &Observation::new(&execution, &trace, &[]), &label) {
+                Ok(found) => mask = mask.union(found),
+                Err(what) => {
+                    set_aside = Some(format!(
+                        "the original is not deterministic on this test: run again under the same schedule (SYNCMUT_ENTROPY={}), {what}",
+                        entropy.unwrap_or(0)
+                    ))
+                }
             }
         }
         if !repeat_of_first || runs.is_empty() {
+            keep_stderr(&path, &execution.stderr);
             runs.push((execution, trace));
         }
         if set_aside.is_some() {
-            return (runs, set_aside);
+            return (runs, set_aside, mask);
         }
     }
-    (runs, None)
+    (runs, None, mask)
+}
+
+/// The virtual world of the original's k-th repeat: k worlds after syncmut's own
+/// (`SYNCMUT_ENTROPY` in its environment, else 0), so the repeat sees another clock start
+/// and random stream than the reference run and the mutants.
+fn other_world(k: usize) -> u32 {
+    let own: u32 = std::env::var(syncmut_runtime::env::ENTROPY).ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    own.wrapping_add(k as u32)
 }
 
 /// The original's dfs search (per-run files in `work`): its runs, whether it covered the
@@ -487,24 +548,28 @@ fn fails_expectation(test: &TestCase, execution: &Execution) -> Option<String> {
 }
 
 /// Why the test is unusable when the uninstrumented original disagrees with the
-/// metamutant running no mutant (`execution`), or cannot be run.
-fn differs_from_original_build(build: &Build, test: &TestCase, execution: &Execution, limits: &Limits) -> Option<String> {
-    match (Invocation { limits: *limits, ..Invocation::for_test(&build.original, test) }).run() {
-        Ok(native) if native.status != execution.status => Some(format!(
-            "the original build ends with {} but the metamutant without a mutant with {}: the design behaves differently when syncmut controls its synchronization",
-            native.status, execution.status
-        )),
-        Ok(native) if native.stdout != execution.stdout => Some(format!(
-            "the original build and the metamutant without a mutant print different output ({}): the design behaves differently when syncmut controls its synchronization",
-            crate::verdict::output_difference(&native.stdout, &execution.stdout)
-        )),
-        Ok(native) if native.outputs != execution.outputs => Some(format!(
-            "the original build and the metamutant without a mutant write different files ({}): the design behaves differently when syncmut controls its synchronization",
-            native.outputs.keys().find(|k| native.outputs.get(*k) != execution.outputs.get(*k)).map(String::as_str).unwrap_or("?")
-        )),
-        Ok(_) => None,
-        Err(e) => Some(format!("{}: {e}", build.original.display())),
-    }
+/// metamutant running no mutant (`execution`), or cannot be run: what differed, in words.
+fn differs_from_original_build(build: &Build, test: &TestCase, execution: &Execution, mask: &Mask, limits: &Limits) -> Option<String> {
+    let native = match (Invocation { limits: *limits, ..Invocation::for_test(&build.original, test) }).run() {
+        Ok(native) => native,
+        Err(e) => return Some(format!("{}: {e}", build.original.display())),
+    };
+    let what = if native.status != execution.status {
+        format!("ends with {} but the metamutant without a mutant with {}", native.status, execution.status)
+    } else if native.outputs != execution.outputs {
+        let file = native.outputs.keys().chain(execution.outputs.keys()).find(|k| native.outputs.get(*k) != execution.outputs.get(*k));
+        format!("and the metamutant without a mutant write different files ({})", file.map(String::as_str).unwrap_or("?"))
+    } else {
+        let outputs = [
+            ("stdout", Compared::whole(&native.stdout).masking(&mask.stdout_lines), Compared::whole(&execution.stdout).masking(&mask.stdout_lines)),
+            ("stderr", Compared::design_stderr(&native.stderr).masking(&mask.stderr_lines), Compared::design_stderr(&execution.stderr).masking(&mask.stderr_lines)),
+        ];
+        match outputs.iter().find(|(_, a, b)| a != b).map(|(name, a, b)| crate::verdict::output_difference(name, a, b)) {
+            Some(difference) => format!("and the metamutant without a mutant write different output ({difference}, the metamutant's)"),
+            None => return None,
+        }
+    };
+    Some(format!("the original build {what}: the design behaves differently when syncmut controls its synchronization"))
 }
 
 /// The baseline of a test on which the original could not even start (its trace never
@@ -522,6 +587,7 @@ fn not_started(test: &TestCase, reason: String) -> Baseline {
         deadlock: false,
         pending: Vec::new(),
         lost_notifications: Vec::new(),
+        nondeterministic: Vec::new(),
     }
 }
 
@@ -543,6 +609,7 @@ fn summarise(test: &TestCase, runs: &[(Execution, Trace)], set_aside: Option<Str
         deadlock: observation.deadlock,
         pending: observation.pending.clone(),
         lost_notifications: observation.lost_notifications.clone(),
+        nondeterministic: Vec::new(),
     }
 }
 
@@ -579,7 +646,7 @@ fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) 
 }
 
 /// What one (mutant, test) pair showed over its schedules.
-struct Tally {
+struct Tally<'a> {
     kills: usize,
     runs: usize,
     elapsed: Duration,
@@ -592,14 +659,16 @@ struct Tally {
     paired: bool,
     /// Sites whose events the mutant takes away by construction (`Catalogue::hidden_sites`).
     hidden: Vec<u32>,
+    /// The baseline's mask on this test.
+    mask: &'a Mask,
 }
 
-impl Tally {
+impl Tally<'_> {
     /// Judges one run; true when it kills.
     fn add(&mut self, build: &Build, execution: &Execution, trace: &Trace, tag: &str) -> bool {
         self.runs += 1;
         self.elapsed += execution.elapsed;
-        let observed = Observation::new(execution, trace, &self.hidden);
+        let observed = self.mask.apply(Observation::new(execution, trace, &self.hidden));
         // A behaviour the original shows under some schedule is not a kill.
         if self.original.contains(&observed) {
             return false;
@@ -608,7 +677,7 @@ impl Tally {
         if self.first_kill.is_none() {
             let label = |site| crate::diff::site_label(&build.catalogue, site);
             let closest = self.original.get(if self.paired { self.runs - 1 } else { 0 }).unwrap_or(&self.original[0]);
-            let (v, r) = verdict::judge(closest, &observed, &execution.stderr, &label);
+            let (v, r) = verdict::judge(closest, &observed, &label);
             self.first_kill = Some((v, r, tag.to_string()));
         }
         true
@@ -621,10 +690,10 @@ impl Tally {
 fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &OriginalRuns, out: &OutDir, config: &RunSettings) -> Result<Run, String> {
     let limits = Limits { timeout: invocation::timeout_after(Duration::from_millis(baseline.elapsed_ms)), ..config.limits };
     let hidden = build.catalogue.hidden_sites(mutant);
-    let original: Vec<Observation> = plan.originals.iter().map(|(e, t)| Observation::new(e, t, &hidden)).collect();
+    let original: Vec<Observation> = plan.originals.iter().map(|(e, t)| plan.mask.apply(Observation::new(e, t, &hidden))).collect();
     let explores = explores(build, config);
     let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
-    let mut tally = Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, first_kill: None, original, paired: !dfs, hidden };
+    let mut tally = Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, first_kill: None, original, paired: !dfs, hidden, mask: &plan.mask };
     let mut exhaustive = false;
     let ran = if dfs {
         search_mutant(build, mutant, test, plan, out, config.strategy, &limits, &mut tally)
@@ -686,6 +755,7 @@ fn search_mutant(
             let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
             let _ = std::fs::create_dir_all(path.parent().unwrap_or(out.root()));
             let _ = std::fs::copy(visit.trace_file, &path);
+            keep_stderr(&path, &visit.execution.stderr);
             let _ = std::fs::write(schedule_file(out.root(), &test.name, Some(&mutant.id), &tag), visit.schedule_text);
         }
         false
@@ -699,7 +769,9 @@ fn search_mutant(
         // The original under the kill's choices, for the diff and `explain`.
         let value = schedule_value(out.root(), &test.name, Some(&mutant.id), tag);
         let path = outdir::trace_file(out.root(), &test.name, None, Some(tag));
-        let _ = traced(build, test, "", &value, None, &path, &out.path(outdir::WORK_DIR), limits);
+        if let Ok((execution, _, _)) = traced(build, test, "", &value, None, &path, &out.path(outdir::WORK_DIR), limits) {
+            keep_stderr(&path, &execution.stderr);
+        }
     }
     Ok(covered)
 }
@@ -722,11 +794,12 @@ fn run_mutant_listed(
         let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tagged.then_some(schedule.as_str()));
         let (execution, trace, workdir) = traced(build, test, &mutant.activation(), schedule, max_steps, &path, &out.path(outdir::WORK_DIR), limits)?;
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
-            return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.trim())));
+            return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.text().trim())));
         }
         let first = tally.first_kill.is_none();
         if tally.add(build, &execution, &trace, schedule) && first {
             // Keep this trace, it explains the kill; and what the run left behind.
+            keep_stderr(&path, &execution.stderr);
             let _ = workdir.keep(&outdir::kept_workdir(out.root(), &test.name, &mutant.id));
             continue;
         }

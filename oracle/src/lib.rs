@@ -3,7 +3,7 @@
 //!
 //! Running the metamutant and reading what it writes (traces, schedule files) is the
 //! runtime protocol, in `syncmut_runtime`. Here, [`observation`] projects an execution to
-//! what is observable, [`verdict`] judges a mutant against the original, [`lab`] is the
+//! what is observable, [`mask`] leaves out what the original does not repeat, [`verdict`] judges a mutant against the original, [`lab`] is the
 //! main loop, [`schedules`] names the strategies and [`explore`] runs them, [`outdir`] the run directory, [`outcome`]
 //! the saved results, [`diff`] and [`report`] render them.
 
@@ -12,6 +12,7 @@ pub mod error;
 pub mod explain;
 pub mod explore;
 pub mod lab;
+pub mod mask;
 pub mod observation;
 pub mod outcome;
 pub mod outdir;

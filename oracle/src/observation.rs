@@ -2,15 +2,76 @@
 //!
 //! Per thread/process, the ordered synchronization events (site and simulation time)
 //! other than those of the mutated sites themselves: a mutant is not "killed" merely
-//! because the call it removed no longer shows up. Plus stdout, exit status, the test's
-//! `outputs` files (size and digest), and the end state (deadlock, livelock, who was left waiting where).
+//! because the call it removed no longer shows up. Plus stdout and stderr (whole, byte
+//! for byte), exit status, the test's `outputs` files (size and digest), and the end
+//! state (deadlock, livelock, who was left waiting where).
 
 use syncmut_runtime::exec::{Execution, Status};
 use serde_json::Value;
+use syncmut_runtime::output::Output;
 use syncmut_runtime::trace::{EndKind, Trace};
 use syncmut_runtime::workdir::OutputFile;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Lines the runtime writes on stderr about how the run ended (deadlock, livelock, a
+/// rejected mutant). They describe the end state, which is compared on its own; the rest
+/// of stderr is the design's.
+pub const RUNTIME_LINE: &[u8] = b"syncmut runtime:";
+
+/// An output stream as compared: the digest of the lines that count and the stream
+/// itself, to locate a difference. Equal when the digests are.
+#[derive(Debug, Clone)]
+pub struct Compared {
+    digest: [u8; 32],
+    pub output: Output,
+    /// Line numbers (from 0) left out: masked as nondeterministic.
+    pub masked: BTreeSet<usize>,
+    /// The runtime's own lines ([`RUNTIME_LINE`]) are left out (stderr).
+    pub without_runtime_lines: bool,
+}
+
+impl PartialEq for Compared {
+    fn eq(&self, other: &Self) -> bool {
+        self.digest == other.digest
+    }
+}
+impl Eq for Compared {}
+
+impl Compared {
+    /// Every byte of `output` counts.
+    pub fn whole(output: &Output) -> Compared {
+        Compared { digest: output.sha256, output: output.clone(), masked: BTreeSet::new(), without_runtime_lines: false }
+    }
+
+    /// The design's stderr: the runtime's own lines left out.
+    pub fn design_stderr(output: &Output) -> Compared {
+        Compared { without_runtime_lines: true, ..Compared::whole(output) }.rehashed()
+    }
+
+    /// The same stream with `lines` left out as well.
+    pub fn masking(&self, lines: &BTreeSet<usize>) -> Compared {
+        if lines.is_empty() {
+            return self.clone();
+        }
+        Compared { masked: self.masked.union(lines).copied().collect(), ..self.clone() }.rehashed()
+    }
+
+    /// Whether line `index` with `bytes` counts.
+    pub fn keeps(&self, index: usize, bytes: &[u8]) -> bool {
+        !self.masked.contains(&index) && !(self.without_runtime_lines && bytes.starts_with(RUNTIME_LINE))
+    }
+
+    fn rehashed(self) -> Compared {
+        // Lines can only be left out of what was kept: past the spool limit the digest of
+        // every byte is all there is, and then nothing is left out.
+        if !self.output.is_whole() || (self.masked.is_empty() && !self.without_runtime_lines) {
+            return Compared { digest: self.output.sha256, ..self };
+        }
+        let digest = self.output.digest_of_lines(&|i, bytes| self.keeps(i, bytes));
+        Compared { digest, ..self }
+    }
+}
 
 /// One event as observed: where, when and the values of the design's globals there,
 /// without the action taken.
@@ -24,12 +85,12 @@ pub struct Step {
 }
 
 /// The observable behaviour of one execution.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Observation {
     pub status: Status,
-    pub stdout: String,
+    pub stdout: Compared,
+    pub stderr: Compared,
     /// The test's `outputs` files as the run left them (`None`: missing).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub outputs: BTreeMap<String, Option<OutputFile>>,
     /// Steps per thread, in each thread's own order (pthread interleavings across threads
     /// are not part of what a user observes).
@@ -61,7 +122,8 @@ impl Observation {
         pending.sort();
         Observation {
             status: execution.status,
-            stdout: execution.stdout.clone(),
+            stdout: Compared::whole(&execution.stdout),
+            stderr: Compared::design_stderr(&execution.stderr),
             outputs: execution.outputs.clone(),
             threads,
             deadlock: end.deadlock || end.kind == EndKind::Deadlock,
@@ -143,7 +205,8 @@ mod tests {
     fn observation(threads: &[(&str, Vec<Step>)]) -> Observation {
         Observation {
             status: Status::Exited(0),
-            stdout: String::new(),
+            stdout: Compared::whole(&Output::default()),
+            stderr: Compared::whole(&Output::default()),
             outputs: BTreeMap::new(),
             threads: threads.iter().map(|(t, s)| (t.to_string(), s.clone())).collect(),
             deadlock: false,

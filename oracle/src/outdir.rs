@@ -218,6 +218,11 @@ pub fn trace_file(root: &Path, test: &str, mutant: Option<&str>, schedule: Optio
     root.join(TRACE_DIR).join(test).join(name)
 }
 
+/// Where the design's stderr of a kept run is saved: beside its trace, `.stderr`.
+pub fn stderr_file(trace_file: &Path) -> PathBuf {
+    trace_file.with_extension("stderr")
+}
+
 /// A mutant id as a file name: `top::t1#1:remove` → `top__t1_1_remove`.
 pub fn file_name(id: &str) -> String {
     id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect()

@@ -1,7 +1,7 @@
 //! Verdicts: how a mutant fared on a test, and on the whole suite.
 
 use syncmut_runtime::exec::Status;
-use crate::observation::Observation;
+use crate::observation::{Compared, Observation};
 use serde::{Deserialize, Serialize};
 
 /// The outcome of running a mutant (on one test, or summarised over all tests).
@@ -71,16 +71,14 @@ impl std::fmt::Display for Verdict {
 /// Compares a mutant's observation with the original's on the same test. The order of
 /// the checks is the order of severity: the most specific explanation wins.
 /// `label` names a site for the reason text (`wait(e) @ file.cpp:18`).
-pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str, label: &dyn Fn(u32) -> String) -> (Verdict, String) {
+pub fn judge(original: &Observation, mutant: &Observation, label: &dyn Fn(u32) -> String) -> (Verdict, String) {
     let describe_pending = |pending: &[(String, Option<u32>)]| describe_pending(pending, label);
     let crashed = |o: &Observation| matches!(o.status, Status::Signaled(_));
     if crashed(mutant) && !crashed(original) {
-        let Status::Signaled(signal) = mutant.status else { unreachable!() };
-        if signal == libc::SIGABRT && mutant_stderr.contains("Assertion") {
-            let line = mutant_stderr.lines().find(|l| l.contains("Assertion")).unwrap_or("").trim();
+        if let Some(line) = failed_assertion(mutant.status, &mutant.stderr.output.text()) {
             return (Verdict::KilledByAssertion, format!("assertion failed: {line}"));
         }
-        return (Verdict::KilledByCrash, format!("the mutant died of signal {signal} ({})", syncmut_runtime::exec::signal_name(signal)));
+        return (Verdict::KilledByCrash, format!("the mutant was {} instead of ending with {}", mutant.status, original.status));
     }
     if mutant.deadlock && !original.deadlock {
         return (Verdict::KilledByDeadlock, format!("deadlock: {}", describe_pending(&mutant.pending)));
@@ -103,7 +101,10 @@ pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str, 
         return (Verdict::KilledByOutput, format!("{} instead of {}", mutant.status, original.status));
     }
     if mutant.stdout != original.stdout {
-        return (Verdict::KilledByOutput, output_difference(&original.stdout, &mutant.stdout));
+        return (Verdict::KilledByOutput, output_difference("stdout", &original.stdout, &mutant.stdout));
+    }
+    if mutant.stderr != original.stderr {
+        return (Verdict::KilledByOutput, output_difference("stderr", &original.stderr, &mutant.stderr));
     }
     if let Some(difference) = output_file_difference(original, mutant) {
         return (Verdict::KilledByOutput, difference);
@@ -112,7 +113,7 @@ pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str, 
         let what = if original.deadlock && !mutant.deadlock {
             format!("the original deadlocks ({}) but the mutant does not", describe_pending(&original.pending))
         } else {
-            format!("threads left waiting differ: {} instead of {}", describe_pending(&mutant.pending), describe_pending(&original.pending))
+            format!("blocked at the end: {} instead of {}", describe_pending(&mutant.pending), describe_pending(&original.pending))
         };
         return (Verdict::KilledByTrace, what);
     }
@@ -155,18 +156,50 @@ fn describe_pending(pending: &[(String, Option<u32>)], label: &dyn Fn(u32) -> St
         .join(", ")
 }
 
-/// Where two outputs first differ, for a reason: the line number and both lines, capped.
-pub fn output_difference(original: &str, mutant: &str) -> String {
-    let line = original.lines().zip(mutant.lines()).position(|(a, b)| a != b);
-    match line {
-        Some(i) => format!(
-            "stdout line {}: {} instead of {}",
-            i + 1,
-            excerpt(mutant.lines().nth(i).unwrap_or("")),
-            excerpt(original.lines().nth(i).unwrap_or(""))
-        ),
-        None => format!("stdout has {} lines instead of {}", mutant.lines().count(), original.lines().count()),
+/// The assertion a run failed, if it ended by failing one: SIGABRT with glibc's
+/// `… Assertion `x' failed.` line (`assert`, and SV-COMP's `reach_error`, which is
+/// `assert(0)` or `__assert_fail`) or the runtime's `__VERIFIER_error: assertion failure`
+/// line. `run` and `explore` name a failure alike through this; an `abort()` without such a
+/// line is a crash (SIGABRT).
+pub fn failed_assertion(status: Status, stderr: &str) -> Option<String> {
+    if status != Status::Signaled(libc::SIGABRT) {
+        return None;
     }
+    stderr
+        .lines()
+        .find(|l| (l.contains("Assertion") && l.contains("failed")) || l.starts_with("__VERIFIER_error:"))
+        .map(|l| l.trim().to_string())
+}
+
+/// Where two outputs (`stream`: stdout or stderr) first differ, for a reason: the line
+/// number, its byte offset in the mutant's output and both lines (capped, invalid UTF-8
+/// shown as `\xNN`). Masked lines and the runtime's own lines are skipped as in the
+/// comparison. Streams both outputs; only the lines being compared are in memory.
+pub fn output_difference(stream: &str, original: &Compared, mutant: &Compared) -> String {
+    let mut a = original.output.lines().enumerate().filter(|(i, l)| original.keeps(*i, &l.bytes));
+    let mut b = mutant.output.lines().enumerate().filter(|(i, l)| mutant.keeps(*i, &l.bytes));
+    loop {
+        match (a.next(), b.next()) {
+            (Some((_, x)), Some((_, y))) if x.bytes == y.bytes => continue,
+            (Some((_, x)), Some((i, y))) => {
+                return format!("{stream} line {} (byte {}): {} instead of {}", i + 1, y.offset, excerpt(&y.shown()), excerpt(&x.shown()))
+            }
+            (Some((i, x)), None) => {
+                return format!("{stream} ends after {} lines, where the original goes on with line {}: {}", i, i + 1, excerpt(&x.shown()))
+            }
+            (None, Some((i, y))) => {
+                return format!("{stream} goes on past the original's end: line {} (byte {}): {}", i + 1, y.offset, excerpt(&y.shown()))
+            }
+            (None, None) => break,
+        }
+    }
+    // The kept bytes agree: the difference lies past what was written to disk.
+    format!(
+        "{stream} differs after the first {} bytes, the part syncmut keeps to show ({} bytes instead of {})",
+        original.output.kept().min(mutant.output.kept()),
+        mutant.output.len,
+        original.output.len
+    )
 }
 
 /// Longest output line a reason quotes whole: reasons land in terminal tables and
@@ -175,25 +208,28 @@ const EXCERPT_CHARS: usize = 200;
 
 /// A line quoted for a reason, capped at [`EXCERPT_CHARS`] and saying so.
 fn excerpt(line: &str) -> String {
+    // Quoted as is: the line already spells invalid bytes and control characters `\xNN`.
     let total = line.chars().count();
     if total <= EXCERPT_CHARS {
-        return format!("{line:?}");
+        return format!("\"{line}\"");
     }
     let head: String = line.chars().take(EXCERPT_CHARS).collect();
-    format!("{head:?}… ({total} characters, capped)")
+    format!("\"{head}\"… ({total} characters, capped)")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::observation::Step;
+    use syncmut_runtime::output::Output;
     use std::collections::BTreeMap;
 
     /// A clean run: exit 0, two lines of output, `main` reaching site 0.
     fn clean() -> Observation {
         Observation {
             status: Status::Exited(0),
-            stdout: "start\nsum 6\n".to_string(),
+            stdout: out("start\nsum 6\n"),
+            stderr: Compared::design_stderr(&Output::default()),
             outputs: BTreeMap::new(),
             threads: BTreeMap::from([("main".to_string(), vec![Step { site: 0, time: None, state: BTreeMap::new() }])]),
             deadlock: false,
@@ -205,8 +241,14 @@ mod tests {
         }
     }
 
+    fn out(text: &str) -> Compared {
+        Compared::whole(&Output::from_bytes(text.as_bytes()))
+    }
+
+    /// Judges with `stderr` as the mutant's stderr.
     fn judged(original: &Observation, mutant: &Observation, stderr: &str) -> (Verdict, String) {
-        judge(original, mutant, stderr, &|site| format!("lock @ a.c:{site}"))
+        let mutant = Observation { stderr: Compared::design_stderr(&Output::from_bytes(stderr.as_bytes())), ..mutant.clone() };
+        judge(original, &mutant, &|site| format!("lock @ a.c:{site}"))
     }
 
     fn verdict(v: Verdict, reason: &str) -> (Verdict, String) {
@@ -238,17 +280,45 @@ mod tests {
         mutant.status = Status::Signaled(libc::SIGSEGV);
         // A crash wins over everything else the mutant did.
         mutant.deadlock = true;
-        mutant.stdout = "other".to_string();
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByCrash, "the mutant died of signal 11 (SIGSEGV)"));
+        mutant.stdout = out("other");
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByCrash, "the mutant was killed by SIGSEGV (signal 11) instead of ending with exit 0"));
         mutant.status = Status::Signaled(libc::SIGABRT);
-        assert_eq!(judged(&clean(), &mutant, "free(): invalid pointer\n"), verdict(Verdict::KilledByCrash, "the mutant died of signal 6 (SIGABRT)"));
+        assert_eq!(judged(&clean(), &mutant, "free(): invalid pointer\n"), verdict(Verdict::KilledByCrash, "the mutant was killed by SIGABRT (signal 6) instead of ending with exit 0"));
         let stderr = "log line\nbank: bank.c:40: main: Assertion `total == 200' failed.\n";
         assert_eq!(
             judged(&clean(), &mutant, stderr),
             verdict(Verdict::KilledByAssertion, "assertion failed: bank: bank.c:40: main: Assertion `total == 200' failed.")
         );
         mutant.status = Status::Signaled(64);
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByCrash, "the mutant died of signal 64 (signal)"));
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByCrash, "the mutant was killed by signal 64 instead of ending with exit 0"));
+    }
+
+    #[test]
+    fn an_assertion_is_sigabrt_with_an_assertion_message_from_any_source() {
+        let abort = Status::Signaled(libc::SIGABRT);
+        for (stderr, line) in [
+            ("log\nbank: bank.c:40: main: Assertion `total == 200' failed.\n", Some("bank: bank.c:40: main: Assertion `total == 200' failed.")),
+            // SV-COMP's reach_error() is __assert_fail("0", …, "reach_error").
+            ("prog: prog.c:3: reach_error: Assertion `0' failed.\n", Some("prog: prog.c:3: reach_error: Assertion `0' failed.")),
+            ("__VERIFIER_error: assertion failure (error location reached)\n", Some("__VERIFIER_error: assertion failure (error location reached)")),
+            ("free(): invalid pointer\n", None),
+            ("", None),
+        ] {
+            assert_eq!(failed_assertion(abort, stderr).as_deref(), line, "{stderr}");
+        }
+        let message = "a.c:1: main: Assertion `x' failed.";
+        assert_eq!(failed_assertion(Status::Signaled(libc::SIGSEGV), message), None);
+        assert_eq!(failed_assertion(Status::Exited(1), message), None);
+    }
+
+    #[test]
+    fn stderr_differences_kill_by_output_but_the_runtime_lines_do_not() {
+        let mut original = clean();
+        original.stderr = Compared::design_stderr(&Output::from_bytes(b"warning: x\nsyncmut runtime: note\n"));
+        let (v, reason) = judged(&original, &clean(), "warning: x\nsyncmut runtime: other note\n");
+        assert_eq!((v, reason.as_str()), (Verdict::Survived, ""));
+        let (v, reason) = judged(&original, &clean(), "warning: y\n");
+        assert_eq!((v, reason.as_str()), (Verdict::KilledByOutput, "stderr line 1 (byte 0): \"warning: y\" instead of \"warning: x\""));
     }
 
     #[test]
@@ -293,18 +363,18 @@ mod tests {
     fn output_differences_name_the_status_or_the_first_line() {
         let mut mutant = clean();
         mutant.status = Status::Exited(1);
-        mutant.stdout = "other".to_string();
+        mutant.stdout = out("other");
         assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "exit 1 instead of exit 0"));
         // The original timed out but the mutant finished: a changed status, not a timeout.
         let mut original = clean();
         original.status = Status::TimedOut;
         assert_eq!(judged(&original, &clean(), ""), verdict(Verdict::KilledByOutput, "exit 0 instead of timed out"));
         let mut mutant = clean();
-        mutant.stdout = "start\nsum 5\n".to_string();
+        mutant.stdout = out("start\nsum 5\n");
         mutant.lost_notifications = vec![1];
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "stdout line 2: \"sum 5\" instead of \"sum 6\""));
-        mutant.stdout = "start\n".to_string();
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "stdout has 1 lines instead of 2"));
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "stdout line 2 (byte 6): \"sum 5\" instead of \"sum 6\""));
+        mutant.stdout = out("start\n");
+        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "stdout ends after 1 lines, where the original goes on with line 2: \"sum 6\""));
     }
 
     #[test]
@@ -326,7 +396,7 @@ mod tests {
     #[test]
     fn a_long_output_line_is_quoted_capped_and_says_so() {
         let long = "x".repeat(1_048_576);
-        let reason = output_difference("short\n", &format!("{long}\n"));
+        let reason = output_difference("stdout", &out("short\n"), &out(&format!("{long}\n")));
         assert!(reason.len() < 400, "{} characters", reason.len());
         assert!(reason.ends_with("instead of \"short\"") && reason.contains("(1048576 characters, capped)"), "{reason}");
     }
@@ -342,7 +412,7 @@ mod tests {
         );
         let mut original = clean();
         original.pending = vec![("t1".to_string(), None)];
-        assert_eq!(judged(&original, &clean(), ""), verdict(Verdict::KilledByTrace, "threads left waiting differ: no thread waiting instead of t1 waits"));
+        assert_eq!(judged(&original, &clean(), ""), verdict(Verdict::KilledByTrace, "blocked at the end: no thread waiting instead of t1 waits"));
         let mut mutant = clean();
         mutant.threads.get_mut("main").unwrap()[0].site = 1;
         mutant.lost_notifications = vec![1];

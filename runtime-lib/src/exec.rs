@@ -1,7 +1,8 @@
 //! One execution of a design binary, contained: its own process group (killed whole on
 //! timeout and afterwards, so no child outlives the run), a memory limit, stdin from
-//! `/dev/null` or a file, a working directory ([`Place`]), and
-//! output capped so a flooding mutant cannot exhaust syncmut's memory.
+//! `/dev/null` or a file, a working directory ([`Place`]), and both output streams kept
+//! whole ([`Output`]: counted and hashed to the last byte, only a head in memory, so a
+//! flooding mutant cannot exhaust syncmut's memory).
 //!
 //! The design never runs as syncmut's direct child: a supervisor process (a fork of
 //! syncmut that never execs, see [`supervise`]) sits in between. A mutant that signals
@@ -9,6 +10,7 @@
 //! signal it can; syncmut itself is out of reach of `getppid()`. The supervisor reports
 //! the design's exact wait status to syncmut through a pipe.
 
+use crate::output::Output;
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -21,8 +23,9 @@ use wait_timeout::ChildExt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub timeout: Duration,
-    /// Bytes kept of stdout and of stderr each; the rest is read and dropped.
-    pub output_cap: usize,
+    /// Bytes of stdout and of stderr each written to disk for locating a difference; the
+    /// rest is still counted and hashed ([`Output::SPOOL_LIMIT`] by default).
+    pub output_spool: u64,
     /// Address-space limit in bytes (RLIMIT_AS); `u64::MAX` for none.
     pub memory: u64,
 }
@@ -33,7 +36,7 @@ impl Default for Limits {
         // with the sanitizers (SYNCMUT_SANITIZE) cannot start under an address-space
         // limit, so it runs without one.
         let memory = if crate::sanitizers_requested() { u64::MAX } else { 4 << 30 };
-        Limits { timeout: Duration::from_secs(10), output_cap: 1 << 20, memory }
+        Limits { timeout: Duration::from_secs(10), output_spool: Output::SPOOL_LIMIT, memory }
     }
 }
 
@@ -52,7 +55,10 @@ impl std::fmt::Display for Status {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Status::Exited(code) => write!(f, "exit {code}"),
-            Status::Signaled(signal) => write!(f, "killed by {} (signal {signal})", signal_name(*signal)),
+            Status::Signaled(signal) => match signal_name(*signal) {
+                "signal" => write!(f, "killed by signal {signal}"),
+                name => write!(f, "killed by {name} (signal {signal})"),
+            },
             Status::TimedOut => f.write_str("timed out"),
         }
     }
@@ -81,10 +87,8 @@ pub fn signal_name(signal: i32) -> &'static str {
 #[derive(Debug, Clone)]
 pub struct Execution {
     pub status: Status,
-    pub stdout: String,
-    pub stderr: String,
-    /// Output beyond `Limits::output_cap` was dropped.
-    pub output_truncated: bool,
+    pub stdout: Output,
+    pub stderr: Output,
     pub elapsed: Duration,
     /// The test's `outputs` files as the run left them (filled in by
     /// [`crate::Invocation::run`]; empty for a bare execution).
@@ -168,9 +172,9 @@ fn execute_once(program: &Path, args: &[String], env: &[(&str, String)], limits:
     let pgid = child.id() as libc::pid_t;
     live.insert(pgid);
     drop(live);
-    let cap = limits.output_cap;
-    let stdout = capture(child.stdout.take().expect("piped stdout"), cap);
-    let stderr = capture(child.stderr.take().expect("piped stderr"), cap);
+    let spool = limits.output_spool;
+    let stdout = capture(child.stdout.take().expect("piped stdout"), spool);
+    let stderr = capture(child.stderr.take().expect("piped stderr"), spool);
 
     let status = match child.wait_timeout(limits.timeout)? {
         Some(supervisor) => design_status(&report_read, supervisor),
@@ -188,9 +192,9 @@ fn execute_once(program: &Path, args: &[String], env: &[(&str, String)], limits:
     kill_group(pgid, libc::SIGKILL);
     LIVE.lock().unwrap_or_else(|e| e.into_inner()).remove(&pgid);
     sweep_orphans();
-    let (stdout, out_cut) = stdout.join().unwrap_or_default();
-    let (stderr, err_cut) = stderr.join().unwrap_or_default();
-    Ok(Execution { status, stdout, stderr, output_truncated: out_cut || err_cut, elapsed, outputs: Default::default() })
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    Ok(Execution { status, stdout, stderr, elapsed, outputs: Default::default() })
 }
 
 /// The pipe the supervisor reports on: the design's pid (4 bytes), then its wait status
@@ -428,24 +432,9 @@ fn kill_group(pgid: libc::pid_t, signal: libc::c_int) {
     }
 }
 
-/// Reads a pipe to its end on a thread, keeping the first `cap` bytes.
-fn capture(mut pipe: impl Read + Send + 'static, cap: usize) -> std::thread::JoinHandle<(String, bool)> {
-    std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut truncated = false;
-        let mut chunk = [0u8; 8192];
-        loop {
-            match pipe.read(&mut chunk) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    let room = cap.saturating_sub(kept.len());
-                    kept.extend_from_slice(&chunk[..n.min(room)]);
-                    truncated |= n > room;
-                }
-            }
-        }
-        (String::from_utf8_lossy(&kept).into_owned(), truncated)
-    })
+/// Reads a pipe to its end on a thread, whole ([`Output::read_all`]).
+fn capture(pipe: impl Read + Send + 'static, spool: u64) -> std::thread::JoinHandle<Output> {
+    std::thread::spawn(move || Output::read_all(pipe, spool))
 }
 
 #[cfg(test)]
@@ -487,8 +476,8 @@ mod tests {
     fn exit_codes_signals_and_output_are_reported() {
         let run = sh("echo out; echo err >&2; exit 3", Limits::default());
         assert_eq!(run.status, Status::Exited(3));
-        assert_eq!(run.stdout, "out\n");
-        assert_eq!(run.stderr, "err\n");
+        assert_eq!(run.stdout.text(), "out\n");
+        assert_eq!(run.stderr.text(), "err\n");
         assert_eq!(sh("kill -SEGV $$", Limits::default()).status, Status::Signaled(libc::SIGSEGV));
     }
 
@@ -497,7 +486,7 @@ mod tests {
         let limits = Limits { timeout: Duration::from_millis(300), ..Limits::default() };
         let run = sh("sleep 30 & echo $! ; sleep 30", limits);
         assert_eq!(run.status, Status::TimedOut);
-        let child: i32 = run.stdout.trim().parse().unwrap();
+        let child: i32 = run.stdout.text().trim().parse().unwrap();
         std::thread::sleep(Duration::from_millis(100));
         // A killed child may linger as a zombie until init reaps it; that is not alive.
         let alive = std::fs::read_to_string(format!("/proc/{child}/stat"))
@@ -511,7 +500,7 @@ mod tests {
         // The child leaves the run's process group (setsid) and outlives its parent.
         let run = sh("setsid sleep 30 & echo $!", Limits::default());
         assert_eq!(run.status, Status::Exited(0));
-        let child: i32 = run.stdout.trim().parse().unwrap();
+        let child: i32 = run.stdout.text().trim().parse().unwrap();
         std::thread::sleep(Duration::from_millis(100));
         execute(Path::new("/bin/true"), &[], &[], &Limits::default()).unwrap(); // sweeps again
         let alive = std::fs::read_to_string(format!("/proc/{child}/stat"))
@@ -526,11 +515,11 @@ mod tests {
         // design goes on and its own exit status is reported.
         let run = sh("kill -TERM $PPID; kill -INT $PPID; kill -HUP $PPID; sleep 0.1; echo alive; exit 4", Limits::default());
         assert_eq!(run.status, Status::Exited(4));
-        assert_eq!(run.stdout, "alive\n");
+        assert_eq!(run.stdout.text(), "alive\n");
         // SIGKILL to the parent ends the supervisor, and the design with it.
         let run = sh("kill -KILL $PPID; sleep 5; echo survived", Limits::default());
         assert_eq!(run.status, Status::Signaled(libc::SIGKILL));
-        assert_eq!(run.stdout, "");
+        assert_eq!(run.stdout.text(), "");
         // SIGSTOP of the parent: the run still ends, at its timeout.
         let limits = Limits { timeout: Duration::from_millis(300), ..Limits::default() };
         assert_eq!(sh("kill -STOP $PPID; exit 0", limits).status, Status::TimedOut);
@@ -556,10 +545,23 @@ mod tests {
     }
 
     #[test]
-    fn output_floods_are_capped() {
-        let limits = Limits { output_cap: 1000, ..Limits::default() };
-        let run = sh("yes | head -c 100000", limits);
-        assert_eq!(run.stdout.len(), 1000);
-        assert!(run.output_truncated);
+    fn output_floods_are_counted_and_hashed_whole_past_the_spool_limit() {
+        let limits = Limits { output_spool: 100_000, ..Limits::default() };
+        let run = sh("yes | head -c 3000000", limits);
+        assert_eq!(run.stdout.len, 3_000_000);
+        assert_eq!(run.stdout.kept(), 100_000);
+        assert_eq!(run.stdout.head().len(), crate::output::HEAD_BYTES);
+        assert_eq!(run.stdout, Output::from_bytes(&b"y\n".repeat(1_500_000)));
+        // One byte changed after 2 MB is a different output.
+        let other = sh("{ yes | head -c 2000001; printf x; yes | head -c 999998; }", limits);
+        assert_eq!(other.stdout.len, 3_000_000);
+        assert_ne!(other.stdout, run.stdout);
+    }
+
+    #[test]
+    fn stdout_and_stderr_are_kept_byte_exact() {
+        let run = sh("printf 'v \\200\\n'; printf 'e \\201' >&2", Limits::default());
+        assert_eq!(run.stdout, Output::from_bytes(b"v \x80\n"));
+        assert_eq!(run.stderr, Output::from_bytes(b"e \x81"));
     }
 }

@@ -62,6 +62,9 @@ pub struct Invocation {
     pub nondet: Vec<i128>,
     /// `SYNCMUT_INPUTS`: named input values (unset when empty).
     pub inputs: BTreeMap<String, i64>,
+    /// `SYNCMUT_ENTROPY`: another virtual world (clock start, random stream); unset
+    /// inherits syncmut's own environment (the default world, 0).
+    pub entropy: Option<u32>,
     /// Time, memory and output bounds.
     pub limits: Limits,
     /// The test's stdin, files, environment, command and outputs.
@@ -88,6 +91,7 @@ impl Invocation {
             input_log: None,
             nondet: Vec::new(),
             inputs: BTreeMap::new(),
+            entropy: None,
             limits: Limits::default(),
             setting: Setting::default(),
             work_root: None,
@@ -117,6 +121,7 @@ impl Invocation {
         vars.extend(self.schedule_out.as_ref().map(|p| (env::SCHEDULE_OUT, path(p))));
         vars.extend(self.max_steps.map(|n| (env::MAX_STEPS, n.to_string())));
         vars.extend(self.input_log.as_ref().map(|p| (env::INPUT_LOG, path(p))));
+        vars.extend(self.entropy.map(|n| (env::ENTROPY, n.to_string())));
         if !self.nondet.is_empty() {
             vars.push((env::NONDET, self.nondet.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")));
         }
@@ -203,7 +208,7 @@ mod tests {
             active: Some("0:remove".into()),
             ..Invocation::new(Path::new("/bin/sh"), &["-c".to_string(), "echo $SYNCMUT_ACTIVE".to_string()])
         };
-        assert_eq!(run.run().unwrap().stdout, "0:remove\n");
+        assert_eq!(run.run().unwrap().stdout.text(), "0:remove\n");
     }
 
     #[test]
@@ -221,10 +226,11 @@ mod tests {
         let work = dir.path().join("work");
         let run = Invocation { work_root: Some(work.clone()), ..Invocation::for_test(Path::new("/bin/sh"), &test) };
         let execution = run.run().unwrap();
-        let lines: Vec<&str> = execution.stdout.lines().collect();
-        assert_eq!(lines[..3], ["typed", "from a file", "hi"], "{}", execution.stderr);
+        let text = execution.stdout.text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[..3], ["typed", "from a file", "hi"], "{}", execution.stderr.text());
         assert!(lines[3].starts_with(work.to_str().unwrap()), "ran in {}", lines[3]);
-        assert_eq!(execution.outputs["out.txt"].as_ref().unwrap().bytes, execution.stdout.len() as u64);
+        assert_eq!(execution.outputs["out.txt"].as_ref().unwrap().bytes, execution.stdout.len);
         assert_eq!(execution.outputs["absent"], None);
         // Nothing is left behind, and the test file's directory is untouched.
         assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);

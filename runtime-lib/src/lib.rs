@@ -14,7 +14,8 @@
 //!   `include/syncmut_tables.h`. Unit tests keep the Rust constants in step with the
 //!   headers.
 //! - [`invocation`]: one run of a design binary with its environment and limits, on top of
-//!   [`exec`], the contained process runner.
+//!   [`exec`], the contained process runner, which keeps each output stream whole
+//!   ([`output`]: length, SHA-256, a head in memory, the rest in a temporary file).
 //! - [`trace`] reads the trace the runtime writes (`trace.c`), [`schedule`] the schedule
 //!   files the scheduler records (`scheduler.c`), [`test_case`] the tests whose input
 //!   values the runtime hands out (`inputs.c`).
@@ -26,6 +27,7 @@ pub mod atomic;
 pub mod env;
 pub mod exec;
 pub mod invocation;
+pub mod output;
 pub mod schedule;
 pub mod status;
 pub mod tables;

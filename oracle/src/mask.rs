@@ -1,0 +1,224 @@
+//! Nondeterminism the baseline found in the original, masked out of every comparison.
+//!
+//! The baseline runs the original twice under the same schedule but in two different
+//! virtual worlds (`SYNCMUT_ENTROPY`: another clock start and random stream). What still
+//! differs between the two runs depends on the clock, on random bytes, or on something
+//! else the design does not control (addresses, pids): a mutant must not be killed by it.
+//! Such observations are masked: output lines by number, and per trace event (a thread's
+//! k-th event at a site) its simulation time or the values of some globals. What cannot be
+//! masked (a different status, other lines or events, another end state) makes the test
+//! unusable, and the reason says what differed.
+
+use crate::observation::{Compared, Observation, Step};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One trace event, named so that hiding other sites' events (a mutant's own) does not
+/// rename it: the thread, the site and which occurrence of that site in the thread.
+pub type EventKey = (String, u32, usize);
+
+/// What the baseline masks on a test.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mask {
+    /// stdout line numbers, from 0.
+    pub stdout_lines: BTreeSet<usize>,
+    /// stderr line numbers, from 0.
+    pub stderr_lines: BTreeSet<usize>,
+    /// Events whose simulation time is masked.
+    pub times: BTreeSet<EventKey>,
+    /// Events and the globals whose values are masked there.
+    pub values: BTreeMap<EventKey, BTreeSet<String>>,
+}
+
+impl Mask {
+    pub fn is_empty(&self) -> bool {
+        self.stdout_lines.is_empty() && self.stderr_lines.is_empty() && self.times.is_empty() && self.values.is_empty()
+    }
+
+    /// Both masks together (several repeats).
+    pub fn union(mut self, other: Mask) -> Mask {
+        self.stdout_lines.extend(other.stdout_lines);
+        self.stderr_lines.extend(other.stderr_lines);
+        self.times.extend(other.times);
+        for (key, names) in other.values {
+            self.values.entry(key).or_default().extend(names);
+        }
+        self
+    }
+
+    /// What differs between two runs of the original on one test, as a mask; or, when the
+    /// difference cannot be masked, what it was in words. `label` names a site.
+    pub fn between(a: &Observation, b: &Observation, label: &dyn Fn(u32) -> String) -> Result<Mask, String> {
+        if a.status != b.status {
+            return Err(format!("it ended with {} in one run and {} in the other", a.status, b.status));
+        }
+        let mut mask = Mask { stdout_lines: differing_lines("stdout", &a.stdout, &b.stdout)?, stderr_lines: differing_lines("stderr", &a.stderr, &b.stderr)?, ..Mask::default() };
+        // Same threads, same sites in the same order: only times and values may differ.
+        let structure = |o: &Observation| -> BTreeMap<String, Vec<u32>> { o.threads.iter().map(|(t, s)| (t.clone(), s.iter().map(|s| s.site).collect())).collect() };
+        if structure(a) != structure(b) {
+            let strip = |o: &Observation| Observation { threads: o.threads.iter().map(|(t, s)| (t.clone(), s.iter().map(|s| Step { site: s.site, time: None, state: BTreeMap::new() }).collect())).collect(), ..o.clone() };
+            let what = strip(a).first_step_difference(&strip(b), label).unwrap_or_else(|| "the threads differ".to_string());
+            return Err(format!("its synchronization differed: {what}"));
+        }
+        for (thread, steps) in &a.threads {
+            let mut seen: BTreeMap<u32, usize> = BTreeMap::new();
+            for (x, y) in steps.iter().zip(&b.threads[thread]) {
+                let occurrence = seen.entry(x.site).or_default();
+                let key = (thread.clone(), x.site, *occurrence);
+                *occurrence += 1;
+                if x.time != y.time {
+                    mask.times.insert(key.clone());
+                }
+                let keys: BTreeSet<String> = x.state.keys().chain(y.state.keys()).filter(|k| x.state.get(*k) != y.state.get(*k)).cloned().collect();
+                if !keys.is_empty() {
+                    mask.values.insert(key, keys);
+                }
+            }
+        }
+        if a.deadlock != b.deadlock || a.livelock != b.livelock || a.pending != b.pending {
+            return Err("it ended differently (deadlock, livelock or who is blocked where)".to_string());
+        }
+        if a.lost_notifications != b.lost_notifications {
+            return Err("it lost different notifications".to_string());
+        }
+        Ok(mask)
+    }
+
+    /// The observation with the masked parts left out, for comparison.
+    pub fn apply(&self, observation: Observation) -> Observation {
+        if self.is_empty() {
+            return observation;
+        }
+        let mut o = observation;
+        o.stdout = o.stdout.masking(&self.stdout_lines);
+        o.stderr = o.stderr.masking(&self.stderr_lines);
+        for (thread, steps) in o.threads.iter_mut() {
+            let mut seen: BTreeMap<u32, usize> = BTreeMap::new();
+            for step in steps.iter_mut() {
+                let occurrence = seen.entry(step.site).or_default();
+                let key = (thread.clone(), step.site, *occurrence);
+                *occurrence += 1;
+                if self.times.contains(&key) {
+                    step.time = None;
+                }
+                if let Some(keys) = self.values.get(&key) {
+                    step.state.retain(|k, _| !keys.contains(k));
+                }
+            }
+        }
+        o
+    }
+
+    /// The masked observations in words, for baseline.json and the baseline table:
+    /// `stdout lines 1, 3`, `time of p.reader at wait(e) @ x.cpp:18`, `d.value at …`.
+    pub fn describe(&self, label: &dyn Fn(u32) -> String) -> Vec<String> {
+        let mut out = Vec::new();
+        for (stream, lines) in [("stdout", &self.stdout_lines), ("stderr", &self.stderr_lines)] {
+            if !lines.is_empty() {
+                let numbers: Vec<String> = lines.iter().map(|i| (i + 1).to_string()).collect();
+                out.push(format!("{stream} line{} {}", if lines.len() == 1 { "" } else { "s" }, numbers.join(", ")));
+            }
+        }
+        let occurrence = |n: usize| if n == 0 { String::new() } else { format!(" (occurrence {})", n + 1) };
+        for (thread, site, n) in &self.times {
+            out.push(format!("time of {thread} at {}{}", label(*site), occurrence(*n)));
+        }
+        for ((thread, site, n), keys) in &self.values {
+            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+            out.push(format!("{} seen by {thread} at {}{}", keys.join(", "), label(*site), occurrence(*n)));
+        }
+        out
+    }
+}
+
+/// Line numbers at which two outputs differ, when they have the same number of lines;
+/// otherwise what differed.
+fn differing_lines(stream: &str, a: &Compared, b: &Compared) -> Result<BTreeSet<usize>, String> {
+    if a == b {
+        return Ok(BTreeSet::new());
+    }
+    if !a.output.is_whole() || !b.output.is_whole() {
+        return Err(format!("its {stream} differed beyond the part syncmut keeps ({} and {} bytes)", a.output.len, b.output.len));
+    }
+    let (mut x, mut y) = (a.output.lines(), b.output.lines());
+    let mut lines = BTreeSet::new();
+    for i in 0.. {
+        match (x.next(), y.next()) {
+            (None, None) => break,
+            (Some(l), Some(m)) => {
+                if l.bytes != m.bytes && (a.keeps(i, &l.bytes) || b.keeps(i, &m.bytes)) {
+                    lines.insert(i);
+                }
+            }
+            (l, m) => {
+                let count = |o: &Compared| o.output.lines().count();
+                let shown = l.or(m).map(|l| l.shown()).unwrap_or_default();
+                return Err(format!(
+                    "its {stream} had {} lines in one run and {} in the other (line {}: \"{shown}\")",
+                    count(a),
+                    count(b),
+                    i + 1
+                ));
+            }
+        }
+    }
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+    use syncmut_runtime::exec::Status;
+    use syncmut_runtime::output::Output;
+
+    fn observation(stdout: &str, time: &str, seed: i64) -> Observation {
+        let step = |site: u32, time: &str, seed: i64| Step { site, time: Some(time.to_string()), state: BTreeMap::from([("seed".to_string(), Value::from(seed)), ("n".to_string(), Value::from(1))]) };
+        Observation {
+            status: Status::Exited(0),
+            stdout: Compared::whole(&Output::from_bytes(stdout.as_bytes())),
+            stderr: Compared::design_stderr(&Output::default()),
+            outputs: BTreeMap::new(),
+            threads: BTreeMap::from([("t".to_string(), vec![step(1, "0 s", 0), step(2, time, seed), step(1, "9 ns", 0)])]),
+            deadlock: false,
+            livelock: false,
+            livelock_thread: None,
+            livelock_site: None,
+            pending: Vec::new(),
+            lost_notifications: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn differing_lines_times_and_values_are_masked_and_described() {
+        let label = |s: u32| format!("site {s}");
+        let a = observation("seed 17\nsum 6\n", "3 ns", 17);
+        let b = observation("seed 99\nsum 6\n", "5 ns", 99);
+        let mask = Mask::between(&a, &b, &label).unwrap();
+        assert_eq!(mask.stdout_lines, BTreeSet::from([0]));
+        assert_eq!(mask.describe(&label), ["stdout line 1", "time of t at site 2", "seed seen by t at site 2"]);
+        assert_eq!(mask.apply(a.clone()), mask.apply(b.clone()));
+        // What is not masked still counts: another sum, or n seen at the masked event.
+        let mut c = observation("seed 5\nsum 7\n", "4 ns", 5);
+        assert_ne!(mask.apply(a.clone()), mask.apply(c.clone()));
+        c = observation("seed 5\nsum 6\n", "4 ns", 5);
+        c.threads.get_mut("t").unwrap()[1].state.insert("n".to_string(), Value::from(2));
+        assert_ne!(mask.apply(a.clone()), mask.apply(c));
+        // Hiding another site's events (a mutant's own) does not move the mask.
+        let hide = |o: &Observation| Observation { threads: o.threads.iter().map(|(t, s)| (t.clone(), s.iter().filter(|s| s.site != 1).cloned().collect())).collect(), ..o.clone() };
+        assert_eq!(mask.apply(hide(&a)), mask.apply(hide(&b)));
+    }
+
+    #[test]
+    fn differences_that_cannot_be_masked_say_what_differed() {
+        let label = |s: u32| format!("site {s}");
+        let a = observation("one\n", "3 ns", 1);
+        let b = observation("one\ntwo\n", "3 ns", 1);
+        assert_eq!(Mask::between(&a, &b, &label).unwrap_err(), "its stdout had 1 lines in one run and 2 in the other (line 2: \"two\")");
+        let mut c = a.clone();
+        c.status = Status::Exited(3);
+        assert_eq!(Mask::between(&a, &c, &label).unwrap_err(), "it ended with exit 0 in one run and exit 3 in the other");
+        let mut d = a.clone();
+        d.threads.get_mut("t").unwrap()[1].site = 4;
+        assert_eq!(Mask::between(&a, &d, &label).unwrap_err(), "its synchronization differed: t reaches site 4 instead of site 2");
+    }
+}
