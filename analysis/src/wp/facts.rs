@@ -10,6 +10,10 @@ use std::collections::{HashMap, HashSet};
 /// Facts about the module shared by every site's analysis.
 pub struct ModuleFacts<'m> {
     pub callers: HashMap<Func<'m>, Vec<Value<'m>>>,
+    /// Address-taken functions and the indirect calls of their type that may reach them
+    /// (function pointers, virtual calls, `sc_port` interface calls): followed only
+    /// for a function no direct call chain reaches.
+    pub(super) indirect_callers: HashMap<Func<'m>, Vec<Value<'m>>>,
     /// Thread/process entries: (entry, creation call or constructor, argument, kind label).
     pub entries: HashMap<Func<'m>, Vec<Creation<'m>>>,
     pub roots: Vec<Func<'m>>,
@@ -43,12 +47,16 @@ pub enum Creation<'m> {
     /// `SC_THREAD`/`SC_METHOD` registered in a module constructor; `this` is its first
     /// parameter; the process starts at `sc_start`.
     Systemc { constructor: Func<'m> },
+    /// `sc_spawn(f)`: the spawn object's `semantics()` runs `f` as a new process; the
+    /// call is where it is created.
+    Spawn { call: Value<'m> },
 }
 
 impl<'m> ModuleFacts<'m> {
     /// Scans the module: call graph, thread entries, predecessor maps and back edges.
     pub fn new(m: &'m Module) -> ModuleFacts<'m> {
         let callers = m.callers();
+        let indirect_callers = m.indirect_callers();
         let effects = Effects::of(m);
         let mut entries: HashMap<Func<'m>, Vec<Creation<'m>>> = HashMap::new();
         let mut roots = Vec::new();
@@ -101,16 +109,19 @@ impl<'m> ModuleFacts<'m> {
                 }
             }
         }
+        for (entry, call) in spawned_processes(m, &callers) {
+            entries.entry(entry).or_default().push(Creation::Spawn { call });
+        }
         let mut preds = HashMap::new();
         let mut back = HashMap::new();
         for f in m.functions().into_iter().filter(|f| f.has_body()) {
             preds.insert(f, f.predecessors());
             back.insert(f, back_edges(f));
         }
-        let concurrent_writes = concurrent_writes(&entries, &roots, &effects);
+        let concurrent_writes = concurrent_writes(&entries, &roots, &effects, &indirect_callers);
         let nondet_callers = nondet_callers(m, &callers);
         let concurrent_nondet = concurrent_nondet(&entries, &roots, &nondet_callers, &effects);
-        ModuleFacts { callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, process_order, notifies, effects }
+        ModuleFacts { callers, indirect_callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, process_order, notifies, effects }
     }
 
     /// Whether code running concurrently may store to global `g`.
@@ -229,8 +240,19 @@ fn record_store<'m>(i: Value<'m>, written: &mut Written<'m>) -> Option<()> {
     Some(())
 }
 
-fn concurrent_writes<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: &[Func<'m>], effects: &Effects<'m>) -> Option<Written<'m>> {
+fn concurrent_writes<'m>(
+    entries: &HashMap<Func<'m>, Vec<Creation<'m>>>,
+    roots: &[Func<'m>],
+    effects: &Effects<'m>,
+    indirect_callers: &HashMap<Func<'m>, Vec<Value<'m>>>,
+) -> Option<Written<'m>> {
     let mut written = Written { globals: HashSet::new(), fields: HashSet::new() };
+    let mut indirect_targets: HashMap<Value<'m>, Vec<Func<'m>>> = HashMap::new();
+    for (target, calls) in indirect_callers {
+        for call in calls {
+            indirect_targets.entry(*call).or_default().push(*target);
+        }
+    }
     // Functions reachable from thread entries.
     let mut todo: Vec<Func<'m>> = entries.keys().copied().collect();
     let mut seen: HashSet<Func<'m>> = HashSet::new();
@@ -244,6 +266,7 @@ fn concurrent_writes<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: 
                 if let Some(c) = i.called_function() {
                     todo.push(c);
                 }
+                todo.extend(indirect_targets.get(&i).into_iter().flatten());
             }
         }
     }
@@ -285,6 +308,52 @@ fn is_local_slot(mut p: Value<'_>) -> bool {
         }
     }
     false
+}
+
+/// Processes started with `sc_spawn`: each `sc_core::sc_spawn_object<T>::semantics()`
+/// (`sc_spawn_object_v` for a spawn with a result) paired with every direct call of the
+/// `sc_core::sc_spawn<T>` instantiation that creates it, matched on the template
+/// arguments of their demangled names.
+fn spawned_processes<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m>>>) -> Vec<(Func<'m>, Value<'m>)> {
+    let functions: Vec<(Func<'m>, String)> = m.functions().into_iter().filter_map(|f| demangled(&f.name()).map(|d| (f, d))).collect();
+    let spawns: Vec<(Func<'m>, &str)> =
+        functions.iter().filter_map(|(f, d)| template_arguments(d, "sc_core::sc_spawn<").map(|t| (*f, t))).collect();
+    let mut out = Vec::new();
+    for (entry, name) in functions.iter().filter(|(f, d)| f.has_body() && d.ends_with(">::semantics()")) {
+        let object = template_arguments(name, "sc_core::sc_spawn_object<").or_else(|| template_arguments(name, "sc_core::sc_spawn_object_v<"));
+        let Some(object) = object else { continue };
+        for (spawn, args) in &spawns {
+            if *args == object {
+                out.extend(callers.get(spawn).into_iter().flatten().map(|call| (*entry, *call)));
+            }
+        }
+    }
+    out
+}
+
+/// The demangled form of a C++ symbol.
+fn demangled(symbol: &str) -> Option<String> {
+    let parsed = cpp_demangle::Symbol::new(symbol).ok()?;
+    parsed.demangle(&cpp_demangle::DemangleOptions::default()).ok()
+}
+
+/// The text between the angle brackets that follow `template` in `name` (balanced).
+fn template_arguments<'a>(name: &'a str, template: &str) -> Option<&'a str> {
+    let start = name.find(template)? + template.len();
+    let mut depth = 1;
+    for (i, c) in name[start..].char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&name[start..start + i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn collect_functions<'m>(v: Value<'m>, out: &mut Vec<Func<'m>>, depth: u32) {
