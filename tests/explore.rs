@@ -263,6 +263,25 @@ fn an_atomic_section_is_one_step() {
 }
 
 #[test]
+fn a_verifier_atomic_function_and_a_programs_own_section_are_one_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000);
+    let source = verifier("atomic_function.c");
+    // The same function under an ordinary name loses an update.
+    let plain = build_with(&source, &dir.path().join("plain"), Interleave::Memory, &["-DPLAIN"]);
+    let report = explore::explore(&original(&plain.metamutant), &dfs, &dir.path().join("plain/work")).unwrap();
+    assert_eq!(report.found.map(|f| f.kind), Some(BugKind::Assertion));
+    for (name, flags) in [("by-name", &[][..]), ("own-section", &["-DOWN_SECTION"][..])] {
+        for interleave in [Interleave::Sync, Interleave::Memory] {
+            let out = dir.path().join(format!("{name}-{interleave}"));
+            let atomic = build_with(&source, &out, interleave, flags);
+            let report = explore::explore(&original(&atomic.metamutant), &dfs, &out.join("work")).unwrap();
+            assert!(report.found.is_none() && report.exhausted, "{name}, {interleave}: {:?}", report.found.map(|f| f.message));
+        }
+    }
+}
+
+#[test]
 fn a_failed_assumption_ends_the_run_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let b = build(&verifier("assume.c"), dir.path());
