@@ -133,6 +133,8 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         }
         return Ok(exit::OK);
     };
+    // What `syncmut replay DIR` needs besides the files below.
+    let replay = serde_json::json!({ "args": a.args, "timeout_secs": a.timeout.max(1) });
     let text = explore::render_counterexample(&build.catalogue, &found);
     let schedule_file = a.output.join("counterexample.schedule");
     let trace_file = a.output.join("counterexample.jsonl");
@@ -140,6 +142,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     save(&schedule_file, found.schedule_text.as_bytes())?;
     save(&trace_file, &syncmut_runtime::trace::to_jsonl(&found.trace))?;
     save(&a.output.join("counterexample.txt"), text.as_bytes())?;
+    save(&a.output.join(COUNTEREXAMPLE_RUN), &serde_json::to_vec_pretty(&replay).expect("json"))?;
     println!("\nBUG {text}");
     // Every path in the hint absolute, so it works from any directory.
     let absolute = |p: &PathBuf| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()).display().to_string();
@@ -166,5 +169,43 @@ fn shell_word(word: &str) -> String {
         word.to_string()
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The design arguments and timeout of an explore directory's counterexample.
+const COUNTEREXAMPLE_RUN: &str = "counterexample.json";
+
+/// `syncmut replay DIR` on an explore directory: runs the metamutant again under the
+/// counterexample's schedule and checks the trace is the saved one.
+pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::Failure> {
+    let usage = |message: String| crate::Failure { code: exit::USAGE, error: anyhow::anyhow!(message) };
+    let schedule = dir.join("counterexample.schedule");
+    if !schedule.exists() {
+        let what = if dir.join(syncmut_oracle::outdir::OUTCOMES).exists() { "a run directory: name the mutant to replay" } else { "neither a run directory nor an explore directory with a counterexample" };
+        return Err(usage(format!("{}: {what}", dir.display())));
+    }
+    let run: serde_json::Value = std::fs::read(dir.join(COUNTEREXAMPLE_RUN))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .ok_or_else(|| usage(format!("{}: missing or unreadable; explore this design again to replay it", dir.join(COUNTEREXAMPLE_RUN).display())))?;
+    let args: Vec<String> = run["args"].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(String::from)).collect();
+    let saved = syncmut_runtime::trace::read(&dir.join("counterexample.jsonl")).map_err(usage)?;
+    let replay_path = dir.join("replay.trace");
+    let invocation = Invocation {
+        active: Some(String::new()),
+        trace: Some(replay_path.clone()),
+        schedule: Some(format!("replay:{}", schedule.display())),
+        limits: Limits { timeout: std::time::Duration::from_secs(run["timeout_secs"].as_u64().unwrap_or(10)), ..Limits::default() },
+        ..Invocation::new(&dir.join(metamutant::layout::METAMUTANT_EXE), &args)
+    };
+    let execution = invocation.run().map_err(|e| crate::Failure { code: exit::INTERNAL, error: anyhow::anyhow!("{}: cannot run: {e}", dir.display()) })?;
+    let replayed = syncmut_runtime::trace::read(&replay_path).map_err(usage)?;
+    let _ = std::fs::remove_file(&replay_path);
+    println!("counterexample of {}: {}", dir.display(), execution.status);
+    if replayed.events == saved.events && replayed.end == saved.end {
+        println!("reproduced: the trace is identical to {}", dir.join("counterexample.jsonl").display());
+        Ok(exit::OK)
+    } else {
+        Err(crate::Failure { code: exit::NOT_REPRODUCED, error: anyhow::anyhow!("the replay differs from {}", dir.join("counterexample.jsonl").display()) })
     }
 }

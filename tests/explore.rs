@@ -192,6 +192,8 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     let (status, _) = run(&out.join("metamutant"), &[("SYNCMUT_SCHEDULE", &format!("replay:{}", schedule.display()))]);
     assert_eq!(status.code(), Some(122));
     assert!(syncmut_runtime::trace::read(&out.join("counterexample.jsonl")).unwrap().end.unwrap().deadlock);
+    // `replay` takes the explore directory itself.
+    util::syncmut().arg("replay").arg(&out).assert().success().stdout(predicates::str::contains("reproduced: the trace is identical"));
 
     let out = dir.path().join("twin");
     syncmut(&[bugs_dir().join("lock_order_ok.c").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "pct", "--schedules", "50"]).code(0);
