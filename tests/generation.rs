@@ -174,3 +174,15 @@ fn a_function_also_called_through_a_pointer_is_not_proven_dead_by_its_direct_cal
     assert!(sites[0]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("indirect call at direct_and_pointer.c:26 is assumed to reach flush")), "{}", sites[0]);
     assert!(stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"), "{stdout}");
 }
+
+#[test]
+fn an_sc_method_is_not_analysed_as_if_it_ran_once_at_sc_start() {
+    // detect() runs on every change of `level`; `prev` and the signal's value at its
+    // activation are what earlier activations and the kernel's updates left, not their
+    // values at sc_start. `method_activation 10` reaches the notify.
+    let (out, code, stdout, stderr) = syncmut("gen", "method_activation.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    assert_ne!(sites[1]["verdict"]["verdict"], "unreachable", "{}", sites[1]);
+    assert!(sites[1]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("when the SC_METHOD edge_detector::detect starts")), "{}", sites[1]);
+}

@@ -573,6 +573,17 @@ pub enum TypeShape {
 }
 
 impl<'m> Type<'m> {
+    /// The name of a named struct type (`class.sc_core::sc_signal<int>`), if it is one.
+    pub fn struct_name(self) -> Option<String> {
+        if self.shape() != TypeShape::Struct {
+            return None;
+        }
+        // SAFETY: a struct type of this module; the name, when set, is a C string it owns.
+        unsafe {
+            let p = LLVMGetStructName(self.0);
+            (!p.is_null()).then(|| CStr::from_ptr(p).to_string_lossy().into_owned())
+        }
+    }
     pub fn shape(self) -> TypeShape {
         // SAFETY: live type.
         unsafe {

@@ -30,6 +30,9 @@ pub struct ModuleFacts<'m> {
     /// start) may call `__VERIFIER_nondet_*`: the call counter is then unknown after a
     /// synchronization point and at a thread's entry.
     pub(super) concurrent_nondet: bool,
+    /// SystemC method processes (`SC_METHOD`): each runs again on every trigger, so the
+    /// module state at its start is whatever the last activations left.
+    pub(super) methods: HashSet<Func<'m>>,
     /// SystemC processes: (registering constructor, position in its registration
     /// order), which is the kernel's order of first activation within a module.
     pub(super) process_order: HashMap<Func<'m>, (Func<'m>, usize)>,
@@ -62,6 +65,7 @@ impl<'m> ModuleFacts<'m> {
         let mut roots = Vec::new();
         let mut process_order: HashMap<Func<'m>, (Func<'m>, usize)> = HashMap::new();
         let mut notifies = Vec::new();
+        let mut methods = HashSet::new();
         for f in m.functions() {
             let name = f.name();
             if (name == "main" || name == "sc_main") && f.has_body() {
@@ -82,6 +86,13 @@ impl<'m> ModuleFacts<'m> {
                     }
                     if effects.registers_process(i) {
                         registers_process = true;
+                        if i.called_function().is_some_and(|c| c.name().contains("create_method_process")) {
+                            let mut entries = Vec::new();
+                            for a in i.call_args() {
+                                collect_functions(a, &mut entries, 0);
+                            }
+                            methods.extend(entries);
+                        }
                     }
                     if i.opcode() == Some(Opcode::LLVMCall) || i.opcode() == Some(Opcode::LLVMInvoke) {
                         for a in i.call_args() {
@@ -121,7 +132,7 @@ impl<'m> ModuleFacts<'m> {
         let concurrent_writes = concurrent_writes(&entries, &roots, &effects, &indirect_callers);
         let nondet_callers = nondet_callers(m, &callers);
         let concurrent_nondet = concurrent_nondet(&entries, &roots, &nondet_callers, &effects);
-        ModuleFacts { callers, indirect_callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, process_order, notifies, effects }
+        ModuleFacts { callers, indirect_callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, methods, process_order, notifies, effects }
     }
 
     /// Whether code running concurrently may store to global `g`.
@@ -134,7 +145,7 @@ impl<'m> ModuleFacts<'m> {
     /// indices may be written.
     pub(super) fn field_concurrently_written(&self, address: Value<'m>) -> bool {
         match (&self.concurrent_writes, field_key(address)) {
-            (Some(w), Some(key)) => w.fields.contains(&key),
+            (Some(w), Some(key)) => w.fields.contains(&key) || kernel_updated(key.0),
             _ => true,
         }
     }
@@ -153,6 +164,13 @@ pub(super) struct Written<'m> {
 /// byte reached through differently shaped GEPs does not (a candidate built on such a
 /// read is then refuted by execution).
 pub(super) type FieldKey<'m> = (Type<'m>, Vec<u64>);
+
+/// A field of a SystemC or TLM library class (`sc_signal`'s current value, a fifo's
+/// buffer): the kernel changes it in its update phase, from code no process entry
+/// reaches, so it counts as written concurrently.
+fn kernel_updated(ty: Type<'_>) -> bool {
+    ty.struct_name().is_some_and(|n| ["class.sc_core::", "struct.sc_core::", "class.tlm::", "struct.tlm::"].iter().any(|p| n.starts_with(p)))
+}
 
 /// The field `p` addresses, if it is a GEP with constant indices.
 fn field_key(p: Value<'_>) -> Option<FieldKey<'_>> {
