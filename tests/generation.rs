@@ -23,7 +23,7 @@ fn syncmut(command: &str, design: &str, args: &[&str]) -> (tempfile::TempDir, i3
 fn run_falls_back_to_the_default_invocation_when_generation_finds_nothing() {
     // Every site is unknown to the analysis; running the design with no arguments
     // reaches both.
-    let (_out, code, stdout, stderr) = syncmut("run", "pointer_merge.c", &[]);
+    let (_out, code, stdout, stderr) = syncmut("run", "hex_level.c", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(stderr.contains("generated 0 test(s); reach rate: 0 of 2 sites not proven unreachable (0%); 2 unknown"), "{stderr}");
     assert!(stderr.contains("running the design's default invocation (no arguments)"), "{stderr}");
@@ -47,15 +47,25 @@ fn a_test_ending_by_an_assumption_is_not_kept_and_unreached_sites_count() {
 
 #[test]
 fn reasons_are_words_not_debug_output() {
+    // A merge of argv[1] and getenv's result is left free, and the note says so in words.
     let (out, code, stdout, stderr) = syncmut("gen", "pointer_merge.c", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    let notes: Vec<&str> = sites[0]["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    let merge = notes.iter().find(|n| n.contains("on one path and")).unwrap_or_else(|| panic!("{notes:?}"));
+    assert!(merge.contains("the string argv[1]") && merge.contains("memory returned by getenv at pointer_merge.c:10"), "{merge}");
+    assert!(stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"), "{stdout}");
+    // An unknown site's reason and the summary line.
+    let (out, _, stdout, _) = syncmut("gen", "hex_level.c", &[]);
+    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
     let reason = sites[0]["verdict"]["reason"].as_str().unwrap();
-    assert!(reason.contains("the string argv[1]") && reason.contains("memory returned by getenv at pointer_merge.c:10"), "{reason}");
-    for debug in ["ArgStr(", "Loc {", "Opaque(", "Value(0x", "!dbg"] {
-        assert!(!reason.contains(debug), "{reason}");
+    assert!(reason.contains("strtol with base 16: not supported yet, hex_level.c:10"), "{reason}");
+    for text in [*merge, reason] {
+        for debug in ["ArgStr(", "Loc {", "Opaque(", "Value(0x", "!dbg"] {
+            assert!(!text.contains(debug), "{text}");
+        }
     }
-    assert!(stdout.contains("reach rate: 0 of 2 sites not proven unreachable (0%); 2 unknown: site 0 (pointer_merge.c:12"), "{stdout}");
+    assert!(stdout.contains("reach rate: 0 of 2 sites not proven unreachable (0%); 2 unknown: site 0 (hex_level.c:11"), "{stdout}");
 }
 
 #[test]
