@@ -10,6 +10,8 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use std::path::PathBuf;
 use syncmut_mutator::api::Family;
+use syncmut_mutator::effect::Effect;
+use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::{metamutant, Design};
 use syncmut_runtime::exec::Limits;
 use syncmut_runtime::Invocation;
@@ -51,9 +53,12 @@ pub struct ExploreArgs {
     /// Timeout of one execution, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     pub timeout: u64,
-    /// Arguments passed to the design.
-    #[arg(last = true)]
+    /// An argument passed to the design (repeatable, in order), e.g. `--arg=-v --arg 4`.
+    #[arg(long = "arg", value_name = "WORD", allow_hyphen_values = true)]
     pub args: Vec<String>,
+    /// Flags for clang, as after `--` in every other command (`-- -DN=4 -Iinclude`).
+    #[arg(last = true)]
+    pub flags: Vec<String>,
 }
 
 /// Runs the exploration; returns the exit code (0: no bug found, 9: bug found), or the
@@ -64,11 +69,24 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     if a.depth == 0 || a.depth > 64 {
         return Err((exit::USAGE, anyhow::anyhow!("--depth must be between 1 and 64")));
     }
+    if a.schedules == 0 {
+        return Err((exit::USAGE, anyhow::anyhow!("--schedules must be at least 1")));
+    }
+    let flags: Vec<String> = a.cflags.iter().chain(&a.flags).cloned().collect();
     // The project's own synchronization functions, declared in syncmut.toml.
     let sync = crate::config::load(&a.design).map_err(|e| (exit::USAGE, e))?.sync;
-    let design = Design { sync, ..Design::from_paths(&a.design, &a.cflags).map_err(mutator)? };
+    let design = Design { sync, ..Design::from_paths(&a.design, &flags).map_err(mutator)? };
     std::fs::create_dir_all(&a.output).with_context(|| format!("create {}", a.output.display())).map_err(internal)?;
-    let build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave: a.interleave }).map_err(mutator)?;
+    let mut interleave = a.interleave;
+    let mut build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave }).map_err(mutator)?;
+    let only_create_and_join = build.catalogue.sites.iter().all(|s| matches!(s.effect, Some(Effect::Join { .. }) | Some(Effect::CreateThread { .. })));
+    if build.catalogue.kind == Family::Pthread && only_create_and_join && interleave.is_sync() {
+        // Thread creation and joins alone leave no choice to explore: the program's
+        // concurrency is in its shared memory.
+        eprintln!("syncmut: no synchronization calls other than thread creation and joins: exploring at memory level (every load and store of shared memory is a scheduling point), as with --interleave memory");
+        interleave = Interleave::Memory;
+        build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave }).map_err(mutator)?;
+    }
     for warning in &build.warnings {
         eprintln!("syncmut: warning: {warning}");
     }
@@ -76,7 +94,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         return Err((exit::USAGE, anyhow::anyhow!("explore needs a pthread design (SystemC's process order is deterministic)")));
     }
     if build.catalogue.sites.is_empty() && build.shared_accesses == 0 {
-        eprintln!("syncmut: no synchronization calls in user code: there is no schedule to explore");
+        eprintln!("syncmut: no synchronization calls and no shared memory accesses in user code: there is no schedule to explore");
         return Ok(exit::NO_SITES);
     }
     let strategy = match a.strategy {
@@ -84,7 +102,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         StrategyName::Pct => Strategy::Pct { depth: a.depth },
         StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions, sleep_sets: !a.no_sleep_sets },
     };
-    let config = ExploreSettings { strategy, schedules: a.schedules.max(1), ..ExploreSettings::default() };
+    let config = ExploreSettings { strategy, schedules: a.schedules, ..ExploreSettings::default() };
     let program = Invocation {
         active: Some(String::new()),
         limits: Limits { timeout: std::time::Duration::from_secs(a.timeout.max(1)), ..Limits::default() },
@@ -110,9 +128,15 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         report.runs as f64 / seconds.max(1e-9)
     );
     let Some(found) = report.found else {
-        println!("no bug found");
+        if report.runs > 0 && report.assumed == report.runs {
+            println!("no bug found, but vacuously: all {} runs ended by __VERIFIER_assume, so nothing after it was checked", report.runs);
+        } else {
+            println!("no bug found");
+        }
         return Ok(exit::OK);
     };
+    // What `syncmut replay DIR` needs besides the files below.
+    let replay = serde_json::json!({ "args": a.args, "timeout_secs": a.timeout.max(1) });
     let text = explore::render_counterexample(&build.catalogue, &found);
     let schedule_file = a.output.join("counterexample.schedule");
     let trace_file = a.output.join("counterexample.jsonl");
@@ -120,16 +144,18 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     save(&schedule_file, found.schedule_text.as_bytes())?;
     save(&trace_file, &syncmut_runtime::trace::to_jsonl(&found.trace))?;
     save(&a.output.join("counterexample.txt"), text.as_bytes())?;
+    save(&a.output.join(COUNTEREXAMPLE_RUN), &serde_json::to_vec_pretty(&replay).expect("json"))?;
     println!("\nBUG {text}");
-    let schedule_abs = std::fs::canonicalize(&schedule_file).unwrap_or(schedule_file.clone());
+    // Every path in the hint absolute, so it works from any directory.
+    let absolute = |p: &PathBuf| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()).display().to_string();
     let args: Vec<String> = a.args.iter().map(|arg| shell_word(arg)).collect();
     println!(
         "schedule saved to {}; replay it with:\n  SYNCMUT_SCHEDULE=replay:{} SYNCMUT_TRACE=trace.bin {} {}\n(the runtime writes its trace in binary; {} is the same trace as JSON Lines)",
-        schedule_file.display(),
-        shell_word(&schedule_abs.display().to_string()),
-        shell_word(&build.metamutant.display().to_string()),
+        absolute(&schedule_file),
+        shell_word(&absolute(&schedule_file)),
+        shell_word(&absolute(&build.metamutant)),
         args.join(" "),
-        trace_file.display()
+        absolute(&trace_file)
     );
     Ok(exit::BUG_FOUND)
 }
@@ -145,5 +171,43 @@ fn shell_word(word: &str) -> String {
         word.to_string()
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The design arguments and timeout of an explore directory's counterexample.
+const COUNTEREXAMPLE_RUN: &str = "counterexample.json";
+
+/// `syncmut replay DIR` on an explore directory: runs the metamutant again under the
+/// counterexample's schedule and checks the trace is the saved one.
+pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::Failure> {
+    let usage = |message: String| crate::Failure { code: exit::USAGE, error: anyhow::anyhow!(message) };
+    let schedule = dir.join("counterexample.schedule");
+    if !schedule.exists() {
+        let what = if dir.join(syncmut_oracle::outdir::OUTCOMES).exists() { "a run directory: name the mutant to replay" } else { "neither a run directory nor an explore directory with a counterexample" };
+        return Err(usage(format!("{}: {what}", dir.display())));
+    }
+    let run: serde_json::Value = std::fs::read(dir.join(COUNTEREXAMPLE_RUN))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .ok_or_else(|| usage(format!("{}: missing or unreadable; explore this design again to replay it", dir.join(COUNTEREXAMPLE_RUN).display())))?;
+    let args: Vec<String> = run["args"].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(String::from)).collect();
+    let saved = syncmut_runtime::trace::read(&dir.join("counterexample.jsonl")).map_err(usage)?;
+    let replay_path = dir.join("replay.trace");
+    let invocation = Invocation {
+        active: Some(String::new()),
+        trace: Some(replay_path.clone()),
+        schedule: Some(format!("replay:{}", schedule.display())),
+        limits: Limits { timeout: std::time::Duration::from_secs(run["timeout_secs"].as_u64().unwrap_or(10)), ..Limits::default() },
+        ..Invocation::new(&dir.join(metamutant::layout::METAMUTANT_EXE), &args)
+    };
+    let execution = invocation.run().map_err(|e| crate::Failure { code: exit::INTERNAL, error: anyhow::anyhow!("{}: cannot run: {e}", dir.display()) })?;
+    let replayed = syncmut_runtime::trace::read(&replay_path).map_err(usage)?;
+    let _ = std::fs::remove_file(&replay_path);
+    println!("counterexample of {}: {}", dir.display(), execution.status);
+    if replayed.events == saved.events && replayed.end == saved.end {
+        println!("reproduced: the trace is identical to {}", dir.join("counterexample.jsonl").display());
+        Ok(exit::OK)
+    } else {
+        Err(crate::Failure { code: exit::NOT_REPRODUCED, error: anyhow::anyhow!("the replay differs from {}", dir.join("counterexample.jsonl").display()) })
     }
 }

@@ -115,12 +115,13 @@ enum Command {
         mutant: String,
     },
     /// Re-run a killed mutant on its killing test (and schedule) and check that it
-    /// reproduces the saved trace exactly.
+    /// reproduces the saved trace exactly; given an explore directory, replay its
+    /// counterexample.
     Replay {
-        /// The run directory.
+        /// The run directory (or an explore directory).
         dir: PathBuf,
-        /// The mutant id.
-        mutant: String,
+        /// The mutant id (none for an explore directory).
+        mutant: Option<String>,
         /// The test (default: the one that killed the mutant).
         test: Option<String>,
     },
@@ -357,7 +358,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Merge(args) => merge::merge_command(&args),
         Command::Report { dir, format, output } => results::report_command(&dir, format, output.as_deref()),
         Command::Explain { dir, mutant } => results::explain_command(&dir, &mutant),
-        Command::Replay { dir, mutant, test } => results::replay_command(&dir, &mutant, test.as_deref()),
+        Command::Replay { dir, mutant: None, .. } => explore::replay_counterexample(&dir),
+        Command::Replay { dir, mutant: Some(mutant), test } => results::replay_command(&dir, &mutant, test.as_deref()),
         Command::Explore(args) => explore::explore_command(&args).map_err(|(code, error)| Failure { code, error }),
         Command::Mutate { mut design, output, interleave } => {
             let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;

@@ -192,15 +192,19 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     let (status, _) = run(&out.join("metamutant"), &[("SYNCMUT_SCHEDULE", &format!("replay:{}", schedule.display()))]);
     assert_eq!(status.code(), Some(122));
     assert!(syncmut_runtime::trace::read(&out.join("counterexample.jsonl")).unwrap().end.unwrap().deadlock);
+    // `replay` takes the explore directory itself.
+    util::syncmut().arg("replay").arg(&out).assert().success().stdout(predicates::str::contains("reproduced: the trace is identical"));
 
     let out = dir.path().join("twin");
     syncmut(&[bugs_dir().join("lock_order_ok.c").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "pct", "--schedules", "50"]).code(0);
     assert!(!out.join("counterexample.schedule").exists());
 
-    // The data race: clean at the default granularity, found with --interleave memory.
+    // The data race: its only synchronization is create and join, so explore goes to
+    // memory level by itself, as with --interleave memory.
     let race = bugs_dir().join("counter_race.c");
     let out = dir.path().join("race");
-    syncmut(&[race.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "random", "--schedules", "50"]).code(0);
+    let auto = syncmut(&[race.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "random", "--schedules", "50"]).code(9);
+    assert!(String::from_utf8_lossy(&auto.get_output().stderr).contains("exploring at memory level"));
     syncmut(&[race.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "random", "--schedules", "50", "--interleave", "memory"]).code(9);
     let text = std::fs::read_to_string(out.join("counterexample.txt")).unwrap();
     assert!(text.contains("memory steps at choice points"), "{text}");
@@ -260,6 +264,58 @@ fn an_atomic_section_is_one_step() {
         let report = explore::explore(&original(&atomic.metamutant), &dfs, &out.join("work")).unwrap();
         assert!(report.found.is_none() && report.exhausted, "{interleave}: {:?}", report.found.map(|f| f.message));
     }
+}
+
+#[test]
+fn a_verifier_atomic_function_and_a_programs_own_section_are_one_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000);
+    let source = verifier("atomic_function.c");
+    // The same function under an ordinary name loses an update.
+    let plain = build_with(&source, &dir.path().join("plain"), Interleave::Memory, &["-DPLAIN"]);
+    let report = explore::explore(&original(&plain.metamutant), &dfs, &dir.path().join("plain/work")).unwrap();
+    assert_eq!(report.found.map(|f| f.kind), Some(BugKind::Assertion));
+    for (name, flags) in [("by-name", &[][..]), ("own-section", &["-DOWN_SECTION"][..])] {
+        for interleave in [Interleave::Sync, Interleave::Memory] {
+            let out = dir.path().join(format!("{name}-{interleave}"));
+            let atomic = build_with(&source, &out, interleave, flags);
+            let report = explore::explore(&original(&atomic.metamutant), &dfs, &out.join("work")).unwrap();
+            assert!(report.found.is_none() && report.exhausted, "{name}, {interleave}: {:?}", report.found.map(|f| f.message));
+        }
+    }
+}
+
+#[test]
+fn explore_takes_clang_flags_after_the_separator_and_design_arguments_with_arg() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = |name: &str| dir.path().join(name).display().to_string();
+    let source = verifier("atomic_function.c").display().to_string();
+    let explore = |args: &[&str]| util::syncmut().arg("explore").args(args).assert();
+    // `-DPLAIN` reaches clang: the increment is no longer atomic.
+    explore(&[&source, "--interleave", "memory", "-o", &out("plain"), "--", "-DPLAIN"]).code(9);
+    explore(&[&source, "--interleave", "memory", "-o", &out("atomic")]).code(0);
+    // Design arguments: with argc > 5 the assumption holds and the assertion fails.
+    let assume = verifier("assume_all.c").display().to_string();
+    let vacuous = explore(&[&assume, "-o", &out("vacuous"), "--schedules", "20"]).code(0);
+    let text = String::from_utf8_lossy(&vacuous.get_output().stdout).into_owned();
+    assert!(text.contains("vacuously: all") && text.contains("ended by __VERIFIER_assume"), "{text}");
+    explore(&[&assume, "-o", &out("args"), "--schedules", "20", "--arg", "a", "--arg=-b", "--arg", "c", "--arg", "d", "--arg", "e"]).code(9);
+    explore(&[&assume, "-o", &out("zero"), "--schedules", "0"]).code(2);
+}
+
+#[test]
+fn a_program_synchronizing_only_by_create_and_join_is_explored_at_memory_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let found = util::syncmut()
+        .arg("explore")
+        .arg(verifier("create_join_only.c"))
+        .arg("-o")
+        .arg(dir.path())
+        .args(["--strategy", "dfs"])
+        .assert()
+        .code(9);
+    let stderr = String::from_utf8_lossy(&found.get_output().stderr).into_owned();
+    assert!(stderr.contains("exploring at memory level"), "{stderr}");
 }
 
 #[test]

@@ -116,6 +116,35 @@ impl Module {
         unsafe { LLVMABISizeOfType(self.layout, ty.0) }
     }
 
+    /// Map from each function with a body whose address is taken (stored, passed, in a
+    /// vtable or a table) to the indirect call/invoke instructions whose function type
+    /// is its type: the calls that may reach it through a function pointer or a
+    /// virtual call. An over-approximation: the targets of a call are not narrowed
+    /// here (see the analysis's frames, which rule out a target when the called value
+    /// is known).
+    pub fn indirect_callers(&self) -> HashMap<Func<'_>, Vec<Value<'_>>> {
+        let mut calls_by_type: HashMap<LLVMTypeRef, Vec<Value<'_>>> = HashMap::new();
+        for f in self.functions() {
+            for b in f.blocks() {
+                for i in b.instructions() {
+                    if i.is_call() && i.called_function().is_none() && !i.is_inline_asm_call() {
+                        // SAFETY: call-like instruction.
+                        calls_by_type.entry(unsafe { LLVMGetCalledFunctionType(i.0) }).or_default().push(i);
+                    }
+                }
+            }
+        }
+        let mut map = HashMap::new();
+        for f in self.functions().into_iter().filter(|f| f.has_body() && f.is_address_taken()) {
+            // SAFETY: live function; its value type is its function type.
+            let ty = unsafe { LLVMGlobalGetValueType(f.0) };
+            if let Some(calls) = calls_by_type.get(&ty) {
+                map.insert(f, calls.clone());
+            }
+        }
+        map
+    }
+
     /// Map from each function to the direct call/invoke instructions that call it.
     pub fn callers(&self) -> HashMap<Func<'_>, Vec<Value<'_>>> {
         let mut map: HashMap<Func<'_>, Vec<Value<'_>>> = HashMap::new();
@@ -214,6 +243,23 @@ impl<'m> Func<'m> {
     pub fn param_count(self) -> u32 {
         // SAFETY: live function.
         unsafe { LLVMCountParams(self.0) }
+    }
+    /// Some use of the function is not as the callee of a direct call: it is stored,
+    /// passed, compared, or an element of a constant (a vtable, a table of handlers).
+    pub fn is_address_taken(self) -> bool {
+        // SAFETY: walks the use list of a live function; users are live values.
+        unsafe {
+            let mut u = LLVMGetFirstUse(self.0);
+            while !u.is_null() {
+                let user = Value::from_raw(LLVMGetUser(u));
+                let direct = user.is_call() && LLVMGetCalledValue(user.0) == self.0 && !user.call_args().iter().any(|a| a.0 == self.0);
+                if !direct {
+                    return true;
+                }
+                u = LLVMGetNextUse(u);
+            }
+        }
+        false
     }
     pub fn as_value(self) -> Value<'m> {
         Value::from_raw(self.0)
@@ -351,6 +397,21 @@ impl<'m> Value<'m> {
     pub fn block(self) -> Block<'m> {
         // SAFETY: instruction in a live block.
         Block::from_raw(unsafe { LLVMGetInstructionParent(self.0) })
+    }
+    /// A call or invoke instruction.
+    pub fn is_call(self) -> bool {
+        matches!(self.opcode(), Some(LLVMOpcode::LLVMCall) | Some(LLVMOpcode::LLVMInvoke))
+    }
+    /// A call of inline assembly (no function is called).
+    fn is_inline_asm_call(self) -> bool {
+        // SAFETY: call-like instruction; its called value is live.
+        unsafe { !LLVMIsAInlineAsm(LLVMGetCalledValue(self.0)).is_null() }
+    }
+    /// The called value of a call or invoke: a function, or the pointer an indirect
+    /// call goes through.
+    pub fn called_value(self) -> Value<'m> {
+        // SAFETY: callers check the instruction is call-like.
+        Value::from_raw(unsafe { LLVMGetCalledValue(self.0) })
     }
     /// The directly called function of a call or invoke.
     pub fn called_function(self) -> Option<Func<'m>> {
@@ -512,6 +573,17 @@ pub enum TypeShape {
 }
 
 impl<'m> Type<'m> {
+    /// The name of a named struct type (`class.sc_core::sc_signal<int>`), if it is one.
+    pub fn struct_name(self) -> Option<String> {
+        if self.shape() != TypeShape::Struct {
+            return None;
+        }
+        // SAFETY: a struct type of this module; the name, when set, is a C string it owns.
+        unsafe {
+            let p = LLVMGetStructName(self.0);
+            (!p.is_null()).then(|| CStr::from_ptr(p).to_string_lossy().into_owned())
+        }
+    }
     pub fn shape(self) -> TypeShape {
         // SAFETY: live type.
         unsafe {

@@ -212,6 +212,19 @@ fn analyse_in<'m>(module: &'m ir::Module, facts: &'m wp::ModuleFacts<'m>, sessio
                     }
                 }
             }
+            // Unsat along direct calls only: ask again following the indirect calls
+            // that may also reach a function on the way.
+            let mut q = q;
+            if matches!(answer, smt::Answer::Unsat) && !q.unfollowed.is_empty() {
+                if let Ok(s) = wp::Wp::new(module, facts, session.builder(), options.bound).following_indirect_calls().site(*call) {
+                    let title = format!("{title} (indirect calls followed)");
+                    std::fs::write(&path, smt::script(session.builder(), &s, &title, options.solver)).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
+                    answer = session.solve(&s);
+                    r.notes = s.notes.clone();
+                    r.schedule = s.schedule.clone();
+                    q = s;
+                }
+            }
             r.verdict = match answer {
                 smt::Answer::Sat(model) => {
                     let t = q.inputs.to_test(&model);
@@ -220,6 +233,9 @@ fn analyse_in<'m>(module: &'m ir::Module, facts: &'m wp::ModuleFacts<'m>, sessio
                 }
                 smt::Answer::Unsat if !q.cut.is_empty() => Reachability::Unknown {
                     reason: AnalysisError::LoopBoundExceeded { bound: options.bound, detail: q.cut.join("; ") }.to_string(),
+                },
+                smt::Answer::Unsat if !q.unfollowed.is_empty() => Reachability::Unknown {
+                    reason: format!("no direct call chain reaches the site, and indirect calls were not followed: {}", q.unfollowed.join("; ")),
                 },
                 smt::Answer::Unsat if !q.blocking.is_empty() => Reachability::Unreachable {
                     reason: format!(

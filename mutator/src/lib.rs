@@ -6,6 +6,7 @@
 //! Only owned data ([`catalogue`]) leaves this crate.
 
 pub mod api;
+mod atomic_functions;
 pub mod catalogue;
 pub mod debug_types;
 pub mod design;

@@ -100,6 +100,9 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
         found.warnings.extend(notes);
         members::add_table(&context, &module, &classes);
     }
+    if catalogue.kind == Family::Pthread {
+        crate::atomic_functions::instrument(&context, &module)?;
+    }
     match options.interleave {
         Interleave::Memory if catalogue.kind == Family::Pthread => catalogue.accesses = interleave::instrument(&context, &module)?,
         Interleave::Memory => {

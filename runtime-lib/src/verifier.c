@@ -49,7 +49,10 @@ __attribute__((weak)) void __VERIFIER_assume(int condition)
     exit(SYNCMUT_STATUS_ASSUME);
 }
 
-__attribute__((weak)) void __VERIFIER_atomic_begin(void)
+/* An atomic section, also entered by the mutator's calls in `__VERIFIER_atomic_*`
+ * functions and in a program's own __VERIFIER_atomic_begin/end (these names are not
+ * weak, so a program's definitions cannot replace them). */
+void syncmut_atomic_section_begin(void)
 {
     if (scheduled()) {
         syncmut_sched_atomic_begin();
@@ -59,7 +62,7 @@ __attribute__((weak)) void __VERIFIER_atomic_begin(void)
     native_depth++;
 }
 
-__attribute__((weak)) void __VERIFIER_atomic_end(void)
+void syncmut_atomic_section_end(void)
 {
     if (scheduled()) {
         syncmut_sched_atomic_end();
@@ -69,6 +72,16 @@ __attribute__((weak)) void __VERIFIER_atomic_end(void)
         native_depth--;
         pthread_mutex_unlock(&native_atomic);
     }
+}
+
+__attribute__((weak)) void __VERIFIER_atomic_begin(void)
+{
+    syncmut_atomic_section_begin();
+}
+
+__attribute__((weak)) void __VERIFIER_atomic_end(void)
+{
+    syncmut_atomic_section_end();
 }
 
 /* The older SV-COMP error call: an assertion failure (SIGABRT, like reach_error). */

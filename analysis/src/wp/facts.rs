@@ -10,6 +10,10 @@ use std::collections::{HashMap, HashSet};
 /// Facts about the module shared by every site's analysis.
 pub struct ModuleFacts<'m> {
     pub callers: HashMap<Func<'m>, Vec<Value<'m>>>,
+    /// Address-taken functions and the indirect calls of their type that may reach them
+    /// (function pointers, virtual calls, `sc_port` interface calls): followed only
+    /// for a function no direct call chain reaches.
+    pub(super) indirect_callers: HashMap<Func<'m>, Vec<Value<'m>>>,
     /// Thread/process entries: (entry, creation call or constructor, argument, kind label).
     pub entries: HashMap<Func<'m>, Vec<Creation<'m>>>,
     pub roots: Vec<Func<'m>>,
@@ -26,6 +30,9 @@ pub struct ModuleFacts<'m> {
     /// start) may call `__VERIFIER_nondet_*`: the call counter is then unknown after a
     /// synchronization point and at a thread's entry.
     pub(super) concurrent_nondet: bool,
+    /// SystemC method processes (`SC_METHOD`): each runs again on every trigger, so the
+    /// module state at its start is whatever the last activations left.
+    pub(super) methods: HashSet<Func<'m>>,
     /// SystemC processes: (registering constructor, position in its registration
     /// order), which is the kernel's order of first activation within a module.
     pub(super) process_order: HashMap<Func<'m>, (Func<'m>, usize)>,
@@ -43,17 +50,22 @@ pub enum Creation<'m> {
     /// `SC_THREAD`/`SC_METHOD` registered in a module constructor; `this` is its first
     /// parameter; the process starts at `sc_start`.
     Systemc { constructor: Func<'m> },
+    /// `sc_spawn(f)`: the spawn object's `semantics()` runs `f` as a new process; the
+    /// call is where it is created.
+    Spawn { call: Value<'m> },
 }
 
 impl<'m> ModuleFacts<'m> {
     /// Scans the module: call graph, thread entries, predecessor maps and back edges.
     pub fn new(m: &'m Module) -> ModuleFacts<'m> {
         let callers = m.callers();
+        let indirect_callers = m.indirect_callers();
         let effects = Effects::of(m);
         let mut entries: HashMap<Func<'m>, Vec<Creation<'m>>> = HashMap::new();
         let mut roots = Vec::new();
         let mut process_order: HashMap<Func<'m>, (Func<'m>, usize)> = HashMap::new();
         let mut notifies = Vec::new();
+        let mut methods = HashSet::new();
         for f in m.functions() {
             let name = f.name();
             if (name == "main" || name == "sc_main") && f.has_body() {
@@ -74,6 +86,13 @@ impl<'m> ModuleFacts<'m> {
                     }
                     if effects.registers_process(i) {
                         registers_process = true;
+                        if i.called_function().is_some_and(|c| c.name().contains("create_method_process")) {
+                            let mut entries = Vec::new();
+                            for a in i.call_args() {
+                                collect_functions(a, &mut entries, 0);
+                            }
+                            methods.extend(entries);
+                        }
                     }
                     if i.opcode() == Some(Opcode::LLVMCall) || i.opcode() == Some(Opcode::LLVMInvoke) {
                         for a in i.call_args() {
@@ -101,16 +120,19 @@ impl<'m> ModuleFacts<'m> {
                 }
             }
         }
+        for (entry, call) in spawned_processes(m, &callers) {
+            entries.entry(entry).or_default().push(Creation::Spawn { call });
+        }
         let mut preds = HashMap::new();
         let mut back = HashMap::new();
         for f in m.functions().into_iter().filter(|f| f.has_body()) {
             preds.insert(f, f.predecessors());
             back.insert(f, back_edges(f));
         }
-        let concurrent_writes = concurrent_writes(&entries, &roots, &effects);
+        let concurrent_writes = concurrent_writes(&entries, &roots, &effects, &indirect_callers);
         let nondet_callers = nondet_callers(m, &callers);
         let concurrent_nondet = concurrent_nondet(&entries, &roots, &nondet_callers, &effects);
-        ModuleFacts { callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, process_order, notifies, effects }
+        ModuleFacts { callers, indirect_callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, methods, process_order, notifies, effects }
     }
 
     /// Whether code running concurrently may store to global `g`.
@@ -123,7 +145,7 @@ impl<'m> ModuleFacts<'m> {
     /// indices may be written.
     pub(super) fn field_concurrently_written(&self, address: Value<'m>) -> bool {
         match (&self.concurrent_writes, field_key(address)) {
-            (Some(w), Some(key)) => w.fields.contains(&key),
+            (Some(w), Some(key)) => w.fields.contains(&key) || kernel_updated(key.0),
             _ => true,
         }
     }
@@ -142,6 +164,13 @@ pub(super) struct Written<'m> {
 /// byte reached through differently shaped GEPs does not (a candidate built on such a
 /// read is then refuted by execution).
 pub(super) type FieldKey<'m> = (Type<'m>, Vec<u64>);
+
+/// A field of a SystemC or TLM library class (`sc_signal`'s current value, a fifo's
+/// buffer): the kernel changes it in its update phase, from code no process entry
+/// reaches, so it counts as written concurrently.
+fn kernel_updated(ty: Type<'_>) -> bool {
+    ty.struct_name().is_some_and(|n| ["class.sc_core::", "struct.sc_core::", "class.tlm::", "struct.tlm::"].iter().any(|p| n.starts_with(p)))
+}
 
 /// The field `p` addresses, if it is a GEP with constant indices.
 fn field_key(p: Value<'_>) -> Option<FieldKey<'_>> {
@@ -229,8 +258,19 @@ fn record_store<'m>(i: Value<'m>, written: &mut Written<'m>) -> Option<()> {
     Some(())
 }
 
-fn concurrent_writes<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: &[Func<'m>], effects: &Effects<'m>) -> Option<Written<'m>> {
+fn concurrent_writes<'m>(
+    entries: &HashMap<Func<'m>, Vec<Creation<'m>>>,
+    roots: &[Func<'m>],
+    effects: &Effects<'m>,
+    indirect_callers: &HashMap<Func<'m>, Vec<Value<'m>>>,
+) -> Option<Written<'m>> {
     let mut written = Written { globals: HashSet::new(), fields: HashSet::new() };
+    let mut indirect_targets: HashMap<Value<'m>, Vec<Func<'m>>> = HashMap::new();
+    for (target, calls) in indirect_callers {
+        for call in calls {
+            indirect_targets.entry(*call).or_default().push(*target);
+        }
+    }
     // Functions reachable from thread entries.
     let mut todo: Vec<Func<'m>> = entries.keys().copied().collect();
     let mut seen: HashSet<Func<'m>> = HashSet::new();
@@ -244,6 +284,7 @@ fn concurrent_writes<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: 
                 if let Some(c) = i.called_function() {
                     todo.push(c);
                 }
+                todo.extend(indirect_targets.get(&i).into_iter().flatten());
             }
         }
     }
@@ -285,6 +326,52 @@ fn is_local_slot(mut p: Value<'_>) -> bool {
         }
     }
     false
+}
+
+/// Processes started with `sc_spawn`: each `sc_core::sc_spawn_object<T>::semantics()`
+/// (`sc_spawn_object_v` for a spawn with a result) paired with every direct call of the
+/// `sc_core::sc_spawn<T>` instantiation that creates it, matched on the template
+/// arguments of their demangled names.
+fn spawned_processes<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m>>>) -> Vec<(Func<'m>, Value<'m>)> {
+    let functions: Vec<(Func<'m>, String)> = m.functions().into_iter().filter_map(|f| demangled(&f.name()).map(|d| (f, d))).collect();
+    let spawns: Vec<(Func<'m>, &str)> =
+        functions.iter().filter_map(|(f, d)| template_arguments(d, "sc_core::sc_spawn<").map(|t| (*f, t))).collect();
+    let mut out = Vec::new();
+    for (entry, name) in functions.iter().filter(|(f, d)| f.has_body() && d.ends_with(">::semantics()")) {
+        let object = template_arguments(name, "sc_core::sc_spawn_object<").or_else(|| template_arguments(name, "sc_core::sc_spawn_object_v<"));
+        let Some(object) = object else { continue };
+        for (spawn, args) in &spawns {
+            if *args == object {
+                out.extend(callers.get(spawn).into_iter().flatten().map(|call| (*entry, *call)));
+            }
+        }
+    }
+    out
+}
+
+/// The demangled form of a C++ symbol.
+fn demangled(symbol: &str) -> Option<String> {
+    let parsed = cpp_demangle::Symbol::new(symbol).ok()?;
+    parsed.demangle(&cpp_demangle::DemangleOptions::default()).ok()
+}
+
+/// The text between the angle brackets that follow `template` in `name` (balanced).
+fn template_arguments<'a>(name: &'a str, template: &str) -> Option<&'a str> {
+    let start = name.find(template)? + template.len();
+    let mut depth = 1;
+    for (i, c) in name[start..].char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&name[start..start + i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn collect_functions<'m>(v: Value<'m>, out: &mut Vec<Func<'m>>, depth: u32) {

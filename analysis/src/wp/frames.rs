@@ -4,6 +4,7 @@
 //! contexts are where the backward walk leaves a function.
 
 use super::facts::Creation;
+use super::memory::{Base, Loc};
 use super::values::Sym;
 use super::{demangle_hint, Wp};
 use crate::error::{AnalysisError, Result};
@@ -33,6 +34,14 @@ pub(super) struct Frame<'m> {
 /// Maximum call-string depth.
 pub(super) const MAX_DEPTH: usize = 8;
 
+/// Most indirect calls followed into one function: a function whose type is shared by
+/// many indirect calls (library callbacks, TLM sockets' internals) would multiply the
+/// calling contexts of everything above it.
+const MAX_INDIRECT_CALLS: usize = 8;
+
+/// Most calling contexts built for one site's formula.
+const MAX_FRAMES: usize = 4096;
+
 impl<'m> Wp<'m> {
     pub(super) fn push_frame(&mut self, func: Func<'m>, kind: FrameKind<'m>, depth: usize) -> FrameId {
         self.frames.push(Frame { func, kind, depth });
@@ -47,6 +56,12 @@ impl<'m> Wp<'m> {
     pub(super) fn contexts(&mut self, func: Func<'m>, depth: usize, visiting: &mut Vec<Func<'m>>) -> Result<Vec<FrameId>> {
         if self.facts.roots.contains(&func) {
             return Ok(vec![self.root_frame(func)]);
+        }
+        if self.frames.len() > MAX_FRAMES {
+            return Err(AnalysisError::Unsupported(format!(
+                "more than {MAX_FRAMES} calling contexts lead to {}: too many to analyse",
+                demangle_hint(&func.name())
+            )));
         }
         if depth > MAX_DEPTH || visiting.contains(&func) {
             self.q.notes.push(format!("call chains deeper than {MAX_DEPTH} or recursive ones into {} were not followed", func.name()));
@@ -82,6 +97,19 @@ impl<'m> Wp<'m> {
                             out.push(self.push_frame(func, FrameKind::Thread { creator: root, point: start, args: vec![this], also: Some(ctor), label }, depth));
                         }
                     }
+                    Creation::Spawn { call } => {
+                        let creator = call.block().function();
+                        for cf in self.contexts(creator, depth + 1, visiting)? {
+                            // The spawn object is a copy made inside the kernel: its
+                            // fields (the bound arguments) are not tracked.
+                            let object = Sym::Ptr(Loc { base: Base::Opaque(call), off: 0 });
+                            let label = format!("SystemC process spawned at {}", call.where_());
+                            self.q.schedule.push(format!(
+                                "{label}: memory at its start is as at the sc_spawn call; the arguments bound to its function are over-approximated"
+                            ));
+                            out.push(self.push_frame(func, FrameKind::Thread { creator: cf, point: call, args: vec![object], also: None, label }, depth));
+                        }
+                    }
                 }
             }
         }
@@ -91,7 +119,55 @@ impl<'m> Wp<'m> {
                 out.push(self.push_frame(func, FrameKind::Call { parent, call }, depth));
             }
         }
+        if out.is_empty() {
+            out = self.indirect_contexts(func, depth, visiting)?;
+        } else if self.follow_indirect && !self.facts.entries.contains_key(&func) {
+            let more = self.indirect_contexts(func, depth, visiting)?;
+            out.extend(more);
+        } else if !self.facts.entries.contains_key(&func) {
+            // Following indirect calls too would multiply the contexts of every
+            // address-taken function; an unsat answer just stops being a proof.
+            if let Some(call) = self.facts.indirect_callers.get(&func).and_then(|c| c.first()) {
+                let what = format!("{} may also be called through a pointer (e.g. at {})", demangle_hint(&func.name()), call.where_());
+                if !self.q.unfollowed.contains(&what) {
+                    self.q.unfollowed.push(what);
+                }
+            }
+        }
         visiting.pop();
+        Ok(out)
+    }
+
+    /// The contexts of a function no direct call chain reaches, through the indirect
+    /// calls of its type (function pointers, virtual and interface calls). A call
+    /// whose called value is known to be another function is left out; otherwise the
+    /// call is assumed to reach `func`, an over-approximation the formula's notes name
+    /// (candidates are confirmed by execution).
+    fn indirect_contexts(&mut self, func: Func<'m>, depth: usize, visiting: &mut Vec<Func<'m>>) -> Result<Vec<FrameId>> {
+        let calls = self.facts.indirect_callers.get(&func).cloned().unwrap_or_default();
+        if calls.len() > MAX_INDIRECT_CALLS {
+            return Err(AnalysisError::Unsupported(format!(
+                "{} is reached only through indirect calls, and {} calls in the module have its type (at most {MAX_INDIRECT_CALLS} are followed)",
+                demangle_hint(&func.name()),
+                calls.len()
+            )));
+        }
+        let mut out = Vec::new();
+        for call in calls {
+            let caller = call.block().function();
+            for parent in self.contexts(caller, depth + 1, visiting)? {
+                if let Ok(Sym::Func(known)) = self.value(parent, call.called_value()) {
+                    if known != func {
+                        continue;
+                    }
+                }
+                let note = format!("over-approximated: the indirect call at {} is assumed to reach {}", call.where_(), demangle_hint(&func.name()));
+                if !self.q.notes.contains(&note) {
+                    self.q.notes.push(note);
+                }
+                out.push(self.push_frame(func, FrameKind::Call { parent, call }, depth));
+            }
+        }
         Ok(out)
     }
 

@@ -196,10 +196,7 @@ impl<'m> Wp<'m> {
         // Memory no other thread or process writes keeps this thread's own last value
         // across the synchronization point: a global no concurrent code stores to,
         // or a field (read as `this->level`) no concurrent code stores to.
-        let shared_and_quiet = match loc.base {
-            Base::Global(g) => !self.facts.concurrently_written(g),
-            _ => load.opcode() == Some(Opcode::LLVMLoad) && !self.facts.field_concurrently_written(load.operand(0)),
-        };
+        let shared_and_quiet = !self.written_by_others(loc, load);
         if scheduling && !shared_and_quiet && (self.in_thread(f) || self.facts.effects.starts_threads(j)) {
             self.q.notes.push(format!(
                 "over-approximated: value of memory read at {} after the synchronization point at {} (other threads may write it)",
@@ -237,10 +234,31 @@ impl<'m> Wp<'m> {
         Ok(Some(self.merge(arms, load)?))
     }
 
+    /// Whether code running concurrently (any thread or process, or the kernel's
+    /// update of a channel) may store to `loc`, read by `load`: a global some concurrent
+    /// code stores to, or a field (read as `this->level`) it stores to.
+    fn written_by_others(&self, loc: Loc<'m>, load: Value<'m>) -> bool {
+        match loc.base {
+            Base::Global(g) => self.facts.concurrently_written(g),
+            _ => load.opcode() != Some(Opcode::LLVMLoad) || self.facts.field_concurrently_written(load.operand(0)),
+        }
+    }
+
     /// Value of `loc` at the entry of frame `f`.
     pub(super) fn at_entry(&mut self, f: FrameId, loc: Loc<'m>, load: Value<'m>) -> Result<Sym<'m>> {
         match self.frames[f].kind.clone() {
             FrameKind::Call { parent, call } => self.before(parent, call, loc, load),
+            FrameKind::Thread { .. } if self.facts.methods.contains(&self.frames[f].func) && self.written_by_others(loc, load) => {
+                let note = format!(
+                    "over-approximated: value read at {} when the SC_METHOD {} starts (it runs on every trigger: module state is what earlier activations left)",
+                    load.where_(),
+                    super::demangle_hint(&self.frames[f].func.name())
+                );
+                if !self.q.notes.contains(&note) {
+                    self.q.notes.push(note);
+                }
+                self.fresh_or_ptr(load, "memory at an SC_METHOD's activation")
+            }
             FrameKind::Thread { creator, point, .. } => self.before(creator, point, loc, load),
             FrameKind::Root => match loc.base {
                 Base::Global(g) => self.initial(g, loc.off, load),

@@ -84,6 +84,8 @@ pub struct Wp<'m> {
     bound: u32,
     /// Loops are summarised instead of cut (`loops.rs`).
     summarise: bool,
+    /// Indirect calls are followed into functions direct calls also reach (`frames.rs`).
+    follow_indirect: bool,
     /// Per summarised (frame, loop header): "went round again" (`loops.rs`).
     loops_again: HashMap<(FrameId, Block<'m>), SExpr>,
     /// (frame, header, location) whose loop writes are being decided (`loops.rs`).
@@ -113,6 +115,7 @@ impl<'m> Wp<'m> {
                 conjuncts: Vec::new(),
                 notes: Vec::new(),
                 cut: Vec::new(),
+                unfollowed: Vec::new(),
                 schedule: Vec::new(),
                 blocking: Vec::new(),
                 summarised: Vec::new(),
@@ -120,6 +123,7 @@ impl<'m> Wp<'m> {
             fresh_count: 0,
             bound,
             summarise: false,
+            follow_indirect: false,
             loops_again: HashMap::new(),
             loops_checking: HashSet::new(),
         }
@@ -132,13 +136,20 @@ impl<'m> Wp<'m> {
         self
     }
 
+    /// Follows the indirect calls of their type into functions that direct calls also
+    /// reach (`frames.rs`); for a site whose formula is unsatisfiable without them.
+    pub fn following_indirect_calls(mut self) -> Self {
+        self.follow_indirect = true;
+        self
+    }
+
     /// The formula under which `site` (a call instruction) is executed.
     pub fn site(mut self, site: Value<'m>) -> Result<Query> {
         let func = site.block().function();
         let contexts = self.contexts(func, 0, &mut Vec::new())?;
         if contexts.is_empty() {
             return Err(AnalysisError::Unsupported(format!(
-                "no path from main/sc_main or a thread entry to {} (indirect call or unreferenced function): not supported yet, {}",
+                "no path from main/sc_main or a thread entry to {}: no direct call chain, thread or process creation, or indirect call of its type reaches it, {}",
                 func.name(),
                 site.where_()
             )));

@@ -32,6 +32,9 @@ pub struct Query {
     pub notes: Vec<String>,
     /// Paths were cut at a loop back edge (an unsat answer is then not a proof).
     pub cut: Vec<String>,
+    /// Indirect calls that may also reach a function on the path, not followed because
+    /// direct calls reach it (an unsat answer is then not a proof either).
+    pub unfollowed: Vec<String>,
     /// What the formula assumes about the schedule.
     pub schedule: Vec<String>,
     /// SystemC waits whose return the formula conditions on a notify (an unsat

@@ -136,6 +136,10 @@ impl<'m> Wp<'m> {
                 match (self.value(f, v.operand(1))?, self.value(f, v.operand(2))?) {
                     (Sym::Bv(a, w), Sym::Bv(b, _)) => Ok(Sym::Bv(ctx.ite(cond, a, b), w)),
                     (Sym::Ptr(a), Sym::Ptr(b)) if a == b => Ok(Sym::Ptr(a)),
+                    (Sym::Func(a), Sym::Func(b)) if a == b => Ok(Sym::Func(a)),
+                    (a, b) if v.ty().shape() == TypeShape::Pointer => {
+                        self.fresh(v, &format!("a pointer that is {} or {} as a condition chooses", a.describe(), b.describe()))
+                    }
                     _ => Err(AnalysisError::unsupported(format!("select of pointers `{}`", v.print()), v.where_())),
                 }
             }
@@ -224,6 +228,13 @@ impl<'m> Wp<'m> {
                 (Sym::Bv(a, w), Sym::Bv(b, _)) => Sym::Bv(self.ctx.ite(c, a, b), w),
                 (Sym::Ptr(a), Sym::Ptr(b)) if a == b => Sym::Ptr(a),
                 (Sym::ArgStr(a), Sym::ArgStr(b)) if a == b => Sym::ArgStr(a),
+                (Sym::Func(a), Sym::Func(b)) if a == b => Sym::Func(a),
+                // Different objects or functions: an address the formula leaves free
+                // (comparisons with it are unconstrained; a load through it is not
+                // modelled and says so where it happens).
+                (a, b) if at.ty().shape() == TypeShape::Pointer => {
+                    return self.fresh(at, &format!("a pointer that is {} on one path and {} on another", a.describe(), b.describe()));
+                }
                 (a, b) => return Err(AnalysisError::unsupported(format!("a value that is {} on one path and {} on another (`{}`)", a.describe(), b.describe(), at.print()), at.where_())),
             };
         }
