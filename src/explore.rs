@@ -10,7 +10,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use std::path::PathBuf;
 use syncmut_mutator::api::Family;
-use syncmut_mutator::{metamutant, Design};
+use syncmut_mutator::metamutant;
 use syncmut_runtime::exec::Limits;
 use syncmut_runtime::Invocation;
 use syncmut_oracle::explore::{self, ExploreSettings};
@@ -18,9 +18,12 @@ use syncmut_oracle::schedules::{Strategy, StrategyName};
 
 #[derive(Args)]
 pub struct ExploreArgs {
-    /// C/C++ sources, a directory of sources, or an LLVM module (.bc/.ll); pthread only.
-    #[arg(required = true)]
+    /// C/C++ sources, a directory of sources, an LLVM module (.bc/.ll), or an executable
+    /// linked through `syncmut cc`; pthread only.
+    #[arg(required_unless_present = "compile_db")]
     pub design: Vec<PathBuf>,
+    #[command(flatten)]
+    pub project: crate::build_input::ProjectArgs,
     /// random (seeds 1…N), pct (priorities with depth-1 change points) or dfs
     /// (depth-first over scheduling choices, bounded preemptions).
     #[arg(long, default_value = "dfs", value_parser = strategy_name())]
@@ -64,7 +67,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     if a.depth == 0 || a.depth > 64 {
         return Err((exit::USAGE, anyhow::anyhow!("--depth must be between 1 and 64")));
     }
-    let design = Design::from_paths(&a.design, &a.cflags).map_err(mutator)?;
+    let design = a.project.design(&a.design, &a.cflags).map_err(mutator)?;
     std::fs::create_dir_all(&a.output).with_context(|| format!("create {}", a.output.display())).map_err(internal)?;
     let build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave: a.interleave }).map_err(mutator)?;
     for warning in &build.warnings {

@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod catalogue;
+pub mod compile_db;
 pub mod debug_types;
 pub mod design;
 pub mod discover;
@@ -23,6 +24,7 @@ pub mod rewrite;
 pub mod source;
 mod state_table;
 pub mod toolchain;
+pub mod wrapped;
 mod trampoline;
 
 pub use catalogue::{Catalogue, Mutant, Site};
