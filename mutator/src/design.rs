@@ -44,6 +44,9 @@ pub struct Design {
     pub root: PathBuf,
     /// How many translation units are compiled at once (default: the number of cores).
     pub jobs: usize,
+    /// What the user must know about how the design was put together (shown as
+    /// warnings with the catalogue), e.g. libraries linked without being mutated.
+    pub notes: Vec<String>,
 }
 
 impl Design {
@@ -56,6 +59,7 @@ impl Design {
         // Directories the root must hold besides the named paths: the sources of a
         // program linked through `syncmut cc`.
         let mut sources_dirs = Vec::new();
+        let mut notes = Vec::new();
         for path in paths {
             utf8(path)?;
             let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
@@ -77,6 +81,9 @@ impl Design {
                     sources_dirs.extend(unit.source.parent().map(Path::to_path_buf));
                     inputs.push(Input::new(unit.bitcode, InputKind::Llvm));
                 }
+                for archive in program.link_flags.iter().filter(|f| f.ends_with(".a")) {
+                    notes.push(format!("{}: {archive} is linked as it is, not mutated: `syncmut cc` cannot follow objects into a static archive (link the objects themselves, or use --compile-db)", path.display()));
+                }
                 flags.extend(program.link_flags);
             } else {
                 let kind = kind_of(path).ok_or_else(|| MutatorError::UnsupportedInput(path.clone()))?;
@@ -87,7 +94,7 @@ impl Design {
         }
         let named = paths.iter().map(|p| if p.is_dir() { p.clone() } else { p.parent().map(Path::to_path_buf).unwrap_or_default() });
         let root = common_root(named.chain(sources_dirs));
-        Ok(Design { inputs, flags, root, jobs: default_jobs() })
+        Ok(Design { inputs, flags, root, jobs: default_jobs(), notes })
     }
 
     /// The program a compile database describes (`--compile-db`, see
@@ -100,7 +107,7 @@ impl Design {
         }
         let mut all = flags.to_vec();
         all.extend(program.link_flags);
-        Ok(Design { inputs: program.inputs, flags: all, root: program.root, jobs: default_jobs() })
+        Ok(Design { inputs: program.inputs, flags: all, root: program.root, jobs: default_jobs(), notes: Vec::new() })
     }
 
     /// Names the project root explicitly (`--root`); relative to the working directory.

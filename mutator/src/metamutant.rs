@@ -151,6 +151,7 @@ fn load<'ctx>(context: &'ctx Context, bitcode: &Path, design: &Design) -> Result
 /// root; the sites' table in the metamutant (written by the rewrite) names them so too,
 /// so no path of the building machine reaches a report or a run's messages.
 fn catalogue_of(found: &mut Discovery<'_>, design: &Design) -> Catalogue {
+    found.warnings.extend(design.notes.iter().cloned());
     for f in &mut found.sites {
         f.site.file = source::relative_to(&design.root, &f.site.file);
     }

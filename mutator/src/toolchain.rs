@@ -121,7 +121,7 @@ pub fn compile_unit(input: &Input, object: &Path) -> Result<()> {
     let cache = Cache::from_env();
     let scratch = tempfile::tempdir().map_err(|source| MutatorError::Write { path: std::env::temp_dir(), source })?;
     let include = runtime_include(cache.as_ref(), scratch.path())?;
-    let design = Design { inputs: vec![input.clone()], flags: Vec::new(), root: PathBuf::new(), jobs: 1 };
+    let design = Design { inputs: vec![input.clone()], flags: Vec::new(), root: PathBuf::new(), jobs: 1, notes: Vec::new() };
     compile(&design, input, &include, object, cache.as_ref()).map(drop)
 }
 
