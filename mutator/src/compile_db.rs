@@ -128,12 +128,9 @@ pub fn program(db: &Path, target: Option<&str>) -> Result<Program> {
     Ok(Program { inputs, link_flags, root, target: chosen })
 }
 
+/// The language of a C/C++ source by its extension (`None` for anything else).
 pub fn kind_of(path: &Path) -> Option<InputKind> {
-    match path.extension()?.to_str()? {
-        "c" => Some(InputKind::C),
-        "cc" | "cpp" | "cxx" | "C" | "c++" => Some(InputKind::Cxx),
-        _ => None,
-    }
+    crate::design::kind_of(path).filter(|k| *k != InputKind::Llvm)
 }
 
 fn unit(entry: Entry) -> std::result::Result<Unit, String> {

@@ -205,7 +205,8 @@ pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-fn kind_of(path: &Path) -> Option<InputKind> {
+/// The kind of an input by its extension.
+pub fn kind_of(path: &Path) -> Option<InputKind> {
     match path.extension()?.to_str()? {
         "c" => Some(InputKind::C),
         "cc" | "cpp" | "cxx" | "C" | "c++" => Some(InputKind::Cxx),
