@@ -50,6 +50,7 @@ pub fn for_mutator_error(error: &MutatorError) -> i32 {
         | MutatorError::LinkFailed { .. }
         | MutatorError::BadBitcode { .. }
         | MutatorError::CompileDatabase { .. }
+        | MutatorError::MultiplyDefined { .. }
         | MutatorError::AlreadyInstrumented(_) => BAD_DESIGN,
     }
 }

@@ -111,3 +111,26 @@ fn the_settings_file_is_found_beside_the_sources_or_named() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("no-such.toml: no such settings file"));
 }
+
+#[test]
+fn a_database_from_another_build_is_one_program_of_all_its_units() {
+    let (_keep, project) = project();
+    let direct = catalogue(&[project.as_os_str()]);
+    // As Bear writes it over a plain build: "arguments", paths relative to "directory".
+    let entry = |file: &str| serde_json::json!({ "directory": project, "file": file, "arguments": ["cc", "-Iinclude", "-O2", "-c", "-o", format!("{file}.o"), file] });
+    let units = ["src/main.c", "src/queue.c", "src/stats.c", "src/worker.c"];
+    let db = project.join("compile_commands.json");
+    std::fs::write(&db, serde_json::to_vec(&units.map(entry)).unwrap()).unwrap();
+    let from_db = catalogue(&["--compile-db".as_ref(), db.as_os_str()]);
+    assert_eq!(from_db, direct);
+    let refused = util::syncmut().args(["list", "--target", "workpool", "--compile-db"]).arg(&db).output().unwrap();
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("not a CMake build directory's"), "{}", String::from_utf8_lossy(&refused.stderr));
+
+    // A second program in the same database: its two mains are named, not blamed on bitcode.
+    std::fs::write(project.join("src/tool.c"), "int main(void) { return 0; }\n").unwrap();
+    let with_tool: Vec<_> = units.iter().chain(&["src/tool.c"]).map(|f| entry(f)).collect();
+    std::fs::write(&db, serde_json::to_vec(&with_tool).unwrap()).unwrap();
+    let two = util::syncmut().args(["list", "--compile-db"]).arg(&db).output().unwrap();
+    assert_eq!(two.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&two.stderr).contains("not one program"), "{}", String::from_utf8_lossy(&two.stderr));
+}

@@ -38,6 +38,9 @@ pub enum MutatorError {
     #[error("the rewritten module failed LLVM verification (a syncmut bug; please report it with the design): {0}")]
     Verify(String),
 
+    #[error("the design's units define a symbol more than once, so they are not one program (a project with several programs?): name the units of one program, or, with a CMake build's compile database, pick it with --target\n{message}")]
+    MultiplyDefined { message: String },
+
     #[error("{}: not a usable compile database: {message}", file.display())]
     CompileDatabase { file: PathBuf, message: String },
 

@@ -94,9 +94,14 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
     let output = run(Command::new(&llvm_link).args(&modules).arg("-o").arg(out))
         .map_err(|source| MutatorError::InputUnreadable { path: llvm_link.clone(), source })?;
     if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
+        // Two units defining one symbol (two `main`s) are not one program: say so rather
+        // than blame the bitcode.
+        if stderr.contains("multiply defined") {
+            return Err(MutatorError::MultiplyDefined { message: stderr });
+        }
         let file = modules.first().cloned().unwrap_or_default();
-        return Err(MutatorError::BadBitcode { file, message: stderr.trim().to_string() });
+        return Err(MutatorError::BadBitcode { file, message: stderr });
     }
     Ok(())
 }
