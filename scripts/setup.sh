@@ -4,10 +4,11 @@
 set -euo pipefail
 
 # chromium: only for tests/html_report.rs (the HTML report loaded headless).
+# cmake, make: only for tests/project_build.rs (a project built through its own build).
 # cvc5: the second SMT solver (`--solver cvc5`, tests/solver.rs).
 # libclang-rt-16-dev: the sanitizers' runtime, for SYNCMUT_SANITIZE=1 and
 # tests/sanitizers.rs (the runtime library under ASan and UBSan).
-PACKAGES=(clang-16 llvm-16-dev libclang-rt-16-dev libsystemc-dev z3 cvc5 chromium)
+PACKAGES=(clang-16 llvm-16-dev libclang-rt-16-dev libsystemc-dev z3 cvc5 chromium cmake make)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -134,10 +134,10 @@ impl Config {
     }
 }
 
-/// Reads `syncmut.toml` from the first design directory that has one; paths in it are
-/// made relative to that directory.
-pub fn load(design: &[PathBuf]) -> anyhow::Result<Config> {
-    let Some(path) = design.iter().filter(|p| p.is_dir()).map(|d| d.join(FILE)).find(|p| p.is_file()) else {
+/// Reads the settings file, if there is one (found by `build_input::ProjectArgs::config_file`);
+/// paths in it are made relative to its directory.
+pub fn load(path: Option<&Path>) -> anyhow::Result<Config> {
+    let Some(path) = path else {
         return Ok(Config::default());
     };
     let text = std::fs::read_to_string(&path).with_context(|| format!("{}: cannot read", path.display()))?;
@@ -147,6 +147,14 @@ pub fn load(design: &[PathBuf]) -> anyhow::Result<Config> {
     }
     let base = path.parent().unwrap_or(Path::new("."));
     config.tests = config.tests.map(|t| base.join(t));
+    // `-Iinclude` in the file means the directory beside it, wherever syncmut runs.
+    for flag in config.flags.iter_mut().flatten() {
+        for prefix in ["-I", "-L"] {
+            if let Some(dir) = flag.strip_prefix(prefix).filter(|d| !d.is_empty() && Path::new(d).is_relative()) {
+                *flag = format!("{prefix}{}", base.join(dir).display());
+            }
+        }
+    }
     Ok(config)
 }
 
@@ -157,7 +165,7 @@ mod tests {
     fn with(text: &str) -> anyhow::Result<Config> {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(FILE), text).unwrap();
-        load(&[dir.path().to_path_buf()])
+        load(Some(&dir.path().join(FILE)))
     }
 
     #[test]
@@ -175,6 +183,10 @@ mod tests {
         assert_eq!(config.sync[0].function, "possess");
         let err = format!("{:#}", with("[[sync]]\nfunction = \"possess\"\nacts_as = \"grab\"\n").unwrap_err());
         assert!(err.contains("syncmut.toml") && err.contains("grab"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(FILE), "flags = [\"-Iinclude\", \"-I/abs\", \"-lz\"]\n").unwrap();
+        let flags = load(Some(&dir.path().join(FILE))).unwrap().flags.unwrap();
+        assert_eq!(flags, [format!("-I{}", dir.path().join("include").display()), "-I/abs".to_string(), "-lz".to_string()]);
     }
 
     #[test]

@@ -49,6 +49,8 @@ pub fn for_mutator_error(error: &MutatorError) -> i32 {
         | MutatorError::CompileFailed { .. }
         | MutatorError::LinkFailed { .. }
         | MutatorError::BadBitcode { .. }
+        | MutatorError::CompileDatabase { .. }
+        | MutatorError::MultiplyDefined { .. }
         | MutatorError::AlreadyInstrumented(_) => BAD_DESIGN,
     }
 }

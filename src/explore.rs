@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::effect::Effect;
 use syncmut_mutator::interleave::Interleave;
-use syncmut_mutator::{metamutant, Design};
+use syncmut_mutator::metamutant;
 use syncmut_runtime::exec::Limits;
 use syncmut_runtime::Invocation;
 use syncmut_oracle::explore::{self, ExploreSettings};
@@ -20,9 +20,12 @@ use syncmut_oracle::schedules::{Strategy, StrategyName};
 
 #[derive(Args)]
 pub struct ExploreArgs {
-    /// C/C++ sources, a directory of sources, or an LLVM module (.bc/.ll); pthread only.
-    #[arg(required = true)]
+    /// C/C++ sources, a directory of sources, an LLVM module (.bc/.ll), or an executable
+    /// linked through `syncmut cc`; pthread only.
+    #[arg(required_unless_present = "compile_db")]
     pub design: Vec<PathBuf>,
+    #[command(flatten)]
+    pub project: crate::build_input::ProjectArgs,
     /// random (seeds 1…N), pct (priorities with depth-1 change points) or dfs
     /// (depth-first over scheduling choices, bounded preemptions).
     #[arg(long, default_value = "dfs", value_parser = strategy_name())]
@@ -73,9 +76,10 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         return Err((exit::USAGE, anyhow::anyhow!("--schedules must be at least 1")));
     }
     let flags: Vec<String> = a.cflags.iter().chain(&a.flags).cloned().collect();
+    let mut design = a.project.design(&a.design, &flags).map_err(mutator)?;
     // The project's own synchronization functions, declared in syncmut.toml.
-    let sync = crate::config::load(&a.design).map_err(|e| (exit::USAGE, e))?.sync;
-    let design = Design { sync, ..Design::from_paths(&a.design, &flags).map_err(mutator)? };
+    let settings = a.project.config_file(&a.design).and_then(|file| crate::config::load(file.as_deref())).map_err(|e| (exit::USAGE, e))?;
+    design.sync = settings.sync;
     std::fs::create_dir_all(&a.output).with_context(|| format!("create {}", a.output.display())).map_err(internal)?;
     let mut interleave = a.interleave;
     let mut build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave }).map_err(mutator)?;

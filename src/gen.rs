@@ -78,8 +78,7 @@ fn solver_failures(sites: &[syncmut_analysis::SiteResult]) -> usize {
 
 fn file_line(catalogue: &Catalogue, site: u32, width: usize) -> String {
     let s = &catalogue.sites[site as usize];
-    let file = Path::new(&s.file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-    format!("{file}:{} {}", s.line, s.call).chars().take(width).collect()
+    format!("{}:{} {}", s.file, s.line, s.call).chars().take(width).collect()
 }
 
 fn print_wp(g: &syncmut_analysis::Generation, output: &Path, solver: SolverConfig) {

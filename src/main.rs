@@ -1,6 +1,7 @@
 //! The `syncmut` command line. Only argument handling, console output and exit codes
 //! live here; every stage is a library crate.
 
+mod build_input;
 mod config;
 mod console;
 mod exit;
@@ -13,6 +14,7 @@ mod run;
 mod selection;
 mod test_cmd;
 mod table;
+mod wrapper;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
@@ -23,7 +25,12 @@ use syncmut_mutator::{Design, MutatorError};
 use syncmut_oracle::{lab, report};
 
 #[derive(Parser)]
-#[command(name = "syncmut", version, about = "Mutation testing for the synchronization of pthread and SystemC designs")]
+#[command(
+    name = "syncmut",
+    version,
+    about = "Mutation testing for the synchronization of pthread and SystemC designs",
+    after_help = "Compiler wrapper for a project's own build: `syncmut cc ARGS…` / `syncmut c++ ARGS…` (e.g. make CC=\"syncmut cc\"); see docs/usage.md"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -188,9 +195,12 @@ struct InterleaveArg {
 
 #[derive(Args)]
 struct DesignArgs {
-    /// C/C++ sources, a directory of sources, or an LLVM module (.bc/.ll).
-    #[arg(required = true)]
+    /// C/C++ sources, a directory of sources, an LLVM module (.bc/.ll), or an
+    /// executable linked through `syncmut cc`.
+    #[arg(required_unless_present = "compile_db")]
     design: Vec<PathBuf>,
+    #[command(flatten)]
+    project: build_input::ProjectArgs,
     /// Extra compiler flags (e.g. `-Iinclude -DN=4`); `-l`/`-L`/`-Wl,` go to the link.
     #[arg(last = true)]
     flags: Vec<String>,
@@ -201,7 +211,23 @@ struct DesignArgs {
 
 impl DesignArgs {
     fn design(&self) -> Result<Design, MutatorError> {
-        Ok(Design { sync: self.sync.clone(), ..Design::from_paths(&self.design, &self.flags)? })
+        let mut design = self.project.design(&self.design, &self.flags)?;
+        design.sync = self.sync.clone();
+        Ok(design)
+    }
+
+    /// The design, with the settings file's `flags` when none follow `--`, and its
+    /// `[[sync]]` declarations.
+    fn design_with(&self, file: &config::Config) -> Result<Design, MutatorError> {
+        let flags = if self.flags.is_empty() { file.flags.clone().unwrap_or_default() } else { self.flags.clone() };
+        let mut design = self.project.design(&self.design, &flags)?;
+        design.sync = file.sync.clone();
+        Ok(design)
+    }
+
+    /// The settings file beside the design (or `--config`).
+    fn config(&self) -> Result<config::Config, Failure> {
+        self.project.config_file(&self.design).and_then(|file| config::load(file.as_deref())).map_err(|error| Failure { code: exit::USAGE, error })
     }
 }
 
@@ -259,6 +285,11 @@ impl From<anyhow::Error> for Failure {
 fn main() -> ExitCode {
     // First of all, so a signal during any later step finds the handler.
     let watching = interrupt::watch();
+    // `syncmut cc`/`c++` pass every argument to the compiler untouched (no parsing).
+    let mut argv = std::env::args();
+    if let Some(name @ ("cc" | "c++")) = argv.nth(1).as_deref() {
+        return ExitCode::from(wrapper::main(name, argv.collect()) as u8);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -288,11 +319,10 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<i32, Failure> {
     match cli.command {
-        Command::List { mut design, json, suggest, select } => {
-            let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
+        Command::List { design, json, suggest, select } => {
+            let file = design.config()?;
             let select = select.or_file(&file.selection());
-            design.sync = file.sync.clone();
-            let design = design.design()?;
+            let design = design.design_with(&file)?;
             let workdir = tempfile::tempdir().context("create a temporary build directory")?;
             let mut scan = metamutant::scan(&design, workdir.path())?;
             print_warnings(&scan.warnings);
@@ -315,16 +345,15 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(no_sites_check(&design, &scan.catalogue))
         }
-        Command::Gen { mut design, output, bound, gen, compare, generation } => {
-            let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
-            design.sync = file.sync.clone();
+        Command::Gen { design, output, bound, gen, compare, generation } => {
+            let file = design.config()?;
             let plan = generation.plan(if compare { "random" } else { &gen }, bound, &file);
-            let design = design.design()?;
+            let design = design.design_with(&file)?;
             gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
         }
         Command::Run { mut design, tests, test_cmd, gen, generation, output, jobs, resume, schedules, strategy, preemptions, depth, interleave, fail_under, select } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
-            let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
+            let file = design.config()?;
             design.sync = file.sync.clone();
             config::check_limits(jobs.or(file.jobs), schedules.or(file.schedules), fail_under.or(file.fail_under))
                 .map_err(|error| Failure { code: exit::USAGE, error })?;
@@ -361,10 +390,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Replay { dir, mutant: None, .. } => explore::replay_counterexample(&dir),
         Command::Replay { dir, mutant: Some(mutant), test } => results::replay_command(&dir, &mutant, test.as_deref()),
         Command::Explore(args) => explore::explore_command(&args).map_err(|(code, error)| Failure { code, error }),
-        Command::Mutate { mut design, output, interleave } => {
-            let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
-            design.sync = file.sync.clone();
-            let design = design.design()?;
+        Command::Mutate { design, output, interleave } => {
+            let file = design.config()?;
+            let design = design.design_with(&file)?;
             let options = metamutant::Options { interleave: interleave.interleave.or(file.interleave).unwrap_or_default() };
             let out = run::open_run_directory(&output)?;
             let build = metamutant::build_with(&design, out.root(), &options)?;

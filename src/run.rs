@@ -38,8 +38,9 @@ pub fn run_command(
     interleave: Option<Interleave>,
     select: &SelectArgs,
 ) -> Result<Ran, Failure> {
-    let design = args.design()?;
-    let mut given = match tests.file.or_else(|| default_tests_file(&args.design)) {
+    let mut design = args.design()?;
+    design.jobs = config.jobs.max(1);
+    let mut given = match tests.file.or_else(|| args.project.tests_file(&args.design)) {
         Some(path) => syncmut_runtime::test_case::load(&path).map_err(|e| oracle_failure(e.into()))?,
         None if !matches!(plan, crate::gen::Generation::None) || tests.command.is_some() => Vec::new(),
         None => {
@@ -196,10 +197,6 @@ fn reusable_runs(mut runs: Vec<syncmut_oracle::outcome::Run>, out: &OutDir, conf
 
 fn read_catalogue(out: &OutDir) -> Option<syncmut_mutator::Catalogue> {
     serde_json::from_slice(&std::fs::read(out.path(metamutant::layout::CATALOGUE)).ok()?).ok()
-}
-
-fn default_tests_file(design: &[PathBuf]) -> Option<PathBuf> {
-    design.iter().filter(|p| p.is_dir()).map(|d| d.join("tests.json")).find(|p| p.is_file())
 }
 
 /// Opens (and locks) the run directory of `run`, `gen` or `mutate`; the interruption

@@ -12,10 +12,7 @@ pub fn catalogue(catalogue: &Catalogue) -> String {
     let rows: Vec<[String; 4]> = catalogue
         .mutants
         .iter()
-        .map(|m| {
-            let file = std::path::Path::new(&m.file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            [m.id.clone(), format!("{file}:{}:{}", m.line, m.col), m.operator.slug().to_string(), m.description.clone()]
-        })
+        .map(|m| [m.id.clone(), format!("{}:{}:{}", m.file, m.line, m.col), m.operator.slug().to_string(), m.description.clone()])
         .collect();
     let mut out = render(["mutant", "location", "operator", "description"], &rows);
     out.push_str(&format!("{} sites, {} mutants\n", catalogue.sites.len(), catalogue.mutants.len()));
@@ -90,16 +87,7 @@ pub fn outcomes(outcomes: &Outcomes) -> String {
     let rows: Vec<[String; 5]> = outcomes
         .mutants
         .iter()
-        .map(|m| {
-            let file = std::path::Path::new(&m.file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            [
-                m.mutant.clone(),
-                format!("{file}:{}", m.line),
-                m.verdict.name().to_string(),
-                m.killed_by.clone().unwrap_or_default(),
-                m.reason.clone(),
-            ]
-        })
+        .map(|m| [m.mutant.clone(), format!("{}:{}", m.file, m.line), m.verdict.name().to_string(), m.killed_by.clone().unwrap_or_default(), m.reason.clone()])
         .collect();
     let mut out = String::from("\n");
     out.push_str(&render(["mutant", "location", "verdict", "test", "why"], &rows));

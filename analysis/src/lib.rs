@@ -363,7 +363,8 @@ pub fn generate_for(build: &syncmut_mutator::metamutant::Build, build_dir: &Path
     // The same tests as Test-Comp test cases, next to the JSON (tests/<name>.xml).
     if let Some(first) = build.catalogue.sites.first() {
         let entry = if is_pthread(build) { "main" } else { "sc_main" };
-        let program = testcomp::Program { file: Path::new(&first.file), entry };
+        let file = build.catalogue.source_path(&first.file);
+        let program = testcomp::Program { file: &file, entry };
         let dir = out.join("tests");
         testcomp::write(&suite.tests, &suite::names(&suite, "wp"), &program, &dir)
             .map_err(|source| AnalysisError::Io { what: format!("write the Test-Comp test cases in {}", dir.display()), source })?;

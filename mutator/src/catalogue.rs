@@ -29,7 +29,8 @@ pub struct Site {
     /// Runtime wrapper the call was rewritten to.
     pub wrapper: String,
     pub family: Family,
-    /// Source file as recorded in debug info.
+    /// Source file: relative to the catalogue's `root` when under it (debug info's
+    /// absolute path otherwise).
     pub file: String,
     pub line: u32,
     pub col: u32,
@@ -95,6 +96,11 @@ pub struct Catalogue {
     /// number the runtime reports (`m<k>` in schedule files).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub accesses: Vec<MemoryAccess>,
+    /// The project root (absolute) the files of sites, mutants and accesses are named
+    /// relative to, so reports attach to a repository's paths on any machine. Empty in
+    /// catalogues written before it existed, whose files are absolute.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub root: String,
 }
 
 impl Catalogue {
@@ -117,7 +123,12 @@ impl Catalogue {
                 })
             })
             .collect();
-        Catalogue { format_version: FORMAT_VERSION, kind, sites, mutants, interleave: Interleave::Sync, accesses: Vec::new() }
+        Catalogue { format_version: FORMAT_VERSION, kind, sites, mutants, interleave: Interleave::Sync, accesses: Vec::new(), root: String::new() }
+    }
+
+    /// Where a file named by this catalogue is on this machine (for reading sources).
+    pub fn source_path(&self, file: &str) -> std::path::PathBuf {
+        std::path::Path::new(&self.root).join(file)
     }
 
     /// The sites whose events a mutant takes away by construction, so that their

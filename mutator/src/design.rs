@@ -18,6 +18,17 @@ pub enum InputKind {
 pub struct Input {
     pub path: PathBuf,
     pub kind: InputKind,
+    /// Its own compile flags (a compile database's unit), before the design's.
+    pub flags: Vec<String>,
+    /// The directory to compile it in (a compile database's unit: its relative paths
+    /// are relative to it); the working directory when `None`.
+    pub directory: Option<PathBuf>,
+}
+
+impl Input {
+    fn new(path: PathBuf, kind: InputKind) -> Input {
+        Input { path, kind, flags: Vec::new(), directory: None }
+    }
 }
 
 /// The files that make up a design and the flags to build them with.
@@ -29,6 +40,15 @@ pub struct Design {
     pub flags: Vec<String>,
     /// The project's own synchronization functions (`[[sync]]` in syncmut.toml).
     pub sync: Vec<crate::user_sync::UserSync>,
+    /// The project root, absolute: reports name the design's files relative to it. By
+    /// default the deepest directory holding every path the user named (a directory
+    /// itself, a file's parent); `--root` sets it.
+    pub root: PathBuf,
+    /// How many translation units are compiled at once (default: the number of cores).
+    pub jobs: usize,
+    /// What the user must know about how the design was put together (shown as
+    /// warnings with the catalogue), e.g. libraries linked without being mutated.
+    pub notes: Vec<String>,
 }
 
 impl Design {
@@ -37,6 +57,11 @@ impl Design {
     /// path so builds are reproducible.
     pub fn from_paths(paths: &[PathBuf], flags: &[String]) -> Result<Design> {
         let mut inputs = Vec::new();
+        let mut flags = flags.to_vec();
+        // Directories the root must hold besides the named paths: the sources of a
+        // program linked through `syncmut cc`.
+        let mut sources_dirs = Vec::new();
+        let mut notes = Vec::new();
         for path in paths {
             utf8(path)?;
             let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
@@ -52,14 +77,45 @@ impl Design {
                 found.sort_by(|a, b| a.path.cmp(&b.path));
                 found.iter().try_for_each(|input| utf8(&input.path).map(drop))?;
                 inputs.extend(found);
+            } else if let (None, Some(program)) = (kind_of(path), crate::wrapped::program_of(path)?) {
+                for unit in program.units {
+                    utf8(&unit.bitcode)?;
+                    sources_dirs.extend(unit.source.parent().map(Path::to_path_buf));
+                    inputs.push(Input::new(unit.bitcode, InputKind::Llvm));
+                }
+                for archive in program.link_flags.iter().filter(|f| f.ends_with(".a")) {
+                    notes.push(format!("{}: {archive} is linked as it is, not mutated: `syncmut cc` cannot follow objects into a static archive (link the objects themselves, or use --compile-db)", path.display()));
+                }
+                flags.extend(program.link_flags);
             } else {
                 let kind = kind_of(path).ok_or_else(|| MutatorError::UnsupportedInput(path.clone()))?;
                 // Fail early on unreadable files, naming them, rather than in clang.
                 std::fs::File::open(path).map_err(|source| MutatorError::InputUnreadable { path: path.clone(), source })?;
-                inputs.push(Input { path: path.clone(), kind });
+                inputs.push(Input::new(path.clone(), kind));
             }
         }
-        Ok(Design { inputs, flags: flags.to_vec(), sync: Vec::new() })
+        let named = paths.iter().map(|p| if p.is_dir() { p.clone() } else { p.parent().map(Path::to_path_buf).unwrap_or_default() });
+        let root = common_root(named.chain(sources_dirs));
+        Ok(Design { inputs, flags, root, jobs: default_jobs(), notes, sync: Vec::new() })
+    }
+
+    /// The program a compile database describes (`--compile-db`, see
+    /// [`crate::compile_db`]): its units with their own flags, its libraries; `flags`
+    /// are added to every unit (and `-l`/`-L`/`-Wl,` to the link).
+    pub fn from_compile_db(db: &Path, target: Option<&str>, flags: &[String]) -> Result<Design> {
+        let program = crate::compile_db::program(db, target)?;
+        for input in &program.inputs {
+            utf8(&input.path)?;
+        }
+        let mut all = flags.to_vec();
+        all.extend(program.link_flags);
+        Ok(Design { inputs: program.inputs, flags: all, root: program.root, jobs: default_jobs(), notes: Vec::new(), sync: Vec::new() })
+    }
+
+    /// Names the project root explicitly (`--root`); relative to the working directory.
+    pub fn with_root(mut self, root: &Path) -> Design {
+        self.root = absolute(root);
+        self
     }
 
     /// A short name for the design: the directory or first file's stem.
@@ -103,11 +159,32 @@ fn sources_under(dir: &Path, found: &mut Vec<Input>) -> Result<()> {
             }
         } else if let Some(kind @ (InputKind::C | InputKind::Cxx)) = kind_of(&path) {
             if path.is_file() {
-                found.push(Input { path, kind });
+                found.push(Input::new(path, kind));
             }
         }
     }
     Ok(())
+}
+
+/// `path` made absolute against the working directory and normalised lexically (`..`
+/// resolved, symbolic links kept), as clang records a source's path in debug info.
+pub fn absolute(path: &Path) -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    crate::source::normalize(&cwd.join(path))
+}
+
+/// The deepest directory that holds every one of `dirs` (each made absolute); `/` when
+/// they share nothing else, the working directory when there are none.
+pub fn common_root(dirs: impl IntoIterator<Item = PathBuf>) -> PathBuf {
+    let mut root: Option<PathBuf> = None;
+    for dir in dirs {
+        let dir = absolute(&dir);
+        root = Some(match root {
+            None => dir,
+            Some(r) => r.components().zip(dir.components()).take_while(|(a, b)| a == b).map(|(a, _)| a).collect(),
+        });
+    }
+    root.unwrap_or_else(|| absolute(Path::new(".")))
 }
 
 /// Paths cross into clang, llvm-link and LLVM's C API as text: refuse, naming it, a
@@ -117,10 +194,21 @@ pub fn utf8(path: &Path) -> Result<&str> {
 }
 
 fn is_link_flag(flag: &str) -> bool {
-    flag.starts_with("-l") || flag.starts_with("-L") || flag.starts_with("-Wl,")
+    flag.starts_with("-l") || flag.starts_with("-L") || flag.starts_with("-Wl,") || is_library_file(flag)
 }
 
-fn kind_of(path: &Path) -> Option<InputKind> {
+/// A library named by its file (`/usr/lib/libz.so`, `libcore.a`, `libm.so.6`).
+pub fn is_library_file(arg: &str) -> bool {
+    !arg.starts_with('-') && (arg.ends_with(".a") || arg.ends_with(".so") || arg.contains(".so."))
+}
+
+/// How many translation units are compiled at once.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The kind of an input by its extension.
+pub fn kind_of(path: &Path) -> Option<InputKind> {
     match path.extension()?.to_str()? {
         "c" => Some(InputKind::C),
         "cc" | "cpp" | "cxx" | "C" | "c++" => Some(InputKind::Cxx),
@@ -146,6 +234,24 @@ mod tests {
         let found: Vec<_> = design.inputs.iter().map(|i| i.path.strip_prefix(root).unwrap().to_str().unwrap().to_string()).collect();
         assert_eq!(found, ["main.c", "src/deep/queue.cpp", "src/pool.c"]);
         assert_eq!(design.inputs[1].kind, InputKind::Cxx);
+    }
+
+    #[test]
+    fn the_root_is_the_deepest_directory_holding_every_named_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for file in ["app/src/a.c", "app/lib/b.c"] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        let two_files = Design::from_paths(&[root.join("app/src/a.c"), root.join("app/lib/b.c")], &[]).unwrap();
+        assert_eq!(two_files.root, root.join("app"));
+        let one_file = Design::from_paths(&[root.join("app/src/a.c")], &[]).unwrap();
+        assert_eq!(one_file.root, root.join("app/src"));
+        let a_directory = Design::from_paths(&[root.join("app/lib/../src")], &[]).unwrap();
+        assert_eq!(a_directory.root, root.join("app/src"), "named directories are normalised");
+        assert_eq!(a_directory.with_root(root).root, root);
     }
 
     #[test]

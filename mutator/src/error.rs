@@ -11,7 +11,7 @@ pub enum MutatorError {
     #[error("{}: cannot read it: {source}", path.display())]
     InputUnreadable { path: PathBuf, source: std::io::Error },
 
-    #[error("{}: not a C/C++ source (.c .cc .cpp .cxx .C), LLVM bitcode (.bc) or LLVM IR (.ll) file; pass the design's sources or a directory holding them", .0.display())]
+    #[error("{}: not a C/C++ source (.c .cc .cpp .cxx .C), LLVM bitcode (.bc) or LLVM IR (.ll) file; pass the design's sources, a directory holding them, or an executable linked through `syncmut cc` (which leaves a `.syncmut` record beside it)", .0.display())]
     UnsupportedInput(PathBuf),
 
     #[error("{}: the name is not valid UTF-8; clang and LLVM take file names as text: rename it (or copy it to a name in UTF-8)", .0.display())]
@@ -37,6 +37,12 @@ pub enum MutatorError {
 
     #[error("the rewritten module failed LLVM verification (a syncmut bug; please report it with the design): {0}")]
     Verify(String),
+
+    #[error("the design's units define a symbol more than once, so they are not one program (a project with several programs?): name the units of one program, or, with a CMake build's compile database, pick it with --target\n{message}")]
+    MultiplyDefined { message: String },
+
+    #[error("{}: not a usable compile database: {message}", file.display())]
+    CompileDatabase { file: PathBuf, message: String },
 
     #[error("{}: cannot write: {source}", path.display())]
     Write { path: PathBuf, source: std::io::Error },

@@ -8,6 +8,7 @@
 pub mod api;
 mod atomic_functions;
 pub mod catalogue;
+pub mod compile_db;
 pub mod debug_types;
 pub mod design;
 pub mod discover;
@@ -24,6 +25,7 @@ pub mod rewrite;
 pub mod source;
 mod state_table;
 pub mod toolchain;
+pub mod wrapped;
 mod trampoline;
 pub mod user_sync;
 

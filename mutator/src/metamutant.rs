@@ -10,7 +10,7 @@ use crate::debug_types::DebugTypes;
 use crate::globals::{self, Global};
 use crate::interleave::{self, Interleave};
 use crate::members;
-use crate::{rewrite, toolchain};
+use crate::{rewrite, source, toolchain};
 use inkwell::context::Context;
 use inkwell::module::Module;
 use std::path::{Path, PathBuf};
@@ -62,7 +62,7 @@ pub fn scan(design: &Design, workdir: &Path) -> Result<Scan> {
     found.warnings.extend(notes);
     let globals = globals.into_iter().map(|(g, _)| g).collect();
     let suggestions = crate::user_sync::suggest(&found.sites);
-    Ok(Scan { catalogue: catalogue_of(&found), warnings: found.warnings, globals, suggestions })
+    Ok(Scan { catalogue: catalogue_of(&mut found, design), warnings: found.warnings, globals, suggestions })
 }
 
 /// How to build a metamutant.
@@ -88,7 +88,7 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
     let context = Context::create();
     let module = load(&context, &design_bc, design)?;
     let mut found = discover::discover(&module, &design.sync);
-    let mut catalogue = catalogue_of(&found);
+    let mut catalogue = catalogue_of(&mut found, design);
     catalogue.interleave = options.interleave;
     // Debug-info types for the state snapshots, read before the module is rewritten.
     let types = DebugTypes::parse(&module.print_to_string().to_string());
@@ -104,7 +104,12 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
         crate::atomic_functions::instrument(&context, &module)?;
     }
     match options.interleave {
-        Interleave::Memory if catalogue.kind == Family::Pthread => catalogue.accesses = interleave::instrument(&context, &module)?,
+        Interleave::Memory if catalogue.kind == Family::Pthread => {
+            catalogue.accesses = interleave::instrument(&context, &module)?;
+            for access in &mut catalogue.accesses {
+                access.file = source::relative_to(&design.root, &access.file);
+            }
+        }
         Interleave::Memory => {
             found.warnings.push("--interleave memory applies to pthread designs only; SystemC processes are interleaved at the kernel's scheduling points".to_string());
         }
@@ -148,8 +153,17 @@ fn load<'ctx>(context: &'ctx Context, bitcode: &Path, design: &Design) -> Result
     Ok(module)
 }
 
-fn catalogue_of(found: &Discovery<'_>) -> Catalogue {
-    Catalogue::from_sites(found.kind, found.sites.iter().map(|f| f.site.clone()).collect())
+/// The catalogue of the discovered sites, their files named relative to the design's
+/// root; the sites' table in the metamutant (written by the rewrite) names them so too,
+/// so no path of the building machine reaches a report or a run's messages.
+fn catalogue_of(found: &mut Discovery<'_>, design: &Design) -> Catalogue {
+    found.warnings.extend(design.notes.iter().cloned());
+    for f in &mut found.sites {
+        f.site.file = source::relative_to(&design.root, &f.site.file);
+    }
+    let mut catalogue = Catalogue::from_sites(found.kind, found.sites.iter().map(|f| f.site.clone()).collect());
+    catalogue.root = design.root.to_string_lossy().into_owned();
+    catalogue
 }
 
 /// Writes an output file atomically ([`syncmut_runtime::atomic::write`]), naming it in the

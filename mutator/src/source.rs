@@ -23,6 +23,15 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// How reports name `file` (an absolute, normalised path): relative to the project
+/// `root` when it lies under it, else as is, so nothing is ever named ambiguously.
+pub fn relative_to(root: &Path, file: &str) -> String {
+    match Path::new(file).strip_prefix(root) {
+        Ok(rel) if !rel.as_os_str().is_empty() && !root.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
+        _ => file.to_string(),
+    }
+}
+
 /// True when a debug location points into a system header.
 pub fn is_system_path(path: &Path) -> bool {
     let normalized = normalize(path);
@@ -99,6 +108,15 @@ mod tests {
         assert!(is_system_path(Path::new("/usr/include/sysc/kernel/sc_module.h")));
         assert!(!is_system_path(Path::new("/work/design/top.cpp")));
         assert!(!is_system_path(Path::new("/home/u/usr/include/x.h")));
+    }
+
+    #[test]
+    fn files_under_the_root_are_named_relative_to_it() {
+        let root = Path::new("/p/app");
+        assert_eq!(relative_to(root, "/p/app/src/a.c"), "src/a.c");
+        assert_eq!(relative_to(root, "/p/application/a.c"), "/p/application/a.c");
+        assert_eq!(relative_to(root, "/elsewhere/b.h"), "/elsewhere/b.h");
+        assert_eq!(relative_to(Path::new(""), "/p/app/a.c"), "/p/app/a.c");
     }
 
     #[test]

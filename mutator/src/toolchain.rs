@@ -10,7 +10,7 @@
 //! in the library's headers, and the same design is built again by every run.
 
 use crate::api::Family;
-use crate::design::{Design, InputKind};
+use crate::design::{Design, Input, InputKind};
 use crate::error::{MutatorError, Result};
 use sha2::{Digest, Sha256};
 use std::ffi::OsString;
@@ -56,36 +56,86 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
     let objdir = workdir.join("obj");
     std::fs::create_dir_all(&objdir).map_err(|source| MutatorError::Write { path: objdir.clone(), source })?;
     let cache = Cache::from_env();
-    // The runtime's public header (named inputs, __VERIFIER_nondet_*), so designs can
-    // `#include <syncmut.h>` without installing anything. With the cache on it lives in
-    // the cache, so the `-I` path (part of the key) is the same for every run.
-    let include = cache.as_ref().map_or_else(|| workdir.join("include"), Cache::include_dir);
-    std::fs::create_dir_all(&include).map_err(|source| MutatorError::Write { path: include.clone(), source })?;
-    let header = include.join(syncmut_runtime::HEADER_NAME);
-    if std::fs::read(&header).ok().as_deref() != Some(syncmut_runtime::HEADER) {
-        syncmut_runtime::atomic::write(&header, syncmut_runtime::HEADER).map_err(|source| MutatorError::Write { path: header.clone(), source })?;
-    }
-    let mut modules = Vec::new();
-    for (i, input) in design.inputs.iter().enumerate() {
-        match input.kind {
-            InputKind::Llvm => modules.push(input.path.clone()),
+    let include = runtime_include(cache.as_ref(), &workdir.join("include"))?;
+    // Absolute, since a compile database's units are compiled in their own directories.
+    let (objdir, include) = (crate::design::absolute(&objdir), crate::design::absolute(&include));
+    let modules: Vec<PathBuf> = design
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, input)| match input.kind {
+            InputKind::Llvm => input.path.clone(),
             InputKind::C | InputKind::Cxx => {
                 let stem = input.path.file_stem().unwrap_or_default().to_string_lossy();
-                let object = objdir.join(format!("{i:03}-{stem}.bc"));
-                compile(design, &input.path, input.kind, &include, &object, cache.as_ref())?;
-                modules.push(object);
+                objdir.join(format!("{i:03}-{stem}.bc"))
             }
+        })
+        .collect();
+    // Units are compiled `design.jobs` at a time; the first failure in input order is
+    // reported, so the message does not depend on which compile finished first.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<Result<()>>>> = design.inputs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..design.jobs.clamp(1, design.inputs.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(input) = design.inputs.get(i) else { break };
+                if input.kind != InputKind::Llvm {
+                    let result = compile(design, input, &include, &modules[i], cache.as_ref()).map(drop);
+                    *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+                }
+            });
         }
+    });
+    for result in results {
+        result.into_inner().unwrap_or_else(|e| e.into_inner()).transpose()?;
     }
     let llvm_link = tool("llvm-link-16", "llvm-link")?;
     let output = run(Command::new(&llvm_link).args(&modules).arg("-o").arg(out))
         .map_err(|source| MutatorError::InputUnreadable { path: llvm_link.clone(), source })?;
     if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
+        // Two units defining one symbol (two `main`s) are not one program: say so rather
+        // than blame the bitcode.
+        if stderr.contains("multiply defined") {
+            return Err(MutatorError::MultiplyDefined { message: stderr });
+        }
         let file = modules.first().cloned().unwrap_or_default();
-        return Err(MutatorError::BadBitcode { file, message: stderr.trim().to_string() });
+        return Err(MutatorError::BadBitcode { file, message: stderr });
     }
     Ok(())
+}
+
+/// The directory holding the runtime's public header (named inputs,
+/// __VERIFIER_nondet_*), so designs can `#include <syncmut.h>` without installing
+/// anything. With the cache on it lives in the cache, so the `-I` path (part of the key)
+/// is the same for every run; else in `fallback`.
+fn runtime_include(cache: Option<&Cache>, fallback: &Path) -> Result<PathBuf> {
+    let include = cache.map_or_else(|| fallback.to_path_buf(), Cache::include_dir);
+    std::fs::create_dir_all(&include).map_err(|source| MutatorError::Write { path: include.clone(), source })?;
+    let header = include.join(syncmut_runtime::HEADER_NAME);
+    if std::fs::read(&header).ok().as_deref() != Some(syncmut_runtime::HEADER) {
+        syncmut_runtime::atomic::write(&header, syncmut_runtime::HEADER).map_err(|source| MutatorError::Write { path: header.clone(), source })?;
+    }
+    Ok(include)
+}
+
+/// Compiles one unit to the design bitcode syncmut builds from (`syncmut cc` keeps it
+/// beside the project's object), through the compile cache.
+pub fn compile_unit(input: &Input, object: &Path) -> Result<()> {
+    let cache = Cache::from_env();
+    let scratch = tempfile::tempdir().map_err(|source| MutatorError::Write { path: std::env::temp_dir(), source })?;
+    let include = runtime_include(cache.as_ref(), scratch.path())?;
+    let design = Design { inputs: vec![input.clone()], flags: Vec::new(), root: PathBuf::new(), jobs: 1, notes: Vec::new(), sync: Vec::new() };
+    compile(&design, input, &include, object, cache.as_ref()).map(drop)
+}
+
+/// The C or C++ compiler syncmut builds with (`clang-16`, `clang++-16`).
+pub fn compiler(kind: InputKind) -> Result<PathBuf> {
+    match kind {
+        InputKind::Cxx => tool("clang++-16", "clang++"),
+        _ => tool("clang-16", "clang"),
+    }
 }
 
 /// Where a translation unit's bitcode came from.
@@ -95,13 +145,12 @@ enum Compiled {
     ByClang,
 }
 
-fn compile(design: &Design, source: &Path, kind: InputKind, include: &Path, object: &Path, cache: Option<&Cache>) -> Result<Compiled> {
-    let compiler = match kind {
-        InputKind::Cxx => tool("clang++-16", "clang++")?,
-        _ => tool("clang-16", "clang")?,
-    };
+fn compile(design: &Design, input: &Input, include: &Path, object: &Path, cache: Option<&Cache>) -> Result<Compiled> {
+    let (source, kind) = (input.path.as_path(), input.kind);
+    let compiler = compiler(kind)?;
     let mut args: Vec<OsString> = COMPILE_FLAGS.iter().map(OsString::from).collect();
-    let user_flags: Vec<&String> = design.compile_flags().collect();
+    // The unit's own flags (compile database), then the user's, which may override them.
+    let user_flags: Vec<&String> = input.flags.iter().chain(design.compile_flags()).collect();
     if kind == InputKind::Cxx && !user_flags.iter().any(|f| f.starts_with("-std=")) {
         args.push("-std=c++17".into());
     }
@@ -110,23 +159,28 @@ fn compile(design: &Design, source: &Path, kind: InputKind, include: &Path, obje
     args.extend(user_flags.into_iter().map(OsString::from));
     args.extend(["-I".into(), include.into(), source.into()]);
     // A unit that cannot be read for the key is left to clang, which names the problem.
-    let Some((cache, key)) = cache.and_then(|c| Some((c, c.key(&compiler, &args, source)?))) else {
-        clang(&compiler, &args, None, source, object)?;
+    let cwd = match &input.directory {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().map_err(|source| MutatorError::InputUnreadable { path: PathBuf::from("."), source })?,
+    };
+    let Some((cache, key)) = cache.and_then(|c| Some((c, c.key(&compiler, &args, &cwd, source)?))) else {
+        clang(&compiler, &args, &cwd, None, source, object)?;
         return Ok(Compiled::ByClang);
     };
     if cache.fetch(&key, object) {
         return Ok(Compiled::Cached);
     }
     let depfile = object.with_extension("d");
-    clang(&compiler, &args, Some(&depfile), source, object)?;
-    cache.store(&key, &depfile, object);
+    clang(&compiler, &args, &cwd, Some(&depfile), source, object)?;
+    cache.store(&key, &depfile, &cwd, object);
+    let _ = std::fs::remove_file(&depfile);
     Ok(Compiled::ByClang)
 }
 
 /// Runs the compiler; `depfile` asks it to list every file it read (`-MD`).
-fn clang(compiler: &Path, args: &[OsString], depfile: Option<&Path>, source: &Path, object: &Path) -> Result<()> {
+fn clang(compiler: &Path, args: &[OsString], cwd: &Path, depfile: Option<&Path>, source: &Path, object: &Path) -> Result<()> {
     let mut cmd = Command::new(compiler);
-    cmd.args(args).arg("-o").arg(object);
+    cmd.current_dir(cwd).args(args).arg("-o").arg(object);
     if let Some(depfile) = depfile {
         // A fixed target name keeps the depfile's first line free of paths to unescape.
         cmd.args(["-MD", "-MT", "unit", "-MF"]).arg(depfile);
@@ -181,7 +235,7 @@ impl Cache {
         self.dir.join("include").join(&digest[..16])
     }
 
-    fn key(&self, compiler: &Path, args: &[OsString], source: &Path) -> Option<String> {
+    fn key(&self, compiler: &Path, args: &[OsString], cwd: &Path, source: &Path) -> Option<String> {
         let version = run(Command::new(compiler).arg("--version")).ok().filter(|o| o.status.success())?.stdout;
         let mut hash = Sha256::new();
         let mut field = |bytes: &[u8]| {
@@ -194,8 +248,8 @@ impl Cache {
         for arg in args {
             field(arg.as_encoded_bytes());
         }
-        field(std::env::current_dir().ok()?.as_os_str().as_encoded_bytes());
-        field(&std::fs::read(source).ok()?);
+        field(cwd.as_os_str().as_encoded_bytes());
+        field(&std::fs::read(cwd.join(source)).ok()?);
         Some(hex(&hash.finalize()))
     }
 
@@ -219,13 +273,15 @@ impl Cache {
         unchanged && syncmut_runtime::atomic::write(object, &entry[end + 2..]).is_ok()
     }
 
-    /// Records `object` with the files its depfile names. Failing to store costs only a
+    /// Records `object` with the files its depfile names (relative ones against `cwd`). Failing to store costs only a
     /// later compile, so errors are dropped.
-    fn store(&self, key: &str, depfile: &Path, object: &Path) {
+    fn store(&self, key: &str, depfile: &Path, cwd: &Path, object: &Path) {
         let Ok(deps) = std::fs::read_to_string(depfile) else { return };
         let Ok(bitcode) = std::fs::read(object) else { return };
         let mut entry = format!("{ENTRY_TAG}\n");
-        for path in depfile_paths(&deps) {
+        // Names relative to the compile's directory are listed absolute, so a fetch from
+        // any working directory checks the same files.
+        for path in depfile_paths(&deps).into_iter().map(|p| cwd.join(p)) {
             // A name that is not UTF-8 or holds a line break cannot be listed; such a
             // unit is not cached.
             let Some(name) = path.to_str().filter(|p| !p.contains('\n')) else { return };
@@ -330,7 +386,7 @@ mod tests {
         let cache = Cache { dir: work.path().join("cache") };
         std::fs::create_dir_all(cache.dir.join("tu")).unwrap();
         let object = work.path().join("unit.bc");
-        let build = || compile(&design, &source, InputKind::C, &cache.include_dir(), &object, Some(&cache)).unwrap();
+        let build = || compile(&design, &design.inputs[0], &cache.include_dir(), &object, Some(&cache)).unwrap();
 
         assert_eq!(build(), Compiled::ByClang);
         let first = std::fs::read(&object).unwrap();

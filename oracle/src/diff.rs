@@ -47,10 +47,7 @@ fn event_line(catalogue: &Catalogue, e: &Event) -> String {
 /// `wait(e) @ guarded_event.cpp:18`.
 pub fn site_label(catalogue: &Catalogue, site: u32) -> String {
     match catalogue.sites.get(site as usize) {
-        Some(s) => {
-            let file = std::path::Path::new(&s.file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            format!("{} @ {file}:{}", s.call, s.line)
-        }
+        Some(s) => format!("{} @ {}:{}", s.call, s.file, s.line),
         None => format!("site {site}"),
     }
 }

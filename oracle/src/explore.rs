@@ -376,10 +376,9 @@ fn memory_steps(catalogue: &Catalogue, schedule: &Schedule) -> String {
         let Some(i) = choice.options.iter().position(|(id, _)| *id == choice.chosen) else { continue };
         let Some(Some(k)) = choice.accesses.get(i) else { continue };
         let Some(access) = catalogue.accesses.get(*k as usize) else { continue };
-        let file = Path::new(&access.file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         let verb = if access.write { "writes" } else { "reads " };
         let preempts = if choice.preempts(choice.chosen) { "  (preempts T".to_string() + &choice.current.unwrap_or(0).to_string() + ")" } else { String::new() };
-        lines.push(format!("  T{:<3} {verb} shared memory in {} @ {file}:{}{preempts}\n", choice.chosen, access.function, access.line));
+        lines.push(format!("  T{:<3} {verb} shared memory in {} @ {}:{}{preempts}\n", choice.chosen, access.function, access.file, access.line));
     }
     if lines.is_empty() {
         return String::new();
@@ -396,10 +395,7 @@ fn first_runtime_line(stderr: &str, fallback: &str) -> String {
 /// thread stopped.
 pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
     let site = |s: u32| match catalogue.sites.get(s as usize) {
-        Some(site) => {
-            let file = Path::new(&site.file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            (format!("{file}:{}", site.line), site.call.clone())
-        }
+        Some(site) => (format!("{}:{}", site.file, site.line), site.call.clone()),
         None => (format!("site {s}"), String::new()),
     };
     let mut threads: Vec<&str> = found.trace.events.iter().map(|e| e.thread.as_str()).collect();

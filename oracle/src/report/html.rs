@@ -102,7 +102,7 @@ pub fn render(run_dir: Option<&Path>, catalogue: &Catalogue, outcomes: &Outcomes
     h.push_str("<main>\n");
     for file in &files {
         let _ = writeln!(h, "<h2 class=\"file\">{}</h2>", escape(file));
-        match std::fs::read(file) {
+        match std::fs::read(catalogue.source_path(file)) {
             Ok(bytes) => {
                 let text = String::from_utf8_lossy(&bytes);
                 h.push_str("<div class=\"src\">\n");

@@ -17,7 +17,7 @@ pub fn render(outcomes: &Outcomes) -> String {
         s.mutants, s.errors, s.not_reached
     ));
     for m in &outcomes.mutants {
-        let classname = escape(&format!("{}:{}", super::short_file(&m.file), m.line));
+        let classname = escape(&format!("{}:{}", m.file, m.line));
         xml.push_str(&format!("    <testcase name=\"{}\" classname=\"{classname}\">\n", escape(&m.mutant)));
         let detail = escape(&format!("{}: {}", m.description, m.reason));
         match m.verdict {

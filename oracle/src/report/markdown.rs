@@ -17,7 +17,7 @@ pub fn render(outcomes: &Outcomes) -> String {
             md.push_str(&format!(
                 "| `{}` | {}:{} | {} |\n",
                 m.mutant,
-                super::short_file(&m.file),
+                m.file,
                 m.line,
                 m.description.replace('|', "\\|")
             ));

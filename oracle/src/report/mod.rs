@@ -66,8 +66,3 @@ pub fn render_in(run_dir: Option<&Path>, format: Format, catalogue: &Catalogue, 
         Format::Html => html::render(run_dir, catalogue, outcomes).into_bytes(),
     }
 }
-
-/// The file name of a source path, for compact display.
-fn short_file(path: &str) -> String {
-    std::path::Path::new(path).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| path.to_string())
-}

@@ -2,9 +2,10 @@
 //! on npm, schemaVersion 1), so Stryker's viewers (the `<mutation-test-report-app>`
 //! element, the Stryker dashboard) can show a syncmut run.
 //!
-//! Files are keyed by their path relative to the deepest directory holding every
-//! mutated file (given as `projectRoot`), with the source read at render time; a file
-//! that cannot be read gets a one-line source saying so. Each mutant's location spans
+//! Files are keyed by their path relative to the project root (as the catalogue names
+//! them; `projectRoot` is left out, as it would be a path of the machine that ran), with
+//! the source read at render time; a file that cannot be read gets a one-line source
+//! saying so. Each mutant's location spans
 //! the call text on its line. Statuses: killed-by-timeout → `Timeout`, other kills →
 //! `Killed`, survived → `Survived`, not-reached → `NoCoverage`, error → `RuntimeError`.
 //! Tests are listed under `testFiles` (one entry, `tests.json`), ids = test names.
@@ -13,7 +14,7 @@ use crate::outcome::Outcomes;
 use crate::verdict::Verdict;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use syncmut_mutator::Catalogue;
 
 /// Thresholds (percent) the viewers colour the score by.
@@ -39,15 +40,12 @@ pub fn status(verdict: Verdict) -> &'static str {
 }
 
 fn report(catalogue: &Catalogue, outcomes: &Outcomes) -> Value {
-    let paths: Vec<&str> = outcomes.mutants.iter().map(|m| m.file.as_str()).collect();
-    let root = common_dir(&paths);
     let mut files: Map<String, Value> = Map::new();
     let mut tests: Vec<String> = Vec::new();
     let mut sources: BTreeMap<String, String> = BTreeMap::new();
     for m in &outcomes.mutants {
-        let key = relative(&m.file, root.as_deref());
-        let text = sources.entry(m.file.clone()).or_insert_with(|| source(&m.file));
-        let file = files.entry(key).or_insert_with(|| json!({ "language": language(&m.file), "source": text.as_str(), "mutants": [] }));
+        let text = sources.entry(m.file.clone()).or_insert_with(|| source(&catalogue.source_path(&m.file)));
+        let file = files.entry(m.file.clone()).or_insert_with(|| json!({ "language": language(&m.file), "source": text.as_str(), "mutants": [] }));
         let entry = catalogue.mutant(&m.mutant);
         let line = m.line.max(1);
         let (column, end) = span(
@@ -84,9 +82,6 @@ fn report(catalogue: &Catalogue, outcomes: &Outcomes) -> Value {
         "files": files,
         "framework": { "name": "syncmut", "version": env!("CARGO_PKG_VERSION") },
     });
-    if let Some(root) = root {
-        value["projectRoot"] = json!(root.to_string_lossy());
-    }
     if !tests.is_empty() {
         let tests: Vec<Value> = tests.iter().map(|t| json!({ "id": t, "name": t })).collect();
         value["testFiles"] = json!({ "tests.json": { "tests": tests } });
@@ -117,31 +112,11 @@ fn language(path: &str) -> &'static str {
     }
 }
 
-fn source(path: &str) -> String {
+fn source(path: &Path) -> String {
     match std::fs::read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) => format!("// syncmut: could not read {path} when rendering this report: {e}\n"),
+        Err(e) => format!("// syncmut: could not read {} when rendering this report: {e}\n", path.display()),
     }
-}
-
-/// The deepest directory holding every (absolute) path, if any.
-fn common_dir(paths: &[&str]) -> Option<PathBuf> {
-    let mut common: Option<PathBuf> = None;
-    for p in paths {
-        let dir = Path::new(p).parent()?;
-        if !dir.is_absolute() {
-            return None;
-        }
-        common = Some(match common {
-            None => dir.to_path_buf(),
-            Some(c) => c.components().zip(dir.components()).take_while(|(a, b)| a == b).map(|(a, _)| a).collect(),
-        });
-    }
-    common.filter(|c| c.parent().is_some())
-}
-
-fn relative(path: &str, root: Option<&Path>) -> String {
-    root.and_then(|r| Path::new(path).strip_prefix(r).ok()).map(|p| p.to_string_lossy().into_owned()).unwrap_or_else(|| path.to_string())
 }
 
 #[cfg(test)]
@@ -162,14 +137,5 @@ mod tests {
         assert_eq!(span("    guard.lock();  // x", 11, "guard.lock()"), (5, 17));
         assert_eq!(span("  wait(e);", 3, "wait(e)"), (3, 10));
         assert_eq!(span("  other();", 3, "wait(e)"), (3, 10));
-    }
-
-    #[test]
-    fn files_are_keyed_relative_to_their_common_directory() {
-        let root = common_dir(&["/a/b/x.cpp", "/a/b/c/y.h"]).unwrap();
-        assert_eq!(root, Path::new("/a/b"));
-        assert_eq!(relative("/a/b/c/y.h", Some(&root)), "c/y.h");
-        assert_eq!(common_dir(&["/x.c"]), None);
-        assert_eq!(common_dir(&["rel/x.c"]), None);
     }
 }

@@ -1,0 +1,191 @@
+//! `syncmut cc` / `syncmut c++`: a compiler wrapper for a project's own build
+//! (`make CC="syncmut cc"`, CMake's `CC`/`CMAKE_C_COMPILER_LAUNCHER`). Every command is
+//! first run by the real compiler, so the project builds exactly as before; then
+//!
+//! - a compile of one source (`-c`) also compiles the design bitcode syncmut builds
+//!   from (the unit's own flags, syncmut's -O0/-g set, through the compile cache) into
+//!   `<object>.syncmut.bc`, recorded in `<object>.syncmut`;
+//! - a link records, beside the executable, every object's unit and the link's
+//!   libraries (`<executable>.syncmut`), so `syncmut run <executable>` builds the
+//!   metamutant of that program.
+//!
+//! As a launcher (`syncmut cc /usr/bin/gcc -c …`) the named compiler does the real
+//! compile; otherwise clang-16 (clang++-16 for `c++`) does. What the wrapper cannot
+//! follow it says on stderr, prefixed `syncmut cc:`, and the build goes on: objects that
+//! reach the link only through a static archive, and units the bitcode compile fails on.
+
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use syncmut_mutator::compile_db;
+use syncmut_mutator::design::{absolute, is_library_file, Input, InputKind};
+use syncmut_mutator::wrapped::{self, Program, Unit};
+
+/// Flags whose value is the next argument (so it is not taken for an input file).
+const WITH_VALUE: &[&str] = &["-o", "-MF", "-MT", "-MQ", "-I", "-D", "-U", "-include", "-isystem", "-iquote", "-idirafter", "-x", "-Xlinker", "-L", "-target", "--target", "-arch"];
+
+/// Runs the wrapper as `syncmut <name> ARGS…`; returns the exit code.
+pub fn main(name: &str, args: Vec<String>) -> i32 {
+    let kind = if name == "cc" { InputKind::C } else { InputKind::Cxx };
+    let tag = format!("syncmut {name}");
+    // Launcher mode: the first argument is the project's compiler itself.
+    let (compiler, args) = match args.split_first() {
+        Some((first, rest)) if is_compiler(first) => (PathBuf::from(first), rest.to_vec()),
+        _ => match syncmut_mutator::toolchain::compiler(kind) {
+            Ok(c) => (c, args),
+            Err(e) => {
+                eprintln!("{tag}: {e}");
+                return crate::exit::TOOL_MISSING;
+            }
+        },
+    };
+    let status = match Command::new(&compiler).args(&args).status() {
+        Ok(status) => status,
+        Err(e) => {
+            eprintln!("{tag}: cannot run {}: {e}", compiler.display());
+            return crate::exit::TOOL_MISSING;
+        }
+    };
+    if !status.success() {
+        return status.code().unwrap_or(1);
+    }
+    let cwd = absolute(Path::new("."));
+    let command = CompilerCall::parse(&args);
+    if command.only_preprocesses {
+        return 0;
+    }
+    if command.compile_only {
+        if let [source] = command.sources.as_slice() {
+            let object = command.output.clone().unwrap_or_else(|| PathBuf::from(format!("{}.o", source.file_stem().unwrap_or_default().to_string_lossy())));
+            if let Err(e) = keep_bitcode(&args, source, &cwd.join(&object), &cwd) {
+                eprintln!("{tag}: warning: {}: no bitcode kept, so syncmut cannot build a program holding it: {e}", source.display());
+            }
+        }
+        return 0;
+    }
+    let executable = cwd.join(command.output.clone().unwrap_or_else(|| PathBuf::from("a.out")));
+    let mut units = Vec::new();
+    for (i, source) in command.sources.iter().enumerate() {
+        // A source compiled and linked in one command: its bitcode goes beside the program.
+        let object = wrapped::beside(&executable, &format!(".{i}"));
+        match keep_bitcode(&args, source, &object, &cwd) {
+            Ok(()) => units.extend(wrapped::unit_of(&object)),
+            Err(e) => {
+                eprintln!("{tag}: warning: {}: no bitcode kept, so syncmut cannot build this program: {e}", source.display());
+                return 0;
+            }
+        }
+    }
+    for object in &command.objects {
+        match wrapped::unit_of(&cwd.join(object)) {
+            Some(unit) => units.push(unit),
+            None => {
+                eprintln!(
+                    "{tag}: warning: {}: not compiled through `syncmut {name}` (or rebuilt since), so syncmut cannot build {}; rebuild it through the wrapper",
+                    object.display(),
+                    executable.display()
+                );
+                return 0;
+            }
+        }
+    }
+    for archive in command.link_flags.iter().filter(|f| f.ends_with(".a")) {
+        eprintln!("{tag}: warning: {archive}: objects reached through a static archive are linked as they are, not mutated; link the objects themselves, or use `syncmut run --compile-db`");
+    }
+    if units.is_empty() {
+        return 0;
+    }
+    let link_flags = command.link_flags.iter().map(|f| if is_library_file(f) && Path::new(f).is_relative() { cwd.join(f).display().to_string() } else { f.clone() }).collect();
+    if let Err(e) = wrapped::record_program(&executable, &Program { format_version: wrapped::PROGRAM_VERSION, units, link_flags }) {
+        eprintln!("{tag}: warning: {e}");
+    }
+    0
+}
+
+/// Compiles `source`'s design bitcode beside `object` and records it.
+fn keep_bitcode(args: &[String], source: &Path, object: &Path, cwd: &Path) -> anyhow::Result<()> {
+    let kind = compile_db::kind_of(source).unwrap_or(InputKind::C);
+    let mut all = vec![String::from("cc")];
+    all.extend(args.iter().cloned());
+    // The other inputs of a compile-and-link command and its link flags are not the unit's.
+    let flags = compile_db::compile_flags(&all, source, cwd)
+        .into_iter()
+        .filter(|f| compile_db::kind_of(Path::new(f)).is_none() && !f.ends_with(".o") && !f.starts_with("-l") && !f.starts_with("-L") && !f.starts_with("-Wl,") && !is_library_file(f))
+        .collect();
+    let source = syncmut_mutator::source::normalize(&cwd.join(source));
+    let bitcode = wrapped::beside(object, ".bc");
+    let input = Input { path: source.clone(), kind, flags, directory: Some(cwd.to_path_buf()) };
+    syncmut_mutator::toolchain::compile_unit(&input, &bitcode)?;
+    wrapped::record_unit(object, &Unit { source, bitcode })?;
+    Ok(())
+}
+
+/// A compiler as the first argument of a launcher: an executable file that is not an
+/// input (CMake passes the compiler's absolute path).
+fn is_compiler(arg: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let path = Path::new(arg);
+    !arg.starts_with('-') && compile_db::kind_of(path).is_none() && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// What a compiler command line does, as far as the wrapper cares.
+#[derive(Debug, Default)]
+struct CompilerCall {
+    compile_only: bool,
+    only_preprocesses: bool,
+    output: Option<PathBuf>,
+    sources: Vec<PathBuf>,
+    objects: Vec<PathBuf>,
+    link_flags: Vec<String>,
+}
+
+impl CompilerCall {
+    fn parse(args: &[String]) -> CompilerCall {
+        let mut c = CompilerCall::default();
+        let mut it = args.iter();
+        while let Some(arg) = it.next() {
+            match arg.as_str() {
+                "-c" => c.compile_only = true,
+                "-E" | "-S" | "-M" | "-MM" | "-fsyntax-only" | "--version" | "-v" | "-###" => c.only_preprocesses = true,
+                "-o" => c.output = it.next().map(PathBuf::from),
+                a if WITH_VALUE.contains(&a) => {
+                    let value = it.next();
+                    if a == "-L" {
+                        c.link_flags.extend(value.map(|v| format!("-L{v}")));
+                    }
+                }
+                a if a.starts_with("-o") => c.output = Some(PathBuf::from(&a[2..])),
+                a if a.starts_with("-l") || a.starts_with("-L") || a.starts_with("-Wl,") || is_library_file(a) => c.link_flags.push(a.to_string()),
+                a if a.starts_with('-') => {}
+                a if compile_db::kind_of(Path::new(a)).is_some() => c.sources.push(PathBuf::from(a)),
+                a if a.ends_with(".o") => c.objects.push(PathBuf::from(a)),
+                _ => {}
+            }
+        }
+        c
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> CompilerCall {
+        CompilerCall::parse(&line.split(' ').map(String::from).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn compiles_and_links_are_told_apart() {
+        let compile = parse("-Iinclude -O2 -c -o src/a.o src/a.c");
+        assert!(compile.compile_only);
+        assert_eq!(compile.sources, [PathBuf::from("src/a.c")]);
+        assert_eq!(compile.output, Some(PathBuf::from("src/a.o")));
+        let link = parse("-o app src/a.o src/b.o libcore.a -L/opt/lib -lm -lpthread");
+        assert!(!link.compile_only);
+        assert_eq!(link.objects.len(), 2);
+        assert_eq!(link.link_flags, ["libcore.a", "-L/opt/lib", "-lm", "-lpthread"]);
+        assert!(parse("-E -x c -").only_preprocesses);
+        assert!(parse("-I include -c x.c").sources == [PathBuf::from("x.c")], "a flag's value is not an input");
+    }
+}
