@@ -3,6 +3,9 @@
 
 use crate::api::{self, Family, Rewrite, SyncApi};
 use crate::catalogue::Site;
+use crate::effect::Effect;
+use crate::operator::Operator;
+use inkwell::values::BasicValueEnum;
 use crate::ir;
 use crate::source::{self, SourceCache};
 use inkwell::module::Module;
@@ -20,6 +23,8 @@ pub struct FoundSite<'ctx> {
 pub struct Discovery<'ctx> {
     pub kind: Family,
     pub sites: Vec<FoundSite<'ctx>>,
+    /// The mutants spanning a critical section (indices into `sites`).
+    pub regions: Vec<crate::regions::RegionMutant<'ctx>>,
     /// Plain-language notes (e.g. sync calls without debug info), for the CLI to print.
     pub warnings: Vec<String>,
 }
@@ -68,6 +73,7 @@ pub fn discover<'ctx>(module: &Module<'ctx>) -> Discovery<'ctx> {
                     missing_counterparts.push(format!("{}:{} ({counterpart})", loc.path.display(), loc.line));
                 }
             }
+            drop_invalid_count_changes(inst, &api, &mut operators);
             let short_callee = api.signature.split('(').next().unwrap_or(&api.signature);
             let short_callee = short_callee.rsplit("::").next().unwrap_or(short_callee);
             let site = Site {
@@ -119,7 +125,22 @@ pub fn discover<'ctx>(module: &Module<'ctx>) -> Discovery<'ctx> {
     } else {
         Family::Pthread
     };
-    Discovery { kind, sites: found, warnings }
+    let regions = crate::regions::find(&found);
+    Discovery { kind, sites: found, regions, warnings }
+}
+
+/// A count given as a constant at or below its floor (a barrier of one party, a semaphore
+/// without tokens) cannot be lowered: the mutant would be an initialisation the library
+/// rejects, not a design with a different count. Counts computed at run time are lowered
+/// as they come.
+fn drop_invalid_count_changes(inst: InstructionValue<'_>, api: &SyncApi, operators: &mut Vec<Operator>) {
+    let Effect::Initialize { count, .. } = api.effect else { return };
+    let Some(BasicValueEnum::IntValue(value)) = ir::call_arguments(inst).get(count as usize).copied() else { return };
+    let Some(given) = value.get_sign_extended_constant() else { return };
+    let floor = if operators.contains(&Operator::BarrierCountDown) { 1 } else { 0 };
+    if given <= floor {
+        operators.retain(|op| !matches!(op, Operator::BarrierCountDown | Operator::SemaphoreCountDown));
+    }
 }
 
 fn instructions<'ctx>(function: &FunctionValue<'ctx>) -> impl Iterator<Item = InstructionValue<'ctx>> {

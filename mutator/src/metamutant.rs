@@ -87,6 +87,9 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
     let mut found = discover::discover(&module);
     let mut catalogue = catalogue_of(&found);
     catalogue.interleave = options.interleave;
+    // Copies of moved calls go in first, so `--interleave memory` sees them as the calls
+    // they are and instruments the accesses around them.
+    let copies = crate::regions::place_copies(&context, &found.sites, &found.regions)?;
     // Debug-info types for the state snapshots, read before the module is rewritten.
     let types = DebugTypes::parse(&module.print_to_string().to_string());
     let (user_globals, notes) = globals::collect(&module, &types);
@@ -105,7 +108,7 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
         Interleave::Sync => {}
     }
     let shared_accesses = catalogue.accesses.len();
-    rewrite::rewrite(&context, &module, &found.sites)?;
+    rewrite::rewrite(&context, &module, &found.sites, &copies)?;
     let metamutant_bc = out.join(layout::METAMUTANT_BC);
     write(&metamutant_bc, module.write_bitcode_to_memory().as_slice())?;
     let json = serde_json::to_vec_pretty(&catalogue).expect("catalogue serialises");
@@ -143,7 +146,9 @@ fn load<'ctx>(context: &'ctx Context, bitcode: &Path, design: &Design) -> Result
 }
 
 fn catalogue_of(found: &Discovery<'_>) -> Catalogue {
-    Catalogue::from_sites(found.kind, found.sites.iter().map(|f| f.site.clone()).collect())
+    let mut catalogue = Catalogue::from_sites(found.kind, found.sites.iter().map(|f| f.site.clone()).collect());
+    catalogue.add_mutants(crate::regions::catalogue_mutants(&found.sites, &found.regions));
+    catalogue
 }
 
 /// Writes an output file atomically ([`syncmut_runtime::atomic::write`]), naming it in the
