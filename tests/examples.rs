@@ -163,6 +163,16 @@ fn barrier_phases_removed_barriers_change_the_result() {
 }
 
 #[test]
+fn c11_ticket_queue_threads_run_under_the_scheduler() {
+    let results = check("c11/ticket_queue");
+    let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
+    assert_eq!(verdict("producer#3:remove"), "killed-by-deadlock");
+    assert_eq!(verdict("consumer#2:remove"), "killed-by-livelock");
+    // The consumer's result comes back through thrd_join; without the join it is 0.
+    assert_eq!(verdict("main#2:remove"), "killed-by-output");
+}
+
+#[test]
 fn critical_sections_moved_and_split_regions_expose_units_in_flight() {
     let results = check("pthread/critical_sections");
     let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();

@@ -96,3 +96,17 @@ fn limits_of_the_region_operators() {
     assert!(has("main#1:barrier-count-up") && !has("main#1:barrier-count-down"));
     assert!(has("main#2:semaphore-count-up") && !has("main#2:semaphore-count-down"));
 }
+
+#[test]
+fn c11_thread_calls_are_sites_with_the_pthread_operators() {
+    let c = catalogue(&example("c11/ticket_queue"));
+    assert_eq!(site_lines(&c, "producer#1:lock-to-trylock"), [18]);
+    assert_eq!(site_lines(&c, "producer#1:remove-lock-pair"), [18, 24]);
+    assert_eq!(site_lines(&c, "consumer#2:wait-to-timedwait"), [35]);
+    assert_eq!(site_lines(&c, "consumer#3:signal-to-broadcast"), [39]);
+    assert_eq!(site_lines(&c, "main#2:remove"), [55]);
+    let callees: Vec<&str> = c["sites"].as_array().unwrap().iter().map(|s| s["callee"].as_str().unwrap()).collect();
+    assert!(callees.contains(&"mtx_lock") && callees.contains(&"cnd_wait") && callees.contains(&"thrd_join"), "{callees:?}");
+    // thrd_create is observed (the scheduler sees the thread), never a site.
+    assert!(!callees.contains(&"thrd_create"));
+}

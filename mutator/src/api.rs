@@ -82,7 +82,7 @@ pub struct SyncApi {
 
 use Operator::*;
 
-/// pthread and POSIX semaphore functions: (name, effect, operators).
+/// pthread, POSIX semaphore and C11 thread functions: (name, effect, operators).
 const PTHREAD: &[(&str, Effect, &[Operator])] = &[
     ("pthread_mutex_lock", Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove, LockToTrylock]),
     ("pthread_mutex_trylock", Effect::Lock { lock: 0, blocking: Blocking::Tries }, &[Remove]),
@@ -105,6 +105,17 @@ const PTHREAD: &[(&str, Effect, &[Operator])] = &[
     ("pthread_barrier_init", Effect::Initialize { object: 0, count: 2 }, &[BarrierCountUp, BarrierCountDown]),
     ("sem_init", Effect::Initialize { object: 0, count: 2 }, &[SemaphoreCountUp, SemaphoreCountDown]),
     ("pthread_join", Effect::Join { thread: 0 }, &[Remove]),
+    // C11 <threads.h>: glibc builds them on the pthread objects; the wrappers are the
+    // pthread ones with C11's results (runtime-lib/src/c11_wrappers.c).
+    ("mtx_lock", Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove, LockToTrylock]),
+    ("mtx_trylock", Effect::Lock { lock: 0, blocking: Blocking::Tries }, &[Remove]),
+    ("mtx_timedlock", Effect::Lock { lock: 0, blocking: Blocking::Timed }, &[Remove, TimedlockToLock]),
+    ("mtx_unlock", Effect::Unlock { lock: 0 }, &[Remove]),
+    ("cnd_wait", Effect::CondWait { cond: 0, mutex: 1, timed: false }, &[Remove, WaitToTimedwait]),
+    ("cnd_timedwait", Effect::CondWait { cond: 0, mutex: 1, timed: true }, &[Remove, TimedwaitToWait]),
+    ("cnd_signal", Effect::CondSignal { cond: 0, all: false }, &[Remove, SignalToBroadcast]),
+    ("cnd_broadcast", Effect::CondSignal { cond: 0, all: true }, &[Remove, BroadcastToSignal]),
+    ("thrd_join", Effect::Join { thread: 0 }, &[Remove]),
 ];
 
 /// Overloads shared by `wait` and `next_trigger`: (wrapper suffix, parameter list,
@@ -165,6 +176,8 @@ pub struct ObservedApi {
 const OBSERVED: &[ObservedApi] = &[
     ObservedApi { name: "pthread_create", family: Family::Pthread, effect: Effect::CreateThread { routine: 2, data: 3 }, hook: Some("syncmut_hook_pthread_create") },
     ObservedApi { name: "pthread_exit", family: Family::Pthread, effect: Effect::ExitThread, hook: Some("syncmut_hook_pthread_exit") },
+    ObservedApi { name: "thrd_create", family: Family::Pthread, effect: Effect::CreateThread { routine: 1, data: 2 }, hook: Some("syncmut_hook_thrd_create") },
+    ObservedApi { name: "thrd_exit", family: Family::Pthread, effect: Effect::ExitThread, hook: Some("syncmut_hook_thrd_exit") },
     ObservedApi { name: "sc_core::sc_start", family: Family::Systemc, effect: Effect::StartSimulation, hook: None },
     ObservedApi { name: "sc_core::sc_simcontext::create_thread_process", family: Family::Systemc, effect: Effect::RegisterProcess, hook: None },
     ObservedApi { name: "sc_core::sc_simcontext::create_method_process", family: Family::Systemc, effect: Effect::RegisterProcess, hook: None },

@@ -182,6 +182,7 @@ fn unlock_of(lock: &str) -> Option<&'static str> {
         "pthread_mutex_lock" => "pthread_mutex_unlock",
         "pthread_rwlock_rdlock" | "pthread_rwlock_wrlock" => "pthread_rwlock_unlock",
         "pthread_spin_lock" => "pthread_spin_unlock",
+        "mtx_lock" => "mtx_unlock",
         "sc_core::sc_mutex::lock()" => "sc_core::sc_mutex::unlock()",
         _ => return None,
     })
