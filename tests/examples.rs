@@ -144,6 +144,12 @@ fn dining_philosophers_shared_forks_and_starvation() {
     assert_eq!(verdict("philosopher#2:lock-to-trylock"), "killed-by-output");
     assert_eq!(verdict("philosopher#3:remove"), "killed-by-trace");
     assert_eq!(verdict("philosopher#5:remove"), "killed-by-deadlock");
+    // Taking the two forks in the other order: the first fork is taken, and used, only
+    // after the second: shared forks.
+    assert_eq!(verdict("philosopher#1:swap-lock-order"), "killed-by-output");
+    // The second fork's lock moved above the use of the first fork, which the first fork's
+    // lock already guards: equivalent.
+    assert_eq!(verdict("philosopher#2:widen-critical-section"), "survived");
 }
 
 #[test]
@@ -151,6 +157,31 @@ fn barrier_phases_removed_barriers_change_the_result() {
     let results = check("pthread/barrier_phases");
     assert_eq!(results["verdicts"]["worker#1:remove"], "killed-by-output");
     assert_eq!(results["verdicts"]["worker#2:remove"], "killed-by-output");
+    // One party too many or too few: the workers never all pass (or pass without one).
+    assert_eq!(results["verdicts"]["main#1:barrier-count-up"], "killed-by-deadlock");
+    assert_eq!(results["verdicts"]["main#1:barrier-count-down"], "killed-by-deadlock");
+}
+
+#[test]
+fn c11_ticket_queue_threads_run_under_the_scheduler() {
+    let results = check("c11/ticket_queue");
+    let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
+    assert_eq!(verdict("producer#3:remove"), "killed-by-deadlock");
+    assert_eq!(verdict("consumer#2:remove"), "killed-by-livelock");
+    // The consumer's result comes back through thrd_join; without the join it is 0.
+    assert_eq!(verdict("main#2:remove"), "killed-by-output");
+}
+
+#[test]
+fn critical_sections_moved_and_split_regions_expose_units_in_flight() {
+    let results = check("pthread/critical_sections");
+    let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
+    // The auditor runs between the two statements: a failed audit, exit 1.
+    assert_eq!(verdict("mover#1:split-critical-section"), "killed-by-output");
+    // A token before any mover reported: main prints the counters early.
+    assert_eq!(verdict("main#1:semaphore-count-up"), "killed-by-output");
+    assert_ne!(verdict("mover#2:shrink-critical-section"), "survived");
+    assert_ne!(verdict("mover#1:remove-lock-pair"), "survived");
 }
 
 #[test]

@@ -195,6 +195,13 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     // `replay` takes the explore directory itself.
     util::syncmut().arg("replay").arg(&out).assert().success().stdout(predicates::str::contains("reproduced: the trace is identical"));
 
+    // The same bug written with C11 threads.
+    let out = dir.path().join("c11");
+    syncmut(&[util::example("c11/bugs/lock_order.c").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "dfs"]).code(9);
+    let text = std::fs::read_to_string(out.join("counterexample.txt")).unwrap();
+    assert!(text.starts_with("deadlock"), "{text}");
+    assert!(text.contains("mtx_lock(&"), "{text}");
+
     let out = dir.path().join("twin");
     syncmut(&[bugs_dir().join("lock_order_ok.c").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "pct", "--schedules", "50"]).code(0);
     assert!(!out.join("counterexample.schedule").exists());

@@ -144,6 +144,14 @@ impl Catalogue {
         hidden
     }
 
+    /// Adds mutants that span several sites or act elsewhere than at their site (see
+    /// `regions`), keeping the order by first site, then operator.
+    pub fn add_mutants(&mut self, extra: Vec<Mutant>) {
+        self.mutants.extend(extra);
+        let position: std::collections::HashMap<u32, usize> = self.sites.iter().enumerate().map(|(n, s)| (s.index, n)).collect();
+        self.mutants.sort_by_key(|m| (m.sites.first().map(|s| position[s]), m.operator));
+    }
+
     /// Finds a mutant by its stable id.
     pub fn mutant(&self, id: &str) -> Option<&Mutant> {
         self.mutants.iter().find(|m| m.id == id)

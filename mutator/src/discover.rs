@@ -5,6 +5,9 @@
 
 use crate::api::{self, Family, Rewrite, SyncApi};
 use crate::catalogue::Site;
+use crate::effect::Effect;
+use crate::operator::Operator;
+use inkwell::values::BasicValueEnum;
 use crate::ir;
 use crate::source::{self, SourceCache};
 use crate::user_sync::{self, UserSync};
@@ -23,6 +26,8 @@ pub struct FoundSite<'ctx> {
 pub struct Discovery<'ctx> {
     pub kind: Family,
     pub sites: Vec<FoundSite<'ctx>>,
+    /// The mutants spanning a critical section (indices into `sites`).
+    pub regions: Vec<crate::regions::RegionMutant<'ctx>>,
     /// Plain-language notes (e.g. sync calls without debug info), for the CLI to print.
     pub warnings: Vec<String>,
 }
@@ -87,6 +92,7 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
                     missing_counterparts.push(format!("{}:{} ({counterpart})", loc.path.display(), loc.line));
                 }
             }
+            drop_invalid_count_changes(inst, &api, &mut operators);
             let short_callee = api.signature.split('(').next().unwrap_or(&api.signature);
             let short_callee = short_callee.rsplit("::").next().unwrap_or(short_callee);
             let site = Site {
@@ -138,7 +144,22 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
     for d in declared.iter().filter(|d| !used.contains(&d.function)) {
         warnings.push(format!("[[sync]] function {:?} is never called in user code: no sites for it (is the name right?)", d.function));
     }
-    Discovery { kind, sites: found, warnings }
+    let regions = crate::regions::find(&found);
+    Discovery { kind, sites: found, regions, warnings }
+}
+
+/// A count given as a constant at or below its floor (a barrier of one party, a semaphore
+/// without tokens) cannot be lowered: the mutant would be an initialisation the library
+/// rejects, not a design with a different count. Counts computed at run time are lowered
+/// as they come.
+fn drop_invalid_count_changes(inst: InstructionValue<'_>, api: &SyncApi, operators: &mut Vec<Operator>) {
+    let Effect::Initialize { count, .. } = api.effect else { return };
+    let Some(BasicValueEnum::IntValue(value)) = ir::call_arguments(inst).get(count as usize).copied() else { return };
+    let Some(given) = value.get_sign_extended_constant() else { return };
+    let floor = if operators.contains(&Operator::BarrierCountDown) { 1 } else { 0 };
+    if given <= floor {
+        operators.retain(|op| !matches!(op, Operator::BarrierCountDown | Operator::SemaphoreCountDown));
+    }
 }
 
 /// The API row of a call of a declared function.

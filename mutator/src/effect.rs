@@ -31,6 +31,9 @@ pub enum Effect {
     CondWait { cond: u32, mutex: u32, timed: bool },
     /// Wakes one waiter of `cond`, or all of them (`all`).
     CondSignal { cond: u32, all: bool },
+    /// Sets up the barrier or semaphore `object` with the number of parties or tokens
+    /// `count`. Not a scheduling point: no other thread can reach the object yet.
+    Initialize { object: u32, count: u32 },
     /// Waits until every party has reached `barrier`.
     Barrier { barrier: u32 },
     /// Waits for the thread `thread` to end.
@@ -123,9 +126,10 @@ pub enum Access {
 
 impl Effect {
     /// Whether another thread or process may run at this call before it returns.
-    /// Registering a process does not let it run; `sc_start` does.
+    /// Registering a process does not let it run; `sc_start` does. Initialising an object
+    /// does not either.
     pub fn is_scheduling_point(self) -> bool {
-        !matches!(self, Effect::RegisterProcess)
+        !matches!(self, Effect::RegisterProcess | Effect::Initialize { .. })
     }
 
     /// Whether the call starts other threads or processes.

@@ -71,7 +71,7 @@ pub struct MemoryAccess {
 }
 
 /// Whether an access through `address` may touch memory another thread can reach.
-fn may_be_shared(address: inkwell::values::BasicValueEnum<'_>) -> bool {
+pub(crate) fn may_be_shared(address: inkwell::values::BasicValueEnum<'_>) -> bool {
     match ir::pointer_root(address) {
         PointerRoot::Alloca { escapes } => escapes,
         // Declarations are libc's (`stderr`, `optind`): the design's own globals are all

@@ -21,6 +21,7 @@ mod ir;
 pub mod members;
 pub mod metamutant;
 pub mod operator;
+mod regions;
 pub mod rewrite;
 pub mod source;
 mod state_table;

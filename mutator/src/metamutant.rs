@@ -90,6 +90,9 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
     let mut found = discover::discover(&module, &design.sync);
     let mut catalogue = catalogue_of(&mut found, design);
     catalogue.interleave = options.interleave;
+    // Copies of moved calls go in first, so `--interleave memory` sees them as the calls
+    // they are and instruments the accesses around them.
+    let copies = crate::regions::place_copies(&context, &found.sites, &found.regions)?;
     // Debug-info types for the state snapshots, read before the module is rewritten.
     let types = DebugTypes::parse(&module.print_to_string().to_string());
     let (user_globals, notes) = globals::collect(&module, &types);
@@ -116,7 +119,7 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
         Interleave::Sync => {}
     }
     let shared_accesses = catalogue.accesses.len();
-    rewrite::rewrite(&context, &module, &found.sites)?;
+    rewrite::rewrite(&context, &module, &found.sites, &copies)?;
     let metamutant_bc = out.join(layout::METAMUTANT_BC);
     write(&metamutant_bc, module.write_bitcode_to_memory().as_slice())?;
     let json = serde_json::to_vec_pretty(&catalogue).expect("catalogue serialises");
@@ -162,6 +165,7 @@ fn catalogue_of(found: &mut Discovery<'_>, design: &Design) -> Catalogue {
         f.site.file = source::relative_to(&design.root, &f.site.file);
     }
     let mut catalogue = Catalogue::from_sites(found.kind, found.sites.iter().map(|f| f.site.clone()).collect());
+    catalogue.add_mutants(crate::regions::catalogue_mutants(&found.sites, &found.regions));
     catalogue.root = design.root.to_string_lossy().into_owned();
     catalogue
 }

@@ -49,6 +49,13 @@ impl Operator {
         Operator::ALL.into_iter().find(|op| op.slug() == slug)
     }
 
+    /// The runtime's number for the operator: its 1-based position in the operator list
+    /// (0 is "original"). Only the copy table of placed copies carries it; the test below
+    /// keeps the runtime's enum in the same order.
+    pub fn number(self) -> u32 {
+        Operator::ALL.iter().position(|op| *op == self).expect("every operator is listed") as u32 + 1
+    }
+
     /// A human description of the mutation applied to `call` (the call's source text).
     pub fn describe(self, call: &str) -> String {
         self.description().replace("{call}", call)

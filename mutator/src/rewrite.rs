@@ -5,6 +5,7 @@
 
 use crate::api::{self, Rewrite};
 use crate::discover::FoundSite;
+use crate::regions::Copy;
 use crate::effect::CallTag;
 use crate::error::{MutatorError, Result};
 use crate::{hooks, ir, trampoline};
@@ -18,10 +19,30 @@ use inkwell::AddressSpace;
 /// Globals the runtime declares weak; their presence also marks a module as done.
 pub const SITE_COUNT_SYMBOL: &str = "syncmut_site_count";
 pub const SITE_TABLE_SYMBOL: &str = "syncmut_sites";
+const COPY_COUNT_SYMBOL: &str = "syncmut_copy_count";
+const COPY_TABLE_SYMBOL: &str = "syncmut_copies";
 
 /// Rewrites every found site in place and adds the site table.
-pub fn rewrite<'ctx>(context: &'ctx Context, module: &Module<'ctx>, sites: &[FoundSite<'ctx>]) -> Result<()> {
+///
+/// `copies`: calls placed by moving operators (`regions`); each becomes a call of the
+/// copied site's wrapper whose site argument is `SITE_COPY` and its entry in the copy
+/// table, which names its mutant; tagged as a call that is not a site.
+pub fn rewrite<'ctx>(
+    context: &'ctx Context,
+    module: &Module<'ctx>,
+    sites: &[FoundSite<'ctx>],
+    copies: &[Copy<'ctx>],
+) -> Result<()> {
     let builder = context.create_builder();
+    for (entry, copy) in copies.iter().enumerate() {
+        let found = &sites[copy.call_of];
+        let wrapper = declare_wrapper(context, module, found)?;
+        let number = syncmut_runtime::tables::SITE_COPY | entry as u32;
+        let site_arg = context.i32_type().const_int(u64::from(number), false);
+        let call = replace_call(&builder, copy.call, wrapper, &[site_arg.as_basic_value_enum()])
+            .map_err(|e| MutatorError::Verify(format!("building a copy of site {}: {e}", found.site.key)))?;
+        ir::tag_call(context, call, &CallTag { effect: found.api.effect, leading: 1, site: false, family: found.api.family });
+    }
     for found in sites {
         let wrapper = declare_wrapper(context, module, found)?;
         let site_arg = context.i32_type().const_int(u64::from(found.site.index), false);
@@ -31,6 +52,7 @@ pub fn rewrite<'ctx>(context: &'ctx Context, module: &Module<'ctx>, sites: &[Fou
     }
     hooks::rewrite_thread_hooks(context, module, &builder)?;
     add_site_table(context, module, sites);
+    add_copy_table(context, module, sites, copies);
     module.verify().map_err(|e| MutatorError::Verify(e.to_string()))
 }
 
@@ -117,6 +139,25 @@ fn add_site_table<'ctx>(context: &'ctx Context, module: &Module<'ctx>, sites: &[
         .collect();
     let table_value = ptr_type.const_array(&entries);
     let table = module.add_global(table_value.get_type(), Some(AddressSpace::default()), SITE_TABLE_SYMBOL);
+    table.set_initializer(&table_value);
+    table.set_constant(true);
+}
+
+/// Emits `const uint32_t syncmut_copy_count` and `const uint32_t syncmut_copies[]`: per
+/// copy, its mutant's operator number and sites (`syncmut_runtime::tables::COPY_FIELDS`).
+fn add_copy_table<'ctx>(context: &'ctx Context, module: &Module<'ctx>, sites: &[FoundSite<'ctx>], copies: &[Copy<'ctx>]) {
+    let i32_type = context.i32_type();
+    let count = module.add_global(i32_type, Some(AddressSpace::default()), COPY_COUNT_SYMBOL);
+    count.set_initializer(&i32_type.const_int(copies.len() as u64, false));
+    count.set_constant(true);
+    let values: Vec<_> = copies
+        .iter()
+        .flat_map(|c| [c.operator.number(), sites[c.sites[0]].site.index, sites[c.sites[1]].site.index])
+        .map(|v| i32_type.const_int(u64::from(v), false))
+        .collect();
+    debug_assert_eq!(values.len(), copies.len() * syncmut_runtime::tables::COPY_FIELDS);
+    let table_value = i32_type.const_array(&values);
+    let table = module.add_global(table_value.get_type(), Some(AddressSpace::default()), COPY_TABLE_SYMBOL);
     table.set_initializer(&table_value);
     table.set_constant(true);
 }

@@ -20,6 +20,15 @@
 /* The pthread scheduler's thread limit: too many threads alive or unjoined at once. */
 #define SYNCMUT_STATUS_THREAD_LIMIT 124
 
+/* ---- site numbers ------------------------------------------------------------------- */
+
+/* Set in the site argument of a copy of a site's call that a moving operator
+ * (swap-lock-order, shrink/widen/split-critical-section) placed elsewhere; the other bits
+ * index the copy table (syncmut_tables.h), which names the copy's mutant. The copy acts
+ * only while that mutant is active, and is otherwise absent: no event, no scheduling
+ * point. */
+#define SYNCMUT_SITE_COPY 2147483648
+
 /* ---- environment variables (runtime-lib/README.md) ----------------------------------- */
 
 /* The active mutant: `<site>:<operator-slug>,…`; empty or unset runs no mutant. */

@@ -37,6 +37,13 @@ struct syncmut_class {
 #define SYNCMUT_MAX_GLOBALS 64
 #define SYNCMUT_MAX_MEMBERS 32
 
+/* The copy table, `const uint32_t syncmut_copies[]` with `syncmut_copy_count` entries of
+ * this many values: the number of the operator of the mutant a placed copy of a call
+ * belongs to (its 1-based position in syncmut_operators.def), then the two sites that
+ * mutant is activated at (the same twice for a one-site mutant). A copy's site argument
+ * is SYNCMUT_SITE_COPY | its entry's index. */
+#define SYNCMUT_COPY_FIELDS 3
+
 /* How a field is printed (`kind`). */
 #define SYNCMUT_FIELD_SIGNED 0
 #define SYNCMUT_FIELD_UNSIGNED 1

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "activation.h"
 #include "syncmut_protocol.h"
+#include "syncmut_tables.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -21,6 +22,8 @@
  * link into programs that call wrappers directly (then no range check). */
 extern const uint32_t syncmut_site_count __attribute__((weak));
 extern const char *const syncmut_sites[] __attribute__((weak));
+extern const uint32_t syncmut_copy_count __attribute__((weak));
+extern const uint32_t syncmut_copies[] __attribute__((weak));
 
 _Static_assert(SYNCMUT_OP_COUNT <= 32, "operator sets (SYNCMUT_OPS) are 32-bit masks");
 
@@ -151,8 +154,7 @@ __attribute__((constructor(101))) static void init_at_startup(void)
     pthread_once(&init_once, init);
 }
 
-/* The operator the active mutant assigns to `site`, unchecked. */
-static syncmut_op active_op(uint32_t site)
+syncmut_op syncmut_op_active(uint32_t site)
 {
     pthread_once(&init_once, init);
     for (size_t i = 0; i < active_count; i++)
@@ -163,7 +165,7 @@ static syncmut_op active_op(uint32_t site)
 
 syncmut_op syncmut_op_for(uint32_t site, uint32_t allowed, const char *wrapper)
 {
-    syncmut_op op = active_op(site);
+    syncmut_op op = syncmut_op_active(site);
     if (op != SYNCMUT_ORIGINAL) {
         if ((allowed & (UINT32_C(1) << op)) == 0) {
             char ops[512] = "";
@@ -185,9 +187,23 @@ syncmut_op syncmut_op_for(uint32_t site, uint32_t allowed, const char *wrapper)
     return op;
 }
 
+int syncmut_copy_active(uint32_t copy, uint32_t *site, syncmut_op *op)
+{
+    if (&syncmut_copy_count == NULL || copy >= syncmut_copy_count)
+        syncmut_fatal("a placed copy of a call names entry %u of a copy table of %u entries",
+                      (unsigned)copy, &syncmut_copy_count == NULL ? 0u : (unsigned)syncmut_copy_count);
+    const uint32_t *entry = &syncmut_copies[(size_t)copy * SYNCMUT_COPY_FIELDS];
+    if (entry[0] == SYNCMUT_ORIGINAL || entry[0] >= SYNCMUT_OP_COUNT)
+        syncmut_fatal("copy table entry %u names operator %u, which this runtime does not have",
+                      (unsigned)copy, (unsigned)entry[0]);
+    *op = (syncmut_op)entry[0];
+    *site = entry[1];
+    return syncmut_op_active(entry[1]) == *op && syncmut_op_active(entry[2]) == *op;
+}
+
 int syncmut_op_position(uint32_t site, const char *ops, syncmut_op *op)
 {
-    *op = active_op(site);
+    *op = syncmut_op_active(site);
     if (*op == SYNCMUT_ORIGINAL)
         return 0;
     const char *slug = slugs[*op];

@@ -10,8 +10,9 @@ extern "C" {
 #endif
 
 /* Mutation operators, numbered from 1 in the order of syncmut_operators.def, which the
- * mutator's Rust `Operator` is generated from too. The two sides still agree on slugs
- * (text), not on these numbers: the numbers only index masks and tables here. */
+ * mutator's Rust `Operator` is generated from too. The two sides agree on slugs (text);
+ * the one number that crosses is the operator in the copy table of placed copies
+ * (syncmut_tables.h), which the mutator's `Operator::number` gives from the same list. */
 typedef enum syncmut_op {
     SYNCMUT_ORIGINAL = 0, /* no mutation: perform the original call */
 #define SYNCMUT_OPERATOR(variant, c_name, slug, doc, description) SYNCMUT_##c_name,
@@ -22,6 +23,13 @@ typedef enum syncmut_op {
 
 /* A set of operators, as a bit mask; each wrapper states the set it implements. */
 #define SYNCMUT_OPS(op) (UINT32_C(1) << (SYNCMUT_##op))
+
+/* Operators that move a call to where the mutator placed a copy (SYNCMUT_SITE_COPY): under
+ * them the original call is absent, with no event and no scheduling point, as the copy
+ * stands for it. */
+#define SYNCMUT_MOVES_CALL                                                                   \
+    (SYNCMUT_OPS(SWAP_LOCK_ORDER) | SYNCMUT_OPS(SHRINK_CRITICAL_SECTION) |                   \
+     SYNCMUT_OPS(WIDEN_CRITICAL_SECTION))
 
 /* One "syncmut runtime: ..." line on stderr in a single write, then _exit(120) without
  * running atexit handlers or destructors (the design must not continue, nor flush
@@ -36,6 +44,15 @@ const char *syncmut_op_slug(syncmut_op op);
  * `wrapper` and exits with status 120 (a catalogue/runtime mismatch must not pass as a
  * live mutant). Thread-safe; initialises the runtime on first use. */
 syncmut_op syncmut_op_for(uint32_t site, uint32_t allowed, const char *wrapper);
+
+/* The operator the active mutant assigns to `site` (SYNCMUT_ORIGINAL if none), unchecked:
+ * for copies of a call, which act under their site's operator whatever their wrapper. */
+syncmut_op syncmut_op_active(uint32_t site);
+
+/* For a placed copy of a call (SYNCMUT_SITE_COPY): whether the mutant of copy-table entry
+ * `copy` is active; if so, stores the site the event is recorded at and the operator.
+ * Exits with status 120 for an entry outside the table. */
+int syncmut_copy_active(uint32_t copy, uint32_t *site, syncmut_op *op);
 
 /* For the trampolines the mutator generates around template APIs (sc_fifo<T>): `ops` is
  * the comma-separated list of slugs the site offers. Returns 0 when the site runs the

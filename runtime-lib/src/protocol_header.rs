@@ -77,6 +77,7 @@ fn the_rust_constants_match_the_protocol_header() {
         ("SYNCMUT_STATUS_DEADLOCK", number(status::DEADLOCK)),
         ("SYNCMUT_STATUS_ASSUME", number(status::ASSUME)),
         ("SYNCMUT_STATUS_THREAD_LIMIT", number(status::THREAD_LIMIT)),
+        ("SYNCMUT_SITE_COPY", number(tables::SITE_COPY)),
         ("SYNCMUT_ENV_ACTIVE", text(env::ACTIVE)),
         ("SYNCMUT_ENV_TRACE", text(env::TRACE)),
         ("SYNCMUT_ENV_SCHEDULE", text(env::SCHEDULE)),
@@ -109,6 +110,7 @@ fn the_rust_constants_match_the_protocol_header() {
 fn the_rust_constants_match_the_tables_header() {
     let expected: BTreeMap<String, Value> = [
         ("SYNCMUT_MAX_GLOBALS", number(tables::MAX_GLOBALS as i64)),
+        ("SYNCMUT_COPY_FIELDS", number(tables::COPY_FIELDS as i64)),
         ("SYNCMUT_MAX_MEMBERS", number(tables::MAX_MEMBERS as i64)),
         ("SYNCMUT_FIELD_SIGNED", number(tables::kind::SIGNED)),
         ("SYNCMUT_FIELD_UNSIGNED", number(tables::kind::UNSIGNED)),

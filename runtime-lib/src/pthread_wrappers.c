@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "activation.h"
+#include "syncmut_protocol.h"
 #include "pthread_wrappers.h"
 #include "scheduler.h"
 #include "trace.h"
@@ -34,10 +35,26 @@ struct call {
 static struct call begin(uint32_t site, uint32_t allowed, const char *wrapper, const void *a,
                          const void *b)
 {
-    struct call call = {syncmut_op_for(site, allowed, wrapper), syncmut_sched_controls_me()};
+    syncmut_op op;
+    struct call call;
+    if (site & SYNCMUT_SITE_COPY) {
+        /* A copy placed by a moving operator: it performs the call only while its mutant
+         * is active, and is otherwise absent (no event, no scheduling point), so runs of
+         * other mutants and of the original see the same program. */
+        if (!syncmut_copy_active(site & ~(uint32_t)SYNCMUT_SITE_COPY, &site, &op))
+            return (struct call){SYNCMUT_REMOVE, 0};
+        call.op = SYNCMUT_ORIGINAL;
+    } else {
+        op = syncmut_op_for(site, allowed, wrapper);
+        if (SYNCMUT_MOVES_CALL & (UINT32_C(1) << op))
+            return (struct call){SYNCMUT_REMOVE, 0}; /* its copy stands for it */
+        /* remove-lock-pair removes the call like `remove`; the event names the operator. */
+        call.op = op == SYNCMUT_REMOVE_LOCK_PAIR ? SYNCMUT_REMOVE : op;
+    }
+    call.sched = syncmut_sched_controls_me();
     if (call.sched)
         syncmut_sched_enter_on(site, a, b); /* both NULL: touches everything */
-    syncmut_trace_pthread(site, call.op);
+    syncmut_trace_pthread(site, op);
     return call;
 }
 
@@ -50,6 +67,11 @@ static int end(struct call call, int result)
 }
 
 #define REMOVE SYNCMUT_OPS(REMOVE)
+/* The structural operators a blocking acquisition and a release take part in. */
+#define ACQUIRE_OPS                                                                          \
+    (SYNCMUT_OPS(REMOVE_LOCK_PAIR) | SYNCMUT_OPS(SWAP_LOCK_ORDER) |                          \
+     SYNCMUT_OPS(WIDEN_CRITICAL_SECTION) | SYNCMUT_OPS(SPLIT_CRITICAL_SECTION))
+#define RELEASE_OPS (SYNCMUT_OPS(REMOVE_LOCK_PAIR) | SYNCMUT_OPS(SHRINK_CRITICAL_SECTION))
 /* `a`, `b`: the synchronization objects the call acts on (schedule-out independence). */
 #define BEGIN(extra, a, b) begin(site, REMOVE | (extra), __func__, (a), (b))
 
@@ -57,7 +79,7 @@ static int end(struct call call, int result)
 
 int syncmut_pthread_mutex_lock(uint32_t site, pthread_mutex_t *m)
 {
-    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK), m, NULL);
+    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK) | ACQUIRE_OPS, m, NULL);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return end(c, 0);
@@ -95,7 +117,7 @@ int syncmut_pthread_mutex_timedlock(uint32_t site, pthread_mutex_t *m,
 
 int syncmut_pthread_mutex_unlock(uint32_t site, pthread_mutex_t *m)
 {
-    struct call c = BEGIN(0, m, NULL);
+    struct call c = BEGIN(RELEASE_OPS, m, NULL);
     if (c.op == SYNCMUT_REMOVE)
         return end(c, 0);
     return end(c, c.sched ? syncmut_sched_mutex_unlock(m) : pthread_mutex_unlock(m));
@@ -209,7 +231,7 @@ int syncmut_pthread_cond_broadcast(uint32_t site, pthread_cond_t *c)
 
 int syncmut_pthread_rwlock_rdlock(uint32_t site, pthread_rwlock_t *l)
 {
-    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK), l, NULL);
+    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK) | ACQUIRE_OPS, l, NULL);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return end(c, 0);
@@ -223,7 +245,7 @@ int syncmut_pthread_rwlock_rdlock(uint32_t site, pthread_rwlock_t *l)
 
 int syncmut_pthread_rwlock_wrlock(uint32_t site, pthread_rwlock_t *l)
 {
-    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK), l, NULL);
+    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK) | ACQUIRE_OPS, l, NULL);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return end(c, 0);
@@ -237,7 +259,7 @@ int syncmut_pthread_rwlock_wrlock(uint32_t site, pthread_rwlock_t *l)
 
 int syncmut_pthread_rwlock_unlock(uint32_t site, pthread_rwlock_t *l)
 {
-    struct call c = BEGIN(0, l, NULL);
+    struct call c = BEGIN(RELEASE_OPS, l, NULL);
     if (c.op == SYNCMUT_REMOVE)
         return end(c, 0);
     return end(c, c.sched ? syncmut_sched_rwlock_unlock(l) : pthread_rwlock_unlock(l));
@@ -245,7 +267,7 @@ int syncmut_pthread_rwlock_unlock(uint32_t site, pthread_rwlock_t *l)
 
 int syncmut_pthread_spin_lock(uint32_t site, pthread_spinlock_t *l)
 {
-    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK), (const void *)l, NULL);
+    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK) | ACQUIRE_OPS, (const void *)l, NULL);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return end(c, 0);
@@ -259,7 +281,7 @@ int syncmut_pthread_spin_lock(uint32_t site, pthread_spinlock_t *l)
 
 int syncmut_pthread_spin_unlock(uint32_t site, pthread_spinlock_t *l)
 {
-    struct call c = BEGIN(0, (const void *)l, NULL);
+    struct call c = BEGIN(RELEASE_OPS, (const void *)l, NULL);
     if (c.op == SYNCMUT_REMOVE)
         return end(c, 0);
     return end(c, c.sched ? syncmut_sched_spin_unlock(l) : pthread_spin_unlock(l));
@@ -298,6 +320,35 @@ int syncmut_sem_post(uint32_t site, sem_t *s)
     if (c.op == SYNCMUT_REMOVE)
         return end(c, 0);
     return end(c, c.sched ? syncmut_sched_sem_post(s) : sem_post(s));
+}
+
+/* ---- initial counts ----------------------------------------------------------------- */
+
+/* Initialisation is not a scheduling point (no other thread can reach the object yet);
+ * the event records which count the design started with. The scheduler reads both counts
+ * back from the initialised objects. */
+
+int syncmut_pthread_barrier_init(uint32_t site, pthread_barrier_t *b,
+                                 const pthread_barrierattr_t *attr, unsigned count)
+{
+    syncmut_op op = syncmut_op_for(site, SYNCMUT_OPS(BARRIER_COUNT_UP) | SYNCMUT_OPS(BARRIER_COUNT_DOWN), __func__);
+    syncmut_trace_pthread(site, op);
+    if (op == SYNCMUT_BARRIER_COUNT_UP)
+        count++;
+    else if (op == SYNCMUT_BARRIER_COUNT_DOWN)
+        count--; /* from 1: 0 parties, which pthread_barrier_init rejects (EINVAL) */
+    return pthread_barrier_init(b, attr, count);
+}
+
+int syncmut_sem_init(uint32_t site, sem_t *s, int pshared, unsigned value)
+{
+    syncmut_op op = syncmut_op_for(site, SYNCMUT_OPS(SEMAPHORE_COUNT_UP) | SYNCMUT_OPS(SEMAPHORE_COUNT_DOWN), __func__);
+    syncmut_trace_pthread(site, op);
+    if (op == SYNCMUT_SEMAPHORE_COUNT_UP)
+        value++;
+    else if (op == SYNCMUT_SEMAPHORE_COUNT_DOWN)
+        value--; /* from 0: above SEM_VALUE_MAX, which sem_init rejects (EINVAL) */
+    return sem_init(s, pshared, value);
 }
 
 /* ---- barriers and join -------------------------------------------------------------- */

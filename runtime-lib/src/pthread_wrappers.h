@@ -32,6 +32,9 @@ int syncmut_sem_wait(uint32_t site, sem_t *s);
 int syncmut_sem_trywait(uint32_t site, sem_t *s);
 int syncmut_sem_post(uint32_t site, sem_t *s);
 int syncmut_pthread_barrier_wait(uint32_t site, pthread_barrier_t *b);
+int syncmut_pthread_barrier_init(uint32_t site, pthread_barrier_t *b,
+                                 const pthread_barrierattr_t *attr, unsigned count);
+int syncmut_sem_init(uint32_t site, sem_t *s, int pshared, unsigned value);
 int syncmut_pthread_join(uint32_t site, pthread_t thread, void **retval);
 /* The gate of trampolines around declared synchronization functions ([[sync]]). */
 int32_t syncmut_user_gate(uint32_t site, const char *ops);

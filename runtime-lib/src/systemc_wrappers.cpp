@@ -88,7 +88,9 @@ call begin(uint32_t site, syncmut_monitor::call_kind kind, uint32_t allowed,
     bool lost = notified != nullptr && (immediate_ops & op_bit(op)) != 0 &&
                 syncmut_trace_on() && syncmut_monitor::no_waiters(*notified);
     record(h, site, op, lost);
-    return {op, syncmut_monitor::inside(h)};
+    // remove-lock-pair: the trace names the operator, the wrapper removes the call.
+    syncmut_op acts = op == SYNCMUT_REMOVE_LOCK_PAIR ? SYNCMUT_REMOVE : op;
+    return {acts, syncmut_monitor::inside(h)};
 }
 
 constexpr auto SUSPENDS = syncmut_monitor::call_kind::suspends;
@@ -452,7 +454,7 @@ extern "C" void syncmut_sc_event_cancel(uint32_t site, sc_event *self)
 
 extern "C" int syncmut_sc_mutex_lock(uint32_t site, sc_core::sc_mutex *self)
 {
-    call c = begin(site, SUSPENDS, REMOVE | op_bit(SYNCMUT_LOCK_TO_TRYLOCK), __func__);
+    call c = begin(site, SUSPENDS, REMOVE | op_bit(SYNCMUT_LOCK_TO_TRYLOCK) | op_bit(SYNCMUT_REMOVE_LOCK_PAIR), __func__);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return 0;
@@ -474,7 +476,7 @@ extern "C" int syncmut_sc_mutex_trylock(uint32_t site, sc_core::sc_mutex *self)
 
 extern "C" int syncmut_sc_mutex_unlock(uint32_t site, sc_core::sc_mutex *self)
 {
-    call c = begin(site, RETURNS, REMOVE, __func__);
+    call c = begin(site, RETURNS, REMOVE | op_bit(SYNCMUT_REMOVE_LOCK_PAIR), __func__);
     if (c.op == SYNCMUT_REMOVE)
         return 0;
     return self->sc_core::sc_mutex::unlock();
@@ -550,4 +552,33 @@ extern "C" int32_t syncmut_gate(uint32_t site, const char *ops)
     if (may_block)
         syncmut_monitor::gate_leaves_site_marked(h);
     return position;
+}
+
+// ---- sc_semaphore's initial count ----------------------------------------------------------
+// The constructor call becomes the wrapper, which constructs the semaphore in place, with
+// the count the active operator gives.
+
+namespace {
+int initial_count(syncmut_op op, int count)
+{
+    if (op == SYNCMUT_SEMAPHORE_COUNT_UP)
+        return count + 1;
+    if (op == SYNCMUT_SEMAPHORE_COUNT_DOWN)
+        return count - 1;
+    return count;
+}
+constexpr uint32_t COUNT_OPS = op_bit(SYNCMUT_SEMAPHORE_COUNT_UP) | op_bit(SYNCMUT_SEMAPHORE_COUNT_DOWN);
+} // namespace
+
+extern "C" void syncmut_sc_semaphore_construct(uint32_t site, sc_core::sc_semaphore *self, int count)
+{
+    call c = begin(site, RETURNS, COUNT_OPS, __func__);
+    new (self) sc_core::sc_semaphore(initial_count(c.op, count));
+}
+
+extern "C" void syncmut_sc_semaphore_construct_named(uint32_t site, sc_core::sc_semaphore *self,
+                                                     const char *name, int count)
+{
+    call c = begin(site, RETURNS, COUNT_OPS, __func__);
+    new (self) sc_core::sc_semaphore(name, initial_count(c.op, count));
 }

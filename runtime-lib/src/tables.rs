@@ -41,6 +41,14 @@ pub mod kind {
 
 /// At most this many globals are recorded.
 pub const MAX_GLOBALS: usize = 64;
+
+/// Set in the site argument of a placed copy of a site's call (`SYNCMUT_SITE_COPY`); the
+/// other bits are the copy's entry in the copy table.
+pub const SITE_COPY: u32 = 1 << 31;
+/// The copy table `syncmut_copies` (count `syncmut_copy_count`): per copy, the number of
+/// the mutant's operator (its 1-based position in the operator list) and the two sites
+/// the mutant is activated at (the same twice for a one-site mutant).
+pub const COPY_FIELDS: usize = 3;
 /// At most this many data members of one class are recorded.
 pub const MAX_MEMBERS: usize = 32;
 

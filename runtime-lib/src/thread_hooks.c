@@ -1,9 +1,13 @@
-/* Thread hooks: the mutator rewrites every pthread_create/pthread_exit call to these,
+/* Thread hooks: the mutator rewrites every pthread_create/pthread_exit call (and C11's
+ * thrd_create/thrd_exit) to these,
  * so the runtime sees each thread start and end (the controlled scheduler's entry
  * points). Without the scheduler (SYNCMUT_SCHEDULE unset) they pass straight through;
  * so does a call from a thread the scheduler does not control. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <threads.h>
 
 #include "scheduler.h"
 
@@ -20,4 +24,40 @@ void syncmut_hook_pthread_exit(void *value)
     if (syncmut_sched_controls_me())
         syncmut_sched_exit(value);
     pthread_exit(value);
+}
+
+/* C11 threads: glibc's thrd_t is a pthread_t and a thread's int result travels as the
+ * pthread result (intptr_t), which thrd_join converts back. */
+struct c11_start {
+    thrd_start_t start;
+    void *arg;
+};
+
+static void *run_c11_thread(void *boxed)
+{
+    struct c11_start s = *(struct c11_start *)boxed;
+    free(boxed);
+    return (void *)(intptr_t)s.start(s.arg);
+}
+
+int syncmut_hook_thrd_create(const char *start_name, thrd_t *thread, thrd_start_t start, void *arg)
+{
+    if (!syncmut_sched_controls_me())
+        return thrd_create(thread, start, arg);
+    struct c11_start *boxed = malloc(sizeof *boxed);
+    if (boxed == NULL)
+        return thrd_nomem;
+    boxed->start = start;
+    boxed->arg = arg;
+    int rc = syncmut_sched_create(start_name, (pthread_t *)thread, NULL, run_c11_thread, boxed);
+    if (rc != 0)
+        free(boxed);
+    return rc == 0 ? thrd_success : thrd_error;
+}
+
+void syncmut_hook_thrd_exit(int result)
+{
+    if (syncmut_sched_controls_me())
+        syncmut_sched_exit((void *)(intptr_t)result);
+    thrd_exit(result);
 }
