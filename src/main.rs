@@ -65,15 +65,26 @@ enum Command {
         /// kept, not redone.
         #[arg(long)]
         resume: bool,
-        /// pthread designs: explore N schedules per (mutant, test) instead of the one
-        /// deterministic default schedule, and report kill fractions.
+        /// pthread designs: explore N schedules per (mutant, test) (default: 24 of
+        /// `mixed`; N alone: N random schedules, 1: the one default schedule).
         #[arg(long, value_name = "N")]
         schedules: Option<usize>,
-        /// How the N schedules are chosen: random (seeds 1…N, the default), pct
-        /// (priorities with depth-1 change points) or dfs (depth-first over scheduling
-        /// choices with a preemption bound; "exhaustive" when it covers the bounded space).
+        /// How the schedules are chosen: mixed (the default: `default`, then pct and
+        /// random alternately, stopping at the first kill), default (one schedule),
+        /// random (seeds 1…N), pct (priorities with depth-1 change points), dfs
+        /// (depth-first with a preemption bound; "exhaustive" when it covers the bounded
+        /// space), or native (the default schedule plus N runs with real threads).
         #[arg(long, value_parser = syncmut_oracle::schedules::StrategyName::NAMES)]
         strategy: Option<String>,
+        /// pthread designs: N more runs per (mutant, test) with real threads, no
+        /// controlled scheduler; they kill only by a crash, an assertion or a hang that no
+        /// run of the original shows.
+        #[arg(long, value_name = "N")]
+        native: Option<usize>,
+        /// Run the original in place of every mutant, under other seeds than the
+        /// baseline's: every kill would be a false one; exits 11 if there is any.
+        #[arg(long)]
+        self_check: bool,
         /// dfs: at most this many preemptions per schedule (default 2).
         #[arg(long, value_name = "K")]
         preemptions: Option<u32>,
@@ -286,19 +297,17 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let design = design.design()?;
             gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
         }
-        Command::Run { mut design, tests, gen, generation, output, jobs, resume, schedules, strategy, preemptions, depth, interleave, fail_under } => {
+        Command::Run { mut design, tests, gen, generation, output, jobs, resume, schedules, strategy, native, self_check, preemptions, depth, interleave, fail_under } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
             config::check_limits(jobs.or(file.jobs), schedules.or(file.schedules), fail_under.or(file.fail_under))
                 .map_err(|error| Failure { code: exit::USAGE, error })?;
-            let strategy = config::strategy(
-                strategy.or(file.strategy.clone()).as_deref(),
-                schedules.or(file.schedules),
-                preemptions.or(file.preemptions),
-                depth.or(file.depth),
-            )
-            .map_err(|error| Failure { code: exit::USAGE, error })?;
-            let mut config = lab::RunSettings { strategy, ..lab::RunSettings::default() };
+            let strategy_name = strategy.or(file.strategy.clone());
+            let native = config::native_runs(strategy_name.as_deref(), schedules.or(file.schedules), native.or(file.native));
+            config::check_limits(None, Some(native), None).map_err(|error| Failure { code: exit::USAGE, error })?;
+            let strategy = config::strategy(strategy_name.as_deref(), schedules.or(file.schedules), preemptions.or(file.preemptions), depth.or(file.depth))
+                .map_err(|error| Failure { code: exit::USAGE, error })?;
+            let mut config = lab::RunSettings { strategy, native, self_check, ..lab::RunSettings::default() };
             if let Some(jobs) = jobs.or(file.jobs) {
                 config.jobs = jobs;
             }
@@ -311,7 +320,11 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let interleave = interleave.interleave.or(file.interleave);
             let score = run::run_command(&design, tests.or(file.tests), &plan, &output, &config, resume, interleave)?;
             Ok(match (score, fail_under) {
-                (Some(score), Some(threshold)) if score < threshold => {
+                (Some((_, killed)), _) if self_check && killed > 0 => {
+                    eprintln!("syncmut: self-check failed: the original was judged different from itself {killed} time(s)");
+                    exit::SELF_CHECK_FAILED
+                }
+                (Some((score, _)), Some(threshold)) if score < threshold => {
                     eprintln!("syncmut: mutation score {score:.1}% is below --fail-under {threshold}%");
                     exit::SCORE_BELOW_THRESHOLD
                 }

@@ -7,8 +7,8 @@ use syncmut_mutator::metamutant;
 use syncmut_oracle::outdir::OutDir;
 use syncmut_oracle::{lab, report};
 
-/// Runs the main job; returns the mutation score, or None when there is nothing to
-/// mutate.
+/// Runs the main job; returns the mutation score and how many mutants were killed, or
+/// None when there is nothing to mutate.
 pub fn run_command(
     args: &DesignArgs,
     tests: Option<PathBuf>,
@@ -17,7 +17,7 @@ pub fn run_command(
     config: &lab::RunSettings,
     resume: bool,
     interleave: Option<Interleave>,
-) -> Result<Option<f64>, Failure> {
+) -> Result<Option<(f64, usize)>, Failure> {
     let design = args.design()?;
     let given = match tests.or_else(|| default_tests_file(&args.design)) {
         Some(path) => syncmut_runtime::test_case::load(&path).map_err(|e| oracle_failure(e.into()))?,
@@ -71,8 +71,8 @@ pub fn run_command(
         no_sites_check(&design, &build.catalogue);
         return Ok(None);
     }
-    if build.catalogue.kind == syncmut_mutator::api::Family::Systemc && config.strategy != syncmut_oracle::schedules::Schedules::DEFAULT {
-        eprintln!("syncmut: note: --schedules/--strategy apply to pthread designs; a SystemC kernel's process order is deterministic, so each test runs once");
+    if build.catalogue.kind == syncmut_mutator::api::Family::Systemc && (config.strategy != syncmut_oracle::schedules::Schedules::STANDARD || config.native > 0) {
+        eprintln!("syncmut: note: --schedules/--strategy/--native apply to pthread designs; a SystemC kernel's process order is deterministic, so each test runs once");
     }
     let tests = with_generated_tests(plan, &build, out.root(), given)?;
     let progress = console::Bar::new();
@@ -84,7 +84,15 @@ pub fn run_command(
     print!("{}", table::baseline(&build.catalogue, &baseline));
     print!("{}", table::outcomes(&outcomes));
     println!("results in {}", out.root().display());
-    Ok(Some(outcomes.score.percent))
+    if config.self_check {
+        println!(
+            "self-check: the original ran in place of each of {} mutants ({}); it was killed {} time(s), which must be 0",
+            outcomes.score.mutants,
+            config.strategy,
+            outcomes.score.killed
+        );
+    }
+    Ok(Some((outcomes.score.percent, outcomes.score.killed)))
 }
 
 /// Generates tests into `DIR/gen/` (per `plan`) and puts them after the given ones (a
