@@ -663,6 +663,9 @@ struct Tally<'a> {
     native_failures: Vec<String>,
     /// How many runs with real threads the original had.
     native_originals: usize,
+    /// Runs with real threads that ended normally but printed what no run of the
+    /// original printed: reported, not kills (no interleaving to follow).
+    native_unexplained: usize,
     mutant: &'a Mutant,
 }
 
@@ -679,7 +682,7 @@ impl<'a> Tally<'a> {
             .map(|((e, t), label)| OriginalRun { observation: Observation::new(e, t, &mutant.sites), label: format!("the original under {label}") })
             .collect();
         let native_failures = plan.native.iter().filter_map(|e| failure(&Observation::new(e, &Trace::default(), &[]))).collect();
-        Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, tried: Vec::new(), refuted: 0, first_kill: None, original, native_failures, native_originals: plan.native.len(), mutant }
+        Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, tried: Vec::new(), refuted: 0, first_kill: None, original, native_failures, native_originals: plan.native.len(), native_unexplained: 0, mutant }
     }
 
     /// Whether some run of the original ended with the failure `what`.
@@ -741,7 +744,14 @@ impl<'a> Tally<'a> {
         let observed = Observation::new(execution, &Trace::default(), &self.mutant.sites);
         match failure(&observed) {
             Some(what) if !self.original_fails_so(&what) => {}
-            _ => return false,
+            Some(_) => return false,
+            None => {
+                let printed = |o: &Observation| o.status == observed.status && o.stdout == observed.stdout;
+                if !self.original.iter().any(|o| printed(&o.observation)) {
+                    self.native_unexplained += 1;
+                }
+                return false;
+            }
         }
         let label = |site| crate::diff::site_label(&build.catalogue, site);
         let (verdict, reason) = verdict::judge(&self.original[0].observation, &observed, &execution.stderr, &label);
@@ -837,6 +847,12 @@ fn survived_reason(build: &Build, tally: &Tally, strategy: Strategy, exhaustive:
         reason.push_str(&format!(
             "; {} of them differed from every listed run of the original, but the original following the same interleaving did the same",
             tally.refuted
+        ));
+    }
+    if tally.native_unexplained > 0 {
+        reason.push_str(&format!(
+            "; {} run(s) with real threads ended with an exit status or output no run of the original showed, which is no kill: the original cannot follow a run the scheduler did not control",
+            tally.native_unexplained
         ));
     }
     reason
