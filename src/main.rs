@@ -65,7 +65,7 @@ enum Command {
         /// kept, not redone.
         #[arg(long)]
         resume: bool,
-        /// pthread designs: explore N schedules per (mutant, test) (default: 16 of
+        /// pthread designs: explore N schedules per (mutant, test) (default: 8 of
         /// `mixed`; N alone: N random schedules, 1: the one default schedule).
         #[arg(long, value_name = "N")]
         schedules: Option<usize>,

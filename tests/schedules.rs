@@ -66,7 +66,7 @@ fn signal_to_broadcast_with_one_possible_waiter_survives_every_strategy() {
     let design = fixture("schedules/one_waiter");
     let id = "counter#4:signal-to-broadcast";
     let mut refuted_somewhere = false;
-    for extra in [&["--schedules", "20"][..], &["--strategy", "pct", "--schedules", "20"], &["--strategy", "dfs", "--schedules", "40", "--preemptions", "1"], &[]] {
+    for extra in [&["--schedules", "20"][..], &["--strategy", "pct", "--schedules", "20"], &["--strategy", "dfs", "--schedules", "20", "--preemptions", "1"], &[]] {
         let out = tempfile::tempdir().unwrap();
         let outcomes = run(&design, out.path(), extra, 0);
         let m = mutant(&outcomes, id);
