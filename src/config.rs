@@ -14,6 +14,7 @@
 //! strategy = "dfs"          # random (default with schedules > 1), pct or dfs
 //! preemptions = 2           # dfs
 //! depth = 3                 # pct
+//! native = 3                # pthread: runs with real threads per (mutant, test)
 //! interleave = "memory"     # or "sync" (the default)
 //! fail_under = 80.0
 //! output = "syncmut.out"
@@ -44,17 +45,23 @@ fn interleave<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Interleav
 /// Budgets when a strategy is named without `schedules`.
 const DEFAULT_SAMPLES: usize = 100;
 const DEFAULT_DFS_RUNS: usize = 1000;
+/// Runs with real threads of `--strategy native` without `schedules`.
+const DEFAULT_NATIVE_RUNS: usize = 3;
 
 /// The schedules `run` explores, from the merged flags/file settings: nothing named is
-/// the one default schedule; `schedules` N > 1 alone is N random schedules.
+/// the standard budget (default, pct and random); `schedules` 1 alone is the one default
+/// schedule, N > 1 alone N random schedules; `native` is the default schedule plus
+/// N runs with real threads.
 pub fn strategy(name: Option<&str>, schedules: Option<usize>, preemptions: Option<u32>, depth: Option<u32>) -> anyhow::Result<Schedules> {
     let depth = depth.unwrap_or(3);
     anyhow::ensure!((1..=64).contains(&depth), "depth must be between 1 and 64, not {depth}");
     let name = name.map(str::parse::<StrategyName>).transpose().map_err(anyhow::Error::msg)?;
     let budget = |default: usize| schedules.unwrap_or(default).max(1);
     Ok(match (name, schedules) {
-        (None, None) => Schedules::DEFAULT,
+        (None, None) => Schedules { strategy: Strategy::Mixed { depth }, budget: Schedules::STANDARD.budget },
         (None, Some(n)) if n <= 1 => Schedules::DEFAULT,
+        (Some(StrategyName::Default | StrategyName::Native), _) => Schedules::DEFAULT,
+        (Some(StrategyName::Mixed), _) => Schedules { strategy: Strategy::Mixed { depth }, budget: budget(Schedules::STANDARD.budget) },
         (None | Some(StrategyName::Random), _) => Schedules { strategy: Strategy::Random, budget: budget(DEFAULT_SAMPLES) },
         (Some(StrategyName::Pct), _) => Schedules { strategy: Strategy::Pct { depth }, budget: budget(DEFAULT_SAMPLES) },
         (Some(StrategyName::Dfs), _) => Schedules {
@@ -62,6 +69,16 @@ pub fn strategy(name: Option<&str>, schedules: Option<usize>, preemptions: Optio
             budget: budget(DEFAULT_DFS_RUNS),
         },
     })
+}
+
+/// Runs with real threads per (mutant, test): `--native N`, else `schedules` (default 3)
+/// under `--strategy native`, else none.
+pub fn native_runs(name: Option<&str>, schedules: Option<usize>, native: Option<usize>) -> usize {
+    match (native, name) {
+        (Some(n), _) => n,
+        (None, Some("native")) => schedules.unwrap_or(DEFAULT_NATIVE_RUNS),
+        _ => 0,
+    }
 }
 
 /// The most parallel executions syncmut starts: far above any machine's useful
@@ -100,6 +117,7 @@ pub struct Config {
     pub strategy: Option<String>,
     pub preemptions: Option<u32>,
     pub depth: Option<u32>,
+    pub native: Option<usize>,
     #[serde(default, deserialize_with = "interleave")]
     pub interleave: Option<Interleave>,
     pub fail_under: Option<f64>,
@@ -219,6 +237,14 @@ mod tests {
         let s = strategy(config.strategy.as_deref(), config.schedules, config.preemptions, config.depth).unwrap();
         assert_eq!(s, Schedules { strategy: Strategy::Dfs { preemptions: 1, sleep_sets: true }, budget: 1000 });
         assert_eq!(strategy(None, Some(1), None, None).unwrap(), Schedules::DEFAULT);
+        // Nothing named: the standard mix; `default` and `native` run the one default
+        // schedule (native adds runs with real threads: 3, or `schedules`, or `--native`).
+        assert_eq!(strategy(None, None, None, None).unwrap(), Schedules::STANDARD);
+        assert_eq!(strategy(Some("mixed"), Some(5), None, None).unwrap(), Schedules { strategy: Strategy::Mixed { depth: 3 }, budget: 5 });
+        assert_eq!(strategy(Some("default"), None, None, None).unwrap(), Schedules::DEFAULT);
+        assert_eq!(strategy(Some("native"), Some(4), None, None).unwrap(), Schedules::DEFAULT);
+        assert_eq!((native_runs(Some("native"), None, None), native_runs(Some("native"), Some(4), None)), (3, 4));
+        assert_eq!((native_runs(Some("pct"), None, Some(2)), native_runs(None, None, None)), (2, 0));
         assert_eq!(strategy(None, Some(20), None, None).unwrap(), Schedules { strategy: Strategy::Random, budget: 20 });
         assert_eq!(strategy(Some("pct"), Some(50), None, Some(2)).unwrap(), Schedules { strategy: Strategy::Pct { depth: 2 }, budget: 50 });
         assert!(strategy(Some("bfs"), None, None, None).is_err());

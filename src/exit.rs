@@ -29,6 +29,8 @@ pub const SCORE_BELOW_THRESHOLD: i32 = 8;
 pub const BUG_FOUND: i32 = 9;
 /// `replay` ran the mutant again but did not get the saved trace.
 pub const NOT_REPRODUCED: i32 = 10;
+/// `run --self-check` judged the original different from itself (a false kill).
+pub const SELF_CHECK_FAILED: i32 = 11;
 
 /// Interrupted by SIGINT (128 + 2, as a shell reports it); `--resume` continues.
 pub const INTERRUPTED: i32 = 130;

@@ -105,6 +105,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         StrategyName::Random => Strategy::Random,
         StrategyName::Pct => Strategy::Pct { depth: a.depth },
         StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions, sleep_sets: !a.no_sleep_sets },
+        other => return Err((exit::USAGE, anyhow::anyhow!("explore: --strategy must be random, pct or dfs, not {other:?}"))),
     };
     let config = ExploreSettings { strategy, schedules: a.schedules, ..ExploreSettings::default() };
     let program = Invocation {
@@ -167,7 +168,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
 /// `--strategy`: clap checks the name against the list (and lists the names in its
 /// errors); `StrategyName` parses it, as for `run` and syncmut.toml.
 fn strategy_name() -> impl TypedValueParser<Value = StrategyName> {
-    PossibleValuesParser::new(StrategyName::NAMES).map(|name| name.parse().expect("a listed strategy name"))
+    PossibleValuesParser::new(StrategyName::EXPLORE_NAMES).map(|name| name.parse().expect("a listed strategy name"))
 }
 
 fn shell_word(word: &str) -> String {

@@ -87,15 +87,26 @@ enum Command {
         /// kept, not redone.
         #[arg(long)]
         resume: bool,
-        /// pthread designs: explore N schedules per (mutant, test) instead of the one
-        /// deterministic default schedule, and report kill fractions.
+        /// pthread designs: explore N schedules per (mutant, test) (default: 8 of
+        /// `mixed`; N alone: N random schedules, 1: the one default schedule).
         #[arg(long, value_name = "N")]
         schedules: Option<usize>,
-        /// How the N schedules are chosen: random (seeds 1…N, the default), pct
-        /// (priorities with depth-1 change points) or dfs (depth-first over scheduling
-        /// choices with a preemption bound; "exhaustive" when it covers the bounded space).
+        /// How the schedules are chosen: mixed (the default: `default`, then pct and
+        /// random alternately, stopping at the first kill), default (one schedule),
+        /// random (seeds 1…N), pct (priorities with depth-1 change points), dfs
+        /// (depth-first with a preemption bound; "exhaustive" when it covers the bounded
+        /// space), or native (the default schedule plus N runs with real threads).
         #[arg(long, value_parser = syncmut_oracle::schedules::StrategyName::NAMES)]
         strategy: Option<String>,
+        /// pthread designs: N more runs per (mutant, test) with real threads, no
+        /// controlled scheduler; they kill only by a crash, an assertion or a hang that no
+        /// run of the original shows.
+        #[arg(long, value_name = "N")]
+        native: Option<usize>,
+        /// Run the original in place of every mutant, under other seeds than the
+        /// baseline's: every kill would be a false one; exits 11 if there is any.
+        #[arg(long)]
+        self_check: bool,
         /// dfs: at most this many preemptions per schedule (default 2).
         #[arg(long, value_name = "K")]
         preemptions: Option<u32>,
@@ -351,20 +362,18 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let design = design.design_with(&file)?;
             gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
         }
-        Command::Run { mut design, tests, test_cmd, gen, generation, output, jobs, resume, schedules, strategy, preemptions, depth, interleave, fail_under, select } => {
+        Command::Run { mut design, tests, test_cmd, gen, generation, output, jobs, resume, schedules, strategy, native, self_check, preemptions, depth, interleave, fail_under, select } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = design.config()?;
             design.sync = file.sync.clone();
             config::check_limits(jobs.or(file.jobs), schedules.or(file.schedules), fail_under.or(file.fail_under))
                 .map_err(|error| Failure { code: exit::USAGE, error })?;
-            let strategy = config::strategy(
-                strategy.or(file.strategy.clone()).as_deref(),
-                schedules.or(file.schedules),
-                preemptions.or(file.preemptions),
-                depth.or(file.depth),
-            )
-            .map_err(|error| Failure { code: exit::USAGE, error })?;
-            let mut config = lab::RunSettings { strategy, ..lab::RunSettings::default() };
+            let strategy_name = strategy.or(file.strategy.clone());
+            let native = config::native_runs(strategy_name.as_deref(), schedules.or(file.schedules), native.or(file.native));
+            config::check_limits(None, Some(native), None).map_err(|error| Failure { code: exit::USAGE, error })?;
+            let strategy = config::strategy(strategy_name.as_deref(), schedules.or(file.schedules), preemptions.or(file.preemptions), depth.or(file.depth))
+                .map_err(|error| Failure { code: exit::USAGE, error })?;
+            let mut config = lab::RunSettings { strategy, native, self_check, ..lab::RunSettings::default() };
             if let Some(jobs) = jobs.or(file.jobs) {
                 config.jobs = jobs;
             }
@@ -379,7 +388,11 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let tests = run::TestSources { file: tests.or(file.tests), command: test_cmd.or(file.test_cmd) };
             let ran = run::run_command(&design, tests, &plan, &output, &config, resume, interleave, &select)?;
             Ok(match (ran, fail_under) {
-                (run::Ran::Score(score), Some(threshold)) => score_gate(score, threshold),
+                (run::Ran::Score { killed, .. }, _) if self_check && killed > 0 => {
+                    eprintln!("syncmut: self-check failed: the original was judged different from itself {killed} time(s)");
+                    exit::SELF_CHECK_FAILED
+                }
+                (run::Ran::Score { percent, .. }, Some(threshold)) => score_gate(percent, threshold),
                 (run::Ran::NoSites, _) => exit::NO_SITES,
                 _ => exit::OK,
             })

@@ -79,6 +79,14 @@ pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Re
         .or(outcome.killed_by.as_deref())
         .ok_or_else(|| usage(format!("{id} was not killed ({}); name a test to replay", outcome.verdict)))?;
     let run = outcome.runs.iter().find(|r| r.test == test).ok_or_else(|| usage(format!("{id} was not run on test {test}")))?;
+    if run.schedule.as_deref() == Some("native") {
+        return Err(usage(format!(
+            "{id} was killed on test {test} by a run with real threads (--native), which no schedule records: it cannot be replayed; run it again with `SYNCMUT_ACTIVE={} {} {}`",
+            mutant.activation(),
+            dir.join(metamutant::layout::METAMUTANT_EXE).display(),
+            run.test
+        )));
+    }
     let tests_path = dir.join(outdir::TESTS);
     let tests = syncmut_runtime::test_case::load(&tests_path).map_err(|e| Failure { code: exit::USAGE, error: anyhow::anyhow!(e) })?;
     // Arguments and input values (nondet list, named inputs) exactly as judged.

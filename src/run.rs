@@ -10,8 +10,8 @@ use syncmut_oracle::{lab, report};
 
 /// How a run ended when it did not fail.
 pub enum Ran {
-    /// The mutation score of the selected mutants, in percent.
-    Score(f64),
+    /// The mutation score of the selected mutants, in percent, and how many were killed.
+    Score { percent: f64, killed: usize },
     /// The design has no synchronization site.
     NoSites,
     /// The selection (`--file`, `--in-diff`, `--shard`, …) left no mutant: nothing to do.
@@ -106,8 +106,8 @@ pub fn run_command(
             return Ok(Ran::NothingSelected);
         }
     }
-    if build.catalogue.kind == syncmut_mutator::api::Family::Systemc && config.strategy != syncmut_oracle::schedules::Schedules::DEFAULT {
-        eprintln!("syncmut: note: --schedules/--strategy apply to pthread designs; a SystemC kernel's process order is deterministic, so each test runs once");
+    if build.catalogue.kind == syncmut_mutator::api::Family::Systemc && (config.strategy != syncmut_oracle::schedules::Schedules::STANDARD || config.native > 0) {
+        eprintln!("syncmut: note: --schedules/--strategy/--native apply to pthread designs; a SystemC kernel's process order is deterministic, so each test runs once");
     }
     let tests = with_generated_tests(plan, &build, out.root(), given)?;
     let progress = console::Bar::new();
@@ -119,7 +119,15 @@ pub fn run_command(
     print!("{}", table::baseline(&build.catalogue, &baseline));
     print!("{}", table::outcomes(&outcomes));
     println!("results in {}", out.root().display());
-    Ok(Ran::Score(outcomes.score.percent))
+    if config.self_check {
+        println!(
+            "self-check: the original ran in place of each of {} mutants ({}); it was killed {} time(s), which must be 0",
+            outcomes.score.mutants,
+            config.strategy,
+            outcomes.score.killed
+        );
+    }
+    Ok(Ran::Score { percent: outcomes.score.percent, killed: outcomes.score.killed })
 }
 
 /// Generates tests into `DIR/gen/` (per `plan`) and puts them after the given ones (a

@@ -6,9 +6,14 @@ mod util;
 use serde_json::Value;
 
 fn verdict_of(fixture: &str, mutant: &str) -> (String, String) {
+    verdict_with(fixture, mutant, &[])
+}
+
+/// `verdict_of` with more `run` flags.
+fn verdict_with(fixture: &str, mutant: &str, flags: &[&str]) -> (String, String) {
     let dir = util::fixture("verdicts").join(fixture);
     let out = tempfile::tempdir().unwrap();
-    util::syncmut().arg("run").arg(&dir).arg("-o").arg(out.path()).assert().success();
+    util::syncmut().arg("run").arg(&dir).arg("-o").arg(out.path()).args(flags).assert().success();
     let outcomes = util::outcomes(out.path());
     let m = outcomes["mutants"]
         .as_array()
@@ -62,10 +67,16 @@ fn same_output_different_synchronization_is_killed_by_trace() {
 
 /// Across 20 seeded random schedules the race does show: tests/explore.rs,
 /// `run_kills_a_removed_lock_under_every_strategy`, checks that run's verdict, k/S with
-/// its interval, the traces kept under the schedule's name and the replay.
+/// its interval, the traces kept under the schedule's name and the replay. The default
+/// budget (`mixed`) preempts inside the critical section too, and kills it.
 #[test]
-fn removed_lock_survives_the_one_default_schedule() {
-    assert_eq!(verdict_of("racy_counter", "adder#1:remove").0, "survived");
+fn removed_lock_survives_the_one_default_schedule_not_the_default_budget() {
+    let (verdict, reason) = verdict_with("racy_counter", "adder#1:remove", &["--strategy", "default"]);
+    assert_eq!(verdict, "survived");
+    assert!(reason.contains("survived 1 schedule: default"), "{reason}");
+    let (verdict, reason) = verdict_of("racy_counter", "adder#1:remove");
+    assert!(verdict.starts_with("killed-by-"), "{verdict}: {reason}");
+    assert!(reason.contains("found by schedule "), "{reason}");
 }
 
 /// SystemC module data members are part of the observed state: named `<module>.<member>`

@@ -174,7 +174,7 @@ pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit
             Ok(explorer.search(false))
         }
         Strategy::Random => explorer.seeded(config.strategy, 0),
-        Strategy::Pct { .. } => {
+        Strategy::Pct { .. } | Strategy::Mixed { .. } => {
             // The run length pct's change points are placed in, measured by a `default` run.
             let first = explorer.run("default", 0)?;
             if first.stop {

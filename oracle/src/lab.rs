@@ -10,7 +10,7 @@ use crate::observation::{Compared, Observation};
 use crate::outcome::{Baseline, Outcomes, Run};
 use crate::outdir::{self, OutDir};
 use crate::report;
-use crate::schedules::{Schedules, Strategy};
+use crate::schedules::{self as schedule_plan, Schedules, Strategy};
 use crate::verdict::{self, Verdict};
 use std::collections::HashMap;
 use std::path::Path;
@@ -30,11 +30,16 @@ use syncmut_runtime::{schedule, status};
 /// The schedules of one usable test and the original's executions under them.
 #[derive(Debug, Clone)]
 struct OriginalRuns {
-    /// `SYNCMUT_SCHEDULE` values every mutant runs under, the same as the original's
-    /// (empty for dfs: each mutant's own search chooses its schedules).
-    schedules: Vec<String>,
-    /// The original's executions, one per schedule explored.
+    /// `SYNCMUT_SCHEDULE` values every mutant runs under: the original's (empty for dfs:
+    /// each mutant's own search chooses its schedules), or, in a self-check, others.
+    mutant_schedules: Vec<String>,
+    /// The original's executions, one per schedule explored, each with the schedule it
+    /// ran under (`default`, `random:3`, `dfs:7`).
     originals: Vec<(Execution, Trace)>,
+    labels: Vec<String>,
+    /// The original's runs with real threads (`--native N`): how it ends without the
+    /// controlled scheduler.
+    native: Vec<Execution>,
     /// dfs: the original's search covered its whole bounded space.
     exhausted: bool,
     /// pthread: the mutants' livelock bound (`SYNCMUT_MAX_STEPS`), a multiple of the
@@ -68,8 +73,15 @@ pub struct RunSettings {
     pub limits: Limits,
     /// The schedules every pthread test runs under. With several, a mutant is killed on
     /// a test when under some schedule it shows a behaviour the original shows under
-    /// none of them, and the kill fraction is reported.
+    /// none of them, nor when it follows the mutant's interleaving.
     pub strategy: Schedules,
+    /// pthread: runs with real threads (no controlled scheduler) per (mutant, test),
+    /// after the controlled schedules. They kill only by an absolute failure (crash,
+    /// assertion, hang) that no run of the original shows.
+    pub native: usize,
+    /// Run the original in place of every mutant (under other seeds than the
+    /// baseline's): every kill is a false one, so a sound oracle reports none.
+    pub self_check: bool,
 }
 
 impl Default for RunSettings {
@@ -79,7 +91,9 @@ impl Default for RunSettings {
             baseline_repeats: 2,
             baseline_timeout: Duration::from_secs(20),
             limits: Limits::default(),
-            strategy: Schedules::DEFAULT,
+            strategy: Schedules::STANDARD,
+            native: 0,
+            self_check: false,
         }
     }
 }
@@ -204,7 +218,14 @@ pub fn run(
 /// The settings that change verdicts, as saved in `settings.json`: a resumed run keeps
 /// earlier runs only when these are the same.
 pub fn verdict_settings(config: &RunSettings) -> serde_json::Value {
-    serde_json::json!({ "schedules": config.strategy.to_string() })
+    let mut settings = serde_json::json!({ "schedules": config.strategy.to_string() });
+    if config.native > 0 {
+        settings["native"] = config.native.into();
+    }
+    if config.self_check {
+        settings["self_check"] = true.into();
+    }
+    settings
 }
 
 /// The settings saved by an earlier run in this directory, if any.
@@ -251,10 +272,11 @@ fn traced(
     work: &Path,
     limits: &Limits,
 ) -> Result<(Execution, Trace, Workdir), Unjudged> {
-    traced_in(build, test, active, schedule, max_steps, trace_file, work, limits, None)
+    traced_in(build, test, active, schedule, max_steps, trace_file, None, work, limits, None)
 }
 
-/// [`traced`] in the virtual world `entropy` (`SYNCMUT_ENTROPY`; `None`: syncmut's own).
+/// [`traced`], recording the scheduler's choices in `schedule_out` (pthread), in the
+/// virtual world `entropy` (`SYNCMUT_ENTROPY`; `None`: syncmut's own).
 #[allow(clippy::too_many_arguments)]
 fn traced_in(
     build: &Build,
@@ -263,6 +285,7 @@ fn traced_in(
     schedule: &str,
     max_steps: Option<u64>,
     trace_file: &Path,
+    schedule_out: Option<&Path>,
     work: &Path,
     limits: &Limits,
     entropy: Option<u32>,
@@ -275,6 +298,7 @@ fn traced_in(
         active: Some(active.to_string()),
         trace: Some(trace_file.to_path_buf()),
         schedule: (build.catalogue.kind == Family::Pthread).then(|| schedule.to_string()),
+        schedule_out: schedule_out.filter(|_| build.catalogue.kind == Family::Pthread).map(Path::to_path_buf),
         max_steps,
         entropy,
         limits: *limits,
@@ -405,10 +429,11 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
     // The original's run length (pthread) places pct's change points and bounds the
     // mutants' steps; random and pct schedules are fixed in advance.
     let steps = (build.catalogue.kind == Family::Pthread).then(|| measure_steps(build, test, out, &limits));
-    let mut schedules = planned_schedules(config.strategy, explores, steps);
+    let mut schedules = planned_schedules(config.strategy, explores, steps, 0);
     let listed = if dfs { &schedules[..1] } else { &schedules[..] };
     let tagged = explores && !dfs;
     let (mut runs, mut set_aside, mask) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), &limits);
+    let mut labels: Vec<String> = listed.to_vec();
     let mut exhausted = false;
     if dfs && set_aside.is_none() {
         // The original's own search replaces the runs above; its first run (no prefix) is
@@ -416,6 +441,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
         let work = tempfile::tempdir().map_err(|e| OracleError::Write { path: std::env::temp_dir(), source: e })?;
         match search_original(build, test, config.strategy, &limits, work.path()) {
             Ok((searched, covered, failure)) => {
+                labels = (1..=searched.len()).map(dfs_tag).collect();
                 (runs, exhausted) = (searched, covered);
                 set_aside = failure;
             }
@@ -423,6 +449,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
         }
         schedules.clear();
     }
+    labels.truncate(runs.len());
     let Some((execution, _)) = runs.first() else {
         let reason = set_aside.unwrap_or_else(|| "the original could not be run".to_string());
         return Ok((not_started(test, reason), None));
@@ -436,18 +463,37 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
     let label = |site| crate::diff::site_label(&build.catalogue, site);
     let baseline = Baseline { nondeterministic: mask.describe(&label), ..summarise(test, &runs, set_aside) };
     let max_steps = steps.map(|s| s.saturating_mul(MUTANT_STEPS_FACTOR).max(MIN_MUTANT_STEPS));
-    let plan = baseline.usable.then_some(OriginalRuns { schedules, originals: runs, exhausted, max_steps, mask });
+    // A self-check runs the original as a mutant under schedules the baseline did not
+    // sample, as a mutant that consumes the scheduler's choices differently would.
+    let mutant_schedules = match config.self_check && tagged {
+        true => planned_schedules(config.strategy, explores, steps, config.strategy.budget),
+        false => schedules.clone(),
+    };
+    let native = match baseline.usable && build.catalogue.kind == Family::Pthread {
+        true => run_native(build, test, "", config.native, &limits).map_err(|message| OracleError::Environment { message })?,
+        false => Vec::new(),
+    };
+    let plan = baseline.usable.then_some(OriginalRuns { mutant_schedules, originals: runs, labels, native, exhausted, max_steps, mask });
     Ok((baseline, plan))
 }
 
 /// The `SYNCMUT_SCHEDULE` values the original and every mutant run under: the seeded
-/// strategy's values, else the one `default` schedule (dfs starts there).
-fn planned_schedules(schedules: Schedules, explores: bool, steps: Option<u64>) -> Vec<String> {
-    let seeded: Option<Vec<String>> = (1..=schedules.budget).map(|k| schedules.strategy.seeded_value(k, steps.unwrap_or(1000))).collect();
+/// strategy's values (the k-th from `skip + 1` on), else the one `default` schedule (dfs
+/// starts there).
+fn planned_schedules(schedules: Schedules, explores: bool, steps: Option<u64>, skip: usize) -> Vec<String> {
+    let seeded: Option<Vec<String>> =
+        (skip + 1..=skip + schedules.budget).map(|k| schedules.strategy.seeded_value(k, steps.unwrap_or(1000))).collect();
     match seeded {
         Some(values) if explores => values,
         _ => vec!["default".to_string()],
     }
+}
+
+/// `runs` runs of the metamutant with `active` and real threads: no controlled
+/// scheduler, no trace. An error is a failure of the machine.
+fn run_native(build: &Build, test: &TestCase, active: &str, runs: usize, limits: &Limits) -> Result<Vec<Execution>, String> {
+    let invocation = Invocation { active: Some(active.to_string()), limits: *limits, ..Invocation::for_test(&build.metamutant, test) };
+    (0..runs).map(|_| invocation.run().map_err(|e| format!("{}: {e}", build.metamutant.display()))).collect()
 }
 
 /// Runs the original under the first schedule `repeats` times, each repeat in another
@@ -477,7 +523,7 @@ fn run_original_listed(
             outdir::trace_file(out.root(), &test.name, None, tagged.then_some(schedule.as_str()))
         };
         let entropy = repeat_of_first.then(|| other_world(i));
-        let (execution, trace) = match traced_in(build, test, "", schedule, None, &path, &out.path(outdir::WORK_DIR), limits, entropy) {
+        let (execution, trace) = match traced_in(build, test, "", schedule, None, &path, None, &out.path(outdir::WORK_DIR), limits, entropy) {
             Ok((execution, trace, _)) => (execution, trace),
             Err(Unjudged::Environment(message)) => return (runs, Some(message), mask),
             Err(e) => return (runs, Some(format!("its trace could not be read: {e}")), mask),
@@ -645,40 +691,182 @@ fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) 
     steps.unwrap_or(1000).max(1)
 }
 
+/// An observation of the original that mutant runs are compared with, and the run that
+/// showed it.
+struct OriginalRun {
+    observation: Observation,
+    /// `default`, `random:3`, `dfs:7`, or the original following a mutant's run.
+    label: String,
+}
+
+/// What ends a run as a failure whatever its output: a signal, a deadlock, a livelock,
+/// a timeout, the thread limit. Such a failure that no run of the original shows kills
+/// directly; anything else must first survive the original following the mutant's
+/// interleaving.
+fn failure(o: &Observation) -> Option<String> {
+    match o.status {
+        Status::Signaled(signal) => Some(format!("signal {signal}")),
+        Status::TimedOut => Some("timeout".to_string()),
+        Status::Exited(status::THREAD_LIMIT) => Some("thread limit".to_string()),
+        _ if o.deadlock => Some("deadlock".to_string()),
+        _ if o.livelock => Some("livelock".to_string()),
+        _ => None,
+    }
+}
+
+/// How far a mutant's observation is from an original one, to name the closest original
+/// run in a reason: a different end weighs most, then the output, then who was left
+/// waiting, then each differing step.
+fn distance(a: &Observation, b: &Observation) -> usize {
+    let mut d = 0;
+    d += 1000 * usize::from(a.status != b.status || a.deadlock != b.deadlock || a.livelock != b.livelock);
+    d += 100 * usize::from(a.stdout != b.stdout);
+    d += 10 * usize::from(a.pending != b.pending);
+    let empty = Vec::new();
+    for thread in a.threads.keys().chain(b.threads.keys().filter(|t| !a.threads.contains_key(*t))) {
+        let (x, y) = (a.threads.get(thread).unwrap_or(&empty), b.threads.get(thread).unwrap_or(&empty));
+        d += (0..x.len().max(y.len())).filter(|&i| x.get(i) != y.get(i)).count();
+    }
+    d
+}
+
 /// What one (mutant, test) pair showed over its schedules.
 struct Tally<'a> {
     kills: usize,
     runs: usize,
     elapsed: Duration,
+    /// The schedule of every run, in order, for the survivor's reason.
+    tried: Vec<String>,
+    /// Runs whose observation no listed run of the original showed, but the original
+    /// following their interleaving did: not kills.
+    refuted: usize,
     /// Verdict, reason and schedule tag of the first killing run.
     first_kill: Option<(Verdict, String, String)>,
-    original: Vec<Observation>,
-    /// Random/pct: the original's i-th run had the same schedule as the mutant's (the
-    /// verdict's reason compares those two); dfs: the searches differ, compare with the
-    /// original's first (default) run.
-    paired: bool,
+    original: Vec<OriginalRun>,
+    /// How the original ended in its runs with real threads (`--native`).
+    native_failures: Vec<String>,
+    /// How many runs with real threads the original had.
+    native_originals: usize,
+    /// Runs with real threads that ended normally but printed what no run of the
+    /// original printed: reported, not kills (no interleaving to follow).
+    native_unexplained: usize,
     /// Sites whose events the mutant takes away by construction (`Catalogue::hidden_sites`).
     hidden: Vec<u32>,
     /// The baseline's mask on this test.
     mask: &'a Mask,
 }
 
-impl Tally<'_> {
-    /// Judges one run; true when it kills.
-    fn add(&mut self, build: &Build, execution: &Execution, trace: &Trace, tag: &str) -> bool {
+/// Runs the original along a mutant run's interleaving: the run's execution, trace and
+/// how closely it followed, or `None` when the run recorded no interleaving.
+type Follow<'f> = dyn FnMut() -> Result<Option<(Execution, Trace, String)>, Unjudged> + 'f;
+
+impl<'a> Tally<'a> {
+    fn new(build: &Build, mutant: &'a Mutant, plan: &'a OriginalRuns) -> Tally<'a> {
+        let hidden = build.catalogue.hidden_sites(mutant);
+        let original = plan
+            .originals
+            .iter()
+            .zip(&plan.labels)
+            .map(|((e, t), label)| OriginalRun { observation: plan.mask.apply(Observation::new(e, t, &hidden)), label: format!("the original under {label}") })
+            .collect();
+        let native_failures = plan.native.iter().filter_map(|e| failure(&Observation::new(e, &Trace::default(), &[]))).collect();
+        Tally {
+            kills: 0,
+            runs: 0,
+            elapsed: Duration::ZERO,
+            tried: Vec::new(),
+            refuted: 0,
+            first_kill: None,
+            original,
+            native_failures,
+            native_originals: plan.native.len(),
+            native_unexplained: 0,
+            hidden,
+            mask: &plan.mask,
+        }
+    }
+
+    /// Whether some run of the original ended with the failure `what`.
+    fn original_fails_so(&self, what: &str) -> bool {
+        self.original.iter().any(|o| failure(&o.observation).as_deref() == Some(what)) || self.native_failures.iter().any(|f| f == what)
+    }
+
+    /// Judges one run under the controlled scheduler; true when it kills. A kill is an
+    /// observation no run of the original shows: not one of the listed runs' (those of
+    /// the baseline), and, unless it is a failure the original never shows, not the
+    /// original's when it follows this run's interleaving (`follow`), which is then one
+    /// more original run compared with later ones.
+    fn add(&mut self, build: &Build, execution: &Execution, trace: &Trace, tag: &str, follow: &mut Follow) -> Result<bool, Unjudged> {
         self.runs += 1;
         self.elapsed += execution.elapsed;
+        self.tried.push(tag.to_string());
         let observed = self.mask.apply(Observation::new(execution, trace, &self.hidden));
-        // A behaviour the original shows under some schedule is not a kill.
-        if self.original.contains(&observed) {
+        if self.original.iter().any(|o| o.observation == observed) {
+            return Ok(false);
+        }
+        let absolute = failure(&observed).is_some_and(|what| !self.original_fails_so(&what));
+        if !absolute {
+            if let Some((execution, trace, label)) = follow()? {
+                self.elapsed += execution.elapsed;
+                let followed = self.mask.apply(Observation::new(&execution, &trace, &self.hidden));
+                let same = followed == observed;
+                self.original.push(OriginalRun { observation: followed, label });
+                if same {
+                    self.refuted += 1;
+                    return Ok(false);
+                }
+            }
+        }
+        let closest = self.original.iter().min_by_key(|o| distance(&o.observation, &observed)).expect("the baseline ran the original");
+        let label = |site| crate::diff::site_label(&build.catalogue, site);
+        let (verdict, reason) = verdict::judge(&closest.observation, &observed, &label);
+        if verdict == Verdict::Survived {
+            return Ok(false); // differs only in what no verdict looks at
+        }
+        self.kills += 1;
+        if self.first_kill.is_none() {
+            let reason = match self.original.len() {
+                1 => reason,
+                n if absolute => format!("{reason}; no run of the original ends so ({n} runs)"),
+                _ => format!("{reason}; closest original run: {}", closest.label),
+            };
+            self.first_kill = Some((verdict, reason, tag.to_string()));
+        }
+        Ok(true)
+    }
+
+    /// Judges one run with real threads (the `run`-th); true when it kills. Without a
+    /// recorded interleaving the original cannot follow it, so only a failure that no run
+    /// of the original showed (controlled or native) kills.
+    fn add_native(&mut self, build: &Build, execution: &Execution, run: usize) -> bool {
+        self.runs += 1;
+        self.elapsed += execution.elapsed;
+        self.tried.push("native".to_string());
+        let observed = self.mask.apply(Observation::new(execution, &Trace::default(), &self.hidden));
+        match failure(&observed) {
+            Some(what) if !self.original_fails_so(&what) => {}
+            Some(_) => return false,
+            None => {
+                let printed = |o: &Observation| o.status == observed.status && o.stdout == observed.stdout;
+                if !self.original.iter().any(|o| printed(&o.observation)) {
+                    self.native_unexplained += 1;
+                }
+                return false;
+            }
+        }
+        let label = |site| crate::diff::site_label(&build.catalogue, site);
+        let (verdict, reason) = verdict::judge(&self.original[0].observation, &observed, &label);
+        if verdict == Verdict::Survived {
             return false;
         }
         self.kills += 1;
         if self.first_kill.is_none() {
-            let label = |site| crate::diff::site_label(&build.catalogue, site);
-            let closest = self.original.get(if self.paired { self.runs - 1 } else { 0 }).unwrap_or(&self.original[0]);
-            let (v, r) = verdict::judge(closest, &observed, &label);
-            self.first_kill = Some((v, r, tag.to_string()));
+            let reason = format!(
+                "{reason} with real threads (native run {run}); no run of the original showed it ({} under the scheduler, {} with real threads)",
+                self.original.len(),
+                self.native_originals
+            );
+            self.first_kill = Some((verdict, reason, "native".to_string()));
         }
         true
     }
@@ -689,34 +877,47 @@ impl Tally<'_> {
 /// An error is a failure of the machine ([`Unjudged::Environment`]): the run stops.
 fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &OriginalRuns, out: &OutDir, config: &RunSettings) -> Result<Run, String> {
     let limits = Limits { timeout: invocation::timeout_after(Duration::from_millis(baseline.elapsed_ms)), ..config.limits };
-    let hidden = build.catalogue.hidden_sites(mutant);
-    let original: Vec<Observation> = plan.originals.iter().map(|(e, t)| plan.mask.apply(Observation::new(e, t, &hidden))).collect();
     let explores = explores(build, config);
     let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
-    let mut tally = Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, first_kill: None, original, paired: !dfs, hidden, mask: &plan.mask };
+    // A budget chosen to find faults stops at the first kill; a named sampling strategy
+    // runs every schedule, for its kill fraction.
+    let stop_at_kill = !explores || matches!(config.strategy.strategy, Strategy::Mixed { .. });
+    let active = if config.self_check { String::new() } else { mutant.activation() };
+    let mut tally = Tally::new(build, mutant, plan);
     let mut exhaustive = false;
-    let ran = if dfs {
-        search_mutant(build, mutant, test, plan, out, config.strategy, &limits, &mut tally)
-            .map(|covered| exhaustive = covered && plan.exhausted)
-            .map_err(Unjudged::from)
+    let mut ran = if dfs {
+        search_mutant(build, mutant, &active, test, plan, out, config.strategy, &limits, &mut tally).map(|covered| exhaustive = covered && plan.exhausted)
     } else {
-        let schedules: &[String] = if explores { &plan.schedules } else { &plan.schedules[..1] };
-        run_mutant_listed(build, mutant, test, schedules, explores, plan.max_steps, out, &limits, &mut tally)
+        let schedules: &[String] = if explores { &plan.mutant_schedules } else { &plan.mutant_schedules[..1] };
+        run_mutant_listed(build, mutant, &active, test, schedules, explores, stop_at_kill, plan.max_steps, out, &limits, &mut tally)
     };
+    if ran.is_ok() && tally.first_kill.is_none() && build.catalogue.kind == Family::Pthread {
+        for run in 1..=config.native {
+            let execution = match run_native(build, test, &active, 1, &limits) {
+                Ok(mut runs) => runs.remove(0),
+                Err(message) => {
+                    ran = Err(Unjudged::Environment(message));
+                    break;
+                }
+            };
+            if tally.add_native(build, &execution, run) {
+                break;
+            }
+        }
+    }
     match ran {
         Err(Unjudged::Environment(message)) => return Err(message),
         Err(Unjudged::Run(reason)) => return Ok(error_run(mutant, test, reason, tally.elapsed)),
         Ok(()) => {}
     }
     let (kills, total) = (tally.kills, tally.runs);
-    let (verdict, mut reason, schedule) = match tally.first_kill {
-        Some((v, r, s)) => (v, r, explores.then_some(s)),
-        None => (Verdict::Survived, String::new(), None),
+    let tried = schedule_plan::summarise(&tally.tried);
+    let (verdict, reason, schedule) = match tally.first_kill {
+        Some((v, r, s)) if explores && !stop_at_kill => (v, format!("{r}; {}", kill_fraction(config.strategy.strategy, kills, total, exhaustive)), Some(s)),
+        Some((v, r, s)) if explores || s == "native" => (v, format!("{r}; found by schedule {s}, the {} of {tried}", ordinal(total)), Some(s)),
+        Some((v, r, _)) => (v, r, None),
+        None => (Verdict::Survived, survived_reason(build, &tally, config.strategy.strategy, exhaustive, &tried), None),
     };
-    if explores {
-        let fraction = kill_fraction(config.strategy.strategy, kills, total, exhaustive);
-        reason = if reason.is_empty() { fraction } else { format!("{reason}; {fraction}") };
-    }
     Ok(Run {
         mutant: mutant.id.clone(),
         test: test.name.clone(),
@@ -730,6 +931,69 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
     })
 }
 
+/// What a survivor was tried on: `survived 24 schedules: default, pct×12, random×11`.
+fn survived_reason(build: &Build, tally: &Tally, strategy: Strategy, exhaustive: bool, tried: &str) -> String {
+    if build.catalogue.kind == Family::Systemc {
+        return "survived its one run (a SystemC kernel's process order is deterministic: one run is every schedule)".to_string();
+    }
+    let total = tally.runs;
+    let mut reason = format!("survived {total} schedule{}: {tried}", if total == 1 { "" } else { "s" });
+    if let Strategy::Dfs { preemptions, .. } = strategy {
+        reason.push_str(&match exhaustive {
+            true => format!(" (exhaustive: every schedule with at most {preemptions} preemptions, up to sleep-set equivalence)"),
+            false => " (not exhaustive: the budget ended the search)".to_string(),
+        });
+    }
+    if tally.refuted > 0 {
+        reason.push_str(&format!(
+            "; {} of them differed from every listed run of the original, but the original following the same interleaving did the same",
+            tally.refuted
+        ));
+    }
+    if tally.native_unexplained > 0 {
+        reason.push_str(&format!(
+            "; {} run(s) with real threads ended with an exit status or output no run of the original showed, which is no kill: the original cannot follow a run the scheduler did not control",
+            tally.native_unexplained
+        ));
+    }
+    reason
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`…
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// The original along the interleaving a mutant's run recorded in `choices` (its
+/// `SYNCMUT_SCHEDULE_OUT` file), beside the mutant's trace `mutant_trace`: its execution,
+/// trace, and which original run it is, in words. `None` for SystemC or when the run
+/// recorded nothing.
+fn follow_original(build: &Build, test: &TestCase, choices: &Path, mutant_trace: &Path, work: &Path, limits: &Limits) -> Result<Option<(Execution, Trace, String)>, Unjudged> {
+    if build.catalogue.kind != Family::Pthread || !choices.is_file() {
+        return Ok(None);
+    }
+    let trace_file = mutant_trace.with_extension("followed.jsonl");
+    let followed_file = mutant_trace.with_extension("followed.schedule");
+    let value = schedule::follow_value(choices);
+    let (execution, trace, _) = traced_in(build, test, "", &value, None, &trace_file, Some(&followed_file), work, limits, None)?;
+    let followed = std::fs::read_to_string(&followed_file).ok().and_then(|t| schedule::parse(&t).ok()).and_then(|s| s.followed);
+    let _ = std::fs::remove_file(&trace_file);
+    let _ = std::fs::remove_file(&followed_file);
+    let label = match followed {
+        Some((taken, all)) if taken == all => format!("the original following the mutant's interleaving (all {all} choices)"),
+        Some((taken, all)) => format!("the original following the mutant's interleaving as far as it can ({taken} of {all} choices)"),
+        None => "the original following the mutant's interleaving".to_string(),
+    };
+    Ok(Some((execution, trace, label)))
+}
+
 /// The mutant's own dfs search, each run judged into `tally`; the first kill's trace and
 /// choices are kept, and the original re-run under them for the diff. Returns whether the
 /// search covered its bounded space, or why the pair cannot be judged.
@@ -737,32 +1001,49 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
 fn search_mutant(
     build: &Build,
     mutant: &Mutant,
+    active: &str,
     test: &TestCase,
     plan: &OriginalRuns,
     out: &OutDir,
     schedules: Schedules,
     limits: &Limits,
     tally: &mut Tally,
-) -> Result<bool, String> {
-    let work = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
+) -> Result<bool, Unjudged> {
+    let work = tempfile::tempdir().map_err(|e| Unjudged::from_io(&std::env::temp_dir(), e))?;
+    let choices = work.path().join("mutant.schedule");
     // Without the test's input values, as the dfs search has always run.
-    let program = Invocation { active: Some(mutant.activation()), limits: *limits, ..Invocation::in_setting(&build.metamutant, test) };
-    let search = explore::search(&program, &dfs_config(schedules, plan.max_steps), work.path(), &mut |visit| {
+    let program = Invocation { active: Some(active.to_string()), limits: *limits, ..Invocation::in_setting(&build.metamutant, test) };
+    let mut failed = None;
+    let search = explore::search(&program, &dfs_config(schedules, plan.max_steps), &work.path().join("search"), &mut |visit| {
         let tag = dfs_tag(visit.run);
         let first = tally.first_kill.is_none();
-        if tally.add(build, visit.execution, visit.trace, &tag) && first {
-            // Keep the kill: its trace and the choices that replay it.
-            let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
-            let _ = std::fs::create_dir_all(path.parent().unwrap_or(out.root()));
-            let _ = std::fs::copy(visit.trace_file, &path);
-            keep_stderr(&path, &visit.execution.stderr);
-            let _ = std::fs::write(schedule_file(out.root(), &test.name, Some(&mutant.id), &tag), visit.schedule_text);
+        let mut follow = || {
+            std::fs::write(&choices, visit.schedule_text).map_err(|e| Unjudged::from_io(&choices, e))?;
+            follow_original(build, test, &choices, visit.trace_file, &out.path(outdir::WORK_DIR), limits)
+        };
+        match tally.add(build, visit.execution, visit.trace, &tag, &mut follow) {
+            Ok(true) if first => {
+                // Keep the kill: its trace and the choices that replay it.
+                let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
+                let _ = std::fs::create_dir_all(path.parent().unwrap_or(out.root()));
+                let _ = std::fs::copy(visit.trace_file, &path);
+                keep_stderr(&path, &visit.execution.stderr);
+                let _ = std::fs::write(schedule_file(out.root(), &test.name, Some(&mutant.id), &tag), visit.schedule_text);
+                false
+            }
+            Ok(_) => false,
+            Err(e) => {
+                failed = Some(e);
+                true
+            }
         }
-        false
     });
+    if let Some(e) = failed {
+        return Err(e);
+    }
     let covered = match search {
-        Err(explore::ExploreError::Runtime(e)) => return Err(format!("the runtime rejected the mutant: {e}")),
-        Err(e) => return Err(e.to_string()),
+        Err(explore::ExploreError::Runtime(e)) => return Err(Unjudged::Run(format!("the runtime rejected the mutant: {e}"))),
+        Err(e) => return Err(Unjudged::Run(e.to_string())),
         Ok(search) => search.exhausted,
     };
     if let Some((_, _, tag)) = &tally.first_kill {
@@ -776,15 +1057,19 @@ fn search_mutant(
     Ok(covered)
 }
 
-/// Runs the mutant under each of `schedules` (the original's), judged into `tally`; only
-/// the first killing run's trace is kept. An error says why the pair cannot be judged.
+/// Runs the mutant (`active`) under each of `schedules`, judged into `tally`, each run
+/// recording its interleaving for the original to follow; only the first killing run's
+/// trace is kept. With `stop_at_kill`, the first kill ends the runs. An error says why
+/// the pair cannot be judged.
 #[allow(clippy::too_many_arguments)]
 fn run_mutant_listed(
     build: &Build,
     mutant: &Mutant,
+    active: &str,
     test: &TestCase,
     schedules: &[String],
     tagged: bool,
+    stop_at_kill: bool,
     max_steps: Option<u64>,
     out: &OutDir,
     limits: &Limits,
@@ -792,15 +1077,22 @@ fn run_mutant_listed(
 ) -> Result<(), Unjudged> {
     for schedule in schedules {
         let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tagged.then_some(schedule.as_str()));
-        let (execution, trace, workdir) = traced(build, test, &mutant.activation(), schedule, max_steps, &path, &out.path(outdir::WORK_DIR), limits)?;
+        let choices = path.with_extension("schedule");
+        let (execution, trace, workdir) = traced_in(build, test, active, schedule, max_steps, &path, Some(&choices), &out.path(outdir::WORK_DIR), limits, None)?;
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
+            let _ = std::fs::remove_file(&choices);
             return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.text().trim())));
         }
         let first = tally.first_kill.is_none();
-        if tally.add(build, &execution, &trace, schedule) && first {
+        let killed = tally.add(build, &execution, &trace, schedule, &mut || follow_original(build, test, &choices, &path, &out.path(outdir::WORK_DIR), limits));
+        let _ = std::fs::remove_file(&choices);
+        if killed? && first {
             // Keep this trace, it explains the kill; and what the run left behind.
             keep_stderr(&path, &execution.stderr);
             let _ = workdir.keep(&outdir::kept_workdir(out.root(), &test.name, &mutant.id));
+            if stop_at_kill {
+                return Ok(());
+            }
             continue;
         }
         // Only killing runs are explained by a diff; spinning mutants write traces of a

@@ -118,11 +118,15 @@ impl Outcomes {
                     (Verdict::Error, None, e.reason.clone())
                 } else if mine.iter().any(|r| r.verdict == Verdict::Survived) {
                     let tests: Vec<&str> = mine.iter().map(|r| r.test.as_str()).collect();
-                    let reason = format!(
+                    let mut reason = format!(
                         "reached by {} ({}); output and observable synchronization identical to the original on each",
                         if tests.len() == 1 { "1 test".to_string() } else { format!("{} tests", tests.len()) },
                         tests.join(", ")
                     );
+                    // What each test tried (its schedules), as its run says.
+                    for run in mine.iter().filter(|r| r.verdict == Verdict::Survived && !r.reason.is_empty()) {
+                        reason.push_str(&format!("; {}: {}", run.test, run.reason));
+                    }
                     (Verdict::Survived, None, reason)
                 } else {
                     (Verdict::NotReached, None, "no usable test reaches this call".to_string())

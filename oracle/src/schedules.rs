@@ -10,6 +10,10 @@ use syncmut_runtime::schedule;
 pub enum Strategy {
     /// The one deterministic `default` schedule.
     Default,
+    /// `run`'s default: the `default` schedule first, then `pct:<k>:<depth>:<steps>` and
+    /// `random:<k>` alternately. `default` never preempts inside a critical section and
+    /// never lets a waiter miss a signal; pct and random do both.
+    Mixed { depth: u32 },
     /// `random:1` … `random:N`.
     Random,
     /// `pct:<k>:<depth>:<steps>` for k = 1, 2, …, `steps` the original's run length.
@@ -26,6 +30,9 @@ impl Strategy {
         match *self {
             Strategy::Random => Some(format!("random:{k}")),
             Strategy::Pct { depth } => Some(schedule::pct_value(k, depth, steps)),
+            Strategy::Mixed { .. } if k == 1 => Some("default".to_string()),
+            Strategy::Mixed { depth } if k % 2 == 0 => Some(schedule::pct_value(k / 2, depth, steps)),
+            Strategy::Mixed { .. } => Some(format!("random:{}", (k - 1) / 2)),
             Strategy::Default | Strategy::Dfs { .. } => None,
         }
     }
@@ -35,6 +42,7 @@ impl std::fmt::Display for Strategy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Strategy::Default => write!(f, "default"),
+            Strategy::Mixed { depth } => write!(f, "default, pct (depth {depth}) and random"),
             Strategy::Random => write!(f, "random"),
             Strategy::Pct { depth } => write!(f, "pct (depth {depth})"),
             Strategy::Dfs { preemptions, sleep_sets } => {
@@ -48,14 +56,23 @@ impl std::fmt::Display for Strategy {
 /// parameters come from their own settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StrategyName {
+    /// The one `default` schedule.
+    Default,
+    /// `default`, then pct and random alternately (`run`'s default).
+    Mixed,
     Random,
     Pct,
     Dfs,
+    /// Real threads, no controlled scheduler (`run` only; added to the `default` schedule).
+    Native,
 }
 
 impl StrategyName {
     /// Every name, as typed.
-    pub const NAMES: [&'static str; 3] = ["random", "pct", "dfs"];
+    pub const NAMES: [&'static str; 6] = ["default", "mixed", "random", "pct", "dfs", "native"];
+    /// The names `explore` takes: it searches the original's schedules, so the one
+    /// `default` schedule, the mix and real threads are `run`'s alone.
+    pub const EXPLORE_NAMES: [&'static str; 3] = ["random", "pct", "dfs"];
 }
 
 impl std::str::FromStr for StrategyName {
@@ -63,10 +80,13 @@ impl std::str::FromStr for StrategyName {
 
     fn from_str(name: &str) -> Result<StrategyName, String> {
         match name {
+            "default" => Ok(StrategyName::Default),
+            "mixed" => Ok(StrategyName::Mixed),
             "random" => Ok(StrategyName::Random),
             "pct" => Ok(StrategyName::Pct),
             "dfs" => Ok(StrategyName::Dfs),
-            other => Err(format!("strategy must be \"random\", \"pct\" or \"dfs\", not {other:?}")),
+            "native" => Ok(StrategyName::Native),
+            other => Err(format!("strategy must be one of {}, not {other:?}", StrategyName::NAMES.map(|n| format!("{n:?}")).join(", "))),
         }
     }
 }
@@ -82,6 +102,25 @@ pub struct Schedules {
 impl Schedules {
     /// The one `default` schedule.
     pub const DEFAULT: Schedules = Schedules { strategy: Strategy::Default, budget: 1 };
+    /// `run`'s default for pthread designs: `default`, then pct and random alternately,
+    /// 8 schedules in all (BENCHMARKS.md, "Default schedule budget", has the
+    /// measurement behind the number).
+    pub const STANDARD: Schedules = Schedules { strategy: Strategy::Mixed { depth: 3 }, budget: 8 };
+}
+
+/// What a list of tried schedule values was, in words: `default, pct×12, random×11`
+/// (kinds in order of first use; `native` for real-thread runs).
+pub fn summarise(values: &[String]) -> String {
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for value in values {
+        let kind = value.split(':').next().unwrap_or(value);
+        let kind = if kind == "replay" { "dfs" } else { kind };
+        match kinds.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((kind, 1)),
+        }
+    }
+    kinds.iter().map(|(k, n)| if *n == 1 { k.to_string() } else { format!("{k}×{n}") }).collect::<Vec<_>>().join(", ")
 }
 
 impl std::fmt::Display for Schedules {
@@ -108,5 +147,15 @@ mod tests {
         assert_eq!(Strategy::Random.seeded_value(3, 10).as_deref(), Some("random:3"));
         assert_eq!(Strategy::Pct { depth: 2 }.seeded_value(1, 40).as_deref(), Some("pct:1:2:40"));
         assert_eq!(Strategy::Dfs { preemptions: 1, sleep_sets: true }.seeded_value(1, 40), None);
+        let mixed: Vec<String> = (1..=5).map(|k| Strategy::Mixed { depth: 3 }.seeded_value(k, 40).unwrap()).collect();
+        assert_eq!(mixed, ["default", "pct:1:3:40", "random:1", "pct:2:3:40", "random:2"]);
+    }
+
+    #[test]
+    fn tried_schedules_are_summarised_by_kind_in_order_of_first_use() {
+        let standard: Vec<String> = (1..=Schedules::STANDARD.budget).map(|k| Schedules::STANDARD.strategy.seeded_value(k, 9).unwrap()).collect();
+        assert_eq!(summarise(&standard), "default, pct×4, random×3");
+        assert_eq!(summarise(&["default".to_string(), "native".to_string(), "native".to_string()]), "default, native×2");
+        assert_eq!(summarise(&["dfs:1".to_string(), "dfs:2".to_string()]), "dfs×2");
     }
 }

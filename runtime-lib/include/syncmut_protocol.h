@@ -35,7 +35,7 @@
 #define SYNCMUT_ENV_ACTIVE "SYNCMUT_ACTIVE"
 /* Where the trace is written; unset: no trace. */
 #define SYNCMUT_ENV_TRACE "SYNCMUT_TRACE"
-/* The pthread scheduler's strategy: default, random:<seed>, pct:…, replay:<file>. */
+/* The pthread scheduler's strategy: default, random:<seed>, pct:…, replay:<file>, follow:<file>. */
 #define SYNCMUT_ENV_SCHEDULE "SYNCMUT_SCHEDULE"
 /* Where the scheduler records its choice points. */
 #define SYNCMUT_ENV_SCHEDULE_OUT "SYNCMUT_SCHEDULE_OUT"

@@ -82,6 +82,8 @@ pub struct Schedule {
     pub steps: Option<u64>,
     /// Choice point where a replayed file stopped fitting the run.
     pub diverged: Option<usize>,
+    /// `follow:`: how many of the followed file's choices the run took, of how many.
+    pub followed: Option<(u64, u64)>,
     pub truncated: bool,
 }
 
@@ -102,6 +104,7 @@ pub fn parse(text: &str) -> Result<Schedule, String> {
                     schedule.steps = n.parse().ok();
                 }
                 ["diverged", k] => schedule.diverged = k.parse().ok(),
+                ["followed", k, "of", n] => schedule.followed = k.parse().ok().zip(n.parse().ok()),
                 ["truncated"] => schedule.truncated = true,
                 _ => {}
             }
@@ -152,6 +155,13 @@ pub fn replay_text(chosen: &[u32]) -> String {
     text
 }
 
+/// The `SYNCMUT_SCHEDULE` value that makes a run follow the recorded schedule file at
+/// `path` as far as it can (another program's interleaving: a mutant's, followed by the
+/// original).
+pub fn follow_value(path: &std::path::Path) -> String {
+    format!("follow:{}", path.display())
+}
+
 /// The `SYNCMUT_SCHEDULE` value of the k-th PCT schedule for a run of about `steps`
 /// scheduling points (self-contained, so a saved value replays without other settings).
 pub fn pct_value(k: usize, depth: u32, steps: u64) -> String {
@@ -184,6 +194,8 @@ mod tests {
         assert_eq!(s.end.as_deref(), Some("deadlock"));
         assert_eq!(s.steps, Some(17));
         assert_eq!(s.diverged, Some(1));
+        assert_eq!(s.followed, None);
+        assert_eq!(parse("# followed 3 of 7\n").unwrap().followed, Some((3, 7)));
         assert!(parse("x run\n").is_err());
         assert!(parse("1 jump\n").unwrap_err().contains("choice kind"));
     }

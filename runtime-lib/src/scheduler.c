@@ -1,6 +1,6 @@
 /* Controlled scheduler for pthread designs:
- * SYNCMUT_SCHEDULE=default | random:<seed> | pct:<seed>:<depth>[:<steps>] | replay:<path>,
- * and SYNCMUT_SCHEDULE_OUT=<path> (the choices made, replayable).
+ * SYNCMUT_SCHEDULE=default | random:<seed> | pct:<seed>:<depth>[:<steps>] | replay:<path> |
+ * follow:<path>, and SYNCMUT_SCHEDULE_OUT=<path> (the choices made, replayable).
  *
  * Baton: a thread the scheduler controls runs design code only while `current` points
  * to it. Everyone else waits on its own condition variable under `lock`. At each
@@ -80,7 +80,7 @@ struct sthread {
 };
 
 static int enabled; /* written once before main */
-static enum { STRATEGY_DEFAULT, STRATEGY_RANDOM, STRATEGY_PCT, STRATEGY_REPLAY } strategy;
+static enum { STRATEGY_DEFAULT, STRATEGY_RANDOM, STRATEGY_PCT, STRATEGY_REPLAY, STRATEGY_FOLLOW } strategy;
 static uint64_t rng_state;
 /* pct: depth d, d-1 change points over an estimated SYNCMUT_PCT_STEPS scheduling points. */
 #define PCT_MAX_DEPTH 64u
@@ -88,10 +88,14 @@ static uint64_t rng_state;
 static uint32_t pct_depth;
 static uint64_t pct_steps = DEFAULT_PCT_STEPS;
 static uint64_t pct_change[PCT_MAX_DEPTH]; /* step numbers, index 1..d-1 */
-/* replay: the chosen thread of each choice point, in order. */
+/* replay and follow: the chosen thread of each choice point, in order, and its kind
+ * (REPLAY_ANY when the line names none, as in a dfs prefix). */
+#define REPLAY_ANY 0xffu
 static uint32_t *replay_ids;
+static uint8_t *replay_kinds;
 static uint64_t replay_len, replay_pos;
 static int64_t replay_diverged = -1; /* choice point where the file stopped fitting */
+static uint64_t follow_taken; /* follow: recorded choices this run took */
 /* SYNCMUT_SCHEDULE_OUT: every choice point (more than one option), preallocated. */
 enum choice_kind { K_RUN = 0, K_WAKE, K_TIMEOUT };
 struct choice {
@@ -277,6 +281,41 @@ static struct sthread *replay_pick(uint32_t n, struct sthread *fallback)
     return fallback;
 }
 
+/* Follow: the recorded order of thread steps, as far as this run can take it. Another
+ * program (the original following a mutant's interleaving) meets other choice points:
+ * a recorded wake/timeout choice this run does not have is skipped at a run choice; a
+ * wake/timeout choice the file does not have takes `fallback`; a recorded thread that
+ * is not among the candidates yet waits (this point takes `fallback`) until it is, and
+ * one that has finished is dropped. Never diverges for good, unlike replay. */
+static struct sthread *follow_pick(int kind, uint32_t n, struct sthread *fallback)
+{
+    while (replay_pos < replay_len) {
+        uint8_t want_kind = replay_kinds[replay_pos];
+        if (want_kind == REPLAY_ANY || want_kind == (uint8_t)kind)
+            break;
+        if (kind != K_RUN)
+            return fallback;
+        replay_pos++;
+    }
+    while (replay_pos < replay_len) {
+        uint32_t want = replay_ids[replay_pos];
+        for (uint32_t i = 0; i < n; i++)
+            if (candidates[i]->id == want) {
+                replay_pos++;
+                follow_taken++;
+                return candidates[i];
+            }
+        int finished = 0;
+        for (uint32_t i = 0; i < slots_used; i++)
+            if (threads[i].id == want && load_state(&threads[i]) == FINISHED)
+                finished = 1;
+        if (!finished)
+            return fallback;
+        replay_pos++;
+    }
+    return fallback;
+}
+
 /* A choice among the n candidates that is not a run choice (which waiter wakes, which
  * timed wait expires): seeded for random/pct, recorded/replayed like every choice. */
 static struct sthread *pick_other(int kind, uint32_t n, struct sthread *fallback)
@@ -286,6 +325,8 @@ static struct sthread *pick_other(int kind, uint32_t n, struct sthread *fallback
         chosen = candidates[rng_next() % n];
     else if (strategy == STRATEGY_REPLAY && n > 1)
         chosen = replay_pick(n, fallback);
+    else if (strategy == STRATEGY_FOLLOW && n > 1)
+        chosen = follow_pick(kind, n, fallback);
     if (n > 1)
         record_choice(kind, chosen, NULL, n);
     return chosen;
@@ -364,6 +405,11 @@ static struct sthread *choose(struct sthread *me)
         chosen = default_choice(me, n);
         if (n > 1)
             chosen = replay_pick(n, chosen);
+        break;
+    case STRATEGY_FOLLOW:
+        chosen = default_choice(me, n);
+        if (n > 1)
+            chosen = follow_pick(K_RUN, n, chosen);
         break;
     default:
         chosen = default_choice(me, n);
@@ -484,6 +530,13 @@ static void write_schedule_out(const char *how)
     if (replay_diverged >= 0) {
         sout_str("# diverged ");
         sout_u64((uint64_t)replay_diverged);
+        sout_str("\n");
+    }
+    if (strategy == STRATEGY_FOLLOW) {
+        sout_str("# followed ");
+        sout_u64(follow_taken);
+        sout_str(" of ");
+        sout_u64(replay_len);
         sout_str("\n");
     }
     sout_str("# end ");
@@ -1100,12 +1153,21 @@ static void load_replay(const char *path)
                 syncmut_fatal("replay file '%s', line %llu: thread id out of range", path, (unsigned long long)lineno);
         if (*p != ' ' && *p != '\n' && *p != '\0')
             syncmut_fatal("replay file '%s', line %llu: expected a thread id", path, (unsigned long long)lineno);
+        uint8_t kind = REPLAY_ANY;
+        if (strncmp(p, " run", 4) == 0 && (p[4] == ' ' || p[4] == '\n' || p[4] == '\0'))
+            kind = K_RUN;
+        else if (strncmp(p, " wake", 5) == 0 && (p[5] == ' ' || p[5] == '\n' || p[5] == '\0'))
+            kind = K_WAKE;
+        else if (strncmp(p, " timeout", 8) == 0 && (p[8] == ' ' || p[8] == '\n' || p[8] == '\0'))
+            kind = K_TIMEOUT;
         if (replay_len == cap) {
             cap = cap ? cap * 2 : 1024;
             replay_ids = realloc(replay_ids, cap * sizeof *replay_ids);
-            if (replay_ids == NULL)
+            replay_kinds = realloc(replay_kinds, cap * sizeof *replay_kinds);
+            if (replay_ids == NULL || replay_kinds == NULL)
                 syncmut_fatal("replay file '%s': out of memory", path);
         }
+        replay_kinds[replay_len] = kind;
         replay_ids[replay_len++] = (uint32_t)id;
     }
     fclose(f);
@@ -1193,11 +1255,13 @@ __attribute__((constructor(102))) static void scheduler_init(void)
         strategy = STRATEGY_PCT;
     else if (strncmp(value, "replay:", 7) == 0 && value[7] != '\0')
         strategy = STRATEGY_REPLAY;
+    else if (strncmp(value, "follow:", 7) == 0 && value[7] != '\0')
+        strategy = STRATEGY_FOLLOW;
     else
         syncmut_fatal("malformed SYNCMUT_SCHEDULE '%s': expected default, random:<seed>, "
-              "pct:<seed>:<depth>[:<steps>] (decimal; depth 1..%u) or replay:<path>",
+              "pct:<seed>:<depth>[:<steps>] (decimal; depth 1..%u), replay:<path> or follow:<path>",
               value, PCT_MAX_DEPTH);
-    if (strategy == STRATEGY_REPLAY)
+    if (strategy == STRATEGY_REPLAY || strategy == STRATEGY_FOLLOW)
         load_replay(value + 7);
     const char *out = getenv(SYNCMUT_ENV_SCHEDULE_OUT);
     if (out != NULL && *out != '\0')
