@@ -204,7 +204,7 @@ fn body_size(function: FunctionValue<'_>) -> usize {
         .get_basic_blocks()
         .iter()
         .flat_map(|b| std::iter::successors(b.get_first_instruction(), |i| i.get_next_instruction()))
-        .filter(|i| !crate::ir::called_function(*i).is_some_and(|f| f.get_name().to_string_lossy().starts_with("llvm.dbg.")))
+        .filter(|i| !(crate::ir::is_call_like(*i) && crate::ir::called_function(*i).is_some_and(|f| f.get_name().to_string_lossy().starts_with("llvm.dbg."))))
         .count()
 }
 
