@@ -128,15 +128,9 @@ fn combine(shards: &[Shard]) -> anyhow::Result<(Catalogue, Outcomes)> {
             mutants.push(mutant.clone());
         }
     }
-    // Catalogue order: by site, then in the order of the site's operators.
-    let sites = &first.catalogue.sites;
-    let rank = |m: &Mutant| {
-        let site = m.sites.first().copied().unwrap_or(u32::MAX);
-        let op = sites.iter().find(|s| s.index == site).and_then(|s| s.operators.iter().position(|o| *o == m.operator)).unwrap_or(usize::MAX);
-        (site, op)
-    };
-    mutants.sort_by_key(rank);
-    let catalogue = Catalogue { mutants, ..first.catalogue.clone() };
+    // Catalogue order, as the build lists them.
+    let mut catalogue = Catalogue { mutants: Vec::new(), ..first.catalogue.clone() };
+    catalogue.add_mutants(mutants);
     let outcomes = Outcomes::summarise(&catalogue, &runs, |id| expected.get(id).copied().unwrap_or(0));
     Ok((catalogue, outcomes))
 }

@@ -46,7 +46,7 @@ fn runs_as_built(design: &[&std::ffi::OsStr], out: &Path) {
 fn make_through_the_wrapper_gives_the_catalogue_of_the_sources() {
     let (_keep, project) = project();
     let direct = catalogue(&[project.as_os_str()]);
-    assert_eq!(direct["mutants"].as_array().unwrap().len(), 21, "{direct}");
+    assert_eq!(direct["mutants"].as_array().unwrap().len(), 28, "{direct}");
 
     let cc = format!("CC={} cc", syncmut_path().display());
     let make = tool("make").arg("-C").arg(&project).arg(&cc).output().unwrap();
@@ -106,7 +106,7 @@ fn the_settings_file_is_found_beside_the_sources_or_named() {
     assert!(!one.status.success(), "src/ has no syncmut.toml, and queue.c needs -Iinclude");
     let named = util::syncmut().current_dir(std::env::temp_dir()).arg("list").arg("--config").arg(project.join("syncmut.toml")).arg(project.join("src/queue.c")).output().unwrap();
     assert!(named.status.success(), "{}", String::from_utf8_lossy(&named.stderr));
-    assert!(String::from_utf8_lossy(&named.stdout).contains("8 sites, 14 mutants"));
+    assert!(String::from_utf8_lossy(&named.stdout).contains("8 sites, 16 mutants"));
     let bad = util::syncmut().args(["list", "--config", "no-such.toml"]).arg(&project).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("no-such.toml: no such settings file"));

@@ -173,7 +173,14 @@ pub fn place_copies<'ctx>(context: &'ctx Context, found: &[FoundSite<'ctx>], mut
 
 /// A blocking acquisition of a lock.
 fn acquires(f: &FoundSite<'_>) -> bool {
-    matches!(f.api.effect, Effect::Lock { blocking: Blocking::Waits, .. }) && unlock_of(&f.api.signature).is_some()
+    library_call(f) && matches!(f.api.effect, Effect::Lock { blocking: Blocking::Waits, .. }) && unlock_of(&f.api.signature).is_some()
+}
+
+/// A call of a library primitive that has mutants of its own: not a call of a function
+/// declared in `[[sync]]` (those get `remove` only) nor a call inside such a function
+/// (no mutants: its callers' sites stand for it).
+fn library_call(f: &FoundSite<'_>) -> bool {
+    !f.site.operators.is_empty() && !matches!(f.api.rewrite, crate::api::Rewrite::UserTrampoline { .. })
 }
 
 /// The release that matches an acquisition function.
@@ -191,7 +198,7 @@ fn unlock_of(lock: &str) -> Option<&'static str> {
 /// Whether copies of the call can be placed: the runtime's pthread wrappers know copies,
 /// and a `call` (unlike an `invoke`) can be placed mid-block.
 fn movable(f: &FoundSite<'_>) -> bool {
-    f.api.family == Family::Pthread && f.inst.get_opcode() == InstructionOpcode::Call
+    library_call(f) && f.api.family == Family::Pthread && f.inst.get_opcode() == InstructionOpcode::Call
 }
 
 /// The lock a call names in its source text: `pthread_mutex_lock(&a->m)` → `&a->m`,
