@@ -32,7 +32,14 @@ fn row<'a>(stdout: &'a str, test: &str) -> &'a str {
 fn outcome(out: &Path, mutant: &str) -> (String, String) {
     let outcomes = util::outcomes(out);
     let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == mutant).unwrap_or_else(|| panic!("no {mutant}"));
-    (m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or("").to_string())
+    (m["verdict"].as_str().unwrap().to_string(), judged(m["reason"].as_str().unwrap_or("")))
+}
+
+/// A reason without what the schedules add after it (which original run it was compared
+/// with, which schedule found it): the difference itself.
+fn judged(reason: &str) -> String {
+    let cut = ["; closest original run:", "; no run of the original", "; found by schedule"].iter().filter_map(|s| reason.find(s)).min();
+    reason[..cut.unwrap_or(reason.len())].to_string()
 }
 
 #[test]
@@ -66,7 +73,7 @@ fn run_reason(out: &Path, mutant: &str, test: &str) -> (String, String) {
     let outcomes = util::outcomes(out);
     let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == mutant).unwrap_or_else(|| panic!("no {mutant}"));
     let r = m["runs"].as_array().unwrap().iter().find(|r| r["test"] == test).unwrap_or_else(|| panic!("{mutant} not run on {test}"));
-    (r["verdict"].as_str().unwrap().to_string(), r["reason"].as_str().unwrap_or("").to_string())
+    (r["verdict"].as_str().unwrap().to_string(), judged(r["reason"].as_str().unwrap_or("")))
 }
 
 /// Outputs are compared whole and byte for byte: one byte, 0x81 instead of 0x80 (not
