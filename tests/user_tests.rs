@@ -37,7 +37,7 @@ fn stdin_files_a_command_and_output_files_make_a_test() {
     let outcomes = util::outcomes(&out);
     let wait = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "main#2:remove").unwrap();
     assert_eq!(wait["verdict"], "killed-by-output", "{wait}");
-    assert_eq!(wait["reason"], "output file result.txt has 2 bytes instead of 3");
+    assert!(wait["reason"].as_str().unwrap().starts_with("output file result.txt has 2 bytes instead of 3"), "{wait}");
     // What the killing run left is kept; nothing landed in the caller's directory or
     // the fixture's, and no working directory is left over.
     assert_eq!(std::fs::read_to_string(out.join("workdirs/handoff/main_2_remove/result.txt")).unwrap(), "0\n");
@@ -88,7 +88,7 @@ fn a_projects_own_test_driver_judges_the_mutants() {
     // The driver failed: its exit status and what it printed differ from the original's.
     assert_eq!(wait["verdict"], "killed-by-output", "{wait}");
     assert_eq!(wait["killed_by"], "test-cmd");
-    assert_eq!(wait["reason"], "exit 1 instead of exit 0");
+    assert!(wait["reason"].as_str().unwrap().starts_with("exit 1 instead of exit 0"), "{wait}");
     // The run directory was not copied into the driver's directory, nor anything left in the project.
     assert!(!out.join("workdirs/test-cmd/main_2_remove/syncmut.out").exists());
     assert!(out.join("workdirs/test-cmd/main_2_remove/check.sh").exists());
