@@ -189,8 +189,8 @@ fn a_function_also_called_through_a_pointer_is_not_proven_dead_by_its_direct_cal
 fn an_sc_method_is_not_analysed_as_if_it_ran_once_at_sc_start() {
     // detect() runs on every change of `level`; `prev` and the signal's value at its
     // activation are what earlier activations and the kernel's updates left, not their
-    // values at sc_start. `method_activation 10` reaches the notify.
-    let (out, code, stdout, stderr) = syncmut("gen", "method_activation.cpp", &[]);
+    // values at sc_start. `edge_detector 10` reaches the notify. (A corpus design.)
+    let (out, code, stdout, stderr) = syncmut("gen", "../../corpus/systemc/edge_detector.cpp", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
     assert_ne!(sites[1]["verdict"]["verdict"], "unreachable", "{}", sites[1]);
