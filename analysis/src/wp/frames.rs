@@ -161,10 +161,7 @@ impl<'m> Wp<'m> {
                         continue;
                     }
                 }
-                let note = format!("over-approximated: the indirect call at {} is assumed to reach {}", call.where_(), demangle_hint(&func.name()));
-                if !self.q.notes.contains(&note) {
-                    self.q.notes.push(note);
-                }
+                self.note(format!("over-approximated: the indirect call at {} is assumed to reach {}", call.where_(), demangle_hint(&func.name())));
                 out.push(self.push_frame(func, FrameKind::Call { parent, call }, depth));
             }
         }

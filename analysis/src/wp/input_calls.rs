@@ -10,7 +10,7 @@ use super::query::Conjunct;
 use super::values::Sym;
 use super::Wp;
 use crate::error::{AnalysisError, Result};
-use crate::ir::{Opcode, TypeShape, Value};
+use crate::ir::{TypeShape, Value};
 use easy_smt::SExpr;
 
 impl<'m> Wp<'m> {
@@ -137,18 +137,7 @@ impl<'m> Wp<'m> {
         if !self.facts.nondet_callers.contains(&callee) || !callee.has_body() || self.frames[f].depth >= MAX_DEPTH {
             return Ok(self.unknown_counter(j, "after a synchronization point (other threads may call __VERIFIER_nondet_*)"));
         }
-        let depth = self.frames[f].depth + 1;
-        let child = self.push_frame(callee, FrameKind::Call { parent: f, call: j }, depth);
-        let mut arms = Vec::new();
-        for b in callee.blocks() {
-            let Some(t) = b.terminator() else { continue };
-            if t.opcode() != Some(Opcode::LLVMRet) {
-                continue;
-            }
-            let r = self.reach_block(child, b)?;
-            let v = self.counter_before(child, t)?;
-            arms.push((r, v));
-        }
+        let mut arms = self.at_returns(f, j, callee, |wp, child, ret| wp.counter_before(child, ret))?;
         let Some((_, mut acc)) = arms.pop() else {
             return Ok(self.unknown_counter(j, "after a call that does not return"));
         };
@@ -164,10 +153,7 @@ impl<'m> Wp<'m> {
         let name = format!("ndcount{}_{}", self.fresh_count, at.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
         self.fresh_count += 1;
         self.q.fresh.push((name.clone(), "(_ BitVec 32)".to_string()));
-        let note = format!("over-approximated: number of __VERIFIER_nondet_* calls made {why} at {}", at.where_());
-        if !self.q.notes.contains(&note) {
-            self.q.notes.push(note);
-        }
+        self.note(format!("over-approximated: number of __VERIFIER_nondet_* calls made {why} at {}", at.where_()));
         self.ctx.atom(name)
     }
 }

@@ -216,18 +216,7 @@ impl<'m> Wp<'m> {
         if !sees {
             return Ok(None);
         }
-        let depth = self.frames[f].depth + 1;
-        let child = self.push_frame(callee, FrameKind::Call { parent: f, call: j }, depth);
-        let mut arms = Vec::new();
-        for b in callee.blocks() {
-            let Some(t) = b.terminator() else { continue };
-            if t.opcode() != Some(Opcode::LLVMRet) {
-                continue;
-            }
-            let r = self.reach_block(child, b)?;
-            let val = self.before(child, t, loc, load)?;
-            arms.push((r, val));
-        }
+        let arms = self.at_returns(f, j, callee, |wp, child, ret| wp.before(child, ret, loc, load))?;
         if arms.is_empty() {
             return Ok(None);
         }
@@ -249,14 +238,11 @@ impl<'m> Wp<'m> {
         match self.frames[f].kind.clone() {
             FrameKind::Call { parent, call } => self.before(parent, call, loc, load),
             FrameKind::Thread { .. } if self.facts.methods.contains(&self.frames[f].func) && self.written_by_others(loc, load) => {
-                let note = format!(
+                self.note(format!(
                     "over-approximated: value read at {} when the SC_METHOD {} starts (it runs on every trigger: module state is what earlier activations left)",
                     load.where_(),
                     super::demangle_hint(&self.frames[f].func.name())
-                );
-                if !self.q.notes.contains(&note) {
-                    self.q.notes.push(note);
-                }
+                ));
                 self.fresh_or_ptr(load, "memory at an SC_METHOD's activation")
             }
             FrameKind::Thread { creator, point, .. } => self.before(creator, point, loc, load),

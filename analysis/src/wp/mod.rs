@@ -143,6 +143,30 @@ impl<'m> Wp<'m> {
         self
     }
 
+    /// Records an over-approximation in the formula's notes, once.
+    pub(super) fn note(&mut self, note: String) {
+        if !self.q.notes.contains(&note) {
+            self.q.notes.push(note);
+        }
+    }
+
+    /// `value` at each return of `callee` entered from call `j` in frame `f`, with the
+    /// condition under which that return is reached (a new frame for the callee).
+    pub(super) fn at_returns<T>(&mut self, f: FrameId, j: Value<'m>, callee: crate::ir::Func<'m>, mut value: impl FnMut(&mut Self, FrameId, Value<'m>) -> Result<T>) -> Result<Vec<(SExpr, T)>> {
+        let depth = self.frames[f].depth + 1;
+        let child = self.push_frame(callee, frames::FrameKind::Call { parent: f, call: j }, depth);
+        let mut arms = Vec::new();
+        for b in callee.blocks() {
+            let Some(t) = b.terminator() else { continue };
+            if t.opcode() != Some(crate::ir::Opcode::LLVMRet) {
+                continue;
+            }
+            let r = self.reach_block(child, b)?;
+            arms.push((r, value(self, child, t)?));
+        }
+        Ok(arms)
+    }
+
     /// The formula under which `site` (a call instruction) is executed.
     pub fn site(mut self, site: Value<'m>) -> Result<Query> {
         let func = site.block().function();

@@ -378,10 +378,7 @@ impl<'m> Wp<'m> {
         let name = format!("fresh{}_{}", self.fresh_count, at.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
         self.fresh_count += 1;
         self.q.fresh.push((name.clone(), format!("(_ BitVec {w})")));
-        let note = format!("over-approximated: {why} at {}", at.where_());
-        if !self.q.notes.contains(&note) {
-            self.q.notes.push(note);
-        }
+        self.note(format!("over-approximated: {why} at {}", at.where_()));
         Ok(Sym::Bv(self.ctx.atom(name), w))
     }
 }
