@@ -143,8 +143,8 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     // What `syncmut replay DIR` needs besides the files below.
     let replay = serde_json::json!({ "args": a.args, "timeout_secs": a.timeout.max(1) });
     let text = explore::render_counterexample(&build.catalogue, &found);
-    let schedule_file = a.output.join("counterexample.schedule");
-    let trace_file = a.output.join("counterexample.jsonl");
+    let schedule_file = a.output.join(COUNTEREXAMPLE_SCHEDULE);
+    let trace_file = a.output.join(COUNTEREXAMPLE_TRACE);
     let save = |path: &PathBuf, bytes: &[u8]| syncmut_runtime::atomic::write(path, bytes).with_context(|| format!("{}: cannot write", path.display())).map_err(internal);
     save(&schedule_file, found.schedule_text.as_bytes())?;
     save(&trace_file, &syncmut_runtime::trace::to_jsonl(&found.trace))?;
@@ -179,14 +179,17 @@ fn shell_word(word: &str) -> String {
     }
 }
 
-/// The design arguments and timeout of an explore directory's counterexample.
+/// An explore directory's counterexample: the schedule that replays it, its trace (JSON
+/// Lines), and the design arguments and timeout it was found with.
+const COUNTEREXAMPLE_SCHEDULE: &str = "counterexample.schedule";
+const COUNTEREXAMPLE_TRACE: &str = "counterexample.jsonl";
 const COUNTEREXAMPLE_RUN: &str = "counterexample.json";
 
 /// `syncmut replay DIR` on an explore directory: runs the metamutant again under the
 /// counterexample's schedule and checks the trace is the saved one.
 pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::Failure> {
     let usage = |message: String| crate::Failure { code: exit::USAGE, error: anyhow::anyhow!(message) };
-    let schedule = dir.join("counterexample.schedule");
+    let schedule = dir.join(COUNTEREXAMPLE_SCHEDULE);
     if !schedule.exists() {
         let what = if dir.join(syncmut_oracle::outdir::OUTCOMES).exists() { "a run directory: name the mutant to replay" } else { "neither a run directory nor an explore directory with a counterexample" };
         return Err(usage(format!("{}: {what}", dir.display())));
@@ -196,7 +199,8 @@ pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::Failur
         .and_then(|b| serde_json::from_slice(&b).ok())
         .ok_or_else(|| usage(format!("{}: missing or unreadable; explore this design again to replay it", dir.join(COUNTEREXAMPLE_RUN).display())))?;
     let args: Vec<String> = run["args"].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(String::from)).collect();
-    let saved = syncmut_runtime::trace::read(&dir.join("counterexample.jsonl")).map_err(usage)?;
+    let saved_path = dir.join(COUNTEREXAMPLE_TRACE);
+    let saved = syncmut_runtime::trace::read(&saved_path).map_err(usage)?;
     let replay_path = dir.join("replay.trace");
     let invocation = Invocation {
         active: Some(String::new()),
@@ -209,10 +213,5 @@ pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::Failur
     let replayed = syncmut_runtime::trace::read(&replay_path).map_err(usage)?;
     let _ = std::fs::remove_file(&replay_path);
     println!("counterexample of {}: {}", dir.display(), execution.status);
-    if replayed.events == saved.events && replayed.end == saved.end {
-        println!("reproduced: the trace is identical to {}", dir.join("counterexample.jsonl").display());
-        Ok(exit::OK)
-    } else {
-        Err(crate::Failure { code: exit::NOT_REPRODUCED, error: anyhow::anyhow!("the replay differs from {}", dir.join("counterexample.jsonl").display()) })
-    }
+    crate::results::reproduced(&replayed, &saved, &saved_path)
 }

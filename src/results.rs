@@ -114,6 +114,12 @@ pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Re
     for line in syncmut_oracle::diff::lines(&catalogue, &replayed) {
         println!("  {line}");
     }
+    reproduced(&replayed, &saved, &saved_path)
+}
+
+/// Whether a replayed trace is the saved one: exit 0 saying so, or exit 10 naming the
+/// first event where they part (`replay` of a mutant and of a counterexample).
+pub fn reproduced(replayed: &syncmut_runtime::trace::Trace, saved: &syncmut_runtime::trace::Trace, saved_path: &std::path::Path) -> Result<i32, Failure> {
     if replayed.events == saved.events && replayed.end == saved.end {
         println!("reproduced: the trace is identical to {}", saved_path.display());
         Ok(exit::OK)
