@@ -85,6 +85,10 @@ enum Command {
         /// Exit with code 8 when the mutation score (percent) is below this.
         #[arg(long, value_name = "PCT")]
         fail_under: Option<f64>,
+        /// Keep the trace of every run under traces/ (capped, like every kept trace), not
+        /// only those the killed mutants' diffs need.
+        #[arg(long)]
+        keep_traces: bool,
     },
     /// Explain a killed mutant: original and mutant traces side by side per thread,
     /// the first divergence, and who was left waiting where.
@@ -286,7 +290,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let design = design.design()?;
             gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
         }
-        Command::Run { mut design, tests, gen, generation, output, jobs, resume, schedules, strategy, preemptions, depth, interleave, fail_under } => {
+        Command::Run { mut design, tests, gen, generation, output, jobs, resume, schedules, strategy, preemptions, depth, interleave, fail_under, keep_traces } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = config::load(&design.design).map_err(|error| Failure { code: exit::USAGE, error })?;
             config::check_limits(jobs.or(file.jobs), schedules.or(file.schedules), fail_under.or(file.fail_under))
@@ -298,7 +302,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 depth.or(file.depth),
             )
             .map_err(|error| Failure { code: exit::USAGE, error })?;
-            let mut config = lab::RunSettings { strategy, ..lab::RunSettings::default() };
+            let mut config = lab::RunSettings { strategy, keep_traces, ..lab::RunSettings::default() };
             if let Some(jobs) = jobs.or(file.jobs) {
                 config.jobs = jobs;
             }

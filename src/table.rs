@@ -38,8 +38,8 @@ pub fn baseline(catalogue: &Catalogue, baselines: &[Baseline]) -> String {
                     .collect();
                 notes.push(format!("original deadlocks: {}", who.join(", ")));
             }
-            for site in &b.lost_notifications {
-                notes.push(format!("lost notification: {}", site_label(catalogue, *site)));
+            if !b.lost_notifications.is_empty() {
+                notes.push(format!("lost notifications: {}", b.lost_notifications.summary(&|s| site_label(catalogue, s))));
             }
             if notes.is_empty() {
                 notes.push("ok".to_string());

@@ -5,8 +5,8 @@
 use crate::diff;
 use crate::error::OracleError;
 use crate::explore;
-use crate::observation::Observation;
-use crate::outcome::{Baseline, Outcomes, Run};
+use crate::observation::{Observation, Recorder};
+use crate::outcome::{Baseline, LostNotifications, Outcomes, Run};
 use crate::outdir::{self, OutDir};
 use crate::report;
 use crate::schedules::{Schedules, Strategy};
@@ -22,7 +22,7 @@ use syncmut_mutator::{Catalogue, Mutant};
 use syncmut_runtime::exec::{Execution, Limits, Status};
 use syncmut_runtime::invocation::{self, Invocation};
 use syncmut_runtime::test_case::TestCase;
-use syncmut_runtime::trace::{self, Trace};
+use syncmut_runtime::trace::{self, Keep};
 use syncmut_runtime::{schedule, status};
 
 /// The schedules of one usable test and the original's executions under them.
@@ -31,8 +31,9 @@ struct OriginalRuns {
     /// `SYNCMUT_SCHEDULE` values every mutant runs under, the same as the original's
     /// (empty for dfs: each mutant's own search chooses its schedules).
     schedules: Vec<String>,
-    /// The original's executions, one per schedule explored.
-    originals: Vec<(Execution, Trace)>,
+    /// The original's executions, one per schedule explored, each with what it showed
+    /// (nothing hidden): compact, whatever the length of the trace.
+    originals: Vec<(Execution, Observation)>,
     /// dfs: the original's search covered its whole bounded space.
     exhausted: bool,
     /// pthread: the mutants' livelock bound (`SYNCMUT_MAX_STEPS`), a multiple of the
@@ -66,6 +67,9 @@ pub struct RunSettings {
     /// a test when under some schedule it shows a behaviour the original shows under
     /// none of them, and the kill fraction is reported.
     pub strategy: Schedules,
+    /// Keep the (capped) traces of every run in the run directory, not only those a
+    /// kill's diff needs: the survivors', the agreeing runs', the baseline's repeats.
+    pub keep_traces: bool,
 }
 
 impl Default for RunSettings {
@@ -76,6 +80,7 @@ impl Default for RunSettings {
             baseline_timeout: Duration::from_secs(20),
             limits: Limits::default(),
             strategy: Schedules::DEFAULT,
+            keep_traces: false,
         }
     }
 }
@@ -231,9 +236,12 @@ fn save(catalogue: &Catalogue, runs: &[Run], expected_runs: &dyn Fn(&str) -> usi
     Ok(outcomes)
 }
 
-/// Runs the metamutant with `active` (empty: no mutant) under `schedule` and reads its
-/// trace.
-fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_steps: Option<u64>, trace_file: &Path, limits: &Limits) -> Result<(Execution, Trace), Unjudged> {
+/// Runs the metamutant with `active` (empty: no mutant) under `schedule` and observes its
+/// trace, events at `hidden` sites left out. The trace is read event by event and never
+/// held whole (a spinning mutant writes a million events); the runtime's file stays at
+/// `trace_file` for the caller to keep ([`keep_trace`]) or delete.
+#[allow(clippy::too_many_arguments)]
+fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_steps: Option<u64>, hidden: &[u32], trace_file: &Path, limits: &Limits) -> Result<(Execution, Observation), Unjudged> {
     if let Some(parent) = trace_file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Unjudged::from_io(parent, e))?;
     }
@@ -247,13 +255,44 @@ fn traced(build: &Build, test: &TestCase, active: &str, schedule: &str, max_step
         ..Invocation::for_test(&build.metamutant, test)
     };
     let execution = invocation.run().map_err(|e| Unjudged::from_io(&build.metamutant, e))?;
-    // Kept in the run directory for users: rendered as JSON Lines. A trace the runtime
-    // could not write for lack of space is the disk's fault, not the design's.
-    let trace = trace::keep_readable(trace_file).map_err(|e| match disk_full(trace_file) {
+    let mut recorder = Recorder::new(hidden);
+    // A trace the runtime could not write for lack of space is the disk's fault, not the
+    // design's.
+    let trace = trace::visit(trace_file, &mut |event| recorder.event(event)).map_err(|e| match disk_full(trace_file) {
         true => Unjudged::Environment(format!("{e} (the disk is full)")),
         false => Unjudged::Run(e),
     })?;
-    Ok((execution, trace))
+    let observation = recorder.finish(&execution, trace.end.as_ref());
+    Ok((execution, observation))
+}
+
+/// Keeps a run's trace in the run directory for users: rendered as JSON Lines in place of
+/// the runtime's binary file, capped ([`Keep::DEFAULT`]: the head, the tail, and the
+/// events around `divergence`, where the run first left the original's; the file says
+/// what was left out), so a livelocked mutant's million events cost half a megabyte, not
+/// hundreds. The JSON is formatted here rather than in the design's process.
+fn keep_trace(path: &Path, divergence: Option<u64>) -> Result<(), Unjudged> {
+    trace::write_capped(path, path, &Keep { around: divergence, ..Keep::DEFAULT }).map(|_| ()).map_err(|e| match disk_full(path) {
+        true => Unjudged::Environment(format!("{e} (the disk is full)")),
+        false => Unjudged::Run(e),
+    })
+}
+
+/// The seq of the `index`-th event of `thread` outside the `hidden` sites in the trace at
+/// `path` (its last event when it has fewer): where a kill's divergence sits in the file.
+fn divergence_seq(path: &Path, hidden: &[u32], (thread, index): &(String, usize)) -> Option<u64> {
+    let (mut seen, mut found, mut last) = (0usize, None, None);
+    trace::visit(path, &mut |event| {
+        if found.is_none() && event.thread == *thread && !hidden.contains(&event.site) {
+            if seen == *index {
+                found = Some(event.seq);
+            }
+            last = Some(event.seq);
+            seen += 1;
+        }
+    })
+    .ok()?;
+    found.or(last)
 }
 
 /// Why a run could not be judged.
@@ -353,7 +392,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
     let mut schedules = planned_schedules(config.strategy, explores, steps);
     let listed = if dfs { &schedules[..1] } else { &schedules[..] };
     let tagged = explores && !dfs;
-    let (mut runs, mut set_aside) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), &limits);
+    let (mut runs, mut set_aside) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), config.keep_traces, &limits);
     let mut exhausted = false;
     if dfs && set_aside.is_none() {
         // The original's own search replaces the runs above; its first run (no prefix) is
@@ -392,8 +431,8 @@ fn planned_schedules(schedules: Schedules, explores: bool, steps: Option<u64>) -
 }
 
 /// Runs the original under the first schedule `repeats` times (the runs must agree) and
-/// then under each other one, keeping every trace in the run directory (tagged by
-/// schedule when `tagged`). Returns one run per schedule and why the test is unusable,
+/// then under each other one, keeping each schedule's trace in the run directory (tagged
+/// by schedule when `tagged`; the repeats' only when `keep_repeats`). Returns one run per schedule and why the test is unusable,
 /// if it is; stops at the first reason.
 fn run_original_listed(
     build: &Build,
@@ -402,9 +441,10 @@ fn run_original_listed(
     schedules: &[String],
     tagged: bool,
     repeats: usize,
+    keep_repeats: bool,
     limits: &Limits,
-) -> (Vec<(Execution, Trace)>, Option<String>) {
-    let mut runs: Vec<(Execution, Trace)> = Vec::new();
+) -> (Vec<(Execution, Observation)>, Option<String>) {
+    let mut runs: Vec<(Execution, Observation)> = Vec::new();
     let order = std::iter::repeat_n(&schedules[0], repeats).chain(&schedules[1..]);
     for (i, schedule) in order.enumerate() {
         let repeat_of_first = i > 0 && i < repeats;
@@ -413,20 +453,27 @@ fn run_original_listed(
         } else {
             outdir::trace_file(out.root(), &test.name, None, tagged.then_some(schedule.as_str()))
         };
-        let (execution, trace) = match traced(build, test, "", schedule, None, &path, limits) {
+        let kept = match traced(build, test, "", schedule, None, &[], &path, limits) {
+            Ok(r) if repeat_of_first && !keep_repeats => {
+                let _ = std::fs::remove_file(&path);
+                Ok(r)
+            }
+            Ok(r) => keep_trace(&path, None).map(|()| r),
+            Err(e) => Err(e),
+        };
+        let (execution, observation) = match kept {
             Ok(r) => r,
             Err(Unjudged::Environment(message)) => return (runs, Some(message)),
             Err(e) => return (runs, Some(format!("its trace could not be read: {e}"))),
         };
         let mut set_aside = unusable(&execution, limits);
         if set_aside.is_none() && repeat_of_first {
-            let (e0, t0) = &runs[0];
-            if Observation::new(e0, t0, &[]) != Observation::new(&execution, &trace, &[]) {
+            if runs[0].1 != observation {
                 set_aside = Some("the original is not deterministic on this test (two runs under the same schedule behaved differently)".to_string());
             }
         }
         if !repeat_of_first || runs.is_empty() {
-            runs.push((execution, trace));
+            runs.push((execution, observation));
         }
         if set_aside.is_some() {
             return (runs, set_aside);
@@ -445,14 +492,14 @@ fn search_original(
     schedules: Schedules,
     limits: &Limits,
     work: &Path,
-) -> Result<(Vec<(Execution, Trace)>, bool, Option<String>), String> {
+) -> Result<(Vec<(Execution, Observation)>, bool, Option<String>), String> {
     let mut runs = Vec::new();
     let mut failure = None;
     // Without the test's input values, as the dfs search has always run.
     let original = Invocation { active: Some(String::new()), limits: *limits, ..Invocation::new(&build.metamutant, &test.args) };
     let search = explore::search(&original, &dfs_config(schedules, None), work, &mut |visit| {
         failure = unusable(visit.execution, limits);
-        runs.push((visit.execution.clone(), visit.trace.clone()));
+        runs.push((visit.execution.clone(), Observation::new(visit.execution, visit.trace, &[])));
         failure.is_some()
     });
     match search {
@@ -492,15 +539,14 @@ fn not_started(test: &TestCase, reason: String) -> Baseline {
         reached: Vec::new(),
         deadlock: false,
         pending: Vec::new(),
-        lost_notifications: Vec::new(),
+        lost_notifications: LostNotifications::default(),
     }
 }
 
 /// The saved baseline of a test from the original's runs (the first one is the reference).
-fn summarise(test: &TestCase, runs: &[(Execution, Trace)], set_aside: Option<String>) -> Baseline {
-    let (execution, trace) = &runs[0];
-    let observation = Observation::new(execution, trace, &[]);
-    let mut reached: Vec<u32> = runs.iter().flat_map(|(_, t)| Observation::reached(t)).collect();
+fn summarise(test: &TestCase, runs: &[(Execution, Observation)], set_aside: Option<String>) -> Baseline {
+    let (execution, observation) = &runs[0];
+    let mut reached: Vec<u32> = runs.iter().flat_map(|(_, o)| o.reached()).collect();
     reached.sort_unstable();
     reached.dedup();
     Baseline {
@@ -513,7 +559,7 @@ fn summarise(test: &TestCase, runs: &[(Execution, Trace)], set_aside: Option<Str
         reached,
         deadlock: observation.deadlock,
         pending: observation.pending.clone(),
-        lost_notifications: observation.lost_notifications.clone(),
+        lost_notifications: LostNotifications::count(&observation.lost_notifications),
     }
 }
 
@@ -549,36 +595,47 @@ fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) 
 }
 
 /// What one (mutant, test) pair showed over its schedules.
-struct Tally<'a> {
+struct Tally {
     kills: usize,
     runs: usize,
     elapsed: Duration,
     /// Verdict, reason and schedule tag of the first killing run.
     first_kill: Option<(Verdict, String, String)>,
+    /// Where the first killing run's steps left the original's (thread, step index), for
+    /// the part of its trace that is kept.
+    divergence: Option<(String, usize)>,
     original: Vec<Observation>,
+    /// Which of the original's observations some run of the mutant showed too.
+    matched: Vec<bool>,
     /// Random/pct: the original's i-th run had the same schedule as the mutant's (the
     /// verdict's reason compares those two); dfs: the searches differ, compare with the
     /// original's first (default) run.
     paired: bool,
-    mutant: &'a Mutant,
 }
 
-impl Tally<'_> {
+impl Tally {
     /// Judges one run; true when it kills.
-    fn add(&mut self, build: &Build, execution: &Execution, trace: &Trace, tag: &str) -> bool {
+    fn add(&mut self, build: &Build, execution: &Execution, observed: &Observation, tag: &str) -> bool {
         self.runs += 1;
         self.elapsed += execution.elapsed;
-        let observed = Observation::new(execution, trace, &self.mutant.sites);
         // A behaviour the original shows under some schedule is not a kill.
-        if self.original.contains(&observed) {
+        let mut shown = false;
+        for (original, matched) in self.original.iter().zip(&mut self.matched) {
+            if original == observed {
+                *matched = true;
+                shown = true;
+            }
+        }
+        if shown {
             return false;
         }
         self.kills += 1;
         if self.first_kill.is_none() {
             let label = |site| crate::diff::site_label(&build.catalogue, site);
             let closest = self.original.get(if self.paired { self.runs - 1 } else { 0 }).unwrap_or(&self.original[0]);
-            let (v, r) = verdict::judge(closest, &observed, &execution.stderr, &label);
+            let (v, r) = verdict::judge(closest, observed, &execution.stderr, &label);
             self.first_kill = Some((v, r, tag.to_string()));
+            self.divergence = closest.first_step_index(observed);
         }
         true
     }
@@ -589,10 +646,11 @@ impl Tally<'_> {
 /// An error is a failure of the machine ([`Unjudged::Environment`]): the run stops.
 fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &OriginalRuns, out: &OutDir, config: &RunSettings) -> Result<Run, String> {
     let limits = Limits { timeout: invocation::timeout_after(Duration::from_millis(baseline.elapsed_ms)), ..config.limits };
-    let original: Vec<Observation> = plan.originals.iter().map(|(e, t)| Observation::new(e, t, &mutant.sites)).collect();
+    let original: Vec<Observation> = plan.originals.iter().map(|(_, o)| o.hiding(&mutant.sites)).collect();
+    let matched = vec![false; original.len()];
     let explores = explores(build, config);
     let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
-    let mut tally = Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, first_kill: None, original, paired: !dfs, mutant };
+    let mut tally = Tally { kills: 0, runs: 0, elapsed: Duration::ZERO, first_kill: None, divergence: None, original, matched, paired: !dfs };
     let mut exhaustive = false;
     let ran = if dfs {
         search_mutant(build, mutant, test, plan, out, config.strategy, &limits, &mut tally)
@@ -600,7 +658,7 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
             .map_err(Unjudged::from)
     } else {
         let schedules: &[String] = if explores { &plan.schedules } else { &plan.schedules[..1] };
-        run_mutant_listed(build, mutant, test, schedules, explores, plan.max_steps, out, &limits, &mut tally)
+        run_mutant_listed(build, mutant, test, schedules, explores, plan.max_steps, out, config.keep_traces, &limits, &mut tally)
     };
     match ran {
         Err(Unjudged::Environment(message)) => return Err(message),
@@ -649,11 +707,14 @@ fn search_mutant(
     let search = explore::search(&program, &dfs_config(schedules, plan.max_steps), work.path(), &mut |visit| {
         let tag = dfs_tag(visit.run);
         let first = tally.first_kill.is_none();
-        if tally.add(build, visit.execution, visit.trace, &tag) && first {
-            // Keep the kill: its trace and the choices that replay it.
+        let observed = Observation::new(visit.execution, visit.trace, &mutant.sites);
+        if tally.add(build, visit.execution, &observed, &tag) && first {
+            // Keep the kill: its trace (capped around where it diverged) and the choices
+            // that replay it.
             let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
             let _ = std::fs::create_dir_all(path.parent().unwrap_or(out.root()));
-            let _ = std::fs::copy(visit.trace_file, &path);
+            let around = tally.divergence.as_ref().and_then(|d| divergence_seq(visit.trace_file, &mutant.sites, d));
+            let _ = trace::write_capped(visit.trace_file, &path, &Keep { around, ..Keep::DEFAULT });
             let _ = std::fs::write(schedule_file(out.root(), &test.name, Some(&mutant.id), &tag), visit.schedule_text);
         }
         false
@@ -667,13 +728,16 @@ fn search_mutant(
         // The original under the kill's choices, for the diff and `explain`.
         let value = schedule_value(out.root(), &test.name, Some(&mutant.id), tag);
         let path = outdir::trace_file(out.root(), &test.name, None, Some(tag));
-        let _ = traced(build, test, "", &value, None, &path, limits);
+        if traced(build, test, "", &value, None, &[], &path, limits).is_ok() {
+            let _ = keep_trace(&path, None);
+        }
     }
     Ok(covered)
 }
 
 /// Runs the mutant under each of `schedules` (the original's), judged into `tally`; only
-/// the first killing run's trace is kept. An error says why the pair cannot be judged.
+/// the first killing run's trace is kept (every run's with `keep_all`), capped. An error
+/// says why the pair cannot be judged.
 #[allow(clippy::too_many_arguments)]
 fn run_mutant_listed(
     build: &Build,
@@ -683,22 +747,28 @@ fn run_mutant_listed(
     tagged: bool,
     max_steps: Option<u64>,
     out: &OutDir,
+    keep_all: bool,
     limits: &Limits,
     tally: &mut Tally,
 ) -> Result<(), Unjudged> {
     for schedule in schedules {
         let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tagged.then_some(schedule.as_str()));
-        let (execution, trace) = traced(build, test, &mutant.activation(), schedule, max_steps, &path, limits)?;
+        let (execution, observed) = traced(build, test, &mutant.activation(), schedule, max_steps, &mutant.sites, &path, limits)?;
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
             return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.trim())));
         }
         let first = tally.first_kill.is_none();
-        if tally.add(build, &execution, &trace, schedule) && first {
-            continue; // keep this trace: it explains the kill
+        if tally.add(build, &execution, &observed, schedule) && first {
+            // Keep this trace: it explains the kill.
+            let around = tally.divergence.as_ref().and_then(|d| divergence_seq(&path, &mutant.sites, d));
+            keep_trace(&path, around)?;
+        } else if keep_all {
+            keep_trace(&path, None)?;
+        } else {
+            // Only killing runs are explained by a diff; spinning mutants write traces of
+            // a million events, which must not pile up on disk.
+            let _ = std::fs::remove_file(&path);
         }
-        // Only killing runs are explained by a diff; spinning mutants write traces of a
-        // million events, which must not pile up on disk.
-        let _ = std::fs::remove_file(&path);
     }
     Ok(())
 }

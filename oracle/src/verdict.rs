@@ -117,7 +117,14 @@ pub fn judge(original: &Observation, mutant: &Observation, mutant_stderr: &str, 
         return (Verdict::KilledByTrace, format!("synchronization behaviour differs: {difference}"));
     }
     if mutant.lost_notifications != original.lost_notifications {
-        return (Verdict::KilledByTrace, "lost notifications differ".to_string());
+        let summary = |sites: &[u32]| match sites {
+            [] => "none".to_string(),
+            sites => crate::outcome::LostNotifications::count(sites).summary(label),
+        };
+        return (
+            Verdict::KilledByTrace,
+            format!("lost notifications differ: {} instead of {}", summary(&mutant.lost_notifications), summary(&original.lost_notifications)),
+        );
     }
     (Verdict::Survived, String::new())
 }
@@ -167,22 +174,30 @@ fn excerpt(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::observation::Step;
-    use std::collections::BTreeMap;
 
     /// A clean run: exit 0, two lines of output, `main` reaching site 0.
     fn clean() -> Observation {
-        Observation {
+        let execution = syncmut_runtime::exec::Execution {
             status: Status::Exited(0),
             stdout: "start\nsum 6\n".to_string(),
-            threads: BTreeMap::from([("main".to_string(), vec![Step { site: 0, time: None, state: BTreeMap::new() }])]),
-            deadlock: false,
-            livelock: false,
-            livelock_thread: None,
-            livelock_site: None,
-            pending: Vec::new(),
-            lost_notifications: Vec::new(),
-        }
+            stderr: String::new(),
+            output_truncated: false,
+            elapsed: std::time::Duration::ZERO,
+        };
+        let trace = syncmut_runtime::trace::Trace {
+            events: vec![syncmut_runtime::trace::Event {
+                seq: 0,
+                site: 0,
+                action: "original".into(),
+                thread: "main".into(),
+                time: None,
+                delta: None,
+                lost: false,
+                state: Default::default(),
+            }],
+            ..Default::default()
+        };
+        Observation::new(&execution, &trace, &[])
     }
 
     fn judged(original: &Observation, mutant: &Observation, stderr: &str) -> (Verdict, String) {
@@ -316,7 +331,11 @@ mod tests {
         );
         let mut mutant = clean();
         mutant.lost_notifications = vec![1];
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByTrace, "lost notifications differ"));
+        mutant.lost_notifications = vec![1, 1];
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(Verdict::KilledByTrace, "lost notifications differ: 2 notifies with no waiter, 1 site: lock @ a.c:1 (2) instead of none")
+        );
     }
 
     #[test]

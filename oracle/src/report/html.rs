@@ -2,7 +2,9 @@
 //! counts per verdict, each mutated file's source with a mark on every line that holds
 //! mutants (coloured by the worst verdict there: survived, error, not reached, killed),
 //! and per mutant its id, operator, description, verdict, killing test, reason and,
-//! when the run directory is given, the trace diff from `diff/<mutant>.diff`.
+//! when the run directory is given, the first lines of the trace diff from
+//! `diff/<mutant>.diff` with a link to the whole file (relative, as the page sits in the
+//! run directory).
 //!
 //! Everything taken from the run (ids, paths, source, reasons, diffs) is escaped, and
 //! nothing depends on the clock, so the same results give the same bytes.
@@ -170,8 +172,10 @@ fn mutant(h: &mut String, i: usize, m: &MutantOutcome, run_dir: Option<&Path>, c
     if let Some(dir) = run_dir {
         let path = dir.join(outdir::DIFF_DIR).join(format!("{}.diff", outdir::file_name(&m.mutant)));
         if let Ok(text) = std::fs::read_to_string(&path) {
+            let file = format!("{}/{}.diff", outdir::DIFF_DIR, outdir::file_name(&m.mutant));
             h.push_str("<details class=\"trace\" open>\n<summary>trace diff, original vs mutant</summary>\n<pre class=\"diff\">");
-            for line in text.lines() {
+            let total = text.lines().count();
+            for line in text.lines().take(DIFF_LINES_SHOWN) {
                 let cls = if line.starts_with("+++") || line.starts_with("---") || line.starts_with('#') {
                     "note"
                 } else if line.starts_with("@@") {
@@ -190,11 +194,24 @@ fn mutant(h: &mut String, i: usize, m: &MutantOutcome, run_dir: Option<&Path>, c
                     let _ = writeln!(h, "<span class=\"{cls}\">{}</span>", escape(line));
                 }
             }
+            if total > DIFF_LINES_SHOWN {
+                let _ = writeln!(
+                    h,
+                    "<span class=\"note\">… {} more lines in <a href=\"{}\">{}</a></span>",
+                    total - DIFF_LINES_SHOWN,
+                    escape(&file),
+                    escape(&file)
+                );
+            }
             h.push_str("</pre>\n</details>\n");
         }
     }
     h.push_str("</section>\n");
 }
+
+/// Lines of a mutant's trace diff shown in the page; the rest stays in `diff/`, linked.
+/// Dozens of livelocked mutants with whole diffs made reports of tens of megabytes.
+const DIFF_LINES_SHOWN: usize = 120;
 
 /// Escapes text for HTML element content and quoted attribute values.
 fn escape(text: &str) -> String {
