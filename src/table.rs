@@ -75,7 +75,15 @@ pub fn outcomes(outcomes: &Outcomes) -> String {
     let counts: Vec<String> = counts.iter().map(|(v, n)| format!("{v} {n}")).collect();
     out.push_str(&format!("\n{}\n", counts.join(", ")));
     let s = &outcomes.score;
-    out.push_str(&format!("mutation score: {:.1}% ({} of {} mutants killed)\n", s.percent, s.killed, s.mutants));
+    match s.equivalent {
+        0 => out.push_str(&format!("mutation score: {:.1}% ({} of {} mutants killed)\n", s.percent, s.killed, s.mutants)),
+        n => out.push_str(&format!(
+            "mutation score: {:.1}% ({} of {} mutants killed; {n} equivalent (exhaustive), left out of the score)\n",
+            s.percent,
+            s.killed,
+            s.mutants - n
+        )),
+    }
     out
 }
 

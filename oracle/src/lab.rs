@@ -666,11 +666,23 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
         Ok(()) => {}
     }
     let (kills, total) = (tally.kills, tally.runs);
+    // Every behaviour of the mutant is one of the original's and every one of the
+    // original's is the mutant's, over both whole bounded spaces: equivalent there.
+    let equivalent = exhaustive && tally.kills == 0 && tally.matched.iter().all(|m| *m);
     let (verdict, mut reason, schedule) = match tally.first_kill {
         Some((v, r, s)) => (v, r, explores.then_some(s)),
+        None if equivalent => {
+            let Strategy::Dfs { preemptions, .. } = config.strategy.strategy else { unreachable!("exhaustive only under dfs") };
+            let reason = format!(
+                "equivalent (exhaustive): on each of {} schedules (every schedule with at most {preemptions} preemptions, up to sleep-set equivalence) the mutant showed one of the original's behaviours, and all {} of them",
+                tally.runs,
+                distinct(&tally.original)
+            );
+            (Verdict::EquivalentExhaustive, reason, None)
+        }
         None => (Verdict::Survived, String::new(), None),
     };
-    if explores {
+    if explores && !equivalent {
         let fraction = kill_fraction(config.strategy.strategy, kills, total, exhaustive);
         reason = if reason.is_empty() { fraction } else { format!("{reason}; {fraction}") };
     }
@@ -771,6 +783,11 @@ fn run_mutant_listed(
         }
     }
     Ok(())
+}
+
+/// How many of `observations` differ from each other.
+fn distinct(observations: &[Observation]) -> usize {
+    observations.iter().enumerate().filter(|(i, o)| !observations[..*i].contains(o)).count()
 }
 
 /// How often the mutant was killed, for the reason: dfs says whether the search was

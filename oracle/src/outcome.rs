@@ -149,10 +149,14 @@ pub struct Score {
     pub mutants: usize,
     pub killed: usize,
     pub survived: usize,
+    /// Shown identical to the original on every schedule of an exhaustive dfs search
+    /// (`equivalent-exhaustive`); absent in results saved before it existed.
+    #[serde(default)]
+    pub equivalent: usize,
     pub not_reached: usize,
     pub errors: usize,
-    /// Mutation coverage: killed / all mutants, in percent: how much of the injected
-    /// synchronization faults the tests notice.
+    /// Mutation coverage: killed / (all mutants − equivalent ones), in percent: how much
+    /// of the injected synchronization faults that can be noticed at all the tests notice.
     pub percent: f64,
 }
 
@@ -183,7 +187,17 @@ impl Outcomes {
                     (k.verdict, Some(k.test.clone()), k.reason.clone())
                 } else if let Some(e) = mine.iter().find(|r| r.verdict == Verdict::Error) {
                     (Verdict::Error, None, e.reason.clone())
-                } else if mine.iter().any(|r| r.verdict == Verdict::Survived) {
+                } else if !mine.is_empty() && mine.iter().all(|r| r.verdict == Verdict::EquivalentExhaustive) {
+                    let reason = match mine.as_slice() {
+                        [one] => one.reason.clone(),
+                        all => format!(
+                            "identical to the original on every schedule of an exhaustive search on each of {} tests ({})",
+                            all.len(),
+                            all.iter().map(|r| r.test.as_str()).collect::<Vec<_>>().join(", ")
+                        ),
+                    };
+                    (Verdict::EquivalentExhaustive, None, reason)
+                } else if mine.iter().any(|r| matches!(r.verdict, Verdict::Survived | Verdict::EquivalentExhaustive)) {
                     let tests: Vec<&str> = mine.iter().map(|r| r.test.as_str()).collect();
                     let reason = format!(
                         "reached by {} ({}); output and observable synchronization identical to the original on each",
@@ -209,13 +223,16 @@ impl Outcomes {
             .collect();
         let count = |f: fn(Verdict) -> bool| mutants.iter().filter(|m| f(m.verdict)).count();
         let killed = count(Verdict::is_killed);
+        let equivalent = count(|v| v == Verdict::EquivalentExhaustive);
+        let judged = mutants.len() - equivalent;
         let score = Score {
             mutants: mutants.len(),
             killed,
             survived: count(|v| v == Verdict::Survived),
+            equivalent,
             not_reached: count(|v| v == Verdict::NotReached),
             errors: count(|v| v == Verdict::Error),
-            percent: if mutants.is_empty() { 0.0 } else { 100.0 * killed as f64 / mutants.len() as f64 },
+            percent: if judged == 0 { 0.0 } else { 100.0 * killed as f64 / judged as f64 },
         };
         Outcomes { format_version: FORMAT_VERSION, mutants, complete, score }
     }

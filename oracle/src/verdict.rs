@@ -24,6 +24,10 @@ pub enum Verdict {
     KilledByTrace,
     /// No test told the mutant from the original.
     Survived,
+    /// On every test that reaches it, an exhaustive dfs search showed the mutant behaving
+    /// exactly as the original under every schedule within the bound: left out of the
+    /// score's denominator.
+    EquivalentExhaustive,
     /// No test reaches the mutated call, so it was not run.
     NotReached,
     /// The run could not be judged (reason given).
@@ -56,6 +60,7 @@ impl Verdict {
             Verdict::KilledByTimeout => "killed-by-timeout",
             Verdict::KilledByTrace => "killed-by-trace",
             Verdict::Survived => "survived",
+            Verdict::EquivalentExhaustive => "equivalent-exhaustive",
             Verdict::NotReached => "not-reached",
             Verdict::Error => "error",
         }

@@ -18,7 +18,7 @@ use std::path::Path;
 use syncmut_mutator::Catalogue;
 
 /// Every verdict, in the order the header lists them.
-const VERDICTS: [Verdict; 10] = [
+const VERDICTS: [Verdict; 11] = [
     Verdict::KilledByOutput,
     Verdict::KilledByAssertion,
     Verdict::KilledByDeadlock,
@@ -27,6 +27,7 @@ const VERDICTS: [Verdict; 10] = [
     Verdict::KilledByTimeout,
     Verdict::KilledByTrace,
     Verdict::Survived,
+    Verdict::EquivalentExhaustive,
     Verdict::NotReached,
     Verdict::Error,
 ];
@@ -36,7 +37,7 @@ fn class(verdict: Verdict) -> (&'static str, u8) {
     match verdict {
         Verdict::Survived => ("survived", 3),
         Verdict::Error => ("error", 2),
-        Verdict::NotReached => ("not-reached", 1),
+        Verdict::NotReached | Verdict::EquivalentExhaustive => ("not-reached", 1),
         _ => ("killed", 0),
     }
 }
@@ -76,8 +77,13 @@ pub fn render(run_dir: Option<&Path>, catalogue: &Catalogue, outcomes: &Outcomes
     let _ = writeln!(h, "<p id=\"score\">Mutation score {:.1}%</p>", s.percent);
     let _ = writeln!(
         h,
-        "<p id=\"summary\">{} of {} synchronization mutants killed; {} survived, {} not reached, {} errors.</p>",
-        s.killed, s.mutants, s.survived, s.not_reached, s.errors
+        "<p id=\"summary\">{} of {} synchronization mutants killed; {} survived, {} not reached, {} errors.{}</p>",
+        s.killed,
+        s.mutants,
+        s.survived,
+        s.not_reached,
+        s.errors,
+        super::equivalent_note(s)
     );
     if !outcomes.complete {
         h.push_str("<p class=\"incomplete\">This run is incomplete: some mutants were not run on every test yet.</p>\n");

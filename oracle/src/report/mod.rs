@@ -67,6 +67,14 @@ pub fn render_in(run_dir: Option<&Path>, format: Format, catalogue: &Catalogue, 
     }
 }
 
+/// ` N equivalent (exhaustive), left out of the score.` when there are any.
+fn equivalent_note(score: &crate::outcome::Score) -> String {
+    match score.equivalent {
+        0 => String::new(),
+        n => format!(" {n} equivalent (exhaustive), left out of the score."),
+    }
+}
+
 /// The file name of a source path, for compact display.
 fn short_file(path: &str) -> String {
     std::path::Path::new(path).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| path.to_string())
