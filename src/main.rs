@@ -120,6 +120,10 @@ enum Command {
         fail_under: Option<f64>,
         #[command(flatten)]
         select: selection::SelectArgs,
+        /// Keep the trace of every run under traces/ (capped, like every kept trace), not
+        /// only those the killed mutants' diffs need.
+        #[arg(long)]
+        keep_traces: bool,
     },
     /// Combine the run directories of shards (`run --shard k/n`) into one: outcomes,
     /// score and reports of all their mutants.
@@ -362,7 +366,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let design = design.design_with(&file)?;
             gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
         }
-        Command::Run { mut design, tests, test_cmd, gen, generation, output, jobs, resume, schedules, strategy, native, self_check, preemptions, depth, interleave, fail_under, select } => {
+        Command::Run { mut design, tests, test_cmd, gen, generation, output, jobs, resume, schedules, strategy, native, self_check, preemptions, depth, interleave, fail_under, select, keep_traces } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = design.config()?;
             design.sync = file.sync.clone();
@@ -373,7 +377,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             config::check_limits(None, Some(native), None).map_err(|error| Failure { code: exit::USAGE, error })?;
             let strategy = config::strategy(strategy_name.as_deref(), schedules.or(file.schedules), preemptions.or(file.preemptions), depth.or(file.depth))
                 .map_err(|error| Failure { code: exit::USAGE, error })?;
-            let mut config = lab::RunSettings { strategy, native, self_check, ..lab::RunSettings::default() };
+            let mut config = lab::RunSettings { strategy, native, self_check, keep_traces, ..lab::RunSettings::default() };
             if let Some(jobs) = jobs.or(file.jobs) {
                 config.jobs = jobs;
             }

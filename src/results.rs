@@ -107,7 +107,18 @@ pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Re
         ..Invocation::for_test(&metamutant, &case)
     };
     let execution = replay.run().with_context(|| format!("{}: cannot run", metamutant.display()))?;
-    let replayed = trace::read(&replay_path).map_err(usage)?;
+    // The saved trace is capped: compare the replay on the events it kept, and on the
+    // number of events in each run it left out.
+    let gap_of = |seq: u64| saved.omitted.iter().position(|g| g.first_seq <= seq && seq <= g.last_seq);
+    let mut events = Vec::new();
+    let mut omitted_counts = vec![0u64; saved.omitted.len()];
+    let mut replayed = trace::visit(&replay_path, &mut |event| match gap_of(event.seq) {
+        Some(gap) => omitted_counts[gap] += 1,
+        None => events.push(event),
+    })
+    .map_err(usage)?;
+    replayed.events = events;
+    replayed.omitted = saved.omitted.iter().zip(&omitted_counts).filter(|(_, n)| **n > 0).map(|(g, n)| trace::Omitted { events: *n, ..g.clone() }).collect();
     let _ = std::fs::remove_file(&replay_path);
     let schedule = run.schedule.as_deref().unwrap_or("default schedule");
     println!("mutant {id} on test {test} ({schedule}): {}", execution.status);
@@ -120,7 +131,7 @@ pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Re
 /// Whether a replayed trace is the saved one: exit 0 saying so, or exit 10 naming the
 /// first event where they part (`replay` of a mutant and of a counterexample).
 pub fn reproduced(replayed: &syncmut_runtime::trace::Trace, saved: &syncmut_runtime::trace::Trace, saved_path: &std::path::Path) -> Result<i32, Failure> {
-    if replayed.events == saved.events && replayed.end == saved.end {
+    if replayed.events == saved.events && replayed.omitted == saved.omitted && replayed.end == saved.end {
         println!("reproduced: the trace is identical to {}", saved_path.display());
         Ok(exit::OK)
     } else {

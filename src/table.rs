@@ -62,8 +62,8 @@ fn baseline_notes(catalogue: &Catalogue, b: &Baseline) -> Vec<String> {
         };
         notes.push(format!("ends with {} {unit} blocked: {}", b.pending.len(), who().join(", ")));
     }
-    for site in &b.lost_notifications {
-        notes.push(format!("lost notification: {}", site_label(catalogue, *site)));
+    if !b.lost_notifications.is_empty() {
+        notes.push(format!("lost notifications: {}", b.lost_notifications.summary(&|s| site_label(catalogue, s))));
     }
     if !b.nondeterministic.is_empty() {
         notes.push(format!("nondeterministic, not compared: {}", b.nondeterministic.join(", ")));
@@ -98,7 +98,15 @@ pub fn outcomes(outcomes: &Outcomes) -> String {
     let counts: Vec<String> = counts.iter().map(|(v, n)| format!("{v} {n}")).collect();
     out.push_str(&format!("\n{}\n", counts.join(", ")));
     let s = &outcomes.score;
-    out.push_str(&format!("mutation score: {:.1}% ({} of {} mutants killed)\n", s.percent, s.killed, s.mutants));
+    match s.equivalent {
+        0 => out.push_str(&format!("mutation score: {:.1}% ({} of {} mutants killed)\n", s.percent, s.killed, s.mutants)),
+        n => out.push_str(&format!(
+            "mutation score: {:.1}% ({} of {} mutants killed; {n} equivalent (exhaustive), left out of the score)\n",
+            s.percent,
+            s.killed,
+            s.mutants - n
+        )),
+    }
     out
 }
 

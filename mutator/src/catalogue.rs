@@ -39,6 +39,11 @@ pub struct Site {
     /// Operators that apply here (the API's operators, less any this module cannot
     /// support, e.g. a fifo swap whose twin function is not in the module).
     pub operators: Vec<Operator>,
+    /// Operators of the API left out here because their mutant would be the original
+    /// by construction (`notify-delta` of a zero-time notify, `time-double`/`time-zero`
+    /// of a zero-time wait): no mutant is generated for them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub equivalent: Vec<Operator>,
     /// What the call does, from the API table. Absent in catalogues written before
     /// effects were recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]

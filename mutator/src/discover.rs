@@ -93,6 +93,9 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
                 }
             }
             drop_invalid_count_changes(inst, &api, &mut operators);
+            // A mutant that is the original by construction could only survive.
+            let equivalent: Vec<Operator> = crate::equivalent::identical_operators(&api, inst).into_iter().map(|(op, _)| op).collect();
+            operators.retain(|op| !equivalent.contains(op));
             let short_callee = api.signature.split('(').next().unwrap_or(&api.signature);
             let short_callee = short_callee.rsplit("::").next().unwrap_or(short_callee);
             let site = Site {
@@ -107,6 +110,7 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
                 col: loc.col,
                 call: sources.call_text(&loc.path, loc.line, loc.col, short_callee),
                 operators,
+                equivalent,
                 effect: Some(api.effect),
                 inner: Vec::new(),
             };
@@ -133,6 +137,17 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
         warnings.push(format!(
             "synchronization call(s) passing arguments by value in memory (byval/sret) are not supported yet and were skipped: {}",
             abi_sensitive.join(", ")
+        ));
+    }
+    let equivalent: Vec<String> = found
+        .iter()
+        .flat_map(|f| f.site.equivalent.iter().map(move |op| format!("{}:{} ({})", f.site.key, op.slug(), f.site.call)))
+        .collect();
+    if !equivalent.is_empty() {
+        warnings.push(format!(
+            "{} mutant(s) not generated because they are the original by construction (zero time arguments, docs/operators.md): {}",
+            equivalent.len(),
+            equivalent.join(", ")
         ));
     }
     if !missing_counterparts.is_empty() {

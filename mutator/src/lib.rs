@@ -13,6 +13,7 @@ pub mod debug_types;
 pub mod design;
 pub mod discover;
 pub mod effect;
+mod equivalent;
 pub mod error;
 pub mod globals;
 mod hooks;

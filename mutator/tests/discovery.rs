@@ -173,3 +173,58 @@ fn bad_inputs_name_the_file() {
     assert!(matches!(err, MutatorError::CompileFailed { .. }));
     assert!(text.contains("compile_error.c") && text.contains("undeclared_variable"), "{text}");
 }
+
+/// A mutant that is the original by construction (a zero time made zero, doubled, or
+/// turned into a delta notification) is never generated; the site records the operator
+/// it left out. Times computed at run time are not looked into.
+#[test]
+fn mutants_identical_by_construction_are_not_generated() {
+    let cat = catalogue_of("sc_zero_time.cpp");
+    use Operator::*;
+    let at = |line: u32| -> (Vec<Operator>, Vec<Operator>) {
+        let site = cat.sites.iter().find(|s| s.line == line).unwrap_or_else(|| panic!("no site at line {line}"));
+        let generated = cat.mutants.iter().filter(|m| m.line == line).map(|m| m.operator).collect();
+        (generated, site.equivalent.clone())
+    };
+    // notify(SC_ZERO_TIME), notify(0, SC_NS), notify(sc_time(0, SC_NS)); notify(2, SC_NS) keeps it.
+    for line in [16, 17, 18] {
+        assert_eq!(at(line), (vec![Remove, NotifyImmediate, NotifyCancel], vec![NotifyDelta]), "line {line}");
+    }
+    assert_eq!(at(19), (vec![Remove, NotifyImmediate, NotifyDelta, NotifyCancel], vec![]));
+    // wait(SC_ZERO_TIME), wait(0, SC_NS), wait(sc_time()); wait(SC_ZERO_TIME, e) has no time-zero.
+    for line in [20, 21, 22] {
+        assert_eq!(at(line), (vec![Remove], vec![TimeDouble, TimeZero]), "line {line}");
+    }
+    assert_eq!(at(23), (vec![Remove], vec![TimeDouble]));
+    assert_eq!(at(24), (vec![Remove, TimeDouble, TimeZero], vec![]));
+    // A local variable and a member holding zero: not proven, generated.
+    assert_eq!(at(25), (vec![Remove, TimeDouble, TimeZero], vec![]));
+    assert_eq!(at(26), (vec![Remove, TimeDouble, TimeZero], vec![]));
+    // next_trigger(SC_ZERO_TIME) in a method.
+    assert_eq!(at(30), (vec![Remove], vec![TimeDouble, TimeZero]));
+}
+
+/// No example's catalogue holds a mutant that is the original by construction: none of
+/// `notify-delta`, `time-double`, `time-zero` on a call whose time is written as zero.
+#[test]
+fn no_example_catalogue_holds_a_mutant_identical_by_construction() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/systemc");
+    let zero_spelled = |call: &str| {
+        let call = call.replace(' ', "");
+        call.contains("SC_ZERO_TIME") || call.contains("(0,") || call.contains("(0.0,") || call.contains("sc_time()")
+    };
+    let mut left_out = 0;
+    for entry in std::fs::read_dir(&examples).unwrap() {
+        let dir = entry.unwrap().path();
+        let design = Design::from_paths(&[dir.clone()], &[]).unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let cat = scan(&design, work.path()).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).catalogue;
+        for m in &cat.mutants {
+            let by_construction = matches!(m.operator, Operator::NotifyDelta | Operator::TimeDouble | Operator::TimeZero) && zero_spelled(&m.call);
+            assert!(!by_construction, "{}: {} is the original by construction", dir.display(), m.id);
+        }
+        left_out += cat.sites.iter().map(|s| s.equivalent.len()).sum::<usize>();
+    }
+    // redundant_sync's two notify(SC_ZERO_TIME) and its wait(SC_ZERO_TIME).
+    assert_eq!(left_out, 4, "mutants left out as identical by construction across the examples");
+}

@@ -1,14 +1,24 @@
 //! Trace diffs for killed mutants: what a developer reads to see where the mutant's
 //! behaviour left the original's. Each event is one line with its source location.
 
-use syncmut_runtime::trace::{state_text, Event, Trace};
+use crate::outcome::thousands;
+use syncmut_runtime::trace::{state_text, Event, Omitted, Trace};
 use similar::{ChangeTag, TextDiff};
 use std::time::Duration;
 use syncmut_mutator::{Catalogue, Mutant};
 
 /// Renders a trace as lines: `thread  time  call @ file:line  [action]`.
 pub fn lines(catalogue: &Catalogue, trace: &Trace) -> Vec<String> {
-    let mut out: Vec<String> = trace.events.iter().map(|e| event_line(catalogue, e)).collect();
+    let mut out: Vec<String> = Vec::with_capacity(trace.events.len() + trace.omitted.len() + 4);
+    let mut gaps = trace.omitted.iter().peekable();
+    let gap_line = |g: &Omitted| format!("… {} events not kept (seq {}–{}): the trace is capped", thousands(g.events), g.first_seq, g.last_seq);
+    for event in &trace.events {
+        while let Some(gap) = gaps.next_if(|g| g.last_seq < event.seq) {
+            out.push(gap_line(gap));
+        }
+        out.push(event_line(catalogue, event));
+    }
+    out.extend(gaps.map(gap_line));
     if trace.truncated {
         out.push("… trace truncated by the runtime's cap".to_string());
     }
@@ -92,4 +102,6 @@ pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, original: &Tra
 
 /// Lines of context kept before the first difference, and lines diffed after it.
 const WINDOW_BEFORE: usize = 20;
-const WINDOW_AFTER: usize = 2000;
+/// (300 lines after the first difference say what went differently; a livelocked mutant's
+/// thousands more would only make the diff, and the HTML report that embeds it, large.)
+const WINDOW_AFTER: usize = 300;

@@ -6,8 +6,8 @@ use crate::diff;
 use crate::error::OracleError;
 use crate::explore;
 use crate::mask::Mask;
-use crate::observation::{Compared, Observation};
-use crate::outcome::{Baseline, Outcomes, Run};
+use crate::observation::{Compared, Observation, Recorder};
+use crate::outcome::{Baseline, LostNotifications, Outcomes, Run};
 use crate::outdir::{self, OutDir};
 use crate::report;
 use crate::schedules::{self as schedule_plan, Schedules, Strategy};
@@ -23,7 +23,7 @@ use syncmut_mutator::{Catalogue, Mutant};
 use syncmut_runtime::exec::{Execution, Limits, Status};
 use syncmut_runtime::invocation::{self, Invocation};
 use syncmut_runtime::test_case::TestCase;
-use syncmut_runtime::trace::{self, Trace};
+use syncmut_runtime::trace::{self, Keep, Trace};
 use syncmut_runtime::workdir::Workdir;
 use syncmut_runtime::{schedule, status};
 
@@ -33,9 +33,10 @@ struct OriginalRuns {
     /// `SYNCMUT_SCHEDULE` values every mutant runs under: the original's (empty for dfs:
     /// each mutant's own search chooses its schedules), or, in a self-check, others.
     mutant_schedules: Vec<String>,
-    /// The original's executions, one per schedule explored, each with the schedule it
-    /// ran under (`default`, `random:3`, `dfs:7`).
-    originals: Vec<(Execution, Trace)>,
+    /// The original's executions, one per schedule explored, each with what it showed
+    /// (nothing hidden, the mask applied): compact, whatever the length of the trace.
+    originals: Vec<(Execution, Observation)>,
+    /// The schedule each of `originals` ran under (`default`, `random:3`, `dfs:7`).
     labels: Vec<String>,
     /// The original's runs with real threads (`--native N`): how it ends without the
     /// controlled scheduler.
@@ -82,6 +83,9 @@ pub struct RunSettings {
     /// Run the original in place of every mutant (under other seeds than the
     /// baseline's): every kill is a false one, so a sound oracle reports none.
     pub self_check: bool,
+    /// Keep the (capped) traces of every run in the run directory, not only those a
+    /// kill's diff needs: the survivors', the agreeing runs', the baseline's repeats.
+    pub keep_traces: bool,
 }
 
 impl Default for RunSettings {
@@ -94,6 +98,7 @@ impl Default for RunSettings {
             strategy: Schedules::STANDARD,
             native: 0,
             self_check: false,
+            keep_traces: false,
         }
     }
 }
@@ -258,9 +263,18 @@ fn save(catalogue: &Catalogue, runs: &[Run], expected_runs: &dyn Fn(&str) -> usi
     Ok(outcomes)
 }
 
+/// How a run is observed: which sites' events are left out (a mutant's own) and what the
+/// baseline masks.
+#[derive(Clone, Copy)]
+struct Lens<'a> {
+    hidden: &'a [u32],
+    mask: &'a Mask,
+}
+
 /// Runs the metamutant with `active` (empty: no mutant) under `schedule` in a private
-/// working directory under `work` and reads its trace; the working directory is handed
-/// back (removed when dropped).
+/// working directory under `work` and observes its trace through `lens`; the working
+/// directory is handed back (removed when dropped). The runtime's trace file stays at
+/// `trace_file` for the caller to keep ([`keep_trace`]) or delete.
 #[allow(clippy::too_many_arguments)]
 fn traced(
     build: &Build,
@@ -271,8 +285,9 @@ fn traced(
     trace_file: &Path,
     work: &Path,
     limits: &Limits,
-) -> Result<(Execution, Trace, Workdir), Unjudged> {
-    traced_in(build, test, active, schedule, max_steps, trace_file, None, work, limits, None)
+    lens: Lens,
+) -> Result<(Execution, Observation, Workdir), Unjudged> {
+    traced_in(build, test, active, schedule, max_steps, trace_file, None, work, limits, None, lens)
 }
 
 /// [`traced`], recording the scheduler's choices in `schedule_out` (pthread), in the
@@ -289,7 +304,8 @@ fn traced_in(
     work: &Path,
     limits: &Limits,
     entropy: Option<u32>,
-) -> Result<(Execution, Trace, Workdir), Unjudged> {
+    lens: Lens,
+) -> Result<(Execution, Observation, Workdir), Unjudged> {
     if let Some(parent) = trace_file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Unjudged::from_io(parent, e))?;
     }
@@ -306,13 +322,50 @@ fn traced_in(
         ..Invocation::for_test(&build.metamutant, test)
     };
     let (execution, workdir) = invocation.run_keeping().map_err(|e| Unjudged::from_io(&build.metamutant, e))?;
-    // Kept in the run directory for users: rendered as JSON Lines. A trace the runtime
-    // could not write for lack of space is the disk's fault, not the design's.
-    let trace = trace::keep_readable(trace_file).map_err(|e| match disk_full(trace_file) {
+    let observation = observe(&execution, trace_file, lens)?;
+    Ok((execution, observation, workdir))
+}
+
+/// The observation of `execution` through `lens`, its trace read from `trace_file` event
+/// by event and never held whole (a spinning mutant writes a million events).
+fn observe(execution: &Execution, trace_file: &Path, lens: Lens) -> Result<Observation, Unjudged> {
+    let mut recorder = Recorder::new(lens.hidden, lens.mask);
+    // A trace the runtime could not write for lack of space is the disk's fault, not the
+    // design's.
+    let trace = trace::visit(trace_file, &mut |event| recorder.event(event)).map_err(|e| match disk_full(trace_file) {
         true => Unjudged::Environment(format!("{e} (the disk is full)")),
         false => Unjudged::Run(e),
     })?;
-    Ok((execution, trace, workdir))
+    Ok(recorder.finish(execution, trace.end.as_ref()))
+}
+
+/// Keeps a run's trace in the run directory for users: rendered as JSON Lines in place of
+/// the runtime's binary file, capped ([`Keep::DEFAULT`]: the head, the tail, and the
+/// events around `divergence`, where the run first left the original's; the file says
+/// what was left out), so a livelocked mutant's million events cost half a megabyte, not
+/// hundreds. The JSON is formatted here rather than in the design's process.
+fn keep_trace(path: &Path, divergence: Option<u64>) -> Result<(), Unjudged> {
+    trace::write_capped(path, path, &Keep { around: divergence, ..Keep::DEFAULT }).map(|_| ()).map_err(|e| match disk_full(path) {
+        true => Unjudged::Environment(format!("{e} (the disk is full)")),
+        false => Unjudged::Run(e),
+    })
+}
+
+/// The seq of the `index`-th event of `thread` outside the `hidden` sites in the trace at
+/// `path` (its last event when it has fewer): where a kill's divergence sits in the file.
+fn divergence_seq(path: &Path, hidden: &[u32], (thread, index): &(String, usize)) -> Option<u64> {
+    let (mut seen, mut found, mut last) = (0usize, None, None);
+    trace::visit(path, &mut |event| {
+        if found.is_none() && event.thread == *thread && !hidden.contains(&event.site) {
+            if seen == *index {
+                found = Some(event.seq);
+            }
+            last = Some(event.seq);
+            seen += 1;
+        }
+    })
+    .ok()?;
+    found.or(last)
 }
 
 /// Bytes of a kept run's stderr saved beside its trace (for `explain`).
@@ -432,14 +485,14 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
     let mut schedules = planned_schedules(config.strategy, explores, steps, 0);
     let listed = if dfs { &schedules[..1] } else { &schedules[..] };
     let tagged = explores && !dfs;
-    let (mut runs, mut set_aside, mask) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), &limits);
+    let (mut runs, mut set_aside, mask) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), config.keep_traces, &limits);
     let mut labels: Vec<String> = listed.to_vec();
     let mut exhausted = false;
     if dfs && set_aside.is_none() {
         // The original's own search replaces the runs above; its first run (no prefix) is
         // the default schedule already run.
         let work = tempfile::tempdir().map_err(|e| OracleError::Write { path: std::env::temp_dir(), source: e })?;
-        match search_original(build, test, config.strategy, &limits, work.path()) {
+        match search_original(build, test, config.strategy, &mask, &limits, work.path()) {
             Ok((searched, covered, failure)) => {
                 labels = (1..=searched.len()).map(dfs_tag).collect();
                 (runs, exhausted) = (searched, covered);
@@ -497,11 +550,13 @@ fn run_native(build: &Build, test: &TestCase, active: &str, runs: usize, limits:
 }
 
 /// Runs the original under the first schedule `repeats` times, each repeat in another
-/// virtual world (`SYNCMUT_ENTROPY`), and then under each other schedule, keeping every
-/// trace in the run directory (tagged by schedule when `tagged`). What differs between
-/// the repeats is masked ([`Mask`]); a difference that cannot be masked makes the test
-/// unusable. Returns one run per schedule, why the test is unusable if it is (stopping at
+/// virtual world (`SYNCMUT_ENTROPY`), and then under each other schedule, keeping each
+/// schedule's trace in the run directory (tagged by schedule when `tagged`; the repeats'
+/// only when `keep_repeats`). What differs between the repeats is masked ([`Mask`]); a
+/// difference that cannot be masked makes the test unusable. Returns one run per
+/// schedule, observed through the mask, why the test is unusable if it is (stopping at
 /// the first reason), and the mask.
+#[allow(clippy::too_many_arguments)]
 fn run_original_listed(
     build: &Build,
     test: &TestCase,
@@ -509,11 +564,14 @@ fn run_original_listed(
     schedules: &[String],
     tagged: bool,
     repeats: usize,
+    keep_repeats: bool,
     limits: &Limits,
-) -> (Vec<(Execution, Trace)>, Option<String>, Mask) {
-    let mut runs: Vec<(Execution, Trace)> = Vec::new();
+) -> (Vec<(Execution, Observation)>, Option<String>, Mask) {
+    let mut runs: Vec<(Execution, Observation)> = Vec::new();
     let mut mask = Mask::default();
+    let unmasked = Mask::default();
     let label = |site| crate::diff::site_label(&build.catalogue, site);
+    let first_path = outdir::trace_file(out.root(), &test.name, None, tagged.then_some(schedules[0].as_str()));
     let order = std::iter::repeat_n(&schedules[0], repeats).chain(&schedules[1..]);
     for (i, schedule) in order.enumerate() {
         let repeat_of_first = i > 0 && i < repeats;
@@ -523,15 +581,17 @@ fn run_original_listed(
             outdir::trace_file(out.root(), &test.name, None, tagged.then_some(schedule.as_str()))
         };
         let entropy = repeat_of_first.then(|| other_world(i));
-        let (execution, trace) = match traced_in(build, test, "", schedule, None, &path, None, &out.path(outdir::WORK_DIR), limits, entropy) {
-            Ok((execution, trace, _)) => (execution, trace),
+        // The first schedule's runs make the mask, so they are observed without it.
+        let lens = Lens { hidden: &[], mask: if i < repeats { &unmasked } else { &mask } };
+        let observed = traced_in(build, test, "", schedule, None, &path, None, &out.path(outdir::WORK_DIR), limits, entropy, lens);
+        let (execution, observation) = match observed {
+            Ok((execution, observation, _)) => (execution, observation),
             Err(Unjudged::Environment(message)) => return (runs, Some(message), mask),
             Err(e) => return (runs, Some(format!("its trace could not be read: {e}")), mask),
         };
         let mut set_aside = unusable(&execution, limits);
         if set_aside.is_none() && repeat_of_first {
-            let (e0, t0) = &runs[0];
-            match Mask::between(&Observation::new(e0, t0, &[]), &Observation::new(&execution, &trace, &[]), &label) {
+            match Mask::between(&runs[0].1, &observation, &label) {
                 Ok(found) => mask = mask.union(found),
                 Err(what) => {
                     set_aside = Some(format!(
@@ -541,9 +601,27 @@ fn run_original_listed(
                 }
             }
         }
-        if !repeat_of_first || runs.is_empty() {
+        if repeat_of_first {
+            match keep_repeats {
+                true => drop(keep_trace(&path, None)),
+                false => drop(std::fs::remove_file(&path)),
+            }
+        } else {
             keep_stderr(&path, &execution.stderr);
-            runs.push((execution, trace));
+            runs.push((execution, observation));
+            if i > 0 {
+                // A failure to keep the trace costs the diff, not the verdict.
+                let _ = keep_trace(&path, None);
+            }
+        }
+        if i < repeats && (set_aside.is_some() || i + 1 == repeats) {
+            // The reference run, now observed through the mask, and its trace kept.
+            if !mask.is_empty() {
+                if let Ok(observation) = observe(&runs[0].0, &first_path, Lens { hidden: &[], mask: &mask }) {
+                    runs[0].1 = observation;
+                }
+            }
+            let _ = keep_trace(&first_path, None);
         }
         if set_aside.is_some() {
             return (runs, set_aside, mask);
@@ -568,16 +646,17 @@ fn search_original(
     build: &Build,
     test: &TestCase,
     schedules: Schedules,
+    mask: &Mask,
     limits: &Limits,
     work: &Path,
-) -> Result<(Vec<(Execution, Trace)>, bool, Option<String>), String> {
+) -> Result<(Vec<(Execution, Observation)>, bool, Option<String>), String> {
     let mut runs = Vec::new();
     let mut failure = None;
     // Without the test's input values, as the dfs search has always run.
     let original = Invocation { active: Some(String::new()), limits: *limits, ..Invocation::in_setting(&build.metamutant, test) };
     let search = explore::search(&original, &dfs_config(schedules, None), work, &mut |visit| {
         failure = unusable(visit.execution, limits);
-        runs.push((visit.execution.clone(), visit.trace.clone()));
+        runs.push((visit.execution.clone(), Observation::new(visit.execution, visit.trace, &[], mask)));
         failure.is_some()
     });
     match search {
@@ -632,16 +711,15 @@ fn not_started(test: &TestCase, reason: String) -> Baseline {
         reached: Vec::new(),
         deadlock: false,
         pending: Vec::new(),
-        lost_notifications: Vec::new(),
+        lost_notifications: LostNotifications::default(),
         nondeterministic: Vec::new(),
     }
 }
 
 /// The saved baseline of a test from the original's runs (the first one is the reference).
-fn summarise(test: &TestCase, runs: &[(Execution, Trace)], set_aside: Option<String>) -> Baseline {
-    let (execution, trace) = &runs[0];
-    let observation = Observation::new(execution, trace, &[]);
-    let mut reached: Vec<u32> = runs.iter().flat_map(|(_, t)| Observation::reached(t)).collect();
+fn summarise(test: &TestCase, runs: &[(Execution, Observation)], set_aside: Option<String>) -> Baseline {
+    let (execution, observation) = &runs[0];
+    let mut reached: Vec<u32> = runs.iter().flat_map(|(_, o)| o.reached()).collect();
     reached.sort_unstable();
     reached.dedup();
     Baseline {
@@ -654,7 +732,7 @@ fn summarise(test: &TestCase, runs: &[(Execution, Trace)], set_aside: Option<Str
         reached,
         deadlock: observation.deadlock,
         pending: observation.pending.clone(),
-        lost_notifications: observation.lost_notifications.clone(),
+        lost_notifications: LostNotifications::count(&observation.lost_notifications),
         nondeterministic: Vec::new(),
     }
 }
@@ -742,7 +820,14 @@ struct Tally<'a> {
     refuted: usize,
     /// Verdict, reason and schedule tag of the first killing run.
     first_kill: Option<(Verdict, String, String)>,
+    /// Where the first killing run's steps left the closest original's (thread, step
+    /// index), for the part of its trace that is kept.
+    divergence: Option<(String, usize)>,
     original: Vec<OriginalRun>,
+    /// Which of the baseline's original runs (the first ones of `original`) some run of
+    /// the mutant showed too: all of them, over an exhaustive search, make the mutant
+    /// equivalent there.
+    matched: Vec<bool>,
     /// How the original ended in its runs with real threads (`--native`).
     native_failures: Vec<String>,
     /// How many runs with real threads the original had.
@@ -756,9 +841,10 @@ struct Tally<'a> {
     mask: &'a Mask,
 }
 
-/// Runs the original along a mutant run's interleaving: the run's execution, trace and
-/// how closely it followed, or `None` when the run recorded no interleaving.
-type Follow<'f> = dyn FnMut() -> Result<Option<(Execution, Trace, String)>, Unjudged> + 'f;
+/// Runs the original along a mutant run's interleaving: the run's execution, what it
+/// showed (through the tally's lens) and how closely it followed, or `None` when the run
+/// recorded no interleaving.
+type Follow<'f> = dyn FnMut(Lens) -> Result<Option<(Execution, Observation, String)>, Unjudged> + 'f;
 
 impl<'a> Tally<'a> {
     fn new(build: &Build, mutant: &'a Mutant, plan: &'a OriginalRuns) -> Tally<'a> {
@@ -767,9 +853,10 @@ impl<'a> Tally<'a> {
             .originals
             .iter()
             .zip(&plan.labels)
-            .map(|((e, t), label)| OriginalRun { observation: plan.mask.apply(Observation::new(e, t, &hidden)), label: format!("the original under {label}") })
-            .collect();
-        let native_failures = plan.native.iter().filter_map(|e| failure(&Observation::new(e, &Trace::default(), &[]))).collect();
+            .map(|((_, o), label)| OriginalRun { observation: o.hiding(&hidden), label: format!("the original under {label}") })
+            .collect::<Vec<_>>();
+        let matched = vec![false; original.len()];
+        let native_failures = plan.native.iter().filter_map(|e| failure(&Observation::new(e, &Trace::default(), &[], &plan.mask))).collect();
         Tally {
             kills: 0,
             runs: 0,
@@ -777,13 +864,20 @@ impl<'a> Tally<'a> {
             tried: Vec::new(),
             refuted: 0,
             first_kill: None,
+            divergence: None,
             original,
+            matched,
             native_failures,
             native_originals: plan.native.len(),
             native_unexplained: 0,
             hidden,
             mask: &plan.mask,
         }
+    }
+
+    /// How this tally observes a run of the mutant.
+    fn lens(&self) -> Lens<'_> {
+        Lens { hidden: &self.hidden, mask: self.mask }
     }
 
     /// Whether some run of the original ended with the failure `what`.
@@ -796,19 +890,27 @@ impl<'a> Tally<'a> {
     /// the baseline), and, unless it is a failure the original never shows, not the
     /// original's when it follows this run's interleaving (`follow`), which is then one
     /// more original run compared with later ones.
-    fn add(&mut self, build: &Build, execution: &Execution, trace: &Trace, tag: &str, follow: &mut Follow) -> Result<bool, Unjudged> {
+    fn add(&mut self, build: &Build, execution: &Execution, observed: &Observation, tag: &str, follow: &mut Follow) -> Result<bool, Unjudged> {
         self.runs += 1;
         self.elapsed += execution.elapsed;
         self.tried.push(tag.to_string());
-        let observed = self.mask.apply(Observation::new(execution, trace, &self.hidden));
-        if self.original.iter().any(|o| o.observation == observed) {
+        let mut shown = false;
+        for (i, original) in self.original.iter().enumerate() {
+            if original.observation == *observed {
+                shown = true;
+                if let Some(matched) = self.matched.get_mut(i) {
+                    *matched = true;
+                }
+            }
+        }
+        if shown {
             return Ok(false);
         }
+        let observed = observed.clone();
         let absolute = failure(&observed).is_some_and(|what| !self.original_fails_so(&what));
         if !absolute {
-            if let Some((execution, trace, label)) = follow()? {
+            if let Some((execution, followed, label)) = follow(self.lens())? {
                 self.elapsed += execution.elapsed;
-                let followed = self.mask.apply(Observation::new(&execution, &trace, &self.hidden));
                 let same = followed == observed;
                 self.original.push(OriginalRun { observation: followed, label });
                 if same {
@@ -830,6 +932,7 @@ impl<'a> Tally<'a> {
                 n if absolute => format!("{reason}; no run of the original ends so ({n} runs)"),
                 _ => format!("{reason}; closest original run: {}", closest.label),
             };
+            self.divergence = closest.observation.first_step_index(&observed);
             self.first_kill = Some((verdict, reason, tag.to_string()));
         }
         Ok(true)
@@ -842,7 +945,7 @@ impl<'a> Tally<'a> {
         self.runs += 1;
         self.elapsed += execution.elapsed;
         self.tried.push("native".to_string());
-        let observed = self.mask.apply(Observation::new(execution, &Trace::default(), &self.hidden));
+        let observed = Observation::new(execution, &Trace::default(), &self.hidden, self.mask);
         match failure(&observed) {
             Some(what) if !self.original_fails_so(&what) => {}
             Some(_) => return false,
@@ -889,7 +992,7 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
         search_mutant(build, mutant, &active, test, plan, out, config.strategy, &limits, &mut tally).map(|covered| exhaustive = covered && plan.exhausted)
     } else {
         let schedules: &[String] = if explores { &plan.mutant_schedules } else { &plan.mutant_schedules[..1] };
-        run_mutant_listed(build, mutant, &active, test, schedules, explores, stop_at_kill, plan.max_steps, out, &limits, &mut tally)
+        run_mutant_listed(build, mutant, &active, test, schedules, explores, stop_at_kill, plan.max_steps, out, config.keep_traces, &limits, &mut tally)
     };
     if ran.is_ok() && tally.first_kill.is_none() && build.catalogue.kind == Family::Pthread {
         for run in 1..=config.native {
@@ -912,10 +1015,23 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
     }
     let (kills, total) = (tally.kills, tally.runs);
     let tried = schedule_plan::summarise(&tally.tried);
+    // Every behaviour of the mutant is one of the original's and every one of the
+    // original's is the mutant's, over both whole bounded spaces: equivalent there. A run
+    // only the original following it explains is outside the original's search: no claim.
+    let equivalent = exhaustive && kills == 0 && tally.refuted == 0 && tally.native_unexplained == 0 && tally.matched.iter().all(|m| *m);
     let (verdict, reason, schedule) = match tally.first_kill {
         Some((v, r, s)) if explores && !stop_at_kill => (v, format!("{r}; {}", kill_fraction(config.strategy.strategy, kills, total, exhaustive)), Some(s)),
         Some((v, r, s)) if explores || s == "native" => (v, format!("{r}; found by schedule {s}, the {} of {tried}", ordinal(total)), Some(s)),
         Some((v, r, _)) => (v, r, None),
+        None if equivalent => {
+            let Strategy::Dfs { preemptions, .. } = config.strategy.strategy else { unreachable!("exhaustive only under dfs") };
+            let originals: Vec<&Observation> = tally.matched.iter().zip(&tally.original).map(|(_, o)| &o.observation).collect();
+            let reason = format!(
+                "equivalent (exhaustive): on each of {total} schedules (every schedule with at most {preemptions} preemptions, up to sleep-set equivalence) the mutant showed one of the original's behaviours, and all {} of them",
+                distinct(&originals)
+            );
+            (Verdict::EquivalentExhaustive, reason, None)
+        }
         None => (Verdict::Survived, survived_reason(build, &tally, config.strategy.strategy, exhaustive, &tried), None),
     };
     Ok(Run {
@@ -929,6 +1045,11 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
         schedules: explores.then_some(total),
         exhaustive,
     })
+}
+
+/// How many of `observations` differ from each other.
+fn distinct(observations: &[&Observation]) -> usize {
+    observations.iter().enumerate().filter(|(i, o)| !observations[..*i].contains(o)).count()
 }
 
 /// What a survivor was tried on: `survived 24 schedules: default, pct×12, random×11`.
@@ -975,14 +1096,23 @@ fn ordinal(n: usize) -> String {
 /// `SYNCMUT_SCHEDULE_OUT` file), beside the mutant's trace `mutant_trace`: its execution,
 /// trace, and which original run it is, in words. `None` for SystemC or when the run
 /// recorded nothing.
-fn follow_original(build: &Build, test: &TestCase, choices: &Path, mutant_trace: &Path, work: &Path, limits: &Limits) -> Result<Option<(Execution, Trace, String)>, Unjudged> {
+#[allow(clippy::too_many_arguments)]
+fn follow_original(
+    build: &Build,
+    test: &TestCase,
+    choices: &Path,
+    mutant_trace: &Path,
+    work: &Path,
+    limits: &Limits,
+    lens: Lens,
+) -> Result<Option<(Execution, Observation, String)>, Unjudged> {
     if build.catalogue.kind != Family::Pthread || !choices.is_file() {
         return Ok(None);
     }
     let trace_file = mutant_trace.with_extension("followed.jsonl");
     let followed_file = mutant_trace.with_extension("followed.schedule");
     let value = schedule::follow_value(choices);
-    let (execution, trace, _) = traced_in(build, test, "", &value, None, &trace_file, Some(&followed_file), work, limits, None)?;
+    let (execution, observation, _) = traced_in(build, test, "", &value, None, &trace_file, Some(&followed_file), work, limits, None, lens)?;
     let followed = std::fs::read_to_string(&followed_file).ok().and_then(|t| schedule::parse(&t).ok()).and_then(|s| s.followed);
     let _ = std::fs::remove_file(&trace_file);
     let _ = std::fs::remove_file(&followed_file);
@@ -991,7 +1121,7 @@ fn follow_original(build: &Build, test: &TestCase, choices: &Path, mutant_trace:
         Some((taken, all)) => format!("the original following the mutant's interleaving as far as it can ({taken} of {all} choices)"),
         None => "the original following the mutant's interleaving".to_string(),
     };
-    Ok(Some((execution, trace, label)))
+    Ok(Some((execution, observation, label)))
 }
 
 /// The mutant's own dfs search, each run judged into `tally`; the first kill's trace and
@@ -1017,16 +1147,19 @@ fn search_mutant(
     let search = explore::search(&program, &dfs_config(schedules, plan.max_steps), &work.path().join("search"), &mut |visit| {
         let tag = dfs_tag(visit.run);
         let first = tally.first_kill.is_none();
-        let mut follow = || {
+        let mut follow = |lens: Lens| {
             std::fs::write(&choices, visit.schedule_text).map_err(|e| Unjudged::from_io(&choices, e))?;
-            follow_original(build, test, &choices, visit.trace_file, &out.path(outdir::WORK_DIR), limits)
+            follow_original(build, test, &choices, visit.trace_file, &out.path(outdir::WORK_DIR), limits, lens)
         };
-        match tally.add(build, visit.execution, visit.trace, &tag, &mut follow) {
+        let observed = Observation::new(visit.execution, visit.trace, &tally.hidden, tally.mask);
+        match tally.add(build, visit.execution, &observed, &tag, &mut follow) {
             Ok(true) if first => {
-                // Keep the kill: its trace and the choices that replay it.
+                // Keep the kill: its trace (capped around where it diverged) and the
+                // choices that replay it.
                 let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
                 let _ = std::fs::create_dir_all(path.parent().unwrap_or(out.root()));
-                let _ = std::fs::copy(visit.trace_file, &path);
+                let around = tally.divergence.as_ref().and_then(|d| divergence_seq(visit.trace_file, &tally.hidden, d));
+                let _ = trace::write_capped(visit.trace_file, &path, &Keep { around, ..Keep::DEFAULT });
                 keep_stderr(&path, &visit.execution.stderr);
                 let _ = std::fs::write(schedule_file(out.root(), &test.name, Some(&mutant.id), &tag), visit.schedule_text);
                 false
@@ -1050,8 +1183,10 @@ fn search_mutant(
         // The original under the kill's choices, for the diff and `explain`.
         let value = schedule_value(out.root(), &test.name, Some(&mutant.id), tag);
         let path = outdir::trace_file(out.root(), &test.name, None, Some(tag));
-        if let Ok((execution, _, _)) = traced(build, test, "", &value, None, &path, &out.path(outdir::WORK_DIR), limits) {
+        let nothing = Mask::default();
+        if let Ok((execution, _, _)) = traced(build, test, "", &value, None, &path, &out.path(outdir::WORK_DIR), limits, Lens { hidden: &[], mask: &nothing }) {
             keep_stderr(&path, &execution.stderr);
+            let _ = keep_trace(&path, None);
         }
     }
     Ok(covered)
@@ -1072,32 +1207,38 @@ fn run_mutant_listed(
     stop_at_kill: bool,
     max_steps: Option<u64>,
     out: &OutDir,
+    keep_all: bool,
     limits: &Limits,
     tally: &mut Tally,
 ) -> Result<(), Unjudged> {
     for schedule in schedules {
         let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tagged.then_some(schedule.as_str()));
         let choices = path.with_extension("schedule");
-        let (execution, trace, workdir) = traced_in(build, test, active, schedule, max_steps, &path, Some(&choices), &out.path(outdir::WORK_DIR), limits, None)?;
+        let (execution, observed, workdir) = traced_in(build, test, active, schedule, max_steps, &path, Some(&choices), &out.path(outdir::WORK_DIR), limits, None, tally.lens())?;
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
             let _ = std::fs::remove_file(&choices);
             return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.text().trim())));
         }
         let first = tally.first_kill.is_none();
-        let killed = tally.add(build, &execution, &trace, schedule, &mut || follow_original(build, test, &choices, &path, &out.path(outdir::WORK_DIR), limits));
+        let killed = tally.add(build, &execution, &observed, schedule, &mut |lens| follow_original(build, test, &choices, &path, &out.path(outdir::WORK_DIR), limits, lens));
         let _ = std::fs::remove_file(&choices);
         if killed? && first {
-            // Keep this trace, it explains the kill; and what the run left behind.
+            // Keep this trace, it explains the kill (capped around where it diverged);
+            // and what the run left behind.
+            let around = tally.divergence.as_ref().and_then(|d| divergence_seq(&path, &tally.hidden, d));
+            keep_trace(&path, around)?;
             keep_stderr(&path, &execution.stderr);
             let _ = workdir.keep(&outdir::kept_workdir(out.root(), &test.name, &mutant.id));
             if stop_at_kill {
                 return Ok(());
             }
-            continue;
+        } else if keep_all {
+            keep_trace(&path, None)?;
+        } else {
+            // Only killing runs are explained by a diff; spinning mutants write traces of
+            // a million events, which must not pile up on disk.
+            let _ = std::fs::remove_file(&path);
         }
-        // Only killing runs are explained by a diff; spinning mutants write traces of a
-        // million events, which must not pile up on disk.
-        let _ = std::fs::remove_file(&path);
     }
     Ok(())
 }

@@ -16,6 +16,10 @@ use std::collections::{BTreeMap, BTreeSet};
 /// rename it: the thread, the site and which occurrence of that site in the thread.
 pub type EventKey = (String, u32, usize);
 
+/// In [`Mask::values`]: every global's value at that event (the two runs' events were
+/// beyond those kept in full, so which value differed is not known).
+pub const EVERY_VALUE: &str = "*";
+
 /// What the baseline masks on a test.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Mask {
@@ -53,10 +57,9 @@ impl Mask {
         }
         let mut mask = Mask { stdout_lines: differing_lines("stdout", &a.stdout, &b.stdout)?, stderr_lines: differing_lines("stderr", &a.stderr, &b.stderr)?, ..Mask::default() };
         // Same threads, same sites in the same order: only times and values may differ.
-        let structure = |o: &Observation| -> BTreeMap<String, Vec<u32>> { o.threads.iter().map(|(t, s)| (t.clone(), s.iter().map(|s| s.site).collect())).collect() };
-        if structure(a) != structure(b) {
-            let strip = |o: &Observation| Observation { threads: o.threads.iter().map(|(t, s)| (t.clone(), s.iter().map(|s| Step { site: s.site, time: None, state: BTreeMap::new() }).collect())).collect(), ..o.clone() };
-            let what = strip(a).first_step_difference(&strip(b), label).unwrap_or_else(|| "the threads differ".to_string());
+        let (sites_a, sites_b) = (a.sites_only(), b.sites_only());
+        if sites_a.threads != sites_b.threads {
+            let what = sites_a.first_step_difference(&sites_b, label).unwrap_or_else(|| "the threads differ".to_string());
             return Err(format!("its synchronization differed: {what}"));
         }
         for (thread, steps) in &a.threads {
@@ -65,6 +68,16 @@ impl Mask {
                 let occurrence = seen.entry(x.site).or_default();
                 let key = (thread.clone(), x.site, *occurrence);
                 *occurrence += 1;
+                if x == y {
+                    continue;
+                }
+                let (Some(x), Some(y)) = (a.step(x), b.step(y)) else {
+                    // Past the steps kept in full: which part differed is not known, so
+                    // the whole event is masked.
+                    mask.times.insert(key.clone());
+                    mask.values.insert(key, BTreeSet::from([EVERY_VALUE.to_string()]));
+                    continue;
+                };
                 if x.time != y.time {
                     mask.times.insert(key.clone());
                 }
@@ -83,29 +96,22 @@ impl Mask {
         Ok(mask)
     }
 
-    /// The observation with the masked parts left out, for comparison.
-    pub fn apply(&self, observation: Observation) -> Observation {
-        if self.is_empty() {
-            return observation;
+    /// Whether the mask names trace events (then a recorder counts occurrences).
+    pub fn names_events(&self) -> bool {
+        !self.times.is_empty() || !self.values.is_empty()
+    }
+
+    /// Leaves out of `step`, the event `key`, what the mask names there.
+    pub fn apply_to_step(&self, key: &EventKey, step: &mut Step) {
+        if self.times.contains(key) {
+            step.time = None;
         }
-        let mut o = observation;
-        o.stdout = o.stdout.masking(&self.stdout_lines);
-        o.stderr = o.stderr.masking(&self.stderr_lines);
-        for (thread, steps) in o.threads.iter_mut() {
-            let mut seen: BTreeMap<u32, usize> = BTreeMap::new();
-            for step in steps.iter_mut() {
-                let occurrence = seen.entry(step.site).or_default();
-                let key = (thread.clone(), step.site, *occurrence);
-                *occurrence += 1;
-                if self.times.contains(&key) {
-                    step.time = None;
-                }
-                if let Some(keys) = self.values.get(&key) {
-                    step.state.retain(|k, _| !keys.contains(k));
-                }
+        if let Some(names) = self.values.get(key) {
+            match names.contains(EVERY_VALUE) {
+                true => step.state.clear(),
+                false => step.state.retain(|k, _| !names.contains(k)),
             }
         }
-        o
     }
 
     /// The masked observations in words, for baseline.json and the baseline table:
@@ -123,7 +129,7 @@ impl Mask {
             out.push(format!("time of {thread} at {}{}", label(*site), occurrence(*n)));
         }
         for ((thread, site, n), keys) in &self.values {
-            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+            let keys: Vec<&str> = keys.iter().map(|k| if k == EVERY_VALUE { "every global" } else { k.as_str() }).collect();
             out.push(format!("{} seen by {thread} at {}{}", keys.join(", "), label(*site), occurrence(*n)));
         }
         out
@@ -167,25 +173,17 @@ fn differing_lines(stream: &str, a: &Compared, b: &Compared) -> Result<BTreeSet<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::observation::tests::observation_of;
     use serde_json::Value;
     use syncmut_runtime::exec::Status;
-    use syncmut_runtime::output::Output;
+
+    fn steps(time: &str, seed: i64, n: i64) -> Vec<Step> {
+        let step = |site: u32, time: &str, seed: i64| Step { site, time: Some(time.to_string()), state: BTreeMap::from([("seed".to_string(), Value::from(seed)), ("n".to_string(), Value::from(n))]) };
+        vec![step(1, "0 s", 0), step(2, time, seed), step(1, "9 ns", 0)]
+    }
 
     fn observation(stdout: &str, time: &str, seed: i64) -> Observation {
-        let step = |site: u32, time: &str, seed: i64| Step { site, time: Some(time.to_string()), state: BTreeMap::from([("seed".to_string(), Value::from(seed)), ("n".to_string(), Value::from(1))]) };
-        Observation {
-            status: Status::Exited(0),
-            stdout: Compared::whole(&Output::from_bytes(stdout.as_bytes())),
-            stderr: Compared::design_stderr(&Output::default()),
-            outputs: BTreeMap::new(),
-            threads: BTreeMap::from([("t".to_string(), vec![step(1, "0 s", 0), step(2, time, seed), step(1, "9 ns", 0)])]),
-            deadlock: false,
-            livelock: false,
-            livelock_thread: None,
-            livelock_site: None,
-            pending: Vec::new(),
-            lost_notifications: Vec::new(),
-        }
+        observation_of(stdout, &[("t", steps(time, seed, 1))], &Mask::default())
     }
 
     #[test]
@@ -196,16 +194,14 @@ mod tests {
         let mask = Mask::between(&a, &b, &label).unwrap();
         assert_eq!(mask.stdout_lines, BTreeSet::from([0]));
         assert_eq!(mask.describe(&label), ["stdout line 1", "time of t at site 2", "seed seen by t at site 2"]);
-        assert_eq!(mask.apply(a.clone()), mask.apply(b.clone()));
+        let masked = |stdout: &str, time: &str, seed: i64, n: i64| observation_of(stdout, &[("t", steps(time, seed, n))], &mask);
+        assert_eq!(masked("seed 17\nsum 6\n", "3 ns", 17, 1), masked("seed 99\nsum 6\n", "5 ns", 99, 1));
         // What is not masked still counts: another sum, or n seen at the masked event.
-        let mut c = observation("seed 5\nsum 7\n", "4 ns", 5);
-        assert_ne!(mask.apply(a.clone()), mask.apply(c.clone()));
-        c = observation("seed 5\nsum 6\n", "4 ns", 5);
-        c.threads.get_mut("t").unwrap()[1].state.insert("n".to_string(), Value::from(2));
-        assert_ne!(mask.apply(a.clone()), mask.apply(c));
+        assert_ne!(masked("seed 17\nsum 6\n", "3 ns", 17, 1), masked("seed 5\nsum 7\n", "4 ns", 5, 1));
+        assert_ne!(masked("seed 17\nsum 6\n", "3 ns", 17, 1), masked("seed 5\nsum 6\n", "4 ns", 5, 2));
         // Hiding another site's events (a mutant's own) does not move the mask.
-        let hide = |o: &Observation| Observation { threads: o.threads.iter().map(|(t, s)| (t.clone(), s.iter().filter(|s| s.site != 1).cloned().collect())).collect(), ..o.clone() };
-        assert_eq!(mask.apply(hide(&a)), mask.apply(hide(&b)));
+        let hidden = |time: &str, seed: i64| masked("seed 1\nsum 6\n", time, seed, 1).hiding(&[1]);
+        assert_eq!(hidden("3 ns", 17), hidden("5 ns", 99));
     }
 
     #[test]
@@ -217,8 +213,9 @@ mod tests {
         let mut c = a.clone();
         c.status = Status::Exited(3);
         assert_eq!(Mask::between(&a, &c, &label).unwrap_err(), "it ended with exit 0 in one run and exit 3 in the other");
-        let mut d = a.clone();
-        d.threads.get_mut("t").unwrap()[1].site = 4;
+        let mut moved = steps("3 ns", 1, 1);
+        moved[1].site = 4;
+        let d = observation_of("one\n", &[("t", moved)], &Mask::default());
         assert_eq!(Mask::between(&a, &d, &label).unwrap_err(), "its synchronization differed: t reaches site 4 instead of site 2");
     }
 }

@@ -26,13 +26,85 @@ pub struct Baseline {
     pub deadlock: bool,
     /// Threads left waiting at the end: (thread, site).
     pub pending: Vec<(String, Option<u32>)>,
-    /// Sites where the original lost a notification.
-    pub lost_notifications: Vec<u32>,
+    /// Immediate notifications of the original that no process waited for, counted per
+    /// site (an older `baseline.json` lists one site per notification; it reads the same).
+    pub lost_notifications: LostNotifications,
     /// Observations that differed between the original's runs in two virtual worlds
     /// (another clock start and random stream), masked out of every comparison on this
     /// test: `stdout line 2`, `time of p.reader at wait(e) @ x.cpp:18`, …
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nondeterministic: Vec<String>,
+}
+
+/// Notifications that found no waiter, counted: a busy fifo loses thousands, so a list
+/// with one entry per notification would fill screens and files.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct LostNotifications {
+    pub total: u64,
+    /// (site, how many), by site.
+    pub sites: Vec<(u32, u64)>,
+}
+
+impl LostNotifications {
+    /// Counts the sites of lost notifications, one entry per notification.
+    pub fn count(sites: &[u32]) -> LostNotifications {
+        let mut per_site = std::collections::BTreeMap::<u32, u64>::new();
+        for site in sites {
+            *per_site.entry(*site).or_default() += 1;
+        }
+        LostNotifications { total: sites.len() as u64, sites: per_site.into_iter().collect() }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// `169,401 notifies with no waiter, 3 sites: e.notify() @ a.cpp:12 (169,000), …`:
+    /// the count, then at most `MAX_SITES_NAMED` sites with the most, `label` naming a site.
+    pub fn summary(&self, label: &dyn Fn(u32) -> String) -> String {
+        const MAX_SITES_NAMED: usize = 5;
+        let mut sites = self.sites.clone();
+        sites.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let named: Vec<String> = sites.iter().take(MAX_SITES_NAMED).map(|(site, n)| format!("{} ({})", label(*site), thousands(*n))).collect();
+        let more = if sites.len() > MAX_SITES_NAMED { format!(", {} more sites", sites.len() - MAX_SITES_NAMED) } else { String::new() };
+        format!(
+            "{} {} with no waiter, {} {}: {}{more}",
+            thousands(self.total),
+            if self.total == 1 { "notify" } else { "notifies" },
+            sites.len(),
+            if sites.len() == 1 { "site" } else { "sites" },
+            named.join(", ")
+        )
+    }
+}
+
+/// Reads the summary, or the list of one site per notification older versions wrote.
+impl<'de> Deserialize<'de> for LostNotifications {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Saved {
+            Summary { total: u64, sites: Vec<(u32, u64)> },
+            Each(Vec<u32>),
+        }
+        Ok(match Saved::deserialize(d)? {
+            Saved::Summary { total, sites } => LostNotifications { total, sites },
+            Saved::Each(sites) => LostNotifications::count(&sites),
+        })
+    }
+}
+
+/// `169401` → `169,401`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// One mutant on one test.
@@ -82,10 +154,14 @@ pub struct Score {
     pub mutants: usize,
     pub killed: usize,
     pub survived: usize,
+    /// Shown identical to the original on every schedule of an exhaustive dfs search
+    /// (`equivalent-exhaustive`); absent in results saved before it existed.
+    #[serde(default)]
+    pub equivalent: usize,
     pub not_reached: usize,
     pub errors: usize,
-    /// Mutation coverage: killed / all mutants, in percent: how much of the injected
-    /// synchronization faults the tests notice.
+    /// Mutation coverage: killed / (all mutants − equivalent ones), in percent: how much
+    /// of the injected synchronization faults that can be noticed at all the tests notice.
     pub percent: f64,
 }
 
@@ -116,7 +192,17 @@ impl Outcomes {
                     (k.verdict, Some(k.test.clone()), k.reason.clone())
                 } else if let Some(e) = mine.iter().find(|r| r.verdict == Verdict::Error) {
                     (Verdict::Error, None, e.reason.clone())
-                } else if mine.iter().any(|r| r.verdict == Verdict::Survived) {
+                } else if !mine.is_empty() && mine.iter().all(|r| r.verdict == Verdict::EquivalentExhaustive) {
+                    let reason = match mine.as_slice() {
+                        [one] => one.reason.clone(),
+                        all => format!(
+                            "identical to the original on every schedule of an exhaustive search on each of {} tests ({})",
+                            all.len(),
+                            all.iter().map(|r| r.test.as_str()).collect::<Vec<_>>().join(", ")
+                        ),
+                    };
+                    (Verdict::EquivalentExhaustive, None, reason)
+                } else if mine.iter().any(|r| matches!(r.verdict, Verdict::Survived | Verdict::EquivalentExhaustive)) {
                     let tests: Vec<&str> = mine.iter().map(|r| r.test.as_str()).collect();
                     let mut reason = format!(
                         "reached by {} ({}); output and observable synchronization identical to the original on each",
@@ -146,14 +232,36 @@ impl Outcomes {
             .collect();
         let count = |f: fn(Verdict) -> bool| mutants.iter().filter(|m| f(m.verdict)).count();
         let killed = count(Verdict::is_killed);
+        let equivalent = count(|v| v == Verdict::EquivalentExhaustive);
+        let judged = mutants.len() - equivalent;
         let score = Score {
             mutants: mutants.len(),
             killed,
             survived: count(|v| v == Verdict::Survived),
+            equivalent,
             not_reached: count(|v| v == Verdict::NotReached),
             errors: count(|v| v == Verdict::Error),
-            percent: if mutants.is_empty() { 0.0 } else { 100.0 * killed as f64 / mutants.len() as f64 },
+            percent: if judged == 0 { 0.0 } else { 100.0 * killed as f64 / judged as f64 },
         };
         Outcomes { format_version: FORMAT_VERSION, mutants, complete, score }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lost_notifications_are_counted_and_old_lists_read_the_same() {
+        let lost = LostNotifications::count(&[4, 7, 4, 4, 9]);
+        assert_eq!(lost, LostNotifications { total: 5, sites: vec![(4, 3), (7, 1), (9, 1)] });
+        assert_eq!(lost.summary(&|s| format!("site {s}")), "5 notifies with no waiter, 3 sites: site 4 (3), site 7 (1), site 9 (1)");
+        let old: LostNotifications = serde_json::from_str("[4, 7, 4, 4, 9]").unwrap();
+        assert_eq!(old, lost);
+        let saved: LostNotifications = serde_json::from_str(&serde_json::to_string(&lost).unwrap()).unwrap();
+        assert_eq!(saved, lost);
+        assert_eq!(thousands(169_401), "169,401");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000_000), "1,000,000");
     }
 }

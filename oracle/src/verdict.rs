@@ -24,6 +24,10 @@ pub enum Verdict {
     KilledByTrace,
     /// No test told the mutant from the original.
     Survived,
+    /// On every test that reaches it, an exhaustive dfs search showed the mutant behaving
+    /// exactly as the original under every schedule within the bound: left out of the
+    /// score's denominator.
+    EquivalentExhaustive,
     /// No test reaches the mutated call, so it was not run.
     NotReached,
     /// The run could not be judged (reason given).
@@ -56,6 +60,7 @@ impl Verdict {
             Verdict::KilledByTimeout => "killed-by-timeout",
             Verdict::KilledByTrace => "killed-by-trace",
             Verdict::Survived => "survived",
+            Verdict::EquivalentExhaustive => "equivalent-exhaustive",
             Verdict::NotReached => "not-reached",
             Verdict::Error => "error",
         }
@@ -121,7 +126,14 @@ pub fn judge(original: &Observation, mutant: &Observation, label: &dyn Fn(u32) -
         return (Verdict::KilledByTrace, format!("synchronization behaviour differs: {difference}"));
     }
     if mutant.lost_notifications != original.lost_notifications {
-        return (Verdict::KilledByTrace, "lost notifications differ".to_string());
+        let summary = |sites: &[u32]| match sites {
+            [] => "none".to_string(),
+            sites => crate::outcome::LostNotifications::count(sites).summary(label),
+        };
+        return (
+            Verdict::KilledByTrace,
+            format!("lost notifications differ: {} instead of {}", summary(&mutant.lost_notifications), summary(&original.lost_notifications)),
+        );
     }
     (Verdict::Survived, String::new())
 }
@@ -226,19 +238,8 @@ mod tests {
 
     /// A clean run: exit 0, two lines of output, `main` reaching site 0.
     fn clean() -> Observation {
-        Observation {
-            status: Status::Exited(0),
-            stdout: out("start\nsum 6\n"),
-            stderr: Compared::design_stderr(&Output::default()),
-            outputs: BTreeMap::new(),
-            threads: BTreeMap::from([("main".to_string(), vec![Step { site: 0, time: None, state: BTreeMap::new() }])]),
-            deadlock: false,
-            livelock: false,
-            livelock_thread: None,
-            livelock_site: None,
-            pending: Vec::new(),
-            lost_notifications: Vec::new(),
-        }
+        let main = vec![Step { site: 0, time: None, state: BTreeMap::new() }];
+        crate::observation::tests::observation_of("start\nsum 6\n", &[("main", main)], &crate::mask::Mask::default())
     }
 
     fn out(text: &str) -> Compared {
@@ -422,7 +423,11 @@ mod tests {
         );
         let mut mutant = clean();
         mutant.lost_notifications = vec![1];
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByTrace, "lost notifications differ"));
+        mutant.lost_notifications = vec![1, 1];
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(Verdict::KilledByTrace, "lost notifications differ: 2 notifies with no waiter, 1 site: lock @ a.c:1 (2) instead of none")
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Reading the runtime's trace files (format in runtime-lib/README.md): the binary form
 //! `trace.c` writes (`binary`), and JSON Lines, the form users read, which the oracle
-//! renders for the traces it keeps (`keep_readable`) and still accepts (old run
-//! directories, hand-written fixtures).
+//! renders, capped, for the traces it keeps (`write_capped`) and still accepts (old run
+//! directories, hand-written fixtures). `visit` reads either form event by event, so a
+//! trace of a million events is never held whole.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -132,11 +133,23 @@ pub struct End {
     pub site: Option<u32>,
 }
 
+/// Events left out where a trace was kept capped ([`write_capped`]): a run of
+/// consecutive events, `first_seq..=last_seq`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Omitted {
+    #[serde(rename = "omitted")]
+    pub events: u64,
+    pub first_seq: u64,
+    pub last_seq: u64,
+}
+
 /// A whole trace.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Trace {
     pub active: String,
     pub events: Vec<Event>,
+    /// Runs of events left out when the trace was kept capped, in order.
+    pub omitted: Vec<Omitted>,
     /// The runtime stopped recording at its cap.
     pub truncated: bool,
     /// Absent when the process was killed before it could say anything.
@@ -145,7 +158,16 @@ pub struct Trace {
 
 /// Parses trace text; a malformed line is an error naming the line.
 pub fn parse(text: &str) -> Result<Trace, String> {
+    let mut events = Vec::new();
+    let mut trace = parse_with(text, &mut |e| events.push(e))?;
+    trace.events = events;
+    Ok(trace)
+}
+
+/// Parses trace text handing each event to `sink` instead of keeping it.
+fn parse_with(text: &str, sink: &mut dyn FnMut(Event)) -> Result<Trace, String> {
     let mut trace = Trace::default();
+    let mut any_event = false;
     let mut header = false;
     // A process killed while flushing leaves a last line without its newline: that line
     // is dropped and the trace counts as truncated, anything else malformed is an error.
@@ -167,13 +189,16 @@ pub fn parse(text: &str) -> Result<Trace, String> {
             header = true;
         } else if map.contains_key("truncated") {
             trace.truncated = true;
+        } else if map.contains_key("omitted") {
+            trace.omitted.push(serde_json::from_value(value).map_err(|e| bad(&e.to_string()))?);
         } else if map.contains_key("end") {
             trace.end = Some(serde_json::from_value(value).map_err(|e| bad(&e.to_string()))?);
         } else {
-            trace.events.push(serde_json::from_value(value).map_err(|e| bad(&e.to_string()))?);
+            sink(serde_json::from_value(value).map_err(|e| bad(&e.to_string()))?);
+            any_event = true;
         }
     }
-    if !header && !trace.events.is_empty() {
+    if !header && any_event {
         return Err("missing header line {\"syncmut_trace\":1,…}".to_string());
     }
     Ok(trace)
@@ -196,6 +221,85 @@ pub fn read(path: &std::path::Path) -> Result<Trace, String> {
     read_bytes(path).map(|(trace, _)| trace)
 }
 
+/// Reads a trace file in either form handing each event to `sink` in order, so a trace of
+/// a million events is never held whole; the returned trace has no events. A missing file
+/// reads as an empty trace, as in [`read`].
+pub fn visit(path: &std::path::Path, sink: &mut dyn FnMut(Event)) -> Result<Trace, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Trace::default()),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    let result = if binary::is_binary(&bytes) {
+        binary::stream(&bytes, sink)
+    } else {
+        std::str::from_utf8(&bytes).map_err(|e| format!("not UTF-8 text nor a binary trace: {e}")).and_then(|text| parse_with(text, sink))
+    };
+    result.map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// What a kept trace holds of a long run: the first `head` events, `window` events either
+/// side of the event with seq `around` (where the run first left the original's), and the
+/// last `tail` events. What is left out is said in the file, one `omitted` line per gap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Keep {
+    pub head: u64,
+    pub around: Option<u64>,
+    pub window: u64,
+    pub tail: usize,
+}
+
+impl Keep {
+    /// A few thousand events (about half a megabyte of JSON Lines) per kept trace: enough
+    /// for the diff, the explanation and a look at how the run ended, while a run
+    /// directory of livelocked mutants (a million events each) stays small.
+    pub const DEFAULT: Keep = Keep { head: 2000, around: None, window: 500, tail: 1000 };
+
+    fn keeps(&self, index: u64, seq: u64) -> bool {
+        index < self.head || self.around.is_some_and(|d| seq + self.window >= d && seq <= d + self.window)
+    }
+}
+
+/// Renders the trace at `source` (either form) as JSON Lines at `dest`, atomically, keeping
+/// only what `keep` says, and returns what was written. Streams: at most the kept events
+/// are in memory at once.
+pub fn write_capped(source: &std::path::Path, dest: &std::path::Path, keep: &Keep) -> Result<Trace, String> {
+    let mut kept: Vec<Event> = Vec::new();
+    let mut recent: std::collections::VecDeque<Event> = std::collections::VecDeque::new();
+    let mut omitted: Vec<Omitted> = Vec::new();
+    let mut gap: Option<Omitted> = None;
+    let mut index = 0u64;
+    let mut trace = visit(source, &mut |event| {
+        let leave_out = |gap: &mut Option<Omitted>, out: Event| match gap {
+            Some(g) => {
+                g.events += 1;
+                g.last_seq = out.seq;
+            }
+            None => *gap = Some(Omitted { events: 1, first_seq: out.seq, last_seq: out.seq }),
+        };
+        if keep.keeps(index, event.seq) {
+            // What came since the last kept event is neither head nor window: left out.
+            for out in recent.drain(..) {
+                leave_out(&mut gap, out);
+            }
+            omitted.extend(gap.take());
+            kept.push(event);
+        } else {
+            recent.push_back(event);
+            if recent.len() > keep.tail {
+                leave_out(&mut gap, recent.pop_front().expect("longer than the tail"));
+            }
+        }
+        index += 1;
+    })?;
+    omitted.extend(gap);
+    kept.extend(recent);
+    trace.events = kept;
+    trace.omitted = omitted;
+    crate::atomic::write(dest, &to_jsonl(&trace)).map_err(|e| format!("{}: {e}", dest.display()))?;
+    Ok(trace)
+}
+
 /// The trace and whether the file was binary.
 fn read_bytes(path: &std::path::Path) -> Result<(Trace, bool), String> {
     match std::fs::read(path) {
@@ -208,24 +312,25 @@ fn read_bytes(path: &std::path::Path) -> Result<(Trace, bool), String> {
     }
 }
 
-/// Reads a trace the oracle keeps for users and, if the runtime wrote it in binary,
-/// replaces the file (atomically) with its JSON Lines rendering, so what users open
-/// stays readable; the JSON is formatted here rather than in the design's process.
-pub fn keep_readable(path: &std::path::Path) -> Result<Trace, String> {
-    let (trace, was_binary) = read_bytes(path)?;
-    if was_binary {
-        crate::atomic::write(path, &to_jsonl(&trace)).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    Ok(trace)
-}
-
-/// The JSON Lines form of a trace: header, events, the cap marker, the end record.
+/// The JSON Lines form of a trace: header, events with a line for each run of events
+/// left out (`{"omitted":N,"first_seq":a,"last_seq":b}`), the cap marker, the end record.
 /// Reading it back gives the same `Trace`.
 pub fn to_jsonl(trace: &Trace) -> Vec<u8> {
     let mut out = format!("{{\"syncmut_trace\":1,\"active\":{}}}\n", Value::from(trace.active.as_str()));
+    let mut gaps = trace.omitted.iter().peekable();
+    let gap_line = |out: &mut String, gap: &Omitted| {
+        out.push_str(&serde_json::to_string(gap).expect("a gap serializes"));
+        out.push('\n');
+    };
     for event in &trace.events {
+        while let Some(gap) = gaps.next_if(|g| g.last_seq < event.seq) {
+            gap_line(&mut out, gap);
+        }
         out.push_str(&serde_json::to_string(event).expect("an event serializes"));
         out.push('\n');
+    }
+    for gap in gaps {
+        gap_line(&mut out, gap);
     }
     if trace.truncated {
         out.push_str("{\"truncated\":true}\n");
@@ -281,6 +386,36 @@ mod tests {
         let trace = parse(text).unwrap();
         assert!(trace.truncated);
         assert_eq!(trace.events.len(), 1);
+    }
+
+    #[test]
+    fn a_capped_trace_keeps_head_divergence_and_tail_and_says_what_it_left_out() {
+        let mut text = String::from("{\"syncmut_trace\":1,\"active\":\"0:remove\"}\n");
+        for seq in 0..100 {
+            text.push_str(&format!("{{\"seq\":{seq},\"site\":{},\"action\":\"original\",\"thread\":\"T0\"}}\n", seq % 3));
+        }
+        text.push_str("{\"truncated\":true}\n{\"end\":\"livelock\",\"thread\":\"T0\",\"site\":1}\n");
+        let dir = tempfile::tempdir().unwrap();
+        let (source, dest) = (dir.path().join("raw"), dir.path().join("kept.jsonl"));
+        std::fs::write(&source, &text).unwrap();
+        let keep = Keep { head: 10, around: Some(50), window: 2, tail: 5 };
+        let kept = write_capped(&source, &dest, &keep).unwrap();
+        let seqs: Vec<u64> = kept.events.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 48, 49, 50, 51, 52, 95, 96, 97, 98, 99]);
+        assert_eq!(
+            kept.omitted,
+            [Omitted { events: 38, first_seq: 10, last_seq: 47 }, Omitted { events: 42, first_seq: 53, last_seq: 94 }]
+        );
+        // The file says so, reads back as what was kept, and keeps the end record.
+        let written = std::fs::read_to_string(&dest).unwrap();
+        assert!(written.contains("{\"omitted\":38,\"first_seq\":10,\"last_seq\":47}\n{\"seq\":48"), "{written}");
+        let back = read(&dest).unwrap();
+        assert_eq!(back, kept);
+        assert!(back.truncated);
+        assert_eq!(back.end.unwrap().kind, EndKind::Livelock);
+        // A short trace is kept whole.
+        let whole = write_capped(&source, &dest, &Keep::DEFAULT).unwrap();
+        assert_eq!((whole.events.len(), whole.omitted.len()), (100, 0));
     }
 
     #[test]

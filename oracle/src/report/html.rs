@@ -2,7 +2,9 @@
 //! counts per verdict, each mutated file's source with a mark on every line that holds
 //! mutants (coloured by the worst verdict there: survived, error, not reached, killed),
 //! and per mutant its id, operator, description, verdict, killing test, reason and,
-//! when the run directory is given, the trace diff from `diff/<mutant>.diff`.
+//! when the run directory is given, the first lines of the trace diff from
+//! `diff/<mutant>.diff` with a link to the whole file (relative, as the page sits in the
+//! run directory).
 //!
 //! Everything taken from the run (ids, paths, source, reasons, diffs) is escaped, and
 //! nothing depends on the clock, so the same results give the same bytes.
@@ -16,7 +18,7 @@ use std::path::Path;
 use syncmut_mutator::Catalogue;
 
 /// Every verdict, in the order the header lists them.
-const VERDICTS: [Verdict; 10] = [
+const VERDICTS: [Verdict; 11] = [
     Verdict::KilledByOutput,
     Verdict::KilledByAssertion,
     Verdict::KilledByDeadlock,
@@ -25,6 +27,7 @@ const VERDICTS: [Verdict; 10] = [
     Verdict::KilledByTimeout,
     Verdict::KilledByTrace,
     Verdict::Survived,
+    Verdict::EquivalentExhaustive,
     Verdict::NotReached,
     Verdict::Error,
 ];
@@ -34,7 +37,7 @@ fn class(verdict: Verdict) -> (&'static str, u8) {
     match verdict {
         Verdict::Survived => ("survived", 3),
         Verdict::Error => ("error", 2),
-        Verdict::NotReached => ("not-reached", 1),
+        Verdict::NotReached | Verdict::EquivalentExhaustive => ("not-reached", 1),
         _ => ("killed", 0),
     }
 }
@@ -74,8 +77,13 @@ pub fn render(run_dir: Option<&Path>, catalogue: &Catalogue, outcomes: &Outcomes
     let _ = writeln!(h, "<p id=\"score\">Mutation score {:.1}%</p>", s.percent);
     let _ = writeln!(
         h,
-        "<p id=\"summary\">{} of {} synchronization mutants killed; {} survived, {} not reached, {} errors.</p>",
-        s.killed, s.mutants, s.survived, s.not_reached, s.errors
+        "<p id=\"summary\">{} of {} synchronization mutants killed; {} survived, {} not reached, {} errors.{}</p>",
+        s.killed,
+        s.mutants,
+        s.survived,
+        s.not_reached,
+        s.errors,
+        super::equivalent_note(s)
     );
     if !outcomes.complete {
         h.push_str("<p class=\"incomplete\">This run is incomplete: some mutants were not run on every test yet.</p>\n");
@@ -170,8 +178,10 @@ fn mutant(h: &mut String, i: usize, m: &MutantOutcome, run_dir: Option<&Path>, c
     if let Some(dir) = run_dir {
         let path = dir.join(outdir::DIFF_DIR).join(format!("{}.diff", outdir::file_name(&m.mutant)));
         if let Ok(text) = std::fs::read_to_string(&path) {
+            let file = format!("{}/{}.diff", outdir::DIFF_DIR, outdir::file_name(&m.mutant));
             h.push_str("<details class=\"trace\" open>\n<summary>trace diff, original vs mutant</summary>\n<pre class=\"diff\">");
-            for line in text.lines() {
+            let total = text.lines().count();
+            for line in text.lines().take(DIFF_LINES_SHOWN) {
                 let cls = if line.starts_with("+++") || line.starts_with("---") || line.starts_with('#') {
                     "note"
                 } else if line.starts_with("@@") {
@@ -190,11 +200,24 @@ fn mutant(h: &mut String, i: usize, m: &MutantOutcome, run_dir: Option<&Path>, c
                     let _ = writeln!(h, "<span class=\"{cls}\">{}</span>", escape(line));
                 }
             }
+            if total > DIFF_LINES_SHOWN {
+                let _ = writeln!(
+                    h,
+                    "<span class=\"note\">… {} more lines in <a href=\"{}\">{}</a></span>",
+                    total - DIFF_LINES_SHOWN,
+                    escape(&file),
+                    escape(&file)
+                );
+            }
             h.push_str("</pre>\n</details>\n");
         }
     }
     h.push_str("</section>\n");
 }
+
+/// Lines of a mutant's trace diff shown in the page; the rest stays in `diff/`, linked.
+/// Dozens of livelocked mutants with whole diffs made reports of tens of megabytes.
+const DIFF_LINES_SHOWN: usize = 120;
 
 /// Escapes text for HTML element content and quoted attribute values.
 fn escape(text: &str) -> String {

@@ -10,7 +10,9 @@ pub fn render(outcomes: &Outcomes) -> String {
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     xml.push_str(&format!(
         "<testsuites name=\"syncmut\" tests=\"{}\" failures=\"{failures}\" errors=\"{}\" skipped=\"{}\">\n",
-        s.mutants, s.errors, s.not_reached
+        s.mutants,
+        s.errors,
+        s.not_reached + s.equivalent
     ));
     xml.push_str(&format!(
         "  <testsuite name=\"mutants\" tests=\"{}\" failures=\"{failures}\" errors=\"{}\" skipped=\"{}\">\n",
@@ -23,6 +25,7 @@ pub fn render(outcomes: &Outcomes) -> String {
         match m.verdict {
             Verdict::Survived => xml.push_str(&format!("      <failure message=\"survived\">{detail}</failure>\n")),
             Verdict::NotReached => xml.push_str(&format!("      <skipped message=\"{detail}\"/>\n")),
+            Verdict::EquivalentExhaustive => xml.push_str(&format!("      <skipped message=\"equivalent (exhaustive): {detail}\"/>\n")),
             Verdict::Error => xml.push_str(&format!("      <error message=\"error\">{detail}</error>\n")),
             killed => xml.push_str(&format!(
                 "      <system-out>{} by test {}: {detail}</system-out>\n",

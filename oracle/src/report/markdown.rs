@@ -7,8 +7,14 @@ use crate::verdict::Verdict;
 pub fn render(outcomes: &Outcomes) -> String {
     let s = &outcomes.score;
     let mut md = format!(
-        "## syncmut: mutation score {:.1}%\n\n{} of {} synchronization mutants killed; {} survived, {} not reached, {} errors.\n",
-        s.percent, s.killed, s.mutants, s.survived, s.not_reached, s.errors
+        "## syncmut: mutation score {:.1}%\n\n{} of {} synchronization mutants killed; {} survived, {} not reached, {} errors.{}\n",
+        s.percent,
+        s.killed,
+        s.mutants,
+        s.survived,
+        s.not_reached,
+        s.errors,
+        super::equivalent_note(s)
     );
     let survivors: Vec<_> = outcomes.mutants.iter().filter(|m| m.verdict == Verdict::Survived).collect();
     if !survivors.is_empty() {

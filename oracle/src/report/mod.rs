@@ -66,3 +66,12 @@ pub fn render_in(run_dir: Option<&Path>, format: Format, catalogue: &Catalogue, 
         Format::Html => html::render(run_dir, catalogue, outcomes).into_bytes(),
     }
 }
+
+/// ` N equivalent (exhaustive), left out of the score.` when there are any.
+fn equivalent_note(score: &crate::outcome::Score) -> String {
+    match score.equivalent {
+        0 => String::new(),
+        n => format!(" {n} equivalent (exhaustive), left out of the score."),
+    }
+}
+

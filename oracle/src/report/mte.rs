@@ -35,6 +35,7 @@ pub fn status(verdict: Verdict) -> &'static str {
         v if v.is_killed() => "Killed",
         Verdict::Survived => "Survived",
         Verdict::NotReached => "NoCoverage",
+        Verdict::EquivalentExhaustive => "Ignored",
         _ => "RuntimeError",
     }
 }

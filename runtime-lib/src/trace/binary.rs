@@ -274,17 +274,17 @@ fn end(r: &mut Reader) -> Read<End> {
     })
 }
 
-fn records(r: &mut Reader, trace: &mut Trace) -> Read<()> {
+fn records(r: &mut Reader, trace: &mut Trace, sink: &mut dyn FnMut(Event)) -> Read<()> {
     let p = preamble(r, trace)?;
     let mut seq = 0;
     loop {
         match r.u8()? {
             TAG_PTHREAD => {
-                trace.events.push(pthread_event(r, &p, seq)?);
+                sink(pthread_event(r, &p, seq)?);
                 seq += 1;
             }
             TAG_SYSTEMC => {
-                trace.events.push(systemc_event(r, &p, seq)?);
+                sink(systemc_event(r, &p, seq)?);
                 seq += 1;
             }
             TAG_SEQ => seq = r.u64()?,
@@ -303,9 +303,18 @@ fn records(r: &mut Reader, trace: &mut Trace) -> Read<()> {
 
 /// Parses a binary trace; see the module's comment for cut and spoiled files.
 pub fn parse(bytes: &[u8]) -> Result<Trace, String> {
+    let mut events = Vec::new();
+    let mut trace = stream(bytes, &mut |e| events.push(e))?;
+    trace.events = events;
+    Ok(trace)
+}
+
+/// Parses a binary trace handing each event to `sink` in order instead of keeping it:
+/// the returned trace has no events.
+pub fn stream(bytes: &[u8], sink: &mut dyn FnMut(Event)) -> Result<Trace, String> {
     let mut trace = Trace::default();
     let mut r = Reader { bytes, at: 0 };
-    match records(&mut r, &mut trace) {
+    match records(&mut r, &mut trace, sink) {
         Ok(()) => Ok(trace),
         Err(Stop::Cut) => {
             trace.truncated = true;
