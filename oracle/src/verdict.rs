@@ -248,7 +248,8 @@ mod tests {
 
     /// Judges with `stderr` as the mutant's stderr.
     fn judged(original: &Observation, mutant: &Observation, stderr: &str) -> (Verdict, String) {
-        let mutant = Observation { stderr: Compared::design_stderr(&Output::from_bytes(stderr.as_bytes())), ..mutant.clone() };
+        let mut mutant = mutant.clone();
+        mutant.stderr = Compared::design_stderr(&Output::from_bytes(stderr.as_bytes()));
         judge(original, &mutant, &|site| format!("lock @ a.c:{site}"))
     }
 
