@@ -190,7 +190,7 @@ fn mutants_identical_by_construction_are_not_generated() {
     for line in [16, 17, 18] {
         assert_eq!(at(line), (vec![Remove, NotifyImmediate, NotifyCancel], vec![NotifyDelta]), "line {line}");
     }
-    assert_eq!(at(19), (vec![Remove, NotifyImmediate, NotifyDelta, NotifyCancel], vec![]));
+    assert_eq!(at(19), (vec![Remove, NotifyDelta, NotifyImmediate, NotifyCancel], vec![]));
     // wait(SC_ZERO_TIME), wait(0, SC_NS), wait(sc_time()); wait(SC_ZERO_TIME, e) has no time-zero.
     for line in [20, 21, 22] {
         assert_eq!(at(line), (vec![Remove], vec![TimeDouble, TimeZero]), "line {line}");
