@@ -201,7 +201,7 @@ pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::Failur
     let args: Vec<String> = run["args"].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(String::from)).collect();
     let saved_path = dir.join(COUNTEREXAMPLE_TRACE);
     let saved = syncmut_runtime::trace::read(&saved_path).map_err(usage)?;
-    let replay_path = dir.join("replay.trace");
+    let replay_path = dir.join(syncmut_runtime::trace::binary_name("replay"));
     let invocation = Invocation {
         active: Some(String::new()),
         trace: Some(replay_path.clone()),

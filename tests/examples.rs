@@ -265,4 +265,6 @@ fn irq_dispatch_dropped_events_are_killed_by_generated_tests() {
             assert_eq!(run["verdict"], "survived", "{id}: {run}");
         }
     }
+    // The generator's candidate runs keep their binary traces as `.bin` (gen/gen-traces).
+    assert!(util::assert_jsonl_names_only_json(out.path()) >= 1);
 }

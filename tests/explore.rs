@@ -194,6 +194,9 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     assert!(syncmut_runtime::trace::read(&out.join("counterexample.jsonl")).unwrap().end.unwrap().deadlock);
     // `replay` takes the explore directory itself.
     util::syncmut().arg("replay").arg(&out).assert().success().stdout(predicates::str::contains("reproduced: the trace is identical"));
+    // The runs' raw traces are binary and named so; the counterexample's is JSON Lines.
+    assert!(out.join("explore/run.bin").is_file());
+    assert!(util::assert_jsonl_names_only_json(&out) >= 1);
 
     // The same bug written with C11 threads.
     let out = dir.path().join("c11");
@@ -428,6 +431,8 @@ fn run_kills_a_removed_lock_exhaustively_under_dfs() {
     assert_eq!(m["runs"][0]["exhaustive"], true);
     assert!(m["reason"].as_str().unwrap().contains("(exhaustive: every schedule with at most 1 preemptions"), "{m}");
     assert!(m["runs"][0]["schedule"].as_str().unwrap().starts_with("dfs:"));
+    // The kill's trace, copied from the search's binary one, is kept as JSON Lines.
+    util::assert_jsonl_names_only_json(&dir.path().join("dfs1"));
 }
 
 /// The interleaving is part of the build: recorded in mutants.json, kept by `--resume`

@@ -223,7 +223,7 @@ impl Explorer<'_, '_> {
     fn run(&mut self, schedule_value: &str, prefix_len: usize) -> Result<Outcome, ExploreError> {
         self.runs += 1;
         let out_file = self.work.join("run.schedule");
-        let trace_file = self.work.join("run.jsonl");
+        let trace_file = self.work.join(trace::binary_name("run"));
         let _ = std::fs::remove_file(&out_file);
         let _ = std::fs::remove_file(&trace_file);
         let invocation = Invocation {

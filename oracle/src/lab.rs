@@ -1026,7 +1026,8 @@ fn search_mutant(
                 // Keep the kill: its trace and the choices that replay it.
                 let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
                 let _ = std::fs::create_dir_all(path.parent().unwrap_or(out.root()));
-                let _ = std::fs::copy(visit.trace_file, &path);
+                // The search's file is the runtime's binary trace: kept as JSON Lines.
+                let _ = syncmut_runtime::atomic::write(&path, &trace::to_jsonl(visit.trace));
                 keep_stderr(&path, &visit.execution.stderr);
                 let _ = std::fs::write(schedule_file(out.root(), &test.name, Some(&mutant.id), &tag), visit.schedule_text);
                 false
