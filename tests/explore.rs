@@ -472,3 +472,65 @@ fn memory_reached_through_pointers_is_shared() {
         assert_eq!(report.found.map(|f| f.kind), Some(BugKind::Assertion), "{variant}");
     }
 }
+
+/// pct without --depth or --schedules chooses both from a first run and says what the
+/// runs covered; given values are kept; a repeated schedule is drawn again, so the budget
+/// counts distinct schedules.
+#[test]
+fn pct_chooses_depth_and_budget_and_says_what_it_covered() {
+    let dir = tempfile::tempdir().unwrap();
+    let twin = bugs_dir().join("lock_order_ok.c");
+    let explore = |out: &str, extra: &[&str]| {
+        let out = dir.path().join(out);
+        let args = [&[twin.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "pct"], extra].concat();
+        let done = util::syncmut().arg("explore").args(args).assert().code(0);
+        String::from_utf8_lossy(&done.get_output().stdout).to_string()
+    };
+    let number = |text: &str, after: &str, before: &str| -> usize {
+        let tail = text.split(after).nth(1).unwrap_or_else(|| panic!("no {after:?} in {text}"));
+        tail.split(before).next().unwrap().trim().parse().unwrap_or_else(|_| panic!("{after:?}…{before:?} in {text}"))
+    };
+    // Three threads (main and two workers), a first run of k scheduling points: depth 3
+    // would need over 1000 runs for a 95% bound, so depth 2 and the runs its bound asks.
+    let chosen = explore("chosen", &[]);
+    assert!(chosen.contains("strategy pct (depth 2)"), "{chosen}");
+    assert!(chosen.contains("pct depth 2 (chosen), budget"), "{chosen}");
+    assert!(chosen.contains("schedules (chosen), for 3 thread(s) and"), "{chosen}");
+    let k = number(&chosen, "thread(s) and ", " scheduling point(s)");
+    let per_run = number(&chosen, "1/(n·k^(d-1)) = 1/", ";");
+    assert_eq!(per_run, 3 * k, "{chosen}");
+    let runs = number(&chosen, "explored ", " run(s)");
+    let draws = number(&chosen, "the probability that all ", " pct runs");
+    assert_eq!(draws, runs - 1, "{chosen}");
+    let bound: f64 = chosen.split("missed it is at most ").nth(1).unwrap().split('%').next().unwrap().parse().unwrap();
+    let expected = 100.0 * (1.0 - 1.0 / per_run as f64).powf(draws as f64);
+    assert!((bound - expected).abs() < 0.06, "{bound} vs {expected}: {chosen}");
+    // Repeats are redrawn: fewer distinct schedules than runs, and the count says so.
+    let distinct = number(&chosen, "run(s), ", " distinct");
+    let redrawn = number(&chosen, "distinct schedule(s) (", " repeated draw(s) redrawn)");
+    assert_eq!(distinct + redrawn, runs, "{chosen}");
+
+    // Given values are kept, and the budget is one of distinct schedules.
+    let given = explore("given", &["--depth", "3", "--schedules", "40"]);
+    assert!(given.contains("pct depth 3, budget 40 distinct schedules, for 3 thread(s)"), "{given}");
+    assert_eq!(number(&given, "run(s), ", " distinct"), 40, "{given}");
+}
+
+/// A sync-level search that covered its space without a bug points at memory-level
+/// interleaving; at memory level it does not.
+#[test]
+fn an_exhausted_sync_level_search_suggests_memory_interleaving() {
+    let dir = tempfile::tempdir().unwrap();
+    let twin = bugs_dir().join("lock_order_ok.c");
+    let hint = "--interleave memory makes every load and store of shared memory a scheduling point";
+    let explore = |out: &str, extra: &[&str]| {
+        let out = dir.path().join(out);
+        let args = [&[twin.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "dfs", "--preemptions", "1"], extra].concat();
+        let done = util::syncmut().arg("explore").args(args).assert().code(0);
+        String::from_utf8_lossy(&done.get_output().stdout).to_string()
+    };
+    let sync = explore("sync", &[]);
+    assert!(sync.contains("the bounded space is exhausted") && sync.contains(hint), "{sync}");
+    let memory = explore("memory", &["--interleave", "memory", "--schedules", "30"]);
+    assert!(!memory.contains(hint), "{memory}");
+}
