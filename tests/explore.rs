@@ -217,7 +217,13 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     assert!(String::from_utf8_lossy(&auto.get_output().stderr).contains("exploring at memory level"));
     syncmut(&[race.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "random", "--schedules", "50", "--interleave", "memory"]).code(9);
     let text = std::fs::read_to_string(out.join("counterexample.txt")).unwrap();
-    assert!(text.contains("memory steps at choice points"), "{text}");
+    assert!(text.contains("`mem` lines: the memory steps chosen at choice points"), "{text}");
+    // The memory steps stand among the synchronization events, in the order they ran:
+    // the racing accesses of the adders come between main's two joins.
+    let lines: Vec<&str> = text.lines().collect();
+    let join_a = lines.iter().position(|l| l.contains("pthread_join(a, NULL)")).expect("join a");
+    let join_b = lines.iter().position(|l| l.contains("pthread_join(b, NULL)")).expect("join b");
+    assert!(lines[join_a..join_b].iter().any(|l| l.trim_start().starts_with("mem") && l.contains("writes shared memory in adder")), "{text}");
     syncmut(&[race.to_str().unwrap(), "--interleave", "bytes"]).code(2);
 }
 
@@ -533,4 +539,23 @@ fn an_exhausted_sync_level_search_suggests_memory_interleaving() {
     assert!(sync.contains("the bounded space is exhausted") && sync.contains(hint), "{sync}");
     let memory = explore("memory", &["--interleave", "memory", "--schedules", "30"]);
     assert!(!memory.contains(hint), "{memory}");
+}
+
+/// A lock taken through a pointer parameter is named by what the other thread's calls
+/// show: the choice points record the object each pending call acts on.
+#[test]
+fn a_counterexample_names_the_mutex_a_pointer_parameter_points_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ptr");
+    util::syncmut().arg("explore").arg(util::fixture("explore/pointer_lock_order.c")).arg("-o").arg(&out).assert().code(9);
+    let text = std::fs::read_to_string(out.join("counterexample.txt")).unwrap();
+    assert!(text.starts_with("deadlock"), "{text}");
+    assert!(text.contains("pthread_mutex_lock(first)  (first is &a)"), "{text}");
+    assert!(text.contains("pthread_mutex_lock(second)  (second is &b)"), "{text}");
+    // Calls that name their lock themselves get no note.
+    assert!(!text.contains("(&b is"), "{text}");
+    // Each choice point records the events before it.
+    let schedule = syncmut_runtime::schedule::parse(&std::fs::read_to_string(out.join("counterexample.schedule")).unwrap()).unwrap();
+    assert!(schedule.choices.iter().all(|c| c.events.is_some()), "{schedule:?}");
+    assert!(schedule.choices.windows(2).all(|w| w[0].events <= w[1].events));
 }

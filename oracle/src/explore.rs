@@ -523,22 +523,74 @@ pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String
     }
 }
 
-/// The memory steps (`--interleave memory`) chosen at choice points, in schedule order:
-/// the racy interleaving the trace does not show (accesses are not trace events).
-fn memory_steps(catalogue: &Catalogue, schedule: &Schedule) -> String {
-    let mut lines = Vec::new();
+/// What the choice points of a run tell about its trace: where the memory steps
+/// (`--interleave memory`: accesses are not trace events) go among the events, and which
+/// synchronization object (numbered per run) each event's call acted on.
+struct ChoiceFacts {
+    /// Per memory step chosen, in schedule order: the trace events recorded before it
+    /// (`None`: the schedule file does not say; printed after every event), its thread
+    /// (`T<k>`) and its line.
+    memory: Vec<(Option<u64>, String, String)>,
+    /// Per event (index into the trace's events): the objects of the call, when a choice
+    /// point chose it.
+    objects: Vec<Option<Vec<u32>>>,
+}
+
+/// Reads the choices against the trace: a choice point records how many events came
+/// before it, so the step it chooses comes right after them. A thread waiting at a site
+/// there makes its call at or after that point, on the objects the point shows for it:
+/// its first event from then on, if that is at the site. A thread blocked inside a call
+/// also waits at its site, its event already recorded; when its previous event is at
+/// the same site, which of the two the point means is unclear, and no object is taken.
+fn choice_facts(catalogue: &Catalogue, schedule: &Schedule, trace: &Trace) -> ChoiceFacts {
+    let events = &trace.events;
+    let mut objects = vec![None; events.len()];
+    let mut memory = Vec::new();
     for choice in &schedule.choices {
         let Some(i) = choice.options.iter().position(|(id, _)| *id == choice.chosen) else { continue };
-        let Some(Some(k)) = choice.accesses.get(i) else { continue };
-        let Some(access) = catalogue.accesses.get(*k as usize) else { continue };
-        let verb = if access.write { "writes" } else { "reads " };
-        let preempts = if choice.preempts(choice.chosen) { "  (preempts T".to_string() + &choice.current.unwrap_or(0).to_string() + ")" } else { String::new() };
-        lines.push(format!("  T{:<3} {verb} shared memory in {} @ {}:{}{preempts}\n", choice.chosen, access.function, access.file, access.line));
+        if let Some(access) = choice.accesses.get(i).copied().flatten().and_then(|k| catalogue.accesses.get(k as usize)) {
+            let verb = if access.write { "writes" } else { "reads " };
+            let preempts = if choice.preempts(choice.chosen) { format!("  (preempts T{})", choice.current.unwrap_or(0)) } else { String::new() };
+            memory.push((choice.events, format!("T{}", choice.chosen), format!("{verb} shared memory in {}{preempts}  @ {}:{}", access.function, access.file, access.line)));
+            continue;
+        }
+        let Some(next) = choice.events else { continue };
+        for (option, (id, site)) in choice.options.iter().enumerate() {
+            let Some(site) = site else { continue };
+            let thread = format!("T{id}");
+            let mine = |e: &&syncmut_runtime::trace::Event| e.thread == thread;
+            let Some(e) = events.iter().position(|e| e.seq >= next && e.thread == thread) else { continue };
+            let previous_here = events[..e].iter().rev().find(mine).is_some_and(|p| p.site == *site);
+            if events[e].site == *site && !previous_here && objects[e].is_none() {
+                objects[e] = choice.touches.get(option).cloned().flatten();
+            }
+        }
     }
-    if lines.is_empty() {
-        return String::new();
+    ChoiceFacts { memory, objects }
+}
+
+/// The lock expressions the trace can tell apart: object number → the `&name` a call
+/// at a site written `f(&name…)` acted on.
+fn object_names(catalogue: &Catalogue, trace: &Trace, objects: &[Option<Vec<u32>>]) -> std::collections::BTreeMap<u32, String> {
+    let mut names = std::collections::BTreeMap::new();
+    for (event, objs) in trace.events.iter().zip(objects) {
+        let (Some(site), Some([object])) = (catalogue.sites.get(event.site as usize), objs.as_deref()) else { continue };
+        if let Some(arg) = first_argument(&site.call).filter(|a| a.starts_with('&') && is_identifier(&a[1..])) {
+            names.entry(*object).or_insert_with(|| arg.to_string());
+        }
     }
-    format!("\nmemory steps at choice points (--interleave memory; not in the trace), in order:\n{}", lines.concat())
+    names
+}
+
+/// The first argument of a call as written (`pthread_mutex_lock(&a)` → `&a`).
+fn first_argument(call: &str) -> Option<&str> {
+    let inside = call.split_once('(')?.1.strip_suffix(')')?;
+    let first = inside.split(',').next()?.trim();
+    (!first.is_empty()).then_some(first)
+}
+
+fn is_identifier(text: &str) -> bool {
+    !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !text.starts_with(|c: char| c.is_ascii_digit())
 }
 
 fn first_runtime_line(stderr: &str, fallback: &str) -> String {
@@ -553,7 +605,9 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
         Some(site) => (format!("{}:{}", site.file, site.line), site.call.clone()),
         None => (format!("site {s}"), String::new()),
     };
+    let facts = choice_facts(catalogue, &found.schedule, &found.trace);
     let mut threads: Vec<&str> = found.trace.events.iter().map(|e| e.thread.as_str()).collect();
+    threads.extend(facts.memory.iter().map(|(_, thread, _)| thread.as_str()));
     if let Some(end) = &found.trace.end {
         threads.extend(end.pending.iter().map(|p| p.thread.as_str()));
     }
@@ -574,16 +628,32 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
     ));
     let header: Vec<String> = order.iter().map(|t| format!("{t:<4}")).collect();
     text.push_str(&format!("  {:>4}  {}\n", "seq", header.join("")));
-    for event in &found.trace.events {
+    let names = object_names(catalogue, &found.trace, &facts.objects);
+    let mut memory = facts.memory.iter().peekable();
+    let memory_line = |thread: &str, line: &str| format!("  {:>4}  {}{thread:<4}{line}\n", "mem", "    ".repeat(column(thread)));
+    for (event, objs) in found.trace.events.iter().zip(&facts.objects) {
+        while let Some((_, thread, line)) = memory.next_if(|(before, _, _)| before.is_some_and(|n| n <= event.seq)) {
+            text.push_str(&memory_line(thread, line));
+        }
         let (location, call) = site(event.site);
         let indent = "    ".repeat(column(&event.thread));
         let action = if event.action == "original" { String::new() } else { format!(" [{}]", event.action) };
-        text.push_str(&format!("  {:>4}  {indent}{:<4}{call}{action}  @ {location}\n", event.seq, event.thread));
+        // A lock reached through a pointer: which one, when another call named it.
+        let points_to = match (first_argument(&call), objs.as_deref()) {
+            (Some(arg), Some([object])) if is_identifier(arg) => names.get(object).map(|name| format!("  ({arg} is {name})")).unwrap_or_default(),
+            _ => String::new(),
+        };
+        text.push_str(&format!("  {:>4}  {indent}{:<4}{call}{action}{points_to}  @ {location}\n", event.seq, event.thread));
+    }
+    for (_, thread, line) in memory {
+        text.push_str(&memory_line(thread, line));
     }
     if found.trace.truncated {
         text.push_str("  … (trace truncated)\n");
     }
-    text.push_str(&memory_steps(catalogue, &found.schedule));
+    if !facts.memory.is_empty() {
+        text.push_str("\n`mem` lines: the memory steps chosen at choice points (--interleave memory), in order among the events; accesses are not trace events\n");
+    }
     if let Some(end) = &found.trace.end {
         if !end.pending.is_empty() {
             text.push_str("\nthreads that did not finish:\n");
