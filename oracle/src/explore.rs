@@ -551,7 +551,7 @@ fn choice_facts(catalogue: &Catalogue, schedule: &Schedule, trace: &Trace) -> Ch
         if let Some(access) = choice.accesses.get(i).copied().flatten().and_then(|k| catalogue.accesses.get(k as usize)) {
             let verb = if access.write { "writes" } else { "reads " };
             let preempts = if choice.preempts(choice.chosen) { format!("  (preempts T{})", choice.current.unwrap_or(0)) } else { String::new() };
-            memory.push((choice.events, format!("T{}", choice.chosen), format!("{verb} shared memory in {}{preempts}  @ {}:{}", access.function, access.file, access.line)));
+            memory.push((choice.events, format!("T{}", choice.chosen), format!("{verb} shared memory in {}{preempts} @ {}:{}", access.function, access.file, access.line)));
             continue;
         }
         let Some(next) = choice.events else { continue };
