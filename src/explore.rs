@@ -15,7 +15,7 @@ use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant;
 use syncmut_runtime::exec::Limits;
 use syncmut_runtime::Invocation;
-use syncmut_oracle::explore::{self, ExploreSettings};
+use syncmut_oracle::explore::{self, Choose, ExploreSettings, PctPlan, PCT_MAX_CHOSEN_DEPTH, REPEAT_STREAK};
 use syncmut_oracle::schedules::{Strategy, StrategyName};
 
 #[derive(Args)]
@@ -30,18 +30,22 @@ pub struct ExploreArgs {
     /// (depth-first over scheduling choices, bounded preemptions).
     #[arg(long, default_value = "dfs", value_parser = strategy_name())]
     pub strategy: StrategyName,
-    /// Run budget: at most N executions.
-    #[arg(long, value_name = "N", default_value_t = 1000)]
-    pub schedules: usize,
+    /// Run budget: random, N distinct schedules (a repeated one is drawn again); dfs, at
+    /// most N executions (default 1000); pct, N distinct schedules, by default chosen from
+    /// the program (see --depth).
+    #[arg(long, value_name = "N")]
+    pub schedules: Option<usize>,
     /// dfs: at most this many preemptions per schedule.
     #[arg(long, value_name = "K", default_value_t = 2)]
     pub preemptions: u32,
     /// dfs: also explore schedules that only reorder independent steps (no sleep sets).
     #[arg(long)]
     pub no_sleep_sets: bool,
-    /// pct: bug depth d (d-1 priority change points).
-    #[arg(long, value_name = "D", default_value_t = 3)]
-    pub depth: u32,
+    /// pct: bug depth d (d-1 priority change points); by default the deepest of 1 to 3
+    /// that the budget covers with 95% probability, for the threads and scheduling points
+    /// of a first run.
+    #[arg(long, value_name = "D")]
+    pub depth: Option<u32>,
     /// Scheduling points: `sync` (synchronization calls, thread start/end) or `memory`
     /// (also every load/store of possibly shared memory: globals, memory reached
     /// through pointers), which makes data races and spin-waits explorable.
@@ -69,10 +73,10 @@ pub struct ExploreArgs {
 pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     let internal = |e: anyhow::Error| (exit::INTERNAL, e);
     let mutator = |e: syncmut_mutator::MutatorError| (exit::for_mutator_error(&e), anyhow::Error::from(e));
-    if a.depth == 0 || a.depth > 64 {
+    if a.depth.is_some_and(|d| d == 0 || d > 64) {
         return Err((exit::USAGE, anyhow::anyhow!("--depth must be between 1 and 64")));
     }
-    if a.schedules == 0 {
+    if a.schedules == Some(0) {
         return Err((exit::USAGE, anyhow::anyhow!("--schedules must be at least 1")));
     }
     let flags: Vec<String> = a.cflags.iter().chain(&a.flags).cloned().collect();
@@ -103,11 +107,18 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     }
     let strategy = match a.strategy {
         StrategyName::Random => Strategy::Random,
-        StrategyName::Pct => Strategy::Pct { depth: a.depth },
+        // A placeholder when the depth is chosen from the program.
+        StrategyName::Pct => Strategy::Pct { depth: a.depth.unwrap_or(PCT_MAX_CHOSEN_DEPTH) },
         StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions, sleep_sets: !a.no_sleep_sets },
         other => return Err((exit::USAGE, anyhow::anyhow!("explore: --strategy must be random, pct or dfs, not {other:?}"))),
     };
-    let config = ExploreSettings { strategy, schedules: a.schedules, ..ExploreSettings::default() };
+    let config = ExploreSettings {
+        strategy,
+        schedules: a.schedules.unwrap_or(DEFAULT_SCHEDULES),
+        redraw_repeats: true,
+        choose: Choose { depth: a.depth.is_none(), schedules: a.schedules.is_none() },
+        ..ExploreSettings::default()
+    };
     let program = Invocation {
         active: Some(String::new()),
         limits: Limits { timeout: std::time::Duration::from_secs(a.timeout.max(1)), ..Limits::default() },
@@ -121,22 +132,37 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         " — the bounded space is exhausted".to_string()
     } else if matches!(strategy, Strategy::Dfs { .. }) && report.found.is_none() {
         " — budget reached before the bounded space was exhausted".to_string()
+    } else if report.saturated {
+        format!(" — no new schedule in the last {REPEAT_STREAK} draws")
+    } else if report.found.is_none() && report.repeats >= report.pct.map_or(config.schedules, |plan| plan.schedules) {
+        " — as many repeated draws as the budget: stopped drawing".to_string()
     } else {
         String::new()
     };
     let assumed = if report.assumed > 0 { format!(" ({} ended by __VERIFIER_assume: not bugs)", report.assumed) } else { String::new() };
+    let repeats = if report.repeats > 0 { format!(" ({} repeated draw(s) redrawn)", report.repeats) } else { String::new() };
     println!(
-        "explored {} run(s){assumed}, {} distinct schedule(s), strategy {strategy}, {:.1} s ({:.0} runs/s){coverage}",
+        "explored {} run(s){assumed}, {} distinct schedule(s){repeats}, strategy {}, {:.1} s ({:.0} runs/s){coverage}",
         report.runs,
         report.distinct,
+        report.strategy,
         seconds,
         report.runs as f64 / seconds.max(1e-9)
     );
+    if let Some(plan) = &report.pct {
+        println!("{}", pct_coverage(plan, report.runs, report.found.is_some()));
+    }
     let Some(found) = report.found else {
         if report.runs > 0 && report.assumed == report.runs {
             println!("no bug found, but vacuously: all {} runs ended by __VERIFIER_assume, so nothing after it was checked", report.runs);
         } else {
             println!("no bug found");
+        }
+        if interleave.is_sync() && (report.exhausted || report.saturated) {
+            println!(
+                "the schedules of synchronization calls were covered, but not the order of the memory accesses between them: \
+                 --interleave memory makes every load and store of shared memory a scheduling point (data races, spin-waits)"
+            );
         }
         return Ok(exit::OK);
     };
@@ -163,6 +189,44 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         absolute(&trace_file)
     );
     Ok(exit::BUG_FOUND)
+}
+
+/// The run budget of random and dfs when `--schedules` is not given.
+const DEFAULT_SCHEDULES: usize = 1000;
+
+/// What a pct exploration covered: its parameters, where they came from, and PCT's bound
+/// on the chance that a bug of its depth was missed.
+fn pct_coverage(plan: &PctPlan, runs: usize, found: bool) -> String {
+    let chosen = |yes: bool| if yes { " (chosen)" } else { "" };
+    let d = plan.depth;
+    let mut text = format!(
+        "pct depth {d}{}, budget {} distinct schedules{}, for {} thread(s) and {} scheduling point(s) in the first run: \
+         a run finds a given depth-{d} bug with probability at least 1/(n·k^(d-1)) = 1/{:.0}",
+        chosen(plan.choose.depth),
+        plan.schedules,
+        chosen(plan.choose.schedules),
+        plan.threads,
+        plan.steps,
+        1.0 / plan.per_run()
+    );
+    if !found {
+        // The first run is `default`, not a pct draw.
+        let draws = runs.saturating_sub(1);
+        text.push_str(&format!(
+            "; the probability that all {draws} pct runs missed it is at most {} (runs longer than k steps weaken the bound)",
+            percent(plan.miss_bound(draws))
+        ));
+    }
+    text
+}
+
+/// A probability as a percentage with one decimal, never rounded down to zero.
+fn percent(p: f64) -> String {
+    if p > 0.0 && p < 0.001 {
+        "< 0.1%".to_string()
+    } else {
+        format!("{:.1}%", p * 100.0)
+    }
 }
 
 /// `--strategy`: clap checks the name against the list (and lists the names in its
@@ -201,7 +265,7 @@ pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::Failur
     let args: Vec<String> = run["args"].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(String::from)).collect();
     let saved_path = dir.join(COUNTEREXAMPLE_TRACE);
     let saved = syncmut_runtime::trace::read(&saved_path).map_err(usage)?;
-    let replay_path = dir.join("replay.trace");
+    let replay_path = dir.join(syncmut_runtime::trace::binary_name("replay"));
     let invocation = Invocation {
         active: Some(String::new()),
         trace: Some(replay_path.clone()),

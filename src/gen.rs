@@ -209,7 +209,7 @@ pub fn fallback(plan: &Generation, build: &Build, root: &Path) -> Result<(Vec<sy
     let scratch = root.join("gen").join("gen-traces");
     std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io { what: format!("create {}", scratch.display()), source })?;
     let default = syncmut_analysis::inputs::TestValues::default();
-    let run = syncmut_analysis::suite::run_candidate(&build.metamutant, &default, pthread, &scratch.join("default.jsonl"), None)
+    let run = syncmut_analysis::suite::run_candidate(&build.metamutant, &default, pthread, &scratch.join(syncmut_runtime::trace::binary_name("default")), None)
         .map_err(|source| AnalysisError::Io { what: format!("run {}", build.metamutant.display()), source })?;
     let mut report = String::from("generation kept no usable test; running the design's default invocation (no arguments)");
     let mut tests = vec![syncmut_runtime::test_case::TestCase { name: "default".into(), args: vec![], nondet: vec![], inputs: Default::default(), setting: Default::default() }];

@@ -93,7 +93,7 @@ pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Re
     let case = tests.into_iter().find(|t| t.name == test).unwrap_or_default();
     let saved_path = outdir::trace_file(dir, test, Some(id), run.schedule.as_deref());
     let saved = trace::read(&saved_path).map_err(usage)?;
-    let replay_path = dir.join(format!("replay-{}.jsonl", outdir::file_name(id)));
+    let replay_path = dir.join(trace::binary_name(&format!("replay-{}", outdir::file_name(id))));
     let schedule = (catalogue.kind == syncmut_mutator::api::Family::Pthread).then(|| {
         let tag = run.schedule.as_deref().unwrap_or("default");
         syncmut_oracle::lab::schedule_value(dir, test, Some(id), tag)

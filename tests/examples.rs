@@ -248,3 +248,23 @@ fn named_depth_is_reached_through_named_inputs() {
     // The second sem_wait needs burst = 1 and depth >= 12: only a generated test.
     assert_ne!(results["verdicts"]["consumer#2:remove"], "not-reached");
 }
+
+#[test]
+fn irq_dispatch_dropped_events_are_killed_by_generated_tests() {
+    let out = tempfile::tempdir().unwrap();
+    let results = check_in("systemc/irq_dispatch", out.path());
+    assert_eq!(results["verdicts"]["dispatcher::handler#1:drop-event"], "killed-by-deadlock");
+    assert_eq!(results["verdicts"]["dispatcher::handler#2:drop-event"], "killed-by-output");
+    // The checked-in test raises the uart line and starts no burst: the kills are the
+    // generated tests' (named `wp…`); on `uart` the or-list mutant survives.
+    let outcomes = util::outcomes(out.path());
+    for id in ["dispatcher::handler#1:drop-event", "dispatcher::handler#2:drop-event"] {
+        let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == id).unwrap();
+        assert!(m["killed_by"].as_str().unwrap().starts_with("wp"), "{id}: {m}");
+        for run in m["runs"].as_array().unwrap().iter().filter(|r| r["test"] == "uart") {
+            assert_eq!(run["verdict"], "survived", "{id}: {run}");
+        }
+    }
+    // The generator's candidate runs keep their binary traces as `.bin` (gen/gen-traces).
+    assert!(util::assert_jsonl_names_only_json(out.path()) >= 1);
+}

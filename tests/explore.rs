@@ -194,6 +194,9 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     assert!(syncmut_runtime::trace::read(&out.join("counterexample.jsonl")).unwrap().end.unwrap().deadlock);
     // `replay` takes the explore directory itself.
     util::syncmut().arg("replay").arg(&out).assert().success().stdout(predicates::str::contains("reproduced: the trace is identical"));
+    // The runs' raw traces are binary and named so; the counterexample's is JSON Lines.
+    assert!(out.join("explore/run.bin").is_file());
+    assert!(util::assert_jsonl_names_only_json(&out) >= 1);
 
     // The same bug written with C11 threads.
     let out = dir.path().join("c11");
@@ -214,7 +217,13 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     assert!(String::from_utf8_lossy(&auto.get_output().stderr).contains("exploring at memory level"));
     syncmut(&[race.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "random", "--schedules", "50", "--interleave", "memory"]).code(9);
     let text = std::fs::read_to_string(out.join("counterexample.txt")).unwrap();
-    assert!(text.contains("memory steps at choice points"), "{text}");
+    assert!(text.contains("`mem` lines: the memory steps chosen at choice points"), "{text}");
+    // The memory steps stand among the synchronization events, in the order they ran:
+    // the racing accesses of the adders come between main's two joins.
+    let lines: Vec<&str> = text.lines().collect();
+    let join_a = lines.iter().position(|l| l.contains("pthread_join(a, NULL)")).expect("join a");
+    let join_b = lines.iter().position(|l| l.contains("pthread_join(b, NULL)")).expect("join b");
+    assert!(lines[join_a..join_b].iter().any(|l| l.trim_start().starts_with("mem") && l.contains("writes shared memory in adder")), "{text}");
     syncmut(&[race.to_str().unwrap(), "--interleave", "bytes"]).code(2);
 }
 
@@ -431,8 +440,8 @@ fn run_kills_a_removed_lock_exhaustively_under_dfs() {
     // The log lock is only ever taken inside `m`, so it orders nothing: without it every
     // schedule still shows exactly the original's behaviours. Such a mutant is equivalent
     // within the bound and leaves the score's denominator; so are the region mutants of
-    // the log lock and taking the two locks in the other order (an unlock is no
-    // scheduling point, so nothing runs between the log lock's release and the write).
+    // the log lock and taking the two locks in the other order (the counter is
+    // written before the next scheduling point after the log lock's release).
     for id in ["adder#2:remove", "adder#2:lock-to-trylock", "adder#2:remove-lock-pair", "adder#2:widen-critical-section", "adder#4:shrink-critical-section", "adder#1:swap-lock-order"] {
         let m = one["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == id).unwrap();
         assert_eq!(m["verdict"], "equivalent-exhaustive", "{m}");
@@ -442,6 +451,8 @@ fn run_kills_a_removed_lock_exhaustively_under_dfs() {
     assert_eq!((score["mutants"].as_u64(), score["equivalent"].as_u64()), (Some(14), Some(6)));
     let killed = score["killed"].as_f64().unwrap();
     assert!((score["percent"].as_f64().unwrap() - 100.0 * killed / 8.0).abs() < 1e-9, "{score}");
+    // The kill's trace, copied from the search's binary one, is kept as JSON Lines.
+    util::assert_jsonl_names_only_json(&dir.path().join("dfs1"));
 }
 
 /// The interleaving is part of the build: recorded in mutants.json, kept by `--resume`
@@ -480,4 +491,85 @@ fn memory_reached_through_pointers_is_shared() {
         let report = explore::explore(&original(&b.metamutant), &dfs, &out.join("work")).unwrap();
         assert_eq!(report.found.map(|f| f.kind), Some(BugKind::Assertion), "{variant}");
     }
+}
+
+/// pct without --depth or --schedules chooses both from a first run and says what the
+/// runs covered; given values are kept; a repeated schedule is drawn again, so the budget
+/// counts distinct schedules.
+#[test]
+fn pct_chooses_depth_and_budget_and_says_what_it_covered() {
+    let dir = tempfile::tempdir().unwrap();
+    let twin = bugs_dir().join("lock_order_ok.c");
+    let explore = |out: &str, extra: &[&str]| {
+        let out = dir.path().join(out);
+        let args = [&[twin.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "pct"], extra].concat();
+        let done = util::syncmut().arg("explore").args(args).assert().code(0);
+        String::from_utf8_lossy(&done.get_output().stdout).to_string()
+    };
+    let number = |text: &str, after: &str, before: &str| -> usize {
+        let tail = text.split(after).nth(1).unwrap_or_else(|| panic!("no {after:?} in {text}"));
+        tail.split(before).next().unwrap().trim().parse().unwrap_or_else(|_| panic!("{after:?}…{before:?} in {text}"))
+    };
+    // Three threads (main and two workers), a first run of k scheduling points: depth 3
+    // would need over 1000 runs for a 95% bound, so depth 2 and the runs its bound asks.
+    let chosen = explore("chosen", &[]);
+    assert!(chosen.contains("strategy pct (depth 2)"), "{chosen}");
+    assert!(chosen.contains("pct depth 2 (chosen), budget"), "{chosen}");
+    assert!(chosen.contains("schedules (chosen), for 3 thread(s) and"), "{chosen}");
+    let k = number(&chosen, "thread(s) and ", " scheduling point(s)");
+    let per_run = number(&chosen, "1/(n·k^(d-1)) = 1/", ";");
+    assert_eq!(per_run, 3 * k, "{chosen}");
+    let runs = number(&chosen, "explored ", " run(s)");
+    let draws = number(&chosen, "the probability that all ", " pct runs");
+    assert_eq!(draws, runs - 1, "{chosen}");
+    let bound: f64 = chosen.split("missed it is at most ").nth(1).unwrap().split('%').next().unwrap().parse().unwrap();
+    let expected = 100.0 * (1.0 - 1.0 / per_run as f64).powf(draws as f64);
+    assert!((bound - expected).abs() < 0.06, "{bound} vs {expected}: {chosen}");
+    // Repeats are redrawn: fewer distinct schedules than runs, and the count says so.
+    let distinct = number(&chosen, "run(s), ", " distinct");
+    let redrawn = number(&chosen, "distinct schedule(s) (", " repeated draw(s) redrawn)");
+    assert_eq!(distinct + redrawn, runs, "{chosen}");
+
+    // Given values are kept, and the budget is one of distinct schedules.
+    let given = explore("given", &["--depth", "3", "--schedules", "40"]);
+    assert!(given.contains("pct depth 3, budget 40 distinct schedules, for 3 thread(s)"), "{given}");
+    assert_eq!(number(&given, "run(s), ", " distinct"), 40, "{given}");
+}
+
+/// A sync-level search that covered its space without a bug points at memory-level
+/// interleaving; at memory level it does not.
+#[test]
+fn an_exhausted_sync_level_search_suggests_memory_interleaving() {
+    let dir = tempfile::tempdir().unwrap();
+    let twin = bugs_dir().join("lock_order_ok.c");
+    let hint = "--interleave memory makes every load and store of shared memory a scheduling point";
+    let explore = |out: &str, extra: &[&str]| {
+        let out = dir.path().join(out);
+        let args = [&[twin.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "dfs", "--preemptions", "1"], extra].concat();
+        let done = util::syncmut().arg("explore").args(args).assert().code(0);
+        String::from_utf8_lossy(&done.get_output().stdout).to_string()
+    };
+    let sync = explore("sync", &[]);
+    assert!(sync.contains("the bounded space is exhausted") && sync.contains(hint), "{sync}");
+    let memory = explore("memory", &["--interleave", "memory", "--schedules", "30"]);
+    assert!(!memory.contains(hint), "{memory}");
+}
+
+/// A lock taken through a pointer parameter is named by what the other thread's calls
+/// show: the choice points record the object each pending call acts on.
+#[test]
+fn a_counterexample_names_the_mutex_a_pointer_parameter_points_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ptr");
+    util::syncmut().arg("explore").arg(util::fixture("explore/pointer_lock_order.c")).arg("-o").arg(&out).assert().code(9);
+    let text = std::fs::read_to_string(out.join("counterexample.txt")).unwrap();
+    assert!(text.starts_with("deadlock"), "{text}");
+    assert!(text.contains("pthread_mutex_lock(first)  (first is &a)"), "{text}");
+    assert!(text.contains("pthread_mutex_lock(second)  (second is &b)"), "{text}");
+    // Calls that name their lock themselves get no note.
+    assert!(!text.contains("(&b is"), "{text}");
+    // Each choice point records the events before it.
+    let schedule = syncmut_runtime::schedule::parse(&std::fs::read_to_string(out.join("counterexample.schedule")).unwrap()).unwrap();
+    assert!(schedule.choices.iter().all(|c| c.events.is_some()), "{schedule:?}");
+    assert!(schedule.choices.windows(2).all(|w| w[0].events <= w[1].events));
 }

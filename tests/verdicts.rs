@@ -137,3 +137,18 @@ fn a_normal_pthread_exit_leaves_no_thread_pending() {
         assert_eq!((end.kind.as_str(), end.deadlock, end.pending.len()), ("exit", false, 0), "schedule {schedule:?}: {end:?}");
     }
 }
+
+#[test]
+fn drop_event_runs_on_lists_of_two_and_is_refused_on_a_list_of_one() {
+    // `wait(5, SC_NS, e | f)` without `e` wakes only at `f`'s notification, two ns later.
+    let (verdict, reason) = verdict_of("sc_event_lists", "lists::waiter#2:drop-event");
+    assert_eq!(verdict, "killed-by-output", "{reason}");
+    // The method's `next_trigger(e | f)` without `e` misses the second notification of `e`.
+    let (verdict, reason) = verdict_of("sc_event_lists", "lists::watcher#1:drop-event");
+    assert_eq!(verdict, "killed-by-output", "{reason}");
+    // `e | e` holds one event: the runtime says why it cannot run the mutant, which is
+    // neither killed nor survived.
+    let (verdict, reason) = verdict_of("sc_event_lists", "lists::waiter#1:drop-event");
+    assert_eq!(verdict, "error", "{reason}");
+    assert!(reason.contains("drop-event") && reason.contains("holds 1 event"), "{reason}");
+}

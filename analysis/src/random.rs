@@ -107,7 +107,7 @@ pub fn run(inputs: &Inputs, metamutant: &Path, pthread: bool, scratch: &Path, bu
         if !seen.insert(values.clone()) {
             continue;
         }
-        let run = suite::run_candidate(metamutant, &values, pthread, &scratch.join(format!("random{}.jsonl", runs.len() + unusable.len())), None)?;
+        let run = suite::run_candidate(metamutant, &values, pthread, &scratch.join(syncmut_runtime::trace::binary_name(&format!("random{}", runs.len() + unusable.len()))), None)?;
         if let Some(why) = run.unusable {
             unusable.push((values, why));
             continue;

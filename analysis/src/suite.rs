@@ -107,7 +107,7 @@ pub fn build_refined(
                 continue;
             }
             let n = tried.len() - 1;
-            let trace_path = scratch.join(format!("candidate{n}.jsonl"));
+            let trace_path = scratch.join(trace::binary_name(&format!("candidate{n}")));
             let log_path = scratch.join(format!("candidate{n}.inputs"));
             let run = run_candidate(metamutant, &values, pthread, &trace_path, Some(&log_path))?;
             if let Some(why) = run.unusable {

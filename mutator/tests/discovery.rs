@@ -87,7 +87,14 @@ fn systemc_operators_follow_the_catalogue() {
     };
     use Operator::*;
     assert_eq!(ops_at(22), vec![Remove, EventToTimed, WaitToNotify]);
-    assert_eq!(ops_at(23), vec![Remove, EventToTimed, OrToAnd]);
+    assert_eq!(ops_at(23), vec![Remove, EventToTimed, OrToAnd, DropEvent]);
+    assert_eq!(ops_at(24), vec![Remove, EventToTimed, AndToOr, DropEvent]);
+    // A timeout with an event list: the list loses its first event, the timeout stays.
+    for line in [29, 30, 31, 32] {
+        assert_eq!(ops_at(line), vec![Remove, DropEvent, TimeDouble], "line {line}");
+    }
+    // A timeout with one event has no list to drop from.
+    assert_eq!(ops_at(27), vec![Remove, TimeDouble]);
     assert_eq!(ops_at(26), vec![Remove, TimeDouble, TimeZero]);
     assert_eq!(ops_at(33), vec![Remove, NotifyDelta, NotifyTimed, NotifyCancel]);
     assert_eq!(ops_at(8), vec![SemaphoreCountUp, SemaphoreCountDown]);

@@ -9,6 +9,12 @@
 //! search extends a recorded prefix with one other choice and lets the runtime continue
 //! with the default (non-preemptive) strategy. Every reported bug comes with the schedule
 //! file that replays it.
+//!
+//! PCT's depth and budget can be chosen from the program (`Choose`, `PctPlan`): the first
+//! run gives the number of threads n and of scheduling points k, and PCT finds a given bug
+//! of depth d in one run with probability at least 1/(n·k^(d-1)). `explore` also redraws a
+//! seeded schedule that repeats an earlier one (`redraw_repeats`), so its budget counts
+//! distinct schedules.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -28,12 +34,94 @@ pub struct ExploreSettings {
     pub schedules: usize,
     /// `SYNCMUT_MAX_STEPS` of each run (livelock bound).
     pub max_steps: u64,
+    /// random and pct: a run whose schedule repeats an earlier one does not count towards
+    /// `schedules` and another is drawn, at most `schedules` redraws in all, until
+    /// [`REPEAT_STREAK`] draws in a row repeat. Off: every run counts (the lab's kill
+    /// fractions are over runs).
+    pub redraw_repeats: bool,
+    /// pct: which of the depth and the budget to choose from the first run instead of
+    /// taking them from `strategy` and `schedules`.
+    pub choose: Choose,
 }
 
 impl Default for ExploreSettings {
     fn default() -> Self {
-        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000 }
+        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000, redraw_repeats: false, choose: Choose::default() }
     }
+}
+
+/// What PCT chooses from the program rather than from the settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Choose {
+    pub depth: bool,
+    pub schedules: bool,
+}
+
+/// Draws in a row that all repeat earlier schedules, after which a redrawing search takes
+/// the strategy's schedules of this program as covered.
+pub const REPEAT_STREAK: usize = 200;
+
+/// The miss probability a chosen PCT budget aims at for a bug of the chosen depth.
+pub const PCT_MISS_TARGET: f64 = 0.05;
+/// The most runs a chosen PCT budget asks for.
+pub const PCT_BUDGET_CAP: usize = 1000;
+/// The deepest depth PCT chooses by itself (most concurrency bugs have depth 1 to 3).
+pub const PCT_MAX_CHOSEN_DEPTH: u32 = 3;
+
+/// PCT's parameters for one program, and what they guarantee.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PctPlan {
+    /// n: threads seen in the first run (main included).
+    pub threads: u32,
+    /// k: scheduling points of the first run, where the change points are placed.
+    pub steps: u64,
+    pub depth: u32,
+    /// Distinct schedules to run (the first, `default`, run included).
+    pub schedules: usize,
+    pub choose: Choose,
+}
+
+impl PctPlan {
+    /// Chooses what `choose` asks for: the depth, the deepest of 1 to
+    /// [`PCT_MAX_CHOSEN_DEPTH`] whose [`PCT_MISS_TARGET`] needs no more runs than the
+    /// budget (given, or [`PCT_BUDGET_CAP`]); the budget, the runs that bring the chance
+    /// of missing a bug of that depth to [`PCT_MISS_TARGET`], at most [`PCT_BUDGET_CAP`],
+    /// plus the first run.
+    pub fn new(threads: u32, steps: u64, depth: u32, schedules: usize, choose: Choose) -> PctPlan {
+        let threads = threads.max(1);
+        let steps = steps.max(1);
+        let budget = |depth: u32| runs_for(per_run(threads, steps, depth)).saturating_add(1);
+        let room = if choose.schedules { PCT_BUDGET_CAP } else { schedules };
+        let depth = if choose.depth { (1..=PCT_MAX_CHOSEN_DEPTH).rev().find(|d| budget(*d) <= room).unwrap_or(1) } else { depth };
+        let schedules = if choose.schedules { budget(depth).min(PCT_BUDGET_CAP) } else { schedules };
+        PctPlan { threads, steps, depth, schedules, choose }
+    }
+
+    /// PCT's bound on the probability that one run finds a given bug of the plan's depth.
+    pub fn per_run(&self) -> f64 {
+        per_run(self.threads, self.steps, self.depth)
+    }
+
+    /// The probability that `runs` pct runs all miss a given bug of the plan's depth, at
+    /// most (the runs are independent draws; a repeated schedule is a draw that missed).
+    pub fn miss_bound(&self, runs: usize) -> f64 {
+        (1.0 - self.per_run()).powf(runs as f64)
+    }
+}
+
+/// 1/(n·k^(d-1)).
+fn per_run(threads: u32, steps: u64, depth: u32) -> f64 {
+    1.0 / (f64::from(threads) * (steps as f64).powi(depth.saturating_sub(1) as i32))
+}
+
+/// Runs after which a bug found with probability `p` per run is missed with probability
+/// at most [`PCT_MISS_TARGET`].
+fn runs_for(p: f64) -> usize {
+    if p >= 1.0 {
+        return 1;
+    }
+    let runs = (PCT_MISS_TARGET.ln() / (1.0 - p).ln()).ceil();
+    if runs.is_finite() && runs < usize::MAX as f64 { runs as usize } else { usize::MAX }
 }
 
 /// Kinds of bug a run can show.
@@ -93,6 +181,12 @@ pub struct Report {
     pub distinct: usize,
     /// DFS only: every schedule within the preemption bound was explored.
     pub exhausted: bool,
+    /// Runs whose schedule repeated an earlier one (redrawn when `redraw_repeats`).
+    pub repeats: usize,
+    /// Redrawing stopped after [`REPEAT_STREAK`] repeats in a row.
+    pub saturated: bool,
+    /// pct: the depth and budget used, for the program measured by the first run.
+    pub pct: Option<PctPlan>,
     /// Runs that ended in `__VERIFIER_assume(0)` (status 123): not bugs, and not
     /// counted against the program.
     pub assumed: usize,
@@ -132,7 +226,17 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
         });
         true
     })?;
-    Ok(Report { strategy: config.strategy, runs: search.runs, distinct: search.distinct, exhausted: search.exhausted, assumed, found })
+    Ok(Report {
+        strategy: search.pct.map(|plan| Strategy::Pct { depth: plan.depth }).unwrap_or(config.strategy),
+        runs: search.runs,
+        distinct: search.distinct,
+        exhausted: search.exhausted,
+        repeats: search.repeats,
+        saturated: search.saturated,
+        pct: search.pct,
+        assumed,
+        found,
+    })
 }
 
 /// One executed schedule, as a search hands it to its visitor.
@@ -160,6 +264,12 @@ pub struct Search {
     pub distinct: usize,
     /// dfs: the bounded space was explored completely (the visitor did not stop it).
     pub exhausted: bool,
+    /// Runs whose schedule repeated an earlier one.
+    pub repeats: usize,
+    /// Redrawing stopped after [`REPEAT_STREAK`] repeats in a row.
+    pub saturated: bool,
+    /// pct: the plan used.
+    pub pct: Option<PctPlan>,
 }
 
 /// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each
@@ -167,20 +277,29 @@ pub struct Search {
 /// and trace go, and the step bound on a copy of `program`.
 pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit: &mut dyn FnMut(&Visit) -> bool) -> Result<Search, ExploreError> {
     std::fs::create_dir_all(work).map_err(|e| ExploreError::Io(format!("{}: {e}", work.display())))?;
-    let mut explorer = Explorer { program, config, work, runs: 0, seen: HashSet::new(), visit };
+    let mut explorer = Explorer { program, config, work, runs: 0, seen: HashSet::new(), repeats: 0, saturated: false, pct: None, visit };
     match config.strategy {
         Strategy::Default => {
             explorer.run("default", 0)?;
             Ok(explorer.search(false))
         }
-        Strategy::Random => explorer.seeded(config.strategy, 0),
+        Strategy::Random => explorer.seeded(config.strategy, 0, config.schedules),
         Strategy::Pct { .. } | Strategy::Mixed { .. } => {
             // The run length pct's change points are placed in, measured by a `default` run.
             let first = explorer.run("default", 0)?;
             if first.stop {
                 return Ok(explorer.search(false));
             }
-            explorer.seeded(config.strategy, first.schedule.steps.unwrap_or(1000).max(1))
+            let steps = first.schedule.steps.unwrap_or(1000).max(1);
+            let (strategy, budget) = match config.strategy {
+                Strategy::Pct { depth } => {
+                    let plan = PctPlan::new(first.threads, steps, depth, config.schedules, config.choose);
+                    explorer.pct = Some(plan);
+                    (Strategy::Pct { depth: plan.depth }, plan.schedules)
+                }
+                other => (other, config.schedules),
+            };
+            explorer.seeded(strategy, steps, budget)
         }
         Strategy::Dfs { preemptions, sleep_sets } => explorer.dfs(preemptions, sleep_sets),
     }
@@ -190,6 +309,10 @@ pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit
 struct Outcome {
     schedule: Schedule,
     stop: bool,
+    /// Threads the run had (main included).
+    threads: u32,
+    /// No earlier run of the search made the same choices.
+    new: bool,
 }
 
 struct Explorer<'a, 'v> {
@@ -198,21 +321,37 @@ struct Explorer<'a, 'v> {
     work: &'a Path,
     runs: usize,
     seen: HashSet<Vec<u32>>,
+    repeats: usize,
+    saturated: bool,
+    pct: Option<PctPlan>,
     visit: &'v mut dyn FnMut(&Visit) -> bool,
 }
 
 impl Explorer<'_, '_> {
     fn search(&self, exhausted: bool) -> Search {
-        Search { runs: self.runs, distinct: self.seen.len(), exhausted }
+        Search { runs: self.runs, distinct: self.seen.len(), exhausted, repeats: self.repeats, saturated: self.saturated, pct: self.pct }
     }
 
-    /// Runs the seeded strategy's values `1, 2, …` until the budget is spent.
-    fn seeded(&mut self, strategy: Strategy, steps: u64) -> Result<Search, ExploreError> {
+    /// Runs the seeded strategy's values `1, 2, …` until `budget` runs are made, or, when
+    /// repeats are redrawn, `budget` distinct schedules (at most `budget` redraws, and
+    /// until [`REPEAT_STREAK`] draws in a row repeat).
+    fn seeded(&mut self, strategy: Strategy, steps: u64, budget: usize) -> Result<Search, ExploreError> {
         let mut k = 1;
-        while self.runs < self.config.schedules {
+        let mut streak = 0;
+        loop {
+            let spent = if self.config.redraw_repeats { self.seen.len() } else { self.runs };
+            if spent >= budget || (self.config.redraw_repeats && self.repeats >= budget) {
+                break;
+            }
             let Some(value) = strategy.seeded_value(k, steps) else { break };
-            if self.run(&value, 0)?.stop {
+            let outcome = self.run(&value, 0)?;
+            if outcome.stop {
                 return Ok(self.search(false));
+            }
+            streak = if outcome.new { 0 } else { streak + 1 };
+            if self.config.redraw_repeats && streak >= REPEAT_STREAK {
+                self.saturated = true;
+                break;
             }
             k += 1;
         }
@@ -223,7 +362,7 @@ impl Explorer<'_, '_> {
     fn run(&mut self, schedule_value: &str, prefix_len: usize) -> Result<Outcome, ExploreError> {
         self.runs += 1;
         let out_file = self.work.join("run.schedule");
-        let trace_file = self.work.join("run.jsonl");
+        let trace_file = self.work.join(trace::binary_name("run"));
         let _ = std::fs::remove_file(&out_file);
         let _ = std::fs::remove_file(&trace_file);
         let invocation = Invocation {
@@ -240,7 +379,11 @@ impl Explorer<'_, '_> {
         let schedule_text = std::fs::read_to_string(&out_file).unwrap_or_default();
         let schedule = schedule::parse(&schedule_text).map_err(|e| ExploreError::Io(format!("{}: {e}", out_file.display())))?;
         let trace = trace::read(&trace_file).map_err(ExploreError::Io)?;
-        self.seen.insert(schedule.choices.iter().map(|c| c.chosen).collect());
+        let new = self.seen.insert(schedule.choices.iter().map(|c| c.chosen).collect());
+        if !new {
+            self.repeats += 1;
+        }
+        let threads = threads_of(&schedule, &trace);
         let visit = Visit {
             run: self.runs,
             schedule_value,
@@ -252,7 +395,7 @@ impl Explorer<'_, '_> {
             trace_file: &trace_file,
         };
         let stop = (self.visit)(&visit);
-        Ok(Outcome { schedule, stop })
+        Ok(Outcome { schedule, stop, threads, new })
     }
 
     /// Stateless depth-first search: the stack holds, per choice point of the current
@@ -350,6 +493,18 @@ impl Explorer<'_, '_> {
     }
 }
 
+/// The threads of a run: those at its choice points and those with events (`T<k>`), main
+/// (thread 0) always.
+fn threads_of(schedule: &Schedule, trace: &Trace) -> u32 {
+    let mut ids: HashSet<u32> = HashSet::from([0]);
+    for choice in &schedule.choices {
+        ids.insert(choice.chosen);
+        ids.extend(choice.options.iter().map(|(id, _)| *id));
+    }
+    ids.extend(trace.events.iter().filter_map(|e| e.thread.strip_prefix('T').and_then(|k| k.parse::<u32>().ok())));
+    ids.len() as u32
+}
+
 /// The bug a run shows, if any, with a one-line message.
 pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String)> {
     let end_kind = trace.end.as_ref().map(|e| &e.kind);
@@ -368,22 +523,74 @@ pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String
     }
 }
 
-/// The memory steps (`--interleave memory`) chosen at choice points, in schedule order:
-/// the racy interleaving the trace does not show (accesses are not trace events).
-fn memory_steps(catalogue: &Catalogue, schedule: &Schedule) -> String {
-    let mut lines = Vec::new();
+/// What the choice points of a run tell about its trace: where the memory steps
+/// (`--interleave memory`: accesses are not trace events) go among the events, and which
+/// synchronization object (numbered per run) each event's call acted on.
+struct ChoiceFacts {
+    /// Per memory step chosen, in schedule order: the trace events recorded before it
+    /// (`None`: the schedule file does not say; printed after every event), its thread
+    /// (`T<k>`) and its line.
+    memory: Vec<(Option<u64>, String, String)>,
+    /// Per event (index into the trace's events): the objects of the call, when a choice
+    /// point chose it.
+    objects: Vec<Option<Vec<u32>>>,
+}
+
+/// Reads the choices against the trace: a choice point records how many events came
+/// before it, so the step it chooses comes right after them. A thread waiting at a site
+/// there makes its call at or after that point, on the objects the point shows for it:
+/// its first event from then on, if that is at the site. A thread blocked inside a call
+/// also waits at its site, its event already recorded; when its previous event is at
+/// the same site, which of the two the point means is unclear, and no object is taken.
+fn choice_facts(catalogue: &Catalogue, schedule: &Schedule, trace: &Trace) -> ChoiceFacts {
+    let events = &trace.events;
+    let mut objects = vec![None; events.len()];
+    let mut memory = Vec::new();
     for choice in &schedule.choices {
         let Some(i) = choice.options.iter().position(|(id, _)| *id == choice.chosen) else { continue };
-        let Some(Some(k)) = choice.accesses.get(i) else { continue };
-        let Some(access) = catalogue.accesses.get(*k as usize) else { continue };
-        let verb = if access.write { "writes" } else { "reads " };
-        let preempts = if choice.preempts(choice.chosen) { "  (preempts T".to_string() + &choice.current.unwrap_or(0).to_string() + ")" } else { String::new() };
-        lines.push(format!("  T{:<3} {verb} shared memory in {} @ {}:{}{preempts}\n", choice.chosen, access.function, access.file, access.line));
+        if let Some(access) = choice.accesses.get(i).copied().flatten().and_then(|k| catalogue.accesses.get(k as usize)) {
+            let verb = if access.write { "writes" } else { "reads " };
+            let preempts = if choice.preempts(choice.chosen) { format!("  (preempts T{})", choice.current.unwrap_or(0)) } else { String::new() };
+            memory.push((choice.events, format!("T{}", choice.chosen), format!("{verb} shared memory in {}{preempts} @ {}:{}", access.function, access.file, access.line)));
+            continue;
+        }
+        let Some(next) = choice.events else { continue };
+        for (option, (id, site)) in choice.options.iter().enumerate() {
+            let Some(site) = site else { continue };
+            let thread = format!("T{id}");
+            let mine = |e: &&syncmut_runtime::trace::Event| e.thread == thread;
+            let Some(e) = events.iter().position(|e| e.seq >= next && e.thread == thread) else { continue };
+            let previous_here = events[..e].iter().rev().find(mine).is_some_and(|p| p.site == *site);
+            if events[e].site == *site && !previous_here && objects[e].is_none() {
+                objects[e] = choice.touches.get(option).cloned().flatten();
+            }
+        }
     }
-    if lines.is_empty() {
-        return String::new();
+    ChoiceFacts { memory, objects }
+}
+
+/// The lock expressions the trace can tell apart: object number → the `&name` a call
+/// at a site written `f(&name…)` acted on.
+fn object_names(catalogue: &Catalogue, trace: &Trace, objects: &[Option<Vec<u32>>]) -> std::collections::BTreeMap<u32, String> {
+    let mut names = std::collections::BTreeMap::new();
+    for (event, objs) in trace.events.iter().zip(objects) {
+        let (Some(site), Some([object])) = (catalogue.sites.get(event.site as usize), objs.as_deref()) else { continue };
+        if let Some(arg) = first_argument(&site.call).filter(|a| a.starts_with('&') && is_identifier(&a[1..])) {
+            names.entry(*object).or_insert_with(|| arg.to_string());
+        }
     }
-    format!("\nmemory steps at choice points (--interleave memory; not in the trace), in order:\n{}", lines.concat())
+    names
+}
+
+/// The first argument of a call as written (`pthread_mutex_lock(&a)` → `&a`).
+fn first_argument(call: &str) -> Option<&str> {
+    let inside = call.split_once('(')?.1.strip_suffix(')')?;
+    let first = inside.split(',').next()?.trim();
+    (!first.is_empty()).then_some(first)
+}
+
+fn is_identifier(text: &str) -> bool {
+    !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !text.starts_with(|c: char| c.is_ascii_digit())
 }
 
 fn first_runtime_line(stderr: &str, fallback: &str) -> String {
@@ -398,7 +605,9 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
         Some(site) => (format!("{}:{}", site.file, site.line), site.call.clone()),
         None => (format!("site {s}"), String::new()),
     };
+    let facts = choice_facts(catalogue, &found.schedule, &found.trace);
     let mut threads: Vec<&str> = found.trace.events.iter().map(|e| e.thread.as_str()).collect();
+    threads.extend(facts.memory.iter().map(|(_, thread, _)| thread.as_str()));
     if let Some(end) = &found.trace.end {
         threads.extend(end.pending.iter().map(|p| p.thread.as_str()));
     }
@@ -419,16 +628,32 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
     ));
     let header: Vec<String> = order.iter().map(|t| format!("{t:<4}")).collect();
     text.push_str(&format!("  {:>4}  {}\n", "seq", header.join("")));
-    for event in &found.trace.events {
+    let names = object_names(catalogue, &found.trace, &facts.objects);
+    let mut memory = facts.memory.iter().peekable();
+    let memory_line = |thread: &str, line: &str| format!("  {:>4}  {}{thread:<4}{line}\n", "mem", "    ".repeat(column(thread)));
+    for (event, objs) in found.trace.events.iter().zip(&facts.objects) {
+        while let Some((_, thread, line)) = memory.next_if(|(before, _, _)| before.is_some_and(|n| n <= event.seq)) {
+            text.push_str(&memory_line(thread, line));
+        }
         let (location, call) = site(event.site);
         let indent = "    ".repeat(column(&event.thread));
         let action = if event.action == "original" { String::new() } else { format!(" [{}]", event.action) };
-        text.push_str(&format!("  {:>4}  {indent}{:<4}{call}{action}  @ {location}\n", event.seq, event.thread));
+        // A lock reached through a pointer: which one, when another call named it.
+        let points_to = match (first_argument(&call), objs.as_deref()) {
+            (Some(arg), Some([object])) if is_identifier(arg) => names.get(object).map(|name| format!("  ({arg} is {name})")).unwrap_or_default(),
+            _ => String::new(),
+        };
+        text.push_str(&format!("  {:>4}  {indent}{:<4}{call}{action}{points_to}  @ {location}\n", event.seq, event.thread));
+    }
+    for (_, thread, line) in memory {
+        text.push_str(&memory_line(thread, line));
     }
     if found.trace.truncated {
         text.push_str("  … (trace truncated)\n");
     }
-    text.push_str(&memory_steps(catalogue, &found.schedule));
+    if !facts.memory.is_empty() {
+        text.push_str("\n`mem` lines: the memory steps chosen at choice points (--interleave memory), in order among the events; accesses are not trace events\n");
+    }
     if let Some(end) = &found.trace.end {
         if !end.pending.is_empty() {
             text.push_str("\nthreads that did not finish:\n");
@@ -452,4 +677,39 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BOTH: Choose = Choose { depth: true, schedules: true };
+
+    #[test]
+    fn pct_chooses_the_deepest_depth_its_budget_covers() {
+        // 3 threads, 16 points: depth 3 needs 1/768 per run, ~2300 runs: over the cap.
+        let plan = PctPlan::new(3, 16, 9, 9, BOTH);
+        assert_eq!(plan.depth, 2);
+        assert_eq!(plan.schedules, runs_for(1.0 / 48.0) + 1);
+        assert!(plan.miss_bound(plan.schedules - 1) <= PCT_MISS_TARGET);
+        assert!(plan.miss_bound(plan.schedules - 2) > PCT_MISS_TARGET);
+        // A short program affords depth 3.
+        let short = PctPlan::new(2, 5, 9, 9, BOTH);
+        assert_eq!((short.depth, short.schedules), (3, runs_for(1.0 / 50.0) + 1));
+        // A long one only depth 1 (random priorities, no change point): p = 1/n.
+        let long = PctPlan::new(4, 100_000, 9, 9, BOTH);
+        assert_eq!((long.depth, long.schedules), (1, runs_for(0.25) + 1));
+        // Depth 1 and one thread: one pct run is every schedule.
+        assert_eq!(PctPlan::new(1, 10, 1, 9, Choose { depth: false, schedules: true }).schedules, 2);
+    }
+
+    #[test]
+    fn given_values_are_kept_and_the_other_is_chosen_around_them() {
+        let given = PctPlan::new(3, 16, 3, 40, Choose::default());
+        assert_eq!((given.depth, given.schedules), (3, 40));
+        // A budget of 40 runs covers depth 1 (p = 1/3) but not depth 2 (1/48).
+        assert_eq!(PctPlan::new(3, 16, 9, 40, Choose { depth: true, schedules: false }).depth, 1);
+        // Depth 3 given: the budget its bound asks for is over the cap, so the cap.
+        assert_eq!(PctPlan::new(3, 16, 3, 9, Choose { depth: false, schedules: true }).schedules, PCT_BUDGET_CAP);
+    }
 }

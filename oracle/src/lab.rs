@@ -469,6 +469,7 @@ fn dfs_config(schedules: Schedules, max_steps: Option<u64>) -> explore::ExploreS
         schedules: schedules.budget.max(1),
         // The original runs under the runtime's own default, mutants under their plan's.
         max_steps: max_steps.unwrap_or(10_000_000),
+        ..explore::ExploreSettings::default()
     }
 }
 
@@ -1158,6 +1159,7 @@ fn search_mutant(
                 // choices that replay it.
                 let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
                 let _ = std::fs::create_dir_all(path.parent().unwrap_or(out.root()));
+                // The search's file is the runtime's binary trace: kept as JSON Lines.
                 let around = tally.divergence.as_ref().and_then(|d| divergence_seq(visit.trace_file, &tally.hidden, d));
                 let _ = trace::write_capped(visit.trace_file, &path, &Keep { around, ..Keep::DEFAULT });
                 keep_stderr(&path, &visit.execution.stderr);

@@ -49,6 +49,9 @@ pub struct Choice {
     /// pending step is, under `--interleave memory` (`m<k>` in the site field). May be
     /// shorter than `options` (missing: none).
     pub accesses: Vec<Option<u32>>,
+    /// Trace events recorded before the point (`e<n>`): the chosen step comes after the
+    /// events with a smaller seq. `None` in files that do not say.
+    pub events: Option<u64>,
 }
 
 impl Choice {
@@ -141,7 +144,8 @@ pub fn parse(text: &str) -> Result<Schedule, String> {
                 });
             }
         }
-        schedule.choices.push(Choice { chosen, kind, current, options, touches, reads, accesses });
+        let events = words.get(4).and_then(|w| w.strip_prefix('e')).and_then(|n| n.parse().ok());
+        schedule.choices.push(Choice { chosen, kind, current, options, touches, reads, accesses, events });
     }
     Ok(schedule)
 }
@@ -184,6 +188,9 @@ mod tests {
         assert!(!c.independent(1, 5) && !c.independent(1, 3) && !c.independent(3, 4));
         // Two reads of one address commute; a read and a write of it do not.
         assert!(c.independent(6, 7) && c.independent(6, 8) && !c.independent(6, 1) && !c.independent(8, 2));
+        // The trace events recorded before a point, when the file says.
+        assert_eq!(c.events, None);
+        assert_eq!(parse("2 run 1 1:3:o1,2:m0:r1 e12\n").unwrap().choices[0].events, Some(12));
         let s = parse(text).unwrap();
         assert_eq!(s.choices.len(), 2);
         assert_eq!(s.choices[0].options, vec![(0, None), (1, Some(4))]);
@@ -202,7 +209,7 @@ mod tests {
 
     #[test]
     fn a_thread_that_finished_is_not_preempted() {
-        let c = Choice { chosen: 2, kind: ChoiceKind::Run, current: Some(1), options: vec![(0, None), (2, None)], touches: vec![], reads: vec![], accesses: vec![] };
+        let c = Choice { chosen: 2, kind: ChoiceKind::Run, current: Some(1), options: vec![(0, None), (2, None)], touches: vec![], reads: vec![], accesses: vec![], events: None };
         assert!(!c.preempts(2));
     }
 }

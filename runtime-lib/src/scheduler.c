@@ -104,6 +104,7 @@ struct choice {
     uint32_t kind;
     uint32_t n;       /* options, in opts[off..off+n) */
     uint64_t off;
+    uint64_t events;  /* trace events recorded before the point */
 };
 struct option {
     uint32_t id;
@@ -252,6 +253,7 @@ static void record_choice(int kind, const struct sthread *chosen, const struct s
     c->kind = (uint32_t)kind;
     c->n = n;
     c->off = noptions;
+    c->events = syncmut_trace_recorded();
     for (uint32_t i = 0; i < n; i++) {
         for (int j = 0; j < 2; j++)
             options[noptions + i].obj[j] = object_number(candidates[i], j);
@@ -485,7 +487,7 @@ static void write_schedule_out(const char *how)
     sout.used = 0;
     sout_str("# syncmut-schedule 1 ");
     sout_str(schedule_value);
-    sout_str("\n# <chosen> <kind> <current|-> <id>:<site|->:<objects>,... (one line per choice point)\n");
+    sout_str("\n# <chosen> <kind> <current|-> <id>:<site|->:<objects>,... e<events> (one line per choice point)\n");
     uint64_t n = atomic_load_explicit(&nchoices, memory_order_acquire);
     for (uint64_t k = 0; k < n; k++) {
         const struct choice *c = &choices[k];
@@ -523,6 +525,8 @@ static void write_schedule_out(const char *how)
                 }
             }
         }
+        sout_str(" e");
+        sout_u64(c->events);
         sout_str("\n");
     }
     if (atomic_load_explicit(&choices_truncated, memory_order_relaxed))

@@ -19,12 +19,14 @@
 // which copies the event pointers from a named list and takes them over from (and
 // deletes) a temporary one. Like SystemC's own `list | e` operators, it also decrements
 // the busy count of a named list another process is currently waiting on; that count only
-// guards diagnostics (modification/destruction of a list in use).
+// guards diagnostics (modification/destruction of a list in use). drop-event must also see
+// which events a list holds, which no public member tells: see `events_of`.
 #include <systemc>
 
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "activation.h"
 #include "systemc_monitor.h"
@@ -125,6 +127,47 @@ const sc_event_or_list &to_or_list(const sc_event_and_list &list)
     return (events | none).release();
 }
 
+// The events of a list, in the order they were added (SystemC drops a repeated event).
+// sc_event_list keeps them in the private member m_events and offers no accessor. The
+// access rules do not apply to the names in an explicit template instantiation, so
+// instantiating `events_access` with &sc_event_list::m_events hands out a typed pointer to
+// that member through the friend function `events_member`: no layout is assumed, and a
+// change of the member's name or type fails the build instead of reading garbage.
+using event_vector = std::vector<const sc_event *>;
+template <event_vector sc_event_list::*Member> struct events_access {
+    friend event_vector sc_event_list::*events_member() { return Member; }
+};
+event_vector sc_event_list::*events_member();
+template struct events_access<&sc_event_list::m_events>;
+
+const event_vector &events_of(const sc_event_list &list) { return list.*events_member(); }
+
+// drop-event: the same kind of list without its first event, as a heap list the kernel
+// frees after the wait (as to_and_list does); frees `list` if it is a temporary. With one
+// event (`e | e` is one) nothing would be left to wait on, which SystemC rejects: the
+// runtime refuses the mutant rather than run something that is not the design's.
+template <class List> const List &without_first(uint32_t site, const List &list)
+{
+    List all, rest, none;
+    static_cast<sc_event_list &>(all) = list;
+    const event_vector &events = events_of(all);
+    if (events.size() < 2)
+        syncmut_fatal("drop-event at site %u: the event list holds %zu event(s) when the call "
+                      "is reached; dropping one leaves no event to wait on, so this mutant "
+                      "cannot be run here",
+                      site, events.size());
+    for (size_t i = 1; i < events.size(); ++i) {
+        if constexpr (std::is_same_v<List, sc_event_or_list>)
+            rest |= *events[i];
+        else
+            rest &= *events[i];
+    }
+    if constexpr (std::is_same_v<List, sc_event_or_list>)
+        return (rest | none).release();
+    else
+        return (rest & none).release();
+}
+
 // ---- the kernel functions a wrapper may end up calling ------------------------------
 
 // `wait` in an SC_THREAD, `next_trigger` in an SC_METHOD; the same overload set.
@@ -186,7 +229,9 @@ template <class K>
 void on_or(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_or_list &el)
 {
     call c = begin(site, SUSPENDS,
-                   REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_OR_TO_AND), w);
+                   REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_OR_TO_AND) |
+                       op_bit(SYNCMUT_DROP_EVENT),
+                   w);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return drop(el);
@@ -195,6 +240,8 @@ void on_or(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_or_
         return K::call(one_ns(simc), simc);
     case SYNCMUT_OR_TO_AND:
         return K::call(to_and_list(el), simc);
+    case SYNCMUT_DROP_EVENT:
+        return K::call(without_first(site, el), simc);
     default:
         return K::call(el, simc);
     }
@@ -204,7 +251,9 @@ template <class K>
 void on_and(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_and_list &el)
 {
     call c = begin(site, SUSPENDS,
-                   REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_AND_TO_OR), w);
+                   REMOVE | op_bit(SYNCMUT_EVENT_TO_TIMED) | op_bit(SYNCMUT_AND_TO_OR) |
+                       op_bit(SYNCMUT_DROP_EVENT),
+                   w);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return drop(el);
@@ -213,6 +262,8 @@ void on_and(uint32_t site, const char *w, sc_simcontext *simc, const sc_event_an
         return K::call(one_ns(simc), simc);
     case SYNCMUT_AND_TO_OR:
         return K::call(to_or_list(el), simc);
+    case SYNCMUT_DROP_EVENT:
+        return K::call(without_first(site, el), simc);
     default:
         return K::call(el, simc);
     }
@@ -252,12 +303,18 @@ void on_value(uint32_t site, const char *w, sc_simcontext *simc, double v, sc_ti
     }
 }
 
-// Timeout plus event or list: remove, or double the timeout.
+// Timeout plus event or list: remove, double the timeout, or (a list) drop its first event.
+template <class Events> constexpr uint32_t timed_events_ops()
+{
+    return std::is_same_v<Events, sc_event> ? TIMED_LIST_OPS
+                                            : TIMED_LIST_OPS | op_bit(SYNCMUT_DROP_EVENT);
+}
+
 template <class K, class Events>
 void on_time_events(uint32_t site, const char *w, sc_simcontext *simc, const sc_time &t,
                     const Events &events)
 {
-    call c = begin(site, SUSPENDS, TIMED_LIST_OPS, w);
+    call c = begin(site, SUSPENDS, timed_events_ops<Events>(), w);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         if constexpr (!std::is_same_v<Events, sc_event>)
@@ -265,6 +322,10 @@ void on_time_events(uint32_t site, const char *w, sc_simcontext *simc, const sc_
         return;
     case SYNCMUT_TIME_DOUBLE:
         return K::call(t + t, events, simc);
+    case SYNCMUT_DROP_EVENT:
+        if constexpr (!std::is_same_v<Events, sc_event>)
+            return K::call(t, without_first(site, events), simc);
+        return K::call(t, events, simc);
     default:
         return K::call(t, events, simc);
     }
@@ -274,7 +335,7 @@ template <class K, class Events>
 void on_value_events(uint32_t site, const char *w, sc_simcontext *simc, double v,
                      sc_time_unit tu, const Events &events)
 {
-    call c = begin(site, SUSPENDS, TIMED_LIST_OPS, w);
+    call c = begin(site, SUSPENDS, timed_events_ops<Events>(), w);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         if constexpr (!std::is_same_v<Events, sc_event>)
@@ -282,6 +343,10 @@ void on_value_events(uint32_t site, const char *w, sc_simcontext *simc, double v
         return;
     case SYNCMUT_TIME_DOUBLE:
         return K::call(sc_time(2 * v, tu, simc), events, simc);
+    case SYNCMUT_DROP_EVENT:
+        if constexpr (!std::is_same_v<Events, sc_event>)
+            return K::call(sc_time(v, tu, simc), without_first(site, events), simc);
+        return K::call(sc_time(v, tu, simc), events, simc);
     default:
         return K::call(sc_time(v, tu, simc), events, simc);
     }

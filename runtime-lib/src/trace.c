@@ -177,6 +177,11 @@ int syncmut_trace_on(void)
     return trace_on;
 }
 
+uint64_t syncmut_trace_recorded(void)
+{
+    return atomic_load_explicit(&claimed, memory_order_relaxed);
+}
+
 /* The next free record, or NULL once the cap is reached. The load first keeps a
  * livelocked design from hammering the counter's cache line forever. */
 static struct event *claim_slot(void)

@@ -20,6 +20,11 @@ void syncmut_trace_init(const char *path, const char *active);
 /* Nonzero when events are being recorded. */
 int syncmut_trace_on(void);
 
+/* Events recorded so far: the seq the next event gets (0 when tracing is off). The
+ * scheduler writes it with each choice point, which places the steps that are not
+ * events (memory accesses) among the events. */
+uint64_t syncmut_trace_recorded(void);
+
 /* Names the calling thread T<k> in the trace (the scheduler's creation-order id). */
 void syncmut_trace_set_thread_id(uint32_t k);
 

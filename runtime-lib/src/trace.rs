@@ -204,6 +204,16 @@ fn parse_with(text: &str, sink: &mut dyn FnMut(Event)) -> Result<Trace, String> 
     Ok(trace)
 }
 
+/// The extension of a file the runtime writes its trace to and that stays binary
+/// (`candidate3.bin`, explore's `run.bin`): `.jsonl` names only JSON Lines, the form the
+/// oracle renders for users. Readers take either form whatever the name.
+pub const BINARY_EXTENSION: &str = "bin";
+
+/// `<stem>.bin`: the name of a binary trace file.
+pub fn binary_name(stem: &str) -> String {
+    format!("{stem}.{BINARY_EXTENSION}")
+}
+
 /// Parses a trace in either form: binary when it starts like the binary magic (a cut
 /// one may be shorter), else JSON Lines.
 pub fn parse_bytes(bytes: &[u8]) -> Result<Trace, String> {

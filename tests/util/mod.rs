@@ -48,3 +48,24 @@ pub fn expected(example_dir: &Path) -> Value {
     let file = example_dir.join("expected.json");
     serde_json::from_slice(&std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}; create it with SYNCMUT_BLESS=1", file.display()))).unwrap()
 }
+
+/// Every file under `dir` named `.jsonl` is JSON Lines, not the runtime's binary trace
+/// (whose magic starts with byte 0x89); returns how many `.bin` traces there are.
+pub fn assert_jsonl_names_only_json(dir: &Path) -> usize {
+    let mut binaries = 0;
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                let bytes = std::fs::read(&path).unwrap();
+                assert!(bytes.first() != Some(&0x89), "{}: a binary trace named .jsonl", path.display());
+            } else if path.extension().is_some_and(|e| e == "bin") {
+                binaries += 1;
+            }
+        }
+    }
+    binaries
+}
