@@ -21,7 +21,7 @@ CORRECT = {"peterson", "dekker", "bakery", "szymanski", "ticket_lock", "flag_han
 def cell(program, strategy, interleave, budget):
     with tempfile.TemporaryDirectory() as out:
         cmd = [SYNCMUT, "explore", os.path.join(CORPUS, program + ".c"), "--strategy", strategy,
-               "--interleave", interleave, "--schedules", budget, "--timeout", "3", "-o", out]
+               "--interleave", interleave, "--schedules", budget, "-o", out]
         text = subprocess.run(cmd, capture_output=True, text=True).stdout
     runs = re.search(r"^explored (\d+) run", text, re.M)
     bug = re.search(r"^BUG ([a-z ]+?)(?: \(timeout\))?:", text, re.M)
