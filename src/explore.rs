@@ -116,6 +116,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         strategy,
         schedules: a.schedules.unwrap_or(DEFAULT_SCHEDULES),
         redraw_repeats: true,
+        draw_inputs: true,
         choose: Choose { depth: a.depth.is_none(), schedules: a.schedules.is_none() },
         ..ExploreSettings::default()
     };
@@ -125,11 +126,29 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         ..Invocation::new(&build.metamutant, &a.args)
     };
     let started = std::time::Instant::now();
-    let report = explore::explore(&program, &config, &a.output.join("explore"))
+    let mut report = explore::explore(&program, &config, &a.output.join("explore"))
         .map_err(|e| (exit::INTERNAL, anyhow::anyhow!("{e}")))?;
+    if interleave.is_sync() && report.found.as_ref().is_some_and(|f| f.kind == explore::BugKind::Hang) {
+        // A thread ran past the timeout without reaching a scheduling point: at sync level
+        // a busy-wait on plain memory keeps the baton, and the thread it waits for never
+        // runs. That is the granularity's doing, not necessarily the program's: explore
+        // again where every shared load is a scheduling point and the scheduler is fair;
+        // a hang that persists there is reported.
+        eprintln!(
+            "syncmut: run {} spun past the timeout outside any synchronization call (a busy-wait on shared memory keeps the other threads from running at sync level): exploring again at memory level, under fair scheduling",
+            report.found.as_ref().map_or(0, |f| f.run)
+        );
+        interleave = Interleave::Memory;
+        build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave }).map_err(mutator)?;
+        let program = Invocation { program: build.metamutant.clone(), ..program.clone() };
+        report = explore::explore(&program, &config, &a.output.join("explore"))
+            .map_err(|e| (exit::INTERNAL, anyhow::anyhow!("{e}")))?;
+    }
     let seconds = started.elapsed().as_secs_f64();
     let coverage = if report.exhausted {
         " — the bounded space is exhausted".to_string()
+    } else if matches!(strategy, Strategy::Dfs { .. }) && report.found.is_none() && report.drew_inputs {
+        " — the program reads nondet inputs: dfs went on with drawn values until the budget".to_string()
     } else if matches!(strategy, Strategy::Dfs { .. }) && report.found.is_none() {
         " — budget reached before the bounded space was exhausted".to_string()
     } else if report.saturated {
@@ -167,7 +186,13 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         return Ok(exit::OK);
     };
     // What `syncmut replay DIR` needs besides the files below.
-    let replay = serde_json::json!({ "args": a.args, "timeout_secs": a.timeout.max(1) });
+    let replay = serde_json::json!({
+        "args": a.args,
+        "timeout_secs": a.timeout.max(1),
+        "nondet_seed": found.input_seed,
+        "nondet": found.given.nondet,
+        "inputs": found.given.inputs,
+    });
     let text = explore::render_counterexample(&build.catalogue, &found);
     let schedule_file = a.output.join(COUNTEREXAMPLE_SCHEDULE);
     let trace_file = a.output.join(COUNTEREXAMPLE_TRACE);
@@ -180,9 +205,13 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     // Every path in the hint absolute, so it works from any directory.
     let absolute = |p: &PathBuf| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()).display().to_string();
     let args: Vec<String> = a.args.iter().map(|arg| shell_word(arg)).collect();
+    // The drawn values, as the list the runtime hands out in call order.
+    let inputs = Invocation { nondet: found.given.nondet.clone(), inputs: found.given.inputs.clone(), ..Invocation::new(&build.metamutant, &[]) };
+    let inputs: String = inputs.env().iter().map(|(k, v)| format!("{k}={} ", shell_word(v))).collect();
     println!(
-        "schedule saved to {}; replay it with:\n  SYNCMUT_SCHEDULE=replay:{} SYNCMUT_TRACE=trace.bin {} {}\n(the runtime writes its trace in binary; {} is the same trace as JSON Lines)",
+        "schedule saved to {}; replay it with (or `syncmut replay {}`):\n  {inputs}SYNCMUT_SCHEDULE=replay:{} SYNCMUT_TRACE=trace.bin {} {}\n(the runtime writes its trace in binary; {} is the same trace as JSON Lines)",
         absolute(&schedule_file),
+        shell_word(&absolute(&a.output)),
         shell_word(&absolute(&schedule_file)),
         shell_word(&absolute(&build.metamutant)),
         args.join(" "),
@@ -263,6 +292,10 @@ pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::Failur
         .and_then(|b| serde_json::from_slice(&b).ok())
         .ok_or_else(|| usage(format!("{}: missing or unreadable; explore this design again to replay it", dir.join(COUNTEREXAMPLE_RUN).display())))?;
     let args: Vec<String> = run["args"].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(String::from)).collect();
+    // The input values the run was given (drawn ones included), in call order.
+    let nondet: Vec<i128> = run["nondet"].as_array().into_iter().flatten().filter_map(|v| v.as_i64().map(i128::from).or(v.as_u64().map(i128::from))).collect();
+    let inputs: std::collections::BTreeMap<String, i64> =
+        run["inputs"].as_object().into_iter().flatten().filter_map(|(k, v)| Some((k.clone(), v.as_i64()?))).collect();
     let saved_path = dir.join(COUNTEREXAMPLE_TRACE);
     let saved = syncmut_runtime::trace::read(&saved_path).map_err(usage)?;
     let replay_path = dir.join(syncmut_runtime::trace::binary_name("replay"));
@@ -270,6 +303,8 @@ pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::Failur
         active: Some(String::new()),
         trace: Some(replay_path.clone()),
         schedule: Some(format!("replay:{}", schedule.display())),
+        nondet,
+        inputs,
         limits: Limits { timeout: std::time::Duration::from_secs(run["timeout_secs"].as_u64().unwrap_or(10)), ..Limits::default() },
         ..Invocation::new(&dir.join(metamutant::layout::METAMUTANT_EXE), &args)
     };

@@ -15,11 +15,18 @@
 //! of depth d in one run with probability at least 1/(n·k^(d-1)). `explore` also redraws a
 //! seeded schedule that repeats an earlier one (`redraw_repeats`), so its budget counts
 //! distinct schedules.
+//! Inputs drawn with schedules (`draw_inputs`): each run also draws the values of the
+//! program's `__VERIFIER_nondet_*()` calls and named inputs from a seeded stream
+//! (`SYNCMUT_NONDET_SEED`, boundary values mixed with small and random ones): seed k for
+//! the seeded strategies' k-th schedule; dfs explores its bounded space once with every
+//! value 0, then again for seeds 1, 2, … while the budget lasts. The values a bug's run
+//! drew are kept with it, so it replays exactly.
 
 use std::collections::HashSet;
 use std::path::Path;
 use syncmut_mutator::Catalogue;
 use syncmut_runtime::exec::{Execution, Status};
+use syncmut_runtime::input_log::{self, Given};
 use syncmut_runtime::schedule::{self, Choice, ChoiceKind, Schedule};
 use syncmut_runtime::trace::{self, EndKind, Trace};
 use syncmut_runtime::{status, Invocation};
@@ -42,11 +49,14 @@ pub struct ExploreSettings {
     /// pct: which of the depth and the budget to choose from the first run instead of
     /// taking them from `strategy` and `schedules`.
     pub choose: Choose,
+    /// Draw nondet and named input values per run (seeded), besides the schedule. Off for
+    /// runs that carry a test's own values.
+    pub draw_inputs: bool,
 }
 
 impl Default for ExploreSettings {
     fn default() -> Self {
-        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000, redraw_repeats: false, choose: Choose::default() }
+        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000, redraw_repeats: false, choose: Choose::default(), draw_inputs: false }
     }
 }
 
@@ -167,6 +177,9 @@ pub struct Found {
     pub schedule: Schedule,
     /// Raw text of the run's schedule-out file.
     pub schedule_text: String,
+    /// The seed its input values were drawn with (`None`: every value 0), and the values.
+    pub input_seed: Option<u64>,
+    pub given: Given,
     pub execution: Execution,
     pub trace: Trace,
 }
@@ -190,6 +203,8 @@ pub struct Report {
     /// Runs that ended in `__VERIFIER_assume(0)` (status 123): not bugs, and not
     /// counted against the program.
     pub assumed: usize,
+    /// Some run was handed input values drawn from a seed.
+    pub drew_inputs: bool,
     pub found: Option<Found>,
 }
 
@@ -221,6 +236,8 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
             run: visit.run,
             schedule: visit.schedule.clone(),
             schedule_text: visit.schedule_text.to_string(),
+            input_seed: visit.input_seed,
+            given: visit.given.clone(),
             execution: visit.execution.clone(),
             trace: visit.trace.clone(),
         });
@@ -235,6 +252,7 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
         saturated: search.saturated,
         pct: search.pct,
         assumed,
+        drew_inputs: search.drew_inputs,
         found,
     })
 }
@@ -251,6 +269,9 @@ pub struct Visit<'a> {
     /// The choices the run made, parsed and as written (replayable with `replay:`).
     pub schedule: &'a Schedule,
     pub schedule_text: &'a str,
+    /// The seed of its drawn input values (`None`: not drawn) and the values it was given.
+    pub input_seed: Option<u64>,
+    pub given: &'a Given,
     pub execution: &'a Execution,
     pub trace: &'a Trace,
     /// Where the run's trace is, until the next run overwrites it.
@@ -262,7 +283,8 @@ pub struct Visit<'a> {
 pub struct Search {
     pub runs: usize,
     pub distinct: usize,
-    /// dfs: the bounded space was explored completely (the visitor did not stop it).
+    /// dfs: the bounded space was explored completely (the visitor did not stop it), and
+    /// the program drew no input value, so no other values are left to try.
     pub exhausted: bool,
     /// Runs whose schedule repeated an earlier one.
     pub repeats: usize,
@@ -270,6 +292,8 @@ pub struct Search {
     pub saturated: bool,
     /// pct: the plan used.
     pub pct: Option<PctPlan>,
+    /// Some run drew input values.
+    pub drew_inputs: bool,
 }
 
 /// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each
@@ -277,7 +301,7 @@ pub struct Search {
 /// and trace go, and the step bound on a copy of `program`.
 pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit: &mut dyn FnMut(&Visit) -> bool) -> Result<Search, ExploreError> {
     std::fs::create_dir_all(work).map_err(|e| ExploreError::Io(format!("{}: {e}", work.display())))?;
-    let mut explorer = Explorer { program, config, work, runs: 0, seen: HashSet::new(), repeats: 0, saturated: false, pct: None, visit };
+    let mut explorer = Explorer { program, config, work, runs: 0, seen: HashSet::new(), repeats: 0, saturated: false, pct: None, visit, input_seed: None, drew_inputs: false, stopped: false };
     match config.strategy {
         Strategy::Default => {
             explorer.run("default", 0)?;
@@ -301,7 +325,22 @@ pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit
             };
             explorer.seeded(strategy, steps, budget)
         }
-        Strategy::Dfs { preemptions, sleep_sets } => explorer.dfs(preemptions, sleep_sets),
+        Strategy::Dfs { preemptions, sleep_sets } => {
+            // Pass 0 with every value 0 (the run without drawn inputs), then one pass per
+            // seed while the program draws values and the budget lasts.
+            let mut pass = 0;
+            loop {
+                let exhausted = explorer.dfs(preemptions, sleep_sets)?;
+                if !exhausted || explorer.stopped {
+                    return Ok(explorer.search(false));
+                }
+                if !config.draw_inputs || !explorer.drew_inputs {
+                    return Ok(explorer.search(true));
+                }
+                pass += 1;
+                explorer.input_seed = Some(pass);
+            }
+        }
     }
 }
 
@@ -325,11 +364,17 @@ struct Explorer<'a, 'v> {
     saturated: bool,
     pct: Option<PctPlan>,
     visit: &'v mut dyn FnMut(&Visit) -> bool,
+    /// The seed the next run draws its input values with (`None`: all 0).
+    input_seed: Option<u64>,
+    /// Some run was handed a drawn value.
+    drew_inputs: bool,
+    /// The visitor ended the search.
+    stopped: bool,
 }
 
 impl Explorer<'_, '_> {
     fn search(&self, exhausted: bool) -> Search {
-        Search { runs: self.runs, distinct: self.seen.len(), exhausted, repeats: self.repeats, saturated: self.saturated, pct: self.pct }
+        Search { runs: self.runs, distinct: self.seen.len(), exhausted, repeats: self.repeats, saturated: self.saturated, pct: self.pct, drew_inputs: self.drew_inputs }
     }
 
     /// Runs the seeded strategy's values `1, 2, …` until `budget` runs are made, or, when
@@ -344,6 +389,7 @@ impl Explorer<'_, '_> {
                 break;
             }
             let Some(value) = strategy.seeded_value(k, steps) else { break };
+            self.input_seed = self.config.draw_inputs.then_some(k as u64);
             let outcome = self.run(&value, 0)?;
             if outcome.stop {
                 return Ok(self.search(false));
@@ -363,13 +409,18 @@ impl Explorer<'_, '_> {
         self.runs += 1;
         let out_file = self.work.join("run.schedule");
         let trace_file = self.work.join(trace::binary_name("run"));
+        let inputs_file = self.work.join("run.inputs");
         let _ = std::fs::remove_file(&out_file);
         let _ = std::fs::remove_file(&trace_file);
+        let _ = std::fs::remove_file(&inputs_file);
+        let draw = self.config.draw_inputs;
         let invocation = Invocation {
             schedule: Some(schedule_value.to_string()),
             schedule_out: Some(out_file.clone()),
             trace: Some(trace_file.clone()),
             max_steps: Some(self.config.max_steps),
+            nondet_seed: if draw { self.input_seed } else { self.program.nondet_seed },
+            input_log: if draw { Some(inputs_file.clone()) } else { self.program.input_log.clone() },
             ..self.program.clone()
         };
         let execution = invocation.run().map_err(|e| ExploreError::Io(format!("{}: {e}", self.program.program.display())))?;
@@ -379,6 +430,9 @@ impl Explorer<'_, '_> {
         let schedule_text = std::fs::read_to_string(&out_file).unwrap_or_default();
         let schedule = schedule::parse(&schedule_text).map_err(|e| ExploreError::Io(format!("{}: {e}", out_file.display())))?;
         let trace = trace::read(&trace_file).map_err(ExploreError::Io)?;
+        // The values it was handed; the program's own given values stay first in the list.
+        let given = if draw { input_log::read(&inputs_file) } else { Given::default() };
+        self.drew_inputs |= !given.is_empty();
         let new = self.seen.insert(schedule.choices.iter().map(|c| c.chosen).collect());
         if !new {
             self.repeats += 1;
@@ -390,15 +444,19 @@ impl Explorer<'_, '_> {
             prefix_len,
             schedule: &schedule,
             schedule_text: &schedule_text,
+            input_seed: if draw { self.input_seed } else { None },
+            given: &given,
             execution: &execution,
             trace: &trace,
             trace_file: &trace_file,
         };
         let stop = (self.visit)(&visit);
+        self.stopped |= stop;
         Ok(Outcome { schedule, stop, threads, new })
     }
 
-    /// Stateless depth-first search: the stack holds, per choice point of the current
+    /// Stateless depth-first search (one pass, under the current input seed; true when
+    /// the bounded space was exhausted): the stack holds, per choice point of the current
     /// path, the options still to try there; a path is re-executed by replaying its
     /// prefix, the runtime continuing with the default strategy past its end.
     ///
@@ -407,7 +465,7 @@ impl Explorer<'_, '_> {
     /// no step dependent on it (same synchronization object) has happened since; such
     /// a thread is not tried there. Sets are kept across `run` points only (emptied at
     /// a `wake`/`timeout` point).
-    fn dfs(&mut self, bound: u32, sleep_sets: bool) -> Result<Search, ExploreError> {
+    fn dfs(&mut self, bound: u32, sleep_sets: bool) -> Result<bool, ExploreError> {
         struct Node {
             choice: Choice,
             /// Options tried at this point (the path's own choice first).
@@ -439,19 +497,19 @@ impl Explorer<'_, '_> {
         let mut stack: Vec<Node> = Vec::new();
         loop {
             if self.runs >= self.config.schedules {
-                return Ok(self.search(false));
+                return Ok(false);
             }
             std::fs::write(&replay_file, schedule::replay_text(&prefix)).map_err(|e| ExploreError::Io(format!("{}: {e}", replay_file.display())))?;
             let outcome = self.run(&format!("replay:{}", replay_file.display()), prefix.len())?;
             if outcome.stop {
-                return Ok(self.search(false));
+                return Ok(false);
             }
             let schedule = outcome.schedule;
             if schedule.truncated || schedule.diverged.is_some() {
                 // The run did not follow the prefix (the program is not deterministic
                 // under a fixed schedule) or was too long to record: the search cannot
                 // claim to cover the space.
-                return Ok(self.search(false));
+                return Ok(false);
             }
             // Extend the stack with the points past the prefix.
             stack.truncate(prefix.len());
@@ -487,7 +545,7 @@ impl Explorer<'_, '_> {
             }
             match next_prefix {
                 Some(p) => prefix = p,
-                None => return Ok(self.search(true)),
+                None => return Ok(true),
             }
         }
     }
@@ -593,6 +651,28 @@ fn is_identifier(text: &str) -> bool {
     !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !text.starts_with(|c: char| c.is_ascii_digit())
 }
 
+/// The input values the run was given, one line (empty when it read none).
+fn render_inputs(found: &Found) -> String {
+    let given = &found.given;
+    if given.is_empty() {
+        return String::new();
+    }
+    let mut parts: Vec<String> = Vec::new();
+    if !given.nondet.is_empty() {
+        let values: Vec<String> = given.nondet.iter().map(|v| v.to_string()).collect();
+        parts.push(format!("__VERIFIER_nondet_* returned {} in call order", values.join(", ")));
+    }
+    if !given.inputs.is_empty() {
+        let named: Vec<String> = given.inputs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        parts.push(format!("named inputs {}", named.join(", ")));
+    }
+    let source = match found.input_seed {
+        Some(seed) => format!("drawn with SYNCMUT_NONDET_SEED={seed}"),
+        None => "every value 0".to_string(),
+    };
+    format!("inputs ({source}): {}\n", parts.join("; "))
+}
+
 fn first_runtime_line(stderr: &str, fallback: &str) -> String {
     stderr.lines().find(|l| l.starts_with("syncmut runtime:")).map(|l| l.trim().to_string()).unwrap_or_else(|| fallback.to_string())
 }
@@ -620,12 +700,9 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
     order.sort_by_key(|t| t.trim_start_matches('T').parse::<u64>().unwrap_or(u64::MAX));
     let column = |t: &str| order.iter().position(|o| *o == t).unwrap_or(0);
     let mut text = format!("{}: {}\n", found.kind, found.message);
-    text.push_str(&format!(
-        "found by run {} (SYNCMUT_SCHEDULE={}), {} choice points\n\ninterleaving (each thread in its own column):\n",
-        found.run,
-        found.schedule_value,
-        found.schedule.choices.len()
-    ));
+    text.push_str(&format!("found by run {} (SYNCMUT_SCHEDULE={}), {} choice points\n", found.run, found.schedule_value, found.schedule.choices.len()));
+    text.push_str(&render_inputs(found));
+    text.push_str("\ninterleaving (each thread in its own column):\n");
     let header: Vec<String> = order.iter().map(|t| format!("{t:<4}")).collect();
     text.push_str(&format!("  {:>4}  {}\n", "seq", header.join("")));
     let names = object_names(catalogue, &found.trace, &facts.objects);

@@ -469,6 +469,8 @@ fn dfs_config(schedules: Schedules, max_steps: Option<u64>) -> explore::ExploreS
         schedules: schedules.budget.max(1),
         // The original runs under the runtime's own default, mutants under their plan's.
         max_steps: max_steps.unwrap_or(10_000_000),
+        // A test carries its own input values.
+        draw_inputs: false,
         ..explore::ExploreSettings::default()
     }
 }

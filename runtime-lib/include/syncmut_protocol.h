@@ -45,6 +45,8 @@
 #define SYNCMUT_ENV_PCT_STEPS "SYNCMUT_PCT_STEPS"
 /* Values of __VERIFIER_nondet_*() calls in call order. */
 #define SYNCMUT_ENV_NONDET "SYNCMUT_NONDET"
+/* Seed of the values drawn past SYNCMUT_NONDET and for named inputs it does not give. */
+#define SYNCMUT_ENV_NONDET_SEED "SYNCMUT_NONDET_SEED"
 /* Values of named inputs, name=value,… */
 #define SYNCMUT_ENV_INPUTS "SYNCMUT_INPUTS"
 /* Where the values handed out are logged. */

@@ -16,6 +16,9 @@ pub const MAX_STEPS: &str = "SYNCMUT_MAX_STEPS";
 pub const PCT_STEPS: &str = "SYNCMUT_PCT_STEPS";
 /// Values of `__VERIFIER_nondet_*()` calls, in call order.
 pub const NONDET: &str = "SYNCMUT_NONDET";
+/// Seed of the values drawn for `__VERIFIER_nondet_*()` calls past `SYNCMUT_NONDET` and
+/// for named inputs `SYNCMUT_INPUTS` does not give (unset: 0 for both).
+pub const NONDET_SEED: &str = "SYNCMUT_NONDET_SEED";
 /// Values of named inputs, `name=value,…`.
 pub const INPUTS: &str = "SYNCMUT_INPUTS";
 /// Where the runtime logs the input values it hands out.

@@ -3,10 +3,13 @@
  * - the SV-COMP/Test-Comp convention __VERIFIER_nondet_<type>(): the k-th call in the
  *   run (in call order, whichever thread makes it) returns the k-th value of
  *   SYNCMUT_NONDET (comma-separated decimal integers), converted to the function's
- *   type as C converts an integer; calls beyond the list return 0;
+ *   type as C converts an integer; calls beyond the list return 0, or, with
+ *   SYNCMUT_NONDET_SEED=<n>, a value drawn for the call's position and type from the
+ *   seeded stream (below);
  * - named inputs, syncmut_input_int("depth", lo, hi): the value given for the name in
- *   SYNCMUT_INPUTS (`name=value,...`), else 0 clamped into [lo, hi]; a given value
- *   outside [lo, hi] ends the run with status 120;
+ *   SYNCMUT_INPUTS (`name=value,...`), else 0 clamped into [lo, hi] (with a seed: a
+ *   value drawn in [lo, hi] for the name); a given value outside [lo, hi] ends the run
+ *   with status 120;
  * - SYNCMUT_INPUT_LOG=<path>: every value handed out is appended as one line
  *   (`nondet <type> <value>` / `input <name> <value>`), written as it happens so a run
  *   that ends in a deadlock or a crash still leaves its log.
@@ -34,6 +37,8 @@
 static uint64_t *nondet_values;
 static size_t nondet_count;
 static atomic_size_t nondet_next;
+static int seeded; /* SYNCMUT_NONDET_SEED given */
+static uint64_t seed;
 
 struct named {
     char *name;
@@ -124,6 +129,15 @@ static void parse_named(const char *text) {
 __attribute__((constructor(103))) static void inputs_init(void) {
     const char *nondet = getenv(SYNCMUT_ENV_NONDET);
     if (nondet && *nondet) parse_nondet(nondet);
+    const char *s = getenv(SYNCMUT_ENV_NONDET_SEED);
+    if (s && *s) {
+        char *stop;
+        errno = 0;
+        seed = strtoull(s, &stop, 10);
+        if (errno || *stop || *s < '0' || *s > '9')
+            inputs_fatal("SYNCMUT_NONDET_SEED: \"%s\" is not a decimal number; expected e.g. SYNCMUT_NONDET_SEED=7", s);
+        seeded = 1;
+    }
     const char *named = getenv(SYNCMUT_ENV_INPUTS);
     if (named && *named) parse_named(named);
     const char *log = getenv(SYNCMUT_ENV_INPUT_LOG);
@@ -144,15 +158,51 @@ static void log_line(const char *kind, const char *what, long long value, int is
     }
 }
 
-/* The next value in call order (0 past the end of the list). */
-static uint64_t next_nondet(void) {
+/* The seeded stream: the value of draw `k` depends on the seed and k only, so a run's
+ * values do not depend on which thread draws first, and a replay under the same choices
+ * draws the same ones. */
+static uint64_t mix(uint64_t k) /* splitmix64 of (seed, k) */
+{
+    uint64_t z = seed * 0x9E3779B97F4A7C15u + (k + 1) * 0xD1B54A32D192ED03u;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+/* A drawn value for a `bits`-wide integer: a quarter boundary values (0, 1, -1, the
+ * type's min and max), half small ones (-16..16, where loop bounds and the constants
+ * guards compare with usually are), a quarter any bit pattern. */
+static uint64_t draw(uint64_t k, unsigned bits, int is_unsigned) {
+    uint64_t r = mix(k);
+    uint64_t pick = r & 3, rest = r >> 2;
+    uint64_t mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    uint64_t top = UINT64_C(1) << (bits - 1);
+    if (pick == 0) {
+        switch (rest % 5) {
+        case 0: return 0;
+        case 1: return 1;
+        case 2: return UINT64_MAX; /* -1, or the unsigned max once converted */
+        case 3: return is_unsigned ? 0 : (uint64_t)0 - top; /* min, sign-extended */
+        default: return is_unsigned ? mask : top - 1;
+        }
+    }
+    if (pick == 3) {
+        uint64_t v = rest & mask;
+        return !is_unsigned && (v & top) ? v | ~mask : v; /* sign-extended */
+    }
+    return (uint64_t)((int64_t)(rest % 33) - 16);
+}
+
+/* The next value in call order: the list's, else drawn (seeded) or 0. */
+static uint64_t next_nondet(unsigned bits, int is_unsigned) {
     size_t k = atomic_fetch_add(&nondet_next, 1);
-    return k < nondet_count ? nondet_values[k] : 0;
+    if (k < nondet_count) return nondet_values[k];
+    return seeded ? draw(k, bits, is_unsigned) : 0;
 }
 
 #define NONDET(type, suffix, is_unsigned)                          \
     type __VERIFIER_nondet_##suffix(void) {                        \
-        type v = (type)next_nondet();                              \
+        type v = (type)next_nondet(8 * sizeof(type), is_unsigned); \
         log_line("nondet", #suffix, (long long)v, is_unsigned);    \
         return v;                                                  \
     }
@@ -176,7 +226,7 @@ NONDET(unsigned short, u16, 1)
 NONDET(unsigned char, u8, 1)
 
 _Bool __VERIFIER_nondet_bool(void) {
-    _Bool v = next_nondet() != 0;
+    _Bool v = next_nondet(1, 1) != 0;
     log_line("nondet", "bool", v, 0);
     return v;
 }
@@ -194,7 +244,19 @@ int syncmut_input_int(const char *name, int lo, int hi) {
     }
     if (given && (v < lo || v > hi))
         inputs_fatal("input \"%s\" = %lld is outside its range [%d, %d] (SYNCMUT_INPUTS)", name, v, lo, hi);
-    if (!given) v = 0 < lo ? lo : (0 > hi ? hi : 0);
+    if (!given && seeded) {
+        /* Drawn per name, not per call: every call for a name agrees, as with a given value. */
+        uint64_t h = 1469598103934665603u; /* FNV-1a of the name */
+        for (const char *c = name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211u;
+        uint64_t r = mix(h), span = (uint64_t)((long long)hi - lo) + 1;
+        switch (r & 3) {
+        case 0: v = lo; break;
+        case 1: v = hi; break;
+        default: v = lo + (long long)((r >> 2) % span); break;
+        }
+    } else if (!given) {
+        v = 0 < lo ? lo : (0 > hi ? hi : 0);
+    }
     log_line("input", name, v, 0);
     return (int)v;
 }

@@ -60,6 +60,9 @@ pub struct Invocation {
     pub input_log: Option<PathBuf>,
     /// `SYNCMUT_NONDET`: `__VERIFIER_nondet_*()` values in call order (unset when empty).
     pub nondet: Vec<i128>,
+    /// `SYNCMUT_NONDET_SEED`: draw the values of nondet calls past `nondet`, and of named
+    /// inputs not in `inputs`, from this seeded stream (unset: 0 for both).
+    pub nondet_seed: Option<u64>,
     /// `SYNCMUT_INPUTS`: named input values (unset when empty).
     pub inputs: BTreeMap<String, i64>,
     /// `SYNCMUT_ENTROPY`: another virtual world (clock start, random stream); unset
@@ -90,6 +93,7 @@ impl Invocation {
             max_steps: None,
             input_log: None,
             nondet: Vec::new(),
+            nondet_seed: None,
             inputs: BTreeMap::new(),
             entropy: None,
             limits: Limits::default(),
@@ -122,6 +126,7 @@ impl Invocation {
         vars.extend(self.max_steps.map(|n| (env::MAX_STEPS, n.to_string())));
         vars.extend(self.input_log.as_ref().map(|p| (env::INPUT_LOG, path(p))));
         vars.extend(self.entropy.map(|n| (env::ENTROPY, n.to_string())));
+        vars.extend(self.nondet_seed.map(|n| (env::NONDET_SEED, n.to_string())));
         if !self.nondet.is_empty() {
             vars.push((env::NONDET, self.nondet.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")));
         }

@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 pub mod atomic;
 pub mod env;
 pub mod exec;
+pub mod input_log;
 pub mod invocation;
 pub mod output;
 pub mod schedule;

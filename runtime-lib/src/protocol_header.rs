@@ -85,6 +85,7 @@ fn the_rust_constants_match_the_protocol_header() {
         ("SYNCMUT_ENV_MAX_STEPS", text(env::MAX_STEPS)),
         ("SYNCMUT_ENV_PCT_STEPS", text(env::PCT_STEPS)),
         ("SYNCMUT_ENV_NONDET", text(env::NONDET)),
+        ("SYNCMUT_ENV_NONDET_SEED", text(env::NONDET_SEED)),
         ("SYNCMUT_ENV_INPUTS", text(env::INPUTS)),
         ("SYNCMUT_ENV_INPUT_LOG", text(env::INPUT_LOG)),
         ("SYNCMUT_ENV_DELTA_BOUND", text(env::DELTA_BOUND)),

@@ -45,6 +45,16 @@
  * baton while another thread could run, before it is rotated out. Without it a polling
  * loop (trylock, or lock/test/unlock) would starve the thread it waits for. */
 #define SLICE 1000u
+/* Fairness (every strategy). A thread that has made SPIN_READS memory reads in a row
+ * without a write of its own (a busy-wait: it cannot change anything, only wait for
+ * another thread) yields at each further read: it does not run again until every thread
+ * that was ready at the yield has run a step (CHESS's fair scheduler). And a ready
+ * thread left out for FAIR_BOUND scheduling points runs next, whatever the strategy,
+ * which bounds how long a polling loop that writes (trylock, lock/test/unlock) can
+ * starve the thread it waits for. So an unfair schedule alone never ends a run as a
+ * livelock: what exhausts the step budget spins under fair scheduling too. */
+#define SPIN_READS 8u
+#define FAIR_BOUND 1000u
 #define NO_NAME UINT32_MAX
 
 enum state { FREE = 0, READY, RUNNING, BLOCKED, FINISHED };
@@ -77,6 +87,10 @@ struct sthread {
     int touches_all;
     int next_reads; /* the pending step only reads next_obj[0] (a memory load) */
     int64_t next_access; /* the pending step is memory access number k (mutator's list), else -1 */
+    /* Fairness. */
+    uint32_t reads_in_a_row; /* memory reads since the thread's last write or sync call */
+    uint64_t yielded_at; /* step of its last busy-wait yield, 0: none */
+    uint64_t last_run; /* step it last ran at, or was made ready at */
 };
 
 static int enabled; /* written once before main */
@@ -203,6 +217,7 @@ static void wake(struct sthread *t, int reason)
     t->obj = NULL;
     t->kind = W_NONE;
     t->wake = reason;
+    t->last_run = steps; /* ready from now on: starvation counts from here */
     set_state(t, READY);
 }
 
@@ -348,12 +363,57 @@ static struct sthread *expire_timed_wait(void)
     return t;
 }
 
+/* Keeps among the n candidates the ones a fair scheduler may run (returns how many):
+ * the one starved longest if some ready thread has waited FAIR_BOUND points, else those
+ * not held back by their own busy-wait yield. Depends only on the run's past choices, so
+ * replay and follow meet the same candidates. */
+static uint32_t fair_candidates(uint32_t n)
+{
+    struct sthread *starved = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        struct sthread *t = candidates[i];
+        if (steps - t->last_run >= FAIR_BOUND && (starved == NULL || t->last_run < starved->last_run))
+            starved = t;
+    }
+    if (starved != NULL) {
+        candidates[0] = starved;
+        return 1;
+    }
+    /* t is held back while some ready thread has not run since t's yield. The relation
+     * is acyclic (a thread runs at its own yield), so someone always stays. */
+    uint32_t kept = 0;
+    struct sthread *keep[MAX_THREADS];
+    for (uint32_t i = 0; i < n; i++) {
+        struct sthread *t = candidates[i];
+        int held = 0;
+        for (uint32_t j = 0; j < n && !held && t->yielded_at != 0; j++)
+            held = candidates[j] != t && candidates[j]->last_run < t->yielded_at;
+        if (!held)
+            keep[kept++] = t;
+    }
+    for (uint32_t i = 0; i < kept; i++)
+        candidates[i] = keep[i];
+    return kept;
+}
+
+static int is_candidate(const struct sthread *t, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (candidates[i] == t)
+            return 1;
+    return 0;
+}
+
 /* The default strategy's choice; also keeps its time-slice state, so a replay that runs
  * out of recorded choices continues exactly like `default`. */
 static struct sthread *default_choice(struct sthread *me, uint32_t n)
 {
     if (load_state(me) != READY)
         return lowest_id(n, UINT32_MAX);
+    if (!is_candidate(me, n)) { /* held back by fairness: the next ready thread by id */
+        struct sthread *next = lowest_id(n, me->id);
+        return next != NULL ? next : lowest_id(n, UINT32_MAX);
+    }
     /* `me` could go on: it does, unless it has gone on for SLICE points in a row while
      * another thread was ready. Then it yields to the next ready thread by id (cyclic),
      * and keeps yielding at each of its points where another is ready until some other
@@ -395,6 +455,7 @@ static struct sthread *choose(struct sthread *me)
     uint32_t n = collect_ready();
     if (n == 0)
         return expire_timed_wait();
+    n = fair_candidates(n);
     struct sthread *chosen;
     switch (strategy) {
     case STRATEGY_RANDOM:
@@ -633,6 +694,7 @@ static void reschedule(struct sthread *me)
         syncmut_trace_finish("deadlock", NO_NAME, -1, SYNCMUT_STATUS_DEADLOCK);
     }
     set_state(next, RUNNING);
+    next->last_run = steps;
     current = next;
     if (next != me)
         pthread_cond_signal(&next->cv);
@@ -727,6 +789,9 @@ static struct sthread *new_slot(void) /* `lock` held */
     t->timed = 0;
     t->wake = WAKE_NONE;
     t->has_handle = 0;
+    t->reads_in_a_row = 0;
+    t->yielded_at = 0;
+    t->last_run = steps;
     set_next(t, NULL, NULL, 0); /* starting runs design code only */
     /* pct: a random priority above every change-point priority (< 2^32) */
     t->prio = strategy == STRATEGY_PCT ? (UINT64_C(1) << 32) + (rng_next() >> 32) : 0;
@@ -856,6 +921,7 @@ void syncmut_sched_enter_on(uint32_t site, const void *a, const void *b)
     set_next(me, a, b, a == NULL && b == NULL);
     atomic_store_explicit(&me->site, (int64_t)site, memory_order_relaxed);
     pthread_mutex_lock(&lock);
+    me->reads_in_a_row = 0; /* a synchronization call may change what others wait for */
     set_state(me, READY);
     reschedule(me);
     pthread_mutex_unlock(&lock);
@@ -882,6 +948,10 @@ void syncmut_mem_access(const void *addr, uint32_t write, uint32_t access)
     set_next(me, addr, NULL, 0);
     me->next_reads = write == 0;
     me->next_access = access;
+    if (write)
+        me->reads_in_a_row = 0;
+    else if (++me->reads_in_a_row >= SPIN_READS)
+        me->yielded_at = steps + 1; /* the step this point takes (reschedule counts it) */
     set_state(me, READY);
     reschedule(me);
     pthread_mutex_unlock(&lock);
