@@ -145,6 +145,69 @@ impl Module {
         map
     }
 
+    /// Map from each virtual call to the functions it may call: a call through slot N
+    /// of a vtable (`load` of the object's vtable pointer, `getelementptr ptr, N`,
+    /// `load` of the slot) may reach the function N entries after any address point
+    /// the module's code installs (rapid type analysis: a class whose constructor is
+    /// never emitted installs no address point, so its methods are no candidates),
+    /// when its type is the call's. An indirect call that does not have that shape, or
+    /// whose slot holds no function of its type, is not in the map (it is matched by
+    /// type alone, see [`Module::indirect_callers`]).
+    pub fn virtual_call_targets(&self) -> HashMap<Value<'_>, Vec<Func<'_>>> {
+        // Address points: (vtable global, inner array, index) as installed by
+        // constructors (directly or through a VTT).
+        let mut points: Vec<(Value<'_>, u32, u64)> = Vec::new();
+        let mut calls = Vec::new();
+        for f in self.functions().into_iter().filter(|f| f.has_body()) {
+            for b in f.blocks() {
+                for i in b.instructions() {
+                    for k in 0..i.operand_count() {
+                        address_points(i.operand(k), &mut points, 0);
+                    }
+                    if i.is_call() && i.called_function().is_none() && !i.is_inline_asm_call() {
+                        calls.push(i);
+                    }
+                }
+            }
+        }
+        // SAFETY: iteration over the live module's globals.
+        unsafe {
+            let mut g = LLVMGetFirstGlobal(self.module);
+            while !g.is_null() {
+                let gv = Value::from_raw(g);
+                if gv.name().starts_with("_ZTT") {
+                    if let Some(init) = gv.initializer() {
+                        address_points(init, &mut points, 0);
+                    }
+                }
+                g = LLVMGetNextGlobal(g);
+            }
+        }
+        points.sort();
+        points.dedup();
+        let mut map = HashMap::new();
+        for call in calls {
+            let Some(slot) = vtable_slot(call) else { continue };
+            // SAFETY: call-like instruction; functions are live.
+            let ty = unsafe { LLVMGetCalledFunctionType(call.0) };
+            let mut targets: Vec<Func<'_>> = Vec::new();
+            for (g, array, index) in &points {
+                let Some(init) = g.initializer() else { continue };
+                let entry = init.aggregate_element(*array).and_then(|a| a.aggregate_element((*index + slot) as u32));
+                let Some(target) = entry.and_then(|e| e.as_function()) else { continue };
+                // SAFETY: live function; its value type is its function type.
+                if unsafe { LLVMGlobalGetValueType(target.0) } == ty && !targets.contains(&target) {
+                    targets.push(target);
+                }
+            }
+            if !targets.is_empty() {
+                targets.sort();
+                map.insert(call, targets);
+            }
+        }
+        map
+    }
+
     /// Map from each function to the direct call/invoke instructions that call it.
     pub fn callers(&self) -> HashMap<Func<'_>, Vec<Value<'_>>> {
         let mut map: HashMap<Func<'_>, Vec<Value<'_>>> = HashMap::new();
@@ -402,6 +465,30 @@ impl<'m> Value<'m> {
     pub fn is_call(self) -> bool {
         matches!(self.opcode(), Some(LLVMOpcode::LLVMCall) | Some(LLVMOpcode::LLVMInvoke))
     }
+    /// The values that use this one (instructions and constants).
+    pub fn users(self) -> Vec<Value<'m>> {
+        let mut out = Vec::new();
+        // SAFETY: walks the use list of a live value; users are live values.
+        unsafe {
+            let mut u = LLVMGetFirstUse(self.0);
+            while !u.is_null() {
+                out.push(Value::from_raw(LLVMGetUser(u)));
+                u = LLVMGetNextUse(u);
+            }
+        }
+        out
+    }
+    /// A load of an object's vtable pointer: its result is the base of a vtable slot
+    /// (see [`Module::virtual_call_targets`]) whose loaded function is called.
+    pub fn is_vtable_pointer_load(self) -> bool {
+        let called = |slot: Value<'m>| slot.users().into_iter().any(|l| l.opcode() == Some(LLVMOpcode::LLVMLoad) && l.users().into_iter().any(|c| c.is_call() && c.called_value() == l));
+        self.opcode() == Some(LLVMOpcode::LLVMLoad)
+            && self.users().into_iter().any(|u| match u.opcode() {
+                Some(LLVMOpcode::LLVMLoad) => called(self),
+                Some(LLVMOpcode::LLVMGetElementPtr) => u.operand(0) == self && u.gep_source_type().shape() == TypeShape::Pointer && called(u),
+                _ => false,
+            })
+    }
     /// A call of inline assembly (no function is called).
     fn is_inline_asm_call(self) -> bool {
         // SAFETY: call-like instruction; its called value is live.
@@ -559,6 +646,49 @@ impl<'m> Value<'m> {
         };
         let s = s.trim();
         s.find(", !").map_or(s, |cut| &s[..cut]).to_string()
+    }
+}
+
+/// Collects the vtable address points `v` names: constant `getelementptr ({…}, @_ZTV…
+/// or @_ZTC…, 0, i, j)` expressions, looked for through nested constants.
+fn address_points<'m>(v: Value<'m>, out: &mut Vec<(Value<'m>, u32, u64)>, depth: u32) {
+    // Only constants have constant operands to look through (a block or metadata
+    // operand has none; a global's operand is its initializer).
+    // SAFETY: type query on a live value.
+    let constant = unsafe { !LLVMIsAConstant(v.0).is_null() };
+    if depth > 4 || !constant || v.is_global_variable() || v.as_function().is_some() {
+        return;
+    }
+    if v.opcode() == Some(LLVMOpcode::LLVMGetElementPtr) && v.operand_count() == 4 {
+        let g = v.operand(0);
+        let name = if g.is_global_variable() { g.name() } else { String::new() };
+        if name.starts_with("_ZTV") || name.starts_with("_ZTC") {
+            if let (Some(0), Some(i), Some(j)) = (v.operand(1).const_int(), v.operand(2).const_int(), v.operand(3).const_int()) {
+                out.push((g, i as u32, j));
+                return;
+            }
+        }
+    }
+    for k in 0..v.operand_count() {
+        address_points(v.operand(k), out, depth + 1);
+    }
+}
+
+/// The vtable slot an indirect call goes through, if its callee is `load (gep ptr,
+/// (load obj), N)` or `load (load obj)` (slot 0).
+fn vtable_slot(call: Value<'_>) -> Option<u64> {
+    let callee = call.called_value();
+    if callee.opcode()? != LLVMOpcode::LLVMLoad {
+        return None;
+    }
+    let slot = callee.operand(0);
+    match slot.opcode()? {
+        LLVMOpcode::LLVMLoad => Some(0),
+        LLVMOpcode::LLVMGetElementPtr if slot.operand_count() == 2 && slot.gep_source_type().shape() == TypeShape::Pointer => {
+            (slot.operand(0).opcode()? == LLVMOpcode::LLVMLoad).then_some(())?;
+            slot.operand(1).const_int()
+        }
+        _ => None,
     }
 }
 

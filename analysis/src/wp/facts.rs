@@ -12,8 +12,14 @@ pub struct ModuleFacts<'m> {
     pub callers: HashMap<Func<'m>, Vec<Value<'m>>>,
     /// Address-taken functions and the indirect calls of their type that may reach them
     /// (function pointers, virtual calls, `sc_port` interface calls): followed only
-    /// for a function no direct call chain reaches.
+    /// for a function no direct call chain reaches. A virtual call is listed only
+    /// under the functions its vtable slot may hold (`virtual_targets`).
     pub(super) indirect_callers: HashMap<Func<'m>, Vec<Value<'m>>>,
+    /// The functions each virtual call may reach, by vtable slot over the classes the
+    /// module constructs (`Module::virtual_call_targets`).
+    pub(super) virtual_targets: HashMap<Value<'m>, Vec<Func<'m>>>,
+    /// Functions that bind a SystemC port to an interface (`ports.rs`).
+    pub(super) port_binders: HashSet<Func<'m>>,
     /// Thread/process entries: (entry, creation call or constructor, argument, kind label).
     pub entries: HashMap<Func<'m>, Vec<Creation<'m>>>,
     pub roots: Vec<Func<'m>>,
@@ -59,7 +65,12 @@ impl<'m> ModuleFacts<'m> {
     /// Scans the module: call graph, thread entries, predecessor maps and back edges.
     pub fn new(m: &'m Module) -> ModuleFacts<'m> {
         let callers = m.callers();
-        let indirect_callers = m.indirect_callers();
+        let virtual_targets = m.virtual_call_targets();
+        let mut indirect_callers = m.indirect_callers();
+        for (target, calls) in indirect_callers.iter_mut() {
+            calls.retain(|c| virtual_targets.get(c).is_none_or(|t| t.contains(target)));
+        }
+        indirect_callers.retain(|_, calls| !calls.is_empty());
         let effects = Effects::of(m);
         let mut entries: HashMap<Func<'m>, Vec<Creation<'m>>> = HashMap::new();
         let mut roots = Vec::new();
@@ -132,7 +143,7 @@ impl<'m> ModuleFacts<'m> {
         let concurrent_writes = concurrent_writes(&entries, &roots, &effects, &indirect_callers);
         let nondet_callers = nondet_callers(m, &callers);
         let concurrent_nondet = concurrent_nondet(&entries, &roots, &nondet_callers, &effects);
-        ModuleFacts { callers, indirect_callers, entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, methods, process_order, notifies, effects }
+        ModuleFacts { callers, indirect_callers, virtual_targets, port_binders: super::ports::port_binders(m), entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, methods, process_order, notifies, effects }
     }
 
     /// Whether code running concurrently may store to global `g`.
@@ -144,6 +155,9 @@ impl<'m> ModuleFacts<'m> {
     /// load's pointer operand) names; an address that is not a field with constant
     /// indices may be written.
     pub(super) fn field_concurrently_written(&self, address: Value<'m>) -> bool {
+        if super::ports::is_interface_member(address) {
+            return false;
+        }
         match (&self.concurrent_writes, field_key(address)) {
             (Some(w), Some(key)) => w.fields.contains(&key) || kernel_updated(key.0),
             _ => true,
@@ -350,7 +364,7 @@ fn spawned_processes<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m
 }
 
 /// The demangled form of a C++ symbol.
-fn demangled(symbol: &str) -> Option<String> {
+pub(super) fn demangled(symbol: &str) -> Option<String> {
     let parsed = cpp_demangle::Symbol::new(symbol).ok()?;
     parsed.demangle(&cpp_demangle::DemangleOptions::default()).ok()
 }

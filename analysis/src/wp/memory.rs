@@ -61,6 +61,12 @@ impl<'m> Wp<'m> {
         if let Sym::PtrIdx { loc, idx, stride } = p {
             return self.load_indexed(f, v, loc, idx, stride);
         }
+        if let Sym::Bv(..) = p {
+            // An address left free (a pointer that differs between paths or targets,
+            // or one computed from an integer): its memory is not modelled.
+            self.note(format!("over-approximated: value loaded at {} through an address the analysis leaves free", v.where_()));
+            return self.fresh_or_ptr(v, "memory behind an address the analysis leaves free");
+        }
         let Sym::Ptr(loc) = p else {
             return Err(AnalysisError::unsupported(format!("load through {} (`{}`)", p.describe(), v.print()), v.where_()));
         };
@@ -69,6 +75,12 @@ impl<'m> Wp<'m> {
                 return Err(AnalysisError::unsupported("unaligned argv access", v.where_()));
             }
             return Ok(Sym::ArgStr((loc.off / 8) as u32));
+        }
+        // A constant global (a vtable, a string) holds its initializer all along.
+        if let Base::Global(g) = loc.base {
+            if g.is_constant_global() {
+                return self.initial(g, loc.off, v);
+            }
         }
         if let Base::Opaque(_) = loc.base {
             return self.fresh_or_ptr(v, "memory behind a pointer returned by a library function");
@@ -178,12 +190,40 @@ impl<'m> Wp<'m> {
 
     /// The effect of call `j` on `loc`: `Some(value after the call)` if it may write it.
     pub(super) fn through_call(&mut self, f: FrameId, j: Value<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Option<Sym<'m>>> {
-        let Some(callee) = j.called_function() else {
-            return Ok(Some(self.fresh_or_ptr(load, "memory after an indirect call")?));
+        if let Some(callee) = j.called_function() {
+            return self.through_callee(f, j, callee, loc, load);
+        }
+        let Some(targets) = self.call_targets(f, j) else {
+            return Ok(Some(self.fresh_or_ptr(load, "memory after an indirect call whose target is not known")?));
         };
+        // Each candidate target's effect, one chosen as for the call's result.
+        let mut effects = Vec::new();
+        for t in &targets {
+            effects.push(self.through_callee(f, j, *t, loc, load)?);
+        }
+        if effects.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let conds = self.target_choice(j, targets.len());
+        let mut arms = Vec::new();
+        for (c, e) in conds.into_iter().zip(effects) {
+            let val = match e {
+                Some(v) => v,
+                None => self.before(f, j, loc, load)?,
+            };
+            arms.push((c, val));
+        }
+        Ok(Some(self.merge(arms, load)?))
+    }
+
+    /// The effect on `loc` of call `j` entering `callee`.
+    fn through_callee(&mut self, f: FrameId, j: Value<'m>, callee: crate::ir::Func<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Option<Sym<'m>>> {
         let name = callee.name();
         if name.starts_with("llvm.") {
-            if name.starts_with("llvm.memcpy") || name.starts_with("llvm.memset") || name.starts_with("llvm.memmove") {
+            if name.starts_with("llvm.memset") {
+                return self.through_memset(f, j, loc, load);
+            }
+            if name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove") {
                 if let Ok(Sym::Ptr(l)) = self.value(f, j.operand(0)) {
                     if l.base == loc.base {
                         return Err(AnalysisError::unsupported(format!("{name} over a modelled object"), j.where_()));
@@ -191,6 +231,9 @@ impl<'m> Wp<'m> {
                 }
             }
             return Ok(None);
+        }
+        if let Some(bound) = self.bound_interface(f, j, callee, loc, load)? {
+            return Ok(Some(bound));
         }
         let scheduling = self.facts.effects.is_scheduling_point(j);
         // Memory no other thread or process writes keeps this thread's own last value
@@ -223,10 +266,46 @@ impl<'m> Wp<'m> {
         Ok(Some(self.merge(arms, load)?))
     }
 
+    /// `memset(p, byte, len)` (zero-initialising a member, e.g. an empty vector in a
+    /// constructor): `loc` gets the byte repeated when the constant range covers it,
+    /// and keeps its value when the range is elsewhere in the object.
+    fn through_memset(&mut self, f: FrameId, j: Value<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Option<Sym<'m>>> {
+        let dest = match self.value(f, j.operand(0)) {
+            Ok(Sym::Ptr(l)) if l.base == loc.base => l,
+            _ => return Ok(None),
+        };
+        let (Some(byte), Some(len)) = (j.operand(1).const_int(), j.operand(2).const_int()) else {
+            return Err(AnalysisError::unsupported("memset of a length or value computed at run time over a modelled object", j.where_()));
+        };
+        let width = self.m.alloc_size(load.ty()) as i64;
+        if loc.off + width <= dest.off || loc.off >= dest.off + len as i64 {
+            return Ok(None);
+        }
+        if loc.off < dest.off || loc.off + width > dest.off + len as i64 {
+            return Err(AnalysisError::unsupported("a load that memset writes only in part", j.where_()));
+        }
+        match load.ty().shape() {
+            TypeShape::Int(w) => {
+                let bytes = (w as u64).div_ceil(8);
+                let mut value: u64 = 0;
+                for _ in 0..bytes.min(8) {
+                    value = (value << 8) | (byte & 0xff);
+                }
+                Ok(Some(Sym::Bv(self.bv_const(value, w), w)))
+            }
+            TypeShape::Pointer if byte == 0 => Ok(Some(Sym::Bv(self.bv_const(0, 64), 64))),
+            _ => Err(AnalysisError::unsupported("a load of memory memset writes, of a type other than an integer or a null pointer", j.where_())),
+        }
+    }
+
     /// Whether code running concurrently (any thread or process, or the kernel's
     /// update of a channel) may store to `loc`, read by `load`: a global some concurrent
     /// code stores to, or a field (read as `this->level`) it stores to.
     fn written_by_others(&self, loc: Loc<'m>, load: Value<'m>) -> bool {
+        // An object's vtable pointer is set by its constructors, before any process runs.
+        if load.is_vtable_pointer_load() {
+            return false;
+        }
         match loc.base {
             Base::Global(g) => self.facts.concurrently_written(g),
             _ => load.opcode() != Some(Opcode::LLVMLoad) || self.facts.field_concurrently_written(load.operand(0)),

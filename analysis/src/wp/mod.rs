@@ -19,7 +19,8 @@
 //! One file per part of the model: `facts` (module-wide facts computed once),
 //! `frames` (calling contexts), `control_flow` (block reachability and edges),
 //! `values` (SSA values and call results), `memory` (the region map),
-//! `input_calls` (nondet and named inputs, the nondet call counter), `process_order`
+//! `input_calls` (nondet and named inputs, the nondet call counter), `ports`
+//! (SystemC port binding), `process_order`
 //! (SystemC waits and notifies, assumptions on the path), `calls` (what a called
 //! function's name means), `terms` (SMT-LIB builders) and `query` (the result).
 
@@ -30,6 +31,7 @@ mod frames;
 mod input_calls;
 mod loops;
 mod memory;
+mod ports;
 mod process_order;
 mod query;
 mod terms;

@@ -10,6 +10,10 @@ use crate::error::{AnalysisError, Result};
 use crate::ir::{self, Func, Opcode, TypeShape, Value};
 use easy_smt::SExpr;
 
+/// Most candidate targets a virtual call is followed into (each is analysed as a
+/// callee, so the formula grows with their number).
+pub(super) const MAX_VIRTUAL_TARGETS: usize = 8;
+
 /// Symbolic value.
 #[derive(Debug, Clone)]
 pub(super) enum Sym<'m> {
@@ -246,6 +250,8 @@ impl<'m> Wp<'m> {
         let (mut loc, mut sym) = match base {
             Sym::Ptr(loc) => (loc, None),
             Sym::PtrIdx { loc, idx, stride } => (loc, Some((idx, stride))),
+            // An address the analysis leaves free (see `merge`): so is the one derived.
+            Sym::Bv(..) if v.ty().shape() == TypeShape::Pointer => return Ok(Sym::Ptr(Loc { base: Base::Opaque(v), off: 0 })),
             other => return Err(AnalysisError::unsupported(format!("an address computed from {} (`{}`)", other.describe(), v.print()), v.where_())),
         };
         let mut ty = v.gep_source_type();
@@ -289,9 +295,61 @@ impl<'m> Wp<'m> {
     }
 
     pub(super) fn call(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
-        let Some(callee) = v.called_function() else {
-            return Err(AnalysisError::unsupported(format!("indirect call `{}`", v.print()), v.where_()));
+        match v.called_function() {
+            Some(callee) => self.call_to(f, v, callee),
+            None => self.indirect_call(f, v),
+        }
+    }
+
+    /// The result of an indirect call: the called function's when the pointer is
+    /// known; with several candidate targets, one of their results, the choice left
+    /// to the solver (execution confirms it); with none, an unconstrained result.
+    fn indirect_call(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
+        let Some(targets) = self.call_targets(f, v) else {
+            self.note(format!("over-approximated: result of the indirect call at {} (its target is not known)", v.where_()));
+            return self.fresh_or_ptr(v, "result of an indirect call whose target is not known");
         };
+        let conds = self.target_choice(v, targets.len());
+        let mut arms = Vec::new();
+        for (c, t) in conds.into_iter().zip(targets) {
+            let r = self.call_to(f, v, t)?;
+            arms.push((c, r));
+        }
+        self.merge(arms, v)
+    }
+
+    /// The functions indirect call `call` in frame `f` may reach: the one its pointer
+    /// is known to be, else those its vtable slot may hold, if at most
+    /// [`MAX_VIRTUAL_TARGETS`]; `None` when not known.
+    pub(super) fn call_targets(&mut self, f: FrameId, call: Value<'m>) -> Option<Vec<Func<'m>>> {
+        if let Ok(Sym::Func(known)) = self.value(f, call.called_value()) {
+            return Some(vec![known]);
+        }
+        let targets = self.facts.virtual_targets.get(&call)?;
+        if targets.len() > MAX_VIRTUAL_TARGETS {
+            return None;
+        }
+        if targets.len() > 1 {
+            let names: Vec<String> = targets.iter().map(|t| demangle_hint(&t.name())).collect();
+            self.note(format!("over-approximated: the virtual call at {} may reach {} (the object's class is not known)", call.where_(), names.join(", ")));
+        }
+        Some(targets.clone())
+    }
+
+    /// Conditions choosing one of `n` targets of call `at`: a fresh selector when
+    /// there are several.
+    pub(super) fn target_choice(&mut self, at: Value<'m>, n: usize) -> Vec<SExpr> {
+        if n <= 1 {
+            return vec![self.ctx.true_(); n];
+        }
+        let name = format!("target{}_{}", self.fresh_count, at.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        self.fresh_count += 1;
+        self.q.fresh.push((name.clone(), "(_ BitVec 8)".to_string()));
+        let sel = self.ctx.atom(name);
+        (0..n).map(|k| if k + 1 == n { self.ctx.true_() } else { self.ctx.eq(sel, self.bv_const(k as u64, 8)) }).collect()
+    }
+
+    pub(super) fn call_to(&mut self, f: FrameId, v: Value<'m>, callee: Func<'m>) -> Result<Sym<'m>> {
         let name = callee.name();
         let args = v.call_args();
         if INT_PARSERS.contains(&name.as_str()) {
