@@ -173,3 +173,61 @@ fn bad_inputs_name_the_file() {
     assert!(matches!(err, MutatorError::CompileFailed { .. }));
     assert!(text.contains("compile_error.c") && text.contains("undeclared_variable"), "{text}");
 }
+
+#[test]
+fn every_std_api_is_found_at_the_users_line() {
+    let design = Design::from_paths(&[fixture("std_all_apis.cpp")], &["-std=c++20".to_string()]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let scan = scan(&design, dir.path()).unwrap();
+    let cat = scan.catalogue;
+    let ul = "std::unique_lock<std::mutex>::";
+    let want = expected(&[
+        (21, "std::mutex::lock()"),
+        (22, "std::mutex::try_lock()"),
+        (23, "std::mutex::unlock()"),
+        (24, "std::recursive_mutex::lock()"),
+        (25, "std::recursive_mutex::unlock()"),
+        (26, "std::timed_mutex::lock()"),
+        (27, "std::timed_mutex::unlock()"),
+        (28, "std::shared_mutex::lock_shared()"),
+        (29, "std::shared_mutex::unlock_shared()"),
+        (30, "std::lock_guard<std::mutex>::lock_guard(std::mutex&)"),
+        (30, "std::lock_guard<std::mutex>::~lock_guard()"),
+        (31, "std::scoped_lock<std::mutex>::scoped_lock(std::mutex&)"),
+        (31, "std::scoped_lock<std::mutex>::~scoped_lock()"),
+        (32, "std::shared_lock<std::shared_mutex>::shared_lock(std::shared_mutex&)"),
+        (32, "std::shared_lock<std::shared_mutex>::~shared_lock()"),
+        (33, &format!("{ul}unique_lock(std::mutex&)")),
+        (34, "std::condition_variable::wait(std::unique_lock<std::mutex>&)"),
+        (35, "void std::condition_variable::wait<worker()::$_0>(std::unique_lock<std::mutex>&, worker()::$_0)"),
+        (36, &format!("{ul}unlock()")),
+        (37, &format!("{ul}lock()")),
+        (38, "std::condition_variable::notify_one()"),
+        (39, "std::condition_variable::notify_all()"),
+        (42, &format!("{ul}~unique_lock()")),
+        (42, &format!("{ul}~unique_lock()")),
+        (46, "std::thread::join()"),
+    ]);
+    assert_eq!(sites(&cat), want);
+    assert_eq!(cat.kind, syncmut_mutator::api::Family::Pthread);
+    let ops = |key: &str| cat.sites.iter().find(|s| s.key == key).unwrap_or_else(|| panic!("{key}")).operators.clone();
+    assert_eq!(ops("worker#1"), [Operator::Remove, Operator::LockToTrylock]);
+    assert_eq!(ops("worker#10"), [Operator::Remove, Operator::LockToTrylock], "a guard's construction");
+    assert!(ops("worker#11").is_empty(), "a guard's destruction has no mutants of its own");
+    assert_eq!(ops("worker#18"), [Operator::Remove], "a predicate wait: remove only");
+    assert_eq!(ops("worker#21"), [Operator::Remove, Operator::SignalToBroadcast]);
+    // Removing a guard takes its destruction (and a unique_lock's own calls) with it.
+    let guard = cat.mutant("worker#10:remove").unwrap();
+    assert_eq!(guard.sites.len(), 2);
+    let unique = cat.mutant("worker#16:remove").unwrap();
+    let spanned: Vec<&str> = unique.sites.iter().map(|s| cat.sites[*s as usize].callee.as_str()).collect();
+    assert_eq!(spanned.len(), 5, "{spanned:?}");
+    assert!(spanned[1..].iter().all(|c| c.starts_with(ul)), "{spanned:?}");
+    assert_eq!(cat.mutant("worker#10:lock-to-trylock").unwrap().sites.len(), 1);
+    // The lock/unlock pair of a std::mutex is a region like a pthread one.
+    assert!(cat.mutant("worker#1:remove-lock-pair").is_some());
+    // C++20 primitives on atomics are named as not modelled, with their lines.
+    let note = scan.warnings.iter().find(|w| w.contains("does not model")).expect("a warning about the C++20 primitives");
+    assert!(note.contains("std_all_apis.cpp:40") && note.contains("std::counting_semaphore"), "{note}");
+    assert!(note.contains("std_all_apis.cpp:41") && note.contains("std::latch"), "{note}");
+}

@@ -37,6 +37,15 @@ static struct call begin(uint32_t site, uint32_t allowed, const char *wrapper, c
 {
     syncmut_op op;
     struct call call;
+    if (site == (uint32_t)SYNCMUT_SITE_INNER) {
+        /* A library's own call (a std::mutex body's pthread_mutex_lock): the original
+         * call, a scheduling point, no event of its own. */
+        call.op = SYNCMUT_ORIGINAL;
+        call.sched = syncmut_sched_controls_me();
+        if (call.sched)
+            syncmut_sched_enter_on(site, a, b);
+        return call;
+    }
     if (site & SYNCMUT_SITE_COPY) {
         /* A copy placed by a moving operator: it performs the call only while its mutant
          * is active, and is otherwise absent (no event, no scheduling point), so runs of
