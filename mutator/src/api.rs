@@ -254,8 +254,17 @@ pub fn guard_call(signature: &str) -> Option<GuardCall> {
 /// whose body in the header loops over the plain wait. A call is a site with `remove`
 /// (the wait is skipped, predicate unchecked); the plain waits inside stay scheduling
 /// points without mutants (`inner` calls, see `discover`).
-fn std_predicate_wait(signature: &str) -> Option<SyncApi> {
-    let rest = signature.strip_prefix("void std::condition_variable::wait<")?;
+///
+/// `wait_for`/`wait_until` (with or without predicate) are templates too and are
+/// recognised the same way; their inner timed wait is libstdc++'s
+/// `pthread_cond_clockwait` call ([`library_call`]). Removed, they return at once with
+/// a zero result (`cv_status::no_timeout`, or `false` for a predicate that still fails).
+fn std_template_wait(signature: &str) -> Option<SyncApi> {
+    let timed = ["std::cv_status std::condition_variable::wait_for<", "std::cv_status std::condition_variable::wait_until<", "bool std::condition_variable::wait_for<", "bool std::condition_variable::wait_until<"];
+    let (rest, timed) = match signature.strip_prefix("void std::condition_variable::wait<") {
+        Some(rest) => (rest, false),
+        None => (timed.iter().find_map(|p| signature.strip_prefix(p))?, true),
+    };
     if !rest.contains(">(std::unique_lock<std::mutex>&, ") {
         return None;
     }
@@ -263,9 +272,23 @@ fn std_predicate_wait(signature: &str) -> Option<SyncApi> {
         signature: signature.to_string(),
         wrapper: String::new(), // set per callee by discovery, as for sc_fifo
         family: Family::Pthread,
-        effect: Effect::CondWait { cond: 0, mutex: 1, timed: false },
+        effect: Effect::CondWait { cond: 0, mutex: 1, timed },
         operators: crate::user_sync::OPERATORS.to_vec(),
         rewrite: Rewrite::UserTrampoline { gate: crate::user_sync::PTHREAD_GATE },
+    })
+}
+
+/// A pthread call that is no site in user code but is rewritten where libstdc++'s inline
+/// code makes it (`std::condition_variable::wait_for`'s timed wait), so that it is a
+/// scheduling point too.
+pub fn library_call(signature: &str) -> Option<SyncApi> {
+    (signature == "pthread_cond_clockwait").then(|| SyncApi {
+        signature: signature.to_string(),
+        wrapper: "syncmut_pthread_cond_clockwait".to_string(),
+        family: Family::Pthread,
+        effect: Effect::CondWait { cond: 0, mutex: 1, timed: true },
+        operators: Vec::new(),
+        rewrite: Rewrite::Wrapper,
     })
 }
 
@@ -287,9 +310,9 @@ pub fn std_unmodelled(signature: &str) -> Option<&'static str> {
     if let Some((_, what)) = PREFIXES.iter().find(|(prefix, _)| name.starts_with(prefix)) {
         return Some(what);
     }
-    let std_sync = ["std::condition_variable::", "std::timed_mutex::", "std::recursive_timed_mutex::", "std::shared_timed_mutex::", "std::unique_lock<", "std::shared_lock<"];
+    let std_sync = ["std::timed_mutex::", "std::recursive_timed_mutex::", "std::shared_timed_mutex::", "std::unique_lock<", "std::shared_lock<"];
     if std_sync.iter().any(|p| name.starts_with(p)) && TIMED.iter().any(|t| name.contains(t)) {
-        return Some("timed waits and locks (wait_for, wait_until, try_lock_for, try_lock_until)");
+        return Some("timed locks (try_lock_for, try_lock_until)");
     }
     if name.starts_with("std::atomic") && (name.contains("::wait(") || name.contains("::notify_one(") || name.contains("::notify_all(")) {
         return Some("std::atomic wait/notify");
@@ -411,7 +434,7 @@ pub fn all() -> &'static [SyncApi] {
 pub fn lookup(signature: &str) -> Option<SyncApi> {
     static INDEX: OnceLock<HashMap<&'static str, &'static SyncApi>> = OnceLock::new();
     let index = INDEX.get_or_init(|| all().iter().map(|api| (api.signature.as_str(), api)).collect());
-    index.get(signature).map(|api| (*api).clone()).or_else(|| fifo_api(signature)).or_else(|| std_predicate_wait(signature))
+    index.get(signature).map(|api| (*api).clone()).or_else(|| fifo_api(signature)).or_else(|| std_template_wait(signature))
 }
 
 /// Recognises `sc_core::sc_fifo<T>`, `sc_fifo_in<T>` and `sc_fifo_out<T>` accesses.
@@ -548,7 +571,9 @@ mod tests {
         assert_eq!(guard_call(&demangle("_ZNSt11unique_lockISt5mutexED2Ev")), Some(GuardCall::Member));
         assert_eq!(guard_call(&demangle("_ZNSt10lock_guardISt5mutexEC2ERS0_")), Some(GuardCall::Construct));
         assert_eq!(guard_call("std::mutex::lock()"), None);
-        assert!(std_unmodelled(&demangle("_ZNSt18condition_variable8wait_forIlSt5ratioILl1ELl1000EEEESt9cv_statusRSt11unique_lockISt5mutexERKNSt6chrono8durationIT_T0_EE")).is_some());
+        let timed = lookup(&demangle("_ZNSt18condition_variable8wait_forIlSt5ratioILl1ELl1000EEEESt9cv_statusRSt11unique_lockISt5mutexERKNSt6chrono8durationIT_T0_EE")).unwrap();
+        assert_eq!(timed.effect, Effect::CondWait { cond: 0, mutex: 1, timed: true });
+        assert!(std_unmodelled(&demangle("_ZNSt11timed_mutex12try_lock_forIlSt5ratioILl1ELl1000EEEEbRKNSt6chrono8durationIT_T0_EE")).is_some());
     }
 
     #[test]

@@ -78,7 +78,7 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
                 used.insert(d.function.clone());
             }
             let user = declaration.map(|d| user_api(d, &callee_name, &mangled, kind));
-            let Some(mut api) = user.or_else(|| api::lookup(&callee_name)) else {
+            let Some(mut api) = user.or_else(|| api::lookup(&callee_name)).or_else(|| api::library_call(&callee_name)) else {
                 if let Some(what) = api::std_unmodelled(&callee_name) {
                     if let Some(loc) = ir::inlined_at_location(inst).filter(|l| !source::is_system_path(&l.path)) {
                         unmodelled.insert(format!("{}:{} {} ({what})", source::normalize(&loc.path).display(), loc.line, callee_name));
@@ -104,6 +104,9 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
                     inner_calls.push(InnerCall { api, inst });
                 }
                 continue;
+            }
+            if api::library_call(&callee_name).is_some() {
+                continue; // the design's own call stays as written (not a site yet)
             }
             ordinal += 1;
             if ir::has_abi_sensitive_arguments(inst) {

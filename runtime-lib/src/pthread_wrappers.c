@@ -200,6 +200,17 @@ int syncmut_pthread_cond_timedwait(uint32_t site, pthread_cond_t *c, pthread_mut
     }
 }
 
+/* libstdc++'s timed wait (std::condition_variable::wait_for/wait_until), reached only
+ * from its inline code: no operators of its own (its caller's site has them). */
+int syncmut_pthread_cond_clockwait(uint32_t site, pthread_cond_t *c, pthread_mutex_t *m,
+                                   clockid_t clock, const struct timespec *abstime)
+{
+    struct call s = BEGIN(0, c, m);
+    if (s.op == SYNCMUT_REMOVE)
+        return end(s, 0);
+    return end(s, s.sched ? syncmut_sched_cond_wait(c, m, 1) : pthread_cond_clockwait(c, m, clock, abstime));
+}
+
 /* Scheduled signal/broadcast: the waiters are the scheduler's, never the real object's. */
 static int wake_waiters(struct call s, pthread_cond_t *c, int all)
 {
