@@ -269,3 +269,28 @@ fn irq_dispatch_dropped_events_are_killed_by_generated_tests() {
     // The generator's candidate runs keep their binary traces as `.bin` (gen/gen-traces).
     assert!(util::assert_jsonl_names_only_json(out.path()) >= 1);
 }
+
+#[test]
+fn cpp_producer_consumer_std_threads_run_under_the_scheduler() {
+    let results = check("cpp/producer_consumer");
+    let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
+    // A consumer without its wait spins on the empty queue.
+    assert_eq!(verdict("BoundedQueue::take#2:remove"), "killed-by-livelock");
+    // Without the notification of a put, the consumers wait forever.
+    assert_eq!(verdict("BoundedQueue::put#4:remove"), "killed-by-deadlock");
+    // A std::thread destroyed while joinable calls std::terminate.
+    assert_eq!(verdict("main#1:remove"), "killed-by-crash");
+    // The bound of the queue is not observable: the deque grows instead.
+    assert_eq!(verdict("BoundedQueue::put#2:remove"), "survived");
+}
+
+#[test]
+fn cpp_thread_pool_guards_and_notifications_matter() {
+    let results = check("cpp/thread_pool");
+    let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
+    // Without the idle wait main prints the total before the tasks ran.
+    assert_eq!(verdict("ThreadPool::wait_idle#2:remove"), "killed-by-output");
+    // Without the stop notification the workers sleep through the destructor's joins.
+    assert_eq!(verdict("ThreadPool::~ThreadPool#3:remove"), "killed-by-deadlock");
+    assert_eq!(verdict("ThreadPool::~ThreadPool#4:remove"), "killed-by-crash");
+}

@@ -205,6 +205,15 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     assert!(text.starts_with("deadlock"), "{text}");
     assert!(text.contains("mtx_lock(&"), "{text}");
 
+    // The same bug written with two std::lock_guards; one std::scoped_lock avoids it.
+    let out = dir.path().join("cpp");
+    syncmut(&[util::example("cpp/bugs/lock_order.cpp").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "dfs"]).code(9);
+    let text = std::fs::read_to_string(out.join("counterexample.txt")).unwrap();
+    assert!(text.starts_with("deadlock"), "{text}");
+    assert!(text.contains("second(b) @ lock_order.cpp:14") && text.contains("second(a) @ lock_order.cpp:20"), "{text}");
+    let out = dir.path().join("cpp_twin");
+    syncmut(&[util::example("cpp/bugs/lock_order_ok.cpp").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "pct", "--schedules", "50"]).code(0);
+
     let out = dir.path().join("twin");
     syncmut(&[bugs_dir().join("lock_order_ok.c").to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "pct", "--schedules", "50"]).code(0);
     assert!(!out.join("counterexample.schedule").exists());

@@ -162,6 +162,172 @@ const SC_MEMBERS: &[(&str, &str, Effect, &[Operator])] = &[
     ("sc_core::sc_semaphore::sc_semaphore(char const*, int)", "syncmut_sc_semaphore_construct_named", Effect::Initialize { object: 0, count: 2 }, &[SemaphoreCountUp, SemaphoreCountDown]),
 ];
 
+/// The C++ standard library's mutexes: (type, runtime name, what its exclusive lock is).
+/// libstdc++ builds `mutex`, `recursive_mutex` and `timed_mutex` on a pthread mutex and
+/// `shared_mutex` on a pthread rwlock (runtime-lib/src/std_wrappers.c).
+const STD_MUTEXES: &[(&str, &str)] = &[
+    ("std::mutex", ""),
+    ("std::recursive_mutex", ""),
+    ("std::timed_mutex", ""),
+    ("std::shared_mutex", "_shared_mutex"),
+];
+
+/// The RAII guards over one mutex: (class, wrapper stem, whether it has `lock()`/`unlock()`
+/// members, which mutexes it takes). `shared_lock` takes the shared side, so it has a
+/// wrapper of its own.
+const STD_GUARDS: &[(&str, &str, bool)] = &[
+    ("lock_guard", "lock_guard", false),
+    ("scoped_lock", "lock_guard", false),
+    ("unique_lock", "unique_lock", true),
+];
+
+/// The rows for the C++ standard library (family `Pthread`: the wrappers are in the C
+/// archive and act on the pthread objects inside the standard types). Unlike the other
+/// tables, several rows share a wrapper: one type's layout serves several classes.
+fn std_rows() -> Vec<SyncApi> {
+    let row = |signature: String, wrapper: &str, effect: Effect, operators: &[Operator]| SyncApi {
+        signature,
+        wrapper: format!("syncmut_std_{wrapper}"),
+        family: Family::Pthread,
+        effect,
+        operators: operators.to_vec(),
+        rewrite: Rewrite::Wrapper,
+    };
+    let lock = |object| Effect::Lock { lock: object, blocking: Blocking::Waits };
+    let mut rows = Vec::new();
+    for (mutex, stem) in STD_MUTEXES {
+        let shared = !stem.is_empty();
+        let base = if shared { "shared_mutex" } else { "mutex" };
+        rows.push(row(format!("{mutex}::lock()"), &format!("{base}_lock"), lock(0), &[Remove, LockToTrylock]));
+        rows.push(row(format!("{mutex}::unlock()"), &format!("{base}_unlock"), Effect::Unlock { lock: 0 }, &[Remove]));
+        if shared {
+            rows.push(row(format!("{mutex}::lock_shared()"), "shared_mutex_lock_shared", lock(0), &[Remove, LockToTrylock]));
+            rows.push(row(format!("{mutex}::unlock_shared()"), "shared_mutex_unlock", Effect::Unlock { lock: 0 }, &[Remove]));
+        } else {
+            rows.push(row(format!("{mutex}::try_lock()"), "mutex_try_lock", Effect::Lock { lock: 0, blocking: Blocking::Tries }, &[Remove]));
+        }
+        let mut guards: Vec<(&str, String, bool)> = STD_GUARDS.iter().map(|(class, wrapper, members)| (*class, format!("{wrapper}{stem}"), *members)).collect();
+        if shared {
+            guards.push(("shared_lock", "shared_lock".to_string(), true));
+        }
+        for (class, wrapper, members) in guards {
+            let owner = format!("std::{class}<{mutex}>::");
+            // The construction locks (the mutex is argument 1); the destruction unlocks
+            // the guard's mutex (argument 0 is the guard). The destruction has no
+            // mutants of its own: `remove` on the construction takes it away too.
+            rows.push(row(format!("{owner}{class}({mutex}&)"), &wrapper, lock(1), &[Remove, LockToTrylock]));
+            rows.push(row(format!("{owner}~{class}()"), &format!("{wrapper}_release"), Effect::Unlock { lock: 0 }, &[]));
+            if members {
+                rows.push(row(format!("{owner}lock()"), &format!("{wrapper}_lock"), lock(0), &[Remove, LockToTrylock]));
+                rows.push(row(format!("{owner}unlock()"), &format!("{wrapper}_unlock"), Effect::Unlock { lock: 0 }, &[Remove]));
+            }
+        }
+    }
+    let cv = "std::condition_variable::";
+    rows.push(row(format!("{cv}wait(std::unique_lock<std::mutex>&)"), "condition_variable_wait", Effect::CondWait { cond: 0, mutex: 1, timed: false }, &[Remove, WaitToTimedwait]));
+    rows.push(row(format!("{cv}notify_one()"), "condition_variable_notify_one", Effect::CondSignal { cond: 0, all: false }, &[Remove, SignalToBroadcast]));
+    rows.push(row(format!("{cv}notify_all()"), "condition_variable_notify_all", Effect::CondSignal { cond: 0, all: true }, &[Remove, BroadcastToSignal]));
+    rows.push(row("std::thread::join()".to_string(), "thread_join", Effect::Join { thread: 0 }, &[Remove]));
+    rows
+}
+
+/// What a call does to a C++ lock guard object (argument 0), when it is one: its
+/// construction locks, its destruction and its `lock()`/`unlock()` members act on the
+/// lock the construction named. `remove` on a construction also removes the other calls
+/// on the same guard object, so the guard's whole scope runs unlocked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GuardCall {
+    Construct,
+    Member,
+}
+
+pub fn guard_call(signature: &str) -> Option<GuardCall> {
+    let (class, member) = split_member(signature)?;
+    let (name, _) = class.strip_prefix("std::")?.split_once('<')?;
+    if !STD_GUARDS.iter().any(|(guard, _, _)| *guard == name) && name != "shared_lock" {
+        return None;
+    }
+    Some(if member.starts_with(&format!("{name}(")) { GuardCall::Construct } else { GuardCall::Member })
+}
+
+/// `std::condition_variable::wait(lock, predicate)`: a template (the predicate's type)
+/// whose body in the header loops over the plain wait. A call is a site with `remove`
+/// (the wait is skipped, predicate unchecked); the plain waits inside stay scheduling
+/// points without mutants (`inner` calls, see `discover`).
+///
+/// `wait_for`/`wait_until` (with or without predicate) are templates too and are
+/// recognised the same way; their inner timed wait is libstdc++'s
+/// `pthread_cond_clockwait` call ([`library_call`]). Removed, they return at once with
+/// a zero result (`cv_status::no_timeout`, or `false` for a predicate that still fails).
+fn std_template_wait(signature: &str) -> Option<SyncApi> {
+    let timed = ["std::cv_status std::condition_variable::wait_for<", "std::cv_status std::condition_variable::wait_until<", "bool std::condition_variable::wait_for<", "bool std::condition_variable::wait_until<"];
+    let (rest, timed) = match signature.strip_prefix("void std::condition_variable::wait<") {
+        Some(rest) => (rest, false),
+        None => (timed.iter().find_map(|p| signature.strip_prefix(p))?, true),
+    };
+    if !rest.contains(">(std::unique_lock<std::mutex>&, ") {
+        return None;
+    }
+    Some(SyncApi {
+        signature: signature.to_string(),
+        wrapper: String::new(), // set per callee by discovery, as for sc_fifo
+        family: Family::Pthread,
+        effect: Effect::CondWait { cond: 0, mutex: 1, timed },
+        operators: crate::user_sync::OPERATORS.to_vec(),
+        rewrite: Rewrite::UserTrampoline { gate: crate::user_sync::PTHREAD_GATE },
+    })
+}
+
+/// A pthread call that is no site in user code but is rewritten where libstdc++'s inline
+/// code makes it (`std::condition_variable::wait_for`'s timed wait), so that it is a
+/// scheduling point too.
+pub fn library_call(signature: &str) -> Option<SyncApi> {
+    (signature == "pthread_cond_clockwait").then(|| SyncApi {
+        signature: signature.to_string(),
+        wrapper: "syncmut_pthread_cond_clockwait".to_string(),
+        family: Family::Pthread,
+        effect: Effect::CondWait { cond: 0, mutex: 1, timed: true },
+        operators: Vec::new(),
+        rewrite: Rewrite::Wrapper,
+    })
+}
+
+/// C++ standard library calls syncmut does not model: their blocking is done on atomics
+/// (futex waits) or on timed waits inside libstdc++, outside the controlled scheduler.
+/// Discovery warns about each call in user code, naming it and its line.
+pub fn std_unmodelled(signature: &str) -> Option<&'static str> {
+    const PREFIXES: &[(&str, &str)] = &[
+        ("std::counting_semaphore<", "std::counting_semaphore"),
+        ("std::binary_semaphore", "std::binary_semaphore"),
+        ("std::latch::", "std::latch"),
+        ("std::barrier<", "std::barrier"),
+        ("std::condition_variable_any::", "std::condition_variable_any"),
+        ("std::jthread::", "std::jthread"),
+        ("std::stop_token", "std::stop_token"),
+    ];
+    const TIMED: &[&str] = &["::wait_for<", "::wait_until<", "::try_lock_for<", "::try_lock_until<", "::try_lock_shared_for<", "::try_lock_shared_until<"];
+    let name = signature.strip_prefix("void ").or_else(|| signature.strip_prefix("bool ")).or_else(|| signature.strip_prefix("std::cv_status ")).unwrap_or(signature);
+    if let Some((_, what)) = PREFIXES.iter().find(|(prefix, _)| name.starts_with(prefix)) {
+        return Some(what);
+    }
+    let std_sync = ["std::timed_mutex::", "std::recursive_timed_mutex::", "std::shared_timed_mutex::", "std::unique_lock<", "std::shared_lock<"];
+    if std_sync.iter().any(|p| name.starts_with(p)) && TIMED.iter().any(|t| name.contains(t)) {
+        return Some("timed locks (try_lock_for, try_lock_until)");
+    }
+    if name.starts_with("std::atomic") && (name.contains("::wait(") || name.contains("::notify_one(") || name.contains("::notify_all(")) {
+        return Some("std::atomic wait/notify");
+    }
+    // What the always-inlined members of the C++20 primitives (`std::latch::count_down`,
+    // `std::barrier::arrive`) leave in the caller: libstdc++'s futex wait and notify.
+    if ["std::__atomic_wait_address", "std::__atomic_notify_address", "std::__detail::__platform_wait", "std::__detail::__platform_notify"]
+        .iter()
+        .any(|p| name.starts_with(p))
+    {
+        return Some("a wait or notify on an atomic (std::latch, std::barrier, std::counting_semaphore, std::atomic)");
+    }
+    None
+}
+
 /// A function whose calls are never mutation sites but whose effect later stages
 /// need. Every overload counts: their effect does not depend on the parameters.
 #[derive(Debug, Clone, Copy)]
@@ -253,6 +419,7 @@ fn build_table() -> Vec<SyncApi> {
             rewrite: Rewrite::Wrapper,
         });
     }
+    table.extend(std_rows());
     table
 }
 
@@ -263,11 +430,11 @@ pub fn all() -> &'static [SyncApi] {
 }
 
 /// Looks up a demangled function signature: first the fixed table, then the
-/// `sc_fifo` family of templates.
+/// `sc_fifo` family of templates and `std::condition_variable`'s predicate wait.
 pub fn lookup(signature: &str) -> Option<SyncApi> {
     static INDEX: OnceLock<HashMap<&'static str, &'static SyncApi>> = OnceLock::new();
     let index = INDEX.get_or_init(|| all().iter().map(|api| (api.signature.as_str(), api)).collect());
-    index.get(signature).map(|api| (*api).clone()).or_else(|| fifo_api(signature))
+    index.get(signature).map(|api| (*api).clone()).or_else(|| fifo_api(signature)).or_else(|| std_template_wait(signature))
 }
 
 /// Recognises `sc_core::sc_fifo<T>`, `sc_fifo_in<T>` and `sc_fifo_out<T>` accesses.
@@ -358,10 +525,15 @@ mod tests {
         let mut wrappers = std::collections::HashSet::new();
         for api in all() {
             assert!(sigs.insert(&api.signature), "{}", api.signature);
-            assert!(wrappers.insert(&api.wrapper), "{}", api.wrapper);
-            // Every call can be removed except an initialisation, which can only be miscounted.
+            // The std rows share wrappers: libstdc++ builds several classes on one pthread object.
+            if !api.wrapper.starts_with("syncmut_std_") {
+                assert!(wrappers.insert(&api.wrapper), "{}", api.wrapper);
+            }
+            // Every call can be removed except an initialisation, which can only be
+            // miscounted, and a guard's destruction, which its construction's `remove` takes away.
             let initializes = matches!(api.effect, Effect::Initialize { .. });
-            assert_eq!(api.operators.first() == Some(&Operator::Remove), !initializes, "{}", api.signature);
+            let guard_release = guard_call(&api.signature) == Some(GuardCall::Member) && api.signature.contains("::~");
+            assert_eq!(api.operators.first() == Some(&Operator::Remove), !initializes && !guard_release, "{}", api.signature);
         }
     }
 
@@ -376,6 +548,16 @@ mod tests {
             ("pthread_mutex_lock", "syncmut_pthread_mutex_lock"),
             ("_ZN7sc_core12sc_semaphoreC1Ei", "syncmut_sc_semaphore_construct"),
             ("_ZN7sc_core12sc_semaphoreC1EPKci", "syncmut_sc_semaphore_construct_named"),
+            ("_ZNSt5mutex4lockEv", "syncmut_std_mutex_lock"),
+            ("_ZNSt15recursive_mutex6unlockEv", "syncmut_std_mutex_unlock"),
+            ("_ZNSt10lock_guardISt5mutexEC2ERS0_", "syncmut_std_lock_guard"),
+            ("_ZNSt10lock_guardISt5mutexED2Ev", "syncmut_std_lock_guard_release"),
+            ("_ZNSt11scoped_lockIJSt5mutexEEC2ERS0_", "syncmut_std_lock_guard"),
+            ("_ZNSt11unique_lockISt5mutexE6unlockEv", "syncmut_std_unique_lock_unlock"),
+            ("_ZNSt11shared_lockISt12shared_mutexEC2ERS0_", "syncmut_std_shared_lock"),
+            ("_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE", "syncmut_std_condition_variable_wait"),
+            ("_ZNSt18condition_variable10notify_allEv", "syncmut_std_condition_variable_notify_all"),
+            ("_ZNSt6thread4joinEv", "syncmut_std_thread_join"),
         ];
         for (mangled, wrapper) in cases {
             let sig = demangle(mangled);
@@ -383,6 +565,15 @@ mod tests {
             assert_eq!(api.wrapper, wrapper);
         }
         assert!(lookup(&demangle("_ZN7sc_core8sc_eventC2Ev")).is_none());
+        // A predicate wait is a template: recognised by pattern, a trampoline per instance.
+        let predicate = lookup(&demangle("_ZNSt18condition_variable4waitIZ4workvE3$_0EEvRSt11unique_lockISt5mutexET_")).unwrap();
+        assert_eq!(predicate.rewrite, Rewrite::UserTrampoline { gate: crate::user_sync::PTHREAD_GATE });
+        assert_eq!(guard_call(&demangle("_ZNSt11unique_lockISt5mutexED2Ev")), Some(GuardCall::Member));
+        assert_eq!(guard_call(&demangle("_ZNSt10lock_guardISt5mutexEC2ERS0_")), Some(GuardCall::Construct));
+        assert_eq!(guard_call("std::mutex::lock()"), None);
+        let timed = lookup(&demangle("_ZNSt18condition_variable8wait_forIlSt5ratioILl1ELl1000EEEESt9cv_statusRSt11unique_lockISt5mutexERKNSt6chrono8durationIT_T0_EE")).unwrap();
+        assert_eq!(timed.effect, Effect::CondWait { cond: 0, mutex: 1, timed: true });
+        assert!(std_unmodelled(&demangle("_ZNSt11timed_mutex12try_lock_forIlSt5ratioILl1ELl1000EEEEbRKNSt6chrono8durationIT_T0_EE")).is_some());
     }
 
     #[test]

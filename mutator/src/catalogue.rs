@@ -52,6 +52,10 @@ pub struct Site {
     /// that function's body, whose events a removed call also takes away.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inner: Vec<u32>,
+    /// A C++ lock guard's construction: the other calls on the same guard object (its
+    /// destruction, its `lock()`/`unlock()`), which `remove` takes away with it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scope: Vec<u32>,
 }
 
 /// One fault: an operator applied to one or more sites.
@@ -119,7 +123,7 @@ impl Catalogue {
                     id: format!("{}:{}", site.key, op.slug()),
                     operator: op,
                     description: op.describe(&site.call),
-                    sites: vec![site.index],
+                    sites: if op == Operator::Remove { std::iter::once(site.index).chain(site.scope.iter().copied()).collect() } else { vec![site.index] },
                     function: site.function.clone(),
                     file: site.file.clone(),
                     line: site.line,

@@ -12,8 +12,16 @@ use crate::ir;
 use crate::source::{self, SourceCache};
 use crate::user_sync::{self, UserSync};
 use inkwell::module::Module;
-use inkwell::values::{FunctionValue, InstructionValue};
+use inkwell::values::{AsValueRef, FunctionValue, InstructionValue};
 use std::collections::HashMap;
+
+/// A call inside a library's inline code (a `std::mutex::lock` body's
+/// `pthread_mutex_lock`) rewritten to its wrapper only to be a scheduling point: not a
+/// site, never mutated (`syncmut_runtime::tables::SITE_INNER`).
+pub struct InnerCall<'ctx> {
+    pub api: SyncApi,
+    pub inst: InstructionValue<'ctx>,
+}
 
 /// A site found in a module, still attached to its instruction for rewriting.
 pub struct FoundSite<'ctx> {
@@ -26,6 +34,8 @@ pub struct FoundSite<'ctx> {
 pub struct Discovery<'ctx> {
     pub kind: Family,
     pub sites: Vec<FoundSite<'ctx>>,
+    /// Synchronization calls in system headers' code (pthread designs only).
+    pub inner_calls: Vec<InnerCall<'ctx>>,
     /// The mutants spanning a critical section (indices into `sites`).
     pub regions: Vec<crate::regions::RegionMutant<'ctx>>,
     /// Plain-language notes (e.g. sync calls without debug info), for the CLI to print.
@@ -40,6 +50,8 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
     let mut without_debug_info = 0usize;
     let mut abi_sensitive = Vec::new();
     let mut missing_counterparts = Vec::new();
+    let mut unmodelled = std::collections::BTreeSet::new();
+    let mut inner_calls = Vec::new();
     let defined: std::collections::HashSet<String> =
         module.get_functions().map(|f| api::demangle(&f.get_name().to_string_lossy())).collect();
     let kind = if module.get_function("sc_main").is_some_and(|f| f.count_basic_blocks() > 0) {
@@ -66,17 +78,35 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
                 used.insert(d.function.clone());
             }
             let user = declaration.map(|d| user_api(d, &callee_name, &mangled, kind));
-            let Some(mut api) = user.or_else(|| api::lookup(&callee_name)) else { continue };
-            if let Rewrite::FifoTrampoline { .. } = api.rewrite {
+            let Some(mut api) = user.or_else(|| api::lookup(&callee_name)).or_else(|| api::library_call(&callee_name)) else {
+                if let Some(what) = api::std_unmodelled(&callee_name) {
+                    if let Some(loc) = ir::inlined_at_location(inst).filter(|l| !source::is_system_path(&l.path)) {
+                        unmodelled.insert(format!("{}:{} {} ({what})", source::normalize(&loc.path).display(), loc.line, callee_name));
+                    }
+                }
+                continue;
+            };
+            match api.rewrite {
                 // One trampoline per template instance and overload.
-                api.wrapper = format!("syncmut.fifo.{mangled}");
+                Rewrite::FifoTrampoline { .. } => api.wrapper = format!("syncmut.fifo.{mangled}"),
+                Rewrite::UserTrampoline { .. } if api.wrapper.is_empty() => api.wrapper = format!("syncmut.user.{mangled}"),
+                _ => {}
             }
             let Some(loc) = ir::debug_location(inst) else {
                 without_debug_info += 1;
                 continue;
             };
             if source::is_system_path(&loc.path) {
+                // The C++ library's inline bodies (std::mutex::lock calling
+                // pthread_mutex_lock, a predicate wait calling the plain wait): their
+                // calls are scheduling points, not sites.
+                if kind == Family::Pthread && api.family == Family::Pthread && api.rewrite == Rewrite::Wrapper {
+                    inner_calls.push(InnerCall { api, inst });
+                }
                 continue;
+            }
+            if api::library_call(&callee_name).is_some() {
+                continue; // the design's own call stays as written (not a site yet)
             }
             ordinal += 1;
             if ir::has_abi_sensitive_arguments(inst) {
@@ -113,6 +143,7 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
                 equivalent,
                 effect: Some(api.effect),
                 inner: Vec::new(),
+                scope: Vec::new(),
             };
             found.push(FoundSite { site, api, inst });
         }
@@ -125,6 +156,7 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
         f.site.index = index as u32;
     }
     link_inner_sites(&mut found);
+    link_guard_scopes(&mut found);
     disambiguate_overloads(&mut found);
 
     let mut warnings = Vec::new();
@@ -156,11 +188,17 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
             missing_counterparts.join(", ")
         ));
     }
+    if !unmodelled.is_empty() {
+        warnings.push(format!(
+            "C++ synchronization that syncmut does not model (no sites; under the controlled scheduler a thread blocked in it is not seen, and the run may hang until its timeout): {}",
+            unmodelled.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
     for d in declared.iter().filter(|d| !used.contains(&d.function)) {
         warnings.push(format!("[[sync]] function {:?} is never called in user code: no sites for it (is the name right?)", d.function));
     }
     let regions = crate::regions::find(&found);
-    Discovery { kind, sites: found, regions, warnings }
+    Discovery { kind, sites: found, inner_calls, regions, warnings }
 }
 
 /// A count given as a constant at or below its floor (a barrier of one party, a semaphore
@@ -205,6 +243,29 @@ fn link_inner_sites(found: &mut [FoundSite<'_>]) {
             let callee = ir::called_function(f.inst).map(|c| c.get_name().to_string_lossy().into_owned()).unwrap_or_default();
             f.site.inner = inside.get(&callee).cloned().unwrap_or_default();
         }
+    }
+}
+
+/// Gives each C++ lock guard's construction the other calls on the same guard object in
+/// the same function (its destructions on every path out of the scope, its `lock()` and
+/// `unlock()`): the guard is the construction's first argument, the object's address.
+fn link_guard_scopes(found: &mut [FoundSite<'_>]) {
+    fn object(f: &FoundSite<'_>) -> Option<(inkwell::llvm_sys::prelude::LLVMValueRef, inkwell::llvm_sys::prelude::LLVMValueRef)> {
+        let function = f.inst.get_parent().and_then(|b| b.get_parent())?;
+        let guard = ir::call_arguments(f.inst).first()?.as_value_ref();
+        Some((function.as_value_ref(), guard))
+    }
+    let members: Vec<(u32, _)> = found
+        .iter()
+        .filter(|f| api::guard_call(&f.api.signature) == Some(api::GuardCall::Member))
+        .filter_map(|f| object(f).map(|o| (f.site.index, o)))
+        .collect();
+    for f in found.iter_mut() {
+        if api::guard_call(&f.api.signature) != Some(api::GuardCall::Construct) {
+            continue;
+        }
+        let Some(constructed) = object(f) else { continue };
+        f.site.scope = members.iter().filter(|(_, o)| *o == constructed).map(|(index, _)| *index).collect();
     }
 }
 

@@ -91,6 +91,39 @@ pub fn debug_location(inst: InstructionValue<'_>) -> Option<DebugLoc> {
     }
 }
 
+/// Where the user's code calls what an instruction belongs to: the location the
+/// instruction's inlined frames were inlined at, outermost first (its own location when
+/// it was not inlined). A call inside an `always_inline` library function, which clang
+/// inlines even at -O0 (libstdc++'s `std::latch::count_down`), is thus named at the
+/// user's line.
+pub fn inlined_at_location(inst: InstructionValue<'_>) -> Option<DebugLoc> {
+    // SAFETY: the DILocation accessors take the instruction's own location metadata
+    // (checked non-null) and the locations and scopes it links to; strings are owned by
+    // the module and copied out immediately.
+    unsafe {
+        let mut loc = debuginfo::LLVMInstructionGetDebugLoc(inst.as_value_ref());
+        if loc.is_null() {
+            return None;
+        }
+        loop {
+            let outer = debuginfo::LLVMDILocationGetInlinedAt(loc);
+            if outer.is_null() {
+                break;
+            }
+            loc = outer;
+        }
+        let file = debuginfo::LLVMDIScopeGetFile(debuginfo::LLVMDILocationGetScope(loc));
+        if file.is_null() {
+            return None;
+        }
+        let name = take_str(|len| debuginfo::LLVMDIFileGetFilename(file, len));
+        let dir = take_str(|len| debuginfo::LLVMDIFileGetDirectory(file, len));
+        let name = PathBuf::from(name);
+        let path = if name.is_absolute() || dir.is_empty() { name } else { PathBuf::from(dir).join(name) };
+        Some(DebugLoc { path, line: debuginfo::LLVMDILocationGetLine(loc), col: debuginfo::LLVMDILocationGetColumn(loc) })
+    }
+}
+
 unsafe fn take_str(get: impl FnOnce(*mut u32) -> *const std::os::raw::c_char) -> String {
     let mut len = 0u32;
     let ptr = get(&mut len);

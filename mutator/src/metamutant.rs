@@ -119,7 +119,7 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
         Interleave::Sync => {}
     }
     let shared_accesses = catalogue.accesses.len();
-    rewrite::rewrite(&context, &module, &found.sites, &copies)?;
+    rewrite::rewrite(&context, &module, &found.sites, &found.inner_calls, &copies)?;
     let metamutant_bc = out.join(layout::METAMUTANT_BC);
     write(&metamutant_bc, module.write_bitcode_to_memory().as_slice())?;
     let json = serde_json::to_vec_pretty(&catalogue).expect("catalogue serialises");

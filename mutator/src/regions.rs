@@ -191,6 +191,11 @@ fn unlock_of(lock: &str) -> Option<&'static str> {
         "pthread_spin_lock" => "pthread_spin_unlock",
         "mtx_lock" => "mtx_unlock",
         "sc_core::sc_mutex::lock()" => "sc_core::sc_mutex::unlock()",
+        "std::mutex::lock()" => "std::mutex::unlock()",
+        "std::recursive_mutex::lock()" => "std::recursive_mutex::unlock()",
+        "std::timed_mutex::lock()" => "std::timed_mutex::unlock()",
+        "std::shared_mutex::lock()" => "std::shared_mutex::unlock()",
+        "std::shared_mutex::lock_shared()" => "std::shared_mutex::unlock_shared()",
         _ => return None,
     })
 }

@@ -4,7 +4,7 @@
 //! tagged with its API's effect (`!syncmut.effect`) for the analysis.
 
 use crate::api::{self, Rewrite};
-use crate::discover::FoundSite;
+use crate::discover::{FoundSite, InnerCall};
 use crate::regions::Copy;
 use crate::effect::CallTag;
 use crate::error::{MutatorError, Result};
@@ -24,6 +24,9 @@ const COPY_TABLE_SYMBOL: &str = "syncmut_copies";
 
 /// Rewrites every found site in place and adds the site table.
 ///
+/// `inner`: calls in library code that become calls of their wrapper with the site
+/// argument `SITE_INNER` (scheduling points without sites).
+///
 /// `copies`: calls placed by moving operators (`regions`); each becomes a call of the
 /// copied site's wrapper whose site argument is `SITE_COPY` and its entry in the copy
 /// table, which names its mutant; tagged as a call that is not a site.
@@ -31,12 +34,20 @@ pub fn rewrite<'ctx>(
     context: &'ctx Context,
     module: &Module<'ctx>,
     sites: &[FoundSite<'ctx>],
+    inner: &[InnerCall<'ctx>],
     copies: &[Copy<'ctx>],
 ) -> Result<()> {
     let builder = context.create_builder();
+    let inner_arg = context.i32_type().const_int(u64::from(syncmut_runtime::tables::SITE_INNER), false);
+    for call in inner {
+        let wrapper = declare_wrapper(context, module, call.inst, &call.api, &[])?;
+        let new_call = replace_call(&builder, call.inst, wrapper, &[inner_arg.as_basic_value_enum()])
+            .map_err(|e| MutatorError::Verify(format!("building the call of {} in library code: {e}", call.api.wrapper)))?;
+        ir::tag_call(context, new_call, &CallTag { effect: call.api.effect, leading: 1, site: false, family: call.api.family });
+    }
     for (entry, copy) in copies.iter().enumerate() {
         let found = &sites[copy.call_of];
-        let wrapper = declare_wrapper(context, module, found)?;
+        let wrapper = declare_wrapper(context, module, found.inst, &found.api, &found.site.operators)?;
         let number = syncmut_runtime::tables::SITE_COPY | entry as u32;
         let site_arg = context.i32_type().const_int(u64::from(number), false);
         let call = replace_call(&builder, copy.call, wrapper, &[site_arg.as_basic_value_enum()])
@@ -44,7 +55,7 @@ pub fn rewrite<'ctx>(
         ir::tag_call(context, call, &CallTag { effect: found.api.effect, leading: 1, site: false, family: found.api.family });
     }
     for found in sites {
-        let wrapper = declare_wrapper(context, module, found)?;
+        let wrapper = declare_wrapper(context, module, found.inst, &found.api, &found.site.operators)?;
         let site_arg = context.i32_type().const_int(u64::from(found.site.index), false);
         let call = replace_call(&builder, found.inst, wrapper, &[site_arg.as_basic_value_enum()])
             .map_err(|e| MutatorError::Verify(format!("building the call for site {}: {e}", found.site.key)))?;
@@ -85,19 +96,25 @@ pub(crate) fn replace_call<'ctx>(
 
 /// Declares `wrapper(i32 site, original params...) -> original return`; for template
 /// APIs also defines it (see `trampoline`).
-fn declare_wrapper<'ctx>(context: &'ctx Context, module: &Module<'ctx>, found: &FoundSite<'ctx>) -> Result<FunctionValue<'ctx>> {
-    let callee = ir::called_function(found.inst).expect("sites are direct calls");
-    if let Rewrite::UserTrampoline { gate } = &found.api.rewrite {
-        return crate::user_sync::define_trampoline(context, module, &found.api.wrapper, callee, gate);
+fn declare_wrapper<'ctx>(
+    context: &'ctx Context,
+    module: &Module<'ctx>,
+    inst: InstructionValue<'ctx>,
+    api: &api::SyncApi,
+    operators: &[crate::Operator],
+) -> Result<FunctionValue<'ctx>> {
+    let callee = ir::called_function(inst).expect("sites are direct calls");
+    if let Rewrite::UserTrampoline { gate } = &api.rewrite {
+        return crate::user_sync::define_trampoline(context, module, &api.wrapper, callee, gate);
     }
-    if let Rewrite::FifoTrampoline { access, counterpart } = &found.api.rewrite {
-        if let Some(existing) = module.get_function(&found.api.wrapper) {
+    if let Rewrite::FifoTrampoline { access, counterpart } = &api.rewrite {
+        if let Some(existing) = module.get_function(&api.wrapper) {
             return Ok(existing);
         }
         let twin = module
             .get_functions()
             .find(|f| api::demangle(&f.get_name().to_string_lossy()) == *counterpart);
-        return trampoline::define(context, module, &found.api.wrapper, callee, *access, twin, &found.site.operators);
+        return trampoline::define(context, module, &api.wrapper, callee, *access, twin, operators);
     }
     let original = callee.get_type();
     let mut params: Vec<BasicMetadataTypeEnum> = vec![context.i32_type().into()];
@@ -106,13 +123,13 @@ fn declare_wrapper<'ctx>(context: &'ctx Context, module: &Module<'ctx>, found: &
         Some(ret) => ret.fn_type(&params, false),
         None => context.void_type().fn_type(&params, false),
     };
-    match module.get_function(&found.api.wrapper) {
+    match module.get_function(&api.wrapper) {
         Some(existing) if existing.get_type() == wrapper_type => Ok(existing),
         Some(_) => Err(MutatorError::Verify(format!(
             "wrapper {} already declared with another type",
-            found.api.wrapper
+            api.wrapper
         ))),
-        None => Ok(module.add_function(&found.api.wrapper, wrapper_type, Some(Linkage::External))),
+        None => Ok(module.add_function(&api.wrapper, wrapper_type, Some(Linkage::External))),
     }
 }
 

@@ -351,6 +351,9 @@ pub fn link_executable(design: &Design, kind: Family, bitcode: &Path, archives: 
         // The deterministic environment (virtual clock) in every executable that gets
         // the runtime, so both executables of a design see the same virtual time.
         cmd.arg(syncmut_runtime::VIRTUAL_CLOCK_LINK_FLAG);
+        if kind == Family::Pthread {
+            cmd.arg(syncmut_runtime::STD_THREAD_LINK_FLAG);
+        }
     }
     cmd.args(archives).args(design.link_flags());
     // SYNCMUT_SANITIZE=1: the runtime archives are the sanitized ones; the driver adds

@@ -235,3 +235,70 @@ fn no_example_catalogue_holds_a_mutant_identical_by_construction() {
     // redundant_sync's two notify(SC_ZERO_TIME) and its wait(SC_ZERO_TIME).
     assert_eq!(left_out, 4, "mutants left out as identical by construction across the examples");
 }
+
+#[test]
+fn every_std_api_is_found_at_the_users_line() {
+    let design = Design::from_paths(&[fixture("std_all_apis.cpp")], &["-std=c++20".to_string()]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let scan = scan(&design, dir.path()).unwrap();
+    let cat = scan.catalogue;
+    let ul = "std::unique_lock<std::mutex>::";
+    let want = expected(&[
+        (22, "std::mutex::lock()"),
+        (23, "std::mutex::try_lock()"),
+        (24, "std::mutex::unlock()"),
+        (25, "std::recursive_mutex::lock()"),
+        (26, "std::recursive_mutex::unlock()"),
+        (27, "std::timed_mutex::lock()"),
+        (28, "std::timed_mutex::unlock()"),
+        (29, "std::shared_mutex::lock_shared()"),
+        (30, "std::shared_mutex::unlock_shared()"),
+        (31, "std::lock_guard<std::mutex>::lock_guard(std::mutex&)"),
+        (31, "std::lock_guard<std::mutex>::~lock_guard()"),
+        (32, "std::scoped_lock<std::mutex>::scoped_lock(std::mutex&)"),
+        (32, "std::scoped_lock<std::mutex>::~scoped_lock()"),
+        (33, "std::shared_lock<std::shared_mutex>::shared_lock(std::shared_mutex&)"),
+        (33, "std::shared_lock<std::shared_mutex>::~shared_lock()"),
+        (34, &format!("{ul}unique_lock(std::mutex&)")),
+        (35, "std::condition_variable::wait(std::unique_lock<std::mutex>&)"),
+        (36, "void std::condition_variable::wait<worker()::$_0>(std::unique_lock<std::mutex>&, worker()::$_0)"),
+        (37, &format!("{ul}unlock()")),
+        (38, &format!("{ul}lock()")),
+        (39, "std::condition_variable::notify_one()"),
+        (40, "std::condition_variable::notify_all()"),
+        (41, "std::cv_status std::condition_variable::wait_for<…>"),
+        (44, &format!("{ul}~unique_lock()")),
+        (44, &format!("{ul}~unique_lock()")),
+        (48, "std::thread::join()"),
+    ]);
+    // Template instances print their arguments; compare the name up to them.
+    let found: Vec<(u32, String)> = sites(&cat)
+        .into_iter()
+        .map(|(line, callee)| match callee.split_once("wait_for<") {
+            Some((head, _)) => (line, format!("{head}wait_for<…>")),
+            None => (line, callee),
+        })
+        .collect();
+    assert_eq!(found, want);
+    assert_eq!(cat.kind, syncmut_mutator::api::Family::Pthread);
+    let ops = |key: &str| cat.sites.iter().find(|s| s.key == key).unwrap_or_else(|| panic!("{key}")).operators.clone();
+    assert_eq!(ops("worker#1"), [Operator::Remove, Operator::LockToTrylock]);
+    assert_eq!(ops("worker#10"), [Operator::Remove, Operator::LockToTrylock], "a guard's construction");
+    assert!(ops("worker#11").is_empty(), "a guard's destruction has no mutants of its own");
+    assert_eq!(ops("worker#18"), [Operator::Remove], "a predicate wait: remove only");
+    assert_eq!(ops("worker#21"), [Operator::Remove, Operator::SignalToBroadcast]);
+    // Removing a guard takes its destruction (and a unique_lock's own calls) with it.
+    let guard = cat.mutant("worker#10:remove").unwrap();
+    assert_eq!(guard.sites.len(), 2);
+    let unique = cat.mutant("worker#16:remove").unwrap();
+    let spanned: Vec<&str> = unique.sites.iter().map(|s| cat.sites[*s as usize].callee.as_str()).collect();
+    assert_eq!(spanned.len(), 5, "{spanned:?}");
+    assert!(spanned[1..].iter().all(|c| c.starts_with(ul)), "{spanned:?}");
+    assert_eq!(cat.mutant("worker#10:lock-to-trylock").unwrap().sites.len(), 1);
+    // The lock/unlock pair of a std::mutex is a region like a pthread one.
+    assert!(cat.mutant("worker#1:remove-lock-pair").is_some());
+    // C++20 primitives on atomics are named as not modelled, with their lines.
+    let note = scan.warnings.iter().find(|w| w.contains("does not model")).expect("a warning about the C++20 primitives");
+    assert!(note.contains("std_all_apis.cpp:42") && note.contains("std::counting_semaphore"), "{note}");
+    assert!(note.contains("std_all_apis.cpp:43") && note.contains("std::latch"), "{note}");
+}

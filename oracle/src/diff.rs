@@ -58,6 +58,8 @@ fn event_line(catalogue: &Catalogue, e: &Event) -> String {
 pub fn site_label(catalogue: &Catalogue, site: u32) -> String {
     match catalogue.sites.get(site as usize) {
         Some(s) => format!("{} @ {}:{}", s.call, s.file, s.line),
+        // A scheduling point in a library's inline code (a predicate wait's loop).
+        None if site == syncmut_runtime::tables::SITE_INNER => "a call inside the C++ standard library".to_string(),
         None => format!("site {site}"),
     }
 }

@@ -28,6 +28,11 @@
  * only while that mutant is active, and is otherwise absent: no event, no scheduling
  * point. */
 #define SYNCMUT_SITE_COPY 2147483648
+/* The site argument of a call inside a library's own code that the mutator routes through
+ * a wrapper only so that it is a scheduling point (the pthread calls in the bodies of the
+ * C++ standard library's inline functions): it performs the original call, is never
+ * mutated and records no event. Checked before SYNCMUT_SITE_COPY, whose bit it has. */
+#define SYNCMUT_SITE_INNER 4294967295
 
 /* ---- environment variables (runtime-lib/README.md) ----------------------------------- */
 

@@ -83,6 +83,11 @@ pub fn sanitizer_link_flags() -> &'static [&'static str] {
 /// use these functions, always see the same virtual world (runtime-lib/README.md).
 pub const VIRTUAL_CLOCK_LINK_FLAG: &str = "-Wl,--undefined=syncmut_virtual_clock";
 
+/// Linker flag that brings `src/std_thread.c` into a pthread design's executable: its
+/// `pthread_create` takes the place of libc's for libstdc++'s `std::thread`, whose
+/// threads then start through the runtime's thread hook like the design's own.
+pub const STD_THREAD_LINK_FLAG: &str = "-Wl,--undefined=syncmut_std_thread";
+
 /// File names used by [`install`].
 pub const C_ARCHIVE_NAME: &str = "libsyncmut_rt.a";
 /// File name of the SystemC archive.

@@ -78,6 +78,7 @@ fn the_rust_constants_match_the_protocol_header() {
         ("SYNCMUT_STATUS_ASSUME", number(status::ASSUME)),
         ("SYNCMUT_STATUS_THREAD_LIMIT", number(status::THREAD_LIMIT)),
         ("SYNCMUT_SITE_COPY", number(tables::SITE_COPY)),
+        ("SYNCMUT_SITE_INNER", number(tables::SITE_INNER)),
         ("SYNCMUT_ENV_ACTIVE", text(env::ACTIVE)),
         ("SYNCMUT_ENV_TRACE", text(env::TRACE)),
         ("SYNCMUT_ENV_SCHEDULE", text(env::SCHEDULE)),

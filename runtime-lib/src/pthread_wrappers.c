@@ -37,6 +37,15 @@ static struct call begin(uint32_t site, uint32_t allowed, const char *wrapper, c
 {
     syncmut_op op;
     struct call call;
+    if (site == (uint32_t)SYNCMUT_SITE_INNER) {
+        /* A library's own call (a std::mutex body's pthread_mutex_lock): the original
+         * call, a scheduling point, no event of its own. */
+        call.op = SYNCMUT_ORIGINAL;
+        call.sched = syncmut_sched_controls_me();
+        if (call.sched)
+            syncmut_sched_enter_on(site, a, b);
+        return call;
+    }
     if (site & SYNCMUT_SITE_COPY) {
         /* A copy placed by a moving operator: it performs the call only while its mutant
          * is active, and is otherwise absent (no event, no scheduling point), so runs of
@@ -189,6 +198,17 @@ int syncmut_pthread_cond_timedwait(uint32_t site, pthread_cond_t *c, pthread_mut
         return end(s, s.sched ? syncmut_sched_cond_wait(c, m, 1)
                               : pthread_cond_timedwait(c, m, abstime));
     }
+}
+
+/* libstdc++'s timed wait (std::condition_variable::wait_for/wait_until), reached only
+ * from its inline code: no operators of its own (its caller's site has them). */
+int syncmut_pthread_cond_clockwait(uint32_t site, pthread_cond_t *c, pthread_mutex_t *m,
+                                   clockid_t clock, const struct timespec *abstime)
+{
+    struct call s = BEGIN(0, c, m);
+    if (s.op == SYNCMUT_REMOVE)
+        return end(s, 0);
+    return end(s, s.sched ? syncmut_sched_cond_wait(c, m, 1) : pthread_cond_clockwait(c, m, clock, abstime));
 }
 
 /* Scheduled signal/broadcast: the waiters are the scheduler's, never the real object's. */

@@ -21,6 +21,8 @@ int syncmut_pthread_mutex_unlock(uint32_t site, pthread_mutex_t *m);
 int syncmut_pthread_cond_wait(uint32_t site, pthread_cond_t *c, pthread_mutex_t *m);
 int syncmut_pthread_cond_timedwait(uint32_t site, pthread_cond_t *c, pthread_mutex_t *m,
                                    const struct timespec *abstime);
+int syncmut_pthread_cond_clockwait(uint32_t site, pthread_cond_t *c, pthread_mutex_t *m,
+                                   clockid_t clock, const struct timespec *abstime);
 int syncmut_pthread_cond_signal(uint32_t site, pthread_cond_t *c);
 int syncmut_pthread_cond_broadcast(uint32_t site, pthread_cond_t *c);
 int syncmut_pthread_rwlock_rdlock(uint32_t site, pthread_rwlock_t *l);

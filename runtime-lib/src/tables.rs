@@ -45,6 +45,9 @@ pub const MAX_GLOBALS: usize = 64;
 /// Set in the site argument of a placed copy of a site's call (`SYNCMUT_SITE_COPY`); the
 /// other bits are the copy's entry in the copy table.
 pub const SITE_COPY: u32 = 1 << 31;
+/// The site argument of a call inside a library's inline code that is routed through a
+/// wrapper only to be a scheduling point (`SYNCMUT_SITE_INNER`): never mutated, no event.
+pub const SITE_INNER: u32 = u32::MAX;
 /// The copy table `syncmut_copies` (count `syncmut_copy_count`): per copy, the number of
 /// the mutant's operator (its 1-based position in the operator list) and the two sites
 /// the mutant is activated at (the same twice for a one-site mutant).

@@ -10,13 +10,26 @@
 #include <threads.h>
 
 #include "scheduler.h"
+#include "thread_hooks.h"
+
+/* Set while this thread's hook creates a thread: the pthread_create it then calls (the
+ * scheduler's or the pass-through) is libc's, also where std_thread.c defines
+ * pthread_create in the executable. */
+static _Thread_local int creating;
+
+int syncmut_hook_creating(void)
+{
+    return creating;
+}
 
 int syncmut_hook_pthread_create(const char *start_name, pthread_t *thread, const pthread_attr_t *attr,
                                 void *(*start)(void *), void *arg)
 {
-    if (syncmut_sched_controls_me())
-        return syncmut_sched_create(start_name, thread, attr, start, arg);
-    return pthread_create(thread, attr, start, arg);
+    creating = 1;
+    int rc = syncmut_sched_controls_me() ? syncmut_sched_create(start_name, thread, attr, start, arg)
+                                         : pthread_create(thread, attr, start, arg);
+    creating = 0;
+    return rc;
 }
 
 void syncmut_hook_pthread_exit(void *value)
@@ -49,7 +62,9 @@ int syncmut_hook_thrd_create(const char *start_name, thrd_t *thread, thrd_start_
         return thrd_nomem;
     boxed->start = start;
     boxed->arg = arg;
+    creating = 1;
     int rc = syncmut_sched_create(start_name, (pthread_t *)thread, NULL, run_c11_thread, boxed);
+    creating = 0;
     if (rc != 0)
         free(boxed);
     return rc == 0 ? thrd_success : thrd_error;

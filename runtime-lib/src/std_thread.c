@@ -1,0 +1,52 @@
+/* std::thread under the controlled scheduler.
+ *
+ * std::thread's constructor starts its thread inside libstdc++.so
+ * (std::thread::_M_start_thread calls pthread_create there), out of reach of the
+ * mutator, which rewrites only the design's own pthread_create calls. So this file
+ * defines pthread_create in the executable: a symbol that a linked shared library uses
+ * is exported by the executable and takes precedence over libc's, so libstdc++'s call
+ * arrives here and goes through the same hook as the design's calls (thread_hooks.c),
+ * with "std::thread" as the start routine's name. The mutator links this object into
+ * pthread designs' executables (`syncmut_runtime::STD_THREAD_LINK_FLAG`).
+ *
+ * The runtime's own thread creation (the scheduler's, the hook's pass-through) calls
+ * pthread_create too; the hook marks those calls (syncmut_hook_creating) and they go
+ * straight to libc's function. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "syncmut_protocol.h"
+#include "thread_hooks.h"
+
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+/* Referenced by the link flag so that the linker takes this object from the archive. */
+const int syncmut_std_thread = 1;
+
+int syncmut_real_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                                void *(*start)(void *), void *arg)
+{
+    static _Atomic(create_fn) real;
+    create_fn f = atomic_load_explicit(&real, memory_order_acquire);
+    if (f == NULL) {
+        f = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+        if (f == NULL) {
+            dprintf(2, "syncmut runtime: cannot find libc's pthread_create (the design must be linked dynamically)\n");
+            _exit(SYNCMUT_STATUS_CONFIG_ERROR);
+        }
+        atomic_store_explicit(&real, f, memory_order_release);
+    }
+    return f(thread, attr, start, arg);
+}
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+                   void *arg)
+{
+    if (syncmut_hook_creating())
+        return syncmut_real_pthread_create(thread, attr, start, arg);
+    return syncmut_hook_pthread_create("std::thread", thread, attr, start, arg);
+}
