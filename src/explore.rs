@@ -82,14 +82,14 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     design.sync = settings.sync;
     std::fs::create_dir_all(&a.output).with_context(|| format!("create {}", a.output.display())).map_err(internal)?;
     let mut interleave = a.interleave;
-    let mut build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave }).map_err(mutator)?;
+    let mut build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave, races: false }).map_err(mutator)?;
     let only_create_and_join = build.catalogue.sites.iter().all(|s| matches!(s.effect, Some(Effect::Join { .. }) | Some(Effect::CreateThread { .. })));
     if build.catalogue.kind == Family::Pthread && only_create_and_join && interleave.is_sync() {
         // Thread creation and joins alone leave no choice to explore: the program's
         // concurrency is in its shared memory.
         eprintln!("syncmut: no synchronization calls other than thread creation and joins: exploring at memory level (every load and store of shared memory is a scheduling point), as with --interleave memory");
         interleave = Interleave::Memory;
-        build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave }).map_err(mutator)?;
+        build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave, races: false }).map_err(mutator)?;
     }
     for warning in &build.warnings {
         eprintln!("syncmut: warning: {warning}");

@@ -406,7 +406,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Mutate { design, output, interleave } => {
             let file = design.config()?;
             let design = design.design_with(&file)?;
-            let options = metamutant::Options { interleave: interleave.interleave.or(file.interleave).unwrap_or_default() };
+            let options = metamutant::Options { interleave: interleave.interleave.or(file.interleave).unwrap_or_default(), races: false };
             let out = run::open_run_directory(&output)?;
             let build = metamutant::build_with(&design, out.root(), &options)?;
             print_warnings(&build.warnings);

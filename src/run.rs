@@ -89,7 +89,7 @@ pub fn run_command(
         // lost by starting over.
         eprintln!("syncmut: note: {}: the interrupted run ended before its mutants were built; starting it afresh", out.root().display());
     }
-    let mut build = metamutant::build_with(&design, out.root(), &metamutant::Options { interleave })?;
+    let mut build = metamutant::build_with(&design, out.root(), &metamutant::Options { interleave, races: false })?;
     print_warnings(&build.warnings);
     if build.catalogue.sites.is_empty() {
         no_sites_check(&design, &build.catalogue);
