@@ -115,6 +115,11 @@ enum Command {
         depth: Option<u32>,
         #[command(flatten)]
         interleave: InterleaveArg,
+        /// pthread designs: check every run for data races (shared loads and stores
+        /// instrumented for a happens-before detector, no extra scheduling points); a
+        /// mutant with a race the original does not have on the test is killed-by-race.
+        #[arg(long)]
+        races: bool,
         /// Exit with code 8 when the mutation score (percent) is below this.
         #[arg(long, value_name = "PCT")]
         fail_under: Option<f64>,
@@ -362,7 +367,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let design = design.design_with(&file)?;
             gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
         }
-        Command::Run { mut design, tests, test_cmd, gen, generation, output, jobs, resume, schedules, strategy, native, self_check, preemptions, depth, interleave, fail_under, select } => {
+        Command::Run { mut design, tests, test_cmd, gen, generation, output, jobs, resume, schedules, strategy, native, self_check, preemptions, depth, interleave, races, fail_under, select } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = design.config()?;
             design.sync = file.sync.clone();
@@ -386,7 +391,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let interleave = interleave.interleave.or(file.interleave);
             let select = select.or_file(&file.selection());
             let tests = run::TestSources { file: tests.or(file.tests), command: test_cmd.or(file.test_cmd) };
-            let ran = run::run_command(&design, tests, &plan, &output, &config, resume, interleave, &select)?;
+            let races = races || file.races.unwrap_or(false);
+            let ran = run::run_command(&design, tests, &plan, &output, &config, resume, interleave, races, &select)?;
             Ok(match (ran, fail_under) {
                 (run::Ran::Score { killed, .. }, _) if self_check && killed > 0 => {
                     eprintln!("syncmut: self-check failed: the original was judged different from itself {killed} time(s)");

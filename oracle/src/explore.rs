@@ -15,6 +15,7 @@ use std::path::Path;
 use syncmut_mutator::Catalogue;
 use syncmut_runtime::exec::{Execution, Status};
 use syncmut_runtime::schedule::{self, Choice, ChoiceKind, Schedule};
+use syncmut_runtime::races::{self, Race, RaceFile};
 use syncmut_runtime::trace::{self, EndKind, Trace};
 use syncmut_runtime::{status, Invocation};
 
@@ -28,11 +29,14 @@ pub struct ExploreSettings {
     pub schedules: usize,
     /// `SYNCMUT_MAX_STEPS` of each run (livelock bound).
     pub max_steps: u64,
+    /// Run the runtime's race detector (`SYNCMUT_RACES_OUT`; the metamutant must be built
+    /// with its accesses instrumented): a data race is a bug.
+    pub races: bool,
 }
 
 impl Default for ExploreSettings {
     fn default() -> Self {
-        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000 }
+        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000, races: false }
     }
 }
 
@@ -51,6 +55,9 @@ pub enum BugKind {
     Livelock,
     /// The run did not end within the timeout (spinning outside scheduling points).
     Hang,
+    /// Two accesses to one location, at least one a write, that no synchronization
+    /// orders (`--races`): a bug in every schedule where both run.
+    DataRace,
 }
 
 impl std::fmt::Display for BugKind {
@@ -61,6 +68,7 @@ impl std::fmt::Display for BugKind {
             BugKind::Deadlock => "deadlock",
             BugKind::Livelock => "livelock",
             BugKind::Hang => "hang (timeout)",
+            BugKind::DataRace => "data race",
         })
     }
 }
@@ -81,6 +89,10 @@ pub struct Found {
     pub schedule_text: String,
     pub execution: Execution,
     pub trace: Trace,
+    /// `--races`: the data races the run had (also when another bug is the kind).
+    pub races: Vec<Race>,
+    /// What the race detector's bounds left unchecked in the run, in words.
+    pub race_limits: Option<String>,
 }
 
 /// The outcome of an exploration.
@@ -118,7 +130,11 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
         if visit.execution.status == Status::Exited(status::ASSUME) {
             assumed += 1;
         }
-        let Some((kind, message)) = classify(visit.execution, visit.trace) else { return false };
+        let races = visit.races.map(|f| f.races.clone()).unwrap_or_default();
+        let bug = classify(visit.execution, visit.trace).or_else(|| {
+            (!races.is_empty()).then(|| (BugKind::DataRace, format!("{} pair(s) of accesses to shared memory not ordered by any synchronization", races.len())))
+        });
+        let Some((kind, message)) = bug else { return false };
         found = Some(Found {
             kind,
             message,
@@ -129,6 +145,8 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
             schedule_text: visit.schedule_text.to_string(),
             execution: visit.execution.clone(),
             trace: visit.trace.clone(),
+            races,
+            race_limits: visit.races.and_then(|f| f.limits()),
         });
         true
     })?;
@@ -151,6 +169,8 @@ pub struct Visit<'a> {
     pub trace: &'a Trace,
     /// Where the run's trace is, until the next run overwrites it.
     pub trace_file: &'a Path,
+    /// The race detector's file, when the settings ask for races.
+    pub races: Option<&'a RaceFile>,
 }
 
 /// What a search covered.
@@ -224,11 +244,14 @@ impl Explorer<'_, '_> {
         self.runs += 1;
         let out_file = self.work.join("run.schedule");
         let trace_file = self.work.join("run.jsonl");
+        let races_file = self.work.join("run.races");
         let _ = std::fs::remove_file(&out_file);
         let _ = std::fs::remove_file(&trace_file);
+        let _ = std::fs::remove_file(&races_file);
         let invocation = Invocation {
             schedule: Some(schedule_value.to_string()),
             schedule_out: Some(out_file.clone()),
+            races_out: self.config.races.then(|| races_file.clone()),
             trace: Some(trace_file.clone()),
             max_steps: Some(self.config.max_steps),
             ..self.program.clone()
@@ -240,6 +263,7 @@ impl Explorer<'_, '_> {
         let schedule_text = std::fs::read_to_string(&out_file).unwrap_or_default();
         let schedule = schedule::parse(&schedule_text).map_err(|e| ExploreError::Io(format!("{}: {e}", out_file.display())))?;
         let trace = trace::read(&trace_file).map_err(ExploreError::Io)?;
+        let races = if self.config.races { races::read(&races_file).map_err(ExploreError::Io)? } else { None };
         self.seen.insert(schedule.choices.iter().map(|c| c.chosen).collect());
         let visit = Visit {
             run: self.runs,
@@ -250,6 +274,7 @@ impl Explorer<'_, '_> {
             execution: &execution,
             trace: &trace,
             trace_file: &trace_file,
+            races: races.as_ref(),
         };
         let stop = (self.visit)(&visit);
         Ok(Outcome { schedule, stop })
@@ -386,6 +411,22 @@ fn memory_steps(catalogue: &Catalogue, schedule: &Schedule) -> String {
     format!("\nmemory steps at choice points (--interleave memory; not in the trace), in order:\n{}", lines.concat())
 }
 
+/// The run's data races (`--races`), both accesses of each.
+fn race_lines(catalogue: &Catalogue, found: &Found) -> String {
+    let mut text = String::new();
+    let races = crate::races::all_in_source(catalogue, &found.races);
+    if !races.is_empty() {
+        text.push_str(&format!("\ndata races ({}; each pair of source accesses once):\n", races.len()));
+        for race in &races {
+            text.push_str(&format!("  {}\n  {}\n    {}\n", race.first, race.second, race.unordered));
+        }
+    }
+    if let Some(limits) = &found.race_limits {
+        text.push_str(&format!("\nrace detection: {limits}\n"));
+    }
+    text
+}
+
 fn first_runtime_line(stderr: &str, fallback: &str) -> String {
     stderr.lines().find(|l| l.starts_with("syncmut runtime:")).map(|l| l.trim().to_string()).unwrap_or_else(|| fallback.to_string())
 }
@@ -429,6 +470,7 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
         text.push_str("  … (trace truncated)\n");
     }
     text.push_str(&memory_steps(catalogue, &found.schedule));
+    text.push_str(&race_lines(catalogue, found));
     if let Some(end) = &found.trace.end {
         if !end.pending.is_empty() {
             text.push_str("\nthreads that did not finish:\n");

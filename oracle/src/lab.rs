@@ -9,6 +9,7 @@ use crate::mask::Mask;
 use crate::observation::{Compared, Observation};
 use crate::outcome::{Baseline, Outcomes, Run};
 use crate::outdir::{self, OutDir};
+use crate::races::SourceRace;
 use crate::report;
 use crate::schedules::{self as schedule_plan, Schedules, Strategy};
 use crate::verdict::{self, Verdict};
@@ -47,6 +48,10 @@ struct OriginalRuns {
     max_steps: Option<u64>,
     /// What the original does not repeat across virtual worlds, left out of comparisons.
     mask: Mask,
+    /// `run --races`: the data races of the original's runs (never kills), and whether
+    /// the detector left something unchecked in them (then no race kills on this test:
+    /// the original might have had the race unseen).
+    races: RunRaces,
 }
 
 /// A mutant that takes this many times the original's scheduling points (at least
@@ -299,6 +304,7 @@ fn traced_in(
         trace: Some(trace_file.to_path_buf()),
         schedule: (build.catalogue.kind == Family::Pthread).then(|| schedule.to_string()),
         schedule_out: schedule_out.filter(|_| build.catalogue.kind == Family::Pthread).map(Path::to_path_buf),
+        races_out: build.catalogue.races.then(|| races_file(trace_file)),
         max_steps,
         entropy,
         limits: *limits,
@@ -313,6 +319,51 @@ fn traced_in(
         false => Unjudged::Run(e),
     })?;
     Ok((execution, trace, workdir))
+}
+
+/// Where a run's data races are written (`run --races`): beside its trace, `.races`.
+fn races_file(trace_file: &Path) -> std::path::PathBuf {
+    trace_file.with_extension("races")
+}
+
+/// The data races of the run whose trace is `trace_file`, in source terms, and what the
+/// detector's bounds left unchecked; nothing when the metamutant was not built for race
+/// detection or the run wrote no race file (it was killed before it could).
+fn run_races(build: &Build, trace_file: &Path) -> Result<RunRaces, Unjudged> {
+    if !build.catalogue.races {
+        return Ok(RunRaces::default());
+    }
+    let path = races_file(trace_file);
+    let file = syncmut_runtime::races::read(&path).map_err(Unjudged::Run)?;
+    let _ = std::fs::remove_file(&path);
+    Ok(file.map(|f| RunRaces::of(build, &f)).unwrap_or_default())
+}
+
+/// One run's data races in source terms, and what the detector left unchecked.
+#[derive(Debug, Clone, Default)]
+struct RunRaces {
+    races: Vec<SourceRace>,
+    limits: Option<String>,
+}
+
+impl RunRaces {
+    fn of(build: &Build, file: &syncmut_runtime::races::RaceFile) -> RunRaces {
+        RunRaces { races: crate::races::all_in_source(&build.catalogue, &file.races), limits: file.limits() }
+    }
+
+    /// Adds another run's races (one per key) and limits.
+    fn merge(&mut self, other: RunRaces) {
+        self.races.extend(other.races);
+        self.races.sort();
+        self.races.dedup_by(|a, b| a.key == b.key);
+        if let Some(limits) = other.limits {
+            self.limits.get_or_insert(limits);
+        }
+    }
+
+    fn has(&self, key: &str) -> bool {
+        self.races.iter().any(|r| r.key == key)
+    }
 }
 
 /// Bytes of a kept run's stderr saved beside its trace (for `explain`).
@@ -410,12 +461,13 @@ fn schedule_file(root: &Path, test: &str, mutant: Option<&str>, tag: &str) -> st
 }
 
 /// The exploration settings of a dfs search in the lab.
-fn dfs_config(schedules: Schedules, max_steps: Option<u64>) -> explore::ExploreSettings {
+fn dfs_config(build: &Build, schedules: Schedules, max_steps: Option<u64>) -> explore::ExploreSettings {
     explore::ExploreSettings {
         strategy: schedules.strategy,
         schedules: schedules.budget.max(1),
         // The original runs under the runtime's own default, mutants under their plan's.
         max_steps: max_steps.unwrap_or(10_000_000),
+        races: build.catalogue.races,
     }
 }
 
@@ -432,14 +484,14 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
     let mut schedules = planned_schedules(config.strategy, explores, steps, 0);
     let listed = if dfs { &schedules[..1] } else { &schedules[..] };
     let tagged = explores && !dfs;
-    let (mut runs, mut set_aside, mask) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), &limits);
+    let (mut runs, mut set_aside, mask, mut races) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), &limits);
     let mut labels: Vec<String> = listed.to_vec();
     let mut exhausted = false;
     if dfs && set_aside.is_none() {
         // The original's own search replaces the runs above; its first run (no prefix) is
         // the default schedule already run.
         let work = tempfile::tempdir().map_err(|e| OracleError::Write { path: std::env::temp_dir(), source: e })?;
-        match search_original(build, test, config.strategy, &limits, work.path()) {
+        match search_original(build, test, config.strategy, &limits, work.path(), &mut races) {
             Ok((searched, covered, failure)) => {
                 labels = (1..=searched.len()).map(dfs_tag).collect();
                 (runs, exhausted) = (searched, covered);
@@ -461,7 +513,12 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
         set_aside = differs_from_original_build(build, test, execution, &mask, &limits);
     }
     let label = |site| crate::diff::site_label(&build.catalogue, site);
-    let baseline = Baseline { nondeterministic: mask.describe(&label), ..summarise(test, &runs, set_aside) };
+    let baseline = Baseline {
+        nondeterministic: mask.describe(&label),
+        races: races.races.clone(),
+        races_unchecked: races.limits.clone(),
+        ..summarise(test, &runs, set_aside)
+    };
     let max_steps = steps.map(|s| s.saturating_mul(MUTANT_STEPS_FACTOR).max(MIN_MUTANT_STEPS));
     // A self-check runs the original as a mutant under schedules the baseline did not
     // sample, as a mutant that consumes the scheduler's choices differently would.
@@ -473,7 +530,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
         true => run_native(build, test, "", config.native, &limits).map_err(|message| OracleError::Environment { message })?,
         false => Vec::new(),
     };
-    let plan = baseline.usable.then_some(OriginalRuns { mutant_schedules, originals: runs, labels, native, exhausted, max_steps, mask });
+    let plan = baseline.usable.then_some(OriginalRuns { mutant_schedules, originals: runs, labels, native, exhausted, max_steps, mask, races });
     Ok((baseline, plan))
 }
 
@@ -510,9 +567,10 @@ fn run_original_listed(
     tagged: bool,
     repeats: usize,
     limits: &Limits,
-) -> (Vec<(Execution, Trace)>, Option<String>, Mask) {
+) -> (Vec<(Execution, Trace)>, Option<String>, Mask, RunRaces) {
     let mut runs: Vec<(Execution, Trace)> = Vec::new();
     let mut mask = Mask::default();
+    let mut races = RunRaces::default();
     let label = |site| crate::diff::site_label(&build.catalogue, site);
     let order = std::iter::repeat_n(&schedules[0], repeats).chain(&schedules[1..]);
     for (i, schedule) in order.enumerate() {
@@ -525,9 +583,13 @@ fn run_original_listed(
         let entropy = repeat_of_first.then(|| other_world(i));
         let (execution, trace) = match traced_in(build, test, "", schedule, None, &path, None, &out.path(outdir::WORK_DIR), limits, entropy) {
             Ok((execution, trace, _)) => (execution, trace),
-            Err(Unjudged::Environment(message)) => return (runs, Some(message), mask),
-            Err(e) => return (runs, Some(format!("its trace could not be read: {e}")), mask),
+            Err(Unjudged::Environment(message)) => return (runs, Some(message), mask, races),
+            Err(e) => return (runs, Some(format!("its trace could not be read: {e}")), mask, races),
         };
+        match run_races(build, &path) {
+            Ok(found) => races.merge(found),
+            Err(e) => return (runs, Some(format!("its race file could not be read: {e}")), mask, races),
+        }
         let mut set_aside = unusable(&execution, limits);
         if set_aside.is_none() && repeat_of_first {
             let (e0, t0) = &runs[0];
@@ -546,10 +608,10 @@ fn run_original_listed(
             runs.push((execution, trace));
         }
         if set_aside.is_some() {
-            return (runs, set_aside, mask);
+            return (runs, set_aside, mask, races);
         }
     }
-    (runs, None, mask)
+    (runs, None, mask, races)
 }
 
 /// The virtual world of the original's k-th repeat: k worlds after syncmut's own
@@ -570,12 +632,16 @@ fn search_original(
     schedules: Schedules,
     limits: &Limits,
     work: &Path,
+    races: &mut RunRaces,
 ) -> Result<(Vec<(Execution, Trace)>, bool, Option<String>), String> {
     let mut runs = Vec::new();
     let mut failure = None;
     // Without the test's input values, as the dfs search has always run.
     let original = Invocation { active: Some(String::new()), limits: *limits, ..Invocation::in_setting(&build.metamutant, test) };
-    let search = explore::search(&original, &dfs_config(schedules, None), work, &mut |visit| {
+    let search = explore::search(&original, &dfs_config(build, schedules, None), work, &mut |visit| {
+        if let Some(file) = visit.races {
+            races.merge(RunRaces::of(build, file));
+        }
         failure = unusable(visit.execution, limits);
         runs.push((visit.execution.clone(), visit.trace.clone()));
         failure.is_some()
@@ -634,6 +700,8 @@ fn not_started(test: &TestCase, reason: String) -> Baseline {
         pending: Vec::new(),
         lost_notifications: Vec::new(),
         nondeterministic: Vec::new(),
+        races: Vec::new(),
+        races_unchecked: None,
     }
 }
 
@@ -656,6 +724,8 @@ fn summarise(test: &TestCase, runs: &[(Execution, Trace)], set_aside: Option<Str
         pending: observation.pending.clone(),
         lost_notifications: observation.lost_notifications.clone(),
         nondeterministic: Vec::new(),
+        races: Vec::new(),
+        races_unchecked: None,
     }
 }
 
@@ -754,11 +824,15 @@ struct Tally<'a> {
     hidden: Vec<u32>,
     /// The baseline's mask on this test.
     mask: &'a Mask,
+    /// The original's data races on this test (`run --races`), grown by the races of the
+    /// original following a mutant's interleaving.
+    original_races: RunRaces,
 }
 
-/// Runs the original along a mutant run's interleaving: the run's execution, trace and
-/// how closely it followed, or `None` when the run recorded no interleaving.
-type Follow<'f> = dyn FnMut() -> Result<Option<(Execution, Trace, String)>, Unjudged> + 'f;
+/// Runs the original along a mutant run's interleaving: the run's execution, trace, how
+/// closely it followed and its data races, or `None` when the run recorded no
+/// interleaving.
+type Follow<'f> = dyn FnMut() -> Result<Option<(Execution, Trace, String, RunRaces)>, Unjudged> + 'f;
 
 impl<'a> Tally<'a> {
     fn new(build: &Build, mutant: &'a Mutant, plan: &'a OriginalRuns) -> Tally<'a> {
@@ -783,6 +857,7 @@ impl<'a> Tally<'a> {
             native_unexplained: 0,
             hidden,
             mask: &plan.mask,
+            original_races: plan.races.clone(),
         }
     }
 
@@ -796,30 +871,43 @@ impl<'a> Tally<'a> {
     /// the baseline), and, unless it is a failure the original never shows, not the
     /// original's when it follows this run's interleaving (`follow`), which is then one
     /// more original run compared with later ones.
-    fn add(&mut self, build: &Build, execution: &Execution, trace: &Trace, tag: &str, follow: &mut Follow) -> Result<bool, Unjudged> {
+    ///
+    /// A run that no verdict but killed-by-trace kills is killed by a data race
+    /// (`races`, `run --races`) that no run of the original had, the original following
+    /// it included.
+    fn add(&mut self, build: &Build, execution: &Execution, trace: &Trace, races: &RunRaces, tag: &str, follow: &mut Follow) -> Result<bool, Unjudged> {
         self.runs += 1;
         self.elapsed += execution.elapsed;
         self.tried.push(tag.to_string());
         let observed = self.mask.apply(Observation::new(execution, trace, &self.hidden));
+        let mut followed_yet = false;
         if self.original.iter().any(|o| o.observation == observed) {
-            return Ok(false);
+            return self.add_races(races, tag, followed_yet, follow);
         }
         let absolute = failure(&observed).is_some_and(|what| !self.original_fails_so(&what));
         if !absolute {
-            if let Some((execution, trace, label)) = follow()? {
+            followed_yet = true;
+            if let Some((execution, trace, label, followed_races)) = follow()? {
                 self.elapsed += execution.elapsed;
+                self.original_races.merge(followed_races);
                 let followed = self.mask.apply(Observation::new(&execution, &trace, &self.hidden));
                 let same = followed == observed;
                 self.original.push(OriginalRun { observation: followed, label });
                 if same {
                     self.refuted += 1;
-                    return Ok(false);
+                    return self.add_races(races, tag, followed_yet, follow);
                 }
             }
         }
         let closest = self.original.iter().min_by_key(|o| distance(&o.observation, &observed)).expect("the baseline ran the original");
         let label = |site| crate::diff::site_label(&build.catalogue, site);
         let (verdict, reason) = verdict::judge(&closest.observation, &observed, &label);
+        let closest_label = closest.label.clone();
+        // A new data race says more than a difference in synchronization behaviour: it
+        // names the two unordered accesses.
+        if matches!(verdict, Verdict::Survived | Verdict::KilledByTrace) && self.add_races(races, tag, followed_yet, follow)? {
+            return Ok(true);
+        }
         if verdict == Verdict::Survived {
             return Ok(false); // differs only in what no verdict looks at
         }
@@ -828,9 +916,41 @@ impl<'a> Tally<'a> {
             let reason = match self.original.len() {
                 1 => reason,
                 n if absolute => format!("{reason}; no run of the original ends so ({n} runs)"),
-                _ => format!("{reason}; closest original run: {}", closest.label),
+                _ => format!("{reason}; closest original run: {closest_label}"),
             };
             self.first_kill = Some((verdict, reason, tag.to_string()));
+        }
+        Ok(true)
+    }
+
+    /// Judges a run's data races (the run otherwise kills nothing); true when it kills:
+    /// a race whose pair of source locations no run of the original had, also after the
+    /// original followed this run's interleaving (`follow`, unless `followed_yet`).
+    fn add_races(&mut self, races: &RunRaces, tag: &str, followed_yet: bool, follow: &mut Follow) -> Result<bool, Unjudged> {
+        // A detector bound in the original's runs could hide the race there: no kill.
+        if self.original_races.limits.is_some() {
+            return Ok(false);
+        }
+        let fresh = |known: &RunRaces| races.races.iter().filter(|r| !known.has(&r.key)).count();
+        if fresh(&self.original_races) == 0 {
+            return Ok(false);
+        }
+        if !followed_yet {
+            if let Some((execution, _, _, followed_races)) = follow()? {
+                self.elapsed += execution.elapsed;
+                self.original_races.merge(followed_races);
+            }
+        }
+        let new: Vec<&SourceRace> = races.races.iter().filter(|r| !self.original_races.has(&r.key)).collect();
+        let Some(first) = new.first() else { return Ok(false) };
+        self.kills += 1;
+        if self.first_kill.is_none() {
+            let others = match new.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            let reason = format!("data race the original does not have: {first}{others}");
+            self.first_kill = Some((Verdict::KilledByRace, reason, tag.to_string()));
         }
         Ok(true)
     }
@@ -975,7 +1095,7 @@ fn ordinal(n: usize) -> String {
 /// `SYNCMUT_SCHEDULE_OUT` file), beside the mutant's trace `mutant_trace`: its execution,
 /// trace, and which original run it is, in words. `None` for SystemC or when the run
 /// recorded nothing.
-fn follow_original(build: &Build, test: &TestCase, choices: &Path, mutant_trace: &Path, work: &Path, limits: &Limits) -> Result<Option<(Execution, Trace, String)>, Unjudged> {
+fn follow_original(build: &Build, test: &TestCase, choices: &Path, mutant_trace: &Path, work: &Path, limits: &Limits) -> Result<Option<(Execution, Trace, String, RunRaces)>, Unjudged> {
     if build.catalogue.kind != Family::Pthread || !choices.is_file() {
         return Ok(None);
     }
@@ -983,6 +1103,7 @@ fn follow_original(build: &Build, test: &TestCase, choices: &Path, mutant_trace:
     let followed_file = mutant_trace.with_extension("followed.schedule");
     let value = schedule::follow_value(choices);
     let (execution, trace, _) = traced_in(build, test, "", &value, None, &trace_file, Some(&followed_file), work, limits, None)?;
+    let races = run_races(build, &trace_file)?;
     let followed = std::fs::read_to_string(&followed_file).ok().and_then(|t| schedule::parse(&t).ok()).and_then(|s| s.followed);
     let _ = std::fs::remove_file(&trace_file);
     let _ = std::fs::remove_file(&followed_file);
@@ -991,7 +1112,7 @@ fn follow_original(build: &Build, test: &TestCase, choices: &Path, mutant_trace:
         Some((taken, all)) => format!("the original following the mutant's interleaving as far as it can ({taken} of {all} choices)"),
         None => "the original following the mutant's interleaving".to_string(),
     };
-    Ok(Some((execution, trace, label)))
+    Ok(Some((execution, trace, label, races)))
 }
 
 /// The mutant's own dfs search, each run judged into `tally`; the first kill's trace and
@@ -1014,14 +1135,15 @@ fn search_mutant(
     // Without the test's input values, as the dfs search has always run.
     let program = Invocation { active: Some(active.to_string()), limits: *limits, ..Invocation::in_setting(&build.metamutant, test) };
     let mut failed = None;
-    let search = explore::search(&program, &dfs_config(schedules, plan.max_steps), &work.path().join("search"), &mut |visit| {
+    let search = explore::search(&program, &dfs_config(build, schedules, plan.max_steps), &work.path().join("search"), &mut |visit| {
         let tag = dfs_tag(visit.run);
         let first = tally.first_kill.is_none();
         let mut follow = || {
             std::fs::write(&choices, visit.schedule_text).map_err(|e| Unjudged::from_io(&choices, e))?;
             follow_original(build, test, &choices, visit.trace_file, &out.path(outdir::WORK_DIR), limits)
         };
-        match tally.add(build, visit.execution, visit.trace, &tag, &mut follow) {
+        let races = visit.races.map(|f| RunRaces::of(build, f)).unwrap_or_default();
+        match tally.add(build, visit.execution, visit.trace, &races, &tag, &mut follow) {
             Ok(true) if first => {
                 // Keep the kill: its trace and the choices that replay it.
                 let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
@@ -1084,7 +1206,8 @@ fn run_mutant_listed(
             return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.text().trim())));
         }
         let first = tally.first_kill.is_none();
-        let killed = tally.add(build, &execution, &trace, schedule, &mut || follow_original(build, test, &choices, &path, &out.path(outdir::WORK_DIR), limits));
+        let races = run_races(build, &path)?;
+        let killed = tally.add(build, &execution, &trace, &races, schedule, &mut || follow_original(build, test, &choices, &path, &out.path(outdir::WORK_DIR), limits));
         let _ = std::fs::remove_file(&choices);
         if killed? && first {
             // Keep this trace, it explains the kill; and what the run left behind.

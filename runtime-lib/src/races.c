@@ -135,9 +135,11 @@ static void vc_join(vclock *into, const vclock *from)
 
 /* ---- threads and synchronization objects -------------------------------------------- */
 
+/* The detector's thread `t`, NULL when detection is off or stopped (every entry point
+ * goes through here first). */
 static struct rthread *thread(uint32_t t)
 {
-    if (stopped != NULL)
+    if (!on || stopped != NULL)
         return NULL;
     if (t >= RACE_THREADS) {
         stopped = "more than 4096 threads";

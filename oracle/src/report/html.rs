@@ -16,7 +16,7 @@ use std::path::Path;
 use syncmut_mutator::Catalogue;
 
 /// Every verdict, in the order the header lists them.
-const VERDICTS: [Verdict; 10] = [
+const VERDICTS: [Verdict; 11] = [
     Verdict::KilledByOutput,
     Verdict::KilledByAssertion,
     Verdict::KilledByDeadlock,
@@ -24,6 +24,7 @@ const VERDICTS: [Verdict; 10] = [
     Verdict::KilledByLivelock,
     Verdict::KilledByTimeout,
     Verdict::KilledByTrace,
+    Verdict::KilledByRace,
     Verdict::Survived,
     Verdict::NotReached,
     Verdict::Error,
