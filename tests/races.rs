@@ -72,3 +72,59 @@ fn the_pthread_examples_originals_have_no_race() {
         assert_eq!(code, 0, "{name}: {text}");
     }
 }
+
+#[test]
+fn run_kills_a_new_race_and_lists_the_originals_own_races_once_without_killing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = util::syncmut()
+        .arg("run")
+        .arg(util::fixture("races/racy_original.c"))
+        .args(["--races", "-j", "2", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    // The original's race on `progress` (line 14): in the baseline, each pair once.
+    let baseline: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("baseline.json")).unwrap()).unwrap();
+    let keys: Vec<&str> = baseline[0]["races"].as_array().unwrap().iter().map(|r| r["key"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["racy_original.c:14:12 write / racy_original.c:14:12 write", "racy_original.c:14:12 write / racy_original.c:14:14 read"]);
+    assert!(stdout.contains("data race of the original (kills no mutant): T1 writes in worker @ racy_original.c:14:12"), "{stdout}");
+    let outcomes = util::outcomes(&out);
+    let mutants = outcomes["mutants"].as_array().unwrap();
+    let of = |id: &str| mutants.iter().find(|m| m["mutant"] == id).unwrap();
+    // The lock on `total` removed: a race on line 16 the original does not have.
+    let removed = of("worker#1:remove");
+    assert_eq!(removed["verdict"], "killed-by-race", "{removed}");
+    let reason = removed["reason"].as_str().unwrap();
+    assert!(reason.contains("data race the original does not have: T1 writes in worker @ racy_original.c:16:9 holding no lock"), "{reason}");
+    // Only with a lock on one side: the reason names it.
+    let trylock = of("worker#1:lock-to-trylock");
+    assert!(trylock["reason"].as_str().unwrap().contains("holding the lock taken by pthread_mutex_lock(&m) @ racy_original.c:15"), "{trylock}");
+    // The original's own race kills nothing.
+    for m in mutants {
+        assert!(!m["reason"].as_str().unwrap_or("").contains("does not have: T1 writes in worker @ racy_original.c:14"), "{m}");
+    }
+    // Every report format names the verdict.
+    for format in ["csv", "json", "junit", "markdown", "mte"] {
+        let report = util::syncmut().args(["report", "--format", format]).arg(&out).output().unwrap();
+        let text = String::from_utf8_lossy(&report.stdout);
+        let wanted = if format == "mte" { "Killed" } else { "killed-by-race" };
+        assert!(text.contains(wanted), "{format}: {text}");
+    }
+    assert!(std::fs::read_to_string(out.join("report.html")).unwrap().contains("killed-by-race"));
+    assert!(stdout.contains("killed-by-race 4"), "{stdout}");
+}
+
+#[test]
+fn without_races_the_same_mutant_is_not_judged_by_races() {
+    // Race detection is opt-in: the metamutant has no access hooks and no race kills.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    util::syncmut().arg("run").arg(util::fixture("races/racy_original.c")).args(["--strategy", "default", "-o"]).arg(&out).assert().success();
+    let text = std::fs::read_to_string(out.join("outcomes.json")).unwrap();
+    assert!(!text.contains("killed-by-race"), "{text}");
+    let catalogue = std::fs::read_to_string(out.join("mutants.json")).unwrap();
+    assert!(!catalogue.contains("\"accesses\""), "{catalogue}");
+}
