@@ -2,8 +2,10 @@
 //! that another thread may reach becomes a scheduling point of the controlled scheduler,
 //! so data races, check-then-act on plain variables and spin-waits become explorable.
 //!
-//! Before each such access the mutator inserts `syncmut_mem_access(address, write)`
-//! (runtime-lib/src/scheduler.c). Shared means: a global variable defined in the design
+//! Before each such access the mutator inserts `syncmut_mem_access(address, flags,
+//! access)` (runtime-lib/src/scheduler.c; flags: store, atomic), or for race detection
+//! alone (`run --races` without `--interleave memory`) `syncmut_mem_observe`, which
+//! feeds the race detector without a scheduling point. Shared means: a global variable defined in the design
 //! (not constant, not thread-local), or memory reached through a pointer (thread
 //! arguments, heap, pointers loaded from memory). A stack slot whose address is never
 //! taken beyond plain loads and stores is register-like and stays inside one step, which
