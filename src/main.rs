@@ -197,6 +197,10 @@ enum Command {
         output: PathBuf,
         #[command(flatten)]
         interleave: InterleaveArg,
+        /// pthread designs: instrument shared loads and stores for the runtime's race
+        /// detector (`SYNCMUT_RACES_OUT`), as `run --races` does.
+        #[arg(long)]
+        races: bool,
     },
 }
 
@@ -409,14 +413,18 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Replay { dir, mutant: None, .. } => explore::replay_counterexample(&dir),
         Command::Replay { dir, mutant: Some(mutant), test } => results::replay_command(&dir, &mutant, test.as_deref()),
         Command::Explore(args) => explore::explore_command(&args).map_err(|(code, error)| Failure { code, error }),
-        Command::Mutate { design, output, interleave } => {
+        Command::Mutate { design, output, interleave, races } => {
             let file = design.config()?;
             let design = design.design_with(&file)?;
-            let options = metamutant::Options { interleave: interleave.interleave.or(file.interleave).unwrap_or_default(), races: false };
+            let options = metamutant::Options { interleave: interleave.interleave.or(file.interleave).unwrap_or_default(), races: races || file.races.unwrap_or(false) };
             let out = run::open_run_directory(&output)?;
             let build = metamutant::build_with(&design, out.root(), &options)?;
             print_warnings(&build.warnings);
-            let accesses = if options.interleave.is_sync() { String::new() } else { format!(", {} shared-memory accesses as scheduling points", build.shared_accesses) };
+            let accesses = match (options.interleave.is_sync(), build.catalogue.races) {
+                (false, _) => format!(", {} shared-memory accesses as scheduling points", build.shared_accesses),
+                (true, true) => format!(", {} shared-memory accesses checked for data races", build.shared_accesses),
+                (true, false) => String::new(),
+            };
             println!(
                 "{} sites, {} mutants{accesses} → {}",
                 build.catalogue.sites.len(),
