@@ -923,7 +923,8 @@ impl<'a> Tally<'a> {
         Ok(true)
     }
 
-    /// Judges a run's data races (the run otherwise kills nothing); true when it kills:
+    /// Judges a run's data races (the run otherwise kills nothing, or only by trace);
+    /// true when it kills:
     /// a race whose pair of source locations no run of the original had, also after the
     /// original followed this run's interleaving (`follow`, unless `followed_yet`).
     fn add_races(&mut self, races: &RunRaces, tag: &str, followed_yet: bool, follow: &mut Follow) -> Result<bool, Unjudged> {
