@@ -16,6 +16,7 @@
 //! depth = 3                 # pct
 //! native = 3                # pthread: runs with real threads per (mutant, test)
 //! interleave = "memory"     # or "sync" (the default)
+//! races = true              # pthread: a mutant's new data race kills it (killed-by-race)
 //! fail_under = 80.0
 //! output = "syncmut.out"
 //! flags = ["-Iinclude", "-DN=4"]
@@ -120,6 +121,7 @@ pub struct Config {
     pub native: Option<usize>,
     #[serde(default, deserialize_with = "interleave")]
     pub interleave: Option<Interleave>,
+    pub races: Option<bool>,
     pub fail_under: Option<f64>,
     pub output: Option<PathBuf>,
     pub flags: Option<Vec<String>>,

@@ -1,7 +1,7 @@
 //! `syncmut explore`: look for concurrency bugs in the original program (no mutant)
 //! by running it under many schedules of the controlled scheduler: assertion failures
 //! (`assert`, `reach_error`/`__VERIFIER_error` that abort), crashes, deadlocks,
-//! livelocks and hangs. Prints a per-thread counterexample and saves the schedule that
+//! livelocks and hangs, and with `--races` data races. Prints a per-thread counterexample and saves the schedule that
 //! replays it (`SYNCMUT_SCHEDULE=replay:<file>`).
 
 use crate::exit;
@@ -51,6 +51,11 @@ pub struct ExploreArgs {
     /// through pointers), which makes data races and spin-waits explorable.
     #[arg(long, default_value = "sync", value_parser = syncmut_mutator::interleave::Interleave::parse)]
     pub interleave: syncmut_mutator::interleave::Interleave,
+    /// Also report data races: shared loads and stores are instrumented (without
+    /// becoming scheduling points unless `--interleave memory`) and a happens-before
+    /// detector checks each run; two accesses no synchronization orders are a bug.
+    #[arg(long)]
+    pub races: bool,
     /// A compiler flag for the design (repeatable), e.g. `--cflag=-DN=4`.
     #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
     pub cflags: Vec<String>,
@@ -86,14 +91,14 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     design.sync = settings.sync;
     std::fs::create_dir_all(&a.output).with_context(|| format!("create {}", a.output.display())).map_err(internal)?;
     let mut interleave = a.interleave;
-    let mut build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave }).map_err(mutator)?;
+    let mut build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave, races: a.races }).map_err(mutator)?;
     let only_create_and_join = build.catalogue.sites.iter().all(|s| matches!(s.effect, Some(Effect::Join { .. }) | Some(Effect::CreateThread { .. })));
     if build.catalogue.kind == Family::Pthread && only_create_and_join && interleave.is_sync() {
         // Thread creation and joins alone leave no choice to explore: the program's
         // concurrency is in its shared memory.
         eprintln!("syncmut: no synchronization calls other than thread creation and joins: exploring at memory level (every load and store of shared memory is a scheduling point), as with --interleave memory");
         interleave = Interleave::Memory;
-        build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave }).map_err(mutator)?;
+        build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave, races: a.races }).map_err(mutator)?;
     }
     for warning in &build.warnings {
         eprintln!("syncmut: warning: {warning}");
@@ -117,6 +122,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         schedules: a.schedules.unwrap_or(DEFAULT_SCHEDULES),
         redraw_repeats: true,
         draw_inputs: true,
+        races: a.races,
         choose: Choose { depth: a.depth.is_none(), schedules: a.schedules.is_none() },
         ..ExploreSettings::default()
     };

@@ -115,6 +115,11 @@ enum Command {
         depth: Option<u32>,
         #[command(flatten)]
         interleave: InterleaveArg,
+        /// pthread designs: check every run for data races (shared loads and stores
+        /// instrumented for a happens-before detector, no extra scheduling points); a
+        /// mutant with a race the original does not have on the test is killed-by-race.
+        #[arg(long)]
+        races: bool,
         /// Exit with code 8 when the mutation score (percent) is below this.
         #[arg(long, value_name = "PCT")]
         fail_under: Option<f64>,
@@ -196,6 +201,10 @@ enum Command {
         output: PathBuf,
         #[command(flatten)]
         interleave: InterleaveArg,
+        /// pthread designs: instrument shared loads and stores for the runtime's race
+        /// detector (`SYNCMUT_RACES_OUT`), as `run --races` does.
+        #[arg(long)]
+        races: bool,
     },
 }
 
@@ -366,7 +375,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let design = design.design_with(&file)?;
             gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
         }
-        Command::Run { mut design, tests, test_cmd, gen, generation, output, jobs, resume, schedules, strategy, native, self_check, preemptions, depth, interleave, fail_under, select, keep_traces } => {
+        Command::Run { mut design, tests, test_cmd, gen, generation, output, jobs, resume, schedules, strategy, native, self_check, preemptions, depth, interleave, races, fail_under, select, keep_traces } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = design.config()?;
             design.sync = file.sync.clone();
@@ -390,7 +399,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let interleave = interleave.interleave.or(file.interleave);
             let select = select.or_file(&file.selection());
             let tests = run::TestSources { file: tests.or(file.tests), command: test_cmd.or(file.test_cmd) };
-            let ran = run::run_command(&design, tests, &plan, &output, &config, resume, interleave, &select)?;
+            let races = races || file.races.unwrap_or(false);
+            let ran = run::run_command(&design, tests, &plan, &output, &config, resume, interleave, races, &select)?;
             Ok(match (ran, fail_under) {
                 (run::Ran::Score { killed, .. }, _) if self_check && killed > 0 => {
                     eprintln!("syncmut: self-check failed: the original was judged different from itself {killed} time(s)");
@@ -407,14 +417,18 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Replay { dir, mutant: None, .. } => explore::replay_counterexample(&dir),
         Command::Replay { dir, mutant: Some(mutant), test } => results::replay_command(&dir, &mutant, test.as_deref()),
         Command::Explore(args) => explore::explore_command(&args).map_err(|(code, error)| Failure { code, error }),
-        Command::Mutate { design, output, interleave } => {
+        Command::Mutate { design, output, interleave, races } => {
             let file = design.config()?;
             let design = design.design_with(&file)?;
-            let options = metamutant::Options { interleave: interleave.interleave.or(file.interleave).unwrap_or_default() };
+            let options = metamutant::Options { interleave: interleave.interleave.or(file.interleave).unwrap_or_default(), races: races || file.races.unwrap_or(false) };
             let out = run::open_run_directory(&output)?;
             let build = metamutant::build_with(&design, out.root(), &options)?;
             print_warnings(&build.warnings);
-            let accesses = if options.interleave.is_sync() { String::new() } else { format!(", {} shared-memory accesses as scheduling points", build.shared_accesses) };
+            let accesses = match (options.interleave.is_sync(), build.catalogue.races) {
+                (false, _) => format!(", {} shared-memory accesses as scheduling points", build.shared_accesses),
+                (true, true) => format!(", {} shared-memory accesses checked for data races", build.shared_accesses),
+                (true, false) => String::new(),
+            };
             println!(
                 "{} sites, {} mutants{accesses} → {}",
                 build.catalogue.sites.len(),

@@ -36,6 +36,7 @@ pub fn run_command(
     config: &lab::RunSettings,
     resume: bool,
     interleave: Option<Interleave>,
+    races: bool,
     select: &SelectArgs,
 ) -> Result<Ran, Failure> {
     let mut design = args.design()?;
@@ -82,6 +83,17 @@ pub fn run_command(
         }
     }
     let interleave = interleave.or(saved).unwrap_or_default();
+    // The same for race detection: a resumed run keeps it; asking for it on a run that
+    // was built without it is refused (its finished verdicts did not look at races).
+    let saved_races = previous_catalogue.as_ref().map(|c| c.races);
+    let pthread = previous_catalogue.as_ref().is_some_and(|c| c.kind == syncmut_mutator::api::Family::Pthread);
+    if resume && saved_races == Some(false) && races && pthread {
+        return Err(Failure {
+            code: exit::USAGE,
+            error: anyhow::anyhow!("{}: cannot resume with --races: the interrupted run was built without race detection; run again without --resume", out.root().display()),
+        });
+    }
+    let races = races || saved_races == Some(true);
     if let Some(previous) = &previous_catalogue {
         refuse_changed_design(&design, previous, &out, select)?;
     } else if resume {
@@ -89,7 +101,7 @@ pub fn run_command(
         // lost by starting over.
         eprintln!("syncmut: note: {}: the interrupted run ended before its mutants were built; starting it afresh", out.root().display());
     }
-    let mut build = metamutant::build_with(&design, out.root(), &metamutant::Options { interleave })?;
+    let mut build = metamutant::build_with(&design, out.root(), &metamutant::Options { interleave, races })?;
     print_warnings(&build.warnings);
     if build.catalogue.sites.is_empty() {
         no_sites_check(&design, &build.catalogue);

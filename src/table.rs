@@ -68,6 +68,13 @@ fn baseline_notes(catalogue: &Catalogue, b: &Baseline) -> Vec<String> {
     if !b.nondeterministic.is_empty() {
         notes.push(format!("nondeterministic, not compared: {}", b.nondeterministic.join(", ")));
     }
+    // The original's own races (`run --races`): listed here once, they kill no mutant.
+    for race in &b.races {
+        notes.push(format!("data race of the original (kills no mutant): {race}"));
+    }
+    if let Some(limits) = &b.races_unchecked {
+        notes.push(format!("race detection incomplete ({limits}): no mutant is killed by a race on this test"));
+    }
     if notes.is_empty() {
         notes.push("ok".to_string());
     }

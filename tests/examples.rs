@@ -186,6 +186,21 @@ fn critical_sections_moved_and_split_regions_expose_units_in_flight() {
 }
 
 #[test]
+fn hit_counter_removed_locks_are_killed_by_a_race_in_one_schedule() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = check_in("pthread/hit_counter", dir.path());
+    let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
+    assert_eq!(verdict("worker#1:remove"), "killed-by-race");
+    assert_eq!(verdict("worker#3:remove"), "killed-by-race");
+    let outcomes = util::outcomes(dir.path());
+    let removed = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "worker#1:remove").unwrap();
+    let reason = removed["reason"].as_str().unwrap();
+    assert!(reason.contains("T1 writes in worker @ hit_counter.c:22:10 holding no lock; T2 writes in worker @ hit_counter.c:22:10"), "{reason}");
+    // One schedule, as syncmut.toml asks: the race needs no unlucky interleaving.
+    assert_eq!(removed["runs"][0]["schedule"], Value::Null, "{removed}");
+}
+
+#[test]
 fn rwlock_cache_write_lock_matters_and_backend_lock_is_redundant() {
     let results = check("pthread/rwlock_cache");
     let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();

@@ -23,7 +23,7 @@ fn build(source: &Path, out: &Path) -> syncmut_mutator::metamutant::Build {
 fn build_with(source: &Path, out: &Path, interleave: Interleave, flags: &[&str]) -> syncmut_mutator::metamutant::Build {
     let flags: Vec<String> = flags.iter().map(|f| f.to_string()).collect();
     let design = syncmut_mutator::Design::from_paths(&[source.to_path_buf()], &flags).unwrap();
-    let options = syncmut_mutator::metamutant::Options { interleave };
+    let options = syncmut_mutator::metamutant::Options { interleave, races: false };
     syncmut_mutator::metamutant::build_with(&design, out, &options).unwrap_or_else(|e| panic!("{}: {e}", source.display()))
 }
 

@@ -101,6 +101,9 @@ pub struct Catalogue {
     /// so `--resume` rebuilds the same metamutant. Omitted when `sync` (the default).
     #[serde(default, skip_serializing_if = "Interleave::is_sync")]
     pub interleave: Interleave,
+    /// Built for race detection (`run --races`): `accesses` reach the race detector.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub races: bool,
     /// `--interleave memory`: the loads/stores that are scheduling points, by the
     /// number the runtime reports (`m<k>` in schedule files).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -132,7 +135,7 @@ impl Catalogue {
                 })
             })
             .collect();
-        Catalogue { format_version: FORMAT_VERSION, kind, sites, mutants, interleave: Interleave::Sync, accesses: Vec::new(), root: String::new() }
+        Catalogue { format_version: FORMAT_VERSION, kind, sites, mutants, interleave: Interleave::Sync, races: false, accesses: Vec::new(), root: String::new() }
     }
 
     /// Where a file named by this catalogue is on this machine (for reading sources).

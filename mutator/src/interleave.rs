@@ -2,8 +2,10 @@
 //! that another thread may reach becomes a scheduling point of the controlled scheduler,
 //! so data races, check-then-act on plain variables and spin-waits become explorable.
 //!
-//! Before each such access the mutator inserts `syncmut_mem_access(address, write)`
-//! (runtime-lib/src/scheduler.c). Shared means: a global variable defined in the design
+//! Before each such access the mutator inserts `syncmut_mem_access(address, flags,
+//! access)` (runtime-lib/src/scheduler.c; flags: store, atomic), or for race detection
+//! alone (`run --races` without `--interleave memory`) `syncmut_mem_observe`, which
+//! feeds the race detector without a scheduling point. Shared means: a global variable defined in the design
 //! (not constant, not thread-local), or memory reached through a pointer (thread
 //! arguments, heap, pointers loaded from memory). A stack slot whose address is never
 //! taken beyond plain loads and stores is register-like and stays inside one step, which
@@ -20,8 +22,14 @@ use inkwell::values::{AsValueRef, BasicMetadataValueEnum, InstructionValue};
 use inkwell::AddressSpace;
 use serde::{Deserialize, Serialize};
 
-/// The runtime's entry point for one access.
+/// The runtime's entry point for one access: a scheduling point, then the race detector.
 pub const ACCESS_HOOK: &str = "syncmut_mem_access";
+/// The entry point of a metamutant built for race detection only (`run --races`): the
+/// race detector sees the access, which is no scheduling point.
+pub const OBSERVE_HOOK: &str = "syncmut_mem_observe";
+/// Bits of the hook's second argument (runtime-lib/src/races.h).
+const FLAG_WRITE: u64 = 1;
+const FLAG_ATOMIC: u64 = 2;
 
 /// Which operations are scheduling points.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,6 +76,9 @@ pub struct MemoryAccess {
     pub line: u32,
     pub col: u32,
     pub write: bool,
+    /// An atomic instruction: synchronization for the race detector, never a race.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub atomic: bool,
 }
 
 /// Whether an access through `address` may touch memory another thread can reach.
@@ -83,10 +94,11 @@ pub(crate) fn may_be_shared(address: inkwell::values::BasicValueEnum<'_>) -> boo
     }
 }
 
-/// Inserts an access hook before every possibly shared access in user code; returns
-/// them, numbered. Runs before the site rewrite, so hooks are never taken for sites.
-pub fn instrument<'ctx>(context: &'ctx Context, module: &Module<'ctx>) -> Result<Vec<MemoryAccess>> {
-    let mut points: Vec<(InstructionValue<'ctx>, inkwell::values::BasicValueEnum<'ctx>, bool)> = Vec::new();
+/// Inserts a call of `hook` ([`ACCESS_HOOK`] or [`OBSERVE_HOOK`]) before every possibly
+/// shared access in user code; returns them, numbered. Runs before the site rewrite, so
+/// hooks are never taken for sites.
+pub fn instrument<'ctx>(context: &'ctx Context, module: &Module<'ctx>, hook: &str) -> Result<Vec<MemoryAccess>> {
+    let mut points: Vec<(InstructionValue<'ctx>, inkwell::values::BasicValueEnum<'ctx>, bool, bool)> = Vec::new();
     for function in module.get_functions() {
         if function.get_name().to_string_lossy().starts_with("syncmut") {
             continue;
@@ -105,7 +117,7 @@ pub fn instrument<'ctx>(context: &'ctx Context, module: &Module<'ctx>) -> Result
                 }
                 for access in accesses {
                     if may_be_shared(access.address) {
-                        points.push((inst, access.address, access.write));
+                        points.push((inst, access.address, access.write, access.atomic));
                     }
                 }
             }
@@ -116,12 +128,12 @@ pub fn instrument<'ctx>(context: &'ctx Context, module: &Module<'ctx>) -> Result
     }
     let ptr_type = context.ptr_type(AddressSpace::default());
     let i32_type = context.i32_type();
-    let hook = module.get_function(ACCESS_HOOK).unwrap_or_else(|| {
-        module.add_function(ACCESS_HOOK, context.void_type().fn_type(&[ptr_type.into(), i32_type.into(), i32_type.into()], false), Some(Linkage::External))
+    let hook = module.get_function(hook).unwrap_or_else(|| {
+        module.add_function(hook, context.void_type().fn_type(&[ptr_type.into(), i32_type.into(), i32_type.into()], false), Some(Linkage::External))
     });
     let builder = context.create_builder();
     let mut accesses = Vec::with_capacity(points.len());
-    for (index, (inst, address, write)) in points.iter().enumerate() {
+    for (index, (inst, address, write, atomic)) in points.iter().enumerate() {
         let loc = ir::debug_location(*inst);
         let function = inst.get_parent().and_then(|b| b.get_parent()).map(|f| api::demangle(&f.get_name().to_string_lossy())).unwrap_or_default();
         accesses.push(MemoryAccess {
@@ -131,11 +143,12 @@ pub fn instrument<'ctx>(context: &'ctx Context, module: &Module<'ctx>) -> Result
             line: loc.as_ref().map_or(0, |l| l.line),
             col: loc.as_ref().map_or(0, |l| l.col),
             write: *write,
+            atomic: *atomic,
         });
         builder.position_before(inst);
         let args: [BasicMetadataValueEnum; 3] = [
             (*address).into(),
-            i32_type.const_int(u64::from(*write), false).into(),
+            i32_type.const_int(if *write { FLAG_WRITE } else { 0 } | if *atomic { FLAG_ATOMIC } else { 0 }, false).into(),
             i32_type.const_int(index as u64, false).into(),
         ];
         let call = builder.build_call(hook, &args, "").map_err(|e| MutatorError::Verify(format!("interleave: {e}")))?;

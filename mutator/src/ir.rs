@@ -293,6 +293,9 @@ unsafe fn md_operands(
 pub struct Access<'ctx> {
     pub address: BasicValueEnum<'ctx>,
     pub write: bool,
+    /// An atomic instruction (C11 `_Atomic`, `__atomic_*`, `__sync_*`): synchronization,
+    /// never a data race.
+    pub atomic: bool,
 }
 
 /// The memory accesses of a `load`, `store`, `atomicrmw`, `cmpxchg` or memory
@@ -306,16 +309,17 @@ pub fn memory_accesses<'ctx>(inst: InstructionValue<'ctx>) -> Vec<Access<'ctx>> 
     unsafe {
         let raw = inst.as_value_ref();
         let operand = |i: u32| BasicValueEnum::new(llvm::LLVMGetOperand(raw, i));
+        let atomic = || llvm::LLVMGetOrdering(raw) != inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic;
         if !llvm::LLVMIsALoadInst(raw).is_null() {
-            vec![Access { address: operand(0), write: false }]
+            vec![Access { address: operand(0), write: false, atomic: atomic() }]
         } else if !llvm::LLVMIsAStoreInst(raw).is_null() {
-            vec![Access { address: operand(1), write: true }]
+            vec![Access { address: operand(1), write: true, atomic: atomic() }]
         } else if !llvm::LLVMIsAAtomicRMWInst(raw).is_null() || !llvm::LLVMIsAAtomicCmpXchgInst(raw).is_null() {
-            vec![Access { address: operand(0), write: true }]
+            vec![Access { address: operand(0), write: true, atomic: true }]
         } else if !llvm::LLVMIsAMemIntrinsic(raw).is_null() {
-            let mut accesses = vec![Access { address: operand(0), write: true }];
+            let mut accesses = vec![Access { address: operand(0), write: true, atomic: false }];
             if !llvm::LLVMIsAMemCpyInst(raw).is_null() || !llvm::LLVMIsAMemMoveInst(raw).is_null() {
-                accesses.push(Access { address: operand(1), write: false });
+                accesses.push(Access { address: operand(1), write: false, atomic: false });
             }
             accesses
         } else {

@@ -70,6 +70,10 @@ pub fn scan(design: &Design, workdir: &Path) -> Result<Scan> {
 pub struct Options {
     /// Which operations are scheduling points (pthread designs).
     pub interleave: Interleave,
+    /// Shared loads and stores reach the runtime's race detector (pthread designs): with
+    /// `Interleave::Memory` they do anyway; with `Interleave::Sync` they are instrumented
+    /// without becoming scheduling points.
+    pub races: bool,
 }
 
 /// Builds the metamutant and the original executable into `out`, with default options.
@@ -106,17 +110,24 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
     if catalogue.kind == Family::Pthread {
         crate::atomic_functions::instrument(&context, &module)?;
     }
-    match options.interleave {
-        Interleave::Memory if catalogue.kind == Family::Pthread => {
-            catalogue.accesses = interleave::instrument(&context, &module)?;
-            for access in &mut catalogue.accesses {
-                access.file = source::relative_to(&design.root, &access.file);
-            }
-        }
+    let hook = match options.interleave {
+        Interleave::Memory if catalogue.kind == Family::Pthread => Some(interleave::ACCESS_HOOK),
         Interleave::Memory => {
             found.warnings.push("--interleave memory applies to pthread designs only; SystemC processes are interleaved at the kernel's scheduling points".to_string());
+            None
         }
-        Interleave::Sync => {}
+        Interleave::Sync if options.races && catalogue.kind == Family::Pthread => Some(interleave::OBSERVE_HOOK),
+        Interleave::Sync => None,
+    };
+    if options.races && catalogue.kind != Family::Pthread {
+        found.warnings.push("race detection applies to pthread designs only; SystemC processes are coroutines of one thread and never race".to_string());
+    }
+    catalogue.races = options.races && catalogue.kind == Family::Pthread;
+    if let Some(hook) = hook {
+        catalogue.accesses = interleave::instrument(&context, &module, hook)?;
+        for access in &mut catalogue.accesses {
+            access.file = source::relative_to(&design.root, &access.file);
+        }
     }
     let shared_accesses = catalogue.accesses.len();
     rewrite::rewrite(&context, &module, &found.sites, &found.inner_calls, &copies)?;

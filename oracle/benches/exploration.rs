@@ -34,7 +34,7 @@ const CORPUS: &[(&str, Interleave)] = &[
 
 fn build(source: &Path, out: &Path, interleave: Interleave) -> metamutant::Build {
     let design = Design::from_paths(&[source.to_path_buf()], &[]).unwrap();
-    metamutant::build_with(&design, out, &metamutant::Options { interleave }).expect("build")
+    metamutant::build_with(&design, out, &metamutant::Options { interleave, races: false }).expect("build")
 }
 
 /// Bugs among `RUNS` native executions (the OS schedules; a deadlock is a hang, stopped

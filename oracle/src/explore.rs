@@ -28,6 +28,7 @@ use syncmut_mutator::Catalogue;
 use syncmut_runtime::exec::{Execution, Status};
 use syncmut_runtime::input_log::{self, Given};
 use syncmut_runtime::schedule::{self, Choice, ChoiceKind, Schedule};
+use syncmut_runtime::races::{self, Race, RaceFile};
 use syncmut_runtime::trace::{self, EndKind, Trace};
 use syncmut_runtime::{status, Invocation};
 
@@ -52,11 +53,14 @@ pub struct ExploreSettings {
     /// Draw nondet and named input values per run (seeded), besides the schedule. Off for
     /// runs that carry a test's own values.
     pub draw_inputs: bool,
+    /// Run the runtime's race detector (`SYNCMUT_RACES_OUT`; the metamutant must be built
+    /// with its accesses instrumented): a data race is a bug.
+    pub races: bool,
 }
 
 impl Default for ExploreSettings {
     fn default() -> Self {
-        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000, redraw_repeats: false, choose: Choose::default(), draw_inputs: false }
+        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000, redraw_repeats: false, choose: Choose::default(), draw_inputs: false, races: false }
     }
 }
 
@@ -149,6 +153,9 @@ pub enum BugKind {
     Livelock,
     /// The run did not end within the timeout (spinning outside scheduling points).
     Hang,
+    /// Two accesses to one location, at least one a write, that no synchronization
+    /// orders (`--races`): a bug in every schedule where both run.
+    DataRace,
 }
 
 impl std::fmt::Display for BugKind {
@@ -159,6 +166,7 @@ impl std::fmt::Display for BugKind {
             BugKind::Deadlock => "deadlock",
             BugKind::Livelock => "livelock",
             BugKind::Hang => "hang (timeout)",
+            BugKind::DataRace => "data race",
         })
     }
 }
@@ -182,6 +190,10 @@ pub struct Found {
     pub given: Given,
     pub execution: Execution,
     pub trace: Trace,
+    /// `--races`: the data races the run had (also when another bug is the kind).
+    pub races: Vec<Race>,
+    /// What the race detector's bounds left unchecked in the run, in words.
+    pub race_limits: Option<String>,
 }
 
 /// The outcome of an exploration.
@@ -227,7 +239,11 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
         if visit.execution.status == Status::Exited(status::ASSUME) {
             assumed += 1;
         }
-        let Some((kind, message)) = classify(visit.execution, visit.trace) else { return false };
+        let races = visit.races.map(|f| f.races.clone()).unwrap_or_default();
+        let bug = classify(visit.execution, visit.trace).or_else(|| {
+            (!races.is_empty()).then(|| (BugKind::DataRace, format!("{} pair(s) of accesses to shared memory not ordered by any synchronization", races.len())))
+        });
+        let Some((kind, message)) = bug else { return false };
         found = Some(Found {
             kind,
             message,
@@ -240,6 +256,8 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
             given: visit.given.clone(),
             execution: visit.execution.clone(),
             trace: visit.trace.clone(),
+            races,
+            race_limits: visit.races.and_then(|f| f.limits()),
         });
         true
     })?;
@@ -276,6 +294,8 @@ pub struct Visit<'a> {
     pub trace: &'a Trace,
     /// Where the run's trace is, until the next run overwrites it.
     pub trace_file: &'a Path,
+    /// The race detector's file, when the settings ask for races.
+    pub races: Option<&'a RaceFile>,
 }
 
 /// What a search covered.
@@ -410,13 +430,16 @@ impl Explorer<'_, '_> {
         let out_file = self.work.join("run.schedule");
         let trace_file = self.work.join(trace::binary_name("run"));
         let inputs_file = self.work.join("run.inputs");
+        let races_file = self.work.join("run.races");
         let _ = std::fs::remove_file(&out_file);
         let _ = std::fs::remove_file(&trace_file);
         let _ = std::fs::remove_file(&inputs_file);
+        let _ = std::fs::remove_file(&races_file);
         let draw = self.config.draw_inputs;
         let invocation = Invocation {
             schedule: Some(schedule_value.to_string()),
             schedule_out: Some(out_file.clone()),
+            races_out: self.config.races.then(|| races_file.clone()),
             trace: Some(trace_file.clone()),
             max_steps: Some(self.config.max_steps),
             nondet_seed: if draw { self.input_seed } else { self.program.nondet_seed },
@@ -430,6 +453,7 @@ impl Explorer<'_, '_> {
         let schedule_text = std::fs::read_to_string(&out_file).unwrap_or_default();
         let schedule = schedule::parse(&schedule_text).map_err(|e| ExploreError::Io(format!("{}: {e}", out_file.display())))?;
         let trace = trace::read(&trace_file).map_err(ExploreError::Io)?;
+        let races = if self.config.races { races::read(&races_file).map_err(ExploreError::Io)? } else { None };
         // The values it was handed; the program's own given values stay first in the list.
         let given = if draw { input_log::read(&inputs_file) } else { Given::default() };
         self.drew_inputs |= !given.is_empty();
@@ -449,6 +473,7 @@ impl Explorer<'_, '_> {
             execution: &execution,
             trace: &trace,
             trace_file: &trace_file,
+            races: races.as_ref(),
         };
         let stop = (self.visit)(&visit);
         self.stopped |= stop;
@@ -673,6 +698,22 @@ fn render_inputs(found: &Found) -> String {
     format!("inputs ({source}): {}\n", parts.join("; "))
 }
 
+/// The run's data races (`--races`), both accesses of each.
+fn race_lines(catalogue: &Catalogue, found: &Found) -> String {
+    let mut text = String::new();
+    let races = crate::races::all_in_source(catalogue, &found.races);
+    if !races.is_empty() {
+        text.push_str(&format!("\ndata races ({}; each pair of source accesses once):\n", races.len()));
+        for race in &races {
+            text.push_str(&format!("  {}\n  {}\n    {}\n", race.first, race.second, race.unordered));
+        }
+    }
+    if let Some(limits) = &found.race_limits {
+        text.push_str(&format!("\nrace detection: {limits}\n"));
+    }
+    text
+}
+
 fn first_runtime_line(stderr: &str, fallback: &str) -> String {
     stderr.lines().find(|l| l.starts_with("syncmut runtime:")).map(|l| l.trim().to_string()).unwrap_or_else(|| fallback.to_string())
 }
@@ -731,6 +772,7 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
     if !facts.memory.is_empty() {
         text.push_str("\n`mem` lines: the memory steps chosen at choice points (--interleave memory), in order among the events; accesses are not trace events\n");
     }
+    text.push_str(&race_lines(catalogue, found));
     if let Some(end) = &found.trace.end {
         if !end.pending.is_empty() {
             text.push_str("\nthreads that did not finish:\n");

@@ -9,6 +9,7 @@ use crate::mask::Mask;
 use crate::observation::{Compared, Observation, Recorder};
 use crate::outcome::{Baseline, LostNotifications, Outcomes, Run};
 use crate::outdir::{self, OutDir};
+use crate::races::SourceRace;
 use crate::report;
 use crate::schedules::{self as schedule_plan, Schedules, Strategy};
 use crate::verdict::{self, Verdict};
@@ -48,6 +49,10 @@ struct OriginalRuns {
     max_steps: Option<u64>,
     /// What the original does not repeat across virtual worlds, left out of comparisons.
     mask: Mask,
+    /// `run --races`: the data races of the original's runs (never kills), and whether
+    /// the detector left something unchecked in them (then no race kills on this test:
+    /// the original might have had the race unseen).
+    races: RunRaces,
 }
 
 /// A mutant that takes this many times the original's scheduling points (at least
@@ -315,6 +320,7 @@ fn traced_in(
         trace: Some(trace_file.to_path_buf()),
         schedule: (build.catalogue.kind == Family::Pthread).then(|| schedule.to_string()),
         schedule_out: schedule_out.filter(|_| build.catalogue.kind == Family::Pthread).map(Path::to_path_buf),
+        races_out: build.catalogue.races.then(|| races_file(trace_file)),
         max_steps,
         entropy,
         limits: *limits,
@@ -337,6 +343,51 @@ fn observe(execution: &Execution, trace_file: &Path, lens: Lens) -> Result<Obser
         false => Unjudged::Run(e),
     })?;
     Ok(recorder.finish(execution, trace.end.as_ref()))
+}
+
+/// Where a run's data races are written (`run --races`): beside its trace, `.races`.
+fn races_file(trace_file: &Path) -> std::path::PathBuf {
+    trace_file.with_extension("races")
+}
+
+/// The data races of the run whose trace is `trace_file`, in source terms, and what the
+/// detector's bounds left unchecked; nothing when the metamutant was not built for race
+/// detection or the run wrote no race file (it was killed before it could).
+fn run_races(build: &Build, trace_file: &Path) -> Result<RunRaces, Unjudged> {
+    if !build.catalogue.races {
+        return Ok(RunRaces::default());
+    }
+    let path = races_file(trace_file);
+    let file = syncmut_runtime::races::read(&path).map_err(Unjudged::Run)?;
+    let _ = std::fs::remove_file(&path);
+    Ok(file.map(|f| RunRaces::of(build, &f)).unwrap_or_default())
+}
+
+/// One run's data races in source terms, and what the detector left unchecked.
+#[derive(Debug, Clone, Default)]
+struct RunRaces {
+    races: Vec<SourceRace>,
+    limits: Option<String>,
+}
+
+impl RunRaces {
+    fn of(build: &Build, file: &syncmut_runtime::races::RaceFile) -> RunRaces {
+        RunRaces { races: crate::races::all_in_source(&build.catalogue, &file.races), limits: file.limits() }
+    }
+
+    /// Adds another run's races (one per key) and limits.
+    fn merge(&mut self, other: RunRaces) {
+        self.races.extend(other.races);
+        self.races.sort();
+        self.races.dedup_by(|a, b| a.key == b.key);
+        if let Some(limits) = other.limits {
+            self.limits.get_or_insert(limits);
+        }
+    }
+
+    fn has(&self, key: &str) -> bool {
+        self.races.iter().any(|r| r.key == key)
+    }
 }
 
 /// Keeps a run's trace in the run directory for users: rendered as JSON Lines in place of
@@ -463,7 +514,7 @@ fn schedule_file(root: &Path, test: &str, mutant: Option<&str>, tag: &str) -> st
 }
 
 /// The exploration settings of a dfs search in the lab.
-fn dfs_config(schedules: Schedules, max_steps: Option<u64>) -> explore::ExploreSettings {
+fn dfs_config(build: &Build, schedules: Schedules, max_steps: Option<u64>) -> explore::ExploreSettings {
     explore::ExploreSettings {
         strategy: schedules.strategy,
         schedules: schedules.budget.max(1),
@@ -471,6 +522,7 @@ fn dfs_config(schedules: Schedules, max_steps: Option<u64>) -> explore::ExploreS
         max_steps: max_steps.unwrap_or(10_000_000),
         // A test carries its own input values.
         draw_inputs: false,
+        races: build.catalogue.races,
         ..explore::ExploreSettings::default()
     }
 }
@@ -488,14 +540,14 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
     let mut schedules = planned_schedules(config.strategy, explores, steps, 0);
     let listed = if dfs { &schedules[..1] } else { &schedules[..] };
     let tagged = explores && !dfs;
-    let (mut runs, mut set_aside, mask) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), config.keep_traces, &limits);
+    let (mut runs, mut set_aside, mask, mut races) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), config.keep_traces, &limits);
     let mut labels: Vec<String> = listed.to_vec();
     let mut exhausted = false;
     if dfs && set_aside.is_none() {
         // The original's own search replaces the runs above; its first run (no prefix) is
         // the default schedule already run.
         let work = tempfile::tempdir().map_err(|e| OracleError::Write { path: std::env::temp_dir(), source: e })?;
-        match search_original(build, test, config.strategy, &mask, &limits, work.path()) {
+        match search_original(build, test, config.strategy, &mask, &limits, work.path(), &mut races) {
             Ok((searched, covered, failure)) => {
                 labels = (1..=searched.len()).map(dfs_tag).collect();
                 (runs, exhausted) = (searched, covered);
@@ -517,7 +569,12 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
         set_aside = differs_from_original_build(build, test, execution, &mask, &limits);
     }
     let label = |site| crate::diff::site_label(&build.catalogue, site);
-    let baseline = Baseline { nondeterministic: mask.describe(&label), ..summarise(test, &runs, set_aside) };
+    let baseline = Baseline {
+        nondeterministic: mask.describe(&label),
+        races: races.races.clone(),
+        races_unchecked: races.limits.clone(),
+        ..summarise(test, &runs, set_aside)
+    };
     let max_steps = steps.map(|s| s.saturating_mul(MUTANT_STEPS_FACTOR).max(MIN_MUTANT_STEPS));
     // A self-check runs the original as a mutant under schedules the baseline did not
     // sample, as a mutant that consumes the scheduler's choices differently would.
@@ -529,7 +586,7 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
         true => run_native(build, test, "", config.native, &limits).map_err(|message| OracleError::Environment { message })?,
         false => Vec::new(),
     };
-    let plan = baseline.usable.then_some(OriginalRuns { mutant_schedules, originals: runs, labels, native, exhausted, max_steps, mask });
+    let plan = baseline.usable.then_some(OriginalRuns { mutant_schedules, originals: runs, labels, native, exhausted, max_steps, mask, races });
     Ok((baseline, plan))
 }
 
@@ -569,9 +626,10 @@ fn run_original_listed(
     repeats: usize,
     keep_repeats: bool,
     limits: &Limits,
-) -> (Vec<(Execution, Observation)>, Option<String>, Mask) {
+) -> (Vec<(Execution, Observation)>, Option<String>, Mask, RunRaces) {
     let mut runs: Vec<(Execution, Observation)> = Vec::new();
     let mut mask = Mask::default();
+    let mut races = RunRaces::default();
     let unmasked = Mask::default();
     let label = |site| crate::diff::site_label(&build.catalogue, site);
     let first_path = outdir::trace_file(out.root(), &test.name, None, tagged.then_some(schedules[0].as_str()));
@@ -589,9 +647,13 @@ fn run_original_listed(
         let observed = traced_in(build, test, "", schedule, None, &path, None, &out.path(outdir::WORK_DIR), limits, entropy, lens);
         let (execution, observation) = match observed {
             Ok((execution, observation, _)) => (execution, observation),
-            Err(Unjudged::Environment(message)) => return (runs, Some(message), mask),
-            Err(e) => return (runs, Some(format!("its trace could not be read: {e}")), mask),
+            Err(Unjudged::Environment(message)) => return (runs, Some(message), mask, races),
+            Err(e) => return (runs, Some(format!("its trace could not be read: {e}")), mask, races),
         };
+        match run_races(build, &path) {
+            Ok(found) => races.merge(found),
+            Err(e) => return (runs, Some(format!("its race file could not be read: {e}")), mask, races),
+        }
         let mut set_aside = unusable(&execution, limits);
         if set_aside.is_none() && repeat_of_first {
             match Mask::between(&runs[0].1, &observation, &label) {
@@ -627,10 +689,10 @@ fn run_original_listed(
             let _ = keep_trace(&first_path, None);
         }
         if set_aside.is_some() {
-            return (runs, set_aside, mask);
+            return (runs, set_aside, mask, races);
         }
     }
-    (runs, None, mask)
+    (runs, None, mask, races)
 }
 
 /// The virtual world of the original's k-th repeat: k worlds after syncmut's own
@@ -652,12 +714,16 @@ fn search_original(
     mask: &Mask,
     limits: &Limits,
     work: &Path,
+    races: &mut RunRaces,
 ) -> Result<(Vec<(Execution, Observation)>, bool, Option<String>), String> {
     let mut runs = Vec::new();
     let mut failure = None;
     // Without the test's input values, as the dfs search has always run.
     let original = Invocation { active: Some(String::new()), limits: *limits, ..Invocation::in_setting(&build.metamutant, test) };
-    let search = explore::search(&original, &dfs_config(schedules, None), work, &mut |visit| {
+    let search = explore::search(&original, &dfs_config(build, schedules, None), work, &mut |visit| {
+        if let Some(file) = visit.races {
+            races.merge(RunRaces::of(build, file));
+        }
         failure = unusable(visit.execution, limits);
         runs.push((visit.execution.clone(), Observation::new(visit.execution, visit.trace, &[], mask)));
         failure.is_some()
@@ -716,6 +782,8 @@ fn not_started(test: &TestCase, reason: String) -> Baseline {
         pending: Vec::new(),
         lost_notifications: LostNotifications::default(),
         nondeterministic: Vec::new(),
+        races: Vec::new(),
+        races_unchecked: None,
     }
 }
 
@@ -737,6 +805,8 @@ fn summarise(test: &TestCase, runs: &[(Execution, Observation)], set_aside: Opti
         pending: observation.pending.clone(),
         lost_notifications: LostNotifications::count(&observation.lost_notifications),
         nondeterministic: Vec::new(),
+        races: Vec::new(),
+        races_unchecked: None,
     }
 }
 
@@ -842,12 +912,15 @@ struct Tally<'a> {
     hidden: Vec<u32>,
     /// The baseline's mask on this test.
     mask: &'a Mask,
+    /// The original's data races on this test (`run --races`), grown by the races of the
+    /// original following a mutant's interleaving.
+    original_races: RunRaces,
 }
 
 /// Runs the original along a mutant run's interleaving: the run's execution, what it
-/// showed (through the tally's lens) and how closely it followed, or `None` when the run
-/// recorded no interleaving.
-type Follow<'f> = dyn FnMut(Lens) -> Result<Option<(Execution, Observation, String)>, Unjudged> + 'f;
+/// showed (through the tally's lens), how closely it followed and its data races, or
+/// `None` when the run recorded no interleaving.
+type Follow<'f> = dyn FnMut(Lens) -> Result<Option<(Execution, Observation, String, RunRaces)>, Unjudged> + 'f;
 
 impl<'a> Tally<'a> {
     fn new(build: &Build, mutant: &'a Mutant, plan: &'a OriginalRuns) -> Tally<'a> {
@@ -875,6 +948,7 @@ impl<'a> Tally<'a> {
             native_unexplained: 0,
             hidden,
             mask: &plan.mask,
+            original_races: plan.races.clone(),
         }
     }
 
@@ -893,7 +967,11 @@ impl<'a> Tally<'a> {
     /// the baseline), and, unless it is a failure the original never shows, not the
     /// original's when it follows this run's interleaving (`follow`), which is then one
     /// more original run compared with later ones.
-    fn add(&mut self, build: &Build, execution: &Execution, observed: &Observation, tag: &str, follow: &mut Follow) -> Result<bool, Unjudged> {
+    ///
+    /// A run that no verdict but killed-by-trace kills is killed by a data race
+    /// (`races`, `run --races`) that no run of the original had, the original following
+    /// it included.
+    fn add(&mut self, build: &Build, execution: &Execution, observed: &Observation, races: &RunRaces, tag: &str, follow: &mut Follow) -> Result<bool, Unjudged> {
         self.runs += 1;
         self.elapsed += execution.elapsed;
         self.tried.push(tag.to_string());
@@ -906,25 +984,35 @@ impl<'a> Tally<'a> {
                 }
             }
         }
+        let mut followed_yet = false;
         if shown {
-            return Ok(false);
+            return self.add_races(races, tag, followed_yet, follow);
         }
         let observed = observed.clone();
         let absolute = failure(&observed).is_some_and(|what| !self.original_fails_so(&what));
         if !absolute {
-            if let Some((execution, followed, label)) = follow(self.lens())? {
+            followed_yet = true;
+            if let Some((execution, followed, label, followed_races)) = follow(self.lens())? {
                 self.elapsed += execution.elapsed;
+                self.original_races.merge(followed_races);
                 let same = followed == observed;
                 self.original.push(OriginalRun { observation: followed, label });
                 if same {
                     self.refuted += 1;
-                    return Ok(false);
+                    return self.add_races(races, tag, followed_yet, follow);
                 }
             }
         }
         let closest = self.original.iter().min_by_key(|o| distance(&o.observation, &observed)).expect("the baseline ran the original");
         let label = |site| crate::diff::site_label(&build.catalogue, site);
         let (verdict, reason) = verdict::judge(&closest.observation, &observed, &label);
+        let closest_label = closest.label.clone();
+        let divergence = closest.observation.first_step_index(&observed);
+        // A new data race says more than a difference in synchronization behaviour: it
+        // names the two unordered accesses.
+        if matches!(verdict, Verdict::Survived | Verdict::KilledByTrace) && self.add_races(races, tag, followed_yet, follow)? {
+            return Ok(true);
+        }
         if verdict == Verdict::Survived {
             return Ok(false); // differs only in what no verdict looks at
         }
@@ -933,10 +1021,43 @@ impl<'a> Tally<'a> {
             let reason = match self.original.len() {
                 1 => reason,
                 n if absolute => format!("{reason}; no run of the original ends so ({n} runs)"),
-                _ => format!("{reason}; closest original run: {}", closest.label),
+                _ => format!("{reason}; closest original run: {closest_label}"),
             };
-            self.divergence = closest.observation.first_step_index(&observed);
+            self.divergence = divergence;
             self.first_kill = Some((verdict, reason, tag.to_string()));
+        }
+        Ok(true)
+    }
+
+    /// Judges a run's data races (the run otherwise kills nothing, or only by trace);
+    /// true when it kills:
+    /// a race whose pair of source locations no run of the original had, also after the
+    /// original followed this run's interleaving (`follow`, unless `followed_yet`).
+    fn add_races(&mut self, races: &RunRaces, tag: &str, followed_yet: bool, follow: &mut Follow) -> Result<bool, Unjudged> {
+        // A detector bound in the original's runs could hide the race there: no kill.
+        if self.original_races.limits.is_some() {
+            return Ok(false);
+        }
+        let fresh = |known: &RunRaces| races.races.iter().filter(|r| !known.has(&r.key)).count();
+        if fresh(&self.original_races) == 0 {
+            return Ok(false);
+        }
+        if !followed_yet {
+            if let Some((execution, _, _, followed_races)) = follow(self.lens())? {
+                self.elapsed += execution.elapsed;
+                self.original_races.merge(followed_races);
+            }
+        }
+        let new: Vec<&SourceRace> = races.races.iter().filter(|r| !self.original_races.has(&r.key)).collect();
+        let Some(first) = new.first() else { return Ok(false) };
+        self.kills += 1;
+        if self.first_kill.is_none() {
+            let others = match new.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            let reason = format!("data race the original does not have: {first}{others}");
+            self.first_kill = Some((Verdict::KilledByRace, reason, tag.to_string()));
         }
         Ok(true)
     }
@@ -1108,7 +1229,7 @@ fn follow_original(
     work: &Path,
     limits: &Limits,
     lens: Lens,
-) -> Result<Option<(Execution, Observation, String)>, Unjudged> {
+) -> Result<Option<(Execution, Observation, String, RunRaces)>, Unjudged> {
     if build.catalogue.kind != Family::Pthread || !choices.is_file() {
         return Ok(None);
     }
@@ -1116,6 +1237,7 @@ fn follow_original(
     let followed_file = mutant_trace.with_extension("followed.schedule");
     let value = schedule::follow_value(choices);
     let (execution, observation, _) = traced_in(build, test, "", &value, None, &trace_file, Some(&followed_file), work, limits, None, lens)?;
+    let races = run_races(build, &trace_file)?;
     let followed = std::fs::read_to_string(&followed_file).ok().and_then(|t| schedule::parse(&t).ok()).and_then(|s| s.followed);
     let _ = std::fs::remove_file(&trace_file);
     let _ = std::fs::remove_file(&followed_file);
@@ -1124,7 +1246,7 @@ fn follow_original(
         Some((taken, all)) => format!("the original following the mutant's interleaving as far as it can ({taken} of {all} choices)"),
         None => "the original following the mutant's interleaving".to_string(),
     };
-    Ok(Some((execution, observation, label)))
+    Ok(Some((execution, observation, label, races)))
 }
 
 /// The mutant's own dfs search, each run judged into `tally`; the first kill's trace and
@@ -1147,7 +1269,7 @@ fn search_mutant(
     // Without the test's input values, as the dfs search has always run.
     let program = Invocation { active: Some(active.to_string()), limits: *limits, ..Invocation::in_setting(&build.metamutant, test) };
     let mut failed = None;
-    let search = explore::search(&program, &dfs_config(schedules, plan.max_steps), &work.path().join("search"), &mut |visit| {
+    let search = explore::search(&program, &dfs_config(build, schedules, plan.max_steps), &work.path().join("search"), &mut |visit| {
         let tag = dfs_tag(visit.run);
         let first = tally.first_kill.is_none();
         let mut follow = |lens: Lens| {
@@ -1155,7 +1277,8 @@ fn search_mutant(
             follow_original(build, test, &choices, visit.trace_file, &out.path(outdir::WORK_DIR), limits, lens)
         };
         let observed = Observation::new(visit.execution, visit.trace, &tally.hidden, tally.mask);
-        match tally.add(build, visit.execution, &observed, &tag, &mut follow) {
+        let races = visit.races.map(|f| RunRaces::of(build, f)).unwrap_or_default();
+        match tally.add(build, visit.execution, &observed, &races, &tag, &mut follow) {
             Ok(true) if first => {
                 // Keep the kill: its trace (capped around where it diverged) and the
                 // choices that replay it.
@@ -1224,7 +1347,8 @@ fn run_mutant_listed(
             return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.text().trim())));
         }
         let first = tally.first_kill.is_none();
-        let killed = tally.add(build, &execution, &observed, schedule, &mut |lens| follow_original(build, test, &choices, &path, &out.path(outdir::WORK_DIR), limits, lens));
+        let races = run_races(build, &path)?;
+        let killed = tally.add(build, &execution, &observed, &races, schedule, &mut |lens| follow_original(build, test, &choices, &path, &out.path(outdir::WORK_DIR), limits, lens));
         let _ = std::fs::remove_file(&choices);
         if killed? && first {
             // Keep this trace, it explains the kill (capped around where it diverged);

@@ -16,6 +16,7 @@ pub mod mask;
 pub mod observation;
 pub mod outcome;
 pub mod outdir;
+pub mod races;
 pub mod report;
 pub mod schedules;
 pub mod verdict;

@@ -34,6 +34,14 @@ pub struct Baseline {
     /// test: `stdout line 2`, `time of p.reader at wait(e) @ x.cpp:18`, …
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nondeterministic: Vec<String>,
+    /// `run --races`: the original's own data races on this test (over all its runs),
+    /// one per pair of source locations. They never kill a mutant.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub races: Vec<crate::races::SourceRace>,
+    /// What the race detector left unchecked in the original's runs; when set, no mutant
+    /// is killed by a race on this test (the original might have had it unseen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub races_unchecked: Option<String>,
 }
 
 /// Notifications that found no waiter, counted: a busy fifo loses thousands, so a list

@@ -22,6 +22,11 @@ pub enum Verdict {
     KilledByTimeout,
     /// Output is the same, but the observable synchronization behaviour differs.
     KilledByTrace,
+    /// Output and end are the original's, but it has a data race (two accesses to one
+    /// location, at least one a write, no synchronization ordering them; by pair of
+    /// source locations) that no run of the original had (`run --races`). Preferred to
+    /// killed-by-trace when both apply.
+    KilledByRace,
     /// No test told the mutant from the original.
     Survived,
     /// On every test that reaches it, an exhaustive dfs search showed the mutant behaving
@@ -46,6 +51,7 @@ impl Verdict {
                 | Verdict::KilledByLivelock
                 | Verdict::KilledByTimeout
                 | Verdict::KilledByTrace
+                | Verdict::KilledByRace
         )
     }
 
@@ -59,6 +65,7 @@ impl Verdict {
             Verdict::KilledByLivelock => "killed-by-livelock",
             Verdict::KilledByTimeout => "killed-by-timeout",
             Verdict::KilledByTrace => "killed-by-trace",
+            Verdict::KilledByRace => "killed-by-race",
             Verdict::Survived => "survived",
             Verdict::EquivalentExhaustive => "equivalent-exhaustive",
             Verdict::NotReached => "not-reached",
@@ -441,6 +448,7 @@ mod tests {
             Verdict::KilledByLivelock,
             Verdict::KilledByTimeout,
             Verdict::KilledByTrace,
+            Verdict::KilledByRace,
         ];
         for v in killed {
             assert!(v.is_killed(), "{v}");

@@ -44,6 +44,8 @@
 #define SYNCMUT_ENV_SCHEDULE "SYNCMUT_SCHEDULE"
 /* Where the scheduler records its choice points. */
 #define SYNCMUT_ENV_SCHEDULE_OUT "SYNCMUT_SCHEDULE_OUT"
+/* Where the scheduler's race detector writes the data races it found; unset: no detection. */
+#define SYNCMUT_ENV_RACES_OUT "SYNCMUT_RACES_OUT"
 /* The scheduler's step budget (livelock bound). */
 #define SYNCMUT_ENV_MAX_STEPS "SYNCMUT_MAX_STEPS"
 /* PCT's run-length estimate when the schedule value does not carry one. */

@@ -10,6 +10,9 @@ pub const TRACE: &str = "SYNCMUT_TRACE";
 pub const SCHEDULE: &str = "SYNCMUT_SCHEDULE";
 /// Where the scheduler records its choice points (the schedule file, [`crate::schedule`]).
 pub const SCHEDULE_OUT: &str = "SYNCMUT_SCHEDULE_OUT";
+/// Where the scheduler's happens-before race detector writes the races it found
+/// ([`crate::races`]); unset: no detection.
+pub const RACES_OUT: &str = "SYNCMUT_RACES_OUT";
 /// The scheduler's step budget: more scheduling points end the run as a livelock.
 pub const MAX_STEPS: &str = "SYNCMUT_MAX_STEPS";
 /// PCT's run-length estimate when the schedule value does not carry one.

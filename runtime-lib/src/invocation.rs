@@ -54,6 +54,9 @@ pub struct Invocation {
     pub schedule: Option<String>,
     /// `SYNCMUT_SCHEDULE_OUT`: where the scheduler records its choices.
     pub schedule_out: Option<PathBuf>,
+    /// `SYNCMUT_RACES_OUT`: where the scheduler's race detector writes the races it
+    /// found ([`crate::races`]); needs a metamutant built with its accesses instrumented.
+    pub races_out: Option<PathBuf>,
     /// `SYNCMUT_MAX_STEPS`: the scheduler's livelock bound.
     pub max_steps: Option<u64>,
     /// `SYNCMUT_INPUT_LOG`: where the runtime logs the input values it hands out.
@@ -90,6 +93,7 @@ impl Invocation {
             trace: None,
             schedule: None,
             schedule_out: None,
+            races_out: None,
             max_steps: None,
             input_log: None,
             nondet: Vec::new(),
@@ -123,6 +127,7 @@ impl Invocation {
             None => (env::SCHEDULE, v),
         }));
         vars.extend(self.schedule_out.as_ref().map(|p| (env::SCHEDULE_OUT, path(p))));
+        vars.extend(self.races_out.as_ref().map(|p| (env::RACES_OUT, path(p))));
         vars.extend(self.max_steps.map(|n| (env::MAX_STEPS, n.to_string())));
         vars.extend(self.input_log.as_ref().map(|p| (env::INPUT_LOG, path(p))));
         vars.extend(self.entropy.map(|n| (env::ENTROPY, n.to_string())));

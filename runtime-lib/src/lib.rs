@@ -16,7 +16,8 @@
 //! - [`invocation`]: one run of a design binary with its environment and limits, on top of
 //!   [`exec`], the contained process runner, which keeps each output stream whole
 //!   ([`output`]: length, SHA-256, a head in memory, the rest in a temporary file).
-//! - [`trace`] reads the trace the runtime writes (`trace.c`), [`schedule`] the schedule
+//! - [`trace`] reads the trace the runtime writes (`trace.c`), [`races`] the race detector's
+//!   file (`races.c`), [`schedule`] the schedule
 //!   files the scheduler records (`scheduler.c`), [`test_case`] the tests whose input
 //!   values the runtime hands out (`inputs.c`).
 //! - [`atomic`]: the atomic file write every crate uses.
@@ -29,6 +30,7 @@ pub mod exec;
 pub mod input_log;
 pub mod invocation;
 pub mod output;
+pub mod races;
 pub mod schedule;
 pub mod status;
 pub mod tables;

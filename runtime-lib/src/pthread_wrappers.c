@@ -75,6 +75,15 @@ static int end(struct call call, int result)
     return result;
 }
 
+/* A non-blocking acquisition's result; when it succeeded under the scheduler, the race
+ * detector orders the caller after the object's last release. */
+static int tried(struct call call, const void *obj, int lock, int rc)
+{
+    if (call.sched && rc == 0)
+        syncmut_sched_acquired(obj, lock);
+    return rc;
+}
+
 #define REMOVE SYNCMUT_OPS(REMOVE)
 /* The structural operators a blocking acquisition and a release take part in. */
 #define ACQUIRE_OPS                                                                          \
@@ -93,7 +102,7 @@ int syncmut_pthread_mutex_lock(uint32_t site, pthread_mutex_t *m)
     case SYNCMUT_REMOVE:
         return end(c, 0);
     case SYNCMUT_LOCK_TO_TRYLOCK:
-        (void)pthread_mutex_trylock(m); /* failure ignored: the caller runs unprotected */
+        (void)tried(c, m, 1, pthread_mutex_trylock(m)); /* failure ignored: the caller runs unprotected */
         return end(c, 0);
     default:
         return end(c, c.sched ? syncmut_sched_mutex_lock(m, 0) : pthread_mutex_lock(m));
@@ -105,7 +114,7 @@ int syncmut_pthread_mutex_trylock(uint32_t site, pthread_mutex_t *m)
     struct call c = BEGIN(0, m, NULL);
     if (c.op == SYNCMUT_REMOVE)
         return end(c, 0);
-    return end(c, pthread_mutex_trylock(m));
+    return end(c, tried(c, m, 1, pthread_mutex_trylock(m)));
 }
 
 int syncmut_pthread_mutex_timedlock(uint32_t site, pthread_mutex_t *m,
@@ -256,7 +265,7 @@ int syncmut_pthread_rwlock_rdlock(uint32_t site, pthread_rwlock_t *l)
     case SYNCMUT_REMOVE:
         return end(c, 0);
     case SYNCMUT_LOCK_TO_TRYLOCK:
-        (void)pthread_rwlock_tryrdlock(l);
+        (void)tried(c, l, 1, pthread_rwlock_tryrdlock(l));
         return end(c, 0);
     default:
         return end(c, c.sched ? syncmut_sched_rwlock_lock(l, 0) : pthread_rwlock_rdlock(l));
@@ -270,7 +279,7 @@ int syncmut_pthread_rwlock_wrlock(uint32_t site, pthread_rwlock_t *l)
     case SYNCMUT_REMOVE:
         return end(c, 0);
     case SYNCMUT_LOCK_TO_TRYLOCK:
-        (void)pthread_rwlock_trywrlock(l);
+        (void)tried(c, l, 1, pthread_rwlock_trywrlock(l));
         return end(c, 0);
     default:
         return end(c, c.sched ? syncmut_sched_rwlock_lock(l, 1) : pthread_rwlock_wrlock(l));
@@ -292,7 +301,7 @@ int syncmut_pthread_spin_lock(uint32_t site, pthread_spinlock_t *l)
     case SYNCMUT_REMOVE:
         return end(c, 0);
     case SYNCMUT_LOCK_TO_TRYLOCK:
-        (void)pthread_spin_trylock(l);
+        (void)tried(c, (const void *)l, 1, pthread_spin_trylock(l));
         return end(c, 0);
     default:
         return end(c, c.sched ? syncmut_sched_spin_lock(l) : pthread_spin_lock(l));
@@ -317,7 +326,7 @@ int syncmut_sem_wait(uint32_t site, sem_t *s)
         return end(c, 0);
     case SYNCMUT_WAIT_TO_TRYWAIT: {
         int saved = errno; /* a failed trywait sets EAGAIN; the caller sees success */
-        (void)sem_trywait(s);
+        (void)tried(c, s, 0, sem_trywait(s));
         errno = saved;
         return end(c, 0);
     }
@@ -331,7 +340,7 @@ int syncmut_sem_trywait(uint32_t site, sem_t *s)
     struct call c = BEGIN(0, s, NULL);
     if (c.op == SYNCMUT_REMOVE)
         return end(c, 0);
-    return end(c, sem_trywait(s));
+    return end(c, tried(c, s, 0, sem_trywait(s)));
 }
 
 int syncmut_sem_post(uint32_t site, sem_t *s)

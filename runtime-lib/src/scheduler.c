@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "trace.h"
+#include "races.h"
 
 #define MAX_THREADS 1024u
 #define DEFAULT_MAX_STEPS 10000000u
@@ -532,6 +533,7 @@ static const char *const kind_names[] = {"run", "wake", "timeout"};
  * deadlock, livelock), or from the scheduler's own signal handlers without a trace. */
 static void write_schedule_out(const char *how)
 {
+    syncmut_races_write(); /* written at the same moments, to its own file */
     if (out_path == NULL || getpid() != owner_pid || atomic_exchange(&out_written, 1) != 0)
         return;
     int fd;
@@ -727,11 +729,15 @@ static void wake_all(const void *obj, int kind)
 
 /* A blocking acquisition: `try` returns 0, an error, or EBUSY for "would block". */
 typedef int (*try_fn)(void *obj, int arg);
+static int try_sem(void *s, int arg);
 
 static int acquire(void *obj, try_fn try, int arg, int timed)
 {
     for (;;) {
         int rc = try(obj, arg);
+        if (rc == 0)
+            syncmut_races_acquire(self->id, obj, atomic_load_explicit(&self->site, memory_order_relaxed),
+                                  try != try_sem);
         if (rc != EBUSY)
             return rc;
         pthread_mutex_lock(&lock);
@@ -743,9 +749,11 @@ static int acquire(void *obj, try_fn try, int arg, int timed)
     }
 }
 
-/* After an operation that may let a waiter of `obj` through. */
-static void release(const void *obj)
+/* After an operation that may let a waiter of `obj` through (`lock`: an unlock, else a
+ * semaphore post). */
+static void release(const void *obj, int lock_released)
 {
+    syncmut_races_release(self->id, obj, lock_released);
     pthread_mutex_lock(&lock);
     wake_all(obj, W_RETRY);
     pthread_mutex_unlock(&lock);
@@ -756,6 +764,11 @@ static void release(const void *obj)
 int syncmut_sched_controls_me(void)
 {
     return enabled && self != NULL && load_state(self) == RUNNING;
+}
+
+void syncmut_sched_acquired(const void *obj, int lock)
+{
+    syncmut_races_acquire(self->id, obj, atomic_load_explicit(&self->site, memory_order_relaxed), lock);
 }
 
 static struct sthread *new_slot(void) /* `lock` held */
@@ -809,8 +822,10 @@ static void finish(struct sthread *t)
     if (s != FREE && s != FINISHED) {
         atomic_store_explicit(&t->site, -1, memory_order_relaxed);
         set_state(t, FINISHED);
-        if (atomic_owner == t) /* ended inside an atomic section: the section ends too */
+        if (atomic_owner == t) { /* ended inside an atomic section: the section ends too */
             atomic_owner = NULL, atomic_depth = 0;
+            syncmut_races_atomic_end(t->id);
+        }
         wake_all(t, W_JOIN);
         if (current == t)
             reschedule(t);
@@ -847,6 +862,7 @@ int syncmut_sched_create(const char *start_name, pthread_t *thread, const pthrea
     t->routine = start_name;
     t->start = start;
     t->arg = arg;
+    syncmut_races_create(me->id, t->id);
     set_state(t, READY); /* parked in the trampoline until chosen */
     pthread_mutex_unlock(&lock);
     atomic_store_explicit(&t->name, intern_thread_name(t->id), memory_order_relaxed);
@@ -896,6 +912,7 @@ int syncmut_sched_join(pthread_t thread, void **retval)
         set_next(me, NULL, NULL, 1);
         block_on(target, W_JOIN, 0);
     }
+    syncmut_races_join(me->id, target->id);
     pthread_mutex_unlock(&lock);
     /* The target passed the baton and is only tearing down: this waits for that. */
     int rc = pthread_join(thread, retval);
@@ -946,7 +963,7 @@ void syncmut_mem_access(const void *addr, uint32_t write, uint32_t access)
     struct sthread *me = self;
     pthread_mutex_lock(&lock);
     set_next(me, addr, NULL, 0);
-    me->next_reads = write == 0;
+    me->next_reads = (write & SYNCMUT_ACCESS_WRITE) == 0;
     me->next_access = access;
     if (write)
         me->reads_in_a_row = 0;
@@ -955,6 +972,16 @@ void syncmut_mem_access(const void *addr, uint32_t write, uint32_t access)
     set_state(me, READY);
     reschedule(me);
     pthread_mutex_unlock(&lock);
+    syncmut_races_access(me->id, addr, write, access);
+}
+
+/* The same access in a metamutant built for race detection only (`run --races`): not a
+ * scheduling point, so the interleavings explored are those of the synchronization. */
+void syncmut_mem_observe(const void *addr, uint32_t flags, uint32_t access)
+{
+    if (!enabled || self == NULL || load_state(self) != RUNNING)
+        return;
+    syncmut_races_access(self->id, addr, flags, access);
 }
 
 /* ---- SV-COMP conventions (verifier.c) --------------------------------------------- */
@@ -969,6 +996,7 @@ void syncmut_sched_atomic_begin(void)
         reschedule(self);
         atomic_owner = self;
         atomic_depth = 0;
+        syncmut_races_atomic_begin(self->id);
     }
     atomic_depth++;
     pthread_mutex_unlock(&lock);
@@ -977,8 +1005,10 @@ void syncmut_sched_atomic_begin(void)
 void syncmut_sched_atomic_end(void)
 {
     pthread_mutex_lock(&lock);
-    if (atomic_owner == self && atomic_depth > 0 && --atomic_depth == 0)
+    if (atomic_owner == self && atomic_depth > 0 && --atomic_depth == 0) {
         atomic_owner = NULL;
+        syncmut_races_atomic_end(self->id);
+    }
     pthread_mutex_unlock(&lock);
 }
 
@@ -1002,7 +1032,7 @@ int syncmut_sched_mutex_unlock(pthread_mutex_t *m)
 {
     int rc = pthread_mutex_unlock(m);
     if (rc == 0)
-        release(m);
+        release(m, 1);
     return rc;
 }
 
@@ -1012,6 +1042,7 @@ int syncmut_sched_cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int timed)
     int rc = pthread_mutex_unlock(m);
     if (rc != 0)
         return rc;
+    syncmut_races_release(self->id, m, 1);
     pthread_mutex_lock(&lock);
     wake_all(m, W_RETRY);
     set_next(self, m, NULL, 0); /* once woken: relock the mutex */
@@ -1061,7 +1092,7 @@ int syncmut_sched_rwlock_unlock(pthread_rwlock_t *l)
 {
     int rc = pthread_rwlock_unlock(l);
     if (rc == 0)
-        release(l);
+        release(l, 1);
     return rc;
 }
 
@@ -1080,7 +1111,7 @@ int syncmut_sched_spin_unlock(pthread_spinlock_t *l)
 {
     int rc = pthread_spin_unlock(l);
     if (rc == 0)
-        release((const void *)l);
+        release((const void *)l, 1);
     return rc;
 }
 
@@ -1108,7 +1139,7 @@ int syncmut_sched_sem_post(sem_t *s)
 {
     int rc = sem_post(s);
     if (rc == 0)
-        release(s);
+        release(s, 0);
     return rc;
 }
 
@@ -1137,6 +1168,14 @@ int syncmut_sched_barrier_wait(pthread_barrier_t *b)
         waiting += load_state(&threads[i]) == BLOCKED && threads[i].obj == b && threads[i].kind == W_BARRIER;
     int rc = 0;
     if (waiting + 1 >= count) {
+        if (syncmut_races_on()) { /* every arrival of the round happens before every return */
+            uint32_t ids[MAX_THREADS], n = 0;
+            for (uint32_t i = 0; i < slots_used; i++)
+                if (load_state(&threads[i]) == BLOCKED && threads[i].obj == b && threads[i].kind == W_BARRIER)
+                    ids[n++] = threads[i].id;
+            ids[n++] = self->id;
+            syncmut_races_barrier(ids, n);
+        }
         wake_all(b, W_BARRIER);
         rc = PTHREAD_BARRIER_SERIAL_THREAD; /* the last to arrive, as in glibc */
     } else {
@@ -1346,7 +1385,8 @@ __attribute__((constructor(102))) static void scheduler_init(void)
     if (pthread_key_create(&exit_key, finish_at_exit) != 0)
         syncmut_fatal("SYNCMUT_SCHEDULE: cannot start the scheduler (pthread_key_create failed)");
     pthread_atfork(NULL, NULL, after_fork_in_child);
-    if (out_path != NULL) {
+    int races = syncmut_races_init();
+    if (out_path != NULL || races) {
         atexit(write_at_exit); /* after the trace's handler was registered: runs before it */
         if (!syncmut_trace_on())
             install_signal_handlers();

@@ -30,6 +30,9 @@ void syncmut_sched_enter(uint32_t site);
  * (syncmut_sched_enter) the call counts as touching everything. */
 void syncmut_sched_enter_on(uint32_t site, const void *a, const void *b);
 void syncmut_sched_leave(void);
+/* A non-blocking acquisition (trylock, sem_trywait) succeeded: the race detector's
+ * happens-before edge from the object's last release (`lock`: a lock, else a semaphore). */
+void syncmut_sched_acquired(const void *obj, int lock);
 
 /* Modelled blocking operations: same results as the real calls (0 or an error number;
  * sem_wait: 0 or -1 with errno). `timed`: the wait may time out, which happens only
@@ -47,10 +50,15 @@ int syncmut_sched_sem_post(sem_t *s);
 int syncmut_sched_barrier_wait(pthread_barrier_t *b);
 int syncmut_sched_join(pthread_t thread, void **retval);
 
-/* --interleave memory: a scheduling point before a load (`write` 0) or store (1) of
- * possibly shared memory at `addr`, inserted by the mutator; `access` is the access's
+/* --interleave memory: a scheduling point before a load (`write` bit 0 clear) or store
+ * (set) of possibly shared memory at `addr`, inserted by the mutator (bit 1: an atomic
+ * access, races.h); the race detector then sees the access; `access` is the access's
  * number in the catalogue. Does nothing unless the scheduler controls the caller. */
 void syncmut_mem_access(const void *addr, uint32_t write, uint32_t access);
+/* The same for a metamutant built for race detection only: the race detector sees the
+ * access, no scheduling point. `flags` as for syncmut_mem_access (races.h: bit 0 store,
+ * bit 1 atomic). */
+void syncmut_mem_observe(const void *addr, uint32_t flags, uint32_t access);
 
 /* __VERIFIER_atomic_begin/end (verifier.c): while the caller is inside (nesting
  * counted), no other thread is scheduled as long as it can run. */

@@ -26,6 +26,7 @@ const VERDICTS: [Verdict; 11] = [
     Verdict::KilledByLivelock,
     Verdict::KilledByTimeout,
     Verdict::KilledByTrace,
+    Verdict::KilledByRace,
     Verdict::Survived,
     Verdict::EquivalentExhaustive,
     Verdict::NotReached,

@@ -16,6 +16,15 @@ pub fn render(outcomes: &Outcomes) -> String {
         s.errors,
         super::equivalent_note(s)
     );
+    // Kills per verdict, in the verdicts' order (what found the faults).
+    let mut kills: std::collections::BTreeMap<Verdict, usize> = Default::default();
+    for m in outcomes.mutants.iter().filter(|m| m.verdict.is_killed()) {
+        *kills.entry(m.verdict).or_default() += 1;
+    }
+    if !kills.is_empty() {
+        let counts: Vec<String> = kills.iter().map(|(v, n)| format!("{v} {n}")).collect();
+        md.push_str(&format!("\nKilled by: {}.\n", counts.join(", ")));
+    }
     let survivors: Vec<_> = outcomes.mutants.iter().filter(|m| m.verdict == Verdict::Survived).collect();
     if !survivors.is_empty() {
         md.push_str("\n### Survived (no test noticed these faults)\n\n| mutant | location | change |\n|---|---|---|\n");

@@ -1,0 +1,130 @@
+//! Data races as bugs and verdicts: the runtime's happens-before detector reached through
+//! `syncmut explore --races` (a racy program prints both accesses, its twin with a lock
+//! prints nothing, synchronization the runtime models orders accesses) and through
+//! `syncmut run --races` (a mutant's new race kills it; the original's own races never do).
+
+mod util;
+
+use std::path::Path;
+
+fn explore(design: &Path, out: &Path, extra: &[&str]) -> (i32, String) {
+    let output = util::syncmut()
+        .arg("explore")
+        .arg(design)
+        .args(["--races", "-o"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    (output.status.code().unwrap_or(-1), stdout)
+}
+
+#[test]
+fn explore_reports_a_race_with_both_accesses_and_its_locked_twin_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text) = explore(&util::example("pthread/bugs/counter_race.c"), &dir.path().join("race"), &["--strategy", "dfs"]);
+    assert_eq!(code, 9, "{text}");
+    assert!(text.contains("BUG data race: 2 pair(s)"), "{text}");
+    // Found in the first schedule (dfs starts without preemptions; the lost update needs
+    // one): no unlucky interleaving is needed.
+    assert!(text.contains("found by run 1 "), "{text}");
+    assert!(text.contains("T1 writes in adder @ counter_race.c:17:12 holding no lock\n  T2 writes in adder @ counter_race.c:17:12 holding no lock"), "{text}");
+    assert!(text.contains("T2 reads in adder @ counter_race.c:17:12"), "{text}");
+    let saved = std::fs::read_to_string(dir.path().join("race/counterexample.txt")).unwrap();
+    assert!(saved.starts_with("data race"), "{saved}");
+
+    let (code, text) = explore(&util::example("pthread/bugs/counter_race_ok.c"), &dir.path().join("twin"), &["--strategy", "dfs", "--preemptions", "1"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("no bug found") && !text.contains("race"), "{text}");
+}
+
+#[test]
+fn a_race_names_the_lock_one_side_held_and_needs_no_memory_scheduling_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text) = explore(&util::fixture("races/half_locked.c"), &dir.path().join("half"), &["--strategy", "dfs"]);
+    assert_eq!(code, 9, "{text}");
+    assert!(
+        text.contains("T1 writes in careful @ half_locked.c:12:10 holding the lock taken by pthread_mutex_lock(&m) @ half_locked.c:11\n  T2 writes in careless @ half_locked.c:19:10 holding no lock\n    no common lock"),
+        "{text}"
+    );
+    // The accesses were observed, not scheduled: no memory steps in the counterexample.
+    assert!(!text.contains("memory steps at choice points"), "{text}");
+}
+
+#[test]
+fn synchronization_the_runtime_models_orders_accesses() {
+    // Atomics (C11 and builtins), a semaphore, a barrier, a condition variable and its
+    // mutex, an SV-COMP atomic function, create and join: no race in any schedule.
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text) = explore(&util::fixture("races/ordered.c"), &dir.path().join("dfs"), &["--strategy", "dfs", "--preemptions", "1"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("the bounded space is exhausted"), "{text}");
+    let (code, text) = explore(&util::fixture("races/ordered.c"), &dir.path().join("memory"), &["--strategy", "random", "--schedules", "20", "--interleave", "memory"]);
+    assert_eq!(code, 0, "{text}");
+}
+
+#[test]
+fn the_pthread_examples_originals_have_no_race() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["bank_transfer", "bounded_buffer", "critical_sections", "barrier_phases", "rwlock_cache", "dining_philosophers"] {
+        let (code, text) = explore(&util::example(&format!("pthread/{name}")), &dir.path().join(name), &["--strategy", "random", "--schedules", "10"]);
+        assert_eq!(code, 0, "{name}: {text}");
+    }
+}
+
+#[test]
+fn run_kills_a_new_race_and_lists_the_originals_own_races_once_without_killing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = util::syncmut()
+        .arg("run")
+        .arg(util::fixture("races/racy_original.c"))
+        .args(["--races", "-j", "2", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    // The original's race on `progress` (line 14): in the baseline, each pair once.
+    let baseline: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("baseline.json")).unwrap()).unwrap();
+    let keys: Vec<&str> = baseline[0]["races"].as_array().unwrap().iter().map(|r| r["key"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["racy_original.c:14:12 write / racy_original.c:14:12 write", "racy_original.c:14:12 write / racy_original.c:14:14 read"]);
+    assert!(stdout.contains("data race of the original (kills no mutant): T1 writes in worker @ racy_original.c:14:12"), "{stdout}");
+    let outcomes = util::outcomes(&out);
+    let mutants = outcomes["mutants"].as_array().unwrap();
+    let of = |id: &str| mutants.iter().find(|m| m["mutant"] == id).unwrap();
+    // The lock on `total` removed: a race on line 16 the original does not have.
+    let removed = of("worker#1:remove");
+    assert_eq!(removed["verdict"], "killed-by-race", "{removed}");
+    let reason = removed["reason"].as_str().unwrap();
+    assert!(reason.contains("data race the original does not have: T1 writes in worker @ racy_original.c:16:9 holding no lock"), "{reason}");
+    // Only with a lock on one side: the reason names it.
+    let trylock = of("worker#1:lock-to-trylock");
+    assert!(trylock["reason"].as_str().unwrap().contains("holding the lock taken by pthread_mutex_lock(&m) @ racy_original.c:15"), "{trylock}");
+    // The original's own race kills nothing.
+    for m in mutants {
+        assert!(!m["reason"].as_str().unwrap_or("").contains("does not have: T1 writes in worker @ racy_original.c:14"), "{m}");
+    }
+    // Every report format names the verdict.
+    for format in ["csv", "json", "junit", "markdown", "mte"] {
+        let report = util::syncmut().args(["report", "--format", format]).arg(&out).output().unwrap();
+        let text = String::from_utf8_lossy(&report.stdout);
+        let wanted = if format == "mte" { "Killed" } else { "killed-by-race" };
+        assert!(text.contains(wanted), "{format}: {text}");
+    }
+    assert!(std::fs::read_to_string(out.join("report.html")).unwrap().contains("killed-by-race"));
+    assert!(stdout.contains("killed-by-race 4"), "{stdout}");
+}
+
+#[test]
+fn without_races_the_same_mutant_is_not_judged_by_races() {
+    // Race detection is opt-in: the metamutant has no access hooks and no race kills.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    util::syncmut().arg("run").arg(util::fixture("races/racy_original.c")).args(["--strategy", "default", "-o"]).arg(&out).assert().success();
+    let text = std::fs::read_to_string(out.join("outcomes.json")).unwrap();
+    assert!(!text.contains("killed-by-race"), "{text}");
+    let catalogue = std::fs::read_to_string(out.join("mutants.json")).unwrap();
+    assert!(!catalogue.contains("\"accesses\""), "{catalogue}");
+}
