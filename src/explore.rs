@@ -145,7 +145,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             report.found.as_ref().map_or(0, |f| f.run)
         );
         interleave = Interleave::Memory;
-        build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave }).map_err(mutator)?;
+        build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave, races: a.races }).map_err(mutator)?;
         let program = Invocation { program: build.metamutant.clone(), ..program.clone() };
         report = explore::explore(&program, &config, &a.output.join("explore"))
             .map_err(|e| (exit::INTERNAL, anyhow::anyhow!("{e}")))?;

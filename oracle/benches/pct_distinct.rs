@@ -19,7 +19,7 @@ const BUDGET: usize = 1000;
 
 fn build(source: &Path, out: &Path) -> metamutant::Build {
     let design = Design::from_paths(&[source.to_path_buf()], &[]).unwrap();
-    metamutant::build_with(&design, out, &metamutant::Options { interleave: Interleave::Sync }).expect("build")
+    metamutant::build_with(&design, out, &metamutant::Options { interleave: Interleave::Sync, races: false }).expect("build")
 }
 
 /// (runs, distinct, repeats, saturated, depth, seconds) of one exploration.

@@ -34,7 +34,7 @@ fn children_cpu() -> Duration {
 fn timed(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits, name: &str) -> (Duration, Duration) {
     let before = children_cpu();
     let run = execute(program, args, env, limits).unwrap();
-    assert_eq!(run.status, syncmut_runtime::exec::Status::Exited(0), "{name}: {}", run.stderr);
+    assert_eq!(run.status, syncmut_runtime::exec::Status::Exited(0), "{name}: {}", run.stderr.text());
     (run.elapsed, children_cpu() - before)
 }
 

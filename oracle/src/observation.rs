@@ -61,7 +61,7 @@ impl Compared {
 
     /// Whether line `index` with `bytes` counts.
     pub fn keeps(&self, index: usize, bytes: &[u8]) -> bool {
-        !self.masked.contains(&index) && !(self.without_runtime_lines && bytes.starts_with(RUNTIME_LINE))
+        !(self.masked.contains(&index) || self.without_runtime_lines && bytes.starts_with(RUNTIME_LINE))
     }
 
     fn rehashed(self) -> Compared {

@@ -31,7 +31,7 @@ impl Strategy {
             Strategy::Random => Some(format!("random:{k}")),
             Strategy::Pct { depth } => Some(schedule::pct_value(k, depth, steps)),
             Strategy::Mixed { .. } if k == 1 => Some("default".to_string()),
-            Strategy::Mixed { depth } if k % 2 == 0 => Some(schedule::pct_value(k / 2, depth, steps)),
+            Strategy::Mixed { depth } if k.is_multiple_of(2) => Some(schedule::pct_value(k / 2, depth, steps)),
             Strategy::Mixed { .. } => Some(format!("random:{}", (k - 1) / 2)),
             Strategy::Default | Strategy::Dfs { .. } => None,
         }

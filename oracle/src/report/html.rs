@@ -18,7 +18,7 @@ use std::path::Path;
 use syncmut_mutator::Catalogue;
 
 /// Every verdict, in the order the header lists them.
-const VERDICTS: [Verdict; 11] = [
+const VERDICTS: [Verdict; 12] = [
     Verdict::KilledByOutput,
     Verdict::KilledByAssertion,
     Verdict::KilledByDeadlock,
