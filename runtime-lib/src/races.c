@@ -15,6 +15,7 @@
  * of accesses; past a bound detection stops or a location goes unchecked, and the file
  * says so (never a race that did not happen). */
 #define _GNU_SOURCE
+#include "signal_safe_out.h"
 #include "races.h"
 #include "syncmut_protocol.h"
 #include "activation.h"
@@ -400,45 +401,22 @@ void syncmut_races_access(uint32_t t, const void *addr, uint32_t flags, uint32_t
 
 /* ---- SYNCMUT_RACES_OUT (async-signal-safe: open/write/close, static buffer) ---------- */
 
-static struct {
-    int fd;
-    size_t used;
-    char buf[1 << 12];
-} rout;
+static char rout_space[1 << 12];
+static struct signal_safe_out rout = { .fd = -1, .size = sizeof rout_space, .buf = rout_space };
 
 static void rout_flush(void)
 {
-    size_t done = 0;
-    while (done < rout.used) {
-        ssize_t w = write(rout.fd, rout.buf + done, rout.used - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        done += (size_t)w;
-    }
-    rout.used = 0;
+    signal_safe_flush(&rout);
 }
 
 static void rout_str(const char *s)
 {
-    for (; *s; s++) {
-        if (rout.used == sizeof rout.buf)
-            rout_flush();
-        rout.buf[rout.used++] = *s;
-    }
+    signal_safe_str(&rout, s);
 }
 
 static void rout_u64(uint64_t v)
 {
-    char digits[24];
-    size_t i = sizeof digits - 1;
-    digits[i] = '\0';
-    do {
-        digits[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    rout_str(digits + i);
+    signal_safe_u64(&rout, v);
 }
 
 /* <thread>:<access>:<r|w>:<locks>, locks `-` or `<site|->@<lock number>` joined by `+`. */

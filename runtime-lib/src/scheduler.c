@@ -22,6 +22,7 @@
  * The end provider reads only preallocated state with relaxed atomic loads, so it may
  * run in a signal handler or at exit while other threads are parked. */
 #define _GNU_SOURCE
+#include "signal_safe_out.h"
 #include "scheduler.h"
 #include "syncmut_protocol.h"
 #include "activation.h"
@@ -486,45 +487,22 @@ static struct sthread *choose(struct sthread *me)
 
 /* ---- SYNCMUT_SCHEDULE_OUT (async-signal-safe: open/write/close, static buffer) ------- */
 
-static struct {
-    int fd;
-    size_t used;
-    char buf[1 << 14];
-} sout;
+static char sout_space[1 << 14];
+static struct signal_safe_out sout = { .fd = -1, .size = sizeof sout_space, .buf = sout_space };
 
 static void sout_flush(void)
 {
-    size_t done = 0;
-    while (done < sout.used) {
-        ssize_t w = write(sout.fd, sout.buf + done, sout.used - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        done += (size_t)w;
-    }
-    sout.used = 0;
+    signal_safe_flush(&sout);
 }
 
 static void sout_str(const char *s)
 {
-    for (; *s; s++) {
-        if (sout.used == sizeof sout.buf)
-            sout_flush();
-        sout.buf[sout.used++] = *s;
-    }
+    signal_safe_str(&sout, s);
 }
 
 static void sout_u64(uint64_t v)
 {
-    char digits[24];
-    size_t i = sizeof digits - 1;
-    digits[i] = '\0';
-    do {
-        digits[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    sout_str(digits + i);
+    signal_safe_u64(&sout, v);
 }
 
 static const char *const kind_names[] = {"run", "wake", "timeout"};
