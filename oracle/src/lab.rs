@@ -336,12 +336,7 @@ fn traced_in(
 /// by event and never held whole (a spinning mutant writes a million events).
 fn observe(execution: &Execution, trace_file: &Path, lens: Lens) -> Result<Observation, Unjudged> {
     let mut recorder = Recorder::new(lens.hidden, lens.mask);
-    // A trace the runtime could not write for lack of space is the disk's fault, not the
-    // design's.
-    let trace = trace::visit(trace_file, &mut |event| recorder.event(event)).map_err(|e| match disk_full(trace_file) {
-        true => Unjudged::Environment(format!("{e} (the disk is full)")),
-        false => Unjudged::Run(e),
-    })?;
+    let trace = trace::visit(trace_file, &mut |event| recorder.event(event)).map_err(|e| trace_error(trace_file, e))?;
     Ok(recorder.finish(execution, trace.end.as_ref()))
 }
 
@@ -396,10 +391,16 @@ impl RunRaces {
 /// what was left out), so a livelocked mutant's million events cost half a megabyte, not
 /// hundreds. The JSON is formatted here rather than in the design's process.
 fn keep_trace(path: &Path, divergence: Option<u64>) -> Result<(), Unjudged> {
-    trace::write_capped(path, path, &Keep { around: divergence, ..Keep::DEFAULT }).map(|_| ()).map_err(|e| match disk_full(path) {
-        true => Unjudged::Environment(format!("{e} (the disk is full)")),
-        false => Unjudged::Run(e),
-    })
+    trace::write_capped(path, path, &Keep { around: divergence, ..Keep::DEFAULT }).map(|_| ()).map_err(|e| trace_error(path, e))
+}
+
+/// Why a trace at `path` could not be read or kept: a trace the runtime could not write
+/// for lack of space is the disk's fault, not the design's.
+fn trace_error(path: &Path, error: String) -> Unjudged {
+    match disk_full(path) {
+        true => Unjudged::Environment(format!("{error} (the disk is full)")),
+        false => Unjudged::Run(error),
+    }
 }
 
 /// The seq of the `index`-th event of `thread` outside the `hidden` sites in the trace at

@@ -76,16 +76,7 @@ pub fn render(run_dir: Option<&Path>, catalogue: &Catalogue, outcomes: &Outcomes
     h.push_str(STYLE);
     h.push_str("</style>\n</head>\n<body>\n<header>\n<h1>syncmut mutation report</h1>\n");
     let _ = writeln!(h, "<p id=\"score\">Mutation score {:.1}%</p>", s.percent);
-    let _ = writeln!(
-        h,
-        "<p id=\"summary\">{} of {} synchronization mutants killed; {} survived, {} not reached, {} errors.{}</p>",
-        s.killed,
-        s.mutants,
-        s.survived,
-        s.not_reached,
-        s.errors,
-        super::equivalent_note(s)
-    );
+    let _ = writeln!(h, "<p id=\"summary\">{}</p>", super::summary_sentence(s));
     if !outcomes.complete {
         h.push_str("<p class=\"incomplete\">This run is incomplete: some mutants were not run on every test yet.</p>\n");
     }

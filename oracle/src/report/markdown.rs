@@ -6,16 +6,7 @@ use crate::verdict::Verdict;
 
 pub fn render(outcomes: &Outcomes) -> String {
     let s = &outcomes.score;
-    let mut md = format!(
-        "## syncmut: mutation score {:.1}%\n\n{} of {} synchronization mutants killed; {} survived, {} not reached, {} errors.{}\n",
-        s.percent,
-        s.killed,
-        s.mutants,
-        s.survived,
-        s.not_reached,
-        s.errors,
-        super::equivalent_note(s)
-    );
+    let mut md = format!("## syncmut: mutation score {:.1}%\n\n{}\n", s.percent, super::summary_sentence(s));
     // Kills per verdict, in the verdicts' order (what found the faults).
     let mut kills: std::collections::BTreeMap<Verdict, usize> = Default::default();
     for m in outcomes.mutants.iter().filter(|m| m.verdict.is_killed()) {

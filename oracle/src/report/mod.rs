@@ -67,11 +67,14 @@ pub fn render_in(run_dir: Option<&Path>, format: Format, catalogue: &Catalogue, 
     }
 }
 
-/// ` N equivalent (exhaustive), left out of the score.` when there are any.
-fn equivalent_note(score: &crate::outcome::Score) -> String {
-    match score.equivalent {
+/// `3 of 5 synchronization mutants killed; 2 survived, 0 not reached, 0 errors.`, and
+/// ` N equivalent (exhaustive), left out of the score.` when there are any: the summary
+/// line the HTML and markdown reports share.
+fn summary_sentence(s: &crate::outcome::Score) -> String {
+    let equivalent = match s.equivalent {
         0 => String::new(),
         n => format!(" {n} equivalent (exhaustive), left out of the score."),
-    }
+    };
+    format!("{} of {} synchronization mutants killed; {} survived, {} not reached, {} errors.{equivalent}", s.killed, s.mutants, s.survived, s.not_reached, s.errors)
 }
 
