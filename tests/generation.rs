@@ -221,3 +221,21 @@ fn a_port_call_reaches_the_channel_bound_during_elaboration() {
     assert!(stdout.contains("overflow.notify") && stdout.contains("NOT confirmed by execution"), "{stdout}");
     assert!(stdout.contains("reach rate: 4 of 5 sites not proven unreachable (80%)"), "{stdout}");
 }
+
+#[test]
+fn locks_taken_in_address_order_are_compared_by_offset_within_one_array() {
+    // `a < b` between two elements of one array is the order of their indices; the dead
+    // branch after it is then proven unreachable instead of staying unknown.
+    let (out, code, stdout, stderr) = syncmut("gen", "address_order.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    for k in [0, 1, 2, 3] {
+        assert_eq!(verdicts[k]["verdict"], "test-found", "{stdout}");
+        let first: i64 = verdicts[k]["args"][0].as_str().unwrap().parse().unwrap();
+        let second: i64 = verdicts[k]["args"][1].as_str().unwrap().parse().unwrap();
+        // Sites 0–1 are the `a < b` arm, 2–3 the other.
+        assert_eq!(first < second, k < 2, "{}", verdicts[k]);
+    }
+    assert_eq!(verdicts[4]["verdict"], "unreachable", "{stdout}");
+    assert!(stdout.contains("reach rate: 6 of 6 sites not proven unreachable (100%)"), "{stdout}");
+}

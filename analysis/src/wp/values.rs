@@ -115,19 +115,34 @@ impl<'m> Wp<'m> {
                 let (name, _) = ir::predicate_smt(v.int_predicate());
                 let c = match (self.value(f, v.operand(0))?, self.value(f, v.operand(1))?) {
                     (Sym::Bv(a, _), Sym::Bv(b, _)) => self.app(name, vec![a, b]),
+                    (a, b) if self.same_object(&a, &b) => {
+                        let (x, y) = (self.byte_offset(&a), self.byte_offset(&b));
+                        self.app(name, vec![x, y])
+                    }
+                    (a @ (Sym::Ptr(_) | Sym::PtrIdx { .. }), b @ (Sym::Ptr(_) | Sym::PtrIdx { .. })) if name != "=" && name != "distinct" => {
+                        // Distinct objects: where each lies is the allocator's and the
+                        // linker's choice, so their order is left to the solver (the run
+                        // confirms the candidate).
+                        self.note(format!(
+                            "over-approximated: the order of the addresses of {} and {} compared at {} (distinct objects: their layout is not known)",
+                            a.describe(),
+                            b.describe(),
+                            v.where_()
+                        ));
+                        let Sym::Bv(e, _) = self.fresh(v, "the order of two distinct objects' addresses")? else { unreachable!("fresh of an i1 is a bit-vector") };
+                        let one = self.bv_const(1, 1);
+                        ctx.eq(e, one)
+                    }
                     (a, b) if name == "=" || name == "distinct" => {
-                        let same = match (&a, &b) {
-                            (Sym::Ptr(x), Sym::Ptr(y)) => x == y,
-                            _ => false,
-                        };
-                        // A modelled pointer (global, stack slot, argv entry) is never null.
-                        let known = matches!((&a, &b), (Sym::Ptr(_), Sym::Ptr(_)))
-                            || matches!((&a, &b), (Sym::Ptr(_) | Sym::ArgStr(_), Sym::Bv(..)) | (Sym::Bv(..), Sym::Ptr(_) | Sym::ArgStr(_)));
+                        // Pointers into distinct objects differ (the same object was
+                        // compared by offsets above); a modelled pointer (global, stack
+                        // slot, argv entry) is never null.
+                        let known = matches!((&a, &b), (Sym::Ptr(_) | Sym::PtrIdx { .. }, Sym::Ptr(_) | Sym::PtrIdx { .. }))
+                            || matches!((&a, &b), (Sym::Ptr(_) | Sym::PtrIdx { .. } | Sym::ArgStr(_), Sym::Bv(..)) | (Sym::Bv(..), Sym::Ptr(_) | Sym::PtrIdx { .. } | Sym::ArgStr(_)));
                         if !known {
                             return Err(AnalysisError::unsupported(format!("pointer comparison `{}`", v.print()), v.where_()));
                         }
-                        let eq = if same { ctx.true_() } else { ctx.false_() };
-                        if name == "=" { eq } else { ctx.not(eq) }
+                        if name == "=" { ctx.false_() } else { ctx.true_() }
                     }
                     _ => return Err(AnalysisError::unsupported(format!("comparison `{}`", v.print()), v.where_())),
                 };
@@ -174,6 +189,25 @@ impl<'m> Wp<'m> {
             LLVMCall | LLVMInvoke => self.call(f, v),
             LLVMFreeze => self.value(f, v.operand(0)),
             _ => Err(AnalysisError::unsupported(format!("instruction `{}`", v.print()), v.where_())),
+        }
+    }
+
+    /// Whether two pointers point into the same modelled object (their comparison is
+    /// then a comparison of byte offsets).
+    fn same_object(&self, a: &Sym<'m>, b: &Sym<'m>) -> bool {
+        let base = |s: &Sym<'m>| match s {
+            Sym::Ptr(l) | Sym::PtrIdx { loc: l, .. } => Some(l.base),
+            _ => None,
+        };
+        matches!((base(a), base(b)), (Some(x), Some(y)) if x == y)
+    }
+
+    /// A pointer's byte offset within its object (64 bits).
+    fn byte_offset(&self, s: &Sym<'m>) -> SExpr {
+        match s {
+            Sym::Ptr(l) => self.bv_const(l.off as u64, 64),
+            Sym::PtrIdx { loc, idx, .. } => self.app("bvadd", vec![self.bv_const(loc.off as u64, 64), *idx]),
+            _ => unreachable!("byte_offset of a pointer into a modelled object"),
         }
     }
 
