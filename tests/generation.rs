@@ -239,3 +239,33 @@ fn locks_taken_in_address_order_are_compared_by_offset_within_one_array() {
     assert_eq!(verdicts[4]["verdict"], "unreachable", "{stdout}");
     assert!(stdout.contains("reach rate: 6 of 6 sites not proven unreachable (100%)"), "{stdout}");
 }
+
+#[test]
+fn an_object_created_with_new_keeps_what_its_constructor_stored() {
+    // Each job's class (its vtable pointer) and fields are the constructor's stores
+    // into the object `new` returned: `limit` is 40, so the lock needs level > 40, and
+    // Quiet's `noisy` is false, so its lock is dead.
+    let (out, code, stdout, stderr) = syncmut("gen", "heap_objects.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    for k in [0, 1] {
+        assert_eq!(verdicts[k]["verdict"], "test-found", "{stdout}");
+        let level: i64 = verdicts[k]["args"][0].as_str().unwrap().parse().unwrap();
+        assert!(level > 40, "{}", verdicts[k]);
+    }
+    assert_eq!(verdicts[2]["verdict"], "unreachable", "{stdout}");
+    assert_eq!(verdicts[3]["verdict"], "unreachable", "{stdout}");
+    assert!(!stdout.contains("NOT confirmed"), "{stdout}");
+    assert!(stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"), "{stdout}");
+}
+
+#[test]
+fn workers_chosen_by_argv_words_in_a_loop_are_started() {
+    // A loop over argv compares each word and creates a worker with `new`; its
+    // iterations are unrolled (copies with their exit tests) and each copy reads
+    // argv[1], argv[2]… at a constant index. (A corpus design.)
+    let (_out, code, stdout, stderr) = syncmut("gen", "../../corpus/pthread/virtual_workers.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(!stdout.contains("unknown"), "{stdout}");
+    assert!(stdout.contains("reach rate: 7 of 7 sites not proven unreachable (100%)"), "{stdout}");
+}

@@ -2,7 +2,7 @@
 //! module is in SSA form, so this is the same as substituting backwards), including
 //! arguments, phis, address arithmetic and the results of calls.
 
-use super::calls::{nondet_type, INT_PARSERS};
+use super::calls::{nondet_type, ALLOCATORS, INT_PARSERS};
 use super::frames::{FrameId, FrameKind, MAX_DEPTH};
 use super::memory::{Base, Loc};
 use super::{demangle_hint, Wp};
@@ -309,7 +309,15 @@ impl<'m> Wp<'m> {
                     _ => return Err(AnalysisError::unsupported(format!("getelementptr into `{}`", v.print()), v.where_())),
                 }
             };
-            match idx.const_int_signed() {
+            let constant = match idx.const_int_signed() {
+                Some(i) => Some(i),
+                // An index computed from constants (an unrolled copy's counter).
+                None => match self.value(f, idx)? {
+                    Sym::Bv(e, _) => self.const_bv(e).map(|(i, w)| crate::inputs::signed(i, w)),
+                    _ => None,
+                },
+            };
+            match constant {
                 Some(i) => loc.off += i * size as i64,
                 None => {
                     let (i, w) = self.bv(f, idx)?;
@@ -440,8 +448,61 @@ impl<'m> Wp<'m> {
                 self.q.notes.push(format!("over-approximated: result of {} at {}", demangle_hint(&name), v.where_()));
                 self.fresh(v, "result of a function without a body")
             }
+            TypeShape::Pointer if ALLOCATORS.contains(&name.as_str()) => Ok(self.heap_object(f, v)),
             TypeShape::Pointer => Ok(Sym::Ptr(Loc { base: Base::Opaque(v), off: 0 })),
             _ => Err(AnalysisError::unsupported(format!("result of {} (`{}`)", demangle_hint(&name), v.print()), v.where_())),
+        }
+    }
+
+    /// The object `operator new` returns at `call` in frame `f`: memory the region map
+    /// tracks like a global's, so the constructor's stores (its vtable pointer, its
+    /// fields) are what later loads see and a virtual call on it goes to its class's
+    /// method. Along one path of a formula built with loop cuts each call runs at most
+    /// once, so one call is one object; when loops are summarised, a call inside a loop
+    /// (of its function or of a caller) may have made several, and stays untracked.
+    fn heap_object(&mut self, f: FrameId, call: Value<'m>) -> Sym<'m> {
+        if self.summarise && self.repeats(f, call) {
+            return Sym::Ptr(Loc { base: Base::Opaque(call), off: 0 });
+        }
+        Sym::Ptr(Loc { base: Base::Heap(call, self.call_string(f)), off: 0 })
+    }
+
+    /// A hash of frame `f`'s calling context (the calls and thread creations from its
+    /// root), equal for every frame built for the same context.
+    fn call_string(&self, mut f: FrameId) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        loop {
+            self.frames[f].func.hash(&mut h);
+            match &self.frames[f].kind {
+                FrameKind::Root => return h.finish(),
+                FrameKind::Call { parent, call } => {
+                    call.hash(&mut h);
+                    f = *parent;
+                }
+                FrameKind::Thread { creator, point, .. } => {
+                    point.hash(&mut h);
+                    f = *creator;
+                }
+            }
+        }
+    }
+
+    /// Whether instruction `at` of frame `f` may run more than once in its context: it,
+    /// or a call or thread creation leading to the frame, lies in a loop.
+    fn repeats(&self, mut f: FrameId, at: Value<'m>) -> bool {
+        let mut at = at;
+        loop {
+            let func = self.frames[f].func;
+            let b = at.block();
+            if self.facts.back[&func].iter().any(|(_, h)| self.loop_body(f, *h).contains(&b)) {
+                return true;
+            }
+            match &self.frames[f].kind {
+                FrameKind::Root => return false,
+                FrameKind::Call { parent, call } => (f, at) = (*parent, *call),
+                FrameKind::Thread { creator, point, .. } => (f, at) = (*creator, *point),
+            }
         }
     }
 
