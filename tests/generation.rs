@@ -269,3 +269,30 @@ fn workers_chosen_by_argv_words_in_a_loop_are_started() {
     assert!(!stdout.contains("unknown"), "{stdout}");
     assert!(stdout.contains("reach rate: 7 of 7 sites not proven unreachable (100%)"), "{stdout}");
 }
+
+#[test]
+fn letters_searched_with_strchr_are_put_in_the_argument() {
+    // `strchr(flags, 'w') && !strchr(flags, 'q')` on `argc > 1 ? argv[1] : ""`: the
+    // argument is built from the letters the solver chooses. A library pointer taken
+    // as never null made sites 2–3 "unreachable" before.
+    let (out, code, stdout, stderr) = syncmut("gen", "letters.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    let word = |k: usize| verdicts[k]["args"][0].as_str().unwrap().to_string();
+    assert!(word(0).contains('r'), "{}", verdicts[0]);
+    assert!(word(2).contains('w') && !word(2).contains('q'), "{}", verdicts[2]);
+    assert!(!stdout.contains("NOT confirmed"), "{stdout}");
+    assert!(stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"), "{stdout}");
+}
+
+#[test]
+fn a_member_read_after_a_notify_keeps_its_value() {
+    // `post()` notifies, then reads `cancel`: a SystemC process keeps running until it
+    // waits, so the value is the constructor's, set from `strcmp(argv[2], "cancel")`.
+    // (A corpus design.)
+    let (out, code, stdout, stderr) = syncmut("gen", "../../corpus/systemc/delayed_notify.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    assert_eq!(verdicts[2]["args"][1], "cancel", "{}", verdicts[2]);
+    assert!(stdout.contains("reach rate: 5 of 5 sites not proven unreachable (100%)"), "{stdout}");
+}

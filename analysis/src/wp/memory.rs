@@ -243,7 +243,7 @@ impl<'m> Wp<'m> {
         if let Some(bound) = self.bound_interface(f, j, callee, loc, load)? {
             return Ok(Some(bound));
         }
-        let scheduling = self.facts.effects.is_scheduling_point(j);
+        let scheduling = self.facts.effects.is_scheduling_point(j) && !self.facts.effects.never_yields(j);
         // Memory no other thread or process writes keeps this thread's own last value
         // across the synchronization point: a global no concurrent code stores to,
         // or a field (read as `this->level`) no concurrent code stores to.

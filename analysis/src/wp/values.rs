@@ -26,6 +26,9 @@ pub(super) enum Sym<'m> {
     PtrIdx { loc: Loc<'m>, idx: SExpr, stride: u64 },
     /// `argv[k]`, a string.
     ArgStr(u32),
+    /// `argv[k]` when `cond` holds, else the string literal global `lit`
+    /// (`argc > 1 ? argv[1] : ""`).
+    ArgOrLiteral { k: u32, cond: SExpr, lit: Value<'m> },
     /// A function's address (start routines, member-function pointers).
     #[allow(dead_code)]
     Func(Func<'m>),
@@ -39,6 +42,7 @@ impl Sym<'_> {
             Sym::Ptr(loc) => format!("a pointer to {}", loc.base.describe()),
             Sym::PtrIdx { loc, .. } => format!("a pointer to an element of {} chosen at run time", loc.base.describe()),
             Sym::ArgStr(k) => format!("the string argv[{k}]"),
+            Sym::ArgOrLiteral { k, lit, .. } => format!("the string argv[{k}] or \"{}\"", lit.c_string().unwrap_or_default()),
             Sym::Func(f) => format!("the address of function {}", demangle_hint(&f.name())),
         }
     }
@@ -138,7 +142,8 @@ impl<'m> Wp<'m> {
                         // compared by offsets above); a modelled pointer (global, stack
                         // slot, argv entry) is never null.
                         let known = matches!((&a, &b), (Sym::Ptr(_) | Sym::PtrIdx { .. }, Sym::Ptr(_) | Sym::PtrIdx { .. }))
-                            || matches!((&a, &b), (Sym::Ptr(_) | Sym::PtrIdx { .. } | Sym::ArgStr(_), Sym::Bv(..)) | (Sym::Bv(..), Sym::Ptr(_) | Sym::PtrIdx { .. } | Sym::ArgStr(_)));
+                            || matches!((&a, &b), (Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. }, Sym::Bv(..))
+                                | (Sym::Bv(..), Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. }));
                         if !known {
                             return Err(AnalysisError::unsupported(format!("pointer comparison `{}`", v.print()), v.where_()));
                         }
@@ -156,6 +161,7 @@ impl<'m> Wp<'m> {
                     (Sym::Bv(a, w), Sym::Bv(b, _)) => Ok(Sym::Bv(ctx.ite(cond, a, b), w)),
                     (Sym::Ptr(a), Sym::Ptr(b)) if a == b => Ok(Sym::Ptr(a)),
                     (Sym::Func(a), Sym::Func(b)) if a == b => Ok(Sym::Func(a)),
+                    (a, b) if self.arg_or_literal(cond, &a, &b).is_some() => Ok(self.arg_or_literal(cond, &a, &b).expect("checked")),
                     (a, b) if v.ty().shape() == TypeShape::Pointer => {
                         self.fresh(v, &format!("a pointer that is {} or {} as a condition chooses", a.describe(), b.describe()))
                     }
@@ -190,6 +196,54 @@ impl<'m> Wp<'m> {
             LLVMFreeze => self.value(f, v.operand(0)),
             _ => Err(AnalysisError::unsupported(format!("instruction `{}`", v.print()), v.where_())),
         }
+    }
+
+    /// `ite(cond, a, b)` where one of them is `argv[k]` and the other a string literal:
+    /// the string operations modelled on argv apply to each arm.
+    fn arg_or_literal(&self, cond: SExpr, a: &Sym<'m>, b: &Sym<'m>) -> Option<Sym<'m>> {
+        let literal = |s: &Sym<'m>| match s {
+            Sym::Ptr(Loc { base: Base::Global(g), off: 0 }) if g.c_string().is_some() => Some(*g),
+            _ => None,
+        };
+        match (a, b) {
+            (Sym::ArgStr(k), other) => Some(Sym::ArgOrLiteral { k: *k, cond, lit: literal(other)? }),
+            (other, Sym::ArgStr(k)) => Some(Sym::ArgOrLiteral { k: *k, cond: self.ctx.not(cond), lit: literal(other)? }),
+            _ => None,
+        }
+    }
+
+    /// `strchr(s, c)` where `s` is argv[k] or a literal chosen by a condition: a
+    /// non-null pointer (1) when the string contains `c`, null otherwise. What the
+    /// pointer points to is not modelled (a load through it is left free).
+    fn strchr(&mut self, s: &Sym<'m>, c: u64, at: Value<'m>) -> Result<Option<Sym<'m>>> {
+        let c = (c & 0xff) as u8 as char;
+        let contains = |wp: &mut Self, k: u32| -> Result<SExpr> {
+            if c == '\0' {
+                return Ok(wp.ctx.true_());
+            }
+            let sym = wp.q.inputs.letter(k, c)?;
+            Ok(wp.ctx.atom(sym))
+        };
+        let in_literal = |g: Value<'m>| c == '\0' || g.c_string().is_some_and(|l| l.contains(c));
+        let found = match s {
+            Sym::ArgStr(k) => contains(self, *k)?,
+            Sym::ArgOrLiteral { k, cond, lit } => {
+                let arg = contains(self, *k)?;
+                let lit = if in_literal(*lit) { self.ctx.true_() } else { self.ctx.false_() };
+                self.ctx.ite(*cond, arg, lit)
+            }
+            Sym::Ptr(Loc { base: Base::Global(g), off: 0 }) if g.c_string().is_some() => {
+                if in_literal(*g) {
+                    self.ctx.true_()
+                } else {
+                    self.ctx.false_()
+                }
+            }
+            _ => return Ok(None),
+        };
+        self.note(format!("strchr at {} modelled as non-null exactly when the string contains {c:?}", at.where_()));
+        let (one, zero) = (self.bv_const(1, 64), self.bv_const(0, 64));
+        Ok(Some(Sym::Bv(self.ctx.ite(found, one, zero), 64)))
     }
 
     /// Whether two pointers point into the same modelled object (their comparison is
@@ -267,6 +321,7 @@ impl<'m> Wp<'m> {
                 (Sym::Ptr(a), Sym::Ptr(b)) if a == b => Sym::Ptr(a),
                 (Sym::ArgStr(a), Sym::ArgStr(b)) if a == b => Sym::ArgStr(a),
                 (Sym::Func(a), Sym::Func(b)) if a == b => Sym::Func(a),
+                (a, b) if self.arg_or_literal(c, &a, &b).is_some() => self.arg_or_literal(c, &a, &b).expect("checked"),
                 // Different objects or functions: an address the formula leaves free
                 // (comparisons with it are unconstrained; a load through it is not
                 // modelled and says so where it happens).
@@ -431,6 +486,14 @@ impl<'m> Wp<'m> {
                 let zero = self.bv_const(0, 32);
                 let one = self.bv_const(1, 32);
                 return Ok(Sym::Bv(self.ctx.ite(eq, zero, one), 32));
+            }
+        }
+        if name == "strchr" {
+            if let (Some(s), Some(c)) = (args.first(), args.get(1).and_then(|c| c.const_int())) {
+                let s = self.value(f, *s)?;
+                if let Some(r) = self.strchr(&s, c, v)? {
+                    return Ok(r);
+                }
             }
         }
         if let Some(ty) = nondet_type(callee) {
