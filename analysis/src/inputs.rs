@@ -344,6 +344,21 @@ mod tests {
     }
 
     #[test]
+    fn searched_letters_to_an_argument() {
+        let mut i = Inputs::default();
+        i.letter(1, 'x').unwrap();
+        i.letter(1, 'r').unwrap();
+        i.letter(1, 'w').unwrap();
+        assert!(i.choice(1, "rw").is_err());
+        let vals = |x: &str, r: &str, w: &str| -> BTreeMap<String, String> {
+            [("argc".into(), "#x00000002".into()), (letter_symbol(1, 'x'), x.into()), (letter_symbol(1, 'r'), r.into()), (letter_symbol(1, 'w'), w.into())].into()
+        };
+        assert_eq!(i.to_args(&vals("false", "true", "true")), vec!["rw".to_string()]);
+        // None chosen: a character not searched for.
+        assert_eq!(i.to_args(&vals("false", "false", "false")), vec!["y".to_string()]);
+    }
+
+    #[test]
     fn model_to_nondet_list_and_named_inputs() {
         let mut i = Inputs::default();
         // Call 0 reads position 2 as a char, call 1 position 0 as an unsigned int.
