@@ -221,3 +221,78 @@ fn a_port_call_reaches_the_channel_bound_during_elaboration() {
     assert!(stdout.contains("overflow.notify") && stdout.contains("NOT confirmed by execution"), "{stdout}");
     assert!(stdout.contains("reach rate: 4 of 5 sites not proven unreachable (80%)"), "{stdout}");
 }
+
+#[test]
+fn locks_taken_in_address_order_are_compared_by_offset_within_one_array() {
+    // `a < b` between two elements of one array is the order of their indices; the dead
+    // branch after it is then proven unreachable instead of staying unknown.
+    let (out, code, stdout, stderr) = syncmut("gen", "address_order.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    for k in [0, 1, 2, 3] {
+        assert_eq!(verdicts[k]["verdict"], "test-found", "{stdout}");
+        let first: i64 = verdicts[k]["args"][0].as_str().unwrap().parse().unwrap();
+        let second: i64 = verdicts[k]["args"][1].as_str().unwrap().parse().unwrap();
+        // Sites 0–1 are the `a < b` arm, 2–3 the other.
+        assert_eq!(first < second, k < 2, "{}", verdicts[k]);
+    }
+    assert_eq!(verdicts[4]["verdict"], "unreachable", "{stdout}");
+    assert!(stdout.contains("reach rate: 6 of 6 sites not proven unreachable (100%)"), "{stdout}");
+}
+
+#[test]
+fn an_object_created_with_new_keeps_what_its_constructor_stored() {
+    // Each job's class (its vtable pointer) and fields are the constructor's stores
+    // into the object `new` returned: `limit` is 40, so the lock needs level > 40, and
+    // Quiet's `noisy` is false, so its lock is dead.
+    let (out, code, stdout, stderr) = syncmut("gen", "heap_objects.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    for k in [0, 1] {
+        assert_eq!(verdicts[k]["verdict"], "test-found", "{stdout}");
+        let level: i64 = verdicts[k]["args"][0].as_str().unwrap().parse().unwrap();
+        assert!(level > 40, "{}", verdicts[k]);
+    }
+    assert_eq!(verdicts[2]["verdict"], "unreachable", "{stdout}");
+    assert_eq!(verdicts[3]["verdict"], "unreachable", "{stdout}");
+    assert!(!stdout.contains("NOT confirmed"), "{stdout}");
+    assert!(stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"), "{stdout}");
+}
+
+#[test]
+fn workers_chosen_by_argv_words_in_a_loop_are_started() {
+    // A loop over argv compares each word and creates a worker with `new`; its
+    // iterations are unrolled (copies with their exit tests) and each copy reads
+    // argv[1], argv[2]… at a constant index. (A corpus design.)
+    let (_out, code, stdout, stderr) = syncmut("gen", "../../corpus/pthread/virtual_workers.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(!stdout.contains("unknown"), "{stdout}");
+    assert!(stdout.contains("reach rate: 7 of 7 sites not proven unreachable (100%)"), "{stdout}");
+}
+
+#[test]
+fn letters_searched_with_strchr_are_put_in_the_argument() {
+    // `strchr(flags, 'w') && !strchr(flags, 'q')` on `argc > 1 ? argv[1] : ""`: the
+    // argument is built from the letters the solver chooses. A library pointer taken
+    // as never null made sites 2–3 "unreachable" before.
+    let (out, code, stdout, stderr) = syncmut("gen", "letters.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    let word = |k: usize| verdicts[k]["args"][0].as_str().unwrap().to_string();
+    assert!(word(0).contains('r'), "{}", verdicts[0]);
+    assert!(word(2).contains('w') && !word(2).contains('q'), "{}", verdicts[2]);
+    assert!(!stdout.contains("NOT confirmed"), "{stdout}");
+    assert!(stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"), "{stdout}");
+}
+
+#[test]
+fn a_member_read_after_a_notify_keeps_its_value() {
+    // `post()` notifies, then reads `cancel`: a SystemC process keeps running until it
+    // waits, so the value is the constructor's, set from `strcmp(argv[2], "cancel")`.
+    // (A corpus design.)
+    let (out, code, stdout, stderr) = syncmut("gen", "../../corpus/systemc/delayed_notify.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    assert_eq!(verdicts[2]["args"][1], "cancel", "{}", verdicts[2]);
+    assert!(stdout.contains("reach rate: 5 of 5 sites not proven unreachable (100%)"), "{stdout}");
+}

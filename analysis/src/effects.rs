@@ -103,6 +103,15 @@ impl<'m> Effects<'m> {
         })
     }
 
+    /// Whether the call is a SystemC event operation that cannot give control away: a
+    /// process runs until it waits (the kernel is cooperative), so memory read after
+    /// `notify`, `cancel` or `next_trigger` is what the process itself left.
+    pub fn never_yields(&self, call: Value<'m>) -> bool {
+        self.tags.get(&call).is_some_and(|tag| {
+            tag.family == Family::Systemc && matches!(tag.effect, Effect::Notify { .. } | Effect::Cancel { .. } | Effect::NextTrigger { .. })
+        })
+    }
+
     /// Whether another thread or process may run during the call: a tagged
     /// synchronization call, or a pthread library call the mutator left alone (inside
     /// system headers, or one it does not model such as `pthread_once`), which is

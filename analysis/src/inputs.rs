@@ -3,7 +3,9 @@
 //! `argv[k]` read through `atoi`/`atol`/`strtol`/`strtoul` is a bounded integer symbol
 //! `argv<k>` of the call's result width; `strcmp(argv[k], "lit")` is a boolean choice
 //! `argv<k>=="lit"` (at most one literal per argument is chosen; otherwise a string
-//! distinct from every compared literal is used). `argc` is a symbol too.
+//! distinct from every compared literal is used); `strchr(argv[k], 'c')` is a boolean
+//! "`argv[k]` contains 'c'" per character, and the argument is the characters chosen.
+//! `argc` is a symbol too.
 //!
 //! `__VERIFIER_nondet_<type>()` calls (docs/inputs.md): the runtime hands out one list
 //! of values in call order, so the formula models a *call counter*: the i-th call the
@@ -71,6 +73,9 @@ pub enum ArgUse {
     Int(u32),
     /// Compared with these literals.
     Choice(Vec<String>),
+    /// Searched for these characters (`strchr`): one boolean per character, "the
+    /// string contains it".
+    Letters(Vec<char>),
 }
 
 impl std::fmt::Display for ArgUse {
@@ -78,6 +83,7 @@ impl std::fmt::Display for ArgUse {
         match self {
             ArgUse::Int(w) => write!(f, "an integer of width {w}"),
             ArgUse::Choice(literals) => write!(f, "a string compared with \"{}\"", literals.join("\", \"")),
+            ArgUse::Letters(cs) => write!(f, "a string searched for '{}'", cs.iter().map(char::to_string).collect::<Vec<_>>().join("', '")),
         }
     }
 }
@@ -104,6 +110,16 @@ pub fn choice_symbol(k: u32, lit: &str) -> String {
     format!("|argv{k}==\"{lit}\"|")
 }
 
+/// SMT name of "`argv[k]` contains the character `c`" (quoted symbol; a character
+/// that cannot appear in one is named by its code).
+pub fn letter_symbol(k: u32, c: char) -> String {
+    if c.is_ascii_alphanumeric() {
+        format!("|argv{k} contains '{c}'|")
+    } else {
+        format!("|argv{k} contains character {}|", c as u32)
+    }
+}
+
 impl Inputs {
     /// Registers an integer use of `argv[k]`.
     pub fn int(&mut self, k: u32, width: u32) -> Result<String> {
@@ -122,7 +138,20 @@ impl Inputs {
                 }
                 Ok(choice_symbol(k, lit))
             }
-            ArgUse::Int(_) => Err(AnalysisError::Unsupported(format!("argv[{k}] both parsed as an integer and compared as a string: not supported yet"))),
+            other => Err(AnalysisError::Unsupported(format!("argv[{k}] both compared as a string and read as {other}: not supported yet"))),
+        }
+    }
+
+    /// Registers a search of `argv[k]` for the character `c`.
+    pub fn letter(&mut self, k: u32, c: char) -> Result<String> {
+        match self.args.entry(k).or_insert(ArgUse::Letters(Vec::new())) {
+            ArgUse::Letters(cs) => {
+                if !cs.contains(&c) {
+                    cs.push(c);
+                }
+                Ok(letter_symbol(k, c))
+            }
+            other => Err(AnalysisError::Unsupported(format!("argv[{k}] both searched for a character and read as {other}: not supported yet"))),
         }
     }
 
@@ -167,6 +196,11 @@ impl Inputs {
                         let _ = self.choice(*k, l);
                     }
                 }
+                ArgUse::Letters(cs) => {
+                    for c in cs {
+                        let _ = self.letter(*k, *c);
+                    }
+                }
             }
         }
     }
@@ -198,6 +232,7 @@ impl Inputs {
             match u {
                 ArgUse::Int(w) => out.push((int_symbol(*k), format!("(_ BitVec {w})"))),
                 ArgUse::Choice(lits) => out.extend(lits.iter().map(|l| (choice_symbol(*k, l), "Bool".to_string()))),
+                ArgUse::Letters(cs) => out.extend(cs.iter().map(|c| (letter_symbol(*k, *c), "Bool".to_string()))),
             }
         }
         for i in 0..self.nondet.len() {
@@ -244,6 +279,15 @@ impl Inputs {
                     .find(|l| values.get(&choice_symbol(k, l)).map(|v| v == "true").unwrap_or(false))
                     .cloned()
                     .unwrap_or_else(|| distinct_string(lits)),
+                Some(ArgUse::Letters(cs)) => {
+                    let word: String = cs.iter().filter(|c| values.get(&letter_symbol(k, **c)).is_some_and(|v| v == "true")).collect();
+                    if word.is_empty() {
+                        // None of the searched characters: any other one.
+                        ['x', 'y', 'z', '_'].into_iter().find(|c| !cs.contains(c)).map(String::from).unwrap_or_default()
+                    } else {
+                        word
+                    }
+                }
                 None => "0".to_string(),
             })
             .collect()
@@ -297,6 +341,21 @@ mod tests {
             [("argc".into(), "#x00000003".into()), (choice_symbol(1, "t"), "false".into()), ("argv2".into(), "#xffffffff".into())].into();
         assert_eq!(i.to_args(&vals), vec!["x".to_string(), "-1".to_string()]);
         assert!(i.int(1, 32).is_err());
+    }
+
+    #[test]
+    fn searched_letters_to_an_argument() {
+        let mut i = Inputs::default();
+        i.letter(1, 'x').unwrap();
+        i.letter(1, 'r').unwrap();
+        i.letter(1, 'w').unwrap();
+        assert!(i.choice(1, "rw").is_err());
+        let vals = |x: &str, r: &str, w: &str| -> BTreeMap<String, String> {
+            [("argc".into(), "#x00000002".into()), (letter_symbol(1, 'x'), x.into()), (letter_symbol(1, 'r'), r.into()), (letter_symbol(1, 'w'), w.into())].into()
+        };
+        assert_eq!(i.to_args(&vals("false", "true", "true")), vec!["rw".to_string()]);
+        // None chosen: a character not searched for.
+        assert_eq!(i.to_args(&vals("false", "false", "false")), vec!["y".to_string()]);
     }
 
     #[test]

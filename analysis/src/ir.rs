@@ -590,6 +590,10 @@ impl<'m> Value<'m> {
     /// A constant C string (the initializer of a global like `@.str`), without the NUL.
     pub fn c_string(self) -> Option<String> {
         let init = if self.is_global_variable() { self.initializer()? } else { self };
+        // `""` is a zero-initialised `[1 x i8]`.
+        if init.is_zero_initializer() && matches!(init.ty().shape(), TypeShape::Array) && init.ty().array_element().shape() == TypeShape::Int(8) {
+            return Some(String::new());
+        }
         // SAFETY: checked to be a constant data sequence of i8.
         unsafe {
             if LLVMIsAConstantDataSequential(init.0).is_null() || LLVMIsConstantString(init.0) == 0 {

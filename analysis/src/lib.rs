@@ -132,7 +132,16 @@ pub fn prepare(metamutant: &Path, out: &Path, bound: u32) -> Result<()> {
     opt(
         out,
         &partial,
-        &["-passes=loop-unroll<O2>,simplifycfg".to_string(), format!("-unroll-count={PARTIAL_UNROLL}"), "-unroll-allow-partial".into(), "-unroll-runtime=false".into()],
+        &[
+            "-passes=loop-unroll<O2>,simplifycfg".to_string(),
+            format!("-unroll-count={PARTIAL_UNROLL}"),
+            "-unroll-allow-partial".into(),
+            "-unroll-runtime=false".into(),
+            // The same size limit as the first run's: at O2's default (150) a loop
+            // over argv that compares each word and allocates an object (three
+            // `strcmp`/`new` arms) is left rolled, and no path through it is followed.
+            format!("-unroll-threshold={}", 50 * bound.max(1)),
+        ],
     )?;
     std::fs::rename(&partial, out).map_err(|source| AnalysisError::Io { what: format!("rename {} to {}", partial.display(), out.display()), source })
 }

@@ -14,3 +14,7 @@ pub(super) fn nondet_type(f: Func<'_>) -> Option<String> {
 
 /// Names of library functions that parse an integer from a string.
 pub(super) const INT_PARSERS: &[&str] = &["atoi", "atol", "atoll", "strtol", "strtoul", "strtoll", "strtoull"];
+
+/// `operator new` and `operator new[]` (Itanium C++ ABI, 64-bit `size_t`): they never
+/// return null, so the object they return is modelled (`values.rs::heap_object`).
+pub(super) const ALLOCATORS: &[&str] = &["_Znwm", "_Znam"];

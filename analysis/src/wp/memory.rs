@@ -18,6 +18,9 @@ pub(super) enum Base<'m> {
     Argv,
     /// A pointer returned by a function without a body.
     Opaque(Value<'m>),
+    /// The object `operator new` returned at this call, in one calling context (the
+    /// hash of the call string, so every frame of that context names the same object).
+    Heap(Value<'m>, u64),
 }
 
 impl Base<'_> {
@@ -37,6 +40,7 @@ impl Base<'_> {
             Base::Global(v) => named("global", v),
             Base::Alloca(_, v) => named("local variable", v),
             Base::Argv => "the argument vector".to_string(),
+            Base::Heap(v, _) => format!("the object created by new at {}", v.where_()),
             Base::Opaque(v) => match v.called_function() {
                 Some(f) => format!("memory returned by {} at {}", super::demangle_hint(&f.name()), v.where_()),
                 None => named("memory behind a pointer the analysis does not track, loaded", v),
@@ -95,6 +99,10 @@ impl<'m> Wp<'m> {
             Base::Global(g) => self.m.alloc_size(g.global_value_type()),
             Base::Alloca(_, a) => self.m.alloc_size(a.allocated_type()),
             Base::Opaque(_) => return self.fresh_or_ptr(v, "memory behind a pointer returned by a library function"),
+            Base::Heap(call, _) => match call.call_args().first().and_then(|n| n.const_int()) {
+                Some(n) => n,
+                None => return self.fresh_or_ptr(v, "memory of an object whose size is computed at run time"),
+            },
             Base::Argv => return Err(AnalysisError::unsupported("argv indexed by a value computed at run time", v.where_())),
         } as i64;
         let width = self.m.alloc_size(v.ty()) as i64;
@@ -235,7 +243,7 @@ impl<'m> Wp<'m> {
         if let Some(bound) = self.bound_interface(f, j, callee, loc, load)? {
             return Ok(Some(bound));
         }
-        let scheduling = self.facts.effects.is_scheduling_point(j);
+        let scheduling = self.facts.effects.is_scheduling_point(j) && !self.facts.effects.never_yields(j);
         // Memory no other thread or process writes keeps this thread's own last value
         // across the synchronization point: a global no concurrent code stores to,
         // or a field (read as `this->level`) no concurrent code stores to.

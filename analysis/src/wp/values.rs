@@ -2,7 +2,7 @@
 //! module is in SSA form, so this is the same as substituting backwards), including
 //! arguments, phis, address arithmetic and the results of calls.
 
-use super::calls::{nondet_type, INT_PARSERS};
+use super::calls::{nondet_type, ALLOCATORS, INT_PARSERS};
 use super::frames::{FrameId, FrameKind, MAX_DEPTH};
 use super::memory::{Base, Loc};
 use super::{demangle_hint, Wp};
@@ -26,6 +26,9 @@ pub(super) enum Sym<'m> {
     PtrIdx { loc: Loc<'m>, idx: SExpr, stride: u64 },
     /// `argv[k]`, a string.
     ArgStr(u32),
+    /// `argv[k]` when `cond` holds, else the string literal global `lit`
+    /// (`argc > 1 ? argv[1] : ""`).
+    ArgOrLiteral { k: u32, cond: SExpr, lit: Value<'m> },
     /// A function's address (start routines, member-function pointers).
     #[allow(dead_code)]
     Func(Func<'m>),
@@ -39,6 +42,7 @@ impl Sym<'_> {
             Sym::Ptr(loc) => format!("a pointer to {}", loc.base.describe()),
             Sym::PtrIdx { loc, .. } => format!("a pointer to an element of {} chosen at run time", loc.base.describe()),
             Sym::ArgStr(k) => format!("the string argv[{k}]"),
+            Sym::ArgOrLiteral { k, lit, .. } => format!("the string argv[{k}] or \"{}\"", lit.c_string().unwrap_or_default()),
             Sym::Func(f) => format!("the address of function {}", demangle_hint(&f.name())),
         }
     }
@@ -115,19 +119,35 @@ impl<'m> Wp<'m> {
                 let (name, _) = ir::predicate_smt(v.int_predicate());
                 let c = match (self.value(f, v.operand(0))?, self.value(f, v.operand(1))?) {
                     (Sym::Bv(a, _), Sym::Bv(b, _)) => self.app(name, vec![a, b]),
+                    (a, b) if self.same_object(&a, &b) => {
+                        let (x, y) = (self.byte_offset(&a), self.byte_offset(&b));
+                        self.app(name, vec![x, y])
+                    }
+                    (a @ (Sym::Ptr(_) | Sym::PtrIdx { .. }), b @ (Sym::Ptr(_) | Sym::PtrIdx { .. })) if name != "=" && name != "distinct" => {
+                        // Distinct objects: where each lies is the allocator's and the
+                        // linker's choice, so their order is left to the solver (the run
+                        // confirms the candidate).
+                        self.note(format!(
+                            "over-approximated: the order of the addresses of {} and {} compared at {} (distinct objects: their layout is not known)",
+                            a.describe(),
+                            b.describe(),
+                            v.where_()
+                        ));
+                        let Sym::Bv(e, _) = self.fresh(v, "the order of two distinct objects' addresses")? else { unreachable!("fresh of an i1 is a bit-vector") };
+                        let one = self.bv_const(1, 1);
+                        ctx.eq(e, one)
+                    }
                     (a, b) if name == "=" || name == "distinct" => {
-                        let same = match (&a, &b) {
-                            (Sym::Ptr(x), Sym::Ptr(y)) => x == y,
-                            _ => false,
-                        };
-                        // A modelled pointer (global, stack slot, argv entry) is never null.
-                        let known = matches!((&a, &b), (Sym::Ptr(_), Sym::Ptr(_)))
-                            || matches!((&a, &b), (Sym::Ptr(_) | Sym::ArgStr(_), Sym::Bv(..)) | (Sym::Bv(..), Sym::Ptr(_) | Sym::ArgStr(_)));
+                        // Pointers into distinct objects differ (the same object was
+                        // compared by offsets above); a modelled pointer (global, stack
+                        // slot, argv entry) is never null.
+                        let known = matches!((&a, &b), (Sym::Ptr(_) | Sym::PtrIdx { .. }, Sym::Ptr(_) | Sym::PtrIdx { .. }))
+                            || matches!((&a, &b), (Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. }, Sym::Bv(..))
+                                | (Sym::Bv(..), Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. }));
                         if !known {
                             return Err(AnalysisError::unsupported(format!("pointer comparison `{}`", v.print()), v.where_()));
                         }
-                        let eq = if same { ctx.true_() } else { ctx.false_() };
-                        if name == "=" { eq } else { ctx.not(eq) }
+                        if name == "=" { ctx.false_() } else { ctx.true_() }
                     }
                     _ => return Err(AnalysisError::unsupported(format!("comparison `{}`", v.print()), v.where_())),
                 };
@@ -141,6 +161,7 @@ impl<'m> Wp<'m> {
                     (Sym::Bv(a, w), Sym::Bv(b, _)) => Ok(Sym::Bv(ctx.ite(cond, a, b), w)),
                     (Sym::Ptr(a), Sym::Ptr(b)) if a == b => Ok(Sym::Ptr(a)),
                     (Sym::Func(a), Sym::Func(b)) if a == b => Ok(Sym::Func(a)),
+                    (a, b) if self.arg_or_literal(cond, &a, &b).is_some() => Ok(self.arg_or_literal(cond, &a, &b).expect("checked")),
                     (a, b) if v.ty().shape() == TypeShape::Pointer => {
                         self.fresh(v, &format!("a pointer that is {} or {} as a condition chooses", a.describe(), b.describe()))
                     }
@@ -174,6 +195,73 @@ impl<'m> Wp<'m> {
             LLVMCall | LLVMInvoke => self.call(f, v),
             LLVMFreeze => self.value(f, v.operand(0)),
             _ => Err(AnalysisError::unsupported(format!("instruction `{}`", v.print()), v.where_())),
+        }
+    }
+
+    /// `ite(cond, a, b)` where one of them is `argv[k]` and the other a string literal:
+    /// the string operations modelled on argv apply to each arm.
+    fn arg_or_literal(&self, cond: SExpr, a: &Sym<'m>, b: &Sym<'m>) -> Option<Sym<'m>> {
+        let literal = |s: &Sym<'m>| match s {
+            Sym::Ptr(Loc { base: Base::Global(g), off: 0 }) if g.c_string().is_some() => Some(*g),
+            _ => None,
+        };
+        match (a, b) {
+            (Sym::ArgStr(k), other) => Some(Sym::ArgOrLiteral { k: *k, cond, lit: literal(other)? }),
+            (other, Sym::ArgStr(k)) => Some(Sym::ArgOrLiteral { k: *k, cond: self.ctx.not(cond), lit: literal(other)? }),
+            _ => None,
+        }
+    }
+
+    /// `strchr(s, c)` where `s` is argv[k] or a literal chosen by a condition: a
+    /// non-null pointer (1) when the string contains `c`, null otherwise. What the
+    /// pointer points to is not modelled (a load through it is left free).
+    fn strchr(&mut self, s: &Sym<'m>, c: u64, at: Value<'m>) -> Result<Option<Sym<'m>>> {
+        let c = (c & 0xff) as u8 as char;
+        let contains = |wp: &mut Self, k: u32| -> Result<SExpr> {
+            if c == '\0' {
+                return Ok(wp.ctx.true_());
+            }
+            let sym = wp.q.inputs.letter(k, c)?;
+            Ok(wp.ctx.atom(sym))
+        };
+        let in_literal = |g: Value<'m>| c == '\0' || g.c_string().is_some_and(|l| l.contains(c));
+        let found = match s {
+            Sym::ArgStr(k) => contains(self, *k)?,
+            Sym::ArgOrLiteral { k, cond, lit } => {
+                let arg = contains(self, *k)?;
+                let lit = if in_literal(*lit) { self.ctx.true_() } else { self.ctx.false_() };
+                self.ctx.ite(*cond, arg, lit)
+            }
+            Sym::Ptr(Loc { base: Base::Global(g), off: 0 }) if g.c_string().is_some() => {
+                if in_literal(*g) {
+                    self.ctx.true_()
+                } else {
+                    self.ctx.false_()
+                }
+            }
+            _ => return Ok(None),
+        };
+        self.note(format!("strchr at {} modelled as non-null exactly when the string contains {c:?}", at.where_()));
+        let (one, zero) = (self.bv_const(1, 64), self.bv_const(0, 64));
+        Ok(Some(Sym::Bv(self.ctx.ite(found, one, zero), 64)))
+    }
+
+    /// Whether two pointers point into the same modelled object (their comparison is
+    /// then a comparison of byte offsets).
+    fn same_object(&self, a: &Sym<'m>, b: &Sym<'m>) -> bool {
+        let base = |s: &Sym<'m>| match s {
+            Sym::Ptr(l) | Sym::PtrIdx { loc: l, .. } => Some(l.base),
+            _ => None,
+        };
+        matches!((base(a), base(b)), (Some(x), Some(y)) if x == y)
+    }
+
+    /// A pointer's byte offset within its object (64 bits).
+    fn byte_offset(&self, s: &Sym<'m>) -> SExpr {
+        match s {
+            Sym::Ptr(l) => self.bv_const(l.off as u64, 64),
+            Sym::PtrIdx { loc, idx, .. } => self.app("bvadd", vec![self.bv_const(loc.off as u64, 64), *idx]),
+            _ => unreachable!("byte_offset of a pointer into a modelled object"),
         }
     }
 
@@ -233,6 +321,7 @@ impl<'m> Wp<'m> {
                 (Sym::Ptr(a), Sym::Ptr(b)) if a == b => Sym::Ptr(a),
                 (Sym::ArgStr(a), Sym::ArgStr(b)) if a == b => Sym::ArgStr(a),
                 (Sym::Func(a), Sym::Func(b)) if a == b => Sym::Func(a),
+                (a, b) if self.arg_or_literal(c, &a, &b).is_some() => self.arg_or_literal(c, &a, &b).expect("checked"),
                 // Different objects or functions: an address the formula leaves free
                 // (comparisons with it are unconstrained; a load through it is not
                 // modelled and says so where it happens).
@@ -275,7 +364,15 @@ impl<'m> Wp<'m> {
                     _ => return Err(AnalysisError::unsupported(format!("getelementptr into `{}`", v.print()), v.where_())),
                 }
             };
-            match idx.const_int_signed() {
+            let constant = match idx.const_int_signed() {
+                Some(i) => Some(i),
+                // An index computed from constants (an unrolled copy's counter).
+                None => match self.value(f, idx)? {
+                    Sym::Bv(e, _) => self.const_bv(e).map(|(i, w)| crate::inputs::signed(i, w)),
+                    _ => None,
+                },
+            };
+            match constant {
                 Some(i) => loc.off += i * size as i64,
                 None => {
                     let (i, w) = self.bv(f, idx)?;
@@ -391,6 +488,14 @@ impl<'m> Wp<'m> {
                 return Ok(Sym::Bv(self.ctx.ite(eq, zero, one), 32));
             }
         }
+        if name == "strchr" {
+            if let (Some(s), Some(c)) = (args.first(), args.get(1).and_then(|c| c.const_int())) {
+                let s = self.value(f, *s)?;
+                if let Some(r) = self.strchr(&s, c, v)? {
+                    return Ok(r);
+                }
+            }
+        }
         if let Some(ty) = nondet_type(callee) {
             return self.nondet_value(f, v, &ty);
         }
@@ -406,8 +511,61 @@ impl<'m> Wp<'m> {
                 self.q.notes.push(format!("over-approximated: result of {} at {}", demangle_hint(&name), v.where_()));
                 self.fresh(v, "result of a function without a body")
             }
+            TypeShape::Pointer if ALLOCATORS.contains(&name.as_str()) => Ok(self.heap_object(f, v)),
             TypeShape::Pointer => Ok(Sym::Ptr(Loc { base: Base::Opaque(v), off: 0 })),
             _ => Err(AnalysisError::unsupported(format!("result of {} (`{}`)", demangle_hint(&name), v.print()), v.where_())),
+        }
+    }
+
+    /// The object `operator new` returns at `call` in frame `f`: memory the region map
+    /// tracks like a global's, so the constructor's stores (its vtable pointer, its
+    /// fields) are what later loads see and a virtual call on it goes to its class's
+    /// method. Along one path of a formula built with loop cuts each call runs at most
+    /// once, so one call is one object; when loops are summarised, a call inside a loop
+    /// (of its function or of a caller) may have made several, and stays untracked.
+    fn heap_object(&mut self, f: FrameId, call: Value<'m>) -> Sym<'m> {
+        if self.summarise && self.repeats(f, call) {
+            return Sym::Ptr(Loc { base: Base::Opaque(call), off: 0 });
+        }
+        Sym::Ptr(Loc { base: Base::Heap(call, self.call_string(f)), off: 0 })
+    }
+
+    /// A hash of frame `f`'s calling context (the calls and thread creations from its
+    /// root), equal for every frame built for the same context.
+    fn call_string(&self, mut f: FrameId) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        loop {
+            self.frames[f].func.hash(&mut h);
+            match &self.frames[f].kind {
+                FrameKind::Root => return h.finish(),
+                FrameKind::Call { parent, call } => {
+                    call.hash(&mut h);
+                    f = *parent;
+                }
+                FrameKind::Thread { creator, point, .. } => {
+                    point.hash(&mut h);
+                    f = *creator;
+                }
+            }
+        }
+    }
+
+    /// Whether instruction `at` of frame `f` may run more than once in its context: it,
+    /// or a call or thread creation leading to the frame, lies in a loop.
+    fn repeats(&self, mut f: FrameId, at: Value<'m>) -> bool {
+        let mut at = at;
+        loop {
+            let func = self.frames[f].func;
+            let b = at.block();
+            if self.facts.back[&func].iter().any(|(_, h)| self.loop_body(f, *h).contains(&b)) {
+                return true;
+            }
+            match &self.frames[f].kind {
+                FrameKind::Root => return false,
+                FrameKind::Call { parent, call } => (f, at) = (*parent, *call),
+                FrameKind::Thread { creator, point, .. } => (f, at) = (*creator, *point),
+            }
         }
     }
 
