@@ -394,16 +394,18 @@ pub fn cpp20_inlined(callee: &str, header: &str, constant_all: Option<bool>) -> 
         return Some(cpp20_row("std::atomic::wait()", Effect::AtomicWait { object: 0 }, &[Remove], skip));
     }
     if callee.starts_with("void std::__atomic_notify_address<") {
-        if latch {
-            // Only the wake-up is a call; the count's decrement is an inlined atomic
-            // instruction, which stays.
-            return Some(cpp20_row("std::latch::count_down()", Effect::AtomicNotify { object: 0 }, &[Remove], skip));
-        }
+        // One trampoline serves every call of the instance, a latch's and an atomic's
+        // notify alike: it knows every operator any of them may carry.
         let changes = vec![
             (Remove, Change::Skip),
             (SignalToBroadcast, Change::SetFlag { argument: 1, value: true }),
             (BroadcastToSignal, Change::SetFlag { argument: 1, value: false }),
         ];
+        if latch {
+            // Only the wake-up is a call; the count's decrement is an inlined atomic
+            // instruction, which stays.
+            return Some(cpp20_row("std::latch::count_down()", Effect::AtomicNotify { object: 0 }, &[Remove], changes));
+        }
         return Some(match constant_all {
             Some(false) => cpp20_row("std::atomic::notify_one()", Effect::AtomicNotify { object: 0 }, &[Remove, SignalToBroadcast], changes),
             Some(true) => cpp20_row("std::atomic::notify_all()", Effect::AtomicNotify { object: 0 }, &[Remove, BroadcastToSignal], changes),
@@ -730,6 +732,9 @@ mod tests {
         assert_eq!(cpp20_inlined(notify, "/usr/include/c++/12/latch", Some(true)).unwrap().signature, "std::latch::count_down()");
         assert_eq!(cpp20_inlined(notify, "/usr/include/c++/12/bits/atomic_base.h", Some(false)).unwrap().operators, vec![Remove, SignalToBroadcast]);
         assert_eq!(cpp20_inlined(notify, "/usr/include/c++/12/bits/atomic_base.h", Some(true)).unwrap().operators, vec![Remove, BroadcastToSignal]);
+        // One trampoline per callee serves a latch's and an atomic's notify alike.
+        let rewrite = |header: &str| cpp20_inlined(notify, header, Some(false)).unwrap().rewrite;
+        assert_eq!(rewrite("/usr/include/c++/12/latch"), rewrite("/usr/include/c++/12/bits/atomic_base.h"));
         // The timed acquisitions spin on the real clock: still a warning.
         assert!(std_unmodelled(&demangle("_ZNSt18counting_semaphoreILl4EE15try_acquire_forIlSt5ratioILl1ELl1000EEEEbRKNSt6chrono8durationIT_T0_EE")).is_some());
     }

@@ -132,7 +132,9 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
             // A mutant that is the original by construction could only survive.
             let equivalent: Vec<Operator> = crate::equivalent::identical_operators(&api, inst).into_iter().map(|(op, _)| op).collect();
             operators.retain(|op| !equivalent.contains(op));
-            let short_callee = api.signature.split('(').next().unwrap_or(&api.signature);
+            // `std::counting_semaphore<(long)2>::acquire()`: the demangler's cast in a
+            // template argument is no parameter list.
+            let short_callee = if api.signature.contains("<(") { strip_parameters(&api.signature) } else { api.signature.split('(').next().unwrap_or(&api.signature) };
             let short_callee = short_callee.rsplit("::").next().unwrap_or(short_callee);
             let site = Site {
                 index: 0, // assigned below, once all sites are known
