@@ -297,13 +297,14 @@ fn std_template_wait(signature: &str) -> Option<SyncApi> {
 
 /// A call that is no site in user code but is rewritten where libstdc++'s inline code
 /// makes it, so that it is a scheduling point too: `std::condition_variable::wait_for`'s
-/// timed wait, and the futex wait, futex wake and spin-loop yield every C++20 wait on an
+/// timed wait, `std::timed_mutex::try_lock_for`'s timed lock, and the futex wait, futex wake and spin-loop yield every C++20 wait on an
 /// atomic comes down to (runtime-lib/src/atomic_wait.c). The futex functions take an
 /// `int` on Linux (`__platform_wait_t`); the timed one is matched for the one instance
 /// the library makes (a `steady_clock` time point in nanoseconds).
 pub fn library_call(signature: &str) -> Option<SyncApi> {
     const CALLS: &[(&str, &str, Effect)] = &[
         ("pthread_cond_clockwait", "syncmut_pthread_cond_clockwait", Effect::CondWait { cond: 0, mutex: 1, timed: true }),
+        ("pthread_mutex_clocklock", "syncmut_pthread_mutex_clocklock", Effect::Lock { lock: 0, blocking: Blocking::Timed }),
         ("void std::__detail::__platform_wait<int>(int const*, int)", "syncmut_std_platform_wait", Effect::AtomicWait { object: 0 }),
         ("void std::__detail::__platform_notify<int>(int const*, bool)", "syncmut_std_platform_notify", Effect::AtomicNotify { object: 0 }),
         ("std::__detail::__thread_yield()", "syncmut_std_thread_yield", Effect::Yield),
@@ -364,7 +365,32 @@ fn cpp20_member(signature: &str) -> Option<SyncApi> {
             _ => return None,
         });
     }
+    // `std::lock(a, b, …)`: libstdc++'s deadlock-avoiding algorithm (lock one, try the
+    // others, back off) is inner calls; the call is a site with `remove` only (there is
+    // no order of the mutexes to swap).
+    if signature.starts_with("void std::lock<") {
+        return Some(cpp20_row(signature, Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove], skip()));
+    }
+    // Timed locks: their inner `pthread_mutex_clocklock` is a library call.
+    let timed_lock = ["bool std::timed_mutex::try_lock_for<", "bool std::timed_mutex::try_lock_until<", "bool std::recursive_timed_mutex::try_lock_for<", "bool std::recursive_timed_mutex::try_lock_until<"];
+    if timed_lock.iter().any(|p| signature.starts_with(p)) {
+        return Some(cpp20_row(signature, Effect::Lock { lock: 0, blocking: Blocking::Timed }, &[Remove], skip()));
+    }
     let (class, member) = split_member(signature)?;
+    // A `std::scoped_lock` of several mutexes (one mutex is a table row): as for the
+    // one-mutex guards, `remove` on the construction also takes its destruction away
+    // (`guard_call`), so the scope runs without the locks.
+    if let Some(mutexes) = class.strip_prefix("std::scoped_lock<").and_then(|r| r.strip_suffix('>')) {
+        if mutexes.contains(", ") {
+            return Some(if member.starts_with("~scoped_lock(") {
+                cpp20_row(signature, Effect::Unlock { lock: 0 }, &[], skip())
+            } else if member.starts_with("scoped_lock(") && !member.contains("std::adopt_lock_t") {
+                cpp20_row(signature, Effect::Lock { lock: 1, blocking: Blocking::Waits }, &[Remove], skip())
+            } else {
+                return None;
+            });
+        }
+    }
     if class.starts_with("std::barrier<") && !class.contains("::arrival_token") {
         let (name, params) = member.split_once('(')?;
         return Some(match name {
@@ -699,7 +725,10 @@ mod tests {
         assert_eq!(guard_call("std::mutex::lock()"), None);
         let timed = lookup(&demangle("_ZNSt18condition_variable8wait_forIlSt5ratioILl1ELl1000EEEESt9cv_statusRSt11unique_lockISt5mutexERKNSt6chrono8durationIT_T0_EE")).unwrap();
         assert_eq!(timed.effect, Effect::CondWait { cond: 0, mutex: 1, timed: true });
-        assert!(std_unmodelled(&demangle("_ZNSt11timed_mutex12try_lock_forIlSt5ratioILl1ELl1000EEEEbRKNSt6chrono8durationIT_T0_EE")).is_some());
+        // A timed lock is a site; its inner clocklock a scheduling point.
+        let timed_lock = lookup(&demangle("_ZNSt11timed_mutex12try_lock_forIlSt5ratioILl1ELl1000EEEEbRKNSt6chrono8durationIT_T0_EE")).unwrap();
+        assert_eq!(timed_lock.effect, Effect::Lock { lock: 0, blocking: Blocking::Timed });
+        assert!(library_call("pthread_mutex_clocklock").is_some());
     }
 
     #[test]
