@@ -365,6 +365,16 @@ fn cpp20_member(signature: &str) -> Option<SyncApi> {
             _ => return None,
         });
     }
+    // `std::jthread`: its thread starts through the thread hook like a `std::thread`'s,
+    // and the `std::thread::join` inside its members is a library call; the user's
+    // `join()` and `request_stop()` are sites. Its destruction (request_stop, then join)
+    // is not: clang emits one destructor call per way out of the scope (the exception
+    // paths too), which would be one mutant each, most never reached.
+    match signature {
+        "std::jthread::join()" => return Some(cpp20_row(signature, Effect::Join { thread: 0 }, &[Remove], skip())),
+        "std::jthread::request_stop()" => return Some(cpp20_row(signature, Effect::AtomicNotify { object: 0 }, &[Remove], skip())),
+        _ => {}
+    }
     // `std::lock(a, b, …)`: libstdc++'s deadlock-avoiding algorithm (lock one, try the
     // others, back off) is inner calls; the call is a site with `remove` only (there is
     // no order of the mutexes to swap).
@@ -449,8 +459,6 @@ pub fn std_unmodelled(signature: &str) -> Option<&'static str> {
     const PREFIXES: &[(&str, &str)] = &[
         ("std::condition_variable_any::", "std::condition_variable_any"),
         ("std::_V2::condition_variable_any::", "std::condition_variable_any"),
-        ("std::jthread::", "std::jthread"),
-        ("std::stop_token", "std::stop_token"),
     ];
     const TIMED: &[&str] = &["::wait_for<", "::wait_until<", "::try_lock_for<", "::try_lock_until<", "::try_lock_shared_for<", "::try_lock_shared_until<"];
     let name = signature.strip_prefix("void ").or_else(|| signature.strip_prefix("bool ")).or_else(|| signature.strip_prefix("std::cv_status ")).unwrap_or(signature);
