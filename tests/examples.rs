@@ -309,3 +309,20 @@ fn cpp_thread_pool_guards_and_notifications_matter() {
     assert_eq!(verdict("ThreadPool::~ThreadPool#3:remove"), "killed-by-deadlock");
     assert_eq!(verdict("ThreadPool::~ThreadPool#4:remove"), "killed-by-crash");
 }
+
+#[test]
+fn cpp20_phased_pipeline_semaphores_latch_barrier_and_atomic_waits() {
+    let results = check("cpp/phased_pipeline");
+    let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
+    // Without the wait for a free slot main overwrites an item nobody took.
+    assert_eq!(verdict("Ring::put#1:remove"), "killed-by-output");
+    // Without the release of a filled slot the workers wait forever.
+    assert_eq!(verdict("Ring::put#4:remove"), "killed-by-deadlock");
+    // A barrier expecting a fourth party never completes; one of two ends a phase early.
+    assert_eq!(verdict("Shared::Shared#2:barrier-count-up"), "killed-by-deadlock");
+    assert_eq!(verdict("Shared::Shared#2:barrier-count-down"), "killed-by-output");
+    // notify_all woken as notify_one leaves one of the two report waiters asleep.
+    assert_eq!(verdict("worker#3:broadcast-to-signal"), "killed-by-deadlock");
+    // Main's wait for the report: without it main prints the report before it exists.
+    assert_eq!(verdict("main#3:remove"), "killed-by-output");
+}

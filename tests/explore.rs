@@ -236,6 +236,27 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     syncmut(&[race.to_str().unwrap(), "--interleave", "bytes"]).code(2);
 }
 
+/// C++20 primitives block in libstdc++'s futex waits, which run under the controlled
+/// scheduler: every strategy finishes, and a wait nobody can end is a deadlock.
+#[test]
+fn a_deadlock_through_a_latch_and_a_semaphore_is_found_by_every_strategy() {
+    let syncmut = |args: &[&str]| util::syncmut().arg("explore").args(args).assert();
+    let dir = tempfile::tempdir().unwrap();
+    let bug = util::example("cpp/bugs/startup_latch.cpp");
+    for strategy in ["dfs", "random", "pct"] {
+        let out = dir.path().join(strategy);
+        syncmut(&[bug.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", strategy, "--schedules", "200", "--", "-std=c++20"]).code(9);
+        let text = std::fs::read_to_string(out.join("counterexample.txt")).unwrap();
+        assert!(text.starts_with("deadlock"), "{strategy}: {text}");
+        assert!(text.contains("start.arrive_and_wait()  @ startup_latch.cpp:16") && text.contains("token.acquire()  @ startup_latch.cpp:21"), "{strategy}: {text}");
+    }
+    let out = dir.path().join("twin");
+    let twin = util::example("cpp/bugs/startup_latch_ok.cpp");
+    syncmut(&[twin.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strategy", "dfs", "--", "-std=c++20"]).code(0);
+    let out = dir.path().join("twin_memory");
+    syncmut(&[twin.to_str().unwrap(), "-o", out.to_str().unwrap(), "--interleave", "memory", "--schedules", "100", "--", "-std=c++20"]).code(0);
+}
+
 #[test]
 fn a_data_race_needs_memory_interleaving_and_locals_stay_one_step() {
     let dir = tempfile::tempdir().unwrap();

@@ -39,6 +39,23 @@ pub enum Rewrite {
     /// module asks the runtime's `gate` whether the call is removed
     /// (`crate::user_sync`).
     UserTrampoline { gate: &'static str },
+    /// The C++20 primitives (`std::counting_semaphore`, `std::latch`, `std::barrier`,
+    /// `std::atomic<T>::wait`/`notify_*`) are header templates with no precompiled home,
+    /// so, as for `[[sync]]`, a trampoline in the module asks the pthread gate and calls
+    /// the library's own function, changed as `changes` says for each operator the
+    /// callee's sites may carry (`crate::std_trampoline`).
+    StdTrampoline { changes: Vec<(Operator, Change)> },
+}
+
+/// What a [`Rewrite::StdTrampoline`] does for one operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// No call; the result is "done" (`true` for a `bool`, else zero).
+    Skip,
+    /// The call with its `bool` argument `argument` set to `value` (`notify_one` ↔ `notify_all`).
+    SetFlag { argument: u32, value: bool },
+    /// The call with its integer argument `argument` moved by `by` (an initial count).
+    Add { argument: u32, by: i64 },
 }
 
 /// The `sc_fifo` member functions syncmut mutates.
@@ -278,32 +295,170 @@ fn std_template_wait(signature: &str) -> Option<SyncApi> {
     })
 }
 
-/// A pthread call that is no site in user code but is rewritten where libstdc++'s inline
-/// code makes it (`std::condition_variable::wait_for`'s timed wait), so that it is a
-/// scheduling point too.
+/// A call that is no site in user code but is rewritten where libstdc++'s inline code
+/// makes it, so that it is a scheduling point too: `std::condition_variable::wait_for`'s
+/// timed wait, `std::timed_mutex::try_lock_for`'s timed lock, and the futex wait, futex wake and spin-loop yield every C++20 wait on an
+/// atomic comes down to (runtime-lib/src/atomic_wait.c). The futex functions take an
+/// `int` on Linux (`__platform_wait_t`); the timed one is matched for the one instance
+/// the library makes (a `steady_clock` time point in nanoseconds).
 pub fn library_call(signature: &str) -> Option<SyncApi> {
-    (signature == "pthread_cond_clockwait").then(|| SyncApi {
+    const CALLS: &[(&str, &str, Effect)] = &[
+        ("pthread_cond_clockwait", "syncmut_pthread_cond_clockwait", Effect::CondWait { cond: 0, mutex: 1, timed: true }),
+        ("pthread_mutex_clocklock", "syncmut_pthread_mutex_clocklock", Effect::Lock { lock: 0, blocking: Blocking::Timed }),
+        ("void std::__detail::__platform_wait<int>(int const*, int)", "syncmut_std_platform_wait", Effect::AtomicWait { object: 0 }),
+        ("void std::__detail::__platform_notify<int>(int const*, bool)", "syncmut_std_platform_notify", Effect::AtomicNotify { object: 0 }),
+        ("std::__detail::__thread_yield()", "syncmut_std_thread_yield", Effect::Yield),
+    ];
+    let timed = signature.starts_with("bool std::__detail::__platform_wait_until_impl<")
+        && signature.contains("(int const*, int, std::chrono::")
+        && signature.contains("steady_clock")
+        && signature.matches("1000000000").count() == 2;
+    let found = if timed {
+        Some(("", "syncmut_std_platform_wait_until", Effect::AtomicWait { object: 0 }))
+    } else {
+        CALLS.iter().find(|(name, _, _)| *name == signature).copied()
+    };
+    found.map(|(_, wrapper, effect)| SyncApi {
         signature: signature.to_string(),
-        wrapper: "syncmut_pthread_cond_clockwait".to_string(),
+        wrapper: wrapper.to_string(),
         family: Family::Pthread,
-        effect: Effect::CondWait { cond: 0, mutex: 1, timed: true },
+        effect,
         operators: Vec::new(),
         rewrite: Rewrite::Wrapper,
     })
 }
 
-/// C++ standard library calls syncmut does not model: their blocking is done on atomics
-/// (futex waits) or on timed waits inside libstdc++, outside the controlled scheduler.
-/// Discovery warns about each call in user code, naming it and its line.
+/// The trampoline changes for a semaphore's or barrier's initial count.
+fn count_changes(up: Operator, down: Operator) -> Vec<(Operator, Change)> {
+    vec![(up, Change::Add { argument: 1, by: 1 }), (down, Change::Add { argument: 1, by: -1 })]
+}
+
+fn cpp20_row(signature: &str, effect: Effect, operators: &[Operator], changes: Vec<(Operator, Change)>) -> SyncApi {
+    SyncApi {
+        signature: signature.to_string(),
+        wrapper: String::new(), // set per callee by discovery, as for sc_fifo
+        family: Family::Pthread,
+        effect,
+        operators: operators.to_vec(),
+        rewrite: Rewrite::StdTrampoline { changes },
+    }
+}
+
+/// The members of the C++20 primitives that stay calls in the user's code at -O0:
+/// `std::counting_semaphore<N>` (and `binary_semaphore`, its `<1>`) and `std::barrier<F>`,
+/// and the constructors of both and of `std::latch`. Class templates, so recognised by
+/// pattern. (The members libstdc++ marks `always_inline` are [`cpp20_inlined`].)
+fn cpp20_member(signature: &str) -> Option<SyncApi> {
+    let skip = || vec![(Remove, Change::Skip)];
+    if signature == "std::latch::latch(long)" {
+        return Some(cpp20_row(signature, Effect::Initialize { object: 0, count: 1 }, &[BarrierCountUp, BarrierCountDown], count_changes(BarrierCountUp, BarrierCountDown)));
+    }
+    // The demangler prints the count as `<(long)4>`, which `split_member` would take
+    // for a parameter list.
+    if let Some(rest) = signature.strip_prefix("std::counting_semaphore<") {
+        let (_, member) = rest.split_once(">::")?;
+        return Some(match member {
+            "acquire()" => cpp20_row(signature, Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Waits }, &[Remove], skip()),
+            "try_acquire()" => cpp20_row(signature, Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Tries }, &[Remove], skip()),
+            "release(long)" => cpp20_row(signature, Effect::SemaphorePost { semaphore: 0 }, &[Remove], skip()),
+            "counting_semaphore(long)" => cpp20_row(signature, Effect::Initialize { object: 0, count: 1 }, &[SemaphoreCountUp, SemaphoreCountDown], count_changes(SemaphoreCountUp, SemaphoreCountDown)),
+            _ => return None,
+        });
+    }
+    // `std::jthread`: its thread starts through the thread hook like a `std::thread`'s,
+    // and the `std::thread::join` inside its members is a library call; the user's
+    // `join()` and `request_stop()` are sites. Its destruction (request_stop, then join)
+    // is not: clang emits one destructor call per way out of the scope (the exception
+    // paths too), which would be one mutant each, most never reached.
+    match signature {
+        "std::jthread::join()" => return Some(cpp20_row(signature, Effect::Join { thread: 0 }, &[Remove], skip())),
+        "std::jthread::request_stop()" => return Some(cpp20_row(signature, Effect::AtomicNotify { object: 0 }, &[Remove], skip())),
+        _ => {}
+    }
+    // `std::lock(a, b, …)`: libstdc++'s deadlock-avoiding algorithm (lock one, try the
+    // others, back off) is inner calls; the call is a site with `remove` only (there is
+    // no order of the mutexes to swap).
+    if signature.starts_with("void std::lock<") {
+        return Some(cpp20_row(signature, Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove], skip()));
+    }
+    // Timed locks: their inner `pthread_mutex_clocklock` is a library call.
+    let timed_lock = ["bool std::timed_mutex::try_lock_for<", "bool std::timed_mutex::try_lock_until<", "bool std::recursive_timed_mutex::try_lock_for<", "bool std::recursive_timed_mutex::try_lock_until<"];
+    if timed_lock.iter().any(|p| signature.starts_with(p)) {
+        return Some(cpp20_row(signature, Effect::Lock { lock: 0, blocking: Blocking::Timed }, &[Remove], skip()));
+    }
+    let (class, member) = split_member(signature)?;
+    // A `std::scoped_lock` of several mutexes (one mutex is a table row): as for the
+    // one-mutex guards, `remove` on the construction also takes its destruction away
+    // (`guard_call`), so the scope runs without the locks.
+    if let Some(mutexes) = class.strip_prefix("std::scoped_lock<").and_then(|r| r.strip_suffix('>')) {
+        if mutexes.contains(", ") {
+            return Some(if member.starts_with("~scoped_lock(") {
+                cpp20_row(signature, Effect::Unlock { lock: 0 }, &[], skip())
+            } else if member.starts_with("scoped_lock(") && !member.contains("std::adopt_lock_t") {
+                cpp20_row(signature, Effect::Lock { lock: 1, blocking: Blocking::Waits }, &[Remove], skip())
+            } else {
+                return None;
+            });
+        }
+    }
+    if class.starts_with("std::barrier<") && !class.contains("::arrival_token") {
+        let (name, params) = member.split_once('(')?;
+        return Some(match name {
+            "arrive_and_wait" => cpp20_row(signature, Effect::Barrier { barrier: 0 }, &[Remove], skip()),
+            "wait" => cpp20_row(signature, Effect::Barrier { barrier: 0 }, &[Remove], skip()),
+            "arrive" | "arrive_and_drop" => cpp20_row(signature, Effect::Arrive { barrier: 0 }, &[Remove], skip()),
+            "barrier" if params.starts_with("long") => cpp20_row(signature, Effect::Initialize { object: 0, count: 1 }, &[BarrierCountUp, BarrierCountDown], count_changes(BarrierCountUp, BarrierCountDown)),
+            _ => return None,
+        });
+    }
+    None
+}
+
+/// What the user called, for the C++20 members libstdc++ marks `always_inline` (clang
+/// inlines them even at -O0): their call is gone, and what stays at the user's line is
+/// the library's wait or notify template they called. `header` is the library header
+/// the user's call entered (the file of the outermost inlined frame), which tells a
+/// latch's `count_down` from an atomic's `notify_all`; `constant_all` is a notify's
+/// `bool all` argument when it is a constant. The site is named by the user's call.
+pub fn cpp20_inlined(callee: &str, header: &str, constant_all: Option<bool>) -> Option<SyncApi> {
+    let skip = vec![(Remove, Change::Skip)];
+    let latch = header.ends_with("/latch") || header == "latch";
+    if callee.starts_with("void std::__atomic_wait_address<") && callee.contains("std::latch::wait() const") {
+        return Some(cpp20_row("std::latch::wait()", Effect::Barrier { barrier: 0 }, &[Remove], skip));
+    }
+    if callee.starts_with("void std::__atomic_wait_address_v<") && !latch {
+        return Some(cpp20_row("std::atomic::wait()", Effect::AtomicWait { object: 0 }, &[Remove], skip));
+    }
+    if callee.starts_with("void std::__atomic_notify_address<") {
+        // One trampoline serves every call of the instance, a latch's and an atomic's
+        // notify alike: it knows every operator any of them may carry.
+        let changes = vec![
+            (Remove, Change::Skip),
+            (SignalToBroadcast, Change::SetFlag { argument: 1, value: true }),
+            (BroadcastToSignal, Change::SetFlag { argument: 1, value: false }),
+        ];
+        if latch {
+            // Only the wake-up is a call; the count's decrement is an inlined atomic
+            // instruction, which stays.
+            return Some(cpp20_row("std::latch::count_down()", Effect::AtomicNotify { object: 0 }, &[Remove], changes));
+        }
+        return Some(match constant_all {
+            Some(false) => cpp20_row("std::atomic::notify_one()", Effect::AtomicNotify { object: 0 }, &[Remove, SignalToBroadcast], changes),
+            Some(true) => cpp20_row("std::atomic::notify_all()", Effect::AtomicNotify { object: 0 }, &[Remove, BroadcastToSignal], changes),
+            None => cpp20_row("std::atomic::notify", Effect::AtomicNotify { object: 0 }, &[Remove], changes),
+        });
+    }
+    None
+}
+
+/// C++ standard library calls syncmut does not model: their blocking is done inside
+/// libstdc++ (on its own condition variable, or a timed spin on the real clock), outside
+/// the controlled scheduler. Discovery warns about each call in user code, naming it and
+/// its line.
 pub fn std_unmodelled(signature: &str) -> Option<&'static str> {
     const PREFIXES: &[(&str, &str)] = &[
-        ("std::counting_semaphore<", "std::counting_semaphore"),
-        ("std::binary_semaphore", "std::binary_semaphore"),
-        ("std::latch::", "std::latch"),
-        ("std::barrier<", "std::barrier"),
         ("std::condition_variable_any::", "std::condition_variable_any"),
-        ("std::jthread::", "std::jthread"),
-        ("std::stop_token", "std::stop_token"),
+        ("std::_V2::condition_variable_any::", "std::condition_variable_any"),
     ];
     const TIMED: &[&str] = &["::wait_for<", "::wait_until<", "::try_lock_for<", "::try_lock_until<", "::try_lock_shared_for<", "::try_lock_shared_until<"];
     let name = signature.strip_prefix("void ").or_else(|| signature.strip_prefix("bool ")).or_else(|| signature.strip_prefix("std::cv_status ")).unwrap_or(signature);
@@ -314,16 +469,16 @@ pub fn std_unmodelled(signature: &str) -> Option<&'static str> {
     if std_sync.iter().any(|p| name.starts_with(p)) && TIMED.iter().any(|t| name.contains(t)) {
         return Some("timed locks (try_lock_for, try_lock_until)");
     }
-    if name.starts_with("std::atomic") && (name.contains("::wait(") || name.contains("::notify_one(") || name.contains("::notify_all(")) {
-        return Some("std::atomic wait/notify");
+    if name.starts_with("std::counting_semaphore<") && (name.contains("::try_acquire_for<") || name.contains("::try_acquire_until<")) {
+        return Some("timed semaphore acquisitions (try_acquire_for, try_acquire_until: their spin runs on the real clock)");
     }
-    // What the always-inlined members of the C++20 primitives (`std::latch::count_down`,
-    // `std::barrier::arrive`) leave in the caller: libstdc++'s futex wait and notify.
+    // What else of libstdc++'s waits on atomics reaches user code (the timed waits of
+    // `std::atomic_ref`, `std::atomic_flag`), when not recognised as a member above.
     if ["std::__atomic_wait_address", "std::__atomic_notify_address", "std::__detail::__platform_wait", "std::__detail::__platform_notify"]
         .iter()
         .any(|p| name.starts_with(p))
     {
-        return Some("a wait or notify on an atomic (std::latch, std::barrier, std::counting_semaphore, std::atomic)");
+        return Some("a wait or notify on an atomic that syncmut does not recognise as a member of a C++20 primitive");
     }
     None
 }
@@ -434,7 +589,12 @@ pub fn all() -> &'static [SyncApi] {
 pub fn lookup(signature: &str) -> Option<SyncApi> {
     static INDEX: OnceLock<HashMap<&'static str, &'static SyncApi>> = OnceLock::new();
     let index = INDEX.get_or_init(|| all().iter().map(|api| (api.signature.as_str(), api)).collect());
-    index.get(signature).map(|api| (*api).clone()).or_else(|| fifo_api(signature)).or_else(|| std_template_wait(signature))
+    index
+        .get(signature)
+        .map(|api| (*api).clone())
+        .or_else(|| fifo_api(signature))
+        .or_else(|| std_template_wait(signature))
+        .or_else(|| cpp20_member(signature))
 }
 
 /// Recognises `sc_core::sc_fifo<T>`, `sc_fifo_in<T>` and `sc_fifo_out<T>` accesses.
@@ -573,7 +733,47 @@ mod tests {
         assert_eq!(guard_call("std::mutex::lock()"), None);
         let timed = lookup(&demangle("_ZNSt18condition_variable8wait_forIlSt5ratioILl1ELl1000EEEESt9cv_statusRSt11unique_lockISt5mutexERKNSt6chrono8durationIT_T0_EE")).unwrap();
         assert_eq!(timed.effect, Effect::CondWait { cond: 0, mutex: 1, timed: true });
-        assert!(std_unmodelled(&demangle("_ZNSt11timed_mutex12try_lock_forIlSt5ratioILl1ELl1000EEEEbRKNSt6chrono8durationIT_T0_EE")).is_some());
+        // A timed lock is a site; its inner clocklock a scheduling point.
+        let timed_lock = lookup(&demangle("_ZNSt11timed_mutex12try_lock_forIlSt5ratioILl1ELl1000EEEEbRKNSt6chrono8durationIT_T0_EE")).unwrap();
+        assert_eq!(timed_lock.effect, Effect::Lock { lock: 0, blocking: Blocking::Timed });
+        assert!(library_call("pthread_mutex_clocklock").is_some());
+    }
+
+    #[test]
+    fn cpp20_members_are_recognised() {
+        let api = |mangled: &str| {
+            let sig = demangle(mangled);
+            lookup(&sig).unwrap_or_else(|| panic!("{mangled} → {sig} not found"))
+        };
+        assert_eq!(api("_ZNSt18counting_semaphoreILl4EE7acquireEv").effect, Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Waits });
+        assert_eq!(api("_ZNSt18counting_semaphoreILl1EE7releaseEl").effect, Effect::SemaphorePost { semaphore: 0 });
+        assert_eq!(api("_ZNSt18counting_semaphoreILl4EE11try_acquireEv").effect, Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Tries });
+        assert_eq!(api("_ZNSt18counting_semaphoreILl4EEC2El").operators, vec![SemaphoreCountUp, SemaphoreCountDown]);
+        assert_eq!(api("_ZNSt5latchC2El").operators, vec![BarrierCountUp, BarrierCountDown]);
+        assert_eq!(api("_ZNSt7barrierISt18__empty_completionEC2ElS0_").operators, vec![BarrierCountUp, BarrierCountDown]);
+        assert_eq!(api("_ZNSt7barrierISt18__empty_completionE15arrive_and_waitEv").effect, Effect::Barrier { barrier: 0 });
+        assert_eq!(api("_ZNSt7barrierISt18__empty_completionE6arriveEl").effect, Effect::Arrive { barrier: 0 });
+        assert_eq!(api("_ZNKSt7barrierISt18__empty_completionE4waitEONS1_13arrival_tokenE").effect, Effect::Barrier { barrier: 0 });
+        // libstdc++'s futex wait, wake and yield: scheduling points in library code.
+        for (mangled, wrapper) in [
+            ("_ZNSt8__detail15__platform_waitIiEEvPKT_i", "syncmut_std_platform_wait"),
+            ("_ZNSt8__detail17__platform_notifyIiEEvPKT_b", "syncmut_std_platform_notify"),
+            ("_ZNSt8__detail14__thread_yieldEv", "syncmut_std_thread_yield"),
+            ("_ZNSt8__detail26__platform_wait_until_implINSt6chrono8durationIlSt5ratioILl1ELl1000000000EEEEEEbPKiiRKNS2_10time_pointINS2_3_V212steady_clockET_EE", "syncmut_std_platform_wait_until"),
+        ] {
+            let sig = demangle(mangled);
+            assert_eq!(library_call(&sig).map(|a| a.wrapper), Some(wrapper.to_string()), "{sig}");
+        }
+        // Inlined members are named by the header the user's call entered.
+        let notify = "void std::__atomic_notify_address<int>(int const*, bool)";
+        assert_eq!(cpp20_inlined(notify, "/usr/include/c++/12/latch", Some(true)).unwrap().signature, "std::latch::count_down()");
+        assert_eq!(cpp20_inlined(notify, "/usr/include/c++/12/bits/atomic_base.h", Some(false)).unwrap().operators, vec![Remove, SignalToBroadcast]);
+        assert_eq!(cpp20_inlined(notify, "/usr/include/c++/12/bits/atomic_base.h", Some(true)).unwrap().operators, vec![Remove, BroadcastToSignal]);
+        // One trampoline per callee serves a latch's and an atomic's notify alike.
+        let rewrite = |header: &str| cpp20_inlined(notify, header, Some(false)).unwrap().rewrite;
+        assert_eq!(rewrite("/usr/include/c++/12/latch"), rewrite("/usr/include/c++/12/bits/atomic_base.h"));
+        // The timed acquisitions spin on the real clock: still a warning.
+        assert!(std_unmodelled(&demangle("_ZNSt18counting_semaphoreILl4EE15try_acquire_forIlSt5ratioILl1ELl1000EEEEbRKNSt6chrono8durationIT_T0_EE")).is_some());
     }
 
     #[test]

@@ -78,7 +78,12 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
                 used.insert(d.function.clone());
             }
             let user = declaration.map(|d| user_api(d, &callee_name, &mangled, kind));
-            let Some(mut api) = user.or_else(|| api::lookup(&callee_name)).or_else(|| api::library_call(&callee_name)) else {
+            // A C++20 member clang inlined (`std::latch::wait`, `std::atomic<T>::notify_one`)
+            // is named at the user's line, where the library's wait or notify it called stays.
+            let inlined = if user.is_none() { cpp20_inlined(inst, &callee_name) } else { None };
+            let at_user_line = inlined.as_ref().map(|(_, loc)| loc.clone());
+            let inlined = inlined.map(|(api, _)| api);
+            let Some(mut api) = user.or(inlined).or_else(|| api::lookup(&callee_name)).or_else(|| api::library_call(&callee_name)) else {
                 if let Some(what) = api::std_unmodelled(&callee_name) {
                     if let Some(loc) = ir::inlined_at_location(inst).filter(|l| !source::is_system_path(&l.path)) {
                         unmodelled.insert(format!("{}:{} {} ({what})", source::normalize(&loc.path).display(), loc.line, callee_name));
@@ -90,9 +95,10 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
                 // One trampoline per template instance and overload.
                 Rewrite::FifoTrampoline { .. } => api.wrapper = format!("syncmut.fifo.{mangled}"),
                 Rewrite::UserTrampoline { .. } if api.wrapper.is_empty() => api.wrapper = format!("syncmut.user.{mangled}"),
+                Rewrite::StdTrampoline { .. } => api.wrapper = format!("syncmut.std.{mangled}"),
                 _ => {}
             }
-            let Some(loc) = ir::debug_location(inst) else {
+            let Some(loc) = at_user_line.or_else(|| ir::debug_location(inst)) else {
                 without_debug_info += 1;
                 continue;
             };
@@ -126,7 +132,9 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
             // A mutant that is the original by construction could only survive.
             let equivalent: Vec<Operator> = crate::equivalent::identical_operators(&api, inst).into_iter().map(|(op, _)| op).collect();
             operators.retain(|op| !equivalent.contains(op));
-            let short_callee = api.signature.split('(').next().unwrap_or(&api.signature);
+            // `std::counting_semaphore<(long)2>::acquire()`: the demangler's cast in a
+            // template argument is no parameter list.
+            let short_callee = if api.signature.contains("<(") { strip_parameters(&api.signature) } else { api.signature.split('(').next().unwrap_or(&api.signature) };
             let short_callee = short_callee.rsplit("::").next().unwrap_or(short_callee);
             let site = Site {
                 index: 0, // assigned below, once all sites are known
@@ -199,6 +207,23 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
     }
     let regions = crate::regions::find(&found);
     Discovery { kind, sites: found, inner_calls, regions, warnings }
+}
+
+/// A call of libstdc++'s wait or notify on an atomic left in user code by an inlined
+/// C++20 member: its API row and the user's line.
+fn cpp20_inlined(inst: InstructionValue<'_>, callee: &str) -> Option<(SyncApi, ir::DebugLoc)> {
+    if !callee.starts_with("void std::__atomic_") {
+        return None;
+    }
+    let mut frames = ir::inlined_frames(inst);
+    let user = frames.pop().filter(|loc| !source::is_system_path(&loc.path))?;
+    let entered = frames.pop()?; // the library function the user's code called
+    let constant_all = match ir::call_arguments(inst).get(1) {
+        Some(BasicValueEnum::IntValue(v)) => v.get_zero_extended_constant().map(|v| v != 0),
+        _ => None,
+    };
+    let api = api::cpp20_inlined(callee, &entered.path.to_string_lossy(), constant_all)?;
+    Some((api, user))
 }
 
 /// A count given as a constant at or below its floor (a barrier of one party, a semaphore

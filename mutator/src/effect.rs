@@ -36,6 +36,17 @@ pub enum Effect {
     Initialize { object: u32, count: u32 },
     /// Waits until every party has reached `barrier`.
     Barrier { barrier: u32 },
+    /// Counts the caller in at the barrier or latch `barrier` without waiting
+    /// (`std::barrier::arrive`, `arrive_and_drop`).
+    Arrive { barrier: u32 },
+    /// Waits until the atomic `object` no longer holds the value it had (C++20
+    /// `std::atomic<T>::wait`, and the futex wait every C++20 primitive blocks in).
+    AtomicWait { object: u32 },
+    /// Wakes the waiters of the atomic `object` (`std::atomic<T>::notify_one`/`notify_all`,
+    /// the wake-up of `std::latch::count_down`, the futex wake underneath).
+    AtomicNotify { object: u32 },
+    /// Lets other threads run (the spin loop of a C++20 wait).
+    Yield,
     /// Waits for the thread `thread` to end.
     Join { thread: u32 },
     /// Starts a thread that runs the function `routine` with the argument `data`.

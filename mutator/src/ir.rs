@@ -97,30 +97,32 @@ pub fn debug_location(inst: InstructionValue<'_>) -> Option<DebugLoc> {
 /// inlines even at -O0 (libstdc++'s `std::latch::count_down`), is thus named at the
 /// user's line.
 pub fn inlined_at_location(inst: InstructionValue<'_>) -> Option<DebugLoc> {
+    inlined_frames(inst).pop()
+}
+
+/// The instruction's location and the locations its inlined frames were inlined at,
+/// innermost first: the last is in the function the instruction now belongs to, the
+/// one before it in the first function that function's code called (and had inlined).
+pub fn inlined_frames(inst: InstructionValue<'_>) -> Vec<DebugLoc> {
     // SAFETY: the DILocation accessors take the instruction's own location metadata
     // (checked non-null) and the locations and scopes it links to; strings are owned by
     // the module and copied out immediately.
     unsafe {
+        let mut frames = Vec::new();
         let mut loc = debuginfo::LLVMInstructionGetDebugLoc(inst.as_value_ref());
-        if loc.is_null() {
-            return None;
-        }
-        loop {
-            let outer = debuginfo::LLVMDILocationGetInlinedAt(loc);
-            if outer.is_null() {
-                break;
+        while !loc.is_null() {
+            let file = debuginfo::LLVMDIScopeGetFile(debuginfo::LLVMDILocationGetScope(loc));
+            if file.is_null() {
+                return Vec::new();
             }
-            loc = outer;
+            let name = take_str(|len| debuginfo::LLVMDIFileGetFilename(file, len));
+            let dir = take_str(|len| debuginfo::LLVMDIFileGetDirectory(file, len));
+            let name = PathBuf::from(name);
+            let path = if name.is_absolute() || dir.is_empty() { name } else { PathBuf::from(dir).join(name) };
+            frames.push(DebugLoc { path, line: debuginfo::LLVMDILocationGetLine(loc), col: debuginfo::LLVMDILocationGetColumn(loc) });
+            loc = debuginfo::LLVMDILocationGetInlinedAt(loc);
         }
-        let file = debuginfo::LLVMDIScopeGetFile(debuginfo::LLVMDILocationGetScope(loc));
-        if file.is_null() {
-            return None;
-        }
-        let name = take_str(|len| debuginfo::LLVMDIFileGetFilename(file, len));
-        let dir = take_str(|len| debuginfo::LLVMDIFileGetDirectory(file, len));
-        let name = PathBuf::from(name);
-        let path = if name.is_absolute() || dir.is_empty() { name } else { PathBuf::from(dir).join(name) };
-        Some(DebugLoc { path, line: debuginfo::LLVMDILocationGetLine(loc), col: debuginfo::LLVMDILocationGetColumn(loc) })
+        frames
     }
 }
 

@@ -26,6 +26,7 @@ mod regions;
 pub mod rewrite;
 pub mod source;
 mod state_table;
+mod std_trampoline;
 pub mod toolchain;
 pub mod wrapped;
 mod trampoline;

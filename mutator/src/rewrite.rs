@@ -107,6 +107,9 @@ fn declare_wrapper<'ctx>(
     if let Rewrite::UserTrampoline { gate } = &api.rewrite {
         return crate::user_sync::define_trampoline(context, module, &api.wrapper, callee, gate);
     }
+    if let Rewrite::StdTrampoline { changes } = &api.rewrite {
+        return crate::std_trampoline::define(context, module, &api.wrapper, callee, changes);
+    }
     if let Rewrite::FifoTrampoline { access, counterpart } = &api.rewrite {
         if let Some(existing) = module.get_function(&api.wrapper) {
             return Ok(existing);

@@ -778,6 +778,11 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
             text.push_str("\nthreads that did not finish:\n");
             for p in &end.pending {
                 match p.site {
+                    // A wait in a library's inline code (a C++20 semaphore's, latch's or
+                    // barrier's futex wait): its user's call is the thread's last event.
+                    Some(syncmut_runtime::tables::SITE_INNER) => {
+                        text.push_str(&format!("  {:<4} waiting inside the C++ standard library (in the call of its last event above)\n", p.thread))
+                    }
                     Some(s) => {
                         let (location, call) = site(s);
                         text.push_str(&format!("  {:<4} at {call} @ {location}\n", p.thread));

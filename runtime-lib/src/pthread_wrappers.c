@@ -133,6 +133,17 @@ int syncmut_pthread_mutex_timedlock(uint32_t site, pthread_mutex_t *m,
     }
 }
 
+/* Only in libstdc++'s code (std::timed_mutex::try_lock_for/try_lock_until): a scheduling
+ * point; scheduled, the deadline is not looked at, as for timedlock. */
+int syncmut_pthread_mutex_clocklock(uint32_t site, pthread_mutex_t *m, clockid_t clock,
+                                    const struct timespec *abstime)
+{
+    struct call c = BEGIN(0, m, NULL);
+    if (c.op == SYNCMUT_REMOVE)
+        return end(c, 0);
+    return end(c, c.sched ? syncmut_sched_mutex_lock(m, 1) : pthread_mutex_clocklock(m, clock, abstime));
+}
+
 int syncmut_pthread_mutex_unlock(uint32_t site, pthread_mutex_t *m)
 {
     struct call c = BEGIN(RELEASE_OPS, m, NULL);

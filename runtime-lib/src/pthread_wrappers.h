@@ -17,6 +17,8 @@ int syncmut_pthread_mutex_lock(uint32_t site, pthread_mutex_t *m);
 int syncmut_pthread_mutex_trylock(uint32_t site, pthread_mutex_t *m);
 int syncmut_pthread_mutex_timedlock(uint32_t site, pthread_mutex_t *m,
                                     const struct timespec *abstime);
+int syncmut_pthread_mutex_clocklock(uint32_t site, pthread_mutex_t *m, clockid_t clock,
+                                    const struct timespec *abstime);
 int syncmut_pthread_mutex_unlock(uint32_t site, pthread_mutex_t *m);
 int syncmut_pthread_cond_wait(uint32_t site, pthread_cond_t *c, pthread_mutex_t *m);
 int syncmut_pthread_cond_timedwait(uint32_t site, pthread_cond_t *c, pthread_mutex_t *m,

@@ -60,7 +60,7 @@
 #define NO_NAME UINT32_MAX
 
 enum state { FREE = 0, READY, RUNNING, BLOCKED, FINISHED };
-enum wait_kind { W_NONE = 0, W_RETRY, W_COND, W_BARRIER, W_JOIN };
+enum wait_kind { W_NONE = 0, W_RETRY, W_COND, W_BARRIER, W_JOIN, W_FUTEX };
 enum wake { WAKE_NONE = 0, WAKE_EVENT, WAKE_TIMEOUT };
 
 struct sthread {
@@ -1032,27 +1032,58 @@ int syncmut_sched_cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int timed)
     return woken == WAKE_TIMEOUT ? ETIMEDOUT : 0;
 }
 
+/* Wakes every waiter of `obj` or, for a signal, one: the longest waiter (default) or a
+ * seeded choice (random). `lock` held. */
+static void wake_waiters(const void *obj, int kind, int all)
+{
+    if (all) {
+        wake_all(obj, kind);
+        return;
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < slots_used; i++) {
+        struct sthread *t = &threads[i];
+        if (load_state(t) == BLOCKED && t->obj == obj && t->kind == kind)
+            candidates[n++] = t;
+    }
+    if (n > 0) {
+        struct sthread *longest = candidates[0];
+        for (uint32_t i = 1; i < n; i++)
+            if (candidates[i]->since < longest->since)
+                longest = candidates[i];
+        wake(pick_other(K_WAKE, n, longest), WAKE_EVENT);
+    }
+}
+
 void syncmut_sched_cond_wake(pthread_cond_t *c, int all)
 {
     pthread_mutex_lock(&lock);
-    if (all) {
-        wake_all(c, W_COND);
-    } else {
-        /* signal: the longest waiter (default) or a seeded choice (random). */
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < slots_used; i++) {
-            struct sthread *t = &threads[i];
-            if (load_state(t) == BLOCKED && t->obj == c && t->kind == W_COND)
-                candidates[n++] = t;
-        }
-        if (n > 0) {
-            struct sthread *longest = candidates[0];
-            for (uint32_t i = 1; i < n; i++)
-                if (candidates[i]->since < longest->since)
-                    longest = candidates[i];
-            wake(pick_other(K_WAKE, n, longest), WAKE_EVENT);
-        }
-    }
+    wake_waiters(c, W_COND, all);
+    pthread_mutex_unlock(&lock);
+}
+
+/* A futex on `addr` (libstdc++'s waits on atomics: std::counting_semaphore, std::latch,
+ * std::barrier, std::atomic<T>::wait). Checking the value and blocking is one step, as
+ * in the kernel: the caller holds the baton, so no wake can fall in between. */
+int syncmut_sched_futex_wait(const int *addr, int expected, int timed)
+{
+    if (__atomic_load_n(addr, __ATOMIC_SEQ_CST) != expected)
+        return EAGAIN;
+    pthread_mutex_lock(&lock);
+    set_next(self, addr, NULL, 0); /* once woken: the caller's re-check of the value */
+    int woken = block_on(addr, W_FUTEX, timed);
+    pthread_mutex_unlock(&lock);
+    if (woken == WAKE_TIMEOUT)
+        return ETIMEDOUT;
+    syncmut_races_acquire(self->id, addr, atomic_load_explicit(&self->site, memory_order_relaxed), 0);
+    return 0;
+}
+
+void syncmut_sched_futex_wake(const int *addr, int all)
+{
+    syncmut_races_release(self->id, addr, 0);
+    pthread_mutex_lock(&lock);
+    wake_waiters(addr, W_FUTEX, all);
     pthread_mutex_unlock(&lock);
 }
 

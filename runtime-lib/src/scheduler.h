@@ -49,6 +49,10 @@ int syncmut_sched_sem_wait(sem_t *s);
 int syncmut_sched_sem_post(sem_t *s);
 int syncmut_sched_barrier_wait(pthread_barrier_t *b);
 int syncmut_sched_join(pthread_t thread, void **retval);
+/* A futex wait on `addr`: EAGAIN at once when *addr != expected, else blocks until a
+ * futex wake on `addr` (0) or, when `timed`, until nothing else can run (ETIMEDOUT). */
+int syncmut_sched_futex_wait(const int *addr, int expected, int timed);
+void syncmut_sched_futex_wake(const int *addr, int all);
 
 /* --interleave memory: a scheduling point before a load (`write` bit 0 clear) or store
  * (set) of possibly shared memory at `addr`, inserted by the mutator (bit 1: an atomic
