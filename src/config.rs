@@ -36,7 +36,7 @@ use anyhow::Context as _;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use syncmut_mutator::interleave::Interleave;
-use syncmut_oracle::schedules::{Schedules, Strategy, StrategyName};
+use syncmut_oracle::schedules::{Por, Schedules, Strategy, StrategyName};
 
 fn interleave<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Interleave>, D::Error> {
     let text = String::deserialize(d)?;
@@ -66,7 +66,7 @@ pub fn strategy(name: Option<&str>, schedules: Option<usize>, preemptions: Optio
         (None | Some(StrategyName::Random), _) => Schedules { strategy: Strategy::Random, budget: budget(DEFAULT_SAMPLES) },
         (Some(StrategyName::Pct), _) => Schedules { strategy: Strategy::Pct { depth }, budget: budget(DEFAULT_SAMPLES) },
         (Some(StrategyName::Dfs), _) => Schedules {
-            strategy: Strategy::Dfs { preemptions: preemptions.unwrap_or(2), sleep_sets: true },
+            strategy: Strategy::Dfs { preemptions: preemptions.unwrap_or(2), por: Por::Dpor },
             budget: budget(DEFAULT_DFS_RUNS),
         },
     })
@@ -237,7 +237,7 @@ mod tests {
         let config = with("interleave = \"memory\"\nstrategy = \"dfs\"\npreemptions = 1\n").unwrap();
         assert_eq!(config.interleave, Some(Interleave::Memory));
         let s = strategy(config.strategy.as_deref(), config.schedules, config.preemptions, config.depth).unwrap();
-        assert_eq!(s, Schedules { strategy: Strategy::Dfs { preemptions: 1, sleep_sets: true }, budget: 1000 });
+        assert_eq!(s, Schedules { strategy: Strategy::Dfs { preemptions: 1, por: Por::Dpor }, budget: 1000 });
         assert_eq!(strategy(None, Some(1), None, None).unwrap(), Schedules::DEFAULT);
         // Nothing named: the standard mix; `default` and `native` run the one default
         // schedule (native adds runs with real threads: 3, or `schedules`, or `--native`).

@@ -107,8 +107,8 @@ enum Command {
         /// baseline's: every kill would be a false one; exits 11 if there is any.
         #[arg(long)]
         self_check: bool,
-        /// dfs: at most this many preemptions per schedule (default 2).
-        #[arg(long, value_name = "K")]
+        /// dfs: at most this many preemptions per schedule (default 2), or `unbounded`.
+        #[arg(long, value_name = "K", value_parser = explore::preemption_bound)]
         preemptions: Option<u32>,
         /// pct: bug depth d, d-1 priority change points (default 3).
         #[arg(long, value_name = "D")]

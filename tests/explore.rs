@@ -137,7 +137,7 @@ fn found_replayed_and_twin_clean(name: &str, kind: BugKind, interleave: Interlea
     let out = dir.path().join(name);
     let b = build_with(&bugs_dir().join(format!("{name}.c")), &out, interleave, &[]);
     // Cheapest first; every budget is within 1000 schedules.
-    let strategies = [(Strategy::Pct { depth: 3 }, 100), (Strategy::Random, 100), (Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000)];
+    let strategies = [(Strategy::Pct { depth: 3 }, 100), (Strategy::Random, 100), (Strategy::Dfs { preemptions: 2, por: Por::Dpor }, 1000)];
     let mut found = None;
     for (strategy, budget) in strategies {
         let report = explore::explore(&original(&b.metamutant), &config(strategy, budget), &out.join("work")).unwrap();
@@ -171,7 +171,7 @@ fn found_replayed_and_twin_clean(name: &str, kind: BugKind, interleave: Interlea
     // sets exhausts the bounded space), and random schedules, are clean.
     let twin_out = dir.path().join(format!("{name}_ok"));
     let twin = build_with(&bugs_dir().join(format!("{name}_ok.c")), &twin_out, interleave, &[]);
-    let report = explore::explore(&original(&twin.metamutant), &config(Strategy::Dfs { preemptions: 1, sleep_sets: true }, 500), &twin_out.join("work")).unwrap();
+    let report = explore::explore(&original(&twin.metamutant), &config(Strategy::Dfs { preemptions: 1, por: Por::Dpor }, 500), &twin_out.join("work")).unwrap();
     assert!(report.found.is_none(), "{name}_ok: {}", report.found.map(|f| explore::render_counterexample(&twin.catalogue, &f)).unwrap_or_default());
     assert!(report.exhausted, "{name}_ok: dfs did not exhaust the bounded space ({} runs)", report.runs);
     eprintln!("{name}_ok: clean, bounded space exhausted in {} distinct dfs schedules", report.distinct);
@@ -240,7 +240,7 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
 fn a_data_race_needs_memory_interleaving_and_locals_stay_one_step() {
     let dir = tempfile::tempdir().unwrap();
     let source = bugs_dir().join("counter_race.c");
-    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000);
+    let dfs = config(Strategy::Dfs { preemptions: 2, por: Por::Dpor }, 1000);
     // At the default granularity the racy loop is one step: the whole bounded space is
     // explored and the lost update never shows.
     let sync = build(&source, &dir.path().join("sync"));
@@ -276,7 +276,7 @@ fn verifier(name: &str) -> PathBuf {
 #[test]
 fn an_atomic_section_is_one_step() {
     let dir = tempfile::tempdir().unwrap();
-    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000);
+    let dfs = config(Strategy::Dfs { preemptions: 2, por: Por::Dpor }, 1000);
     // Without the sections the read-modify-write spans two scheduling points: lost update.
     let plain = build_with(&verifier("atomic_section.c"), &dir.path().join("plain"), Interleave::Sync, &["-DNO_ATOMIC"]);
     let report = explore::explore(&original(&plain.metamutant), &dfs, &dir.path().join("plain/work")).unwrap();
@@ -294,7 +294,7 @@ fn an_atomic_section_is_one_step() {
 #[test]
 fn a_verifier_atomic_function_and_a_programs_own_section_are_one_step() {
     let dir = tempfile::tempdir().unwrap();
-    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000);
+    let dfs = config(Strategy::Dfs { preemptions: 2, por: Por::Dpor }, 1000);
     let source = verifier("atomic_function.c");
     // The same function under an ordinary name loses an update.
     let plain = build_with(&source, &dir.path().join("plain"), Interleave::Memory, &["-DPLAIN"]);
@@ -347,7 +347,7 @@ fn a_program_synchronizing_only_by_create_and_join_is_explored_at_memory_level()
 fn a_failed_assumption_ends_the_run_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let b = build(&verifier("assume.c"), dir.path());
-    let report = explore::explore(&original(&b.metamutant), &config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000), &dir.path().join("work")).unwrap();
+    let report = explore::explore(&original(&b.metamutant), &config(Strategy::Dfs { preemptions: 2, por: Por::Dpor }, 1000), &dir.path().join("work")).unwrap();
     // Schedules where main reads before the worker wrote end at the assumption (not a
     // bug); the assertion after it never fails.
     assert!(report.found.is_none() && report.exhausted);
@@ -490,7 +490,7 @@ fn resume_keeps_the_interleaving_it_was_built_with() {
 fn memory_reached_through_pointers_is_shared() {
     let dir = tempfile::tempdir().unwrap();
     let source = util::fixture("interleave/pointer_race.c");
-    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 500);
+    let dfs = config(Strategy::Dfs { preemptions: 2, por: Por::Dpor }, 500);
     for (variant, flags) in [("heap", &[][..]), ("stack", &["-DSTACK_ONLY"][..])] {
         let out = dir.path().join(variant);
         let b = build_with(&source, &out, Interleave::Memory, flags);
