@@ -268,7 +268,7 @@ fn percent(p: f64) -> String {
 
 /// `--strategy`: clap checks the name against the list (and lists the names in its
 /// errors); `StrategyName` parses it, as for `run` and syncmut.toml.
-fn por_name() -> impl TypedValueParser<Value = Por> {
+pub fn por_name() -> impl TypedValueParser<Value = Por> {
     PossibleValuesParser::new(Por::NAMES).map(|name| name.parse().expect("a listed reduction"))
 }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_oracle::explore::{self, BugKind, ExploreSettings};
-use syncmut_oracle::schedules::Strategy;
+use syncmut_oracle::schedules::{Por, Strategy};
 use syncmut_runtime::Invocation;
 
 fn bugs_dir() -> PathBuf {
@@ -168,10 +168,12 @@ fn found_replayed_and_twin_clean(name: &str, kind: BugKind, interleave: Interlea
     assert_eq!(explore::classify(&execution, &replayed).map(|(k, _)| k), Some(kind), "{name}: replay");
 
     // The correct twin: every schedule with at most one preemption (dfs with sleep
-    // sets exhausts the bounded space), and random schedules, are clean.
+    // sets exhausts the bounded space), and random schedules, are clean. (Under a bound
+    // the partial-order reduction gives up sleep sets and adds backtrack points, and
+    // runs more than sleep sets on rw_starvation_ok and sem_overpost_ok: tests/dpor.rs.)
     let twin_out = dir.path().join(format!("{name}_ok"));
     let twin = build_with(&bugs_dir().join(format!("{name}_ok.c")), &twin_out, interleave, &[]);
-    let report = explore::explore(&original(&twin.metamutant), &config(Strategy::Dfs { preemptions: 1, por: Por::Dpor }, 500), &twin_out.join("work")).unwrap();
+    let report = explore::explore(&original(&twin.metamutant), &config(Strategy::Dfs { preemptions: 1, por: Por::Sleep }, 500), &twin_out.join("work")).unwrap();
     assert!(report.found.is_none(), "{name}_ok: {}", report.found.map(|f| explore::render_counterexample(&twin.catalogue, &f)).unwrap_or_default());
     assert!(report.exhausted, "{name}_ok: dfs did not exhaust the bounded space ({} runs)", report.runs);
     eprintln!("{name}_ok: clean, bounded space exhausted in {} distinct dfs schedules", report.distinct);
