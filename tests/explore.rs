@@ -170,7 +170,7 @@ fn found_replayed_and_twin_clean(name: &str, kind: BugKind, interleave: Interlea
     // The correct twin: every schedule with at most one preemption (dfs with sleep
     // sets exhausts the bounded space), and random schedules, are clean. (Under a bound
     // the partial-order reduction gives up sleep sets and adds backtrack points, and
-    // runs more than sleep sets on rw_starvation_ok and sem_overpost_ok: tests/dpor.rs.)
+    // runs more than sleep sets on rw_starvation_ok and sem_overpost_ok: BENCHMARKS.md.)
     let twin_out = dir.path().join(format!("{name}_ok"));
     let twin = build_with(&bugs_dir().join(format!("{name}_ok.c")), &twin_out, interleave, &[]);
     let report = explore::explore(&original(&twin.metamutant), &config(Strategy::Dfs { preemptions: 1, por: Por::Sleep }, 500), &twin_out.join("work")).unwrap();
