@@ -247,17 +247,17 @@ mod tests {
         let refused = strategy(Some("dfs"), None, None, None, Some(Por::Dpor)).unwrap_err().to_string();
         assert!(refused.contains("--por dpor is not supported"), "{refused}");
         assert_eq!(s, Schedules { strategy: Strategy::Dfs { preemptions: 1, por: Por::Sleep }, budget: 1000 });
-        assert_eq!(strategy(None, Some(1), None, None).unwrap(), Schedules::DEFAULT);
+        assert_eq!(strategy(None, Some(1), None, None, None).unwrap(), Schedules::DEFAULT);
         // Nothing named: the standard mix; `default` and `native` run the one default
         // schedule (native adds runs with real threads: 3, or `schedules`, or `--native`).
-        assert_eq!(strategy(None, None, None, None).unwrap(), Schedules::STANDARD);
-        assert_eq!(strategy(Some("mixed"), Some(5), None, None).unwrap(), Schedules { strategy: Strategy::Mixed { depth: 3 }, budget: 5 });
-        assert_eq!(strategy(Some("default"), None, None, None).unwrap(), Schedules::DEFAULT);
-        assert_eq!(strategy(Some("native"), Some(4), None, None).unwrap(), Schedules::DEFAULT);
+        assert_eq!(strategy(None, None, None, None, None).unwrap(), Schedules::STANDARD);
+        assert_eq!(strategy(Some("mixed"), Some(5), None, None, None).unwrap(), Schedules { strategy: Strategy::Mixed { depth: 3 }, budget: 5 });
+        assert_eq!(strategy(Some("default"), None, None, None, None).unwrap(), Schedules::DEFAULT);
+        assert_eq!(strategy(Some("native"), Some(4), None, None, None).unwrap(), Schedules::DEFAULT);
         assert_eq!((native_runs(Some("native"), None, None), native_runs(Some("native"), Some(4), None)), (3, 4));
         assert_eq!((native_runs(Some("pct"), None, Some(2)), native_runs(None, None, None)), (2, 0));
-        assert_eq!(strategy(None, Some(20), None, None).unwrap(), Schedules { strategy: Strategy::Random, budget: 20 });
-        assert_eq!(strategy(Some("pct"), Some(50), None, Some(2)).unwrap(), Schedules { strategy: Strategy::Pct { depth: 2 }, budget: 50 });
-        assert!(strategy(Some("bfs"), None, None, None).is_err());
+        assert_eq!(strategy(None, Some(20), None, None, None).unwrap(), Schedules { strategy: Strategy::Random, budget: 20 });
+        assert_eq!(strategy(Some("pct"), Some(50), None, Some(2), None).unwrap(), Schedules { strategy: Strategy::Pct { depth: 2 }, budget: 50 });
+        assert!(strategy(Some("bfs"), None, None, None, None).is_err());
     }
 }
