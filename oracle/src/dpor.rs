@@ -88,9 +88,9 @@ impl std::str::FromStr for Por {
 }
 
 /// The threads each choice point must also try, from one recorded run: (index into
-/// `schedule.choices`, threads), in the order found. Empty when the file does not
-/// record the single-option steps (older runtimes): no race can be computed then, and
-/// [`Tree`] tries every option.
+/// `schedule.choices`, threads), in the order found. A file without the single-option
+/// steps (older runtimes) would give a wrong happens-before: [`Tree`] then tries every
+/// option instead.
 pub fn races(schedule: &Schedule, bounded: bool) -> Vec<(usize, Vec<u32>)> {
     let points = schedule.run_points();
     let steps: Vec<Step> = points
