@@ -16,7 +16,7 @@ use syncmut_mutator::metamutant;
 use syncmut_runtime::exec::Limits;
 use syncmut_runtime::Invocation;
 use syncmut_oracle::explore::{self, Choose, ExploreSettings, PctPlan, PCT_MAX_CHOSEN_DEPTH, REPEAT_STREAK};
-use syncmut_oracle::schedules::{Strategy, StrategyName};
+use syncmut_oracle::schedules::{Por, Strategy, StrategyName, UNBOUNDED};
 
 #[derive(Args)]
 pub struct ExploreArgs {
@@ -35,12 +35,14 @@ pub struct ExploreArgs {
     /// the program (see --depth).
     #[arg(long, value_name = "N")]
     pub schedules: Option<usize>,
-    /// dfs: at most this many preemptions per schedule.
-    #[arg(long, value_name = "K", default_value_t = 2)]
+    /// dfs: at most this many preemptions per schedule, or `unbounded`.
+    #[arg(long, value_name = "K", default_value = "2", value_parser = preemption_bound)]
     pub preemptions: u32,
-    /// dfs: also explore schedules that only reorder independent steps (no sleep sets).
-    #[arg(long)]
-    pub no_sleep_sets: bool,
+    /// dfs: how schedules that only reorder independent steps are skipped: `dpor`
+    /// (dynamic partial-order reduction, with sleep sets when unbounded), `sleep` (sleep
+    /// sets only) or `none`.
+    #[arg(long, default_value = "dpor", value_parser = por_name())]
+    pub por: Por,
     /// pct: bug depth d (d-1 priority change points); by default the deepest of 1 to 3
     /// that the budget covers with 95% probability, for the threads and scheduling points
     /// of a first run.
@@ -114,7 +116,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         StrategyName::Random => Strategy::Random,
         // A placeholder when the depth is chosen from the program.
         StrategyName::Pct => Strategy::Pct { depth: a.depth.unwrap_or(PCT_MAX_CHOSEN_DEPTH) },
-        StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions, sleep_sets: !a.no_sleep_sets },
+        StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions, por: a.por },
         other => return Err((exit::USAGE, anyhow::anyhow!("explore: --strategy must be random, pct or dfs, not {other:?}"))),
     };
     let config = ExploreSettings {
@@ -266,6 +268,18 @@ fn percent(p: f64) -> String {
 
 /// `--strategy`: clap checks the name against the list (and lists the names in its
 /// errors); `StrategyName` parses it, as for `run` and syncmut.toml.
+pub fn por_name() -> impl TypedValueParser<Value = Por> {
+    PossibleValuesParser::new(Por::NAMES).map(|name| name.parse().expect("a listed reduction"))
+}
+
+/// A preemption bound: a number, or `unbounded`.
+pub fn preemption_bound(word: &str) -> Result<u32, String> {
+    match word {
+        "unbounded" => Ok(UNBOUNDED),
+        k => k.parse::<u32>().ok().filter(|k| *k != UNBOUNDED).ok_or_else(|| format!("{k:?} is not a preemption bound (a number, or `unbounded`)")),
+    }
+}
+
 fn strategy_name() -> impl TypedValueParser<Value = StrategyName> {
     PossibleValuesParser::new(StrategyName::EXPLORE_NAMES).map(|name| name.parse().expect("a listed strategy name"))
 }

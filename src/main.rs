@@ -107,9 +107,13 @@ enum Command {
         /// baseline's: every kill would be a false one; exits 11 if there is any.
         #[arg(long)]
         self_check: bool,
-        /// dfs: at most this many preemptions per schedule (default 2).
-        #[arg(long, value_name = "K")]
+        /// dfs: at most this many preemptions per schedule (default 2), or `unbounded`.
+        #[arg(long, value_name = "K", value_parser = explore::preemption_bound)]
         preemptions: Option<u32>,
+        /// dfs: `sleep` (sleep sets, the default) or `none`; `dpor` is refused here (it
+        /// is `explore`'s default).
+        #[arg(long, value_parser = explore::por_name())]
+        por: Option<syncmut_oracle::schedules::Por>,
         /// pct: bug depth d, d-1 priority change points (default 3).
         #[arg(long, value_name = "D")]
         depth: Option<u32>,
@@ -375,7 +379,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let design = design.design_with(&file)?;
             gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
         }
-        Command::Run { mut design, tests, test_cmd, gen, generation, output, jobs, resume, schedules, strategy, native, self_check, preemptions, depth, interleave, races, fail_under, select, keep_traces } => {
+        Command::Run { mut design, tests, test_cmd, gen, generation, output, jobs, resume, schedules, strategy, native, self_check, preemptions, por, depth, interleave, races, fail_under, select, keep_traces } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = design.config()?;
             design.sync = file.sync.clone();
@@ -384,7 +388,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let strategy_name = strategy.or(file.strategy.clone());
             let native = config::native_runs(strategy_name.as_deref(), schedules.or(file.schedules), native.or(file.native));
             config::check_limits(None, Some(native), None).map_err(|error| Failure { code: exit::USAGE, error })?;
-            let strategy = config::strategy(strategy_name.as_deref(), schedules.or(file.schedules), preemptions.or(file.preemptions), depth.or(file.depth))
+            let strategy = config::strategy(strategy_name.as_deref(), schedules.or(file.schedules), preemptions.or(file.preemptions), depth.or(file.depth), por)
                 .map_err(|error| Failure { code: exit::USAGE, error })?;
             let mut config = lab::RunSettings { strategy, native, self_check, keep_traces, ..lab::RunSettings::default() };
             if let Some(jobs) = jobs.or(file.jobs) {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_oracle::explore::{self, BugKind, ExploreSettings};
-use syncmut_oracle::schedules::Strategy;
+use syncmut_oracle::schedules::{Por, Strategy};
 use syncmut_runtime::Invocation;
 
 fn bugs_dir() -> PathBuf {
@@ -137,7 +137,7 @@ fn found_replayed_and_twin_clean(name: &str, kind: BugKind, interleave: Interlea
     let out = dir.path().join(name);
     let b = build_with(&bugs_dir().join(format!("{name}.c")), &out, interleave, &[]);
     // Cheapest first; every budget is within 1000 schedules.
-    let strategies = [(Strategy::Pct { depth: 3 }, 100), (Strategy::Random, 100), (Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000)];
+    let strategies = [(Strategy::Pct { depth: 3 }, 100), (Strategy::Random, 100), (Strategy::Dfs { preemptions: 2, por: Por::Dpor }, 1000)];
     let mut found = None;
     for (strategy, budget) in strategies {
         let report = explore::explore(&original(&b.metamutant), &config(strategy, budget), &out.join("work")).unwrap();
@@ -168,10 +168,12 @@ fn found_replayed_and_twin_clean(name: &str, kind: BugKind, interleave: Interlea
     assert_eq!(explore::classify(&execution, &replayed).map(|(k, _)| k), Some(kind), "{name}: replay");
 
     // The correct twin: every schedule with at most one preemption (dfs with sleep
-    // sets exhausts the bounded space), and random schedules, are clean.
+    // sets exhausts the bounded space), and random schedules, are clean. (Under a bound
+    // the partial-order reduction gives up sleep sets and adds backtrack points, and
+    // runs more than sleep sets on rw_starvation_ok and sem_overpost_ok: BENCHMARKS.md.)
     let twin_out = dir.path().join(format!("{name}_ok"));
     let twin = build_with(&bugs_dir().join(format!("{name}_ok.c")), &twin_out, interleave, &[]);
-    let report = explore::explore(&original(&twin.metamutant), &config(Strategy::Dfs { preemptions: 1, sleep_sets: true }, 500), &twin_out.join("work")).unwrap();
+    let report = explore::explore(&original(&twin.metamutant), &config(Strategy::Dfs { preemptions: 1, por: Por::Sleep }, 500), &twin_out.join("work")).unwrap();
     assert!(report.found.is_none(), "{name}_ok: {}", report.found.map(|f| explore::render_counterexample(&twin.catalogue, &f)).unwrap_or_default());
     assert!(report.exhausted, "{name}_ok: dfs did not exhaust the bounded space ({} runs)", report.runs);
     eprintln!("{name}_ok: clean, bounded space exhausted in {} distinct dfs schedules", report.distinct);
@@ -261,7 +263,7 @@ fn a_deadlock_through_a_latch_and_a_semaphore_is_found_by_every_strategy() {
 fn a_data_race_needs_memory_interleaving_and_locals_stay_one_step() {
     let dir = tempfile::tempdir().unwrap();
     let source = bugs_dir().join("counter_race.c");
-    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000);
+    let dfs = config(Strategy::Dfs { preemptions: 2, por: Por::Dpor }, 1000);
     // At the default granularity the racy loop is one step: the whole bounded space is
     // explored and the lost update never shows.
     let sync = build(&source, &dir.path().join("sync"));
@@ -297,7 +299,7 @@ fn verifier(name: &str) -> PathBuf {
 #[test]
 fn an_atomic_section_is_one_step() {
     let dir = tempfile::tempdir().unwrap();
-    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000);
+    let dfs = config(Strategy::Dfs { preemptions: 2, por: Por::Dpor }, 1000);
     // Without the sections the read-modify-write spans two scheduling points: lost update.
     let plain = build_with(&verifier("atomic_section.c"), &dir.path().join("plain"), Interleave::Sync, &["-DNO_ATOMIC"]);
     let report = explore::explore(&original(&plain.metamutant), &dfs, &dir.path().join("plain/work")).unwrap();
@@ -315,7 +317,7 @@ fn an_atomic_section_is_one_step() {
 #[test]
 fn a_verifier_atomic_function_and_a_programs_own_section_are_one_step() {
     let dir = tempfile::tempdir().unwrap();
-    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000);
+    let dfs = config(Strategy::Dfs { preemptions: 2, por: Por::Dpor }, 1000);
     let source = verifier("atomic_function.c");
     // The same function under an ordinary name loses an update.
     let plain = build_with(&source, &dir.path().join("plain"), Interleave::Memory, &["-DPLAIN"]);
@@ -368,7 +370,7 @@ fn a_program_synchronizing_only_by_create_and_join_is_explored_at_memory_level()
 fn a_failed_assumption_ends_the_run_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let b = build(&verifier("assume.c"), dir.path());
-    let report = explore::explore(&original(&b.metamutant), &config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 1000), &dir.path().join("work")).unwrap();
+    let report = explore::explore(&original(&b.metamutant), &config(Strategy::Dfs { preemptions: 2, por: Por::Dpor }, 1000), &dir.path().join("work")).unwrap();
     // Schedules where main reads before the worker wrote end at the assumption (not a
     // bug); the assertion after it never fails.
     assert!(report.found.is_none() && report.exhausted);
@@ -511,7 +513,7 @@ fn resume_keeps_the_interleaving_it_was_built_with() {
 fn memory_reached_through_pointers_is_shared() {
     let dir = tempfile::tempdir().unwrap();
     let source = util::fixture("interleave/pointer_race.c");
-    let dfs = config(Strategy::Dfs { preemptions: 2, sleep_sets: true }, 500);
+    let dfs = config(Strategy::Dfs { preemptions: 2, por: Por::Dpor }, 500);
     for (variant, flags) in [("heap", &[][..]), ("stack", &["-DSTACK_ONLY"][..])] {
         let out = dir.path().join(variant);
         let b = build_with(&source, &out, Interleave::Memory, flags);

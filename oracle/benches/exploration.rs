@@ -12,7 +12,7 @@ use syncmut_mutator::{metamutant, Design};
 use syncmut_runtime::exec::{execute, Limits, Status};
 use syncmut_runtime::Invocation;
 use syncmut_oracle::explore::{self, ExploreSettings};
-use syncmut_oracle::schedules::Strategy;
+use syncmut_oracle::schedules::{Por, Strategy, UNBOUNDED};
 
 const RUNS: usize = 100;
 
@@ -90,7 +90,7 @@ fn main() {
         let (nb, nf, nrate) = native(&b.original);
         let mut cells = vec![cell(nb, nf, RUNS)];
         let mut rates = vec![nrate];
-        for s in [Strategy::Random, Strategy::Pct { depth: 3 }, Strategy::Dfs { preemptions: 2, sleep_sets: true }] {
+        for s in [Strategy::Random, Strategy::Pct { depth: 3 }, Strategy::Dfs { preemptions: 2, por: Por::Dpor }] {
             let (bugs, first, runs, rate) = strategy(&b.metamutant, s, &out.join("work"));
             cells.push(cell(bugs, first, runs));
             rates.push(rate);
@@ -99,20 +99,25 @@ fn main() {
         println!("{name:<17} {}  {}", cells.join(" "), rates.join(" "));
         twins.push((format!("{name}_ok"), *interleave));
     }
-    println!("\ndfs schedules to exhaust each twin's bounded space (preemption bound 1; budget 3000, + = not exhausted)");
-    println!("{:<20} {:>8} {:>8} {:>6}", "twin", "no sleep", "sleep", "ratio");
+    println!("\ndfs schedules to exhaust each twin's space (budget 3000, + = not exhausted), by reduction");
+    println!("{:<20} {:>6} {:>6} {:>6} {:>6}  {:>6} {:>6} {:>6}", "twin", "k=1", "none", "sleep", "dpor", "k=inf", "sleep", "dpor");
     for (twin, interleave) in twins {
         let out = tmp.path().join(&twin);
         let b = build(&dir.join(format!("{twin}.c")), &out, interleave);
-        let mut counts = Vec::new();
-        for sleep_sets in [false, true] {
-            let config = ExploreSettings { strategy: Strategy::Dfs { preemptions: 1, sleep_sets }, schedules: 3000, ..ExploreSettings::default() };
-            let program = Invocation { active: Some(String::new()), ..Invocation::new(&b.metamutant, &[]) };
-            let r = explore::explore(&program, &config, &out.join("work")).unwrap();
-            assert!(r.found.is_none(), "{twin}");
-            counts.push((r.distinct, r.exhausted));
+        let mut cells = Vec::new();
+        for (preemptions, pors) in [(1, &[Por::None, Por::Sleep, Por::Dpor][..]), (UNBOUNDED, &[Por::Sleep, Por::Dpor][..])] {
+            if preemptions == UNBOUNDED {
+                cells.push(String::new());
+            }
+            for por in pors {
+                let config = ExploreSettings { strategy: Strategy::Dfs { preemptions, por: *por }, schedules: 3000, ..ExploreSettings::default() };
+                let program = Invocation { active: Some(String::new()), ..Invocation::new(&b.metamutant, &[]) };
+                let r = explore::explore(&program, &config, &out.join("work")).unwrap();
+                assert!(r.found.is_none(), "{twin}");
+                cells.push(format!("{}{}", r.distinct, if r.exhausted { "" } else { "+" }));
+            }
         }
-        let show = |(n, done): (usize, bool)| format!("{n}{}", if done { "" } else { "+" });
-        println!("{twin:<20} {:>8} {:>8} {:>5.2}x", show(counts[0]), show(counts[1]), counts[0].0 as f64 / counts[1].0.max(1) as f64);
+        let cells: Vec<String> = cells.iter().map(|c| format!("{c:>6}")).collect();
+        println!("{twin:<20} {:>6} {}", "", cells.join(" "));
     }
 }

@@ -27,11 +27,12 @@ use std::path::Path;
 use syncmut_mutator::Catalogue;
 use syncmut_runtime::exec::{Execution, Status};
 use syncmut_runtime::input_log::{self, Given};
-use syncmut_runtime::schedule::{self, Choice, ChoiceKind, Schedule};
+use syncmut_runtime::schedule::{self, Schedule};
 use syncmut_runtime::races::{self, Race, RaceFile};
 use syncmut_runtime::trace::{self, EndKind, Trace};
 use syncmut_runtime::{status, Invocation};
 
+use crate::dpor::{Por, Tree};
 use crate::schedules::Strategy;
 
 /// What to explore and how much.
@@ -345,12 +346,12 @@ pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit
             };
             explorer.seeded(strategy, steps, budget)
         }
-        Strategy::Dfs { preemptions, sleep_sets } => {
+        Strategy::Dfs { preemptions, por } => {
             // Pass 0 with every value 0 (the run without drawn inputs), then one pass per
             // seed while the program draws values and the budget lasts.
             let mut pass = 0;
             loop {
-                let exhausted = explorer.dfs(preemptions, sleep_sets)?;
+                let exhausted = explorer.dfs(preemptions, por)?;
                 if !exhausted || explorer.stopped {
                     return Ok(explorer.search(false));
                 }
@@ -481,45 +482,14 @@ impl Explorer<'_, '_> {
     }
 
     /// Stateless depth-first search (one pass, under the current input seed; true when
-    /// the bounded space was exhausted): the stack holds, per choice point of the current
-    /// path, the options still to try there; a path is re-executed by replaying its
-    /// prefix, the runtime continuing with the default strategy past its end.
-    ///
-    /// Sleep sets: a thread is asleep at a point when a schedule where it takes its
-    /// pending step there has been (or is being) explored from an equivalent state, and
-    /// no step dependent on it (same synchronization object) has happened since; such
-    /// a thread is not tried there. Sets are kept across `run` points only (emptied at
-    /// a `wake`/`timeout` point).
-    fn dfs(&mut self, bound: u32, sleep_sets: bool) -> Result<bool, ExploreError> {
-        struct Node {
-            choice: Choice,
-            /// Options tried at this point (the path's own choice first).
-            done: Vec<u32>,
-            /// Preemptions on the path before this point.
-            preemptions: u32,
-            /// Threads asleep at this point.
-            sleep: Vec<u32>,
-        }
-        /// The sleep set after `parent` takes its current choice.
-        fn child_sleep(parent: &Node, child: &Choice) -> Vec<u32> {
-            let u = parent.choice.chosen;
-            if parent.choice.kind != ChoiceKind::Run || child.kind != ChoiceKind::Run {
-                return Vec::new();
-            }
-            let mut sleep: Vec<u32> = parent
-                .sleep
-                .iter()
-                .chain(parent.done.iter())
-                .copied()
-                .filter(|&x| x != u && parent.choice.independent(x, u))
-                .collect();
-            sleep.sort_unstable();
-            sleep.dedup();
-            sleep
-        }
+    /// the bounded space was exhausted): the tree ([`crate::dpor::Tree`]) holds, per
+    /// choice point of the current path, the options still to try there and prunes them
+    /// as `por` says; a path is re-executed by replaying its prefix, the runtime
+    /// continuing with the default strategy past its end.
+    fn dfs(&mut self, bound: u32, por: Por) -> Result<bool, ExploreError> {
         let replay_file = self.work.join("prefix.schedule");
         let mut prefix: Vec<u32> = Vec::new();
-        let mut stack: Vec<Node> = Vec::new();
+        let mut tree = Tree::new(por, bound);
         loop {
             if self.runs >= self.config.schedules {
                 return Ok(false);
@@ -536,39 +506,8 @@ impl Explorer<'_, '_> {
                 // claim to cover the space.
                 return Ok(false);
             }
-            // Extend the stack with the points past the prefix.
-            stack.truncate(prefix.len());
-            let mut preemptions = stack.last().map(|n| n.preemptions + u32::from(n.choice.preempts(n.choice.chosen))).unwrap_or(0);
-            for choice in schedule.choices.into_iter().skip(prefix.len()) {
-                let next = preemptions + u32::from(choice.preempts(choice.chosen));
-                let sleep = match stack.last() {
-                    Some(parent) if sleep_sets => child_sleep(parent, &choice),
-                    _ => Vec::new(),
-                };
-                stack.push(Node { done: vec![choice.chosen], choice, preemptions, sleep });
-                preemptions = next;
-            }
-            // Backtrack to the deepest point with an untried option within the bound.
-            let mut next_prefix = None;
-            while let Some(node) = stack.last_mut() {
-                let untried = node.choice.options.iter().map(|(id, _)| *id).find(|id| {
-                    !node.done.contains(id)
-                        && !node.sleep.contains(id)
-                        && node.preemptions + u32::from(node.choice.preempts(*id)) <= bound
-                });
-                match untried {
-                    Some(id) => {
-                        node.done.push(id);
-                        node.choice.chosen = id;
-                        next_prefix = Some(stack.iter().map(|n| n.choice.chosen).collect::<Vec<u32>>());
-                        break;
-                    }
-                    None => {
-                        stack.pop();
-                    }
-                }
-            }
-            match next_prefix {
+            tree.extend(schedule, prefix.len());
+            match tree.next_prefix() {
                 Some(p) => prefix = p,
                 None => return Ok(true),
             }

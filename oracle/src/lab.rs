@@ -1149,10 +1149,11 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
         Some((v, r, s)) if explores || s == "native" => (v, format!("{r}; found by schedule {s}, the {} of {tried}", ordinal(total)), Some(s)),
         Some((v, r, _)) => (v, r, None),
         None if equivalent => {
-            let Strategy::Dfs { preemptions, .. } = config.strategy.strategy else { unreachable!("exhaustive only under dfs") };
+            let Strategy::Dfs { preemptions, por } = config.strategy.strategy else { unreachable!("exhaustive only under dfs") };
             let originals: Vec<&Observation> = tally.matched.iter().zip(&tally.original).map(|(_, o)| &o.observation).collect();
             let reason = format!(
-                "equivalent (exhaustive): on each of {total} schedules (every schedule with at most {preemptions} preemptions, up to sleep-set equivalence) the mutant showed one of the original's behaviours, and all {} of them",
+                "equivalent (exhaustive): on each of {total} schedules ({}) the mutant showed one of the original's behaviours, and all {} of them",
+                schedule_plan::dfs_space(preemptions, por),
                 distinct(&originals)
             );
             (Verdict::EquivalentExhaustive, reason, None)
@@ -1184,9 +1185,9 @@ fn survived_reason(build: &Build, tally: &Tally, strategy: Strategy, exhaustive:
     }
     let total = tally.runs;
     let mut reason = format!("survived {total} schedule{}: {tried}", if total == 1 { "" } else { "s" });
-    if let Strategy::Dfs { preemptions, .. } = strategy {
+    if let Strategy::Dfs { preemptions, por } = strategy {
         reason.push_str(&match exhaustive {
-            true => format!(" (exhaustive: every schedule with at most {preemptions} preemptions, up to sleep-set equivalence)"),
+            true => format!(" (exhaustive: {})", schedule_plan::dfs_space(preemptions, por)),
             false => " (not exhaustive: the budget ended the search)".to_string(),
         });
     }
@@ -1376,8 +1377,8 @@ fn run_mutant_listed(
 /// exhaustive, sampled strategies give a 95% Wilson interval.
 fn kill_fraction(strategy: Strategy, kills: usize, total: usize, exhaustive: bool) -> String {
     match strategy {
-        Strategy::Dfs { preemptions, .. } if exhaustive => {
-            format!("killed in {kills} of {total} schedules (exhaustive: every schedule with at most {preemptions} preemptions, up to sleep-set equivalence)")
+        Strategy::Dfs { preemptions, por } if exhaustive => {
+            format!("killed in {kills} of {total} schedules (exhaustive: {})", schedule_plan::dfs_space(preemptions, por))
         }
         Strategy::Dfs { .. } => format!("killed in {kills} of {total} dfs schedules (not exhaustive: the budget ended the search)"),
         _ => {

@@ -8,6 +8,7 @@
 //! the saved results, [`diff`] and [`report`] render them.
 
 pub mod diff;
+pub mod dpor;
 pub mod error;
 pub mod explain;
 pub mod explore;

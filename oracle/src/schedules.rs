@@ -4,6 +4,21 @@
 
 use syncmut_runtime::schedule;
 
+pub use crate::dpor::Por;
+
+/// A preemption "bound" that bounds nothing (`--preemptions unbounded`).
+pub const UNBOUNDED: u32 = u32::MAX;
+
+/// What an exhausted dfs search covered, in words: `every schedule with at most 2
+/// preemptions, up to the order of independent steps`.
+pub fn dfs_space(preemptions: u32, por: Por) -> String {
+    let bound = match preemptions {
+        UNBOUNDED => String::new(),
+        k => format!(" with at most {k} preemptions"),
+    };
+    format!("every schedule{bound}{}", por.equivalence())
+}
+
 /// A schedule strategy. SystemC designs always run once: the kernel's process order is
 /// deterministic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,8 +34,9 @@ pub enum Strategy {
     /// `pct:<k>:<depth>:<steps>` for k = 1, 2, …, `steps` the original's run length.
     Pct { depth: u32 },
     /// Depth-first search over the choice points, at most `preemptions` preemptions per
-    /// schedule; `sleep_sets` skips schedules that only reorder independent steps.
-    Dfs { preemptions: u32, sleep_sets: bool },
+    /// schedule ([`UNBOUNDED`]: no bound); `por` skips schedules that only reorder
+    /// independent steps ([`crate::dpor`]).
+    Dfs { preemptions: u32, por: Por },
 }
 
 impl Strategy {
@@ -45,8 +61,16 @@ impl std::fmt::Display for Strategy {
             Strategy::Mixed { depth } => write!(f, "default, pct (depth {depth}) and random"),
             Strategy::Random => write!(f, "random"),
             Strategy::Pct { depth } => write!(f, "pct (depth {depth})"),
-            Strategy::Dfs { preemptions, sleep_sets } => {
-                write!(f, "dfs (preemption bound {preemptions}{})", if *sleep_sets { ", sleep sets" } else { "" })
+            Strategy::Dfs { preemptions, por } => {
+                let reduction = match por {
+                    Por::Dpor => ", partial-order reduction",
+                    Por::Sleep => ", sleep sets",
+                    Por::None => "",
+                };
+                match *preemptions {
+                    UNBOUNDED => write!(f, "dfs (no preemption bound{reduction})"),
+                    k => write!(f, "dfs (preemption bound {k}{reduction})"),
+                }
             }
         }
     }
@@ -146,7 +170,7 @@ mod tests {
         assert!("bfs".parse::<StrategyName>().unwrap_err().contains("strategy must be"));
         assert_eq!(Strategy::Random.seeded_value(3, 10).as_deref(), Some("random:3"));
         assert_eq!(Strategy::Pct { depth: 2 }.seeded_value(1, 40).as_deref(), Some("pct:1:2:40"));
-        assert_eq!(Strategy::Dfs { preemptions: 1, sleep_sets: true }.seeded_value(1, 40), None);
+        assert_eq!(Strategy::Dfs { preemptions: 1, por: Por::Dpor }.seeded_value(1, 40), None);
         let mixed: Vec<String> = (1..=5).map(|k| Strategy::Mixed { depth: 3 }.seeded_value(k, 40).unwrap()).collect();
         assert_eq!(mixed, ["default", "pct:1:3:40", "random:1", "pct:2:3:40", "random:2"]);
     }

@@ -52,9 +52,25 @@ pub struct Choice {
     /// Trace events recorded before the point (`e<n>`): the chosen step comes after the
     /// events with a smaller seq. `None` in files that do not say.
     pub events: Option<u64>,
+    /// Per option, the run step (index into [`Schedule::run_steps`]) during which
+    /// another thread created or woke it, if it has not run since (`b<k>`): a causal edge
+    /// its objects need not show. May be shorter than `options` (missing: none).
+    pub readied: Vec<Option<u32>>,
 }
 
 impl Choice {
+    /// The pending step of option `thread` here: its objects (`None`: every object),
+    /// whether it only reads them, and the run step that readied it.
+    pub fn step_of(&self, thread: u32) -> Option<Step> {
+        let i = self.options.iter().position(|(id, _)| *id == thread)?;
+        Some(Step {
+            thread,
+            objects: self.touches.get(i).cloned().flatten(),
+            reads: self.reads.get(i).copied().unwrap_or(false),
+            readied: self.readied.get(i).copied().flatten(),
+        })
+    }
+
     /// The steps of threads `a` and `b` at this point commute: they act on disjoint
     /// synchronization objects (design code between scheduling points is assumed free
     /// of data races). The main thread's steps never commute: returning from `main`
@@ -75,10 +91,34 @@ impl Choice {
     }
 }
 
+/// One thread's step at a scheduling point: what it acts on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub thread: u32,
+    /// `None`: unknown, every object.
+    pub objects: Option<Vec<u32>>,
+    /// Only reads its objects (a memory load): two reads of one object commute.
+    pub reads: bool,
+    /// The run step during which another thread created or woke this one.
+    pub readied: Option<u32>,
+}
+
+/// A run point of a recorded schedule: a choice, or a step with one option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunPoint {
+    /// Index into [`Schedule::choices`] (a `run` choice).
+    Choice(usize),
+    /// Index into [`Schedule::singles`].
+    Single(usize),
+}
+
 /// A recorded schedule.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Schedule {
     pub choices: Vec<Choice>,
+    /// The run points with one option (`# step` lines), each with the number of choices
+    /// recorded before it. Empty in files written before they were recorded.
+    pub singles: Vec<(usize, Choice)>,
     /// How the run ended (`exit`, `signal`, `deadlock`, `livelock`), if recorded.
     pub end: Option<String>,
     /// Scheduling points of the whole run.
@@ -99,6 +139,12 @@ pub fn parse(text: &str) -> Result<Schedule, String> {
         if line.is_empty() {
             continue;
         }
+        if let Some(step) = line.strip_prefix("# step ") {
+            let words: Vec<&str> = step.split_whitespace().collect();
+            let choice = parse_choice(&words).map_err(|e| bad(&e))?;
+            schedule.singles.push((schedule.choices.len(), choice));
+            continue;
+        }
         if let Some(comment) = line.strip_prefix('#') {
             let words: Vec<&str> = comment.split_whitespace().collect();
             match words.as_slice() {
@@ -114,41 +160,76 @@ pub fn parse(text: &str) -> Result<Schedule, String> {
             continue;
         }
         let words: Vec<&str> = line.split_whitespace().collect();
-        let chosen = words.first().and_then(|w| w.parse().ok()).ok_or_else(|| bad("expected a thread id"))?;
-        // A replay prefix has only the thread id: a run choice.
-        let kind = match words.get(1) {
-            Some(word) => word.parse().map_err(|e: String| bad(&e))?,
-            None => ChoiceKind::Run,
-        };
-        let current = words.get(2).and_then(|w| w.parse().ok());
-        let mut options = Vec::new();
-        let mut touches = Vec::new();
-        let mut reads = Vec::new();
-        let mut accesses = Vec::new();
-        if let Some(list) = words.get(3) {
-            for option in list.split(',') {
-                let mut fields = option.split(':');
-                let id = fields.next().unwrap_or_default().parse().map_err(|_| bad("bad option"))?;
-                let site_field = fields.next();
-                accesses.push(site_field.and_then(|f| f.strip_prefix('m')).and_then(|k| k.parse().ok()));
-                options.push((id, site_field.and_then(|f| f.parse().ok())));
-                let objects = fields.next();
-                reads.push(objects.is_some_and(|o| o.starts_with('r')));
-                touches.push(match objects {
-                    Some("-") => Some(Vec::new()),
-                    Some(objects) if objects != "*" => objects
-                        .split('+')
-                        .map(|o| o.strip_prefix('o').or_else(|| o.strip_prefix('r')).and_then(|n| n.parse().ok()))
-                        .collect::<Option<Vec<u32>>>(),
-                    _ => None,
-                });
-            }
-        }
-        let events = words.get(4).and_then(|w| w.strip_prefix('e')).and_then(|n| n.parse().ok());
-        schedule.choices.push(Choice { chosen, kind, current, options, touches, reads, accesses, events });
+        schedule.choices.push(parse_choice(&words).map_err(|e| bad(&e))?);
     }
     Ok(schedule)
 }
+
+/// One choice line's words: `<chosen> <kind> <current|-> <options> e<events>`.
+fn parse_choice(words: &[&str]) -> Result<Choice, String> {
+    let chosen = words.first().and_then(|w| w.parse().ok()).ok_or("expected a thread id")?;
+    // A replay prefix has only the thread id: a run choice.
+    let kind = match words.get(1) {
+        Some(word) => word.parse()?,
+        None => ChoiceKind::Run,
+    };
+    let current = words.get(2).and_then(|w| w.parse().ok());
+    let mut options = Vec::new();
+    let mut touches = Vec::new();
+    let mut reads = Vec::new();
+    let mut accesses = Vec::new();
+    let mut readied = Vec::new();
+    if let Some(list) = words.get(3) {
+        for option in list.split(',') {
+            let mut fields = option.split(':');
+            let id = fields.next().unwrap_or_default().parse().map_err(|_| "bad option")?;
+            let site_field = fields.next();
+            accesses.push(site_field.and_then(|f| f.strip_prefix('m')).and_then(|k| k.parse().ok()));
+            options.push((id, site_field.and_then(|f| f.parse().ok())));
+            let objects = fields.next();
+            reads.push(objects.is_some_and(|o| o.starts_with('r')));
+            touches.push(match objects {
+                Some("-") => Some(Vec::new()),
+                Some(objects) if objects != "*" => objects
+                    .split('+')
+                    .map(|o| o.strip_prefix('o').or_else(|| o.strip_prefix('r')).and_then(|n| n.parse().ok()))
+                    .collect::<Option<Vec<u32>>>(),
+                _ => None,
+            });
+            readied.push(fields.next().and_then(|f| f.strip_prefix('b')).and_then(|k| k.parse().ok()));
+        }
+    }
+    let events = words.get(4).and_then(|w| w.strip_prefix('e')).and_then(|n| n.parse().ok());
+    Ok(Choice { chosen, kind, current, options, touches, reads, accesses, events, readied })
+}
+
+impl Schedule {
+    /// The run points in the order they were met (`run` choices and single steps;
+    /// `wake`/`timeout` choices are not steps), when the file records the single ones.
+    pub fn run_points(&self) -> Vec<RunPoint> {
+        let mut points = Vec::new();
+        let mut singles = self.singles.iter().enumerate().peekable();
+        for (c, choice) in self.choices.iter().enumerate() {
+            while let Some((s, _)) = singles.next_if(|(_, (before, _))| *before <= c) {
+                points.push(RunPoint::Single(s));
+            }
+            if choice.kind == ChoiceKind::Run {
+                points.push(RunPoint::Choice(c));
+            }
+        }
+        points.extend(singles.map(|(s, _)| RunPoint::Single(s)));
+        points
+    }
+
+    /// The point a run point names.
+    pub fn point(&self, point: RunPoint) -> &Choice {
+        match point {
+            RunPoint::Choice(c) => &self.choices[c],
+            RunPoint::Single(s) => &self.singles[s].1,
+        }
+    }
+}
+
 
 /// The replay file for a list of chosen thread ids (what `replay:<path>` reads).
 pub fn replay_text(chosen: &[u32]) -> String {
@@ -209,7 +290,7 @@ mod tests {
 
     #[test]
     fn a_thread_that_finished_is_not_preempted() {
-        let c = Choice { chosen: 2, kind: ChoiceKind::Run, current: Some(1), options: vec![(0, None), (2, None)], touches: vec![], reads: vec![], accesses: vec![], events: None };
+        let c = Choice { chosen: 2, kind: ChoiceKind::Run, current: Some(1), options: vec![(0, None), (2, None)], touches: vec![], reads: vec![], accesses: vec![], events: None, readied: vec![] };
         assert!(!c.preempts(2));
     }
 }

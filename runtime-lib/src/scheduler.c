@@ -93,6 +93,10 @@ struct sthread {
     uint32_t reads_in_a_row; /* memory reads since the thread's last write or sync call */
     uint64_t yielded_at; /* step of its last busy-wait yield, 0: none */
     uint64_t last_run; /* step it last ran at, or was made ready at */
+    /* The run step (index among the recorded run points) during which another thread
+     * created or woke it, if it has not run since; -1: none. A causal edge the objects
+     * do not show (a signal wakes a waiter that then relocks the mutex). */
+    int64_t readied;
 };
 
 static int enabled; /* written once before main */
@@ -118,6 +122,7 @@ struct choice {
     uint32_t chosen;
     uint32_t current; /* K_RUN: the thread at the point (NO_NAME: none) */
     uint32_t kind;
+    uint32_t single;  /* K_RUN with one option: not a choice (a `# step` line) */
     uint32_t n;       /* options, in opts[off..off+n) */
     uint64_t off;
     uint64_t events;  /* trace events recorded before the point */
@@ -128,6 +133,7 @@ struct option {
     uint32_t obj[2]; /* OBJ_NONE, OBJ_ALL, or k+1 for the k-th object seen */
     uint32_t reads;  /* the step only reads its object: two reads commute */
     int64_t access;  /* memory access number (`m<k>` in the site field), else -1 */
+    int64_t readied; /* the thread's `readied` (`b<k>` after the objects), else -1 */
 };
 #define OBJ_NONE 0u
 #define OBJ_ALL UINT32_MAX
@@ -148,6 +154,9 @@ static _Atomic uint64_t nchoices;
 static uint64_t noptions;
 static _Atomic int choices_truncated;
 static _Atomic int out_written;
+/* Run points recorded (choices and single steps); the step under way is the last. */
+static uint64_t run_points;
+static int64_t current_step = -1;
 static const char *schedule_value;
 static pid_t owner_pid; /* a forked child must not write the parent's schedule file */
 static uint64_t max_steps = DEFAULT_MAX_STEPS;
@@ -220,6 +229,7 @@ static void wake(struct sthread *t, int reason)
     t->kind = W_NONE;
     t->wake = reason;
     t->last_run = steps; /* ready from now on: starvation counts from here */
+    t->readied = current_step;
     set_state(t, READY);
 }
 
@@ -255,11 +265,41 @@ static void set_next(struct sthread *t, const void *a, const void *b, int all)
     t->next_access = -1;
 }
 
+/* Records a scheduling point: a choice (n > 1), or with `single` a run point with one
+ * option, which the oracle's partial-order reduction needs for its happens-before
+ * relation. Consecutive single steps of one thread are one record (one step, on the
+ * union of their objects: every object when they are more than two). */
 static void record_choice(int kind, const struct sthread *chosen, const struct sthread *cur, uint32_t n)
 {
     if (choices == NULL)
         return;
     uint64_t k = atomic_load_explicit(&nchoices, memory_order_relaxed);
+    int single = kind == K_RUN && n == 1;
+    if (single && k > 0 && choices[k - 1].single && choices[k - 1].chosen == chosen->id) {
+        struct option *o = &options[choices[k - 1].off];
+        for (int j = 0; j < 2; j++) {
+            uint32_t obj = object_number(chosen, j);
+            int reads = chosen->next_reads;
+            if (obj == OBJ_NONE || o->obj[0] == OBJ_ALL)
+                continue;
+            if (obj == OBJ_ALL || (o->obj[1] != OBJ_NONE && o->obj[1] != obj && o->obj[0] != obj)) {
+                o->obj[0] = OBJ_ALL, o->obj[1] = OBJ_NONE;
+                continue;
+            }
+            if (o->obj[0] == OBJ_NONE) {
+                o->obj[0] = obj;
+                o->reads = (uint32_t)reads;
+            } else if (o->obj[0] == obj) {
+                o->reads = o->reads && reads;
+            } else if (o->obj[1] == OBJ_NONE || o->obj[1] == obj) {
+                /* the second slot is written `+o<k>`: not a read */
+                o->obj[1] = obj;
+                o->reads = 0;
+            }
+        }
+        o->access = -1;
+        return;
+    }
     if (k >= MAX_CHOICES || noptions + n > MAX_OPTIONS) {
         atomic_store_explicit(&choices_truncated, 1, memory_order_relaxed);
         return;
@@ -268,6 +308,7 @@ static void record_choice(int kind, const struct sthread *chosen, const struct s
     c->chosen = chosen->id;
     c->current = cur != NULL ? cur->id : NO_NAME;
     c->kind = (uint32_t)kind;
+    c->single = (uint32_t)single;
     c->n = n;
     c->off = noptions;
     c->events = syncmut_trace_recorded();
@@ -276,6 +317,7 @@ static void record_choice(int kind, const struct sthread *chosen, const struct s
             options[noptions + i].obj[j] = object_number(candidates[i], j);
         options[noptions + i].reads = (uint32_t)candidates[i]->next_reads;
         options[noptions + i].access = candidates[i]->next_access;
+        options[noptions + i].readied = candidates[i]->readied;
         options[noptions + i].id = candidates[i]->id;
         int64_t site = atomic_load_explicit(&candidates[i]->site, memory_order_relaxed);
         options[noptions + i].site = site < 0 || site > INT32_MAX ? -1 : (int32_t)site;
@@ -283,6 +325,19 @@ static void record_choice(int kind, const struct sthread *chosen, const struct s
     noptions += n;
     /* Published last: a flush from a signal handler sees whole entries only. */
     atomic_store_explicit(&nchoices, k + 1, memory_order_release);
+}
+
+/* A run point: records it and starts the chosen thread's step. */
+static void record_run(struct sthread *chosen, const struct sthread *cur, uint32_t n)
+{
+    if (choices == NULL)
+        return;
+    uint64_t k = atomic_load_explicit(&nchoices, memory_order_relaxed);
+    int merged = n == 1 && k > 0 && choices[k - 1].single && choices[k - 1].chosen == chosen->id;
+    record_choice(K_RUN, chosen, cur, n);
+    if (!merged)
+        current_step = (int64_t)run_points++;
+    chosen->readied = -1;
 }
 
 /* Replay: the next recorded thread if it is among the n candidates, else `fallback`
@@ -448,15 +503,24 @@ static struct sthread *choose(struct sthread *me)
 {
     /* Inside __VERIFIER_atomic_begin/end the section is one step: no other thread runs
      * while its owner can go on (if the owner blocks, the section is broken: others run). */
-    if (atomic_owner == me && atomic_depth > 0 && load_state(me) == READY)
+    if (atomic_owner == me && atomic_depth > 0 && load_state(me) == READY) {
+        candidates[0] = me;
+        record_run(me, me, 1);
         return me;
+    }
     if (strategy == STRATEGY_PCT) /* change points: the running thread drops below all */
         for (uint32_t j = 1; j < pct_depth; j++)
             if (pct_change[j] == steps)
                 me->prio = pct_depth - j;
     uint32_t n = collect_ready();
-    if (n == 0)
-        return expire_timed_wait();
+    if (n == 0) {
+        struct sthread *t = expire_timed_wait();
+        if (t != NULL) { /* its step is a run point with one option */
+            candidates[0] = t;
+            record_run(t, me, 1);
+        }
+        return t;
+    }
     n = fair_candidates(n);
     struct sthread *chosen;
     switch (strategy) {
@@ -480,8 +544,9 @@ static struct sthread *choose(struct sthread *me)
         chosen = default_choice(me, n);
         break;
     }
-    if (n > 1)
-        record_choice(K_RUN, chosen, me, n);
+    if (n == 1)
+        candidates[0] = chosen;
+    record_run(chosen, me, n);
     return chosen;
 }
 
@@ -528,10 +593,12 @@ static void write_schedule_out(const char *how)
     sout.used = 0;
     sout_str("# syncmut-schedule 1 ");
     sout_str(schedule_value);
-    sout_str("\n# <chosen> <kind> <current|-> <id>:<site|->:<objects>,... e<events> (one line per choice point)\n");
+    sout_str("\n# <chosen> <kind> <current|-> <id>:<site|->:<objects>[:b<step>],... e<events> (one line per choice point; `# step` lines: run points with one option)\n");
     uint64_t n = atomic_load_explicit(&nchoices, memory_order_acquire);
     for (uint64_t k = 0; k < n; k++) {
         const struct choice *c = &choices[k];
+        if (c->single)
+            sout_str("# step ");
         sout_u64(c->chosen);
         sout_str(" ");
         sout_str(kind_names[c->kind]);
@@ -564,6 +631,10 @@ static void write_schedule_out(const char *how)
                     sout_str("+o");
                     sout_u64(o->obj[1]);
                 }
+            }
+            if (o->readied >= 0) {
+                sout_str(":b");
+                sout_u64((uint64_t)o->readied);
             }
         }
         sout_str(" e");
@@ -783,6 +854,7 @@ static struct sthread *new_slot(void) /* `lock` held */
     t->reads_in_a_row = 0;
     t->yielded_at = 0;
     t->last_run = steps;
+    t->readied = -1;
     set_next(t, NULL, NULL, 0); /* starting runs design code only */
     /* pct: a random priority above every change-point priority (< 2^32) */
     t->prio = strategy == STRATEGY_PCT ? (UINT64_C(1) << 32) + (rng_next() >> 32) : 0;
@@ -841,6 +913,7 @@ int syncmut_sched_create(const char *start_name, pthread_t *thread, const pthrea
     t->start = start;
     t->arg = arg;
     syncmut_races_create(me->id, t->id);
+    t->readied = current_step;
     set_state(t, READY); /* parked in the trampoline until chosen */
     pthread_mutex_unlock(&lock);
     atomic_store_explicit(&t->name, intern_thread_name(t->id), memory_order_relaxed);

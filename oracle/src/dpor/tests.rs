@@ -1,0 +1,235 @@
+//! The search on hand-built programs: a small model of the runtime's scheduler runs
+//! threads of reads, writes, locks and unlocks, writes the schedule file the runtime
+//! would (choices, `# step` lines, `b<k>` edges) and the search drives it by prefixes,
+//! as `Explorer::dfs` drives a real program.
+
+use super::*;
+use std::collections::BTreeSet;
+use syncmut_runtime::schedule;
+
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Read(u32),
+    Write(u32),
+    Lock(u32),
+    Unlock(u32),
+}
+use Op::*;
+
+/// What a run shows: the values each thread read (the writer's thread id and op
+/// index, 0 = initial), in its order, and the final memory.
+type Observation = (Vec<Vec<u32>>, Vec<(u32, u32)>);
+
+/// Runs `threads` (ids 1, 2, …; thread 0, `main`, takes no step) under `prefix`, then
+/// as the runtime's `default` (the running thread goes on while it can, else the
+/// lowest id). Returns the schedule file and what the run showed.
+fn run(threads: &[Vec<Op>], prefix: &[u32]) -> (String, Observation) {
+    let n = threads.len();
+    let mut pc = vec![0usize; n];
+    let mut holder: std::collections::HashMap<u32, usize> = Default::default();
+    let mut memory: std::collections::BTreeMap<u32, u32> = Default::default();
+    let mut seen = vec![Vec::new(); n];
+    let mut readied: Vec<Option<usize>> = vec![None; n];
+    let mut current: Option<usize> = None;
+    let mut text = String::from("# syncmut-schedule 1 model\n");
+    let (mut choices, mut step) = (0usize, 0usize);
+    let object = |op: &Op| match op {
+        Read(o) => format!("r{o}"),
+        Write(o) => format!("o{o}"),
+        Lock(l) | Unlock(l) => format!("o{}", 100 + l),
+    };
+    // As the runtime: a lock attempt is a step; when the lock is held the thread blocks
+    // (no longer an option) until the unlock wakes it, and retries.
+    let mut blocked = vec![false; n];
+    loop {
+        let enabled: Vec<usize> = (0..n).filter(|&t| !blocked[t] && pc[t] < threads[t].len()).collect();
+        if enabled.is_empty() {
+            break;
+        }
+        let default = current.filter(|c| enabled.contains(c)).unwrap_or(enabled[0]);
+        let chosen = if enabled.len() > 1 {
+            let want = prefix.get(choices).map(|id| *id as usize - 1);
+            choices += 1;
+            want.filter(|w| enabled.contains(w)).unwrap_or(default)
+        } else {
+            default
+        };
+        let options: Vec<String> = enabled
+            .iter()
+            .map(|&t| {
+                let b = readied[t].map(|k| format!(":b{k}")).unwrap_or_default();
+                format!("{}:-:{}{b}", t + 1, object(&threads[t][pc[t]]))
+            })
+            .collect();
+        let cur = current.map(|c| (c + 1).to_string()).unwrap_or("-".into());
+        let line = format!("{} run {cur} {} e0\n", chosen + 1, options.join(","));
+        text.push_str(&if enabled.len() > 1 { line } else { format!("# step {line}") });
+        readied[chosen] = None;
+        let op = threads[chosen][pc[chosen]];
+        let value = (chosen as u32 + 1) * 100 + pc[chosen] as u32 + 1;
+        let mut advance = true;
+        match op {
+            Read(o) => seen[chosen].push(memory.get(&o).copied().unwrap_or(0)),
+            Write(o) => {
+                memory.insert(o, value);
+            }
+            Lock(l) => {
+                if holder.contains_key(&l) {
+                    blocked[chosen] = true;
+                    advance = false;
+                } else {
+                    holder.insert(l, chosen);
+                }
+            }
+            Unlock(l) => {
+                holder.remove(&l);
+                for t in 0..n {
+                    if blocked[t] && matches!(threads[t][pc[t]], Lock(m) if m == l) {
+                        blocked[t] = false;
+                        readied[t] = Some(step);
+                    }
+                }
+            }
+        }
+        if advance {
+            pc[chosen] += 1;
+        }
+        current = Some(chosen);
+        step += 1;
+    }
+    text.push_str(&format!("# end exit steps {step}\n"));
+    (text, (seen, memory.into_iter().collect()))
+}
+
+/// Searches `threads` to exhaustion: the runs made and the observations seen.
+fn search(threads: &[Vec<Op>], por: Por, bound: u32) -> (usize, BTreeSet<Observation>) {
+    let mut tree = Tree::new(por, bound);
+    let mut prefix = Vec::new();
+    let mut seen = BTreeSet::new();
+    for runs in 1.. {
+        assert!(runs < 100_000, "the search does not end");
+        let (text, observation) = run(threads, &prefix);
+        seen.insert(observation);
+        let schedule = schedule::parse(&text).unwrap();
+        tree.extend(schedule, prefix.len());
+        match tree.next_prefix() {
+            Some(p) => prefix = p,
+            None => return (runs, seen),
+        }
+    }
+    unreachable!()
+}
+
+const UNBOUNDED: u32 = u32::MAX;
+
+#[test]
+fn two_independent_threads_need_one_schedule() {
+    // T1 writes x twice, T2 writes y twice: C(4,2) = 6 interleavings, one trace.
+    let p = [vec![Write(1), Write(1)], vec![Write(2), Write(2)]];
+    assert_eq!(search(&p, Por::None, UNBOUNDED).0, 6);
+    assert_eq!(search(&p, Por::Dpor, UNBOUNDED).0, 1);
+}
+
+#[test]
+fn two_writers_of_one_location_need_two() {
+    let p = [vec![Write(1)], vec![Write(1)]];
+    let (runs, seen) = search(&p, Por::Dpor, UNBOUNDED);
+    assert_eq!((runs, seen.len()), (2, 2));
+}
+
+#[test]
+fn one_writer_two_readers() {
+    // The writer-readers example of source-DPOR: p: x = 1; q: read x; r: read x.
+    // 3! = 6 interleavings; the reads commute, so 4 traces (the write before, between
+    // or after the reads, the order of the two reads not mattering when both precede).
+    let p = [vec![Write(1)], vec![Read(1)], vec![Read(1)]];
+    let (none_runs, none_seen) = search(&p, Por::None, UNBOUNDED);
+    let (runs, seen) = search(&p, Por::Dpor, UNBOUNDED);
+    assert_eq!(none_runs, 6);
+    assert_eq!(seen, none_seen);
+    assert_eq!(seen.len(), 4);
+    assert!(runs <= 5, "{runs} runs");
+}
+
+#[test]
+fn critical_sections_are_ordered_two_ways() {
+    // Two threads each lock l, write x, unlock l: the order of the sections is all that
+    // matters (2 traces), every other interleaving being excluded by the lock.
+    let section = vec![Lock(1), Write(1), Unlock(1)];
+    let p = [section.clone(), section];
+    let (runs, seen) = search(&p, Por::Dpor, UNBOUNDED);
+    assert_eq!(seen.len(), 2);
+    // As in the runtime, an attempt on a held lock is a step of its own (it blocks, and
+    // the retry is another): each order of the sections also with the other thread's
+    // failed attempt inside it, 4 traces.
+    assert_eq!(runs, 4);
+}
+
+#[test]
+fn flanagan_godefroid_lock_example() {
+    // Figure 3 of Flanagan and Godefroid (2005), shape: two threads update a shared
+    // variable under a lock, a third reads another variable unprotected. The third
+    // thread is independent of both: as many traces as with two threads.
+    let section = vec![Lock(1), Read(1), Write(1), Unlock(1)];
+    let p = [section.clone(), section, vec![Read(2), Write(2)]];
+    let (none_runs, none_seen) = search(&p, Por::None, UNBOUNDED);
+    let (runs, seen) = search(&p, Por::Dpor, UNBOUNDED);
+    assert_eq!(seen, none_seen);
+    // The 4 runs of two critical sections (above), against 420 interleavings.
+    assert_eq!((runs, none_runs), (4, 420));
+}
+
+/// Small random programs (fixed seed): the reduction sees every observation the full
+/// search sees, unbounded and under preemption bounds 0 to 2.
+#[test]
+fn reduction_keeps_every_observation_of_random_programs() {
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = |m: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % m
+    };
+    let (mut full, mut reduced, mut sleep_lost, mut programs) = (0, 0, 0, 0);
+    for _ in 0..400 {
+        let threads = 2 + next(2) as usize;
+        let p: Vec<Vec<Op>> = (0..threads)
+            .map(|_| {
+                let mut ops = Vec::new();
+                for _ in 0..1 + next(3) {
+                    match next(4) {
+                        0 => ops.push(Read(1 + next(2) as u32)),
+                        1 => ops.push(Write(1 + next(2) as u32)),
+                        _ => {
+                            let l = 1 + next(2) as u32;
+                            let o = 1 + next(2) as u32;
+                            ops.extend([Lock(l), if next(2) == 0 { Read(o) } else { Write(o) }, Unlock(l)]);
+                        }
+                    }
+                }
+                ops
+            })
+            .collect();
+        if p.iter().map(Vec::len).sum::<usize>() > 8 {
+            continue; // keeps the full search small
+        }
+        programs += 1;
+        for bound in [UNBOUNDED, 0, 1, 2] {
+            let (none_runs, none_seen) = search(&p, Por::None, bound);
+            let (runs, seen) = search(&p, Por::Dpor, bound);
+            let (_, sleep_seen) = search(&p, Por::Sleep, bound);
+            if !none_seen.is_subset(&sleep_seen) {
+                sleep_lost += 1;
+            }
+            assert!(none_seen.is_subset(&seen), "bound {bound}: {p:?} lost {:?}", none_seen.difference(&seen).collect::<Vec<_>>());
+            if bound == UNBOUNDED {
+                assert_eq!(seen, none_seen, "{p:?}");
+                assert!(runs <= none_runs, "{p:?}: {runs} > {none_runs}");
+                (full, reduced) = (full + none_runs, reduced + runs);
+            }
+        }
+    }
+    assert!(reduced * 2 < full, "{reduced} of {full} runs");
+    assert!(programs > 100, "{programs} programs");
+    eprintln!("{programs} programs: {reduced} runs with dpor, {full} without (unbounded); sleep sets under a bound lost observations on {sleep_lost} program×bound pairs");
+}
