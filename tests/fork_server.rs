@@ -48,13 +48,13 @@ fn assert_same(source: &str, served: &Report, execd: &Report) {
     match (&served.found, &execd.found) {
         (None, None) => {}
         (Some(a), Some(b)) => {
-            assert_eq!((a.kind, a.run, &a.message), (b.kind, b.run, &b.message), "{source}");
+            assert_eq!((&a.kind, a.run, &a.message), (&b.kind, b.run, &b.message), "{source}");
             assert_eq!((&a.schedule.choices, &a.schedule.end), (&b.schedule.choices, &b.schedule.end), "{source}");
             assert_eq!(a.execution.status, b.execution.status, "{source}");
             assert_eq!((&a.execution.stdout, &a.execution.stderr), (&b.execution.stdout, &b.execution.stderr), "{source}");
             assert_eq!(a.trace.events.len(), b.trace.events.len(), "{source}");
         }
-        (a, b) => panic!("{source}: found {:?} through the server, {:?} by exec", a.as_ref().map(|f| f.kind), b.as_ref().map(|f| f.kind)),
+        (a, b) => panic!("{source}: found {:?} through the server, {:?} by exec", a.as_ref().map(|f| f.kind.clone()), b.as_ref().map(|f| f.kind.clone())),
     }
 }
 
@@ -62,7 +62,7 @@ fn assert_same(source: &str, served: &Report, execd: &Report) {
 fn dfs_finds_the_same_deadlock_at_the_same_run() {
     let source = util::example("pthread/bugs/lock_order.c");
     let (served, execd) = both_ways(&source, Interleave::Sync, dfs(1000), Duration::from_secs(10));
-    assert_eq!(served.found.as_ref().map(|f| f.kind), Some(BugKind::Deadlock));
+    assert_eq!(served.found.as_ref().map(|f| f.kind.clone()), Some(BugKind::Deadlock));
     assert_same("lock_order.c", &served, &execd);
 }
 
@@ -100,7 +100,7 @@ fn a_crash_in_a_served_run_is_reported_as_by_exec() {
     let source = util::fixture("fork_server/crash.c");
     let (served, execd) = both_ways(&source, Interleave::Sync, dfs(100), Duration::from_secs(10));
     let found = served.found.as_ref().expect("the NULL read");
-    assert_eq!((found.kind, found.execution.status), (BugKind::Crash, Status::Signaled(libc::SIGSEGV)));
+    assert_eq!((found.kind.clone(), found.execution.status), (BugKind::Crash, Status::Signaled(libc::SIGSEGV)));
     assert_same("crash.c", &served, &execd);
 }
 
@@ -109,7 +109,7 @@ fn a_hang_in_a_served_run_is_killed_at_the_timeout() {
     let source = util::fixture("fork_server/hang.c");
     let (served, execd) = both_ways(&source, Interleave::Sync, dfs(3), Duration::from_secs(1));
     let found = served.found.as_ref().expect("the spin");
-    assert_eq!((found.kind, found.execution.status, found.run), (BugKind::Hang, Status::TimedOut, 1));
+    assert_eq!((found.kind.clone(), found.execution.status, found.run), (BugKind::Hang, Status::TimedOut, 1));
     assert!(found.execution.elapsed < Duration::from_secs(9), "killed after {:?}", found.execution.elapsed);
     assert_same("hang.c", &served, &execd);
 }

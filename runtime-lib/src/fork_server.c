@@ -103,8 +103,10 @@ void syncmut_fork_server_serve(void)
             sigaction(signal, &ignore, NULL);
         }
     }
-    if (send(fd, "SMFS", 4, MSG_NOSIGNAL) != 4)
-        _exit(0);
+    if (send(fd, "SMFS", 4, MSG_NOSIGNAL) != 4) {
+        dprintf(2, "syncmut runtime: %s=%d is not the socket of a running syncmut (%s)\n", SYNCMUT_ENV_FORK_SERVER, fd, strerror(errno));
+        _exit(SYNCMUT_STATUS_CONFIG_ERROR);
+    }
     for (;;) {
         int fds[3] = { -1, -1, -1 };
         char control[CMSG_SPACE(sizeof fds)];
