@@ -349,12 +349,9 @@ pub(crate) fn become_subreaper() {
 /// Kills and reaps every child of syncmut that is not a design being run: orphans
 /// that escaped their run's process group.
 pub(crate) fn sweep_orphans() {
-    let me = std::process::id() as libc::pid_t;
-    let Ok(entries) = std::fs::read_dir("/proc") else { return };
     let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) else { continue };
-        if live.contains(&pid) || parent_of(pid) != Some(me) || !is_orphan_candidate(pid) {
+    for pid in children() {
+        if live.contains(&pid) || !is_orphan_candidate(pid) {
             continue;
         }
         // SAFETY: plain syscalls on a pid that is our child, so it cannot be reused
@@ -364,6 +361,25 @@ pub(crate) fn sweep_orphans() {
             libc::waitpid(pid, std::ptr::null_mut(), 0);
         }
     }
+}
+
+/// syncmut's children: listed per thread by the kernel (`/proc/<pid>/task/<tid>/children`,
+/// a few reads, as a sweep runs after every run), or else found by reading the parent of
+/// every process on the machine.
+fn children() -> Vec<libc::pid_t> {
+    let me = std::process::id() as libc::pid_t;
+    let parse = |text: &str| text.split_whitespace().filter_map(|n| n.parse().ok()).collect::<Vec<libc::pid_t>>();
+    let task = format!("/proc/{me}/task");
+    if std::path::Path::new(&format!("{task}/{me}/children")).exists() {
+        let Ok(threads) = std::fs::read_dir(&task) else { return Vec::new() };
+        return threads.flatten().flat_map(|thread| parse(&std::fs::read_to_string(thread.path().join("children")).unwrap_or_default())).collect();
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str().and_then(|n| n.parse::<libc::pid_t>().ok()))
+        .filter(|pid| parent_of(*pid) == Some(me))
+        .collect()
 }
 
 /// Kills every process syncmut started and still has (clang, the SMT solver, the
