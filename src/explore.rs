@@ -153,6 +153,10 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             .map_err(|e| (exit::INTERNAL, anyhow::anyhow!("{e}")))?;
     }
     let seconds = started.elapsed().as_secs_f64();
+    if let Some(reason) = report.exec_fallback.as_ref().filter(|_| syncmut_runtime::fork_server::enabled()) {
+        // Slower, not different: every run still has its own process group, timeout and limits.
+        eprintln!("syncmut: note: runs were started by exec, not through a fork server: {reason}");
+    }
     let coverage = if report.exhausted {
         " — the bounded space is exhausted".to_string()
     } else if matches!(strategy, Strategy::Dfs { .. }) && report.found.is_none() && report.drew_inputs {

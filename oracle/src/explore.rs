@@ -30,6 +30,7 @@ use syncmut_runtime::input_log::{self, Given};
 use syncmut_runtime::schedule::{self, Schedule};
 use syncmut_runtime::races::{self, Race, RaceFile};
 use syncmut_runtime::trace::{self, EndKind, Trace};
+use syncmut_runtime::fork_server::{self, ForkServer};
 use syncmut_runtime::{status, Invocation};
 
 use crate::dpor::{Por, Tree};
@@ -57,11 +58,14 @@ pub struct ExploreSettings {
     /// Run the runtime's race detector (`SYNCMUT_RACES_OUT`; the metamutant must be built
     /// with its accesses instrumented): a data race is a bug.
     pub races: bool,
+    /// Start the runs through a fork server ([`syncmut_runtime::fork_server`]): the
+    /// binary is exec'd once per search. Default: on unless `SYNCMUT_NO_FORK_SERVER=1`.
+    pub fork_server: bool,
 }
 
 impl Default for ExploreSettings {
     fn default() -> Self {
-        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000, redraw_repeats: false, choose: Choose::default(), draw_inputs: false, races: false }
+        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000, redraw_repeats: false, choose: Choose::default(), draw_inputs: false, races: false, fork_server: fork_server::enabled() }
     }
 }
 
@@ -218,6 +222,8 @@ pub struct Report {
     pub assumed: usize,
     /// Some run was handed input values drawn from a seed.
     pub drew_inputs: bool,
+    /// Why runs were started by exec and not through a fork server, if they were.
+    pub exec_fallback: Option<String>,
     pub found: Option<Found>,
 }
 
@@ -272,6 +278,7 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
         pct: search.pct,
         assumed,
         drew_inputs: search.drew_inputs,
+        exec_fallback: search.exec_fallback,
         found,
     })
 }
@@ -300,7 +307,7 @@ pub struct Visit<'a> {
 }
 
 /// What a search covered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Search {
     pub runs: usize,
     pub distinct: usize,
@@ -315,6 +322,9 @@ pub struct Search {
     pub pct: Option<PctPlan>,
     /// Some run drew input values.
     pub drew_inputs: bool,
+    /// Why runs were started by exec and not through a fork server
+    /// ([`syncmut_runtime::fork_server`]), if they were.
+    pub exec_fallback: Option<String>,
 }
 
 /// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each
@@ -322,7 +332,9 @@ pub struct Search {
 /// and trace go, and the step bound on a copy of `program`.
 pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit: &mut dyn FnMut(&Visit) -> bool) -> Result<Search, ExploreError> {
     std::fs::create_dir_all(work).map_err(|e| ExploreError::Io(format!("{}: {e}", work.display())))?;
-    let mut explorer = Explorer { program, config, work, runs: 0, seen: HashSet::new(), repeats: 0, saturated: false, pct: None, visit, input_seed: None, drew_inputs: false, stopped: false };
+    let server = if config.fork_server { ForkServer::new() } else { ForkServer::exec_only() };
+    let mut explorer =
+        Explorer { program, config, work, server, runs: 0, seen: HashSet::new(), repeats: 0, saturated: false, pct: None, visit, input_seed: None, drew_inputs: false, stopped: false };
     match config.strategy {
         Strategy::Default => {
             explorer.run("default", 0)?;
@@ -379,6 +391,8 @@ struct Explorer<'a, 'v> {
     program: &'a Invocation,
     config: &'a ExploreSettings,
     work: &'a Path,
+    /// Starts the runs: the binary is exec'd once per search, each schedule a fork.
+    server: ForkServer,
     runs: usize,
     seen: HashSet<Vec<u32>>,
     repeats: usize,
@@ -395,7 +409,16 @@ struct Explorer<'a, 'v> {
 
 impl Explorer<'_, '_> {
     fn search(&self, exhausted: bool) -> Search {
-        Search { runs: self.runs, distinct: self.seen.len(), exhausted, repeats: self.repeats, saturated: self.saturated, pct: self.pct, drew_inputs: self.drew_inputs }
+        Search {
+            runs: self.runs,
+            distinct: self.seen.len(),
+            exhausted,
+            repeats: self.repeats,
+            saturated: self.saturated,
+            pct: self.pct,
+            drew_inputs: self.drew_inputs,
+            exec_fallback: self.server.fallback().map(str::to_string),
+        }
     }
 
     /// Runs the seeded strategy's values `1, 2, …` until `budget` runs are made, or, when
@@ -447,7 +470,7 @@ impl Explorer<'_, '_> {
             input_log: if draw { Some(inputs_file.clone()) } else { self.program.input_log.clone() },
             ..self.program.clone()
         };
-        let execution = invocation.run().map_err(|e| ExploreError::Io(format!("{}: {e}", self.program.program.display())))?;
+        let execution = invocation.run_with(&mut self.server).map_err(|e| ExploreError::Io(format!("{}: {e}", self.program.program.display())))?;
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
             return Err(ExploreError::Runtime(execution.stderr.text().trim().to_string()));
         }

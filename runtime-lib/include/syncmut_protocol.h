@@ -66,6 +66,9 @@
 /* The deterministic environment: shifts the virtual clocks' start and the random stream. */
 #define SYNCMUT_ENV_ENTROPY "SYNCMUT_ENTROPY"
 
+/* The fork server's socket descriptor (fork_server.c); unset: an ordinary run. */
+#define SYNCMUT_ENV_FORK_SERVER "SYNCMUT_FORK_SERVER"
+
 /* ---- the binary trace (format in runtime-lib/README.md) ------------------------------ */
 
 /* The file's first 8 bytes; not '{', so never taken for JSON Lines. */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fork_server.h"
 #include "trace.h"
 
 /* Emitted by the mutator into the instrumented design. Weak so that the archives also
@@ -151,6 +152,9 @@ static void init(void)
  * and the trace's atexit handler runs after every static destructor. */
 __attribute__((constructor(101))) static void init_at_startup(void)
 {
+    /* First: under a fork server this returns in each run, whose settings are read
+     * from here on. */
+    syncmut_fork_server_serve();
     pthread_once(&init_once, init);
 }
 

@@ -35,6 +35,9 @@ pub const REAL_TIME: &str = "SYNCMUT_REAL_TIME";
 /// Shifts the virtual clocks' start and the random-byte stream (`0`, the default, is
 /// the world every run sees unless asked otherwise).
 pub const ENTROPY: &str = "SYNCMUT_ENTROPY";
+/// The fork server's socket (a descriptor number): the runtime serves runs by forking
+/// before `main` ([`crate::fork_server`]); unset: an ordinary run.
+pub const FORK_SERVER: &str = "SYNCMUT_FORK_SERVER";
 
 /// syncmut itself: `1` links designs with the sanitizers and the sanitized runtime.
 pub const SANITIZE: &str = "SYNCMUT_SANITIZE";
@@ -43,3 +46,6 @@ pub const SANITIZE: &str = "SYNCMUT_SANITIZE";
 pub const HELPER_PROCESS: &str = "SYNCMUT_HELPER_PROCESS";
 /// syncmut itself: runs another program in place of the SMT solver (tests use fakes).
 pub const SOLVER_PROGRAM: &str = "SYNCMUT_SOLVER_PROGRAM";
+/// syncmut itself: `1` starts every schedule of a search by exec instead of through a
+/// fork server ([`crate::fork_server`]).
+pub const NO_FORK_SERVER: &str = "SYNCMUT_NO_FORK_SERVER";

@@ -104,7 +104,7 @@ pub struct Place<'a> {
 }
 
 /// Time given to a process between SIGTERM (the runtime flushes its trace) and SIGKILL.
-const TERM_GRACE: Duration = Duration::from_millis(300);
+pub(crate) const TERM_GRACE: Duration = Duration::from_millis(300);
 
 /// Runs `program args` with `env` added, within `limits`.
 pub fn execute(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits) -> std::io::Result<Execution> {
@@ -338,7 +338,7 @@ static LIVE: std::sync::Mutex<std::collections::BTreeSet<libc::pid_t>> = std::sy
 /// Makes syncmut the reaper of its descendants' orphans: a design that forks a child
 /// into a new session (out of reach of the process-group kill) and exits leaves that
 /// child to us instead of to init, so `sweep_orphans` can end it.
-fn become_subreaper() {
+pub(crate) fn become_subreaper() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     // SAFETY: prctl on the calling process only.
     ONCE.call_once(|| unsafe {
@@ -348,13 +348,10 @@ fn become_subreaper() {
 
 /// Kills and reaps every child of syncmut that is not a design being run: orphans
 /// that escaped their run's process group.
-fn sweep_orphans() {
-    let me = std::process::id() as libc::pid_t;
-    let Ok(entries) = std::fs::read_dir("/proc") else { return };
+pub(crate) fn sweep_orphans() {
     let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) else { continue };
-        if live.contains(&pid) || parent_of(pid) != Some(me) || !is_orphan_candidate(pid) {
+    for pid in children() {
+        if live.contains(&pid) || !is_orphan_candidate(pid) {
             continue;
         }
         // SAFETY: plain syscalls on a pid that is our child, so it cannot be reused
@@ -364,6 +361,25 @@ fn sweep_orphans() {
             libc::waitpid(pid, std::ptr::null_mut(), 0);
         }
     }
+}
+
+/// syncmut's children: listed per thread by the kernel (`/proc/<pid>/task/<tid>/children`,
+/// a few reads, as a sweep runs after every run), or else found by reading the parent of
+/// every process on the machine.
+fn children() -> Vec<libc::pid_t> {
+    let me = std::process::id() as libc::pid_t;
+    let parse = |text: &str| text.split_whitespace().filter_map(|n| n.parse().ok()).collect::<Vec<libc::pid_t>>();
+    let task = format!("/proc/{me}/task");
+    if std::path::Path::new(&format!("{task}/{me}/children")).exists() {
+        let Ok(threads) = std::fs::read_dir(&task) else { return Vec::new() };
+        return threads.flatten().flat_map(|thread| parse(&std::fs::read_to_string(thread.path().join("children")).unwrap_or_default())).collect();
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str().and_then(|n| n.parse::<libc::pid_t>().ok()))
+        .filter(|pid| parent_of(*pid) == Some(me))
+        .collect()
 }
 
 /// Kills every process syncmut started and still has (clang, the SMT solver, the
@@ -417,7 +433,7 @@ fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
     stat.rsplit(')').next()?.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn status_of(status: std::process::ExitStatus) -> Status {
+pub(crate) fn status_of(status: std::process::ExitStatus) -> Status {
     match (status.code(), status.signal()) {
         (Some(code), _) => Status::Exited(code),
         (None, Some(signal)) => Status::Signaled(signal),
@@ -425,7 +441,7 @@ fn status_of(status: std::process::ExitStatus) -> Status {
     }
 }
 
-fn kill_group(pgid: libc::pid_t, signal: libc::c_int) {
+pub(crate) fn kill_group(pgid: libc::pid_t, signal: libc::c_int) {
     // SAFETY: plain syscall; an already empty group yields ESRCH, which is fine.
     unsafe {
         libc::killpg(pgid, signal);
@@ -433,7 +449,7 @@ fn kill_group(pgid: libc::pid_t, signal: libc::c_int) {
 }
 
 /// Reads a pipe to its end on a thread, whole ([`Output::read_all`]).
-fn capture(pipe: impl Read + Send + 'static, spool: u64) -> std::thread::JoinHandle<Output> {
+pub(crate) fn capture(pipe: impl Read + Send + 'static, spool: u64) -> std::thread::JoinHandle<Output> {
     std::thread::spawn(move || Output::read_all(pipe, spool))
 }
 

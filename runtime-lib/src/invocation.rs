@@ -21,6 +21,7 @@
 
 use crate::env;
 use crate::exec::{self, Execution, Limits};
+use crate::fork_server::ForkServer;
 use crate::test_case::{Setting, TestCase};
 use crate::workdir::Workdir;
 use std::collections::BTreeMap;
@@ -150,6 +151,19 @@ impl Invocation {
     /// Runs it and hands back its working directory, which is removed when dropped
     /// unless the caller keeps it ([`Workdir::keep`]).
     pub fn run_keeping(&self) -> std::io::Result<(Execution, Workdir)> {
+        self.run_keeping_with(None)
+    }
+
+    /// Runs it through `server` ([`crate::fork_server`]) when the scheduler controls the
+    /// run (a schedule is set) and the program itself runs (no test `cmd`); otherwise,
+    /// or when the server cannot serve, by exec as [`Invocation::run`] does. Native runs
+    /// and SystemC designs, which set no schedule, always go by exec.
+    pub fn run_with(&self, server: &mut ForkServer) -> std::io::Result<Execution> {
+        let served = self.schedule.is_some() && self.setting.cmd.is_empty();
+        self.run_keeping_with(served.then_some(server)).map(|(execution, _)| execution)
+    }
+
+    fn run_keeping_with(&self, server: Option<&mut ForkServer>) -> std::io::Result<(Execution, Workdir)> {
         let workdir = Workdir::create(self.work_root.as_deref(), &self.setting)?;
         let program = absolute(&self.program);
         let mut vars = self.env();
@@ -164,7 +178,10 @@ impl Invocation {
         };
         let cwd = workdir.cwd();
         let place = exec::Place { cwd: Some(&cwd), stdin: workdir.stdin() };
-        let mut execution = exec::execute_in(&run, &args, &vars, &self.limits, place)?;
+        let mut execution = match server {
+            Some(server) => server.execute_in(&run, &args, &vars, &self.limits, place)?,
+            None => exec::execute_in(&run, &args, &vars, &self.limits, place)?,
+        };
         execution.outputs = workdir.read_outputs(&self.setting.outputs);
         Ok((execution, workdir))
     }

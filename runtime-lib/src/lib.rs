@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 pub mod atomic;
 pub mod env;
 pub mod exec;
+pub mod fork_server;
 pub mod input_log;
 pub mod invocation;
 pub mod output;

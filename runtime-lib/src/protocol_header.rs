@@ -94,6 +94,7 @@ fn the_rust_constants_match_the_protocol_header() {
         ("SYNCMUT_ENV_SPIN_BOUND", text(env::SPIN_BOUND)),
         ("SYNCMUT_ENV_REAL_TIME", text(env::REAL_TIME)),
         ("SYNCMUT_ENV_ENTROPY", text(env::ENTROPY)),
+        ("SYNCMUT_ENV_FORK_SERVER", text(env::FORK_SERVER)),
         ("SYNCMUT_TRACE_MAGIC", Value::Bytes(trace::binary::MAGIC.to_vec())),
         ("SYNCMUT_TRACE_VERSION", number(trace::binary::VERSION)),
         ("SYNCMUT_TRACE_TAG_PTHREAD", number(trace::binary::TAG_PTHREAD)),
