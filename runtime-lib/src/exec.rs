@@ -236,6 +236,14 @@ fn supervise(memory: u64, report: libc::c_int) -> std::io::Result<()> {
         libc::sigfillset(&mut all);
         // Blocked until the dispositions are set, so no signal lands in between.
         libc::sigprocmask(libc::SIG_SETMASK, &all, &mut before);
+        // The design waits on this pipe until the supervisor has closed its write end
+        // (with every other inherited descriptor, below): see `close_all_but`'s call.
+        let mut started = [0; 2];
+        if libc::pipe2(started.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            let error = std::io::Error::last_os_error();
+            libc::sigprocmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
+            return Err(error);
+        }
         let pid = libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_long, 0, 0, 0, 0) as libc::pid_t;
         if pid < 0 {
             let error = std::io::Error::last_os_error();
@@ -249,6 +257,11 @@ fn supervise(memory: u64, report: libc::c_int) -> std::io::Result<()> {
             if libc::getppid() != supervisor {
                 libc::_exit(127);
             }
+            // End of file once the supervisor closed its copy of the write end (or died).
+            libc::close(started[1]);
+            let mut byte = 0u8;
+            while libc::read(started[0], (&mut byte as *mut u8).cast(), 1) < 0 && *libc::__errno_location() == libc::EINTR {}
+            libc::close(started[0]);
             libc::sigprocmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
             let limit = libc::rlimit { rlim_cur: memory, rlim_max: memory };
             if memory != u64::MAX && libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
@@ -260,7 +273,8 @@ fn supervise(memory: u64, report: libc::c_int) -> std::io::Result<()> {
         // First, so `spawn` returns (and the run's timeout starts) at once: a design that
         // stops its parent (SIGSTOP cannot be ignored) before the supervisor closed its
         // copy of `spawn`'s exec pipe would leave syncmut waiting in `spawn`, with no
-        // timeout to end the run.
+        // timeout to end the run. The design does not start before this close (it
+        // waits for the end of `started`), whatever the machine's load.
         close_all_but(report);
         write_all(report, &pid.to_ne_bytes());
         for signal in 1..=libc::SIGRTMAX() {
