@@ -61,8 +61,11 @@ pub fn strategy(name: Option<&str>, schedules: Option<usize>, preemptions: Optio
     // design code in one may write what an event of the other shows.
     anyhow::ensure!(
         por != Some(Por::Dpor),
-        "run: --por dpor is not supported: verdicts compare the shared variables' values seen at each synchronization event, and the reduction treats steps on different synchronization objects as independent even when one writes what the other's event shows (a mutant would be killed by an observation the reduced search of the original left out); use --por sleep (the default) or none"
+        "run: --por dpor is not supported: verdicts compare the shared variables' values seen at each synchronization event, and the reduction treats steps on different synchronization objects as independent even when one writes what the other's event shows (a mutant would be killed by an observation the reduced search of the original left out); use --por none (the default) or sleep"
     );
+    // Sleep sets make the same independence assumption, and under a preemption bound may
+    // skip the only schedule of a class within the bound: `run` searches every schedule
+    // unless `--por sleep` asks for the weaker claim its reasons then state.
     let name = name.map(str::parse::<StrategyName>).transpose().map_err(anyhow::Error::msg)?;
     let budget = |default: usize| schedules.unwrap_or(default).max(1);
     Ok(match (name, schedules) {
@@ -73,7 +76,7 @@ pub fn strategy(name: Option<&str>, schedules: Option<usize>, preemptions: Optio
         (None | Some(StrategyName::Random), _) => Schedules { strategy: Strategy::Random, budget: budget(DEFAULT_SAMPLES) },
         (Some(StrategyName::Pct), _) => Schedules { strategy: Strategy::Pct { depth }, budget: budget(DEFAULT_SAMPLES) },
         (Some(StrategyName::Dfs), _) => Schedules {
-            strategy: Strategy::Dfs { preemptions: preemptions.unwrap_or(2), por: por.unwrap_or(Por::Sleep) },
+            strategy: Strategy::Dfs { preemptions: preemptions.unwrap_or(2), por: por.unwrap_or(Por::None) },
             budget: budget(DEFAULT_DFS_RUNS),
         },
     })
@@ -246,7 +249,7 @@ mod tests {
         let s = strategy(config.strategy.as_deref(), config.schedules, config.preemptions, config.depth, None).unwrap();
         let refused = strategy(Some("dfs"), None, None, None, Some(Por::Dpor)).unwrap_err().to_string();
         assert!(refused.contains("--por dpor is not supported"), "{refused}");
-        assert_eq!(s, Schedules { strategy: Strategy::Dfs { preemptions: 1, por: Por::Sleep }, budget: 1000 });
+        assert_eq!(s, Schedules { strategy: Strategy::Dfs { preemptions: 1, por: Por::None }, budget: 1000 });
         assert_eq!(strategy(None, Some(1), None, None, None).unwrap(), Schedules::DEFAULT);
         // Nothing named: the standard mix; `default` and `native` run the one default
         // schedule (native adds runs with real threads: 3, or `schedules`, or `--native`).
