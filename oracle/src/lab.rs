@@ -114,7 +114,17 @@ pub struct RunSettings {
     /// Keep the (capped) traces of every run in the run directory, not only those a
     /// kill's diff needs: the survivors', the agreeing runs', the baseline's repeats.
     pub keep_traces: bool,
+    /// The first limit of every mutant run in place of the one derived from the
+    /// baseline (`SYNCMUT_MUTANT_TIMEOUT_MS`): a machine too loaded for the derived
+    /// limit, made on purpose. A run that times out is confirmed under twice the derived
+    /// limit before it kills, whatever this is.
+    pub first_timeout: Option<Duration>,
 }
+
+/// A mutant run that timed out runs again under this many times its derived limit
+/// before the timeout kills: a run slowed by the machine's load finishes then, a hang
+/// does not.
+const TIMEOUT_CONFIRM_FACTOR: u32 = 2;
 
 impl Default for RunSettings {
     fn default() -> Self {
@@ -127,6 +137,7 @@ impl Default for RunSettings {
             native: 0,
             self_check: false,
             keep_traces: false,
+            first_timeout: std::env::var("SYNCMUT_MUTANT_TIMEOUT_MS").ok().and_then(|ms| ms.parse().ok()).map(Duration::from_millis),
         }
     }
 }
@@ -959,6 +970,11 @@ struct Tally<'a> {
     first_unclaimed: Option<(String, Partial, String)>,
     /// Runs the original could not follow, whose observation its bounded search showed.
     found_by_search: usize,
+    /// The run being judged timed out and ran again under a larger limit: how that
+    /// ended (empty: it finished, and is judged by that).
+    timeout_confirmed: Option<String>,
+    /// Runs that timed out under their first limit but finished under the larger one.
+    timeouts_not_confirmed: usize,
     /// The original's bounded search on this test, shared by every mutant, and how to
     /// make it.
     shared_search: &'a [OnceLock<Result<BoundedSearch, String>>],
@@ -1017,6 +1033,8 @@ impl<'a> Tally<'a> {
             unclaimed: 0,
             first_unclaimed: None,
             found_by_search: 0,
+            timeout_confirmed: None,
+            timeouts_not_confirmed: 0,
             shared_search: &plan.searched,
             search,
             searched: HashMap::new(),
@@ -1107,12 +1125,27 @@ impl<'a> Tally<'a> {
                 partial = followed.partial;
             }
         }
-        // The original could not take the mutant's interleaving to its end and the two
-        // agree as far as it did: the follow shows nothing. The original's bounded search
-        // decides: it shows this observation (no kill), or it covered its whole bound
-        // without it (a kill, within that bound), or it could not tell (no claim).
+        let closest = self.original.iter().min_by_key(|o| distance(&o.observation, &observed)).expect("the baseline ran the original");
+        let label = |site| crate::diff::site_label(&build.catalogue, site);
+        let (verdict, reason) = verdict::judge(&closest.observation, &observed, &label);
+        let closest_label = closest.label.clone();
+        let divergence = closest.observation.first_step_index(&observed);
+        // A new data race says more than a difference in synchronization behaviour: it
+        // names the two unordered accesses.
+        if matches!(verdict, Verdict::Survived | Verdict::KilledByTrace) && self.add_races(races, tag, followed_yet, follow)? {
+            return Ok(true);
+        }
+        if verdict == Verdict::Survived {
+            return Ok(false); // differs only in what no verdict looks at
+        }
+        // A difference in synchronization alone (the steps, the values they see, who is
+        // left waiting) depends on the interleaving: when the original could not take the
+        // mutant's to its end and the two agree as far as it did, the follow shows
+        // nothing. The original's bounded search decides: it shows this observation (no
+        // kill), or it covered its whole bound without it (a kill, within that bound), or
+        // it could not tell (no claim).
         let mut beyond_follow = None;
-        if let Some(p) = partial.clone().filter(|p| p.before.is_none()) {
+        if let Some(p) = partial.clone().filter(|p| p.before.is_none() && verdict == Verdict::KilledByTrace) {
             let decided = match self.searched(p.preemptions) {
                 Ok(s) if s.observations.contains(&observed) => Ok(None),
                 Ok(s) if s.exhausted => Ok(Some(format!(
@@ -1126,30 +1159,18 @@ impl<'a> Tally<'a> {
                 Err(why) => Err(why),
             };
             match decided {
+                // Its races were judged above.
                 Ok(None) => {
                     self.found_by_search += 1;
-                    return self.add_races(races, tag, followed_yet, follow);
+                    return Ok(false);
                 }
                 Ok(Some(note)) => beyond_follow = Some(note),
                 Err(why) => {
                     self.unclaimed += 1;
                     self.first_unclaimed.get_or_insert_with(|| (tag.to_string(), p, why));
-                    return self.add_races(races, tag, followed_yet, follow);
+                    return Ok(false);
                 }
             }
-        }
-        let closest = self.original.iter().min_by_key(|o| distance(&o.observation, &observed)).expect("the baseline ran the original");
-        let label = |site| crate::diff::site_label(&build.catalogue, site);
-        let (verdict, reason) = verdict::judge(&closest.observation, &observed, &label);
-        let closest_label = closest.label.clone();
-        let divergence = closest.observation.first_step_index(&observed);
-        // A new data race says more than a difference in synchronization behaviour: it
-        // names the two unordered accesses.
-        if matches!(verdict, Verdict::Survived | Verdict::KilledByTrace) && self.add_races(races, tag, followed_yet, follow)? {
-            return Ok(true);
-        }
-        if verdict == Verdict::Survived {
-            return Ok(false); // differs only in what no verdict looks at
         }
         self.kills += 1;
         if self.first_kill.is_none() {
@@ -1165,6 +1186,9 @@ impl<'a> Tally<'a> {
                 ));
             }
             if let Some(note) = beyond_follow {
+                reason.push_str(&format!("; {note}"));
+            }
+            if let Some(note) = self.timeout_confirmed.as_ref().filter(|n| !n.is_empty() && verdict == Verdict::KilledByTimeout) {
                 reason.push_str(&format!("; {note}"));
             }
             self.divergence = divergence;
@@ -1262,7 +1286,7 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
         search_mutant(build, mutant, &active, test, plan, out, config.strategy, &limits, &mut tally).map(|covered| exhaustive = covered && plan.exhausted)
     } else {
         let schedules: &[String] = if explores { &plan.mutant_schedules } else { &plan.mutant_schedules[..1] };
-        run_mutant_listed(build, mutant, &active, test, schedules, explores, stop_at_kill, plan.max_steps, out, config.keep_traces, &limits, &mut tally)
+        run_mutant_listed(build, mutant, &active, test, schedules, explores, stop_at_kill, plan.max_steps, out, config.keep_traces, &limits, config.first_timeout, &mut tally)
     };
     if ran.is_ok() && tally.first_kill.is_none() && build.catalogue.kind == Family::Pthread {
         for run in 1..=config.native {
@@ -1315,6 +1339,7 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
         kills: explores.then_some(kills),
         schedules: explores.then_some(total),
         exhaustive,
+        unclaimed: tally.unclaimed,
     })
 }
 
@@ -1340,6 +1365,12 @@ fn survived_reason(build: &Build, tally: &Tally, strategy: Strategy, exhaustive:
         reason.push_str(&format!(
             "; {} of them differed from every listed run of the original, but the original following the same interleaving did the same",
             tally.refuted
+        ));
+    }
+    if tally.timeouts_not_confirmed > 0 {
+        reason.push_str(&format!(
+            "; {} run(s) timed out under the first limit but finished when run again under {TIMEOUT_CONFIRM_FACTOR}× it (the machine was slow, not the mutant), judged by that run",
+            tally.timeouts_not_confirmed
         ));
     }
     if tally.found_by_search > 0 {
@@ -1597,12 +1628,35 @@ fn run_mutant_listed(
     out: &OutDir,
     keep_all: bool,
     limits: &Limits,
+    first_timeout: Option<Duration>,
     tally: &mut Tally,
 ) -> Result<(), Unjudged> {
     for schedule in schedules {
         let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tagged.then_some(schedule.as_str()));
         let choices = path.with_extension("schedule");
-        let (execution, observed, workdir) = traced_in(build, test, active, schedule, max_steps, &path, Some(&choices), &out.path(outdir::WORK_DIR), limits, None, tally.lens())?;
+        let first = Limits { timeout: first_timeout.unwrap_or(limits.timeout), ..*limits };
+        let (mut execution, mut observed, mut workdir) = traced_in(build, test, active, schedule, max_steps, &path, Some(&choices), &out.path(outdir::WORK_DIR), &first, None, tally.lens())?;
+        tally.timeout_confirmed = None;
+        if execution.status == Status::TimedOut {
+            // A run can time out for the machine's load alone: the same run (mutant,
+            // test, schedule) under a larger limit tells a slow machine from a hang.
+            let longer = Limits { timeout: limits.timeout * TIMEOUT_CONFIRM_FACTOR, ..*limits };
+            let waited = execution.elapsed;
+            drop(workdir);
+            (execution, observed, workdir) = traced_in(build, test, active, schedule, max_steps, &path, Some(&choices), &out.path(outdir::WORK_DIR), &longer, None, tally.lens())?;
+            tally.elapsed += waited;
+            tally.timeout_confirmed = Some(match execution.status {
+                Status::TimedOut => format!(
+                    "confirmed: the same run timed out again under {} ms, {TIMEOUT_CONFIRM_FACTOR}× its limit of {} ms",
+                    longer.timeout.as_millis(),
+                    limits.timeout.as_millis()
+                ),
+                _ => String::new(),
+            });
+            if execution.status != Status::TimedOut {
+                tally.timeouts_not_confirmed += 1;
+            }
+        }
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
             let _ = std::fs::remove_file(&choices);
             return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.text().trim())));
@@ -1658,6 +1712,7 @@ fn error_run(mutant: &Mutant, test: &TestCase, reason: String, elapsed: Duration
         kills: None,
         schedules: None,
         exhaustive: false,
+        unclaimed: 0,
     }
 }
 

@@ -137,6 +137,15 @@ pub struct Run {
     /// bounded space, so `kills` of `schedules` is exact there, not a sample.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exhaustive: bool,
+    /// Runs whose observation differed from every run of the original tried, but only
+    /// past the point where the original could no longer follow their interleaving, and
+    /// that the original's search could not decide: not claimed as kills.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unclaimed: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One mutant over the whole suite.
@@ -153,6 +162,9 @@ pub struct MutantOutcome {
     pub killed_by: Option<String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
+    /// Unclaimed runs over all its tests (see [`Run::unclaimed`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unclaimed: usize,
     pub runs: Vec<Run>,
 }
 
@@ -234,6 +246,7 @@ impl Outcomes {
                     verdict,
                     killed_by,
                     reason,
+                    unclaimed: mine.iter().map(|r| r.unclaimed).sum(),
                     runs: mine,
                 }
             })
