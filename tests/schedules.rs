@@ -85,7 +85,7 @@ fn signal_to_broadcast_with_one_possible_waiter_survives_every_strategy() {
 fn a_kill_names_the_closest_original_run() {
     let out = tempfile::tempdir().unwrap();
     let outcomes = run(&fixture("schedules/one_waiter"), out.path(), &["--schedules", "6"], 0);
-    let m = mutant(&outcomes, "counter#1:remove");
+    let m = mutant(&outcomes, "counter#2:shrink-critical-section");
     assert!(m["verdict"].as_str().unwrap().starts_with("killed-by-"), "{m}");
     assert!(m["reason"].as_str().unwrap().contains("closest original run: the original "), "{m}");
 }

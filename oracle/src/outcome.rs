@@ -224,8 +224,13 @@ impl Outcomes {
                     (Verdict::EquivalentExhaustive, None, reason)
                 } else if mine.iter().any(|r| matches!(r.verdict, Verdict::Survived | Verdict::EquivalentExhaustive)) {
                     let tests: Vec<&str> = mine.iter().map(|r| r.test.as_str()).collect();
+                    // Unclaimed runs did differ: the tests may tell, the oracle cannot prove it.
+                    let told = match mine.iter().any(|r| r.unclaimed > 0) {
+                        false => "output and observable synchronization identical to the original on each",
+                        true => "no difference from the original that the oracle can claim as a kill",
+                    };
                     let mut reason = format!(
-                        "reached by {} ({}); output and observable synchronization identical to the original on each",
+                        "reached by {} ({}); {told}",
                         if tests.len() == 1 { "1 test".to_string() } else { format!("{} tests", tests.len()) },
                         tests.join(", ")
                     );
