@@ -131,9 +131,9 @@ fn bank_transfer_removed_account_lock_breaks_the_total() {
     let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
     assert_eq!(verdict("transfer#1:remove"), "killed-by-assertion");
     assert_eq!(verdict("transfer#2:remove"), "killed-by-assertion");
-    // The journal counter has no scheduling point inside: only the trace shows two
-    // tellers inside the journal at once.
-    assert_eq!(verdict("journal#1:remove"), "killed-by-trace");
+    // The journal counter has no scheduling point inside: the trace differs only past
+    // the point where the original can no longer follow the mutant, which is no kill.
+    assert_eq!(verdict("journal#1:remove"), "survived");
     assert_eq!(verdict("transfer#3:remove"), "killed-by-deadlock");
 }
 
@@ -143,7 +143,8 @@ fn dining_philosophers_shared_forks_and_starvation() {
     let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
     assert_eq!(verdict("philosopher#1:remove"), "killed-by-output");
     assert_eq!(verdict("philosopher#2:lock-to-trylock"), "killed-by-output");
-    assert_eq!(verdict("philosopher#3:remove"), "killed-by-trace");
+    // The kitchen's decrement has no scheduling point inside: no claimed kill.
+    assert_eq!(verdict("philosopher#3:remove"), "survived");
     assert_eq!(verdict("philosopher#5:remove"), "killed-by-deadlock");
     // Taking the two forks in the other order: the first fork is taken, and used, only
     // after the second: shared forks.
@@ -182,7 +183,9 @@ fn critical_sections_moved_and_split_regions_expose_units_in_flight() {
     // A token before any mover reported: main prints the counters early.
     assert_eq!(verdict("main#1:semaphore-count-up"), "killed-by-output");
     assert_ne!(verdict("mover#2:shrink-critical-section"), "survived");
-    assert_ne!(verdict("mover#1:remove-lock-pair"), "survived");
+    // Two statements with no scheduling point between them: without the lock the trace
+    // differs only where the original cannot follow the mutant, which is no kill.
+    assert_eq!(verdict("mover#1:remove-lock-pair"), "survived");
 }
 
 #[test]

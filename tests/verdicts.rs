@@ -152,3 +152,37 @@ fn drop_event_runs_on_lists_of_two_and_is_refused_on_a_list_of_one() {
     assert_eq!(verdict, "error", "{reason}");
     assert!(reason.contains("drop-event") && reason.contains("holds 1 event"), "{reason}");
 }
+
+/// A timeout kill is confirmed before it is claimed. `SYNCMUT_MUTANT_TIMEOUT_MS=0` makes
+/// every mutant run's first limit expire at once, as a machine too loaded for the
+/// derived limit would (deterministically, not by timing): each such run runs again
+/// under twice its derived limit, finishes, and is judged by that run, so the verdicts
+/// are those of an unloaded run and no mutant is killed by timeout; a real hang times
+/// out again, and its reason says so.
+#[test]
+fn a_timeout_kill_is_confirmed_under_a_larger_limit() {
+    let run = |fixture: &str, first_timeout: Option<&str>| {
+        let out = tempfile::tempdir().unwrap();
+        let mut command = util::syncmut();
+        command.arg("run").arg(util::fixture("verdicts").join(fixture)).args(["--gen", "none", "--strategy", "default", "-j", "2", "-o"]).arg(out.path());
+        if let Some(ms) = first_timeout {
+            command.env("SYNCMUT_MUTANT_TIMEOUT_MS", ms);
+        }
+        command.assert().success();
+        util::outcomes(out.path())
+    };
+    let verdicts = |outcomes: &Value| -> Vec<(String, String)> {
+        outcomes["mutants"].as_array().unwrap().iter().map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].as_str().unwrap().to_string())).collect()
+    };
+    let unloaded = run("racy_counter", None);
+    let loaded = run("racy_counter", Some("0"));
+    assert_eq!(verdicts(&loaded), verdicts(&unloaded), "a run slowed by the machine is judged by its confirmation");
+    let survivor = loaded["mutants"].as_array().unwrap().iter().find(|m| m["verdict"] == "survived").expect("a survivor");
+    let reason = survivor["reason"].as_str().unwrap();
+    assert!(reason.contains("timed out under the first limit but finished when run again"), "{reason}");
+
+    let hang = run("timeout", Some("0"));
+    let m = hang["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "main#1:remove").unwrap();
+    assert_eq!(m["verdict"], "killed-by-timeout", "{m}");
+    assert!(m["reason"].as_str().unwrap().contains("confirmed: the same run timed out again under"), "{m}");
+}

@@ -16,7 +16,7 @@ use crate::verdict::{self, Verdict};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, OnceLock};
 use std::time::Duration;
 use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::api::Family;
@@ -53,7 +53,30 @@ struct OriginalRuns {
     /// the detector left something unchecked in them (then no race kills on this test:
     /// the original might have had the race unseen).
     races: RunRaces,
+    /// The original's bounded searches on this test, by preemption bound (0 to
+    /// [`FOLLOW_CHECK_PREEMPTIONS`]), each made the first time a mutant's run needs it
+    /// (the original could not follow that run's interleaving to its end) and shared by
+    /// every mutant; under dfs, the baseline's own search, whatever the bound.
+    searched: Arc<Vec<OnceLock<Result<BoundedSearch, String>>>>,
 }
+
+/// The original's runs over every schedule within a preemption bound: what decides a
+/// mutant run the original could not follow to its end.
+#[derive(Debug, Clone)]
+struct BoundedSearch {
+    /// What each run showed, nothing hidden, the baseline's mask applied.
+    observations: Vec<Observation>,
+    /// The search covered every schedule within the bound (up to sleep-set equivalence).
+    exhausted: bool,
+    preemptions: u32,
+}
+
+/// The original's search that checks a run it could not follow covers every schedule
+/// with as many preemptions as that run had, up to this many (a run with more is not
+/// decided), at most `FOLLOW_CHECK_SCHEDULES` runs (not exhausted past that, and then it
+/// decides nothing): a few seconds per test and bound.
+const FOLLOW_CHECK_PREEMPTIONS: u32 = 2;
+const FOLLOW_CHECK_SCHEDULES: usize = 600;
 
 /// A mutant that takes this many times the original's scheduling points (at least
 /// `MIN_MUTANT_STEPS`) is a livelock. A bound relative to the original ends a spinning
@@ -91,7 +114,17 @@ pub struct RunSettings {
     /// Keep the (capped) traces of every run in the run directory, not only those a
     /// kill's diff needs: the survivors', the agreeing runs', the baseline's repeats.
     pub keep_traces: bool,
+    /// The first limit of every mutant run in place of the one derived from the
+    /// baseline (`SYNCMUT_MUTANT_TIMEOUT_MS`): a machine too loaded for the derived
+    /// limit, made on purpose. A run that times out is confirmed under twice the derived
+    /// limit before it kills, whatever this is.
+    pub first_timeout: Option<Duration>,
 }
+
+/// A mutant run that timed out runs again under this many times its derived limit
+/// before the timeout kills: a run slowed by the machine's load finishes then, a hang
+/// does not.
+const TIMEOUT_CONFIRM_FACTOR: u32 = 2;
 
 impl Default for RunSettings {
     fn default() -> Self {
@@ -104,6 +137,7 @@ impl Default for RunSettings {
             native: 0,
             self_check: false,
             keep_traces: false,
+            first_timeout: std::env::var("SYNCMUT_MUTANT_TIMEOUT_MS").ok().and_then(|ms| ms.parse().ok()).map(Duration::from_millis),
         }
     }
 }
@@ -587,7 +621,17 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
         true => run_native(build, test, "", config.native, &limits).map_err(|message| OracleError::Environment { message })?,
         false => Vec::new(),
     };
-    let plan = baseline.usable.then_some(OriginalRuns { mutant_schedules, originals: runs, labels, native, exhausted, max_steps, mask, races });
+    let searched: Arc<Vec<OnceLock<_>>> = Arc::new((0..=FOLLOW_CHECK_PREEMPTIONS).map(|_| OnceLock::new()).collect());
+    if let (true, Strategy::Dfs { preemptions, .. }) = (dfs, config.strategy.strategy) {
+        // A mutant's dfs runs have at most the same bound.
+        let observations: Vec<Observation> = runs.iter().map(|(_, o)| o.clone()).collect();
+        for cell in searched.iter() {
+            let _ = cell.set(Ok(BoundedSearch { observations: observations.clone(), exhausted, preemptions }));
+        }
+    }
+    let plan = baseline
+        .usable
+        .then_some(OriginalRuns { mutant_schedules, originals: runs, labels, native, exhausted, max_steps, mask, races, searched });
     Ok((baseline, plan))
 }
 
@@ -733,6 +777,23 @@ fn search_original(
         Ok(search) => Ok((runs, search.exhausted, failure.map(|f| format!("{f} under a dfs schedule")))),
         Err(e) => Err(format!("schedule exploration failed: {e}")),
     }
+}
+
+/// The original's bounded search ([`FOLLOW_CHECK_PREEMPTIONS`]) on a test, for runs it
+/// could not follow. A test with input values cannot be searched (the search runs the
+/// test's arguments only), and says so.
+fn search_bounded(build: &Build, test: &TestCase, mask: &Mask, limits: &Limits, preemptions: u32) -> Result<BoundedSearch, String> {
+    if !test.inputs.is_empty() || !test.nondet.is_empty() {
+        return Err("the test carries input values, which a search of the original does not pass".to_string());
+    }
+    let work = tempfile::tempdir().map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
+    let strategy = Strategy::Dfs { preemptions, sleep_sets: true };
+    let schedules = Schedules { strategy, budget: FOLLOW_CHECK_SCHEDULES };
+    let (runs, exhausted, failure) = search_original(build, test, schedules, mask, limits, work.path(), &mut RunRaces::default())?;
+    if let Some(failure) = failure {
+        return Err(format!("the original's search stopped: {failure}"));
+    }
+    Ok(BoundedSearch { observations: runs.into_iter().map(|(_, o)| o).collect(), exhausted, preemptions })
 }
 
 /// Why the test is unusable when the original does not end with the exit status the
@@ -882,6 +943,13 @@ fn distance(a: &Observation, b: &Observation) -> usize {
     d
 }
 
+/// [`BoundedSearch`] as a mutant's runs are seen: its sites hidden.
+struct Searched {
+    observations: Vec<Observation>,
+    exhausted: bool,
+    preemptions: u32,
+}
+
 /// What one (mutant, test) pair showed over its schedules.
 struct Tally<'a> {
     kills: usize,
@@ -892,6 +960,28 @@ struct Tally<'a> {
     /// Runs whose observation no listed run of the original showed, but the original
     /// following their interleaving did: not kills.
     refuted: usize,
+    /// Runs whose observation no run of the original showed, but the original could not
+    /// follow their interleaving to the end and the two agreed as far as it did: the
+    /// difference may be the original's under another interleaving, so it is not claimed.
+    /// The first one's schedule and the point where the original stopped following.
+    unclaimed: usize,
+    /// The first unclaimed run's schedule, where the original stopped following it, and
+    /// why the original's search did not decide it.
+    first_unclaimed: Option<(String, Partial, String)>,
+    /// Runs the original could not follow, whose observation its bounded search showed.
+    found_by_search: usize,
+    /// The run being judged timed out and ran again under a larger limit: how that
+    /// ended (empty: it finished, and is judged by that).
+    timeout_confirmed: Option<String>,
+    /// Runs that timed out under their first limit but finished under the larger one.
+    timeouts_not_confirmed: usize,
+    /// The original's bounded search on this test, shared by every mutant, and how to
+    /// make it.
+    shared_search: &'a [OnceLock<Result<BoundedSearch, String>>],
+    search: Box<dyn Fn(u32) -> Result<BoundedSearch, String> + 'a>,
+    /// Those searches' runs as this mutant's are seen (its sites hidden), by preemption
+    /// bound, once needed.
+    searched: HashMap<u32, Result<Searched, String>>,
     /// Verdict, reason and schedule tag of the first killing run.
     first_kill: Option<(Verdict, String, String)>,
     /// Where the first killing run's steps left the closest original's (thread, step
@@ -921,10 +1011,10 @@ struct Tally<'a> {
 /// Runs the original along a mutant run's interleaving: the run's execution, what it
 /// showed (through the tally's lens), how closely it followed and its data races, or
 /// `None` when the run recorded no interleaving.
-type Follow<'f> = dyn FnMut(Lens) -> Result<Option<(Execution, Observation, String, RunRaces)>, Unjudged> + 'f;
+type Follow<'f> = dyn FnMut(Lens) -> Result<Option<FollowedRun>, Unjudged> + 'f;
 
 impl<'a> Tally<'a> {
-    fn new(build: &Build, mutant: &'a Mutant, plan: &'a OriginalRuns) -> Tally<'a> {
+    fn new(build: &Build, mutant: &'a Mutant, plan: &'a OriginalRuns, search: Box<dyn Fn(u32) -> Result<BoundedSearch, String> + 'a>) -> Tally<'a> {
         let hidden = build.catalogue.hidden_sites(mutant);
         let original = plan
             .originals
@@ -940,6 +1030,14 @@ impl<'a> Tally<'a> {
             elapsed: Duration::ZERO,
             tried: Vec::new(),
             refuted: 0,
+            unclaimed: 0,
+            first_unclaimed: None,
+            found_by_search: 0,
+            timeout_confirmed: None,
+            timeouts_not_confirmed: 0,
+            shared_search: &plan.searched,
+            search,
+            searched: HashMap::new(),
             first_kill: None,
             divergence: None,
             original,
@@ -951,6 +1049,26 @@ impl<'a> Tally<'a> {
             mask: &plan.mask,
             original_races: plan.races.clone(),
         }
+    }
+
+    /// The original's search of every schedule with at most `preemptions` preemptions on
+    /// this test, its runs seen as this mutant's: made (once per test and bound) the first
+    /// time it is needed.
+    fn searched(&mut self, preemptions: u32) -> Result<&Searched, String> {
+        let Some(cell) = self.shared_search.get(preemptions as usize) else {
+            return Err(format!("the mutant's run preempted {preemptions} times, more than the original's search covers ({FOLLOW_CHECK_PREEMPTIONS})"));
+        };
+        if !self.searched.contains_key(&preemptions) {
+            let shared = cell.get_or_init(|| (self.search)(preemptions));
+            let hidden = &self.hidden;
+            let seen = shared.as_ref().map_err(Clone::clone).map(|b| Searched {
+                observations: b.observations.iter().map(|o| o.hiding(hidden)).collect(),
+                exhausted: b.exhausted,
+                preemptions: b.preemptions,
+            });
+            self.searched.insert(preemptions, seen);
+        }
+        self.searched[&preemptions].as_ref().map_err(Clone::clone)
     }
 
     /// How this tally observes a run of the mutant.
@@ -991,17 +1109,20 @@ impl<'a> Tally<'a> {
         }
         let observed = observed.clone();
         let absolute = failure(&observed).is_some_and(|what| !self.original_fails_so(&what));
+        // Where the original stopped following this run, and what differed before.
+        let mut partial = None;
         if !absolute {
             followed_yet = true;
-            if let Some((execution, followed, label, followed_races)) = follow(self.lens())? {
-                self.elapsed += execution.elapsed;
-                self.original_races.merge(followed_races);
-                let same = followed == observed;
-                self.original.push(OriginalRun { observation: followed, label });
+            if let Some(followed) = follow(self.lens())? {
+                self.elapsed += followed.execution.elapsed;
+                self.original_races.merge(followed.races);
+                let same = followed.observation == observed;
+                self.original.push(OriginalRun { observation: followed.observation, label: followed.label });
                 if same {
                     self.refuted += 1;
                     return self.add_races(races, tag, followed_yet, follow);
                 }
+                partial = followed.partial;
             }
         }
         let closest = self.original.iter().min_by_key(|o| distance(&o.observation, &observed)).expect("the baseline ran the original");
@@ -1017,13 +1138,59 @@ impl<'a> Tally<'a> {
         if verdict == Verdict::Survived {
             return Ok(false); // differs only in what no verdict looks at
         }
+        // A difference in synchronization alone (the steps, the values they see, who is
+        // left waiting) depends on the interleaving: when the original could not take the
+        // mutant's to its end and the two agree as far as it did, the follow shows
+        // nothing. The original's bounded search decides: it shows this observation (no
+        // kill), or it covered its whole bound without it (a kill, within that bound), or
+        // it could not tell (no claim).
+        let mut beyond_follow = None;
+        if let Some(p) = partial.clone().filter(|p| p.before.is_none() && verdict == Verdict::KilledByTrace) {
+            let decided = match self.searched(p.preemptions) {
+                Ok(s) if s.observations.contains(&observed) => Ok(None),
+                Ok(s) if s.exhausted => Ok(Some(format!(
+                    "the original could not follow the mutant's interleaving past {}, and none of the {} runs of its search with at most {} preemptions (every such schedule, up to sleep-set equivalence; the mutant's run had {}) shows this",
+                    p.point(),
+                    s.observations.len(),
+                    s.preemptions,
+                    p.preemptions
+                ))),
+                Ok(s) => Err(format!("the original's search with at most {} preemptions did not finish within {} schedules", s.preemptions, s.observations.len())),
+                Err(why) => Err(why),
+            };
+            match decided {
+                // Its races were judged above.
+                Ok(None) => {
+                    self.found_by_search += 1;
+                    return Ok(false);
+                }
+                Ok(Some(note)) => beyond_follow = Some(note),
+                Err(why) => {
+                    self.unclaimed += 1;
+                    self.first_unclaimed.get_or_insert_with(|| (tag.to_string(), p, why));
+                    return Ok(false);
+                }
+            }
+        }
         self.kills += 1;
         if self.first_kill.is_none() {
-            let reason = match self.original.len() {
+            let mut reason = match self.original.len() {
                 1 => reason,
                 n if absolute => format!("{reason}; no run of the original ends so ({n} runs)"),
                 _ => format!("{reason}; closest original run: {closest_label}"),
             };
+            if let Some(Partial { before: Some(difference), .. }) = &partial {
+                let point = partial.as_ref().map(Partial::point).unwrap_or_default();
+                reason.push_str(&format!(
+                    "; the original followed the mutant's interleaving only up to {point}, and already before it: {difference}"
+                ));
+            }
+            if let Some(note) = beyond_follow {
+                reason.push_str(&format!("; {note}"));
+            }
+            if let Some(note) = self.timeout_confirmed.as_ref().filter(|n| !n.is_empty() && verdict == Verdict::KilledByTimeout) {
+                reason.push_str(&format!("; {note}"));
+            }
             self.divergence = divergence;
             self.first_kill = Some((verdict, reason, tag.to_string()));
         }
@@ -1044,9 +1211,9 @@ impl<'a> Tally<'a> {
             return Ok(false);
         }
         if !followed_yet {
-            if let Some((execution, _, _, followed_races)) = follow(self.lens())? {
-                self.elapsed += execution.elapsed;
-                self.original_races.merge(followed_races);
+            if let Some(followed) = follow(self.lens())? {
+                self.elapsed += followed.execution.elapsed;
+                self.original_races.merge(followed.races);
             }
         }
         let new: Vec<&SourceRace> = races.races.iter().filter(|r| !self.original_races.has(&r.key)).collect();
@@ -1111,13 +1278,15 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
     // runs every schedule, for its kill fraction.
     let stop_at_kill = !explores || matches!(config.strategy.strategy, Strategy::Mixed { .. });
     let active = if config.self_check { String::new() } else { mutant.activation() };
-    let mut tally = Tally::new(build, mutant, plan);
+    let search_limits = Limits { timeout: config.baseline_timeout, ..config.limits };
+    let search = Box::new(move |preemptions| search_bounded(build, test, &plan.mask, &search_limits, preemptions));
+    let mut tally = Tally::new(build, mutant, plan, search);
     let mut exhaustive = false;
     let mut ran = if dfs {
         search_mutant(build, mutant, &active, test, plan, out, config.strategy, &limits, &mut tally).map(|covered| exhaustive = covered && plan.exhausted)
     } else {
         let schedules: &[String] = if explores { &plan.mutant_schedules } else { &plan.mutant_schedules[..1] };
-        run_mutant_listed(build, mutant, &active, test, schedules, explores, stop_at_kill, plan.max_steps, out, config.keep_traces, &limits, &mut tally)
+        run_mutant_listed(build, mutant, &active, test, schedules, explores, stop_at_kill, plan.max_steps, out, config.keep_traces, &limits, config.first_timeout, &mut tally)
     };
     if ran.is_ok() && tally.first_kill.is_none() && build.catalogue.kind == Family::Pthread {
         for run in 1..=config.native {
@@ -1143,7 +1312,8 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
     // Every behaviour of the mutant is one of the original's and every one of the
     // original's is the mutant's, over both whole bounded spaces: equivalent there. A run
     // only the original following it explains is outside the original's search: no claim.
-    let equivalent = exhaustive && kills == 0 && tally.refuted == 0 && tally.native_unexplained == 0 && tally.matched.iter().all(|m| *m);
+    let equivalent =
+        exhaustive && kills == 0 && tally.refuted == 0 && tally.unclaimed == 0 && tally.native_unexplained == 0 && tally.matched.iter().all(|m| *m);
     let (verdict, reason, schedule) = match tally.first_kill {
         Some((v, r, s)) if explores && !stop_at_kill => (v, format!("{r}; {}", kill_fraction(config.strategy.strategy, kills, total, exhaustive)), Some(s)),
         Some((v, r, s)) if explores || s == "native" => (v, format!("{r}; found by schedule {s}, the {} of {tried}", ordinal(total)), Some(s)),
@@ -1170,6 +1340,7 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
         kills: explores.then_some(kills),
         schedules: explores.then_some(total),
         exhaustive,
+        unclaimed: tally.unclaimed,
     })
 }
 
@@ -1197,6 +1368,25 @@ fn survived_reason(build: &Build, tally: &Tally, strategy: Strategy, exhaustive:
             tally.refuted
         ));
     }
+    if tally.timeouts_not_confirmed > 0 {
+        reason.push_str(&format!(
+            "; {} run(s) timed out under the first limit but finished when run again under {TIMEOUT_CONFIRM_FACTOR}× it (the machine was slow, not the mutant), judged by that run",
+            tally.timeouts_not_confirmed
+        ));
+    }
+    if tally.found_by_search > 0 {
+        reason.push_str(&format!(
+            "; {} of them the original could not follow to the end, but its search within as many preemptions showed the same",
+            tally.found_by_search
+        ));
+    }
+    if let Some((schedule, partial, why)) = &tally.first_unclaimed {
+        reason.push_str(&format!(
+            "; {} of them differed from every run of the original tried, but only past the point where the original could no longer follow the mutant's interleaving (first: schedule {schedule}, from {}), agreeing with it up to there, and {why}: not claimed as kills",
+            tally.unclaimed,
+            partial.point()
+        ));
+    }
     if tally.native_unexplained > 0 {
         reason.push_str(&format!(
             "; {} run(s) with real threads ended with an exit status or output no run of the original showed, which is no kill: the original cannot follow a run the scheduler did not control",
@@ -1218,10 +1408,44 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
+/// The original's run along a mutant run's interleaving ([`follow_original`]).
+struct FollowedRun {
+    execution: Execution,
+    observation: Observation,
+    /// Which original run it is, in words.
+    label: String,
+    races: RunRaces,
+    /// Where the original stopped following, when it could not follow to the end.
+    partial: Option<Partial>,
+}
+
+/// An original that could not follow a mutant's interleaving to its end: from the
+/// choice point `diverged` (1-based) of the mutant's `all`, it ran other threads than the
+/// mutant's. Its run is still the original's, but past that point it is not the
+/// mutant's interleaving, so a difference there says nothing about the mutant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Partial {
+    diverged: usize,
+    all: usize,
+    /// How the mutant's steps differ from the original's before `diverged`, where both
+    /// ran the same interleaving: a difference there is one the original cannot
+    /// produce under that interleaving, the same claim as a full follow's.
+    before: Option<String>,
+    /// Preemptions in the mutant's run: the original's search that decides it needs as
+    /// many.
+    preemptions: u32,
+}
+
+impl Partial {
+    /// `choice 9 of 25`.
+    fn point(&self) -> String {
+        format!("choice {} of {}", self.diverged, self.all)
+    }
+}
+
 /// The original along the interleaving a mutant's run recorded in `choices` (its
-/// `SYNCMUT_SCHEDULE_OUT` file), beside the mutant's trace `mutant_trace`: its execution,
-/// trace, and which original run it is, in words. `None` for SystemC or when the run
-/// recorded nothing.
+/// `SYNCMUT_SCHEDULE_OUT` file), beside the mutant's trace `mutant_trace`. `None` for
+/// SystemC or when the run recorded nothing.
 #[allow(clippy::too_many_arguments)]
 fn follow_original(
     build: &Build,
@@ -1231,7 +1455,7 @@ fn follow_original(
     work: &Path,
     limits: &Limits,
     lens: Lens,
-) -> Result<Option<(Execution, Observation, String, RunRaces)>, Unjudged> {
+) -> Result<Option<FollowedRun>, Unjudged> {
     if build.catalogue.kind != Family::Pthread || !choices.is_file() {
         return Ok(None);
     }
@@ -1240,15 +1464,82 @@ fn follow_original(
     let value = schedule::follow_value(choices);
     let (execution, observation, _) = traced_in(build, test, "", &value, None, &trace_file, Some(&followed_file), work, limits, None, lens)?;
     let races = run_races(build, &trace_file)?;
-    let followed = std::fs::read_to_string(&followed_file).ok().and_then(|t| schedule::parse(&t).ok()).and_then(|s| s.followed);
+    let read = |path: &Path| std::fs::read_to_string(path).ok().and_then(|t| schedule::parse(&t).ok());
+    let (mutant_schedule, original_schedule) = (read(choices), read(&followed_file));
+    // The runtime counts a recorded choice as taken even when the original first had to
+    // decide other points by default (the recorded thread could not run yet), so whether
+    // it followed exactly is read from the two recorded files, choice by choice.
+    let partial = match (&mutant_schedule, &original_schedule) {
+        (Some(mutant), Some(original)) if !same_choices(mutant, original) => {
+            let label = |site| crate::diff::site_label(&build.catalogue, site);
+            Some(partial_follow(mutant, original, mutant_trace, &trace_file, &execution, lens, &label).map_err(|e| trace_error(&trace_file, e))?)
+        }
+        _ => None,
+    };
     let _ = std::fs::remove_file(&trace_file);
     let _ = std::fs::remove_file(&followed_file);
-    let label = match followed {
-        Some((taken, all)) if taken == all => format!("the original following the mutant's interleaving (all {all} choices)"),
-        Some((taken, all)) => format!("the original following the mutant's interleaving as far as it can ({taken} of {all} choices)"),
-        None => "the original following the mutant's interleaving".to_string(),
+    let label = match (&mutant_schedule, &partial) {
+        (_, Some(p)) => format!("the original following the mutant's interleaving up to {} (it could not take that choice)", p.point()),
+        (Some(mutant), None) => format!("the original following the mutant's interleaving (all {} choices)", mutant.choices.len()),
+        _ => "the original following the mutant's interleaving".to_string(),
     };
-    Ok(Some((execution, observation, label, races)))
+    Ok(Some(FollowedRun { execution, observation, label, races, partial }))
+}
+
+/// Whether two recorded runs made the same choices, in the same order.
+fn same_choices(a: &schedule::Schedule, b: &schedule::Schedule) -> bool {
+    a.choices.len() == b.choices.len() && a.choices.iter().zip(&b.choices).all(|(x, y)| same_point(x, y))
+}
+
+/// Whether two runs are at the same point of one interleaving: the same kind of choice
+/// among the same threads, from the same running thread, and the same one chosen. The
+/// same chosen thread alone is not enough: where one program's thread is blocked and the
+/// other's ready, the steps between two choice points differ.
+fn same_point(a: &schedule::Choice, b: &schedule::Choice) -> bool {
+    let ids = |c: &schedule::Choice| c.options.iter().map(|(id, _)| *id).collect::<Vec<_>>();
+    a.chosen == b.chosen && a.kind == b.kind && a.current == b.current && ids(a) == ids(b)
+}
+
+/// Where the original (`original`, its recorded choices when following) first made
+/// another choice than the mutant (`mutant`), and whether the two runs' steps already
+/// differ before that point: each run's trace is read up to the events recorded before
+/// that choice, and each thread's steps are compared as far as both runs have them
+/// (`execution` is the original's; only the steps are compared).
+#[allow(clippy::too_many_arguments)]
+fn partial_follow(
+    mutant: &schedule::Schedule,
+    original: &schedule::Schedule,
+    mutant_trace: &Path,
+    original_trace: &Path,
+    execution: &Execution,
+    lens: Lens,
+    label: &dyn Fn(u32) -> String,
+) -> Result<Partial, String> {
+    let k = mutant.choices.iter().zip(&original.choices).take_while(|(a, b)| same_point(a, b)).count();
+    let before = |schedule: &schedule::Schedule| schedule.choices.get(k).and_then(|c| c.events).unwrap_or(u64::MAX);
+    let prefix = |path: &Path, limit: u64| -> Result<Observation, String> {
+        let mut recorder = Recorder::new(lens.hidden, lens.mask);
+        trace::visit(path, &mut |event| {
+            if event.seq < limit {
+                recorder.event(event)
+            }
+        })?;
+        Ok(recorder.finish(execution, None))
+    };
+    let (mut m, mut o) = (prefix(mutant_trace, before(mutant))?, prefix(original_trace, before(original))?);
+    // Past the shorter of a thread's two prefixes nothing is known of the other run.
+    for (thread, steps) in m.threads.iter_mut() {
+        let theirs = o.threads.entry(thread.clone()).or_default();
+        let common = steps.len().min(theirs.len());
+        steps.truncate(common);
+        theirs.truncate(common);
+    }
+    o.threads.retain(|thread, _| m.threads.contains_key(thread));
+    m.threads.retain(|_, steps| !steps.is_empty());
+    o.threads.retain(|_, steps| !steps.is_empty());
+    let before = o.first_step_difference(&m, label);
+    let preemptions = mutant.choices.iter().filter(|c| c.preempts(c.chosen)).count() as u32;
+    Ok(Partial { diverged: k + 1, all: mutant.choices.len(), before, preemptions })
 }
 
 /// The mutant's own dfs search, each run judged into `tally`; the first kill's trace and
@@ -1338,12 +1629,35 @@ fn run_mutant_listed(
     out: &OutDir,
     keep_all: bool,
     limits: &Limits,
+    first_timeout: Option<Duration>,
     tally: &mut Tally,
 ) -> Result<(), Unjudged> {
     for schedule in schedules {
         let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tagged.then_some(schedule.as_str()));
         let choices = path.with_extension("schedule");
-        let (execution, observed, workdir) = traced_in(build, test, active, schedule, max_steps, &path, Some(&choices), &out.path(outdir::WORK_DIR), limits, None, tally.lens())?;
+        let first = Limits { timeout: first_timeout.unwrap_or(limits.timeout), ..*limits };
+        let (mut execution, mut observed, mut workdir) = traced_in(build, test, active, schedule, max_steps, &path, Some(&choices), &out.path(outdir::WORK_DIR), &first, None, tally.lens())?;
+        tally.timeout_confirmed = None;
+        if execution.status == Status::TimedOut {
+            // A run can time out for the machine's load alone: the same run (mutant,
+            // test, schedule) under a larger limit tells a slow machine from a hang.
+            let longer = Limits { timeout: limits.timeout * TIMEOUT_CONFIRM_FACTOR, ..*limits };
+            let waited = execution.elapsed;
+            drop(workdir);
+            (execution, observed, workdir) = traced_in(build, test, active, schedule, max_steps, &path, Some(&choices), &out.path(outdir::WORK_DIR), &longer, None, tally.lens())?;
+            tally.elapsed += waited;
+            tally.timeout_confirmed = Some(match execution.status {
+                Status::TimedOut => format!(
+                    "confirmed: the same run timed out again under {} ms, {TIMEOUT_CONFIRM_FACTOR}× its limit of {} ms",
+                    longer.timeout.as_millis(),
+                    limits.timeout.as_millis()
+                ),
+                _ => String::new(),
+            });
+            if execution.status != Status::TimedOut {
+                tally.timeouts_not_confirmed += 1;
+            }
+        }
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
             let _ = std::fs::remove_file(&choices);
             return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.text().trim())));
@@ -1399,6 +1713,7 @@ fn error_run(mutant: &Mutant, test: &TestCase, reason: String, elapsed: Duration
         kills: None,
         schedules: None,
         exhaustive: false,
+        unclaimed: 0,
     }
 }
 

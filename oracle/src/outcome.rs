@@ -137,6 +137,15 @@ pub struct Run {
     /// bounded space, so `kills` of `schedules` is exact there, not a sample.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exhaustive: bool,
+    /// Runs whose observation differed from every run of the original tried, but only
+    /// past the point where the original could no longer follow their interleaving, and
+    /// that the original's search could not decide: not claimed as kills.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unclaimed: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One mutant over the whole suite.
@@ -153,6 +162,9 @@ pub struct MutantOutcome {
     pub killed_by: Option<String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
+    /// Unclaimed runs over all its tests (see [`Run::unclaimed`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unclaimed: usize,
     pub runs: Vec<Run>,
 }
 
@@ -212,8 +224,13 @@ impl Outcomes {
                     (Verdict::EquivalentExhaustive, None, reason)
                 } else if mine.iter().any(|r| matches!(r.verdict, Verdict::Survived | Verdict::EquivalentExhaustive)) {
                     let tests: Vec<&str> = mine.iter().map(|r| r.test.as_str()).collect();
+                    // Unclaimed runs did differ: the tests may tell, the oracle cannot prove it.
+                    let told = match mine.iter().any(|r| r.unclaimed > 0) {
+                        false => "output and observable synchronization identical to the original on each",
+                        true => "no difference from the original that the oracle can claim as a kill",
+                    };
                     let mut reason = format!(
-                        "reached by {} ({}); output and observable synchronization identical to the original on each",
+                        "reached by {} ({}); {told}",
                         if tests.len() == 1 { "1 test".to_string() } else { format!("{} tests", tests.len()) },
                         tests.join(", ")
                     );
@@ -234,6 +251,7 @@ impl Outcomes {
                     verdict,
                     killed_by,
                     reason,
+                    unclaimed: mine.iter().map(|r| r.unclaimed).sum(),
                     runs: mine,
                 }
             })

@@ -162,6 +162,12 @@ fn mutant(h: &mut String, i: usize, m: &MutantOutcome, run_dir: Option<&Path>, c
     if !m.reason.is_empty() {
         row("reason", escape(&m.reason));
     }
+    if m.unclaimed > 0 {
+        row(
+            "not claimed",
+            format!("{} run(s) differed from every run of the original tried, but only past the point where the original could no longer follow the mutant's interleaving", m.unclaimed),
+        );
+    }
     if !m.runs.is_empty() {
         let tests: Vec<String> = m.runs.iter().map(|r| format!("{} ({})", r.test, r.verdict)).collect();
         row("runs", escape(&tests.join(", ")));

@@ -28,6 +28,13 @@ pub fn render(outcomes: &Outcomes) -> String {
                 m.description.replace('|', "\\|")
             ));
         }
+        // Survivors the tests may well tell apart, where the oracle could not prove it.
+        for m in outcomes.mutants.iter().filter(|m| m.verdict == Verdict::Survived && m.unclaimed > 0) {
+            md.push_str(&format!(
+                "\n`{}`: {} run(s) differed from every run of the original tried, but only past the point where the original could no longer follow the mutant's interleaving; not claimed as kills.\n",
+                m.mutant, m.unclaimed
+            ));
+        }
     }
     md
 }
