@@ -217,6 +217,9 @@ pub struct Report {
     pub assumed: usize,
     /// Some run was handed input values drawn from a seed.
     pub drew_inputs: bool,
+    /// Runs the scheduler ended at its thread limit (status 124): what the program would
+    /// have done past it was not run, so they are neither bugs nor clean runs.
+    pub thread_limited: usize,
     pub found: Option<Found>,
 }
 
@@ -234,10 +237,14 @@ pub enum ExploreError {
 pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> Result<Report, ExploreError> {
     let mut found: Option<Found> = None;
     let mut assumed = 0usize;
+    let mut thread_limited = 0usize;
     let dfs = matches!(config.strategy, Strategy::Dfs { .. });
     let search = search(program, config, work, &mut |visit: &Visit| {
         if visit.execution.status == Status::Exited(status::ASSUME) {
             assumed += 1;
+        }
+        if visit.execution.status == Status::Exited(status::THREAD_LIMIT) {
+            thread_limited += 1;
         }
         let races = visit.races.map(|f| f.races.clone()).unwrap_or_default();
         let bug = classify(visit.execution, visit.trace).or_else(|| {
@@ -271,6 +278,7 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
         pct: search.pct,
         assumed,
         drew_inputs: search.drew_inputs,
+        thread_limited,
         found,
     })
 }
