@@ -31,6 +31,9 @@ pub const BUG_FOUND: i32 = 9;
 pub const NOT_REPRODUCED: i32 = 10;
 /// `run --self-check` judged the original different from itself (a false kill).
 pub const SELF_CHECK_FAILED: i32 = 11;
+/// `explore` found no bug, but runs ended at a limit of the tool (the scheduler's thread
+/// limit) before the program did: the search did not cover what lies past it.
+pub const INCOMPLETE: i32 = 12;
 
 /// Interrupted by SIGINT (128 + 2, as a shell reports it); `--resume` continues.
 pub const INTERRUPTED: i32 = 130;

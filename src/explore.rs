@@ -184,6 +184,16 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         println!("{}", pct_coverage(plan, report.runs, report.found.is_some()));
     }
     let Some(found) = report.found else {
+        if report.thread_limited > 0 {
+            // Not "no bug": the runs stopped at the tool's limit, not at the program's end.
+            println!(
+                "no bug found before the thread limit, but {} of {} run(s) ended at the scheduler's thread limit \
+                 (1024 threads alive or unjoined, or fewer when the run's memory holds no more thread stacks): \
+                 the program keeps creating threads without joining them, and what it does past that point was not explored",
+                report.thread_limited, report.runs
+            );
+            return Ok(exit::INCOMPLETE);
+        }
         if report.runs > 0 && report.assumed == report.runs {
             println!("no bug found, but vacuously: all {} runs ended by __VERIFIER_assume, so nothing after it was checked", report.runs);
         } else {

@@ -113,6 +113,10 @@ pub struct Catalogue {
     /// catalogues written before it existed, whose files are absolute.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub root: String,
+    /// The integer constants the design compares with, which the metamutant's runtime
+    /// draws nondet values among (crate::nondet_constants).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nondet_constants: Vec<i64>,
 }
 
 impl Catalogue {
@@ -135,7 +139,7 @@ impl Catalogue {
                 })
             })
             .collect();
-        Catalogue { format_version: FORMAT_VERSION, kind, sites, mutants, interleave: Interleave::Sync, races: false, accesses: Vec::new(), root: String::new() }
+        Catalogue { format_version: FORMAT_VERSION, kind, sites, mutants, interleave: Interleave::Sync, races: false, accesses: Vec::new(), root: String::new(), nondet_constants: Vec::new() }
     }
 
     /// Where a file named by this catalogue is on this machine (for reading sources).

@@ -81,8 +81,24 @@ pub fn build(design: &Design, out: &Path) -> Result<Build> {
     build_with(design, out, &Options::default())
 }
 
-/// Builds the metamutant and the original executable into `out`.
+/// Builds the metamutant and the original executable into `out`. A C design that fails
+/// to link because it relies on GNU89 `inline` semantics is built again with them, and
+/// the build's warnings say so.
 pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Build> {
+    match build_once(design, out, options) {
+        Err(MutatorError::LinkFailed { output, stderr }) => match crate::gnu_inline::retry(design, &stderr) {
+            Some((again, note)) => {
+                let mut build = build_once(&again, out, options)?;
+                build.warnings.insert(0, note);
+                Ok(build)
+            }
+            None => Err(MutatorError::LinkFailed { output, stderr }),
+        },
+        other => other,
+    }
+}
+
+fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     crate::design::utf8(out)?;
     let workdir = out.join(layout::BUILD_DIR);
     std::fs::create_dir_all(&workdir).map_err(|source| MutatorError::Write { path: workdir.clone(), source })?;
@@ -110,6 +126,10 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
     if catalogue.kind == Family::Pthread {
         crate::atomic_functions::instrument(&context, &module)?;
     }
+    // Read before the rewrite and the memory hooks add comparisons of their own.
+    let nondet_constants = crate::nondet_constants::harvest(&module);
+    crate::nondet_constants::add_table(&context, &module, &nondet_constants);
+    catalogue.nondet_constants = nondet_constants;
     let hook = match options.interleave {
         Interleave::Memory if catalogue.kind == Family::Pthread => Some(interleave::ACCESS_HOOK),
         Interleave::Memory => {

@@ -111,7 +111,13 @@ impl PctPlan {
         let steps = steps.max(1);
         let budget = |depth: u32| runs_for(per_run(threads, steps, depth)).saturating_add(1);
         let room = if choose.schedules { PCT_BUDGET_CAP } else { schedules };
-        let depth = if choose.depth { (1..=PCT_MAX_CHOSEN_DEPTH).rev().find(|d| budget(*d) <= room).unwrap_or(1) } else { depth };
+        let fits = (1..=PCT_MAX_CHOSEN_DEPTH).rev().find(|d| budget(*d) <= room).unwrap_or(1);
+        // Depth 1 (priorities only, no change point) has at most n! distinct schedules: a
+        // given budget larger than that would be spent redrawing repeats, so it goes to
+        // depth 2, whose schedules it can fill (its bound is printed as it is).
+        let depth_one_fills = |room: usize| (1..=u64::from(threads)).try_fold(1u64, |f, i| f.checked_mul(i).filter(|f| *f < room as u64)).is_none();
+        let deeper = fits == 1 && !choose.schedules && !depth_one_fills(room);
+        let depth = if choose.depth { if deeper { 2 } else { fits } } else { depth };
         let schedules = if choose.schedules { budget(depth).min(PCT_BUDGET_CAP) } else { schedules };
         PctPlan { threads, steps, depth, schedules, choose }
     }
@@ -224,6 +230,9 @@ pub struct Report {
     pub drew_inputs: bool,
     /// Why runs were started by exec and not through a fork server, if they were.
     pub exec_fallback: Option<String>,
+    /// Runs the scheduler ended at its thread limit (status 124): what the program would
+    /// have done past it was not run, so they are neither bugs nor clean runs.
+    pub thread_limited: usize,
     pub found: Option<Found>,
 }
 
@@ -241,10 +250,14 @@ pub enum ExploreError {
 pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> Result<Report, ExploreError> {
     let mut found: Option<Found> = None;
     let mut assumed = 0usize;
+    let mut thread_limited = 0usize;
     let dfs = matches!(config.strategy, Strategy::Dfs { .. });
     let search = search(program, config, work, &mut |visit: &Visit| {
         if visit.execution.status == Status::Exited(status::ASSUME) {
             assumed += 1;
+        }
+        if visit.execution.status == Status::Exited(status::THREAD_LIMIT) {
+            thread_limited += 1;
         }
         let races = visit.races.map(|f| f.races.clone()).unwrap_or_default();
         let bug = classify(visit.execution, visit.trace).or_else(|| {
@@ -279,6 +292,7 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
         assumed,
         drew_inputs: search.drew_inputs,
         exec_fallback: search.exec_fallback,
+        thread_limited,
         found,
     })
 }
@@ -793,8 +807,10 @@ mod tests {
     fn given_values_are_kept_and_the_other_is_chosen_around_them() {
         let given = PctPlan::new(3, 16, 3, 40, Choose::default());
         assert_eq!((given.depth, given.schedules), (3, 40));
-        // A budget of 40 runs covers depth 1 (p = 1/3) but not depth 2 (1/48).
-        assert_eq!(PctPlan::new(3, 16, 9, 40, Choose { depth: true, schedules: false }).depth, 1);
+        // A budget of 40 runs covers depth 1 (p = 1/3) but not depth 2 (1/48)...
+        assert_eq!(PctPlan::new(7, 16, 9, 40, Choose { depth: true, schedules: false }).depth, 1);
+        // ...but with 3 threads depth 1 has at most 3! = 6 schedules: the 40 go to depth 2.
+        assert_eq!(PctPlan::new(3, 16, 9, 40, Choose { depth: true, schedules: false }).depth, 2);
         // Depth 3 given: the budget its bound asks for is over the cap, so the cap.
         assert_eq!(PctPlan::new(3, 16, 3, 9, Choose { depth: false, schedules: true }).schedules, PCT_BUDGET_CAP);
     }

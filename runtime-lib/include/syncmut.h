@@ -50,6 +50,15 @@ unsigned long __VERIFIER_nondet_sector_t(void);
 unsigned int __VERIFIER_nondet_u32(void);
 unsigned short __VERIFIER_nondet_u16(void);
 unsigned char __VERIFIER_nondet_u8(void);
+unsigned long __VERIFIER_nondet_pthread_t(void);
+/* Not integers: the integer value, converted as C converts it. */
+float __VERIFIER_nondet_float(void);
+double __VERIFIER_nondet_double(void);
+void *__VERIFIER_nondet_pointer(void);
+char *__VERIFIER_nondet_pchar(void);
+char *__VERIFIER_nondet_charp(void);
+__int128 __VERIFIER_nondet_int128(void);
+unsigned __int128 __VERIFIER_nondet_uint128(void);
 /* SV-COMP assumption and atomic sections (runtime-lib/src/verifier.c): a false
  * assumption ends the run with status 123; test generation treats it as a path
  * condition, so generated tests satisfy it. */

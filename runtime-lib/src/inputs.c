@@ -169,12 +169,35 @@ static uint64_t mix(uint64_t k) /* splitmix64 of (seed, k) */
     return z ^ (z >> 31);
 }
 
+/* The constants the design compares with (`x == 48611`), harvested by the mutator
+ * into the metamutant (mutator/src/nondet_constants.rs). Weak: the original build and
+ * hand-linked programs have none. */
+extern const int64_t syncmut_nondet_constants[] __attribute__((weak));
+extern const int64_t syncmut_nondet_constant_count __attribute__((weak));
+
+static uint64_t constant_count(void) {
+    if (!syncmut_nondet_constants || !&syncmut_nondet_constant_count || syncmut_nondet_constant_count <= 0) return 0;
+    return (uint64_t)syncmut_nondet_constant_count;
+}
+
 /* A drawn value for a `bits`-wide integer: a quarter boundary values (0, 1, -1, the
- * type's min and max), half small ones (-16..16, where loop bounds and the constants
- * guards compare with usually are), a quarter any bit pattern. */
+ * type's min and max), half small ones (-16..16, where loop bounds usually are), a
+ * quarter any bit pattern. When the program compares with constants, a quarter of the
+ * small draws go to them instead: the constant itself three times in four, else its
+ * neighbour above or below (the two sides of `<`, `<=`), so a guard on one specific
+ * value is met within a few dozen draws. */
 static uint64_t draw(uint64_t k, unsigned bits, int is_unsigned) {
     uint64_t r = mix(k);
     uint64_t pick = r & 3, rest = r >> 2;
+    uint64_t constants = constant_count();
+    if (pick == 1 && constants > 0) {
+        uint64_t c = (uint64_t)syncmut_nondet_constants[rest % constants];
+        switch ((rest / constants) & 7) {
+        case 0: return c + 1;
+        case 1: return c - 1;
+        default: return c;
+        }
+    }
     uint64_t mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
     uint64_t top = UINT64_C(1) << (bits - 1);
     if (pick == 0) {
@@ -224,6 +247,45 @@ NONDET(unsigned long, sector_t, 1)
 NONDET(unsigned int, u32, 1)
 NONDET(unsigned short, u16, 1)
 NONDET(unsigned char, u8, 1)
+
+NONDET(unsigned long, pthread_t, 1)
+
+/* Types that are not integers: the value is the integer given or drawn (a 64-bit
+ * signed one), converted as C converts it (to a floating type: the nearest value; to a
+ * pointer: that address). The log keeps the integer, which replays the same value.
+ * Pointers are for comparing (null or not, equal or not): dereferencing a drawn one is
+ * as undefined as in any other tool that follows the convention. */
+#define NONDET_FROM_INTEGER(type, suffix)                      \
+    type __VERIFIER_nondet_##suffix(void) {                    \
+        long long raw = (long long)next_nondet(64, 0);         \
+        log_line("nondet", #suffix, raw, 0);                   \
+        return (type)(intptr_t)raw;                            \
+    }
+#define NONDET_FLOATING(type, suffix)                          \
+    type __VERIFIER_nondet_##suffix(void) {                    \
+        long long raw = (long long)next_nondet(64, 0);         \
+        log_line("nondet", #suffix, raw, 0);                   \
+        return (type)raw;                                      \
+    }
+
+NONDET_FLOATING(float, float)
+NONDET_FLOATING(double, double)
+NONDET_FROM_INTEGER(void *, pointer)
+NONDET_FROM_INTEGER(char *, pchar)
+NONDET_FROM_INTEGER(char *, charp)
+
+/* 128-bit integers: the 64-bit value given or drawn, sign- or zero-extended. */
+__int128 __VERIFIER_nondet_int128(void) {
+    long long raw = (long long)next_nondet(64, 0);
+    log_line("nondet", "int128", raw, 0);
+    return raw;
+}
+
+unsigned __int128 __VERIFIER_nondet_uint128(void) {
+    unsigned long long raw = next_nondet(64, 1);
+    log_line("nondet", "uint128", (long long)raw, 1);
+    return raw;
+}
 
 _Bool __VERIFIER_nondet_bool(void) {
     _Bool v = next_nondet(1, 1) != 0;

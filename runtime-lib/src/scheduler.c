@@ -921,6 +921,17 @@ int syncmut_sched_create(const char *start_name, pthread_t *thread, const pthrea
     pthread_t handle;
     int rc = pthread_create(&handle, attr, trampoline, t);
     pthread_mutex_lock(&lock);
+    if (rc == EAGAIN) {
+        /* The system refused another thread (the run's memory limit holds fewer thread
+         * stacks than the scheduler has slots): the same resource limit as the slots
+         * running out. Handing EAGAIN back would leave a program that retries in a loop
+         * (`while (1) pthread_create(...)`) spinning at one scheduling point until the
+         * timeout, reported as a hang it does not have. */
+        uint32_t name = atomic_load_explicit(&me->name, memory_order_relaxed);
+        write_schedule_out("thread-limit");
+        syncmut_trace_finish("thread limit (the system refused another thread: EAGAIN, the run's memory holds no more thread stacks)",
+                             name, atomic_load_explicit(&me->site, memory_order_relaxed), SYNCMUT_STATUS_THREAD_LIMIT);
+    }
     if (rc != 0) {
         set_state(t, FREE);
         next_id--; /* nothing ran since new_slot: the number is reused */

@@ -69,3 +69,5 @@ pub fn assert_jsonl_names_only_json(dir: &Path) -> usize {
     }
     binaries
 }
+
+pub mod twins;

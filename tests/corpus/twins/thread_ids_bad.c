@@ -1,0 +1,32 @@
+/* Threads started in a loop each mark their own slot of an array, but each gets a
+ * pointer to the loop counter: a thread that reads it after main moved on marks another
+ * thread's slot (or reads N, past the end, once the loop is over). */
+extern void abort(void);
+#include <assert.h>
+void reach_error() { assert(0); }
+
+#include <pthread.h>
+
+#define N 4
+int slots[N + 1];
+
+void *mark(void *arg)
+{
+    int id = *(int *)arg;
+    slots[id] = 1;
+    return 0;
+}
+
+int main()
+{
+    pthread_t t[N];
+    int i, sum = 0;
+    for (i = 0; i < N; i++)
+        pthread_create(&t[i], 0, mark, &i);
+    for (i = 0; i < N; i++)
+        pthread_join(t[i], 0);
+    for (i = 0; i < N; i++)
+        sum += slots[i];
+    if (sum != N) ERROR: { reach_error(); abort(); }
+    return 0;
+}
