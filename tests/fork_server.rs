@@ -36,7 +36,7 @@ fn both_ways(source: &Path, interleave: Interleave, settings: ExploreSettings, t
 }
 
 fn dfs(schedules: usize) -> ExploreSettings {
-    ExploreSettings { strategy: Strategy::Dfs { preemptions: 2, sleep_sets: true }, schedules, ..ExploreSettings::default() }
+    ExploreSettings { strategy: Strategy::Dfs { preemptions: 2, por: syncmut_oracle::schedules::Por::Dpor }, schedules, ..ExploreSettings::default() }
 }
 
 /// The same coverage and the same bug, found by the same run under the same schedule,

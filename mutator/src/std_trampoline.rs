@@ -24,7 +24,7 @@ use crate::operator::Operator;
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, ValueKind};
+use inkwell::values::{BasicValueEnum, FunctionValue};
 
 /// Defines the trampoline `name` around `original` for the operators in `changes`.
 pub fn define<'ctx>(context: &'ctx Context, module: &Module<'ctx>, name: &str, original: FunctionValue<'ctx>, changes: &[(Operator, Change)]) -> Result<FunctionValue<'ctx>> {
@@ -45,16 +45,7 @@ pub fn define<'ctx>(context: &'ctx Context, module: &Module<'ctx>, name: &str, o
     builder.build_switch(decision, original_bb, &cases).map_err(|e| err(e.to_string()))?;
 
     let args: Vec<BasicValueEnum> = function.get_param_iter().skip(1).collect();
-    let call_with = |args: &[BasicValueEnum<'ctx>]| -> Result<()> {
-        let call_args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
-        let result = builder.build_call(original, &call_args, "").map_err(|e| err(e.to_string()))?;
-        match result.try_as_basic_value() {
-            ValueKind::Basic(value) => builder.build_return(Some(&value)),
-            ValueKind::Instruction(_) => builder.build_return(None),
-        }
-        .map_err(|e| err(e.to_string()))?;
-        Ok(())
-    };
+    let call_with = |args: &[BasicValueEnum<'ctx>]| -> Result<()> { crate::trampoline::return_call(&builder, original, args).map_err(err) };
     builder.position_at_end(original_bb);
     call_with(&args)?;
     for ((_, change), bb) in changes.iter().zip(&blocks) {

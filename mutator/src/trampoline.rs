@@ -64,12 +64,7 @@ pub fn define<'ctx>(
 
     // Original call.
     builder.position_at_end(original_bb);
-    let result = builder.build_call(original, &call_args, "").map_err(|e| err(&e.to_string()))?;
-    match result.try_as_basic_value() {
-        ValueKind::Basic(value) => builder.build_return(Some(&value)),
-        ValueKind::Instruction(_) => builder.build_return(None),
-    }
-    .map_err(|e| err(&e.to_string()))?;
+    return_call(&builder, original, &args).map_err(|e| err(&e))?;
 
     // Removed: nothing happens; a non-blocking access reports success, a value read
     // yields the zero value.
@@ -134,6 +129,19 @@ pub(crate) fn ask_gate<'ctx>(
         ValueKind::Basic(decision) => Ok(decision.into_int_value()),
         ValueKind::Instruction(_) => Err("gate returns no value".to_string()),
     }
+}
+
+/// Calls `callee` with `args` at the builder's position and returns what it returns: a
+/// trampoline's way of running the original call.
+pub(crate) fn return_call<'ctx>(builder: &inkwell::builder::Builder<'ctx>, callee: FunctionValue<'ctx>, args: &[BasicValueEnum<'ctx>]) -> std::result::Result<(), String> {
+    let call_args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
+    let result = builder.build_call(callee, &call_args, "").map_err(|e| e.to_string())?;
+    match result.try_as_basic_value() {
+        ValueKind::Basic(value) => builder.build_return(Some(&value)),
+        ValueKind::Instruction(_) => builder.build_return(None),
+    }
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
 /// `ret void`, `ret i1 true` for the non-blocking accesses, or the zero value.

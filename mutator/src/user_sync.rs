@@ -23,7 +23,7 @@ use crate::error::{MutatorError, Result};
 use crate::operator::Operator;
 use inkwell::context::Context;
 use inkwell::module::Module;
-use inkwell::values::{AsValueRef, BasicMetadataValueEnum, BasicValueEnum, FunctionValue, ValueKind};
+use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue};
 use serde::{Deserialize, Serialize};
 
 /// The pthread runtime's gate for declared functions (pthread_wrappers.c).
@@ -131,13 +131,7 @@ pub fn define_trampoline<'ctx>(context: &'ctx Context, module: &Module<'ctx>, na
 
     builder.position_at_end(original_bb);
     let args: Vec<BasicValueEnum> = function.get_param_iter().skip(1).collect();
-    let call_args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
-    let result = builder.build_call(original, &call_args, "").map_err(|e| err(e.to_string()))?;
-    match result.try_as_basic_value() {
-        ValueKind::Basic(value) => builder.build_return(Some(&value)),
-        ValueKind::Instruction(_) => builder.build_return(None),
-    }
-    .map_err(|e| err(e.to_string()))?;
+    crate::trampoline::return_call(&builder, original, &args).map_err(err)?;
 
     // Removed: nothing happens and the call reports success (0, null or a zero value).
     builder.position_at_end(removed_bb);
