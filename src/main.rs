@@ -157,7 +157,8 @@ enum Command {
         test: Option<String>,
     },
     /// Look for concurrency bugs (assertions, deadlocks, crashes, livelocks) in the
-    /// original program under many schedules; exit 9 when one is found.
+    /// original program under many schedules; exit 9 when one is found, 12 when none was
+    /// but runs ended at the thread limit (docs/exit-codes.md).
     Explore(explore::ExploreArgs),
     /// Re-render a report from a run directory's saved results (nothing is run).
     Report {

@@ -24,7 +24,10 @@ fn search(path: &str, strategy: Option<&str>, interleave: &str, schedules: usize
 #[test]
 fn bad_twins_are_found_and_correct_twins_never_reported() {
     let pairs = [
-        ("twins/atomic_acquire", Some("dfs"), 100),
+        // dfs reduces by partial order under its preemption bound (the default), whose
+        // conservative backtracking reorders the search: found at run 464 (every schedule,
+        // `--por none`: 66).
+        ("twins/atomic_acquire", Some("dfs"), 600),
         ("twins/own_atomic_section", Some("dfs"), 60),
         ("twins/lazy_sum", Some("pct"), 40),
         ("twins/thread_ids", Some("dfs"), 60),
