@@ -260,6 +260,28 @@ fn an_object_created_with_new_keeps_what_its_constructor_stored() {
 }
 
 #[test]
+fn std_thread_workers_and_atomic_updates_are_analysed() {
+    // libstdc++ starts a std::thread in `_State_impl<…>::_M_run()`, reached only through
+    // the state object's vtable: the construction of the std::thread is the creation
+    // (before: "no path from main … to worker"). The worker's atomic fetch_add is an
+    // atomicrmw instruction, whose read value is any value and whose write clobbers
+    // the counter (before: "unknown: instruction `atomicrmw …`").
+    let (out, code, stdout, stderr) = syncmut("gen", "std_threads.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    assert_eq!(verdicts.len(), 6, "{stdout}");
+    for v in &verdicts {
+        assert_eq!(v["verdict"], "test-found", "{stdout}");
+    }
+    let level = |k: usize| verdicts[k]["args"][0].as_str().unwrap().parse::<i64>().unwrap();
+    assert!(level(0) > 500, "{}", verdicts[0]);
+    assert!(level(2) < -3, "{}", verdicts[2]);
+    let sites = std::fs::read_to_string(out.path().join("sites.json")).unwrap();
+    assert!(sites.contains("std::thread started at std_threads.cpp:26"), "{sites}");
+    assert!(!stdout.contains("NOT confirmed"), "{stdout}");
+}
+
+#[test]
 fn workers_chosen_by_argv_words_in_a_loop_are_started() {
     // A loop over argv compares each word and creates a worker with `new`; its
     // iterations are unrolled (copies with their exit tests) and each copy reads

@@ -59,6 +59,10 @@ pub enum Creation<'m> {
     /// `sc_spawn(f)`: the spawn object's `semantics()` runs `f` as a new process; the
     /// call is where it is created.
     Spawn { call: Value<'m> },
+    /// `std::thread t(f, args…)` (also inside `std::jthread`): libstdc++ starts the
+    /// thread in `std::thread::_State_impl<…>::_M_run()`, which calls `f`; the call is
+    /// the construction of the `std::thread`.
+    StdThread { call: Value<'m> },
 }
 
 impl<'m> ModuleFacts<'m> {
@@ -133,6 +137,9 @@ impl<'m> ModuleFacts<'m> {
         }
         for (entry, call) in spawned_processes(m, &callers) {
             entries.entry(entry).or_default().push(Creation::Spawn { call });
+        }
+        for (entry, call) in std_threads(m, &callers) {
+            entries.entry(entry).or_default().push(Creation::StdThread { call });
         }
         let mut preds = HashMap::new();
         let mut back = HashMap::new();
@@ -258,18 +265,28 @@ fn underlying_global<'m>(mut p: Value<'m>) -> Option<Value<'m>> {
 /// neither a global, a field nor the function's own stack frame makes the analysis
 /// give up (`None`).
 fn record_store<'m>(i: Value<'m>, written: &mut Written<'m>) -> Option<()> {
-    if i.opcode() == Some(Opcode::LLVMStore) {
-        match underlying_global(i.operand(1)) {
+    if let Some(address) = written_address(i) {
+        match underlying_global(address) {
             Some(g) => {
                 written.globals.insert(g);
             }
-            None if is_local_slot(i.operand(1)) => {}
+            None if is_local_slot(address) => {}
             None => {
-                written.fields.insert(field_key(i.operand(1))?);
+                written.fields.insert(field_key(address)?);
             }
         }
     }
     Some(())
+}
+
+/// The address an instruction writes without a call: a `store`'s, or an atomic
+/// read-modify-write's or compare-and-swap's (C11 and C++ atomics).
+pub(super) fn written_address(i: Value<'_>) -> Option<Value<'_>> {
+    match i.opcode()? {
+        Opcode::LLVMStore => Some(i.operand(1)),
+        Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => Some(i.operand(0)),
+        _ => None,
+    }
 }
 
 fn concurrent_writes<'m>(
@@ -357,6 +374,28 @@ fn spawned_processes<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m
         for (spawn, args) in &spawns {
             if *args == object {
                 out.extend(callers.get(spawn).into_iter().flatten().map(|call| (*entry, *call)));
+            }
+        }
+    }
+    out
+}
+
+/// The `std::thread` entries (`_State_impl<X>::_M_run()`, reached from libstdc++ through
+/// the state object's vtable) with the constructions that start them: the calls of the
+/// `std::thread` constructors that build a `_State_impl<X>` of the same `X`.
+fn std_threads<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m>>>) -> Vec<(Func<'m>, Value<'m>)> {
+    const STATE: &str = "std::thread::_State_impl<";
+    let functions: Vec<(Func<'m>, String)> = m.functions().into_iter().filter_map(|f| demangled(&f.name()).map(|d| (f, d))).collect();
+    let mut out = Vec::new();
+    for (entry, name) in functions.iter().filter(|(f, d)| f.has_body() && d.starts_with(STATE) && d.ends_with(">::_M_run()")) {
+        let Some(state) = template_arguments(name, STATE) else { continue };
+        let constructor = format!("{STATE}{state}>::_State_impl<");
+        for (built, _) in functions.iter().filter(|(_, d)| d.starts_with(&constructor)) {
+            // The functions that build the state: the std::thread constructors, whose
+            // callers start the thread.
+            for making in callers.get(built).into_iter().flatten() {
+                let thread_constructor = making.block().function();
+                out.extend(callers.get(&thread_constructor).into_iter().flatten().map(|call| (*entry, *call)));
             }
         }
     }

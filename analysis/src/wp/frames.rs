@@ -110,6 +110,20 @@ impl<'m> Wp<'m> {
                             out.push(self.push_frame(func, FrameKind::Thread { creator: cf, point: call, args: vec![object], also: None, label }, depth));
                         }
                     }
+                    Creation::StdThread { call } => {
+                        let creator = call.block().function();
+                        for cf in self.contexts(creator, depth + 1, visiting)? {
+                            // The state object is built inside the std::thread
+                            // constructor: the function and arguments it holds are not
+                            // tracked.
+                            let object = Sym::Ptr(Loc { base: Base::Opaque(call), off: 0 });
+                            let label = format!("std::thread started at {}", call.where_());
+                            self.q.schedule.push(format!(
+                                "{label}: reads before the thread's first synchronization point see memory as at its construction (default schedule); the function and arguments it was given are over-approximated"
+                            ));
+                            out.push(self.push_frame(func, FrameKind::Thread { creator: cf, point: call, args: vec![object], also: None, label }, depth));
+                        }
+                    }
                 }
             }
         }

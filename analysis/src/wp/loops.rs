@@ -109,11 +109,14 @@ impl<'m> Wp<'m> {
         'body: for block in self.loop_body(f, b) {
             for j in block.instructions() {
                 let hit = match j.opcode() {
-                    Some(Opcode::LLVMStore) => match self.value(f, j.operand(1)) {
-                        Ok(Sym::Ptr(l)) => l == loc,
-                        Ok(Sym::PtrIdx { loc: l, .. }) => l.base == loc.base,
-                        _ => true,
-                    },
+                    Some(Opcode::LLVMStore | Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg) => {
+                        let address = super::facts::written_address(j).expect("a writing instruction");
+                        match self.value(f, address) {
+                            Ok(Sym::Ptr(l)) => l == loc,
+                            Ok(Sym::PtrIdx { loc: l, .. }) => l.base == loc.base,
+                            _ => true,
+                        }
+                    }
                     Some(Opcode::LLVMCall) | Some(Opcode::LLVMInvoke) => !matches!(self.through_call(f, j, loc, load), Ok(None)),
                     _ => false,
                 };

@@ -168,6 +168,18 @@ impl<'m> Wp<'m> {
                         return Ok(s);
                     }
                 }
+                // An atomic read-modify-write or compare-and-swap that may write `loc`:
+                // its new value is not modelled.
+                Some(Opcode::LLVMAtomicRMW) | Some(Opcode::LLVMAtomicCmpXchg) => {
+                    let hit = match self.value(f, j.operand(0)) {
+                        Ok(Sym::Ptr(l)) => l == loc,
+                        Ok(Sym::PtrIdx { loc: l, .. }) => l.base == loc.base,
+                        _ => true,
+                    };
+                    if hit {
+                        return self.fresh_or_ptr(load, &format!("memory after the atomic update at {}", j.where_()));
+                    }
+                }
                 _ => {}
             }
         }

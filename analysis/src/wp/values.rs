@@ -194,6 +194,8 @@ impl<'m> Wp<'m> {
             LLVMLoad => self.load(f, v),
             LLVMCall | LLVMInvoke => self.call(f, v),
             LLVMFreeze => self.value(f, v.operand(0)),
+            // The value an atomic read-modify-write read: not modelled (sound: any value).
+            LLVMAtomicRMW => self.fresh(v, "the value an atomic read-modify-write read"),
             _ => Err(AnalysisError::unsupported(format!("instruction `{}`", v.print()), v.where_())),
         }
     }
