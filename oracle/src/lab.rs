@@ -66,7 +66,8 @@ struct OriginalRuns {
 struct BoundedSearch {
     /// What each run showed, nothing hidden, the baseline's mask applied.
     observations: Vec<Observation>,
-    /// The search covered every schedule within the bound (up to sleep-set equivalence).
+    /// The search covered every schedule within the bound (with no reduction, unless the
+    /// user's own dfs search, reused here, asked for `--por sleep`).
     exhausted: bool,
     preemptions: u32,
 }
