@@ -125,8 +125,6 @@ pub struct Schedule {
     pub steps: Option<u64>,
     /// Choice point where a replayed file stopped fitting the run.
     pub diverged: Option<usize>,
-    /// `follow:`: how many of the followed file's choices the run took, of how many.
-    pub followed: Option<(u64, u64)>,
     pub truncated: bool,
 }
 
@@ -153,7 +151,6 @@ pub fn parse(text: &str) -> Result<Schedule, String> {
                     schedule.steps = n.parse().ok();
                 }
                 ["diverged", k] => schedule.diverged = k.parse().ok(),
-                ["followed", k, "of", n] => schedule.followed = k.parse().ok().zip(n.parse().ok()),
                 ["truncated"] => schedule.truncated = true,
                 _ => {}
             }
@@ -282,8 +279,6 @@ mod tests {
         assert_eq!(s.end.as_deref(), Some("deadlock"));
         assert_eq!(s.steps, Some(17));
         assert_eq!(s.diverged, Some(1));
-        assert_eq!(s.followed, None);
-        assert_eq!(parse("# followed 3 of 7\n").unwrap().followed, Some((3, 7)));
         assert!(parse("x run\n").is_err());
         assert!(parse("1 jump\n").unwrap_err().contains("choice kind"));
     }

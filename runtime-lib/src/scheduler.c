@@ -115,7 +115,6 @@ static uint32_t *replay_ids;
 static uint8_t *replay_kinds;
 static uint64_t replay_len, replay_pos;
 static int64_t replay_diverged = -1; /* choice point where the file stopped fitting */
-static uint64_t follow_taken; /* follow: recorded choices this run took */
 /* SYNCMUT_SCHEDULE_OUT: every choice point (more than one option), preallocated. */
 enum choice_kind { K_RUN = 0, K_WAKE, K_TIMEOUT };
 struct choice {
@@ -376,7 +375,6 @@ static struct sthread *follow_pick(int kind, uint32_t n, struct sthread *fallbac
         for (uint32_t i = 0; i < n; i++)
             if (candidates[i]->id == want) {
                 replay_pos++;
-                follow_taken++;
                 return candidates[i];
             }
         int finished = 0;
@@ -646,13 +644,6 @@ static void write_schedule_out(const char *how)
     if (replay_diverged >= 0) {
         sout_str("# diverged ");
         sout_u64((uint64_t)replay_diverged);
-        sout_str("\n");
-    }
-    if (strategy == STRATEGY_FOLLOW) {
-        sout_str("# followed ");
-        sout_u64(follow_taken);
-        sout_str(" of ");
-        sout_u64(replay_len);
         sout_str("\n");
     }
     sout_str("# end ");

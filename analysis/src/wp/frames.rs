@@ -97,31 +97,25 @@ impl<'m> Wp<'m> {
                             out.push(self.push_frame(func, FrameKind::Thread { creator: root, point: start, args: vec![this], also: Some(ctor), label }, depth));
                         }
                     }
-                    Creation::Spawn { call } => {
+                    Creation::Spawn { call } | Creation::StdThread { call } => {
+                        // The object that starts it (the kernel's spawn object, the
+                        // std::thread's state) is built inside the library: the function
+                        // and the arguments it holds are not tracked.
+                        let (label, statement) = match c {
+                            Creation::Spawn { .. } => (
+                                format!("SystemC process spawned at {}", call.where_()),
+                                "memory at its start is as at the sc_spawn call; the arguments bound to its function are over-approximated",
+                            ),
+                            _ => (
+                                format!("std::thread started at {}", call.where_()),
+                                "reads before the thread's first synchronization point see memory as at its construction (default schedule); the function and arguments it was given are over-approximated",
+                            ),
+                        };
                         let creator = call.block().function();
                         for cf in self.contexts(creator, depth + 1, visiting)? {
-                            // The spawn object is a copy made inside the kernel: its
-                            // fields (the bound arguments) are not tracked.
                             let object = Sym::Ptr(Loc { base: Base::Opaque(call), off: 0 });
-                            let label = format!("SystemC process spawned at {}", call.where_());
-                            self.q.schedule.push(format!(
-                                "{label}: memory at its start is as at the sc_spawn call; the arguments bound to its function are over-approximated"
-                            ));
-                            out.push(self.push_frame(func, FrameKind::Thread { creator: cf, point: call, args: vec![object], also: None, label }, depth));
-                        }
-                    }
-                    Creation::StdThread { call } => {
-                        let creator = call.block().function();
-                        for cf in self.contexts(creator, depth + 1, visiting)? {
-                            // The state object is built inside the std::thread
-                            // constructor: the function and arguments it holds are not
-                            // tracked.
-                            let object = Sym::Ptr(Loc { base: Base::Opaque(call), off: 0 });
-                            let label = format!("std::thread started at {}", call.where_());
-                            self.q.schedule.push(format!(
-                                "{label}: reads before the thread's first synchronization point see memory as at its construction (default schedule); the function and arguments it was given are over-approximated"
-                            ));
-                            out.push(self.push_frame(func, FrameKind::Thread { creator: cf, point: call, args: vec![object], also: None, label }, depth));
+                            self.q.schedule.push(format!("{label}: {statement}"));
+                            out.push(self.push_frame(func, FrameKind::Thread { creator: cf, point: call, args: vec![object], also: None, label: label.clone() }, depth));
                         }
                     }
                 }
