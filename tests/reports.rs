@@ -50,8 +50,16 @@ fn reports_render_from_the_saved_results_alone() {
     assert!(md.contains("mutation score") && md.contains("Survived"), "{md}");
 
     let github = report(dir.path(), "github");
-    assert_eq!(github.lines().count(), survived);
-    assert!(github.lines().all(|l| l.starts_with("::warning file=") && l.contains("redundant_sync.cpp,line=")));
+    let errors = outcomes["score"]["errors"].as_u64().unwrap() as usize;
+    assert_eq!(github.lines().count(), survived + errors);
+    let warnings: Vec<_> = github.lines().filter(|l| l.starts_with("::warning file=")).collect();
+    assert_eq!(warnings.len(), survived, "{github}");
+    assert!(warnings.iter().all(|l| l.contains("redundant_sync.cpp,line=")));
+    // Each survivor's annotation carries the reason the other reports give.
+    for m in outcomes["mutants"].as_array().unwrap().iter().filter(|m| m["verdict"] == "survived") {
+        let reason = m["reason"].as_str().unwrap();
+        assert!(!reason.is_empty() && warnings.iter().any(|l| l.contains(&format!("mutant {} survived", m["mutant"].as_str().unwrap())) && l.contains(reason)), "{github}");
+    }
 
     let json = report(dir.path(), "json");
     let back: serde_json::Value = serde_json::from_str(&json).unwrap();
