@@ -182,8 +182,9 @@ fn a_difference_only_past_a_partial_follow_is_not_claimed() {
 
 /// A kill past a partial follow still stands when the original's bounded search shows
 /// the difference is the mutant's: the racy counter without its lock loses an update
-/// (an output the original never prints), and a removed join lets main see the counter
-/// before the threads ran, which the search of the original within the run's
+/// (an output the original never prints: claimed, and the reason says what the search
+/// of the original could and could not show), and a removed join lets main see the
+/// counter before the threads ran, which the search of the original within the run's
 /// preemptions never shows; that reason names the bound.
 #[test]
 fn a_kill_past_a_partial_follow_stands_on_evidence() {
@@ -191,6 +192,9 @@ fn a_kill_past_a_partial_follow_stands_on_evidence() {
     let outcomes = run(&fixture("verdicts/racy_counter"), out.path(), &["--mutant", "adder#1:remove$", "--mutant", "main#1:remove"], 0);
     let lost = mutant(&outcomes, "adder#1:remove");
     assert_eq!(lost["verdict"], "killed-by-output", "{lost}");
+    let reason = lost["reason"].as_str().unwrap();
+    assert!(reason.contains("could not follow the mutant's interleaving past choice"), "{reason}");
+    assert!(reason.contains("not proven: ") || reason.contains("preemptions (every such schedule"), "{reason}");
     let join = mutant(&outcomes, "main#1:remove");
     assert_eq!(join["verdict"], "killed-by-trace", "{join}");
     let reason = join["reason"].as_str().unwrap();

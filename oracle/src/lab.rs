@@ -1146,9 +1146,12 @@ impl<'a> Tally<'a> {
         // mutant's to its end and the two agree as far as it did, the follow shows
         // nothing. The original's bounded search decides: it shows this observation (no
         // kill), or it covered its whole bound without it (a kill, within that bound), or
-        // it could not tell (no claim).
+        // it could not tell (no claim). An output or exit-status difference is asked the
+        // same question, but when the search cannot tell it is still claimed, as what no
+        // run of the original tried shows, and the reason says it was not proven.
         let mut beyond_follow = None;
-        if let Some(p) = partial.clone().filter(|p| p.before.is_none() && verdict == Verdict::KilledByTrace) {
+        let searchable = matches!(verdict, Verdict::KilledByTrace | Verdict::KilledByOutput);
+        if let Some(p) = partial.clone().filter(|p| p.before.is_none() && searchable) {
             let decided = match self.searched(p.preemptions) {
                 Ok(s) if s.observations.contains(&observed) => Ok(None),
                 Ok(s) if s.exhausted => Ok(Some(format!(
@@ -1168,6 +1171,12 @@ impl<'a> Tally<'a> {
                     return Ok(false);
                 }
                 Ok(Some(note)) => beyond_follow = Some(note),
+                Err(why) if verdict == Verdict::KilledByOutput => {
+                    beyond_follow = Some(format!(
+                        "not proven: the original could not follow the mutant's interleaving past {}, and {why}; no run of the original tried shows this output",
+                        p.point()
+                    ))
+                }
                 Err(why) => {
                     self.unclaimed += 1;
                     self.first_unclaimed.get_or_insert_with(|| (tag.to_string(), p, why));
