@@ -318,3 +318,19 @@ fn a_member_read_after_a_notify_keeps_its_value() {
     assert_eq!(verdicts[2]["args"][1], "cancel", "{}", verdicts[2]);
     assert!(stdout.contains("reach rate: 5 of 5 sites not proven unreachable (100%)"), "{stdout}");
 }
+
+#[test]
+fn a_summarised_loop_that_cannot_reach_a_site_proves_it_unreachable() {
+    // step() is called from a loop beyond the unrolled copies with mode `i % 2`: the
+    // summary takes `i` as any value, and `i % 2 == 3` is still false, so the mode-3
+    // branch is dead (before: "unknown: loop bound"). The branch after the loop needs
+    // more iterations than the copies and keeps its test.
+    let (out, code, stdout, stderr) = syncmut("gen", "loop_dead.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    assert_eq!(verdicts[1]["verdict"], "unreachable", "{stdout}");
+    assert!(verdicts[1]["reason"].as_str().unwrap().contains("loops beyond the unroll bound summarised"), "{}", verdicts[1]);
+    assert_eq!(verdicts[3]["verdict"], "test-found", "{stdout}");
+    assert!(!stdout.contains("loop bound"), "{stdout}");
+    assert!(stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"), "{stdout}");
+}
