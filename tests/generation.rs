@@ -334,3 +334,18 @@ fn a_summarised_loop_that_cannot_reach_a_site_proves_it_unreachable() {
     assert!(!stdout.contains("loop bound"), "{stdout}");
     assert!(stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"), "{stdout}");
 }
+
+#[test]
+fn a_pointer_returned_by_a_library_function_without_a_model_may_be_null() {
+    // `getenv(...) == NULL` guards both sites: with getenv's result taken as never
+    // null they were "unreachable"; the run (variable unset) reaches them.
+    let (out, code, stdout, stderr) = syncmut("gen", "getenv_default.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    for v in &verdicts {
+        assert_eq!(v["verdict"], "test-found", "{stdout}");
+    }
+    let sites = std::fs::read_to_string(out.path().join("sites.json")).unwrap();
+    assert!(sites.contains("memory returned by getenv at getenv_default.c:12 may be null"), "{sites}");
+    assert!(stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"), "{stdout}");
+}

@@ -92,6 +92,8 @@ pub struct Wp<'m> {
     loops_again: HashMap<(FrameId, Block<'m>), SExpr>,
     /// (frame, header, location) whose loop writes are being decided (`loops.rs`).
     loops_checking: HashSet<(FrameId, Block<'m>, Loc<'m>)>,
+    /// "This untracked pointer is null", one boolean per pointer (`values.rs`).
+    null_tests: HashMap<memory::Base<'m>, SExpr>,
 }
 
 impl<'m> Wp<'m> {
@@ -128,6 +130,7 @@ impl<'m> Wp<'m> {
             follow_indirect: false,
             loops_again: HashMap::new(),
             loops_checking: HashSet::new(),
+            null_tests: HashMap::new(),
         }
     }
 
