@@ -349,3 +349,17 @@ fn a_pointer_returned_by_a_library_function_without_a_model_may_be_null() {
     assert!(sites.contains("memory returned by getenv at getenv_default.c:12 may be null"), "{sites}");
     assert!(stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"), "{stdout}");
 }
+
+#[test]
+fn options_parsed_with_getopt_are_put_in_the_arguments() {
+    // getopt returns the option at its position in the option list; the arguments are
+    // the options the solver chooses (before: no arguments, the sites needing -x -q
+    // not reached).
+    let (out, code, stdout, stderr) = syncmut("gen", "getopt_flags.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    let args: Vec<&str> = verdicts[0]["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert!(args.contains(&"-x") && args.contains(&"-q"), "{}", verdicts[0]);
+    assert!(!stdout.contains("NOT confirmed"), "{stdout}");
+    assert!(stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"), "{stdout}");
+}

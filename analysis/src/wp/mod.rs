@@ -94,6 +94,8 @@ pub struct Wp<'m> {
     loops_checking: HashSet<(FrameId, Block<'m>, Loc<'m>)>,
     /// "This untracked pointer is null", one boolean per pointer (`values.rs`).
     null_tests: HashMap<memory::Base<'m>, SExpr>,
+    /// The getopt call counter just before an instruction (`input_calls.rs`).
+    getopt_counters: HashMap<(FrameId, Value<'m>), SExpr>,
 }
 
 impl<'m> Wp<'m> {
@@ -131,6 +133,7 @@ impl<'m> Wp<'m> {
             loops_again: HashMap::new(),
             loops_checking: HashSet::new(),
             null_tests: HashMap::new(),
+            getopt_counters: HashMap::new(),
         }
     }
 

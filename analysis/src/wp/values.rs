@@ -264,10 +264,12 @@ impl<'m> Wp<'m> {
     /// Whether `s` is a pointer whose target the analysis does not track: returned by
     /// a library function without a model (`getenv`), or loaded from memory it does
     /// not track. Such a pointer may be null, or equal to any other pointer; one
-    /// `operator new` returned is never null.
+    /// `operator new` returned is never null. (An element of such memory chosen at run
+    /// time stays unsupported: following its null tests into the TLM payload's
+    /// extension array outgrew memory.)
     fn untracked(&self, s: &Sym<'m>) -> bool {
         match s {
-            Sym::Ptr(Loc { base: Base::Opaque(v), .. }) | Sym::PtrIdx { loc: Loc { base: Base::Opaque(v), .. }, .. } => {
+            Sym::Ptr(Loc { base: Base::Opaque(v), .. }) => {
                 !v.called_function().is_some_and(|f| ALLOCATORS.contains(&f.name().as_str()))
             }
             _ => false,
@@ -560,6 +562,11 @@ impl<'m> Wp<'m> {
                 if let Some(r) = self.strchr(&s, c, v)? {
                     return Ok(r);
                 }
+            }
+        }
+        if name == "getopt" {
+            if let Some(r) = self.getopt_value(f, v)? {
+                return Ok(r);
             }
         }
         if let Some(ty) = nondet_type(callee) {
