@@ -318,3 +318,48 @@ fn a_member_read_after_a_notify_keeps_its_value() {
     assert_eq!(verdicts[2]["args"][1], "cancel", "{}", verdicts[2]);
     assert!(stdout.contains("reach rate: 5 of 5 sites not proven unreachable (100%)"), "{stdout}");
 }
+
+#[test]
+fn a_summarised_loop_that_cannot_reach_a_site_proves_it_unreachable() {
+    // step() is called from a loop beyond the unrolled copies with mode `i % 2`: the
+    // summary takes `i` as any value, and `i % 2 == 3` is still false, so the mode-3
+    // branch is dead (before: "unknown: loop bound"). The branch after the loop needs
+    // more iterations than the copies and keeps its test.
+    let (out, code, stdout, stderr) = syncmut("gen", "loop_dead.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    assert_eq!(verdicts[1]["verdict"], "unreachable", "{stdout}");
+    assert!(verdicts[1]["reason"].as_str().unwrap().contains("loops beyond the unroll bound summarised"), "{}", verdicts[1]);
+    assert_eq!(verdicts[3]["verdict"], "test-found", "{stdout}");
+    assert!(!stdout.contains("loop bound"), "{stdout}");
+    assert!(stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"), "{stdout}");
+}
+
+#[test]
+fn a_pointer_returned_by_a_library_function_without_a_model_may_be_null() {
+    // `getenv(...) == NULL` guards both sites: with getenv's result taken as never
+    // null they were "unreachable"; the run (variable unset) reaches them.
+    let (out, code, stdout, stderr) = syncmut("gen", "getenv_default.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    for v in &verdicts {
+        assert_eq!(v["verdict"], "test-found", "{stdout}");
+    }
+    let sites = std::fs::read_to_string(out.path().join("sites.json")).unwrap();
+    assert!(sites.contains("memory returned by getenv at getenv_default.c:12 may be null"), "{sites}");
+    assert!(stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"), "{stdout}");
+}
+
+#[test]
+fn options_parsed_with_getopt_are_put_in_the_arguments() {
+    // getopt returns the option at its position in the option list; the arguments are
+    // the options the solver chooses (before: no arguments, the sites needing -x -q
+    // not reached).
+    let (out, code, stdout, stderr) = syncmut("gen", "getopt_flags.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    let args: Vec<&str> = verdicts[0]["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert!(args.contains(&"-x") && args.contains(&"-q"), "{}", verdicts[0]);
+    assert!(!stdout.contains("NOT confirmed"), "{stdout}");
+    assert!(stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"), "{stdout}");
+}

@@ -97,6 +97,11 @@ pub struct Inputs {
     /// Named inputs read (all 32-bit), with the range they are read with when it is
     /// constant (the intersection, if read with several).
     pub named: BTreeMap<String, Option<(i64, i64)>>,
+    /// `getopt(argc, argv, optstring)`: the option string, when the formula evaluates
+    /// a call (argv is then the option words the model chooses).
+    pub getopt: Option<String>,
+    /// Calls to `getopt` the formula evaluates (symbols `goi<i>`, `go<i>`).
+    pub getopt_calls: usize,
 }
 
 /// SMT name of the integer input `argv[k]`.
@@ -120,9 +125,75 @@ pub fn letter_symbol(k: u32, c: char) -> String {
     }
 }
 
+/// SMT name of the option-list position the i-th `getopt` call reads (32 bits).
+pub fn getopt_position_symbol(i: usize) -> String {
+    format!("goi{i}")
+}
+
+/// SMT name of the value the i-th `getopt` call returns (32 bits).
+pub fn getopt_value_symbol(i: usize) -> String {
+    format!("go{i}")
+}
+
+/// An option string's letters, each with whether it takes an argument (`c:`); the
+/// GNU mode prefixes (`+`, `-`) and the leading `:` are not letters.
+pub fn option_letters(optstring: &str) -> Vec<(char, bool)> {
+    let body = optstring.trim_start_matches(['+', '-']).trim_start_matches(':');
+    let chars: Vec<char> = body.chars().collect();
+    let mut out = Vec::new();
+    for (i, c) in chars.iter().enumerate() {
+        if *c != ':' {
+            out.push((*c, chars.get(i + 1) == Some(&':') && chars.get(i + 2) != Some(&':')));
+        }
+    }
+    out
+}
+
+/// Every value `getopt` may return for `optstring`: a letter, `'?'` (an unknown
+/// option), `':'` (a missing argument, with a leading `:`), 1 (a non-option word, GNU
+/// `-` mode) or -1 (no more options).
+pub fn getopt_returns(optstring: &str) -> Vec<i64> {
+    let mut out: Vec<i64> = option_letters(optstring).iter().map(|(c, _)| *c as i64).collect();
+    out.extend([-1, '?' as i64]);
+    let body = optstring.trim_start_matches(['+', '-']);
+    if body.starts_with(':') {
+        out.push(':' as i64);
+    }
+    if optstring.starts_with('-') {
+        out.push(1);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 impl Inputs {
+    /// Registers one more `getopt` call with `optstring`; returns its index.
+    pub fn getopt_call(&mut self, optstring: &str) -> Result<usize> {
+        if !self.args.is_empty() {
+            return Err(AnalysisError::Unsupported("argv read both by getopt and directly: not supported yet".into()));
+        }
+        match &self.getopt {
+            Some(known) if known != optstring => {
+                return Err(AnalysisError::Unsupported(format!("getopt called with two option strings (\"{known}\", \"{optstring}\"): not supported yet")))
+            }
+            _ => self.getopt = Some(optstring.to_string()),
+        }
+        self.getopt_calls += 1;
+        Ok(self.getopt_calls - 1)
+    }
+
+    /// The error when argv[k] is read directly after getopt read it.
+    fn no_getopt(&self, k: u32) -> Result<()> {
+        match self.getopt {
+            Some(_) => Err(AnalysisError::Unsupported(format!("argv[{k}] read both by getopt and directly: not supported yet"))),
+            None => Ok(()),
+        }
+    }
+
     /// Registers an integer use of `argv[k]`.
     pub fn int(&mut self, k: u32, width: u32) -> Result<String> {
+        self.no_getopt(k)?;
         match self.args.entry(k).or_insert(ArgUse::Int(width)) {
             ArgUse::Int(w) if *w == width => Ok(int_symbol(k)),
             other => Err(AnalysisError::Unsupported(format!("argv[{k}] read both as {other} and as an integer of width {width}: not supported yet"))),
@@ -131,6 +202,7 @@ impl Inputs {
 
     /// Registers a comparison of `argv[k]` with `lit`.
     pub fn choice(&mut self, k: u32, lit: &str) -> Result<String> {
+        self.no_getopt(k)?;
         match self.args.entry(k).or_insert(ArgUse::Choice(Vec::new())) {
             ArgUse::Choice(lits) => {
                 if !lits.iter().any(|l| l == lit) {
@@ -144,6 +216,7 @@ impl Inputs {
 
     /// Registers a search of `argv[k]` for the character `c`.
     pub fn letter(&mut self, k: u32, c: char) -> Result<String> {
+        self.no_getopt(k)?;
         match self.args.entry(k).or_insert(ArgUse::Letters(Vec::new())) {
             ArgUse::Letters(cs) => {
                 if !cs.contains(&c) {
@@ -242,6 +315,10 @@ impl Inputs {
         for name in self.named.keys() {
             out.push((named_symbol(name), "(_ BitVec 32)".to_string()));
         }
+        for i in 0..self.getopt_calls {
+            out.push((getopt_position_symbol(i), "(_ BitVec 32)".to_string()));
+            out.push((getopt_value_symbol(i), "(_ BitVec 32)".to_string()));
+        }
         out
     }
 
@@ -266,6 +343,9 @@ impl Inputs {
     /// Turns solver values (symbol → SMT literal text) into the argument vector
     /// `argv[1..argc-1]`.
     pub fn to_args(&self, values: &BTreeMap<String, String>) -> Vec<String> {
+        if let Some(optstring) = &self.getopt {
+            return self.option_words(optstring, values);
+        }
         let argc = values.get("argc").and_then(|v| parse_bv(v)).map(|(v, _)| v as i64).unwrap_or(1);
         let n = (argc - 1).max(self.max_index() as i64).max(0) as u32;
         (1..=n)
@@ -291,6 +371,43 @@ impl Inputs {
                 None => "0".to_string(),
             })
             .collect()
+    }
+}
+
+impl Inputs {
+    /// The words of the options the `getopt` calls return in the model, in list
+    /// order up to the first -1 or the first position no call reads: `-c` per letter,
+    /// followed by the word `1` when the letter takes an argument (its value is not
+    /// modelled), and an unknown letter for `'?'`.
+    fn option_words(&self, optstring: &str, values: &BTreeMap<String, String>) -> Vec<String> {
+        let bv = |name: &str| values.get(name).and_then(|v| parse_bv(v)).map(|(v, _)| signed(v, 32));
+        let mut at: BTreeMap<i64, i64> = BTreeMap::new();
+        for i in 0..self.getopt_calls {
+            if let (Some(p), Some(v)) = (bv(&getopt_position_symbol(i)), bv(&getopt_value_symbol(i))) {
+                at.insert(p, v);
+            }
+        }
+        let letters = option_letters(optstring);
+        let mut words = Vec::new();
+        for p in 0.. {
+            let Some(v) = at.get(&p).copied() else { break };
+            let c = u32::try_from(v).ok().and_then(char::from_u32);
+            match letters.iter().find(|(l, _)| Some(*l) == c) {
+                Some((l, takes)) => {
+                    words.push(format!("-{l}"));
+                    if *takes {
+                        words.push("1".to_string());
+                    }
+                }
+                None if c == Some('?') => {
+                    let unknown = ('a'..='z').chain('A'..='Z').find(|x| *x != 'W' && !letters.iter().any(|(l, _)| l == x)).unwrap_or('?');
+                    words.push(format!("-{unknown}"));
+                }
+                // -1, or a return the words cannot be built for (':', 1).
+                None => break,
+            }
+        }
+        words
     }
 }
 
@@ -356,6 +473,30 @@ mod tests {
         assert_eq!(i.to_args(&vals("false", "true", "true")), vec!["rw".to_string()]);
         // None chosen: a character not searched for.
         assert_eq!(i.to_args(&vals("false", "false", "false")), vec!["y".to_string()]);
+    }
+
+    #[test]
+    fn getopt_returns_to_option_words() {
+        assert_eq!(option_letters("t:n:rs"), vec![('t', true), ('n', true), ('r', false), ('s', false)]);
+        assert_eq!(option_letters("+:a::b"), vec![('a', false), ('b', false)]);
+        assert_eq!(getopt_returns(":x"), vec![-1, ':' as i64, '?' as i64, 'x' as i64]);
+        let mut i = Inputs::default();
+        for _ in 0..3 {
+            i.getopt_call("t:n:rs").unwrap();
+        }
+        assert!(i.getopt_call("ab").is_err());
+        assert!(i.int(1, 32).is_err());
+        // Calls read positions 1, 0, 2: `-s`, then `-t 1`, then the end.
+        let vals: BTreeMap<String, String> = [
+            ("goi0".into(), "#x00000001".into()),
+            ("go0".into(), format!("#x{:08x}", 't' as u32)),
+            ("goi1".into(), "#x00000000".into()),
+            ("go1".into(), format!("#x{:08x}", 's' as u32)),
+            ("goi2".into(), "#x00000002".into()),
+            ("go2".into(), "#xffffffff".into()),
+        ]
+        .into();
+        assert_eq!(i.to_args(&vals), vec!["-s", "-t", "1"]);
     }
 
     #[test]

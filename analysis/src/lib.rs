@@ -198,46 +198,50 @@ fn analyse_in<'m>(module: &'m ir::Module, facts: &'m wp::ModuleFacts<'m>, sessio
             r.notes = q.notes.clone();
             r.schedule = q.schedule.clone();
             let mut answer = session.solve(&q);
+            let mut q = q;
             // Unsat only because paths were cut at loops: ask again with those loops
             // summarised. Only then, so a formula the cuts leave satisfiable keeps the
-            // exact models of the unrolled iterations.
+            // exact models of the unrolled iterations. The summary takes everything the
+            // loops may write as any value, so its unsat answer is a proof as well.
+            let mut summarised = false;
             if matches!(answer, smt::Answer::Unsat) && !q.cut.is_empty() {
                 if let Ok(s) = wp::Wp::new(module, facts, session.builder(), options.bound).summarising_loops().site(*call) {
                     let title = format!("{title} (loops summarised)");
                     std::fs::write(&path, smt::script(session.builder(), &s, &title, options.solver)).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
-                    answer = match session.solve(&s) {
-                        smt::Answer::Unsat => smt::Answer::Unsat,
-                        other => {
-                            r.notes = s.notes.iter().chain(&s.summarised).cloned().collect();
-                            r.schedule = s.schedule.clone();
-                            other
-                        }
-                    };
+                    answer = session.solve(&s);
+                    r.notes = s.notes.iter().chain(&s.summarised).cloned().collect();
+                    r.schedule = s.schedule.clone();
                     if let smt::Answer::Sat(model) = answer {
                         let t = s.inputs.to_test(&model);
                         r.verdict = Reachability::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs };
                         r.found = Some(Found { call: k, summarised: true, model });
                         break;
                     }
+                    summarised = true;
+                    q = s;
                 }
             }
             // Unsat along direct calls only: ask again following the indirect calls
             // that may also reach a function on the way.
-            let mut q = q;
+            // Built with the loops cut, as a summarised formula following every
+            // indirect call of a type grows too large (tlm_lt's socket calls went past
+            // 20 GB): the answer is then a proof only if no loop was cut.
             if matches!(answer, smt::Answer::Unsat) && !q.unfollowed.is_empty() {
+                summarised = false;
                 if let Ok(s) = wp::Wp::new(module, facts, session.builder(), options.bound).following_indirect_calls().site(*call) {
                     let title = format!("{title} (indirect calls followed)");
                     std::fs::write(&path, smt::script(session.builder(), &s, &title, options.solver)).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
                     answer = session.solve(&s);
-                    r.notes = s.notes.clone();
+                    r.notes = s.notes.iter().chain(&s.summarised).cloned().collect();
                     r.schedule = s.schedule.clone();
                     q = s;
                 }
             }
+            let loops = if summarised { " with the loops beyond the unroll bound summarised (all they may write taken as any value)" } else { "" };
             r.verdict = match answer {
                 smt::Answer::Sat(model) => {
                     let t = q.inputs.to_test(&model);
-                    r.found = Some(Found { call: k, summarised: false, model });
+                    r.found = Some(Found { call: k, summarised, model });
                     Reachability::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs }
                 }
                 smt::Answer::Unsat if !q.cut.is_empty() => Reachability::Unknown {
@@ -248,11 +252,11 @@ fn analyse_in<'m>(module: &'m ir::Module, facts: &'m wp::ModuleFacts<'m>, sessio
                 },
                 smt::Answer::Unsat if !q.blocking.is_empty() => Reachability::Unreachable {
                     reason: format!(
-                        "the reachability formula is unsatisfiable: dead code, or blocked at a wait nobody notifies in time ({}) under the fixed process order",
+                        "the reachability formula{loops} is unsatisfiable: dead code, or blocked at a wait nobody notifies in time ({}) under the fixed process order",
                         q.blocking.join(", ")
                     ),
                 },
-                smt::Answer::Unsat => Reachability::Unreachable { reason: "the reachability formula is unsatisfiable (dead code under the modelled schedule)".into() },
+                smt::Answer::Unsat => Reachability::Unreachable { reason: format!("the reachability formula{loops} is unsatisfiable (dead code under the modelled schedule)") },
                 smt::Answer::Unknown(reason) => Reachability::Unknown { reason },
             };
             if matches!(r.verdict, Reachability::TestFound { .. }) {

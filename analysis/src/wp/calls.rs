@@ -18,3 +18,7 @@ pub(super) const INT_PARSERS: &[&str] = &["atoi", "atol", "atoll", "strtol", "st
 /// `operator new` and `operator new[]` (Itanium C++ ABI, 64-bit `size_t`): they never
 /// return null, so the object they return is modelled (`values.rs::heap_object`).
 pub(super) const ALLOCATORS: &[&str] = &["_Znwm", "_Znam"];
+
+/// The C library globals `getopt` writes: a load of them after a call to it is any
+/// value (the library is otherwise taken not to write program memory).
+pub(super) const GETOPT_GLOBALS: &[&str] = &["optind", "optarg", "optopt", "opterr"];

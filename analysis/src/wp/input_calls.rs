@@ -1,7 +1,9 @@
 //! Inputs read through calls: `__VERIFIER_nondet_<type>()` reads the test's nondet list
 //! at the position given by the number of nondet calls before it on the path (a
 //! symbolic call counter walked backwards like memory), and `syncmut_input_*` reads one
-//! named input within the range it is read with.
+//! named input within the range it is read with. `getopt(argc, argv, "…")` returns the
+//! option at a position of the option list, counted the same way (`getopt_before`):
+//! argv is then the words of the options the model chooses.
 
 use super::calls::nondet_type;
 use super::frames::{FrameId, FrameKind, MAX_DEPTH};
@@ -156,4 +158,116 @@ impl<'m> Wp<'m> {
         self.note(format!("over-approximated: number of __VERIFIER_nondet_* calls made {why} at {}", at.where_()));
         self.ctx.atom(name)
     }
+
+    /// `getopt(argc, argv, optstring)` on main's arguments with a literal option
+    /// string: the option at list position `goi<i>` (the getopt calls before it on the
+    /// path), one of the values getopt may return; equal positions return equal
+    /// values, and after a -1 every later position is -1. `None` when the arguments
+    /// are not those (the result is then left free by the caller).
+    pub(super) fn getopt_value(&mut self, f: FrameId, v: Value<'m>) -> Result<Option<Sym<'m>>> {
+        let args = v.call_args();
+        let argc = match args.first().map(|a| self.value(f, *a)).transpose()? {
+            Some(Sym::Bv(e, 32)) => matches!(self.ctx.get(e), easy_smt::SExprData::Atom("argc")),
+            _ => false,
+        };
+        let argv = matches!(args.get(1).map(|a| self.value(f, *a)).transpose()?, Some(Sym::Ptr(Loc { base: Base::Argv, off: 0 })));
+        let optstring = match args.get(2).map(|a| self.value(f, *a)).transpose()? {
+            Some(Sym::Ptr(Loc { base: Base::Global(g), off: 0 })) => g.c_string(),
+            _ => None,
+        };
+        let (true, true, Some(optstring)) = (argc, argv, optstring) else { return Ok(None) };
+        let i = match self.q.inputs.getopt_call(&optstring) {
+            Ok(i) => i,
+            Err(AnalysisError::Unsupported(why)) => return Err(AnalysisError::unsupported(why, v.where_())),
+            Err(e) => return Err(e),
+        };
+        let position = self.getopt_before(f, v)?;
+        let idx = self.ctx.atom(crate::inputs::getopt_position_symbol(i));
+        let val = self.ctx.atom(crate::inputs::getopt_value_symbol(i));
+        let returns: Vec<SExpr> = crate::inputs::getopt_returns(&optstring).into_iter().map(|r| self.ctx.eq(val, self.bv_const(r as u64 & 0xffff_ffff, 32))).collect();
+        let limit = self.bv_const(64, 32);
+        let e = self.and(vec![self.ctx.eq(idx, position), self.app("bvult", vec![idx, limit]), self.or(returns)]);
+        self.q.conjuncts.push(Conjunct { comment: format!("getopt(argc, argv, \"{optstring}\") at {} returns the option at list position goi{i}", v.where_()), expr: e });
+        let end = self.bv_const(0xffff_ffff, 32);
+        for j in 0..i {
+            let (oi, ov) = (self.ctx.atom(crate::inputs::getopt_position_symbol(j)), self.ctx.atom(crate::inputs::getopt_value_symbol(j)));
+            let same = self.ctx.imp(self.ctx.eq(idx, oi), self.ctx.eq(val, ov));
+            let after = self.ctx.imp(self.ctx.and(self.app("bvult", vec![oi, idx]), self.ctx.eq(ov, end)), self.ctx.eq(val, end));
+            let before = self.ctx.imp(self.ctx.and(self.app("bvult", vec![idx, oi]), self.ctx.eq(val, end)), self.ctx.eq(ov, end));
+            self.q.conjuncts.push(Conjunct { comment: format!("one list position holds one option, and none follows the end (go{i}, go{j})"), expr: self.and(vec![same, after, before]) });
+        }
+        Ok(Some(Sym::Bv(val, 32)))
+    }
+
+    /// The number of `getopt` calls made before instruction `at` of frame `f` (32
+    /// bits), walked backwards like the nondet counter; unknown (a fresh value, noted)
+    /// in a thread, after a call into a function that calls getopt, on a path cut by
+    /// the loop bound, or in a summarised loop that calls it.
+    pub(super) fn getopt_before(&mut self, f: FrameId, at: Value<'m>) -> Result<SExpr> {
+        if let Some(e) = self.getopt_counters.get(&(f, at)) {
+            return Ok(*e);
+        }
+        let e = self.getopt_before_uncached(f, at)?;
+        self.getopt_counters.insert((f, at), e);
+        Ok(e)
+    }
+
+    fn getopt_before_uncached(&mut self, f: FrameId, at: Value<'m>) -> Result<SExpr> {
+        let b = at.block();
+        let insts = b.instructions();
+        let pos = insts.iter().position(|i| *i == at).unwrap_or(insts.len());
+        if let Some(j) = insts[..pos].iter().rev().find(|j| calls_getopt(**j)) {
+            return self.getopt_after(f, *j);
+        }
+        if self.frames[f].func.entry() == Some(b) {
+            return match self.frames[f].kind.clone() {
+                FrameKind::Root => Ok(self.bv_const(0, 32)),
+                FrameKind::Call { parent, call } => self.getopt_before(parent, call),
+                FrameKind::Thread { .. } => Ok(self.unknown_getopt_count(at, "in a thread or process")),
+            };
+        }
+        let mut arms = Vec::new();
+        for (p, taken) in self.incoming(f, b)? {
+            let t = p.terminator().expect("predecessor has a terminator");
+            let val = if calls_getopt(t) { self.getopt_after(f, t)? } else { self.getopt_before(f, t)? };
+            arms.push((taken, val));
+        }
+        let Some((_, mut acc)) = arms.pop() else {
+            return Ok(self.unknown_getopt_count(at, "on a path cut by the loop bound"));
+        };
+        for (c, v) in arms.into_iter().rev() {
+            acc = self.ctx.ite(c, v, acc);
+        }
+        if self.summarised_header(f, b) && self.loop_body(f, b).iter().any(|block| block.instructions().into_iter().any(calls_getopt)) {
+            let again = self.again(f, b);
+            let later = self.unknown_getopt_count(at, "in a summarised loop");
+            return Ok(self.ctx.ite(again, later, acc));
+        }
+        Ok(acc)
+    }
+
+    /// The getopt counter just after call `j`, one that [`calls_getopt`].
+    fn getopt_after(&mut self, f: FrameId, j: Value<'m>) -> Result<SExpr> {
+        if j.called_function().is_some_and(|c| c.name() == "getopt") {
+            let before = self.getopt_before(f, j)?;
+            return Ok(self.app("bvadd", vec![before, self.bv_const(1, 32)]));
+        }
+        Ok(self.unknown_getopt_count(j, "after a call into a function that calls getopt"))
+    }
+
+    fn unknown_getopt_count(&mut self, at: Value<'m>, why: &str) -> SExpr {
+        let name = format!("gocount{}_{}", self.fresh_count, at.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        self.fresh_count += 1;
+        self.q.fresh.push((name.clone(), "(_ BitVec 32)".to_string()));
+        self.note(format!("over-approximated: number of getopt calls made {why} at {}", at.where_()));
+        self.ctx.atom(name)
+    }
+}
+
+/// Whether call `j` may call `getopt`: directly, or a function with a body that calls
+/// it (one level; deeper helpers are not looked into).
+fn calls_getopt(j: Value<'_>) -> bool {
+    let Some(callee) = j.called_function() else { return false };
+    callee.name() == "getopt"
+        || (callee.has_body() && callee.blocks().into_iter().any(|b| b.instructions().into_iter().any(|i| i.called_function().is_some_and(|c| c.name() == "getopt"))))
 }

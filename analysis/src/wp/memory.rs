@@ -268,6 +268,11 @@ impl<'m> Wp<'m> {
             ));
             return Ok(Some(self.fresh_or_ptr(load, "memory after a synchronization point")?));
         }
+        if let Base::Global(g) = loc.base {
+            if name.starts_with("getopt") && !callee.has_body() && super::calls::GETOPT_GLOBALS.contains(&g.name().as_str()) {
+                return Ok(Some(self.fresh_or_ptr(load, &format!("{} after the getopt call at {}", g.name(), j.where_()))?));
+            }
+        }
         if !callee.has_body() || self.frames[f].depth >= MAX_DEPTH {
             // Library functions are assumed not to write program objects.
             return Ok(None);

@@ -92,6 +92,10 @@ pub struct Wp<'m> {
     loops_again: HashMap<(FrameId, Block<'m>), SExpr>,
     /// (frame, header, location) whose loop writes are being decided (`loops.rs`).
     loops_checking: HashSet<(FrameId, Block<'m>, Loc<'m>)>,
+    /// "This untracked pointer is null", one boolean per pointer (`values.rs`).
+    null_tests: HashMap<memory::Base<'m>, SExpr>,
+    /// The getopt call counter just before an instruction (`input_calls.rs`).
+    getopt_counters: HashMap<(FrameId, Value<'m>), SExpr>,
 }
 
 impl<'m> Wp<'m> {
@@ -128,6 +132,8 @@ impl<'m> Wp<'m> {
             follow_indirect: false,
             loops_again: HashMap::new(),
             loops_checking: HashSet::new(),
+            null_tests: HashMap::new(),
+            getopt_counters: HashMap::new(),
         }
     }
 

@@ -123,6 +123,10 @@ impl<'m> Wp<'m> {
                         let (x, y) = (self.byte_offset(&a), self.byte_offset(&b));
                         self.app(name, vec![x, y])
                     }
+                    (a, b) if (name == "=" || name == "distinct") && (self.untracked(&a) || self.untracked(&b)) => {
+                        let eq = self.untracked_equality(&a, &b, v)?;
+                        if name == "=" { eq } else { ctx.not(eq) }
+                    }
                     (a @ (Sym::Ptr(_) | Sym::PtrIdx { .. }), b @ (Sym::Ptr(_) | Sym::PtrIdx { .. })) if name != "=" && name != "distinct" => {
                         // Distinct objects: where each lies is the allocator's and the
                         // linker's choice, so their order is left to the solver (the run
@@ -140,7 +144,16 @@ impl<'m> Wp<'m> {
                     (a, b) if name == "=" || name == "distinct" => {
                         // Pointers into distinct objects differ (the same object was
                         // compared by offsets above); a modelled pointer (global, stack
-                        // slot, argv entry) is never null.
+                        // slot, argv entry) is never null. An address left free (a
+                        // merge of pointers) may be any of them.
+                        if let (Sym::Bv(e, _), Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. }) | (Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. }, Sym::Bv(e, _)) = (&a, &b) {
+                            if self.const_bv(*e).is_none_or(|(x, _)| x != 0) {
+                                self.note(format!("over-approximated: the comparison at {} of {} with an address the analysis leaves free", v.where_(), if matches!(a, Sym::Bv(..)) { b.describe() } else { a.describe() }));
+                                let Sym::Bv(e, _) = self.fresh(v, "the comparison of a pointer with an address left free")? else { unreachable!("fresh of an i1 is a bit-vector") };
+                                let eq = ctx.eq(e, self.bv_const(1, 1));
+                                return Ok(Sym::Bv(self.bool_to_bv(if name == "=" { eq } else { ctx.not(eq) }), 1));
+                            }
+                        }
                         let known = matches!((&a, &b), (Sym::Ptr(_) | Sym::PtrIdx { .. }, Sym::Ptr(_) | Sym::PtrIdx { .. }))
                             || matches!((&a, &b), (Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. }, Sym::Bv(..))
                                 | (Sym::Bv(..), Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. }));
@@ -246,6 +259,59 @@ impl<'m> Wp<'m> {
         self.note(format!("strchr at {} modelled as non-null exactly when the string contains {c:?}", at.where_()));
         let (one, zero) = (self.bv_const(1, 64), self.bv_const(0, 64));
         Ok(Some(Sym::Bv(self.ctx.ite(found, one, zero), 64)))
+    }
+
+    /// Whether `s` is a pointer whose target the analysis does not track: returned by
+    /// a library function without a model (`getenv`), or loaded from memory it does
+    /// not track. Such a pointer may be null, or equal to any other pointer; one
+    /// `operator new` returned is never null. (An element of such memory chosen at run
+    /// time stays unsupported: following its null tests into the TLM payload's
+    /// extension array outgrew memory.)
+    fn untracked(&self, s: &Sym<'m>) -> bool {
+        match s {
+            Sym::Ptr(Loc { base: Base::Opaque(v), .. }) => {
+                !v.called_function().is_some_and(|f| ALLOCATORS.contains(&f.name().as_str()))
+            }
+            _ => false,
+        }
+    }
+
+    /// `a == b` where one of them is [`Self::untracked`]: against null, the pointer's
+    /// own "is null" boolean (one per pointer, so two tests of it agree); against the
+    /// same untracked object, equal offsets; against anything else, left free.
+    fn untracked_equality(&mut self, a: &Sym<'m>, b: &Sym<'m>, at: Value<'m>) -> Result<SExpr> {
+        let (p, other) = if self.untracked(a) { (a, b) } else { (b, a) };
+        if self.same_object(p, other) {
+            let (x, y) = (self.byte_offset(p), self.byte_offset(other));
+            return Ok(self.ctx.eq(x, y));
+        }
+        let base = match p {
+            Sym::Ptr(l) | Sym::PtrIdx { loc: l, .. } => l.base,
+            _ => unreachable!("untracked pointers have a base"),
+        };
+        if let (Sym::Ptr(Loc { off: 0, .. }), Sym::Bv(e, _)) = (p, other) {
+            if self.const_bv(*e).is_some_and(|(v, _)| v == 0) {
+                return Ok(self.is_null(base));
+            }
+        }
+        self.note(format!("over-approximated: the comparison at {} of {} with {} (the first is not tracked)", at.where_(), p.describe(), other.describe()));
+        let Sym::Bv(e, _) = self.fresh(at, "the comparison of a pointer the analysis does not track")? else { unreachable!("fresh of an i1 is a bit-vector") };
+        Ok(self.ctx.eq(e, self.bv_const(1, 1)))
+    }
+
+    /// "The untracked pointer `base` is null": one boolean per pointer, noted.
+    fn is_null(&mut self, base: Base<'m>) -> SExpr {
+        if let Some(e) = self.null_tests.get(&base) {
+            return *e;
+        }
+        let Base::Opaque(v) = base else { unreachable!("only untracked pointers get a null test") };
+        let name = format!("null{}_{}", self.fresh_count, v.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        self.fresh_count += 1;
+        self.q.fresh.push((name.clone(), "Bool".into()));
+        self.note(format!("over-approximated: {} may be null", base.describe()));
+        let e = self.ctx.atom(name);
+        self.null_tests.insert(base, e);
+        e
     }
 
     /// Whether two pointers point into the same modelled object (their comparison is
@@ -496,6 +562,11 @@ impl<'m> Wp<'m> {
                 if let Some(r) = self.strchr(&s, c, v)? {
                     return Ok(r);
                 }
+            }
+        }
+        if name == "getopt" {
+            if let Some(r) = self.getopt_value(f, v)? {
+                return Ok(r);
             }
         }
         if let Some(ty) = nondet_type(callee) {
