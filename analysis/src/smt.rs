@@ -360,6 +360,10 @@ fn import(from: &Context, to: &Context, e: SExpr, memo: &mut HashMap<SExpr, SExp
     copy
 }
 
+/// Most "nobody else wrote this" preferences tried per query ([`Query::quiet`]), one
+/// check each.
+const MAX_QUIET: usize = 16;
+
 fn solve_in(builder: &Context, r: &mut Running, q: &Query, config: SolverConfig) -> std::result::Result<Answer, Failure> {
     let wall = config.wall();
     command(r, wall, |ctx| ctx.push())?;
@@ -396,6 +400,18 @@ fn solve_inner(builder: &Context, r: &mut Running, q: &Query, config: SolverConf
         // fewest arguments (argc = 1 + the highest argv index read), then small integer
         // values (a loop count of 2, not 262144). Each preference is only an assumption
         // (`check-sat-assuming`, standard SMT-LIB): when none holds, the plain model stands.
+        // First, before those: a value read after another thread or process may have
+        // run keeps the reader's own last value wherever the formula allows (each in
+        // the order read, kept if still satisfiable), so the test does not rest on a
+        // write the run may never make.
+        let mut quiet = Vec::new();
+        for e in q.quiet.iter().take(MAX_QUIET) {
+            let e = import(builder, &r.ctx, *e, &mut memo);
+            let with: Vec<SExpr> = quiet.iter().copied().chain([e]).collect();
+            if command(r, wall, |ctx| ctx.check_assuming(with))? == Response::Sat {
+                quiet.push(e);
+            }
+        }
         let lo = q.inputs.max_index() + 1;
         let small = small_values(&r.ctx, &q.inputs.integer_values());
         let argc = |ctx: &Context, n: u32| ctx.eq(ctx.atom("argc"), ctx.list(vec![ctx.atom("_"), ctx.atom(format!("bv{n}")), ctx.numeral(32)]));
@@ -404,13 +420,15 @@ fn solve_inner(builder: &Context, r: &mut Running, q: &Query, config: SolverConf
         preferences.push(vec![small]);
         let mut preferred = false;
         for assumptions in preferences {
+            let assumptions: Vec<SExpr> = quiet.iter().copied().chain(assumptions).collect();
             if command(r, wall, |ctx| ctx.check_assuming(assumptions))? == Response::Sat {
                 preferred = true;
                 break;
             }
         }
         if !preferred {
-            response = command(r, wall, |ctx| ctx.check())?;
+            let quiet = quiet.clone();
+            response = command(r, wall, |ctx| if quiet.is_empty() { ctx.check() } else { ctx.check_assuming(quiet) })?;
         }
     }
     match response {
@@ -476,6 +494,9 @@ pub fn script(ctx: &Context, q: &Query, title: &str, solver: SolverConfig) -> St
     for c in &q.conjuncts {
         let _ = writeln!(s, "; {}", c.comment);
         let _ = writeln!(s, "(assert {})", ctx.display(c.expr));
+    }
+    for e in &q.quiet {
+        let _ = writeln!(s, "; preferred, tried first (nobody else wrote the value): {}", ctx.display(*e));
     }
     let _ = writeln!(s, "(check-sat)");
     let names: Vec<String> = q.inputs.declarations().into_iter().map(|(n, _)| n).collect();

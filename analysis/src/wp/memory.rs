@@ -5,6 +5,7 @@
 
 use super::frames::{FrameId, FrameKind, MAX_DEPTH};
 use super::values::Sym;
+use super::facts::{ModuleFacts, Target};
 use super::Wp;
 use crate::error::{AnalysisError, Result};
 use crate::ir::{Opcode, TypeShape, Value};
@@ -256,18 +257,20 @@ impl<'m> Wp<'m> {
             return Ok(Some(bound));
         }
         let scheduling = self.facts.effects.is_scheduling_point(j) && !self.facts.effects.never_yields(j);
-        // Memory no other thread or process writes keeps this thread's own last value
-        // across the synchronization point: a global no concurrent code stores to,
-        // or a field (read as `this->level`) no concurrent code stores to.
-        let shared_and_quiet = !self.written_by_others(loc, load);
-        if scheduling && !shared_and_quiet && (self.in_thread(f) || self.facts.effects.starts_threads(j)) {
-            self.q.notes.push(format!(
-                "over-approximated: value of memory read at {} after the synchronization point at {} (other threads may write it)",
-                load.where_(),
-                j.where_()
-            ));
-            return Ok(Some(self.fresh_or_ptr(load, "memory after a synchronization point")?));
+        if scheduling && (self.in_thread(f) || self.facts.effects.starts_threads(j)) && self.written_by_others(f, loc, load) {
+            let own = match self.through_body(f, j, callee, loc, load)? {
+                Some(v) => v,
+                None => self.before(f, j, loc, load)?,
+            };
+            let why = format!("value of memory read at {} after the synchronization point at {} (other threads may write it)", load.where_(), j.where_());
+            return self.own_or_any(own, load, &why).map(Some);
         }
+        self.through_body(f, j, callee, loc, load)
+    }
+
+    /// The effect on `loc` of the body of `callee` entered at call `j`, if it has one
+    /// the analysis follows and the callee can see the object.
+    fn through_body(&mut self, f: FrameId, j: Value<'m>, callee: crate::ir::Func<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Option<Sym<'m>>> {
         if !callee.has_body() || self.frames[f].depth >= MAX_DEPTH {
             // Library functions are assumed not to write program objects.
             return Ok(None);
@@ -318,31 +321,79 @@ impl<'m> Wp<'m> {
         }
     }
 
-    /// Whether code running concurrently (any thread or process, or the kernel's
-    /// update of a channel) may store to `loc`, read by `load`: a global some concurrent
-    /// code stores to, or a field (read as `this->level`) it stores to.
-    fn written_by_others(&self, loc: Loc<'m>, load: Value<'m>) -> bool {
-        // An object's vtable pointer is set by its constructors, before any process runs.
+    /// Whether code running while frame `f` runs (another thread or process, or the
+    /// kernel's update of a channel) may store to `loc`, read by `load`: a global
+    /// another writer stores to, or a field (read as `this->level`) one stores to.
+    fn written_by_others(&self, f: FrameId, loc: Loc<'m>, load: Value<'m>) -> bool {
+        let Some(target) = self.target(loc, load) else { return false };
+        self.facts.written_by_others(self.thread_entry(f), &target)
+    }
+
+    /// What `written_by_others` names for `loc` read by `load`; `None` when no process
+    /// writes it (a vtable pointer, a SystemC interface member).
+    fn target(&self, loc: Loc<'m>, load: Value<'m>) -> Option<Target<'m>> {
         if load.is_vtable_pointer_load() {
-            return false;
+            return None;
         }
         match loc.base {
-            Base::Global(g) => self.facts.concurrently_written(g),
-            _ => load.opcode() != Some(Opcode::LLVMLoad) || self.facts.field_concurrently_written(load.operand(0)),
+            Base::Global(g) => Some(Target::Global(g)),
+            _ if load.opcode() != Some(Opcode::LLVMLoad) => Some(Target::Unknown),
+            _ => ModuleFacts::field_target(load.operand(0)),
         }
+    }
+
+    /// Whether some process (an SC_METHOD's own earlier activations included) may store
+    /// to `loc` between `sc_start` and an activation.
+    fn written_at_activation(&self, loc: Loc<'m>, load: Value<'m>) -> bool {
+        self.target(loc, load).is_some_and(|t| self.facts.written_by_any(&t))
+    }
+
+    /// Whether `load` reads a field the SystemC kernel updates (a signal's value).
+    fn kernel_updated(&self, load: Value<'m>) -> bool {
+        load.opcode() == Some(Opcode::LLVMLoad) && ModuleFacts::kernel_field(load.operand(0))
+    }
+
+    /// A value read after another thread or process may have run: either `own` (the
+    /// reader's own last value: nobody else wrote in between) or any value, chosen by
+    /// a fresh selector. The solver tries the reader's own value first
+    /// ([`Query::quiet`](super::Query::quiet)); a pointer is left free.
+    pub(super) fn own_or_any(&mut self, own: Sym<'m>, load: Value<'m>, why: &str) -> Result<Sym<'m>> {
+        let TypeShape::Int(w) = load.ty().shape() else {
+            self.note(format!("over-approximated: {why}"));
+            return self.fresh_or_ptr(load, why);
+        };
+        self.note(format!("over-approximated: {why}: any value, or the reader's own last value (tried first)"));
+        let any = self.fresh(load, "a value another thread or process may have written")?;
+        let own = self.fit(own, load)?;
+        let name = format!("written{}_{}", self.fresh_count, load.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        self.fresh_count += 1;
+        self.q.fresh.push((name.clone(), "(_ BitVec 1)".to_string()));
+        let selector = self.ctx.atom(name);
+        self.q.quiet.push(self.ctx.eq(selector, self.bv_const(0, 1)));
+        let written = self.ctx.eq(selector, self.bv_const(1, 1));
+        let (Sym::Bv(any, _), Sym::Bv(own, _)) = (any, own) else {
+            return Err(AnalysisError::unsupported(format!("a value read after a synchronization point that is not an integer (`{}`)", load.print()), load.where_()));
+        };
+        Ok(Sym::Bv(self.ctx.ite(written, any, own), w))
     }
 
     /// Value of `loc` at the entry of frame `f`.
     pub(super) fn at_entry(&mut self, f: FrameId, loc: Loc<'m>, load: Value<'m>) -> Result<Sym<'m>> {
         match self.frames[f].kind.clone() {
             FrameKind::Call { parent, call } => self.before(parent, call, loc, load),
-            FrameKind::Thread { .. } if self.facts.methods.contains(&self.frames[f].func) && self.written_by_others(loc, load) => {
-                self.note(format!(
-                    "over-approximated: value read at {} when the SC_METHOD {} starts (it runs on every trigger: module state is what earlier activations left)",
+            FrameKind::Thread { creator, point, .. } if self.facts.methods.contains(&self.frames[f].func) && self.written_at_activation(loc, load) => {
+                let why = format!(
+                    "value read at {} when the SC_METHOD {} starts (it runs on every trigger: module state is what earlier activations left)",
                     load.where_(),
                     super::demangle_hint(&self.frames[f].func.name())
-                ));
-                self.fresh_or_ptr(load, "memory at an SC_METHOD's activation")
+                );
+                if self.kernel_updated(load) {
+                    self.note(format!("over-approximated: {why}"));
+                    return self.fresh_or_ptr(load, "memory at an SC_METHOD's activation");
+                }
+                // Its first activation sees the value at sc_start.
+                let first = self.before(creator, point, loc, load)?;
+                self.own_or_any(first, load, &why)
             }
             FrameKind::Thread { creator, point, .. } => self.before(creator, point, loc, load),
             FrameKind::Root => match loc.base {

@@ -121,6 +121,7 @@ impl<'m> Wp<'m> {
                 schedule: Vec::new(),
                 blocking: Vec::new(),
                 summarised: Vec::new(),
+                quiet: Vec::new(),
             },
             fresh_count: 0,
             bound,
