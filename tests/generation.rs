@@ -147,6 +147,22 @@ fn a_member_read_after_an_event_list_wait_keeps_its_value_unless_another_process
 }
 
 #[test]
+fn a_value_only_another_thread_writes_is_traced_to_that_thread_store() {
+    // The reader's site needs `level >= 5`; only the writer, started in mode "w",
+    // stores argv[2] there.
+    let (out, code, stdout, stderr) = syncmut("gen", "writer_value.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    let args = &sites[4]["verdict"]["args"];
+    assert_eq!(args[0], "w", "{}", sites[4]);
+    assert!(args[1].as_str().unwrap().parse::<i64>().unwrap() >= 5, "{}", sites[4]);
+    assert!(sites[4]["notes"].to_string().contains("the value stored at writer_value.c:16"), "{}", sites[4]);
+    // Found by the first question, not by refinement rounds.
+    assert!(!sites[4]["notes"].to_string().contains("refinement round"), "{}", sites[4]);
+    assert!(stdout.contains("reach rate: 8 of 8 sites"), "{stdout}");
+}
+
+#[test]
 fn a_site_reached_only_through_a_function_pointer_is_analysed() {
     // op_append and op_clear are called only as `o->run(7)` through a table.
     let (out, code, stdout, stderr) = syncmut("gen", "fn_pointer.c", &[]);

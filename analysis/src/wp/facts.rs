@@ -37,6 +37,8 @@ pub struct ModuleFacts<'m> {
     /// interference; an entry's own writes are too when it may run several times at
     /// once (the same start routine created in a loop).
     pub(super) single_instance: HashSet<Func<'m>>,
+    /// Stack slots whose address is handed to a new thread (`pthread_create`'s argument).
+    pub(super) shared_slots: HashSet<Value<'m>>,
     /// Functions that call `__VERIFIER_nondet_*`, directly or through callees.
     pub(super) nondet_callers: HashSet<Func<'m>>,
     /// Code running concurrently (threads/processes, or a root after its first thread
@@ -154,11 +156,12 @@ impl<'m> ModuleFacts<'m> {
             preds.insert(f, f.predecessors());
             back.insert(f, back_edges(f));
         }
-        let (entry_writes, root_writes) = concurrent_writes(&entries, &roots, &effects, &indirect_callers, &callers);
+        let shared_slots = shared_slots(&entries);
+        let (entry_writes, root_writes) = concurrent_writes(&entries, &roots, &effects, &indirect_callers, &callers, &shared_slots);
         let single_instance = entries.iter().filter(|(_, c)| single_creation(c, &roots, &callers, &indirect_callers, &back)).map(|(e, _)| *e).collect();
         let nondet_callers = nondet_callers(m, &callers);
         let concurrent_nondet = concurrent_nondet(&entries, &roots, &nondet_callers, &effects);
-        ModuleFacts { callers, indirect_callers, virtual_targets, port_binders: super::ports::port_binders(m), entries, roots, preds, back, entry_writes, root_writes, single_instance, nondet_callers, concurrent_nondet, methods, process_order, notifies, effects }
+        ModuleFacts { callers, indirect_callers, virtual_targets, port_binders: super::ports::port_binders(m), entries, roots, preds, back, entry_writes, root_writes, single_instance, shared_slots, nondet_callers, concurrent_nondet, methods, process_order, notifies, effects }
     }
 
     /// Whether code running while `reader` runs (another entry, an instance of the
@@ -176,6 +179,41 @@ impl<'m> ModuleFacts<'m> {
         others.any(writes) || (reader.is_some() && writes(&self.root_writes))
     }
 
+    /// Whether `reader`'s own code (its entry's functions; a root's after its first
+    /// thread creation, for `None`) may store to `target`.
+    pub(super) fn written_by_self(&self, reader: Option<Func<'m>>, target: &Target<'m>) -> bool {
+        let own = match reader {
+            Some(e) => self.entry_writes.get(&e),
+            None => Some(&self.root_writes),
+        };
+        own.is_none_or(|w| w.as_ref().is_none_or(|w| w.contains(target)))
+    }
+
+    /// The plain stores of the writers [`written_by_others`](Self::written_by_others)
+    /// counts that may write `target` (a global or a field), each once.
+    pub(super) fn stores_by_others(&self, reader: Option<Func<'m>>, target: &Target<'m>) -> Vec<Value<'m>> {
+        let mut out: Vec<Value<'m>> = Vec::new();
+        // By entry name: the formula (and its symbols' numbering) is the same each run.
+        let mut writers: Vec<_> = self.entry_writes.iter().collect();
+        writers.sort_by_key(|(e, _)| e.name());
+        for (entry, w) in writers {
+            if Some(*entry) == reader && self.single_instance.contains(entry) {
+                continue;
+            }
+            for s in w.iter().flat_map(|w| &w.stores) {
+                let hit = match target {
+                    Target::Global(g) => underlying_global(s.operand(1)) == Some(*g),
+                    Target::Field(key) => field_key(s.operand(1)).as_ref() == Some(key),
+                    Target::Slot(..) | Target::Unknown => false,
+                };
+                if hit && s.opcode() == Some(Opcode::LLVMStore) && !out.contains(s) {
+                    out.push(*s);
+                }
+            }
+        }
+        out
+    }
+
     /// Whether any thread or process (this one included), or a root once threads run,
     /// may store to `target`.
     pub(super) fn written_by_any(&self, target: &Target<'m>) -> bool {
@@ -187,6 +225,11 @@ impl<'m> ModuleFacts<'m> {
     /// class, which the kernel updates.
     pub(super) fn kernel_field(address: Value<'m>) -> bool {
         field_key(address).is_some_and(|key| kernel_updated(key.0))
+    }
+
+    /// The field `address` names (a GEP with constant indices), if any.
+    pub(super) fn field_key_of(address: Value<'m>) -> Option<FieldKey<'m>> {
+        field_key(address)
     }
 
     /// What a load through `address` reads, for [`written_by_others`](Self::written_by_others):
@@ -204,7 +247,10 @@ impl<'m> ModuleFacts<'m> {
 pub(super) enum Target<'m> {
     Global(Value<'m>),
     Field(FieldKey<'m>),
-    /// Neither: any store may write it.
+    /// A stack slot (read in place, or through a pointer a thread was given; the
+    /// field the load's address names, if any).
+    Slot(Value<'m>, Option<FieldKey<'m>>),
+    /// None of these: any store may write it.
     Unknown,
 }
 
@@ -215,6 +261,13 @@ pub(super) struct Written<'m> {
     /// Fields written through a pointer (`this->count`), by [`field_key`]. A module
     /// member set in the constructor and only read by the processes is in none.
     pub(super) fields: HashSet<FieldKey<'m>>,
+    /// Stack slots handed to a thread that are stored to in place.
+    pub(super) slots: HashSet<Value<'m>>,
+    /// The plain stores into those globals and fields, in module order.
+    pub(super) stores: Vec<Value<'m>>,
+    /// Library code stored through a pointer traced nowhere ([`record_store`]): what a
+    /// thread was given a pointer to may have been written.
+    pub(super) untraced: bool,
 }
 
 impl<'m> Written<'m> {
@@ -222,6 +275,7 @@ impl<'m> Written<'m> {
         match target {
             Target::Global(g) => self.globals.contains(g),
             Target::Field(key) => self.fields.contains(key),
+            Target::Slot(slot, key) => self.untraced || self.slots.contains(slot) || key.as_ref().is_some_and(|k| self.fields.contains(k)),
             Target::Unknown => true,
         }
     }
@@ -322,12 +376,17 @@ fn record_store<'m>(i: Value<'m>, scan: &Scan<'_, 'm>, written: &mut Written<'m>
         match d {
             Dest::Global(g) => {
                 written.globals.insert(g);
+                written.stores.push(i);
             }
             Dest::Field(key) => {
                 written.fields.insert(key);
+                written.stores.push(i);
             }
             Dest::Stack => {}
-            Dest::Untraced if i.in_system_header() => {}
+            Dest::Slot(slot) => {
+                written.slots.insert(slot);
+            }
+            Dest::Untraced if i.in_system_header() => written.untraced = true,
             Dest::Untraced => return None,
         }
     }
@@ -338,9 +397,10 @@ fn record_store<'m>(i: Value<'m>, scan: &Scan<'_, 'm>, written: &mut Written<'m>
 enum Dest<'m> {
     Global(Value<'m>),
     Field(FieldKey<'m>),
-    /// A stack slot: private to its thread, or handed to another thread, which then
-    /// reads it through a pointer (a [`Target::Unknown`] read).
+    /// A stack slot private to its thread.
     Stack,
+    /// A stack slot handed to another thread, stored to in place.
+    Slot(Value<'m>),
     Untraced,
 }
 
@@ -361,7 +421,7 @@ struct Scan<'a, 'm> {
     /// callers are not all known.
     called_otherwise: HashSet<Func<'m>>,
     /// Stack slots whose address is handed to a new thread.
-    shared_slots: HashSet<Value<'m>>,
+    shared_slots: &'a HashSet<Value<'m>>,
 }
 
 /// Most levels of callers [`Scan::destinations`] follows a pointer argument through.
@@ -385,7 +445,7 @@ impl<'m> Scan<'_, 'm> {
             return out.push(Dest::Field(key));
         }
         if slot {
-            return out.push(Dest::Stack);
+            return out.push(Dest::Slot(base));
         }
         let calls = match base.argument_of() {
             Some((func, _)) if depth < MAX_ARGUMENT_DEPTH && !self.called_otherwise.contains(&func) => self.callers.get(&func).map(Vec::as_slice).unwrap_or_default(),
@@ -415,6 +475,20 @@ fn strip_address(mut p: Value<'_>) -> Value<'_> {
     p
 }
 
+/// The stack slots whose address (or an address inside) is a thread's argument.
+fn shared_slots<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>) -> HashSet<Value<'m>> {
+    let mut out = HashSet::new();
+    for creation in entries.values().flatten() {
+        if let Creation::Pthread { arg, .. } = creation {
+            let base = strip_address(*arg);
+            if base.opcode() == Some(Opcode::LLVMAlloca) {
+                out.insert(base);
+            }
+        }
+    }
+    out
+}
+
 /// What each entry may store to, and what the roots store to once threads run.
 fn concurrent_writes<'m>(
     entries: &HashMap<Func<'m>, Vec<Creation<'m>>>,
@@ -422,17 +496,12 @@ fn concurrent_writes<'m>(
     effects: &Effects<'m>,
     indirect_callers: &HashMap<Func<'m>, Vec<Value<'m>>>,
     callers: &HashMap<Func<'m>, Vec<Value<'m>>>,
+    shared_slots: &HashSet<Value<'m>>,
 ) -> (HashMap<Func<'m>, Option<Written<'m>>>, Option<Written<'m>>) {
     let mut indirect_targets: HashMap<Value<'m>, Vec<Func<'m>>> = HashMap::new();
     for (target, calls) in indirect_callers {
         for call in calls {
             indirect_targets.entry(*call).or_default().push(*target);
-        }
-    }
-    let mut shared_slots = HashSet::new();
-    for creation in entries.values().flatten() {
-        if let Creation::Pthread { arg, .. } = creation {
-            shared_slots.insert(strip_address(*arg));
         }
     }
     let called_otherwise = indirect_callers.keys().chain(entries.keys()).copied().collect();

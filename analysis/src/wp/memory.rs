@@ -5,7 +5,6 @@
 
 use super::frames::{FrameId, FrameKind, MAX_DEPTH};
 use super::values::Sym;
-use super::facts::{ModuleFacts, Target};
 use super::Wp;
 use crate::error::{AnalysisError, Result};
 use crate::ir::{Opcode, TypeShape, Value};
@@ -258,12 +257,17 @@ impl<'m> Wp<'m> {
         }
         let scheduling = self.facts.effects.is_scheduling_point(j) && !self.facts.effects.never_yields(j);
         if scheduling && (self.in_thread(f) || self.facts.effects.starts_threads(j)) && self.written_by_others(f, loc, load) {
+            let why = format!("value of memory read at {} after the synchronization point at {} (other threads may write it)", load.where_(), j.where_());
+            if !self.may_trace_own(f, loc, load) {
+                self.note(format!("over-approximated: {why}"));
+                return Ok(Some(self.fresh_or_ptr(load, "memory after a synchronization point")?));
+            }
             let own = match self.through_body(f, j, callee, loc, load)? {
                 Some(v) => v,
                 None => self.before(f, j, loc, load)?,
             };
-            let why = format!("value of memory read at {} after the synchronization point at {} (other threads may write it)", load.where_(), j.where_());
-            return self.own_or_any(own, load, &why).map(Some);
+            let writes = self.other_writes(f, loc, load);
+            return self.own_or_any(own, load, &why, writes).map(Some);
         }
         self.through_body(f, j, callee, loc, load)
     }
@@ -321,62 +325,6 @@ impl<'m> Wp<'m> {
         }
     }
 
-    /// Whether code running while frame `f` runs (another thread or process, or the
-    /// kernel's update of a channel) may store to `loc`, read by `load`: a global
-    /// another writer stores to, or a field (read as `this->level`) one stores to.
-    fn written_by_others(&self, f: FrameId, loc: Loc<'m>, load: Value<'m>) -> bool {
-        let Some(target) = self.target(loc, load) else { return false };
-        self.facts.written_by_others(self.thread_entry(f), &target)
-    }
-
-    /// What `written_by_others` names for `loc` read by `load`; `None` when no process
-    /// writes it (a vtable pointer, a SystemC interface member).
-    fn target(&self, loc: Loc<'m>, load: Value<'m>) -> Option<Target<'m>> {
-        if load.is_vtable_pointer_load() {
-            return None;
-        }
-        match loc.base {
-            Base::Global(g) => Some(Target::Global(g)),
-            _ if load.opcode() != Some(Opcode::LLVMLoad) => Some(Target::Unknown),
-            _ => ModuleFacts::field_target(load.operand(0)),
-        }
-    }
-
-    /// Whether some process (an SC_METHOD's own earlier activations included) may store
-    /// to `loc` between `sc_start` and an activation.
-    fn written_at_activation(&self, loc: Loc<'m>, load: Value<'m>) -> bool {
-        self.target(loc, load).is_some_and(|t| self.facts.written_by_any(&t))
-    }
-
-    /// Whether `load` reads a field the SystemC kernel updates (a signal's value).
-    fn kernel_updated(&self, load: Value<'m>) -> bool {
-        load.opcode() == Some(Opcode::LLVMLoad) && ModuleFacts::kernel_field(load.operand(0))
-    }
-
-    /// A value read after another thread or process may have run: either `own` (the
-    /// reader's own last value: nobody else wrote in between) or any value, chosen by
-    /// a fresh selector. The solver tries the reader's own value first
-    /// ([`Query::quiet`](super::Query::quiet)); a pointer is left free.
-    pub(super) fn own_or_any(&mut self, own: Sym<'m>, load: Value<'m>, why: &str) -> Result<Sym<'m>> {
-        let TypeShape::Int(w) = load.ty().shape() else {
-            self.note(format!("over-approximated: {why}"));
-            return self.fresh_or_ptr(load, why);
-        };
-        self.note(format!("over-approximated: {why}: any value, or the reader's own last value (tried first)"));
-        let any = self.fresh(load, "a value another thread or process may have written")?;
-        let own = self.fit(own, load)?;
-        let name = format!("written{}_{}", self.fresh_count, load.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
-        self.fresh_count += 1;
-        self.q.fresh.push((name.clone(), "(_ BitVec 1)".to_string()));
-        let selector = self.ctx.atom(name);
-        self.q.quiet.push(self.ctx.eq(selector, self.bv_const(0, 1)));
-        let written = self.ctx.eq(selector, self.bv_const(1, 1));
-        let (Sym::Bv(any, _), Sym::Bv(own, _)) = (any, own) else {
-            return Err(AnalysisError::unsupported(format!("a value read after a synchronization point that is not an integer (`{}`)", load.print()), load.where_()));
-        };
-        Ok(Sym::Bv(self.ctx.ite(written, any, own), w))
-    }
-
     /// Value of `loc` at the entry of frame `f`.
     pub(super) fn at_entry(&mut self, f: FrameId, loc: Loc<'m>, load: Value<'m>) -> Result<Sym<'m>> {
         match self.frames[f].kind.clone() {
@@ -393,7 +341,7 @@ impl<'m> Wp<'m> {
                 }
                 // Its first activation sees the value at sc_start.
                 let first = self.before(creator, point, loc, load)?;
-                self.own_or_any(first, load, &why)
+                self.own_or_any(first, load, &why, Vec::new())
             }
             FrameKind::Thread { creator, point, .. } => self.before(creator, point, loc, load),
             FrameKind::Root => match loc.base {

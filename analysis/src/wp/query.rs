@@ -45,6 +45,10 @@ pub struct Query {
     /// may have run ([`super::Wp`]'s `own_or_any`). Each is only a preference: the
     /// formula without them is the reachability condition.
     pub quiet: Vec<SExpr>,
+    /// Tried before `quiet`: "the value read is the reader's own or one a store of
+    /// another writer that the formula traces wrote, not any value", for each such
+    /// value.
+    pub known_writes: Vec<SExpr>,
     /// Loops summarised instead of cut ([`super::Wp::summarising_loops`]).
     pub summarised: Vec<String>,
 }
