@@ -631,6 +631,25 @@ impl<'m> Value<'m> {
             Some((cstr(p, len as usize), line))
         }
     }
+    /// Whether the instruction's debug location lies in a system header (the C/C++
+    /// standard library, SystemC): library code, not the design's.
+    pub fn in_system_header(self) -> bool {
+        let Some((file, _)) = self.location() else { return false };
+        let path = Path::new(&file);
+        if path.is_absolute() {
+            return syncmut_mutator::source::is_system_path(path);
+        }
+        // SAFETY: instruction with a location (checked above); LLVM returns (ptr,len) or null.
+        let dir = unsafe {
+            let mut len = 0u32;
+            let p = LLVMGetDebugLocDirectory(self.0, &mut len);
+            if p.is_null() {
+                return false;
+            }
+            cstr(p, len as usize)
+        };
+        syncmut_mutator::source::is_system_path(&Path::new(&dir).join(path))
+    }
     /// `file:line` text, or `?` (file name only, not the directory).
     pub fn where_(self) -> String {
         match self.location() {

@@ -360,6 +360,11 @@ fn import(from: &Context, to: &Context, e: SExpr, memo: &mut HashMap<SExpr, SExp
     copy
 }
 
+/// Most "nobody else wrote this" and "a traced store wrote this" preferences tried per
+/// query ([`Query::quiet`], [`Query::known_writes`]), one check each (a few ms on
+/// these formulas).
+const MAX_QUIET: usize = 64;
+
 fn solve_in(builder: &Context, r: &mut Running, q: &Query, config: SolverConfig) -> std::result::Result<Answer, Failure> {
     let wall = config.wall();
     command(r, wall, |ctx| ctx.push())?;
@@ -396,6 +401,22 @@ fn solve_inner(builder: &Context, r: &mut Running, q: &Query, config: SolverConf
         // fewest arguments (argc = 1 + the highest argv index read), then small integer
         // values (a loop count of 2, not 262144). Each preference is only an assumption
         // (`check-sat-assuming`, standard SMT-LIB): when none holds, the plain model stands.
+        // First, before those: a value read after another thread or process may have
+        // run is one the formula traces (the reader's own, or a traced store's) rather
+        // than any value, for all such reads at once if possible, else each in the
+        // order read; then the reader's own last value wherever the formula still
+        // allows, so the test does not rest on a write the run may never make.
+        let known: Vec<SExpr> = q.known_writes.iter().map(|e| import(builder, &r.ctx, *e, &mut memo)).collect();
+        let all_known = !known.is_empty() && command(r, wall, |ctx| ctx.check_assuming(known.clone()))? == Response::Sat;
+        let mut quiet = if all_known { known.clone() } else { Vec::new() };
+        let one_by_one = if all_known { &[][..] } else { &known[..] };
+        let own: Vec<SExpr> = q.quiet.iter().map(|e| import(builder, &r.ctx, *e, &mut memo)).collect();
+        for e in one_by_one.iter().chain(&own).take(MAX_QUIET) {
+            let with: Vec<SExpr> = quiet.iter().copied().chain([*e]).collect();
+            if command(r, wall, |ctx| ctx.check_assuming(with))? == Response::Sat {
+                quiet.push(*e);
+            }
+        }
         let lo = q.inputs.max_index() + 1;
         let small = small_values(&r.ctx, &q.inputs.integer_values());
         let argc = |ctx: &Context, n: u32| ctx.eq(ctx.atom("argc"), ctx.list(vec![ctx.atom("_"), ctx.atom(format!("bv{n}")), ctx.numeral(32)]));
@@ -404,13 +425,15 @@ fn solve_inner(builder: &Context, r: &mut Running, q: &Query, config: SolverConf
         preferences.push(vec![small]);
         let mut preferred = false;
         for assumptions in preferences {
+            let assumptions: Vec<SExpr> = quiet.iter().copied().chain(assumptions).collect();
             if command(r, wall, |ctx| ctx.check_assuming(assumptions))? == Response::Sat {
                 preferred = true;
                 break;
             }
         }
         if !preferred {
-            response = command(r, wall, |ctx| ctx.check())?;
+            let quiet = quiet.clone();
+            response = command(r, wall, |ctx| if quiet.is_empty() { ctx.check() } else { ctx.check_assuming(quiet) })?;
         }
     }
     match response {
@@ -476,6 +499,12 @@ pub fn script(ctx: &Context, q: &Query, title: &str, solver: SolverConfig) -> St
     for c in &q.conjuncts {
         let _ = writeln!(s, "; {}", c.comment);
         let _ = writeln!(s, "(assert {})", ctx.display(c.expr));
+    }
+    for e in &q.known_writes {
+        let _ = writeln!(s, "; preferred, tried first (the reader or a traced store wrote the value): {}", ctx.display(*e));
+    }
+    for e in &q.quiet {
+        let _ = writeln!(s, "; preferred, tried next (nobody else wrote the value): {}", ctx.display(*e));
     }
     let _ = writeln!(s, "(check-sat)");
     let names: Vec<String> = q.inputs.declarations().into_iter().map(|(n, _)| n).collect();

@@ -25,11 +25,20 @@ pub struct ModuleFacts<'m> {
     pub roots: Vec<Func<'m>>,
     pub(super) preds: HashMap<Func<'m>, HashMap<Block<'m>, Vec<Block<'m>>>>,
     pub(super) back: HashMap<Func<'m>, HashSet<(Block<'m>, Block<'m>)>>,
-    /// Globals and fields that code running concurrently may store to (functions
-    /// reachable from a thread/process entry, and the roots after the first thread
-    /// creation). `None`: some concurrent store goes through a pointer traced neither
-    /// to a global nor to a field, so every object may be written.
-    pub(super) concurrent_writes: Option<Written<'m>>,
+    /// Globals and fields each thread/process entry may store to (the functions
+    /// reachable from it). `None`: some store goes through a pointer traced neither to
+    /// a global, a field nor a stack slot, so every object may be written.
+    pub(super) entry_writes: HashMap<Func<'m>, Option<Written<'m>>>,
+    /// What the roots store to after their first thread creation (`sc_start`,
+    /// `pthread_create`), while threads and processes run; `None` as above.
+    pub(super) root_writes: Option<Written<'m>>,
+    /// Entries that run as one thread or process only: created once, from a root
+    /// through calls made once (no loop, one caller each). Another entry's writes are
+    /// interference; an entry's own writes are too when it may run several times at
+    /// once (the same start routine created in a loop).
+    pub(super) single_instance: HashSet<Func<'m>>,
+    /// Stack slots whose address is handed to a new thread (`pthread_create`'s argument).
+    pub(super) shared_slots: HashSet<Value<'m>>,
     /// Functions that call `__VERIFIER_nondet_*`, directly or through callees.
     pub(super) nondet_callers: HashSet<Func<'m>>,
     /// Code running concurrently (threads/processes, or a root after its first thread
@@ -147,37 +156,129 @@ impl<'m> ModuleFacts<'m> {
             preds.insert(f, f.predecessors());
             back.insert(f, back_edges(f));
         }
-        let concurrent_writes = concurrent_writes(&entries, &roots, &effects, &indirect_callers);
+        let shared_slots = shared_slots(&entries);
+        let (entry_writes, root_writes) = concurrent_writes(&entries, &roots, &effects, &indirect_callers, &callers, &shared_slots);
+        let single_instance = entries.iter().filter(|(_, c)| single_creation(c, &roots, &callers, &indirect_callers, &back)).map(|(e, _)| *e).collect();
         let nondet_callers = nondet_callers(m, &callers);
         let concurrent_nondet = concurrent_nondet(&entries, &roots, &nondet_callers, &effects);
-        ModuleFacts { callers, indirect_callers, virtual_targets, port_binders: super::ports::port_binders(m), entries, roots, preds, back, concurrent_writes, nondet_callers, concurrent_nondet, methods, process_order, notifies, effects }
+        ModuleFacts { callers, indirect_callers, virtual_targets, port_binders: super::ports::port_binders(m), entries, roots, preds, back, entry_writes, root_writes, single_instance, shared_slots, nondet_callers, concurrent_nondet, methods, process_order, notifies, effects }
     }
 
-    /// Whether code running concurrently may store to global `g`.
-    pub(super) fn concurrently_written(&self, g: Value<'m>) -> bool {
-        self.concurrent_writes.as_ref().map(|w| w.globals.contains(&g)).unwrap_or(true)
+    /// Whether code running while `reader` runs (another entry, an instance of the
+    /// same entry when it may run several times at once, or a root after its first
+    /// thread creation; `reader` `None` is a root) may store to `target`.
+    pub(super) fn written_by_others(&self, reader: Option<Func<'m>>, target: &Target<'m>) -> bool {
+        if let Target::Field(key) = target {
+            if kernel_updated(key.0) {
+                return true;
+            }
+        }
+        let writes = |w: &Option<Written<'m>>| w.as_ref().is_none_or(|w| w.contains(target));
+        let others = self.entry_writes.iter().filter(|(e, _)| Some(**e) != reader || !self.single_instance.contains(*e));
+        let mut others = others.map(|(_, w)| w);
+        others.any(writes) || (reader.is_some() && writes(&self.root_writes))
     }
 
-    /// Whether code running concurrently may store to the field that `address` (a
-    /// load's pointer operand) names; an address that is not a field with constant
-    /// indices may be written.
-    pub(super) fn field_concurrently_written(&self, address: Value<'m>) -> bool {
+    /// Whether `reader`'s own code (its entry's functions; a root's after its first
+    /// thread creation, for `None`) may store to `target`.
+    pub(super) fn written_by_self(&self, reader: Option<Func<'m>>, target: &Target<'m>) -> bool {
+        let own = match reader {
+            Some(e) => self.entry_writes.get(&e),
+            None => Some(&self.root_writes),
+        };
+        own.is_none_or(|w| w.as_ref().is_none_or(|w| w.contains(target)))
+    }
+
+    /// The plain stores of the writers [`written_by_others`](Self::written_by_others)
+    /// counts that may write `target` (a global or a field), each once.
+    pub(super) fn stores_by_others(&self, reader: Option<Func<'m>>, target: &Target<'m>) -> Vec<Value<'m>> {
+        let mut out: Vec<Value<'m>> = Vec::new();
+        // By entry name: the formula (and its symbols' numbering) is the same each run.
+        let mut writers: Vec<_> = self.entry_writes.iter().collect();
+        writers.sort_by_key(|(e, _)| e.name());
+        for (entry, w) in writers {
+            if Some(*entry) == reader && self.single_instance.contains(entry) {
+                continue;
+            }
+            for s in w.iter().flat_map(|w| &w.stores) {
+                let hit = match target {
+                    Target::Global(g) => underlying_global(s.operand(1)) == Some(*g),
+                    Target::Field(key) => field_key(s.operand(1)).as_ref() == Some(key),
+                    Target::Slot(..) | Target::Unknown => false,
+                };
+                if hit && s.opcode() == Some(Opcode::LLVMStore) && !out.contains(s) {
+                    out.push(*s);
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether any thread or process (this one included), or a root once threads run,
+    /// may store to `target`.
+    pub(super) fn written_by_any(&self, target: &Target<'m>) -> bool {
+        let writes = |w: &Option<Written<'m>>| w.as_ref().is_none_or(|w| w.contains(target));
+        matches!(target, Target::Field(key) if kernel_updated(key.0)) || self.entry_writes.values().any(writes) || writes(&self.root_writes)
+    }
+
+    /// Whether a load through `address` reads a field of a SystemC or TLM library
+    /// class, which the kernel updates.
+    pub(super) fn kernel_field(address: Value<'m>) -> bool {
+        field_key(address).is_some_and(|key| kernel_updated(key.0))
+    }
+
+    /// The field `address` names (a GEP with constant indices), if any.
+    pub(super) fn field_key_of(address: Value<'m>) -> Option<FieldKey<'m>> {
+        field_key(address)
+    }
+
+    /// What a load through `address` reads, for [`written_by_others`](Self::written_by_others):
+    /// a field with constant indices, else any memory; `None` for a SystemC interface
+    /// member, which is bound once before `sc_start` and never written by processes.
+    pub(super) fn field_target(address: Value<'m>) -> Option<Target<'m>> {
         if super::ports::is_interface_member(address) {
-            return false;
+            return None;
         }
-        match (&self.concurrent_writes, field_key(address)) {
-            (Some(w), Some(key)) => w.fields.contains(&key) || kernel_updated(key.0),
-            _ => true,
-        }
+        Some(field_key(address).map_or(Target::Unknown, Target::Field))
     }
 }
 
-/// What code running concurrently may store to.
+/// Memory a load reads, as the write sets name it.
+pub(super) enum Target<'m> {
+    Global(Value<'m>),
+    Field(FieldKey<'m>),
+    /// A stack slot (read in place, or through a pointer a thread was given; the
+    /// field the load's address names, if any).
+    Slot(Value<'m>, Option<FieldKey<'m>>),
+    /// None of these: any store may write it.
+    Unknown,
+}
+
+/// What one thread or process (or a root once threads run) may store to.
+#[derive(Default)]
 pub(super) struct Written<'m> {
     pub(super) globals: HashSet<Value<'m>>,
     /// Fields written through a pointer (`this->count`), by [`field_key`]. A module
     /// member set in the constructor and only read by the processes is in none.
     pub(super) fields: HashSet<FieldKey<'m>>,
+    /// Stack slots handed to a thread that are stored to in place.
+    pub(super) slots: HashSet<Value<'m>>,
+    /// The plain stores into those globals and fields, in module order.
+    pub(super) stores: Vec<Value<'m>>,
+    /// Library code stored through a pointer traced nowhere ([`record_store`]): what a
+    /// thread was given a pointer to may have been written.
+    pub(super) untraced: bool,
+}
+
+impl<'m> Written<'m> {
+    fn contains(&self, target: &Target<'m>) -> bool {
+        match target {
+            Target::Global(g) => self.globals.contains(g),
+            Target::Field(key) => self.fields.contains(key),
+            Target::Slot(slot, key) => self.untraced || self.slots.contains(slot) || key.as_ref().is_some_and(|k| self.fields.contains(k)),
+            Target::Unknown => true,
+        }
+    }
 }
 
 /// A field as an address names it: the GEP's source element type and its constant
@@ -261,22 +362,46 @@ fn underlying_global<'m>(mut p: Value<'m>) -> Option<Value<'m>> {
     None
 }
 
-/// Adds the global or field a `store` writes to `written`; a store into memory that is
-/// neither a global, a field nor the function's own stack frame makes the analysis
-/// give up (`None`).
-fn record_store<'m>(i: Value<'m>, written: &mut Written<'m>) -> Option<()> {
-    if let Some(address) = written_address(i) {
-        match underlying_global(address) {
-            Some(g) => {
+/// Adds the globals and fields a `store` may write to `written`. A store through a
+/// pointer traced to none of them (nor to a stack slot) makes the analysis give up
+/// (`None`), unless it is library code (a system header), which is taken to write
+/// the library's own objects (a container's buffer, an event list it allocated): a
+/// read of the design's globals and fields is not affected by it, a read through any
+/// other address always is ([`Target::Unknown`]).
+fn record_store<'m>(i: Value<'m>, scan: &Scan<'_, 'm>, written: &mut Written<'m>) -> Option<()> {
+    let Some(address) = written_address(i) else { return Some(()) };
+    let mut dests = Vec::new();
+    scan.destinations(address, 0, &mut dests);
+    for d in dests {
+        match d {
+            Dest::Global(g) => {
                 written.globals.insert(g);
+                written.stores.push(i);
             }
-            None if is_local_slot(address) => {}
-            None => {
-                written.fields.insert(field_key(address)?);
+            Dest::Field(key) => {
+                written.fields.insert(key);
+                written.stores.push(i);
             }
+            Dest::Stack => {}
+            Dest::Slot(slot) => {
+                written.slots.insert(slot);
+            }
+            Dest::Untraced if i.in_system_header() => written.untraced = true,
+            Dest::Untraced => return None,
         }
     }
     Some(())
+}
+
+/// Where a store may land.
+enum Dest<'m> {
+    Global(Value<'m>),
+    Field(FieldKey<'m>),
+    /// A stack slot private to its thread.
+    Stack,
+    /// A stack slot handed to another thread, stored to in place.
+    Slot(Value<'m>),
+    Untraced,
 }
 
 /// The address an instruction writes without a call: a `store`'s, or an atomic
@@ -289,21 +414,108 @@ pub(super) fn written_address(i: Value<'_>) -> Option<Value<'_>> {
     }
 }
 
+/// What the scan of stores needs to know about the module.
+struct Scan<'a, 'm> {
+    callers: &'a HashMap<Func<'m>, Vec<Value<'m>>>,
+    /// Functions that may be called through a pointer or started as a thread: their
+    /// callers are not all known.
+    called_otherwise: HashSet<Func<'m>>,
+    /// Stack slots whose address is handed to a new thread.
+    shared_slots: &'a HashSet<Value<'m>>,
+}
+
+/// Most levels of callers [`Scan::destinations`] follows a pointer argument through.
+const MAX_ARGUMENT_DEPTH: u32 = 4;
+
+impl<'m> Scan<'_, 'm> {
+    /// Where a store through `p` may land: a global, a stack slot, a field (a constant
+    /// index path), or, for a pointer parameter, what every caller passes (a library
+    /// method's `this` on a temporary, e.g. an event list built for a `wait`, or on a
+    /// member, e.g. `std::atomic<int>::store`).
+    fn destinations(&self, p: Value<'m>, depth: u32, out: &mut Vec<Dest<'m>>) {
+        if let Some(g) = underlying_global(p) {
+            return out.push(Dest::Global(g));
+        }
+        let base = strip_address(p);
+        let slot = base.opcode() == Some(Opcode::LLVMAlloca);
+        if slot && !self.shared_slots.contains(&base) {
+            return out.push(Dest::Stack);
+        }
+        if let Some(key) = field_key(p) {
+            return out.push(Dest::Field(key));
+        }
+        if slot {
+            return out.push(Dest::Slot(base));
+        }
+        let calls = match base.argument_of() {
+            Some((func, _)) if depth < MAX_ARGUMENT_DEPTH && !self.called_otherwise.contains(&func) => self.callers.get(&func).map(Vec::as_slice).unwrap_or_default(),
+            _ => &[],
+        };
+        if calls.is_empty() || base != p {
+            return out.push(Dest::Untraced);
+        }
+        let k = base.argument_of().map(|(_, k)| k as usize).unwrap_or_default();
+        for c in calls {
+            match c.call_args().get(k) {
+                Some(a) => self.destinations(*a, depth + 1, out),
+                None => out.push(Dest::Untraced),
+            }
+        }
+    }
+}
+
+/// The object a pointer is derived from by address arithmetic and casts.
+fn strip_address(mut p: Value<'_>) -> Value<'_> {
+    for _ in 0..16 {
+        match p.opcode() {
+            Some(Opcode::LLVMGetElementPtr) | Some(Opcode::LLVMBitCast) | Some(Opcode::LLVMAddrSpaceCast) => p = p.operand(0),
+            _ => break,
+        }
+    }
+    p
+}
+
+/// The stack slots whose address (or an address inside) is a thread's argument.
+fn shared_slots<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>) -> HashSet<Value<'m>> {
+    let mut out = HashSet::new();
+    for creation in entries.values().flatten() {
+        if let Creation::Pthread { arg, .. } = creation {
+            let base = strip_address(*arg);
+            if base.opcode() == Some(Opcode::LLVMAlloca) {
+                out.insert(base);
+            }
+        }
+    }
+    out
+}
+
+/// What each entry may store to, and what the roots store to once threads run.
 fn concurrent_writes<'m>(
     entries: &HashMap<Func<'m>, Vec<Creation<'m>>>,
     roots: &[Func<'m>],
     effects: &Effects<'m>,
     indirect_callers: &HashMap<Func<'m>, Vec<Value<'m>>>,
-) -> Option<Written<'m>> {
-    let mut written = Written { globals: HashSet::new(), fields: HashSet::new() };
+    callers: &HashMap<Func<'m>, Vec<Value<'m>>>,
+    shared_slots: &HashSet<Value<'m>>,
+) -> (HashMap<Func<'m>, Option<Written<'m>>>, Option<Written<'m>>) {
     let mut indirect_targets: HashMap<Value<'m>, Vec<Func<'m>>> = HashMap::new();
     for (target, calls) in indirect_callers {
         for call in calls {
             indirect_targets.entry(*call).or_default().push(*target);
         }
     }
-    // Functions reachable from thread entries.
-    let mut todo: Vec<Func<'m>> = entries.keys().copied().collect();
+    let called_otherwise = indirect_callers.keys().chain(entries.keys()).copied().collect();
+    let scan = Scan { callers, called_otherwise, shared_slots };
+    let entry_writes = entries.keys().map(|e| (*e, entry_writes(*e, &scan, &indirect_targets))).collect();
+    let root_writes = root_writes(roots, effects, &scan);
+    (entry_writes, root_writes)
+}
+
+/// What the functions reachable from `entry` (directly or through the indirect calls
+/// that may reach a function) store to.
+fn entry_writes<'m>(entry: Func<'m>, scan: &Scan<'_, 'm>, indirect_targets: &HashMap<Value<'m>, Vec<Func<'m>>>) -> Option<Written<'m>> {
+    let mut written = Written::default();
+    let mut todo = vec![entry];
     let mut seen: HashSet<Func<'m>> = HashSet::new();
     while let Some(f) = todo.pop() {
         if !seen.insert(f) || !f.has_body() {
@@ -311,7 +523,7 @@ fn concurrent_writes<'m>(
         }
         for b in f.blocks() {
             for i in b.instructions() {
-                record_store(i, &mut written)?;
+                record_store(i, scan, &mut written)?;
                 if let Some(c) = i.called_function() {
                     todo.push(c);
                 }
@@ -319,15 +531,20 @@ fn concurrent_writes<'m>(
             }
         }
     }
-    // Roots after the first thread creation (same block after it, or any block
-    // reachable from its block).
+    Some(written)
+}
+
+/// What the roots store to after their first thread creation (same block after it,
+/// or any block reachable from its block).
+fn root_writes<'m>(roots: &[Func<'m>], effects: &Effects<'m>, scan: &Scan<'_, 'm>) -> Option<Written<'m>> {
+    let mut written = Written::default();
     for r in roots {
         let mut after: Vec<Block<'m>> = Vec::new();
         for b in r.blocks() {
             let insts = b.instructions();
             if let Some(pos) = insts.iter().position(|i| effects.starts_threads(*i)) {
                 for i in &insts[pos..] {
-                    record_store(*i, &mut written)?;
+                    record_store(*i, scan, &mut written)?;
                 }
                 after.extend(b.successors());
             }
@@ -338,7 +555,7 @@ fn concurrent_writes<'m>(
                 continue;
             }
             for i in b.instructions() {
-                record_store(i, &mut written)?;
+                record_store(i, scan, &mut written)?;
             }
             after.extend(b.successors());
         }
@@ -346,14 +563,60 @@ fn concurrent_writes<'m>(
     Some(written)
 }
 
-/// A pointer into the function's own stack frame (not shared with other threads
-/// unless its address escapes, which the region map handles by base identity).
-fn is_local_slot(mut p: Value<'_>) -> bool {
-    for _ in 0..16 {
-        match p.opcode() {
-            Some(Opcode::LLVMAlloca) => return true,
-            Some(Opcode::LLVMGetElementPtr) | Some(Opcode::LLVMBitCast) => p = p.operand(0),
-            _ => return false,
+/// Whether an entry's creations start it once: one creation, made through calls that
+/// each run once (see [`runs_once`]).
+fn single_creation<'m>(
+    creations: &[Creation<'m>],
+    roots: &[Func<'m>],
+    callers: &HashMap<Func<'m>, Vec<Value<'m>>>,
+    indirect_callers: &HashMap<Func<'m>, Vec<Value<'m>>>,
+    back: &HashMap<Func<'m>, HashSet<(Block<'m>, Block<'m>)>>,
+) -> bool {
+    let [creation] = creations else { return false };
+    let once = |f: Func<'m>| runs_once(f, roots, callers, indirect_callers, back, 0);
+    match creation {
+        Creation::Pthread { call, .. } | Creation::Spawn { call } | Creation::StdThread { call } => !in_cycle(*call, back) && once(call.block().function()),
+        Creation::Systemc { constructor } => once(*constructor),
+    }
+}
+
+/// Whether function `f` runs at most once: a root, or a function with one direct
+/// caller (and no call through a pointer) whose call is in no loop of a function that
+/// runs once.
+fn runs_once<'m>(
+    f: Func<'m>,
+    roots: &[Func<'m>],
+    callers: &HashMap<Func<'m>, Vec<Value<'m>>>,
+    indirect_callers: &HashMap<Func<'m>, Vec<Value<'m>>>,
+    back: &HashMap<Func<'m>, HashSet<(Block<'m>, Block<'m>)>>,
+    depth: u32,
+) -> bool {
+    if roots.contains(&f) {
+        return true;
+    }
+    if depth >= 16 || indirect_callers.contains_key(&f) {
+        return false;
+    }
+    match callers.get(&f).map(Vec::as_slice) {
+        Some([call]) => !in_cycle(*call, back) && runs_once(call.block().function(), roots, callers, indirect_callers, back, depth + 1),
+        _ => false,
+    }
+}
+
+/// Whether instruction `i`'s block lies on a cycle of its function's control flow.
+fn in_cycle<'m>(i: Value<'m>, back: &HashMap<Func<'m>, HashSet<(Block<'m>, Block<'m>)>>) -> bool {
+    let b = i.block();
+    if back.get(&b.function()).is_none_or(|edges| edges.is_empty()) {
+        return false;
+    }
+    let mut todo = b.successors();
+    let mut seen = HashSet::new();
+    while let Some(s) = todo.pop() {
+        if s == b {
+            return true;
+        }
+        if seen.insert(s) {
+            todo.extend(s.successors());
         }
     }
     false

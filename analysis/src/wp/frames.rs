@@ -227,6 +227,17 @@ impl<'m> Wp<'m> {
         }
     }
 
+    /// The thread or process entry frame `f` runs in; `None` in a root.
+    pub(super) fn thread_entry(&self, mut f: FrameId) -> Option<Func<'m>> {
+        loop {
+            match &self.frames[f].kind {
+                FrameKind::Root => return None,
+                FrameKind::Call { parent, .. } => f = *parent,
+                FrameKind::Thread { .. } => return Some(self.frames[f].func),
+            }
+        }
+    }
+
     pub(super) fn in_thread(&self, mut f: FrameId) -> bool {
         loop {
             match &self.frames[f].kind {

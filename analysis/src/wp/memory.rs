@@ -256,23 +256,30 @@ impl<'m> Wp<'m> {
             return Ok(Some(bound));
         }
         let scheduling = self.facts.effects.is_scheduling_point(j) && !self.facts.effects.never_yields(j);
-        // Memory no other thread or process writes keeps this thread's own last value
-        // across the synchronization point: a global no concurrent code stores to,
-        // or a field (read as `this->level`) no concurrent code stores to.
-        let shared_and_quiet = !self.written_by_others(loc, load);
-        if scheduling && !shared_and_quiet && (self.in_thread(f) || self.facts.effects.starts_threads(j)) {
-            self.q.notes.push(format!(
-                "over-approximated: value of memory read at {} after the synchronization point at {} (other threads may write it)",
-                load.where_(),
-                j.where_()
-            ));
-            return Ok(Some(self.fresh_or_ptr(load, "memory after a synchronization point")?));
+        if scheduling && (self.in_thread(f) || self.facts.effects.starts_threads(j)) && self.written_by_others(f, loc, load) {
+            let why = format!("value of memory read at {} after the synchronization point at {} (other threads may write it)", load.where_(), j.where_());
+            if !self.may_trace_own(f, loc, load) {
+                self.note(format!("over-approximated: {why}"));
+                return Ok(Some(self.fresh_or_ptr(load, "memory after a synchronization point")?));
+            }
+            let own = match self.through_body(f, j, callee, loc, load)? {
+                Some(v) => v,
+                None => self.before(f, j, loc, load)?,
+            };
+            let writes = self.other_writes(f, loc, load);
+            return self.own_or_any(own, load, &why, writes).map(Some);
         }
         if let Base::Global(g) = loc.base {
             if name.starts_with("getopt") && !callee.has_body() && super::calls::GETOPT_GLOBALS.contains(&g.name().as_str()) {
                 return Ok(Some(self.fresh_or_ptr(load, &format!("{} after the getopt call at {}", g.name(), j.where_()))?));
             }
         }
+        self.through_body(f, j, callee, loc, load)
+    }
+
+    /// The effect on `loc` of the body of `callee` entered at call `j`, if it has one
+    /// the analysis follows and the callee can see the object.
+    fn through_body(&mut self, f: FrameId, j: Value<'m>, callee: crate::ir::Func<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Option<Sym<'m>>> {
         if !callee.has_body() || self.frames[f].depth >= MAX_DEPTH {
             // Library functions are assumed not to write program objects.
             return Ok(None);
@@ -323,31 +330,23 @@ impl<'m> Wp<'m> {
         }
     }
 
-    /// Whether code running concurrently (any thread or process, or the kernel's
-    /// update of a channel) may store to `loc`, read by `load`: a global some concurrent
-    /// code stores to, or a field (read as `this->level`) it stores to.
-    fn written_by_others(&self, loc: Loc<'m>, load: Value<'m>) -> bool {
-        // An object's vtable pointer is set by its constructors, before any process runs.
-        if load.is_vtable_pointer_load() {
-            return false;
-        }
-        match loc.base {
-            Base::Global(g) => self.facts.concurrently_written(g),
-            _ => load.opcode() != Some(Opcode::LLVMLoad) || self.facts.field_concurrently_written(load.operand(0)),
-        }
-    }
-
     /// Value of `loc` at the entry of frame `f`.
     pub(super) fn at_entry(&mut self, f: FrameId, loc: Loc<'m>, load: Value<'m>) -> Result<Sym<'m>> {
         match self.frames[f].kind.clone() {
             FrameKind::Call { parent, call } => self.before(parent, call, loc, load),
-            FrameKind::Thread { .. } if self.facts.methods.contains(&self.frames[f].func) && self.written_by_others(loc, load) => {
-                self.note(format!(
-                    "over-approximated: value read at {} when the SC_METHOD {} starts (it runs on every trigger: module state is what earlier activations left)",
+            FrameKind::Thread { creator, point, .. } if self.facts.methods.contains(&self.frames[f].func) && self.written_at_activation(loc, load) => {
+                let why = format!(
+                    "value read at {} when the SC_METHOD {} starts (it runs on every trigger: module state is what earlier activations left)",
                     load.where_(),
                     super::demangle_hint(&self.frames[f].func.name())
-                ));
-                self.fresh_or_ptr(load, "memory at an SC_METHOD's activation")
+                );
+                if self.kernel_updated(load) {
+                    self.note(format!("over-approximated: {why}"));
+                    return self.fresh_or_ptr(load, "memory at an SC_METHOD's activation");
+                }
+                // Its first activation sees the value at sc_start.
+                let first = self.before(creator, point, loc, load)?;
+                self.own_or_any(first, load, &why, Vec::new())
             }
             FrameKind::Thread { creator, point, .. } => self.before(creator, point, loc, load),
             FrameKind::Root => match loc.base {

@@ -19,7 +19,8 @@
 //! One file per part of the model: `facts` (module-wide facts computed once),
 //! `frames` (calling contexts), `control_flow` (block reachability and edges),
 //! `values` (SSA values and call results), `memory` (the region map),
-//! `input_calls` (nondet and named inputs, the nondet call counter), `ports`
+//! `input_calls` (nondet and named inputs, the nondet call counter), `interference`
+//! (values other threads or processes may write), `ports`
 //! (SystemC port binding), `process_order`
 //! (SystemC waits and notifies, assumptions on the path), `calls` (what a called
 //! function's name means), `terms` (SMT-LIB builders) and `query` (the result).
@@ -29,6 +30,7 @@ mod control_flow;
 mod facts;
 mod frames;
 mod input_calls;
+mod interference;
 mod loops;
 mod memory;
 mod ports;
@@ -96,6 +98,15 @@ pub struct Wp<'m> {
     null_tests: HashMap<memory::Base<'m>, SExpr>,
     /// The getopt call counter just before an instruction (`input_calls.rs`).
     getopt_counters: HashMap<(FrameId, Value<'m>), SExpr>,
+    /// Another writer's stores are being evaluated (`interference.rs`): a value they
+    /// read after a synchronization point is not traced to its writers again.
+    in_writer: bool,
+    /// Other writers' stores found for (location, reader's entry, width read).
+    writes: HashMap<(Loc<'m>, Option<crate::ir::Func<'m>>, u32), Vec<interference::Write>>,
+    /// Stores of other writers evaluated so far (`interference.rs`).
+    traced_stores: usize,
+    /// Reads after a synchronization point followed back to the reader's own value.
+    own_values: usize,
 }
 
 impl<'m> Wp<'m> {
@@ -125,6 +136,8 @@ impl<'m> Wp<'m> {
                 schedule: Vec::new(),
                 blocking: Vec::new(),
                 summarised: Vec::new(),
+                quiet: Vec::new(),
+                known_writes: Vec::new(),
             },
             fresh_count: 0,
             bound,
@@ -134,6 +147,10 @@ impl<'m> Wp<'m> {
             loops_checking: HashSet::new(),
             null_tests: HashMap::new(),
             getopt_counters: HashMap::new(),
+            in_writer: false,
+            writes: HashMap::new(),
+            traced_stores: 0,
+            own_values: 0,
         }
     }
 

@@ -40,6 +40,15 @@ pub struct Query {
     /// SystemC waits whose return the formula conditions on a notify (an unsat
     /// answer may then mean "blocked" rather than dead code).
     pub blocking: Vec<String>,
+    /// Assumptions the solver tries to keep, in order, before it takes any model:
+    /// "nobody else wrote this" for each value read after another thread or process
+    /// may have run ([`super::Wp`]'s `own_or_any`). Each is only a preference: the
+    /// formula without them is the reachability condition.
+    pub quiet: Vec<SExpr>,
+    /// Tried before `quiet`: "the value read is the reader's own or one a store of
+    /// another writer that the formula traces wrote, not any value", for each such
+    /// value.
+    pub known_writes: Vec<SExpr>,
     /// Loops summarised instead of cut ([`super::Wp::summarising_loops`]).
     pub summarised: Vec<String>,
 }

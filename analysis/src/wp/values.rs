@@ -389,6 +389,11 @@ impl<'m> Wp<'m> {
                 (Sym::Ptr(a), Sym::Ptr(b)) if a == b => Sym::Ptr(a),
                 (Sym::ArgStr(a), Sym::ArgStr(b)) if a == b => Sym::ArgStr(a),
                 (Sym::Func(a), Sym::Func(b)) if a == b => Sym::Func(a),
+                // The same choice between argv[k] and a literal, read on two paths (a
+                // member set from `argc > 1 ? argv[1] : ""`, loaded again after a branch).
+                (Sym::ArgOrLiteral { k, cond: c1, lit }, Sym::ArgOrLiteral { k: k2, cond: c2, lit: lit2 }) if k == k2 && lit == lit2 => {
+                    Sym::ArgOrLiteral { k, cond: self.ctx.ite(c, c1, c2), lit }
+                }
                 (a, b) if self.arg_or_literal(c, &a, &b).is_some() => self.arg_or_literal(c, &a, &b).expect("checked"),
                 // Different objects or functions: an address the formula leaves free
                 // (comparisons with it are unconstrained; a load through it is not
