@@ -96,6 +96,7 @@ struct sthread {
     uint32_t reads_in_a_row; /* memory reads since the thread's last write or sync call */
     uint64_t yielded_at; /* step of its last busy-wait yield, 0: none */
     uint64_t last_run; /* step it last ran at, or was made ready at */
+    int forced; /* its last run was a fairness pick (it had starved FAIR_BOUND points) */
     /* The run step (index among the recorded run points) during which another thread
      * created or woke it, if it has not run since; -1: none. A causal edge the objects
      * do not show (a signal wakes a waiter that then relocks the mutex). */
@@ -242,10 +243,16 @@ static struct sthread *lowest_id(uint32_t n, uint32_t above)
 
 static void wake(struct sthread *t, int reason)
 {
+    /* Ready from now on: starvation counts from here; but a thread that fairness ran and
+     * that then found its lock taken (the poller it starved for holds it) stays starved,
+     * and runs again at the next point. Else a poller whose loop period divides
+     * FAIR_BOUND holds the lock at every forced point, and the retry is woken and starved
+     * again forever: a livelock only the schedule made. */
+    int still_starved = t->forced && t->kind == W_RETRY && steps >= FAIR_BOUND;
     t->obj = NULL;
     t->kind = W_NONE;
     t->wake = reason;
-    t->last_run = steps; /* ready from now on: starvation counts from here */
+    t->last_run = still_starved ? steps - FAIR_BOUND : steps;
     t->readied = current_step;
     set_state(t, READY);
 }
@@ -440,6 +447,8 @@ static struct sthread *expire_timed_wait(void)
  * the one starved longest if some ready thread has waited FAIR_BOUND points, else those
  * not held back by their own busy-wait yield. Depends only on the run's past choices, so
  * replay and follow meet the same candidates. */
+static int fair_pick; /* the last fair_candidates kept only a starved thread */
+
 static uint32_t fair_candidates(uint32_t n)
 {
     struct sthread *starved = NULL;
@@ -448,6 +457,7 @@ static uint32_t fair_candidates(uint32_t n)
         if (steps - t->last_run >= FAIR_BOUND && (starved == NULL || t->last_run < starved->last_run))
             starved = t;
     }
+    fair_pick = starved != NULL;
     if (starved != NULL) {
         candidates[0] = starved;
         return 1;
@@ -804,6 +814,8 @@ static void reschedule(struct sthread *me)
     }
     set_state(next, RUNNING);
     next->last_run = steps;
+    next->forced = fair_pick;
+    fair_pick = 0;
     current = next;
     if (next != me)
         pthread_cond_signal(&next->cv);
@@ -918,6 +930,7 @@ static struct sthread *new_slot(void) /* `lock` held */
     t->prio = strategy == STRATEGY_PCT ? (UINT64_C(1) << 32) + (rng_next() >> 32) : 0;
     t->parent = self != NULL && t != self ? self->id : NO_NAME;
     t->rr_sliced = 0;
+    t->forced = 0;
     atomic_store_explicit(&t->site, -1, memory_order_relaxed);
     atomic_store_explicit(&t->name, NO_NAME, memory_order_relaxed);
     return t;
