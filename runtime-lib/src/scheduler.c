@@ -57,6 +57,11 @@
  * starve the thread it waits for. So an unfair schedule alone never ends a run as a
  * livelock: what exhausts the step budget spins under fair scheduling too. */
 #define SPIN_READS 8u
+/* A thread whose lock (or semaphore) attempts found the object taken RETRY_BOUND times in
+ * a row runs at the next point once woken: a schedule that always hands it the baton
+ * while a poller holds the lock (round-robin whose quantum fits the poller's loop, a
+ * fairness pick every FAIR_BOUND points) would starve it as surely as never running it. */
+#define RETRY_BOUND 8u
 #define FAIR_BOUND 1000u
 #define NO_NAME UINT32_MAX
 
@@ -97,6 +102,7 @@ struct sthread {
     uint64_t yielded_at; /* step of its last busy-wait yield, 0: none */
     uint64_t last_run; /* step it last ran at, or was made ready at */
     int forced; /* its last run was a fairness pick (it had starved FAIR_BOUND points) */
+    uint32_t retries; /* lock attempts in a row that found the object taken */
     /* The run step (index among the recorded run points) during which another thread
      * created or woke it, if it has not run since; -1: none. A causal edge the objects
      * do not show (a signal wakes a waiter that then relocks the mutex). */
@@ -248,7 +254,7 @@ static void wake(struct sthread *t, int reason)
      * and runs again at the next point. Else a poller whose loop period divides
      * FAIR_BOUND holds the lock at every forced point, and the retry is woken and starved
      * again forever: a livelock only the schedule made. */
-    int still_starved = t->forced && t->kind == W_RETRY && steps >= FAIR_BOUND;
+    int still_starved = (t->forced || t->retries >= RETRY_BOUND) && t->kind == W_RETRY && steps >= FAIR_BOUND;
     t->obj = NULL;
     t->kind = W_NONE;
     t->wake = reason;
@@ -857,9 +863,12 @@ static int acquire(void *obj, try_fn try, int arg, int timed)
         if (rc == 0)
             syncmut_races_acquire(self->id, obj, atomic_load_explicit(&self->site, memory_order_relaxed),
                                   try != try_sem);
-        if (rc != EBUSY)
+        if (rc != EBUSY) {
+            self->retries = 0;
             return rc;
+        }
         pthread_mutex_lock(&lock);
+        self->retries++;
         set_next(self, obj, NULL, 0); /* once woken: the retry */
         int woken = block_on(obj, W_RETRY, timed);
         pthread_mutex_unlock(&lock);
@@ -931,6 +940,7 @@ static struct sthread *new_slot(void) /* `lock` held */
     t->parent = self != NULL && t != self ? self->id : NO_NAME;
     t->rr_sliced = 0;
     t->forced = 0;
+    t->retries = 0;
     atomic_store_explicit(&t->site, -1, memory_order_relaxed);
     atomic_store_explicit(&t->name, NO_NAME, memory_order_relaxed);
     return t;
