@@ -172,11 +172,7 @@ pub fn summarise(values: &[String]) -> String {
     let mut kinds: Vec<(&str, usize)> = Vec::new();
     for value in values {
         let kind = value.split(':').next().unwrap_or(value);
-        let kind = match kind {
-            "replay" => "dfs",
-            "rr" => "round-robin",
-            other => other,
-        };
+        let kind = if kind == "replay" { "dfs" } else { kind };
         match kinds.iter_mut().find(|(k, _)| *k == kind) {
             Some((_, n)) => *n += 1,
             None => kinds.push((kind, 1)),
