@@ -1,15 +1,16 @@
 //! Benchmark: `syncmut explore` on every bad/correct twin (tests/corpus/twins and
-//! tests/corpus/busywait), with each strategy (random, pct, dfs and explore's default)
-//! at both interleave settings. Per program and setting it prints, per strategy, the run
-//! that first showed the bug (`-` not found; for a correct twin `ok`, or `FALSE ALARM`),
-//! and the runs per second; then the totals: bad twins found, false alarms (must be 0).
+//! tests/corpus/busywait), with each strategy (random, pct, dfs, rr, holdback and
+//! explore's default, the mix) at both interleave settings. Per program and setting it
+//! prints, per strategy, the run that first showed the bug (`-` not found; for a correct
+//! twin `ok`, or `FALSE ALARM`), and the runs per second; then the totals: bad twins found, false alarms (must be 0).
 //! It runs the `syncmut` executable as users do, so whatever `explore` does inside (a
 //! fork server, partial-order reduction) is measured as it is.
 //!
 //! Run: `cargo bench --bench twins`. Knobs (environment): `TWINS_SCHEDULES` (budget per
 //! search, default 1000, explore's own default), `TWINS_ONLY` (run only twins whose path
 //! contains this text), `TWINS_STRATEGIES` (comma-separated subset of
-//! `random,pct,dfs,default`), `TWINS_INTERLEAVE` (`sync`, `memory` or both, the default).
+//! `random,pct,dfs,rr,holdback,default`; `default` runs explore without `--strategy`),
+//! `TWINS_INTERLEAVE` (`sync`, `memory` or both, the default).
 
 #[path = "../tests/util/twins.rs"]
 mod twins;
@@ -23,7 +24,7 @@ fn main() {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let schedules: usize = env("TWINS_SCHEDULES").and_then(|v| v.parse().ok()).unwrap_or(1000);
     let only = env("TWINS_ONLY");
-    let strategies: Vec<String> = env("TWINS_STRATEGIES").unwrap_or_else(|| "random,pct,dfs,default".into()).split(',').map(str::to_string).collect();
+    let strategies: Vec<String> = env("TWINS_STRATEGIES").unwrap_or_else(|| "random,pct,dfs,rr,holdback,default".into()).split(',').map(str::to_string).collect();
     let settings: Vec<String> = env("TWINS_INTERLEAVE").map_or_else(|| vec!["sync".into(), "memory".into()], |v| vec![v]);
     let work = tempfile::tempdir().expect("temporary directory");
 

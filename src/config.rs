@@ -75,6 +75,9 @@ pub fn strategy(name: Option<&str>, schedules: Option<usize>, preemptions: Optio
         (Some(StrategyName::Mixed), _) => Schedules { strategy: Strategy::Mixed { depth }, budget: budget(Schedules::STANDARD.budget) },
         (None | Some(StrategyName::Random), _) => Schedules { strategy: Strategy::Random, budget: budget(DEFAULT_SAMPLES) },
         (Some(StrategyName::Pct), _) => Schedules { strategy: Strategy::Pct { depth }, budget: budget(DEFAULT_SAMPLES) },
+        (Some(StrategyName::RoundRobin | StrategyName::Holdback | StrategyName::Mix), _) => {
+            anyhow::bail!("run: strategies rr, holdback and mix are explore's only; run takes {}", StrategyName::NAMES.join(", "))
+        }
         (Some(StrategyName::Dfs), _) => Schedules {
             strategy: Strategy::Dfs { preemptions: preemptions.unwrap_or(2), por: por.unwrap_or(Por::None) },
             budget: budget(DEFAULT_DFS_RUNS),

@@ -26,16 +26,21 @@ pub struct ExploreArgs {
     pub design: Vec<PathBuf>,
     #[command(flatten)]
     pub project: crate::build_input::ProjectArgs,
-    /// random (seeds 1…N), pct (priorities with depth-1 change points) or dfs
-    /// (depth-first over scheduling choices, bounded preemptions).
-    #[arg(long, default_value = "dfs", value_parser = strategy_name())]
+    /// mix (the default: round-robin, holdback, pct and random in turn, then dfs with
+    /// deepening preemption bounds, in one budget), or one strategy: rr (round-robin,
+    /// quanta 1 to 8, every phase), holdback (random, threads wait while their creator
+    /// can run until a seeded step), random (seeds 1…N), pct (priorities with depth-1
+    /// change points) or dfs (depth-first over scheduling choices, bounded preemptions).
+    #[arg(long, default_value = "mix", value_parser = strategy_name())]
     pub strategy: StrategyName,
-    /// Run budget: random, N distinct schedules (a repeated one is drawn again); dfs, at
-    /// most N executions (default 1000); pct, N distinct schedules, by default chosen from
-    /// the program (see --depth).
+    /// Run budget: mix and dfs, at most N executions (default 1000); random and
+    /// holdback, N distinct schedules (a repeated one is drawn again); rr, at most N of
+    /// its 36 schedules; pct, N distinct schedules, by default chosen from the program
+    /// (see --depth).
     #[arg(long, value_name = "N")]
     pub schedules: Option<usize>,
-    /// dfs: at most this many preemptions per schedule, or `unbounded`.
+    /// dfs: at most this many preemptions per schedule, or `unbounded` (the mix's dfs
+    /// phase deepens its own bounds: 0, 1, 2, 3, then none).
     #[arg(long, value_name = "K", default_value = "2", value_parser = preemption_bound)]
     pub preemptions: u32,
     /// dfs: how schedules that only reorder independent steps are skipped: `dpor`
@@ -113,16 +118,21 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         return Ok(exit::NO_SITES);
     }
     let strategy = match a.strategy {
+        StrategyName::Mix => Strategy::Mix,
+        StrategyName::RoundRobin => Strategy::RoundRobin,
+        StrategyName::Holdback => Strategy::Holdback,
         StrategyName::Random => Strategy::Random,
         // A placeholder when the depth is chosen from the program.
         StrategyName::Pct => Strategy::Pct { depth: a.depth.unwrap_or(PCT_MAX_CHOSEN_DEPTH) },
         StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions, por: a.por },
-        other => return Err((exit::USAGE, anyhow::anyhow!("explore: --strategy must be random, pct or dfs, not {other:?}"))),
+        other => return Err((exit::USAGE, anyhow::anyhow!("explore: --strategy must be one of {}, not {other:?}", StrategyName::EXPLORE_NAMES.join(", ")))),
     };
     let config = ExploreSettings {
         strategy,
         schedules: a.schedules.unwrap_or(DEFAULT_SCHEDULES),
-        redraw_repeats: true,
+        // The seeded strategies draw again when a schedule repeats; round-robin's are a
+        // fixed list, and the mix's phases repeat each other's schedules by design.
+        redraw_repeats: matches!(strategy, Strategy::Random | Strategy::Pct { .. } | Strategy::Holdback),
         draw_inputs: true,
         races: a.races,
         choose: Choose { depth: a.depth.is_none(), schedules: a.schedules.is_none() },
@@ -157,12 +167,17 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         // Slower, not different: every run still has its own process group, timeout and limits.
         eprintln!("syncmut: note: runs were started by exec, not through a fork server: {reason}");
     }
-    let coverage = if report.exhausted {
+    let coverage = if matches!(strategy, Strategy::Mix) {
+        // Each phase says what it covered, on lines of their own below.
+        if report.exhausted { " — every schedule was explored".to_string() } else { String::new() }
+    } else if report.exhausted {
         " — the bounded space is exhausted".to_string()
     } else if matches!(strategy, Strategy::Dfs { .. }) && report.found.is_none() && report.drew_inputs {
         " — the program reads nondet inputs: dfs went on with drawn values until the budget".to_string()
     } else if matches!(strategy, Strategy::Dfs { .. }) && report.found.is_none() {
         " — budget reached before the bounded space was exhausted".to_string()
+    } else if matches!(strategy, Strategy::RoundRobin) && report.found.is_none() && report.runs == syncmut_oracle::schedules::rr_values().len() {
+        " — every round-robin schedule was run".to_string()
     } else if report.saturated {
         format!(" — no new schedule in the last {REPEAT_STREAK} draws")
     } else if report.found.is_none() && report.repeats >= report.pct.map_or(config.schedules, |plan| plan.schedules) {
@@ -171,7 +186,11 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         String::new()
     };
     let assumed = if report.assumed > 0 { format!(" ({} ended by __VERIFIER_assume: not bugs)", report.assumed) } else { String::new() };
-    let repeats = if report.repeats > 0 { format!(" ({} repeated draw(s) redrawn)", report.repeats) } else { String::new() };
+    let repeats = match report.repeats {
+        0 => String::new(),
+        n if config.redraw_repeats => format!(" ({n} repeated draw(s) redrawn)"),
+        n => format!(" ({n} repeated an earlier schedule)"),
+    };
     println!(
         "explored {} run(s){assumed}, {} distinct schedule(s){repeats}, strategy {}, {:.1} s ({:.0} runs/s){coverage}",
         report.runs,
@@ -182,6 +201,9 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     );
     if let Some(plan) = &report.pct {
         println!("{}", pct_coverage(plan, report.runs, report.found.is_some()));
+    }
+    for phase in &report.phases {
+        println!("  {phase}");
     }
     let Some(found) = report.found else {
         if report.thread_limited > 0 {

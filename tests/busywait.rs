@@ -21,13 +21,14 @@ fn explore(name: &str, out: &Path, args: &[&str]) -> (i32, String) {
     (output.status.code().unwrap_or(-1), format!("{stdout}\n{stderr}"))
 }
 
-/// Every strategy (the default, dfs, then random and pct) at both interleave settings,
-/// 30 schedules each: no report. Before the scheduler was fair, pct reported every one
-/// of the memory-level algorithms as a livelock within 3 runs.
+/// Every strategy (the default mix, whose 30 runs pass through every phase, then random,
+/// pct, round-robin and holdback) at both interleave settings, 30 schedules each: no
+/// report. Before the scheduler was fair, pct reported every one of the memory-level
+/// algorithms as a livelock within 3 runs.
 fn never_reported(name: &str) {
     let dir = tempfile::tempdir().unwrap();
     for interleave in ["sync", "memory"] {
-        for strategy in [None, Some("random"), Some("pct")] {
+        for strategy in [None, Some("random"), Some("pct"), Some("rr"), Some("holdback")] {
             // The default timeout (10 s): a shorter one can expire on a loaded machine
             // and would be reported as a hang at memory level.
             let mut args = vec!["--schedules", "30", "--interleave", interleave];

@@ -49,6 +49,37 @@ fn bad_twins_are_found_and_correct_twins_never_reported() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// explore's default mix finds bugs that the former default (dfs, preemption bound 2)
+/// missed within 1000 schedules: the strict alternation of ten additions (round-robin,
+/// `fib_bench_bad`), a checker created after ten setters running between one setter's
+/// two writes (holdback, `reorder_20_bad`), and a nondet guard on a harvested constant
+/// (drawn values, `magic_mode_bad`), each with a small budget; each counterexample
+/// replays. Their correct twins, searched with 60 runs, are not reported.
+#[test]
+fn the_default_mix_finds_what_single_strategies_missed() {
+    let mut failures = Vec::new();
+    for (pair, budget) in [("twins/fib_bench", 60), ("twins/reorder_20", 60), ("twins/magic_mode", 200)] {
+        for (path, expect, budget) in [(pair.to_string(), Expect::Clean, 60), (format!("{pair}_bad"), Expect::Bug, budget)] {
+            let dir = tempfile::tempdir().unwrap();
+            let out = dir.path().join("out");
+            let s = twins::explore(&assert_cmd::cargo::cargo_bin("syncmut"), &util::root(), twin(&path), None, "sync", budget, &out);
+            if !s.as_expected(expect) || !s.text.contains("strategy mix") {
+                failures.push(format!("{path} (mix, {budget} schedules): exit {}, expected {expect:?}\n{}", s.code, s.text));
+            } else if expect == Expect::Bug {
+                util::syncmut().arg("replay").arg(&out).assert().success().stdout(predicates::str::contains("reproduced"));
+            } else {
+                // A clean search says what each phase covered.
+                for phase in ["default: 1 run(s)", "round-robin: 15 run(s)", "dfs with deepening preemption bounds"] {
+                    if !s.text.contains(phase) {
+                        failures.push(format!("{path}: no {phase:?} in\n{}", s.text));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
 /// The guard `mode == 48611` on a nondet value: the constant is harvested from the
 /// program and drawn, so random search meets it within a few dozen runs (before, one
 /// draw in 2^32 had it). The counterexample names the value.

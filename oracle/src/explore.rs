@@ -34,7 +34,8 @@ use syncmut_runtime::fork_server::{self, ForkServer};
 use syncmut_runtime::{status, Invocation};
 
 use crate::dpor::{Por, Tree};
-use crate::schedules::Strategy;
+use crate::mix::{MixPlan, Phase};
+use crate::schedules::{self, Strategy};
 
 /// What to explore and how much.
 #[derive(Debug, Clone)]
@@ -233,6 +234,8 @@ pub struct Report {
     /// Runs the scheduler ended at its thread limit (status 124): what the program would
     /// have done past it was not run, so they are neither bugs nor clean runs.
     pub thread_limited: usize,
+    /// The mix: what each phase ran and covered, in order.
+    pub phases: Vec<Phase>,
     pub found: Option<Found>,
 }
 
@@ -251,7 +254,6 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
     let mut found: Option<Found> = None;
     let mut assumed = 0usize;
     let mut thread_limited = 0usize;
-    let dfs = matches!(config.strategy, Strategy::Dfs { .. });
     let search = search(program, config, work, &mut |visit: &Visit| {
         if visit.execution.status == Status::Exited(status::ASSUME) {
             assumed += 1;
@@ -268,7 +270,11 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
             kind,
             message,
             // The dfs prefix file is rewritten by the next step: name the path instead.
-            schedule_value: if dfs { format!("replay of a {}-choice dfs prefix", visit.prefix_len) } else { visit.schedule_value.to_string() },
+            schedule_value: if visit.schedule_value.starts_with("replay:") {
+                format!("replay of a {}-choice dfs prefix", visit.prefix_len)
+            } else {
+                visit.schedule_value.to_string()
+            },
             run: visit.run,
             schedule: visit.schedule.clone(),
             schedule_text: visit.schedule_text.to_string(),
@@ -293,6 +299,7 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
         drew_inputs: search.drew_inputs,
         exec_fallback: search.exec_fallback,
         thread_limited,
+        phases: search.phases,
         found,
     })
 }
@@ -339,6 +346,8 @@ pub struct Search {
     /// Why runs were started by exec and not through a fork server
     /// ([`syncmut_runtime::fork_server`]), if they were.
     pub exec_fallback: Option<String>,
+    /// The mix: what each phase ran and covered, in order (empty for one strategy).
+    pub phases: Vec<Phase>,
 }
 
 /// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each
@@ -347,15 +356,30 @@ pub struct Search {
 pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit: &mut dyn FnMut(&Visit) -> bool) -> Result<Search, ExploreError> {
     std::fs::create_dir_all(work).map_err(|e| ExploreError::Io(format!("{}: {e}", work.display())))?;
     let server = if config.fork_server { ForkServer::new() } else { ForkServer::exec_only() };
-    let mut explorer =
-        Explorer { program, config, work, server, runs: 0, seen: HashSet::new(), repeats: 0, saturated: false, pct: None, visit, input_seed: None, drew_inputs: false, stopped: false };
+    let mut explorer = Explorer {
+        program,
+        config,
+        work,
+        server,
+        runs: 0,
+        seen: HashSet::new(),
+        repeats: 0,
+        saturated: false,
+        pct: None,
+        visit,
+        input_seed: None,
+        drew_inputs: false,
+        stopped: false,
+        phases: Vec::new(),
+    };
     match config.strategy {
         Strategy::Default => {
             explorer.run("default", 0)?;
             Ok(explorer.search(false))
         }
-        Strategy::Random => explorer.seeded(config.strategy, 0, config.schedules),
-        Strategy::Pct { .. } | Strategy::Mixed { .. } => {
+        Strategy::Random | Strategy::RoundRobin => explorer.seeded(config.strategy, 0, config.schedules),
+        Strategy::Mix => explorer.mix(),
+        Strategy::Pct { .. } | Strategy::Mixed { .. } | Strategy::Holdback => {
             // The run length pct's change points are placed in, measured by a `default` run.
             let first = explorer.run("default", 0)?;
             if first.stop {
@@ -419,6 +443,8 @@ struct Explorer<'a, 'v> {
     drew_inputs: bool,
     /// The visitor ended the search.
     stopped: bool,
+    /// The mix's phases so far.
+    phases: Vec<Phase>,
 }
 
 impl Explorer<'_, '_> {
@@ -432,7 +458,76 @@ impl Explorer<'_, '_> {
             pct: self.pct,
             drew_inputs: self.drew_inputs,
             exec_fallback: self.server.fallback().map(str::to_string),
+            phases: self.phases.clone(),
         }
+    }
+
+    /// Ends the current phase of a mix: its runs are those since `from`.
+    fn phase(&mut self, name: &str, from: usize, covered: String) {
+        self.phases.push(Phase { name: name.to_string(), runs: self.runs - from, covered });
+    }
+
+    /// `explore`'s default ([`crate::mix`]): `default`, round-robin, holdback/pct/random
+    /// in turn, then dfs with deepening preemption bounds, within one budget. Every run
+    /// counts (no redraws: the phases differ in what they repeat), and every run of the
+    /// first three phases draws its own input values. Exhausted only when the unbounded
+    /// dfs pass covered every schedule and the program drew no input.
+    fn mix(&mut self) -> Result<Search, ExploreError> {
+        let plan = MixPlan::new(self.config.schedules);
+        let draw = self.config.draw_inputs;
+        let first = self.run("default", 0)?;
+        self.phase("default", 0, String::new());
+        if first.stop {
+            return Ok(self.search(false));
+        }
+        let steps = first.schedule.steps.unwrap_or(1000).max(1);
+        let from = self.runs;
+        for value in schedules::rr_values().into_iter().take(plan.round_robin) {
+            self.input_seed = draw.then_some(self.runs as u64 + 1);
+            if self.run(&value, 0)?.stop {
+                self.phase("round-robin", from, String::new());
+                return Ok(self.search(false));
+            }
+        }
+        let every = if plan.round_robin == schedules::rr_values().len() { "every quantum 1 to 8 in every phase".to_string() } else { format!("the first {} quantum/phase pairs", plan.round_robin) };
+        self.phase("round-robin", from, every);
+        // pct's depth: the deepest whose bound the seeded phase's pct third covers.
+        let thirds = plan.seeded_until.saturating_sub(self.runs) / 3;
+        let depth = PctPlan::new(first.threads, steps, PCT_MAX_CHOSEN_DEPTH, thirds.max(1), Choose { depth: true, schedules: false }).depth;
+        let from = self.runs;
+        let mut i = 0;
+        while self.runs < plan.seeded_until {
+            self.input_seed = draw.then_some(self.runs as u64 + 1);
+            if self.run(&MixPlan::seeded_value(i, depth, steps), 0)?.stop {
+                self.phase(&format!("holdback, pct (depth {depth}) and random in turn"), from, String::new());
+                return Ok(self.search(false));
+            }
+            i += 1;
+        }
+        let drawn = if self.drew_inputs { "each with its own drawn input values".to_string() } else { String::new() };
+        self.phase(&format!("holdback, pct (depth {depth}) and random in turn"), from, drawn);
+        // dfs: every value 0 (the seeded runs drew others).
+        self.input_seed = None;
+        let from = self.runs;
+        let mut covered: Option<u32> = None;
+        let bounds = crate::mix::DFS_BOUNDS.iter().copied().chain([schedules::UNBOUNDED]);
+        for bound in bounds {
+            if self.runs >= self.config.schedules {
+                break;
+            }
+            if !self.dfs(bound, Por::Dpor)? {
+                break;
+            }
+            covered = Some(bound);
+        }
+        let words = match covered {
+            Some(bound) => format!("exhausted {}", schedules::dfs_space(bound, Por::Dpor)),
+            None => "no preemption bound's space exhausted".to_string(),
+        };
+        let values = if self.drew_inputs && covered.is_some() { " with every input value 0" } else { "" };
+        let stopped = if self.stopped { "" } else if self.runs >= self.config.schedules { " (then the budget ran out)" } else { "" };
+        self.phase("dfs with deepening preemption bounds", from, format!("{words}{values}{stopped}"));
+        Ok(self.search(!self.stopped && covered == Some(schedules::UNBOUNDED) && !self.drew_inputs))
     }
 
     /// Runs the seeded strategy's values `1, 2, …` until `budget` runs are made, or, when

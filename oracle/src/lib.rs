@@ -14,6 +14,7 @@ pub mod explain;
 pub mod explore;
 pub mod lab;
 pub mod mask;
+pub mod mix;
 pub mod observation;
 pub mod outcome;
 pub mod outdir;

@@ -37,6 +37,24 @@ pub enum Strategy {
     /// schedule ([`UNBOUNDED`]: no bound); `por` skips schedules that only reorder
     /// independent steps ([`crate::dpor`]).
     Dfs { preemptions: u32, por: Por },
+    /// Round-robin with a quantum: `rr:<q>:<phase>` for q = 1 … [`RR_MAX_QUANTUM`], every
+    /// phase 0 … q-1 of each ([`rr_values`]); deterministic, then done.
+    RoundRobin,
+    /// `holdback:<k>:<steps>` for k = 1, 2, …: a random walk in which every thread's
+    /// threads wait while it can run, until a seeded release step.
+    Holdback,
+    /// `explore`'s default: a first `default` run, round-robin, then holdback, pct and
+    /// random in turn, then dfs with iteratively deepened preemption bounds (`crate::mix`).
+    Mix,
+}
+
+/// The largest quantum round-robin tries: strict alternation of steps of up to this many
+/// scheduling points each (a read-modify-write of shared memory is three).
+pub const RR_MAX_QUANTUM: u64 = 8;
+
+/// Every round-robin schedule, in order: quantum 1 (phase 0), quantum 2 (phases 0, 1), …
+pub fn rr_values() -> Vec<String> {
+    (1..=RR_MAX_QUANTUM).flat_map(|q| (0..q).map(move |phase| format!("rr:{q}:{phase}"))).collect()
 }
 
 impl Strategy {
@@ -45,11 +63,13 @@ impl Strategy {
     pub fn seeded_value(&self, k: usize, steps: u64) -> Option<String> {
         match *self {
             Strategy::Random => Some(format!("random:{k}")),
+            Strategy::RoundRobin => rr_values().into_iter().nth(k.checked_sub(1)?),
+            Strategy::Holdback => Some(format!("holdback:{k}:{}", steps.max(1))),
             Strategy::Pct { depth } => Some(schedule::pct_value(k, depth, steps)),
             Strategy::Mixed { .. } if k == 1 => Some("default".to_string()),
             Strategy::Mixed { depth } if k.is_multiple_of(2) => Some(schedule::pct_value(k / 2, depth, steps)),
             Strategy::Mixed { .. } => Some(format!("random:{}", (k - 1) / 2)),
-            Strategy::Default | Strategy::Dfs { .. } => None,
+            Strategy::Default | Strategy::Dfs { .. } | Strategy::Mix => None,
         }
     }
 }
@@ -61,6 +81,9 @@ impl std::fmt::Display for Strategy {
             Strategy::Mixed { depth } => write!(f, "default, pct (depth {depth}) and random"),
             Strategy::Random => write!(f, "random"),
             Strategy::Pct { depth } => write!(f, "pct (depth {depth})"),
+            Strategy::RoundRobin => write!(f, "round-robin (quanta 1 to {RR_MAX_QUANTUM}, every phase)"),
+            Strategy::Holdback => write!(f, "holdback"),
+            Strategy::Mix => write!(f, "mix (default, round-robin, holdback, pct, random, then dfs with deepening preemption bounds)"),
             Strategy::Dfs { preemptions, por } => {
                 let reduction = match por {
                     Por::Dpor => ", partial-order reduction",
@@ -89,14 +112,22 @@ pub enum StrategyName {
     Dfs,
     /// Real threads, no controlled scheduler (`run` only; added to the `default` schedule).
     Native,
+    /// Round-robin with quanta (`explore` only).
+    RoundRobin,
+    /// Random with threads held back behind their creator (`explore` only).
+    Holdback,
+    /// `explore`'s default mix (`explore` only).
+    Mix,
 }
 
 impl StrategyName {
-    /// Every name, as typed.
+    /// Every name `run` takes, as typed.
     pub const NAMES: [&'static str; 6] = ["default", "mixed", "random", "pct", "dfs", "native"];
     /// The names `explore` takes: it searches the original's schedules, so the one
-    /// `default` schedule, the mix and real threads are `run`'s alone.
-    pub const EXPLORE_NAMES: [&'static str; 3] = ["random", "pct", "dfs"];
+    /// `default` schedule, `run`'s mix and real threads are `run`'s alone; round-robin,
+    /// holdback and explore's own mix are explore's alone (`run` judges mutants by kill
+    /// fractions over its seeded schedules, measured with random, pct and dfs).
+    pub const EXPLORE_NAMES: [&'static str; 6] = ["mix", "rr", "holdback", "random", "pct", "dfs"];
 }
 
 impl std::str::FromStr for StrategyName {
@@ -110,6 +141,9 @@ impl std::str::FromStr for StrategyName {
             "pct" => Ok(StrategyName::Pct),
             "dfs" => Ok(StrategyName::Dfs),
             "native" => Ok(StrategyName::Native),
+            "rr" => Ok(StrategyName::RoundRobin),
+            "holdback" => Ok(StrategyName::Holdback),
+            "mix" => Ok(StrategyName::Mix),
             other => Err(format!("strategy must be one of {}, not {other:?}", StrategyName::NAMES.map(|n| format!("{n:?}")).join(", "))),
         }
     }
@@ -173,6 +207,12 @@ mod tests {
         assert_eq!(Strategy::Dfs { preemptions: 1, por: Por::Dpor }.seeded_value(1, 40), None);
         let mixed: Vec<String> = (1..=5).map(|k| Strategy::Mixed { depth: 3 }.seeded_value(k, 40).unwrap()).collect();
         assert_eq!(mixed, ["default", "pct:1:3:40", "random:1", "pct:2:3:40", "random:2"]);
+        assert_eq!(Strategy::Holdback.seeded_value(2, 40).as_deref(), Some("holdback:2:40"));
+        let rr: Vec<String> = (1..=4).map_while(|k| Strategy::RoundRobin.seeded_value(k, 40)).collect();
+        assert_eq!(rr, ["rr:1:0", "rr:2:0", "rr:2:1", "rr:3:0"]);
+        // Every quantum with every phase, then no more.
+        let all = (RR_MAX_QUANTUM * (RR_MAX_QUANTUM + 1) / 2) as usize;
+        assert!(Strategy::RoundRobin.seeded_value(all, 40).is_some() && Strategy::RoundRobin.seeded_value(all + 1, 40).is_none());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 /* Controlled scheduler for pthread designs:
- * SYNCMUT_SCHEDULE=default | random:<seed> | pct:<seed>:<depth>[:<steps>] | replay:<path> |
- * follow:<path>, and SYNCMUT_SCHEDULE_OUT=<path> (the choices made, replayable).
+ * SYNCMUT_SCHEDULE=default | random:<seed> | pct:<seed>:<depth>[:<steps>] |
+ * rr:<quantum>:<phase> | holdback:<seed>:<steps> | replay:<path> | follow:<path>, and
+ * SYNCMUT_SCHEDULE_OUT=<path> (the choices made, replayable).
  *
  * Baton: a thread the scheduler controls runs design code only while `current` points
  * to it. Everyone else waits on its own condition variable under `lock`. At each
@@ -56,6 +57,11 @@
  * starve the thread it waits for. So an unfair schedule alone never ends a run as a
  * livelock: what exhausts the step budget spins under fair scheduling too. */
 #define SPIN_READS 8u
+/* A thread whose lock (or semaphore) attempts found the object taken RETRY_BOUND times in
+ * a row runs at the next point once woken: a schedule that always hands it the baton
+ * while a poller holds the lock (round-robin whose quantum fits the poller's loop, a
+ * fairness pick every FAIR_BOUND points) would starve it as surely as never running it. */
+#define RETRY_BOUND 8u
 #define FAIR_BOUND 1000u
 #define NO_NAME UINT32_MAX
 
@@ -83,6 +89,8 @@ struct sthread {
     void *(*start)(void *);
     void *arg;
     uint64_t prio; /* pct: higher runs first */
+    uint32_t parent; /* id of the thread that created it (holdback); NO_NAME for main */
+    int rr_sliced; /* rr: has had a slice (its first one is `rr_phase` points longer) */
     /* Objects the thread's pending step acts on (schedule-out file): up to two, or
      * `touches_all` when unknown. */
     const void *next_obj[2];
@@ -93,6 +101,8 @@ struct sthread {
     uint32_t reads_in_a_row; /* memory reads since the thread's last write or sync call */
     uint64_t yielded_at; /* step of its last busy-wait yield, 0: none */
     uint64_t last_run; /* step it last ran at, or was made ready at */
+    int forced; /* its last run was a fairness pick (it had starved FAIR_BOUND points) */
+    uint32_t retries; /* lock attempts in a row that found the object taken */
     /* The run step (index among the recorded run points) during which another thread
      * created or woke it, if it has not run since; -1: none. A causal edge the objects
      * do not show (a signal wakes a waiter that then relocks the mutex). */
@@ -100,7 +110,7 @@ struct sthread {
 };
 
 static int enabled; /* written once before main */
-static enum { STRATEGY_DEFAULT, STRATEGY_RANDOM, STRATEGY_PCT, STRATEGY_REPLAY, STRATEGY_FOLLOW } strategy;
+static enum { STRATEGY_DEFAULT, STRATEGY_RANDOM, STRATEGY_PCT, STRATEGY_RR, STRATEGY_HOLDBACK, STRATEGY_REPLAY, STRATEGY_FOLLOW } strategy;
 static uint64_t rng_state;
 /* pct: depth d, d-1 change points over an estimated SYNCMUT_PCT_STEPS scheduling points. */
 #define PCT_MAX_DEPTH 64u
@@ -108,6 +118,21 @@ static uint64_t rng_state;
 static uint32_t pct_depth;
 static uint64_t pct_steps = DEFAULT_PCT_STEPS;
 static uint64_t pct_change[PCT_MAX_DEPTH]; /* step numbers, index 1..d-1 */
+/* rr: round-robin. The thread holding the baton keeps it for `rr_quantum` choice points
+ * in a row, then hands it to the next ready thread by id (cyclic); a thread that blocks
+ * or ends hands it on the same way. Each thread's first slice is `rr_phase` points
+ * longer, so the phases 0..quantum-1 shift where its switches fall relative to its
+ * loop (its start is a point of its own, and main's first slice includes creating the
+ * threads). Deterministic: a strict alternation of the threads' steps, which a random
+ * walk or a few preemptions rarely produce. */
+static uint64_t rr_quantum, rr_phase;
+static uint32_t rr_owner = NO_NAME;
+static int64_t rr_used;
+/* holdback: a seeded random walk in which, until the release step, a thread is not run
+ * while the thread that created it could run: a creator starts all its threads before
+ * any of them moves, and the threads then race on equal terms (a thread created last
+ * may overtake the early ones). The release step is drawn in 1..steps. */
+static uint64_t holdback_release;
 /* replay and follow: the chosen thread of each choice point, in order, and its kind
  * (REPLAY_ANY when the line names none, as in a dfs prefix). */
 #define REPLAY_ANY 0xffu
@@ -224,10 +249,16 @@ static struct sthread *lowest_id(uint32_t n, uint32_t above)
 
 static void wake(struct sthread *t, int reason)
 {
+    /* Ready from now on: starvation counts from here; but a thread that fairness ran and
+     * that then found its lock taken (the poller it starved for holds it) stays starved,
+     * and runs again at the next point. Else a poller whose loop period divides
+     * FAIR_BOUND holds the lock at every forced point, and the retry is woken and starved
+     * again forever: a livelock only the schedule made. */
+    int still_starved = (t->forced || t->retries >= RETRY_BOUND) && t->kind == W_RETRY && steps >= FAIR_BOUND;
     t->obj = NULL;
     t->kind = W_NONE;
     t->wake = reason;
-    t->last_run = steps; /* ready from now on: starvation counts from here */
+    t->last_run = still_starved ? steps - FAIR_BOUND : steps;
     t->readied = current_step;
     set_state(t, READY);
 }
@@ -393,7 +424,7 @@ static struct sthread *follow_pick(int kind, uint32_t n, struct sthread *fallbac
 static struct sthread *pick_other(int kind, uint32_t n, struct sthread *fallback)
 {
     struct sthread *chosen = fallback;
-    if (strategy == STRATEGY_RANDOM || strategy == STRATEGY_PCT)
+    if (strategy == STRATEGY_RANDOM || strategy == STRATEGY_PCT || strategy == STRATEGY_HOLDBACK)
         chosen = candidates[rng_next() % n];
     else if (strategy == STRATEGY_REPLAY && n > 1)
         chosen = replay_pick(n, fallback);
@@ -422,6 +453,8 @@ static struct sthread *expire_timed_wait(void)
  * the one starved longest if some ready thread has waited FAIR_BOUND points, else those
  * not held back by their own busy-wait yield. Depends only on the run's past choices, so
  * replay and follow meet the same candidates. */
+static int fair_pick; /* the last fair_candidates kept only a starved thread */
+
 static uint32_t fair_candidates(uint32_t n)
 {
     struct sthread *starved = NULL;
@@ -430,6 +463,7 @@ static uint32_t fair_candidates(uint32_t n)
         if (steps - t->last_run >= FAIR_BOUND && (starved == NULL || t->last_run < starved->last_run))
             starved = t;
     }
+    fair_pick = starved != NULL;
     if (starved != NULL) {
         candidates[0] = starved;
         return 1;
@@ -487,6 +521,49 @@ static struct sthread *default_choice(struct sthread *me, uint32_t n)
     return next != NULL ? next : lowest_id(n, UINT32_MAX);
 }
 
+/* rr's choice among the n candidates (see rr_quantum). */
+static struct sthread *rr_choice(struct sthread *me, uint32_t n)
+{
+    if (rr_owner != me->id) { /* handed the baton outside rr_choice (a timed wait expired) */
+        rr_owner = me->id;
+        rr_used = me->rr_sliced ? 0 : -(int64_t)rr_phase;
+        me->rr_sliced = 1;
+    }
+    if (load_state(me) == READY && is_candidate(me, n) && (n == 1 || ++rr_used < (int64_t)rr_quantum))
+        return me;
+    struct sthread *next = lowest_id(n, me->id);
+    next = next != NULL ? next : lowest_id(n, UINT32_MAX);
+    if (next != me) {
+        rr_owner = next->id;
+        rr_used = next->rr_sliced ? 0 : -(int64_t)rr_phase;
+        next->rr_sliced = 1;
+    }
+    return next;
+}
+
+/* A candidate whose creator is also a candidate (holdback, before the release step). */
+static int held_back(const struct sthread *t, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (candidates[i]->id == t->parent)
+            return 1;
+    return 0;
+}
+
+/* holdback's choice: uniform among the candidates not held back by their creator (the
+ * relation follows creation, so someone always stays); uniform among all after release. */
+static struct sthread *holdback_choice(uint32_t n)
+{
+    if (steps >= holdback_release)
+        return candidates[rng_next() % n];
+    struct sthread *free_to_run[MAX_THREADS];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!held_back(candidates[i], n))
+            free_to_run[k++] = candidates[i];
+    return free_to_run[rng_next() % k];
+}
+
 static struct sthread *highest_priority(uint32_t n)
 {
     struct sthread *best = candidates[0];
@@ -527,6 +604,12 @@ static struct sthread *choose(struct sthread *me)
         break;
     case STRATEGY_PCT:
         chosen = highest_priority(n);
+        break;
+    case STRATEGY_RR:
+        chosen = rr_choice(me, n);
+        break;
+    case STRATEGY_HOLDBACK:
+        chosen = holdback_choice(n);
         break;
     case STRATEGY_REPLAY:
         chosen = default_choice(me, n);
@@ -737,6 +820,8 @@ static void reschedule(struct sthread *me)
     }
     set_state(next, RUNNING);
     next->last_run = steps;
+    next->forced = fair_pick;
+    fair_pick = 0;
     current = next;
     if (next != me)
         pthread_cond_signal(&next->cv);
@@ -778,9 +863,12 @@ static int acquire(void *obj, try_fn try, int arg, int timed)
         if (rc == 0)
             syncmut_races_acquire(self->id, obj, atomic_load_explicit(&self->site, memory_order_relaxed),
                                   try != try_sem);
-        if (rc != EBUSY)
+        if (rc != EBUSY) {
+            self->retries = 0;
             return rc;
+        }
         pthread_mutex_lock(&lock);
+        self->retries++;
         set_next(self, obj, NULL, 0); /* once woken: the retry */
         int woken = block_on(obj, W_RETRY, timed);
         pthread_mutex_unlock(&lock);
@@ -849,6 +937,10 @@ static struct sthread *new_slot(void) /* `lock` held */
     set_next(t, NULL, NULL, 0); /* starting runs design code only */
     /* pct: a random priority above every change-point priority (< 2^32) */
     t->prio = strategy == STRATEGY_PCT ? (UINT64_C(1) << 32) + (rng_next() >> 32) : 0;
+    t->parent = self != NULL && t != self ? self->id : NO_NAME;
+    t->rr_sliced = 0;
+    t->forced = 0;
+    t->retries = 0;
     atomic_store_explicit(&t->site, -1, memory_order_relaxed);
     atomic_store_explicit(&t->name, NO_NAME, memory_order_relaxed);
     return t;
@@ -1322,6 +1414,33 @@ static int parse_pct(const char *s)
     return 1;
 }
 
+/* Two or three colon-separated decimal fields: rr:<quantum>:<phase> (quantum >= 1,
+ * phase < quantum) and holdback:<seed>:<steps> (steps >= 1). */
+static int parse_fields(const char *s, uint64_t *a, uint64_t *b)
+{
+    const char *colon = strchr(s, ':');
+    char first[21];
+    if (colon == NULL || (size_t)(colon - s) > 20)
+        return 0;
+    memcpy(first, s, (size_t)(colon - s));
+    first[colon - s] = '\0';
+    return parse_u64(first, a) && parse_u64(colon + 1, b);
+}
+
+static int parse_rr(const char *s)
+{
+    return parse_fields(s, &rr_quantum, &rr_phase) && rr_quantum >= 1 && rr_phase < rr_quantum;
+}
+
+static int parse_holdback(const char *s)
+{
+    uint64_t steps_estimate;
+    if (!parse_fields(s, &rng_state, &steps_estimate) || steps_estimate == 0)
+        return 0;
+    holdback_release = 1 + rng_next() % steps_estimate;
+    return 1;
+}
+
 /* replay:<path>: one choice point per line, its chosen thread id first; lines starting
  * with '#' and empty lines are skipped, the rest of a line is ignored. */
 static void load_replay(const char *path)
@@ -1450,13 +1569,18 @@ __attribute__((constructor(102))) static void scheduler_init(void)
         strategy = STRATEGY_RANDOM;
     else if (strncmp(value, "pct:", 4) == 0 && parse_pct(value + 4))
         strategy = STRATEGY_PCT;
+    else if (strncmp(value, "rr:", 3) == 0 && parse_rr(value + 3))
+        strategy = STRATEGY_RR;
+    else if (strncmp(value, "holdback:", 9) == 0 && parse_holdback(value + 9))
+        strategy = STRATEGY_HOLDBACK;
     else if (strncmp(value, "replay:", 7) == 0 && value[7] != '\0')
         strategy = STRATEGY_REPLAY;
     else if (strncmp(value, "follow:", 7) == 0 && value[7] != '\0')
         strategy = STRATEGY_FOLLOW;
     else
         syncmut_fatal("malformed SYNCMUT_SCHEDULE '%s': expected default, random:<seed>, "
-              "pct:<seed>:<depth>[:<steps>] (decimal; depth 1..%u), replay:<path> or follow:<path>",
+              "pct:<seed>:<depth>[:<steps>] (decimal; depth 1..%u), rr:<quantum>:<phase> (phase < quantum), "
+              "holdback:<seed>:<steps>, replay:<path> or follow:<path>",
               value, PCT_MAX_DEPTH);
     if (strategy == STRATEGY_REPLAY || strategy == STRATEGY_FOLLOW)
         load_replay(value + 7);

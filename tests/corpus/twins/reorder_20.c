@@ -1,6 +1,7 @@
 /* After SV-COMP's reorder benchmarks: 10 setter threads write a then b, 10 checker
- * threads read both. The setters write in one atomic function, so a checker sees both
- * writes or neither. */
+ * threads read both. The setters write and the checkers read in one atomic function
+ * each, so a checker sees both writes or neither (a checker reading a and b apart could
+ * see a == 0 and b == -1, a setter's atomic writes falling between its reads). */
 extern void abort(void);
 #include <assert.h>
 void reach_error() { assert(0); }
@@ -25,9 +26,16 @@ void *setThread(void *param)
     return 0;
 }
 
+void __VERIFIER_atomic_get(int *ra, int *rb)
+{
+    *ra = a;
+    *rb = b;
+}
+
 void *checkThread(void *param)
 {
-    int ra = a, rb = b;
+    int ra, rb;
+    __VERIFIER_atomic_get(&ra, &rb);
     if (!((ra == 0 && rb == 0) || (ra == 1 && rb == -1))) ERROR: { reach_error(); abort(); }
     return 0;
 }
