@@ -2,7 +2,8 @@
  *
  * Starting a run by exec costs the kernel's exec, the dynamic linking of libc, libm and
  * libstdc++ and their initialisation: most of a small program's run. When syncmut starts
- * the design with SYNCMUT_FORK_SERVER=<fd> (a SOCK_SEQPACKET socket), the first runtime
+ * the design with SYNCMUT_FORK_SERVER=<fd> (a SOCK_SEQPACKET socket; "<fd> LD_BIND_NOW"
+ * when syncmut also set LD_BIND_NOW=1 for the server alone), the first runtime
  * constructor, before anything reads its per-run settings, calls
  * syncmut_fork_server_serve(), which never returns in the server: it says hello, then,
  * per request, forks a child that takes the request's settings and returns here to go
@@ -87,6 +88,11 @@ void syncmut_fork_server_serve(void)
     if (value == NULL || *value == '\0')
         return;
     int fd = atoi(value);
+    /* "<fd> LD_BIND_NOW": syncmut set LD_BIND_NOW so that the dynamic linker resolved
+     * every symbol in the server, once, instead of in each run after its fork; the runs
+     * get the environment an exec'd run would have. */
+    if (strstr(value, " LD_BIND_NOW") != NULL)
+        unsetenv("LD_BIND_NOW");
     /* Neither the runs nor what they start are servers. */
     unsetenv(SYNCMUT_ENV_FORK_SERVER);
     pid_t server = getpid();
