@@ -127,6 +127,7 @@ fn a_program_that_ends_before_the_runtime_starts_falls_back_to_exec() {
 
 #[test]
 fn served_runs_keep_both_outputs_whole_and_see_the_environment_exec_gives() {
+    // Each run signals its parent (the server blocks the signals and goes on serving);
     // 200 KB on each stream, written in turns: read by one poll loop while the run goes
     // on, byte for byte what the exec'd run gave. The server's LD_BIND_NOW (set so that
     // it resolves symbols once) is not in the run's environment.

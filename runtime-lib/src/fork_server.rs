@@ -11,7 +11,7 @@
 //! Each run keeps what [`exec`] guarantees: its own process group, killed whole at its
 //! timeout (SIGTERM, then SIGKILL) and afterwards; the memory limit; both output
 //! streams captured whole; the design's exact wait status; a parent (the server) that
-//! ignores the signals a design may send it. Runs go by plain exec instead when
+//! takes no action on the signals a design may send it (it blocks them). Runs go by plain exec instead when
 //! `SYNCMUT_NO_FORK_SERVER=1`, and for the rest of the search when the server cannot
 //! start (the program ends before its runtime's first constructor, or has no runtime)
 //! or dies: [`ForkServer::fallback`] says why.
