@@ -124,3 +124,18 @@ fn a_program_that_ends_before_the_runtime_starts_falls_back_to_exec() {
     assert_eq!((served.runs, served.distinct, served.found.is_some()), (execd.runs, execd.distinct, execd.found.is_some()));
     assert!(served.runs >= 1);
 }
+
+#[test]
+fn served_runs_keep_both_outputs_whole_and_see_the_environment_exec_gives() {
+    // Each run signals its parent (the server blocks the signals and goes on serving);
+    // 200 KB on each stream, written in turns: read by one poll loop while the run goes
+    // on, byte for byte what the exec'd run gave. The server's LD_BIND_NOW (set so that
+    // it resolves symbols once) is not in the run's environment.
+    let source = util::fixture("fork_server/loud.c");
+    let (served, execd) = both_ways(&source, Interleave::Sync, dfs(100), Duration::from_secs(10));
+    let found = served.found.as_ref().expect("the worker first");
+    assert_eq!(found.execution.status, Status::Signaled(libc::SIGABRT));
+    assert!(found.execution.stdout.len > 200_000 && found.execution.stderr.len > 200_000, "{} {}", found.execution.stdout.len, found.execution.stderr.len);
+    assert!(found.execution.stdout.text().starts_with("LD_BIND_NOW unset\n"), "{}", &found.execution.stdout.text()[..40]);
+    assert_same("loud.c", &served, &execd);
+}

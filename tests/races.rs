@@ -130,3 +130,37 @@ fn without_races_the_same_mutant_is_not_judged_by_races() {
     let catalogue = std::fs::read_to_string(out.join("mutants.json")).unwrap();
     assert!(!catalogue.contains("\"accesses\""), "{catalogue}");
 }
+
+#[test]
+fn freed_memory_is_forgotten_so_a_reused_address_is_a_new_object() {
+    // A frees a block, B mallocs one at the same address: only the allocator orders the
+    // two writes, and they are to two objects, so no race. One run under the `default`
+    // schedule (A runs to its end before B starts) shows the reuse itself; a search over
+    // every schedule within one preemption reports no race; a real race on a heap block
+    // still shows.
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = util::fixture("races/reused_heap.c");
+    let design = syncmut_mutator::Design::from_paths(&[fixture.clone()], &[]).unwrap();
+    let options = syncmut_mutator::metamutant::Options { interleave: syncmut_mutator::interleave::Interleave::Sync, races: true };
+    let build = syncmut_mutator::metamutant::build_with(&design, &dir.path().join("build"), &options).unwrap();
+    let races_file = dir.path().join("run.races");
+    let run = syncmut_runtime::Invocation {
+        active: Some(String::new()),
+        schedule: Some("default".into()),
+        races_out: Some(races_file.clone()),
+        ..syncmut_runtime::Invocation::new(&build.metamutant, &[])
+    }
+    .run()
+    .unwrap();
+    assert_eq!(run.stdout.text(), "reused\n", "{}", run.stderr.text());
+    let found = syncmut_runtime::races::read(&races_file).unwrap().expect("the race file");
+    assert!(found.races.is_empty() && found.complete, "{found:?}");
+
+    let (code, text) = explore(&fixture, &dir.path().join("reused"), &["--strategy", "dfs", "--preemptions", "1"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("the bounded space is exhausted") && !text.contains("BUG"), "{text}");
+    let (code, text) = explore(&fixture, &dir.path().join("race"), &["--strategy", "dfs", "--cflag=-DRACE"]);
+    assert_eq!(code, 9, "{text}");
+    assert!(text.contains("BUG data race"), "{text}");
+    assert!(text.contains("reused_heap.c:32:") && text.contains("reused_heap.c:46:"), "{text}");
+}

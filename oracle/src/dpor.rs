@@ -14,7 +14,8 @@
 //!   and for the step each thread was left pending at the end, [`races`] finds the last
 //!   earlier step of another thread it depends on (same object, not both reads; an
 //!   unknown object, or `main`'s last step, which returns from `main` and so ends every
-//!   thread) that does not happen before it, and adds the
+//!   thread; a `pthread_join` of thread k acts only on k's end, which k's last step
+//!   acts on besides its own objects) that does not happen before it, and adds the
 //!   step's thread to the backtrack set of that earlier step's point (every option of
 //!   the point when the thread was not one of them). Happens-before is program order,
 //!   the dependent steps in the run's order, and the edges the runtime records when a
@@ -28,7 +29,7 @@
 //! `wake`/`timeout` points (which waiter a signal wakes, which timed wait expires) are
 //! not steps of a thread: every option there is tried, and sleep sets are emptied.
 
-use syncmut_runtime::schedule::{Choice, ChoiceKind, RunPoint, Schedule, Step};
+use syncmut_runtime::schedule::{exit_object, Choice, ChoiceKind, RunPoint, Schedule, Step};
 
 /// How `dfs` prunes its tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -107,6 +108,18 @@ pub fn races(schedule: &Schedule, bounded: bool) -> Vec<(usize, Vec<u32>)> {
     if let Some(last) = main_last {
         steps[last].objects = None;
     }
+    // Each thread's last step is the one it ends after: it also acts on the thread's
+    // end, the one object a join of the thread acts on (`j<k>`). A join attempt commutes
+    // with the thread's other steps (it blocks before and after them alike).
+    let mut last_of: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    for (k, s) in steps.iter().enumerate() {
+        last_of.insert(s.thread, k);
+    }
+    for (thread, k) in &last_of {
+        if let Some(objects) = steps[*k].objects.as_mut() {
+            objects.push(exit_object(*thread));
+        }
+    }
     // The pending step of option `id` at point k: the step it takes next, if it does.
     let mut of_thread: std::collections::HashMap<u32, Vec<usize>> = std::collections::HashMap::new();
     for (k, s) in steps.iter().enumerate() {
@@ -117,6 +130,12 @@ pub fn races(schedule: &Schedule, bounded: bool) -> Vec<(usize, Vec<u32>)> {
         let next = of_thread.get(&id).and_then(|ks| ks.get(ks.partition_point(|i| *i < k)).copied());
         if id == 0 && (next.is_none() || next == main_last) {
             step.objects = None;
+        } else if next.is_none() || next == last_of.get(&id).copied() {
+            // Its last step in this run, or one the run never took (which may be the
+            // one it ends after).
+            if let Some(objects) = step.objects.as_mut() {
+                objects.push(exit_object(id));
+            }
         }
         step
     };

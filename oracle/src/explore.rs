@@ -564,10 +564,12 @@ impl Explorer<'_, '_> {
         let trace_file = self.work.join(trace::binary_name("run"));
         let inputs_file = self.work.join("run.inputs");
         let races_file = self.work.join("run.races");
-        let _ = std::fs::remove_file(&out_file);
-        let _ = std::fs::remove_file(&trace_file);
-        let _ = std::fs::remove_file(&inputs_file);
-        let _ = std::fs::remove_file(&races_file);
+        // Emptied rather than removed: the runtime then rewrites the same files (it opens
+        // them with O_TRUNC) instead of the file system allocating new ones, which was
+        // ~7% of a served search (perf). An empty file reads as a missing one.
+        for file in [&out_file, &trace_file, &inputs_file, &races_file] {
+            empty(file);
+        }
         let draw = self.config.draw_inputs;
         let invocation = Invocation {
             schedule: Some(schedule_value.to_string()),
@@ -645,6 +647,11 @@ impl Explorer<'_, '_> {
             }
         }
     }
+}
+
+/// Empties `file` if it exists.
+fn empty(file: &Path) {
+    let _ = std::fs::OpenOptions::new().write(true).truncate(true).open(file);
 }
 
 /// The threads of a run: those at its choice points and those with events (`T<k>`), main

@@ -11,7 +11,7 @@
 //! the design's exact wait status to syncmut through a pipe.
 
 use crate::output::Output;
-use std::io::Read;
+use crate::streams::Streams;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
@@ -173,8 +173,7 @@ fn execute_once(program: &Path, args: &[String], env: &[(&str, String)], limits:
     live.insert(pgid);
     drop(live);
     let spool = limits.output_spool;
-    let stdout = capture(child.stdout.take().expect("piped stdout"), spool);
-    let stderr = capture(child.stderr.take().expect("piped stderr"), spool);
+    let streams = Streams::new(child.stdout.take().expect("piped stdout").into(), child.stderr.take().expect("piped stderr").into(), spool).finish_on_thread();
 
     let status = match child.wait_timeout(limits.timeout)? {
         Some(supervisor) => design_status(&report_read, supervisor),
@@ -192,8 +191,7 @@ fn execute_once(program: &Path, args: &[String], env: &[(&str, String)], limits:
     kill_group(pgid, libc::SIGKILL);
     LIVE.lock().unwrap_or_else(|e| e.into_inner()).remove(&pgid);
     sweep_orphans();
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
+    let (stdout, stderr) = streams.join().unwrap_or_default();
     Ok(Execution { status, stdout, stderr, elapsed, outputs: Default::default() })
 }
 
@@ -460,11 +458,6 @@ pub(crate) fn kill_group(pgid: libc::pid_t, signal: libc::c_int) {
     unsafe {
         libc::killpg(pgid, signal);
     }
-}
-
-/// Reads a pipe to its end on a thread, whole ([`Output::read_all`]).
-pub(crate) fn capture(pipe: impl Read + Send + 'static, spool: u64) -> std::thread::JoinHandle<Output> {
-    std::thread::spawn(move || Output::read_all(pipe, spool))
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
  *
  * Starting a run by exec costs the kernel's exec, the dynamic linking of libc, libm and
  * libstdc++ and their initialisation: most of a small program's run. When syncmut starts
- * the design with SYNCMUT_FORK_SERVER=<fd> (a SOCK_SEQPACKET socket), the first runtime
+ * the design with SYNCMUT_FORK_SERVER=<fd> (a SOCK_SEQPACKET socket; "<fd> LD_BIND_NOW"
+ * when syncmut also set LD_BIND_NOW=1 for the server alone), the first runtime
  * constructor, before anything reads its per-run settings, calls
  * syncmut_fork_server_serve(), which never returns in the server: it says hello, then,
  * per request, forks a child that takes the request's settings and returns here to go
@@ -33,7 +34,7 @@
 
 /* A request: environment values of a run are short (paths, seeds, a few input values). */
 static char request[1 << 17];
-static struct sigaction saved[NSIG];
+static sigset_t saved_mask; /* the design's signal mask, for its runs */
 
 static void send_int(int fd, int32_t value)
 {
@@ -63,9 +64,7 @@ static void become_run(int server_fd, pid_t server, const int fds[3], size_t len
         if (fds[i] > 2)
             close(fds[i]);
     }
-    for (int signal = 1; signal < NSIG; signal++)
-        if (signal != SIGKILL && signal != SIGSTOP)
-            sigaction(signal, &saved[signal], NULL);
+    sigprocmask(SIG_SETMASK, &saved_mask, NULL);
     const char *cwd = request;
     const char *memory = cwd + strlen(cwd) + 1;
     if (*cwd != '\0' && chdir(cwd) != 0)
@@ -87,22 +86,24 @@ void syncmut_fork_server_serve(void)
     if (value == NULL || *value == '\0')
         return;
     int fd = atoi(value);
+    /* "<fd> LD_BIND_NOW": syncmut set LD_BIND_NOW so that the dynamic linker resolved
+     * every symbol in the server, once, instead of in each run after its fork; the runs
+     * get the environment an exec'd run would have. */
+    if (strstr(value, " LD_BIND_NOW") != NULL)
+        unsetenv("LD_BIND_NOW");
     /* Neither the runs nor what they start are servers. */
     unsetenv(SYNCMUT_ENV_FORK_SERVER);
     pid_t server = getpid();
-    /* The server ignores every signal it can, as the exec path's supervisor does: a run
-     * that signals its parent (getppid) hits the server. Its children get the design's
-     * own dispositions back. SIGCHLD keeps its default, or the children would be reaped
-     * behind waitpid's back. */
-    for (int signal = 1; signal < NSIG; signal++) {
-        if (signal == SIGKILL || signal == SIGSTOP || sigaction(signal, NULL, &saved[signal]) != 0)
-            continue;
-        if (signal != SIGCHLD) {
-            struct sigaction ignore = { 0 };
-            ignore.sa_handler = SIG_IGN;
-            sigaction(signal, &ignore, NULL);
-        }
-    }
+    /* The server blocks every signal it can, so a run that signals its parent (getppid)
+     * hits the server and nothing happens, as with the exec path's supervisor, which
+     * ignores them. Blocked rather than ignored: a run gets the design's mask back in
+     * one call (restoring 64 dispositions was half of a run's system calls), and a
+     * signal sent to a run's group before that call (a timeout's SIGTERM) waits for it
+     * instead of being lost; a fork does not inherit the server's pending signals.
+     * SIGCHLD's disposition is untouched, so waitpid sees every child. */
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &saved_mask);
     if (send(fd, "SMFS", 4, MSG_NOSIGNAL) != 4) {
         dprintf(2, "syncmut runtime: %s=%d is not the socket of a running syncmut (%s)\n", SYNCMUT_ENV_FORK_SERVER, fd, strerror(errno));
         _exit(SYNCMUT_STATUS_CONFIG_ERROR);

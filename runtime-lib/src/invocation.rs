@@ -151,20 +151,25 @@ impl Invocation {
     /// Runs it and hands back its working directory, which is removed when dropped
     /// unless the caller keeps it ([`Workdir::keep`]).
     pub fn run_keeping(&self) -> std::io::Result<(Execution, Workdir)> {
-        self.run_keeping_with(None)
+        self.run_in(Workdir::create(self.work_root.as_deref(), &self.setting)?, None)
     }
 
     /// Runs it through `server` ([`crate::fork_server`]) when the scheduler controls the
     /// run (a schedule is set) and the program itself runs (no test `cmd`); otherwise,
     /// or when the server cannot serve, by exec as [`Invocation::run`] does. Native runs
     /// and SystemC designs, which set no schedule, always go by exec.
+    ///
+    /// The search's runs share one working directory while each leaves it as it was made
+    /// ([`Workdir::reuse_or_create`]).
     pub fn run_with(&self, server: &mut ForkServer) -> std::io::Result<Execution> {
         let served = self.schedule.is_some() && self.setting.cmd.is_empty();
-        self.run_keeping_with(served.then_some(server)).map(|(execution, _)| execution)
+        let workdir = server.take_workdir(self.work_root.as_deref(), &self.setting)?;
+        let (execution, workdir) = self.run_in(workdir, served.then_some(&mut *server))?;
+        server.return_workdir(workdir);
+        Ok(execution)
     }
 
-    fn run_keeping_with(&self, server: Option<&mut ForkServer>) -> std::io::Result<(Execution, Workdir)> {
-        let workdir = Workdir::create(self.work_root.as_deref(), &self.setting)?;
+    fn run_in(&self, workdir: Workdir, server: Option<&mut ForkServer>) -> std::io::Result<(Execution, Workdir)> {
         let program = absolute(&self.program);
         let mut vars = self.env();
         // The test's own variables first: syncmut's win (the test file refuses SYNCMUT_ names).

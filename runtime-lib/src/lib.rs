@@ -34,6 +34,7 @@ pub mod output;
 pub mod races;
 pub mod schedule;
 pub mod status;
+mod streams;
 pub mod tables;
 pub mod test_case;
 pub mod trace;

@@ -56,19 +56,6 @@ impl Output {
         capture.finish()
     }
 
-    /// Reads `pipe` to its end (the reader thread of an execution).
-    pub fn read_all(mut pipe: impl Read, spool_limit: u64) -> Output {
-        let mut capture = Capture::new(spool_limit);
-        let mut chunk = vec![0u8; 64 * 1024];
-        loop {
-            match pipe.read(&mut chunk) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => capture.add(&chunk[..n]),
-            }
-        }
-        capture.finish()
-    }
-
     /// The first [`HEAD_BYTES`] bytes.
     pub fn head(&self) -> &[u8] {
         &self.head
@@ -176,8 +163,8 @@ impl Iterator for Lines<'_> {
     }
 }
 
-/// An output being read.
-struct Capture {
+/// An output being read ([`crate::streams`] feeds it what a pipe gives).
+pub(crate) struct Capture {
     len: u64,
     hash: Sha256,
     head: Vec<u8>,
@@ -189,11 +176,11 @@ struct Capture {
 }
 
 impl Capture {
-    fn new(spool_limit: u64) -> Capture {
+    pub(crate) fn new(spool_limit: u64) -> Capture {
         Capture { len: 0, hash: Sha256::new(), head: Vec::new(), spool: None, spool_limit, kept: 0, spool_failed: false }
     }
 
-    fn add(&mut self, bytes: &[u8]) {
+    pub(crate) fn add(&mut self, bytes: &[u8]) {
         self.hash.update(bytes);
         self.len += bytes.len() as u64;
         let room = HEAD_BYTES.saturating_sub(self.head.len());
@@ -232,7 +219,7 @@ impl Capture {
         }
     }
 
-    fn finish(mut self) -> Output {
+    pub(crate) fn finish(mut self) -> Output {
         if let Some(file) = &mut self.spool {
             if file.flush().is_err() {
                 self.spool_failed = true;
@@ -249,7 +236,11 @@ mod tests {
     use super::*;
 
     fn read(bytes: &[u8], limit: u64) -> Output {
-        Output::read_all(bytes, limit)
+        let mut capture = Capture::new(limit);
+        for chunk in bytes.chunks(64 * 1024) {
+            capture.add(chunk);
+        }
+        capture.finish()
     }
 
     #[test]

@@ -403,7 +403,7 @@ int syncmut_pthread_barrier_wait(uint32_t site, pthread_barrier_t *b)
 
 int syncmut_pthread_join(uint32_t site, pthread_t thread, void **retval)
 {
-    struct call c = BEGIN(0, NULL, NULL);
+    struct call c = BEGIN(0, SYNCMUT_SCHED_JOIN, (const void *)thread);
     if (c.op == SYNCMUT_REMOVE) {
         /* The thread's result does not exist yet; a defined NULL keeps runs reproducible
          * where the caller would otherwise read an uninitialised variable. */

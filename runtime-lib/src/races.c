@@ -25,8 +25,15 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "scheduler.h"
+
+/* glibc's own entry points, which the wrappers below call. */
+extern void __libc_free(void *);
+extern void *__libc_realloc(void *, size_t);
 
 #define RACE_THREADS 4096u
 #define SYNC_SLOTS 16384u
@@ -99,6 +106,7 @@ static struct syncobj *syncobjs; /* SYNC_SLOTS, open addressing */
 static uint32_t nsyncobjs, nlocks;
 static struct location *shadow; /* SHADOW_SLOTS, open addressing */
 static uint32_t nlocations;
+static uint32_t *taken; /* the slots of shadow in use, in the order taken (nlocations) */
 static struct race races[MAX_RACES];
 static _Atomic uint32_t nraces;
 
@@ -276,7 +284,7 @@ static struct location *location(const void *addr)
                 untracked++;
                 return NULL;
             }
-            nlocations++;
+            taken[nlocations++] = i;
             shadow[i].addr = addr;
             return &shadow[i];
         }
@@ -399,6 +407,88 @@ void syncmut_races_access(uint32_t t, const void *addr, uint32_t flags, uint32_t
     x->has_write = 1;
 }
 
+/* ---- memory given back: free, realloc (and delete, which calls free) ---------------- */
+
+/* Not under AddressSanitizer, whose own free and realloc must stay in place (a build with
+ * SYNCMUT_SANITIZE keeps a freed block's accesses: reuse at the same address is what
+ * ASan's quarantine delays anyway). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SYNCMUT_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SYNCMUT_ASAN 1
+#endif
+#ifndef SYNCMUT_ASAN
+static int forgetting; /* inside syncmut_races_forget: the detector's own frees are not the design's */
+
+
+/* A location's state as new. */
+static void reset(struct location *x)
+{
+    forgetting = 1;
+    free(x->reads);
+    forgetting = 0;
+    x->reads = NULL;
+    x->nreads = x->cap = 0;
+    x->has_read = x->has_write = 0;
+}
+
+/* The bytes [p, p + n) were given back to the allocator: their accesses are forgotten, so
+ * an object the allocator later places at the same address starts with no history (its
+ * accesses and the freed object's are not ordered by anything the detector sees, only by
+ * the allocator: they would be reported as races). The table is probed per address, or
+ * scanned along its taken slots when that is shorter. */
+static void syncmut_races_forget(const char *p, size_t n)
+{
+    if (n <= nlocations) {
+        for (size_t k = 0; k < n; k++) {
+            const void *addr = p + k;
+            for (uint32_t i = (uint32_t)(hash(addr) % SHADOW_SLOTS); shadow[i].addr != NULL; i = (i + 1) % SHADOW_SLOTS)
+                if (shadow[i].addr == addr) {
+                    reset(&shadow[i]);
+                    break;
+                }
+        }
+    } else {
+        for (uint32_t k = 0; k < nlocations; k++) {
+            struct location *x = &shadow[taken[k]];
+            if ((const char *)x->addr >= p && (const char *)x->addr < p + n)
+                reset(x);
+        }
+    }
+}
+
+/* Only the baton holder touches the detector's state; a thread outside the scheduler's
+ * control (before main, tearing down after its end) frees memory the design's steps no
+ * longer reach. */
+static int forgets(const void *p)
+{
+    return on && p != NULL && !forgetting && syncmut_sched_controls_me();
+}
+
+void free(void *p)
+{
+    if (forgets(p))
+        syncmut_races_forget(p, malloc_usable_size(p));
+    __libc_free(p);
+}
+
+void *realloc(void *p, size_t size)
+{
+    if (!forgets(p))
+        return __libc_realloc(p, size);
+    size_t before = malloc_usable_size(p);
+    void *q = __libc_realloc(p, size);
+    if (q != p && (q != NULL || size == 0))
+        syncmut_races_forget(p, before); /* moved or freed: the old block is gone */
+    else if (q == p && malloc_usable_size(q) < before)
+        syncmut_races_forget((char *)q + malloc_usable_size(q), before - malloc_usable_size(q));
+    return q;
+}
+#endif
+
 /* ---- SYNCMUT_RACES_OUT (async-signal-safe: open/write/close, static buffer) ---------- */
 
 static char rout_space[1 << 12];
@@ -517,7 +607,8 @@ int syncmut_races_init(void)
     threads = zeroed((size_t)RACE_THREADS * sizeof *threads);
     syncobjs = zeroed((size_t)SYNC_SLOTS * sizeof *syncobjs);
     shadow = zeroed((size_t)SHADOW_SLOTS * sizeof *shadow);
-    if (out_path == NULL || threads == NULL || syncobjs == NULL || shadow == NULL)
+    taken = zeroed((size_t)SHADOW_LIMIT * sizeof *taken);
+    if (out_path == NULL || threads == NULL || syncobjs == NULL || shadow == NULL || taken == NULL)
         syncmut_fatal("SYNCMUT_RACES_OUT: cannot allocate the race detector's tables for '%s'", out_path_env);
     owner_pid = getpid();
     on = 1;

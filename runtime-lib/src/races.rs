@@ -119,6 +119,8 @@ pub fn parse(text: &str) -> Result<RaceFile, String> {
 /// the runtime could write it, e.g. killed by the oracle's timeout).
 pub fn read(path: &std::path::Path) -> Result<Option<RaceFile>, String> {
     match std::fs::read_to_string(path) {
+        // Empty: no run wrote it (a search empties the file before each run).
+        Ok(text) if text.is_empty() => Ok(None),
         Ok(text) => parse(&text).map(Some).map_err(|e| format!("{}: {e}", path.display())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(format!("{}: {e}", path.display())),

@@ -80,6 +80,9 @@ impl Choice {
         let touches = |t: u32| index(t).and_then(|i| self.touches.get(i).cloned().flatten());
         let reads = |t: u32| index(t).and_then(|i| self.reads.get(i).copied()).unwrap_or(false);
         match (touches(a), touches(b)) {
+            // A join of the other thread waits for its end, which may be this step.
+            (Some(x), _) if x.contains(&exit_object(b)) => false,
+            (_, Some(y)) if y.contains(&exit_object(a)) => false,
             (Some(x), Some(y)) => a != 0 && b != 0 && a != b && (!x.iter().any(|o| y.contains(o)) || (reads(a) && reads(b))),
             _ => false,
         }
@@ -89,6 +92,17 @@ impl Choice {
     pub fn preempts(&self, option: u32) -> bool {
         self.kind == ChoiceKind::Run && self.current.is_some_and(|c| c != option && self.options.iter().any(|(id, _)| *id == c))
     }
+}
+
+/// Object numbers from here on stand for threads' ends ([`exit_object`]); the runtime
+/// numbers real objects from 1 up to 65536.
+const EXIT_OBJECTS: u32 = 1 << 31;
+
+/// The object that stands for the end of `thread`: a join of it (`j<k>` in the file) acts
+/// on this object only, and so does, besides its own objects, the thread's last step
+/// (the one after which it ends). The partial-order reduction adds the latter.
+pub fn exit_object(thread: u32) -> u32 {
+    EXIT_OBJECTS + thread
 }
 
 /// One thread's step at a scheduling point: what it acts on.
@@ -187,6 +201,7 @@ fn parse_choice(words: &[&str]) -> Result<Choice, String> {
             reads.push(objects.is_some_and(|o| o.starts_with('r')));
             touches.push(match objects {
                 Some("-") => Some(Vec::new()),
+                Some(join) if join.starts_with('j') => join[1..].parse().ok().map(|k| vec![exit_object(k)]),
                 Some(objects) if objects != "*" => objects
                     .split('+')
                     .map(|o| o.strip_prefix('o').or_else(|| o.strip_prefix('r')).and_then(|n| n.parse().ok()))

@@ -96,6 +96,7 @@ struct sthread {
     const void *next_obj[2];
     int touches_all;
     int next_reads; /* the pending step only reads next_obj[0] (a memory load) */
+    int64_t next_join; /* the pending step joins thread k (waits for its end only), else -1 */
     int64_t next_access; /* the pending step is memory access number k (mutator's list), else -1 */
     /* Fairness. */
     uint32_t reads_in_a_row; /* memory reads since the thread's last write or sync call */
@@ -158,6 +159,7 @@ struct option {
     uint32_t reads;  /* the step only reads its object: two reads commute */
     int64_t access;  /* memory access number (`m<k>` in the site field), else -1 */
     int64_t readied; /* the thread's `readied` (`b<k>` after the objects), else -1 */
+    int64_t join;    /* the step joins thread k (`j<k>` for the objects), else -1 */
 };
 #define OBJ_NONE 0u
 #define OBJ_ALL UINT32_MAX
@@ -293,6 +295,15 @@ static void set_next(struct sthread *t, const void *a, const void *b, int all)
     t->touches_all = all;
     t->next_reads = 0;
     t->next_access = -1;
+    t->next_join = -1;
+}
+
+/* The pending step joins `target`: it depends only on the target's end (the oracle's
+ * partial-order reduction orders it after the target's last step, and no other). */
+static void set_next_join(struct sthread *t, const struct sthread *target)
+{
+    set_next(t, NULL, NULL, 0);
+    t->next_join = target->id;
 }
 
 /* Records a scheduling point: a choice (n > 1), or with `single` a run point with one
@@ -307,6 +318,9 @@ static void record_choice(int kind, const struct sthread *chosen, const struct s
     int single = kind == K_RUN && n == 1;
     if (single && k > 0 && choices[k - 1].single && choices[k - 1].chosen == chosen->id) {
         struct option *o = &options[choices[k - 1].off];
+        if (chosen->next_join >= 0 || o->join >= 0) { /* a join merged with other steps: everything */
+            o->obj[0] = OBJ_ALL, o->obj[1] = OBJ_NONE, o->join = -1;
+        }
         for (int j = 0; j < 2; j++) {
             uint32_t obj = object_number(chosen, j);
             int reads = chosen->next_reads;
@@ -348,6 +362,7 @@ static void record_choice(int kind, const struct sthread *chosen, const struct s
         options[noptions + i].reads = (uint32_t)candidates[i]->next_reads;
         options[noptions + i].access = candidates[i]->next_access;
         options[noptions + i].readied = candidates[i]->readied;
+        options[noptions + i].join = candidates[i]->next_join;
         options[noptions + i].id = candidates[i]->id;
         int64_t site = atomic_load_explicit(&candidates[i]->site, memory_order_relaxed);
         options[noptions + i].site = site < 0 || site > INT32_MAX ? -1 : (int32_t)site;
@@ -703,6 +718,9 @@ static void write_schedule_out(const char *how)
             sout_str(":");
             if (o->obj[0] == OBJ_ALL) {
                 sout_str("*");
+            } else if (o->join >= 0) {
+                sout_str("j");
+                sout_u64((uint64_t)o->join);
             } else if (o->obj[0] == OBJ_NONE) {
                 sout_str("-");
             } else {
@@ -1038,23 +1056,31 @@ void syncmut_sched_exit(void *value)
     pthread_exit(value);
 }
 
-int syncmut_sched_join(pthread_t thread, void **retval)
+/* The thread of ours with pthread handle `thread` (the newest: handles recycle), or NULL.
+ * Under `lock`. */
+static struct sthread *thread_of_handle(pthread_t thread)
 {
-    struct sthread *me = self;
-    pthread_mutex_lock(&lock);
-    struct sthread *target = NULL; /* the newest thread with this handle (handles recycle) */
+    struct sthread *target = NULL;
     for (uint32_t i = 0; i < slots_used; i++) {
         struct sthread *t = &threads[i];
         if (load_state(t) != FREE && t->has_handle && pthread_equal(t->handle, thread) &&
             (target == NULL || t->id > target->id))
             target = t;
     }
+    return target;
+}
+
+int syncmut_sched_join(pthread_t thread, void **retval)
+{
+    struct sthread *me = self;
+    pthread_mutex_lock(&lock);
+    struct sthread *target = thread_of_handle(thread);
     if (target == NULL || target == me) { /* not ours, or self-join (EDEADLK) */
         pthread_mutex_unlock(&lock);
         return pthread_join(thread, retval);
     }
     while (load_state(target) != FINISHED) {
-        set_next(me, NULL, NULL, 1);
+        set_next_join(me, target);
         block_on(target, W_JOIN, 0);
     }
     syncmut_races_join(me->id, target->id);
@@ -1077,10 +1103,22 @@ void syncmut_sched_enter(uint32_t site)
     /* unknown objects: everything */
 }
 
+const char syncmut_sched_join_mark;
+
 void syncmut_sched_enter_on(uint32_t site, const void *a, const void *b)
 {
     struct sthread *me = self;
-    set_next(me, a, b, a == NULL && b == NULL);
+    if (a == SYNCMUT_SCHED_JOIN) {
+        pthread_mutex_lock(&lock);
+        struct sthread *target = thread_of_handle((pthread_t)b);
+        if (target != NULL && target != me)
+            set_next_join(me, target);
+        else
+            set_next(me, NULL, NULL, 1); /* not a thread of ours: everything */
+        pthread_mutex_unlock(&lock);
+    } else {
+        set_next(me, a, b, a == NULL && b == NULL);
+    }
     atomic_store_explicit(&me->site, (int64_t)site, memory_order_relaxed);
     pthread_mutex_lock(&lock);
     me->reads_in_a_row = 0; /* a synchronization call may change what others wait for */

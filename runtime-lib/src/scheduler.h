@@ -29,6 +29,10 @@ void syncmut_sched_enter(uint32_t site);
  * for the schedule-out file's independence information (sleep sets). Without it
  * (syncmut_sched_enter) the call counts as touching everything. */
 void syncmut_sched_enter_on(uint32_t site, const void *a, const void *b);
+/* `a` of a pthread_join's scheduling point when `b` is the pthread_t joined (cast): the
+ * step waits for that thread's end and acts on nothing else (`j<k>` in the file). */
+extern const char syncmut_sched_join_mark;
+#define SYNCMUT_SCHED_JOIN (&syncmut_sched_join_mark)
 void syncmut_sched_leave(void);
 /* A non-blocking acquisition (trylock, sem_trywait) succeeded: the race detector's
  * happens-before edge from the object's last release (`lock`: a lock, else a semaphore). */

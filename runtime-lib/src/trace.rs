@@ -225,21 +225,18 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Trace, String> {
     }
 }
 
-/// Reads a trace file; a missing file (the process died before flushing) is an empty
+/// Reads a trace file; a missing or empty file (the process died before flushing; a
+/// search empties its trace file before each run rather than removing it) is an empty
 /// trace without an end record.
 pub fn read(path: &std::path::Path) -> Result<Trace, String> {
     read_bytes(path).map(|(trace, _)| trace)
 }
 
 /// Reads a trace file in either form handing each event to `sink` in order, so a trace of
-/// a million events is never held whole; the returned trace has no events. A missing file
-/// reads as an empty trace, as in [`read`].
+/// a million events is never held whole; the returned trace has no events. A missing or
+/// empty file reads as an empty trace, as in [`read`].
 pub fn visit(path: &std::path::Path, sink: &mut dyn FnMut(Event)) -> Result<Trace, String> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Trace::default()),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
-    };
+    let Some(bytes) = file_bytes(path)? else { return Ok(Trace::default()) };
     let result = if binary::is_binary(&bytes) {
         binary::stream(&bytes, sink)
     } else {
@@ -312,12 +309,17 @@ pub fn write_capped(source: &std::path::Path, dest: &std::path::Path, keep: &Kee
 
 /// The trace and whether the file was binary.
 fn read_bytes(path: &std::path::Path) -> Result<(Trace, bool), String> {
+    let Some(bytes) = file_bytes(path)? else { return Ok((Trace::default(), false)) };
+    let trace = parse_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((trace, binary::is_binary(&bytes)))
+}
+
+/// A trace file's bytes; `None` when it is missing or empty (no run wrote it).
+fn file_bytes(path: &std::path::Path) -> Result<Option<Vec<u8>>, String> {
     match std::fs::read(path) {
-        Ok(bytes) => {
-            let trace = parse_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-            Ok((trace, binary::is_binary(&bytes)))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Trace::default(), false)),
+        Ok(bytes) if bytes.is_empty() => Ok(None),
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(format!("{}: {e}", path.display())),
     }
 }

@@ -3,7 +3,9 @@
 //! `files`, so relative paths in the design (`fopen("out.gz", "w")`, `unlink`, a
 //! mutant that deletes "its" files) reach neither the user's directory nor the run
 //! directory, and no run sees what an earlier one left behind. The directory is removed
-//! when the [`Workdir`] is dropped, unless [`Workdir::keep`] moved it away first.
+//! when the [`Workdir`] is dropped, unless [`Workdir::keep`] moved it away first. A
+//! search's runs may share one directory while each run leaves it exactly as it was
+//! made ([`Workdir::reuse_or_create`]): the next run cannot tell it from a fresh one.
 //!
 //! Layout of one workdir (a temporary directory under the caller's root):
 //! `cwd/` is the design's working directory; `stdin` holds a test's stdin text, outside
@@ -29,6 +31,10 @@ pub struct OutputFile {
 pub struct Workdir {
     root: tempfile::TempDir,
     stdin: Option<PathBuf>,
+    /// Device, inode and mode of the root and of `cwd/` as made ([`Workdir::is_as_made`]).
+    made: [(u64, u64, u32); 2],
+    /// The `parent` it was made under.
+    parent: Option<PathBuf>,
 }
 
 impl Workdir {
@@ -60,7 +66,31 @@ impl Workdir {
                 Some(path)
             }
         };
-        Ok(Workdir { root, stdin })
+        let made = [identity(root.path())?, identity(&cwd)?];
+        Ok(Workdir { root, stdin, made, parent: parent.map(Path::to_path_buf) })
+    }
+
+    /// A fresh directory for `setting`, or `spare` when a run left it exactly as
+    /// [`Workdir::create`] made it under the same parent: the setting copies no files in
+    /// and gives no stdin (so every such directory is alike), and the root holds only `cwd/`, which is empty and is still the same
+    /// directory with the same permissions. Then no later run can tell it from a fresh
+    /// one, and a search's runs skip a `mkdir` and a removal each.
+    pub fn reuse_or_create(spare: Option<Workdir>, parent: Option<&Path>, setting: &Setting) -> io::Result<Workdir> {
+        match spare {
+            Some(workdir) if workdir.parent.as_deref() == parent && workdir.is_as_made(setting) => Ok(workdir),
+            _ => Workdir::create(parent, setting),
+        }
+    }
+
+    fn is_as_made(&self, setting: &Setting) -> bool {
+        let cwd = self.cwd();
+        let only = |dir: &Path, allowed: &[&str]| std::fs::read_dir(dir).is_ok_and(|mut entries| entries.all(|e| e.is_ok_and(|e| allowed.iter().any(|a| e.file_name() == *a))));
+        setting.files.is_empty()
+            && setting.stdin.is_none()
+            && self.stdin.is_none()
+            && [identity(self.root.path()).ok(), identity(&cwd).ok()] == [Some(self.made[0]), Some(self.made[1])]
+            && only(self.root.path(), &["cwd"])
+            && only(&cwd, &[])
     }
 
     /// The design's working directory.
@@ -100,6 +130,12 @@ impl Drop for Workdir {
         // directory must go all the same.
         make_removable(self.root.path());
     }
+}
+
+fn identity(path: &Path) -> io::Result<(u64, u64, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path)?;
+    Ok((meta.dev(), meta.ino(), meta.mode()))
 }
 
 fn digest(path: &Path) -> Option<OutputFile> {
@@ -168,6 +204,38 @@ mod tests {
         std::fs::set_permissions(workdir.cwd().join("in"), std::fs::Permissions::from_mode(0o500)).unwrap();
         drop(workdir);
         assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_directory_is_reused_only_as_it_was_made() {
+        let parent = tempfile::tempdir().unwrap();
+        let fresh = |spare| Workdir::reuse_or_create(spare, Some(parent.path()), &Setting::default()).unwrap();
+        let first = fresh(None);
+        let path = first.cwd();
+        // Left empty: the same directory again.
+        let second = fresh(Some(first));
+        assert_eq!(second.cwd(), path);
+        // A file left behind, a file beside cwd/, or changed permissions: a new one.
+        std::fs::write(second.cwd().join("left"), "x").unwrap();
+        let third = fresh(Some(second));
+        assert_ne!(third.cwd(), path);
+        assert!(!path.exists(), "the used directory is removed");
+        let path = third.cwd();
+        std::fs::write(path.parent().unwrap().join("beside"), "x").unwrap();
+        let fourth = fresh(Some(third));
+        assert_ne!(fourth.cwd(), path);
+        use std::os::unix::fs::PermissionsExt;
+        let path = fourth.cwd();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o500)).unwrap();
+        let fifth = fresh(Some(fourth));
+        assert_ne!(fifth.cwd(), path);
+        // A setting that copies files in never reuses.
+        let src = tempfile::tempdir().unwrap();
+        std::fs::write(src.path().join("f"), "f").unwrap();
+        let files = Setting { files: vec![FileCopy { from: src.path().join("f"), to: "f".into() }], ..Setting::default() };
+        let path = fifth.cwd();
+        let sixth = Workdir::reuse_or_create(Some(fifth), Some(parent.path()), &files).unwrap();
+        assert_ne!(sixth.cwd(), path);
     }
 
     #[test]

@@ -13,6 +13,8 @@ enum Op {
     Write(u32),
     Lock(u32),
     Unlock(u32),
+    /// Waits for the end of the thread at this index (`pthread_join`).
+    Join(usize),
 }
 use Op::*;
 
@@ -37,6 +39,7 @@ fn run(threads: &[Vec<Op>], prefix: &[u32]) -> (String, Observation) {
         Read(o) => format!("r{o}"),
         Write(o) => format!("o{o}"),
         Lock(l) | Unlock(l) => format!("o{}", 100 + l),
+        Join(t) => format!("j{}", t + 1),
     };
     // As the runtime: a lock attempt is a step; when the lock is held the thread blocks
     // (no longer an option) until the unlock wakes it, and retries.
@@ -81,6 +84,12 @@ fn run(threads: &[Vec<Op>], prefix: &[u32]) -> (String, Observation) {
                     holder.insert(l, chosen);
                 }
             }
+            Join(t) => {
+                if pc[t] < threads[t].len() {
+                    blocked[chosen] = true;
+                    advance = false;
+                }
+            }
             Unlock(l) => {
                 holder.remove(&l);
                 for t in 0..n {
@@ -93,6 +102,15 @@ fn run(threads: &[Vec<Op>], prefix: &[u32]) -> (String, Observation) {
         }
         if advance {
             pc[chosen] += 1;
+            if pc[chosen] == threads[chosen].len() {
+                // Its end wakes its joiners, who retry.
+                for t in 0..n {
+                    if blocked[t] && matches!(threads[t][pc[t]], Join(j) if j == chosen) {
+                        blocked[t] = false;
+                        readied[t] = Some(step);
+                    }
+                }
+            }
         }
         current = Some(chosen);
         step += 1;
@@ -177,6 +195,34 @@ fn flanagan_godefroid_lock_example() {
     assert_eq!(seen, none_seen);
     // The 4 runs of two critical sections (above), against 420 interleavings.
     assert_eq!((runs, none_runs), (4, 420));
+}
+
+#[test]
+fn a_join_depends_on_the_joined_threads_end_only() {
+    // T3 joins T1, then reads x, which T1 and T2 write: what T3 reads depends on where
+    // T2's write falls; T1's first steps (on y) commute with the join attempt. Every
+    // observation of the full search is kept under every bound, with fewer runs unbounded.
+    let p = [vec![Write(2), Write(2), Write(1)], vec![Write(1)], vec![Join(0), Read(1)]];
+    for bound in [UNBOUNDED, 0, 1, 2] {
+        let (none_runs, none_seen) = search(&p, Por::None, bound);
+        let (runs, seen) = search(&p, Por::Dpor, bound);
+        assert!(none_seen.is_subset(&seen), "bound {bound}: lost {:?}", none_seen.difference(&seen).collect::<Vec<_>>());
+        if bound == UNBOUNDED {
+            assert_eq!(seen.len(), 3, "{seen:?}");
+            assert!(runs < none_runs, "{runs} runs, {none_runs} without reduction");
+        }
+    }
+    // Two joiners of one thread, and a thread joining one that joins another.
+    for p in [
+        vec![vec![Write(1)], vec![Join(0), Read(1)], vec![Join(0), Write(1)]],
+        vec![vec![Write(1), Write(2)], vec![Join(0), Read(2), Write(1)], vec![Join(1), Read(1)]],
+    ] {
+        for bound in [UNBOUNDED, 0, 1, 2] {
+            let (_, none_seen) = search(&p, Por::None, bound);
+            let (_, seen) = search(&p, Por::Dpor, bound);
+            assert!(none_seen.is_subset(&seen), "{p:?} bound {bound}: lost {:?}", none_seen.difference(&seen).collect::<Vec<_>>());
+        }
+    }
 }
 
 /// Small random programs (fixed seed): the reduction sees every observation the full
