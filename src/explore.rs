@@ -167,6 +167,14 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         // Slower, not different: every run still has its own process group, timeout and limits.
         eprintln!("syncmut: note: runs were started by exec, not through a fork server: {reason}");
     }
+    if report.slow > 0 {
+        eprintln!(
+            "syncmut: note: {} run(s) timed out under the limit of {} s but ended when run again under {}× it (the machine was slow, not the program): each was judged by its longer run",
+            report.slow,
+            a.timeout.max(1),
+            explore::HANG_CONFIRM_FACTOR
+        );
+    }
     let coverage = if matches!(strategy, Strategy::Mix) {
         // Each phase says what it covered, on lines of their own below.
         if report.exhausted { " — every schedule was explored".to_string() } else { String::new() }

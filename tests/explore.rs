@@ -605,3 +605,25 @@ fn a_counterexample_names_the_mutex_a_pointer_parameter_points_to() {
     assert!(schedule.choices.iter().all(|c| c.events.is_some()), "{schedule:?}");
     assert!(schedule.choices.windows(2).all(|w| w[0].events <= w[1].events));
 }
+
+/// A run that outlives the timeout is run again under twice the limit before it is a
+/// hang: the fixture's first run sleeps 1.5 s past a 1 s limit, its second is quick, so
+/// explore reports no bug and says one run was slow. A program that really hangs is
+/// still reported (tests/busywait.rs: a spin no thread ends).
+#[test]
+fn a_run_slow_only_once_is_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("marker").display().to_string();
+    let done = util::syncmut()
+        .arg("explore")
+        .arg(util::fixture("explore/slow_first_run.c"))
+        .arg("-o")
+        .arg(dir.path().join("out"))
+        .args(["--strategy", "random", "--schedules", "3", "--timeout", "1", "--arg", &marker])
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8_lossy(&done.get_output().stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&done.get_output().stderr).into_owned();
+    assert!(stdout.contains("no bug found") && !stdout.contains("hang"), "{stdout}");
+    assert!(stderr.contains("1 run(s) timed out under the limit of 1 s but ended when run again under 2× it"), "{stderr}");
+}

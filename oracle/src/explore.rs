@@ -25,7 +25,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 use syncmut_mutator::Catalogue;
-use syncmut_runtime::exec::{Execution, Status};
+use syncmut_runtime::exec::{Execution, Limits, Status};
 use syncmut_runtime::input_log::{self, Given};
 use syncmut_runtime::schedule::{self, Schedule};
 use syncmut_runtime::races::{self, Race, RaceFile};
@@ -80,6 +80,10 @@ pub struct Choose {
 /// Draws in a row that all repeat earlier schedules, after which a redrawing search takes
 /// the strategy's schedules of this program as covered.
 pub const REPEAT_STREAK: usize = 200;
+
+/// A run that times out is run again under this many times the limit before a hang is
+/// reported (as `run` confirms a mutant's timeout).
+pub const HANG_CONFIRM_FACTOR: u32 = 2;
 
 /// The miss probability a chosen PCT budget aims at for a bug of the chosen depth.
 pub const PCT_MISS_TARGET: f64 = 0.05;
@@ -236,6 +240,8 @@ pub struct Report {
     pub thread_limited: usize,
     /// The mix: what each phase ran and covered, in order.
     pub phases: Vec<Phase>,
+    /// Runs that timed out under the limit but ended under [`HANG_CONFIRM_FACTOR`]× it.
+    pub slow: usize,
     pub found: Option<Found>,
 }
 
@@ -300,6 +306,7 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
         exec_fallback: search.exec_fallback,
         thread_limited,
         phases: search.phases,
+        slow: search.slow,
         found,
     })
 }
@@ -348,6 +355,9 @@ pub struct Search {
     pub exec_fallback: Option<String>,
     /// The mix: what each phase ran and covered, in order (empty for one strategy).
     pub phases: Vec<Phase>,
+    /// Runs that timed out under the limit but ended when run again under
+    /// [`HANG_CONFIRM_FACTOR`]× it (the machine was slow): judged by the longer run.
+    pub slow: usize,
 }
 
 /// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each
@@ -371,6 +381,7 @@ pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit
         drew_inputs: false,
         stopped: false,
         phases: Vec::new(),
+        slow: 0,
     };
     match config.strategy {
         Strategy::Default => {
@@ -445,6 +456,9 @@ struct Explorer<'a, 'v> {
     stopped: bool,
     /// The mix's phases so far.
     phases: Vec<Phase>,
+    /// Runs that timed out under the limit but ended when run again under
+    /// [`HANG_CONFIRM_FACTOR`]× it.
+    slow: usize,
 }
 
 impl Explorer<'_, '_> {
@@ -459,6 +473,7 @@ impl Explorer<'_, '_> {
             drew_inputs: self.drew_inputs,
             exec_fallback: self.server.fallback().map(str::to_string),
             phases: self.phases.clone(),
+            slow: self.slow,
         }
     }
 
@@ -581,7 +596,20 @@ impl Explorer<'_, '_> {
             input_log: if draw { Some(inputs_file.clone()) } else { self.program.input_log.clone() },
             ..self.program.clone()
         };
-        let execution = invocation.run_with(&mut self.server).map_err(|e| ExploreError::Io(format!("{}: {e}", self.program.program.display())))?;
+        let mut execution = invocation.run_with(&mut self.server).map_err(|e| ExploreError::Io(format!("{}: {e}", self.program.program.display())))?;
+        if execution.status == Status::TimedOut {
+            // A run can time out for the machine's load alone: the same run (schedule and
+            // input values fix it) under a larger limit tells a slow machine from a hang,
+            // which is only then reported.
+            for file in [&out_file, &trace_file, &inputs_file, &races_file] {
+                empty(file);
+            }
+            let longer = Invocation { limits: Limits { timeout: invocation.limits.timeout * HANG_CONFIRM_FACTOR, ..invocation.limits }, ..invocation };
+            execution = longer.run_with(&mut self.server).map_err(|e| ExploreError::Io(format!("{}: {e}", self.program.program.display())))?;
+            if execution.status != Status::TimedOut {
+                self.slow += 1;
+            }
+        }
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
             return Err(ExploreError::Runtime(execution.stderr.text().trim().to_string()));
         }
