@@ -172,7 +172,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             "syncmut: note: {} run(s) timed out under the limit of {} s but ended when run again under {}× it (the machine was slow, not the program): each was judged by its longer run",
             report.slow,
             a.timeout.max(1),
-            explore::HANG_CONFIRM_FACTOR
+            syncmut_oracle::lab::TIMEOUT_CONFIRM_FACTOR
         );
     }
     let coverage = if matches!(strategy, Strategy::Mix) {

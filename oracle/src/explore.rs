@@ -23,7 +23,7 @@
 //! drew are kept with it, so it replays exactly.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use syncmut_mutator::Catalogue;
 use syncmut_runtime::exec::{Execution, Limits, Status};
 use syncmut_runtime::input_log::{self, Given};
@@ -34,6 +34,7 @@ use syncmut_runtime::fork_server::{self, ForkServer};
 use syncmut_runtime::{status, Invocation};
 
 use crate::dpor::{Por, Tree};
+use crate::lab::TIMEOUT_CONFIRM_FACTOR;
 use crate::mix::{MixPlan, Phase};
 use crate::schedules::{self, Strategy};
 
@@ -80,10 +81,6 @@ pub struct Choose {
 /// Draws in a row that all repeat earlier schedules, after which a redrawing search takes
 /// the strategy's schedules of this program as covered.
 pub const REPEAT_STREAK: usize = 200;
-
-/// A run that times out is run again under this many times the limit before a hang is
-/// reported (as `run` confirms a mutant's timeout).
-pub const HANG_CONFIRM_FACTOR: u32 = 2;
 
 /// The miss probability a chosen PCT budget aims at for a bug of the chosen depth.
 pub const PCT_MISS_TARGET: f64 = 0.05;
@@ -240,7 +237,7 @@ pub struct Report {
     pub thread_limited: usize,
     /// The mix: what each phase ran and covered, in order.
     pub phases: Vec<Phase>,
-    /// Runs that timed out under the limit but ended under [`HANG_CONFIRM_FACTOR`]× it.
+    /// Runs that timed out under the limit but ended under [`TIMEOUT_CONFIRM_FACTOR`]× it.
     pub slow: usize,
     pub found: Option<Found>,
 }
@@ -356,7 +353,7 @@ pub struct Search {
     /// The mix: what each phase ran and covered, in order (empty for one strategy).
     pub phases: Vec<Phase>,
     /// Runs that timed out under the limit but ended when run again under
-    /// [`HANG_CONFIRM_FACTOR`]× it (the machine was slow): judged by the longer run.
+    /// [`TIMEOUT_CONFIRM_FACTOR`]× it (the machine was slow): judged by the longer run.
     pub slow: usize,
 }
 
@@ -457,7 +454,7 @@ struct Explorer<'a, 'v> {
     /// The mix's phases so far.
     phases: Vec<Phase>,
     /// Runs that timed out under the limit but ended when run again under
-    /// [`HANG_CONFIRM_FACTOR`]× it.
+    /// [`TIMEOUT_CONFIRM_FACTOR`]× it.
     slow: usize,
 }
 
@@ -572,6 +569,17 @@ impl Explorer<'_, '_> {
         Ok(self.search(false))
     }
 
+    /// Runs `invocation` with its output `files` emptied first: emptied rather than
+    /// removed, so the runtime then rewrites the same files (it opens them with O_TRUNC)
+    /// instead of the file system allocating new ones, which was ~7% of a served search
+    /// (perf). An empty file reads as a missing one.
+    fn execute(&mut self, invocation: &Invocation, files: &[&PathBuf]) -> Result<Execution, ExploreError> {
+        for file in files {
+            empty(file);
+        }
+        invocation.run_with(&mut self.server).map_err(|e| ExploreError::Io(format!("{}: {e}", self.program.program.display())))
+    }
+
     /// One execution under `schedule_value`, recording its choices.
     fn run(&mut self, schedule_value: &str, prefix_len: usize) -> Result<Outcome, ExploreError> {
         self.runs += 1;
@@ -579,12 +587,7 @@ impl Explorer<'_, '_> {
         let trace_file = self.work.join(trace::binary_name("run"));
         let inputs_file = self.work.join("run.inputs");
         let races_file = self.work.join("run.races");
-        // Emptied rather than removed: the runtime then rewrites the same files (it opens
-        // them with O_TRUNC) instead of the file system allocating new ones, which was
-        // ~7% of a served search (perf). An empty file reads as a missing one.
-        for file in [&out_file, &trace_file, &inputs_file, &races_file] {
-            empty(file);
-        }
+        let files = [&out_file, &trace_file, &inputs_file, &races_file];
         let draw = self.config.draw_inputs;
         let invocation = Invocation {
             schedule: Some(schedule_value.to_string()),
@@ -596,16 +599,13 @@ impl Explorer<'_, '_> {
             input_log: if draw { Some(inputs_file.clone()) } else { self.program.input_log.clone() },
             ..self.program.clone()
         };
-        let mut execution = invocation.run_with(&mut self.server).map_err(|e| ExploreError::Io(format!("{}: {e}", self.program.program.display())))?;
+        let mut execution = self.execute(&invocation, &files)?;
         if execution.status == Status::TimedOut {
             // A run can time out for the machine's load alone: the same run (schedule and
             // input values fix it) under a larger limit tells a slow machine from a hang,
             // which is only then reported.
-            for file in [&out_file, &trace_file, &inputs_file, &races_file] {
-                empty(file);
-            }
-            let longer = Invocation { limits: Limits { timeout: invocation.limits.timeout * HANG_CONFIRM_FACTOR, ..invocation.limits }, ..invocation };
-            execution = longer.run_with(&mut self.server).map_err(|e| ExploreError::Io(format!("{}: {e}", self.program.program.display())))?;
+            let longer = Invocation { limits: Limits { timeout: invocation.limits.timeout * TIMEOUT_CONFIRM_FACTOR, ..invocation.limits }, ..invocation };
+            execution = self.execute(&longer, &files)?;
             if execution.status != Status::TimedOut {
                 self.slow += 1;
             }

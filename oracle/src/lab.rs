@@ -122,10 +122,10 @@ pub struct RunSettings {
     pub first_timeout: Option<Duration>,
 }
 
-/// A mutant run that timed out runs again under this many times its derived limit
-/// before the timeout kills: a run slowed by the machine's load finishes then, a hang
-/// does not.
-const TIMEOUT_CONFIRM_FACTOR: u32 = 2;
+/// A run that timed out runs again under this many times its limit before the timeout
+/// counts (a mutant's timeout kill, a hang in `explore`): a run slowed by the machine's
+/// load finishes then, a hang does not.
+pub const TIMEOUT_CONFIRM_FACTOR: u32 = 2;
 
 impl Default for RunSettings {
     fn default() -> Self {
