@@ -72,6 +72,11 @@ pub struct ExploreArgs {
     /// Timeout of one execution, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     pub timeout: u64,
+    /// Runs executed at the same time by the seeded strategies (random, pct, holdback,
+    /// rr and the mix's phases before dfs; dfs runs one at a time); the result is the
+    /// same for every value (default: `jobs` in syncmut.toml, else the number of cores).
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// An argument passed to the design (repeatable, in order), e.g. `--arg=-v --arg 4`.
     #[arg(long = "arg", value_name = "WORD", allow_hyphen_values = true)]
     pub args: Vec<String>,
@@ -96,6 +101,8 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     // The project's own synchronization functions, declared in syncmut.toml.
     let settings = a.project.config_file(&a.design).and_then(|file| crate::config::load(file.as_deref())).map_err(|e| (exit::USAGE, e))?;
     design.sync = settings.sync;
+    let jobs = a.jobs.or(settings.jobs);
+    crate::config::check_limits(jobs, a.schedules, None).map_err(|e| (exit::USAGE, e))?;
     std::fs::create_dir_all(&a.output).with_context(|| format!("create {}", a.output.display())).map_err(internal)?;
     let mut interleave = a.interleave;
     let mut build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave, races: a.races }).map_err(mutator)?;
@@ -136,6 +143,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         draw_inputs: true,
         races: a.races,
         choose: Choose { depth: a.depth.is_none(), schedules: a.schedules.is_none() },
+        lanes: jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         ..ExploreSettings::default()
     };
     let program = Invocation {
