@@ -144,6 +144,9 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         races: a.races,
         choose: Choose { depth: a.depth.is_none(), schedules: a.schedules.is_none() },
         lanes: jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        // A hang at sync level is not reported but explored again at memory level (below),
+        // where timeouts are confirmed: confirming it here would only delay that search.
+        confirm_timeouts: !interleave.is_sync(),
         ..ExploreSettings::default()
     };
     let program = Invocation {
@@ -161,7 +164,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         // again where every shared load is a scheduling point and the scheduler is fair;
         // a hang that persists there is reported.
         eprintln!(
-            "syncmut: run {} spun past the timeout outside any synchronization call (a busy-wait on shared memory keeps the other threads from running at sync level): exploring again at memory level, under fair scheduling",
+            "syncmut: run {} did not end within the timeout at sync level (a busy-wait on shared memory has no scheduling point there and keeps the other threads from running): exploring again at memory level, under fair scheduling, where a hang is reported only if it persists in a run under twice the timeout",
             report.found.as_ref().map_or(0, |f| f.run)
         );
         interleave = Interleave::Memory;

@@ -69,11 +69,15 @@ pub struct ExploreSettings {
     /// one, so the outcome does not depend on it; dfs runs one at a time (each run's
     /// prefix comes from the runs before it).
     pub lanes: usize,
+    /// A run that times out runs again under [`TIMEOUT_CONFIRM_FACTOR`]× the limit before
+    /// it is a hang. Off only where a hang is not reported but searched again under other
+    /// settings that confirm it (`explore` at sync level goes to memory level).
+    pub confirm_timeouts: bool,
 }
 
 impl Default for ExploreSettings {
     fn default() -> Self {
-        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000, redraw_repeats: false, choose: Choose::default(), draw_inputs: false, races: false, fork_server: fork_server::enabled(), lanes: 1 }
+        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000, redraw_repeats: false, choose: Choose::default(), draw_inputs: false, races: false, fork_server: fork_server::enabled(), lanes: 1, confirm_timeouts: true }
     }
 }
 
@@ -470,11 +474,12 @@ impl Lane {
     /// (perf). An empty file reads as a missing one. A run that times out is run again
     /// under [`TIMEOUT_CONFIRM_FACTOR`]× the limit: a run can time out for the machine's
     /// load alone, and the same run (schedule and input values fix it) under a larger
-    /// limit tells a slow machine from a hang, which is only then reported.
-    fn execute(&mut self, invocation: &Invocation) -> Result<Executed, ExploreError> {
+    /// limit tells a slow machine from a hang, which is only then reported (unless the
+    /// settings leave that to a later search: [`ExploreSettings::confirm_timeouts`]).
+    fn execute(&mut self, invocation: &Invocation, confirm_timeouts: bool) -> Result<Executed, ExploreError> {
         let mut execution = self.execute_once(invocation)?;
         let mut slow = false;
-        if execution.status == Status::TimedOut {
+        if execution.status == Status::TimedOut && confirm_timeouts {
             let longer = Invocation { limits: Limits { timeout: invocation.limits.timeout * TIMEOUT_CONFIRM_FACTOR, ..invocation.limits }, ..invocation.clone() };
             execution = self.execute_once(&longer)?;
             slow = execution.status != Status::TimedOut;
@@ -664,14 +669,15 @@ impl Explorer<'_, '_> {
     /// the thread that started them.
     fn execute_batch(&mut self, jobs: &[Job]) -> Result<Vec<Executed>, ExploreError> {
         let invocations: Vec<Invocation> = jobs.iter().enumerate().map(|(lane, job)| self.invocation(job, &self.lanes[lane].files)).collect();
+        let confirm = self.config.confirm_timeouts;
         if let [only] = invocations.as_slice() {
-            return Ok(vec![self.lanes[0].execute(only)?]);
+            return Ok(vec![self.lanes[0].execute(only, confirm)?]);
         }
         for (lane, invocation) in self.lanes.iter_mut().zip(&invocations) {
             invocation.start_server(&mut lane.server);
         }
         std::thread::scope(|scope| {
-            let running: Vec<_> = self.lanes.iter_mut().zip(&invocations).map(|(lane, invocation)| scope.spawn(move || lane.execute(invocation))).collect();
+            let running: Vec<_> = self.lanes.iter_mut().zip(&invocations).map(|(lane, invocation)| scope.spawn(move || lane.execute(invocation, confirm))).collect();
             running.into_iter().map(|run| run.join().expect("a lane's run panicked")).collect()
         })
     }
