@@ -170,6 +170,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         interleave = Interleave::Memory;
         build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave, races: a.races }).map_err(mutator)?;
         let program = Invocation { program: build.metamutant.clone(), ..program.clone() };
+        let config = ExploreSettings { confirm_timeouts: true, ..config.clone() };
         report = explore::explore(&program, &config, &a.output.join("explore"))
             .map_err(|e| (exit::INTERNAL, anyhow::anyhow!("{e}")))?;
     }
