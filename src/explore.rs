@@ -39,13 +39,13 @@ pub struct ExploreArgs {
     /// (see --depth).
     #[arg(long, value_name = "N")]
     pub schedules: Option<usize>,
-    /// dfs: at most this many preemptions per schedule, or `unbounded` (the mix's dfs
-    /// phase deepens its own bounds: 0, 1, 2, 3, then none).
-    #[arg(long, value_name = "K", default_value = "2", value_parser = preemption_bound)]
-    pub preemptions: u32,
-    /// dfs: how schedules that only reorder independent steps are skipped: `dpor`
-    /// (dynamic partial-order reduction, with sleep sets when unbounded), `sleep` (sleep
-    /// sets only) or `none`.
+    /// dfs: at most this many preemptions per schedule (default 2), or `unbounded`; the
+    /// mix's dfs phase deepens its bounds 0, 1, 2, 3, then none, or up to K when given.
+    #[arg(long, value_name = "K", value_parser = preemption_bound)]
+    pub preemptions: Option<u32>,
+    /// dfs and the mix's dfs phase: how schedules that only reorder independent steps are
+    /// skipped: `dpor` (dynamic partial-order reduction, with sleep sets when unbounded),
+    /// `sleep` (sleep sets only) or `none`.
     #[arg(long, default_value = "dpor", value_parser = por_name())]
     pub por: Por,
     /// pct: bug depth d (d-1 priority change points); by default the deepest of 1 to 3
@@ -125,13 +125,13 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         return Ok(exit::NO_SITES);
     }
     let strategy = match a.strategy {
-        StrategyName::Mix => Strategy::Mix,
+        StrategyName::Mix => Strategy::Mix { deepest: a.preemptions.unwrap_or(UNBOUNDED), por: a.por },
         StrategyName::RoundRobin => Strategy::RoundRobin,
         StrategyName::Holdback => Strategy::Holdback,
         StrategyName::Random => Strategy::Random,
         // A placeholder when the depth is chosen from the program.
         StrategyName::Pct => Strategy::Pct { depth: a.depth.unwrap_or(PCT_MAX_CHOSEN_DEPTH) },
-        StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions, por: a.por },
+        StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions.unwrap_or(DFS_PREEMPTIONS), por: a.por },
         other => return Err((exit::USAGE, anyhow::anyhow!("explore: --strategy must be one of {}, not {other:?}", StrategyName::EXPLORE_NAMES.join(", ")))),
     };
     let config = ExploreSettings {
@@ -187,7 +187,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             syncmut_oracle::lab::TIMEOUT_CONFIRM_FACTOR
         );
     }
-    let coverage = if matches!(strategy, Strategy::Mix) {
+    let coverage = if matches!(strategy, Strategy::Mix { .. }) {
         // Each phase says what it covered, on lines of their own below.
         if report.exhausted { " — every schedule was explored".to_string() } else { String::new() }
     } else if report.exhausted {
@@ -286,6 +286,8 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
 
 /// The run budget of random and dfs when `--schedules` is not given.
 const DEFAULT_SCHEDULES: usize = 1000;
+/// `--strategy dfs`'s preemption bound when `--preemptions` is not given.
+const DFS_PREEMPTIONS: u32 = 2;
 
 /// What a pct exploration covered: its parameters, where they came from, and PCT's bound
 /// on the chance that a bug of its depth was missed.

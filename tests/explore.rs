@@ -238,6 +238,27 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     syncmut(&[race.to_str().unwrap(), "--interleave", "bytes"]).code(2);
 }
 
+/// The mix takes `--preemptions` as the deepest bound of its dfs phase and `--por` as its
+/// reduction: on a correct twin the dfs phase stops after exhausting bound 1, well within
+/// the budget, and the summary names both.
+#[test]
+fn the_mix_deepens_dfs_only_to_the_bound_given_with_the_reduction_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mix");
+    let source = bugs_dir().join("lock_order_ok.c");
+    let done = util::syncmut()
+        .arg("explore")
+        .arg(&source)
+        .args(["-o", out.to_str().unwrap(), "--preemptions", "1", "--por", "sleep", "--schedules", "1000"])
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8_lossy(&done.get_output().stdout).into_owned();
+    assert!(stdout.contains("then dfs with preemption bounds deepening to 1, sleep sets"), "{stdout}");
+    assert!(stdout.contains("exhausted every schedule with at most 1 preemptions, up to sleep-set equivalence"), "{stdout}");
+    let runs: usize = stdout.split("explored ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).expect("a run count");
+    assert!(runs < 1000, "the dfs phase went past bound 1: {runs} runs\n{stdout}");
+}
+
 /// C++20 primitives block in libstdc++'s futex waits, which run under the controlled
 /// scheduler: every strategy finishes, and a wait nobody can end is a deadlock.
 #[test]

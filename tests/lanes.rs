@@ -60,7 +60,7 @@ fn the_mix_finds_the_same_bug_at_the_same_run() {
     // Found in the mix's seeded phase (holdback's first run, run 38), after the
     // round-robin phase's 36 runs went in batches.
     let source = util::root().join("tests/corpus/twins/reorder_20_bad.c");
-    let settings = ExploreSettings { strategy: Strategy::Mix, schedules: 1000, draw_inputs: true, ..ExploreSettings::default() };
+    let settings = ExploreSettings { strategy: Strategy::Mix { deepest: syncmut_oracle::schedules::UNBOUNDED, por: syncmut_oracle::schedules::Por::Dpor }, schedules: 1000, draw_inputs: true, ..ExploreSettings::default() };
     let reports = with_lanes(&source, Interleave::Memory, settings, &[1, 3]);
     assert!(reports[0].found.as_ref().is_some_and(|f| f.run > 37), "the mix finds reorder_20_bad after its round-robin phase");
     assert_same("reorder_20_bad", &reports[0], &reports[1]);

@@ -395,7 +395,7 @@ pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit
             Ok(explorer.search(false))
         }
         Strategy::Random | Strategy::RoundRobin => explorer.seeded(config.strategy, 0, config.schedules),
-        Strategy::Mix => explorer.mix(),
+        Strategy::Mix { deepest, por } => explorer.mix(deepest, por),
         Strategy::Pct { .. } | Strategy::Mixed { .. } | Strategy::Holdback => {
             // The run length pct's change points are placed in, measured by a `default` run.
             let first = explorer.run("default", 0)?;
@@ -559,7 +559,7 @@ impl Explorer<'_, '_> {
     /// counts (no redraws: the phases differ in what they repeat), and every run of the
     /// first three phases draws its own input values. Exhausted only when the unbounded
     /// dfs pass covered every schedule and the program drew no input.
-    fn mix(&mut self) -> Result<Search, ExploreError> {
+    fn mix(&mut self, deepest: u32, por: Por) -> Result<Search, ExploreError> {
         let plan = MixPlan::new(self.config.schedules);
         let draw = self.config.draw_inputs;
         let first = self.run("default", 0)?;
@@ -595,18 +595,17 @@ impl Explorer<'_, '_> {
         self.input_seed = None;
         let from = self.runs;
         let mut covered: Option<u32> = None;
-        let bounds = crate::mix::DFS_BOUNDS.iter().copied().chain([schedules::UNBOUNDED]);
-        for bound in bounds {
+        for bound in crate::mix::dfs_bounds(deepest) {
             if self.runs >= self.config.schedules {
                 break;
             }
-            if !self.dfs(bound, Por::Dpor)? {
+            if !self.dfs(bound, por)? {
                 break;
             }
             covered = Some(bound);
         }
         let words = match covered {
-            Some(bound) => format!("exhausted {}", schedules::dfs_space(bound, Por::Dpor)),
+            Some(bound) => format!("exhausted {}", schedules::dfs_space(bound, por)),
             None => "no preemption bound's space exhausted".to_string(),
         };
         let values = if self.drew_inputs && covered.is_some() { " with every input value 0" } else { "" };
