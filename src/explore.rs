@@ -39,13 +39,13 @@ pub struct ExploreArgs {
     /// (see --depth).
     #[arg(long, value_name = "N")]
     pub schedules: Option<usize>,
-    /// dfs: at most this many preemptions per schedule, or `unbounded` (the mix's dfs
-    /// phase deepens its own bounds: 0, 1, 2, 3, then none).
-    #[arg(long, value_name = "K", default_value = "2", value_parser = preemption_bound)]
-    pub preemptions: u32,
-    /// dfs: how schedules that only reorder independent steps are skipped: `dpor`
-    /// (dynamic partial-order reduction, with sleep sets when unbounded), `sleep` (sleep
-    /// sets only) or `none`.
+    /// dfs: at most this many preemptions per schedule (default 2), or `unbounded`; the
+    /// mix's dfs phase deepens its bounds 0, 1, 2, 3, then none, or up to K when given.
+    #[arg(long, value_name = "K", value_parser = preemption_bound)]
+    pub preemptions: Option<u32>,
+    /// dfs and the mix's dfs phase: how schedules that only reorder independent steps are
+    /// skipped: `dpor` (dynamic partial-order reduction, with sleep sets when unbounded),
+    /// `sleep` (sleep sets only) or `none`.
     #[arg(long, default_value = "dpor", value_parser = por_name())]
     pub por: Por,
     /// pct: bug depth d (d-1 priority change points); by default the deepest of 1 to 3
@@ -72,6 +72,11 @@ pub struct ExploreArgs {
     /// Timeout of one execution, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     pub timeout: u64,
+    /// Runs executed at the same time by the seeded strategies (random, pct, holdback,
+    /// rr and the mix's phases before dfs; dfs runs one at a time); the result is the
+    /// same for every value (default: `jobs` in syncmut.toml, else the number of cores).
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// An argument passed to the design (repeatable, in order), e.g. `--arg=-v --arg 4`.
     #[arg(long = "arg", value_name = "WORD", allow_hyphen_values = true)]
     pub args: Vec<String>,
@@ -96,6 +101,8 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     // The project's own synchronization functions, declared in syncmut.toml.
     let settings = a.project.config_file(&a.design).and_then(|file| crate::config::load(file.as_deref())).map_err(|e| (exit::USAGE, e))?;
     design.sync = settings.sync;
+    let jobs = a.jobs.or(settings.jobs);
+    crate::config::check_limits(jobs, a.schedules, None).map_err(|e| (exit::USAGE, e))?;
     std::fs::create_dir_all(&a.output).with_context(|| format!("create {}", a.output.display())).map_err(internal)?;
     let mut interleave = a.interleave;
     let mut build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave, races: a.races }).map_err(mutator)?;
@@ -118,13 +125,13 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         return Ok(exit::NO_SITES);
     }
     let strategy = match a.strategy {
-        StrategyName::Mix => Strategy::Mix,
+        StrategyName::Mix => Strategy::Mix { deepest: a.preemptions.unwrap_or(UNBOUNDED), por: a.por },
         StrategyName::RoundRobin => Strategy::RoundRobin,
         StrategyName::Holdback => Strategy::Holdback,
         StrategyName::Random => Strategy::Random,
         // A placeholder when the depth is chosen from the program.
         StrategyName::Pct => Strategy::Pct { depth: a.depth.unwrap_or(PCT_MAX_CHOSEN_DEPTH) },
-        StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions, por: a.por },
+        StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions.unwrap_or(DFS_PREEMPTIONS), por: a.por },
         other => return Err((exit::USAGE, anyhow::anyhow!("explore: --strategy must be one of {}, not {other:?}", StrategyName::EXPLORE_NAMES.join(", ")))),
     };
     let config = ExploreSettings {
@@ -136,6 +143,10 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         draw_inputs: true,
         races: a.races,
         choose: Choose { depth: a.depth.is_none(), schedules: a.schedules.is_none() },
+        lanes: jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        // A hang at sync level is not reported but explored again at memory level (below),
+        // where timeouts are confirmed: confirming it here would only delay that search.
+        confirm_timeouts: !interleave.is_sync(),
         ..ExploreSettings::default()
     };
     let program = Invocation {
@@ -153,12 +164,13 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         // again where every shared load is a scheduling point and the scheduler is fair;
         // a hang that persists there is reported.
         eprintln!(
-            "syncmut: run {} spun past the timeout outside any synchronization call (a busy-wait on shared memory keeps the other threads from running at sync level): exploring again at memory level, under fair scheduling",
+            "syncmut: run {} did not end within the timeout at sync level (a busy-wait on shared memory has no scheduling point there and keeps the other threads from running): exploring again at memory level, under fair scheduling, where a hang is reported only if it persists in a run under twice the timeout",
             report.found.as_ref().map_or(0, |f| f.run)
         );
         interleave = Interleave::Memory;
         build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave, races: a.races }).map_err(mutator)?;
         let program = Invocation { program: build.metamutant.clone(), ..program.clone() };
+        let config = ExploreSettings { confirm_timeouts: true, ..config.clone() };
         report = explore::explore(&program, &config, &a.output.join("explore"))
             .map_err(|e| (exit::INTERNAL, anyhow::anyhow!("{e}")))?;
     }
@@ -175,7 +187,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             syncmut_oracle::lab::TIMEOUT_CONFIRM_FACTOR
         );
     }
-    let coverage = if matches!(strategy, Strategy::Mix) {
+    let coverage = if matches!(strategy, Strategy::Mix { .. }) {
         // Each phase says what it covered, on lines of their own below.
         if report.exhausted { " — every schedule was explored".to_string() } else { String::new() }
     } else if report.exhausted {
@@ -274,6 +286,8 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
 
 /// The run budget of random and dfs when `--schedules` is not given.
 const DEFAULT_SCHEDULES: usize = 1000;
+/// `--strategy dfs`'s preemption bound when `--preemptions` is not given.
+const DFS_PREEMPTIONS: u32 = 2;
 
 /// What a pct exploration covered: its parameters, where they came from, and PCT's bound
 /// on the chance that a bug of its depth was missed.

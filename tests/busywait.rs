@@ -75,7 +75,7 @@ fn flag_handoff_is_never_reported_and_says_why_it_left_sync_level() {
     never_reported("flag_handoff");
     let dir = tempfile::tempdir().unwrap();
     let (_, text) = explore("flag_handoff", dir.path(), &["--schedules", "5", "--timeout", "2"]);
-    assert!(text.contains("spun past the timeout outside any synchronization call") && text.contains("exploring again at memory level"), "{text}");
+    assert!(text.contains("did not end within the timeout at sync level") && text.contains("exploring again at memory level"), "{text}");
 }
 
 /// Each broken twin's mutual exclusion violation, found by seeded random search.

@@ -238,6 +238,27 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     syncmut(&[race.to_str().unwrap(), "--interleave", "bytes"]).code(2);
 }
 
+/// The mix takes `--preemptions` as the deepest bound of its dfs phase and `--por` as its
+/// reduction: on a correct twin the dfs phase stops after exhausting bound 1, well within
+/// the budget, and the summary names both.
+#[test]
+fn the_mix_deepens_dfs_only_to_the_bound_given_with_the_reduction_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mix");
+    let source = bugs_dir().join("lock_order_ok.c");
+    let done = util::syncmut()
+        .arg("explore")
+        .arg(&source)
+        .args(["-o", out.to_str().unwrap(), "--preemptions", "1", "--por", "sleep", "--schedules", "1000"])
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8_lossy(&done.get_output().stdout).into_owned();
+    assert!(stdout.contains("then dfs with preemption bounds deepening to 1, sleep sets"), "{stdout}");
+    assert!(stdout.contains("exhausted every schedule with at most 1 preemptions, up to sleep-set equivalence"), "{stdout}");
+    let runs: usize = stdout.split("explored ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).expect("a run count");
+    assert!(runs < 1000, "the dfs phase went past bound 1: {runs} runs\n{stdout}");
+}
+
 /// C++20 primitives block in libstdc++'s futex waits, which run under the controlled
 /// scheduler: every strategy finishes, and a wait nobody can end is a deadlock.
 #[test]
@@ -606,12 +627,9 @@ fn a_counterexample_names_the_mutex_a_pointer_parameter_points_to() {
     assert!(schedule.choices.windows(2).all(|w| w[0].events <= w[1].events));
 }
 
-/// A run that outlives the timeout is run again under twice the limit before it is a
-/// hang: the fixture's first run sleeps 1.5 s past a 1 s limit, its second is quick, so
-/// explore reports no bug and says one run was slow. A program that really hangs is
-/// still reported (tests/busywait.rs: a spin no thread ends).
-#[test]
-fn a_run_slow_only_once_is_not_a_hang() {
+/// Explores the slow-once fixture (its first run sleeps 1.5 s past a 1 s limit, every
+/// later run is quick) at `interleave`: exit code, stdout, stderr.
+fn explore_slow_first_run(interleave: &str) -> (Option<i32>, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("marker").display().to_string();
     let done = util::syncmut()
@@ -619,11 +637,32 @@ fn a_run_slow_only_once_is_not_a_hang() {
         .arg(util::fixture("explore/slow_first_run.c"))
         .arg("-o")
         .arg(dir.path().join("out"))
-        .args(["--strategy", "random", "--schedules", "3", "--timeout", "1", "--arg", &marker])
-        .assert()
-        .code(0);
-    let stdout = String::from_utf8_lossy(&done.get_output().stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&done.get_output().stderr).into_owned();
+        .args(["--strategy", "random", "--schedules", "3", "--timeout", "1", "--interleave", interleave, "--arg", &marker])
+        .output()
+        .unwrap();
+    (done.status.code(), String::from_utf8_lossy(&done.stdout).into_owned(), String::from_utf8_lossy(&done.stderr).into_owned())
+}
+
+/// A run that outlives the timeout is run again under twice the limit before it is a
+/// hang: at memory level the fixture's first run times out, its second is quick, so
+/// explore reports no bug and says one run was slow. A program that really hangs is
+/// still reported (tests/busywait.rs: a spin no thread ends).
+#[test]
+fn a_run_slow_only_once_is_not_a_hang() {
+    let (code, stdout, stderr) = explore_slow_first_run("memory");
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert!(stdout.contains("no bug found") && !stdout.contains("hang"), "{stdout}");
     assert!(stderr.contains("1 run(s) timed out under the limit of 1 s but ended when run again under 2× it"), "{stderr}");
+}
+
+/// At sync level a timeout is not confirmed: it is never reported there, it sends the
+/// search to memory level (whose runs confirm theirs), so the slow first run does that
+/// at once, and the search there finds no bug.
+#[test]
+fn a_timeout_at_sync_level_goes_to_memory_level_unconfirmed() {
+    let (code, stdout, stderr) = explore_slow_first_run("sync");
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(stderr.contains("run 1 did not end within the timeout at sync level") && stderr.contains("exploring again at memory level"), "{stderr}");
+    assert!(!stderr.contains("ended when run again"), "the sync-level timeout was confirmed: {stderr}");
+    assert!(stdout.contains("no bug found"), "{stdout}");
 }

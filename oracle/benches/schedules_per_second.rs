@@ -1,10 +1,12 @@
-//! Benchmark: schedules per second of `explore`'s searches on small programs, with the
-//! fork server and with plain exec, measured side by side in one process (the two
-//! alternate, A B A B, and each figure is the median of the rounds), then where the time
-//! of one schedule goes. Run: `cargo bench -p syncmut-oracle --bench schedules_per_second`.
+//! Benchmark: schedules per second of `explore`'s searches on small programs, by plain
+//! exec one run at a time (how every schedule was started before the fork server), with
+//! the fork server one run at a time, and with the fork server on several lanes
+//! (`explore -j`), measured side by side in one process (the three alternate, A B C A B
+//! C, and each figure is the median of the rounds), then where the time of one schedule
+//! goes. Run: `cargo bench -p syncmut-oracle --bench schedules_per_second`.
 //!
-//! `SCHEDULES` (default 150) runs per search and `ROUNDS` (default 3) rounds can be set in
-//! the environment.
+//! `SCHEDULES` (default 150) runs per search, `ROUNDS` (default 3) rounds and `LANES`
+//! (default: the number of cores) can be set in the environment.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -43,8 +45,8 @@ fn program(binary: &Path) -> Invocation {
 }
 
 /// Schedules per second of a random search of `schedules` runs (none stops it).
-fn search(binary: &Path, schedules: usize, fork_server: bool, work: &Path) -> f64 {
-    let config = ExploreSettings { strategy: Strategy::Random, schedules, fork_server, ..ExploreSettings::default() };
+fn search(binary: &Path, schedules: usize, fork_server: bool, lanes: usize, work: &Path) -> f64 {
+    let config = ExploreSettings { strategy: Strategy::Random, schedules, fork_server, lanes, ..ExploreSettings::default() };
     let started = Instant::now();
     let found = explore::search(&program(binary), &config, work, &mut |_| false).expect("search");
     assert_eq!(found.exec_fallback.is_none(), fork_server, "{}: {:?}", binary.display(), found.exec_fallback);
@@ -96,20 +98,23 @@ fn main() {
         binaries.push((source, build.metamutant, out));
     }
 
-    println!("schedules per second, random strategy, {schedules} schedules a search, median of {rounds} rounds (fork server and exec alternate)");
-    println!("{:<52} {:>12} {:>12} {:>7}", "program", "fork server", "exec", "ratio");
-    let mut ratios = Vec::new();
+    let lanes = setting("LANES", std::thread::available_parallelism().map_or(1, |n| n.get()));
+    println!("schedules per second, random strategy, {schedules} schedules a search, median of {rounds} rounds (the three ways alternate)");
+    println!("{:<52} {:>8} {:>12} {:>7} {:>14} {:>7}", "program", "exec", "fork server", "ratio", format!("{lanes} lanes"), "ratio");
+    let (mut ratios, mut lane_ratios) = (Vec::new(), Vec::new());
     for (source, binary, out) in &binaries {
-        let (mut served, mut execd) = (Vec::new(), Vec::new());
+        let (mut execd, mut served, mut laned) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
-            served.push(search(binary, schedules, true, &out.join("served")));
-            execd.push(search(binary, schedules, false, &out.join("execd")));
+            execd.push(search(binary, schedules, false, 1, &out.join("execd")));
+            served.push(search(binary, schedules, true, 1, &out.join("served")));
+            laned.push(search(binary, schedules, true, lanes, &out.join("laned")));
         }
-        let (s, e) = (median(served), median(execd));
+        let (e, s, l) = (median(execd), median(served), median(laned));
         ratios.push(s / e);
-        println!("{source:<52} {s:>12.0} {e:>12.0} {:>6.1}x", s / e);
+        lane_ratios.push(l / e);
+        println!("{source:<52} {e:>8.0} {s:>12.0} {:>6.1}x {l:>14.0} {:>6.1}x", s / e, l / e);
     }
-    println!("{:<52} {:>33.1}x", "median ratio", median(ratios));
+    println!("{:<52} {:>28.1}x {:>21.1}x", "median ratio to exec", median(ratios), median(lane_ratios));
 
     // Where one schedule's time goes, on the first program, each step adding one thing.
     let (source, binary, out) = &binaries[0];

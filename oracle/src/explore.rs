@@ -63,11 +63,21 @@ pub struct ExploreSettings {
     /// Start the runs through a fork server ([`syncmut_runtime::fork_server`]): the
     /// binary is exec'd once per search. Default: on unless `SYNCMUT_NO_FORK_SERVER=1`.
     pub fork_server: bool,
+    /// How many runs of the seeded strategies (random, pct, holdback, round-robin, and
+    /// the mix's phases before dfs) execute at a time, each lane with its own fork server
+    /// and run files. The search reads their results in order, as if they had run one by
+    /// one, so the outcome does not depend on it; dfs runs one at a time (each run's
+    /// prefix comes from the runs before it).
+    pub lanes: usize,
+    /// A run that times out runs again under [`TIMEOUT_CONFIRM_FACTOR`]× the limit before
+    /// it is a hang. Off only where a hang is not reported but searched again under other
+    /// settings that confirm it (`explore` at sync level goes to memory level).
+    pub confirm_timeouts: bool,
 }
 
 impl Default for ExploreSettings {
     fn default() -> Self {
-        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000, redraw_repeats: false, choose: Choose::default(), draw_inputs: false, races: false, fork_server: fork_server::enabled() }
+        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000, redraw_repeats: false, choose: Choose::default(), draw_inputs: false, races: false, fork_server: fork_server::enabled(), lanes: 1, confirm_timeouts: true }
     }
 }
 
@@ -361,13 +371,12 @@ pub struct Search {
 /// run; a `true` from it ends the search. Each run sets the schedule, where its choices
 /// and trace go, and the step bound on a copy of `program`.
 pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit: &mut dyn FnMut(&Visit) -> bool) -> Result<Search, ExploreError> {
-    std::fs::create_dir_all(work).map_err(|e| ExploreError::Io(format!("{}: {e}", work.display())))?;
-    let server = if config.fork_server { ForkServer::new() } else { ForkServer::exec_only() };
+    let lanes = (0..config.lanes.max(1)).map(|k| Lane::new(work, k, config.fork_server)).collect::<Result<Vec<_>, _>>()?;
     let mut explorer = Explorer {
         program,
         config,
         work,
-        server,
+        lanes,
         runs: 0,
         seen: HashSet::new(),
         repeats: 0,
@@ -386,7 +395,7 @@ pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit
             Ok(explorer.search(false))
         }
         Strategy::Random | Strategy::RoundRobin => explorer.seeded(config.strategy, 0, config.schedules),
-        Strategy::Mix => explorer.mix(),
+        Strategy::Mix { deepest, por } => explorer.mix(deepest, por),
         Strategy::Pct { .. } | Strategy::Mixed { .. } | Strategy::Holdback => {
             // The run length pct's change points are placed in, measured by a `default` run.
             let first = explorer.run("default", 0)?;
@@ -433,12 +442,78 @@ struct Outcome {
     new: bool,
 }
 
+/// Where a run's files go and what starts it: one per run that can execute at a time.
+struct Lane {
+    /// Starts the runs: the binary is exec'd once per search and lane, each schedule a fork.
+    server: ForkServer,
+    files: RunFiles,
+}
+
+/// The files one run writes: its choices, trace, drawn input values and races.
+struct RunFiles {
+    schedule: PathBuf,
+    trace: PathBuf,
+    inputs: PathBuf,
+    races: PathBuf,
+}
+
+impl Lane {
+    /// Lane 0 writes into `work` itself (dfs's prefix file is there too); lane k into
+    /// `work/lane-k`.
+    fn new(work: &Path, k: usize, fork_server: bool) -> Result<Lane, ExploreError> {
+        let dir = if k == 0 { work.to_path_buf() } else { work.join(format!("lane-{k}")) };
+        std::fs::create_dir_all(&dir).map_err(|e| ExploreError::Io(format!("{}: {e}", dir.display())))?;
+        let files = RunFiles { schedule: dir.join("run.schedule"), trace: dir.join(trace::binary_name("run")), inputs: dir.join("run.inputs"), races: dir.join("run.races") };
+        let server = if fork_server { ForkServer::new() } else { ForkServer::exec_only() };
+        Ok(Lane { server, files })
+    }
+
+    /// Runs `invocation` with the lane's files emptied first: emptied rather than
+    /// removed, so the runtime then rewrites the same files (it opens them with O_TRUNC)
+    /// instead of the file system allocating new ones, which was ~7% of a served search
+    /// (perf). An empty file reads as a missing one. A run that times out is run again
+    /// under [`TIMEOUT_CONFIRM_FACTOR`]× the limit: a run can time out for the machine's
+    /// load alone, and the same run (schedule and input values fix it) under a larger
+    /// limit tells a slow machine from a hang, which is only then reported (unless the
+    /// settings leave that to a later search: [`ExploreSettings::confirm_timeouts`]).
+    fn execute(&mut self, invocation: &Invocation, confirm_timeouts: bool) -> Result<Executed, ExploreError> {
+        let mut execution = self.execute_once(invocation)?;
+        let mut slow = false;
+        if execution.status == Status::TimedOut && confirm_timeouts {
+            let longer = Invocation { limits: Limits { timeout: invocation.limits.timeout * TIMEOUT_CONFIRM_FACTOR, ..invocation.limits }, ..invocation.clone() };
+            execution = self.execute_once(&longer)?;
+            slow = execution.status != Status::TimedOut;
+        }
+        Ok(Executed { execution, slow })
+    }
+
+    fn execute_once(&mut self, invocation: &Invocation) -> Result<Execution, ExploreError> {
+        for file in [&self.files.schedule, &self.files.trace, &self.files.inputs, &self.files.races] {
+            empty(file);
+        }
+        invocation.run_with(&mut self.server).map_err(|e| ExploreError::Io(format!("{}: {e}", invocation.program.display())))
+    }
+}
+
+/// A run to make: its schedule and the seed its input values are drawn with.
+struct Job {
+    value: String,
+    input_seed: Option<u64>,
+}
+
+/// A finished run, before the search reads its files.
+struct Executed {
+    execution: Execution,
+    /// It timed out, then ended under the longer limit.
+    slow: bool,
+}
+
 struct Explorer<'a, 'v> {
     program: &'a Invocation,
     config: &'a ExploreSettings,
     work: &'a Path,
-    /// Starts the runs: the binary is exec'd once per search, each schedule a fork.
-    server: ForkServer,
+    /// At least one; the seeded strategies use them all at once.
+    lanes: Vec<Lane>,
     runs: usize,
     seen: HashSet<Vec<u32>>,
     repeats: usize,
@@ -468,7 +543,7 @@ impl Explorer<'_, '_> {
             saturated: self.saturated,
             pct: self.pct,
             drew_inputs: self.drew_inputs,
-            exec_fallback: self.server.fallback().map(str::to_string),
+            exec_fallback: self.lanes.iter().find_map(|lane| lane.server.fallback()).map(str::to_string),
             phases: self.phases.clone(),
             slow: self.slow,
         }
@@ -484,7 +559,7 @@ impl Explorer<'_, '_> {
     /// counts (no redraws: the phases differ in what they repeat), and every run of the
     /// first three phases draws its own input values. Exhausted only when the unbounded
     /// dfs pass covered every schedule and the program drew no input.
-    fn mix(&mut self) -> Result<Search, ExploreError> {
+    fn mix(&mut self, deepest: u32, por: Por) -> Result<Search, ExploreError> {
         let plan = MixPlan::new(self.config.schedules);
         let draw = self.config.draw_inputs;
         let first = self.run("default", 0)?;
@@ -494,12 +569,13 @@ impl Explorer<'_, '_> {
         }
         let steps = first.schedule.steps.unwrap_or(1000).max(1);
         let from = self.runs;
-        for value in schedules::rr_values().into_iter().take(plan.round_robin) {
-            self.input_seed = draw.then_some(self.runs as u64 + 1);
-            if self.run(&value, 0)?.stop {
-                self.phase("round-robin", from, String::new());
-                return Ok(self.search(false));
-            }
+        // Every run of the first three phases draws its input values with the seed of
+        // its number in the search.
+        let seed = |k: usize| draw.then_some((from + k) as u64 + 1);
+        let jobs = schedules::rr_values().into_iter().take(plan.round_robin).enumerate().map(|(k, value)| Job { value, input_seed: seed(k) }).collect();
+        if self.run_jobs(jobs)? {
+            self.phase("round-robin", from, String::new());
+            return Ok(self.search(false));
         }
         let every = if plan.round_robin == schedules::rr_values().len() { "every quantum 1 to 8 in every phase".to_string() } else { format!("the first {} quantum/phase pairs", plan.round_robin) };
         self.phase("round-robin", from, every);
@@ -507,14 +583,11 @@ impl Explorer<'_, '_> {
         let thirds = plan.seeded_until.saturating_sub(self.runs) / 3;
         let depth = PctPlan::new(first.threads, steps, PCT_MAX_CHOSEN_DEPTH, thirds.max(1), Choose { depth: true, schedules: false }).depth;
         let from = self.runs;
-        let mut i = 0;
-        while self.runs < plan.seeded_until {
-            self.input_seed = draw.then_some(self.runs as u64 + 1);
-            if self.run(&MixPlan::seeded_value(i, depth, steps), 0)?.stop {
-                self.phase(&format!("holdback, pct (depth {depth}) and random in turn"), from, String::new());
-                return Ok(self.search(false));
-            }
-            i += 1;
+        let seed = |i: usize| draw.then_some((from + i) as u64 + 1);
+        let jobs = (0..plan.seeded_until.saturating_sub(from)).map(|i| Job { value: MixPlan::seeded_value(i, depth, steps), input_seed: seed(i) }).collect();
+        if self.run_jobs(jobs)? {
+            self.phase(&format!("holdback, pct (depth {depth}) and random in turn"), from, String::new());
+            return Ok(self.search(false));
         }
         let drawn = if self.drew_inputs { "each with its own drawn input values".to_string() } else { String::new() };
         self.phase(&format!("holdback, pct (depth {depth}) and random in turn"), from, drawn);
@@ -522,18 +595,17 @@ impl Explorer<'_, '_> {
         self.input_seed = None;
         let from = self.runs;
         let mut covered: Option<u32> = None;
-        let bounds = crate::mix::DFS_BOUNDS.iter().copied().chain([schedules::UNBOUNDED]);
-        for bound in bounds {
+        for bound in crate::mix::dfs_bounds(deepest) {
             if self.runs >= self.config.schedules {
                 break;
             }
-            if !self.dfs(bound, Por::Dpor)? {
+            if !self.dfs(bound, por)? {
                 break;
             }
             covered = Some(bound);
         }
         let words = match covered {
-            Some(bound) => format!("exhausted {}", schedules::dfs_space(bound, Por::Dpor)),
+            Some(bound) => format!("exhausted {}", schedules::dfs_space(bound, por)),
             None => "no preemption bound's space exhausted".to_string(),
         };
         let values = if self.drew_inputs && covered.is_some() { " with every input value 0" } else { "" };
@@ -544,81 +616,112 @@ impl Explorer<'_, '_> {
 
     /// Runs the seeded strategy's values `1, 2, …` until `budget` runs are made, or, when
     /// repeats are redrawn, `budget` distinct schedules (at most `budget` redraws, and
-    /// until [`REPEAT_STREAK`] draws in a row repeat).
+    /// until [`REPEAT_STREAK`] draws in a row repeat). Runs go a batch of lanes at a
+    /// time, never more than the budget could still take; a batch's runs past the end
+    /// are dropped unread, so the search is the one its runs made one by one would be.
     fn seeded(&mut self, strategy: Strategy, steps: u64, budget: usize) -> Result<Search, ExploreError> {
+        let redraw = self.config.redraw_repeats;
+        let spent = |e: &Self| if redraw { e.seen.len() } else { e.runs };
+        let done = |e: &Self| spent(e) >= budget || (redraw && e.repeats >= budget);
         let mut k = 1;
         let mut streak = 0;
-        loop {
-            let spent = if self.config.redraw_repeats { self.seen.len() } else { self.runs };
-            if spent >= budget || (self.config.redraw_repeats && self.repeats >= budget) {
+        while !done(self) {
+            let room = (budget - spent(self)).min(self.lanes.len());
+            let jobs: Vec<Job> = (k..k + room).map_while(|k| strategy.seeded_value(k, steps).map(|value| Job { value, input_seed: self.config.draw_inputs.then_some(k as u64) })).collect();
+            if jobs.is_empty() {
                 break;
             }
-            let Some(value) = strategy.seeded_value(k, steps) else { break };
-            self.input_seed = self.config.draw_inputs.then_some(k as u64);
-            let outcome = self.run(&value, 0)?;
-            if outcome.stop {
-                return Ok(self.search(false));
+            for (lane, (job, executed)) in jobs.iter().zip(self.execute_batch(&jobs)?).enumerate() {
+                if done(self) {
+                    return Ok(self.search(false));
+                }
+                let outcome = self.record(job, 0, lane, executed)?;
+                if outcome.stop {
+                    return Ok(self.search(false));
+                }
+                streak = if outcome.new { 0 } else { streak + 1 };
+                if redraw && streak >= REPEAT_STREAK {
+                    self.saturated = true;
+                    return Ok(self.search(false));
+                }
+                k += 1;
             }
-            streak = if outcome.new { 0 } else { streak + 1 };
-            if self.config.redraw_repeats && streak >= REPEAT_STREAK {
-                self.saturated = true;
-                break;
-            }
-            k += 1;
         }
         Ok(self.search(false))
     }
 
-    /// Runs `invocation` with its output `files` emptied first: emptied rather than
-    /// removed, so the runtime then rewrites the same files (it opens them with O_TRUNC)
-    /// instead of the file system allocating new ones, which was ~7% of a served search
-    /// (perf). An empty file reads as a missing one.
-    fn execute(&mut self, invocation: &Invocation, files: &[&PathBuf]) -> Result<Execution, ExploreError> {
-        for file in files {
-            empty(file);
-        }
-        invocation.run_with(&mut self.server).map_err(|e| ExploreError::Io(format!("{}: {e}", self.program.program.display())))
-    }
-
-    /// One execution under `schedule_value`, recording its choices.
-    fn run(&mut self, schedule_value: &str, prefix_len: usize) -> Result<Outcome, ExploreError> {
-        self.runs += 1;
-        let out_file = self.work.join("run.schedule");
-        let trace_file = self.work.join(trace::binary_name("run"));
-        let inputs_file = self.work.join("run.inputs");
-        let races_file = self.work.join("run.races");
-        let files = [&out_file, &trace_file, &inputs_file, &races_file];
-        let draw = self.config.draw_inputs;
-        let invocation = Invocation {
-            schedule: Some(schedule_value.to_string()),
-            schedule_out: Some(out_file.clone()),
-            races_out: self.config.races.then(|| races_file.clone()),
-            trace: Some(trace_file.clone()),
-            max_steps: Some(self.config.max_steps),
-            nondet_seed: if draw { self.input_seed } else { self.program.nondet_seed },
-            input_log: if draw { Some(inputs_file.clone()) } else { self.program.input_log.clone() },
-            ..self.program.clone()
-        };
-        let mut execution = self.execute(&invocation, &files)?;
-        if execution.status == Status::TimedOut {
-            // A run can time out for the machine's load alone: the same run (schedule and
-            // input values fix it) under a larger limit tells a slow machine from a hang,
-            // which is only then reported.
-            let longer = Invocation { limits: Limits { timeout: invocation.limits.timeout * TIMEOUT_CONFIRM_FACTOR, ..invocation.limits }, ..invocation };
-            execution = self.execute(&longer, &files)?;
-            if execution.status != Status::TimedOut {
-                self.slow += 1;
+    /// Runs `jobs` in order, a batch of lanes at a time; true when one stopped the
+    /// search (the runs after it in its batch are dropped unread).
+    fn run_jobs(&mut self, jobs: Vec<Job>) -> Result<bool, ExploreError> {
+        for batch in jobs.chunks(self.lanes.len()) {
+            for (lane, (job, executed)) in batch.iter().zip(self.execute_batch(batch)?).enumerate() {
+                if self.record(job, 0, lane, executed)?.stop {
+                    return Ok(true);
+                }
             }
         }
+        Ok(false)
+    }
+
+    /// Executes `jobs` (at most one per lane) at the same time, job i on lane i, each on
+    /// a thread of its own; the lanes' servers are started here first, as they end with
+    /// the thread that started them.
+    fn execute_batch(&mut self, jobs: &[Job]) -> Result<Vec<Executed>, ExploreError> {
+        let invocations: Vec<Invocation> = jobs.iter().enumerate().map(|(lane, job)| self.invocation(job, &self.lanes[lane].files)).collect();
+        let confirm = self.config.confirm_timeouts;
+        if let [only] = invocations.as_slice() {
+            return Ok(vec![self.lanes[0].execute(only, confirm)?]);
+        }
+        for (lane, invocation) in self.lanes.iter_mut().zip(&invocations) {
+            invocation.start_server(&mut lane.server);
+        }
+        std::thread::scope(|scope| {
+            let running: Vec<_> = self.lanes.iter_mut().zip(&invocations).map(|(lane, invocation)| scope.spawn(move || lane.execute(invocation, confirm))).collect();
+            running.into_iter().map(|run| run.join().expect("a lane's run panicked")).collect()
+        })
+    }
+
+    /// The invocation of one run: the program with the job's schedule and input seed,
+    /// writing into `files`.
+    fn invocation(&self, job: &Job, files: &RunFiles) -> Invocation {
+        let draw = self.config.draw_inputs;
+        Invocation {
+            schedule: Some(job.value.clone()),
+            schedule_out: Some(files.schedule.clone()),
+            races_out: self.config.races.then(|| files.races.clone()),
+            trace: Some(files.trace.clone()),
+            max_steps: Some(self.config.max_steps),
+            nondet_seed: if draw { job.input_seed } else { self.program.nondet_seed },
+            input_log: if draw { Some(files.inputs.clone()) } else { self.program.input_log.clone() },
+            ..self.program.clone()
+        }
+    }
+
+    /// One execution under `schedule_value` on the first lane, with the current input
+    /// seed, recording its choices.
+    fn run(&mut self, schedule_value: &str, prefix_len: usize) -> Result<Outcome, ExploreError> {
+        let job = Job { value: schedule_value.to_string(), input_seed: self.input_seed };
+        let executed = self.execute_batch(std::slice::from_ref(&job))?.remove(0);
+        self.record(&job, prefix_len, 0, executed)
+    }
+
+    /// Reads what a run on `lane` left (its choices, trace, input values, races), counts
+    /// it and hands it to the visitor.
+    fn record(&mut self, job: &Job, prefix_len: usize, lane: usize, executed: Executed) -> Result<Outcome, ExploreError> {
+        self.runs += 1;
+        let Executed { execution, slow } = executed;
+        self.slow += usize::from(slow);
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
             return Err(ExploreError::Runtime(execution.stderr.text().trim().to_string()));
         }
-        let schedule_text = std::fs::read_to_string(&out_file).unwrap_or_default();
-        let schedule = schedule::parse(&schedule_text).map_err(|e| ExploreError::Io(format!("{}: {e}", out_file.display())))?;
-        let trace = trace::read(&trace_file).map_err(ExploreError::Io)?;
-        let races = if self.config.races { races::read(&races_file).map_err(ExploreError::Io)? } else { None };
+        let files = &self.lanes[lane].files;
+        let schedule_text = std::fs::read_to_string(&files.schedule).unwrap_or_default();
+        let schedule = schedule::parse(&schedule_text).map_err(|e| ExploreError::Io(format!("{}: {e}", files.schedule.display())))?;
+        let trace = trace::read(&files.trace).map_err(ExploreError::Io)?;
+        let races = if self.config.races { races::read(&files.races).map_err(ExploreError::Io)? } else { None };
         // The values it was handed; the program's own given values stay first in the list.
-        let given = if draw { input_log::read(&inputs_file) } else { Given::default() };
+        let draw = self.config.draw_inputs;
+        let given = if draw { input_log::read(&files.inputs) } else { Given::default() };
         self.drew_inputs |= !given.is_empty();
         let new = self.seen.insert(schedule.choices.iter().map(|c| c.chosen).collect());
         if !new {
@@ -627,15 +730,15 @@ impl Explorer<'_, '_> {
         let threads = threads_of(&schedule, &trace);
         let visit = Visit {
             run: self.runs,
-            schedule_value,
+            schedule_value: &job.value,
             prefix_len,
             schedule: &schedule,
             schedule_text: &schedule_text,
-            input_seed: if draw { self.input_seed } else { None },
+            input_seed: if draw { job.input_seed } else { None },
             given: &given,
             execution: &execution,
             trace: &trace,
-            trace_file: &trace_file,
+            trace_file: &files.trace,
             races: races.as_ref(),
         };
         let stop = (self.visit)(&visit);

@@ -23,6 +23,12 @@ pub const SEEDED_SHARE: usize = 60;
 /// after the last, the search goes on without a bound.
 pub const DFS_BOUNDS: [u32; 4] = [0, 1, 2, 3];
 
+/// The bounds the dfs phase deepens through when it may go as deep as `deepest`
+/// ([`schedules::UNBOUNDED`]: [`DFS_BOUNDS`], then none; else those below it, then it).
+pub fn dfs_bounds(deepest: u32) -> Vec<u32> {
+    DFS_BOUNDS.iter().copied().filter(|b| *b < deepest).chain([deepest]).collect()
+}
+
 /// How a budget is shared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MixPlan {
@@ -85,6 +91,14 @@ mod tests {
         let small = MixPlan::new(20);
         assert_eq!((small.round_robin, small.seeded_until), (5, 12));
         assert_eq!(MixPlan::new(1).seeded_until, 1);
+    }
+
+    #[test]
+    fn dfs_deepens_up_to_the_deepest_bound_given() {
+        assert_eq!(dfs_bounds(schedules::UNBOUNDED), [0, 1, 2, 3, schedules::UNBOUNDED]);
+        assert_eq!(dfs_bounds(1), [0, 1]);
+        assert_eq!(dfs_bounds(0), [0]);
+        assert_eq!(dfs_bounds(6), [0, 1, 2, 3, 6]);
     }
 
     #[test]

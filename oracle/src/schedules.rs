@@ -44,8 +44,9 @@ pub enum Strategy {
     /// threads wait while it can run, until a seeded release step.
     Holdback,
     /// `explore`'s default: a first `default` run, round-robin, then holdback, pct and
-    /// random in turn, then dfs with iteratively deepened preemption bounds (`crate::mix`).
-    Mix,
+    /// random in turn, then dfs with `por` and iteratively deepened preemption bounds up
+    /// to `deepest` ([`UNBOUNDED`]: the bounds of [`crate::mix::DFS_BOUNDS`], then none).
+    Mix { deepest: u32, por: Por },
 }
 
 /// The largest quantum round-robin tries: strict alternation of steps of up to this many
@@ -69,8 +70,17 @@ impl Strategy {
             Strategy::Mixed { .. } if k == 1 => Some("default".to_string()),
             Strategy::Mixed { depth } if k.is_multiple_of(2) => Some(schedule::pct_value(k / 2, depth, steps)),
             Strategy::Mixed { .. } => Some(format!("random:{}", (k - 1) / 2)),
-            Strategy::Default | Strategy::Dfs { .. } | Strategy::Mix => None,
+            Strategy::Default | Strategy::Dfs { .. } | Strategy::Mix { .. } => None,
         }
+    }
+}
+
+/// How a dfs skips schedules, as the summary says it.
+fn por_words(por: Por) -> &'static str {
+    match por {
+        Por::Dpor => ", partial-order reduction",
+        Por::Sleep => ", sleep sets",
+        Por::None => "",
     }
 }
 
@@ -83,13 +93,13 @@ impl std::fmt::Display for Strategy {
             Strategy::Pct { depth } => write!(f, "pct (depth {depth})"),
             Strategy::RoundRobin => write!(f, "round-robin (quanta 1 to {RR_MAX_QUANTUM}, every phase)"),
             Strategy::Holdback => write!(f, "holdback"),
-            Strategy::Mix => write!(f, "mix (default, round-robin, holdback, pct, random, then dfs with deepening preemption bounds)"),
+            Strategy::Mix { deepest: UNBOUNDED, por: Por::Dpor } => write!(f, "mix (default, round-robin, holdback, pct, random, then dfs with deepening preemption bounds)"),
+            Strategy::Mix { deepest, por } => {
+                let bounds = if *deepest == UNBOUNDED { "deepening preemption bounds".to_string() } else { format!("preemption bounds deepening to {deepest}") };
+                write!(f, "mix (default, round-robin, holdback, pct, random, then dfs with {bounds}{})", por_words(*por))
+            }
             Strategy::Dfs { preemptions, por } => {
-                let reduction = match por {
-                    Por::Dpor => ", partial-order reduction",
-                    Por::Sleep => ", sleep sets",
-                    Por::None => "",
-                };
+                let reduction = por_words(*por);
                 match *preemptions {
                     UNBOUNDED => write!(f, "dfs (no preemption bound{reduction})"),
                     k => write!(f, "dfs (preemption bound {k}{reduction})"),

@@ -162,25 +162,44 @@ impl Invocation {
     /// The search's runs share one working directory while each leaves it as it was made
     /// ([`Workdir::reuse_or_create`]).
     pub fn run_with(&self, server: &mut ForkServer) -> std::io::Result<Execution> {
-        let served = self.schedule.is_some() && self.setting.cmd.is_empty();
         let workdir = server.take_workdir(self.work_root.as_deref(), &self.setting)?;
-        let (execution, workdir) = self.run_in(workdir, served.then_some(&mut *server))?;
+        let (execution, workdir) = self.run_in(workdir, self.served().then_some(&mut *server))?;
         server.return_workdir(workdir);
         Ok(execution)
     }
 
-    fn run_in(&self, workdir: Workdir, server: Option<&mut ForkServer>) -> std::io::Result<(Execution, Workdir)> {
+    /// Starts `server` for this invocation on the calling thread when [`Invocation::run_with`]
+    /// would run it through one ([`ForkServer::start`]): the server, and the runs it
+    /// serves, end with the thread that started it.
+    pub fn start_server(&self, server: &mut ForkServer) {
+        if self.served() {
+            let (run, args, vars) = self.command();
+            server.start(&run, &args, &vars, self.limits.timeout);
+        }
+    }
+
+    /// Whether [`Invocation::run_with`] can serve it: the scheduler controls the run and the program itself runs.
+    fn served(&self) -> bool {
+        self.schedule.is_some() && self.setting.cmd.is_empty()
+    }
+
+    /// What is started: the program (or the test's `cmd`), its arguments and variables.
+    fn command(&self) -> (PathBuf, Vec<String>, Vec<(&str, String)>) {
         let program = absolute(&self.program);
-        let mut vars = self.env();
+        let mut vars: Vec<(&str, String)> = self.env();
         // The test's own variables first: syncmut's win (the test file refuses SYNCMUT_ names).
         vars.splice(0..0, self.setting.env.iter().map(|(k, v)| (k.as_str(), v.clone())));
-        let (run, args) = match self.setting.cmd.split_first() {
-            None => (program, self.args.clone()),
+        match self.setting.cmd.split_first() {
+            None => (program, self.args.clone(), vars),
             Some((command, rest)) => {
                 vars.push((BIN_VAR, program.display().to_string()));
-                (PathBuf::from(command), rest.to_vec())
+                (PathBuf::from(command), rest.to_vec(), vars)
             }
-        };
+        }
+    }
+
+    fn run_in(&self, workdir: Workdir, server: Option<&mut ForkServer>) -> std::io::Result<(Execution, Workdir)> {
+        let (run, args, vars) = self.command();
         let cwd = workdir.cwd();
         let place = exec::Place { cwd: Some(&cwd), stdin: workdir.stdin() };
         let mut execution = match server {
