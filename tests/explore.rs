@@ -91,6 +91,53 @@ fn a_deadlock_writes_its_schedule_and_replays() {
     }
 }
 
+#[test]
+fn without_step_lines_a_schedule_file_has_the_same_choices() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).display().to_string();
+    let programs = [
+        (util::root().join("tests/corpus/busywait/peterson.c"), Interleave::Memory),
+        (util::fixture("verdicts/racy_counter/racy_counter.c"), Interleave::Sync),
+    ];
+    const MARKER: &str = "# steps not recorded (SYNCMUT_RECORD_STEPS=0)";
+    let (mut steps, mut readied) = (0, 0);
+    for (i, (source, interleave)) in programs.iter().enumerate() {
+        let b = build_with(source, &dir.path().join(i.to_string()), *interleave, &[]);
+        for seed in 0..=8 {
+            let value = if seed == 0 { "default".to_string() } else { format!("random:{seed}") };
+            let file = |record: Option<&str>, name: &str| {
+                let mut env = vec![("SYNCMUT_SCHEDULE", value.as_str()), ("SYNCMUT_SCHEDULE_OUT", name)];
+                env.extend(record.map(|r| ("SYNCMUT_RECORD_STEPS", r)));
+                let (status, stdout) = run(&b.metamutant, &env);
+                (status, stdout, std::fs::read_to_string(name).unwrap())
+            };
+            let (all, on, off) = (file(None, &p("all.sched")), file(Some("1"), &p("on.sched")), file(Some("0"), &p("off.sched")));
+            assert_eq!((&all.0, &all.1), (&off.0, &off.1), "{value}: the run itself does not change");
+            assert_eq!(all.2, on.2, "{value}: 1 is the default");
+            // Every line but the step lines, `b<k>` (run steps counted with the single
+            // ones) and `# end … steps n` included, is the same.
+            let kept: Vec<&str> = all.2.lines().filter(|l| !l.starts_with("# step ")).collect();
+            let written: Vec<&str> = off.2.lines().filter(|l| *l != MARKER).collect();
+            assert_eq!(kept, written, "{value}:\n{}\n{}", all.2, off.2);
+            assert!(off.2.contains(MARKER) && !all.2.contains(MARKER) && !off.2.contains("# step "));
+            steps += all.2.lines().filter(|l| l.starts_with("# step ")).count();
+            readied += kept.iter().filter(|l| !l.starts_with('#') && l.contains(":b")).count();
+            // The file replays as the full one does.
+            let replayed = format!("replay:{}", p("off.sched"));
+            let again = run(&b.metamutant, &[("SYNCMUT_SCHEDULE", &replayed), ("SYNCMUT_SCHEDULE_OUT", &p("again.sched")), ("SYNCMUT_RECORD_STEPS", "0")]);
+            let choices = |path: &str| syncmut_runtime::schedule::parse(&std::fs::read_to_string(path).unwrap()).unwrap().choices;
+            assert_eq!((again.0, choices(&p("again.sched"))), (off.0, choices(&p("off.sched"))), "{value}");
+        }
+        for bad in ["2", "yes", "00"] {
+            let out = Command::new(&b.metamutant).env("SYNCMUT_SCHEDULE", "default").env("SYNCMUT_RECORD_STEPS", bad).output().unwrap();
+            assert_eq!(out.status.code(), Some(120), "{bad}");
+            assert!(String::from_utf8_lossy(&out.stderr).contains("malformed SYNCMUT_RECORD_STEPS"), "{bad}");
+        }
+    }
+    // The runs had step lines to leave out, and choices that name run steps.
+    assert!(steps > 0 && readied > 0, "{steps} step lines, {readied} choices with b<k>");
+}
+
 /// The metamutant with no mutant active, as `explore` runs it.
 fn original(metamutant: &Path) -> Invocation {
     Invocation { active: Some(String::new()), ..Invocation::new(metamutant, &[]) }

@@ -44,6 +44,9 @@
 #define SYNCMUT_ENV_SCHEDULE "SYNCMUT_SCHEDULE"
 /* Where the scheduler records its choice points. */
 #define SYNCMUT_ENV_SCHEDULE_OUT "SYNCMUT_SCHEDULE_OUT"
+/* 0: the schedule file leaves out the run points with one option (`# step` lines);
+ * 1 or unset: it has them. Choices are recorded alike. */
+#define SYNCMUT_ENV_RECORD_STEPS "SYNCMUT_RECORD_STEPS"
 /* Where the scheduler's race detector writes the data races it found; unset: no detection. */
 #define SYNCMUT_ENV_RACES_OUT "SYNCMUT_RACES_OUT"
 /* The scheduler's step budget (livelock bound). */

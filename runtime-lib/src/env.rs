@@ -10,6 +10,9 @@ pub const TRACE: &str = "SYNCMUT_TRACE";
 pub const SCHEDULE: &str = "SYNCMUT_SCHEDULE";
 /// Where the scheduler records its choice points (the schedule file, [`crate::schedule`]).
 pub const SCHEDULE_OUT: &str = "SYNCMUT_SCHEDULE_OUT";
+/// `0`: the schedule file leaves out the run points with one option (`# step` lines),
+/// which only the partial-order reduction reads; `1` or unset: it has them.
+pub const RECORD_STEPS: &str = "SYNCMUT_RECORD_STEPS";
 /// Where the scheduler's happens-before race detector writes the races it found
 /// ([`crate::races`]); unset: no detection.
 pub const RACES_OUT: &str = "SYNCMUT_RACES_OUT";

@@ -55,6 +55,10 @@ pub struct Invocation {
     pub schedule: Option<String>,
     /// `SYNCMUT_SCHEDULE_OUT`: where the scheduler records its choices.
     pub schedule_out: Option<PathBuf>,
+    /// `SYNCMUT_RECORD_STEPS`: whether the schedule file has the run points with one
+    /// option (`# step` lines; `None`: it has them). Only the partial-order reduction
+    /// reads them.
+    pub record_steps: Option<bool>,
     /// `SYNCMUT_RACES_OUT`: where the scheduler's race detector writes the races it
     /// found ([`crate::races`]); needs a metamutant built with its accesses instrumented.
     pub races_out: Option<PathBuf>,
@@ -94,6 +98,7 @@ impl Invocation {
             trace: None,
             schedule: None,
             schedule_out: None,
+            record_steps: None,
             races_out: None,
             max_steps: None,
             input_log: None,
@@ -128,6 +133,7 @@ impl Invocation {
             None => (env::SCHEDULE, v),
         }));
         vars.extend(self.schedule_out.as_ref().map(|p| (env::SCHEDULE_OUT, path(p))));
+        vars.extend(self.record_steps.map(|on| (env::RECORD_STEPS, u8::from(on).to_string())));
         vars.extend(self.races_out.as_ref().map(|p| (env::RACES_OUT, path(p))));
         vars.extend(self.max_steps.map(|n| (env::MAX_STEPS, n.to_string())));
         vars.extend(self.input_log.as_ref().map(|p| (env::INPUT_LOG, path(p))));
@@ -233,6 +239,7 @@ mod tests {
             trace: Some("t.bin".into()),
             schedule: Some("random:3".into()),
             max_steps: Some(7),
+            record_steps: Some(false),
             ..Invocation::new(Path::new("/bin/true"), &[])
         };
         assert_eq!(
@@ -242,6 +249,7 @@ mod tests {
                 // Absolute: the design runs in a directory of its own.
                 ("SYNCMUT_TRACE", std::env::current_dir().unwrap().join("t.bin").display().to_string()),
                 ("SYNCMUT_SCHEDULE", "random:3".to_string()),
+                ("SYNCMUT_RECORD_STEPS", "0".to_string()),
                 ("SYNCMUT_MAX_STEPS", "7".to_string())
             ]
         );

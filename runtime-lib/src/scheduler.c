@@ -182,6 +182,13 @@ static _Atomic int choices_truncated;
 static _Atomic int out_written;
 /* Run points recorded (choices and single steps); the step under way is the last. */
 static uint64_t run_points;
+/* SYNCMUT_RECORD_STEPS=0 clears it: single steps are counted (run_points, so `b<k>` and
+ * the merging of consecutive ones stay as when they are written) but neither stored nor
+ * written. Only the partial-order reduction reads them; other runs save the work. */
+static int record_steps = 1;
+/* The thread of the last point when it was a single step, else NO_NAME: the next single
+ * step of that thread is merged with it. */
+static uint32_t last_single = NO_NAME;
 static int64_t current_step = -1;
 static const char *schedule_value;
 static pid_t owner_pid; /* a forked child must not write the parent's schedule file */
@@ -314,9 +321,13 @@ static void record_choice(int kind, const struct sthread *chosen, const struct s
 {
     if (choices == NULL)
         return;
-    uint64_t k = atomic_load_explicit(&nchoices, memory_order_relaxed);
     int single = kind == K_RUN && n == 1;
-    if (single && k > 0 && choices[k - 1].single && choices[k - 1].chosen == chosen->id) {
+    int follows = single && last_single == chosen->id;
+    last_single = single ? chosen->id : NO_NAME;
+    if (single && !record_steps)
+        return;
+    uint64_t k = atomic_load_explicit(&nchoices, memory_order_relaxed);
+    if (follows && k > 0 && choices[k - 1].single && choices[k - 1].chosen == chosen->id) {
         struct option *o = &options[choices[k - 1].off];
         if (chosen->next_join >= 0 || o->join >= 0) { /* a join merged with other steps: everything */
             o->obj[0] = OBJ_ALL, o->obj[1] = OBJ_NONE, o->join = -1;
@@ -377,8 +388,7 @@ static void record_run(struct sthread *chosen, const struct sthread *cur, uint32
 {
     if (choices == NULL)
         return;
-    uint64_t k = atomic_load_explicit(&nchoices, memory_order_relaxed);
-    int merged = n == 1 && k > 0 && choices[k - 1].single && choices[k - 1].chosen == chosen->id;
+    int merged = n == 1 && last_single == chosen->id;
     record_choice(K_RUN, chosen, cur, n);
     if (!merged)
         current_step = (int64_t)run_points++;
@@ -740,6 +750,8 @@ static void write_schedule_out(const char *how)
         sout_u64(c->events);
         sout_str("\n");
     }
+    if (!record_steps)
+        sout_str("# steps not recorded (SYNCMUT_RECORD_STEPS=0)\n");
     if (atomic_load_explicit(&choices_truncated, memory_order_relaxed))
         sout_str("# truncated\n");
     if (replay_diverged >= 0) {
@@ -1622,6 +1634,12 @@ __attribute__((constructor(102))) static void scheduler_init(void)
               value, PCT_MAX_DEPTH);
     if (strategy == STRATEGY_REPLAY || strategy == STRATEGY_FOLLOW)
         load_replay(value + 7);
+    const char *record = getenv(SYNCMUT_ENV_RECORD_STEPS);
+    if (record != NULL && *record != '\0') {
+        if (strcmp(record, "0") != 0 && strcmp(record, "1") != 0)
+            syncmut_fatal("malformed SYNCMUT_RECORD_STEPS '%s': expected 0 (no `# step` lines) or 1", record);
+        record_steps = record[0] == '1';
+    }
     const char *out = getenv(SYNCMUT_ENV_SCHEDULE_OUT);
     if (out != NULL && *out != '\0')
         start_recording(out);
