@@ -8,6 +8,9 @@
 //! `SCHEDULES` (default 150) runs per search, `ROUNDS` (default 3) rounds and `LANES`
 //! (default: the number of cores) can be set in the environment.
 
+mod util;
+
+use util::{median, root, setting};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use syncmut_mutator::interleave::Interleave;
@@ -27,18 +30,6 @@ const PROGRAMS: &[(&str, Interleave)] = &[
     ("tests/fixtures/verdicts/racy_counter/racy_counter.c", Interleave::Sync),
 ];
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn setting(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
 
 fn program(binary: &Path) -> Invocation {
     Invocation { active: Some(String::new()), limits: Limits { timeout: Duration::from_secs(10), ..Limits::default() }, ..Invocation::new(binary, &[]) }

@@ -9,7 +9,10 @@
 //! `RUNS` (default 200) runs per round and `ROUNDS` (default 5) can be set in the
 //! environment.
 
-use std::path::{Path, PathBuf};
+mod util;
+
+use util::{median, root, setting};
+use std::path::Path;
 use std::time::{Duration, Instant};
 use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::{metamutant, Design};
@@ -25,18 +28,6 @@ const PROGRAMS: &[(&str, Interleave)] = &[
     ("tests/fixtures/verdicts/racy_counter/racy_counter.c", Interleave::Sync),
 ];
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn setting(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
 
 /// CPU seconds (user + system) of this process and of its reaped descendants.
 fn cpu() -> f64 {
