@@ -76,7 +76,9 @@ fn main() {
                     ratios_one.push(one / b);
                     ratios_lanes.push(many / b);
                 }
-                println!("| {} | {b:.0} | {one:.0} | {:.1}x | {many:.0} | {:.1}x |", twin.path, one / b, many / b);
+                // A rate the summary rounds to 0 (runs of seconds each) has no ratio.
+                let ratio = |after: f64| if b > 0.0 { format!("{:.1}x", after / b) } else { "-".to_string() };
+                println!("| {} | {b:.0} | {one:.0} | {} | {many:.0} | {} |", twin.path, ratio(one), ratio(many));
             }
         }
     }
