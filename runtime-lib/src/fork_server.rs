@@ -90,6 +90,29 @@ impl ForkServer {
         self.spare_workdir = Some(workdir);
     }
 
+    /// Makes sure a server for `program args` with `env`'s variables other than
+    /// `SYNCMUT_*` runs, starting (or restarting) it on the calling thread, and says
+    /// whether runs can go through it (false: by exec, [`ForkServer::fallback`] says why).
+    /// The server ends with the thread that started it (PR_SET_PDEATHSIG), so a search
+    /// whose runs execute on short-lived threads starts it first on the thread that
+    /// searches.
+    pub fn start(&mut self, program: &Path, args: &[String], env: &[(&str, String)], timeout: Duration) -> bool {
+        if self.fallback.is_some() {
+            return false;
+        }
+        let base_env: Vec<(String, String)> = env.iter().filter(|(k, _)| !k.starts_with("SYNCMUT_")).map(|(k, v)| (k.to_string(), v.clone())).collect();
+        if self.server.as_ref().is_some_and(|s| s.program != program || s.args != args || s.base_env != base_env) {
+            self.server = None;
+        }
+        if self.server.is_none() {
+            match Server::start(program, args, base_env, timeout) {
+                Ok(server) => self.server = Some(server),
+                Err(reason) => self.fallback = Some(reason),
+            }
+        }
+        self.server.is_some()
+    }
+
     /// Runs `program args` with `env` as [`exec::execute_in`] does, through the server
     /// when it can. The server is started on the first run and restarted when the
     /// program, its arguments or its variables other than `SYNCMUT_*` change.
@@ -112,31 +135,6 @@ impl ForkServer {
                 exec::execute_in(program, args, env, limits, place)
             }
         }
-    }
-}
-
-impl ForkServer {
-    /// Makes sure a server for `program args` with `env`'s variables other than
-    /// `SYNCMUT_*` runs, starting (or restarting) it on the calling thread, and says
-    /// whether runs can go through it (false: by exec, [`ForkServer::fallback`] says why).
-    /// The server ends with the thread that started it (PR_SET_PDEATHSIG), so a search
-    /// whose runs execute on short-lived threads starts it first on the thread that
-    /// searches.
-    pub fn start(&mut self, program: &Path, args: &[String], env: &[(&str, String)], timeout: Duration) -> bool {
-        if self.fallback.is_some() {
-            return false;
-        }
-        let base_env: Vec<(String, String)> = env.iter().filter(|(k, _)| !k.starts_with("SYNCMUT_")).map(|(k, v)| (k.to_string(), v.clone())).collect();
-        if self.server.as_ref().is_some_and(|s| s.program != program || s.args != args || s.base_env != base_env) {
-            self.server = None;
-        }
-        if self.server.is_none() {
-            match Server::start(program, args, base_env, timeout) {
-                Ok(server) => self.server = Some(server),
-                Err(reason) => self.fallback = Some(reason),
-            }
-        }
-        self.server.is_some()
     }
 }
 
