@@ -198,10 +198,13 @@ fn flanagan_godefroid_lock_example() {
 }
 
 #[test]
-fn a_join_depends_on_the_joined_threads_end_only() {
+fn joins_keep_every_observation_with_fewer_runs() {
     // T3 joins T1, then reads x, which T1 and T2 write: what T3 reads depends on where
     // T2's write falls; T1's first steps (on y) commute with the join attempt. Every
     // observation of the full search is kept under every bound, with fewer runs unbounded.
+    // In this model the wake edge of a blocked join (`b<k>`) already orders the joiner
+    // after the joined thread's end: without the `j<k>` object on the thread's last step
+    // the runs and observations here are the same, so this checks joins, not that rule.
     let p = [vec![Write(2), Write(2), Write(1)], vec![Write(1)], vec![Join(0), Read(1)]];
     for bound in [UNBOUNDED, 0, 1, 2] {
         let (none_runs, none_seen) = search(&p, Por::None, bound);
