@@ -10,7 +10,7 @@
 
 mod util;
 
-use util::{median, root, setting};
+use util::{cpu, median, root, setting};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use syncmut_mutator::interleave::Interleave;
@@ -42,22 +42,6 @@ fn search(binary: &Path, schedules: usize, fork_server: bool, lanes: usize, work
     let found = explore::search(&program(binary), &config, work, &mut |_| false).expect("search");
     assert_eq!(found.exec_fallback.is_none(), fork_server, "{}: {:?}", binary.display(), found.exec_fallback);
     found.runs as f64 / started.elapsed().as_secs_f64()
-}
-
-/// CPU seconds (user + system) of this process and of its reaped descendants: on a
-/// loaded machine a run's CPU time says what it costs better than its wall time.
-fn cpu() -> f64 {
-    let seconds = |who| {
-        // SAFETY: getrusage fills the struct it is given.
-        let usage = unsafe {
-            let mut usage: libc::rusage = std::mem::zeroed();
-            libc::getrusage(who, &mut usage);
-            usage
-        };
-        let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
-        t(usage.ru_utime) + t(usage.ru_stime)
-    };
-    seconds(libc::RUSAGE_SELF) + seconds(libc::RUSAGE_CHILDREN)
 }
 
 /// Median wall microseconds per call of `f` over `n` calls, and mean CPU microseconds

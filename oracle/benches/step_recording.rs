@@ -11,7 +11,7 @@
 
 mod util;
 
-use util::{median, root, setting};
+use util::{cpu, median, root, setting};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use syncmut_mutator::interleave::Interleave;
@@ -28,21 +28,6 @@ const PROGRAMS: &[(&str, Interleave)] = &[
     ("tests/fixtures/verdicts/racy_counter/racy_counter.c", Interleave::Sync),
 ];
 
-
-/// CPU seconds (user + system) of this process and of its reaped descendants.
-fn cpu() -> f64 {
-    let seconds = |who| {
-        // SAFETY: getrusage fills the struct it is given.
-        let usage = unsafe {
-            let mut usage: libc::rusage = std::mem::zeroed();
-            libc::getrusage(who, &mut usage);
-            usage
-        };
-        let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
-        t(usage.ru_utime) + t(usage.ru_stime)
-    };
-    seconds(libc::RUSAGE_SELF) + seconds(libc::RUSAGE_CHILDREN)
-}
 
 /// One round's figures, per run.
 struct Round {
