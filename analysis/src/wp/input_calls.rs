@@ -107,12 +107,9 @@ impl<'m> Wp<'m> {
             let val = if self.counts_nondet(f, t) { self.counter_after(f, t)? } else { self.counter_before(f, t)? };
             arms.push((taken, val));
         }
-        let Some((_, mut acc)) = arms.pop() else {
+        let Some(acc) = self.ite_arms(arms) else {
             return Ok(self.unknown_counter(at, "on a path cut by the loop bound"));
         };
-        for (c, v) in arms.into_iter().rev() {
-            acc = self.ctx.ite(c, v, acc);
-        }
         if self.summarised_header(f, b) {
             return Ok(self.summarise_counter(f, b, at, acc));
         }
@@ -139,14 +136,21 @@ impl<'m> Wp<'m> {
         if !self.facts.nondet_callers.contains(&callee) || !callee.has_body() || self.frames[f].depth >= MAX_DEPTH {
             return Ok(self.unknown_counter(j, "after a synchronization point (other threads may call __VERIFIER_nondet_*)"));
         }
-        let mut arms = self.at_returns(f, j, callee, |wp, child, ret| wp.counter_before(child, ret))?;
-        let Some((_, mut acc)) = arms.pop() else {
-            return Ok(self.unknown_counter(j, "after a call that does not return"));
-        };
+        let arms = self.at_returns(f, j, callee, |wp, child, ret| wp.counter_before(child, ret))?;
+        match self.ite_arms(arms) {
+            Some(acc) => Ok(acc),
+            None => Ok(self.unknown_counter(j, "after a call that does not return")),
+        }
+    }
+
+    /// The value of the first arm whose condition holds, the last arm's otherwise (as
+    /// `ite(c1, v1, ite(c2, v2, … vn))`); `None` without arms.
+    fn ite_arms(&self, mut arms: Vec<(SExpr, SExpr)>) -> Option<SExpr> {
+        let (_, mut acc) = arms.pop()?;
         for (c, v) in arms.into_iter().rev() {
             acc = self.ctx.ite(c, v, acc);
         }
-        Ok(acc)
+        Some(acc)
     }
 
     /// A fresh counter value, with a note: the positions a formula then picks for its
@@ -232,12 +236,9 @@ impl<'m> Wp<'m> {
             let val = if calls_getopt(t) { self.getopt_after(f, t)? } else { self.getopt_before(f, t)? };
             arms.push((taken, val));
         }
-        let Some((_, mut acc)) = arms.pop() else {
+        let Some(acc) = self.ite_arms(arms) else {
             return Ok(self.unknown_getopt_count(at, "on a path cut by the loop bound"));
         };
-        for (c, v) in arms.into_iter().rev() {
-            acc = self.ctx.ite(c, v, acc);
-        }
         if self.summarised_header(f, b) && self.loop_body(f, b).iter().any(|block| block.instructions().into_iter().any(calls_getopt)) {
             let again = self.again(f, b);
             let later = self.unknown_getopt_count(at, "in a summarised loop");
