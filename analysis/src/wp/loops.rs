@@ -13,6 +13,7 @@
 //! such a loop costs nothing. The result over-approximates, so execution confirms the
 //! candidate as for every test.
 
+use super::call_counts::Counted;
 use super::frames::FrameId;
 use super::memory::Loc;
 use super::values::Sym;
@@ -130,15 +131,15 @@ impl<'m> Wp<'m> {
         writes
     }
 
-    /// The nondet call counter at the summarised header `b`, given its value on entry:
-    /// unknown when the loop went round again and its body counts nondet calls.
-    pub(super) fn summarise_counter(&mut self, f: FrameId, b: Block<'m>, at: Value<'m>, entry: SExpr) -> SExpr {
-        let counts = self.loop_body(f, b).iter().any(|block| block.instructions().iter().any(|j| self.counts_nondet(f, *j)));
+    /// The count of `c` calls at the summarised header `b`, given its value on entry:
+    /// unknown when the loop went round again and its body makes such calls.
+    pub(super) fn summarise_count(&mut self, c: Counted, f: FrameId, b: Block<'m>, at: Value<'m>, entry: SExpr) -> SExpr {
+        let counts = self.loop_body(f, b).iter().any(|block| block.instructions().iter().any(|j| self.counts(c, f, *j)));
         if !counts {
             return entry;
         }
         let again = self.again(f, b);
-        let later = self.unknown_counter(at, "in a summarised loop");
+        let later = self.unknown_count(c, at, "in a summarised loop");
         self.ctx.ite(again, later, entry)
     }
 }

@@ -25,6 +25,7 @@
 //! (SystemC waits and notifies, assumptions on the path), `calls` (what a called
 //! function's name means), `terms` (SMT-LIB builders) and `query` (the result).
 
+mod call_counts;
 mod calls;
 mod control_flow;
 mod facts;
@@ -71,8 +72,8 @@ pub struct Wp<'m> {
     memory: HashMap<(FrameId, Value<'m>, Loc<'m>), Sym<'m>>,
     /// The named definition of a branch condition (`control_flow.rs`).
     edge_defs: HashMap<(FrameId, Value<'m>), SExpr>,
-    /// The nondet call counter just before an instruction (`input_calls.rs`).
-    counters: HashMap<(FrameId, Value<'m>), SExpr>,
+    /// The count of nondet or getopt calls just before an instruction (`call_counts.rs`).
+    call_counts: HashMap<(call_counts::Counted, FrameId, Value<'m>), SExpr>,
     /// Whether a SystemC `wait(e)` returns, per (frame, call) (`process_order.rs`).
     returns: HashMap<(FrameId, Value<'m>), SExpr>,
     /// Frames created to decide whether some process notifies an event: their own
@@ -96,8 +97,6 @@ pub struct Wp<'m> {
     loops_checking: HashSet<(FrameId, Block<'m>, Loc<'m>)>,
     /// "This untracked pointer is null", one boolean per pointer (`values.rs`).
     null_tests: HashMap<memory::Base<'m>, SExpr>,
-    /// The getopt call counter just before an instruction (`input_calls.rs`).
-    getopt_counters: HashMap<(FrameId, Value<'m>), SExpr>,
     /// Another writer's stores are being evaluated (`interference.rs`): a value they
     /// read after a synchronization point is not traced to its writers again.
     in_writer: bool,
@@ -121,7 +120,7 @@ impl<'m> Wp<'m> {
             reach: HashMap::new(),
             memory: HashMap::new(),
             edge_defs: HashMap::new(),
-            counters: HashMap::new(),
+            call_counts: HashMap::new(),
             returns: HashMap::new(),
             notifier_frames: HashSet::new(),
             in_notifier: false,
@@ -146,7 +145,6 @@ impl<'m> Wp<'m> {
             loops_again: HashMap::new(),
             loops_checking: HashSet::new(),
             null_tests: HashMap::new(),
-            getopt_counters: HashMap::new(),
             in_writer: false,
             writes: HashMap::new(),
             traced_stores: 0,
