@@ -173,7 +173,7 @@ pub fn load(path: Option<&Path>) -> anyhow::Result<Config> {
     let Some(path) = path else {
         return Ok(Config::default());
     };
-    let text = std::fs::read_to_string(&path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let mut config: Config = toml::from_str(&text).with_context(|| format!("{}: not a valid syncmut.toml", path.display()))?;
     if let Some(gen) = &config.gen {
         anyhow::ensure!(["wp", "random", "none"].contains(&gen.as_str()), "{}: gen must be \"wp\", \"random\" or \"none\", not {gen:?}", path.display());

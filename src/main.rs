@@ -41,6 +41,8 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+// One value, parsed once at start-up: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     /// List the synchronization sites and mutants of a design.
     List {

@@ -140,7 +140,7 @@ fn freed_memory_is_forgotten_so_a_reused_address_is_a_new_object() {
     // still shows.
     let dir = tempfile::tempdir().unwrap();
     let fixture = util::fixture("races/reused_heap.c");
-    let design = syncmut_mutator::Design::from_paths(&[fixture.clone()], &[]).unwrap();
+    let design = syncmut_mutator::Design::from_paths(std::slice::from_ref(&fixture), &[]).unwrap();
     let options = syncmut_mutator::metamutant::Options { interleave: syncmut_mutator::interleave::Interleave::Sync, races: true };
     let build = syncmut_mutator::metamutant::build_with(&design, &dir.path().join("build"), &options).unwrap();
     let races_file = dir.path().join("run.races");

@@ -223,7 +223,7 @@ fn no_example_catalogue_holds_a_mutant_identical_by_construction() {
     let mut left_out = 0;
     for entry in std::fs::read_dir(&examples).unwrap() {
         let dir = entry.unwrap().path();
-        let design = Design::from_paths(&[dir.clone()], &[]).unwrap();
+        let design = Design::from_paths(std::slice::from_ref(&dir), &[]).unwrap();
         let work = tempfile::tempdir().unwrap();
         let cat = scan(&design, work.path()).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).catalogue;
         for m in &cat.mutants {

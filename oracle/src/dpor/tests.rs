@@ -77,11 +77,11 @@ fn run(threads: &[Vec<Op>], prefix: &[u32]) -> (String, Observation) {
                 memory.insert(o, value);
             }
             Lock(l) => {
-                if holder.contains_key(&l) {
+                if let std::collections::hash_map::Entry::Vacant(free) = holder.entry(l) {
+                    free.insert(chosen);
+                } else {
                     blocked[chosen] = true;
                     advance = false;
-                } else {
-                    holder.insert(l, chosen);
                 }
             }
             Join(t) => {
