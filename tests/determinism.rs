@@ -81,8 +81,14 @@ fn systemc_design_seeded_from_the_clock_prints_the_same() {
 /// (mutant, verdict, reason) of `syncmut run --gen none` of a fixture, and what its
 /// baseline masked as nondeterministic.
 fn verdicts(name: &str) -> (Vec<(String, String, String)>, Value) {
+    verdicts_in(name, &[])
+}
+
+/// [`verdicts`] with `env` added to syncmut's environment.
+fn verdicts_in(name: &str, env: &[(&str, &str)]) -> (Vec<(String, String, String)>, Value) {
     let out = tempfile::tempdir().unwrap();
     let run = Command::new(cargo_bin("syncmut"))
+        .envs(env.iter().copied())
         .env_remove("SYNCMUT_REAL_TIME")
         .env_remove("SYNCMUT_ENTROPY")
         .args(["run", "--gen", "none", "-j", "2", "-o"])
@@ -116,6 +122,16 @@ fn stable_verdicts(name: &str) {
     for (mutant, verdict, reason) in &first {
         assert!(!reason.contains("stdout line"), "{name}: {mutant} is {verdict} by a random value: {reason}");
     }
+}
+
+/// Variables syncmut sets per run, left in the user's shell (a schedule, a step budget,
+/// a mutant and nondet values from replaying something by hand), reach no run. They
+/// did once: the uninstrumented build hung under the stray schedule, the metamutant
+/// ran out of the stray step budget, and the baseline set the only test aside.
+#[test]
+fn runtime_variables_in_the_users_environment_change_no_verdict() {
+    let stray = [("SYNCMUT_SCHEDULE", "random:5"), ("SYNCMUT_MAX_STEPS", "3"), ("SYNCMUT_ACTIVE", "0:remove"), ("SYNCMUT_NONDET", "7")];
+    assert_eq!(verdicts("pthread_clock"), verdicts_in("pthread_clock", &stray));
 }
 
 #[test]

@@ -138,6 +138,29 @@ fn without_step_lines_a_schedule_file_has_the_same_choices() {
     assert!(steps > 0 && readied > 0, "{steps} step lines, {readied} choices with b<k>");
 }
 
+/// A schedule given to the uninstrumented build, whose synchronization calls never reach
+/// the scheduler, is refused at once with exit 120 and says what to run instead; it used
+/// to hang as soon as one thread blocked on a real lock. Without a schedule that build
+/// runs natively as before.
+#[test]
+fn a_schedule_for_the_uninstrumented_build_is_refused_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = build(&bugs_dir().join("lock_order_ok.c"), dir.path());
+    let mut child = Command::new(&b.original).env("SYNCMUT_SCHEDULE", "default").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the uninstrumented build hangs under SYNCMUT_SCHEDULE");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(120));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("this program is not instrumented") && String::from_utf8_lossy(&out.stderr).contains("Run the metamutant"));
+    assert!(run(&b.original, &[]).0.success());
+}
+
 /// The metamutant with no mutant active, as `explore` runs it.
 fn original(metamutant: &Path) -> Invocation {
     Invocation { active: Some(String::new()), ..Invocation::new(metamutant, &[]) }

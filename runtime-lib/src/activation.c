@@ -65,7 +65,7 @@ void syncmut_fatal(const char *fmt, ...)
     _exit(SYNCMUT_STATUS_CONFIG_ERROR);
 }
 
-static int have_site_table(void)
+int syncmut_instrumented(void)
 {
     return &syncmut_site_count != NULL;
 }
@@ -73,7 +73,7 @@ static int have_site_table(void)
 /* "file:line:col wrapper" from the mutator's table, or "" when it is absent. */
 static const char *site_text(uint32_t site)
 {
-    if (have_site_table() && site < syncmut_site_count && syncmut_sites != NULL &&
+    if (syncmut_instrumented() && site < syncmut_site_count && syncmut_sites != NULL &&
         syncmut_sites[site] != NULL)
         return syncmut_sites[site];
     return "";
@@ -120,7 +120,7 @@ static void parse_active(const char *value)
         syncmut_op op = op_from_slug(slug, len);
         if (op == SYNCMUT_ORIGINAL)
             syncmut_fatal("unknown operator '%.*s' in SYNCMUT_ACTIVE '%s'", (int)len, slug, value);
-        if (have_site_table() && site >= syncmut_site_count)
+        if (syncmut_instrumented() && site >= syncmut_site_count)
             syncmut_fatal("site %llu in SYNCMUT_ACTIVE '%s' does not exist (the design's sites are "
                   "numbered 0 to %lld)",
                   (unsigned long long)site, value, (long long)syncmut_site_count - 1);

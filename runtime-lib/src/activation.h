@@ -36,6 +36,11 @@ typedef enum syncmut_op {
  * half-done output). For configuration the runtime cannot honour. */
 void syncmut_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
+/* Whether the mutator rewrote this program (it emitted the site table): its
+ * synchronization calls then reach the runtime's wrappers. The uninstrumented build
+ * links the runtime too, for the virtual clock and the inputs, but its calls do not. */
+int syncmut_instrumented(void);
+
 /* "original" for SYNCMUT_ORIGINAL, else the operator's slug. */
 const char *syncmut_op_slug(syncmut_op op);
 

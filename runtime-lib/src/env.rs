@@ -42,6 +42,15 @@ pub const ENTROPY: &str = "SYNCMUT_ENTROPY";
 /// before `main` ([`crate::fork_server`]); unset: an ordinary run.
 pub const FORK_SERVER: &str = "SYNCMUT_FORK_SERVER";
 
+/// The variables syncmut sets for each run itself: a run never takes them from
+/// syncmut's own environment, where a value left in the user's shell (say a
+/// `SYNCMUT_SCHEDULE` from replaying a counterexample by hand) would put every run,
+/// the original's and the uninstrumented build's among them, under the wrong schedule,
+/// mutant or step budget. The rest (`SYNCMUT_REAL_TIME`, `SYNCMUT_ENTROPY`, the SystemC
+/// bounds) are settings a user may give every run through syncmut's environment.
+pub const PER_RUN: [&str; 13] =
+    [ACTIVE, TRACE, SCHEDULE, SCHEDULE_OUT, RECORD_STEPS, RACES_OUT, MAX_STEPS, PCT_STEPS, NONDET, NONDET_SEED, INPUTS, INPUT_LOG, FORK_SERVER];
+
 /// syncmut itself: `1` links designs with the sanitizers and the sanitized runtime.
 pub const SANITIZE: &str = "SYNCMUT_SANITIZE";
 /// syncmut itself: set to `1` in helper processes (the SMT solver) that the orphan sweep

@@ -143,6 +143,9 @@ fn execute_once(program: &Path, args: &[String], env: &[(&str, String)], limits:
     if let Some(cwd) = place.cwd {
         cmd.current_dir(cwd);
     }
+    for var in crate::env::PER_RUN {
+        cmd.env_remove(var);
+    }
     cmd.args(args)
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         // The SystemC banner is noise in every output comparison.

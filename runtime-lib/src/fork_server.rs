@@ -159,6 +159,10 @@ impl Server {
         // unset before any run starts; a user's own LD_BIND_NOW is left as it is.
         let user_binding = base_env.iter().any(|(k, _)| k == BIND_NOW) || std::env::var_os(BIND_NOW).is_some();
         let server_value = if user_binding { fd.to_string() } else { format!("{fd} {BIND_NOW}") };
+        // Each run's own SYNCMUT_* variables come with its request.
+        for var in crate::env::PER_RUN {
+            command.env_remove(var);
+        }
         command
             .args(args)
             .envs(base_env.iter().map(|(k, v)| (k, v)))

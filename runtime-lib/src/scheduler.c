@@ -1611,6 +1611,13 @@ __attribute__((constructor(102))) static void scheduler_init(void)
     const char *value = getenv(SYNCMUT_ENV_SCHEDULE);
     if (value == NULL || *value == '\0')
         return;
+    /* Without the rewrite a thread blocked in the real pthread_mutex_lock would keep
+     * the one turn the scheduler hands out, and every other thread would wait for it
+     * forever: a hang that looks like the design's. */
+    if (!syncmut_instrumented())
+        syncmut_fatal("SYNCMUT_SCHEDULE is set, but this program is not instrumented: its synchronization "
+                      "calls do not reach the scheduler (it is the uninstrumented build). Run the metamutant "
+                      "instead, or unset SYNCMUT_SCHEDULE");
     schedule_value = value;
     owner_pid = getpid();
     if (strcmp(value, "default") == 0)
