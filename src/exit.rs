@@ -56,7 +56,8 @@ pub fn for_mutator_error(error: &MutatorError) -> i32 {
         | MutatorError::BadBitcode { .. }
         | MutatorError::CompileDatabase { .. }
         | MutatorError::MultiplyDefined { .. }
-        | MutatorError::AlreadyInstrumented(_) => BAD_DESIGN,
+        | MutatorError::AlreadyInstrumented(_)
+        | MutatorError::OpenMp { .. } => BAD_DESIGN,
     }
 }
 

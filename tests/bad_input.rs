@@ -39,6 +39,21 @@ fn compile_error_shows_clang_diagnostics() {
         .stderr(contains("undeclared_variable"));
 }
 
+/// OpenMP is refused by name before anything links: its threads and locks are the OpenMP
+/// runtime's. It used to end in the linker's undefined `__kmpc_*` symbols (no libomp
+/// installed) with a hint to add a library, which would only have led to unscheduled threads.
+#[test]
+fn openmp_is_refused_in_words() {
+    syncmut()
+        .arg("list")
+        .arg(fixture("openmp.c"))
+        .args(["--", "-fopenmp"])
+        .assert()
+        .code(3)
+        .stderr(contains("openmp.c: uses OpenMP (it calls `__kmpc_fork_call`)"))
+        .stderr(contains("linking failed").not());
+}
+
 #[test]
 fn bitcode_from_a_newer_llvm() {
     syncmut()

@@ -32,6 +32,9 @@ pub enum MutatorError {
     #[error("{}: this module was already instrumented by syncmut; pass the original design instead", .0.display())]
     AlreadyInstrumented(PathBuf),
 
+    #[error("{}: uses OpenMP (it calls `{entry}`): OpenMP's threads and locks live in the OpenMP runtime, which syncmut can neither rewrite nor schedule; syncmut takes pthread, C11 threads, std::thread and SystemC synchronization", file.display())]
+    OpenMp { file: PathBuf, entry: String },
+
     #[error("`{tool}` was not found on PATH; run `scripts/setup.sh` (or `apt-get install -y {package}`)")]
     ToolMissing { tool: String, package: String },
 

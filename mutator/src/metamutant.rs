@@ -184,7 +184,18 @@ fn load<'ctx>(context: &'ctx Context, bitcode: &Path, design: &Design) -> Result
     if rewrite::is_instrumented(&module) {
         return Err(MutatorError::AlreadyInstrumented(design.inputs[0].path.clone()));
     }
+    if let Some(entry) = openmp_entry(&module) {
+        return Err(MutatorError::OpenMp { file: design.inputs[0].path.clone(), entry });
+    }
     Ok(module)
+}
+
+/// The first OpenMP runtime entry (a parallel region, teams or a task) the module
+/// declares, by name. Refused rather than run: the region's threads would run outside
+/// the scheduler and its locks outside the rewrite, so every verdict would be a guess.
+fn openmp_entry(module: &Module<'_>) -> Option<String> {
+    const ENTRIES: [&str; 5] = ["__kmpc_fork_call", "__kmpc_fork_teams", "__kmpc_omp_task", "GOMP_parallel", "GOMP_task"];
+    module.get_functions().map(|f| f.get_name().to_string_lossy().into_owned()).filter(|name| ENTRIES.iter().any(|e| name.starts_with(e))).min()
 }
 
 /// The catalogue of the discovered sites, their files named relative to the design's
