@@ -1,7 +1,8 @@
 //! Builds the runtime's two static archives into OUT_DIR; `lib.rs` embeds them.
 //!
 //! - `libsyncmut_rt.a` (C): activation, trace buffer, pthread wrappers. Needs only libc,
-//!   so pthread designs link without libstdc++ or SystemC.
+//!   so pthread designs link without libstdc++ or SystemC (`std_future.c` calls into
+//!   libstdc++, but only C++ designs that wait on a future pull its object in).
 //! - `libsyncmut_rt_sc.a` (C++17): SystemC wrappers; calls into the C archive, so link
 //!   it first: `libsyncmut_rt_sc.a libsyncmut_rt.a -lsystemc`.
 //!

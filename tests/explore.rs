@@ -161,6 +161,27 @@ fn a_schedule_for_the_uninstrumented_build_is_refused_not_a_hang() {
     assert!(run(&b.original, &[]).0.success());
 }
 
+/// A value handed over through `std::promise`/`std::future` and a `std::async` task
+/// (tests/fixtures/futures): the scheduler sees main blocked in `future::get` and the
+/// join async makes through a pointer, so the correct program is clean under every
+/// schedule tried, and its twin's lost value is a deadlock, not a hang. Before, both
+/// blocked for real while holding the scheduler's turn: every run timed out.
+#[test]
+fn futures_and_async_are_scheduled() {
+    let dir = tempfile::tempdir().unwrap();
+    let explore = |name: &str| {
+        let out = dir.path().join(name);
+        let done = util::syncmut().arg("explore").arg(util::fixture(&format!("futures/{name}.cpp"))).arg("-o").arg(&out).args(["--schedules", "100"]).output().unwrap();
+        (done.status.code(), String::from_utf8_lossy(&done.stdout).into_owned() + &String::from_utf8_lossy(&done.stderr))
+    };
+    let (code, text) = explore("handoff");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("no bug found") && !text.contains("timeout"), "{text}");
+    let (code, text) = explore("handoff_bad");
+    assert_eq!(code, Some(9), "{text}");
+    assert!(text.contains("BUG deadlock"), "{text}");
+}
+
 /// The metamutant with no mutant active, as `explore` runs it.
 fn original(metamutant: &Path) -> Invocation {
     Invocation { active: Some(String::new()), ..Invocation::new(metamutant, &[]) }

@@ -295,10 +295,17 @@ fn std_template_wait(signature: &str) -> Option<SyncApi> {
     })
 }
 
+/// The futex wait every wait on a `std::future` comes down to (its first argument is the
+/// shared state's `this`, the word waited on is the second), on the system clock.
+const FUTURE_WAIT: &str = "std::__atomic_futex_unsigned_base::_M_futex_wait_until(unsigned int*, unsigned int, bool, std::chrono::duration<long, std::ratio<(long)1, (long)1> >, std::chrono::duration<long, std::ratio<(long)1, (long)1000000000> >)";
+/// The same on the steady clock (`wait_for`).
+const FUTURE_WAIT_STEADY: &str = "std::__atomic_futex_unsigned_base::_M_futex_wait_until_steady(unsigned int*, unsigned int, bool, std::chrono::duration<long, std::ratio<(long)1, (long)1> >, std::chrono::duration<long, std::ratio<(long)1, (long)1000000000> >)";
+
 /// A call that is no site in user code but is rewritten where libstdc++'s inline code
 /// makes it, so that it is a scheduling point too: `std::condition_variable::wait_for`'s
-/// timed wait, `std::timed_mutex::try_lock_for`'s timed lock, and the futex wait, futex wake and spin-loop yield every C++20 wait on an
-/// atomic comes down to (runtime-lib/src/atomic_wait.c). The futex functions take an
+/// timed wait, `std::timed_mutex::try_lock_for`'s timed lock, the futex wait, futex wake and spin-loop yield every C++20 wait on an
+/// atomic comes down to (runtime-lib/src/atomic_wait.c), and the futex wait and wake of
+/// `std::future`, `std::promise` and `std::async` (runtime-lib/src/std_future.c). The futex functions take an
 /// `int` on Linux (`__platform_wait_t`); the timed one is matched for the one instance
 /// the library makes (a `steady_clock` time point in nanoseconds).
 pub fn library_call(signature: &str) -> Option<SyncApi> {
@@ -308,6 +315,9 @@ pub fn library_call(signature: &str) -> Option<SyncApi> {
         ("void std::__detail::__platform_wait<int>(int const*, int)", "syncmut_std_platform_wait", Effect::AtomicWait { object: 0 }),
         ("void std::__detail::__platform_notify<int>(int const*, bool)", "syncmut_std_platform_notify", Effect::AtomicNotify { object: 0 }),
         ("std::__detail::__thread_yield()", "syncmut_std_thread_yield", Effect::Yield),
+        (FUTURE_WAIT, "syncmut_std_futex_wait_until", Effect::AtomicWait { object: 1 }),
+        (FUTURE_WAIT_STEADY, "syncmut_std_futex_wait_until_steady", Effect::AtomicWait { object: 1 }),
+        ("std::__atomic_futex_unsigned_base::_M_futex_notify_all(unsigned int*)", "syncmut_std_futex_notify_all", Effect::AtomicNotify { object: 0 }),
     ];
     let timed = signature.starts_with("bool std::__detail::__platform_wait_until_impl<")
         && signature.contains("(int const*, int, std::chrono::")
@@ -760,6 +770,10 @@ mod tests {
             ("_ZNSt8__detail17__platform_notifyIiEEvPKT_b", "syncmut_std_platform_notify"),
             ("_ZNSt8__detail14__thread_yieldEv", "syncmut_std_thread_yield"),
             ("_ZNSt8__detail26__platform_wait_until_implINSt6chrono8durationIlSt5ratioILl1ELl1000000000EEEEEEbPKiiRKNS2_10time_pointINS2_3_V212steady_clockET_EE", "syncmut_std_platform_wait_until"),
+            // A future's wait and wake.
+            ("_ZNSt28__atomic_futex_unsigned_base19_M_futex_wait_untilEPjjbNSt6chrono8durationIlSt5ratioILl1ELl1EEEENS2_IlS3_ILl1ELl1000000000EEEE", "syncmut_std_futex_wait_until"),
+            ("_ZNSt28__atomic_futex_unsigned_base26_M_futex_wait_until_steadyEPjjbNSt6chrono8durationIlSt5ratioILl1ELl1EEEENS2_IlS3_ILl1ELl1000000000EEEE", "syncmut_std_futex_wait_until_steady"),
+            ("_ZNSt28__atomic_futex_unsigned_base19_M_futex_notify_allEPj", "syncmut_std_futex_notify_all"),
         ] {
             let sig = demangle(mangled);
             assert_eq!(library_call(&sig).map(|a| a.wrapper), Some(wrapper.to_string()), "{sig}");

@@ -411,7 +411,7 @@ int syncmut_pthread_join(uint32_t site, pthread_t thread, void **retval)
             *retval = NULL;
         return end(c, 0);
     }
-    return end(c, c.sched ? syncmut_sched_join(thread, retval) : pthread_join(thread, retval));
+    return end(c, c.sched ? syncmut_sched_join(thread, retval) : syncmut_real_pthread_join(thread, retval));
 }
 
 /* ---- the project's own synchronization functions ([[sync]] in syncmut.toml) ---------- */

@@ -28,6 +28,7 @@
 #include "syncmut_protocol.h"
 #include "activation.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -1082,6 +1083,21 @@ static struct sthread *thread_of_handle(pthread_t thread)
     return target;
 }
 
+typedef int (*join_fn)(pthread_t, void **);
+
+int syncmut_real_pthread_join(pthread_t thread, void **retval)
+{
+    static _Atomic(join_fn) real;
+    join_fn f = atomic_load_explicit(&real, memory_order_acquire);
+    if (f == NULL) {
+        f = (join_fn)dlsym(RTLD_NEXT, "pthread_join");
+        if (f == NULL)
+            syncmut_fatal("cannot find libc's pthread_join (the design must be linked dynamically)");
+        atomic_store_explicit(&real, f, memory_order_release);
+    }
+    return f(thread, retval);
+}
+
 int syncmut_sched_join(pthread_t thread, void **retval)
 {
     struct sthread *me = self;
@@ -1089,7 +1105,7 @@ int syncmut_sched_join(pthread_t thread, void **retval)
     struct sthread *target = thread_of_handle(thread);
     if (target == NULL || target == me) { /* not ours, or self-join (EDEADLK) */
         pthread_mutex_unlock(&lock);
-        return pthread_join(thread, retval);
+        return syncmut_real_pthread_join(thread, retval);
     }
     while (load_state(target) != FINISHED) {
         set_next_join(me, target);
@@ -1098,7 +1114,7 @@ int syncmut_sched_join(pthread_t thread, void **retval)
     syncmut_races_join(me->id, target->id);
     pthread_mutex_unlock(&lock);
     /* The target passed the baton and is only tearing down: this waits for that. */
-    int rc = pthread_join(thread, retval);
+    int rc = syncmut_real_pthread_join(thread, retval);
     if (rc == 0) {
         pthread_mutex_lock(&lock);
         set_state(target, FREE); /* terminated and joined: the slot can be reused */

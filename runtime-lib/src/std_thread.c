@@ -11,7 +11,15 @@
  *
  * The runtime's own thread creation (the scheduler's, the hook's pass-through) calls
  * pthread_create too; the hook marks those calls (syncmut_hook_creating) and they go
- * straight to libc's function. */
+ * straight to libc's function.
+ *
+ * pthread_join likewise: std::thread::join joins inside libstdc++.so, and a join the
+ * design reaches only through a pointer (std::async's shared state joins its thread
+ * through std::call_once(&std::thread::join, …)) is out of the rewrite's reach too. Such
+ * a join arrives here and is a join of the scheduler, as a scheduling point without an
+ * event of its own (SYNCMUT_SITE_INNER), instead of a real join that would block while
+ * holding the scheduler's one turn. The runtime's own joins call libc's function
+ * directly (syncmut_real_pthread_join). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -19,6 +27,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "pthread_wrappers.h"
 #include "syncmut_protocol.h"
 #include "thread_hooks.h"
 
@@ -49,4 +58,9 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)
     if (syncmut_hook_creating())
         return syncmut_real_pthread_create(thread, attr, start, arg);
     return syncmut_hook_pthread_create("std::thread", thread, attr, start, arg);
+}
+
+int pthread_join(pthread_t thread, void **retval)
+{
+    return syncmut_pthread_join(SYNCMUT_SITE_INNER, thread, retval);
 }
