@@ -151,6 +151,23 @@ fn the_original_never_kills_itself_on_the_systemc_examples() {
     self_check("systemc");
 }
 
+/// The output directory named relatively, as `syncmut run design -o out` from a shell
+/// does: the runs start in directories of their own, and the original's follow of a
+/// mutant's recorded interleaving must still find that file. It once could not, every
+/// follow failed, and the self-check here counted 13 false kills of 13.
+#[test]
+fn the_original_never_kills_itself_with_a_relative_output_directory() {
+    let cwd = tempfile::tempdir().unwrap();
+    syncmut()
+        .current_dir(cwd.path())
+        .arg("run")
+        .arg(util::fixture("schedules/signal_count"))
+        .args(["-j", "2", "--self-check", "-o", "out"])
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("it was killed 0 time(s)"));
+}
+
 /// racy_counter's `swap-lock-order` takes the log lock before the counter's: the
 /// mutant's thread can hold one lock where the original's would wait for it, so the
 /// original cannot follow such a run to its end, and what a join sees afterwards is no

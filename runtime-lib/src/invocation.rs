@@ -128,8 +128,10 @@ impl Invocation {
         let mut vars = Vec::new();
         vars.extend(self.active.clone().map(|v| (env::ACTIVE, v)));
         vars.extend(self.trace.as_ref().map(|p| (env::TRACE, path(p))));
-        vars.extend(self.schedule.clone().map(|v| match v.strip_prefix("replay:") {
-            Some(file) => (env::SCHEDULE, format!("replay:{}", absolute(Path::new(file)).display())),
+        // A schedule read from a file names it absolutely: runs start in a working
+        // directory of their own, where a relative path (from `-o out`) names nothing.
+        vars.extend(self.schedule.clone().map(|v| match ["replay:", "follow:"].into_iter().find_map(|p| v.strip_prefix(p).map(|file| (p, file))) {
+            Some((prefix, file)) => (env::SCHEDULE, format!("{prefix}{}", absolute(Path::new(file)).display())),
             None => (env::SCHEDULE, v),
         }));
         vars.extend(self.schedule_out.as_ref().map(|p| (env::SCHEDULE_OUT, path(p))));
@@ -253,6 +255,19 @@ mod tests {
                 ("SYNCMUT_MAX_STEPS", "7".to_string())
             ]
         );
+    }
+
+    /// A schedule file named relatively (an output directory given as `-o out`) is named
+    /// absolutely in the run's environment, for `replay:` and `follow:` alike: the run
+    /// starts elsewhere. A relative `follow:` once made every follow of the original fail,
+    /// and each such failure counted as a difference from the mutant: false kills.
+    #[test]
+    fn schedule_files_are_named_absolutely() {
+        let here = std::env::current_dir().unwrap();
+        for prefix in ["replay:", "follow:"] {
+            let run = Invocation { schedule: Some(format!("{prefix}out/run.schedule")), ..Invocation::new(Path::new("/bin/true"), &[]) };
+            assert_eq!(run.env(), [("SYNCMUT_SCHEDULE", format!("{prefix}{}", here.join("out/run.schedule").display()))]);
+        }
     }
 
     #[test]
