@@ -10,9 +10,13 @@ use std::path::Path;
 use std::sync::OnceLock;
 use util::{example, syncmut};
 
-/// Runs `syncmut run` on an example and returns (mutant → verdict, killed, mutants).
+/// Runs `syncmut run` on an example and returns (mutant → verdict, killed, mutants). The
+/// output directory is named relatively, from its parent, as a user types `-o out` (or
+/// takes the default `syncmut.out`): runs start in directories of their own, and every
+/// path handed to them must still name the same file.
 fn run(name: &str, jobs: &str, out: &Path) -> Value {
-    syncmut().arg("run").arg(example(name)).args(["-o", out.to_str().unwrap(), "-j", jobs]).assert().success();
+    let (parent, dir) = (out.parent().unwrap(), out.file_name().unwrap());
+    syncmut().current_dir(parent).arg("run").arg(example(name)).arg("-o").arg(dir).args(["-j", jobs]).assert().success();
     util::verdicts(out)
 }
 
