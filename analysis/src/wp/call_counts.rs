@@ -72,7 +72,8 @@ impl<'m> Wp<'m> {
             return match self.frames[f].kind.clone() {
                 FrameKind::Root => Ok(self.bv_const(0, 32)),
                 FrameKind::Call { parent, call } => self.count_before(c, parent, call),
-                // Other threads' calls interleave with the new thread's.
+                // getopt in a thread is not modelled; with concurrent nondet calls,
+                // other threads' calls interleave with the new thread's.
                 FrameKind::Thread { .. } if c == Counted::Getopt || self.facts.concurrent_nondet => Ok(self.unknown_count(c, at, "at the entry of a thread or process")),
                 FrameKind::Thread { creator, point, .. } => self.count_before(c, creator, point),
             };
