@@ -8,6 +8,8 @@
 //! `STEPS` (default 1,000,000) is the step bound, `REPEATS` (default 3) how many times
 //! the rendering is timed (the median is printed).
 
+mod util;
+
 use std::time::{Duration, Instant};
 use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::{metamutant, Design};
@@ -15,6 +17,7 @@ use syncmut_oracle::explore::{self, ExploreSettings};
 use syncmut_oracle::schedules::Strategy;
 use syncmut_runtime::exec::Limits;
 use syncmut_runtime::Invocation;
+use util::{median, setting};
 
 const PROGRAM: &str = r#"#include <pthread.h>
 
@@ -60,12 +63,8 @@ int main(void)
 }
 "#;
 
-fn setting(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
 fn main() {
-    let steps = setting("STEPS", 1_000_000);
+    let steps = setting("STEPS", 1_000_000) as u64;
     let repeats = setting("REPEATS", 3).max(1);
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("mutex_livelock.c");
@@ -85,7 +84,6 @@ fn main() {
         bytes = explore::render_counterexample(&build.catalogue, &found).len();
         times.push(started.elapsed().as_secs_f64());
     }
-    times.sort_by(f64::total_cmp);
     println!(
         "{}: {} choice points, {} trace events{}; the run and reading its files {:.1} s; rendering {:.3} s (median of {repeats}), {bytes} bytes",
         found.kind,
@@ -93,6 +91,6 @@ fn main() {
         found.trace.events.len(),
         if found.trace.truncated { " (truncated)" } else { "" },
         run.as_secs_f64(),
-        times[times.len() / 2],
+        median(times),
     );
 }

@@ -1,6 +1,9 @@
 //! What the oracle's benches share: where the repository is, their knobs, the median,
 //! CPU time.
 
+// Each bench compiles this module on its own and uses a part of it.
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 
 /// The repository root (the programs the benches run are named relative to it).
