@@ -93,7 +93,6 @@ impl std::fmt::Display for Strategy {
             Strategy::Pct { depth } => write!(f, "pct (depth {depth})"),
             Strategy::RoundRobin => write!(f, "round-robin (quanta 1 to {RR_MAX_QUANTUM}, every phase)"),
             Strategy::Holdback => write!(f, "holdback"),
-            Strategy::Mix { deepest: UNBOUNDED, por: Por::Dpor } => write!(f, "mix (default, round-robin, holdback, pct, random, then dfs with deepening preemption bounds)"),
             Strategy::Mix { deepest, por } => {
                 let bounds = if *deepest == UNBOUNDED { "deepening preemption bounds".to_string() } else { format!("preemption bounds deepening to {deepest}") };
                 write!(f, "mix (default, round-robin, holdback, pct, random, then dfs with {bounds}{})", por_words(*por))
