@@ -1083,19 +1083,23 @@ static struct sthread *thread_of_handle(pthread_t thread)
     return target;
 }
 
-typedef int (*join_fn)(pthread_t, void **);
+void *syncmut_libc_function(_Atomic(void *) *cache, const char *name)
+{
+    void *f = atomic_load_explicit(cache, memory_order_acquire);
+    if (f == NULL) {
+        f = dlsym(RTLD_NEXT, name);
+        if (f == NULL)
+            syncmut_fatal("cannot find libc's %s (the design must be linked dynamically)", name);
+        atomic_store_explicit(cache, f, memory_order_release);
+    }
+    return f;
+}
 
 int syncmut_real_pthread_join(pthread_t thread, void **retval)
 {
-    static _Atomic(join_fn) real;
-    join_fn f = atomic_load_explicit(&real, memory_order_acquire);
-    if (f == NULL) {
-        f = (join_fn)dlsym(RTLD_NEXT, "pthread_join");
-        if (f == NULL)
-            syncmut_fatal("cannot find libc's pthread_join (the design must be linked dynamically)");
-        atomic_store_explicit(&real, f, memory_order_release);
-    }
-    return f(thread, retval);
+    static _Atomic(void *) real;
+    int (*join)(pthread_t, void **) = (int (*)(pthread_t, void **))syncmut_libc_function(&real, "pthread_join");
+    return join(thread, retval);
 }
 
 int syncmut_sched_join(pthread_t thread, void **retval)

@@ -53,8 +53,12 @@ int syncmut_sched_sem_wait(sem_t *s);
 int syncmut_sched_sem_post(sem_t *s);
 int syncmut_sched_barrier_wait(pthread_barrier_t *b);
 int syncmut_sched_join(pthread_t thread, void **retval);
-/* libc's pthread_join. The executable of a pthread design defines pthread_join itself
- * (std_thread.c, for the joins libstdc++ makes), so the runtime's own joins call this. */
+/* libc's function `name` (dlsym RTLD_NEXT), looked up once and kept in *cache; a
+ * missing one ends the run with status 120. The executable of a pthread design defines
+ * pthread_create and pthread_join itself (std_thread.c, for the threads and joins
+ * libstdc++ makes), so the runtime's own calls reach libc's through this. */
+void *syncmut_libc_function(_Atomic(void *) *cache, const char *name);
+/* libc's pthread_join, for the runtime's own joins. */
 int syncmut_real_pthread_join(pthread_t thread, void **retval);
 /* A futex wait on `addr`: EAGAIN at once when *addr != expected, else blocks until a
  * futex wake on `addr` (0) or, when `timed`, until nothing else can run (ETIMEDOUT). */

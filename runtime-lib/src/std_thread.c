@@ -21,13 +21,10 @@
  * holding the scheduler's one turn. The runtime's own joins call libc's function
  * directly (syncmut_real_pthread_join). */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <unistd.h>
 
 #include "pthread_wrappers.h"
+#include "scheduler.h"
 #include "syncmut_protocol.h"
 #include "thread_hooks.h"
 
@@ -36,27 +33,17 @@ typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
 /* Referenced by the link flag so that the linker takes this object from the archive. */
 const int syncmut_std_thread = 1;
 
-int syncmut_real_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-                                void *(*start)(void *), void *arg)
+static int real_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
-    static _Atomic(create_fn) real;
-    create_fn f = atomic_load_explicit(&real, memory_order_acquire);
-    if (f == NULL) {
-        f = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
-        if (f == NULL) {
-            dprintf(2, "syncmut runtime: cannot find libc's pthread_create (the design must be linked dynamically)\n");
-            _exit(SYNCMUT_STATUS_CONFIG_ERROR);
-        }
-        atomic_store_explicit(&real, f, memory_order_release);
-    }
-    return f(thread, attr, start, arg);
+    static _Atomic(void *) real;
+    return ((create_fn)syncmut_libc_function(&real, "pthread_create"))(thread, attr, start, arg);
 }
 
 int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
                    void *arg)
 {
     if (syncmut_hook_creating())
-        return syncmut_real_pthread_create(thread, attr, start, arg);
+        return real_pthread_create(thread, attr, start, arg);
     return syncmut_hook_pthread_create("std::thread", thread, attr, start, arg);
 }
 
