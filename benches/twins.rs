@@ -22,10 +22,17 @@ fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let syncmut = PathBuf::from(env!("CARGO_BIN_EXE_syncmut"));
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-    let schedules: usize = env("TWINS_SCHEDULES").and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let schedules: usize = env("TWINS_SCHEDULES")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
     let only = env("TWINS_ONLY");
-    let strategies: Vec<String> = env("TWINS_STRATEGIES").unwrap_or_else(|| "random,pct,dfs,rr,holdback,default".into()).split(',').map(str::to_string).collect();
-    let settings: Vec<String> = env("TWINS_INTERLEAVE").map_or_else(|| vec!["sync".into(), "memory".into()], |v| vec![v]);
+    let strategies: Vec<String> = env("TWINS_STRATEGIES")
+        .unwrap_or_else(|| "random,pct,dfs,rr,holdback,default".into())
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let settings: Vec<String> =
+        env("TWINS_INTERLEAVE").map_or_else(|| vec!["sync".into(), "memory".into()], |v| vec![v]);
     let work = tempfile::tempdir().expect("temporary directory");
 
     println!("budget {schedules} schedules per search; cell: run that first showed the bug (- none) / runs per second");
@@ -43,16 +50,27 @@ fn main() {
     let mut found_by_any = 0usize;
     let mut false_alarms = Vec::new();
     let mut limits_missed = Vec::new();
-    for twin in TWINS.iter().filter(|t| only.as_ref().is_none_or(|o| t.path.contains(o.as_str()))) {
+    for twin in TWINS
+        .iter()
+        .filter(|t| only.as_ref().is_none_or(|o| t.path.contains(o.as_str())))
+    {
         for interleave in &settings {
             print!("| {} | {interleave} |", twin.path);
             let mut any = false;
             for (i, strategy) in strategies.iter().enumerate() {
                 let named = (strategy != "default").then_some(strategy.as_str());
-                let out = work.path().join(format!("{}-{interleave}-{strategy}", twin.path.replace('/', "-")));
-                let search = twins::explore(&syncmut, &root, twin, named, interleave, schedules, &out);
+                let out = work.path().join(format!(
+                    "{}-{interleave}-{strategy}",
+                    twin.path.replace('/', "-")
+                ));
+                let search =
+                    twins::explore(&syncmut, &root, twin, named, interleave, schedules, &out);
                 // Summaries print tenths of a second: a shorter search has no rate to show.
-                let rate = if search.seconds >= 0.1 { format!("{:.0}", search.runs as f64 / search.seconds) } else { "-".to_string() };
+                let rate = if search.seconds >= 0.1 {
+                    format!("{:.0}", search.runs as f64 / search.seconds)
+                } else {
+                    "-".to_string()
+                };
                 let cell = match twin.expect {
                     Expect::Bug => match search.found_at {
                         Some(run) if search.code == 9 => {
@@ -68,7 +86,10 @@ fn main() {
                     }
                     Expect::Limit if search.code == 12 => "thread limit".to_string(),
                     Expect::Limit => {
-                        limits_missed.push(format!("{} {interleave} {strategy}: exit {}", twin.path, search.code));
+                        limits_missed.push(format!(
+                            "{} {interleave} {strategy}: exit {}",
+                            twin.path, search.code
+                        ));
                         format!("exit {}", search.code)
                     }
                     Expect::Clean if search.code == 0 => "ok".to_string(),
@@ -88,8 +109,19 @@ fn main() {
         println!("{s}: found {}/{bad} bad twin searches", found_by[i]);
     }
     println!("any strategy: {found_by_any}/{bad}");
-    println!("false alarms on correct twins: {}{}", false_alarms.len(), if false_alarms.is_empty() { String::new() } else { format!(" ({})", false_alarms.join("; ")) });
+    println!(
+        "false alarms on correct twins: {}{}",
+        false_alarms.len(),
+        if false_alarms.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", false_alarms.join("; "))
+        }
+    );
     if !limits_missed.is_empty() {
-        println!("thread-limit twins not reported as such: {}", limits_missed.join("; "));
+        println!(
+            "thread-limit twins not reported as such: {}",
+            limits_missed.join("; ")
+        );
     }
 }

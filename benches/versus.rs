@@ -21,12 +21,25 @@ use twins::TWINS;
 
 /// The rate a search's summary printed (`… s (N runs/s)`), or why there is none.
 fn rate(syncmut: &Path, args: &[String], source: &Path, out: &Path) -> Result<f64, String> {
-    let output = Command::new(syncmut).arg("explore").arg(source).arg("-o").arg(out).args(args).output().map_err(|e| e.to_string())?;
+    let output = Command::new(syncmut)
+        .arg("explore")
+        .arg(source)
+        .arg("-o")
+        .arg(out)
+        .args(args)
+        .output()
+        .map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&output.stdout);
-    let summary = text.lines().find(|l| l.starts_with("explored ")).ok_or_else(|| format!("exit {}", output.status.code().unwrap_or(-1)))?;
+    let summary = text
+        .lines()
+        .find(|l| l.starts_with("explored "))
+        .ok_or_else(|| format!("exit {}", output.status.code().unwrap_or(-1)))?;
     let before = summary.find(" runs/s)").ok_or("no rate")?;
     let number = summary[..before].rsplit('(').next().ok_or("no rate")?;
-    number.trim().parse().map_err(|_| format!("rate {number:?}"))
+    number
+        .trim()
+        .parse()
+        .map_err(|_| format!("rate {number:?}"))
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -47,29 +60,63 @@ fn main() {
     let only = env("TWINS_ONLY");
     let lanes = std::thread::available_parallelism().map_or(1, |n| n.get());
     let work = tempfile::tempdir().expect("temporary directory");
-    let common: Vec<String> = ["--strategy", "random", "--interleave", "memory", "--schedules", &schedules].map(str::to_string).to_vec();
+    let common: Vec<String> = [
+        "--strategy",
+        "random",
+        "--interleave",
+        "memory",
+        "--schedules",
+        &schedules,
+    ]
+    .map(str::to_string)
+    .to_vec();
     println!("explore --strategy random --interleave memory --schedules {schedules}: runs per second, median of {rounds} rounds; before: {}", before.display());
     println!("| program | before | after, -j 1 | ratio | after, {lanes} lanes | ratio |");
     println!("|---|---|---|---|---|---|");
     let (mut ratios_one, mut ratios_lanes) = (Vec::new(), Vec::new());
-    for twin in TWINS.iter().filter(|t| only.as_ref().is_none_or(|o| t.path.contains(o.as_str()))) {
+    for twin in TWINS
+        .iter()
+        .filter(|t| only.as_ref().is_none_or(|o| t.path.contains(o.as_str())))
+    {
         let source = root.join("tests/corpus").join(format!("{}.c", twin.path));
-        let out = |tag: &str| work.path().join(format!("{}-{tag}", twin.path.replace('/', "-")));
+        let out = |tag: &str| {
+            work.path()
+                .join(format!("{}-{tag}", twin.path.replace('/', "-")))
+        };
         let (mut b, mut one, mut many) = (Vec::new(), Vec::new(), Vec::new());
         let mut failed = None;
-        let flags: Vec<String> = common.iter().cloned().chain(twin.flags.iter().map(|f| f.to_string())).collect();
-        let with = |j: usize| flags.iter().cloned().chain(["-j".to_string(), j.to_string()]).collect::<Vec<_>>();
+        let flags: Vec<String> = common
+            .iter()
+            .cloned()
+            .chain(twin.flags.iter().map(|f| f.to_string()))
+            .collect();
+        let with = |j: usize| {
+            flags
+                .iter()
+                .cloned()
+                .chain(["-j".to_string(), j.to_string()])
+                .collect::<Vec<_>>()
+        };
         for _ in 0..rounds {
             match rate(&before, &flags, &source, &out("before")) {
                 Ok(r) => b.push(r),
                 Err(why) => failed = Some(why),
             }
-            one.push(rate(&after, &with(1), &source, &out("one")).unwrap_or_else(|e| panic!("{}: {e}", twin.path)));
-            many.push(rate(&after, &with(lanes), &source, &out("lanes")).unwrap_or_else(|e| panic!("{}: {e}", twin.path)));
+            one.push(
+                rate(&after, &with(1), &source, &out("one"))
+                    .unwrap_or_else(|e| panic!("{}: {e}", twin.path)),
+            );
+            many.push(
+                rate(&after, &with(lanes), &source, &out("lanes"))
+                    .unwrap_or_else(|e| panic!("{}: {e}", twin.path)),
+            );
         }
         let (one, many) = (median(one), median(many));
         match failed {
-            Some(why) if b.len() < rounds => println!("| {} | none ({why}) | {one:.0} | - | {many:.0} | - |", twin.path),
+            Some(why) if b.len() < rounds => println!(
+                "| {} | none ({why}) | {one:.0} | - | {many:.0} | - |",
+                twin.path
+            ),
             _ => {
                 let b = median(b);
                 if twin.expect == twins::Expect::Clean {
@@ -77,8 +124,19 @@ fn main() {
                     ratios_lanes.push(many / b);
                 }
                 // A rate the summary rounds to 0 (runs of seconds each) has no ratio.
-                let ratio = |after: f64| if b > 0.0 { format!("{:.1}x", after / b) } else { "-".to_string() };
-                println!("| {} | {b:.0} | {one:.0} | {} | {many:.0} | {} |", twin.path, ratio(one), ratio(many));
+                let ratio = |after: f64| {
+                    if b > 0.0 {
+                        format!("{:.1}x", after / b)
+                    } else {
+                        "-".to_string()
+                    }
+                };
+                println!(
+                    "| {} | {b:.0} | {one:.0} | {} | {many:.0} | {} |",
+                    twin.path,
+                    ratio(one),
+                    ratio(many)
+                );
             }
         }
     }

@@ -104,6 +104,10 @@ fn main() {
 
 /// `versioned` on PATH, else `plain` in LLVM 16's own bin directory.
 fn find_tool(versioned: &str, plain: &str) -> Option<PathBuf> {
-    let on_path = std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(versioned)).find(|c| c.is_file()));
+    let on_path = std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(versioned))
+            .find(|c| c.is_file())
+    });
     on_path.or_else(|| Some(Path::new("/usr/lib/llvm-16/bin").join(plain)).filter(|c| c.is_file()))
 }

@@ -47,24 +47,52 @@ impl ProjectArgs {
     /// compile database's directory, the root.
     pub fn beside(&self, paths: &[PathBuf]) -> Vec<PathBuf> {
         let mut dirs: Vec<PathBuf> = paths.iter().filter(|p| p.is_dir()).cloned().collect();
-        dirs.extend(paths.iter().filter(|p| p.is_file()).map(|p| p.parent().map(Path::to_path_buf).unwrap_or_default()));
-        dirs.extend(self.compile_db.iter().map(|db| db.parent().map(Path::to_path_buf).unwrap_or_default()));
+        dirs.extend(
+            paths
+                .iter()
+                .filter(|p| p.is_file())
+                .map(|p| p.parent().map(Path::to_path_buf).unwrap_or_default()),
+        );
+        dirs.extend(
+            self.compile_db
+                .iter()
+                .map(|db| db.parent().map(Path::to_path_buf).unwrap_or_default()),
+        );
         dirs.extend(self.root.iter().cloned());
-        dirs.into_iter().map(|d| if d.as_os_str().is_empty() { PathBuf::from(".") } else { d }).collect()
+        dirs.into_iter()
+            .map(|d| {
+                if d.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    d
+                }
+            })
+            .collect()
     }
 
     /// `--config FILE`, else the first `syncmut.toml` found [`beside`](Self::beside) the
     /// design.
     pub fn config_file(&self, paths: &[PathBuf]) -> anyhow::Result<Option<PathBuf>> {
         if let Some(file) = &self.config {
-            anyhow::ensure!(file.is_file(), "{}: no such settings file (--config)", file.display());
+            anyhow::ensure!(
+                file.is_file(),
+                "{}: no such settings file (--config)",
+                file.display()
+            );
             return Ok(Some(file.clone()));
         }
-        Ok(self.beside(paths).into_iter().map(|d| d.join(crate::config::FILE)).find(|p| p.is_file()))
+        Ok(self
+            .beside(paths)
+            .into_iter()
+            .map(|d| d.join(crate::config::FILE))
+            .find(|p| p.is_file()))
     }
 
     /// The `tests.json` found beside the design, if any.
     pub fn tests_file(&self, paths: &[PathBuf]) -> Option<PathBuf> {
-        self.beside(paths).into_iter().map(|d| d.join("tests.json")).find(|p| p.is_file())
+        self.beside(paths)
+            .into_iter()
+            .map(|d| d.join("tests.json"))
+            .find(|p| p.is_file())
     }
 }

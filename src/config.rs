@@ -40,7 +40,9 @@ use syncmut_oracle::schedules::{Por, Schedules, Strategy, StrategyName};
 
 fn interleave<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Interleave>, D::Error> {
     let text = String::deserialize(d)?;
-    Interleave::parse(&text).map(Some).map_err(serde::de::Error::custom)
+    Interleave::parse(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 /// Budgets when a strategy is named without `schedules`.
@@ -53,9 +55,18 @@ const DEFAULT_NATIVE_RUNS: usize = 3;
 /// the standard budget (default, pct and random); `schedules` 1 alone is the one default
 /// schedule, N > 1 alone N random schedules; `native` is the default schedule plus
 /// N runs with real threads.
-pub fn strategy(name: Option<&str>, schedules: Option<usize>, preemptions: Option<u32>, depth: Option<u32>, por: Option<Por>) -> anyhow::Result<Schedules> {
+pub fn strategy(
+    name: Option<&str>,
+    schedules: Option<usize>,
+    preemptions: Option<u32>,
+    depth: Option<u32>,
+    por: Option<Por>,
+) -> anyhow::Result<Schedules> {
     let depth = depth.unwrap_or(3);
-    anyhow::ensure!((1..=64).contains(&depth), "depth must be between 1 and 64, not {depth}");
+    anyhow::ensure!(
+        (1..=64).contains(&depth),
+        "depth must be between 1 and 64, not {depth}"
+    );
     // The lab compares the globals' values each event sees; partial-order reduction
     // takes steps on different synchronization objects as independent, although the
     // design code in one may write what an event of the other shows.
@@ -66,20 +77,41 @@ pub fn strategy(name: Option<&str>, schedules: Option<usize>, preemptions: Optio
     // Sleep sets make the same independence assumption, and under a preemption bound may
     // skip the only schedule of a class within the bound: `run` searches every schedule
     // unless `--por sleep` asks for the weaker claim its reasons then state.
-    let name = name.map(str::parse::<StrategyName>).transpose().map_err(anyhow::Error::msg)?;
+    let name = name
+        .map(str::parse::<StrategyName>)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     let budget = |default: usize| schedules.unwrap_or(default).max(1);
     Ok(match (name, schedules) {
-        (None, None) => Schedules { strategy: Strategy::Mixed { depth }, budget: Schedules::STANDARD.budget },
+        (None, None) => Schedules {
+            strategy: Strategy::Mixed { depth },
+            budget: Schedules::STANDARD.budget,
+        },
         (None, Some(n)) if n <= 1 => Schedules::DEFAULT,
         (Some(StrategyName::Default | StrategyName::Native), _) => Schedules::DEFAULT,
-        (Some(StrategyName::Mixed), _) => Schedules { strategy: Strategy::Mixed { depth }, budget: budget(Schedules::STANDARD.budget) },
-        (None | Some(StrategyName::Random), _) => Schedules { strategy: Strategy::Random, budget: budget(DEFAULT_SAMPLES) },
-        (Some(StrategyName::Pct), _) => Schedules { strategy: Strategy::Pct { depth }, budget: budget(DEFAULT_SAMPLES) },
+        (Some(StrategyName::Mixed), _) => Schedules {
+            strategy: Strategy::Mixed { depth },
+            budget: budget(Schedules::STANDARD.budget),
+        },
+        (None | Some(StrategyName::Random), _) => Schedules {
+            strategy: Strategy::Random,
+            budget: budget(DEFAULT_SAMPLES),
+        },
+        (Some(StrategyName::Pct), _) => Schedules {
+            strategy: Strategy::Pct { depth },
+            budget: budget(DEFAULT_SAMPLES),
+        },
         (Some(StrategyName::RoundRobin | StrategyName::Holdback | StrategyName::Mix), _) => {
-            anyhow::bail!("run: strategies rr, holdback and mix are explore's only; run takes {}", StrategyName::NAMES.join(", "))
+            anyhow::bail!(
+                "run: strategies rr, holdback and mix are explore's only; run takes {}",
+                StrategyName::NAMES.join(", ")
+            )
         }
         (Some(StrategyName::Dfs), _) => Schedules {
-            strategy: Strategy::Dfs { preemptions: preemptions.unwrap_or(2), por: por.unwrap_or(Por::None) },
+            strategy: Strategy::Dfs {
+                preemptions: preemptions.unwrap_or(2),
+                por: por.unwrap_or(Por::None),
+            },
             budget: budget(DEFAULT_DFS_RUNS),
         },
     })
@@ -103,15 +135,28 @@ pub const MAX_JOBS: usize = 256;
 pub const MAX_SCHEDULES: usize = 1_000_000;
 
 /// Checks the numeric settings that no type bounds, whichever of flag or file gave them.
-pub fn check_limits(jobs: Option<usize>, schedules: Option<usize>, fail_under: Option<f64>) -> anyhow::Result<()> {
+pub fn check_limits(
+    jobs: Option<usize>,
+    schedules: Option<usize>,
+    fail_under: Option<f64>,
+) -> anyhow::Result<()> {
     if let Some(jobs) = jobs {
-        anyhow::ensure!((1..=MAX_JOBS).contains(&jobs), "jobs (-j) must be between 1 and {MAX_JOBS}, not {jobs}");
+        anyhow::ensure!(
+            (1..=MAX_JOBS).contains(&jobs),
+            "jobs (-j) must be between 1 and {MAX_JOBS}, not {jobs}"
+        );
     }
     if let Some(n) = schedules {
-        anyhow::ensure!(n <= MAX_SCHEDULES, "schedules must be at most {MAX_SCHEDULES}, not {n}");
+        anyhow::ensure!(
+            n <= MAX_SCHEDULES,
+            "schedules must be at most {MAX_SCHEDULES}, not {n}"
+        );
     }
     if let Some(pct) = fail_under {
-        anyhow::ensure!((0.0..=100.0).contains(&pct), "fail_under must be a percentage between 0 and 100, not {pct}");
+        anyhow::ensure!(
+            (0.0..=100.0).contains(&pct),
+            "fail_under must be a percentage between 0 and 100, not {pct}"
+        );
     }
     Ok(())
 }
@@ -173,17 +218,26 @@ pub fn load(path: Option<&Path>) -> anyhow::Result<Config> {
     let Some(path) = path else {
         return Ok(Config::default());
     };
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let mut config: Config = toml::from_str(&text).with_context(|| format!("{}: not a valid syncmut.toml", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut config: Config = toml::from_str(&text)
+        .with_context(|| format!("{}: not a valid syncmut.toml", path.display()))?;
     if let Some(gen) = &config.gen {
-        anyhow::ensure!(["wp", "random", "none"].contains(&gen.as_str()), "{}: gen must be \"wp\", \"random\" or \"none\", not {gen:?}", path.display());
+        anyhow::ensure!(
+            ["wp", "random", "none"].contains(&gen.as_str()),
+            "{}: gen must be \"wp\", \"random\" or \"none\", not {gen:?}",
+            path.display()
+        );
     }
     let base = path.parent().unwrap_or(Path::new("."));
     config.tests = config.tests.map(|t| base.join(t));
     // `-Iinclude` in the file means the directory beside it, wherever syncmut runs.
     for flag in config.flags.iter_mut().flatten() {
         for prefix in ["-I", "-L"] {
-            if let Some(dir) = flag.strip_prefix(prefix).filter(|d| !d.is_empty() && Path::new(d).is_relative()) {
+            if let Some(dir) = flag
+                .strip_prefix(prefix)
+                .filter(|d| !d.is_empty() && Path::new(d).is_relative())
+            {
                 *flag = format!("{prefix}{}", base.join(dir).display());
             }
         }
@@ -203,7 +257,10 @@ mod tests {
 
     #[test]
     fn settings_are_read_and_paths_made_relative() {
-        let config = with("tests = \"t.json\"\njobs = 3\nflags = [\"-DN=4\"]\nsolver = \"cvc5\"\nbudget = 50\n").unwrap();
+        let config = with(
+            "tests = \"t.json\"\njobs = 3\nflags = [\"-DN=4\"]\nsolver = \"cvc5\"\nbudget = 50\n",
+        )
+        .unwrap();
         assert_eq!(config.solver, Some(syncmut_analysis::smt::SolverKind::Cvc5));
         assert_eq!(config.budget, Some(50));
         assert_eq!(config.jobs, Some(3));
@@ -214,22 +271,46 @@ mod tests {
         assert_eq!(config.selection().exclude, ["^main#"]);
         let config = with("[[sync]]\nfunction = \"possess\"\nacts_as = \"lock\"\n").unwrap();
         assert_eq!(config.sync[0].function, "possess");
-        let err = format!("{:#}", with("[[sync]]\nfunction = \"possess\"\nacts_as = \"grab\"\n").unwrap_err());
-        assert!(err.contains("syncmut.toml") && err.contains("grab"), "{err}");
+        let err = format!(
+            "{:#}",
+            with("[[sync]]\nfunction = \"possess\"\nacts_as = \"grab\"\n").unwrap_err()
+        );
+        assert!(
+            err.contains("syncmut.toml") && err.contains("grab"),
+            "{err}"
+        );
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(FILE), "flags = [\"-Iinclude\", \"-I/abs\", \"-lz\"]\n").unwrap();
+        std::fs::write(
+            dir.path().join(FILE),
+            "flags = [\"-Iinclude\", \"-I/abs\", \"-lz\"]\n",
+        )
+        .unwrap();
         let flags = load(Some(&dir.path().join(FILE))).unwrap().flags.unwrap();
-        assert_eq!(flags, [format!("-I{}", dir.path().join("include").display()), "-I/abs".to_string(), "-lz".to_string()]);
+        assert_eq!(
+            flags,
+            [
+                format!("-I{}", dir.path().join("include").display()),
+                "-I/abs".to_string(),
+                "-lz".to_string()
+            ]
+        );
     }
 
     #[test]
     fn unknown_keys_and_bad_values_are_rejected_naming_the_file() {
         let err = format!("{:#}", with("jbos = 3\n").unwrap_err());
-        assert!(err.contains("syncmut.toml") && err.contains("unknown field"), "{err}");
+        assert!(
+            err.contains("syncmut.toml") && err.contains("unknown field"),
+            "{err}"
+        );
         assert!(format!("{:#}", with("gen = \"fuzz\"\n").unwrap_err()).contains("gen must be"));
-        assert!(format!("{:#}", with("solver = \"yices\"\n").unwrap_err()).contains("unknown variant `yices`"));
+        assert!(format!("{:#}", with("solver = \"yices\"\n").unwrap_err())
+            .contains("unknown variant `yices`"));
 
-        assert!(format!("{:#}", with("interleave = \"bytes\"\n").unwrap_err()).contains("interleave must be"));
+        assert!(
+            format!("{:#}", with("interleave = \"bytes\"\n").unwrap_err())
+                .contains("interleave must be")
+        );
     }
 
     #[test]
@@ -241,29 +322,93 @@ mod tests {
         assert!(err(Some(4294967296), None, None).contains("not 4294967296"));
         assert!(err(None, Some(1_000_000_000_000), None).contains("at most 1000000"));
         for bad in [f64::NAN, -1.0, 100.5, f64::INFINITY] {
-            assert!(err(None, None, Some(bad)).contains("between 0 and 100"), "{bad}");
+            assert!(
+                err(None, None, Some(bad)).contains("between 0 and 100"),
+                "{bad}"
+            );
         }
     }
 
     #[test]
     fn interleave_and_strategy_keys() {
-        let config = with("interleave = \"memory\"\nstrategy = \"dfs\"\npreemptions = 1\n").unwrap();
+        let config =
+            with("interleave = \"memory\"\nstrategy = \"dfs\"\npreemptions = 1\n").unwrap();
         assert_eq!(config.interleave, Some(Interleave::Memory));
-        let s = strategy(config.strategy.as_deref(), config.schedules, config.preemptions, config.depth, None).unwrap();
-        let refused = strategy(Some("dfs"), None, None, None, Some(Por::Dpor)).unwrap_err().to_string();
+        let s = strategy(
+            config.strategy.as_deref(),
+            config.schedules,
+            config.preemptions,
+            config.depth,
+            None,
+        )
+        .unwrap();
+        let refused = strategy(Some("dfs"), None, None, None, Some(Por::Dpor))
+            .unwrap_err()
+            .to_string();
         assert!(refused.contains("--por dpor is not supported"), "{refused}");
-        assert_eq!(s, Schedules { strategy: Strategy::Dfs { preemptions: 1, por: Por::None }, budget: 1000 });
-        assert_eq!(strategy(None, Some(1), None, None, None).unwrap(), Schedules::DEFAULT);
+        assert_eq!(
+            s,
+            Schedules {
+                strategy: Strategy::Dfs {
+                    preemptions: 1,
+                    por: Por::None
+                },
+                budget: 1000
+            }
+        );
+        assert_eq!(
+            strategy(None, Some(1), None, None, None).unwrap(),
+            Schedules::DEFAULT
+        );
         // Nothing named: the standard mix; `default` and `native` run the one default
         // schedule (native adds runs with real threads: 3, or `schedules`, or `--native`).
-        assert_eq!(strategy(None, None, None, None, None).unwrap(), Schedules::STANDARD);
-        assert_eq!(strategy(Some("mixed"), Some(5), None, None, None).unwrap(), Schedules { strategy: Strategy::Mixed { depth: 3 }, budget: 5 });
-        assert_eq!(strategy(Some("default"), None, None, None, None).unwrap(), Schedules::DEFAULT);
-        assert_eq!(strategy(Some("native"), Some(4), None, None, None).unwrap(), Schedules::DEFAULT);
-        assert_eq!((native_runs(Some("native"), None, None), native_runs(Some("native"), Some(4), None)), (3, 4));
-        assert_eq!((native_runs(Some("pct"), None, Some(2)), native_runs(None, None, None)), (2, 0));
-        assert_eq!(strategy(None, Some(20), None, None, None).unwrap(), Schedules { strategy: Strategy::Random, budget: 20 });
-        assert_eq!(strategy(Some("pct"), Some(50), None, Some(2), None).unwrap(), Schedules { strategy: Strategy::Pct { depth: 2 }, budget: 50 });
+        assert_eq!(
+            strategy(None, None, None, None, None).unwrap(),
+            Schedules::STANDARD
+        );
+        assert_eq!(
+            strategy(Some("mixed"), Some(5), None, None, None).unwrap(),
+            Schedules {
+                strategy: Strategy::Mixed { depth: 3 },
+                budget: 5
+            }
+        );
+        assert_eq!(
+            strategy(Some("default"), None, None, None, None).unwrap(),
+            Schedules::DEFAULT
+        );
+        assert_eq!(
+            strategy(Some("native"), Some(4), None, None, None).unwrap(),
+            Schedules::DEFAULT
+        );
+        assert_eq!(
+            (
+                native_runs(Some("native"), None, None),
+                native_runs(Some("native"), Some(4), None)
+            ),
+            (3, 4)
+        );
+        assert_eq!(
+            (
+                native_runs(Some("pct"), None, Some(2)),
+                native_runs(None, None, None)
+            ),
+            (2, 0)
+        );
+        assert_eq!(
+            strategy(None, Some(20), None, None, None).unwrap(),
+            Schedules {
+                strategy: Strategy::Random,
+                budget: 20
+            }
+        );
+        assert_eq!(
+            strategy(Some("pct"), Some(50), None, Some(2), None).unwrap(),
+            Schedules {
+                strategy: Strategy::Pct { depth: 2 },
+                budget: 50
+            }
+        );
         assert!(strategy(Some("bfs"), None, None, None, None).is_err());
     }
 }

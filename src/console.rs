@@ -28,7 +28,8 @@ impl Bar {
 impl Progress for Bar {
     fn baseline_started(&self, tests: usize) {
         self.bar.set_prefix("baseline");
-        self.bar.set_message(format!("running the original on {tests} test(s)"));
+        self.bar
+            .set_message(format!("running the original on {tests} test(s)"));
         self.bar.tick();
     }
 
@@ -40,7 +41,8 @@ impl Progress for Bar {
     }
 
     fn run_finished(&self, run: &Run) {
-        self.bar.set_message(format!("{} on {}: {}", run.mutant, run.test, run.verdict));
+        self.bar
+            .set_message(format!("{} on {}: {}", run.mutant, run.test, run.verdict));
         self.bar.inc(1);
     }
 }

@@ -79,9 +79,15 @@ pub fn for_analysis_error(error: &AnalysisError) -> i32 {
 /// The exit code for an oracle failure (`run`, and opening a run directory).
 pub fn for_oracle_error(error: &OracleError) -> i32 {
     match error {
-        OracleError::TestFile(_) | OracleError::NotARunDirectory { .. } | OracleError::SymlinkInRunDirectory { .. } | OracleError::NonUtf8Path { .. } => USAGE,
+        OracleError::TestFile(_)
+        | OracleError::NotARunDirectory { .. }
+        | OracleError::SymlinkInRunDirectory { .. }
+        | OracleError::NonUtf8Path { .. } => USAGE,
         OracleError::Locked { .. } => LOCKED,
         OracleError::NoUsableTest { .. } => NO_USABLE_TEST,
-        OracleError::Read { .. } | OracleError::Write { .. } | OracleError::Spawn { .. } | OracleError::Environment { .. } => INTERNAL,
+        OracleError::Read { .. }
+        | OracleError::Write { .. }
+        | OracleError::Spawn { .. }
+        | OracleError::Environment { .. } => INTERNAL,
     }
 }

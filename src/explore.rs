@@ -13,10 +13,12 @@ use syncmut_mutator::api::Family;
 use syncmut_mutator::effect::Effect;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant;
+use syncmut_oracle::explore::{
+    self, Choose, ExploreSettings, PctPlan, PCT_MAX_CHOSEN_DEPTH, REPEAT_STREAK,
+};
+use syncmut_oracle::schedules::{Por, Strategy, StrategyName, UNBOUNDED};
 use syncmut_runtime::exec::Limits;
 use syncmut_runtime::Invocation;
-use syncmut_oracle::explore::{self, Choose, ExploreSettings, PctPlan, PCT_MAX_CHOSEN_DEPTH, REPEAT_STREAK};
-use syncmut_oracle::schedules::{Por, Strategy, StrategyName, UNBOUNDED};
 
 #[derive(Args)]
 pub struct ExploreArgs {
@@ -89,60 +91,121 @@ pub struct ExploreArgs {
 /// error with its exit code.
 pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     let internal = |e: anyhow::Error| (exit::INTERNAL, e);
-    let mutator = |e: syncmut_mutator::MutatorError| (exit::for_mutator_error(&e), anyhow::Error::from(e));
+    let mutator =
+        |e: syncmut_mutator::MutatorError| (exit::for_mutator_error(&e), anyhow::Error::from(e));
     if a.depth.is_some_and(|d| d == 0 || d > 64) {
-        return Err((exit::USAGE, anyhow::anyhow!("--depth must be between 1 and 64")));
+        return Err((
+            exit::USAGE,
+            anyhow::anyhow!("--depth must be between 1 and 64"),
+        ));
     }
     if a.schedules == Some(0) {
-        return Err((exit::USAGE, anyhow::anyhow!("--schedules must be at least 1")));
+        return Err((
+            exit::USAGE,
+            anyhow::anyhow!("--schedules must be at least 1"),
+        ));
     }
     let flags: Vec<String> = a.cflags.iter().chain(&a.flags).cloned().collect();
     let mut design = a.project.design(&a.design, &flags).map_err(mutator)?;
     // The project's own synchronization functions, declared in syncmut.toml.
-    let settings = a.project.config_file(&a.design).and_then(|file| crate::config::load(file.as_deref())).map_err(|e| (exit::USAGE, e))?;
+    let settings = a
+        .project
+        .config_file(&a.design)
+        .and_then(|file| crate::config::load(file.as_deref()))
+        .map_err(|e| (exit::USAGE, e))?;
     design.sync = settings.sync;
     let jobs = a.jobs.or(settings.jobs);
     crate::config::check_limits(jobs, a.schedules, None).map_err(|e| (exit::USAGE, e))?;
-    std::fs::create_dir_all(&a.output).with_context(|| format!("create {}", a.output.display())).map_err(internal)?;
+    std::fs::create_dir_all(&a.output)
+        .with_context(|| format!("create {}", a.output.display()))
+        .map_err(internal)?;
     let mut interleave = a.interleave;
-    let mut build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave, races: a.races }).map_err(mutator)?;
-    let only_create_and_join = build.catalogue.sites.iter().all(|s| matches!(s.effect, Some(Effect::Join { .. }) | Some(Effect::CreateThread { .. })));
+    let mut build = metamutant::build_with(
+        &design,
+        &a.output,
+        &metamutant::Options {
+            interleave,
+            races: a.races,
+        },
+    )
+    .map_err(mutator)?;
+    let only_create_and_join = build.catalogue.sites.iter().all(|s| {
+        matches!(
+            s.effect,
+            Some(Effect::Join { .. }) | Some(Effect::CreateThread { .. })
+        )
+    });
     if build.catalogue.kind == Family::Pthread && only_create_and_join && interleave.is_sync() {
         // Thread creation and joins alone leave no choice to explore: the program's
         // concurrency is in its shared memory.
         eprintln!("syncmut: no synchronization calls other than thread creation and joins: exploring at memory level (every load and store of shared memory is a scheduling point), as with --interleave memory");
         interleave = Interleave::Memory;
-        build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave, races: a.races }).map_err(mutator)?;
+        build = metamutant::build_with(
+            &design,
+            &a.output,
+            &metamutant::Options {
+                interleave,
+                races: a.races,
+            },
+        )
+        .map_err(mutator)?;
     }
     for warning in &build.warnings {
         eprintln!("syncmut: warning: {warning}");
     }
     if build.catalogue.kind != Family::Pthread {
-        return Err((exit::USAGE, anyhow::anyhow!("explore needs a pthread design (SystemC's process order is deterministic)")));
+        return Err((
+            exit::USAGE,
+            anyhow::anyhow!(
+                "explore needs a pthread design (SystemC's process order is deterministic)"
+            ),
+        ));
     }
     if build.catalogue.sites.is_empty() && build.shared_accesses == 0 {
         eprintln!("syncmut: no synchronization calls and no shared memory accesses in user code: there is no schedule to explore");
         return Ok(exit::NO_SITES);
     }
     let strategy = match a.strategy {
-        StrategyName::Mix => Strategy::Mix { deepest: a.preemptions.unwrap_or(UNBOUNDED), por: a.por },
+        StrategyName::Mix => Strategy::Mix {
+            deepest: a.preemptions.unwrap_or(UNBOUNDED),
+            por: a.por,
+        },
         StrategyName::RoundRobin => Strategy::RoundRobin,
         StrategyName::Holdback => Strategy::Holdback,
         StrategyName::Random => Strategy::Random,
         // A placeholder when the depth is chosen from the program.
-        StrategyName::Pct => Strategy::Pct { depth: a.depth.unwrap_or(PCT_MAX_CHOSEN_DEPTH) },
-        StrategyName::Dfs => Strategy::Dfs { preemptions: a.preemptions.unwrap_or(DFS_PREEMPTIONS), por: a.por },
-        other => return Err((exit::USAGE, anyhow::anyhow!("explore: --strategy must be one of {}, not {other:?}", StrategyName::EXPLORE_NAMES.join(", ")))),
+        StrategyName::Pct => Strategy::Pct {
+            depth: a.depth.unwrap_or(PCT_MAX_CHOSEN_DEPTH),
+        },
+        StrategyName::Dfs => Strategy::Dfs {
+            preemptions: a.preemptions.unwrap_or(DFS_PREEMPTIONS),
+            por: a.por,
+        },
+        other => {
+            return Err((
+                exit::USAGE,
+                anyhow::anyhow!(
+                    "explore: --strategy must be one of {}, not {other:?}",
+                    StrategyName::EXPLORE_NAMES.join(", ")
+                ),
+            ))
+        }
     };
     let config = ExploreSettings {
         strategy,
         schedules: a.schedules.unwrap_or(DEFAULT_SCHEDULES),
         // The seeded strategies draw again when a schedule repeats; round-robin's are a
         // fixed list, and the mix's phases repeat each other's schedules by design.
-        redraw_repeats: matches!(strategy, Strategy::Random | Strategy::Pct { .. } | Strategy::Holdback),
+        redraw_repeats: matches!(
+            strategy,
+            Strategy::Random | Strategy::Pct { .. } | Strategy::Holdback
+        ),
         draw_inputs: true,
         races: a.races,
-        choose: Choose { depth: a.depth.is_none(), schedules: a.schedules.is_none() },
+        choose: Choose {
+            depth: a.depth.is_none(),
+            schedules: a.schedules.is_none(),
+        },
         lanes: jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         // A hang at sync level is not reported but explored again at memory level (below),
         // where timeouts are confirmed: confirming it here would only delay that search.
@@ -151,13 +214,21 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     };
     let program = Invocation {
         active: Some(String::new()),
-        limits: Limits { timeout: std::time::Duration::from_secs(a.timeout.max(1)), ..Limits::default() },
+        limits: Limits {
+            timeout: std::time::Duration::from_secs(a.timeout.max(1)),
+            ..Limits::default()
+        },
         ..Invocation::new(&build.metamutant, &a.args)
     };
     let started = std::time::Instant::now();
     let mut report = explore::explore(&program, &config, &a.output.join("explore"))
         .map_err(|e| (exit::INTERNAL, anyhow::anyhow!("{e}")))?;
-    if interleave.is_sync() && report.found.as_ref().is_some_and(|f| f.kind == explore::BugKind::Hang) {
+    if interleave.is_sync()
+        && report
+            .found
+            .as_ref()
+            .is_some_and(|f| f.kind == explore::BugKind::Hang)
+    {
         // A thread ran past the timeout without reaching a scheduling point: at sync level
         // a busy-wait on plain memory keeps the baton, and the thread it waits for never
         // runs. That is the granularity's doing, not necessarily the program's: explore
@@ -168,14 +239,32 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             report.found.as_ref().map_or(0, |f| f.run)
         );
         interleave = Interleave::Memory;
-        build = metamutant::build_with(&design, &a.output, &metamutant::Options { interleave, races: a.races }).map_err(mutator)?;
-        let program = Invocation { program: build.metamutant.clone(), ..program.clone() };
-        let config = ExploreSettings { confirm_timeouts: true, ..config.clone() };
+        build = metamutant::build_with(
+            &design,
+            &a.output,
+            &metamutant::Options {
+                interleave,
+                races: a.races,
+            },
+        )
+        .map_err(mutator)?;
+        let program = Invocation {
+            program: build.metamutant.clone(),
+            ..program.clone()
+        };
+        let config = ExploreSettings {
+            confirm_timeouts: true,
+            ..config.clone()
+        };
         report = explore::explore(&program, &config, &a.output.join("explore"))
             .map_err(|e| (exit::INTERNAL, anyhow::anyhow!("{e}")))?;
     }
     let seconds = started.elapsed().as_secs_f64();
-    if let Some(reason) = report.exec_fallback.as_ref().filter(|_| syncmut_runtime::fork_server::enabled()) {
+    if let Some(reason) = report
+        .exec_fallback
+        .as_ref()
+        .filter(|_| syncmut_runtime::fork_server::enabled())
+    {
         // Slower, not different: every run still has its own process group, timeout and limits.
         eprintln!("syncmut: note: runs were started by exec, not through a fork server: {reason}");
     }
@@ -189,23 +278,40 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     }
     let coverage = if matches!(strategy, Strategy::Mix { .. }) {
         // Each phase says what it covered, on lines of their own below.
-        if report.exhausted { " — every schedule was explored".to_string() } else { String::new() }
+        if report.exhausted {
+            " — every schedule was explored".to_string()
+        } else {
+            String::new()
+        }
     } else if report.exhausted {
         " — the bounded space is exhausted".to_string()
-    } else if matches!(strategy, Strategy::Dfs { .. }) && report.found.is_none() && report.drew_inputs {
-        " — the program reads nondet inputs: dfs went on with drawn values until the budget".to_string()
+    } else if matches!(strategy, Strategy::Dfs { .. })
+        && report.found.is_none()
+        && report.drew_inputs
+    {
+        " — the program reads nondet inputs: dfs went on with drawn values until the budget"
+            .to_string()
     } else if matches!(strategy, Strategy::Dfs { .. }) && report.found.is_none() {
         " — budget reached before the bounded space was exhausted".to_string()
-    } else if matches!(strategy, Strategy::RoundRobin) && report.found.is_none() && report.runs == syncmut_oracle::schedules::rr_values().len() {
+    } else if matches!(strategy, Strategy::RoundRobin)
+        && report.found.is_none()
+        && report.runs == syncmut_oracle::schedules::rr_values().len()
+    {
         " — every round-robin schedule was run".to_string()
     } else if report.saturated {
         format!(" — no new schedule in the last {REPEAT_STREAK} draws")
-    } else if report.found.is_none() && report.repeats >= report.pct.map_or(config.schedules, |plan| plan.schedules) {
+    } else if report.found.is_none()
+        && report.repeats >= report.pct.map_or(config.schedules, |plan| plan.schedules)
+    {
         " — as many repeated draws as the budget: stopped drawing".to_string()
     } else {
         String::new()
     };
-    let assumed = if report.assumed > 0 { format!(" ({} ended by __VERIFIER_assume: not bugs)", report.assumed) } else { String::new() };
+    let assumed = if report.assumed > 0 {
+        format!(" ({} ended by __VERIFIER_assume: not bugs)", report.assumed)
+    } else {
+        String::new()
+    };
     let repeats = match report.repeats {
         0 => String::new(),
         n if config.redraw_repeats => format!(" ({n} repeated draw(s) redrawn)"),
@@ -220,7 +326,10 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         report.runs as f64 / seconds.max(1e-9)
     );
     if let Some(plan) = &report.pct {
-        println!("{}", pct_coverage(plan, report.runs, report.found.is_some()));
+        println!(
+            "{}",
+            pct_coverage(plan, report.runs, report.found.is_some())
+        );
     }
     for phase in &report.phases {
         println!("  {phase}");
@@ -260,18 +369,38 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     let text = explore::render_counterexample(&build.catalogue, &found);
     let schedule_file = a.output.join(COUNTEREXAMPLE_SCHEDULE);
     let trace_file = a.output.join(COUNTEREXAMPLE_TRACE);
-    let save = |path: &PathBuf, bytes: &[u8]| syncmut_runtime::atomic::write(path, bytes).with_context(|| format!("{}: cannot write", path.display())).map_err(internal);
+    let save = |path: &PathBuf, bytes: &[u8]| {
+        syncmut_runtime::atomic::write(path, bytes)
+            .with_context(|| format!("{}: cannot write", path.display()))
+            .map_err(internal)
+    };
     save(&schedule_file, found.schedule_text.as_bytes())?;
     save(&trace_file, &syncmut_runtime::trace::to_jsonl(&found.trace))?;
     save(&a.output.join("counterexample.txt"), text.as_bytes())?;
-    save(&a.output.join(COUNTEREXAMPLE_RUN), &serde_json::to_vec_pretty(&replay).expect("json"))?;
+    save(
+        &a.output.join(COUNTEREXAMPLE_RUN),
+        &serde_json::to_vec_pretty(&replay).expect("json"),
+    )?;
     println!("\nBUG {text}");
     // Every path in the hint absolute, so it works from any directory.
-    let absolute = |p: &PathBuf| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()).display().to_string();
+    let absolute = |p: &PathBuf| {
+        std::fs::canonicalize(p)
+            .unwrap_or_else(|_| p.clone())
+            .display()
+            .to_string()
+    };
     let args: Vec<String> = a.args.iter().map(|arg| shell_word(arg)).collect();
     // The drawn values, as the list the runtime hands out in call order.
-    let inputs = Invocation { nondet: found.given.nondet.clone(), inputs: found.given.inputs.clone(), ..Invocation::new(&build.metamutant, &[]) };
-    let inputs: String = inputs.env().iter().map(|(k, v)| format!("{k}={} ", shell_word(v))).collect();
+    let inputs = Invocation {
+        nondet: found.given.nondet.clone(),
+        inputs: found.given.inputs.clone(),
+        ..Invocation::new(&build.metamutant, &[])
+    };
+    let inputs: String = inputs
+        .env()
+        .iter()
+        .map(|(k, v)| format!("{k}={} ", shell_word(v)))
+        .collect();
     println!(
         "schedule saved to {}; replay it with (or `syncmut replay {}`):\n  {inputs}SYNCMUT_SCHEDULE=replay:{} SYNCMUT_TRACE=trace.bin {} {}\n(the runtime writes its trace in binary; {} is the same trace as JSON Lines)",
         absolute(&schedule_file),
@@ -334,16 +463,25 @@ pub fn por_name() -> impl TypedValueParser<Value = Por> {
 pub fn preemption_bound(word: &str) -> Result<u32, String> {
     match word {
         "unbounded" => Ok(UNBOUNDED),
-        k => k.parse::<u32>().ok().filter(|k| *k != UNBOUNDED).ok_or_else(|| format!("{k:?} is not a preemption bound (a number, or `unbounded`)")),
+        k => k
+            .parse::<u32>()
+            .ok()
+            .filter(|k| *k != UNBOUNDED)
+            .ok_or_else(|| format!("{k:?} is not a preemption bound (a number, or `unbounded`)")),
     }
 }
 
 fn strategy_name() -> impl TypedValueParser<Value = StrategyName> {
-    PossibleValuesParser::new(StrategyName::EXPLORE_NAMES).map(|name| name.parse().expect("a listed strategy name"))
+    PossibleValuesParser::new(StrategyName::EXPLORE_NAMES)
+        .map(|name| name.parse().expect("a listed strategy name"))
 }
 
 fn shell_word(word: &str) -> String {
-    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "/._-=:,+@".contains(c)) {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-=:,+@".contains(c))
+    {
         word.to_string()
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
@@ -359,21 +497,47 @@ const COUNTEREXAMPLE_RUN: &str = "counterexample.json";
 /// `syncmut replay DIR` on an explore directory: runs the metamutant again under the
 /// counterexample's schedule and checks the trace is the saved one.
 pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::Failure> {
-    let usage = |message: String| crate::Failure { code: exit::USAGE, error: anyhow::anyhow!(message) };
+    let usage = |message: String| crate::Failure {
+        code: exit::USAGE,
+        error: anyhow::anyhow!(message),
+    };
     let schedule = dir.join(COUNTEREXAMPLE_SCHEDULE);
     if !schedule.exists() {
-        let what = if dir.join(syncmut_oracle::outdir::OUTCOMES).exists() { "a run directory: name the mutant to replay" } else { "neither a run directory nor an explore directory with a counterexample" };
+        let what = if dir.join(syncmut_oracle::outdir::OUTCOMES).exists() {
+            "a run directory: name the mutant to replay"
+        } else {
+            "neither a run directory nor an explore directory with a counterexample"
+        };
         return Err(usage(format!("{}: {what}", dir.display())));
     }
     let run: serde_json::Value = std::fs::read(dir.join(COUNTEREXAMPLE_RUN))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
-        .ok_or_else(|| usage(format!("{}: missing or unreadable; explore this design again to replay it", dir.join(COUNTEREXAMPLE_RUN).display())))?;
-    let args: Vec<String> = run["args"].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(String::from)).collect();
+        .ok_or_else(|| {
+            usage(format!(
+                "{}: missing or unreadable; explore this design again to replay it",
+                dir.join(COUNTEREXAMPLE_RUN).display()
+            ))
+        })?;
+    let args: Vec<String> = run["args"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a.as_str().map(String::from))
+        .collect();
     // The input values the run was given (drawn ones included), in call order.
-    let nondet: Vec<i128> = run["nondet"].as_array().into_iter().flatten().filter_map(|v| v.as_i64().map(i128::from).or(v.as_u64().map(i128::from))).collect();
-    let inputs: std::collections::BTreeMap<String, i64> =
-        run["inputs"].as_object().into_iter().flatten().filter_map(|(k, v)| Some((k.clone(), v.as_i64()?))).collect();
+    let nondet: Vec<i128> = run["nondet"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_i64().map(i128::from).or(v.as_u64().map(i128::from)))
+        .collect();
+    let inputs: std::collections::BTreeMap<String, i64> = run["inputs"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_i64()?)))
+        .collect();
     let saved_path = dir.join(COUNTEREXAMPLE_TRACE);
     let saved = syncmut_runtime::trace::read(&saved_path).map_err(usage)?;
     let replay_path = dir.join(syncmut_runtime::trace::binary_name("replay"));
@@ -383,10 +547,16 @@ pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::Failur
         schedule: Some(format!("replay:{}", schedule.display())),
         nondet,
         inputs,
-        limits: Limits { timeout: std::time::Duration::from_secs(run["timeout_secs"].as_u64().unwrap_or(10)), ..Limits::default() },
+        limits: Limits {
+            timeout: std::time::Duration::from_secs(run["timeout_secs"].as_u64().unwrap_or(10)),
+            ..Limits::default()
+        },
         ..Invocation::new(&dir.join(metamutant::layout::METAMUTANT_EXE), &args)
     };
-    let execution = invocation.run().map_err(|e| crate::Failure { code: exit::INTERNAL, error: anyhow::anyhow!("{}: cannot run: {e}", dir.display()) })?;
+    let execution = invocation.run().map_err(|e| crate::Failure {
+        code: exit::INTERNAL,
+        error: anyhow::anyhow!("{}: cannot run: {e}", dir.display()),
+    })?;
     let replayed = syncmut_runtime::trace::read(&replay_path).map_err(usage)?;
     let _ = std::fs::remove_file(&replay_path);
     println!("counterexample of {}: {}", dir.display(), execution.status);

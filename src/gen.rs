@@ -17,19 +17,41 @@ pub enum Generation {
     None,
     /// Weakest precondition + SMT; `budget` and `seed` are the random baseline's, which
     /// `run` falls back on when no generated test is usable.
-    Wp { options: Options, budget: usize, seed: u64 },
+    Wp {
+        options: Options,
+        budget: usize,
+        seed: u64,
+    },
     /// Random inputs over the same input vector.
-    Random { options: Options, budget: usize, seed: u64 },
+    Random {
+        options: Options,
+        budget: usize,
+        seed: u64,
+    },
 }
 
 impl Generation {
     /// From the `--gen` value (`wp`, `random`, `none`) and the shared settings.
-    pub fn new(gen: &str, bound: u32, solver: SolverConfig, budget: usize, seed: u64) -> Generation {
+    pub fn new(
+        gen: &str,
+        bound: u32,
+        solver: SolverConfig,
+        budget: usize,
+        seed: u64,
+    ) -> Generation {
         let options = Options { bound, solver };
         match gen {
             "none" => Generation::None,
-            "random" => Generation::Random { options, budget, seed },
-            _ => Generation::Wp { options, budget, seed },
+            "random" => Generation::Random {
+                options,
+                budget,
+                seed,
+            },
+            _ => Generation::Wp {
+                options,
+                budget,
+                seed,
+            },
         }
     }
 }
@@ -37,36 +59,77 @@ impl Generation {
 /// Runs test generation for `design` into `output`; returns the exit code, or the
 /// error with its exit code. With `compare`, runs WP into `output` and the random
 /// baseline (the plan's budget and seed) into `output/random`, and prints both.
-pub fn gen_command(design: &Design, output: &Path, plan: &Generation, compare: bool) -> Result<i32, (i32, anyhow::Error)> {
+pub fn gen_command(
+    design: &Design,
+    output: &Path,
+    plan: &Generation,
+    compare: bool,
+) -> Result<i32, (i32, anyhow::Error)> {
     let fail = |e: AnalysisError| (exit::for_analysis_error(&e), anyhow::anyhow!("{e}"));
     // Held until generation ends, so a `run` or `mutate` into the same directory waits
     // its turn instead of replacing the executables under it.
-    let _out = crate::run::open_run_directory(output).map_err(|failure| (failure.code, failure.error))?;
-    let build = metamutant::build(design, output).map_err(|e| (exit::for_mutator_error(&e), anyhow::anyhow!("{e}")))?;
+    let _out =
+        crate::run::open_run_directory(output).map_err(|failure| (failure.code, failure.error))?;
+    let build = metamutant::build(design, output)
+        .map_err(|e| (exit::for_mutator_error(&e), anyhow::anyhow!("{e}")))?;
     if build.catalogue.sites.is_empty() {
         eprintln!("syncmut: no synchronization sites in the design: nothing to generate");
         return Ok(exit::NO_SITES);
     }
     match (plan, compare) {
         (Generation::Wp { options, .. }, false) => {
-            let g = syncmut_analysis::generate_for(&build, output, output, options).map_err(fail)?;
+            let g =
+                syncmut_analysis::generate_for(&build, output, output, options).map_err(fail)?;
             print_wp(&g, output, options.solver);
         }
-        (Generation::Random { options, budget, seed }, false) => {
-            let g = syncmut_analysis::random_for(&build, output, output, options, *budget, *seed).map_err(fail)?;
+        (
+            Generation::Random {
+                options,
+                budget,
+                seed,
+            },
+            false,
+        ) => {
+            let g = syncmut_analysis::random_for(&build, output, output, options, *budget, *seed)
+                .map_err(fail)?;
             print_random(&g.catalogue, &g.baseline);
-            println!("{} test(s) → {}", g.baseline.suite.tests.len(), g.tests_file.display());
+            println!(
+                "{} test(s) → {}",
+                g.baseline.suite.tests.len(),
+                g.tests_file.display()
+            );
         }
-        (Generation::Random { options, budget, seed }, true) => {
-            let wp = syncmut_analysis::generate_for(&build, output, output, options).map_err(fail)?;
+        (
+            Generation::Random {
+                options,
+                budget,
+                seed,
+            },
+            true,
+        ) => {
+            let wp =
+                syncmut_analysis::generate_for(&build, output, output, options).map_err(fail)?;
             print_wp(&wp, output, options.solver);
-            let random = syncmut_analysis::random_for(&build, output, &output.join("random"), options, *budget, *seed).map_err(fail)?;
+            let random = syncmut_analysis::random_for(
+                &build,
+                output,
+                &output.join("random"),
+                options,
+                *budget,
+                *seed,
+            )
+            .map_err(fail)?;
             println!();
             print_random(&random.catalogue, &random.baseline);
             println!();
             print!("{}", comparison(&wp.catalogue, &wp.suite, &random.baseline));
         }
-        (_, _) => return Err((exit::USAGE, anyhow::anyhow!("--compare needs test generation (--gen wp or random)"))),
+        (_, _) => {
+            return Err((
+                exit::USAGE,
+                anyhow::anyhow!("--compare needs test generation (--gen wp or random)"),
+            ))
+        }
     }
     Ok(exit::OK)
 }
@@ -78,17 +141,32 @@ fn solver_failures(sites: &[syncmut_analysis::SiteResult]) -> usize {
 
 fn file_line(catalogue: &Catalogue, site: u32, width: usize) -> String {
     let s = &catalogue.sites[site as usize];
-    format!("{}:{} {}", s.file, s.line, s.call).chars().take(width).collect()
+    format!("{}:{} {}", s.file, s.line, s.call)
+        .chars()
+        .take(width)
+        .collect()
 }
 
 fn print_wp(g: &syncmut_analysis::Generation, output: &Path, solver: SolverConfig) {
-    println!("{:>4}  {:<36}  {:>7}  result ({}, timeout {} ms per query)", "site", "location", "time", solver.kind, solver.timeout_ms);
+    println!(
+        "{:>4}  {:<36}  {:>7}  result ({}, timeout {} ms per query)",
+        "site", "location", "time", solver.kind, solver.timeout_ms
+    );
     for r in &g.sites {
         let confirmed = match &r.verdict {
-            Reachability::TestFound { .. } if !g.suite.confirmed.contains(&r.index) => "  [NOT confirmed by execution]",
+            Reachability::TestFound { .. } if !g.suite.confirmed.contains(&r.index) => {
+                "  [NOT confirmed by execution]"
+            }
             _ => "",
         };
-        println!("{:>4}  {:<36}  {:>5.0}ms  {}{}", r.index, file_line(&g.catalogue, r.index, 36), r.millis, r.verdict, confirmed);
+        println!(
+            "{:>4}  {:<36}  {:>5.0}ms  {}{}",
+            r.index,
+            file_line(&g.catalogue, r.index, 36),
+            r.millis,
+            r.verdict,
+            confirmed
+        );
     }
     let failed = solver_failures(&g.sites);
     if failed > 0 {
@@ -111,24 +189,53 @@ fn print_wp(g: &syncmut_analysis::Generation, output: &Path, solver: SolverConfi
 /// that no test reached, with where they are.
 fn reach_rate(g: &syncmut_analysis::Generation) -> String {
     let s = &g.suite;
-    let mut line = format!("reach rate: {} of {} sites not proven unreachable ({:.0}%)", s.confirmed.len(), s.open.len(), 100.0 * s.reach_rate());
+    let mut line = format!(
+        "reach rate: {} of {} sites not proven unreachable ({:.0}%)",
+        s.confirmed.len(),
+        s.open.len(),
+        100.0 * s.reach_rate()
+    );
     let unknown: Vec<String> = g
         .sites
         .iter()
-        .filter(|r| matches!(r.verdict, Reachability::Unknown { .. }) && !s.confirmed.contains(&r.index))
-        .map(|r| format!("site {} ({})", r.index, file_line(&g.catalogue, r.index, 60)))
+        .filter(|r| {
+            matches!(r.verdict, Reachability::Unknown { .. }) && !s.confirmed.contains(&r.index)
+        })
+        .map(|r| {
+            format!(
+                "site {} ({})",
+                r.index,
+                file_line(&g.catalogue, r.index, 60)
+            )
+        })
         .collect();
     if !unknown.is_empty() {
-        line.push_str(&format!("; {} unknown: {}", unknown.len(), unknown.join(", ")));
+        line.push_str(&format!(
+            "; {} unknown: {}",
+            unknown.len(),
+            unknown.join(", ")
+        ));
     }
     line
 }
 
 /// A candidate's inputs in words.
 fn describe_values(values: &syncmut_analysis::inputs::TestValues) -> String {
-    let mut parts = vec![if values.args.is_empty() { "(no arguments)".to_string() } else { values.args.join(" ") }];
+    let mut parts = vec![if values.args.is_empty() {
+        "(no arguments)".to_string()
+    } else {
+        values.args.join(" ")
+    }];
     if !values.nondet.is_empty() {
-        parts.push(format!("nondet {}", values.nondet.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")));
+        parts.push(format!(
+            "nondet {}",
+            values
+                .nondet
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        ));
     }
     parts.extend(values.inputs.iter().map(|(k, v)| format!("{k}={v}")));
     parts.join("; ")
@@ -144,46 +251,101 @@ fn print_random(catalogue: &Catalogue, b: &RandomSuite) {
     );
     println!("{:>4}  {:<36}  reached by random", "site", "location");
     for (i, _) in catalogue.sites.iter().enumerate() {
-        let yes = if b.suite.confirmed.contains(&(i as u32)) { "yes" } else { "no" };
-        println!("{:>4}  {:<36}  {}", i, file_line(catalogue, i as u32, 36), yes);
+        let yes = if b.suite.confirmed.contains(&(i as u32)) {
+            "yes"
+        } else {
+            "no"
+        };
+        println!(
+            "{:>4}  {:<36}  {}",
+            i,
+            file_line(catalogue, i as u32, 36),
+            yes
+        );
     }
-    println!("random: {} distinct run(s), {} kept test(s) reach {}/{} sites", b.suite.executions, b.suite.tests.len(), b.suite.confirmed.len(), catalogue.sites.len());
+    println!(
+        "random: {} distinct run(s), {} kept test(s) reach {}/{} sites",
+        b.suite.executions,
+        b.suite.tests.len(),
+        b.suite.confirmed.len(),
+        catalogue.sites.len()
+    );
 }
 
 /// WP vs random, side by side.
-fn comparison(catalogue: &Catalogue, wp: &syncmut_analysis::suite::Suite, random: &RandomSuite) -> String {
+fn comparison(
+    catalogue: &Catalogue,
+    wp: &syncmut_analysis::suite::Suite,
+    random: &RandomSuite,
+) -> String {
     use std::fmt::Write as _;
     let n = catalogue.sites.len();
     let mut s = String::new();
     let _ = writeln!(s, "comparison          {:>10}  {:>10}", "wp", "random");
-    let _ = writeln!(s, "sites reached       {:>10}  {:>10}", format!("{}/{n}", wp.confirmed.len()), format!("{}/{n}", random.suite.confirmed.len()));
-    let _ = writeln!(s, "tests needed        {:>10}  {:>10}", wp.tests.len(), random.suite.tests.len());
-    let _ = writeln!(s, "executions          {:>10}  {:>10}", wp.executions, random.suite.executions);
+    let _ = writeln!(
+        s,
+        "sites reached       {:>10}  {:>10}",
+        format!("{}/{n}", wp.confirmed.len()),
+        format!("{}/{n}", random.suite.confirmed.len())
+    );
+    let _ = writeln!(
+        s,
+        "tests needed        {:>10}  {:>10}",
+        wp.tests.len(),
+        random.suite.tests.len()
+    );
+    let _ = writeln!(
+        s,
+        "executions          {:>10}  {:>10}",
+        wp.executions, random.suite.executions
+    );
     for site in wp.confirmed.difference(&random.suite.confirmed) {
-        let _ = writeln!(s, "reached by wp only: site {site} {}", file_line(catalogue, *site, 60));
+        let _ = writeln!(
+            s,
+            "reached by wp only: site {site} {}",
+            file_line(catalogue, *site, 60)
+        );
     }
     for site in random.suite.confirmed.difference(&wp.confirmed) {
-        let _ = writeln!(s, "reached by random only: site {site} {}", file_line(catalogue, *site, 60));
+        let _ = writeln!(
+            s,
+            "reached by random only: site {site} {}",
+            file_line(catalogue, *site, 60)
+        );
     }
     s
 }
 
 /// `run`'s generation step for an already built metamutant: the generated tests file
 /// and a one-line summary.
-pub fn for_run(plan: &Generation, build: &Build, root: &Path) -> Result<Option<(std::path::PathBuf, String)>, AnalysisError> {
+pub fn for_run(
+    plan: &Generation,
+    build: &Build,
+    root: &Path,
+) -> Result<Option<(std::path::PathBuf, String)>, AnalysisError> {
     let out = root.join("gen");
     Ok(match plan {
         Generation::None => None,
         Generation::Wp { options, .. } => {
             let g = syncmut_analysis::generate_for(build, root, &out, options)?;
             let failed = solver_failures(&g.sites);
-            let mut line = format!("generated {} test(s); {}", g.suite.tests.len(), reach_rate(&g));
+            let mut line = format!(
+                "generated {} test(s); {}",
+                g.suite.tests.len(),
+                reach_rate(&g)
+            );
             if failed > 0 {
-                line.push_str(&format!("; {failed} site(s) unknown because of solver failures (see gen/sites.json)"));
+                line.push_str(&format!(
+                    "; {failed} site(s) unknown because of solver failures (see gen/sites.json)"
+                ));
             }
             Some((g.tests_file, line))
         }
-        Generation::Random { options, budget, seed } => {
+        Generation::Random {
+            options,
+            budget,
+            seed,
+        } => {
             let g = syncmut_analysis::random_for(build, root, &out, options, *budget, *seed)?;
             let b = &g.baseline;
             let line = format!(
@@ -203,34 +365,107 @@ pub fn for_run(plan: &Generation, build: &Build, root: &Path) -> Result<Option<(
 /// default invocation (no arguments, no inputs) and, after WP generation, the random
 /// baseline's kept tests (the plan's budget and seed, into `DIR/gen/random`). Returns
 /// the tests and a report of what each reaches.
-pub fn fallback(plan: &Generation, build: &Build, root: &Path) -> Result<(Vec<syncmut_runtime::test_case::TestCase>, String), AnalysisError> {
+pub fn fallback(
+    plan: &Generation,
+    build: &Build,
+    root: &Path,
+) -> Result<(Vec<syncmut_runtime::test_case::TestCase>, String), AnalysisError> {
     use std::fmt::Write as _;
     let pthread = build.catalogue.kind != syncmut_mutator::api::Family::Systemc;
     let scratch = root.join("gen").join("gen-traces");
-    std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io { what: format!("create {}", scratch.display()), source })?;
+    std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io {
+        what: format!("create {}", scratch.display()),
+        source,
+    })?;
     let default = syncmut_analysis::inputs::TestValues::default();
-    let run = syncmut_analysis::suite::run_candidate(&build.metamutant, &default, pthread, &scratch.join(syncmut_runtime::trace::binary_name("default")), None)
-        .map_err(|source| AnalysisError::Io { what: format!("run {}", build.metamutant.display()), source })?;
-    let mut report = String::from("generation kept no usable test; running the design's default invocation (no arguments)");
-    let mut tests = vec![syncmut_runtime::test_case::TestCase { name: "default".into(), args: vec![], nondet: vec![], inputs: Default::default(), setting: Default::default() }];
-    let mut reached = vec![("default (no arguments)".to_string(), run.reached, run.unusable)];
-    if let Generation::Wp { options, budget, seed } = plan {
-        let random = syncmut_analysis::random_for(build, root, &root.join("gen").join("random"), options, *budget, *seed)?;
+    let run = syncmut_analysis::suite::run_candidate(
+        &build.metamutant,
+        &default,
+        pthread,
+        &scratch.join(syncmut_runtime::trace::binary_name("default")),
+        None,
+    )
+    .map_err(|source| AnalysisError::Io {
+        what: format!("run {}", build.metamutant.display()),
+        source,
+    })?;
+    let mut report = String::from(
+        "generation kept no usable test; running the design's default invocation (no arguments)",
+    );
+    let mut tests = vec![syncmut_runtime::test_case::TestCase {
+        name: "default".into(),
+        args: vec![],
+        nondet: vec![],
+        inputs: Default::default(),
+        setting: Default::default(),
+    }];
+    let mut reached = vec![(
+        "default (no arguments)".to_string(),
+        run.reached,
+        run.unusable,
+    )];
+    if let Generation::Wp {
+        options,
+        budget,
+        seed,
+    } = plan
+    {
+        let random = syncmut_analysis::random_for(
+            build,
+            root,
+            &root.join("gen").join("random"),
+            options,
+            *budget,
+            *seed,
+        )?;
         let suite = &random.baseline.suite;
         let before = tests.len();
-        for (t, name) in suite.tests.iter().zip(syncmut_analysis::suite::names(suite, "random")) {
+        for (t, name) in suite
+            .tests
+            .iter()
+            .zip(syncmut_analysis::suite::names(suite, "random"))
+        {
             if t.args.is_empty() && t.nondet.is_empty() && t.inputs.is_empty() {
                 continue;
             }
-            let values = syncmut_analysis::inputs::TestValues { args: t.args.clone(), nondet: t.nondet.clone(), inputs: t.inputs.clone() };
-            reached.push((format!("{name}: {}", describe_values(&values)), t.reached.clone(), None));
-            tests.push(syncmut_runtime::test_case::TestCase { name, args: t.args.clone(), nondet: t.nondet.clone(), inputs: t.inputs.clone(), setting: Default::default() });
+            let values = syncmut_analysis::inputs::TestValues {
+                args: t.args.clone(),
+                nondet: t.nondet.clone(),
+                inputs: t.inputs.clone(),
+            };
+            reached.push((
+                format!("{name}: {}", describe_values(&values)),
+                t.reached.clone(),
+                None,
+            ));
+            tests.push(syncmut_runtime::test_case::TestCase {
+                name,
+                args: t.args.clone(),
+                nondet: t.nondet.clone(),
+                inputs: t.inputs.clone(),
+                setting: Default::default(),
+            });
         }
-        let _ = write!(report, " and the random baseline's {} other test(s) ({budget} draws, seed {seed})", tests.len() - before);
+        let _ = write!(
+            report,
+            " and the random baseline's {} other test(s) ({budget} draws, seed {seed})",
+            tests.len() - before
+        );
     }
     report.push_str(" instead");
     for (what, sites, unusable) in reached {
-        let sites = if sites.is_empty() { "no site".to_string() } else { format!("site(s) {}", sites.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")) };
+        let sites = if sites.is_empty() {
+            "no site".to_string()
+        } else {
+            format!(
+                "site(s) {}",
+                sites
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         let _ = write!(report, "\n  {what} reaches {sites}");
         if let Some(why) = unusable {
             let _ = write!(report, " ({why})");

@@ -11,11 +11,13 @@ static STOPPING: AtomicBool = AtomicBool::new(false);
 /// Starts the thread that waits for SIGINT and SIGTERM. Call once, before any work.
 pub fn watch() -> std::io::Result<()> {
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
-    std::thread::Builder::new().name("interrupt".into()).spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            stop(signal);
-        }
-    })?;
+    std::thread::Builder::new()
+        .name("interrupt".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                stop(signal);
+            }
+        })?;
     Ok(())
 }
 
@@ -30,7 +32,11 @@ pub fn defer_to_watcher() {
 
 fn stop(signal: i32) -> ! {
     STOPPING.store(true, Ordering::SeqCst);
-    let (name, code) = if signal == SIGINT { ("SIGINT", crate::exit::INTERRUPTED) } else { ("SIGTERM", crate::exit::TERMINATED) };
+    let (name, code) = if signal == SIGINT {
+        ("SIGINT", crate::exit::INTERRUPTED)
+    } else {
+        ("SIGTERM", crate::exit::TERMINATED)
+    };
     let dir = syncmut_oracle::outdir::hold_for_exit();
     match &dir {
         Some(dir) => eprintln!(

@@ -12,8 +12,8 @@ mod merge;
 mod results;
 mod run;
 mod selection;
-mod test_cmd;
 mod table;
+mod test_cmd;
 mod wrapper;
 
 use anyhow::Context as _;
@@ -250,7 +250,11 @@ impl DesignArgs {
     /// The design, with the settings file's `flags` when none follow `--`, and its
     /// `[[sync]]` declarations.
     fn design_with(&self, file: &config::Config) -> Result<Design, MutatorError> {
-        let flags = if self.flags.is_empty() { file.flags.clone().unwrap_or_default() } else { self.flags.clone() };
+        let flags = if self.flags.is_empty() {
+            file.flags.clone().unwrap_or_default()
+        } else {
+            self.flags.clone()
+        };
         let mut design = self.project.design(&self.design, &flags)?;
         design.sync = file.sync.clone();
         Ok(design)
@@ -258,7 +262,13 @@ impl DesignArgs {
 
     /// The settings file beside the design (or `--config`).
     fn config(&self) -> Result<config::Config, Failure> {
-        self.project.config_file(&self.design).and_then(|file| config::load(file.as_deref())).map_err(|error| Failure { code: exit::USAGE, error })
+        self.project
+            .config_file(&self.design)
+            .and_then(|file| config::load(file.as_deref()))
+            .map_err(|error| Failure {
+                code: exit::USAGE,
+                error,
+            })
     }
 }
 
@@ -284,10 +294,22 @@ impl GenFlags {
     fn plan(&self, gen: &str, bound: u32, file: &config::Config) -> gen::Generation {
         let solver = syncmut_analysis::smt::SolverConfig {
             kind: self.solver.or(file.solver).unwrap_or_default(),
-            timeout_ms: self.solver_timeout.or(file.solver_timeout).unwrap_or(syncmut_analysis::smt::DEFAULT_TIMEOUT_MS),
+            timeout_ms: self
+                .solver_timeout
+                .or(file.solver_timeout)
+                .unwrap_or(syncmut_analysis::smt::DEFAULT_TIMEOUT_MS),
         };
-        let budget = self.budget.or(file.budget).unwrap_or(syncmut_analysis::random::DEFAULT_BUDGET);
-        gen::Generation::new(gen, bound, solver, budget, self.seed.unwrap_or(syncmut_analysis::random::DEFAULT_SEED))
+        let budget = self
+            .budget
+            .or(file.budget)
+            .unwrap_or(syncmut_analysis::random::DEFAULT_BUDGET);
+        gen::Generation::new(
+            gen,
+            bound,
+            solver,
+            budget,
+            self.seed.unwrap_or(syncmut_analysis::random::DEFAULT_SEED),
+        )
     }
 }
 
@@ -303,13 +325,19 @@ struct Failure {
 
 impl From<MutatorError> for Failure {
     fn from(error: MutatorError) -> Self {
-        Failure { code: exit::for_mutator_error(&error), error: error.into() }
+        Failure {
+            code: exit::for_mutator_error(&error),
+            error: error.into(),
+        }
     }
 }
 
 impl From<anyhow::Error> for Failure {
     fn from(error: anyhow::Error) -> Self {
-        Failure { code: exit::INTERNAL, error }
+        Failure {
+            code: exit::INTERNAL,
+            error,
+        }
     }
 }
 
@@ -326,7 +354,11 @@ fn main() -> ExitCode {
         Err(e) => {
             let _ = e.print();
             // --help and --version are not errors.
-            return ExitCode::from(if e.use_stderr() { exit::USAGE } else { exit::OK } as u8);
+            return ExitCode::from(if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            } as u8);
         }
     };
     if cli.no_cache {
@@ -350,7 +382,12 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<i32, Failure> {
     match cli.command {
-        Command::List { design, json, suggest, select } => {
+        Command::List {
+            design,
+            json,
+            suggest,
+            select,
+        } => {
             let file = design.config()?;
             let select = select.or_file(&file.selection());
             let design = design.design_with(&file)?;
@@ -358,17 +395,27 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let mut scan = metamutant::scan(&design, workdir.path())?;
             print_warnings(&scan.warnings);
             if !select.is_empty() {
-                let (selected, summary) = select.apply(&scan.catalogue).map_err(|error| Failure { code: exit::USAGE, error })?;
+                let (selected, summary) =
+                    select.apply(&scan.catalogue).map_err(|error| Failure {
+                        code: exit::USAGE,
+                        error,
+                    })?;
                 eprintln!("syncmut: {summary}");
                 scan.catalogue = selected;
             }
             if json {
-                println!("{}", serde_json::to_string_pretty(&scan.catalogue).context("serialise catalogue")?);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&scan.catalogue).context("serialise catalogue")?
+                );
             } else {
                 print!("{}", table::catalogue(&scan.catalogue));
                 if !scan.globals.is_empty() {
                     let names: Vec<&str> = scan.globals.iter().map(|g| g.name.as_str()).collect();
-                    println!("state recorded at each synchronization event: {}", names.join(", "));
+                    println!(
+                        "state recorded at each synchronization event: {}",
+                        names.join(", ")
+                    );
                 }
             }
             if suggest {
@@ -376,64 +423,164 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(no_sites_check(&design, &scan.catalogue))
         }
-        Command::Gen { design, output, bound, gen, compare, generation } => {
+        Command::Gen {
+            design,
+            output,
+            bound,
+            gen,
+            compare,
+            generation,
+        } => {
             let file = design.config()?;
             let plan = generation.plan(if compare { "random" } else { &gen }, bound, &file);
             let design = design.design_with(&file)?;
-            gen::gen_command(&design, &output, &plan, compare).map_err(|(code, error)| Failure { code, error })
+            gen::gen_command(&design, &output, &plan, compare)
+                .map_err(|(code, error)| Failure { code, error })
         }
-        Command::Run { mut design, tests, test_cmd, gen, generation, output, jobs, resume, schedules, strategy, native, self_check, preemptions, por, depth, interleave, races, fail_under, select, keep_traces } => {
+        Command::Run {
+            mut design,
+            tests,
+            test_cmd,
+            gen,
+            generation,
+            output,
+            jobs,
+            resume,
+            schedules,
+            strategy,
+            native,
+            self_check,
+            preemptions,
+            por,
+            depth,
+            interleave,
+            races,
+            fail_under,
+            select,
+            keep_traces,
+        } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = design.config()?;
             design.sync = file.sync.clone();
-            config::check_limits(jobs.or(file.jobs), schedules.or(file.schedules), fail_under.or(file.fail_under))
-                .map_err(|error| Failure { code: exit::USAGE, error })?;
+            config::check_limits(
+                jobs.or(file.jobs),
+                schedules.or(file.schedules),
+                fail_under.or(file.fail_under),
+            )
+            .map_err(|error| Failure {
+                code: exit::USAGE,
+                error,
+            })?;
             let strategy_name = strategy.or(file.strategy.clone());
-            let native = config::native_runs(strategy_name.as_deref(), schedules.or(file.schedules), native.or(file.native));
-            config::check_limits(None, Some(native), None).map_err(|error| Failure { code: exit::USAGE, error })?;
-            let strategy = config::strategy(strategy_name.as_deref(), schedules.or(file.schedules), preemptions.or(file.preemptions), depth.or(file.depth), por)
-                .map_err(|error| Failure { code: exit::USAGE, error })?;
-            let mut config = lab::RunSettings { strategy, native, self_check, keep_traces, ..lab::RunSettings::default() };
+            let native = config::native_runs(
+                strategy_name.as_deref(),
+                schedules.or(file.schedules),
+                native.or(file.native),
+            );
+            config::check_limits(None, Some(native), None).map_err(|error| Failure {
+                code: exit::USAGE,
+                error,
+            })?;
+            let strategy = config::strategy(
+                strategy_name.as_deref(),
+                schedules.or(file.schedules),
+                preemptions.or(file.preemptions),
+                depth.or(file.depth),
+                por,
+            )
+            .map_err(|error| Failure {
+                code: exit::USAGE,
+                error,
+            })?;
+            let mut config = lab::RunSettings {
+                strategy,
+                native,
+                self_check,
+                keep_traces,
+                ..lab::RunSettings::default()
+            };
             if let Some(jobs) = jobs.or(file.jobs) {
                 config.jobs = jobs;
             }
             if design.flags.is_empty() {
                 design.flags = file.flags.clone().unwrap_or_default();
             }
-            let plan = generation.plan(gen.as_deref().or(file.gen.as_deref()).unwrap_or("wp"), syncmut_analysis::DEFAULT_BOUND, &file);
-            let output = output.or(file.output.clone()).unwrap_or_else(|| PathBuf::from("syncmut.out"));
+            let plan = generation.plan(
+                gen.as_deref().or(file.gen.as_deref()).unwrap_or("wp"),
+                syncmut_analysis::DEFAULT_BOUND,
+                &file,
+            );
+            let output = output
+                .or(file.output.clone())
+                .unwrap_or_else(|| PathBuf::from("syncmut.out"));
             let fail_under = fail_under.or(file.fail_under);
             let interleave = interleave.interleave.or(file.interleave);
             let select = select.or_file(&file.selection());
-            let tests = run::TestSources { file: tests.or(file.tests), command: test_cmd.or(file.test_cmd) };
+            let tests = run::TestSources {
+                file: tests.or(file.tests),
+                command: test_cmd.or(file.test_cmd),
+            };
             let races = races || file.races.unwrap_or(false);
-            let ran = run::run_command(&design, tests, &plan, &output, &config, resume, interleave, races, &select)?;
+            let ran = run::run_command(
+                &design, tests, &plan, &output, &config, resume, interleave, races, &select,
+            )?;
             Ok(match (ran, fail_under) {
                 (run::Ran::Score { killed, .. }, _) if self_check && killed > 0 => {
                     eprintln!("syncmut: self-check failed: the original was judged different from itself {killed} time(s)");
                     exit::SELF_CHECK_FAILED
                 }
-                (run::Ran::Score { percent, .. }, Some(threshold)) => score_gate(percent, threshold),
+                (run::Ran::Score { percent, .. }, Some(threshold)) => {
+                    score_gate(percent, threshold)
+                }
                 (run::Ran::NoSites, _) => exit::NO_SITES,
                 _ => exit::OK,
             })
         }
         Command::Merge(args) => merge::merge_command(&args),
-        Command::Report { dir, format, output } => results::report_command(&dir, format, output.as_deref()),
+        Command::Report {
+            dir,
+            format,
+            output,
+        } => results::report_command(&dir, format, output.as_deref()),
         Command::Explain { dir, mutant } => results::explain_command(&dir, &mutant),
-        Command::Replay { dir, mutant: None, .. } => explore::replay_counterexample(&dir),
-        Command::Replay { dir, mutant: Some(mutant), test } => results::replay_command(&dir, &mutant, test.as_deref()),
-        Command::Explore(args) => explore::explore_command(&args).map_err(|(code, error)| Failure { code, error }),
-        Command::Mutate { design, output, interleave, races } => {
+        Command::Replay {
+            dir, mutant: None, ..
+        } => explore::replay_counterexample(&dir),
+        Command::Replay {
+            dir,
+            mutant: Some(mutant),
+            test,
+        } => results::replay_command(&dir, &mutant, test.as_deref()),
+        Command::Explore(args) => {
+            explore::explore_command(&args).map_err(|(code, error)| Failure { code, error })
+        }
+        Command::Mutate {
+            design,
+            output,
+            interleave,
+            races,
+        } => {
             let file = design.config()?;
             let design = design.design_with(&file)?;
-            let options = metamutant::Options { interleave: interleave.interleave.or(file.interleave).unwrap_or_default(), races: races || file.races.unwrap_or(false) };
+            let options = metamutant::Options {
+                interleave: interleave
+                    .interleave
+                    .or(file.interleave)
+                    .unwrap_or_default(),
+                races: races || file.races.unwrap_or(false),
+            };
             let out = run::open_run_directory(&output)?;
             let build = metamutant::build_with(&design, out.root(), &options)?;
             print_warnings(&build.warnings);
             let accesses = match (options.interleave.is_sync(), build.catalogue.races) {
-                (false, _) => format!(", {} shared-memory accesses as scheduling points", build.shared_accesses),
-                (true, true) => format!(", {} shared-memory accesses checked for data races", build.shared_accesses),
+                (false, _) => format!(
+                    ", {} shared-memory accesses as scheduling points",
+                    build.shared_accesses
+                ),
+                (true, true) => format!(
+                    ", {} shared-memory accesses checked for data races",
+                    build.shared_accesses
+                ),
                 (true, false) => String::new(),
             };
             println!(
@@ -456,7 +603,12 @@ fn suggest_text(suggestions: &[syncmut_mutator::user_sync::Suggestion]) -> Strin
     for s in suggestions {
         text.push_str(&format!(
             "\n[[sync]]  # {} at {}:{}\nfunction = {:?}\nacts_as = \"{}\"\nargument = {}\n",
-            s.call, s.file, s.line, s.function, s.acts_as.name(), s.argument
+            s.call,
+            s.file,
+            s.line,
+            s.function,
+            s.acts_as.name(),
+            s.argument
         ));
     }
     text
@@ -482,7 +634,11 @@ fn print_warnings(warnings: &[String]) {
 /// say so and return the documented code.
 fn no_sites_check(design: &Design, catalogue: &syncmut_mutator::Catalogue) -> i32 {
     if catalogue.sites.is_empty() {
-        let names: Vec<String> = design.inputs.iter().map(|i| i.path.display().to_string()).collect();
+        let names: Vec<String> = design
+            .inputs
+            .iter()
+            .map(|i| i.path.display().to_string())
+            .collect();
         eprintln!(
             "syncmut: {}: no synchronization calls found in user code (pthread or SystemC); nothing to mutate",
             names.join(", ")

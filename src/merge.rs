@@ -37,8 +37,15 @@ struct Shard {
 
 fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> anyhow::Result<T> {
     let path = dir.join(name);
-    let bytes = std::fs::read(&path).with_context(|| format!("{}: cannot read (is {} a finished run directory?)", path.display(), dir.display()))?;
-    serde_json::from_slice(&bytes).with_context(|| format!("{}: not a syncmut {name}", path.display()))
+    let bytes = std::fs::read(&path).with_context(|| {
+        format!(
+            "{}: cannot read (is {} a finished run directory?)",
+            path.display(),
+            dir.display()
+        )
+    })?;
+    serde_json::from_slice(&bytes)
+        .with_context(|| format!("{}: not a syncmut {name}", path.display()))
 }
 
 impl Shard {
@@ -54,36 +61,67 @@ impl Shard {
 }
 
 pub fn merge_command(args: &MergeArgs) -> Result<i32, Failure> {
-    let usage = |error: anyhow::Error| Failure { code: exit::USAGE, error };
-    let shards: Vec<Shard> = args.dirs.iter().map(|d| Shard::read(d)).collect::<anyhow::Result<_>>().map_err(usage)?;
+    let usage = |error: anyhow::Error| Failure {
+        code: exit::USAGE,
+        error,
+    };
+    let shards: Vec<Shard> = args
+        .dirs
+        .iter()
+        .map(|d| Shard::read(d))
+        .collect::<anyhow::Result<_>>()
+        .map_err(usage)?;
     let (catalogue, outcomes) = combine(&shards).map_err(usage)?;
     let first = &shards[0];
     let out = crate::run::open_run_directory(&args.output)?;
-    let write = |name: &str, bytes: &[u8]| out.write(name, bytes).map_err(crate::run::oracle_failure);
+    let write =
+        |name: &str, bytes: &[u8]| out.write(name, bytes).map_err(crate::run::oracle_failure);
     // Explanations first: the HTML report reads diff/.
     for shard in &shards {
         for sub in [outdir::DIFF_DIR, outdir::TRACE_DIR, outdir::WORKDIRS] {
-            copy_files(&shard.dir.join(sub), &out.path(sub)).map_err(|e| Failure { code: exit::INTERNAL, error: e })?;
+            copy_files(&shard.dir.join(sub), &out.path(sub)).map_err(|e| Failure {
+                code: exit::INTERNAL,
+                error: e,
+            })?;
         }
     }
     // `replay` runs the metamutant: every shard built the same one.
-    for exe in [metamutant::layout::METAMUTANT_EXE, metamutant::layout::ORIGINAL_EXE] {
+    for exe in [
+        metamutant::layout::METAMUTANT_EXE,
+        metamutant::layout::ORIGINAL_EXE,
+    ] {
         if let Ok(bytes) = std::fs::read(first.dir.join(exe)) {
             write(exe, &bytes)?;
             set_executable(&out.path(exe));
         }
     }
-    let write_json = |name: &str, value: &dyn JsonValue| out.write_json(name, &value.json()).map_err(crate::run::oracle_failure);
+    let write_json = |name: &str, value: &dyn JsonValue| {
+        out.write_json(name, &value.json())
+            .map_err(crate::run::oracle_failure)
+    };
     write_json(metamutant::layout::CATALOGUE, &catalogue)?;
     write_json(outdir::TESTS, &first.tests)?;
     write_json(outdir::BASELINE, &first.baseline)?;
     write_json(outdir::OUTCOMES, &outcomes)?;
-    write(outdir::REPORT_CSV, &report::render(report::Format::Csv, &catalogue, &outcomes))?;
-    for (name, format) in [("report.html", report::Format::Html), ("mutation-report.json", report::Format::Mte)] {
-        write(name, &report::render_in(Some(out.root()), format, &catalogue, &outcomes))?;
+    write(
+        outdir::REPORT_CSV,
+        &report::render(report::Format::Csv, &catalogue, &outcomes),
+    )?;
+    for (name, format) in [
+        ("report.html", report::Format::Html),
+        ("mutation-report.json", report::Format::Mte),
+    ] {
+        write(
+            name,
+            &report::render_in(Some(out.root()), format, &catalogue, &outcomes),
+        )?;
     }
     print!("{}", table::outcomes(&outcomes));
-    println!("merged {} shards into {}", shards.len(), out.root().display());
+    println!(
+        "merged {} shards into {}",
+        shards.len(),
+        out.root().display()
+    );
     if !outcomes.complete {
         eprintln!("syncmut: warning: some shards did not finish: the merged results are incomplete (rerun them with --resume, then merge again)");
     }
@@ -108,8 +146,22 @@ fn combine(shards: &[Shard]) -> anyhow::Result<(Catalogue, Outcomes)> {
             shard.dir.display(),
             first.dir.display()
         );
-        let same_behaviour = |a: &Baseline, b: &Baseline| Baseline { elapsed_ms: 0, ..a.clone() } == Baseline { elapsed_ms: 0, ..b.clone() };
-        if shard.baseline.len() != first.baseline.len() || !shard.baseline.iter().zip(&first.baseline).all(|(a, b)| same_behaviour(a, b)) {
+        let same_behaviour = |a: &Baseline, b: &Baseline| {
+            Baseline {
+                elapsed_ms: 0,
+                ..a.clone()
+            } == Baseline {
+                elapsed_ms: 0,
+                ..b.clone()
+            }
+        };
+        if shard.baseline.len() != first.baseline.len()
+            || !shard
+                .baseline
+                .iter()
+                .zip(&first.baseline)
+                .all(|(a, b)| same_behaviour(a, b))
+        {
             eprintln!(
                 "syncmut: warning: {}: the original behaved differently than in {} (other tests, or a nondeterministic design); the merged baseline is {}'s",
                 shard.dir.display(),
@@ -121,31 +173,56 @@ fn combine(shards: &[Shard]) -> anyhow::Result<(Catalogue, Outcomes)> {
             if let Some(other) = owner.insert(&mutant.id, &shard.dir) {
                 anyhow::bail!("mutant {} is in both {} and {}: merge the shards of one split (--shard k/n with the same n)", mutant.id, other.display(), shard.dir.display());
             }
-            let mine: Vec<Run> = shard.outcomes.mutants.iter().filter(|o| o.mutant == mutant.id).flat_map(|o| o.runs.clone()).collect();
+            let mine: Vec<Run> = shard
+                .outcomes
+                .mutants
+                .iter()
+                .filter(|o| o.mutant == mutant.id)
+                .flat_map(|o| o.runs.clone())
+                .collect();
             // A shard that did not finish leaves its mutants incomplete.
-            expected.insert(mutant.id.clone(), if shard.outcomes.complete { mine.len() } else { usize::MAX });
+            expected.insert(
+                mutant.id.clone(),
+                if shard.outcomes.complete {
+                    mine.len()
+                } else {
+                    usize::MAX
+                },
+            );
             runs.extend(mine);
             mutants.push(mutant.clone());
         }
     }
     // Catalogue order, as the build lists them.
-    let mut catalogue = Catalogue { mutants: Vec::new(), ..first.catalogue.clone() };
+    let mut catalogue = Catalogue {
+        mutants: Vec::new(),
+        ..first.catalogue.clone()
+    };
     catalogue.add_mutants(mutants);
-    let outcomes = Outcomes::summarise(&catalogue, &runs, |id| expected.get(id).copied().unwrap_or(0));
+    let outcomes = Outcomes::summarise(&catalogue, &runs, |id| {
+        expected.get(id).copied().unwrap_or(0)
+    });
     Ok((catalogue, outcomes))
 }
 
 /// Copies the regular files under `from` into `to` (missing `from`: nothing to copy).
 fn copy_files(from: &Path, to: &Path) -> anyhow::Result<()> {
-    let Ok(entries) = std::fs::read_dir(from) else { return Ok(()) };
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return Ok(());
+    };
     for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         let target = to.join(entry.file_name());
         if kind.is_dir() {
             copy_files(&entry.path(), &target)?;
         } else if kind.is_file() {
-            std::fs::create_dir_all(to).with_context(|| format!("{}: cannot create", to.display()))?;
-            std::fs::copy(entry.path(), &target).with_context(|| format!("copy {} to {}", entry.path().display(), target.display()))?;
+            std::fs::create_dir_all(to)
+                .with_context(|| format!("{}: cannot create", to.display()))?;
+            std::fs::copy(entry.path(), &target).with_context(|| {
+                format!("copy {} to {}", entry.path().display(), target.display())
+            })?;
         }
     }
     Ok(())

@@ -53,7 +53,12 @@ pub fn run_command(
     };
     let out = open_run_directory(output)?;
     if let Some(command) = &tests.command {
-        given.push(crate::test_cmd::test(command, out.root(), &given).map_err(|error| Failure { code: exit::USAGE, error })?);
+        given.push(
+            crate::test_cmd::test(command, out.root(), &given).map_err(|error| Failure {
+                code: exit::USAGE,
+                error,
+            })?,
+        );
     }
     let (previous_catalogue, previous_runs) = if resume {
         // An unreadable outcomes.json costs its runs (they are redone), not the resume.
@@ -86,7 +91,9 @@ pub fn run_command(
     // The same for race detection: a resumed run keeps it; asking for it on a run that
     // was built without it is refused (its finished verdicts did not look at races).
     let saved_races = previous_catalogue.as_ref().map(|c| c.races);
-    let pthread = previous_catalogue.as_ref().is_some_and(|c| c.kind == syncmut_mutator::api::Family::Pthread);
+    let pthread = previous_catalogue
+        .as_ref()
+        .is_some_and(|c| c.kind == syncmut_mutator::api::Family::Pthread);
     if resume && saved_races == Some(false) && races && pthread {
         return Err(Failure {
             code: exit::USAGE,
@@ -101,32 +108,50 @@ pub fn run_command(
         // lost by starting over.
         eprintln!("syncmut: note: {}: the interrupted run ended before its mutants were built; starting it afresh", out.root().display());
     }
-    let mut build = metamutant::build_with(&design, out.root(), &metamutant::Options { interleave, races })?;
+    let mut build = metamutant::build_with(
+        &design,
+        out.root(),
+        &metamutant::Options { interleave, races },
+    )?;
     print_warnings(&build.warnings);
     if build.catalogue.sites.is_empty() {
         no_sites_check(&design, &build.catalogue);
         return Ok(Ran::NoSites);
     }
     if !select.is_empty() {
-        let (selected, summary) = select.apply(&build.catalogue).map_err(|error| Failure { code: exit::USAGE, error })?;
+        let (selected, summary) = select.apply(&build.catalogue).map_err(|error| Failure {
+            code: exit::USAGE,
+            error,
+        })?;
         eprintln!("syncmut: {summary}");
         // The run's catalogue is the selection: reports, the score and `merge` read it.
-        out.write_json(metamutant::layout::CATALOGUE, &selected).map_err(oracle_failure)?;
+        out.write_json(metamutant::layout::CATALOGUE, &selected)
+            .map_err(oracle_failure)?;
         build.catalogue = selected;
         if build.catalogue.mutants.is_empty() {
             eprintln!("syncmut: no mutant selected; nothing to run");
             return Ok(Ran::NothingSelected);
         }
     }
-    if build.catalogue.kind == syncmut_mutator::api::Family::Systemc && (config.strategy != syncmut_oracle::schedules::Schedules::STANDARD || config.native > 0) {
+    if build.catalogue.kind == syncmut_mutator::api::Family::Systemc
+        && (config.strategy != syncmut_oracle::schedules::Schedules::STANDARD || config.native > 0)
+    {
         eprintln!("syncmut: note: --schedules/--strategy/--native apply to pthread designs; a SystemC kernel's process order is deterministic, so each test runs once");
     }
     let tests = with_generated_tests(plan, &build, out.root(), given)?;
     let progress = console::Bar::new();
-    let (outcomes, baseline) = lab::run(&build, &tests, &out, config, &progress, previous_runs).map_err(oracle_failure)?;
+    let (outcomes, baseline) =
+        lab::run(&build, &tests, &out, config, &progress, previous_runs).map_err(oracle_failure)?;
     progress.finish();
-    for (name, format) in [("report.html", report::Format::Html), ("mutation-report.json", report::Format::Mte)] {
-        out.write(name, &report::render_in(Some(out.root()), format, &build.catalogue, &outcomes)).map_err(oracle_failure)?;
+    for (name, format) in [
+        ("report.html", report::Format::Html),
+        ("mutation-report.json", report::Format::Mte),
+    ] {
+        out.write(
+            name,
+            &report::render_in(Some(out.root()), format, &build.catalogue, &outcomes),
+        )
+        .map_err(oracle_failure)?;
     }
     print!("{}", table::baseline(&build.catalogue, &baseline));
     print!("{}", table::outcomes(&outcomes));
@@ -139,7 +164,10 @@ pub fn run_command(
             outcomes.score.killed
         );
     }
-    Ok(Ran::Score { percent: outcomes.score.percent, killed: outcomes.score.killed })
+    Ok(Ran::Score {
+        percent: outcomes.score.percent,
+        killed: outcomes.score.killed,
+    })
 }
 
 /// Generates tests into `DIR/gen/` (per `plan`) and puts them after the given ones (a
@@ -156,27 +184,46 @@ fn with_generated_tests(
             let found = syncmut_runtime::test_case::load(&tests_file).unwrap_or_default();
             eprintln!("syncmut: {summary}");
             for test in found {
-                if !tests.iter().any(|t| t.args == test.args && t.nondet == test.nondet && t.inputs == test.inputs) {
-                    let name = if tests.iter().any(|t| t.name == test.name) { format!("gen-{}", test.name) } else { test.name };
+                if !tests.iter().any(|t| {
+                    t.args == test.args && t.nondet == test.nondet && t.inputs == test.inputs
+                }) {
+                    let name = if tests.iter().any(|t| t.name == test.name) {
+                        format!("gen-{}", test.name)
+                    } else {
+                        test.name
+                    };
                     tests.push(syncmut_runtime::test_case::TestCase { name, ..test });
                 }
             }
         }
         // A missing or broken solver costs the generated tests, not the run: the given
         // tests still judge every mutant they reach.
-        Err(e) if !tests.is_empty() => eprintln!("syncmut: warning: test generation skipped: {e}; using the given tests only"),
-        Err(e) => return Err(Failure { code: exit::for_analysis_error(&e), error: anyhow::anyhow!("test generation: {e}") }),
+        Err(e) if !tests.is_empty() => {
+            eprintln!("syncmut: warning: test generation skipped: {e}; using the given tests only")
+        }
+        Err(e) => {
+            return Err(Failure {
+                code: exit::for_analysis_error(&e),
+                error: anyhow::anyhow!("test generation: {e}"),
+            })
+        }
     }
     // Generation finding nothing is no reason not to run the design: what its default
     // invocation and random inputs reach is still judged. Only a run with nothing to
     // run at all stops here.
     if tests.is_empty() && !matches!(plan, crate::gen::Generation::None) {
-        let (fallback, report) = crate::gen::fallback(plan, build, root).map_err(|e| Failure { code: exit::for_analysis_error(&e), error: anyhow::anyhow!("{e}") })?;
+        let (fallback, report) = crate::gen::fallback(plan, build, root).map_err(|e| Failure {
+            code: exit::for_analysis_error(&e),
+            error: anyhow::anyhow!("{e}"),
+        })?;
         eprintln!("syncmut: {report}");
         tests = fallback;
     }
     if tests.is_empty() {
-        return Err(Failure { code: exit::NO_USABLE_TEST, error: anyhow::anyhow!("no tests: the tests file holds none (--tests FILE)") });
+        return Err(Failure {
+            code: exit::NO_USABLE_TEST,
+            error: anyhow::anyhow!("no tests: the tests file holds none (--tests FILE)"),
+        });
     }
     Ok(tests)
 }
@@ -185,10 +232,28 @@ fn with_generated_tests(
 /// directory is rebuilt: the catalogue is computed in a scratch directory and compared
 /// with the interrupted run's, so its executables and `mutants.json` stay those its
 /// verdicts were obtained with.
-fn refuse_changed_design(design: &syncmut_mutator::Design, previous: &syncmut_mutator::Catalogue, out: &OutDir, select: &SelectArgs) -> Result<(), Failure> {
-    let scratch = tempfile::tempdir().map_err(|e| Failure { code: exit::INTERNAL, error: anyhow::anyhow!("create a temporary build directory: {e}") })?;
+fn refuse_changed_design(
+    design: &syncmut_mutator::Design,
+    previous: &syncmut_mutator::Catalogue,
+    out: &OutDir,
+    select: &SelectArgs,
+) -> Result<(), Failure> {
+    let scratch = tempfile::tempdir().map_err(|e| Failure {
+        code: exit::INTERNAL,
+        error: anyhow::anyhow!("create a temporary build directory: {e}"),
+    })?;
     let now = metamutant::scan(design, scratch.path())?.catalogue;
-    let now = if select.is_empty() { now } else { select.apply(&now).map_err(|error| Failure { code: exit::USAGE, error })?.0 };
+    let now = if select.is_empty() {
+        now
+    } else {
+        select
+            .apply(&now)
+            .map_err(|error| Failure {
+                code: exit::USAGE,
+                error,
+            })?
+            .0
+    };
     if now.kind == previous.kind && now.sites == previous.sites && now.mutants == previous.mutants {
         return Ok(());
     }
@@ -201,7 +266,11 @@ fn refuse_changed_design(design: &syncmut_mutator::Design, previous: &syncmut_mu
 /// The saved runs a resume may keep: none when they were obtained under other schedules
 /// (their verdicts would not be this run's), and never a run that ended in an error,
 /// which is retried (a full disk or a process limit may be gone now).
-fn reusable_runs(mut runs: Vec<syncmut_oracle::outcome::Run>, out: &OutDir, config: &lab::RunSettings) -> Vec<syncmut_oracle::outcome::Run> {
+fn reusable_runs(
+    mut runs: Vec<syncmut_oracle::outcome::Run>,
+    out: &OutDir,
+    config: &lab::RunSettings,
+) -> Vec<syncmut_oracle::outcome::Run> {
     let now = lab::verdict_settings(config);
     if let Some(saved) = lab::saved_settings(out).filter(|saved| *saved != now) {
         eprintln!(
@@ -227,6 +296,8 @@ pub fn open_run_directory(path: &std::path::Path) -> Result<OutDir, Failure> {
 
 /// An oracle error with its exit code.
 pub fn oracle_failure(error: syncmut_oracle::OracleError) -> Failure {
-    Failure { code: exit::for_oracle_error(&error), error: error.into() }
+    Failure {
+        code: exit::for_oracle_error(&error),
+        error: error.into(),
+    }
 }
-

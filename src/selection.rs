@@ -51,7 +51,10 @@ impl Shard {
     pub fn parse(text: &str) -> Result<Shard, String> {
         let bad = || format!("shard {text:?}: write K/N with 1 ≤ K ≤ N, e.g. 2/4");
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
-        let (k, n): (usize, usize) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        let (k, n): (usize, usize) = (
+            k.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
         if k == 0 || n == 0 || k > n {
             return Err(bad());
         }
@@ -93,18 +96,40 @@ impl SelectArgs {
     /// The catalogue narrowed to the selected mutants (sites unchanged: they are the
     /// metamutant's), and a line saying what was selected.
     pub fn apply(&self, catalogue: &Catalogue) -> anyhow::Result<(Catalogue, String)> {
-        let globs = |list: &[String]| list.iter().map(|g| glob_regex(g)).collect::<anyhow::Result<Vec<_>>>();
+        let globs = |list: &[String]| {
+            list.iter()
+                .map(|g| glob_regex(g))
+                .collect::<anyhow::Result<Vec<_>>>()
+        };
         let regexes = |list: &[String], what: &str| {
-            list.iter().map(|r| Regex::new(r).with_context(|| format!("{what} {r:?}: not a regular expression"))).collect::<anyhow::Result<Vec<_>>>()
+            list.iter()
+                .map(|r| {
+                    Regex::new(r).with_context(|| format!("{what} {r:?}: not a regular expression"))
+                })
+                .collect::<anyhow::Result<Vec<_>>>()
         };
         let (files, not_files) = (globs(&self.file)?, globs(&self.exclude_file)?);
-        let (functions, ids, not_ids) = (regexes(&self.function, "--function")?, regexes(&self.mutant, "--mutant")?, regexes(&self.exclude, "--exclude")?);
+        let (functions, ids, not_ids) = (
+            regexes(&self.function, "--function")?,
+            regexes(&self.mutant, "--mutant")?,
+            regexes(&self.exclude, "--exclude")?,
+        );
         let changed = self.in_diff.as_deref().map(changed_lines).transpose()?;
         let locations = |m: &Mutant| -> Vec<(String, u32)> {
-            let at: Vec<(String, u32)> = m.sites.iter().filter_map(|&i| catalogue.sites.iter().find(|s| s.index == i)).map(|s| (s.file.clone(), s.line)).collect();
-            if at.is_empty() { vec![(m.file.clone(), m.line)] } else { at }
+            let at: Vec<(String, u32)> = m
+                .sites
+                .iter()
+                .filter_map(|&i| catalogue.sites.iter().find(|s| s.index == i))
+                .map(|s| (s.file.clone(), s.line))
+                .collect();
+            if at.is_empty() {
+                vec![(m.file.clone(), m.line)]
+            } else {
+                at
+            }
         };
-        let file_matches = |globs: &[Regex], m: &Mutant| globs.iter().any(|g| path_matches(g, &m.file));
+        let file_matches =
+            |globs: &[Regex], m: &Mutant| globs.iter().any(|g| path_matches(g, &m.file));
         let selected: Vec<Mutant> = catalogue
             .mutants
             .iter()
@@ -113,19 +138,40 @@ impl SelectArgs {
             .filter(|m| functions.is_empty() || functions.iter().any(|r| r.is_match(&m.function)))
             .filter(|m| ids.is_empty() || ids.iter().any(|r| r.is_match(&m.id)))
             .filter(|m| !not_ids.iter().any(|r| r.is_match(&m.id)))
-            .filter(|m| changed.as_ref().is_none_or(|c| locations(m).iter().any(|(file, line)| c.contains(file, *line))))
+            .filter(|m| {
+                changed.as_ref().is_none_or(|c| {
+                    locations(m)
+                        .iter()
+                        .any(|(file, line)| c.contains(file, *line))
+                })
+            })
             .cloned()
             .collect();
         let filtered = selected.len();
         let selected: Vec<Mutant> = match self.shard {
             None => selected,
-            Some(Shard { k, n }) => selected.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, m)| m).collect(),
+            Some(Shard { k, n }) => selected
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| i % n == k - 1)
+                .map(|(_, m)| m)
+                .collect(),
         };
-        let mut summary = format!("{} of {} mutants selected", selected.len(), catalogue.mutants.len());
+        let mut summary = format!(
+            "{} of {} mutants selected",
+            selected.len(),
+            catalogue.mutants.len()
+        );
         if let Some(Shard { k, n }) = self.shard {
             summary.push_str(&format!(" (shard {k}/{n} of {filtered})"));
         }
-        Ok((Catalogue { mutants: selected, ..catalogue.clone() }, summary))
+        Ok((
+            Catalogue {
+                mutants: selected,
+                ..catalogue.clone()
+            },
+            summary,
+        ))
     }
 }
 
@@ -158,7 +204,10 @@ fn glob_regex(glob: &str) -> anyhow::Result<Regex> {
 /// (`src/*.c` matches `/home/me/project/src/queue.c`).
 fn path_matches(glob: &Regex, path: &str) -> bool {
     let path = path.trim_start_matches("./");
-    glob.is_match(path) || path.match_indices('/').any(|(i, _)| glob.is_match(&path[i + 1..]))
+    glob.is_match(path)
+        || path
+            .match_indices('/')
+            .any(|(i, _)| glob.is_match(&path[i + 1..]))
 }
 
 /// The lines a unified diff adds or changes, per file of its new side.
@@ -170,15 +219,23 @@ impl ChangedLines {
     /// is changed: the diff's path must be the whole path or its last components.
     fn contains(&self, file: &str, line: u32) -> bool {
         let file = file.trim_start_matches("./");
-        self.0.iter().any(|(path, lines)| lines.contains(&line) && (file == path || file.ends_with(&format!("/{path}"))))
+        self.0.iter().any(|(path, lines)| {
+            lines.contains(&line) && (file == path || file.ends_with(&format!("/{path}")))
+        })
     }
 }
 
 /// Reads a unified diff (`git diff`, `diff -u`): the new side's line numbers of added
 /// lines, per file; paths lose git's `b/` prefix.
 fn changed_lines(path: &Path) -> anyhow::Result<ChangedLines> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read the diff", path.display()))?;
-    parse_diff(&text).map_err(|e| anyhow::anyhow!("{}: not a unified diff: {e} (make one with `git diff` or `diff -u`)", path.display()))
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read the diff", path.display()))?;
+    parse_diff(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not a unified diff: {e} (make one with `git diff` or `diff -u`)",
+            path.display()
+        )
+    })
 }
 
 fn parse_diff(text: &str) -> Result<ChangedLines, String> {
@@ -207,14 +264,26 @@ fn parse_diff(text: &str) -> Result<ChangedLines, String> {
             }
         } else if let Some(name) = text.strip_prefix("+++ ") {
             let name = name.split('\t').next().unwrap_or(name).trim();
-            file = (name != "/dev/null").then(|| name.strip_prefix("b/").unwrap_or(name).to_string());
+            file =
+                (name != "/dev/null").then(|| name.strip_prefix("b/").unwrap_or(name).to_string());
         } else if let Some(hunk) = text.strip_prefix("@@ ") {
             let ranges = hunk.split(" @@").next().unwrap_or("");
-            let (old, new) = ranges.split_once(' ').ok_or_else(|| format!("line {}: a hunk header without ranges", number + 1))?;
+            let (old, new) = ranges
+                .split_once(' ')
+                .ok_or_else(|| format!("line {}: a hunk header without ranges", number + 1))?;
             let range = |r: &str, sign: char| -> Result<(u32, u32), String> {
-                let r = r.strip_prefix(sign).ok_or_else(|| format!("line {}: hunk range {r:?}", number + 1))?;
+                let r = r
+                    .strip_prefix(sign)
+                    .ok_or_else(|| format!("line {}: hunk range {r:?}", number + 1))?;
                 let (start, count) = r.split_once(',').unwrap_or((r, "1"));
-                Ok((start.parse().map_err(|_| format!("line {}: hunk range {r:?}", number + 1))?, count.parse().map_err(|_| format!("line {}: hunk range {r:?}", number + 1))?))
+                Ok((
+                    start
+                        .parse()
+                        .map_err(|_| format!("line {}: hunk range {r:?}", number + 1))?,
+                    count
+                        .parse()
+                        .map_err(|_| format!("line {}: hunk range {r:?}", number + 1))?,
+                ))
             };
             let ((_, old_count), (new_start, new_count)) = (range(old, '-')?, range(new, '+')?);
             (line, old_left, new_left) = (new_start, old_count, new_count);
@@ -234,7 +303,10 @@ mod tests {
     fn a_diff_gives_the_new_lines_it_adds_per_file() {
         let diff = "diff --git a/src/q.c b/src/q.c\n--- a/src/q.c\n+++ b/src/q.c\n@@ -10,3 +10,4 @@ void f()\n ctx\n-old\n+new\n+added\n ctx\n@@ -40 +41 @@\n-x\n+y\n--- a/gone.c\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-bye\n";
         let changed = parse_diff(diff).unwrap();
-        assert_eq!(changed.0, BTreeMap::from([("src/q.c".to_string(), BTreeSet::from([11, 12, 41]))]));
+        assert_eq!(
+            changed.0,
+            BTreeMap::from([("src/q.c".to_string(), BTreeSet::from([11, 12, 41]))])
+        );
         assert!(changed.contains("/home/me/p/src/q.c", 12));
         assert!(changed.contains("src/q.c", 41));
         assert!(!changed.contains("/home/me/p/src/q.c", 10));

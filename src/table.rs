@@ -2,20 +2,31 @@
 
 use syncmut_mutator::api::Family;
 use syncmut_mutator::Catalogue;
-use syncmut_runtime::exec::Status;
 use syncmut_oracle::diff::site_label;
 use syncmut_oracle::outcome::{Baseline, Outcomes};
 use syncmut_oracle::Verdict;
+use syncmut_runtime::exec::Status;
 
 /// The catalogue as one row per mutant, grouped by site.
 pub fn catalogue(catalogue: &Catalogue) -> String {
     let rows: Vec<[String; 4]> = catalogue
         .mutants
         .iter()
-        .map(|m| [m.id.clone(), format!("{}:{}:{}", m.file, m.line, m.col), m.operator.slug().to_string(), m.description.clone()])
+        .map(|m| {
+            [
+                m.id.clone(),
+                format!("{}:{}:{}", m.file, m.line, m.col),
+                m.operator.slug().to_string(),
+                m.description.clone(),
+            ]
+        })
         .collect();
     let mut out = render(["mutant", "location", "operator", "description"], &rows);
-    out.push_str(&format!("{} sites, {} mutants\n", catalogue.sites.len(), catalogue.mutants.len()));
+    out.push_str(&format!(
+        "{} sites, {} mutants\n",
+        catalogue.sites.len(),
+        catalogue.mutants.len()
+    ));
     out
 }
 
@@ -25,7 +36,13 @@ pub fn catalogue(catalogue: &Catalogue) -> String {
 pub fn baseline(catalogue: &Catalogue, baselines: &[Baseline]) -> String {
     let rows: Vec<[String; 3]> = baselines
         .iter()
-        .map(|b| [b.test.clone(), format!("{} of {} sites", b.reached.len(), catalogue.sites.len()), baseline_notes(catalogue, b).join("; ")])
+        .map(|b| {
+            [
+                b.test.clone(),
+                format!("{} of {} sites", b.reached.len(), catalogue.sites.len()),
+                baseline_notes(catalogue, b).join("; "),
+            ]
+        })
         .collect();
     render(["test", "reaches", "original behaviour"], &rows)
 }
@@ -38,7 +55,8 @@ fn baseline_notes(catalogue: &Catalogue, b: &Baseline) -> Vec<String> {
     }
     // A set-aside test's status is already in its reason; a usable one that fails is
     // still judged, but the user should know its verdicts compare failures.
-    let deadlock_status = b.deadlock && b.status == Status::Exited(syncmut_runtime::status::DEADLOCK);
+    let deadlock_status =
+        b.deadlock && b.status == Status::Exited(syncmut_runtime::status::DEADLOCK);
     if b.usable && b.status != Status::Exited(0) && !deadlock_status {
         notes.push(format!("original ends with {}", status_words(b.status)));
     }
@@ -48,7 +66,13 @@ fn baseline_notes(catalogue: &Catalogue, b: &Baseline) -> Vec<String> {
     let who = || -> Vec<String> {
         b.pending
             .iter()
-            .map(|(t, s)| format!("{t} at {}", s.map(|s| site_label(catalogue, s)).unwrap_or_else(|| "no synchronization call".into())))
+            .map(|(t, s)| {
+                format!(
+                    "{t} at {}",
+                    s.map(|s| site_label(catalogue, s))
+                        .unwrap_or_else(|| "no synchronization call".into())
+                )
+            })
             .collect()
     };
     if b.deadlock {
@@ -60,20 +84,34 @@ fn baseline_notes(catalogue: &Catalogue, b: &Baseline) -> Vec<String> {
             (_, 1) => "thread",
             _ => "threads",
         };
-        notes.push(format!("ends with {} {unit} blocked: {}", b.pending.len(), who().join(", ")));
+        notes.push(format!(
+            "ends with {} {unit} blocked: {}",
+            b.pending.len(),
+            who().join(", ")
+        ));
     }
     if !b.lost_notifications.is_empty() {
-        notes.push(format!("lost notifications: {}", b.lost_notifications.summary(&|s| site_label(catalogue, s))));
+        notes.push(format!(
+            "lost notifications: {}",
+            b.lost_notifications.summary(&|s| site_label(catalogue, s))
+        ));
     }
     if !b.nondeterministic.is_empty() {
-        notes.push(format!("nondeterministic, not compared: {}", b.nondeterministic.join(", ")));
+        notes.push(format!(
+            "nondeterministic, not compared: {}",
+            b.nondeterministic.join(", ")
+        ));
     }
     // The original's own races (`run --races`): listed here once, they kill no mutant.
     for race in &b.races {
-        notes.push(format!("data race of the original (kills no mutant): {race}"));
+        notes.push(format!(
+            "data race of the original (kills no mutant): {race}"
+        ));
     }
     if let Some(limits) = &b.races_unchecked {
-        notes.push(format!("race detection incomplete ({limits}): no mutant is killed by a race on this test"));
+        notes.push(format!(
+            "race detection incomplete ({limits}): no mutant is killed by a race on this test"
+        ));
     }
     if notes.is_empty() {
         notes.push("ok".to_string());
@@ -84,7 +122,9 @@ fn baseline_notes(catalogue: &Catalogue, b: &Baseline) -> Vec<String> {
 /// An end status in words, with what syncmut's runtime statuses mean.
 fn status_words(status: Status) -> String {
     match status {
-        Status::Exited(syncmut_runtime::status::ASSUME) => format!("{status} (a __VERIFIER_assume failed)"),
+        Status::Exited(syncmut_runtime::status::ASSUME) => {
+            format!("{status} (a __VERIFIER_assume failed)")
+        }
         _ => status.to_string(),
     }
 }
@@ -94,10 +134,21 @@ pub fn outcomes(outcomes: &Outcomes) -> String {
     let rows: Vec<[String; 5]> = outcomes
         .mutants
         .iter()
-        .map(|m| [m.mutant.clone(), format!("{}:{}", m.file, m.line), m.verdict.name().to_string(), m.killed_by.clone().unwrap_or_default(), m.reason.clone()])
+        .map(|m| {
+            [
+                m.mutant.clone(),
+                format!("{}:{}", m.file, m.line),
+                m.verdict.name().to_string(),
+                m.killed_by.clone().unwrap_or_default(),
+                m.reason.clone(),
+            ]
+        })
         .collect();
     let mut out = String::from("\n");
-    out.push_str(&render(["mutant", "location", "verdict", "test", "why"], &rows));
+    out.push_str(&render(
+        ["mutant", "location", "verdict", "test", "why"],
+        &rows,
+    ));
     let mut counts: std::collections::BTreeMap<Verdict, usize> = Default::default();
     for m in &outcomes.mutants {
         *counts.entry(m.verdict).or_default() += 1;

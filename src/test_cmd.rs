@@ -17,12 +17,21 @@ pub const NAME: &str = "test-cmd";
 /// The test running `command` on a copy of the current directory (without `.git` and
 /// without syncmut run directories, `run_dir` among them).
 pub fn test(command: &str, run_dir: &Path, others: &[TestCase]) -> anyhow::Result<TestCase> {
-    anyhow::ensure!(!command.trim().is_empty(), "--test-cmd: the command is empty");
-    anyhow::ensure!(!others.iter().any(|t| t.name == NAME), "--test-cmd: the tests file already has a test named {NAME:?}");
+    anyhow::ensure!(
+        !command.trim().is_empty(),
+        "--test-cmd: the command is empty"
+    );
+    anyhow::ensure!(
+        !others.iter().any(|t| t.name == NAME),
+        "--test-cmd: the tests file already has a test named {NAME:?}"
+    );
     let cwd = std::env::current_dir().context("--test-cmd: the current directory")?;
     let run_dir = std::path::absolute(run_dir).unwrap_or_else(|_| run_dir.to_path_buf());
     let mut files = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(&cwd).with_context(|| format!("{}: cannot list", cwd.display()))?.flatten().collect();
+    let mut entries: Vec<_> = std::fs::read_dir(&cwd)
+        .with_context(|| format!("{}: cannot list", cwd.display()))?
+        .flatten()
+        .collect();
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
@@ -37,11 +46,19 @@ pub fn test(command: &str, run_dir: &Path, others: &[TestCase]) -> anyhow::Resul
             run_dir.display(),
             path.display()
         );
-        files.push(FileCopy { from: path, to: name });
+        files.push(FileCopy {
+            from: path,
+            to: name,
+        });
     }
     Ok(TestCase {
         name: NAME.to_string(),
-        setting: Setting { files, cmd: vec!["sh".to_string(), "-c".to_string(), command.to_string()], expect: Some(0), ..Setting::default() },
+        setting: Setting {
+            files,
+            cmd: vec!["sh".to_string(), "-c".to_string(), command.to_string()],
+            expect: Some(0),
+            ..Setting::default()
+        },
         ..TestCase::default()
     })
 }

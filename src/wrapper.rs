@@ -14,7 +14,6 @@
 //! follow it says on stderr, prefixed `syncmut cc:`, and the build goes on: objects that
 //! reach the link only through a static archive, and units the bitcode compile fails on.
 
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use syncmut_mutator::compile_db;
@@ -22,11 +21,33 @@ use syncmut_mutator::design::{absolute, is_library_file, Input, InputKind};
 use syncmut_mutator::wrapped::{self, Program, Unit};
 
 /// Flags whose value is the next argument (so it is not taken for an input file).
-const WITH_VALUE: &[&str] = &["-o", "-MF", "-MT", "-MQ", "-I", "-D", "-U", "-include", "-isystem", "-iquote", "-idirafter", "-x", "-Xlinker", "-L", "-target", "--target", "-arch"];
+const WITH_VALUE: &[&str] = &[
+    "-o",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-I",
+    "-D",
+    "-U",
+    "-include",
+    "-isystem",
+    "-iquote",
+    "-idirafter",
+    "-x",
+    "-Xlinker",
+    "-L",
+    "-target",
+    "--target",
+    "-arch",
+];
 
 /// Runs the wrapper as `syncmut <name> ARGS…`; returns the exit code.
 pub fn main(name: &str, args: Vec<String>) -> i32 {
-    let kind = if name == "cc" { InputKind::C } else { InputKind::Cxx };
+    let kind = if name == "cc" {
+        InputKind::C
+    } else {
+        InputKind::Cxx
+    };
     let tag = format!("syncmut {name}");
     // Launcher mode: the first argument is the project's compiler itself.
     let (compiler, args) = match args.split_first() {
@@ -56,14 +77,24 @@ pub fn main(name: &str, args: Vec<String>) -> i32 {
     }
     if command.compile_only {
         if let [source] = command.sources.as_slice() {
-            let object = command.output.clone().unwrap_or_else(|| PathBuf::from(format!("{}.o", source.file_stem().unwrap_or_default().to_string_lossy())));
+            let object = command.output.clone().unwrap_or_else(|| {
+                PathBuf::from(format!(
+                    "{}.o",
+                    source.file_stem().unwrap_or_default().to_string_lossy()
+                ))
+            });
             if let Err(e) = keep_bitcode(&args, source, &cwd.join(&object), &cwd) {
                 eprintln!("{tag}: warning: {}: no bitcode kept, so syncmut cannot build a program holding it: {e}", source.display());
             }
         }
         return 0;
     }
-    let executable = cwd.join(command.output.clone().unwrap_or_else(|| PathBuf::from("a.out")));
+    let executable = cwd.join(
+        command
+            .output
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("a.out")),
+    );
     let mut units = Vec::new();
     for (i, source) in command.sources.iter().enumerate() {
         // A source compiled and linked in one command: its bitcode goes beside the program.
@@ -95,8 +126,25 @@ pub fn main(name: &str, args: Vec<String>) -> i32 {
     if units.is_empty() {
         return 0;
     }
-    let link_flags = command.link_flags.iter().map(|f| if is_library_file(f) && Path::new(f).is_relative() { cwd.join(f).display().to_string() } else { f.clone() }).collect();
-    if let Err(e) = wrapped::record_program(&executable, &Program { format_version: wrapped::PROGRAM_VERSION, units, link_flags }) {
+    let link_flags = command
+        .link_flags
+        .iter()
+        .map(|f| {
+            if is_library_file(f) && Path::new(f).is_relative() {
+                cwd.join(f).display().to_string()
+            } else {
+                f.clone()
+            }
+        })
+        .collect();
+    if let Err(e) = wrapped::record_program(
+        &executable,
+        &Program {
+            format_version: wrapped::PROGRAM_VERSION,
+            units,
+            link_flags,
+        },
+    ) {
         eprintln!("{tag}: warning: {e}");
     }
     0
@@ -110,11 +158,23 @@ fn keep_bitcode(args: &[String], source: &Path, object: &Path, cwd: &Path) -> an
     // The other inputs of a compile-and-link command and its link flags are not the unit's.
     let flags = compile_db::compile_flags(&all, source, cwd)
         .into_iter()
-        .filter(|f| compile_db::kind_of(Path::new(f)).is_none() && !f.ends_with(".o") && !f.starts_with("-l") && !f.starts_with("-L") && !f.starts_with("-Wl,") && !is_library_file(f))
+        .filter(|f| {
+            compile_db::kind_of(Path::new(f)).is_none()
+                && !f.ends_with(".o")
+                && !f.starts_with("-l")
+                && !f.starts_with("-L")
+                && !f.starts_with("-Wl,")
+                && !is_library_file(f)
+        })
         .collect();
     let source = syncmut_mutator::source::normalize(&cwd.join(source));
     let bitcode = wrapped::beside(object, ".bc");
-    let input = Input { path: source.clone(), kind, flags, directory: Some(cwd.to_path_buf()) };
+    let input = Input {
+        path: source.clone(),
+        kind,
+        flags,
+        directory: Some(cwd.to_path_buf()),
+    };
     syncmut_mutator::toolchain::compile_unit(&input, &bitcode)?;
     wrapped::record_unit(object, &Unit { source, bitcode })?;
     Ok(())
@@ -125,7 +185,9 @@ fn keep_bitcode(args: &[String], source: &Path, object: &Path, cwd: &Path) -> an
 fn is_compiler(arg: &str) -> bool {
     use std::os::unix::fs::PermissionsExt;
     let path = Path::new(arg);
-    !arg.starts_with('-') && compile_db::kind_of(path).is_none() && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    !arg.starts_with('-')
+        && compile_db::kind_of(path).is_none()
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// What a compiler command line does, as far as the wrapper cares.
@@ -146,7 +208,9 @@ impl CompilerCall {
         while let Some(arg) = it.next() {
             match arg.as_str() {
                 "-c" => c.compile_only = true,
-                "-E" | "-S" | "-M" | "-MM" | "-fsyntax-only" | "--version" | "-v" | "-###" => c.only_preprocesses = true,
+                "-E" | "-S" | "-M" | "-MM" | "-fsyntax-only" | "--version" | "-v" | "-###" => {
+                    c.only_preprocesses = true
+                }
                 "-o" => c.output = it.next().map(PathBuf::from),
                 a if WITH_VALUE.contains(&a) => {
                     let value = it.next();
@@ -155,9 +219,17 @@ impl CompilerCall {
                     }
                 }
                 a if a.starts_with("-o") => c.output = Some(PathBuf::from(&a[2..])),
-                a if a.starts_with("-l") || a.starts_with("-L") || a.starts_with("-Wl,") || is_library_file(a) => c.link_flags.push(a.to_string()),
+                a if a.starts_with("-l")
+                    || a.starts_with("-L")
+                    || a.starts_with("-Wl,")
+                    || is_library_file(a) =>
+                {
+                    c.link_flags.push(a.to_string())
+                }
                 a if a.starts_with('-') => {}
-                a if compile_db::kind_of(Path::new(a)).is_some() => c.sources.push(PathBuf::from(a)),
+                a if compile_db::kind_of(Path::new(a)).is_some() => {
+                    c.sources.push(PathBuf::from(a))
+                }
                 a if a.ends_with(".o") => c.objects.push(PathBuf::from(a)),
                 _ => {}
             }
@@ -165,7 +237,6 @@ impl CompilerCall {
         c
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -184,8 +255,14 @@ mod tests {
         let link = parse("-o app src/a.o src/b.o libcore.a -L/opt/lib -lm -lpthread");
         assert!(!link.compile_only);
         assert_eq!(link.objects.len(), 2);
-        assert_eq!(link.link_flags, ["libcore.a", "-L/opt/lib", "-lm", "-lpthread"]);
+        assert_eq!(
+            link.link_flags,
+            ["libcore.a", "-L/opt/lib", "-lm", "-lpthread"]
+        );
         assert!(parse("-E -x c -").only_preprocesses);
-        assert!(parse("-I include -c x.c").sources == [PathBuf::from("x.c")], "a flag's value is not an input");
+        assert!(
+            parse("-I include -c x.c").sources == [PathBuf::from("x.c")],
+            "a flag's value is not an input"
+        );
     }
 }

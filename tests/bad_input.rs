@@ -3,10 +3,10 @@
 
 mod util;
 
-use util::syncmut;
 use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use std::path::PathBuf;
+use util::syncmut;
 
 /// The mutator's own fixtures of bad input.
 fn fixture(name: &str) -> PathBuf {
@@ -15,7 +15,11 @@ fn fixture(name: &str) -> PathBuf {
 
 #[test]
 fn missing_file() {
-    syncmut().args(["list", "no/such/design.c"]).assert().code(3).stderr(contains("no/such/design.c: no such file"));
+    syncmut()
+        .args(["list", "no/such/design.c"])
+        .assert()
+        .code(3)
+        .stderr(contains("no/such/design.c: no such file"));
 }
 
 #[test]
@@ -50,7 +54,9 @@ fn openmp_is_refused_in_words() {
         .args(["--", "-fopenmp"])
         .assert()
         .code(3)
-        .stderr(contains("openmp.c: uses OpenMP (it calls `__kmpc_fork_call`)"))
+        .stderr(contains(
+            "openmp.c: uses OpenMP (it calls `__kmpc_fork_call`)",
+        ))
         .stderr(contains("linking failed").not());
 }
 
@@ -70,7 +76,12 @@ fn garbage_bitcode() {
     let dir = tempfile::tempdir().unwrap();
     let bc = dir.path().join("garbage.bc");
     std::fs::write(&bc, b"BC\xc0\xdegarbage").unwrap();
-    syncmut().arg("list").arg(&bc).assert().code(3).stderr(contains("garbage.bc"));
+    syncmut()
+        .arg("list")
+        .arg(&bc)
+        .assert()
+        .code(3)
+        .stderr(contains("garbage.bc"));
 }
 
 #[test]
@@ -86,7 +97,12 @@ fn design_without_sync_sites() {
 #[test]
 fn empty_directory() {
     let dir = tempfile::tempdir().unwrap();
-    syncmut().arg("list").arg(dir.path()).assert().code(3).stderr(contains("no C/C++ sources in this directory"));
+    syncmut()
+        .arg("list")
+        .arg(dir.path())
+        .assert()
+        .code(3)
+        .stderr(contains("no C/C++ sources in this directory"));
 }
 
 #[test]
@@ -113,15 +129,34 @@ fn numbers_out_of_range_are_refused_before_any_work() {
     for (flag, value, says) in [
         ("-j", "4294967296", "jobs (-j) must be between 1 and 256"),
         ("-j", "0", "jobs (-j) must be between 1 and 256"),
-        ("--schedules", "1000000000000", "schedules must be at most 1000000"),
+        (
+            "--schedules",
+            "1000000000000",
+            "schedules must be at most 1000000",
+        ),
         ("--fail-under", "NaN", "between 0 and 100"),
         ("--fail-under=-5", "", "between 0 and 100"),
         ("--fail-under", "101", "between 0 and 100"),
     ] {
         let out = tempfile::tempdir().unwrap();
-        let args: Vec<&str> = [flag, value].into_iter().filter(|a| !a.is_empty()).collect();
-        syncmut().arg("run").arg(&design).arg("-o").arg(out.path()).args(args).assert().code(2).stderr(contains(says));
-        assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "{flag} {value}: wrote into the output directory");
+        let args: Vec<&str> = [flag, value]
+            .into_iter()
+            .filter(|a| !a.is_empty())
+            .collect();
+        syncmut()
+            .arg("run")
+            .arg(&design)
+            .arg("-o")
+            .arg(out.path())
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(contains(says));
+        assert_eq!(
+            std::fs::read_dir(out.path()).unwrap().count(),
+            0,
+            "{flag} {value}: wrote into the output directory"
+        );
     }
 }
 
@@ -131,12 +166,28 @@ fn paths_that_are_not_utf8_are_refused_naming_them() {
     let dir = tempfile::tempdir().unwrap();
     let odd = std::ffi::OsStr::from_bytes(b"caf\xe9");
     let source = dir.path().join(odd).with_extension("c");
-    std::fs::copy(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/crash/crash.c"), &source).unwrap();
-    syncmut().arg("list").arg(&source).assert().code(3).stderr(contains("caf").and(contains("not valid UTF-8")));
+    std::fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verdicts/crash/crash.c"),
+        &source,
+    )
+    .unwrap();
+    syncmut()
+        .arg("list")
+        .arg(&source)
+        .assert()
+        .code(3)
+        .stderr(contains("caf").and(contains("not valid UTF-8")));
 
     let good = dir.path().join("good.c");
     std::fs::copy(&source, &good).unwrap();
-    syncmut().arg("mutate").arg(&good).arg("-o").arg(dir.path().join(odd)).assert().code(2).stderr(contains("not valid UTF-8"));
+    syncmut()
+        .arg("mutate")
+        .arg(&good)
+        .arg("-o")
+        .arg(dir.path().join(odd))
+        .assert()
+        .code(2)
+        .stderr(contains("not valid UTF-8"));
 }
 
 #[test]
@@ -145,7 +196,10 @@ fn tests_that_cannot_be_run_are_refused_naming_the_file() {
     for (tests, says) in [
         (r#"{"tests":[{"name":".."}]}"#, "not \".\" or \"..\""),
         (r#"{"tests":[{"args":["a\u0000b"]}]}"#, "NUL"),
-        (&format!(r#"{{"tests":[{{"name":"{}"}}]}}"#, "n".repeat(300)), "at most 100"),
+        (
+            &format!(r#"{{"tests":[{{"name":"{}"}}]}}"#, "n".repeat(300)),
+            "at most 100",
+        ),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("tests.json");

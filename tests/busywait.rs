@@ -10,15 +10,27 @@ mod util;
 use std::path::{Path, PathBuf};
 
 fn corpus(name: &str) -> PathBuf {
-    util::root().join("tests/corpus/busywait").join(format!("{name}.c"))
+    util::root()
+        .join("tests/corpus/busywait")
+        .join(format!("{name}.c"))
 }
 
 /// `syncmut explore` on a corpus program: (exit code, stdout).
 fn explore(name: &str, out: &Path, args: &[&str]) -> (i32, String) {
-    let output = util::syncmut().arg("explore").arg(corpus(name)).arg("-o").arg(out).args(args).output().unwrap();
+    let output = util::syncmut()
+        .arg("explore")
+        .arg(corpus(name))
+        .arg("-o")
+        .arg(out)
+        .args(args)
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    (output.status.code().unwrap_or(-1), format!("{stdout}\n{stderr}"))
+    (
+        output.status.code().unwrap_or(-1),
+        format!("{stdout}\n{stderr}"),
+    )
 }
 
 /// Every strategy (the default mix, whose 30 runs pass through every phase, then random,
@@ -28,15 +40,29 @@ fn explore(name: &str, out: &Path, args: &[&str]) -> (i32, String) {
 fn never_reported(name: &str) {
     let dir = tempfile::tempdir().unwrap();
     for interleave in ["sync", "memory"] {
-        for strategy in [None, Some("random"), Some("pct"), Some("rr"), Some("holdback")] {
+        for strategy in [
+            None,
+            Some("random"),
+            Some("pct"),
+            Some("rr"),
+            Some("holdback"),
+        ] {
             // The default timeout (10 s): a shorter one can expire on a loaded machine
             // and would be reported as a hang at memory level.
             let mut args = vec!["--schedules", "30", "--interleave", interleave];
             if let Some(s) = strategy {
                 args.extend(["--strategy", s]);
             }
-            let (code, text) = explore(name, &dir.path().join(format!("{interleave}-{}", strategy.unwrap_or("default"))), &args);
-            assert_eq!(code, 0, "{name}, {strategy:?} at {interleave}: a false alarm\n{text}");
+            let (code, text) = explore(
+                name,
+                &dir.path()
+                    .join(format!("{interleave}-{}", strategy.unwrap_or("default"))),
+                &args,
+            );
+            assert_eq!(
+                code, 0,
+                "{name}, {strategy:?} at {interleave}: a false alarm\n{text}"
+            );
             assert!(text.contains("no bug found"), "{name}: {text}");
         }
     }
@@ -74,17 +100,43 @@ fn ticket_lock_is_never_reported() {
 fn flag_handoff_is_never_reported_and_says_why_it_left_sync_level() {
     never_reported("flag_handoff");
     let dir = tempfile::tempdir().unwrap();
-    let (_, text) = explore("flag_handoff", dir.path(), &["--schedules", "5", "--timeout", "2"]);
-    assert!(text.contains("did not end within the timeout at sync level") && text.contains("exploring again at memory level"), "{text}");
+    let (_, text) = explore(
+        "flag_handoff",
+        dir.path(),
+        &["--schedules", "5", "--timeout", "2"],
+    );
+    assert!(
+        text.contains("did not end within the timeout at sync level")
+            && text.contains("exploring again at memory level"),
+        "{text}"
+    );
 }
 
 /// Each broken twin's mutual exclusion violation, found by seeded random search.
 #[test]
 fn every_broken_twin_is_found_as_an_assertion() {
     let dir = tempfile::tempdir().unwrap();
-    for name in ["peterson_bad", "dekker_bad", "bakery_bad", "szymanski_bad", "ticket_lock_bad", "flag_handoff_bad"] {
+    for name in [
+        "peterson_bad",
+        "dekker_bad",
+        "bakery_bad",
+        "szymanski_bad",
+        "ticket_lock_bad",
+        "flag_handoff_bad",
+    ] {
         let out = dir.path().join(name);
-        let (code, text) = explore(name, &out, &["--strategy", "random", "--schedules", "500", "--timeout", "2"]);
+        let (code, text) = explore(
+            name,
+            &out,
+            &[
+                "--strategy",
+                "random",
+                "--schedules",
+                "500",
+                "--timeout",
+                "2",
+            ],
+        );
         assert_eq!(code, 9, "{name} not found\n{text}");
         assert!(text.contains("BUG assertion failure"), "{name}: {text}");
         // The saved counterexample replays to the same trace.
@@ -102,9 +154,23 @@ fn real_livelocks_are_still_reported() {
         for strategy in ["dfs", "random", "pct"] {
             // A generous timeout: the step budget (a million points, seconds when every
             // point switches threads) ends the run first even on a loaded machine.
-            let (code, text) = explore(name, &dir.path().join(format!("{name}-{strategy}")), &["--strategy", strategy, "--schedules", "5", "--timeout", "120"]);
+            let (code, text) = explore(
+                name,
+                &dir.path().join(format!("{name}-{strategy}")),
+                &[
+                    "--strategy",
+                    strategy,
+                    "--schedules",
+                    "5",
+                    "--timeout",
+                    "120",
+                ],
+            );
             assert_eq!(code, 9, "{name} under {strategy}\n{text}");
-            assert!(text.contains("BUG livelock"), "{name} under {strategy}: {text}");
+            assert!(
+                text.contains("BUG livelock"),
+                "{name} under {strategy}: {text}"
+            );
         }
     }
 }
@@ -115,15 +181,32 @@ fn real_livelocks_are_still_reported() {
 fn a_bug_needing_one_nondet_value_is_found_and_replays_with_its_values() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("found");
-    let (code, text) = explore("nondet_handoff", &out, &["--strategy", "random", "--schedules", "400"]);
+    let (code, text) = explore(
+        "nondet_handoff",
+        &out,
+        &["--strategy", "random", "--schedules", "400"],
+    );
     assert_eq!(code, 9, "{text}");
-    assert!(text.contains("__VERIFIER_nondet_* returned 7 in call order") && text.contains("SYNCMUT_NONDET=7 "), "{text}");
-    let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("counterexample.json")).unwrap()).unwrap();
+    assert!(
+        text.contains("__VERIFIER_nondet_* returned 7 in call order")
+            && text.contains("SYNCMUT_NONDET=7 "),
+        "{text}"
+    );
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("counterexample.json")).unwrap()).unwrap();
     assert_eq!(saved["nondet"], serde_json::json!([7]));
     assert!(saved["nondet_seed"].as_u64().is_some(), "{saved}");
     util::syncmut().arg("replay").arg(&out).assert().success();
     // The same search gives the same run and values (seeds are fixed).
-    let (_, again) = explore("nondet_handoff", &dir.path().join("again"), &["--strategy", "random", "--schedules", "400"]);
-    let line = |t: &str| t.lines().find(|l| l.starts_with("found by run")).map(str::to_string);
+    let (_, again) = explore(
+        "nondet_handoff",
+        &dir.path().join("again"),
+        &["--strategy", "random", "--schedules", "400"],
+    );
+    let line = |t: &str| {
+        t.lines()
+            .find(|l| l.starts_with("found by run"))
+            .map(str::to_string)
+    };
     assert_eq!(line(&text), line(&again));
 }

@@ -28,22 +28,38 @@ fn corpus_designs() -> Vec<PathBuf> {
 /// What is wrong with one design's generation, if anything.
 fn problems(design: &Path) -> Vec<String> {
     let out = tempfile::tempdir().unwrap();
-    let output = Command::cargo_bin("syncmut").unwrap().arg("gen").arg(design).arg("-o").arg(out.path()).output().unwrap();
+    let output = Command::cargo_bin("syncmut")
+        .unwrap()
+        .arg("gen")
+        .arg(design)
+        .arg("-o")
+        .arg(out.path())
+        .output()
+        .unwrap();
     let name = design.file_name().unwrap().to_string_lossy().into_owned();
     if !output.status.success() {
-        return vec![format!("{name}: gen exited {:?}: {}", output.status.code(), String::from_utf8_lossy(&output.stderr))];
+        return vec![format!(
+            "{name}: gen exited {:?}: {}",
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr)
+        )];
     }
     let mut found = Vec::new();
-    let tests: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("tests.json")).unwrap()).unwrap();
+    let tests: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("tests.json")).unwrap()).unwrap();
     if tests["tests"].as_array().map_or(0, |t| t.len()) == 0 {
         found.push(format!("{name}: no test generated"));
     }
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
     for site in sites.as_array().unwrap() {
         if let Some(reason) = site["verdict"]["reason"].as_str() {
             for debug in ["Value(0x", "Loc {", "ArgStr(", "Opaque("] {
                 if reason.contains(debug) {
-                    found.push(format!("{name} site {}: debug output in the reason: {reason}", site["index"]));
+                    found.push(format!(
+                        "{name} site {}: debug output in the reason: {reason}",
+                        site["index"]
+                    ));
                 }
             }
         }

@@ -13,7 +13,9 @@ use std::time::Duration;
 const APART: Duration = Duration::from_millis(1100);
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/determinism").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/determinism")
+        .join(name)
 }
 
 /// `syncmut mutate` of a fixture into a fresh directory.
@@ -26,17 +28,29 @@ fn mutate(name: &str) -> tempfile::TempDir {
         .arg(out.path())
         .output()
         .unwrap();
-    assert!(status.status.success(), "mutate {name}: {}", String::from_utf8_lossy(&status.stderr));
+    assert!(
+        status.status.success(),
+        "mutate {name}: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
     out
 }
 
 /// Stdout of an executable, which must exit 0.
 fn stdout_of(exe: &Path, env: &[(&str, &str)]) -> String {
     let mut cmd = Command::new(exe);
-    cmd.env_remove("SYNCMUT_REAL_TIME").env_remove("SYNCMUT_ENTROPY").env("SC_COPYRIGHT_MESSAGE", "DISABLE");
+    cmd.env_remove("SYNCMUT_REAL_TIME")
+        .env_remove("SYNCMUT_ENTROPY")
+        .env("SC_COPYRIGHT_MESSAGE", "DISABLE");
     cmd.envs(env.iter().copied());
     let out = cmd.output().unwrap();
-    assert!(out.status.success(), "{} {env:?}: {:?}\n{}", exe.display(), out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{} {env:?}: {:?}\n{}",
+        exe.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -51,19 +65,52 @@ fn stable_stdout(name: &str) {
     std::thread::sleep(APART);
     let second = stdout_of(&original, &[]);
     let real_second = stdout_of(&original, &[("SYNCMUT_REAL_TIME", "1")]);
-    assert_eq!(first, second, "{name}: the original's output changed between two runs");
-    assert!(first.starts_with("time 946684800\n"), "{name}: virtual time starts in 2000:\n{first}");
-    assert_eq!(stdout_of(&metamutant, &[]), first, "{name}: metamutant without a mutant differs from the original");
-    assert_ne!(real_first, real_second, "{name}: with SYNCMUT_REAL_TIME=1 the output follows the real clock");
+    assert_eq!(
+        first, second,
+        "{name}: the original's output changed between two runs"
+    );
+    assert!(
+        first.starts_with("time 946684800\n"),
+        "{name}: virtual time starts in 2000:\n{first}"
+    );
+    assert_eq!(
+        stdout_of(&metamutant, &[]),
+        first,
+        "{name}: metamutant without a mutant differs from the original"
+    );
+    assert_ne!(
+        real_first, real_second,
+        "{name}: with SYNCMUT_REAL_TIME=1 the output follows the real clock"
+    );
 
     let other = stdout_of(&original, &[("SYNCMUT_ENTROPY", "1")]);
-    assert_eq!(other, stdout_of(&original, &[("SYNCMUT_ENTROPY", "1")]), "{name}: SYNCMUT_ENTROPY=1 is reproducible");
-    assert_eq!(stdout_of(&original, &[("SYNCMUT_ENTROPY", "0")]), first, "{name}: SYNCMUT_ENTROPY=0 is the default");
+    assert_eq!(
+        other,
+        stdout_of(&original, &[("SYNCMUT_ENTROPY", "1")]),
+        "{name}: SYNCMUT_ENTROPY=1 is reproducible"
+    );
+    assert_eq!(
+        stdout_of(&original, &[("SYNCMUT_ENTROPY", "0")]),
+        first,
+        "{name}: SYNCMUT_ENTROPY=0 is the default"
+    );
     // Every clock- or randomness-derived line differs in the other world.
     for (a, b) in first.lines().zip(other.lines()) {
         let key = a.split(' ').next().unwrap();
-        if ["time", "gettimeofday", "monotonic", "chrono", "getrandom", "rand"].contains(&key) {
-            assert_ne!(a, b, "{name}: '{key}' is the same under SYNCMUT_ENTROPY=0 and 1");
+        if [
+            "time",
+            "gettimeofday",
+            "monotonic",
+            "chrono",
+            "getrandom",
+            "rand",
+        ]
+        .contains(&key)
+        {
+            assert_ne!(
+                a, b,
+                "{name}: '{key}' is the same under SYNCMUT_ENTROPY=0 and 1"
+            );
         }
     }
 }
@@ -96,15 +143,27 @@ fn verdicts_in(name: &str, env: &[(&str, &str)]) -> (Vec<(String, String, String
         .arg(fixture(name))
         .output()
         .unwrap();
-    assert!(run.status.success(), "run {name}: {}", String::from_utf8_lossy(&run.stderr));
-    let outcomes: Value = serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
+    assert!(
+        run.status.success(),
+        "run {name}: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let outcomes: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
     let verdicts = outcomes["mutants"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or("").to_string()))
+        .map(|m| {
+            (
+                m["mutant"].as_str().unwrap().to_string(),
+                m["verdict"].as_str().unwrap().to_string(),
+                m["reason"].as_str().unwrap_or("").to_string(),
+            )
+        })
         .collect();
-    let baseline: Value = serde_json::from_slice(&std::fs::read(out.path().join("baseline.json")).unwrap()).unwrap();
+    let baseline: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("baseline.json")).unwrap()).unwrap();
     (verdicts, baseline[0]["nondeterministic"].clone())
 }
 
@@ -117,10 +176,21 @@ fn stable_verdicts(name: &str) {
     std::thread::sleep(APART);
     let (second, _) = verdicts(name);
     assert_eq!(first, second, "{name}: verdicts changed between two runs");
-    assert!(first.iter().any(|(_, v, _)| v.starts_with("killed")), "{name}: no mutant killed: {first:?}");
-    assert!(masked[0].as_str().is_some_and(|m| m.starts_with("stdout lines 1, 2, 3, 4, 5")), "{name}: masked {masked}");
+    assert!(
+        first.iter().any(|(_, v, _)| v.starts_with("killed")),
+        "{name}: no mutant killed: {first:?}"
+    );
+    assert!(
+        masked[0]
+            .as_str()
+            .is_some_and(|m| m.starts_with("stdout lines 1, 2, 3, 4, 5")),
+        "{name}: masked {masked}"
+    );
     for (mutant, verdict, reason) in &first {
-        assert!(!reason.contains("stdout line"), "{name}: {mutant} is {verdict} by a random value: {reason}");
+        assert!(
+            !reason.contains("stdout line"),
+            "{name}: {mutant} is {verdict} by a random value: {reason}"
+        );
     }
 }
 
@@ -130,8 +200,16 @@ fn stable_verdicts(name: &str) {
 /// ran out of the stray step budget, and the baseline set the only test aside.
 #[test]
 fn runtime_variables_in_the_users_environment_change_no_verdict() {
-    let stray = [("SYNCMUT_SCHEDULE", "random:5"), ("SYNCMUT_MAX_STEPS", "3"), ("SYNCMUT_ACTIVE", "0:remove"), ("SYNCMUT_NONDET", "7")];
-    assert_eq!(verdicts("pthread_clock"), verdicts_in("pthread_clock", &stray));
+    let stray = [
+        ("SYNCMUT_SCHEDULE", "random:5"),
+        ("SYNCMUT_MAX_STEPS", "3"),
+        ("SYNCMUT_ACTIVE", "0:remove"),
+        ("SYNCMUT_NONDET", "7"),
+    ];
+    assert_eq!(
+        verdicts("pthread_clock"),
+        verdicts_in("pthread_clock", &stray)
+    );
 }
 
 #[test]
@@ -153,7 +231,10 @@ fn timings(out: &str) -> Vec<(String, i64, i64, i64)> {
             let name = words.next().unwrap().to_string();
             let mut field = |key: &str| -> i64 {
                 let w = words.next().unwrap();
-                w.strip_prefix(key).unwrap_or_else(|| panic!("{line}")).parse().unwrap()
+                w.strip_prefix(key)
+                    .unwrap_or_else(|| panic!("{line}"))
+                    .parse()
+                    .unwrap()
             };
             (name, field("rc="), field("real_ms="), field("virtual_ms="))
         })
@@ -198,11 +279,21 @@ fn timed_waits_wait_for_the_time_asked() {
 #[test]
 fn malformed_environment_ends_the_run_with_status_120() {
     let dir = mutate("pthread_clock");
-    for (name, value) in [("SYNCMUT_REAL_TIME", "yes"), ("SYNCMUT_ENTROPY", "-1"), ("SYNCMUT_ENTROPY", "4294967296")] {
-        let out = Command::new(dir.path().join("original")).env(name, value).output().unwrap();
+    for (name, value) in [
+        ("SYNCMUT_REAL_TIME", "yes"),
+        ("SYNCMUT_ENTROPY", "-1"),
+        ("SYNCMUT_ENTROPY", "4294967296"),
+    ] {
+        let out = Command::new(dir.path().join("original"))
+            .env(name, value)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(120), "{name}={value}");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.starts_with(&format!("syncmut runtime: {name}='{value}'")), "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("syncmut runtime: {name}='{value}'")),
+            "{stderr}"
+        );
         assert!(out.stdout.is_empty());
     }
 }

@@ -13,13 +13,30 @@ use syncmut_runtime::Invocation;
 
 fn build(source: &Path, out: &Path, interleave: Interleave) -> syncmut_mutator::metamutant::Build {
     let design = syncmut_mutator::Design::from_paths(&[source.to_path_buf()], &[]).unwrap();
-    let options = syncmut_mutator::metamutant::Options { interleave, races: false };
-    syncmut_mutator::metamutant::build_with(&design, out, &options).unwrap_or_else(|e| panic!("{}: {e}", source.display()))
+    let options = syncmut_mutator::metamutant::Options {
+        interleave,
+        races: false,
+    };
+    syncmut_mutator::metamutant::build_with(&design, out, &options)
+        .unwrap_or_else(|e| panic!("{}: {e}", source.display()))
 }
 
-fn explore(build: &syncmut_mutator::metamutant::Build, preemptions: u32, por: Por, budget: usize, work: &Path) -> Report {
-    let program = Invocation { active: Some(String::new()), ..Invocation::new(&build.metamutant, &[]) };
-    let config = ExploreSettings { strategy: Strategy::Dfs { preemptions, por }, schedules: budget, ..ExploreSettings::default() };
+fn explore(
+    build: &syncmut_mutator::metamutant::Build,
+    preemptions: u32,
+    por: Por,
+    budget: usize,
+    work: &Path,
+) -> Report {
+    let program = Invocation {
+        active: Some(String::new()),
+        ..Invocation::new(&build.metamutant, &[])
+    };
+    let config = ExploreSettings {
+        strategy: Strategy::Dfs { preemptions, por },
+        schedules: budget,
+        ..ExploreSettings::default()
+    };
     explore::explore(&program, &config, work).unwrap()
 }
 
@@ -32,13 +49,30 @@ fn the_reduction_explores_fewer_schedules_of_independent_threads() {
     // 12 (measured when this test was written): the reduction must keep at least
     // halving the full search, and cover the same bounded space.
     let dir = tempfile::tempdir().unwrap();
-    let b = build(&util::fixture("dpor/independent.c"), dir.path(), Interleave::Sync);
+    let b = build(
+        &util::fixture("dpor/independent.c"),
+        dir.path(),
+        Interleave::Sync,
+    );
     let full = explore(&b, 1, Por::None, 1000, &dir.path().join("none"));
     let reduced = explore(&b, 1, Por::Dpor, 1000, &dir.path().join("dpor"));
     assert!(full.found.is_none() && reduced.found.is_none());
-    assert!(full.exhausted && reduced.exhausted, "full {} runs, reduced {} runs", full.runs, reduced.runs);
-    assert!(reduced.runs * 2 <= full.runs, "dpor {} runs, none {}", reduced.runs, full.runs);
-    eprintln!("independent threads, one preemption: {} schedules without reduction, {} with dpor", full.runs, reduced.runs);
+    assert!(
+        full.exhausted && reduced.exhausted,
+        "full {} runs, reduced {} runs",
+        full.runs,
+        reduced.runs
+    );
+    assert!(
+        reduced.runs * 2 <= full.runs,
+        "dpor {} runs, none {}",
+        reduced.runs,
+        full.runs
+    );
+    eprintln!(
+        "independent threads, one preemption: {} schedules without reduction, {} with dpor",
+        full.runs, reduced.runs
+    );
 }
 
 #[test]
@@ -49,19 +83,42 @@ fn the_reduction_finds_a_lost_update_and_claims_exhaustion_only_on_the_correct_t
     // it would claim to have covered the space, unbounded and under a bound.
     let dir = tempfile::tempdir().unwrap();
     let bugs = util::example("pthread/bugs");
-    let bad = build(&bugs.join("counter_race.c"), &dir.path().join("bad"), Interleave::Memory);
+    let bad = build(
+        &bugs.join("counter_race.c"),
+        &dir.path().join("bad"),
+        Interleave::Memory,
+    );
     for (preemptions, por) in [(2, Por::None), (2, Por::Dpor), (UNBOUNDED, Por::Dpor)] {
         let report = explore(&bad, preemptions, por, 1000, &dir.path().join("bad-work"));
-        let found = report.found.as_ref().unwrap_or_else(|| panic!("{por:?} bound {preemptions}: no bug in {} runs (exhausted: {})", report.runs, report.exhausted));
+        let found = report.found.as_ref().unwrap_or_else(|| {
+            panic!(
+                "{por:?} bound {preemptions}: no bug in {} runs (exhausted: {})",
+                report.runs, report.exhausted
+            )
+        });
         assert_eq!(found.kind, BugKind::Assertion);
         assert!(!report.exhausted);
-        eprintln!("counter_race, {por:?}, bound {preemptions}: the bug at run {}", found.run);
+        eprintln!(
+            "counter_race, {por:?}, bound {preemptions}: the bug at run {}",
+            found.run
+        );
     }
     // The twin with the lock: the reduced search ends, clean, as the full one does.
-    let good = build(&bugs.join("counter_race_ok.c"), &dir.path().join("good"), Interleave::Memory);
+    let good = build(
+        &bugs.join("counter_race_ok.c"),
+        &dir.path().join("good"),
+        Interleave::Memory,
+    );
     for por in [Por::None, Por::Dpor] {
         let report = explore(&good, 1, por, 1000, &dir.path().join("good-work"));
-        assert!(report.found.is_none() && report.exhausted, "{por:?}: {} runs", report.runs);
-        eprintln!("counter_race_ok, {por:?}, bound 1: exhausted in {} schedules", report.runs);
+        assert!(
+            report.found.is_none() && report.exhausted,
+            "{por:?}: {} runs",
+            report.runs
+        );
+        eprintln!(
+            "counter_race_ok, {por:?}, bound 1: exhausted in {} schedules",
+            report.runs
+        );
     }
 }

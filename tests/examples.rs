@@ -16,7 +16,15 @@ use util::{example, syncmut};
 /// path handed to them must still name the same file.
 fn run(name: &str, jobs: &str, out: &Path) -> Value {
     let (parent, dir) = (out.parent().unwrap(), out.file_name().unwrap());
-    syncmut().current_dir(parent).arg("run").arg(example(name)).arg("-o").arg(dir).args(["-j", jobs]).assert().success();
+    syncmut()
+        .current_dir(parent)
+        .arg("run")
+        .arg(example(name))
+        .arg("-o")
+        .arg(dir)
+        .args(["-j", jobs])
+        .assert()
+        .success();
     util::verdicts(out)
 }
 
@@ -28,9 +36,17 @@ fn check(name: &str) -> Value {
 fn check_in(name: &str, out: &Path) -> Value {
     let actual = run(name, "2", out);
     if std::env::var_os("SYNCMUT_BLESS").is_some() {
-        std::fs::write(example(name).join("expected.json"), serde_json::to_string_pretty(&actual).unwrap() + "\n").unwrap();
+        std::fs::write(
+            example(name).join("expected.json"),
+            serde_json::to_string_pretty(&actual).unwrap() + "\n",
+        )
+        .unwrap();
     }
-    assert_eq!(actual, util::expected(&example(name)), "{name}: results differ from its expected.json");
+    assert_eq!(
+        actual,
+        util::expected(&example(name)),
+        "{name}: results differ from its expected.json"
+    );
     actual
 }
 
@@ -71,26 +87,43 @@ fn narrow_guard_is_reached_by_generated_tests() {
 fn fifo_pipeline_trampolines_take_effect() {
     let results = check("systemc/fifo_pipeline");
     // Removing the write starves the reader; the non-blocking read deadlocks the writer.
-    assert_eq!(results["verdicts"]["pipeline::producer#1:remove"], "killed-by-deadlock");
-    assert_eq!(results["verdicts"]["pipeline::consumer#1:blocking-to-nonblocking"], "killed-by-deadlock");
+    assert_eq!(
+        results["verdicts"]["pipeline::producer#1:remove"],
+        "killed-by-deadlock"
+    );
+    assert_eq!(
+        results["verdicts"]["pipeline::consumer#1:blocking-to-nonblocking"],
+        "killed-by-deadlock"
+    );
 }
 
 #[test]
 fn mutex_bus_unlock_removal_deadlocks() {
     let results = check("systemc/mutex_bus");
-    assert_eq!(results["verdicts"]["bus_system::transfer#3:remove"], "killed-by-deadlock");
+    assert_eq!(
+        results["verdicts"]["bus_system::transfer#3:remove"],
+        "killed-by-deadlock"
+    );
 }
 
 #[test]
 fn semaphore_pool_post_removal_starves_the_workers() {
     let results = check("systemc/semaphore_pool");
-    assert_eq!(results["verdicts"]["pool::use#3:remove"], "killed-by-deadlock");
+    assert_eq!(
+        results["verdicts"]["pool::use#3:remove"],
+        "killed-by-deadlock"
+    );
 }
 
 #[test]
 fn redundant_sync_has_survivors() {
     let results = check("systemc/redundant_sync");
-    let survived = results["verdicts"].as_object().unwrap().values().filter(|v| *v == "survived").count();
+    let survived = results["verdicts"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|v| *v == "survived")
+        .count();
     assert!(survived >= 1);
 }
 
@@ -102,18 +135,29 @@ fn tlm_lt_annotated_delays_are_mutated_in_target_and_initiator() {
     // Sites inside b_transport (called through the socket) and in the initiator's
     // thread are mutated, and their mutants change the printed times.
     assert_eq!(verdict("memory::b_transport#2:remove"), "killed-by-output");
-    assert_eq!(verdict("memory::b_transport#2:time-zero"), "killed-by-output");
+    assert_eq!(
+        verdict("memory::b_transport#2:time-zero"),
+        "killed-by-output"
+    );
     assert_eq!(verdict("cpu::run#1:remove"), "killed-by-output");
     assert_eq!(verdict("cpu::run#2:time-double"), "killed-by-output");
     // The doorbell is notified at the annotated time: an immediate notify rings early,
     // a removed one leaves the service process waiting.
-    assert_eq!(verdict("memory::b_transport#1:notify-immediate"), "killed-by-output");
-    assert_eq!(verdict("memory::b_transport#1:remove"), "killed-by-deadlock");
+    assert_eq!(
+        verdict("memory::b_transport#1:notify-immediate"),
+        "killed-by-output"
+    );
+    assert_eq!(
+        verdict("memory::b_transport#1:remove"),
+        "killed-by-deadlock"
+    );
     // The limit the README states: the socket's virtual calls now lead the analysis
     // into b_transport, but the generic payload's pointer test against null on the
     // way (tlm_gp.h) is not modelled, so its sites stay unknown with that reason.
-    let catalogue: Value = serde_json::from_slice(&std::fs::read(out.path().join("mutants.json")).unwrap()).unwrap();
-    let sites: Value = serde_json::from_slice(&std::fs::read(out.path().join("gen/sites.json")).unwrap()).unwrap();
+    let catalogue: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("mutants.json")).unwrap()).unwrap();
+    let sites: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("gen/sites.json")).unwrap()).unwrap();
     let target_sites: Vec<u64> = catalogue["sites"]
         .as_array()
         .unwrap()
@@ -125,7 +169,13 @@ fn tlm_lt_annotated_delays_are_mutated_in_target_and_initiator() {
     for index in target_sites {
         let generated = &sites.as_array().unwrap()[index as usize]["verdict"];
         assert_eq!(generated["verdict"], "unknown", "site {index}");
-        assert!(generated["reason"].as_str().unwrap().contains("pointer comparison"), "{generated}");
+        assert!(
+            generated["reason"]
+                .as_str()
+                .unwrap()
+                .contains("pointer comparison"),
+            "{generated}"
+        );
     }
 }
 
@@ -164,8 +214,14 @@ fn barrier_phases_removed_barriers_change_the_result() {
     assert_eq!(results["verdicts"]["worker#1:remove"], "killed-by-output");
     assert_eq!(results["verdicts"]["worker#2:remove"], "killed-by-output");
     // One party too many or too few: the workers never all pass (or pass without one).
-    assert_eq!(results["verdicts"]["main#1:barrier-count-up"], "killed-by-deadlock");
-    assert_eq!(results["verdicts"]["main#1:barrier-count-down"], "killed-by-deadlock");
+    assert_eq!(
+        results["verdicts"]["main#1:barrier-count-up"],
+        "killed-by-deadlock"
+    );
+    assert_eq!(
+        results["verdicts"]["main#1:barrier-count-down"],
+        "killed-by-deadlock"
+    );
 }
 
 #[test]
@@ -183,7 +239,10 @@ fn critical_sections_moved_and_split_regions_expose_units_in_flight() {
     let results = check("pthread/critical_sections");
     let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
     // The auditor runs between the two statements: a failed audit, exit 1.
-    assert_eq!(verdict("mover#1:split-critical-section"), "killed-by-output");
+    assert_eq!(
+        verdict("mover#1:split-critical-section"),
+        "killed-by-output"
+    );
     // A token before any mover reported: main prints the counters early.
     assert_eq!(verdict("main#1:semaphore-count-up"), "killed-by-output");
     assert_ne!(verdict("mover#2:shrink-critical-section"), "survived");
@@ -200,7 +259,12 @@ fn hit_counter_removed_locks_are_killed_by_a_race_in_one_schedule() {
     assert_eq!(verdict("worker#1:remove"), "killed-by-race");
     assert_eq!(verdict("worker#3:remove"), "killed-by-race");
     let outcomes = util::outcomes(dir.path());
-    let removed = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "worker#1:remove").unwrap();
+    let removed = outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mutant"] == "worker#1:remove")
+        .unwrap();
     let reason = removed["reason"].as_str().unwrap();
     assert!(reason.contains("T1 writes in worker @ hit_counter.c:22:10 holding no lock; T2 writes in worker @ hit_counter.c:22:10"), "{reason}");
     // One schedule, as syncmut.toml asks: the race needs no unlucky interleaving.
@@ -233,27 +297,56 @@ fn verdicts_are_identical_across_runs_and_job_counts() {
 #[test]
 fn guarded_event_baseline_and_diff_explain_the_deadlock() {
     let out = guarded_event_run().0.path();
-    let baseline: Value = serde_json::from_slice(&std::fs::read(out.join("baseline.json")).unwrap()).unwrap();
-    let test = |name: &str| baseline.as_array().unwrap().iter().find(|b| b["test"] == name).unwrap().clone();
+    let baseline: Value =
+        serde_json::from_slice(&std::fs::read(out.join("baseline.json")).unwrap()).unwrap();
+    let test = |name: &str| {
+        baseline
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["test"] == name)
+            .unwrap()
+            .clone()
+    };
     // (t, f): T1 blocks on e forever, at its wait(e) (site 0).
     assert_eq!(test("t_f")["deadlock"], true);
     assert_eq!(test("t_f")["pending"], json!([["m.t1", 0]]));
     // (f, t): T2's notify (site 2) finds nobody waiting.
-    assert_eq!(test("f_t")["lost_notifications"], json!({"total": 1, "sites": [[2, 1]]}));
+    assert_eq!(
+        test("f_t")["lost_notifications"],
+        json!({"total": 1, "sites": [[2, 1]]})
+    );
     assert_eq!(test("f_f")["deadlock"], false);
-    assert_eq!(test("t_t")["lost_notifications"], json!({"total": 0, "sites": []}));
+    assert_eq!(
+        test("t_t")["lost_notifications"],
+        json!({"total": 0, "sites": []})
+    );
 
     // Removing T1's wait(e) is killed by (t, f), and the diff shows where T1 stopped.
     let diff = std::fs::read_to_string(out.join("diff/top__t1_1_remove.diff")).unwrap();
     assert!(diff.contains("killed by test t_f"), "{diff}");
-    assert!(diff.contains("-still waiting: m.t1 at wait(e) @ guarded_event.cpp:18"), "{diff}");
+    assert!(
+        diff.contains("-still waiting: m.t1 at wait(e) @ guarded_event.cpp:18"),
+        "{diff}"
+    );
 
     // `explain` shows the same side by side, with the wait-for picture.
-    let explain = syncmut().arg("explain").arg(out).arg("top::t1#1:remove").output().unwrap();
+    let explain = syncmut()
+        .arg("explain")
+        .arg(out)
+        .arg("top::t1#1:remove")
+        .output()
+        .unwrap();
     let text = String::from_utf8(explain.stdout).unwrap();
     assert!(explain.status.success());
-    assert!(text.contains("first divergence at event 2 of m.t1"), "{text}");
-    assert!(text.contains("m.t1 waits at wait(e) @ guarded_event.cpp:18 since 0 s"), "{text}");
+    assert!(
+        text.contains("first divergence at event 2 of m.t1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("m.t1 waits at wait(e) @ guarded_event.cpp:18 since 0 s"),
+        "{text}"
+    );
     assert!(text.contains("end of the mutant:   normal exit"), "{text}");
 }
 
@@ -276,15 +369,37 @@ fn named_depth_is_reached_through_named_inputs() {
 fn irq_dispatch_dropped_events_are_killed_by_generated_tests() {
     let out = tempfile::tempdir().unwrap();
     let results = check_in("systemc/irq_dispatch", out.path());
-    assert_eq!(results["verdicts"]["dispatcher::handler#1:drop-event"], "killed-by-deadlock");
-    assert_eq!(results["verdicts"]["dispatcher::handler#2:drop-event"], "killed-by-output");
+    assert_eq!(
+        results["verdicts"]["dispatcher::handler#1:drop-event"],
+        "killed-by-deadlock"
+    );
+    assert_eq!(
+        results["verdicts"]["dispatcher::handler#2:drop-event"],
+        "killed-by-output"
+    );
     // The checked-in test raises the uart line and starts no burst: the kills are the
     // generated tests' (named `wp…`); on `uart` the or-list mutant survives.
     let outcomes = util::outcomes(out.path());
-    for id in ["dispatcher::handler#1:drop-event", "dispatcher::handler#2:drop-event"] {
-        let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == id).unwrap();
-        assert!(m["killed_by"].as_str().unwrap().starts_with("wp"), "{id}: {m}");
-        for run in m["runs"].as_array().unwrap().iter().filter(|r| r["test"] == "uart") {
+    for id in [
+        "dispatcher::handler#1:drop-event",
+        "dispatcher::handler#2:drop-event",
+    ] {
+        let m = outcomes["mutants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["mutant"] == id)
+            .unwrap();
+        assert!(
+            m["killed_by"].as_str().unwrap().starts_with("wp"),
+            "{id}: {m}"
+        );
+        for run in m["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["test"] == "uart")
+        {
             assert_eq!(run["verdict"], "survived", "{id}: {run}");
         }
     }
@@ -311,10 +426,19 @@ fn cpp_thread_pool_guards_and_notifications_matter() {
     let results = check("cpp/thread_pool");
     let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
     // Without the idle wait main prints the total before the tasks ran.
-    assert_eq!(verdict("ThreadPool::wait_idle#2:remove"), "killed-by-output");
+    assert_eq!(
+        verdict("ThreadPool::wait_idle#2:remove"),
+        "killed-by-output"
+    );
     // Without the stop notification the workers sleep through the destructor's joins.
-    assert_eq!(verdict("ThreadPool::~ThreadPool#3:remove"), "killed-by-deadlock");
-    assert_eq!(verdict("ThreadPool::~ThreadPool#4:remove"), "killed-by-crash");
+    assert_eq!(
+        verdict("ThreadPool::~ThreadPool#3:remove"),
+        "killed-by-deadlock"
+    );
+    assert_eq!(
+        verdict("ThreadPool::~ThreadPool#4:remove"),
+        "killed-by-crash"
+    );
 }
 
 #[test]
@@ -326,10 +450,19 @@ fn cpp20_phased_pipeline_semaphores_latch_barrier_and_atomic_waits() {
     // Without the release of a filled slot the workers wait forever.
     assert_eq!(verdict("Ring::put#4:remove"), "killed-by-deadlock");
     // A barrier expecting a fourth party never completes; one of two ends a phase early.
-    assert_eq!(verdict("Shared::Shared#2:barrier-count-up"), "killed-by-deadlock");
-    assert_eq!(verdict("Shared::Shared#2:barrier-count-down"), "killed-by-output");
+    assert_eq!(
+        verdict("Shared::Shared#2:barrier-count-up"),
+        "killed-by-deadlock"
+    );
+    assert_eq!(
+        verdict("Shared::Shared#2:barrier-count-down"),
+        "killed-by-output"
+    );
     // notify_all woken as notify_one leaves one of the two report waiters asleep.
-    assert_eq!(verdict("worker#3:broadcast-to-signal"), "killed-by-deadlock");
+    assert_eq!(
+        verdict("worker#3:broadcast-to-signal"),
+        "killed-by-deadlock"
+    );
     // Main's wait for the report: without it main prints the report before it exists.
     assert_eq!(verdict("main#3:remove"), "killed-by-output");
 }

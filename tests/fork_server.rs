@@ -16,68 +16,154 @@ use syncmut_runtime::Invocation;
 
 fn build(source: &Path, out: &Path, interleave: Interleave) -> std::path::PathBuf {
     let design = syncmut_mutator::Design::from_paths(&[source.to_path_buf()], &[]).unwrap();
-    let options = syncmut_mutator::metamutant::Options { interleave, races: false };
-    syncmut_mutator::metamutant::build_with(&design, out, &options).unwrap_or_else(|e| panic!("{}: {e}", source.display())).metamutant
+    let options = syncmut_mutator::metamutant::Options {
+        interleave,
+        races: false,
+    };
+    syncmut_mutator::metamutant::build_with(&design, out, &options)
+        .unwrap_or_else(|e| panic!("{}: {e}", source.display()))
+        .metamutant
 }
 
 /// Explores `source` twice, through a fork server and by exec, each in a work directory
 /// of its own.
-fn both_ways(source: &Path, interleave: Interleave, settings: ExploreSettings, timeout: Duration) -> (Report, Report) {
+fn both_ways(
+    source: &Path,
+    interleave: Interleave,
+    settings: ExploreSettings,
+    timeout: Duration,
+) -> (Report, Report) {
     let dir = tempfile::tempdir().unwrap();
     let metamutant = build(source, dir.path(), interleave);
     let program = Invocation {
         active: Some(String::new()),
-        limits: Limits { timeout, ..Limits::default() },
+        limits: Limits {
+            timeout,
+            ..Limits::default()
+        },
         ..Invocation::new(&metamutant, &[])
     };
-    let served = explore::explore(&program, &ExploreSettings { fork_server: true, ..settings.clone() }, &dir.path().join("served")).unwrap();
-    let execd = explore::explore(&program, &ExploreSettings { fork_server: false, ..settings }, &dir.path().join("execd")).unwrap();
+    let served = explore::explore(
+        &program,
+        &ExploreSettings {
+            fork_server: true,
+            ..settings.clone()
+        },
+        &dir.path().join("served"),
+    )
+    .unwrap();
+    let execd = explore::explore(
+        &program,
+        &ExploreSettings {
+            fork_server: false,
+            ..settings
+        },
+        &dir.path().join("execd"),
+    )
+    .unwrap();
     (served, execd)
 }
 
 fn dfs(schedules: usize) -> ExploreSettings {
-    ExploreSettings { strategy: Strategy::Dfs { preemptions: 2, por: syncmut_oracle::schedules::Por::Dpor }, schedules, ..ExploreSettings::default() }
+    ExploreSettings {
+        strategy: Strategy::Dfs {
+            preemptions: 2,
+            por: syncmut_oracle::schedules::Por::Dpor,
+        },
+        schedules,
+        ..ExploreSettings::default()
+    }
 }
 
 /// The same coverage and the same bug, found by the same run under the same schedule,
 /// ending the same way with the same output.
 fn assert_same(source: &str, served: &Report, execd: &Report) {
-    assert_eq!(served.exec_fallback, None, "{source}: the fork server was not used");
+    assert_eq!(
+        served.exec_fallback, None,
+        "{source}: the fork server was not used"
+    );
     assert!(execd.exec_fallback.is_some(), "{source}");
-    assert_eq!((served.runs, served.distinct, served.exhausted, served.repeats), (execd.runs, execd.distinct, execd.exhausted, execd.repeats), "{source}");
+    assert_eq!(
+        (
+            served.runs,
+            served.distinct,
+            served.exhausted,
+            served.repeats
+        ),
+        (execd.runs, execd.distinct, execd.exhausted, execd.repeats),
+        "{source}"
+    );
     match (&served.found, &execd.found) {
         (None, None) => {}
         (Some(a), Some(b)) => {
-            assert_eq!((&a.kind, a.run, &a.message), (&b.kind, b.run, &b.message), "{source}");
-            assert_eq!((&a.schedule.choices, &a.schedule.end), (&b.schedule.choices, &b.schedule.end), "{source}");
+            assert_eq!(
+                (&a.kind, a.run, &a.message),
+                (&b.kind, b.run, &b.message),
+                "{source}"
+            );
+            assert_eq!(
+                (&a.schedule.choices, &a.schedule.end),
+                (&b.schedule.choices, &b.schedule.end),
+                "{source}"
+            );
             assert_eq!(a.execution.status, b.execution.status, "{source}");
-            assert_eq!((&a.execution.stdout, &a.execution.stderr), (&b.execution.stdout, &b.execution.stderr), "{source}");
+            assert_eq!(
+                (&a.execution.stdout, &a.execution.stderr),
+                (&b.execution.stdout, &b.execution.stderr),
+                "{source}"
+            );
             assert_eq!(a.trace.events.len(), b.trace.events.len(), "{source}");
         }
-        (a, b) => panic!("{source}: found {:?} through the server, {:?} by exec", a.as_ref().map(|f| f.kind.clone()), b.as_ref().map(|f| f.kind.clone())),
+        (a, b) => panic!(
+            "{source}: found {:?} through the server, {:?} by exec",
+            a.as_ref().map(|f| f.kind.clone()),
+            b.as_ref().map(|f| f.kind.clone())
+        ),
     }
 }
 
 #[test]
 fn dfs_finds_the_same_deadlock_at_the_same_run() {
     let source = util::example("pthread/bugs/lock_order.c");
-    let (served, execd) = both_ways(&source, Interleave::Sync, dfs(1000), Duration::from_secs(10));
-    assert_eq!(served.found.as_ref().map(|f| f.kind.clone()), Some(BugKind::Deadlock));
+    let (served, execd) = both_ways(
+        &source,
+        Interleave::Sync,
+        dfs(1000),
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        served.found.as_ref().map(|f| f.kind.clone()),
+        Some(BugKind::Deadlock)
+    );
     assert_same("lock_order.c", &served, &execd);
 }
 
 #[test]
 fn dfs_exhausts_a_correct_program_in_the_same_number_of_runs() {
     let source = util::example("pthread/bugs/lock_order_ok.c");
-    let (served, execd) = both_ways(&source, Interleave::Sync, dfs(1000), Duration::from_secs(10));
-    assert!(served.exhausted && served.found.is_none(), "{} runs", served.runs);
+    let (served, execd) = both_ways(
+        &source,
+        Interleave::Sync,
+        dfs(1000),
+        Duration::from_secs(10),
+    );
+    assert!(
+        served.exhausted && served.found.is_none(),
+        "{} runs",
+        served.runs
+    );
     assert_same("lock_order_ok.c", &served, &execd);
 }
 
 #[test]
 fn an_assertion_at_memory_level_is_found_at_the_same_run() {
     let source = util::root().join("tests/corpus/busywait/peterson_bad.c");
-    let (served, execd) = both_ways(&source, Interleave::Memory, dfs(1000), Duration::from_secs(10));
+    let (served, execd) = both_ways(
+        &source,
+        Interleave::Memory,
+        dfs(1000),
+        Duration::from_secs(10),
+    );
     let found = served.found.as_ref().expect("peterson_bad's assertion");
     assert_eq!(found.kind, BugKind::Assertion);
     assert_eq!(found.execution.status, Status::Signaled(libc::SIGABRT));
@@ -88,8 +174,15 @@ fn an_assertion_at_memory_level_is_found_at_the_same_run() {
 fn random_and_pct_draw_the_same_schedules() {
     let source = util::example("pthread/bugs/check_then_act.c");
     for strategy in [Strategy::Random, Strategy::Pct { depth: 2 }] {
-        let settings = ExploreSettings { strategy, schedules: 200, redraw_repeats: true, draw_inputs: true, ..ExploreSettings::default() };
-        let (served, execd) = both_ways(&source, Interleave::Sync, settings, Duration::from_secs(10));
+        let settings = ExploreSettings {
+            strategy,
+            schedules: 200,
+            redraw_repeats: true,
+            draw_inputs: true,
+            ..ExploreSettings::default()
+        };
+        let (served, execd) =
+            both_ways(&source, Interleave::Sync, settings, Duration::from_secs(10));
         assert!(served.found.is_some(), "{strategy:?}");
         assert_same(&format!("check_then_act.c {strategy:?}"), &served, &execd);
     }
@@ -100,7 +193,10 @@ fn a_crash_in_a_served_run_is_reported_as_by_exec() {
     let source = util::fixture("fork_server/crash.c");
     let (served, execd) = both_ways(&source, Interleave::Sync, dfs(100), Duration::from_secs(10));
     let found = served.found.as_ref().expect("the NULL read");
-    assert_eq!((found.kind.clone(), found.execution.status), (BugKind::Crash, Status::Signaled(libc::SIGSEGV)));
+    assert_eq!(
+        (found.kind.clone(), found.execution.status),
+        (BugKind::Crash, Status::Signaled(libc::SIGSEGV))
+    );
     assert_same("crash.c", &served, &execd);
 }
 
@@ -109,8 +205,15 @@ fn a_hang_in_a_served_run_is_killed_at_the_timeout() {
     let source = util::fixture("fork_server/hang.c");
     let (served, execd) = both_ways(&source, Interleave::Sync, dfs(3), Duration::from_secs(1));
     let found = served.found.as_ref().expect("the spin");
-    assert_eq!((found.kind.clone(), found.execution.status, found.run), (BugKind::Hang, Status::TimedOut, 1));
-    assert!(found.execution.elapsed < Duration::from_secs(9), "killed after {:?}", found.execution.elapsed);
+    assert_eq!(
+        (found.kind.clone(), found.execution.status, found.run),
+        (BugKind::Hang, Status::TimedOut, 1)
+    );
+    assert!(
+        found.execution.elapsed < Duration::from_secs(9),
+        "killed after {:?}",
+        found.execution.elapsed
+    );
     assert_same("hang.c", &served, &execd);
 }
 
@@ -118,10 +221,19 @@ fn a_hang_in_a_served_run_is_killed_at_the_timeout() {
 fn a_program_that_ends_before_the_runtime_starts_falls_back_to_exec() {
     let source = util::fixture("fork_server/exits_early.c");
     let (served, execd) = both_ways(&source, Interleave::Sync, dfs(5), Duration::from_secs(10));
-    let reason = served.exec_fallback.as_deref().expect("no fork server could start");
-    assert!(reason.contains("did not start its fork server") && reason.contains("exit 3"), "{reason}");
+    let reason = served
+        .exec_fallback
+        .as_deref()
+        .expect("no fork server could start");
+    assert!(
+        reason.contains("did not start its fork server") && reason.contains("exit 3"),
+        "{reason}"
+    );
     // Every run went by exec and ended as the program ends.
-    assert_eq!((served.runs, served.distinct, served.found.is_some()), (execd.runs, execd.distinct, execd.found.is_some()));
+    assert_eq!(
+        (served.runs, served.distinct, served.found.is_some()),
+        (execd.runs, execd.distinct, execd.found.is_some())
+    );
     assert!(served.runs >= 1);
 }
 
@@ -135,7 +247,20 @@ fn served_runs_keep_both_outputs_whole_and_see_the_environment_exec_gives() {
     let (served, execd) = both_ways(&source, Interleave::Sync, dfs(100), Duration::from_secs(10));
     let found = served.found.as_ref().expect("the worker first");
     assert_eq!(found.execution.status, Status::Signaled(libc::SIGABRT));
-    assert!(found.execution.stdout.len > 200_000 && found.execution.stderr.len > 200_000, "{} {}", found.execution.stdout.len, found.execution.stderr.len);
-    assert!(found.execution.stdout.text().starts_with("LD_BIND_NOW unset\n"), "{}", &found.execution.stdout.text()[..40]);
+    assert!(
+        found.execution.stdout.len > 200_000 && found.execution.stderr.len > 200_000,
+        "{} {}",
+        found.execution.stdout.len,
+        found.execution.stderr.len
+    );
+    assert!(
+        found
+            .execution
+            .stdout
+            .text()
+            .starts_with("LD_BIND_NOW unset\n"),
+        "{}",
+        &found.execution.stdout.text()[..40]
+    );
     assert_same("loud.c", &served, &execd);
 }

@@ -7,16 +7,31 @@ use assert_cmd::Command;
 use std::path::PathBuf;
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gen").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/gen")
+        .join(name)
 }
 
 /// Runs `syncmut <command> <design> -o <fresh dir>`; returns the directory, exit code,
 /// stdout and stderr.
 fn syncmut(command: &str, design: &str, args: &[&str]) -> (tempfile::TempDir, i32, String, String) {
     let out = tempfile::tempdir().unwrap();
-    let output = Command::cargo_bin("syncmut").unwrap().arg(command).arg(fixture(design)).arg("-o").arg(out.path()).args(args).output().unwrap();
+    let output = Command::cargo_bin("syncmut")
+        .unwrap()
+        .arg(command)
+        .arg(fixture(design))
+        .arg("-o")
+        .arg(out.path())
+        .args(args)
+        .output()
+        .unwrap();
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out, output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+    (
+        out,
+        output.status.code().unwrap_or(-1),
+        text(&output.stdout),
+        text(&output.stderr),
+    )
 }
 
 #[test]
@@ -25,9 +40,20 @@ fn run_falls_back_to_the_default_invocation_when_generation_finds_nothing() {
     // reaches both.
     let (_out, code, stdout, stderr) = syncmut("run", "hex_level.c", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stderr.contains("generated 0 test(s); reach rate: 0 of 2 sites not proven unreachable (0%); 2 unknown"), "{stderr}");
-    assert!(stderr.contains("running the design's default invocation (no arguments)"), "{stderr}");
-    assert!(stderr.contains("default (no arguments) reaches site(s) 0, 1"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "generated 0 test(s); reach rate: 0 of 2 sites not proven unreachable (0%); 2 unknown"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("running the design's default invocation (no arguments)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("default (no arguments) reaches site(s) 0, 1"),
+        "{stderr}"
+    );
     assert!(stdout.contains("default  2 of 2 sites"), "{stdout}");
 }
 
@@ -36,9 +62,16 @@ fn a_test_ending_by_an_assumption_is_not_kept_and_unreached_sites_count() {
     let (out, code, stdout, stderr) = syncmut("gen", "assume_after.c", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     // Every input reaching sites 0 and 1 ends by __VERIFIER_assume(x < 5).
-    assert!(stdout.contains("not kept: the run ended by __VERIFIER_assume (status 123)"), "{stdout}");
-    assert!(stdout.contains("reach rate: 2 of 4 sites not proven unreachable (50%)"), "{stdout}");
-    let tests: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("tests.json")).unwrap()).unwrap();
+    assert!(
+        stdout.contains("not kept: the run ended by __VERIFIER_assume (status 123)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("reach rate: 2 of 4 sites not proven unreachable (50%)"),
+        "{stdout}"
+    );
+    let tests: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("tests.json")).unwrap()).unwrap();
     for t in tests["tests"].as_array().unwrap() {
         let x: i64 = t["args"][0].as_str().unwrap().parse().unwrap();
         assert!(x < 5, "{t}");
@@ -50,16 +83,36 @@ fn reasons_are_words_not_debug_output() {
     // A merge of argv[1] and getenv's result is left free, and the note says so in words.
     let (out, code, stdout, stderr) = syncmut("gen", "pointer_merge.c", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
-    let notes: Vec<&str> = sites[0]["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
-    let merge = notes.iter().find(|n| n.contains("on one path and")).unwrap_or_else(|| panic!("{notes:?}"));
-    assert!(merge.contains("the string argv[1]") && merge.contains("memory returned by getenv at pointer_merge.c:10"), "{merge}");
-    assert!(stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"), "{stdout}");
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    let notes: Vec<&str> = sites[0]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.as_str())
+        .collect();
+    let merge = notes
+        .iter()
+        .find(|n| n.contains("on one path and"))
+        .unwrap_or_else(|| panic!("{notes:?}"));
+    assert!(
+        merge.contains("the string argv[1]")
+            && merge.contains("memory returned by getenv at pointer_merge.c:10"),
+        "{merge}"
+    );
+    assert!(
+        stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
     // An unknown site's reason and the summary line.
     let (out, _, stdout, _) = syncmut("gen", "hex_level.c", &[]);
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
     let reason = sites[0]["verdict"]["reason"].as_str().unwrap();
-    assert!(reason.contains("strtol with base 16: not supported yet, hex_level.c:10"), "{reason}");
+    assert!(
+        reason.contains("strtol with base 16: not supported yet, hex_level.c:10"),
+        "{reason}"
+    );
     for text in [*merge, reason] {
         for debug in ["ArgStr(", "Loc {", "Opaque(", "Value(0x", "!dbg"] {
             assert!(!text.contains(debug), "{text}");
@@ -74,11 +127,22 @@ fn a_loop_beyond_the_unroll_bound_is_summarised_not_cut() {
     let (out, code, stdout, stderr) = syncmut("gen", "mutex_array.c", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(!stdout.contains("loop bound"), "{stdout}");
-    assert!(stdout.contains("reach rate: 5 of 5 sites not proven unreachable (100%)"), "{stdout}");
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    assert!(
+        stdout.contains("reach rate: 5 of 5 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
     // The guard of site 2 is `mode == 7`.
     assert_eq!(sites[2]["verdict"]["args"][0], "7", "{}", sites[2]);
-    assert!(sites[2]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("loop at mutex_array.c:19 summarised")), "{}", sites[2]);
+    assert!(
+        sites[2]["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("loop at mutex_array.c:19 summarised")),
+        "{}",
+        sites[2]
+    );
 }
 
 #[test]
@@ -87,10 +151,21 @@ fn a_candidate_that_misses_its_site_is_blocked_and_the_solver_asked_again() {
     // analysis, so a model may pick an x that does not reach the site when run.
     let (out, code, stdout, stderr) = syncmut("gen", "refine.c", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"), "{stdout}");
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    assert!(
+        stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
     assert_eq!(sites[0]["verdict"]["args"][0], "2", "{}", sites[0]);
-    assert!(sites[0]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("refinement round 1: the candidate (test found: ")), "{}", sites[0]);
+    assert!(
+        sites[0]["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with("refinement round 1: the candidate (test found: ")),
+        "{}",
+        sites[0]
+    );
 }
 
 #[test]
@@ -98,7 +173,10 @@ fn an_sc_cthread_is_a_process_entry() {
     // The design's only process is an SC_CTHREAD.
     let (_out, code, stdout, stderr) = syncmut("gen", "cthread.cpp", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.contains("reach rate: 3 of 3 sites not proven unreachable (100%)"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 3 of 3 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -106,26 +184,47 @@ fn a_constructor_defined_outside_its_class_registers_process_entries() {
     let (_out, code, stdout, stderr) = syncmut("gen", "out_of_class.cpp", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(!stdout.contains("no path from main"), "{stdout}");
-    assert!(stdout.contains("reach rate: 3 of 3 sites not proven unreachable (100%)"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 3 of 3 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
 }
 
 #[test]
 fn a_member_no_other_process_writes_keeps_its_value_after_wait() {
     let (out, code, stdout, stderr) = syncmut("gen", "interference.cpp", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
     // Site 1 is behind `limit == 42`, limit set from argv[1] in the constructor.
     assert_eq!(sites[1]["verdict"]["args"][0], "42", "{}", sites[1]);
-    assert!(sites[1]["notes"].as_array().unwrap().is_empty(), "{}", sites[1]);
+    assert!(
+        sites[1]["notes"].as_array().unwrap().is_empty(),
+        "{}",
+        sites[1]
+    );
     // Site 3 is behind `turn == 1`, which the writer process sets.
-    assert!(sites[3]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("interference.cpp:27 after the synchronization point")), "{}", sites[3]);
+    assert!(
+        sites[3]["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("interference.cpp:27 after the synchronization point")),
+        "{}",
+        sites[3]
+    );
     assert!(stdout.contains("reach rate: 6 of 6 sites"), "{stdout}");
 }
 
 /// The verdict of every site `gen` wrote to sites.json, in site order.
 fn site_verdicts(out: &tempfile::TempDir) -> Vec<serde_json::Value> {
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
-    sites.as_array().unwrap().iter().map(|s| s["verdict"].clone()).collect()
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    sites
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["verdict"].clone())
+        .collect()
 }
 
 #[test]
@@ -134,14 +233,38 @@ fn a_member_read_after_an_event_list_wait_keeps_its_value_unless_another_process
     // read, `level` (argv[2]) is lowered by another process.
     let (out, code, stdout, stderr) = syncmut("gen", "member_after_wait.cpp", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
     // Site 1 is behind strchr(mode, 'x'): the search sees argv[1].
-    assert!(sites[1]["verdict"]["args"][0].as_str().unwrap().contains('x'), "{}", sites[1]);
-    assert!(!sites[1]["notes"].to_string().contains("after the synchronization point"), "{}", sites[1]);
+    assert!(
+        sites[1]["verdict"]["args"][0]
+            .as_str()
+            .unwrap()
+            .contains('x'),
+        "{}",
+        sites[1]
+    );
+    assert!(
+        !sites[1]["notes"]
+            .to_string()
+            .contains("after the synchronization point"),
+        "{}",
+        sites[1]
+    );
     // Site 2 is behind `level > 2`: the tuner may write it, so the formula says so,
     // and the test found keeps the constructor's value (no write needed).
-    assert!(sites[2]["notes"].to_string().contains("member_after_wait.cpp:19 after the synchronization point at member_after_wait.cpp:16"), "{}", sites[2]);
-    let level: i64 = sites[2]["verdict"]["args"][1].as_str().unwrap().parse().unwrap();
+    assert!(
+        sites[2]["notes"].to_string().contains(
+            "member_after_wait.cpp:19 after the synchronization point at member_after_wait.cpp:16"
+        ),
+        "{}",
+        sites[2]
+    );
+    let level: i64 = sites[2]["verdict"]["args"][1]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(level > 2, "{}", sites[2]);
     assert!(stdout.contains("reach rate: 6 of 6 sites"), "{stdout}");
 }
@@ -152,13 +275,28 @@ fn a_value_only_another_thread_writes_is_traced_to_that_thread_store() {
     // stores argv[2] there.
     let (out, code, stdout, stderr) = syncmut("gen", "writer_value.c", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
     let args = &sites[4]["verdict"]["args"];
     assert_eq!(args[0], "w", "{}", sites[4]);
-    assert!(args[1].as_str().unwrap().parse::<i64>().unwrap() >= 5, "{}", sites[4]);
-    assert!(sites[4]["notes"].to_string().contains("the value stored at writer_value.c:16"), "{}", sites[4]);
+    assert!(
+        args[1].as_str().unwrap().parse::<i64>().unwrap() >= 5,
+        "{}",
+        sites[4]
+    );
+    assert!(
+        sites[4]["notes"]
+            .to_string()
+            .contains("the value stored at writer_value.c:16"),
+        "{}",
+        sites[4]
+    );
     // Found by the first question, not by refinement rounds.
-    assert!(!sites[4]["notes"].to_string().contains("refinement round"), "{}", sites[4]);
+    assert!(
+        !sites[4]["notes"].to_string().contains("refinement round"),
+        "{}",
+        sites[4]
+    );
     assert!(stdout.contains("reach rate: 8 of 8 sites"), "{stdout}");
 }
 
@@ -171,7 +309,10 @@ fn a_site_reached_only_through_a_function_pointer_is_analysed() {
     assert_eq!(verdicts[0]["verdict"], "test-found", "{stdout}");
     // op_clear locks only when the journal is non-zero, which it never is when called.
     assert_eq!(verdicts[2]["verdict"], "unreachable", "{stdout}");
-    assert!(stdout.contains("reach rate: 3 of 3 sites not proven unreachable (100%)"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 3 of 3 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -183,7 +324,10 @@ fn a_site_in_a_virtual_override_gets_the_input_its_guard_needs() {
     assert_eq!(verdicts[2]["verdict"], "test-found", "{stdout}");
     let level: i64 = verdicts[2]["args"][0].as_str().unwrap().parse().unwrap();
     assert!(level > 40 && level < 50, "{}", verdicts[2]);
-    assert!(stdout.contains("reach rate: 6 of 6 sites not proven unreachable (100%)"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 6 of 6 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -191,9 +335,17 @@ fn a_channel_method_called_through_an_sc_port_is_analysed() {
     let (out, code, stdout, stderr) = syncmut("gen", "port_channel.cpp", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(!stdout.contains("no path from main"), "{stdout}");
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
     assert_ne!(sites[0]["verdict"]["verdict"], "unknown", "{}", sites[0]);
-    assert!(sites[0]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("indirect call at port_channel.cpp:32 is assumed to reach")), "{}", sites[0]);
+    assert!(
+        sites[0]["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("indirect call at port_channel.cpp:32 is assumed to reach")),
+        "{}",
+        sites[0]
+    );
 }
 
 #[test]
@@ -201,9 +353,17 @@ fn a_process_started_by_sc_spawn_is_an_entry() {
     let (out, code, stdout, stderr) = syncmut("gen", "spawned.cpp", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(!stdout.contains("no path from main"), "{stdout}");
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
     assert_eq!(sites[0]["verdict"]["verdict"], "test-found", "{}", sites[0]);
-    assert!(sites[0]["schedule"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("SystemC process spawned at spawned.cpp:19")), "{}", sites[0]);
+    assert!(
+        sites[0]["schedule"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("SystemC process spawned at spawned.cpp:19")),
+        "{}",
+        sites[0]
+    );
 }
 
 #[test]
@@ -213,10 +373,21 @@ fn a_function_also_called_through_a_pointer_is_not_proven_dead_by_its_direct_cal
     // following the indirect calls of flush's type.
     let (out, code, stdout, stderr) = syncmut("gen", "direct_and_pointer.c", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
     assert_eq!(sites[0]["verdict"]["verdict"], "test-found", "{}", sites[0]);
-    assert!(sites[0]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("indirect call at direct_and_pointer.c:26 is assumed to reach flush")), "{}", sites[0]);
-    assert!(stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"), "{stdout}");
+    assert!(
+        sites[0]["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("indirect call at direct_and_pointer.c:26 is assumed to reach flush")),
+        "{}",
+        sites[0]
+    );
+    assert!(
+        stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -226,9 +397,21 @@ fn an_sc_method_is_not_analysed_as_if_it_ran_once_at_sc_start() {
     // values at sc_start. `edge_detector 10` reaches the notify. (A corpus design.)
     let (out, code, stdout, stderr) = syncmut("gen", "../../corpus/systemc/edge_detector.cpp", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
-    assert_ne!(sites[1]["verdict"]["verdict"], "unreachable", "{}", sites[1]);
-    assert!(sites[1]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("when the SC_METHOD edge_detector::detect starts")), "{}", sites[1]);
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    assert_ne!(
+        sites[1]["verdict"]["verdict"], "unreachable",
+        "{}",
+        sites[1]
+    );
+    assert!(
+        sites[1]["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("when the SC_METHOD edge_detector::detect starts")),
+        "{}",
+        sites[1]
+    );
     // `prev` is written by detect() alone: its first activation sees the constructor's
     // 0, which the solver tries first, so the test found reaches the notify when run.
     assert!(stdout.contains("reach rate: 2 of 2 sites"), "{stdout}");
@@ -242,21 +425,44 @@ fn a_port_call_reaches_the_channel_bound_during_elaboration() {
     // bound object's own method (not every method of that vtable slot).
     let (out, code, stdout, stderr) = syncmut("gen", "bound_ports.cpp", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    let sites: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
     for site in sites.as_array().unwrap() {
         assert_ne!(site["verdict"]["verdict"], "unknown", "{site}");
     }
     for k in [0, 1] {
-        let limit: i64 = sites[k]["verdict"]["args"][1].as_str().unwrap().parse().unwrap();
+        let limit: i64 = sites[k]["verdict"]["args"][1]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
         assert!(limit > 6, "{}", sites[k]["verdict"]);
         let notes = sites[k]["notes"].as_array().unwrap();
-        assert!(notes.iter().any(|n| n.as_str().unwrap().contains("the port bound at bound_ports.cpp:91 calls the interface given there")), "{notes:?}");
-        assert!(!notes.iter().any(|n| n.as_str().unwrap().contains("may reach")), "{notes:?}");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.as_str().unwrap().contains(
+                    "the port bound at bound_ports.cpp:91 calls the interface given there"
+                )),
+            "{notes:?}"
+        );
+        assert!(
+            !notes
+                .iter()
+                .any(|n| n.as_str().unwrap().contains("may reach")),
+            "{notes:?}"
+        );
     }
     // The value read through the sc_in after `wait` is the kernel's to update: left
     // free, so the notify's candidate is a guess its run does not confirm.
-    assert!(stdout.contains("overflow.notify") && stdout.contains("NOT confirmed by execution"), "{stdout}");
-    assert!(stdout.contains("reach rate: 4 of 5 sites not proven unreachable (80%)"), "{stdout}");
+    assert!(
+        stdout.contains("overflow.notify") && stdout.contains("NOT confirmed by execution"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("reach rate: 4 of 5 sites not proven unreachable (80%)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -274,7 +480,10 @@ fn locks_taken_in_address_order_are_compared_by_offset_within_one_array() {
         assert_eq!(first < second, k < 2, "{}", verdicts[k]);
     }
     assert_eq!(verdicts[4]["verdict"], "unreachable", "{stdout}");
-    assert!(stdout.contains("reach rate: 6 of 6 sites not proven unreachable (100%)"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 6 of 6 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -293,7 +502,10 @@ fn an_object_created_with_new_keeps_what_its_constructor_stored() {
     assert_eq!(verdicts[2]["verdict"], "unreachable", "{stdout}");
     assert_eq!(verdicts[3]["verdict"], "unreachable", "{stdout}");
     assert!(!stdout.contains("NOT confirmed"), "{stdout}");
-    assert!(stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -310,11 +522,20 @@ fn std_thread_workers_and_atomic_updates_are_analysed() {
     for v in &verdicts {
         assert_eq!(v["verdict"], "test-found", "{stdout}");
     }
-    let level = |k: usize| verdicts[k]["args"][0].as_str().unwrap().parse::<i64>().unwrap();
+    let level = |k: usize| {
+        verdicts[k]["args"][0]
+            .as_str()
+            .unwrap()
+            .parse::<i64>()
+            .unwrap()
+    };
     assert!(level(0) > 500, "{}", verdicts[0]);
     assert!(level(2) < -3, "{}", verdicts[2]);
     let sites = std::fs::read_to_string(out.path().join("sites.json")).unwrap();
-    assert!(sites.contains("std::thread started at std_threads.cpp:26"), "{sites}");
+    assert!(
+        sites.contains("std::thread started at std_threads.cpp:26"),
+        "{sites}"
+    );
     assert!(!stdout.contains("NOT confirmed"), "{stdout}");
 }
 
@@ -323,10 +544,14 @@ fn workers_chosen_by_argv_words_in_a_loop_are_started() {
     // A loop over argv compares each word and creates a worker with `new`; its
     // iterations are unrolled (copies with their exit tests) and each copy reads
     // argv[1], argv[2]… at a constant index. (A corpus design.)
-    let (_out, code, stdout, stderr) = syncmut("gen", "../../corpus/pthread/virtual_workers.cpp", &[]);
+    let (_out, code, stdout, stderr) =
+        syncmut("gen", "../../corpus/pthread/virtual_workers.cpp", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(!stdout.contains("unknown"), "{stdout}");
-    assert!(stdout.contains("reach rate: 7 of 7 sites not proven unreachable (100%)"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 7 of 7 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -339,9 +564,16 @@ fn letters_searched_with_strchr_are_put_in_the_argument() {
     let verdicts = site_verdicts(&out);
     let word = |k: usize| verdicts[k]["args"][0].as_str().unwrap().to_string();
     assert!(word(0).contains('r'), "{}", verdicts[0]);
-    assert!(word(2).contains('w') && !word(2).contains('q'), "{}", verdicts[2]);
+    assert!(
+        word(2).contains('w') && !word(2).contains('q'),
+        "{}",
+        verdicts[2]
+    );
     assert!(!stdout.contains("NOT confirmed"), "{stdout}");
-    assert!(stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -349,11 +581,15 @@ fn a_member_read_after_a_notify_keeps_its_value() {
     // `post()` notifies, then reads `cancel`: a SystemC process keeps running until it
     // waits, so the value is the constructor's, set from `strcmp(argv[2], "cancel")`.
     // (A corpus design.)
-    let (out, code, stdout, stderr) = syncmut("gen", "../../corpus/systemc/delayed_notify.cpp", &[]);
+    let (out, code, stdout, stderr) =
+        syncmut("gen", "../../corpus/systemc/delayed_notify.cpp", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let verdicts = site_verdicts(&out);
     assert_eq!(verdicts[2]["args"][1], "cancel", "{}", verdicts[2]);
-    assert!(stdout.contains("reach rate: 5 of 5 sites not proven unreachable (100%)"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 5 of 5 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -366,10 +602,20 @@ fn a_summarised_loop_that_cannot_reach_a_site_proves_it_unreachable() {
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let verdicts = site_verdicts(&out);
     assert_eq!(verdicts[1]["verdict"], "unreachable", "{stdout}");
-    assert!(verdicts[1]["reason"].as_str().unwrap().contains("loops beyond the unroll bound summarised"), "{}", verdicts[1]);
+    assert!(
+        verdicts[1]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("loops beyond the unroll bound summarised"),
+        "{}",
+        verdicts[1]
+    );
     assert_eq!(verdicts[3]["verdict"], "test-found", "{stdout}");
     assert!(!stdout.contains("loop bound"), "{stdout}");
-    assert!(stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -383,8 +629,14 @@ fn a_pointer_returned_by_a_library_function_without_a_model_may_be_null() {
         assert_eq!(v["verdict"], "test-found", "{stdout}");
     }
     let sites = std::fs::read_to_string(out.path().join("sites.json")).unwrap();
-    assert!(sites.contains("memory returned by getenv at getenv_default.c:12 may be null"), "{sites}");
-    assert!(stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"), "{stdout}");
+    assert!(
+        sites.contains("memory returned by getenv at getenv_default.c:12 may be null"),
+        "{sites}"
+    );
+    assert!(
+        stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -395,8 +647,20 @@ fn options_parsed_with_getopt_are_put_in_the_arguments() {
     let (out, code, stdout, stderr) = syncmut("gen", "getopt_flags.c", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let verdicts = site_verdicts(&out);
-    let args: Vec<&str> = verdicts[0]["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
-    assert!(args.contains(&"-x") && args.contains(&"-q"), "{}", verdicts[0]);
+    let args: Vec<&str> = verdicts[0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert!(
+        args.contains(&"-x") && args.contains(&"-q"),
+        "{}",
+        verdicts[0]
+    );
     assert!(!stdout.contains("NOT confirmed"), "{stdout}");
-    assert!(stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
 }

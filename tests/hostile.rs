@@ -28,8 +28,17 @@ fn verdict_with(act: u32) -> (String, String, tempfile::TempDir) {
         .assert()
         .success();
     let outcomes = util::outcomes(out.path());
-    let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "main#1:remove").unwrap();
-    (m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or_default().to_string(), out)
+    let m = outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mutant"] == "main#1:remove")
+        .unwrap();
+    (
+        m["verdict"].as_str().unwrap().to_string(),
+        m["reason"].as_str().unwrap_or_default().to_string(),
+        out,
+    )
 }
 
 /// Processes of these runs still alive: the designs (`<out>/metamutant`, `<out>/original`)
@@ -41,9 +50,19 @@ fn leftovers(outs: &[tempfile::TempDir]) -> Vec<String> {
         let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
         let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
         let zombie = std::fs::read_to_string(entry.path().join("stat"))
-            .map(|stat| stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+            .map(|stat| {
+                stat.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
             .unwrap_or(true);
-        if !zombie && outs.iter().any(|out| text.contains(out.path().to_str().unwrap())) {
+        if !zombie
+            && outs
+                .iter()
+                .any(|out| text.contains(out.path().to_str().unwrap()))
+        {
             found.push(text);
         }
     }

@@ -11,7 +11,13 @@ use syncmut_runtime::exec::{execute, Limits};
 use syncmut_runtime::trace;
 
 fn build(example: &str, out: &Path) -> Catalogue {
-    util::syncmut().arg("mutate").arg(util::example(example)).arg("-o").arg(out).assert().success();
+    util::syncmut()
+        .arg("mutate")
+        .arg(util::example(example))
+        .arg("-o")
+        .arg(out)
+        .assert()
+        .success();
     serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap()
 }
 
@@ -20,7 +26,10 @@ fn args(list: &[&str]) -> Vec<String> {
 }
 
 fn limits() -> Limits {
-    Limits { timeout: Duration::from_secs(2), ..Limits::default() }
+    Limits {
+        timeout: Duration::from_secs(2),
+        ..Limits::default()
+    }
 }
 
 fn assert_same_as_original(out: &Path, inputs: &[Vec<String>]) {
@@ -29,14 +38,23 @@ fn assert_same_as_original(out: &Path, inputs: &[Vec<String>]) {
         let meta = execute(&out.join("metamutant"), input, &[], &limits()).unwrap();
         assert_eq!(meta.status, original.status, "exit status on {input:?}");
         assert_eq!(meta.stdout, original.stdout, "stdout on {input:?}");
-        assert!(meta.stderr.len == 0 || meta.stderr == original.stderr, "runtime printed: {}", meta.stderr.text());
+        assert!(
+            meta.stderr.len == 0 || meta.stderr == original.stderr,
+            "runtime printed: {}",
+            meta.stderr.text()
+        );
     }
 }
 
 /// Runs every mutant on `input` and checks its site recorded the operator's action.
 /// `attempts` > 1 only for pthread designs, whose native scheduling may skip a
 /// condition-variable wait on one run.
-fn assert_each_operator_takes_effect(out: &Path, catalogue: &Catalogue, input: &[String], attempts: usize) {
+fn assert_each_operator_takes_effect(
+    out: &Path,
+    catalogue: &Catalogue,
+    input: &[String],
+    attempts: usize,
+) {
     assert!(!catalogue.mutants.is_empty());
     for mutant in &catalogue.mutants {
         let site = mutant.sites[0];
@@ -44,16 +62,33 @@ fn assert_each_operator_takes_effect(out: &Path, catalogue: &Catalogue, input: &
         for _ in 0..attempts {
             let trace_file = out.join(format!("trace-{}.jsonl", site));
             let _ = std::fs::remove_file(&trace_file);
-            let env = [("SYNCMUT_ACTIVE", mutant.activation()), ("SYNCMUT_TRACE", trace_file.display().to_string())];
+            let env = [
+                ("SYNCMUT_ACTIVE", mutant.activation()),
+                ("SYNCMUT_TRACE", trace_file.display().to_string()),
+            ];
             let run = execute(&out.join("metamutant"), input, &env, &limits()).unwrap();
-            assert!(!run.stderr.text().contains("syncmut runtime:"), "{}: {}", mutant.id, run.stderr.text());
+            assert!(
+                !run.stderr.text().contains("syncmut runtime:"),
+                "{}: {}",
+                mutant.id,
+                run.stderr.text()
+            );
             let trace = trace::read(&trace_file).unwrap();
-            seen = trace.events.iter().filter(|e| e.site == site).map(|e| e.action.clone()).collect();
+            seen = trace
+                .events
+                .iter()
+                .filter(|e| e.site == site)
+                .map(|e| e.action.clone())
+                .collect();
             if !seen.is_empty() {
                 break;
             }
         }
-        assert!(!seen.is_empty(), "{}: site {site} not reached on {input:?}", mutant.id);
+        assert!(
+            !seen.is_empty(),
+            "{}: site {site} not reached on {input:?}",
+            mutant.id
+        );
         assert!(
             seen.iter().all(|a| a == mutant.operator.slug()),
             "{}: expected every event at site {site} to be {}, saw {seen:?}",
@@ -67,9 +102,24 @@ fn assert_each_operator_takes_effect(out: &Path, catalogue: &Catalogue, input: &
 fn guarded_event_metamutant() {
     let dir = tempfile::tempdir().unwrap();
     let catalogue = build("systemc/guarded_event", dir.path());
-    let calls: Vec<(u32, &str)> = catalogue.sites.iter().map(|s| (s.line, s.call.as_str())).collect();
-    assert_eq!(calls, vec![(18, "wait(e)"), (21, "wait(10, SC_NS)"), (29, "e.notify()"), (31, "wait(10, SC_NS)")]);
-    let inputs: Vec<Vec<String>> = [["t", "f"], ["f", "f"], ["f", "t"], ["t", "t"]].iter().map(|i| args(i)).collect();
+    let calls: Vec<(u32, &str)> = catalogue
+        .sites
+        .iter()
+        .map(|s| (s.line, s.call.as_str()))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            (18, "wait(e)"),
+            (21, "wait(10, SC_NS)"),
+            (29, "e.notify()"),
+            (31, "wait(10, SC_NS)")
+        ]
+    );
+    let inputs: Vec<Vec<String>> = [["t", "f"], ["f", "f"], ["f", "t"], ["t", "t"]]
+        .iter()
+        .map(|i| args(i))
+        .collect();
     assert_same_as_original(dir.path(), &inputs);
     // (t, t) reaches all four sites.
     assert_each_operator_takes_effect(dir.path(), &catalogue, &args(&["t", "t"]), 1);
@@ -80,7 +130,10 @@ fn bounded_buffer_metamutant() {
     let dir = tempfile::tempdir().unwrap();
     let catalogue = build("pthread/bounded_buffer", dir.path());
     assert_eq!(catalogue.sites.len(), 10);
-    assert_same_as_original(dir.path(), &[args(&["2", "10"]), args(&["1", "0"]), args(&["16", "100"])]);
+    assert_same_as_original(
+        dir.path(),
+        &[args(&["2", "10"]), args(&["1", "0"]), args(&["16", "100"])],
+    );
     // A one-slot buffer and many items make both condition waits (almost) certain.
     assert_each_operator_takes_effect(dir.path(), &catalogue, &args(&["1", "200"]), 5);
 }
@@ -92,11 +145,25 @@ fn bounded_buffer_metamutant() {
 fn trace_events_carry_a_state_snapshot_of_the_globals() {
     let out = tempfile::tempdir().unwrap();
     let source = util::root().join("mutator/tests/fixtures/globals.c");
-    util::syncmut().arg("mutate").arg(&source).arg("-o").arg(out.path()).assert().success();
+    util::syncmut()
+        .arg("mutate")
+        .arg(&source)
+        .arg("-o")
+        .arg(out.path())
+        .assert()
+        .success();
     let trace_file = out.path().join("trace.jsonl");
-    let env = [("SYNCMUT_TRACE", trace_file.display().to_string()), ("SYNCMUT_SCHEDULE", "default".to_string())];
+    let env = [
+        ("SYNCMUT_TRACE", trace_file.display().to_string()),
+        ("SYNCMUT_SCHEDULE", "default".to_string()),
+    ];
     let run = execute(&out.path().join("metamutant"), &[], &env, &limits()).unwrap();
-    assert_eq!(run.status, syncmut_runtime::exec::Status::Exited(0), "{}", run.stderr.text());
+    assert_eq!(
+        run.status,
+        syncmut_runtime::exec::Status::Exited(0),
+        "{}",
+        run.stderr.text()
+    );
     // The runtime writes binary; the golden is the JSON Lines users read.
     let text = String::from_utf8(trace::to_jsonl(&trace::read(&trace_file).unwrap())).unwrap();
     let lines: Vec<&str> = text.lines().collect();
@@ -109,7 +176,10 @@ fn trace_events_carry_a_state_snapshot_of_the_globals() {
         r#"{"seq":1,"site":1,"action":"original","thread":"T0","state":{"buffer":"non-null","counter":7,"done":true,"flags":1,"hits":18446744073709551615,"level":-3}}"#
     );
     let trace = trace::read(&trace_file).unwrap();
-    assert_eq!(trace.events[1].state["hits"], serde_json::Value::from(u64::MAX));
+    assert_eq!(
+        trace.events[1].state["hits"],
+        serde_json::Value::from(u64::MAX)
+    );
     // No trace requested: no snapshot machinery, same behaviour as the original.
     let plain = execute(&out.path().join("metamutant"), &[], &[], &limits()).unwrap();
     assert_eq!(plain.status, syncmut_runtime::exec::Status::Exited(0));

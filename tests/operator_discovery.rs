@@ -9,13 +9,22 @@ use std::path::Path;
 use util::{example, fixture, syncmut};
 
 fn catalogue(design: &Path) -> Value {
-    let out = syncmut().arg("list").arg(design).arg("--json").assert().success();
+    let out = syncmut()
+        .arg("list")
+        .arg(design)
+        .arg("--json")
+        .assert()
+        .success();
     serde_json::from_slice(&out.get_output().stdout).unwrap()
 }
 
 /// The mutant `id`, or `None`.
 fn mutant<'a>(catalogue: &'a Value, id: &str) -> Option<&'a Value> {
-    catalogue["mutants"].as_array().unwrap().iter().find(|m| m["id"] == id)
+    catalogue["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == id)
 }
 
 /// The source lines of a mutant's sites.
@@ -25,7 +34,16 @@ fn site_lines(catalogue: &Value, id: &str) -> Vec<u64> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| catalogue["sites"].as_array().unwrap().iter().find(|site| site["index"] == *s).unwrap()["line"].as_u64().unwrap())
+        .map(|s| {
+            catalogue["sites"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|site| site["index"] == *s)
+                .unwrap()["line"]
+                .as_u64()
+                .unwrap()
+        })
         .collect()
 }
 
@@ -45,9 +63,18 @@ fn lock_pairs_and_nested_acquisitions_span_two_sites() {
 #[test]
 fn critical_sections_move_over_shared_statements() {
     let c = catalogue(&example("pthread/critical_sections"));
-    let description = |id: &str| mutant(&c, id).unwrap_or_else(|| panic!("no mutant {id}"))["description"].as_str().unwrap().to_string();
+    let description = |id: &str| {
+        mutant(&c, id).unwrap_or_else(|| panic!("no mutant {id}"))["description"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
     // mover: lock 25; left = … 26; right = … 27; unlock 28.
-    assert!(description("mover#1:split-critical-section").ends_with("before line 27"), "{}", description("mover#1:split-critical-section"));
+    assert!(
+        description("mover#1:split-critical-section").ends_with("before line 27"),
+        "{}",
+        description("mover#1:split-critical-section")
+    );
     assert!(description("mover#2:shrink-critical-section").ends_with("above line 27"));
     // auditor: audits = … 37; lock 38.
     assert!(description("auditor#1:widen-critical-section").ends_with("above line 37"));
@@ -64,7 +91,10 @@ fn initial_counts_change_by_one_but_not_below_their_floor() {
     let barrier = catalogue(&example("pthread/barrier_phases"));
     assert_eq!(site_lines(&barrier, "main#1:barrier-count-up"), [41]);
     assert_eq!(site_lines(&barrier, "main#1:barrier-count-down"), [41]);
-    assert!(mutant(&barrier, "main#1:remove").is_none(), "an initialisation is not removed");
+    assert!(
+        mutant(&barrier, "main#1:remove").is_none(),
+        "an initialisation is not removed"
+    );
 
     let pool = catalogue(&example("systemc/semaphore_pool"));
     assert_eq!(site_lines(&pool, "pool::pool#1:semaphore-count-up"), [8]);
@@ -79,7 +109,12 @@ fn initial_counts_change_by_one_but_not_below_their_floor() {
 #[test]
 fn limits_of_the_region_operators() {
     let c = catalogue(&fixture("operators/limits.c"));
-    let ids: Vec<&str> = c["mutants"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = c["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
     let has = |id: &str| ids.contains(&id);
     // Two regions one after the other are not nested.
     assert!(!has("sequential#1:swap-lock-order") && !has("sequential#3:swap-lock-order"));
@@ -105,8 +140,18 @@ fn c11_thread_calls_are_sites_with_the_pthread_operators() {
     assert_eq!(site_lines(&c, "consumer#2:wait-to-timedwait"), [35]);
     assert_eq!(site_lines(&c, "consumer#3:signal-to-broadcast"), [39]);
     assert_eq!(site_lines(&c, "main#2:remove"), [55]);
-    let callees: Vec<&str> = c["sites"].as_array().unwrap().iter().map(|s| s["callee"].as_str().unwrap()).collect();
-    assert!(callees.contains(&"mtx_lock") && callees.contains(&"cnd_wait") && callees.contains(&"thrd_join"), "{callees:?}");
+    let callees: Vec<&str> = c["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["callee"].as_str().unwrap())
+        .collect();
+    assert!(
+        callees.contains(&"mtx_lock")
+            && callees.contains(&"cnd_wait")
+            && callees.contains(&"thrd_join"),
+        "{callees:?}"
+    );
     // thrd_create is observed (the scheduler sees the thread), never a site.
     assert!(!callees.contains(&"thrd_create"));
 }

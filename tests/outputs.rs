@@ -19,26 +19,48 @@ fn run(name: &str, extra: &[&str]) -> (tempfile::TempDir, String) {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(output.status.success(), "run {name}:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "run {name}:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     (out, stdout)
 }
 
 /// The baseline table's row of a test.
 fn row<'a>(stdout: &'a str, test: &str) -> &'a str {
-    stdout.lines().find(|l| l.split_whitespace().next() == Some(test)).unwrap_or_else(|| panic!("no row for {test}:\n{stdout}"))
+    stdout
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(test))
+        .unwrap_or_else(|| panic!("no row for {test}:\n{stdout}"))
 }
 
 /// A mutant's (verdict, reason) in outcomes.json.
 fn outcome(out: &Path, mutant: &str) -> (String, String) {
     let outcomes = util::outcomes(out);
-    let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == mutant).unwrap_or_else(|| panic!("no {mutant}"));
-    (m["verdict"].as_str().unwrap().to_string(), judged(m["reason"].as_str().unwrap_or("")))
+    let m = outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mutant"] == mutant)
+        .unwrap_or_else(|| panic!("no {mutant}"));
+    (
+        m["verdict"].as_str().unwrap().to_string(),
+        judged(m["reason"].as_str().unwrap_or("")),
+    )
 }
 
 /// A reason without what the schedules add after it (which original run it was compared
 /// with, which schedule found it): the difference itself.
 fn judged(reason: &str) -> String {
-    let cut = ["; closest original run:", "; no run of the original", "; found by schedule"].iter().filter_map(|s| reason.find(s)).min();
+    let cut = [
+        "; closest original run:",
+        "; no run of the original",
+        "; found by schedule",
+    ]
+    .iter()
+    .filter_map(|s| reason.find(s))
+    .min();
     reason[..cut.unwrap_or(reason.len())].to_string()
 }
 
@@ -57,23 +79,50 @@ fn a_bounded_simulation_ending_with_blocked_processes_says_who_and_where() {
     // difference is who is blocked where when the simulation stops.
     let (verdict, reason) = outcome(out.path(), "pipe::producer#1:remove");
     assert_eq!(verdict, "killed-by-trace");
-    assert!(reason.starts_with("blocked at the end: p.consumer waits at queue.read() @ blocked_end.cpp:27"), "{reason}");
+    assert!(
+        reason.starts_with(
+            "blocked at the end: p.consumer waits at queue.read() @ blocked_end.cpp:27"
+        ),
+        "{reason}"
+    );
 }
 
 #[test]
 fn a_test_whose_original_fails_or_reaches_nothing_is_flagged() {
     let (_out, stdout) = run("exit_one", &[]);
-    assert!(row(&stdout, "fails").ends_with("original ends with exit 1"), "{stdout}");
-    assert!(row(&stdout, "idle").ends_with("reaches no synchronization call: no mutant runs on it"), "{stdout}");
-    assert!(!stdout.lines().take(3).any(|l| l.ends_with(" ok")), "{stdout}");
+    assert!(
+        row(&stdout, "fails").ends_with("original ends with exit 1"),
+        "{stdout}"
+    );
+    assert!(
+        row(&stdout, "idle").ends_with("reaches no synchronization call: no mutant runs on it"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.lines().take(3).any(|l| l.ends_with(" ok")),
+        "{stdout}"
+    );
 }
 
 /// The reason of a mutant's run on one test.
 fn run_reason(out: &Path, mutant: &str, test: &str) -> (String, String) {
     let outcomes = util::outcomes(out);
-    let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == mutant).unwrap_or_else(|| panic!("no {mutant}"));
-    let r = m["runs"].as_array().unwrap().iter().find(|r| r["test"] == test).unwrap_or_else(|| panic!("{mutant} not run on {test}"));
-    (r["verdict"].as_str().unwrap().to_string(), judged(r["reason"].as_str().unwrap_or("")))
+    let m = outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mutant"] == mutant)
+        .unwrap_or_else(|| panic!("no {mutant}"));
+    let r = m["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["test"] == test)
+        .unwrap_or_else(|| panic!("{mutant} not run on {test}"));
+    (
+        r["verdict"].as_str().unwrap().to_string(),
+        judged(r["reason"].as_str().unwrap_or("")),
+    )
 }
 
 /// Outputs are compared whole and byte for byte: one byte, 0x81 instead of 0x80 (not
@@ -85,15 +134,29 @@ fn one_non_utf8_byte_after_megabytes_of_output_kills() {
     let (out, _) = run("late_byte", &[]);
     assert_eq!(
         run_reason(out.path(), "main#1:remove", "byte"),
-        ("killed-by-output".to_string(), r#"stdout line 1 (byte 0): "\x80" instead of "\x81""#.to_string())
+        (
+            "killed-by-output".to_string(),
+            r#"stdout line 1 (byte 0): "\x80" instead of "\x81""#.to_string()
+        )
     );
     assert_eq!(
         run_reason(out.path(), "main#1:remove", "big"),
-        ("killed-by-output".to_string(), r#"stdout line 100001 (byte 4700000): "\x80" instead of "\x81""#.to_string())
+        (
+            "killed-by-output".to_string(),
+            r#"stdout line 100001 (byte 4700000): "\x80" instead of "\x81""#.to_string()
+        )
     );
-    let explain = util::syncmut().arg("explain").arg(out.path()).arg("worker#2:remove").output().unwrap();
+    let explain = util::syncmut()
+        .arg("explain")
+        .arg(out.path())
+        .arg("worker#2:remove")
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&explain.stdout);
-    assert!(text.contains("\nstderr of the mutant:\n  syncmut runtime: deadlock detected"), "{text}");
+    assert!(
+        text.contains("\nstderr of the mutant:\n  syncmut runtime: deadlock detected"),
+        "{text}"
+    );
 }
 
 /// `__VERIFIER_error()` is an assertion failure for `run` (killed-by-assertion) and for
@@ -103,7 +166,10 @@ fn the_sv_comp_error_call_is_an_assertion_in_run_and_in_explore() {
     let (out, _) = run("verifier_error", &[]);
     let (verdict, reason) = outcome(out.path(), "main#1:remove");
     assert_eq!(verdict, "killed-by-assertion");
-    assert_eq!(reason, "assertion failed: __VERIFIER_error: assertion failure (error location reached)");
+    assert_eq!(
+        reason,
+        "assertion failed: __VERIFIER_error: assertion failure (error location reached)"
+    );
 
     let dir = tempfile::tempdir().unwrap();
     util::syncmut()
@@ -114,13 +180,24 @@ fn the_sv_comp_error_call_is_an_assertion_in_run_and_in_explore() {
         .assert()
         .code(9);
     let text = std::fs::read_to_string(dir.path().join("counterexample.txt")).unwrap();
-    assert!(text.starts_with("assertion failure: __VERIFIER_error: assertion failure (error location reached)\n"), "{text}");
+    assert!(
+        text.starts_with(
+            "assertion failure: __VERIFIER_error: assertion failure (error location reached)\n"
+        ),
+        "{text}"
+    );
 }
 
 /// The test's entry in baseline.json.
 fn baseline(out: &Path, test: &str) -> serde_json::Value {
-    let all: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("baseline.json")).unwrap()).unwrap();
-    all.as_array().unwrap().iter().find(|b| b["test"] == test).unwrap_or_else(|| panic!("no baseline for {test}")).clone()
+    let all: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("baseline.json")).unwrap()).unwrap();
+    all.as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["test"] == test)
+        .unwrap_or_else(|| panic!("no baseline for {test}"))
+        .clone()
 }
 
 /// Output and trace values that follow the clock and the random stream are masked (the
@@ -131,14 +208,37 @@ fn observations_that_vary_with_the_virtual_world_are_masked_and_listed() {
     let (out, stdout) = run("entropy_varies", &[]);
     let b = baseline(out.path(), "default");
     assert_eq!(b["usable"], true, "{b}");
-    let listed: Vec<&str> = b["nondeterministic"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let listed: Vec<&str> = b["nondeterministic"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
     assert_eq!(listed[0], "stdout line 1", "{listed:?}");
-    assert!(listed.contains(&"token seen by T1 at pthread_mutex_unlock(&lock) @ entropy_varies.c:21"), "{listed:?}");
-    assert!(listed.iter().all(|l| *l == "stdout line 1" || l.starts_with("token seen by")), "only the token varies: {listed:?}");
-    assert!(row(&stdout, "default").contains("nondeterministic, not compared: stdout line 1, token seen by"), "{stdout}");
+    assert!(
+        listed.contains(&"token seen by T1 at pthread_mutex_unlock(&lock) @ entropy_varies.c:21"),
+        "{listed:?}"
+    );
+    assert!(
+        listed
+            .iter()
+            .all(|l| *l == "stdout line 1" || l.starts_with("token seen by")),
+        "only the token varies: {listed:?}"
+    );
+    assert!(
+        row(&stdout, "default")
+            .contains("nondeterministic, not compared: stdout line 1, token seen by"),
+        "{stdout}"
+    );
     // Without the join main prints before the worker ran: the token line differs too, but
     // it is masked; the kill is by the update count.
-    assert_eq!(outcome(out.path(), "main#1:remove"), ("killed-by-output".to_string(), r#"stdout line 2 (byte 8): "updates 0" instead of "updates 1""#.to_string()));
+    assert_eq!(
+        outcome(out.path(), "main#1:remove"),
+        (
+            "killed-by-output".to_string(),
+            r#"stdout line 2 (byte 8): "updates 0" instead of "updates 1""#.to_string()
+        )
+    );
 }
 
 /// A difference that cannot be masked (another number of lines) sets the test aside with

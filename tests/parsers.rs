@@ -25,8 +25,28 @@ enum Edit {
 }
 
 const TOKENS: &[&[u8]] = &[
-    b"{", b"}", b"[", b"]", b"\"", b",", b":", b"=", b"\n", b"null", b"true", b"-1", b"1e999", b"18446744073709551616",
-    b"\"x\"", b"\"\\u0000\"", b"\xff\xfe", "é".as_bytes(), b"[[", b"#", b"'", b"{\"end\":\"exit\"}\n",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b"\"",
+    b",",
+    b":",
+    b"=",
+    b"\n",
+    b"null",
+    b"true",
+    b"-1",
+    b"1e999",
+    b"18446744073709551616",
+    b"\"x\"",
+    b"\"\\u0000\"",
+    b"\xff\xfe",
+    "é".as_bytes(),
+    b"[[",
+    b"#",
+    b"'",
+    b"{\"end\":\"exit\"}\n",
 ];
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -83,7 +103,12 @@ fn spoiled_binary(docs: &[&'static [u8]]) -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn config(cases: u32) -> Config {
-    Config { cases, rng_seed: RngSeed::Fixed(20_260_501), failure_persistence: None, ..Config::default() }
+    Config {
+        cases,
+        rng_seed: RngSeed::Fixed(20_260_501),
+        failure_persistence: None,
+        ..Config::default()
+    }
 }
 
 const TEST_FILES: &[&str] = &[
@@ -99,8 +124,10 @@ const TRACES: &[&str] = &[
 /// Traces as the runtime writes them (binary), from real runs: a SystemC design with
 /// module members and enums (tests/fixtures/verdicts/sc_members), a pthread design with
 /// globals of each kind (mutator/tests/fixtures/globals.c).
-const BINARY_TRACES: &[&[u8]] =
-    &[include_bytes!("fixtures/traces/sc_members.bin"), include_bytes!("fixtures/traces/globals.bin")];
+const BINARY_TRACES: &[&[u8]] = &[
+    include_bytes!("fixtures/traces/sc_members.bin"),
+    include_bytes!("fixtures/traces/globals.bin"),
+];
 
 const TOML_FILES: &[&str] = &[
     "tests = \"tests.json\"\ngen = \"wp\"\njobs = 2\nschedules = 20\nfail_under = 80.0\noutput = \"syncmut.out\"\nflags = [\"-Iinclude\", \"-DN=4\"]\n",
@@ -182,7 +209,12 @@ proptest! {
 fn check_toml(bytes: &[u8]) -> Result<(), TestCaseError> {
     let dir = tempfile::tempdir().unwrap();
     let path = write_temp(dir.path(), "syncmut.toml", bytes);
-    let out = Command::new(cargo_bin("syncmut")).arg("run").arg(dir.path()).args(["--gen", "none"]).output().unwrap();
+    let out = Command::new(cargo_bin("syncmut"))
+        .arg("run")
+        .arg(dir.path())
+        .args(["--gen", "none"])
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     match out.status.code() {
         Some(3) => prop_assert!(stderr.contains("no C/C++ sources"), "{stderr}"),
@@ -207,7 +239,11 @@ fn finished_run() -> &'static Path {
             .arg(out.path())
             .output()
             .unwrap();
-        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
         out
     })
     .path()
@@ -231,7 +267,11 @@ fn check_saved(name: &str, bytes: &[u8]) -> Result<(), TestCaseError> {
         std::fs::copy(finished_run().join(file), dir.path().join(file)).unwrap();
     }
     let path = write_temp(dir.path(), name, bytes);
-    for args in [&["report", "--format", "json"][..], &["report", "--format", "html"], &["explain"]] {
+    for args in [
+        &["report", "--format", "json"][..],
+        &["report", "--format", "html"],
+        &["explain"],
+    ] {
         let mut cmd = Command::new(cargo_bin("syncmut"));
         cmd.arg(args[0]).arg(dir.path()).args(&args[1..]);
         if args[0] == "explain" {
@@ -243,7 +283,10 @@ fn check_saved(name: &str, bytes: &[u8]) -> Result<(), TestCaseError> {
         match out.status.code() {
             Some(0) => {}
             Some(2) if args[0] == "explain" => {} // a mutant id or trace the spoiled files no longer have
-            Some(2) => prop_assert!(stderr.contains(&path.display().to_string()), "{args:?}: {stderr}"),
+            Some(2) => prop_assert!(
+                stderr.contains(&path.display().to_string()),
+                "{args:?}: {stderr}"
+            ),
             other => prop_assert!(false, "{args:?}: exit {other:?}: {stderr}"),
         }
     }

@@ -16,7 +16,12 @@ fn syncmut(design: &Path, out: &Path, extra: &[&str]) -> Command {
     let mut cmd = Command::new(cargo_bin("syncmut"));
     // The examples' own tests: generation is tested elsewhere, and the points of
     // interruption are then spread over the build and the runs.
-    cmd.arg("run").arg(design).arg("-o").arg(out).args(["-j", "1", "--gen", "none"]).args(extra);
+    cmd.arg("run")
+        .arg(design)
+        .arg("-o")
+        .arg(out)
+        .args(["-j", "1", "--gen", "none"])
+        .args(extra);
     cmd.stdout(Stdio::null()).stderr(Stdio::null());
     cmd
 }
@@ -26,7 +31,12 @@ fn verdicts(out: &Path) -> Vec<(String, String)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].as_str().unwrap().to_string()))
+        .map(|m| {
+            (
+                m["mutant"].as_str().unwrap().to_string(),
+                m["verdict"].as_str().unwrap().to_string(),
+            )
+        })
         .collect()
 }
 
@@ -39,9 +49,17 @@ fn processes_in(dir: &Path) -> Vec<String> {
         let found: Vec<String> = std::fs::read_dir("/proc")
             .unwrap()
             .flatten()
-            .filter(|e| e.file_name().to_str().is_some_and(|n| n.parse::<u32>().is_ok()))
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.parse::<u32>().is_ok())
+            })
             .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-            .filter(|cmdline| cmdline.windows(needle.len()).any(|w| w == needle.as_slice()))
+            .filter(|cmdline| {
+                cmdline
+                    .windows(needle.len())
+                    .any(|w| w == needle.as_slice())
+            })
             .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " "))
             .collect();
         if found.is_empty() || Instant::now() > deadline {
@@ -74,7 +92,10 @@ fn interrupt_and_resume(name: &str) {
     let design = util::example(name);
     let reference = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    assert!(syncmut(&design, reference.path(), &[]).status().unwrap().success());
+    assert!(syncmut(&design, reference.path(), &[])
+        .status()
+        .unwrap()
+        .success());
     let full = started.elapsed();
     let expected = verdicts(reference.path());
 
@@ -91,19 +112,43 @@ fn interrupt_and_resume(name: &str) {
             // A run that finished before the signal arrived exits 0; one signalled while
             // the program was still being loaded, before syncmut's handler existed, dies
             // of the signal having started nothing.
-            let before_start = status.signal() == Some(signal) && std::fs::read_dir(out.path()).unwrap().next().is_none();
+            let before_start = status.signal() == Some(signal)
+                && std::fs::read_dir(out.path()).unwrap().next().is_none();
             if let Some(code) = code.filter(|_| status.code() != Some(0) && !before_start) {
                 assert_eq!(status.code(), Some(code), "{what}");
-                assert!(!out.path().join("syncmut.lock").exists(), "{what}: lock left behind");
-                assert_eq!(temporaries_in(out.path()), Vec::<PathBuf>::new(), "{what}: temporary files left");
+                assert!(
+                    !out.path().join("syncmut.lock").exists(),
+                    "{what}: lock left behind"
+                );
+                assert_eq!(
+                    temporaries_in(out.path()),
+                    Vec::<PathBuf>::new(),
+                    "{what}: temporary files left"
+                );
             }
-            assert_eq!(processes_in(out.path()), Vec::<String>::new(), "{what}: processes left running");
+            assert_eq!(
+                processes_in(out.path()),
+                Vec::<String>::new(),
+                "{what}: processes left running"
+            );
 
-            let resumed = syncmut(&design, out.path(), &["--resume"]).status().unwrap();
-            assert!(resumed.success(), "{what}: the first --resume failed with {resumed}");
+            let resumed = syncmut(&design, out.path(), &["--resume"])
+                .status()
+                .unwrap();
+            assert!(
+                resumed.success(),
+                "{what}: the first --resume failed with {resumed}"
+            );
             assert_eq!(verdicts(out.path()), expected, "{what}");
-            assert!(!out.path().join("syncmut.lock").exists(), "{what}: lock left behind");
-            assert_eq!(temporaries_in(out.path()), Vec::<PathBuf>::new(), "{what}: temporary files left after resume");
+            assert!(
+                !out.path().join("syncmut.lock").exists(),
+                "{what}: lock left behind"
+            );
+            assert_eq!(
+                temporaries_in(out.path()),
+                Vec::<PathBuf>::new(),
+                "{what}: temporary files left after resume"
+            );
         }
     }
 }
@@ -126,15 +171,37 @@ fn a_second_syncmut_on_a_locked_directory_is_refused_and_a_dead_holder_is_not_a_
     std::fs::write(&lock_path, std::process::id().to_string()).unwrap();
     let lock = std::fs::File::open(&lock_path).unwrap();
     // SAFETY: flock on a descriptor this test owns.
-    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }, 0);
+    assert_eq!(
+        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
     for command in ["run", "mutate", "gen"] {
-        let output = Command::new(cargo_bin("syncmut")).arg(command).arg(&design).arg("-o").arg(out.path()).output().unwrap();
+        let output = Command::new(cargo_bin("syncmut"))
+            .arg(command)
+            .arg(&design)
+            .arg("-o")
+            .arg(out.path())
+            .output()
+            .unwrap();
         assert_eq!(output.status.code(), Some(6), "{command}");
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stderr.contains("another syncmut") && stderr.contains(&std::process::id().to_string()), "{command}: {stderr}");
-        assert!(!out.path().join("mutants.json").exists(), "{command} wrote into a locked directory");
+        assert!(
+            stderr.contains("another syncmut") && stderr.contains(&std::process::id().to_string()),
+            "{command}: {stderr}"
+        );
+        assert!(
+            !out.path().join("mutants.json").exists(),
+            "{command} wrote into a locked directory"
+        );
     }
     drop(lock);
     // The holder is gone; the pid in the file (this live test process) does not matter.
-    assert!(Command::new(cargo_bin("syncmut")).arg("mutate").arg(&design).arg("-o").arg(out.path()).status().unwrap().success());
+    assert!(Command::new(cargo_bin("syncmut"))
+        .arg("mutate")
+        .arg(&design)
+        .arg("-o")
+        .arg(out.path())
+        .status()
+        .unwrap()
+        .success());
 }

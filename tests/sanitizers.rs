@@ -27,26 +27,44 @@ const FULL: [&str; 2] = ["systemc/guarded_event", "pthread/nondet_guard"];
 /// `syncmut` with the sanitized runtime; reports go to files under `logs`.
 fn sanitized(command: &str, design: &Path, logs: &Path) -> assert_cmd::Command {
     let mut cmd = syncmut();
-    cmd.arg(command).arg(design).env("SYNCMUT_SANITIZE", "1").env("ASAN_SYMBOLIZER_PATH", symbolizer());
+    cmd.arg(command)
+        .arg(design)
+        .env("SYNCMUT_SANITIZE", "1")
+        .env("ASAN_SYMBOLIZER_PATH", symbolizer());
     sanitizer_logs(&mut cmd, logs);
     cmd
 }
 
 fn symbolizer() -> &'static str {
-    ["/usr/lib/llvm-16/bin/llvm-symbolizer", "/usr/bin/llvm-symbolizer-16"]
-        .into_iter()
-        .find(|p| Path::new(p).is_file())
-        .expect("llvm-symbolizer of LLVM 16 (package llvm-16), to name the frames of a report")
+    [
+        "/usr/lib/llvm-16/bin/llvm-symbolizer",
+        "/usr/bin/llvm-symbolizer-16",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).is_file())
+    .expect("llvm-symbolizer of LLVM 16 (package llvm-16), to name the frames of a report")
 }
 
 fn sanitizer_logs(cmd: &mut assert_cmd::Command, logs: &Path) {
-    cmd.env("ASAN_OPTIONS", format!("log_path={}/asan:detect_leaks=1", logs.display()))
-        .env("UBSAN_OPTIONS", format!("log_path={}/ubsan:print_stacktrace=1", logs.display()));
+    cmd.env(
+        "ASAN_OPTIONS",
+        format!("log_path={}/asan:detect_leaks=1", logs.display()),
+    )
+    .env(
+        "UBSAN_OPTIONS",
+        format!("log_path={}/ubsan:print_stacktrace=1", logs.display()),
+    );
 }
 
 /// `syncmut run` with the sanitized runtime.
 fn sanitized_run(design: &Path, extra: &[&str], out: &Path, logs: &Path) {
-    sanitized("run", design, logs).args(extra).args(["-j", "2", "-o"]).arg(out).timeout(std::time::Duration::from_secs(300)).assert().success();
+    sanitized("run", design, logs)
+        .args(extra)
+        .args(["-j", "2", "-o"])
+        .arg(out)
+        .timeout(std::time::Duration::from_secs(300))
+        .assert()
+        .success();
     assert_sanitized_build(out);
 }
 
@@ -54,10 +72,17 @@ fn sanitized_run(design: &Path, extra: &[&str], out: &Path, logs: &Path) {
 fn assert_sanitized_build(out: &Path) {
     for name in ["libsyncmut_rt.a", "libsyncmut_rt_sc.a"] {
         let archive = std::fs::read(out.join("build/runtime").join(name)).unwrap();
-        assert!(contains(&archive, b"__asan_report_load") && contains(&archive, b"__ubsan_handle_"), "{}: {name} is not instrumented", out.display());
+        assert!(
+            contains(&archive, b"__asan_report_load") && contains(&archive, b"__ubsan_handle_"),
+            "{}: {name} is not instrumented",
+            out.display()
+        );
     }
     let metamutant = std::fs::read(out.join("metamutant")).unwrap();
-    assert!(contains(&metamutant, b"AddressSanitizer"), "the metamutant was not linked with the sanitizers");
+    assert!(
+        contains(&metamutant, b"AddressSanitizer"),
+        "the metamutant was not linked with the sanitizers"
+    );
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -67,26 +92,41 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 /// A report involves the runtime when one of its frames is in the runtime's sources or
 /// functions (reports are symbolized with the debug info of `-g`).
 fn involves_runtime(report: &str) -> bool {
-    report.contains("runtime-lib/src/") || report.contains(" in syncmut_") || report.contains(" in syncmut::")
+    report.contains("runtime-lib/src/")
+        || report.contains(" in syncmut_")
+        || report.contains(" in syncmut::")
 }
 
 /// Every example with checked-in results (`examples/*/*/expected.json`), in order.
 fn examples() -> Vec<String> {
     let mut found: Vec<String> = ["systemc", "pthread"]
         .iter()
-        .flat_map(|kind| std::fs::read_dir(root().join("examples").join(kind)).unwrap().flatten().map(move |e| format!("{kind}/{}", e.file_name().to_string_lossy())))
+        .flat_map(|kind| {
+            std::fs::read_dir(root().join("examples").join(kind))
+                .unwrap()
+                .flatten()
+                .map(move |e| format!("{kind}/{}", e.file_name().to_string_lossy()))
+        })
         .filter(|name| util::example(name).join("expected.json").is_file())
         .collect();
     found.sort();
-    assert!(found.len() >= 14, "examples with expected results: {found:?}");
+    assert!(
+        found.len() >= 14,
+        "examples with expected results: {found:?}"
+    );
     found
 }
 
 /// The command-line arguments of the example's first checked-in test, if it has any.
 fn first_test_args(dir: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read(dir.join("tests.json")) else { return Vec::new() };
+    let Ok(text) = std::fs::read(dir.join("tests.json")) else {
+        return Vec::new();
+    };
     let tests: Value = serde_json::from_slice(&text).unwrap();
-    tests["tests"][0]["args"].as_array().map(|a| a.iter().map(|v| v.as_str().unwrap().to_string()).collect()).unwrap_or_default()
+    tests["tests"][0]["args"]
+        .as_array()
+        .map(|a| a.iter().map(|v| v.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default()
 }
 
 /// The reports written under `logs`: (file, text).
@@ -94,7 +134,12 @@ fn reports(logs: &Path) -> Vec<(PathBuf, String)> {
     let mut found: Vec<(PathBuf, String)> = std::fs::read_dir(logs)
         .unwrap()
         .flatten()
-        .map(|e| (e.path(), std::fs::read_to_string(e.path()).unwrap_or_default()))
+        .map(|e| {
+            (
+                e.path(),
+                std::fs::read_to_string(e.path()).unwrap_or_default(),
+            )
+        })
         .collect();
     found.sort();
     found
@@ -106,8 +151,15 @@ fn assert_no_runtime_reports(logs: &Path) {
     for (file, text) in &all {
         eprintln!("sanitizer report {}:\n{text}", file.display());
     }
-    let runtime: Vec<&PathBuf> = all.iter().filter(|(_, text)| involves_runtime(text)).map(|(file, _)| file).collect();
-    assert!(runtime.is_empty(), "sanitizer reports involving the runtime: {runtime:?}");
+    let runtime: Vec<&PathBuf> = all
+        .iter()
+        .filter(|(_, text)| involves_runtime(text))
+        .map(|(file, _)| file)
+        .collect();
+    assert!(
+        runtime.is_empty(),
+        "sanitizer reports involving the runtime: {runtime:?}"
+    );
 }
 
 /// Every mutant of a fixture that calls every wrapper of its kind, sanitized.
@@ -116,11 +168,29 @@ fn every_wrapper(design: &str) {
     let fixtures = util::fixture("sanitize");
     let tests = fixtures.join("tests.json");
     let out = tempfile::tempdir().unwrap();
-    sanitized_run(&fixtures.join(design), &["--gen", "none", "--tests", tests.to_str().unwrap()], out.path(), logs.path());
-    let baseline: Value = serde_json::from_slice(&std::fs::read(out.path().join("baseline.json")).unwrap()).unwrap();
-    assert!(baseline.as_array().unwrap().iter().all(|t| t["usable"] == true), "{design}: {baseline}");
+    sanitized_run(
+        &fixtures.join(design),
+        &["--gen", "none", "--tests", tests.to_str().unwrap()],
+        out.path(),
+        logs.path(),
+    );
+    let baseline: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("baseline.json")).unwrap()).unwrap();
+    assert!(
+        baseline
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["usable"] == true),
+        "{design}: {baseline}"
+    );
     let outcomes = util::outcomes(out.path());
-    let errors: Vec<&Value> = outcomes["mutants"].as_array().unwrap().iter().filter(|m| m["verdict"] == "error").collect();
+    let errors: Vec<&Value> = outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["verdict"] == "error")
+        .collect();
     assert!(errors.is_empty(), "{design}: {errors:?}");
     if design.ends_with(".c") {
         spoiled_runtime_inputs(&out.path().join("metamutant"), logs.path());
@@ -144,7 +214,11 @@ fn full_example(name: &str) {
     let dir = util::example(name);
     let out = tempfile::tempdir().unwrap();
     sanitized_run(&dir, &[], out.path(), logs.path());
-    assert_eq!(util::verdicts(out.path()), util::expected(&dir), "{name}: the sanitized runtime changed the verdicts");
+    assert_eq!(
+        util::verdicts(out.path()),
+        util::expected(&dir),
+        "{name}: the sanitized runtime changed the verdicts"
+    );
     assert_no_runtime_reports(logs.path());
 }
 
@@ -161,18 +235,32 @@ fn a_pthread_example_with_inputs_keeps_its_verdicts_under_the_sanitizers() {
 #[test]
 fn every_other_example_runs_clean_under_the_sanitizers() {
     let logs = tempfile::tempdir().unwrap();
-    for name in examples().into_iter().filter(|name| !FULL.contains(&name.as_str())) {
+    for name in examples()
+        .into_iter()
+        .filter(|name| !FULL.contains(&name.as_str()))
+    {
         let dir = util::example(&name);
         let out = tempfile::tempdir().unwrap();
-        sanitized("mutate", &dir, logs.path()).arg("-o").arg(out.path()).assert().success();
+        sanitized("mutate", &dir, logs.path())
+            .arg("-o")
+            .arg(out.path())
+            .assert()
+            .success();
         assert_sanitized_build(out.path());
         let mut metamutant = assert_cmd::Command::new(out.path().join("metamutant"));
         metamutant.args(first_test_args(&dir));
         sanitizer_logs(&mut metamutant, logs.path());
         // Whatever the design's own exit status: it must end, not die of a signal;
         // any report is judged below.
-        let status = metamutant.timeout(std::time::Duration::from_secs(60)).output().unwrap().status;
-        assert!(status.code().is_some(), "{name}: the sanitized metamutant ended with {status:?}");
+        let status = metamutant
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap()
+            .status;
+        assert!(
+            status.code().is_some(),
+            "{name}: the sanitized metamutant ended with {status:?}"
+        );
     }
     assert_no_runtime_reports(logs.path());
 }
@@ -192,15 +280,65 @@ fn spoiled_runtime_inputs(metamutant: &Path, logs: &Path) {
     let replay = work.path().join("replay.schedule");
     let text = |values: &'static [&'static str]| prop::sample::select(values);
     let strategy = (
-        text(&["", "0:remove", "3:remove", "-1:remove", "4294967296:remove", "0:", ":remove", "0:nonsense", "3:lock-to-trylock,4:remove", "1:x1:x1:x1:x"]),
-        text(&["default", "random:", "random:-1", "random:99999999999999999999999", "pct:1", "pct:1:0", "pct:1:99999999", "pct::", "replay:", "replay:/nonexistent", "dfs",
+        text(&[
+            "",
+            "0:remove",
+            "3:remove",
+            "-1:remove",
+            "4294967296:remove",
+            "0:",
+            ":remove",
+            "0:nonsense",
+            "3:lock-to-trylock,4:remove",
+            "1:x1:x1:x1:x",
+        ]),
+        text(&[
+            "default",
+            "random:",
+            "random:-1",
+            "random:99999999999999999999999",
+            "pct:1",
+            "pct:1:0",
+            "pct:1:99999999",
+            "pct::",
+            "replay:",
+            "replay:/nonexistent",
+            "dfs",
             // A spoiled replay file, most often: the parser with the most to get wrong.
-            "replay:SPOILED", "replay:SPOILED", "replay:SPOILED", "replay:SPOILED", "replay:SPOILED", "replay:SPOILED"]),
+            "replay:SPOILED",
+            "replay:SPOILED",
+            "replay:SPOILED",
+            "replay:SPOILED",
+            "replay:SPOILED",
+            "replay:SPOILED",
+        ]),
         text(&["", "0", "-1", "1", "99999999999999999999999", "x"]),
         text(&["", "/nonexistent/dir/trace.jsonl", "TRACE"]),
-        prop::collection::vec((any::<prop::sample::Index>(), 0usize..30, text(&["", "-1", "99999999999", "\n", " ", "x", "\u{ff}", "#", ":::"])), 0..5),
+        prop::collection::vec(
+            (
+                any::<prop::sample::Index>(),
+                0usize..30,
+                text(&[
+                    "",
+                    "-1",
+                    "99999999999",
+                    "\n",
+                    " ",
+                    "x",
+                    "\u{ff}",
+                    "#",
+                    ":::",
+                ]),
+            ),
+            0..5,
+        ),
     );
-    let config = Config { cases: 64, rng_seed: RngSeed::Fixed(20_260_502), failure_persistence: None, ..Config::default() };
+    let config = Config {
+        cases: 64,
+        rng_seed: RngSeed::Fixed(20_260_502),
+        failure_persistence: None,
+        ..Config::default()
+    };
     TestRunner::new(config)
         .run(&strategy, |(active, sched, steps, trace, edits)| {
             let mut spoiled = schedule.clone();
@@ -218,12 +356,20 @@ fn spoiled_runtime_inputs(metamutant: &Path, logs: &Path) {
                 .env("SYNCMUT_MAX_STEPS", steps)
                 .env("SYNCMUT_TRACE", trace)
                 .env("ASAN_OPTIONS", format!("log_path={}/asan", logs.display()))
-                .env("UBSAN_OPTIONS", format!("log_path={}/ubsan:print_stacktrace=1", logs.display()))
+                .env(
+                    "UBSAN_OPTIONS",
+                    format!("log_path={}/ubsan:print_stacktrace=1", logs.display()),
+                )
                 .output()
                 .unwrap();
             // Refused (120), ran (0), or stopped as a deadlock/livelock by a spoiled
             // replay or budget (121, 122): never a crash.
-            prop_assert!(matches!(out.status.code(), Some(0 | 120 | 121 | 122)), "{active:?} {sched:?} {steps:?}: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+            prop_assert!(
+                matches!(out.status.code(), Some(0 | 120 | 121 | 122)),
+                "{active:?} {sched:?} {steps:?}: {:?}\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
             Ok(())
         })
         .unwrap();

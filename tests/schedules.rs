@@ -13,12 +13,24 @@ use util::{example, fixture, syncmut};
 /// `syncmut run DESIGN --gen none -j 2 -o OUT EXTRA…`, which must exit with `code`;
 /// returns outcomes.json.
 fn run(design: &Path, out: &Path, extra: &[&str], code: i32) -> Value {
-    syncmut().arg("run").arg(design).args(["--gen", "none", "-j", "2", "-o"]).arg(out).args(extra).assert().code(code);
+    syncmut()
+        .arg("run")
+        .arg(design)
+        .args(["--gen", "none", "-j", "2", "-o"])
+        .arg(out)
+        .args(extra)
+        .assert()
+        .code(code);
     util::outcomes(out)
 }
 
 fn mutant<'a>(outcomes: &'a Value, id: &str) -> &'a Value {
-    outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == id).unwrap_or_else(|| panic!("no mutant {id}"))
+    outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mutant"] == id)
+        .unwrap_or_else(|| panic!("no mutant {id}"))
 }
 
 fn targets(design: &Path) -> Vec<String> {
@@ -33,7 +45,11 @@ fn targets(design: &Path) -> Vec<String> {
 #[test]
 fn the_default_budget_kills_what_real_threads_find_and_the_default_schedule_misses() {
     let corpus = fixture("realthreads");
-    let mut designs: Vec<_> = std::fs::read_dir(&corpus).unwrap().map(|e| e.unwrap().path()).filter(|p| p.join("targets.txt").is_file()).collect();
+    let mut designs: Vec<_> = std::fs::read_dir(&corpus)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("targets.txt").is_file())
+        .collect();
     designs.sort();
     assert!(designs.len() >= 4, "the corpus has its programs");
     for design in designs {
@@ -44,16 +60,37 @@ fn the_default_budget_kills_what_real_threads_find_and_the_default_schedule_miss
         let single = run(&design, out.path(), &["--strategy", "default"], 0);
         for id in targets(&design) {
             let killed = mutant(&standard, &id);
-            assert!(killed["verdict"].as_str().unwrap().starts_with("killed-by-"), "{name}: {id} under the default budget: {killed}");
+            assert!(
+                killed["verdict"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("killed-by-"),
+                "{name}: {id} under the default budget: {killed}"
+            );
             let survived = mutant(&single, &id);
-            assert_eq!(survived["verdict"], "survived", "{name}: {id} under the one default schedule: {survived}");
+            assert_eq!(
+                survived["verdict"], "survived",
+                "{name}: {id} under the one default schedule: {survived}"
+            );
             let reason = survived["reason"].as_str().unwrap();
-            assert!(reason.contains("survived 1 schedule: default"), "{name}: {id}: the reason says what was tried: {reason}");
+            assert!(
+                reason.contains("survived 1 schedule: default"),
+                "{name}: {id}: the reason says what was tried: {reason}"
+            );
         }
         // A survivor of the default budget says what it was tried on.
-        for m in standard["mutants"].as_array().unwrap().iter().filter(|m| m["verdict"] == "survived") {
+        for m in standard["mutants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["verdict"] == "survived")
+        {
             let reason = m["reason"].as_str().unwrap();
-            assert!(reason.contains("schedules: default, pct×") || reason.contains("schedules: default, native"), "{name}: {reason}");
+            assert!(
+                reason.contains("schedules: default, pct×")
+                    || reason.contains("schedules: default, native"),
+                "{name}: {reason}"
+            );
         }
     }
 }
@@ -66,14 +103,27 @@ fn signal_to_broadcast_with_one_possible_waiter_survives_every_strategy() {
     let design = fixture("schedules/one_waiter");
     let id = "counter#4:signal-to-broadcast";
     let mut refuted_somewhere = false;
-    for extra in [&["--schedules", "20"][..], &["--strategy", "pct", "--schedules", "20"], &["--strategy", "dfs", "--schedules", "20", "--preemptions", "1"], &[]] {
+    for extra in [
+        &["--schedules", "20"][..],
+        &["--strategy", "pct", "--schedules", "20"],
+        &[
+            "--strategy",
+            "dfs",
+            "--schedules",
+            "20",
+            "--preemptions",
+            "1",
+        ],
+        &[],
+    ] {
         let out = tempfile::tempdir().unwrap();
         let outcomes = run(&design, out.path(), extra, 0);
         let m = mutant(&outcomes, id);
         assert_eq!(m["verdict"], "survived", "{extra:?}: {m}");
         let reason = m["reason"].as_str().unwrap();
         assert!(reason.contains("survived "), "{extra:?}: {reason}");
-        refuted_somewhere |= reason.contains("the original following the same interleaving did the same");
+        refuted_somewhere |=
+            reason.contains("the original following the same interleaving did the same");
     }
     // Without following the mutant's interleaving, some of these runs would have been
     // kills: the seeded schedules did shift.
@@ -84,10 +134,24 @@ fn signal_to_broadcast_with_one_possible_waiter_survives_every_strategy() {
 #[test]
 fn a_kill_names_the_closest_original_run() {
     let out = tempfile::tempdir().unwrap();
-    let outcomes = run(&fixture("schedules/one_waiter"), out.path(), &["--schedules", "6"], 0);
+    let outcomes = run(
+        &fixture("schedules/one_waiter"),
+        out.path(),
+        &["--schedules", "6"],
+        0,
+    );
     let m = mutant(&outcomes, "counter#2:shrink-critical-section");
-    assert!(m["verdict"].as_str().unwrap().starts_with("killed-by-"), "{m}");
-    assert!(m["reason"].as_str().unwrap().contains("closest original run: the original "), "{m}");
+    assert!(
+        m["verdict"].as_str().unwrap().starts_with("killed-by-"),
+        "{m}"
+    );
+    assert!(
+        m["reason"]
+            .as_str()
+            .unwrap()
+            .contains("closest original run: the original "),
+        "{m}"
+    );
 }
 
 /// Examples whose tests carry input values, which the dfs search does not pass (it runs
@@ -100,7 +164,17 @@ const DFS_WITHOUT_INPUTS: [&str; 2] = ["pthread/named_depth", "pthread/nondet_gu
 /// real threads covers default, pct, random and native in one run (a self-check's seeded
 /// schedules are those after the baseline's); dfs runs on its own. SystemC runs once.
 fn self_check(family: &str) {
-    let strategies: [&[&str]; 2] = [&["--strategy", "mixed", "--schedules", "4", "--native", "1"], &["--strategy", "dfs", "--schedules", "6", "--preemptions", "1"]];
+    let strategies: [&[&str]; 2] = [
+        &["--strategy", "mixed", "--schedules", "4", "--native", "1"],
+        &[
+            "--strategy",
+            "dfs",
+            "--schedules",
+            "6",
+            "--preemptions",
+            "1",
+        ],
+    ];
     let mut examples: Vec<String> = std::fs::read_dir(example(family))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -114,7 +188,13 @@ fn self_check(family: &str) {
         let gen = tempfile::tempdir().unwrap();
         let mut tests = example(&name).join("tests.json");
         if !tests.is_file() {
-            syncmut().arg("gen").arg(example(&name)).arg("-o").arg(gen.path()).assert().success();
+            syncmut()
+                .arg("gen")
+                .arg(example(&name))
+                .arg("-o")
+                .arg(gen.path())
+                .assert()
+                .success();
             tests = gen.path().join("tests.json");
         }
         let strategies = match family {
@@ -179,22 +259,64 @@ fn a_difference_only_past_a_partial_follow_is_not_claimed() {
     let design = fixture("verdicts/racy_counter");
     let id = "adder#1:swap-lock-order";
     let out = tempfile::tempdir().unwrap();
-    let outcomes = run(&design, out.path(), &["--mutant", "swap-lock-order", "--strategy", "random", "--schedules", "50"], 0);
+    let outcomes = run(
+        &design,
+        out.path(),
+        &[
+            "--mutant",
+            "swap-lock-order",
+            "--strategy",
+            "random",
+            "--schedules",
+            "50",
+        ],
+        0,
+    );
     let m = mutant(&outcomes, id);
     assert_eq!(m["verdict"], "survived", "{m}");
     let reason = m["reason"].as_str().unwrap();
     assert!(reason.contains("only past the point where the original could no longer follow the mutant's interleaving"), "{reason}");
     assert!(reason.contains("not claimed as kills"), "{reason}");
     let unclaimed = m["unclaimed"].as_u64().unwrap_or(0);
-    assert!(unclaimed > 0, "outcomes.json counts the unclaimed runs: {m}");
+    assert!(
+        unclaimed > 0,
+        "outcomes.json counts the unclaimed runs: {m}"
+    );
     assert_eq!(m["runs"][0]["unclaimed"].as_u64(), Some(unclaimed), "{m}");
-    let markdown = syncmut().arg("report").arg(out.path()).args(["--format", "markdown"]).output().unwrap();
+    let markdown = syncmut()
+        .arg("report")
+        .arg(out.path())
+        .args(["--format", "markdown"])
+        .output()
+        .unwrap();
     let markdown = String::from_utf8_lossy(&markdown.stdout);
-    assert!(markdown.contains(&format!("`{id}`: {unclaimed} run(s) differed")), "{markdown}");
+    assert!(
+        markdown.contains(&format!("`{id}`: {unclaimed} run(s) differed")),
+        "{markdown}"
+    );
     // dfs agrees: within 1 preemption the mutant shows exactly the original's behaviours.
     let out = tempfile::tempdir().unwrap();
-    let outcomes = run(&design, out.path(), &["--mutant", "swap-lock-order", "--strategy", "dfs", "--preemptions", "1", "--schedules", "500"], 0);
-    assert_eq!(mutant(&outcomes, id)["verdict"], "equivalent-exhaustive", "{}", mutant(&outcomes, id));
+    let outcomes = run(
+        &design,
+        out.path(),
+        &[
+            "--mutant",
+            "swap-lock-order",
+            "--strategy",
+            "dfs",
+            "--preemptions",
+            "1",
+            "--schedules",
+            "500",
+        ],
+        0,
+    );
+    assert_eq!(
+        mutant(&outcomes, id)["verdict"],
+        "equivalent-exhaustive",
+        "{}",
+        mutant(&outcomes, id)
+    );
 }
 
 /// A kill past a partial follow still stands when the original's bounded search shows
@@ -206,14 +328,29 @@ fn a_difference_only_past_a_partial_follow_is_not_claimed() {
 #[test]
 fn a_kill_past_a_partial_follow_stands_on_evidence() {
     let out = tempfile::tempdir().unwrap();
-    let outcomes = run(&fixture("verdicts/racy_counter"), out.path(), &["--mutant", "adder#1:remove$", "--mutant", "main#1:remove"], 0);
+    let outcomes = run(
+        &fixture("verdicts/racy_counter"),
+        out.path(),
+        &["--mutant", "adder#1:remove$", "--mutant", "main#1:remove"],
+        0,
+    );
     let lost = mutant(&outcomes, "adder#1:remove");
     assert_eq!(lost["verdict"], "killed-by-output", "{lost}");
     let reason = lost["reason"].as_str().unwrap();
-    assert!(reason.contains("could not follow the mutant's interleaving past choice"), "{reason}");
-    assert!(reason.contains("not proven: ") || reason.contains("preemptions (every such schedule"), "{reason}");
+    assert!(
+        reason.contains("could not follow the mutant's interleaving past choice"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("not proven: ") || reason.contains("preemptions (every such schedule"),
+        "{reason}"
+    );
     let join = mutant(&outcomes, "main#1:remove");
     assert_eq!(join["verdict"], "killed-by-trace", "{join}");
     let reason = join["reason"].as_str().unwrap();
-    assert!(reason.contains("could not follow the mutant's interleaving past choice") && reason.contains("preemptions (every such schedule"), "{reason}");
+    assert!(
+        reason.contains("could not follow the mutant's interleaving past choice")
+            && reason.contains("preemptions (every such schedule"),
+        "{reason}"
+    );
 }

@@ -10,13 +10,24 @@ mod util;
 use util::twins::{self, Expect, Twin, TWINS};
 
 fn twin(path: &str) -> &'static Twin {
-    TWINS.iter().find(|t| t.path == path).unwrap_or_else(|| panic!("{path} is not a twin"))
+    TWINS
+        .iter()
+        .find(|t| t.path == path)
+        .unwrap_or_else(|| panic!("{path} is not a twin"))
 }
 
 fn search(path: &str, strategy: Option<&str>, interleave: &str, schedules: usize) -> twins::Search {
     let dir = tempfile::tempdir().unwrap();
     let syncmut = assert_cmd::cargo::cargo_bin("syncmut");
-    twins::explore(&syncmut, &util::root(), twin(path), strategy, interleave, schedules, &dir.path().join("out"))
+    twins::explore(
+        &syncmut,
+        &util::root(),
+        twin(path),
+        strategy,
+        interleave,
+        schedules,
+        &dir.path().join("out"),
+    )
 }
 
 /// Each pair with the strategy that finds its bad twin: the bad twin is found, and the
@@ -38,11 +49,17 @@ fn bad_twins_are_found_and_correct_twins_never_reported() {
     let mut failures = Vec::new();
     for (pair, strategy, schedules) in pairs {
         // The correct twin's search runs its whole budget: a smaller one keeps the test short.
-        for (path, expect, budget) in [(pair.to_string(), Expect::Clean, schedules.min(25)), (format!("{pair}_bad"), Expect::Bug, schedules)] {
+        for (path, expect, budget) in [
+            (pair.to_string(), Expect::Clean, schedules.min(25)),
+            (format!("{pair}_bad"), Expect::Bug, schedules),
+        ] {
             let s = search(&path, strategy, "sync", budget);
             assert_eq!(twin(&path).expect, expect);
             if !s.as_expected(expect) {
-                failures.push(format!("{path} ({strategy:?}, {budget} schedules): exit {}, expected {expect:?}\n{}", s.code, s.text));
+                failures.push(format!(
+                    "{path} ({strategy:?}, {budget} schedules): exit {}, expected {expect:?}\n{}",
+                    s.code, s.text
+                ));
             }
         }
     }
@@ -58,18 +75,45 @@ fn bad_twins_are_found_and_correct_twins_never_reported() {
 #[test]
 fn the_default_mix_finds_what_single_strategies_missed() {
     let mut failures = Vec::new();
-    for (pair, budget) in [("twins/fib_bench", 60), ("twins/reorder_20", 60), ("twins/magic_mode", 200)] {
-        for (path, expect, budget) in [(pair.to_string(), Expect::Clean, 60), (format!("{pair}_bad"), Expect::Bug, budget)] {
+    for (pair, budget) in [
+        ("twins/fib_bench", 60),
+        ("twins/reorder_20", 60),
+        ("twins/magic_mode", 200),
+    ] {
+        for (path, expect, budget) in [
+            (pair.to_string(), Expect::Clean, 60),
+            (format!("{pair}_bad"), Expect::Bug, budget),
+        ] {
             let dir = tempfile::tempdir().unwrap();
             let out = dir.path().join("out");
-            let s = twins::explore(&assert_cmd::cargo::cargo_bin("syncmut"), &util::root(), twin(&path), None, "sync", budget, &out);
+            let s = twins::explore(
+                &assert_cmd::cargo::cargo_bin("syncmut"),
+                &util::root(),
+                twin(&path),
+                None,
+                "sync",
+                budget,
+                &out,
+            );
             if !s.as_expected(expect) || !s.text.contains("strategy mix") {
-                failures.push(format!("{path} (mix, {budget} schedules): exit {}, expected {expect:?}\n{}", s.code, s.text));
+                failures.push(format!(
+                    "{path} (mix, {budget} schedules): exit {}, expected {expect:?}\n{}",
+                    s.code, s.text
+                ));
             } else if expect == Expect::Bug {
-                util::syncmut().arg("replay").arg(&out).assert().success().stdout(predicates::str::contains("reproduced"));
+                util::syncmut()
+                    .arg("replay")
+                    .arg(&out)
+                    .assert()
+                    .success()
+                    .stdout(predicates::str::contains("reproduced"));
             } else {
                 // A clean search says what each phase covered.
-                for phase in ["default: 1 run(s)", "round-robin: 15 run(s)", "dfs with deepening preemption bounds"] {
+                for phase in [
+                    "default: 1 run(s)",
+                    "round-robin: 15 run(s)",
+                    "dfs with deepening preemption bounds",
+                ] {
                     if !s.text.contains(phase) {
                         failures.push(format!("{path}: no {phase:?} in\n{}", s.text));
                     }
@@ -99,7 +143,11 @@ fn a_guard_on_one_specific_constant_is_found() {
 fn gnu89_inline_sources_build_and_say_how() {
     let s = search("twins/gnu_inline_bad", Some("dfs"), "sync", 50);
     assert_eq!(s.code, 9, "{}", s.text);
-    assert!(s.text.contains("linking failed on `take_ticket`") && s.text.contains("-fgnu89-inline"), "{}", s.text);
+    assert!(
+        s.text.contains("linking failed on `take_ticket`") && s.text.contains("-fgnu89-inline"),
+        "{}",
+        s.text
+    );
     let ok = search("twins/gnu_inline", Some("dfs"), "sync", 20);
     assert_eq!(ok.code, 0, "{}", ok.text);
 }
@@ -120,7 +168,13 @@ fn other_nondet_types_link_and_steer_the_program() {
 fn endless_thread_creation_ends_at_the_thread_limit() {
     let s = search("twins/spawn_forever", Some("random"), "sync", 3);
     assert_eq!(s.code, 12, "{}", s.text);
-    assert!(s.text.contains("3 of 3 run(s) ended at the scheduler's thread limit") && !s.text.contains("hang"), "{}", s.text);
+    assert!(
+        s.text
+            .contains("3 of 3 run(s) ended at the scheduler's thread limit")
+            && !s.text.contains("hang"),
+        "{}",
+        s.text
+    );
     let bad = search("twins/spawn_forever_bad", Some("random"), "sync", 20);
     assert_eq!(bad.code, 9, "{}", bad.text);
 }

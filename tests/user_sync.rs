@@ -7,7 +7,12 @@ mod util;
 use serde_json::Value;
 
 fn catalogue(dir: &std::path::Path) -> Value {
-    let out = util::syncmut().arg("list").arg(dir).arg("--json").assert().success();
+    let out = util::syncmut()
+        .arg("list")
+        .arg(dir)
+        .arg("--json")
+        .assert()
+        .success();
     serde_json::from_slice(&out.get_output().stdout).unwrap()
 }
 
@@ -19,28 +24,74 @@ fn declared_wrappers_make_sites_at_their_callers() {
     let ids: Vec<&str> = mutants.iter().map(|m| m["id"].as_str().unwrap()).collect();
     // Every mutant is a call in main.c, named after its caller; the wrapper bodies in
     // threads.c hold none.
-    assert_eq!(ids, ["worker#1:remove", "worker#2:remove", "worker#3:remove", "main#1:remove", "main#2:remove", "main#3:remove", "main#4:remove"]);
-    assert!(mutants.iter().all(|m| m["file"].as_str().unwrap().ends_with("main.c")), "{mutants:?}");
+    assert_eq!(
+        ids,
+        [
+            "worker#1:remove",
+            "worker#2:remove",
+            "worker#3:remove",
+            "main#1:remove",
+            "main#2:remove",
+            "main#3:remove",
+            "main#4:remove"
+        ]
+    );
+    assert!(
+        mutants
+            .iter()
+            .all(|m| m["file"].as_str().unwrap().ends_with("main.c")),
+        "{mutants:?}"
+    );
     let wait = mutants.iter().find(|m| m["id"] == "main#2:remove").unwrap();
-    assert_eq!((wait["line"].as_u64(), wait["call"].as_str()), (Some(23), Some("wait_for(&done, 1)")));
+    assert_eq!(
+        (wait["line"].as_u64(), wait["call"].as_str()),
+        (Some(23), Some("wait_for(&done, 1)"))
+    );
     // The inner calls remain sites (scheduling points, trace events) without mutants.
     let sites = catalogue["sites"].as_array().unwrap();
-    let inner: Vec<&Value> = sites.iter().filter(|s| s["file"].as_str().unwrap().ends_with("threads.c")).collect();
+    let inner: Vec<&Value> = sites
+        .iter()
+        .filter(|s| s["file"].as_str().unwrap().ends_with("threads.c"))
+        .collect();
     assert_eq!(inner.len(), 4);
-    assert!(inner.iter().all(|s| s["operators"].as_array().unwrap().is_empty()));
+    assert!(inner
+        .iter()
+        .all(|s| s["operators"].as_array().unwrap().is_empty()));
 
     // Run: removing wait_for lets main read the result early; removing a possess is not
     // killed merely because the wrapper's inner lock no longer shows in the trace (under
     // the one default schedule, where nothing else about it differs; the default budget's
     // preemptive schedules do find its deadlock).
     let out = tempfile::tempdir().unwrap();
-    util::syncmut().arg("run").arg(&dir).args(["--gen", "none", "--strategy", "default", "-o"]).arg(out.path()).timeout(std::time::Duration::from_secs(300)).assert().success();
+    util::syncmut()
+        .arg("run")
+        .arg(&dir)
+        .args(["--gen", "none", "--strategy", "default", "-o"])
+        .arg(out.path())
+        .timeout(std::time::Duration::from_secs(300))
+        .assert()
+        .success();
     let outcomes = util::outcomes(out.path());
-    let verdict = |id: &str| outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == id).unwrap()["verdict"].as_str().unwrap().to_string();
+    let verdict = |id: &str| {
+        outcomes["mutants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["mutant"] == id)
+            .unwrap()["verdict"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
     assert_eq!(verdict("main#2:remove"), "killed-by-output");
     assert_eq!(verdict("main#1:remove"), "survived");
     // explain names the caller's line.
-    let explained = util::syncmut().arg("explain").arg(out.path()).arg("main#2:remove").assert().success();
+    let explained = util::syncmut()
+        .arg("explain")
+        .arg(out.path())
+        .arg("main#2:remove")
+        .assert()
+        .success();
     assert!(String::from_utf8_lossy(&explained.get_output().stdout).contains("main.c:23"));
 }
 
@@ -52,8 +103,17 @@ fn list_suggest_proposes_the_wrappers() {
     }
     // Undeclared, the sites are inside the wrappers.
     let catalogue = catalogue(dir.path());
-    assert!(catalogue["mutants"].as_array().unwrap().iter().any(|m| m["id"] == "possess#1:remove"));
-    let out = util::syncmut().arg("list").arg(dir.path()).arg("--suggest").assert().success();
+    assert!(catalogue["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m["id"] == "possess#1:remove"));
+    let out = util::syncmut()
+        .arg("list")
+        .arg(dir.path())
+        .arg("--suggest")
+        .assert()
+        .success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     let toml_part = &text[text.find("# proposed").unwrap()..];
     #[derive(serde::Deserialize)]
@@ -61,8 +121,20 @@ fn list_suggest_proposes_the_wrappers() {
         sync: Vec<syncmut_mutator::user_sync::UserSync>,
     }
     let proposed: File = toml::from_str(toml_part).unwrap();
-    let names: Vec<(&str, &str)> = proposed.sync.iter().map(|s| (s.function.as_str(), s.acts_as.name())).collect();
-    assert_eq!(names, [("possess", "lock"), ("release", "unlock"), ("twist", "broadcast"), ("wait_for", "wait")]);
+    let names: Vec<(&str, &str)> = proposed
+        .sync
+        .iter()
+        .map(|s| (s.function.as_str(), s.acts_as.name()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("possess", "lock"),
+            ("release", "unlock"),
+            ("twist", "broadcast"),
+            ("wait_for", "wait")
+        ]
+    );
     assert!(proposed.sync.iter().all(|s| s.argument == 0));
     // `main` and `worker` hold several synchronization calls: not proposed.
     assert!(!text.contains("function = \"main\"") && !text.contains("function = \"worker\""));

@@ -13,7 +13,14 @@ fn verdict_of(fixture: &str, mutant: &str) -> (String, String) {
 fn verdict_with(fixture: &str, mutant: &str, flags: &[&str]) -> (String, String) {
     let dir = util::fixture("verdicts").join(fixture);
     let out = tempfile::tempdir().unwrap();
-    util::syncmut().arg("run").arg(&dir).arg("-o").arg(out.path()).args(flags).assert().success();
+    util::syncmut()
+        .arg("run")
+        .arg(&dir)
+        .arg("-o")
+        .arg(out.path())
+        .args(flags)
+        .assert()
+        .success();
     let outcomes = util::outcomes(out.path());
     let m = outcomes["mutants"]
         .as_array()
@@ -21,7 +28,10 @@ fn verdict_with(fixture: &str, mutant: &str, flags: &[&str]) -> (String, String)
         .iter()
         .find(|m| m["mutant"] == mutant)
         .unwrap_or_else(|| panic!("{fixture}: no mutant {mutant}"));
-    (m["verdict"].as_str().unwrap().to_string(), m["reason"].as_str().unwrap_or("").to_string())
+    (
+        m["verdict"].as_str().unwrap().to_string(),
+        m["reason"].as_str().unwrap_or("").to_string(),
+    )
 }
 
 #[test]
@@ -44,13 +54,22 @@ fn removed_unlock_is_a_deadlock_not_a_timeout() {
 
 #[test]
 fn busy_wait_without_scheduling_points_times_out() {
-    assert_eq!(verdict_of("timeout", "main#1:remove").0, "killed-by-timeout");
+    assert_eq!(
+        verdict_of("timeout", "main#1:remove").0,
+        "killed-by-timeout"
+    );
 }
 
 #[test]
 fn removed_wait_in_an_endless_systemc_thread_is_a_livelock() {
-    assert_eq!(verdict_of("sc_livelock", "ticker::run#1:remove").0, "killed-by-livelock");
-    assert_eq!(verdict_of("sc_livelock", "ticker::run#1:time-zero").0, "killed-by-livelock");
+    assert_eq!(
+        verdict_of("sc_livelock", "ticker::run#1:remove").0,
+        "killed-by-livelock"
+    );
+    assert_eq!(
+        verdict_of("sc_livelock", "ticker::run#1:time-zero").0,
+        "killed-by-livelock"
+    );
 }
 
 #[test]
@@ -62,7 +81,10 @@ fn removed_notify_starves_the_waiter() {
 
 #[test]
 fn same_output_different_synchronization_is_killed_by_trace() {
-    assert_eq!(verdict_of("sc_trace", "timed::notifier#2:remove").0, "killed-by-trace");
+    assert_eq!(
+        verdict_of("sc_trace", "timed::notifier#2:remove").0,
+        "killed-by-trace"
+    );
 }
 
 /// Across 20 seeded random schedules the race does show: tests/explore.rs,
@@ -71,7 +93,8 @@ fn same_output_different_synchronization_is_killed_by_trace() {
 /// budget (`mixed`) preempts inside the critical section too, and kills it.
 #[test]
 fn removed_lock_survives_the_one_default_schedule_not_the_default_budget() {
-    let (verdict, reason) = verdict_with("racy_counter", "adder#1:remove", &["--strategy", "default"]);
+    let (verdict, reason) =
+        verdict_with("racy_counter", "adder#1:remove", &["--strategy", "default"]);
     assert_eq!(verdict, "survived");
     assert!(reason.contains("survived 1 schedule: default"), "{reason}");
     let (verdict, reason) = verdict_of("racy_counter", "adder#1:remove");
@@ -86,25 +109,55 @@ fn removed_lock_survives_the_one_default_schedule_not_the_default_budget() {
 fn a_member_value_seen_at_a_sync_point_kills_by_trace() {
     let dir = util::fixture("verdicts/sc_members");
     let out = tempfile::tempdir().unwrap();
-    util::syncmut().arg("run").arg(&dir).arg("-o").arg(out.path()).assert().success();
+    util::syncmut()
+        .arg("run")
+        .arg(&dir)
+        .arg("-o")
+        .arg(out.path())
+        .assert()
+        .success();
     let outcomes = util::outcomes(out.path());
-    let m = outcomes["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "pair_mod::a#2:remove").unwrap();
+    let m = outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mutant"] == "pair_mod::a#2:remove")
+        .unwrap();
     assert_eq!(m["verdict"], "killed-by-trace");
     let reason = m["reason"].as_str().unwrap();
-    assert!(reason.contains("top.p.b at wait(e) @ sc_members.cpp:37 sees top.p.count=2 instead of 1"), "{reason}");
+    assert!(
+        reason.contains("top.p.b at wait(e) @ sc_members.cpp:37 sees top.p.count=2 instead of 1"),
+        "{reason}"
+    );
 
     // The original's trace: b's first event sees the member a set before notifying.
     // The runtime wrote it in binary; the run directory keeps it as JSON Lines.
     let kept = std::fs::read_to_string(out.path().join("traces/default/original.jsonl")).unwrap();
-    assert!(kept.starts_with("{\"syncmut_trace\":1,") && kept.contains("\"top.p.phase\":\"BUSY\""), "{kept}");
-    let trace = syncmut_runtime::trace::read(&out.path().join("traces/default/original.jsonl")).unwrap();
+    assert!(
+        kept.starts_with("{\"syncmut_trace\":1,") && kept.contains("\"top.p.phase\":\"BUSY\""),
+        "{kept}"
+    );
+    let trace =
+        syncmut_runtime::trace::read(&out.path().join("traces/default/original.jsonl")).unwrap();
     let b = trace.events.iter().find(|e| e.thread == "top.p.b").unwrap();
     assert_eq!(b.state["top.p.count"], 1);
     assert_eq!(b.state["top.p.phase"], "BUSY");
     assert_eq!(b.state["top.p.seen"], false);
     assert_eq!(b.state["mode"], "MODE_ON");
-    let last = trace.events.iter().rev().find(|e| e.thread == "top.p.b").unwrap();
-    assert_eq!((&last.state["top.p.count"], &last.state["top.p.phase"], &last.state["top.p.seen"]), (&Value::from(2), &Value::from("DONE"), &Value::from(true)));
+    let last = trace
+        .events
+        .iter()
+        .rev()
+        .find(|e| e.thread == "top.p.b")
+        .unwrap();
+    assert_eq!(
+        (
+            &last.state["top.p.count"],
+            &last.state["top.p.phase"],
+            &last.state["top.p.seen"]
+        ),
+        (&Value::from(2), &Value::from("DONE"), &Value::from(true))
+    );
     // Library members (the sc_event) are not recorded.
     assert!(!b.state.contains_key("top.p.e"));
 
@@ -117,7 +170,9 @@ fn a_member_value_seen_at_a_sync_point_kills_by_trace() {
         .arg("pair_mod::a#2:remove")
         .assert()
         .success()
-        .stdout(predicates::str::contains("{top.p.count=1 top.p.phase=BUSY}"));
+        .stdout(predicates::str::contains(
+            "{top.p.count=1 top.p.phase=BUSY}",
+        ));
 }
 
 /// At a normal exit the thread calling exit() (main returning) is ending, not waiting:
@@ -126,15 +181,38 @@ fn a_member_value_seen_at_a_sync_point_kills_by_trace() {
 fn a_normal_pthread_exit_leaves_no_thread_pending() {
     let dir = util::fixture("verdicts/racy_counter");
     let out = tempfile::tempdir().unwrap();
-    util::syncmut().arg("mutate").arg(&dir).arg("-o").arg(out.path()).assert().success();
+    util::syncmut()
+        .arg("mutate")
+        .arg(&dir)
+        .arg("-o")
+        .arg(out.path())
+        .assert()
+        .success();
     let limits = syncmut_runtime::exec::Limits::default();
     for schedule in ["default", ""] {
         let trace_file = out.path().join(format!("trace-{schedule}.jsonl"));
-        let env = [("SYNCMUT_TRACE", trace_file.display().to_string()), ("SYNCMUT_SCHEDULE", schedule.to_string())];
-        let run = syncmut_runtime::exec::execute(&out.path().join("metamutant"), &[], &env, &limits).unwrap();
-        assert_eq!(run.status, syncmut_runtime::exec::Status::Exited(0), "{}", run.stderr.text());
-        let end = syncmut_runtime::trace::read(&trace_file).unwrap().end.unwrap();
-        assert_eq!((end.kind.as_str(), end.deadlock, end.pending.len()), ("exit", false, 0), "schedule {schedule:?}: {end:?}");
+        let env = [
+            ("SYNCMUT_TRACE", trace_file.display().to_string()),
+            ("SYNCMUT_SCHEDULE", schedule.to_string()),
+        ];
+        let run =
+            syncmut_runtime::exec::execute(&out.path().join("metamutant"), &[], &env, &limits)
+                .unwrap();
+        assert_eq!(
+            run.status,
+            syncmut_runtime::exec::Status::Exited(0),
+            "{}",
+            run.stderr.text()
+        );
+        let end = syncmut_runtime::trace::read(&trace_file)
+            .unwrap()
+            .end
+            .unwrap();
+        assert_eq!(
+            (end.kind.as_str(), end.deadlock, end.pending.len()),
+            ("exit", false, 0),
+            "schedule {schedule:?}: {end:?}"
+        );
     }
 }
 
@@ -150,7 +228,10 @@ fn drop_event_runs_on_lists_of_two_and_is_refused_on_a_list_of_one() {
     // neither killed nor survived.
     let (verdict, reason) = verdict_of("sc_event_lists", "lists::waiter#1:drop-event");
     assert_eq!(verdict, "error", "{reason}");
-    assert!(reason.contains("drop-event") && reason.contains("holds 1 event"), "{reason}");
+    assert!(
+        reason.contains("drop-event") && reason.contains("holds 1 event"),
+        "{reason}"
+    );
 }
 
 /// A timeout kill is confirmed before it is claimed. `SYNCMUT_MUTANT_TIMEOUT_MS=0` makes
@@ -164,7 +245,11 @@ fn a_timeout_kill_is_confirmed_under_a_larger_limit() {
     let run = |fixture: &str, first_timeout: Option<&str>| {
         let out = tempfile::tempdir().unwrap();
         let mut command = util::syncmut();
-        command.arg("run").arg(util::fixture("verdicts").join(fixture)).args(["--gen", "none", "--strategy", "default", "-j", "2", "-o"]).arg(out.path());
+        command
+            .arg("run")
+            .arg(util::fixture("verdicts").join(fixture))
+            .args(["--gen", "none", "--strategy", "default", "-j", "2", "-o"])
+            .arg(out.path());
         if let Some(ms) = first_timeout {
             command.env("SYNCMUT_MUTANT_TIMEOUT_MS", ms);
         }
@@ -172,17 +257,50 @@ fn a_timeout_kill_is_confirmed_under_a_larger_limit() {
         util::outcomes(out.path())
     };
     let verdicts = |outcomes: &Value| -> Vec<(String, String)> {
-        outcomes["mutants"].as_array().unwrap().iter().map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].as_str().unwrap().to_string())).collect()
+        outcomes["mutants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["mutant"].as_str().unwrap().to_string(),
+                    m["verdict"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
     };
     let unloaded = run("racy_counter", None);
     let loaded = run("racy_counter", Some("0"));
-    assert_eq!(verdicts(&loaded), verdicts(&unloaded), "a run slowed by the machine is judged by its confirmation");
-    let survivor = loaded["mutants"].as_array().unwrap().iter().find(|m| m["verdict"] == "survived").expect("a survivor");
+    assert_eq!(
+        verdicts(&loaded),
+        verdicts(&unloaded),
+        "a run slowed by the machine is judged by its confirmation"
+    );
+    let survivor = loaded["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["verdict"] == "survived")
+        .expect("a survivor");
     let reason = survivor["reason"].as_str().unwrap();
-    assert!(reason.contains("timed out under the first limit but finished when run again"), "{reason}");
+    assert!(
+        reason.contains("timed out under the first limit but finished when run again"),
+        "{reason}"
+    );
 
     let hang = run("timeout", Some("0"));
-    let m = hang["mutants"].as_array().unwrap().iter().find(|m| m["mutant"] == "main#1:remove").unwrap();
+    let m = hang["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mutant"] == "main#1:remove")
+        .unwrap();
     assert_eq!(m["verdict"], "killed-by-timeout", "{m}");
-    assert!(m["reason"].as_str().unwrap().contains("confirmed: the same run timed out again under"), "{m}");
+    assert!(
+        m["reason"]
+            .as_str()
+            .unwrap()
+            .contains("confirmed: the same run timed out again under"),
+        "{m}"
+    );
 }

@@ -16,7 +16,10 @@ use syncmut_mutator::{metamutant, Design};
 
 /// Every corpus design: a `.c`/`.cpp` file, or a directory holding a multi-file design.
 fn designs() -> Vec<(String, PathBuf)> {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("tests/corpus");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("tests/corpus");
     let mut out = Vec::new();
     for family in ["systemc", "pthread"] {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(corpus.join(family))
@@ -80,7 +83,10 @@ fn short(s: &str, n: usize) -> String {
 }
 
 fn measure(name: &str, path: &Path) -> Row {
-    let mut row = Row { name: name.to_string(), ..Row::default() };
+    let mut row = Row {
+        name: name.to_string(),
+        ..Row::default()
+    };
     let design = match Design::from_paths(&[path.to_path_buf()], &[]) {
         Ok(d) => d,
         Err(e) => {
@@ -104,7 +110,12 @@ fn measure(name: &str, path: &Path) -> Row {
         return row;
     }
     let t = Instant::now();
-    let g = match syncmut_analysis::generate_for(&build, dir.path(), &dir.path().join("wp"), &Options::default()) {
+    let g = match syncmut_analysis::generate_for(
+        &build,
+        dir.path(),
+        &dir.path().join("wp"),
+        &Options::default(),
+    ) {
         Ok(g) => g,
         Err(e) => {
             row.error = Some(format!("wp generation: {e}"));
@@ -129,9 +140,21 @@ fn measure(name: &str, path: &Path) -> Row {
     row.wp_tests = suite.tests.len();
     row.wp_runs = suite.executions;
     let unknown: Vec<u32> = row.unknown.iter().map(|(i, _)| *i).collect();
-    row.unconfirmed = suite.open.iter().copied().filter(|i| !suite.confirmed.contains(i) && !unknown.contains(i)).collect();
+    row.unconfirmed = suite
+        .open
+        .iter()
+        .copied()
+        .filter(|i| !suite.confirmed.contains(i) && !unknown.contains(i))
+        .collect();
     // Random with as many draws as WP spent executions (identical draws run once).
-    match syncmut_analysis::random_for(&build, dir.path(), &dir.path().join("random"), &Options::default(), suite.executions.max(1), random::DEFAULT_SEED) {
+    match syncmut_analysis::random_for(
+        &build,
+        dir.path(),
+        &dir.path().join("random"),
+        &Options::default(),
+        suite.executions.max(1),
+        random::DEFAULT_SEED,
+    ) {
         Ok(r) => {
             row.random_reached = r.baseline.suite.confirmed.len();
             row.random_runs = r.baseline.suite.executions;
@@ -193,8 +216,22 @@ fn main() {
         println!("  none");
     }
     println!("open sites WP found a candidate for but did not confirm:");
-    let unconfirmed: Vec<String> = rows.iter().flat_map(|r| r.unconfirmed.iter().map(move |i| format!("{} site {i}", r.name))).collect();
-    println!("  {}", if unconfirmed.is_empty() { "none".to_string() } else { unconfirmed.join(", ") });
+    let unconfirmed: Vec<String> = rows
+        .iter()
+        .flat_map(|r| {
+            r.unconfirmed
+                .iter()
+                .map(move |i| format!("{} site {i}", r.name))
+        })
+        .collect();
+    println!(
+        "  {}",
+        if unconfirmed.is_empty() {
+            "none".to_string()
+        } else {
+            unconfirmed.join(", ")
+        }
+    );
     println!();
 
     let ok: Vec<&Row> = rows.iter().filter(|r| r.error.is_none()).collect();
@@ -221,9 +258,20 @@ fn main() {
     let mut gen: Vec<f64> = ok.iter().map(|r| r.gen_s).collect();
     let gen_total: f64 = gen.iter().sum();
     let gen_median = median(&mut gen);
-    let gen_max = ok.iter().map(|r| (r.gen_s, r.name.clone())).fold((0.0, String::new()), |a, b| if b.0 > a.0 { b } else { a });
-    let zero: Vec<&str> = ok.iter().filter(|r| r.wp_tests == 0).map(|r| r.name.as_str()).collect();
-    let failed: Vec<&str> = rows.iter().filter(|r| r.error.is_some()).map(|r| r.name.as_str()).collect();
+    let gen_max = ok
+        .iter()
+        .map(|r| (r.gen_s, r.name.clone()))
+        .fold((0.0, String::new()), |a, b| if b.0 > a.0 { b } else { a });
+    let zero: Vec<&str> = ok
+        .iter()
+        .filter(|r| r.wp_tests == 0)
+        .map(|r| r.name.as_str())
+        .collect();
+    let failed: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.error.is_some())
+        .map(|r| r.name.as_str())
+        .collect();
     println!(
         "total: {} designs ({} failed), {sites} sites, {unreachable} proven unreachable, {open} open, {unknown} unknown",
         rows.len(),
@@ -233,9 +281,28 @@ fn main() {
         "WP reaches {wp_reached} of {open} open sites ({:.1}%) with {wp_tests} tests in {wp_runs} executions; random with the same budget reaches {rnd_reached} in {rnd_runs} executions",
         100.0 * wp_reached as f64 / open.max(1) as f64
     );
-    println!("per-site analysis time over all {} sites: median {all_median:.2} ms, max {:.2} ms ({})", all_ms.len(), max_ms.0, max_ms.1);
+    println!(
+        "per-site analysis time over all {} sites: median {all_median:.2} ms, max {:.2} ms ({})",
+        all_ms.len(),
+        max_ms.0,
+        max_ms.1
+    );
     println!("generation wall time per design: median {gen_median:.2} s, max {:.2} s ({}), sum {gen_total:.1} s", gen_max.0, gen_max.1);
-    println!("designs with zero tests: {}", if zero.is_empty() { "none".to_string() } else { zero.join(", ") });
-    println!("designs that failed: {}", if failed.is_empty() { "none".to_string() } else { failed.join(", ") });
+    println!(
+        "designs with zero tests: {}",
+        if zero.is_empty() {
+            "none".to_string()
+        } else {
+            zero.join(", ")
+        }
+    );
+    println!(
+        "designs that failed: {}",
+        if failed.is_empty() {
+            "none".to_string()
+        } else {
+            failed.join(", ")
+        }
+    );
     println!("bench wall time {:.1} s", total.elapsed().as_secs_f64());
 }

@@ -24,7 +24,10 @@ impl<'m> Effects<'m> {
         for f in m.functions().into_iter().filter(|f| f.has_body()) {
             for b in f.blocks() {
                 for i in b.instructions() {
-                    if let Some(tag) = i.metadata_string(kind).and_then(|text| CallTag::from_metadata(&text)) {
+                    if let Some(tag) = i
+                        .metadata_string(kind)
+                        .and_then(|text| CallTag::from_metadata(&text))
+                    {
                         tags.insert(i, tag);
                         order.push(i);
                     }
@@ -53,7 +56,9 @@ impl<'m> Effects<'m> {
     pub fn thread_creation(&self, call: Value<'m>) -> Option<(usize, usize)> {
         let tag = self.tags.get(&call)?;
         match tag.effect {
-            Effect::CreateThread { routine, data } => Some((tag.argument(routine), tag.argument(data))),
+            Effect::CreateThread { routine, data } => {
+                Some((tag.argument(routine), tag.argument(data)))
+            }
             _ => None,
         }
     }
@@ -77,7 +82,9 @@ impl<'m> Effects<'m> {
     pub fn waited_event(&self, call: Value<'m>) -> Option<usize> {
         let tag = self.tags.get(&call)?;
         match tag.effect {
-            Effect::Wait { until: Until::Event { event } } => Some(tag.argument(event)),
+            Effect::Wait {
+                until: Until::Event { event },
+            } => Some(tag.argument(event)),
             _ => None,
         }
     }
@@ -99,7 +106,16 @@ impl<'m> Effects<'m> {
     pub fn may_yield(&self, call: Value<'m>) -> bool {
         self.tags.get(&call).is_some_and(|tag| {
             tag.family == Family::Systemc
-                && matches!(tag.effect, Effect::Wait { .. } | Effect::Lock { blocking: Blocking::Waits, .. } | Effect::SemaphoreWait { .. } | Effect::Fifo { .. })
+                && matches!(
+                    tag.effect,
+                    Effect::Wait { .. }
+                        | Effect::Lock {
+                            blocking: Blocking::Waits,
+                            ..
+                        }
+                        | Effect::SemaphoreWait { .. }
+                        | Effect::Fifo { .. }
+                )
         })
     }
 
@@ -108,7 +124,11 @@ impl<'m> Effects<'m> {
     /// `notify`, `cancel` or `next_trigger` is what the process itself left.
     pub fn never_yields(&self, call: Value<'m>) -> bool {
         self.tags.get(&call).is_some_and(|tag| {
-            tag.family == Family::Systemc && matches!(tag.effect, Effect::Notify { .. } | Effect::Cancel { .. } | Effect::NextTrigger { .. })
+            tag.family == Family::Systemc
+                && matches!(
+                    tag.effect,
+                    Effect::Notify { .. } | Effect::Cancel { .. } | Effect::NextTrigger { .. }
+                )
         })
     }
 
@@ -119,7 +139,9 @@ impl<'m> Effects<'m> {
     pub fn is_scheduling_point(&self, call: Value<'m>) -> bool {
         match self.effect(call) {
             Some(effect) => effect.is_scheduling_point(),
-            None => call.called_function().is_some_and(|f| f.name().starts_with("pthread_")),
+            None => call
+                .called_function()
+                .is_some_and(|f| f.name().starts_with("pthread_")),
         }
     }
 }

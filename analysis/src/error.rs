@@ -25,7 +25,10 @@ pub enum AnalysisError {
     /// A file or process operation failed; `what` names the file or program (and how
     /// to install a missing one).
     #[error("{what}: {source}")]
-    Io { what: String, source: std::io::Error },
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
     /// `opt-16` rejected the metamutant when simplifying it for the analysis.
     #[error("opt-16 failed on {path}: {why}")]
     Opt { path: PathBuf, why: String },
@@ -35,7 +38,10 @@ pub enum AnalysisError {
 }
 
 impl AnalysisError {
-    pub(crate) fn unsupported(construct: impl std::fmt::Display, at: impl std::fmt::Display) -> Self {
+    pub(crate) fn unsupported(
+        construct: impl std::fmt::Display,
+        at: impl std::fmt::Display,
+    ) -> Self {
         AnalysisError::Unsupported(format!("{construct}, {at}"))
     }
 }

@@ -36,7 +36,10 @@ pub struct NondetCall {
 impl NondetCall {
     /// Whether the C type is signed (the value is written in the test as such).
     pub fn signed(&self) -> bool {
-        matches!(self.ty.as_str(), "char" | "short" | "int" | "long" | "longlong" | "loff_t")
+        matches!(
+            self.ty.as_str(),
+            "char" | "short" | "int" | "long" | "longlong" | "loff_t"
+        )
     }
 }
 
@@ -82,8 +85,17 @@ impl std::fmt::Display for ArgUse {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ArgUse::Int(w) => write!(f, "an integer of width {w}"),
-            ArgUse::Choice(literals) => write!(f, "a string compared with \"{}\"", literals.join("\", \"")),
-            ArgUse::Letters(cs) => write!(f, "a string searched for '{}'", cs.iter().map(char::to_string).collect::<Vec<_>>().join("', '")),
+            ArgUse::Choice(literals) => {
+                write!(f, "a string compared with \"{}\"", literals.join("\", \""))
+            }
+            ArgUse::Letters(cs) => write!(
+                f,
+                "a string searched for '{}'",
+                cs.iter()
+                    .map(char::to_string)
+                    .collect::<Vec<_>>()
+                    .join("', '")
+            ),
         }
     }
 }
@@ -111,7 +123,16 @@ pub fn int_symbol(k: u32) -> String {
 
 /// SMT name of the choice `argv[k] == lit` (quoted symbol).
 pub fn choice_symbol(k: u32, lit: &str) -> String {
-    let lit: String = lit.chars().map(|c| if c == '|' || c == '\\' || c == '"' || c.is_control() { '_' } else { c }).collect();
+    let lit: String = lit
+        .chars()
+        .map(|c| {
+            if c == '|' || c == '\\' || c == '"' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
     format!("|argv{k}==\"{lit}\"|")
 }
 
@@ -138,12 +159,17 @@ pub fn getopt_value_symbol(i: usize) -> String {
 /// An option string's letters, each with whether it takes an argument (`c:`); the
 /// GNU mode prefixes (`+`, `-`) and the leading `:` are not letters.
 pub fn option_letters(optstring: &str) -> Vec<(char, bool)> {
-    let body = optstring.trim_start_matches(['+', '-']).trim_start_matches(':');
+    let body = optstring
+        .trim_start_matches(['+', '-'])
+        .trim_start_matches(':');
     let chars: Vec<char> = body.chars().collect();
     let mut out = Vec::new();
     for (i, c) in chars.iter().enumerate() {
         if *c != ':' {
-            out.push((*c, chars.get(i + 1) == Some(&':') && chars.get(i + 2) != Some(&':')));
+            out.push((
+                *c,
+                chars.get(i + 1) == Some(&':') && chars.get(i + 2) != Some(&':'),
+            ));
         }
     }
     out
@@ -153,7 +179,10 @@ pub fn option_letters(optstring: &str) -> Vec<(char, bool)> {
 /// option), `':'` (a missing argument, with a leading `:`), 1 (a non-option word, GNU
 /// `-` mode) or -1 (no more options).
 pub fn getopt_returns(optstring: &str) -> Vec<i64> {
-    let mut out: Vec<i64> = option_letters(optstring).iter().map(|(c, _)| *c as i64).collect();
+    let mut out: Vec<i64> = option_letters(optstring)
+        .iter()
+        .map(|(c, _)| *c as i64)
+        .collect();
     out.extend([-1, '?' as i64]);
     let body = optstring.trim_start_matches(['+', '-']);
     if body.starts_with(':') {
@@ -171,7 +200,9 @@ impl Inputs {
     /// Registers one more `getopt` call with `optstring`; returns its index.
     pub fn getopt_call(&mut self, optstring: &str) -> Result<usize> {
         if !self.args.is_empty() {
-            return Err(AnalysisError::Unsupported("argv read both by getopt and directly: not supported yet".into()));
+            return Err(AnalysisError::Unsupported(
+                "argv read both by getopt and directly: not supported yet".into(),
+            ));
         }
         match &self.getopt {
             Some(known) if known != optstring => {
@@ -186,7 +217,9 @@ impl Inputs {
     /// The error when argv[k] is read directly after getopt read it.
     fn no_getopt(&self, k: u32) -> Result<()> {
         match self.getopt {
-            Some(_) => Err(AnalysisError::Unsupported(format!("argv[{k}] read both by getopt and directly: not supported yet"))),
+            Some(_) => Err(AnalysisError::Unsupported(format!(
+                "argv[{k}] read both by getopt and directly: not supported yet"
+            ))),
             None => Ok(()),
         }
     }
@@ -210,7 +243,9 @@ impl Inputs {
                 }
                 Ok(choice_symbol(k, lit))
             }
-            other => Err(AnalysisError::Unsupported(format!("argv[{k}] both compared as a string and read as {other}: not supported yet"))),
+            other => Err(AnalysisError::Unsupported(format!(
+                "argv[{k}] both compared as a string and read as {other}: not supported yet"
+            ))),
         }
     }
 
@@ -224,19 +259,28 @@ impl Inputs {
                 }
                 Ok(letter_symbol(k, c))
             }
-            other => Err(AnalysisError::Unsupported(format!("argv[{k}] both searched for a character and read as {other}: not supported yet"))),
+            other => Err(AnalysisError::Unsupported(format!(
+                "argv[{k}] both searched for a character and read as {other}: not supported yet"
+            ))),
         }
     }
 
     /// Registers one more nondet call; returns its index (symbols `nd<i>`, `ndi<i>`).
     pub fn nondet_call(&mut self, ty: &str, width: u32) -> usize {
-        self.nondet.push(NondetCall { ty: ty.to_string(), width });
+        self.nondet.push(NondetCall {
+            ty: ty.to_string(),
+            width,
+        });
         self.nondet.len() - 1
     }
 
     /// Registers a named input read with `range` (when constant); returns its symbol.
     pub fn named_input(&mut self, name: &str, range: Option<(i64, i64)>) -> Result<String> {
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) {
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        {
             return Err(AnalysisError::Unsupported(format!(
                 "named input \"{name}\": a name must be letters, digits, '_', '-' or '.' (test files carry it as a key)"
             )));
@@ -254,7 +298,8 @@ impl Inputs {
     pub fn merge(&mut self, other: &Inputs) {
         // The longest list of nondet calls any formula evaluates (by position).
         if other.nondet.len() > self.nondet.len() {
-            self.nondet.extend(other.nondet[self.nondet.len()..].iter().cloned());
+            self.nondet
+                .extend(other.nondet[self.nondet.len()..].iter().cloned());
         }
         for (name, range) in &other.named {
             let _ = self.named_input(name, *range);
@@ -304,8 +349,14 @@ impl Inputs {
         for (k, u) in &self.args {
             match u {
                 ArgUse::Int(w) => out.push((int_symbol(*k), format!("(_ BitVec {w})"))),
-                ArgUse::Choice(lits) => out.extend(lits.iter().map(|l| (choice_symbol(*k, l), "Bool".to_string()))),
-                ArgUse::Letters(cs) => out.extend(cs.iter().map(|c| (letter_symbol(*k, *c), "Bool".to_string()))),
+                ArgUse::Choice(lits) => out.extend(
+                    lits.iter()
+                        .map(|l| (choice_symbol(*k, l), "Bool".to_string())),
+                ),
+                ArgUse::Letters(cs) => out.extend(
+                    cs.iter()
+                        .map(|c| (letter_symbol(*k, *c), "Bool".to_string())),
+                ),
             }
         }
         for i in 0..self.nondet.len() {
@@ -328,16 +379,43 @@ impl Inputs {
         let bv = |name: &str| values.get(name).and_then(|v| parse_bv(v)).map(|(v, _)| v);
         let mut nondet: BTreeMap<u64, i128> = BTreeMap::new();
         for (i, call) in self.nondet.iter().enumerate() {
-            let (Some(k), Some(v)) = (bv(&nondet_index_symbol(i)), bv(&nondet_value_symbol(i))) else { continue };
+            let (Some(k), Some(v)) = (bv(&nondet_index_symbol(i)), bv(&nondet_value_symbol(i)))
+            else {
+                continue;
+            };
             let w = call.width.min(64);
             let low = if w >= 64 { v } else { v & ((1u64 << w) - 1) };
-            let typed = if call.signed() { signed(low, w) as i128 } else { low as i128 };
+            let typed = if call.signed() {
+                signed(low, w) as i128
+            } else {
+                low as i128
+            };
             nondet.insert(k, typed);
         }
-        let len = nondet.iter().filter(|(_, v)| **v != 0).map(|(k, _)| *k + 1).max().unwrap_or(0);
-        let nondet = (0..len).map(|k| nondet.get(&k).copied().unwrap_or(0)).collect();
-        let inputs = self.named.keys().map(|n| (n.clone(), bv(&named_symbol(n)).map(|v| signed(v, 32)).unwrap_or(0))).collect();
-        TestValues { args: self.to_args(values), nondet, inputs }
+        let len = nondet
+            .iter()
+            .filter(|(_, v)| **v != 0)
+            .map(|(k, _)| *k + 1)
+            .max()
+            .unwrap_or(0);
+        let nondet = (0..len)
+            .map(|k| nondet.get(&k).copied().unwrap_or(0))
+            .collect();
+        let inputs = self
+            .named
+            .keys()
+            .map(|n| {
+                (
+                    n.clone(),
+                    bv(&named_symbol(n)).map(|v| signed(v, 32)).unwrap_or(0),
+                )
+            })
+            .collect();
+        TestValues {
+            args: self.to_args(values),
+            nondet,
+            inputs,
+        }
     }
 
     /// Turns solver values (symbol → SMT literal text) into the argument vector
@@ -346,24 +424,47 @@ impl Inputs {
         if let Some(optstring) = &self.getopt {
             return self.option_words(optstring, values);
         }
-        let argc = values.get("argc").and_then(|v| parse_bv(v)).map(|(v, _)| v as i64).unwrap_or(1);
+        let argc = values
+            .get("argc")
+            .and_then(|v| parse_bv(v))
+            .map(|(v, _)| v as i64)
+            .unwrap_or(1);
         let n = (argc - 1).max(self.max_index() as i64).max(0) as u32;
         (1..=n)
             .map(|k| match self.args.get(&k) {
                 Some(ArgUse::Int(w)) => {
-                    let (v, _) = values.get(&int_symbol(k)).and_then(|v| parse_bv(v)).unwrap_or((0, *w));
+                    let (v, _) = values
+                        .get(&int_symbol(k))
+                        .and_then(|v| parse_bv(v))
+                        .unwrap_or((0, *w));
                     signed(v, *w).to_string()
                 }
                 Some(ArgUse::Choice(lits)) => lits
                     .iter()
-                    .find(|l| values.get(&choice_symbol(k, l)).map(|v| v == "true").unwrap_or(false))
+                    .find(|l| {
+                        values
+                            .get(&choice_symbol(k, l))
+                            .map(|v| v == "true")
+                            .unwrap_or(false)
+                    })
                     .cloned()
                     .unwrap_or_else(|| distinct_string(lits)),
                 Some(ArgUse::Letters(cs)) => {
-                    let word: String = cs.iter().filter(|c| values.get(&letter_symbol(k, **c)).is_some_and(|v| v == "true")).collect();
+                    let word: String = cs
+                        .iter()
+                        .filter(|c| {
+                            values
+                                .get(&letter_symbol(k, **c))
+                                .is_some_and(|v| v == "true")
+                        })
+                        .collect();
                     if word.is_empty() {
                         // None of the searched characters: any other one.
-                        ['x', 'y', 'z', '_'].into_iter().find(|c| !cs.contains(c)).map(String::from).unwrap_or_default()
+                        ['x', 'y', 'z', '_']
+                            .into_iter()
+                            .find(|c| !cs.contains(c))
+                            .map(String::from)
+                            .unwrap_or_default()
                     } else {
                         word
                     }
@@ -380,10 +481,17 @@ impl Inputs {
     /// followed by the word `1` when the letter takes an argument (its value is not
     /// modelled), and an unknown letter for `'?'`.
     fn option_words(&self, optstring: &str, values: &BTreeMap<String, String>) -> Vec<String> {
-        let bv = |name: &str| values.get(name).and_then(|v| parse_bv(v)).map(|(v, _)| signed(v, 32));
+        let bv = |name: &str| {
+            values
+                .get(name)
+                .and_then(|v| parse_bv(v))
+                .map(|(v, _)| signed(v, 32))
+        };
         let mut at: BTreeMap<i64, i64> = BTreeMap::new();
         for i in 0..self.getopt_calls {
-            if let (Some(p), Some(v)) = (bv(&getopt_position_symbol(i)), bv(&getopt_value_symbol(i))) {
+            if let (Some(p), Some(v)) =
+                (bv(&getopt_position_symbol(i)), bv(&getopt_value_symbol(i)))
+            {
                 at.insert(p, v);
             }
         }
@@ -400,7 +508,10 @@ impl Inputs {
                     }
                 }
                 None if c == Some('?') => {
-                    let unknown = ('a'..='z').chain('A'..='Z').find(|x| *x != 'W' && !letters.iter().any(|(l, _)| l == x)).unwrap_or('?');
+                    let unknown = ('a'..='z')
+                        .chain('A'..='Z')
+                        .find(|x| *x != 'W' && !letters.iter().any(|(l, _)| l == x))
+                        .unwrap_or('?');
                     words.push(format!("-{unknown}"));
                 }
                 // -1, or a return the words cannot be built for (':', 1).
@@ -454,8 +565,12 @@ mod tests {
         let mut i = Inputs::default();
         i.choice(1, "t").unwrap();
         i.int(2, 32).unwrap();
-        let vals: BTreeMap<String, String> =
-            [("argc".into(), "#x00000003".into()), (choice_symbol(1, "t"), "false".into()), ("argv2".into(), "#xffffffff".into())].into();
+        let vals: BTreeMap<String, String> = [
+            ("argc".into(), "#x00000003".into()),
+            (choice_symbol(1, "t"), "false".into()),
+            ("argv2".into(), "#xffffffff".into()),
+        ]
+        .into();
         assert_eq!(i.to_args(&vals), vec!["x".to_string(), "-1".to_string()]);
         assert!(i.int(1, 32).is_err());
     }
@@ -468,18 +583,36 @@ mod tests {
         i.letter(1, 'w').unwrap();
         assert!(i.choice(1, "rw").is_err());
         let vals = |x: &str, r: &str, w: &str| -> BTreeMap<String, String> {
-            [("argc".into(), "#x00000002".into()), (letter_symbol(1, 'x'), x.into()), (letter_symbol(1, 'r'), r.into()), (letter_symbol(1, 'w'), w.into())].into()
+            [
+                ("argc".into(), "#x00000002".into()),
+                (letter_symbol(1, 'x'), x.into()),
+                (letter_symbol(1, 'r'), r.into()),
+                (letter_symbol(1, 'w'), w.into()),
+            ]
+            .into()
         };
-        assert_eq!(i.to_args(&vals("false", "true", "true")), vec!["rw".to_string()]);
+        assert_eq!(
+            i.to_args(&vals("false", "true", "true")),
+            vec!["rw".to_string()]
+        );
         // None chosen: a character not searched for.
-        assert_eq!(i.to_args(&vals("false", "false", "false")), vec!["y".to_string()]);
+        assert_eq!(
+            i.to_args(&vals("false", "false", "false")),
+            vec!["y".to_string()]
+        );
     }
 
     #[test]
     fn getopt_returns_to_option_words() {
-        assert_eq!(option_letters("t:n:rs"), vec![('t', true), ('n', true), ('r', false), ('s', false)]);
+        assert_eq!(
+            option_letters("t:n:rs"),
+            vec![('t', true), ('n', true), ('r', false), ('s', false)]
+        );
         assert_eq!(option_letters("+:a::b"), vec![('a', false), ('b', false)]);
-        assert_eq!(getopt_returns(":x"), vec![-1, ':' as i64, '?' as i64, 'x' as i64]);
+        assert_eq!(
+            getopt_returns(":x"),
+            vec![-1, ':' as i64, '?' as i64, 'x' as i64]
+        );
         let mut i = Inputs::default();
         for _ in 0..3 {
             i.getopt_call("t:n:rs").unwrap();

@@ -18,8 +18,8 @@ use std::ffi::{CStr, CString};
 use std::marker::PhantomData;
 use std::path::Path;
 
-pub use inkwell::llvm_sys::LLVMOpcode as Opcode;
 pub use inkwell::llvm_sys::LLVMIntPredicate as IntPredicate;
+pub use inkwell::llvm_sys::LLVMOpcode as Opcode;
 
 /// A loaded bitcode module (owns its LLVM context).
 pub struct Module {
@@ -53,13 +53,23 @@ impl Module {
     /// The id of the metadata kind `name` in this module's context.
     pub fn metadata_kind(&self, name: &str) -> u32 {
         // SAFETY: the context is alive; LLVM copies the name.
-        unsafe { LLVMGetMDKindIDInContext(self.ctx, name.as_ptr() as *const LibcChar, name.len() as u32) }
+        unsafe {
+            LLVMGetMDKindIDInContext(
+                self.ctx,
+                name.as_ptr() as *const LibcChar,
+                name.len() as u32,
+            )
+        }
     }
 
     /// Reads a bitcode file.
     pub fn load(path: &Path) -> Result<Module, AnalysisError> {
-        let bad = |why: String| AnalysisError::Bitcode { path: path.to_path_buf(), why };
-        let cpath = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| bad(e.to_string()))?;
+        let bad = |why: String| AnalysisError::Bitcode {
+            path: path.to_path_buf(),
+            why,
+        };
+        let cpath =
+            CString::new(path.to_string_lossy().as_bytes()).map_err(|e| bad(e.to_string()))?;
         // SAFETY: standard C API sequence; every out-pointer is checked.
         unsafe {
             let mut buf: LLVMMemoryBufferRef = std::ptr::null_mut();
@@ -78,7 +88,11 @@ impl Module {
                 return Err(bad("not valid LLVM 16 bitcode".into()));
             }
             let layout = LLVMCreateTargetData(LLVMGetDataLayoutStr(module));
-            Ok(Module { ctx, module, layout })
+            Ok(Module {
+                ctx,
+                module,
+                layout,
+            })
         }
     }
 
@@ -129,13 +143,20 @@ impl Module {
                 for i in b.instructions() {
                     if i.is_call() && i.called_function().is_none() && !i.is_inline_asm_call() {
                         // SAFETY: call-like instruction.
-                        calls_by_type.entry(unsafe { LLVMGetCalledFunctionType(i.0) }).or_default().push(i);
+                        calls_by_type
+                            .entry(unsafe { LLVMGetCalledFunctionType(i.0) })
+                            .or_default()
+                            .push(i);
                     }
                 }
             }
         }
         let mut map = HashMap::new();
-        for f in self.functions().into_iter().filter(|f| f.has_body() && f.is_address_taken()) {
+        for f in self
+            .functions()
+            .into_iter()
+            .filter(|f| f.has_body() && f.is_address_taken())
+        {
             // SAFETY: live function; its value type is its function type.
             let ty = unsafe { LLVMGlobalGetValueType(f.0) };
             if let Some(calls) = calls_by_type.get(&ty) {
@@ -187,14 +208,22 @@ impl Module {
         points.dedup();
         let mut map = HashMap::new();
         for call in calls {
-            let Some(slot) = vtable_slot(call) else { continue };
+            let Some(slot) = vtable_slot(call) else {
+                continue;
+            };
             // SAFETY: call-like instruction; functions are live.
             let ty = unsafe { LLVMGetCalledFunctionType(call.0) };
             let mut targets: Vec<Func<'_>> = Vec::new();
             for (g, array, index) in &points {
-                let Some(init) = g.initializer() else { continue };
-                let entry = init.aggregate_element(*array).and_then(|a| a.aggregate_element((*index + slot) as u32));
-                let Some(target) = entry.and_then(|e| e.as_function()) else { continue };
+                let Some(init) = g.initializer() else {
+                    continue;
+                };
+                let entry = init
+                    .aggregate_element(*array)
+                    .and_then(|a| a.aggregate_element((*index + slot) as u32));
+                let Some(target) = entry.and_then(|e| e.as_function()) else {
+                    continue;
+                };
                 // SAFETY: live function; its value type is its function type.
                 if unsafe { LLVMGlobalGetValueType(target.0) } == ty && !targets.contains(&target) {
                     targets.push(target);
@@ -315,7 +344,9 @@ impl<'m> Func<'m> {
             let mut u = LLVMGetFirstUse(self.0);
             while !u.is_null() {
                 let user = Value::from_raw(LLVMGetUser(u));
-                let direct = user.is_call() && LLVMGetCalledValue(user.0) == self.0 && !user.call_args().iter().any(|a| a.0 == self.0);
+                let direct = user.is_call()
+                    && LLVMGetCalledValue(user.0) == self.0
+                    && !user.call_args().iter().any(|a| a.0 == self.0);
                 if !direct {
                     return true;
                 }
@@ -329,7 +360,8 @@ impl<'m> Func<'m> {
     }
     /// Predecessor lists of every block.
     pub fn predecessors(self) -> HashMap<Block<'m>, Vec<Block<'m>>> {
-        let mut map: HashMap<Block<'m>, Vec<Block<'m>>> = self.blocks().into_iter().map(|b| (b, Vec::new())).collect();
+        let mut map: HashMap<Block<'m>, Vec<Block<'m>>> =
+            self.blocks().into_iter().map(|b| (b, Vec::new())).collect();
         for b in self.blocks() {
             let mut seen = Vec::new();
             for s in b.successors() {
@@ -346,7 +378,11 @@ impl<'m> Func<'m> {
 impl<'m> Block<'m> {
     pub fn name(self) -> String {
         // SAFETY: live block.
-        unsafe { CStr::from_ptr(LLVMGetBasicBlockName(self.0)).to_string_lossy().into_owned() }
+        unsafe {
+            CStr::from_ptr(LLVMGetBasicBlockName(self.0))
+                .to_string_lossy()
+                .into_owned()
+        }
     }
     pub fn instructions(self) -> Vec<Value<'m>> {
         let mut out = Vec::new();
@@ -366,9 +402,15 @@ impl<'m> Block<'m> {
         (!t.is_null()).then_some(Value::from_raw(t))
     }
     pub fn successors(self) -> Vec<Block<'m>> {
-        let Some(t) = self.terminator() else { return Vec::new() };
+        let Some(t) = self.terminator() else {
+            return Vec::new();
+        };
         // SAFETY: terminator of a live block.
-        unsafe { (0..LLVMGetNumSuccessors(t.0)).map(|i| Block::from_raw(LLVMGetSuccessor(t.0, i))).collect() }
+        unsafe {
+            (0..LLVMGetNumSuccessors(t.0))
+                .map(|i| Block::from_raw(LLVMGetSuccessor(t.0, i)))
+                .collect()
+        }
     }
     pub fn function(self) -> Func<'m> {
         // SAFETY: live block.
@@ -409,7 +451,9 @@ impl<'m> Value<'m> {
         // SAFETY: argument of a live function.
         unsafe {
             let f = LLVMGetParamParent(self.0);
-            (0..LLVMCountParams(f)).find(|&i| LLVMGetParam(f, i) == self.0).map(|i| (Func::from_raw(f), i))
+            (0..LLVMCountParams(f))
+                .find(|&i| LLVMGetParam(f, i) == self.0)
+                .map(|i| (Func::from_raw(f), i))
         }
     }
     pub fn is_global_variable(self) -> bool {
@@ -463,7 +507,10 @@ impl<'m> Value<'m> {
     }
     /// A call or invoke instruction.
     pub fn is_call(self) -> bool {
-        matches!(self.opcode(), Some(LLVMOpcode::LLVMCall) | Some(LLVMOpcode::LLVMInvoke))
+        matches!(
+            self.opcode(),
+            Some(LLVMOpcode::LLVMCall) | Some(LLVMOpcode::LLVMInvoke)
+        )
     }
     /// The values that use this one (instructions and constants).
     pub fn users(self) -> Vec<Value<'m>> {
@@ -481,11 +528,22 @@ impl<'m> Value<'m> {
     /// A load of an object's vtable pointer: its result is the base of a vtable slot
     /// (see [`Module::virtual_call_targets`]) whose loaded function is called.
     pub fn is_vtable_pointer_load(self) -> bool {
-        let called = |slot: Value<'m>| slot.users().into_iter().any(|l| l.opcode() == Some(LLVMOpcode::LLVMLoad) && l.users().into_iter().any(|c| c.is_call() && c.called_value() == l));
+        let called = |slot: Value<'m>| {
+            slot.users().into_iter().any(|l| {
+                l.opcode() == Some(LLVMOpcode::LLVMLoad)
+                    && l.users()
+                        .into_iter()
+                        .any(|c| c.is_call() && c.called_value() == l)
+            })
+        };
         self.opcode() == Some(LLVMOpcode::LLVMLoad)
             && self.users().into_iter().any(|u| match u.opcode() {
                 Some(LLVMOpcode::LLVMLoad) => called(self),
-                Some(LLVMOpcode::LLVMGetElementPtr) => u.operand(0) == self && u.gep_source_type().shape() == TypeShape::Pointer && called(u),
+                Some(LLVMOpcode::LLVMGetElementPtr) => {
+                    u.operand(0) == self
+                        && u.gep_source_type().shape() == TypeShape::Pointer
+                        && called(u)
+                }
                 _ => false,
             })
     }
@@ -557,12 +615,28 @@ impl<'m> Value<'m> {
     pub fn switch_cases(self) -> Vec<(Value<'m>, Block<'m>)> {
         let n = self.operand_count() / 2;
         // SAFETY: operands 2k are case values, 2k+1 destination blocks.
-        (1..n).map(|k| (self.operand(2 * k), Block::from_raw(unsafe { LLVMValueAsBasicBlock(self.operand(2 * k + 1).0) }))).collect()
+        (1..n)
+            .map(|k| {
+                (
+                    self.operand(2 * k),
+                    Block::from_raw(unsafe { LLVMValueAsBasicBlock(self.operand(2 * k + 1).0) }),
+                )
+            })
+            .collect()
     }
     /// Phi incoming (value, block).
     pub fn incoming(self) -> Vec<(Value<'m>, Block<'m>)> {
         // SAFETY: phi instruction.
-        unsafe { (0..LLVMCountIncoming(self.0)).map(|i| (Value::from_raw(LLVMGetIncomingValue(self.0, i)), Block::from_raw(LLVMGetIncomingBlock(self.0, i)))).collect() }
+        unsafe {
+            (0..LLVMCountIncoming(self.0))
+                .map(|i| {
+                    (
+                        Value::from_raw(LLVMGetIncomingValue(self.0, i)),
+                        Block::from_raw(LLVMGetIncomingBlock(self.0, i)),
+                    )
+                })
+                .collect()
+        }
     }
     pub fn gep_source_type(self) -> Type<'m> {
         // SAFETY: GEP instruction or constant expression.
@@ -589,14 +663,22 @@ impl<'m> Value<'m> {
     }
     /// A constant C string (the initializer of a global like `@.str`), without the NUL.
     pub fn c_string(self) -> Option<String> {
-        let init = if self.is_global_variable() { self.initializer()? } else { self };
+        let init = if self.is_global_variable() {
+            self.initializer()?
+        } else {
+            self
+        };
         // `""` is a zero-initialised `[1 x i8]`.
-        if init.is_zero_initializer() && matches!(init.ty().shape(), TypeShape::Array) && init.ty().array_element().shape() == TypeShape::Int(8) {
+        if init.is_zero_initializer()
+            && matches!(init.ty().shape(), TypeShape::Array)
+            && init.ty().array_element().shape() == TypeShape::Int(8)
+        {
             return Some(String::new());
         }
         // SAFETY: checked to be a constant data sequence of i8.
         unsafe {
-            if LLVMIsAConstantDataSequential(init.0).is_null() || LLVMIsConstantString(init.0) == 0 {
+            if LLVMIsAConstantDataSequential(init.0).is_null() || LLVMIsConstantString(init.0) == 0
+            {
                 return None;
             }
             let mut len = 0usize;
@@ -634,7 +716,9 @@ impl<'m> Value<'m> {
     /// Whether the instruction's debug location lies in a system header (the C/C++
     /// standard library, SystemC): library code, not the design's.
     pub fn in_system_header(self) -> bool {
-        let Some((file, _)) = self.location() else { return false };
+        let Some((file, _)) = self.location() else {
+            return false;
+        };
         let path = Path::new(&file);
         if path.is_absolute() {
             return syncmut_mutator::source::is_system_path(path);
@@ -653,7 +737,13 @@ impl<'m> Value<'m> {
     /// `file:line` text, or `?` (file name only, not the directory).
     pub fn where_(self) -> String {
         match self.location() {
-            Some((f, l)) => format!("{}:{l}", Path::new(&f).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or(f)),
+            Some((f, l)) => format!(
+                "{}:{l}",
+                Path::new(&f)
+                    .file_name()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or(f)
+            ),
             None => "?".into(),
         }
     }
@@ -684,9 +774,17 @@ fn address_points<'m>(v: Value<'m>, out: &mut Vec<(Value<'m>, u32, u64)>, depth:
     }
     if v.opcode() == Some(LLVMOpcode::LLVMGetElementPtr) && v.operand_count() == 4 {
         let g = v.operand(0);
-        let name = if g.is_global_variable() { g.name() } else { String::new() };
+        let name = if g.is_global_variable() {
+            g.name()
+        } else {
+            String::new()
+        };
         if name.starts_with("_ZTV") || name.starts_with("_ZTC") {
-            if let (Some(0), Some(i), Some(j)) = (v.operand(1).const_int(), v.operand(2).const_int(), v.operand(3).const_int()) {
+            if let (Some(0), Some(i), Some(j)) = (
+                v.operand(1).const_int(),
+                v.operand(2).const_int(),
+                v.operand(3).const_int(),
+            ) {
                 out.push((g, i as u32, j));
                 return;
             }
@@ -707,7 +805,10 @@ fn vtable_slot(call: Value<'_>) -> Option<u64> {
     let slot = callee.operand(0);
     match slot.opcode()? {
         LLVMOpcode::LLVMLoad => Some(0),
-        LLVMOpcode::LLVMGetElementPtr if slot.operand_count() == 2 && slot.gep_source_type().shape() == TypeShape::Pointer => {
+        LLVMOpcode::LLVMGetElementPtr
+            if slot.operand_count() == 2
+                && slot.gep_source_type().shape() == TypeShape::Pointer =>
+        {
             (slot.operand(0).opcode()? == LLVMOpcode::LLVMLoad).then_some(())?;
             slot.operand(1).const_int()
         }

@@ -38,7 +38,10 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { bound: DEFAULT_BOUND, solver: smt::SolverConfig::default() }
+        Options {
+            bound: DEFAULT_BOUND,
+            solver: smt::SolverConfig::default(),
+        }
     }
 }
 
@@ -66,10 +69,30 @@ pub enum Reachability {
 impl std::fmt::Display for Reachability {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Reachability::TestFound { args, nondet, inputs } => {
-                write!(f, "test found: {}", if args.is_empty() { "(no arguments)".to_string() } else { args.join(" ") })?;
+            Reachability::TestFound {
+                args,
+                nondet,
+                inputs,
+            } => {
+                write!(
+                    f,
+                    "test found: {}",
+                    if args.is_empty() {
+                        "(no arguments)".to_string()
+                    } else {
+                        args.join(" ")
+                    }
+                )?;
                 if !nondet.is_empty() {
-                    write!(f, "; nondet {}", nondet.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(","))?;
+                    write!(
+                        f,
+                        "; nondet {}",
+                        nondet
+                            .iter()
+                            .map(|v| v.to_string())
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    )?;
                 }
                 for (k, v) in inputs {
                     write!(f, "; {k}={v}")?;
@@ -124,8 +147,17 @@ const PARTIAL_UNROLL: u32 = 3;
 /// up to `bound` unrolled fully), then every remaining loop unrolled `PARTIAL_UNROLL`
 /// times with its exit tests kept (no runtime remainder loop).
 pub fn prepare(metamutant: &Path, out: &Path, bound: u32) -> Result<()> {
-    let full = "mem2reg,sroa,instcombine,simplifycfg,loop-unroll<O2;full-unroll-max=BOUND>,simplifycfg".replace("BOUND", &bound.to_string());
-    opt(metamutant, out, &[format!("-passes={full}"), format!("-unroll-threshold={}", 50 * bound.max(1))])?;
+    let full =
+        "mem2reg,sroa,instcombine,simplifycfg,loop-unroll<O2;full-unroll-max=BOUND>,simplifycfg"
+            .replace("BOUND", &bound.to_string());
+    opt(
+        metamutant,
+        out,
+        &[
+            format!("-passes={full}"),
+            format!("-unroll-threshold={}", 50 * bound.max(1)),
+        ],
+    )?;
     // A second opt: `-unroll-count` applies to every loop of a run, and would stop the
     // first from unrolling a constant trip count between PARTIAL_UNROLL and `bound` fully.
     let partial = out.with_extension("partial.bc");
@@ -143,7 +175,10 @@ pub fn prepare(metamutant: &Path, out: &Path, bound: u32) -> Result<()> {
             format!("-unroll-threshold={}", 50 * bound.max(1)),
         ],
     )?;
-    std::fs::rename(&partial, out).map_err(|source| AnalysisError::Io { what: format!("rename {} to {}", partial.display(), out.display()), source })
+    std::fs::rename(&partial, out).map_err(|source| AnalysisError::Io {
+        what: format!("rename {} to {}", partial.display(), out.display()),
+        source,
+    })
 }
 
 fn opt(input: &Path, out: &Path, args: &[String]) -> Result<()> {
@@ -153,17 +188,31 @@ fn opt(input: &Path, out: &Path, args: &[String]) -> Result<()> {
         .arg("-o")
         .arg(out)
         .output()
-        .map_err(|source| AnalysisError::Io { what: "run opt-16 (apt-get install llvm-16)".into(), source })?;
+        .map_err(|source| AnalysisError::Io {
+            what: "run opt-16 (apt-get install llvm-16)".into(),
+            source,
+        })?;
     if !output.status.success() {
-        return Err(AnalysisError::Opt { path: input.to_path_buf(), why: String::from_utf8_lossy(&output.stderr).into_owned() });
+        return Err(AnalysisError::Opt {
+            path: input.to_path_buf(),
+            why: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
     }
     Ok(())
 }
 
 /// Analyses every site of `bitcode` (an analysis copy from [`prepare`]); writes each
 /// formula to `formulas/site<N>.smt2` and the solver session to `formulas/session.smt2`.
-pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Options) -> Result<Vec<SiteResult>> {
-    std::fs::create_dir_all(formulas).map_err(|source| AnalysisError::Io { what: format!("create {}", formulas.display()), source })?;
+pub fn analyse(
+    bitcode: &Path,
+    site_count: u32,
+    formulas: &Path,
+    options: &Options,
+) -> Result<Vec<SiteResult>> {
+    std::fs::create_dir_all(formulas).map_err(|source| AnalysisError::Io {
+        what: format!("create {}", formulas.display()),
+        source,
+    })?;
     let module = ir::Module::load(bitcode)?;
     let facts = wp::ModuleFacts::new(&module);
     let mut session = smt::Session::start(options.solver, Some(&formulas.join("session.smt2")))?;
@@ -172,28 +221,69 @@ pub fn analyse(bitcode: &Path, site_count: u32, formulas: &Path, options: &Optio
 
 /// [`analyse`] with the module, its facts and the solver session given, so that
 /// [`refine`] can ask again in the same session.
-fn analyse_in<'m>(module: &'m ir::Module, facts: &'m wp::ModuleFacts<'m>, session: &mut smt::Session, site_count: u32, formulas: &Path, options: &Options) -> Result<Vec<SiteResult>> {
+fn analyse_in<'m>(
+    module: &'m ir::Module,
+    facts: &'m wp::ModuleFacts<'m>,
+    session: &mut smt::Session,
+    site_count: u32,
+    formulas: &Path,
+    options: &Options,
+) -> Result<Vec<SiteResult>> {
     let sites = facts.effects.sites();
     let mut results = Vec::new();
     for index in 0..site_count {
         let started = Instant::now();
-        let calls: Vec<_> = sites.iter().filter(|(i, _)| *i == index).map(|(_, c)| *c).collect();
-        let mut r = SiteResult { index, verdict: Reachability::Unknown { reason: String::new() }, notes: vec![], schedule: vec![], millis: 0.0, formula: None, found: None };
+        let calls: Vec<_> = sites
+            .iter()
+            .filter(|(i, _)| *i == index)
+            .map(|(_, c)| *c)
+            .collect();
+        let mut r = SiteResult {
+            index,
+            verdict: Reachability::Unknown {
+                reason: String::new(),
+            },
+            notes: vec![],
+            schedule: vec![],
+            millis: 0.0,
+            formula: None,
+            found: None,
+        };
         if calls.is_empty() {
-            r.verdict = Reachability::Unreachable { reason: "dead code: the call was removed when the analysis copy was optimised".into() };
+            r.verdict = Reachability::Unreachable {
+                reason: "dead code: the call was removed when the analysis copy was optimised"
+                    .into(),
+            };
         }
         for (k, call) in calls.iter().enumerate() {
             let built = wp::Wp::new(module, facts, session.builder(), options.bound).site(*call);
             let q = match built {
                 Ok(q) => q,
                 Err(e) => {
-                    r.verdict = Reachability::Unknown { reason: e.to_string() };
+                    r.verdict = Reachability::Unknown {
+                        reason: e.to_string(),
+                    };
                     continue;
                 }
             };
-            let path = formulas.join(if calls.len() == 1 { format!("site{index}.smt2") } else { format!("site{index}.{k}.smt2") });
-            let title = format!("site {index}: {} at {}", call.called_function().map(|f| f.name()).unwrap_or_default(), call.where_());
-            std::fs::write(&path, smt::script(session.builder(), &q, &title, options.solver)).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
+            let path = formulas.join(if calls.len() == 1 {
+                format!("site{index}.smt2")
+            } else {
+                format!("site{index}.{k}.smt2")
+            });
+            let title = format!(
+                "site {index}: {} at {}",
+                call.called_function().map(|f| f.name()).unwrap_or_default(),
+                call.where_()
+            );
+            std::fs::write(
+                &path,
+                smt::script(session.builder(), &q, &title, options.solver),
+            )
+            .map_err(|source| AnalysisError::Io {
+                what: format!("write {}", path.display()),
+                source,
+            })?;
             r.formula = Some(path.clone());
             r.notes = q.notes.clone();
             r.schedule = q.schedule.clone();
@@ -205,16 +295,34 @@ fn analyse_in<'m>(module: &'m ir::Module, facts: &'m wp::ModuleFacts<'m>, sessio
             // loops may write as any value, so its unsat answer is a proof as well.
             let mut summarised = false;
             if matches!(answer, smt::Answer::Unsat) && !q.cut.is_empty() {
-                if let Ok(s) = wp::Wp::new(module, facts, session.builder(), options.bound).summarising_loops().site(*call) {
+                if let Ok(s) = wp::Wp::new(module, facts, session.builder(), options.bound)
+                    .summarising_loops()
+                    .site(*call)
+                {
                     let title = format!("{title} (loops summarised)");
-                    std::fs::write(&path, smt::script(session.builder(), &s, &title, options.solver)).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
+                    std::fs::write(
+                        &path,
+                        smt::script(session.builder(), &s, &title, options.solver),
+                    )
+                    .map_err(|source| AnalysisError::Io {
+                        what: format!("write {}", path.display()),
+                        source,
+                    })?;
                     answer = session.solve(&s);
                     r.notes = s.notes.iter().chain(&s.summarised).cloned().collect();
                     r.schedule = s.schedule.clone();
                     if let smt::Answer::Sat(model) = answer {
                         let t = s.inputs.to_test(&model);
-                        r.verdict = Reachability::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs };
-                        r.found = Some(Found { call: k, summarised: true, model });
+                        r.verdict = Reachability::TestFound {
+                            args: t.args,
+                            nondet: t.nondet,
+                            inputs: t.inputs,
+                        };
+                        r.found = Some(Found {
+                            call: k,
+                            summarised: true,
+                            model,
+                        });
                         break;
                     }
                     summarised = true;
@@ -228,16 +336,30 @@ fn analyse_in<'m>(module: &'m ir::Module, facts: &'m wp::ModuleFacts<'m>, sessio
             // 20 GB): the answer is then a proof only if no loop was cut.
             if matches!(answer, smt::Answer::Unsat) && !q.unfollowed.is_empty() {
                 summarised = false;
-                if let Ok(s) = wp::Wp::new(module, facts, session.builder(), options.bound).following_indirect_calls().site(*call) {
+                if let Ok(s) = wp::Wp::new(module, facts, session.builder(), options.bound)
+                    .following_indirect_calls()
+                    .site(*call)
+                {
                     let title = format!("{title} (indirect calls followed)");
-                    std::fs::write(&path, smt::script(session.builder(), &s, &title, options.solver)).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
+                    std::fs::write(
+                        &path,
+                        smt::script(session.builder(), &s, &title, options.solver),
+                    )
+                    .map_err(|source| AnalysisError::Io {
+                        what: format!("write {}", path.display()),
+                        source,
+                    })?;
                     answer = session.solve(&s);
                     r.notes = s.notes.iter().chain(&s.summarised).cloned().collect();
                     r.schedule = s.schedule.clone();
                     q = s;
                 }
             }
-            let loops = if summarised { " with the loops beyond the unroll bound summarised (all they may write taken as any value)" } else { "" };
+            let loops = if summarised {
+                " with the loops beyond the unroll bound summarised (all they may write taken as any value)"
+            } else {
+                ""
+            };
             r.verdict = match answer {
                 smt::Answer::Sat(model) => {
                     let t = q.inputs.to_test(&model);
@@ -284,26 +406,56 @@ fn refine<'m>(
     let found = r.found.as_ref()?;
     let tried = blocked.entry(r.index).or_default();
     tried.push(found.model.clone());
-    let call = facts.effects.sites().into_iter().filter(|(i, _)| *i == r.index).map(|(_, c)| c).nth(found.call)?;
+    let call = facts
+        .effects
+        .sites()
+        .into_iter()
+        .filter(|(i, _)| *i == r.index)
+        .map(|(_, c)| c)
+        .nth(found.call)?;
     let mut wp = wp::Wp::new(module, facts, session.builder(), options.bound);
     if found.summarised {
         wp = wp.summarising_loops();
     }
     let mut q = wp.site(call).ok()?;
     let ctx = session.builder();
-    let declared: std::collections::HashSet<String> = q.inputs.declarations().into_iter().map(|(n, _)| n).collect();
+    let declared: std::collections::HashSet<String> = q
+        .inputs
+        .declarations()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
     for model in tried.iter() {
         // argc only says how many arguments there are: a model differing in it alone
         // is the same test.
-        let same: Vec<_> = model.iter().filter(|(n, _)| *n != "argc" && declared.contains(*n)).map(|(n, v)| ctx.eq(ctx.atom(n), ctx.atom(v))).collect();
+        let same: Vec<_> = model
+            .iter()
+            .filter(|(n, _)| *n != "argc" && declared.contains(*n))
+            .map(|(n, v)| ctx.eq(ctx.atom(n), ctx.atom(v)))
+            .collect();
         let expr = ctx.not(same.into_iter().fold(ctx.true_(), |acc, e| ctx.and(acc, e)));
-        q.conjuncts.push(wp::Conjunct { comment: "inputs differ from a candidate that did not reach the site when run".into(), expr });
+        q.conjuncts.push(wp::Conjunct {
+            comment: "inputs differ from a candidate that did not reach the site when run".into(),
+            expr,
+        });
     }
     match session.solve(&q) {
         smt::Answer::Sat(model) => {
             let t = q.inputs.to_test(&model);
-            let verdict = Reachability::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs };
-            Some(SiteResult { verdict, found: Some(Found { call: found.call, summarised: found.summarised, model }), ..r.clone() })
+            let verdict = Reachability::TestFound {
+                args: t.args,
+                nondet: t.nondet,
+                inputs: t.inputs,
+            };
+            Some(SiteResult {
+                verdict,
+                found: Some(Found {
+                    call: found.call,
+                    summarised: found.summarised,
+                    model,
+                }),
+                ..r.clone()
+            })
         }
         _ => None,
     }
@@ -314,7 +466,9 @@ fn refine<'m>(
 pub fn input_vector(bitcode: &Path, options: &Options) -> Result<inputs::Inputs> {
     let module = ir::Module::load(bitcode)?;
     let facts = wp::ModuleFacts::new(&module);
-    let builder = easy_smt::ContextBuilder::new().build().expect("a context without a solver cannot fail to build");
+    let builder = easy_smt::ContextBuilder::new()
+        .build()
+        .expect("a context without a solver cannot fail to build");
     let mut all = inputs::Inputs::default();
     for (_, call) in facts.effects.sites() {
         // A site whose formula cannot be built contributes nothing it could name.
@@ -342,7 +496,11 @@ pub struct RandomGeneration {
 
 /// `syncmut gen`: builds the metamutant into `out`, analyses every site, confirms the
 /// candidate tests by execution and writes `out/tests.json`.
-pub fn generate(design: &syncmut_mutator::Design, out: &Path, options: &Options) -> Result<Generation> {
+pub fn generate(
+    design: &syncmut_mutator::Design,
+    out: &Path,
+    options: &Options,
+) -> Result<Generation> {
     let build = syncmut_mutator::metamutant::build(design, out)?;
     generate_for(&build, out, out, options)
 }
@@ -353,41 +511,86 @@ fn is_pthread(build: &syncmut_mutator::metamutant::Build) -> bool {
 
 /// Test generation for an already built metamutant (`build_dir` holds its
 /// `metamutant.bc`); everything generated goes to `out`.
-pub fn generate_for(build: &syncmut_mutator::metamutant::Build, build_dir: &Path, out: &Path, options: &Options) -> Result<Generation> {
-    std::fs::create_dir_all(out).map_err(|source| AnalysisError::Io { what: format!("create {}", out.display()), source })?;
+pub fn generate_for(
+    build: &syncmut_mutator::metamutant::Build,
+    build_dir: &Path,
+    out: &Path,
+    options: &Options,
+) -> Result<Generation> {
+    std::fs::create_dir_all(out).map_err(|source| AnalysisError::Io {
+        what: format!("create {}", out.display()),
+        source,
+    })?;
     let analysis_bc = out.join("analysis.bc");
-    prepare(&build_dir.join(syncmut_mutator::metamutant::layout::METAMUTANT_BC), &analysis_bc, options.bound)?;
+    prepare(
+        &build_dir.join(syncmut_mutator::metamutant::layout::METAMUTANT_BC),
+        &analysis_bc,
+        options.bound,
+    )?;
     let formulas = out.join("formulas");
-    std::fs::create_dir_all(&formulas).map_err(|source| AnalysisError::Io { what: format!("create {}", formulas.display()), source })?;
+    std::fs::create_dir_all(&formulas).map_err(|source| AnalysisError::Io {
+        what: format!("create {}", formulas.display()),
+        source,
+    })?;
     let module = ir::Module::load(&analysis_bc)?;
     let facts = wp::ModuleFacts::new(&module);
     let mut session = smt::Session::start(options.solver, Some(&formulas.join("session.smt2")))?;
-    let mut sites = analyse_in(&module, &facts, &mut session, build.catalogue.sites.len() as u32, &formulas, options)?;
+    let mut sites = analyse_in(
+        &module,
+        &facts,
+        &mut session,
+        build.catalogue.sites.len() as u32,
+        &formulas,
+        options,
+    )?;
     write_mutant_formulas(&build.catalogue, &sites, &formulas)?;
     let scratch = out.join("gen-traces");
-    std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io { what: format!("create {}", scratch.display()), source })?;
+    std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io {
+        what: format!("create {}", scratch.display()),
+        source,
+    })?;
     let mut blocked = std::collections::HashMap::new();
-    let suite = suite::build_refined(&mut sites, &build.metamutant, is_pthread(build), &scratch, REFINE_ROUNDS, |r| {
-        refine(&module, &facts, &mut session, options, r, &mut blocked)
-    })
+    let suite = suite::build_refined(
+        &mut sites,
+        &build.metamutant,
+        is_pthread(build),
+        &scratch,
+        REFINE_ROUNDS,
+        |r| refine(&module, &facts, &mut session, options, r, &mut blocked),
+    )
     .map_err(|source| confirming(&build.metamutant, &scratch, source))?;
     let tests_file = out.join("tests.json");
-    suite::write(&suite, "wp", &tests_file).map_err(|source| AnalysisError::Io { what: format!("write {}", tests_file.display()), source })?;
+    suite::write(&suite, "wp", &tests_file).map_err(|source| AnalysisError::Io {
+        what: format!("write {}", tests_file.display()),
+        source,
+    })?;
     // The same tests as Test-Comp test cases, next to the JSON (tests/<name>.xml).
     if let Some(first) = build.catalogue.sites.first() {
         let entry = if is_pthread(build) { "main" } else { "sc_main" };
         let file = build.catalogue.source_path(&first.file);
         let program = testcomp::Program { file: &file, entry };
         let dir = out.join("tests");
-        testcomp::write(&suite.tests, &suite::names(&suite, "wp"), &program, &dir)
-            .map_err(|source| AnalysisError::Io { what: format!("write the Test-Comp test cases in {}", dir.display()), source })?;
+        testcomp::write(&suite.tests, &suite::names(&suite, "wp"), &program, &dir).map_err(
+            |source| AnalysisError::Io {
+                what: format!("write the Test-Comp test cases in {}", dir.display()),
+                source,
+            },
+        )?;
     }
     let sites_file = out.join("sites.json");
     serde_json::to_vec_pretty(&sites)
         .map_err(std::io::Error::from)
         .and_then(|bytes| syncmut_runtime::atomic::write(&sites_file, &bytes))
-        .map_err(|source| AnalysisError::Io { what: format!("write {}", sites_file.display()), source })?;
-    Ok(Generation { catalogue: build.catalogue.clone(), sites, suite, tests_file })
+        .map_err(|source| AnalysisError::Io {
+            what: format!("write {}", sites_file.display()),
+            source,
+        })?;
+    Ok(Generation {
+        catalogue: build.catalogue.clone(),
+        sites,
+        suite,
+        tests_file,
+    })
 }
 
 /// The random baseline for an already built metamutant: `budget` draws with `seed`
@@ -401,21 +604,53 @@ pub fn random_for(
     budget: usize,
     seed: u64,
 ) -> Result<RandomGeneration> {
-    std::fs::create_dir_all(out).map_err(|source| AnalysisError::Io { what: format!("create {}", out.display()), source })?;
+    std::fs::create_dir_all(out).map_err(|source| AnalysisError::Io {
+        what: format!("create {}", out.display()),
+        source,
+    })?;
     let analysis_bc = out.join("analysis.bc");
-    prepare(&build_dir.join(syncmut_mutator::metamutant::layout::METAMUTANT_BC), &analysis_bc, options.bound)?;
+    prepare(
+        &build_dir.join(syncmut_mutator::metamutant::layout::METAMUTANT_BC),
+        &analysis_bc,
+        options.bound,
+    )?;
     let inputs = input_vector(&analysis_bc, options)?;
     let scratch = out.join("gen-traces");
-    std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io { what: format!("create {}", scratch.display()), source })?;
-    let baseline = random::run(&inputs, &build.metamutant, is_pthread(build), &scratch, budget, seed).map_err(|source| confirming(&build.metamutant, &scratch, source))?;
+    std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io {
+        what: format!("create {}", scratch.display()),
+        source,
+    })?;
+    let baseline = random::run(
+        &inputs,
+        &build.metamutant,
+        is_pthread(build),
+        &scratch,
+        budget,
+        seed,
+    )
+    .map_err(|source| confirming(&build.metamutant, &scratch, source))?;
     let tests_file = out.join("tests.json");
-    suite::write(&baseline.suite, "random", &tests_file).map_err(|source| AnalysisError::Io { what: format!("write {}", tests_file.display()), source })?;
-    Ok(RandomGeneration { catalogue: build.catalogue.clone(), baseline, tests_file })
+    suite::write(&baseline.suite, "random", &tests_file).map_err(|source| AnalysisError::Io {
+        what: format!("write {}", tests_file.display()),
+        source,
+    })?;
+    Ok(RandomGeneration {
+        catalogue: build.catalogue.clone(),
+        baseline,
+        tests_file,
+    })
 }
 
 /// A failure while running candidate tests on the metamutant to confirm them.
 fn confirming(metamutant: &Path, scratch: &Path, source: std::io::Error) -> AnalysisError {
-    AnalysisError::Io { what: format!("run {} to confirm tests (traces in {})", metamutant.display(), scratch.display()), source }
+    AnalysisError::Io {
+        what: format!(
+            "run {} to confirm tests (traces in {})",
+            metamutant.display(),
+            scratch.display()
+        ),
+        source,
+    }
 }
 
 /// Writes `formulas/<mutant>.smt2` for every mutant whose site has a formula: the
@@ -423,16 +658,47 @@ fn confirming(metamutant: &Path, scratch: &Path, source: std::io::Error) -> Anal
 /// its site is (all mutants of a site share one formula, solved once); the file name
 /// is the mutant id with every character other than ASCII letters, digits and `-`
 /// replaced by `_`, as in the run directory's `diff/`.
-fn write_mutant_formulas(catalogue: &syncmut_mutator::Catalogue, sites: &[SiteResult], dir: &Path) -> Result<()> {
+fn write_mutant_formulas(
+    catalogue: &syncmut_mutator::Catalogue,
+    sites: &[SiteResult],
+    dir: &Path,
+) -> Result<()> {
     for m in &catalogue.mutants {
-        let Some(site) = m.sites.first() else { continue };
-        let Some(formula) = sites.iter().find(|r| r.index == *site).and_then(|r| r.formula.as_ref()) else { continue };
-        let text = std::fs::read_to_string(formula).map_err(|source| AnalysisError::Io { what: format!("read {}", formula.display()), source })?;
-        let name: String = m.id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
-        let header = format!("; mutant {} ({}): reached when site {site} is reached\n", m.id, m.description);
+        let Some(site) = m.sites.first() else {
+            continue;
+        };
+        let Some(formula) = sites
+            .iter()
+            .find(|r| r.index == *site)
+            .and_then(|r| r.formula.as_ref())
+        else {
+            continue;
+        };
+        let text = std::fs::read_to_string(formula).map_err(|source| AnalysisError::Io {
+            what: format!("read {}", formula.display()),
+            source,
+        })?;
+        let name: String =
+            m.id.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+        let header = format!(
+            "; mutant {} ({}): reached when site {site} is reached\n",
+            m.id, m.description
+        );
         let path = dir.join(format!("{name}.smt2"));
-        syncmut_runtime::atomic::write(&path, (header + &text).as_bytes()).map_err(|source| AnalysisError::Io { what: format!("write {}", path.display()), source })?;
+        syncmut_runtime::atomic::write(&path, (header + &text).as_bytes()).map_err(|source| {
+            AnalysisError::Io {
+                what: format!("write {}", path.display()),
+                source,
+            }
+        })?;
     }
     Ok(())
 }
-

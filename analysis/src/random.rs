@@ -41,7 +41,11 @@ pub fn draw(inputs: &Inputs, rng: &mut fastrand::Rng) -> Vec<String> {
         let value = if name == "argc" {
             // Exactly the arguments the design reads.
             bv_literal(u64::from(inputs.max_index()) + 1, 32)
-        } else if let Some(w) = sort.strip_prefix("(_ BitVec ").and_then(|r| r.strip_suffix(')')).and_then(|w| w.parse::<u32>().ok()) {
+        } else if let Some(w) = sort
+            .strip_prefix("(_ BitVec ")
+            .and_then(|r| r.strip_suffix(')'))
+            .and_then(|w| w.parse::<u32>().ok())
+        {
             bv_literal(int(rng, w) as u64, w)
         } else {
             rng.bool().to_string()
@@ -76,13 +80,21 @@ pub fn draw_values(inputs: &Inputs, rng: &mut fastrand::Rng) -> TestValues {
         };
         named.insert(name.clone(), v);
     }
-    TestValues { args, nondet, inputs: named }
+    TestValues {
+        args,
+        nondet,
+        inputs: named,
+    }
 }
 
 /// A log-uniform integer that fits a signed `width`-bit value.
 fn int(rng: &mut fastrand::Rng, width: u32) -> i64 {
     let bits = rng.u32(0..=MAX_BITS.min(width.saturating_sub(1)));
-    let magnitude = if bits == 0 { 0 } else { rng.i64(0..1i64 << bits) };
+    let magnitude = if bits == 0 {
+        0
+    } else {
+        rng.i64(0..1i64 << bits)
+    };
     if rng.bool() {
         -magnitude
     } else {
@@ -91,13 +103,24 @@ fn int(rng: &mut fastrand::Rng, width: u32) -> i64 {
 }
 
 fn bv_literal(v: u64, width: u32) -> String {
-    let masked = if width >= 64 { v } else { v & ((1u64 << width) - 1) };
+    let masked = if width >= 64 {
+        v
+    } else {
+        v & ((1u64 << width) - 1)
+    };
     format!("(_ bv{masked} {width})")
 }
 
 /// Draws `budget` input vectors with `seed`, runs each distinct one on the metamutant
 /// with tracing and keeps a greedy cover of every site reached.
-pub fn run(inputs: &Inputs, metamutant: &Path, pthread: bool, scratch: &Path, budget: usize, seed: u64) -> std::io::Result<RandomSuite> {
+pub fn run(
+    inputs: &Inputs,
+    metamutant: &Path,
+    pthread: bool,
+    scratch: &Path,
+    budget: usize,
+    seed: u64,
+) -> std::io::Result<RandomSuite> {
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut seen = BTreeSet::new();
     let mut runs = Vec::new();
@@ -107,25 +130,74 @@ pub fn run(inputs: &Inputs, metamutant: &Path, pthread: bool, scratch: &Path, bu
         if !seen.insert(values.clone()) {
             continue;
         }
-        let run = suite::run_candidate(metamutant, &values, pthread, &scratch.join(syncmut_runtime::trace::binary_name(&format!("random{}", runs.len() + unusable.len()))), None)?;
+        let run = suite::run_candidate(
+            metamutant,
+            &values,
+            pthread,
+            &scratch.join(syncmut_runtime::trace::binary_name(&format!(
+                "random{}",
+                runs.len() + unusable.len()
+            ))),
+            None,
+        )?;
         if let Some(why) = run.unusable {
             unusable.push((values, why));
             continue;
         }
-        let TestValues { args, nondet, inputs } = values;
-        runs.push(Confirmed { args, nondet, inputs, targets: BTreeSet::new(), reached: run.reached, ..Confirmed::default() });
+        let TestValues {
+            args,
+            nondet,
+            inputs,
+        } = values;
+        runs.push(Confirmed {
+            args,
+            nondet,
+            inputs,
+            targets: BTreeSet::new(),
+            reached: run.reached,
+            ..Confirmed::default()
+        });
     }
     let executions = runs.len() + unusable.len();
-    let reachable: BTreeSet<u32> = runs.iter().flat_map(|r| r.reached.iter().copied()).collect();
+    let reachable: BTreeSet<u32> = runs
+        .iter()
+        .flat_map(|r| r.reached.iter().copied())
+        .collect();
     let (tests, confirmed) = suite::cover(runs, &reachable);
-    let argv_only = Inputs { args: inputs.args.clone(), ..Inputs::default() };
-    let mut symbols: Vec<String> = argv_only.declarations().into_iter().map(|(n, _)| n).filter(|n| n != "argc").collect();
-    symbols.extend(inputs.nondet.iter().enumerate().map(|(i, c)| format!("nondet[{i}]:{}", c.ty)));
+    let argv_only = Inputs {
+        args: inputs.args.clone(),
+        ..Inputs::default()
+    };
+    let mut symbols: Vec<String> = argv_only
+        .declarations()
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| n != "argc")
+        .collect();
+    symbols.extend(
+        inputs
+            .nondet
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("nondet[{i}]:{}", c.ty)),
+    );
     symbols.extend(inputs.named.keys().map(|n| format!("input:{n}")));
     // Without an analysis verdict per site, the sites some run reached are the
     // denominator.
     let open = reachable.clone();
-    Ok(RandomSuite { suite: Suite { tests, reachable, open, confirmed, executions, unusable }, draws: budget, seed, symbols })
+    Ok(RandomSuite {
+        suite: Suite {
+            tests,
+            reachable,
+            open,
+            confirmed,
+            executions,
+            unusable,
+        },
+        draws: budget,
+        seed,
+        symbols,
+    })
 }
 
 /// The input vector in words, for messages.
@@ -146,10 +218,12 @@ mod tests {
         let mut i = Inputs::default();
         i.int(1, 32).unwrap();
         i.choice(2, "t").unwrap();
-        let a: Vec<_> = (0..20).map({
-            let mut rng = fastrand::Rng::with_seed(7);
-            move |_| draw(&i, &mut rng)
-        }).collect();
+        let a: Vec<_> = (0..20)
+            .map({
+                let mut rng = fastrand::Rng::with_seed(7);
+                move |_| draw(&i, &mut rng)
+            })
+            .collect();
         let mut j = Inputs::default();
         j.int(1, 32).unwrap();
         j.choice(2, "t").unwrap();
@@ -171,7 +245,9 @@ mod tests {
         i.named_input("depth", Some((3, 9))).unwrap();
         let mut rng = fastrand::Rng::with_seed(3);
         let draws: Vec<TestValues> = (0..50).map(|_| draw_values(&i, &mut rng)).collect();
-        assert!(draws.iter().all(|t| t.nondet.len() == 2 && (0..=255).contains(&t.nondet[0])));
+        assert!(draws
+            .iter()
+            .all(|t| t.nondet.len() == 2 && (0..=255).contains(&t.nondet[0])));
         assert!(draws.iter().any(|t| t.nondet[1] < 0));
         assert!(draws.iter().all(|t| (3..=9).contains(&t.inputs["depth"])));
     }

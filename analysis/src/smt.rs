@@ -44,7 +44,9 @@ impl std::str::FromStr for SolverKind {
         match s {
             "z3" => Ok(SolverKind::Z3),
             "cvc5" => Ok(SolverKind::Cvc5),
-            other => Err(format!("unknown solver \"{other}\": use \"z3\" or \"cvc5\"")),
+            other => Err(format!(
+                "unknown solver \"{other}\": use \"z3\" or \"cvc5\""
+            )),
         }
     }
 }
@@ -70,7 +72,11 @@ impl SolverKind {
     fn args(self, timeout_ms: u32) -> Vec<String> {
         match self {
             SolverKind::Z3 => vec!["-smt2".into(), "-in".into()],
-            SolverKind::Cvc5 => vec!["--lang=smt2".into(), "--incremental".into(), format!("--tlimit-per={timeout_ms}")],
+            SolverKind::Cvc5 => vec![
+                "--lang=smt2".into(),
+                "--incremental".into(),
+                format!("--tlimit-per={timeout_ms}"),
+            ],
         }
     }
 
@@ -100,7 +106,10 @@ pub struct SolverConfig {
 
 impl Default for SolverConfig {
     fn default() -> Self {
-        SolverConfig { kind: SolverKind::Z3, timeout_ms: DEFAULT_TIMEOUT_MS }
+        SolverConfig {
+            kind: SolverKind::Z3,
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+        }
     }
 }
 
@@ -181,21 +190,36 @@ impl Session {
                 hint: format!(
                     "install it with `apt-get install {}` (or run scripts/setup.sh){}",
                     config.kind.program(),
-                    if config.kind == SolverKind::Cvc5 { ", or use --solver z3" } else { "" }
+                    if config.kind == SolverKind::Cvc5 {
+                        ", or use --solver z3"
+                    } else {
+                        ""
+                    }
                 ),
             })?,
         };
         if !program.is_file() {
-            return Err(AnalysisError::SolverMissing { program: program.display().to_string(), hint: format!("{PROGRAM_ENV} names no file") });
+            return Err(AnalysisError::SolverMissing {
+                program: program.display().to_string(),
+                hint: format!("{PROGRAM_ENV} names no file"),
+            });
         }
         if let Some(p) = replay {
-            std::fs::File::create(p).map_err(|source| AnalysisError::Io { what: format!("create {}", p.display()), source })?;
+            std::fs::File::create(p).map_err(|source| AnalysisError::Io {
+                what: format!("create {}", p.display()),
+                source,
+            })?;
         }
-        let pids = tempfile::tempdir().map_err(|source| AnalysisError::Io { what: "create a temporary directory".into(), source })?;
+        let pids = tempfile::tempdir().map_err(|source| AnalysisError::Io {
+            what: "create a temporary directory".into(),
+            source,
+        })?;
         Ok(Session {
             config,
             program,
-            builder: ContextBuilder::new().build().expect("a context without a solver cannot fail to build"),
+            builder: ContextBuilder::new()
+                .build()
+                .expect("a context without a solver cannot fail to build"),
             running: None,
             replay: replay.map(Path::to_path_buf),
             pids,
@@ -247,7 +271,11 @@ impl Session {
                 };
                 self.failures_in_row += 1;
                 self.last_failure = reason.clone();
-                let next = if self.failures_in_row >= MAX_FAILURES_IN_A_ROW { "it is not started again" } else { "the solver is restarted for the next query" };
+                let next = if self.failures_in_row >= MAX_FAILURES_IN_A_ROW {
+                    "it is not started again"
+                } else {
+                    "the solver is restarted for the next query"
+                };
                 Answer::Unknown(format!("{reason}; {next}"))
             }
         }
@@ -256,10 +284,24 @@ impl Session {
     /// Starts a solver process through [`LAUNCHER`].
     fn launch(&mut self) -> std::result::Result<Running, Failure> {
         self.launches += 1;
-        let pidfile = self.pids.path().join(format!("solver{}.pid", self.launches));
-        let mut args: Vec<std::ffi::OsString> = vec!["-c".into(), launcher().into(), "sh".into(), pidfile.clone().into()];
+        let pidfile = self
+            .pids
+            .path()
+            .join(format!("solver{}.pid", self.launches));
+        let mut args: Vec<std::ffi::OsString> = vec![
+            "-c".into(),
+            launcher().into(),
+            "sh".into(),
+            pidfile.clone().into(),
+        ];
         args.push(self.program.clone().into());
-        args.extend(self.config.kind.args(self.config.timeout_ms).into_iter().map(Into::into));
+        args.extend(
+            self.config
+                .kind
+                .args(self.config.timeout_ms)
+                .into_iter()
+                .map(Into::into),
+        );
         let mut b = ContextBuilder::new();
         b.solver("/bin/sh", args);
         if let Some(p) = &self.replay {
@@ -295,7 +337,11 @@ impl Session {
 }
 
 /// Runs one solver command under the watchdog and classifies a failure.
-fn command<T>(r: &mut Running, wall: Duration, f: impl FnOnce(&mut Context) -> std::io::Result<T>) -> std::result::Result<T, Failure> {
+fn command<T>(
+    r: &mut Running,
+    wall: Duration,
+    f: impl FnOnce(&mut Context) -> std::io::Result<T>,
+) -> std::result::Result<T, Failure> {
     r.watchdog.arm(wall);
     let result = f(&mut r.ctx);
     let fired = r.watchdog.disarm();
@@ -320,13 +366,22 @@ fn classify(w: &Watchdog, fired: bool, e: std::io::Error) -> Failure {
 /// than 8 bits are small already.
 fn small_values(ctx: &Context, values: &[(String, u32)]) -> SExpr {
     const SMALL: u32 = 64;
-    let bv = |n: u32, w: u32| ctx.list(vec![ctx.atom("_"), ctx.atom(format!("bv{n}")), ctx.numeral(w)]);
+    let bv = |n: u32, w: u32| {
+        ctx.list(vec![
+            ctx.atom("_"),
+            ctx.atom(format!("bv{n}")),
+            ctx.numeral(w),
+        ])
+    };
     let bounds: Vec<SExpr> = values
         .iter()
         .filter(|(_, w)| *w >= 8)
         .flat_map(|(name, w)| {
             let x = ctx.atom(name.clone());
-            [ctx.bvsle(ctx.bvneg(bv(SMALL, *w)), x), ctx.bvsle(x, bv(SMALL, *w))]
+            [
+                ctx.bvsle(ctx.bvneg(bv(SMALL, *w)), x),
+                ctx.bvsle(x, bv(SMALL, *w)),
+            ]
         })
         .collect();
     if bounds.is_empty() {
@@ -337,7 +392,10 @@ fn small_values(ctx: &Context, values: &[(String, u32)]) -> SExpr {
 }
 
 fn sort(ctx: &Context, text: &str) -> SExpr {
-    match text.strip_prefix("(_ BitVec ").and_then(|r| r.strip_suffix(')')) {
+    match text
+        .strip_prefix("(_ BitVec ")
+        .and_then(|r| r.strip_suffix(')'))
+    {
         Some(w) => ctx.bit_vec_sort(ctx.numeral(w.parse::<u32>().unwrap_or(1))),
         None => ctx.bool_sort(),
     }
@@ -365,7 +423,12 @@ fn import(from: &Context, to: &Context, e: SExpr, memo: &mut HashMap<SExpr, SExp
 /// these formulas).
 const MAX_QUIET: usize = 64;
 
-fn solve_in(builder: &Context, r: &mut Running, q: &Query, config: SolverConfig) -> std::result::Result<Answer, Failure> {
+fn solve_in(
+    builder: &Context,
+    r: &mut Running,
+    q: &Query,
+    config: SolverConfig,
+) -> std::result::Result<Answer, Failure> {
     let wall = config.wall();
     command(r, wall, |ctx| ctx.push())?;
     let answer = solve_inner(builder, r, q, config)?;
@@ -373,7 +436,12 @@ fn solve_in(builder: &Context, r: &mut Running, q: &Query, config: SolverConfig)
     Ok(answer)
 }
 
-fn solve_inner(builder: &Context, r: &mut Running, q: &Query, config: SolverConfig) -> std::result::Result<Answer, Failure> {
+fn solve_inner(
+    builder: &Context,
+    r: &mut Running,
+    q: &Query,
+    config: SolverConfig,
+) -> std::result::Result<Answer, Failure> {
     let wall = config.wall();
     let mut memo = HashMap::new();
     let mut decls = q.inputs.declarations();
@@ -406,11 +474,20 @@ fn solve_inner(builder: &Context, r: &mut Running, q: &Query, config: SolverConf
         // than any value, for all such reads at once if possible, else each in the
         // order read; then the reader's own last value wherever the formula still
         // allows, so the test does not rest on a write the run may never make.
-        let known: Vec<SExpr> = q.known_writes.iter().map(|e| import(builder, &r.ctx, *e, &mut memo)).collect();
-        let all_known = !known.is_empty() && command(r, wall, |ctx| ctx.check_assuming(known.clone()))? == Response::Sat;
+        let known: Vec<SExpr> = q
+            .known_writes
+            .iter()
+            .map(|e| import(builder, &r.ctx, *e, &mut memo))
+            .collect();
+        let all_known = !known.is_empty()
+            && command(r, wall, |ctx| ctx.check_assuming(known.clone()))? == Response::Sat;
         let mut quiet = if all_known { known.clone() } else { Vec::new() };
         let one_by_one = if all_known { &[][..] } else { &known[..] };
-        let own: Vec<SExpr> = q.quiet.iter().map(|e| import(builder, &r.ctx, *e, &mut memo)).collect();
+        let own: Vec<SExpr> = q
+            .quiet
+            .iter()
+            .map(|e| import(builder, &r.ctx, *e, &mut memo))
+            .collect();
         for e in one_by_one.iter().chain(&own).take(MAX_QUIET) {
             let with: Vec<SExpr> = quiet.iter().copied().chain([*e]).collect();
             if command(r, wall, |ctx| ctx.check_assuming(with))? == Response::Sat {
@@ -419,8 +496,18 @@ fn solve_inner(builder: &Context, r: &mut Running, q: &Query, config: SolverConf
         }
         let lo = q.inputs.max_index() + 1;
         let small = small_values(&r.ctx, &q.inputs.integer_values());
-        let argc = |ctx: &Context, n: u32| ctx.eq(ctx.atom("argc"), ctx.list(vec![ctx.atom("_"), ctx.atom(format!("bv{n}")), ctx.numeral(32)]));
-        let mut preferences: Vec<Vec<SExpr>> = (lo..lo + 4).map(|n| vec![argc(&r.ctx, n), small]).collect();
+        let argc = |ctx: &Context, n: u32| {
+            ctx.eq(
+                ctx.atom("argc"),
+                ctx.list(vec![
+                    ctx.atom("_"),
+                    ctx.atom(format!("bv{n}")),
+                    ctx.numeral(32),
+                ]),
+            )
+        };
+        let mut preferences: Vec<Vec<SExpr>> =
+            (lo..lo + 4).map(|n| vec![argc(&r.ctx, n), small]).collect();
         preferences.extend((lo..lo + 4).map(|n| vec![argc(&r.ctx, n)]));
         preferences.push(vec![small]);
         let mut preferred = false;
@@ -433,7 +520,13 @@ fn solve_inner(builder: &Context, r: &mut Running, q: &Query, config: SolverConf
         }
         if !preferred {
             let quiet = quiet.clone();
-            response = command(r, wall, |ctx| if quiet.is_empty() { ctx.check() } else { ctx.check_assuming(quiet) })?;
+            response = command(r, wall, |ctx| {
+                if quiet.is_empty() {
+                    ctx.check()
+                } else {
+                    ctx.check_assuming(quiet)
+                }
+            })?;
         }
     }
     match response {
@@ -450,14 +543,25 @@ fn solve_inner(builder: &Context, r: &mut Running, q: &Query, config: SolverConf
                 };
                 Ok(text.trim_matches('"').to_string())
             })?;
-            Ok(Answer::Unknown(format!("the solver answered unknown ({why}; per-query timeout {} ms)", config.timeout_ms)))
+            Ok(Answer::Unknown(format!(
+                "the solver answered unknown ({why}; per-query timeout {} ms)",
+                config.timeout_ms
+            )))
         }
         Response::Sat => {
-            let names: Vec<String> = q.inputs.declarations().into_iter().map(|(n, _)| n).collect();
+            let names: Vec<String> = q
+                .inputs
+                .declarations()
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect();
             let values = command(r, wall, |ctx| {
                 let atoms: Vec<_> = names.iter().map(|n| ctx.atom(n.clone())).collect();
                 let vals = ctx.get_value(atoms)?;
-                Ok(vals.into_iter().map(|(_, v)| ctx.display(v).to_string()).collect::<Vec<_>>())
+                Ok(vals
+                    .into_iter()
+                    .map(|(_, v)| ctx.display(v).to_string())
+                    .collect::<Vec<_>>())
             })?;
             Ok(Answer::Sat(names.into_iter().zip(values).collect()))
         }
@@ -468,7 +572,10 @@ fn solve_inner(builder: &Context, r: &mut Running, q: &Query, config: SolverConf
 pub fn script(ctx: &Context, q: &Query, title: &str, solver: SolverConfig) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "; {title}");
-    let _ = writeln!(s, "; Reachability condition by backward weakest precondition (syncmut gen).");
+    let _ = writeln!(
+        s,
+        "; Reachability condition by backward weakest precondition (syncmut gen)."
+    );
     let _ = writeln!(s, "; Run: {}", solver.kind.run_hint());
     for a in &q.schedule {
         let _ = writeln!(s, "; schedule: {a}");
@@ -480,7 +587,12 @@ pub fn script(ctx: &Context, q: &Query, title: &str, solver: SolverConfig) -> St
         let _ = writeln!(s, "; cut: {c}");
     }
     let _ = writeln!(s, "(set-option :produce-models true)");
-    let _ = writeln!(s, "(set-option {} {})", solver.kind.timeout_option(), solver.timeout_ms);
+    let _ = writeln!(
+        s,
+        "(set-option {} {})",
+        solver.kind.timeout_option(),
+        solver.timeout_ms
+    );
     let _ = writeln!(s, "(set-logic ALL)");
     let _ = writeln!(s, "; inputs");
     for (name, sort) in q.inputs.declarations() {
@@ -494,26 +606,49 @@ pub fn script(ctx: &Context, q: &Query, title: &str, solver: SolverConfig) -> St
     }
     for d in &q.definitions {
         let _ = writeln!(s, "; {}", d.comment);
-        let _ = writeln!(s, "(define-fun {} () {} {})", d.name, d.sort, ctx.display(d.expr));
+        let _ = writeln!(
+            s,
+            "(define-fun {} () {} {})",
+            d.name,
+            d.sort,
+            ctx.display(d.expr)
+        );
     }
     for c in &q.conjuncts {
         let _ = writeln!(s, "; {}", c.comment);
         let _ = writeln!(s, "(assert {})", ctx.display(c.expr));
     }
     for e in &q.known_writes {
-        let _ = writeln!(s, "; preferred, tried first (the reader or a traced store wrote the value): {}", ctx.display(*e));
+        let _ = writeln!(
+            s,
+            "; preferred, tried first (the reader or a traced store wrote the value): {}",
+            ctx.display(*e)
+        );
     }
     for e in &q.quiet {
-        let _ = writeln!(s, "; preferred, tried next (nobody else wrote the value): {}", ctx.display(*e));
+        let _ = writeln!(
+            s,
+            "; preferred, tried next (nobody else wrote the value): {}",
+            ctx.display(*e)
+        );
     }
     let _ = writeln!(s, "(check-sat)");
-    let names: Vec<String> = q.inputs.declarations().into_iter().map(|(n, _)| n).collect();
+    let names: Vec<String> = q
+        .inputs
+        .declarations()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
     let _ = writeln!(s, "(get-value ({}))", names.join(" "));
     s
 }
 
 fn which(program: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| std::env::split_paths(&paths).map(|d| d.join(program)).find(|p| p.is_file()))
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(program))
+            .find(|p| p.is_file())
+    })
 }
 
 /// Kills the solver's process group when a command takes longer than its wall-clock
@@ -546,11 +681,20 @@ impl Watchdog {
                         w.fired = true;
                         w.deadline = None;
                     }
-                    Some(d) => w = cv.wait_timeout(w, d.saturating_duration_since(Instant::now())).expect("watchdog lock").0,
+                    Some(d) => {
+                        w = cv
+                            .wait_timeout(w, d.saturating_duration_since(Instant::now()))
+                            .expect("watchdog lock")
+                            .0
+                    }
                 }
             }
         });
-        Watchdog { pidfile, shared, thread: Some(thread) }
+        Watchdog {
+            pidfile,
+            shared,
+            thread: Some(thread),
+        }
     }
 
     fn arm(&self, wall: Duration) {
@@ -573,11 +717,19 @@ impl Watchdog {
     /// it, so its pid cannot be reused meanwhile). Waits briefly: a process that has
     /// just closed its output may still be exiting.
     fn exited(&self) -> bool {
-        let Some(pid) = read_pid(&self.pidfile) else { return true };
+        let Some(pid) = read_pid(&self.pidfile) else {
+            return true;
+        };
         for _ in 0..50 {
             match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
                 Err(_) => return true,
-                Ok(stat) if stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])) => return true,
+                Ok(stat)
+                    if stat
+                        .rsplit_once(')')
+                        .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])) =>
+                {
+                    return true
+                }
                 Ok(_) => std::thread::sleep(Duration::from_millis(10)),
             }
         }
@@ -607,7 +759,12 @@ impl Drop for Running {
 }
 
 fn read_pid(pidfile: &Path) -> Option<i32> {
-    std::fs::read_to_string(pidfile).ok()?.trim().parse().ok().filter(|p| *p > 1)
+    std::fs::read_to_string(pidfile)
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+        .filter(|p| *p > 1)
 }
 
 /// SIGKILL to the solver's process group and the solver. Safe against pid reuse: the
@@ -627,29 +784,48 @@ fn kill_group(pidfile: &Path) {
 /// symbols): `formula ⇔ expected` is valid iff its negation is unsat.
 pub fn equivalent(formula: &Path, expected: &str) -> Result<bool> {
     use std::io::Write as _;
-    let text = std::fs::read_to_string(formula).map_err(|source| AnalysisError::Io { what: format!("read {}", formula.display()), source })?;
+    let text = std::fs::read_to_string(formula).map_err(|source| AnalysisError::Io {
+        what: format!("read {}", formula.display()),
+        source,
+    })?;
     let mut head = Vec::new();
     let mut conj = Vec::new();
     for line in text.lines() {
         if let Some(t) = line.strip_prefix("(assert ") {
             conj.push(t[..t.len() - 1].to_string());
-        } else if !line.starts_with("(check-sat") && !line.starts_with("(get-value") && !line.starts_with("(set-option :tlimit-per") {
+        } else if !line.starts_with("(check-sat")
+            && !line.starts_with("(get-value")
+            && !line.starts_with("(set-option :tlimit-per")
+        {
             head.push(line);
         }
     }
-    let script = format!("{}\n(assert (not (= (and true {}) {expected})))\n(check-sat)\n", head.join("\n"), conj.join(" "));
+    let script = format!(
+        "{}\n(assert (not (= (and true {}) {expected})))\n(check-sat)\n",
+        head.join("\n"),
+        conj.join(" ")
+    );
     let mut child = std::process::Command::new("z3")
         .args(["-smt2", "-in"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .map_err(|e| AnalysisError::Solver(format!("cannot start z3 (apt-get install z3): {e}")))?;
-    child.stdin.take().expect("piped").write_all(script.as_bytes()).map_err(|e| AnalysisError::Solver(e.to_string()))?;
-    let out = child.wait_with_output().map_err(|e| AnalysisError::Solver(e.to_string()))?;
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(script.as_bytes())
+        .map_err(|e| AnalysisError::Solver(e.to_string()))?;
+    let out = child
+        .wait_with_output()
+        .map_err(|e| AnalysisError::Solver(e.to_string()))?;
     let answer = String::from_utf8_lossy(&out.stdout);
     match answer.trim() {
         "unsat" => Ok(true),
         "sat" => Ok(false),
-        other => Err(AnalysisError::Solver(format!("equivalence check answered \"{other}\""))),
+        other => Err(AnalysisError::Solver(format!(
+            "equivalence check answered \"{other}\""
+        ))),
     }
 }

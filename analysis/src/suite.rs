@@ -2,7 +2,7 @@
 //! a greedy set cover kept, written in the format of docs/tests-format.md.
 
 use crate::inputs::TestValues;
-use crate::{SiteResult, Reachability};
+use crate::{Reachability, SiteResult};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use syncmut_runtime::exec::{Execution, Limits, Status};
@@ -71,8 +71,20 @@ pub struct Run {
 }
 
 /// Runs each distinct candidate on `metamutant` with tracing; keeps a greedy cover.
-pub fn build(results: &[SiteResult], metamutant: &Path, pthread: bool, scratch: &Path) -> std::io::Result<Suite> {
-    build_refined(&mut results.to_vec(), metamutant, pthread, scratch, 0, |_| None)
+pub fn build(
+    results: &[SiteResult],
+    metamutant: &Path,
+    pthread: bool,
+    scratch: &Path,
+) -> std::io::Result<Suite> {
+    build_refined(
+        &mut results.to_vec(),
+        metamutant,
+        pthread,
+        scratch,
+        0,
+        |_| None,
+    )
 }
 
 /// [`build`], then up to `rounds` rounds of refinement: each site with a candidate
@@ -87,7 +99,11 @@ pub fn build_refined(
     rounds: u32,
     mut again: impl FnMut(&SiteResult) -> Option<SiteResult>,
 ) -> std::io::Result<Suite> {
-    let open: BTreeSet<u32> = results.iter().filter(|r| !matches!(r.verdict, Reachability::Unreachable { .. })).map(|r| r.index).collect();
+    let open: BTreeSet<u32> = results
+        .iter()
+        .filter(|r| !matches!(r.verdict, Reachability::Unreachable { .. }))
+        .map(|r| r.index)
+        .collect();
     let mut reachable = BTreeSet::new();
     let mut runs: Vec<Confirmed> = Vec::new();
     let mut unusable = Vec::new();
@@ -96,8 +112,17 @@ pub fn build_refined(
     for round in 0..=rounds {
         let mut candidates: BTreeMap<TestValues, BTreeSet<u32>> = BTreeMap::new();
         for &i in &batch {
-            if let Reachability::TestFound { args, nondet, inputs } = &results[i].verdict {
-                let key = TestValues { args: args.clone(), nondet: nondet.clone(), inputs: inputs.clone() };
+            if let Reachability::TestFound {
+                args,
+                nondet,
+                inputs,
+            } = &results[i].verdict
+            {
+                let key = TestValues {
+                    args: args.clone(),
+                    nondet: nondet.clone(),
+                    inputs: inputs.clone(),
+                };
                 candidates.entry(key).or_default().insert(results[i].index);
             }
         }
@@ -115,14 +140,31 @@ pub fn build_refined(
                 continue;
             }
             let consumed = read_input_log(&log_path);
-            let TestValues { args, nondet, inputs } = values;
-            runs.push(Confirmed { args, nondet, inputs, consumed, targets, reached: run.reached });
+            let TestValues {
+                args,
+                nondet,
+                inputs,
+            } = values;
+            runs.push(Confirmed {
+                args,
+                nondet,
+                inputs,
+                consumed,
+                targets,
+                reached: run.reached,
+            });
         }
         if round == rounds {
             break;
         }
-        let reached: BTreeSet<u32> = runs.iter().flat_map(|r| r.reached.iter().copied()).collect();
-        batch.retain(|&i| matches!(results[i].verdict, Reachability::TestFound { .. }) && !reached.contains(&results[i].index));
+        let reached: BTreeSet<u32> = runs
+            .iter()
+            .flat_map(|r| r.reached.iter().copied())
+            .collect();
+        batch.retain(|&i| {
+            matches!(results[i].verdict, Reachability::TestFound { .. })
+                && !reached.contains(&results[i].index)
+        });
         batch.retain(|&i| match again(&results[i]) {
             Some(mut next) => {
                 next.notes.push(format!("refinement round {}: the candidate ({}) did not reach the site in a usable run; asked the solver for different inputs", round + 1, results[i].verdict));
@@ -137,7 +179,14 @@ pub fn build_refined(
     }
     let executions = tried.len();
     let (tests, confirmed) = cover(runs, &open);
-    Ok(Suite { tests, reachable, open, confirmed, executions, unusable })
+    Ok(Suite {
+        tests,
+        reachable,
+        open,
+        confirmed,
+        executions,
+        unusable,
+    })
 }
 
 /// Time a confirming run may take; the same as [`execute_with`] gives.
@@ -145,46 +194,95 @@ const CONFIRM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Runs a candidate on the metamutant with tracing (pthread: under the default
 /// schedule), like [`execute_with`], and says whether the run is a usable test.
-pub fn run_candidate(metamutant: &Path, values: &TestValues, pthread: bool, trace_path: &Path, log: Option<&Path>) -> std::io::Result<Run> {
+pub fn run_candidate(
+    metamutant: &Path,
+    values: &TestValues,
+    pthread: bool,
+    trace_path: &Path,
+    log: Option<&Path>,
+) -> std::io::Result<Run> {
     let run = Invocation {
         trace: Some(trace_path.to_path_buf()),
         input_log: log.map(Path::to_path_buf),
         schedule: pthread.then(|| "default".to_string()),
         nondet: values.nondet.clone(),
         inputs: values.inputs.clone(),
-        limits: Limits { timeout: CONFIRM_TIMEOUT, ..Limits::default() },
+        limits: Limits {
+            timeout: CONFIRM_TIMEOUT,
+            ..Limits::default()
+        },
         ..Invocation::new(metamutant, &values.args)
     };
     let execution = run.run()?;
-    let reached = trace::read(trace_path).map(|t| t.events.iter().map(|e| e.site).collect()).unwrap_or_default();
-    Ok(Run { reached, unusable: unusable(&execution) })
+    let reached = trace::read(trace_path)
+        .map(|t| t.events.iter().map(|e| e.site).collect())
+        .unwrap_or_default();
+    Ok(Run {
+        reached,
+        unusable: unusable(&execution),
+    })
 }
 
 /// Why a run is not a usable test ([`Run::unusable`]), in words.
 fn unusable(execution: &Execution) -> Option<String> {
-    let runtime_line = || execution.stderr.text().lines().find(|l| l.starts_with("syncmut runtime:")).map(|l| format!(": {l}")).unwrap_or_default();
+    let runtime_line = || {
+        execution
+            .stderr
+            .text()
+            .lines()
+            .find(|l| l.starts_with("syncmut runtime:"))
+            .map(|l| format!(": {l}"))
+            .unwrap_or_default()
+    };
     match execution.status {
-        Status::Exited(status::ASSUME) => Some("the run ended by __VERIFIER_assume (status 123): the inputs violate an assumption".into()),
-        Status::Exited(status::CONFIG_ERROR) => Some(format!("the runtime refused the inputs (status 120){}", runtime_line())),
+        Status::Exited(status::ASSUME) => Some(
+            "the run ended by __VERIFIER_assume (status 123): the inputs violate an assumption"
+                .into(),
+        ),
+        Status::Exited(status::CONFIG_ERROR) => Some(format!(
+            "the runtime refused the inputs (status 120){}",
+            runtime_line()
+        )),
         Status::Exited(status::LIVELOCK) => Some("the run livelocked (status 121)".into()),
-        Status::Exited(status::DEADLOCK) => Some("the run deadlocked under the default schedule (status 122)".into()),
-        Status::Exited(status::THREAD_LIMIT) => Some("the run exceeded the thread limit (status 124)".into()),
+        Status::Exited(status::DEADLOCK) => {
+            Some("the run deadlocked under the default schedule (status 122)".into())
+        }
+        Status::Exited(status::THREAD_LIMIT) => {
+            Some("the run exceeded the thread limit (status 124)".into())
+        }
         Status::Exited(_) => None,
         Status::Signaled(_) => Some(format!("the run crashed ({})", execution.status)),
-        Status::TimedOut => Some(format!("the run did not finish within {} s", CONFIRM_TIMEOUT.as_secs())),
+        Status::TimedOut => Some(format!(
+            "the run did not finish within {} s",
+            CONFIRM_TIMEOUT.as_secs()
+        )),
     }
 }
 
 /// Runs `args` on the metamutant with tracing (pthread: under the default schedule)
 /// and returns the sites its trace shows.
-pub fn execute(metamutant: &Path, args: &[String], pthread: bool, trace_path: &Path) -> std::io::Result<BTreeSet<u32>> {
-    let values = TestValues { args: args.to_vec(), ..TestValues::default() };
+pub fn execute(
+    metamutant: &Path,
+    args: &[String],
+    pthread: bool,
+    trace_path: &Path,
+) -> std::io::Result<BTreeSet<u32>> {
+    let values = TestValues {
+        args: args.to_vec(),
+        ..TestValues::default()
+    };
     execute_with(metamutant, &values, pthread, trace_path, None)
 }
 
 /// [`execute`] with input values (nondet list, named inputs) and, if `log` is given,
 /// the runtime's input log written there.
-pub fn execute_with(metamutant: &Path, values: &TestValues, pthread: bool, trace_path: &Path, log: Option<&Path>) -> std::io::Result<BTreeSet<u32>> {
+pub fn execute_with(
+    metamutant: &Path,
+    values: &TestValues,
+    pthread: bool,
+    trace_path: &Path,
+    log: Option<&Path>,
+) -> std::io::Result<BTreeSet<u32>> {
     Ok(run_candidate(metamutant, values, pthread, trace_path, log)?.reached)
 }
 
@@ -192,11 +290,24 @@ pub fn execute_with(metamutant: &Path, values: &TestValues, pthread: bool, trace
 /// (ties: the earliest) that together reach all of them. Returns the kept runs and the
 /// sites covered.
 pub fn cover(mut runs: Vec<Confirmed>, among: &BTreeSet<u32>) -> (Vec<Confirmed>, BTreeSet<u32>) {
-    let mut uncovered: BTreeSet<u32> = runs.iter().flat_map(|r| r.reached.iter().copied()).filter(|s| among.contains(s)).collect();
+    let mut uncovered: BTreeSet<u32> = runs
+        .iter()
+        .flat_map(|r| r.reached.iter().copied())
+        .filter(|s| among.contains(s))
+        .collect();
     let covered = uncovered.clone();
     let mut tests = Vec::new();
     while !uncovered.is_empty() {
-        let best = runs.iter().enumerate().max_by_key(|(i, r)| (r.reached.intersection(&uncovered).count(), std::cmp::Reverse(*i))).map(|(i, _)| i);
+        let best = runs
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, r)| {
+                (
+                    r.reached.intersection(&uncovered).count(),
+                    std::cmp::Reverse(*i),
+                )
+            })
+            .map(|(i, _)| i);
         let Some(i) = best else { break };
         let r = runs.remove(i);
         if r.reached.intersection(&uncovered).count() == 0 {
@@ -214,7 +325,11 @@ fn read_input_log(path: &Path) -> Vec<(String, String, String)> {
     text.lines()
         .filter_map(|l| {
             let mut it = l.splitn(3, ' ');
-            Some((it.next()?.to_string(), it.next()?.to_string(), it.next()?.to_string()))
+            Some((
+                it.next()?.to_string(),
+                it.next()?.to_string(),
+                it.next()?.to_string(),
+            ))
         })
         .collect()
 }
@@ -230,7 +345,16 @@ pub fn names(suite: &Suite, prefix: &str) -> Vec<String> {
             let mut parts = t.args.clone();
             parts.extend(t.nondet.iter().map(|v| v.to_string()));
             parts.extend(t.inputs.iter().map(|(k, v)| format!("{k}{v}")));
-            let mut name: String = format!("{prefix}{}_{}", i, parts.join("_")).chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
+            let mut name: String = format!("{prefix}{}_{}", i, parts.join("_"))
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
             name.truncate(60);
             while !names.insert(name.clone()) {
                 name.push('_');
@@ -247,7 +371,13 @@ pub fn write(suite: &Suite, prefix: &str, path: &Path) -> std::io::Result<()> {
         .tests
         .iter()
         .zip(names(suite, prefix))
-        .map(|(t, name)| TestCase { name, args: t.args.clone(), nondet: t.nondet.clone(), inputs: t.inputs.clone(), ..TestCase::default() })
+        .map(|(t, name)| TestCase {
+            name,
+            args: t.args.clone(),
+            nondet: t.nondet.clone(),
+            inputs: t.inputs.clone(),
+            ..TestCase::default()
+        })
         .collect();
     #[derive(serde::Serialize)]
     struct File<'a> {

@@ -15,10 +15,8 @@ use quick_xml::Writer;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-const TESTCASE_DOCTYPE: &str =
-    r#"testcase PUBLIC "+//IDN sosy-lab.org//DTD test-format testcase 1.1//EN" "https://sosy-lab.org/test-format/testcase-1.1.dtd""#;
-const METADATA_DOCTYPE: &str =
-    r#"test-metadata PUBLIC "+//IDN sosy-lab.org//DTD test-format test-metadata 1.1//EN" "https://sosy-lab.org/test-format/test-metadata-1.1.dtd""#;
+const TESTCASE_DOCTYPE: &str = r#"testcase PUBLIC "+//IDN sosy-lab.org//DTD test-format testcase 1.1//EN" "https://sosy-lab.org/test-format/testcase-1.1.dtd""#;
+const METADATA_DOCTYPE: &str = r#"test-metadata PUBLIC "+//IDN sosy-lab.org//DTD test-format test-metadata 1.1//EN" "https://sosy-lab.org/test-format/test-metadata-1.1.dtd""#;
 /// The standard Test-Comp coverage property closest to "reach every synchronization
 /// site" (a site is reached by covering the branches that lead to it).
 const SPECIFICATION: &str = "COVER( init(main()), FQL(COVER EDGES(@DECISIONEDGE)) )";
@@ -50,13 +48,25 @@ pub fn c_type(suffix: &str) -> String {
 /// One test case as Test-Comp XML.
 pub fn testcase(test: &Confirmed) -> std::io::Result<Vec<u8>> {
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
-    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), Some("no"))))?;
+    w.write_event(Event::Decl(BytesDecl::new(
+        "1.0",
+        Some("UTF-8"),
+        Some("no"),
+    )))?;
     w.write_event(Event::DocType(BytesText::from_escaped(TESTCASE_DOCTYPE)))?;
     // Typed values from the confirming run's log; without a log (it could not be
     // written), the generated list, untyped.
-    let logged: Vec<(Option<String>, String)> =
-        test.consumed.iter().filter(|(kind, _, _)| kind == "nondet").map(|(_, ty, v)| (Some(c_type(ty)), v.clone())).collect();
-    let inputs = if logged.is_empty() { test.nondet.iter().map(|v| (None, v.to_string())).collect() } else { logged };
+    let logged: Vec<(Option<String>, String)> = test
+        .consumed
+        .iter()
+        .filter(|(kind, _, _)| kind == "nondet")
+        .map(|(_, ty, v)| (Some(c_type(ty)), v.clone()))
+        .collect();
+    let inputs = if logged.is_empty() {
+        test.nondet.iter().map(|v| (None, v.to_string())).collect()
+    } else {
+        logged
+    };
     w.create_element("testcase").write_inner_content(|w| {
         if !test.args.is_empty() || !test.inputs.is_empty() {
             let note = " syncmut: this test also sets program arguments or named inputs, which Test-Comp cannot express; tests.json holds the whole test ";
@@ -79,10 +89,21 @@ pub fn testcase(test: &Confirmed) -> std::io::Result<Vec<u8>> {
 /// `metadata.xml` for the program.
 pub fn metadata(program: &Program<'_>, creation_time: &str) -> std::io::Result<Vec<u8>> {
     let source = std::fs::read(program.file)?;
-    let hash: String = Sha256::digest(&source).iter().map(|b| format!("{b:02x}")).collect();
-    let lang = if program.file.extension().is_some_and(|e| e == "c") { "C" } else { "C++" };
+    let hash: String = Sha256::digest(&source)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let lang = if program.file.extension().is_some_and(|e| e == "c") {
+        "C"
+    } else {
+        "C++"
+    };
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
-    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), Some("no"))))?;
+    w.write_event(Event::Decl(BytesDecl::new(
+        "1.0",
+        Some("UTF-8"),
+        Some("no"),
+    )))?;
     w.write_event(Event::DocType(BytesText::from_escaped(METADATA_DOCTYPE)))?;
     let file = program.file.display().to_string();
     let producer = format!("syncmut {}", env!("CARGO_PKG_VERSION"));
@@ -98,7 +119,8 @@ pub fn metadata(program: &Program<'_>, creation_time: &str) -> std::io::Result<V
     ];
     w.create_element("test-metadata").write_inner_content(|w| {
         for (name, value) in fields {
-            w.create_element(name).write_text_content(BytesText::new(value))?;
+            w.create_element(name)
+                .write_text_content(BytesText::new(value))?;
         }
         Ok(())
     })?;
@@ -109,7 +131,12 @@ pub fn metadata(program: &Program<'_>, creation_time: &str) -> std::io::Result<V
 
 /// Writes `dir/<name>.xml` for every test and `dir/metadata.xml` (each atomically);
 /// returns the test case files.
-pub fn write(tests: &[Confirmed], names: &[String], program: &Program<'_>, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+pub fn write(
+    tests: &[Confirmed],
+    names: &[String],
+    program: &Program<'_>,
+    dir: &Path,
+) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut files = Vec::new();
     for (test, name) in tests.iter().zip(names) {
@@ -117,10 +144,12 @@ pub fn write(tests: &[Confirmed], names: &[String], program: &Program<'_>, dir: 
         syncmut_runtime::atomic::write(&path, &testcase(test)?)?;
         files.push(path);
     }
-    syncmut_runtime::atomic::write(&dir.join("metadata.xml"), &metadata(program, &creation_time())?)?;
+    syncmut_runtime::atomic::write(
+        &dir.join("metadata.xml"),
+        &metadata(program, &creation_time())?,
+    )?;
     Ok(files)
 }
-
 
 /// `YYYY-MM-DDTHH:MM:SSZ`, now, or at `SOURCE_DATE_EPOCH` when set (the reproducible
 /// builds convention, so the metadata can be byte-for-byte reproducible).
@@ -128,7 +157,12 @@ fn creation_time() -> String {
     let secs = std::env::var("SOURCE_DATE_EPOCH")
         .ok()
         .and_then(|s| s.parse::<i64>().ok())
-        .unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0));
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0)
+        });
     utc(secs)
 }
 
@@ -145,7 +179,12 @@ fn utc(secs: i64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 #[cfg(test)]

@@ -30,10 +30,22 @@ fn global_and_stack_arrays_with_symbolic_indices() {
     let a = argc(2);
     // table[i] == 7 with 0 ≤ i ≤ 3 and table = {3,5,7,9}: i = 2 (argv[2] not read).
     let a1 = argc(1);
-    assert!(equivalent(d.path(), 0, &format!("(and {a1} (= argv1 (_ bv2 32)))")));
-    assert!(!equivalent(d.path(), 0, &format!("(and {a1} (bvsge argv1 (_ bv0 32)) (bvsle argv1 (_ bv3 32)))")));
+    assert!(equivalent(
+        d.path(),
+        0,
+        &format!("(and {a1} (= argv1 (_ bv2 32)))")
+    ));
+    assert!(!equivalent(
+        d.path(),
+        0,
+        &format!("(and {a1} (bvsge argv1 (_ bv0 32)) (bvsle argv1 (_ bv3 32)))")
+    ));
     // After table[i] = v: table[1] is v when i = 1, else still 5.
-    assert!(equivalent(d.path(), 1, &format!("(and {a} (= argv1 (_ bv1 32)) (= argv2 (_ bv100 32)))")));
+    assert!(equivalent(
+        d.path(),
+        1,
+        &format!("(and {a} (= argv1 (_ bv1 32)) (= argv2 (_ bv100 32)))")
+    ));
     // local[i] == 12 for i ≤ 2: v = 12 (i = 0), 2v = 12 (i = 1), 3v = 12 (i = 2).
     assert!(equivalent(
         d.path(),
@@ -45,6 +57,11 @@ fn global_and_stack_arrays_with_symbolic_indices() {
         )
     ));
     for s in &r {
-        assert!(matches!(s.verdict, Reachability::TestFound { .. }), "site {}: {}", s.index, s.verdict);
+        assert!(
+            matches!(s.verdict, Reachability::TestFound { .. }),
+            "site {}: {}",
+            s.index,
+            s.verdict
+        );
     }
 }

@@ -5,11 +5,16 @@
 mod common;
 
 use common::{argc, equivalent};
-use syncmut_analysis::{SiteResult, Reachability};
+use syncmut_analysis::{Reachability, SiteResult};
 
 /// Compiles `src`, prepares the analysis copy and analyses `sites` sites.
 fn run(name: &str, src: &str, sites: u32) -> (tempfile::TempDir, Vec<SiteResult>) {
-    common::run(name, "#include <stdlib.h>\n#include <pthread.h>\nvoid syncmut_probe(int site);\n", src, sites)
+    common::run(
+        name,
+        "#include <stdlib.h>\n#include <pthread.h>\nvoid syncmut_probe(int site);\n",
+        src,
+        sites,
+    )
 }
 
 fn found(r: &SiteResult) -> &[String] {
@@ -28,10 +33,22 @@ fn branches() {
         2,
     );
     let a = argc(1);
-    assert!(equivalent(d.path(), 0, &format!("(and {a} (bvsgt argv1 (_ bv10 32)) (bvslt argv1 (_ bv20 32)))")));
-    assert!(equivalent(d.path(), 1, &format!("(and {a} (bvsge argv1 (_ bv20 32)))")));
+    assert!(equivalent(
+        d.path(),
+        0,
+        &format!("(and {a} (bvsgt argv1 (_ bv10 32)) (bvslt argv1 (_ bv20 32)))")
+    ));
+    assert!(equivalent(
+        d.path(),
+        1,
+        &format!("(and {a} (bvsge argv1 (_ bv20 32)))")
+    ));
     // Must be able to fail: site 0 is not `x > 10` alone.
-    assert!(!equivalent(d.path(), 0, &format!("(and {a} (bvsgt argv1 (_ bv10 32)))")));
+    assert!(!equivalent(
+        d.path(),
+        0,
+        &format!("(and {a} (bvsgt argv1 (_ bv10 32)))")
+    ));
     let x: i32 = found(&r[0])[0].parse().unwrap();
     assert!(x > 10 && x < 20);
 }
@@ -46,7 +63,14 @@ fn phi_and_select() {
         1,
     );
     // x = 25 (2x = 50) or x = -50 (x + 100 = 50).
-    assert!(equivalent(d.path(), 0, &format!("(and {} (or (= argv1 (_ bv25 32)) (= argv1 (bvneg (_ bv50 32)))))", argc(1))));
+    assert!(equivalent(
+        d.path(),
+        0,
+        &format!(
+            "(and {} (or (= argv1 (_ bv25 32)) (= argv1 (bvneg (_ bv50 32)))))",
+            argc(1)
+        )
+    ));
 }
 
 #[test]
@@ -59,8 +83,16 @@ fn switch_cases_and_default() {
         3,
     );
     let a = argc(1);
-    assert!(equivalent(d.path(), 0, &format!("(and {a} (or (= argv1 (_ bv1 32)) (= argv1 (_ bv7 32))))")));
-    assert!(equivalent(d.path(), 1, &format!("(and {a} (= argv1 (_ bv3 32)))")));
+    assert!(equivalent(
+        d.path(),
+        0,
+        &format!("(and {a} (or (= argv1 (_ bv1 32)) (= argv1 (_ bv7 32))))")
+    ));
+    assert!(equivalent(
+        d.path(),
+        1,
+        &format!("(and {a} (= argv1 (_ bv3 32)))")
+    ));
     assert!(equivalent(d.path(), 2, &format!("(and {a} (distinct argv1 (_ bv1 32)) (distinct argv1 (_ bv3 32)) (distinct argv1 (_ bv7 32)))")));
 }
 
@@ -75,7 +107,14 @@ fn struct_fields_through_a_helper() {
         1,
     );
     // c = argv1 (64-bit), a = argv2 (32-bit, sign-extended); b keeps its initializer.
-    assert!(equivalent(d.path(), 0, &format!("(and {} (= (bvadd argv1 ((_ sign_extend 32) argv2)) (_ bv10 64)))", argc(2))));
+    assert!(equivalent(
+        d.path(),
+        0,
+        &format!(
+            "(and {} (= (bvadd argv1 ((_ sign_extend 32) argv2)) (_ bv10 64)))",
+            argc(2)
+        )
+    ));
 }
 
 #[test]
@@ -86,7 +125,11 @@ fn helper_function_result() {
          int main(int argc, char **argv) { if (twice(atoi(argv[1])) == 84) syncmut_probe(0); return 0; }",
         1,
     );
-    assert!(equivalent(d.path(), 0, &format!("(and {} (= (bvmul argv1 (_ bv2 32)) (_ bv84 32)))", argc(1))));
+    assert!(equivalent(
+        d.path(),
+        0,
+        &format!("(and {} (= (bvmul argv1 (_ bv2 32)) (_ bv84 32)))", argc(1))
+    ));
 }
 
 #[test]
@@ -98,7 +141,11 @@ fn loop_within_the_bound() {
            if (s == 30) syncmut_probe(0); return 0; }",
         1,
     );
-    assert!(equivalent(d.path(), 0, &format!("(and {} (= (bvmul argv1 (_ bv3 32)) (_ bv30 32)))", argc(1))));
+    assert!(equivalent(
+        d.path(),
+        0,
+        &format!("(and {} (= (bvmul argv1 (_ bv3 32)) (_ bv30 32)))", argc(1))
+    ));
     assert!(matches!(r[0].verdict, Reachability::TestFound { .. }));
 }
 
@@ -114,8 +161,18 @@ fn loop_beyond_the_bound_is_summarised() {
            if (s == 300) syncmut_probe(0); return 0; }",
         1,
     );
-    assert!(matches!(r[0].verdict, Reachability::TestFound { .. }), "{}", r[0].verdict);
-    assert!(r[0].notes.iter().any(|n| n.contains("summarised") && n.contains("loop at loop100.c:")), "{:?}", r[0].notes);
+    assert!(
+        matches!(r[0].verdict, Reachability::TestFound { .. }),
+        "{}",
+        r[0].verdict
+    );
+    assert!(
+        r[0].notes
+            .iter()
+            .any(|n| n.contains("summarised") && n.contains("loop at loop100.c:")),
+        "{:?}",
+        r[0].notes
+    );
 }
 
 #[test]
@@ -127,7 +184,11 @@ fn unsat_site_is_unreachable() {
            if (x * x == 2u) syncmut_probe(0); return 0; }",
         1,
     );
-    assert!(matches!(r[0].verdict, Reachability::Unreachable { .. }), "{}", r[0].verdict);
+    assert!(
+        matches!(r[0].verdict, Reachability::Unreachable { .. }),
+        "{}",
+        r[0].verdict
+    );
 }
 
 #[test]
@@ -138,7 +199,14 @@ fn unreachable_site() {
            if (x > 5 && x < 3) syncmut_probe(0); return 0; }",
         1,
     );
-    assert!(matches!(r[0].verdict, Reachability::Unreachable { .. } | Reachability::Unknown { .. }), "{}", r[0].verdict);
+    assert!(
+        matches!(
+            r[0].verdict,
+            Reachability::Unreachable { .. } | Reachability::Unknown { .. }
+        ),
+        "{}",
+        r[0].verdict
+    );
     assert!(!matches!(r[0].verdict, Reachability::TestFound { .. }));
 }
 
@@ -151,9 +219,17 @@ fn thread_start_routine_reads_its_argument() {
            pthread_create(&t, 0, worker, (void *)(long)atoi(argv[1])); pthread_join(t, 0); return 0; }",
         1,
     );
-    assert!(equivalent(d.path(), 0, &format!("(and {} (= argv1 (_ bv77 32)))", argc(1))));
+    assert!(equivalent(
+        d.path(),
+        0,
+        &format!("(and {} (= argv1 (_ bv77 32)))", argc(1))
+    ));
     assert_eq!(found(&r[0]), ["77"]);
-    assert!(r[0].schedule.iter().any(|s| s.contains("worker")), "{:?}", r[0].schedule);
+    assert!(
+        r[0].schedule.iter().any(|s| s.contains("worker")),
+        "{:?}",
+        r[0].schedule
+    );
 }
 
 #[test]
@@ -164,7 +240,11 @@ fn strcmp_choice() {
          int main(int argc, char **argv) { if (argc > 2 && strcmp(argv[2], \"go\") == 0) syncmut_probe(0); return 0; }",
         1,
     );
-    assert!(equivalent(d.path(), 0, &format!("(and {} (bvsgt argc (_ bv2 32)) |argv2==\"go\"|)", argc(2))));
+    assert!(equivalent(
+        d.path(),
+        0,
+        &format!("(and {} (bvsgt argc (_ bv2 32)) |argv2==\"go\"|)", argc(2))
+    ));
     assert_eq!(found(&r[0]), ["0", "go"]);
 }
 
@@ -177,7 +257,10 @@ fn unsupported_is_unknown_with_location() {
         1,
     );
     match &r[0].verdict {
-        Reachability::Unknown { reason } => assert!(reason.contains("only integer types") && reason.contains("nondet_pointer.c:"), "{reason}"),
+        Reachability::Unknown { reason } => assert!(
+            reason.contains("only integer types") && reason.contains("nondet_pointer.c:"),
+            "{reason}"
+        ),
         v => panic!("expected unknown, got {v}"),
     }
 }

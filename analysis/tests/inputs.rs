@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 mod common;
 
-use syncmut_analysis::{smt, SiteResult, Reachability};
+use syncmut_analysis::{smt, Reachability, SiteResult};
 
 const PRELUDE: &str = "void syncmut_probe(int site);
 int __VERIFIER_nondet_int(void); unsigned char __VERIFIER_nondet_uchar(void); _Bool __VERIFIER_nondet_bool(void);
@@ -82,9 +82,21 @@ fn named_input_within_its_range() {
     );
     assert_eq!(values(&r[0]).1["depth"], 9);
     let argc = "(bvuge argc (_ bv1 32)) (bvule argc (_ bv64 32))";
-    assert!(smt::equivalent(&d.path().join("formulas/site0.smt2"), &format!("(and {argc} (= |input:depth| (_ bv9 32)))")).unwrap());
-    assert!(!smt::equivalent(&d.path().join("formulas/site0.smt2"), &format!("(and {argc})")).unwrap());
-    assert!(matches!(r[1].verdict, Reachability::Unreachable { .. }), "{}", r[1].verdict);
+    assert!(smt::equivalent(
+        &d.path().join("formulas/site0.smt2"),
+        &format!("(and {argc} (= |input:depth| (_ bv9 32)))")
+    )
+    .unwrap());
+    assert!(!smt::equivalent(
+        &d.path().join("formulas/site0.smt2"),
+        &format!("(and {argc})")
+    )
+    .unwrap());
+    assert!(
+        matches!(r[1].verdict, Reachability::Unreachable { .. }),
+        "{}",
+        r[1].verdict
+    );
     let inputs = values(&r[2]).1;
     assert_eq!((inputs["fast"], inputs["depth"]), (1, 2));
 }
@@ -103,10 +115,20 @@ fn assumptions_are_path_conditions() {
     let x = values(&r[0]).0[0];
     assert!(x > 100 && x < 103, "{x}");
     // x > 100 and x < 50 cannot both hold: site 1 is never reached.
-    assert!(matches!(r[1].verdict, Reachability::Unreachable { .. }), "{}", r[1].verdict);
+    assert!(
+        matches!(r[1].verdict, Reachability::Unreachable { .. }),
+        "{}",
+        r[1].verdict
+    );
     let argc = "(bvuge argc (_ bv1 32)) (bvule argc (_ bv64 32))";
     let x0 = "((_ extract 31 0) nd0)";
-    assert!(smt::equivalent(&d.path().join("formulas/site0.smt2"), &format!("(and {argc} (= ndi0 (_ bv0 32)) (bvsgt {x0} (_ bv100 32)) (bvslt {x0} (_ bv103 32)))")).unwrap());
+    assert!(smt::equivalent(
+        &d.path().join("formulas/site0.smt2"),
+        &format!(
+            "(and {argc} (= ndi0 (_ bv0 32)) (bvsgt {x0} (_ bv100 32)) (bvslt {x0} (_ bv103 32)))"
+        )
+    )
+    .unwrap());
 }
 
 #[test]
@@ -121,7 +143,16 @@ fn nondet_in_concurrent_threads_is_an_over_approximation() {
            int x = __VERIFIER_nondet_int(); pthread_join(t, 0); return x; }",
         1,
     );
-    assert!(r[0].notes.iter().any(|n| n.contains("number of __VERIFIER_nondet_* calls")), "{:?}", r[0].notes);
+    assert!(
+        r[0].notes
+            .iter()
+            .any(|n| n.contains("number of __VERIFIER_nondet_* calls")),
+        "{:?}",
+        r[0].notes
+    );
     let n = values(&r[0]).0;
-    assert!(n.contains(&5) && n.len() <= syncmut_analysis::inputs::MAX_NONDET as usize, "{n:?}");
+    assert!(
+        n.contains(&5) && n.len() <= syncmut_analysis::inputs::MAX_NONDET as usize,
+        "{n:?}"
+    );
 }

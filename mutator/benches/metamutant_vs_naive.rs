@@ -12,7 +12,10 @@ use syncmut_mutator::metamutant;
 use syncmut_mutator::{toolchain, Design};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn measure(name: &str, paths: &[PathBuf]) {
@@ -30,7 +33,8 @@ fn measure(name: &str, paths: &[PathBuf]) {
         std::fs::create_dir_all(&work).unwrap();
         let bc = work.join("design.bc");
         toolchain::build_bitcode(&design, &work, &bc).expect("compile");
-        toolchain::link_executable(&design, build.catalogue.kind, &bc, &[], &work.join("exe")).expect("link");
+        toolchain::link_executable(&design, build.catalogue.kind, &bc, &[], &work.join("exe"))
+            .expect("link");
     }
     let naive = start.elapsed();
     println!(
@@ -48,7 +52,16 @@ fn secs(d: Duration) -> f64 {
 fn main() {
     let root = root();
     println!("one metamutant build vs. one compile+link per mutant (same run, same machine)");
-    measure("systemc/guarded_event", &[root.join("examples/systemc/guarded_event")]);
-    measure("pthread/bounded_buffer", &[root.join("examples/pthread/bounded_buffer")]);
-    measure("fixture sc_all_apis", &[root.join("mutator/tests/fixtures/sc_all_apis.cpp")]);
+    measure(
+        "systemc/guarded_event",
+        &[root.join("examples/systemc/guarded_event")],
+    );
+    measure(
+        "pthread/bounded_buffer",
+        &[root.join("examples/pthread/bounded_buffer")],
+    );
+    measure(
+        "fixture sc_all_apis",
+        &[root.join("mutator/tests/fixtures/sc_all_apis.cpp")],
+    );
 }

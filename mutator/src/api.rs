@@ -34,7 +34,10 @@ pub enum Rewrite {
     /// every `T`: the mutator generates a trampoline per callee in the module itself,
     /// which asks the runtime's generic gate what to do and calls `counterpart` (the
     /// blocking/non-blocking twin of the same class) for the swap operator.
-    FifoTrampoline { access: FifoAccess, counterpart: String },
+    FifoTrampoline {
+        access: FifoAccess,
+        counterpart: String,
+    },
     /// A project's own synchronization function (`[[sync]]`): a trampoline in the
     /// module asks the runtime's `gate` whether the call is removed
     /// (`crate::user_sync`).
@@ -105,37 +108,198 @@ use Operator::*;
 
 /// pthread, POSIX semaphore and C11 thread functions: (name, effect, operators).
 const PTHREAD: &[(&str, Effect, &[Operator])] = &[
-    ("pthread_mutex_lock", Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove, LockToTrylock]),
-    ("pthread_mutex_trylock", Effect::Lock { lock: 0, blocking: Blocking::Tries }, &[Remove]),
-    ("pthread_mutex_timedlock", Effect::Lock { lock: 0, blocking: Blocking::Timed }, &[Remove, TimedlockToLock]),
-    ("pthread_mutex_unlock", Effect::Unlock { lock: 0 }, &[Remove]),
-    ("pthread_cond_wait", Effect::CondWait { cond: 0, mutex: 1, timed: false }, &[Remove, WaitToTimedwait]),
-    ("pthread_cond_timedwait", Effect::CondWait { cond: 0, mutex: 1, timed: true }, &[Remove, TimedwaitToWait]),
-    ("pthread_cond_signal", Effect::CondSignal { cond: 0, all: false }, &[Remove, SignalToBroadcast]),
-    ("pthread_cond_broadcast", Effect::CondSignal { cond: 0, all: true }, &[Remove, BroadcastToSignal]),
-    ("pthread_rwlock_rdlock", Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove, LockToTrylock]),
-    ("pthread_rwlock_wrlock", Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove, LockToTrylock]),
-    ("pthread_rwlock_unlock", Effect::Unlock { lock: 0 }, &[Remove]),
-    ("pthread_spin_lock", Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove, LockToTrylock]),
+    (
+        "pthread_mutex_lock",
+        Effect::Lock {
+            lock: 0,
+            blocking: Blocking::Waits,
+        },
+        &[Remove, LockToTrylock],
+    ),
+    (
+        "pthread_mutex_trylock",
+        Effect::Lock {
+            lock: 0,
+            blocking: Blocking::Tries,
+        },
+        &[Remove],
+    ),
+    (
+        "pthread_mutex_timedlock",
+        Effect::Lock {
+            lock: 0,
+            blocking: Blocking::Timed,
+        },
+        &[Remove, TimedlockToLock],
+    ),
+    (
+        "pthread_mutex_unlock",
+        Effect::Unlock { lock: 0 },
+        &[Remove],
+    ),
+    (
+        "pthread_cond_wait",
+        Effect::CondWait {
+            cond: 0,
+            mutex: 1,
+            timed: false,
+        },
+        &[Remove, WaitToTimedwait],
+    ),
+    (
+        "pthread_cond_timedwait",
+        Effect::CondWait {
+            cond: 0,
+            mutex: 1,
+            timed: true,
+        },
+        &[Remove, TimedwaitToWait],
+    ),
+    (
+        "pthread_cond_signal",
+        Effect::CondSignal {
+            cond: 0,
+            all: false,
+        },
+        &[Remove, SignalToBroadcast],
+    ),
+    (
+        "pthread_cond_broadcast",
+        Effect::CondSignal { cond: 0, all: true },
+        &[Remove, BroadcastToSignal],
+    ),
+    (
+        "pthread_rwlock_rdlock",
+        Effect::Lock {
+            lock: 0,
+            blocking: Blocking::Waits,
+        },
+        &[Remove, LockToTrylock],
+    ),
+    (
+        "pthread_rwlock_wrlock",
+        Effect::Lock {
+            lock: 0,
+            blocking: Blocking::Waits,
+        },
+        &[Remove, LockToTrylock],
+    ),
+    (
+        "pthread_rwlock_unlock",
+        Effect::Unlock { lock: 0 },
+        &[Remove],
+    ),
+    (
+        "pthread_spin_lock",
+        Effect::Lock {
+            lock: 0,
+            blocking: Blocking::Waits,
+        },
+        &[Remove, LockToTrylock],
+    ),
     ("pthread_spin_unlock", Effect::Unlock { lock: 0 }, &[Remove]),
-    ("sem_wait", Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Waits }, &[Remove, WaitToTrywait]),
-    ("sem_trywait", Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Tries }, &[Remove]),
-    ("sem_post", Effect::SemaphorePost { semaphore: 0 }, &[Remove]),
-    ("pthread_barrier_wait", Effect::Barrier { barrier: 0 }, &[Remove]),
+    (
+        "sem_wait",
+        Effect::SemaphoreWait {
+            semaphore: 0,
+            blocking: Blocking::Waits,
+        },
+        &[Remove, WaitToTrywait],
+    ),
+    (
+        "sem_trywait",
+        Effect::SemaphoreWait {
+            semaphore: 0,
+            blocking: Blocking::Tries,
+        },
+        &[Remove],
+    ),
+    (
+        "sem_post",
+        Effect::SemaphorePost { semaphore: 0 },
+        &[Remove],
+    ),
+    (
+        "pthread_barrier_wait",
+        Effect::Barrier { barrier: 0 },
+        &[Remove],
+    ),
     // Initialisation is not removable (the object would be unusable), only miscounted.
-    ("pthread_barrier_init", Effect::Initialize { object: 0, count: 2 }, &[BarrierCountUp, BarrierCountDown]),
-    ("sem_init", Effect::Initialize { object: 0, count: 2 }, &[SemaphoreCountUp, SemaphoreCountDown]),
+    (
+        "pthread_barrier_init",
+        Effect::Initialize {
+            object: 0,
+            count: 2,
+        },
+        &[BarrierCountUp, BarrierCountDown],
+    ),
+    (
+        "sem_init",
+        Effect::Initialize {
+            object: 0,
+            count: 2,
+        },
+        &[SemaphoreCountUp, SemaphoreCountDown],
+    ),
     ("pthread_join", Effect::Join { thread: 0 }, &[Remove]),
     // C11 <threads.h>: glibc builds them on the pthread objects; the wrappers are the
     // pthread ones with C11's results (runtime-lib/src/c11_wrappers.c).
-    ("mtx_lock", Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove, LockToTrylock]),
-    ("mtx_trylock", Effect::Lock { lock: 0, blocking: Blocking::Tries }, &[Remove]),
-    ("mtx_timedlock", Effect::Lock { lock: 0, blocking: Blocking::Timed }, &[Remove, TimedlockToLock]),
+    (
+        "mtx_lock",
+        Effect::Lock {
+            lock: 0,
+            blocking: Blocking::Waits,
+        },
+        &[Remove, LockToTrylock],
+    ),
+    (
+        "mtx_trylock",
+        Effect::Lock {
+            lock: 0,
+            blocking: Blocking::Tries,
+        },
+        &[Remove],
+    ),
+    (
+        "mtx_timedlock",
+        Effect::Lock {
+            lock: 0,
+            blocking: Blocking::Timed,
+        },
+        &[Remove, TimedlockToLock],
+    ),
     ("mtx_unlock", Effect::Unlock { lock: 0 }, &[Remove]),
-    ("cnd_wait", Effect::CondWait { cond: 0, mutex: 1, timed: false }, &[Remove, WaitToTimedwait]),
-    ("cnd_timedwait", Effect::CondWait { cond: 0, mutex: 1, timed: true }, &[Remove, TimedwaitToWait]),
-    ("cnd_signal", Effect::CondSignal { cond: 0, all: false }, &[Remove, SignalToBroadcast]),
-    ("cnd_broadcast", Effect::CondSignal { cond: 0, all: true }, &[Remove, BroadcastToSignal]),
+    (
+        "cnd_wait",
+        Effect::CondWait {
+            cond: 0,
+            mutex: 1,
+            timed: false,
+        },
+        &[Remove, WaitToTimedwait],
+    ),
+    (
+        "cnd_timedwait",
+        Effect::CondWait {
+            cond: 0,
+            mutex: 1,
+            timed: true,
+        },
+        &[Remove, TimedwaitToWait],
+    ),
+    (
+        "cnd_signal",
+        Effect::CondSignal {
+            cond: 0,
+            all: false,
+        },
+        &[Remove, SignalToBroadcast],
+    ),
+    (
+        "cnd_broadcast",
+        Effect::CondSignal { cond: 0, all: true },
+        &[Remove, BroadcastToSignal],
+    ),
     ("thrd_join", Effect::Join { thread: 0 }, &[Remove]),
 ];
 
@@ -146,37 +310,206 @@ const PTHREAD: &[(&str, Effect, &[Operator])] = &[
 const WAIT_OVERLOADS: &[(&str, &str, Until, &[Operator])] = &[
     ("", "", Until::Static, &[Remove]),
     ("_n", "int", Until::Static, &[Remove]),
-    ("_event", "sc_core::sc_event const&", Until::Event { event: 0 }, &[Remove, EventToTimed, WaitToNotify]),
-    ("_or", "sc_core::sc_event_or_list const&", Until::Events { list: 0, all: false }, &[Remove, EventToTimed, OrToAnd, DropEvent]),
-    ("_and", "sc_core::sc_event_and_list const&", Until::Events { list: 0, all: true }, &[Remove, EventToTimed, AndToOr, DropEvent]),
-    ("_time", "sc_core::sc_time const&", Until::Time, &[Remove, TimeDouble, TimeZero]),
-    ("_value", "double, sc_core::sc_time_unit", Until::Time, &[Remove, TimeDouble, TimeZero]),
-    ("_time_event", "sc_core::sc_time const&, sc_core::sc_event const&", Until::TimeOrEvents { events: 1 }, &[Remove, TimeDouble]),
-    ("_value_event", "double, sc_core::sc_time_unit, sc_core::sc_event const&", Until::TimeOrEvents { events: 2 }, &[Remove, TimeDouble]),
-    ("_time_or", "sc_core::sc_time const&, sc_core::sc_event_or_list const&", Until::TimeOrEvents { events: 1 }, &[Remove, DropEvent, TimeDouble]),
-    ("_value_or", "double, sc_core::sc_time_unit, sc_core::sc_event_or_list const&", Until::TimeOrEvents { events: 2 }, &[Remove, DropEvent, TimeDouble]),
-    ("_time_and", "sc_core::sc_time const&, sc_core::sc_event_and_list const&", Until::TimeOrEvents { events: 1 }, &[Remove, DropEvent, TimeDouble]),
-    ("_value_and", "double, sc_core::sc_time_unit, sc_core::sc_event_and_list const&", Until::TimeOrEvents { events: 2 }, &[Remove, DropEvent, TimeDouble]),
+    (
+        "_event",
+        "sc_core::sc_event const&",
+        Until::Event { event: 0 },
+        &[Remove, EventToTimed, WaitToNotify],
+    ),
+    (
+        "_or",
+        "sc_core::sc_event_or_list const&",
+        Until::Events {
+            list: 0,
+            all: false,
+        },
+        &[Remove, EventToTimed, OrToAnd, DropEvent],
+    ),
+    (
+        "_and",
+        "sc_core::sc_event_and_list const&",
+        Until::Events { list: 0, all: true },
+        &[Remove, EventToTimed, AndToOr, DropEvent],
+    ),
+    (
+        "_time",
+        "sc_core::sc_time const&",
+        Until::Time,
+        &[Remove, TimeDouble, TimeZero],
+    ),
+    (
+        "_value",
+        "double, sc_core::sc_time_unit",
+        Until::Time,
+        &[Remove, TimeDouble, TimeZero],
+    ),
+    (
+        "_time_event",
+        "sc_core::sc_time const&, sc_core::sc_event const&",
+        Until::TimeOrEvents { events: 1 },
+        &[Remove, TimeDouble],
+    ),
+    (
+        "_value_event",
+        "double, sc_core::sc_time_unit, sc_core::sc_event const&",
+        Until::TimeOrEvents { events: 2 },
+        &[Remove, TimeDouble],
+    ),
+    (
+        "_time_or",
+        "sc_core::sc_time const&, sc_core::sc_event_or_list const&",
+        Until::TimeOrEvents { events: 1 },
+        &[Remove, DropEvent, TimeDouble],
+    ),
+    (
+        "_value_or",
+        "double, sc_core::sc_time_unit, sc_core::sc_event_or_list const&",
+        Until::TimeOrEvents { events: 2 },
+        &[Remove, DropEvent, TimeDouble],
+    ),
+    (
+        "_time_and",
+        "sc_core::sc_time const&, sc_core::sc_event_and_list const&",
+        Until::TimeOrEvents { events: 1 },
+        &[Remove, DropEvent, TimeDouble],
+    ),
+    (
+        "_value_and",
+        "double, sc_core::sc_time_unit, sc_core::sc_event_and_list const&",
+        Until::TimeOrEvents { events: 2 },
+        &[Remove, DropEvent, TimeDouble],
+    ),
 ];
 
 /// SystemC member functions of channels and events: (signature, wrapper, effect,
 /// operators). The object is argument 0.
 const SC_MEMBERS: &[(&str, &str, Effect, &[Operator])] = &[
-    ("sc_core::sc_event::notify()", "syncmut_sc_event_notify", Effect::Notify { event: 0, when: When::Immediate }, &[Remove, NotifyDelta, NotifyTimed, NotifyCancel]),
-    ("sc_core::sc_event::notify(sc_core::sc_time const&)", "syncmut_sc_event_notify_time", Effect::Notify { event: 0, when: When::Timed }, &[Remove, NotifyImmediate, NotifyDelta, NotifyCancel]),
-    ("sc_core::sc_event::notify(double, sc_core::sc_time_unit)", "syncmut_sc_event_notify_value", Effect::Notify { event: 0, when: When::Timed }, &[Remove, NotifyImmediate, NotifyDelta, NotifyCancel]),
-    ("sc_core::sc_event::notify_delayed()", "syncmut_sc_event_notify_delayed", Effect::Notify { event: 0, when: When::Delta }, &[Remove, NotifyImmediate, NotifyCancel]),
-    ("sc_core::sc_event::notify_delayed(sc_core::sc_time const&)", "syncmut_sc_event_notify_delayed_time", Effect::Notify { event: 0, when: When::Timed }, &[Remove, NotifyImmediate, NotifyCancel]),
-    ("sc_core::sc_event::notify_delayed(double, sc_core::sc_time_unit)", "syncmut_sc_event_notify_delayed_value", Effect::Notify { event: 0, when: When::Timed }, &[Remove, NotifyImmediate, NotifyCancel]),
-    ("sc_core::sc_event::cancel()", "syncmut_sc_event_cancel", Effect::Cancel { event: 0 }, &[Remove]),
-    ("sc_core::sc_mutex::lock()", "syncmut_sc_mutex_lock", Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove, LockToTrylock]),
-    ("sc_core::sc_mutex::trylock()", "syncmut_sc_mutex_trylock", Effect::Lock { lock: 0, blocking: Blocking::Tries }, &[Remove]),
-    ("sc_core::sc_mutex::unlock()", "syncmut_sc_mutex_unlock", Effect::Unlock { lock: 0 }, &[Remove]),
-    ("sc_core::sc_semaphore::wait()", "syncmut_sc_semaphore_wait", Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Waits }, &[Remove, WaitToTrywait]),
-    ("sc_core::sc_semaphore::trywait()", "syncmut_sc_semaphore_trywait", Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Tries }, &[Remove]),
-    ("sc_core::sc_semaphore::post()", "syncmut_sc_semaphore_post", Effect::SemaphorePost { semaphore: 0 }, &[Remove]),
-    ("sc_core::sc_semaphore::sc_semaphore(int)", "syncmut_sc_semaphore_construct", Effect::Initialize { object: 0, count: 1 }, &[SemaphoreCountUp, SemaphoreCountDown]),
-    ("sc_core::sc_semaphore::sc_semaphore(char const*, int)", "syncmut_sc_semaphore_construct_named", Effect::Initialize { object: 0, count: 2 }, &[SemaphoreCountUp, SemaphoreCountDown]),
+    (
+        "sc_core::sc_event::notify()",
+        "syncmut_sc_event_notify",
+        Effect::Notify {
+            event: 0,
+            when: When::Immediate,
+        },
+        &[Remove, NotifyDelta, NotifyTimed, NotifyCancel],
+    ),
+    (
+        "sc_core::sc_event::notify(sc_core::sc_time const&)",
+        "syncmut_sc_event_notify_time",
+        Effect::Notify {
+            event: 0,
+            when: When::Timed,
+        },
+        &[Remove, NotifyImmediate, NotifyDelta, NotifyCancel],
+    ),
+    (
+        "sc_core::sc_event::notify(double, sc_core::sc_time_unit)",
+        "syncmut_sc_event_notify_value",
+        Effect::Notify {
+            event: 0,
+            when: When::Timed,
+        },
+        &[Remove, NotifyImmediate, NotifyDelta, NotifyCancel],
+    ),
+    (
+        "sc_core::sc_event::notify_delayed()",
+        "syncmut_sc_event_notify_delayed",
+        Effect::Notify {
+            event: 0,
+            when: When::Delta,
+        },
+        &[Remove, NotifyImmediate, NotifyCancel],
+    ),
+    (
+        "sc_core::sc_event::notify_delayed(sc_core::sc_time const&)",
+        "syncmut_sc_event_notify_delayed_time",
+        Effect::Notify {
+            event: 0,
+            when: When::Timed,
+        },
+        &[Remove, NotifyImmediate, NotifyCancel],
+    ),
+    (
+        "sc_core::sc_event::notify_delayed(double, sc_core::sc_time_unit)",
+        "syncmut_sc_event_notify_delayed_value",
+        Effect::Notify {
+            event: 0,
+            when: When::Timed,
+        },
+        &[Remove, NotifyImmediate, NotifyCancel],
+    ),
+    (
+        "sc_core::sc_event::cancel()",
+        "syncmut_sc_event_cancel",
+        Effect::Cancel { event: 0 },
+        &[Remove],
+    ),
+    (
+        "sc_core::sc_mutex::lock()",
+        "syncmut_sc_mutex_lock",
+        Effect::Lock {
+            lock: 0,
+            blocking: Blocking::Waits,
+        },
+        &[Remove, LockToTrylock],
+    ),
+    (
+        "sc_core::sc_mutex::trylock()",
+        "syncmut_sc_mutex_trylock",
+        Effect::Lock {
+            lock: 0,
+            blocking: Blocking::Tries,
+        },
+        &[Remove],
+    ),
+    (
+        "sc_core::sc_mutex::unlock()",
+        "syncmut_sc_mutex_unlock",
+        Effect::Unlock { lock: 0 },
+        &[Remove],
+    ),
+    (
+        "sc_core::sc_semaphore::wait()",
+        "syncmut_sc_semaphore_wait",
+        Effect::SemaphoreWait {
+            semaphore: 0,
+            blocking: Blocking::Waits,
+        },
+        &[Remove, WaitToTrywait],
+    ),
+    (
+        "sc_core::sc_semaphore::trywait()",
+        "syncmut_sc_semaphore_trywait",
+        Effect::SemaphoreWait {
+            semaphore: 0,
+            blocking: Blocking::Tries,
+        },
+        &[Remove],
+    ),
+    (
+        "sc_core::sc_semaphore::post()",
+        "syncmut_sc_semaphore_post",
+        Effect::SemaphorePost { semaphore: 0 },
+        &[Remove],
+    ),
+    (
+        "sc_core::sc_semaphore::sc_semaphore(int)",
+        "syncmut_sc_semaphore_construct",
+        Effect::Initialize {
+            object: 0,
+            count: 1,
+        },
+        &[SemaphoreCountUp, SemaphoreCountDown],
+    ),
+    (
+        "sc_core::sc_semaphore::sc_semaphore(char const*, int)",
+        "syncmut_sc_semaphore_construct_named",
+        Effect::Initialize {
+            object: 0,
+            count: 2,
+        },
+        &[SemaphoreCountUp, SemaphoreCountDown],
+    ),
 ];
 
 /// The C++ standard library's mutexes: (type, runtime name, what its exclusive lock is).
@@ -210,20 +543,54 @@ fn std_rows() -> Vec<SyncApi> {
         operators: operators.to_vec(),
         rewrite: Rewrite::Wrapper,
     };
-    let lock = |object| Effect::Lock { lock: object, blocking: Blocking::Waits };
+    let lock = |object| Effect::Lock {
+        lock: object,
+        blocking: Blocking::Waits,
+    };
     let mut rows = Vec::new();
     for (mutex, stem) in STD_MUTEXES {
         let shared = !stem.is_empty();
         let base = if shared { "shared_mutex" } else { "mutex" };
-        rows.push(row(format!("{mutex}::lock()"), &format!("{base}_lock"), lock(0), &[Remove, LockToTrylock]));
-        rows.push(row(format!("{mutex}::unlock()"), &format!("{base}_unlock"), Effect::Unlock { lock: 0 }, &[Remove]));
+        rows.push(row(
+            format!("{mutex}::lock()"),
+            &format!("{base}_lock"),
+            lock(0),
+            &[Remove, LockToTrylock],
+        ));
+        rows.push(row(
+            format!("{mutex}::unlock()"),
+            &format!("{base}_unlock"),
+            Effect::Unlock { lock: 0 },
+            &[Remove],
+        ));
         if shared {
-            rows.push(row(format!("{mutex}::lock_shared()"), "shared_mutex_lock_shared", lock(0), &[Remove, LockToTrylock]));
-            rows.push(row(format!("{mutex}::unlock_shared()"), "shared_mutex_unlock", Effect::Unlock { lock: 0 }, &[Remove]));
+            rows.push(row(
+                format!("{mutex}::lock_shared()"),
+                "shared_mutex_lock_shared",
+                lock(0),
+                &[Remove, LockToTrylock],
+            ));
+            rows.push(row(
+                format!("{mutex}::unlock_shared()"),
+                "shared_mutex_unlock",
+                Effect::Unlock { lock: 0 },
+                &[Remove],
+            ));
         } else {
-            rows.push(row(format!("{mutex}::try_lock()"), "mutex_try_lock", Effect::Lock { lock: 0, blocking: Blocking::Tries }, &[Remove]));
+            rows.push(row(
+                format!("{mutex}::try_lock()"),
+                "mutex_try_lock",
+                Effect::Lock {
+                    lock: 0,
+                    blocking: Blocking::Tries,
+                },
+                &[Remove],
+            ));
         }
-        let mut guards: Vec<(&str, String, bool)> = STD_GUARDS.iter().map(|(class, wrapper, members)| (*class, format!("{wrapper}{stem}"), *members)).collect();
+        let mut guards: Vec<(&str, String, bool)> = STD_GUARDS
+            .iter()
+            .map(|(class, wrapper, members)| (*class, format!("{wrapper}{stem}"), *members))
+            .collect();
         if shared {
             guards.push(("shared_lock", "shared_lock".to_string(), true));
         }
@@ -232,19 +599,66 @@ fn std_rows() -> Vec<SyncApi> {
             // The construction locks (the mutex is argument 1); the destruction unlocks
             // the guard's mutex (argument 0 is the guard). The destruction has no
             // mutants of its own: `remove` on the construction takes it away too.
-            rows.push(row(format!("{owner}{class}({mutex}&)"), &wrapper, lock(1), &[Remove, LockToTrylock]));
-            rows.push(row(format!("{owner}~{class}()"), &format!("{wrapper}_release"), Effect::Unlock { lock: 0 }, &[]));
+            rows.push(row(
+                format!("{owner}{class}({mutex}&)"),
+                &wrapper,
+                lock(1),
+                &[Remove, LockToTrylock],
+            ));
+            rows.push(row(
+                format!("{owner}~{class}()"),
+                &format!("{wrapper}_release"),
+                Effect::Unlock { lock: 0 },
+                &[],
+            ));
             if members {
-                rows.push(row(format!("{owner}lock()"), &format!("{wrapper}_lock"), lock(0), &[Remove, LockToTrylock]));
-                rows.push(row(format!("{owner}unlock()"), &format!("{wrapper}_unlock"), Effect::Unlock { lock: 0 }, &[Remove]));
+                rows.push(row(
+                    format!("{owner}lock()"),
+                    &format!("{wrapper}_lock"),
+                    lock(0),
+                    &[Remove, LockToTrylock],
+                ));
+                rows.push(row(
+                    format!("{owner}unlock()"),
+                    &format!("{wrapper}_unlock"),
+                    Effect::Unlock { lock: 0 },
+                    &[Remove],
+                ));
             }
         }
     }
     let cv = "std::condition_variable::";
-    rows.push(row(format!("{cv}wait(std::unique_lock<std::mutex>&)"), "condition_variable_wait", Effect::CondWait { cond: 0, mutex: 1, timed: false }, &[Remove, WaitToTimedwait]));
-    rows.push(row(format!("{cv}notify_one()"), "condition_variable_notify_one", Effect::CondSignal { cond: 0, all: false }, &[Remove, SignalToBroadcast]));
-    rows.push(row(format!("{cv}notify_all()"), "condition_variable_notify_all", Effect::CondSignal { cond: 0, all: true }, &[Remove, BroadcastToSignal]));
-    rows.push(row("std::thread::join()".to_string(), "thread_join", Effect::Join { thread: 0 }, &[Remove]));
+    rows.push(row(
+        format!("{cv}wait(std::unique_lock<std::mutex>&)"),
+        "condition_variable_wait",
+        Effect::CondWait {
+            cond: 0,
+            mutex: 1,
+            timed: false,
+        },
+        &[Remove, WaitToTimedwait],
+    ));
+    rows.push(row(
+        format!("{cv}notify_one()"),
+        "condition_variable_notify_one",
+        Effect::CondSignal {
+            cond: 0,
+            all: false,
+        },
+        &[Remove, SignalToBroadcast],
+    ));
+    rows.push(row(
+        format!("{cv}notify_all()"),
+        "condition_variable_notify_all",
+        Effect::CondSignal { cond: 0, all: true },
+        &[Remove, BroadcastToSignal],
+    ));
+    rows.push(row(
+        "std::thread::join()".to_string(),
+        "thread_join",
+        Effect::Join { thread: 0 },
+        &[Remove],
+    ));
     rows
 }
 
@@ -264,7 +678,11 @@ pub fn guard_call(signature: &str) -> Option<GuardCall> {
     if !STD_GUARDS.iter().any(|(guard, _, _)| *guard == name) && name != "shared_lock" {
         return None;
     }
-    Some(if member.starts_with(&format!("{name}(")) { GuardCall::Construct } else { GuardCall::Member })
+    Some(if member.starts_with(&format!("{name}(")) {
+        GuardCall::Construct
+    } else {
+        GuardCall::Member
+    })
 }
 
 /// `std::condition_variable::wait(lock, predicate)`: a template (the predicate's type)
@@ -277,7 +695,12 @@ pub fn guard_call(signature: &str) -> Option<GuardCall> {
 /// `pthread_cond_clockwait` call ([`library_call`]). Removed, they return at once with
 /// a zero result (`cv_status::no_timeout`, or `false` for a predicate that still fails).
 fn std_template_wait(signature: &str) -> Option<SyncApi> {
-    let timed = ["std::cv_status std::condition_variable::wait_for<", "std::cv_status std::condition_variable::wait_until<", "bool std::condition_variable::wait_for<", "bool std::condition_variable::wait_until<"];
+    let timed = [
+        "std::cv_status std::condition_variable::wait_for<",
+        "std::cv_status std::condition_variable::wait_until<",
+        "bool std::condition_variable::wait_for<",
+        "bool std::condition_variable::wait_until<",
+    ];
     let (rest, timed) = match signature.strip_prefix("void std::condition_variable::wait<") {
         Some(rest) => (rest, false),
         None => (timed.iter().find_map(|p| signature.strip_prefix(p))?, true),
@@ -289,9 +712,15 @@ fn std_template_wait(signature: &str) -> Option<SyncApi> {
         signature: signature.to_string(),
         wrapper: String::new(), // set per callee by discovery, as for sc_fifo
         family: Family::Pthread,
-        effect: Effect::CondWait { cond: 0, mutex: 1, timed },
+        effect: Effect::CondWait {
+            cond: 0,
+            mutex: 1,
+            timed,
+        },
         operators: crate::user_sync::OPERATORS.to_vec(),
-        rewrite: Rewrite::UserTrampoline { gate: crate::user_sync::PTHREAD_GATE },
+        rewrite: Rewrite::UserTrampoline {
+            gate: crate::user_sync::PTHREAD_GATE,
+        },
     })
 }
 
@@ -310,23 +739,69 @@ const FUTURE_WAIT_STEADY: &str = "std::__atomic_futex_unsigned_base::_M_futex_wa
 /// the library makes (a `steady_clock` time point in nanoseconds).
 pub fn library_call(signature: &str) -> Option<SyncApi> {
     const CALLS: &[(&str, &str, Effect)] = &[
-        ("pthread_cond_clockwait", "syncmut_pthread_cond_clockwait", Effect::CondWait { cond: 0, mutex: 1, timed: true }),
-        ("pthread_mutex_clocklock", "syncmut_pthread_mutex_clocklock", Effect::Lock { lock: 0, blocking: Blocking::Timed }),
-        ("void std::__detail::__platform_wait<int>(int const*, int)", "syncmut_std_platform_wait", Effect::AtomicWait { object: 0 }),
-        ("void std::__detail::__platform_notify<int>(int const*, bool)", "syncmut_std_platform_notify", Effect::AtomicNotify { object: 0 }),
-        ("std::__detail::__thread_yield()", "syncmut_std_thread_yield", Effect::Yield),
-        (FUTURE_WAIT, "syncmut_std_futex_wait_until", Effect::AtomicWait { object: 1 }),
-        (FUTURE_WAIT_STEADY, "syncmut_std_futex_wait_until_steady", Effect::AtomicWait { object: 1 }),
-        ("std::__atomic_futex_unsigned_base::_M_futex_notify_all(unsigned int*)", "syncmut_std_futex_notify_all", Effect::AtomicNotify { object: 0 }),
+        (
+            "pthread_cond_clockwait",
+            "syncmut_pthread_cond_clockwait",
+            Effect::CondWait {
+                cond: 0,
+                mutex: 1,
+                timed: true,
+            },
+        ),
+        (
+            "pthread_mutex_clocklock",
+            "syncmut_pthread_mutex_clocklock",
+            Effect::Lock {
+                lock: 0,
+                blocking: Blocking::Timed,
+            },
+        ),
+        (
+            "void std::__detail::__platform_wait<int>(int const*, int)",
+            "syncmut_std_platform_wait",
+            Effect::AtomicWait { object: 0 },
+        ),
+        (
+            "void std::__detail::__platform_notify<int>(int const*, bool)",
+            "syncmut_std_platform_notify",
+            Effect::AtomicNotify { object: 0 },
+        ),
+        (
+            "std::__detail::__thread_yield()",
+            "syncmut_std_thread_yield",
+            Effect::Yield,
+        ),
+        (
+            FUTURE_WAIT,
+            "syncmut_std_futex_wait_until",
+            Effect::AtomicWait { object: 1 },
+        ),
+        (
+            FUTURE_WAIT_STEADY,
+            "syncmut_std_futex_wait_until_steady",
+            Effect::AtomicWait { object: 1 },
+        ),
+        (
+            "std::__atomic_futex_unsigned_base::_M_futex_notify_all(unsigned int*)",
+            "syncmut_std_futex_notify_all",
+            Effect::AtomicNotify { object: 0 },
+        ),
     ];
     let timed = signature.starts_with("bool std::__detail::__platform_wait_until_impl<")
         && signature.contains("(int const*, int, std::chrono::")
         && signature.contains("steady_clock")
         && signature.matches("1000000000").count() == 2;
     let found = if timed {
-        Some(("", "syncmut_std_platform_wait_until", Effect::AtomicWait { object: 0 }))
+        Some((
+            "",
+            "syncmut_std_platform_wait_until",
+            Effect::AtomicWait { object: 0 },
+        ))
     } else {
-        CALLS.iter().find(|(name, _, _)| *name == signature).copied()
+        CALLS
+            .iter()
+            .find(|(name, _, _)| *name == signature)
+            .copied()
     };
     found.map(|(_, wrapper, effect)| SyncApi {
         signature: signature.to_string(),
@@ -340,10 +815,24 @@ pub fn library_call(signature: &str) -> Option<SyncApi> {
 
 /// The trampoline changes for a semaphore's or barrier's initial count.
 fn count_changes(up: Operator, down: Operator) -> Vec<(Operator, Change)> {
-    vec![(up, Change::Add { argument: 1, by: 1 }), (down, Change::Add { argument: 1, by: -1 })]
+    vec![
+        (up, Change::Add { argument: 1, by: 1 }),
+        (
+            down,
+            Change::Add {
+                argument: 1,
+                by: -1,
+            },
+        ),
+    ]
 }
 
-fn cpp20_row(signature: &str, effect: Effect, operators: &[Operator], changes: Vec<(Operator, Change)>) -> SyncApi {
+fn cpp20_row(
+    signature: &str,
+    effect: Effect,
+    operators: &[Operator],
+    changes: Vec<(Operator, Change)>,
+) -> SyncApi {
     SyncApi {
         signature: signature.to_string(),
         wrapper: String::new(), // set per callee by discovery, as for sc_fifo
@@ -361,17 +850,54 @@ fn cpp20_row(signature: &str, effect: Effect, operators: &[Operator], changes: V
 fn cpp20_member(signature: &str) -> Option<SyncApi> {
     let skip = || vec![(Remove, Change::Skip)];
     if signature == "std::latch::latch(long)" {
-        return Some(cpp20_row(signature, Effect::Initialize { object: 0, count: 1 }, &[BarrierCountUp, BarrierCountDown], count_changes(BarrierCountUp, BarrierCountDown)));
+        return Some(cpp20_row(
+            signature,
+            Effect::Initialize {
+                object: 0,
+                count: 1,
+            },
+            &[BarrierCountUp, BarrierCountDown],
+            count_changes(BarrierCountUp, BarrierCountDown),
+        ));
     }
     // The demangler prints the count as `<(long)4>`, which `split_member` would take
     // for a parameter list.
     if let Some(rest) = signature.strip_prefix("std::counting_semaphore<") {
         let (_, member) = rest.split_once(">::")?;
         return Some(match member {
-            "acquire()" => cpp20_row(signature, Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Waits }, &[Remove], skip()),
-            "try_acquire()" => cpp20_row(signature, Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Tries }, &[Remove], skip()),
-            "release(long)" => cpp20_row(signature, Effect::SemaphorePost { semaphore: 0 }, &[Remove], skip()),
-            "counting_semaphore(long)" => cpp20_row(signature, Effect::Initialize { object: 0, count: 1 }, &[SemaphoreCountUp, SemaphoreCountDown], count_changes(SemaphoreCountUp, SemaphoreCountDown)),
+            "acquire()" => cpp20_row(
+                signature,
+                Effect::SemaphoreWait {
+                    semaphore: 0,
+                    blocking: Blocking::Waits,
+                },
+                &[Remove],
+                skip(),
+            ),
+            "try_acquire()" => cpp20_row(
+                signature,
+                Effect::SemaphoreWait {
+                    semaphore: 0,
+                    blocking: Blocking::Tries,
+                },
+                &[Remove],
+                skip(),
+            ),
+            "release(long)" => cpp20_row(
+                signature,
+                Effect::SemaphorePost { semaphore: 0 },
+                &[Remove],
+                skip(),
+            ),
+            "counting_semaphore(long)" => cpp20_row(
+                signature,
+                Effect::Initialize {
+                    object: 0,
+                    count: 1,
+                },
+                &[SemaphoreCountUp, SemaphoreCountDown],
+                count_changes(SemaphoreCountUp, SemaphoreCountDown),
+            ),
             _ => return None,
         });
     }
@@ -381,31 +907,77 @@ fn cpp20_member(signature: &str) -> Option<SyncApi> {
     // is not: clang emits one destructor call per way out of the scope (the exception
     // paths too), which would be one mutant each, most never reached.
     match signature {
-        "std::jthread::join()" => return Some(cpp20_row(signature, Effect::Join { thread: 0 }, &[Remove], skip())),
-        "std::jthread::request_stop()" => return Some(cpp20_row(signature, Effect::AtomicNotify { object: 0 }, &[Remove], skip())),
+        "std::jthread::join()" => {
+            return Some(cpp20_row(
+                signature,
+                Effect::Join { thread: 0 },
+                &[Remove],
+                skip(),
+            ))
+        }
+        "std::jthread::request_stop()" => {
+            return Some(cpp20_row(
+                signature,
+                Effect::AtomicNotify { object: 0 },
+                &[Remove],
+                skip(),
+            ))
+        }
         _ => {}
     }
     // `std::lock(a, b, …)`: libstdc++'s deadlock-avoiding algorithm (lock one, try the
     // others, back off) is inner calls; the call is a site with `remove` only (there is
     // no order of the mutexes to swap).
     if signature.starts_with("void std::lock<") {
-        return Some(cpp20_row(signature, Effect::Lock { lock: 0, blocking: Blocking::Waits }, &[Remove], skip()));
+        return Some(cpp20_row(
+            signature,
+            Effect::Lock {
+                lock: 0,
+                blocking: Blocking::Waits,
+            },
+            &[Remove],
+            skip(),
+        ));
     }
     // Timed locks: their inner `pthread_mutex_clocklock` is a library call.
-    let timed_lock = ["bool std::timed_mutex::try_lock_for<", "bool std::timed_mutex::try_lock_until<", "bool std::recursive_timed_mutex::try_lock_for<", "bool std::recursive_timed_mutex::try_lock_until<"];
+    let timed_lock = [
+        "bool std::timed_mutex::try_lock_for<",
+        "bool std::timed_mutex::try_lock_until<",
+        "bool std::recursive_timed_mutex::try_lock_for<",
+        "bool std::recursive_timed_mutex::try_lock_until<",
+    ];
     if timed_lock.iter().any(|p| signature.starts_with(p)) {
-        return Some(cpp20_row(signature, Effect::Lock { lock: 0, blocking: Blocking::Timed }, &[Remove], skip()));
+        return Some(cpp20_row(
+            signature,
+            Effect::Lock {
+                lock: 0,
+                blocking: Blocking::Timed,
+            },
+            &[Remove],
+            skip(),
+        ));
     }
     let (class, member) = split_member(signature)?;
     // A `std::scoped_lock` of several mutexes (one mutex is a table row): as for the
     // one-mutex guards, `remove` on the construction also takes its destruction away
     // (`guard_call`), so the scope runs without the locks.
-    if let Some(mutexes) = class.strip_prefix("std::scoped_lock<").and_then(|r| r.strip_suffix('>')) {
+    if let Some(mutexes) = class
+        .strip_prefix("std::scoped_lock<")
+        .and_then(|r| r.strip_suffix('>'))
+    {
         if mutexes.contains(", ") {
             return Some(if member.starts_with("~scoped_lock(") {
                 cpp20_row(signature, Effect::Unlock { lock: 0 }, &[], skip())
             } else if member.starts_with("scoped_lock(") && !member.contains("std::adopt_lock_t") {
-                cpp20_row(signature, Effect::Lock { lock: 1, blocking: Blocking::Waits }, &[Remove], skip())
+                cpp20_row(
+                    signature,
+                    Effect::Lock {
+                        lock: 1,
+                        blocking: Blocking::Waits,
+                    },
+                    &[Remove],
+                    skip(),
+                )
             } else {
                 return None;
             });
@@ -414,10 +986,22 @@ fn cpp20_member(signature: &str) -> Option<SyncApi> {
     if class.starts_with("std::barrier<") && !class.contains("::arrival_token") {
         let (name, params) = member.split_once('(')?;
         return Some(match name {
-            "arrive_and_wait" => cpp20_row(signature, Effect::Barrier { barrier: 0 }, &[Remove], skip()),
+            "arrive_and_wait" => {
+                cpp20_row(signature, Effect::Barrier { barrier: 0 }, &[Remove], skip())
+            }
             "wait" => cpp20_row(signature, Effect::Barrier { barrier: 0 }, &[Remove], skip()),
-            "arrive" | "arrive_and_drop" => cpp20_row(signature, Effect::Arrive { barrier: 0 }, &[Remove], skip()),
-            "barrier" if params.starts_with("long") => cpp20_row(signature, Effect::Initialize { object: 0, count: 1 }, &[BarrierCountUp, BarrierCountDown], count_changes(BarrierCountUp, BarrierCountDown)),
+            "arrive" | "arrive_and_drop" => {
+                cpp20_row(signature, Effect::Arrive { barrier: 0 }, &[Remove], skip())
+            }
+            "barrier" if params.starts_with("long") => cpp20_row(
+                signature,
+                Effect::Initialize {
+                    object: 0,
+                    count: 1,
+                },
+                &[BarrierCountUp, BarrierCountDown],
+                count_changes(BarrierCountUp, BarrierCountDown),
+            ),
             _ => return None,
         });
     }
@@ -433,29 +1017,73 @@ fn cpp20_member(signature: &str) -> Option<SyncApi> {
 pub fn cpp20_inlined(callee: &str, header: &str, constant_all: Option<bool>) -> Option<SyncApi> {
     let skip = vec![(Remove, Change::Skip)];
     let latch = header.ends_with("/latch") || header == "latch";
-    if callee.starts_with("void std::__atomic_wait_address<") && callee.contains("std::latch::wait() const") {
-        return Some(cpp20_row("std::latch::wait()", Effect::Barrier { barrier: 0 }, &[Remove], skip));
+    if callee.starts_with("void std::__atomic_wait_address<")
+        && callee.contains("std::latch::wait() const")
+    {
+        return Some(cpp20_row(
+            "std::latch::wait()",
+            Effect::Barrier { barrier: 0 },
+            &[Remove],
+            skip,
+        ));
     }
     if callee.starts_with("void std::__atomic_wait_address_v<") && !latch {
-        return Some(cpp20_row("std::atomic::wait()", Effect::AtomicWait { object: 0 }, &[Remove], skip));
+        return Some(cpp20_row(
+            "std::atomic::wait()",
+            Effect::AtomicWait { object: 0 },
+            &[Remove],
+            skip,
+        ));
     }
     if callee.starts_with("void std::__atomic_notify_address<") {
         // One trampoline serves every call of the instance, a latch's and an atomic's
         // notify alike: it knows every operator any of them may carry.
         let changes = vec![
             (Remove, Change::Skip),
-            (SignalToBroadcast, Change::SetFlag { argument: 1, value: true }),
-            (BroadcastToSignal, Change::SetFlag { argument: 1, value: false }),
+            (
+                SignalToBroadcast,
+                Change::SetFlag {
+                    argument: 1,
+                    value: true,
+                },
+            ),
+            (
+                BroadcastToSignal,
+                Change::SetFlag {
+                    argument: 1,
+                    value: false,
+                },
+            ),
         ];
         if latch {
             // Only the wake-up is a call; the count's decrement is an inlined atomic
             // instruction, which stays.
-            return Some(cpp20_row("std::latch::count_down()", Effect::AtomicNotify { object: 0 }, &[Remove], changes));
+            return Some(cpp20_row(
+                "std::latch::count_down()",
+                Effect::AtomicNotify { object: 0 },
+                &[Remove],
+                changes,
+            ));
         }
         return Some(match constant_all {
-            Some(false) => cpp20_row("std::atomic::notify_one()", Effect::AtomicNotify { object: 0 }, &[Remove, SignalToBroadcast], changes),
-            Some(true) => cpp20_row("std::atomic::notify_all()", Effect::AtomicNotify { object: 0 }, &[Remove, BroadcastToSignal], changes),
-            None => cpp20_row("std::atomic::notify", Effect::AtomicNotify { object: 0 }, &[Remove], changes),
+            Some(false) => cpp20_row(
+                "std::atomic::notify_one()",
+                Effect::AtomicNotify { object: 0 },
+                &[Remove, SignalToBroadcast],
+                changes,
+            ),
+            Some(true) => cpp20_row(
+                "std::atomic::notify_all()",
+                Effect::AtomicNotify { object: 0 },
+                &[Remove, BroadcastToSignal],
+                changes,
+            ),
+            None => cpp20_row(
+                "std::atomic::notify",
+                Effect::AtomicNotify { object: 0 },
+                &[Remove],
+                changes,
+            ),
         });
     }
     None
@@ -467,26 +1095,56 @@ pub fn cpp20_inlined(callee: &str, header: &str, constant_all: Option<bool>) -> 
 /// its line.
 pub fn std_unmodelled(signature: &str) -> Option<&'static str> {
     const PREFIXES: &[(&str, &str)] = &[
-        ("std::condition_variable_any::", "std::condition_variable_any"),
-        ("std::_V2::condition_variable_any::", "std::condition_variable_any"),
+        (
+            "std::condition_variable_any::",
+            "std::condition_variable_any",
+        ),
+        (
+            "std::_V2::condition_variable_any::",
+            "std::condition_variable_any",
+        ),
     ];
-    const TIMED: &[&str] = &["::wait_for<", "::wait_until<", "::try_lock_for<", "::try_lock_until<", "::try_lock_shared_for<", "::try_lock_shared_until<"];
-    let name = signature.strip_prefix("void ").or_else(|| signature.strip_prefix("bool ")).or_else(|| signature.strip_prefix("std::cv_status ")).unwrap_or(signature);
+    const TIMED: &[&str] = &[
+        "::wait_for<",
+        "::wait_until<",
+        "::try_lock_for<",
+        "::try_lock_until<",
+        "::try_lock_shared_for<",
+        "::try_lock_shared_until<",
+    ];
+    let name = signature
+        .strip_prefix("void ")
+        .or_else(|| signature.strip_prefix("bool "))
+        .or_else(|| signature.strip_prefix("std::cv_status "))
+        .unwrap_or(signature);
     if let Some((_, what)) = PREFIXES.iter().find(|(prefix, _)| name.starts_with(prefix)) {
         return Some(what);
     }
-    let std_sync = ["std::timed_mutex::", "std::recursive_timed_mutex::", "std::shared_timed_mutex::", "std::unique_lock<", "std::shared_lock<"];
+    let std_sync = [
+        "std::timed_mutex::",
+        "std::recursive_timed_mutex::",
+        "std::shared_timed_mutex::",
+        "std::unique_lock<",
+        "std::shared_lock<",
+    ];
     if std_sync.iter().any(|p| name.starts_with(p)) && TIMED.iter().any(|t| name.contains(t)) {
         return Some("timed locks (try_lock_for, try_lock_until)");
     }
-    if name.starts_with("std::counting_semaphore<") && (name.contains("::try_acquire_for<") || name.contains("::try_acquire_until<")) {
+    if name.starts_with("std::counting_semaphore<")
+        && (name.contains("::try_acquire_for<") || name.contains("::try_acquire_until<"))
+    {
         return Some("timed semaphore acquisitions (try_acquire_for, try_acquire_until: their spin runs on the real clock)");
     }
     // What else of libstdc++'s waits on atomics reaches user code (the timed waits of
     // `std::atomic_ref`, `std::atomic_flag`), when not recognised as a member above.
-    if ["std::__atomic_wait_address", "std::__atomic_notify_address", "std::__detail::__platform_wait", "std::__detail::__platform_notify"]
-        .iter()
-        .any(|p| name.starts_with(p))
+    if [
+        "std::__atomic_wait_address",
+        "std::__atomic_notify_address",
+        "std::__detail::__platform_wait",
+        "std::__detail::__platform_notify",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
     {
         return Some("a wait or notify on an atomic that syncmut does not recognise as a member of a C++20 primitive");
     }
@@ -509,14 +1167,60 @@ pub struct ObservedApi {
 }
 
 const OBSERVED: &[ObservedApi] = &[
-    ObservedApi { name: "pthread_create", family: Family::Pthread, effect: Effect::CreateThread { routine: 2, data: 3 }, hook: Some("syncmut_hook_pthread_create") },
-    ObservedApi { name: "pthread_exit", family: Family::Pthread, effect: Effect::ExitThread, hook: Some("syncmut_hook_pthread_exit") },
-    ObservedApi { name: "thrd_create", family: Family::Pthread, effect: Effect::CreateThread { routine: 1, data: 2 }, hook: Some("syncmut_hook_thrd_create") },
-    ObservedApi { name: "thrd_exit", family: Family::Pthread, effect: Effect::ExitThread, hook: Some("syncmut_hook_thrd_exit") },
-    ObservedApi { name: "sc_core::sc_start", family: Family::Systemc, effect: Effect::StartSimulation, hook: None },
-    ObservedApi { name: "sc_core::sc_simcontext::create_thread_process", family: Family::Systemc, effect: Effect::RegisterProcess, hook: None },
-    ObservedApi { name: "sc_core::sc_simcontext::create_method_process", family: Family::Systemc, effect: Effect::RegisterProcess, hook: None },
-    ObservedApi { name: "sc_core::sc_simcontext::create_cthread_process", family: Family::Systemc, effect: Effect::RegisterProcess, hook: None },
+    ObservedApi {
+        name: "pthread_create",
+        family: Family::Pthread,
+        effect: Effect::CreateThread {
+            routine: 2,
+            data: 3,
+        },
+        hook: Some("syncmut_hook_pthread_create"),
+    },
+    ObservedApi {
+        name: "pthread_exit",
+        family: Family::Pthread,
+        effect: Effect::ExitThread,
+        hook: Some("syncmut_hook_pthread_exit"),
+    },
+    ObservedApi {
+        name: "thrd_create",
+        family: Family::Pthread,
+        effect: Effect::CreateThread {
+            routine: 1,
+            data: 2,
+        },
+        hook: Some("syncmut_hook_thrd_create"),
+    },
+    ObservedApi {
+        name: "thrd_exit",
+        family: Family::Pthread,
+        effect: Effect::ExitThread,
+        hook: Some("syncmut_hook_thrd_exit"),
+    },
+    ObservedApi {
+        name: "sc_core::sc_start",
+        family: Family::Systemc,
+        effect: Effect::StartSimulation,
+        hook: None,
+    },
+    ObservedApi {
+        name: "sc_core::sc_simcontext::create_thread_process",
+        family: Family::Systemc,
+        effect: Effect::RegisterProcess,
+        hook: None,
+    },
+    ObservedApi {
+        name: "sc_core::sc_simcontext::create_method_process",
+        family: Family::Systemc,
+        effect: Effect::RegisterProcess,
+        hook: None,
+    },
+    ObservedApi {
+        name: "sc_core::sc_simcontext::create_cthread_process",
+        family: Family::Systemc,
+        effect: Effect::RegisterProcess,
+        hook: None,
+    },
 ];
 
 /// Looks up a demangled function signature in the table of observed functions.
@@ -562,12 +1266,20 @@ fn build_table() -> Vec<SyncApi> {
                     .filter(|op| function == "wait" || *op != WaitToNotify)
                     .collect();
                 // Member forms take the object first; the free ones take the context last.
-                let until = if trailing.is_empty() { until.shifted(1) } else { *until };
+                let until = if trailing.is_empty() {
+                    until.shifted(1)
+                } else {
+                    *until
+                };
                 table.push(SyncApi {
                     signature: format!("{prefix}{function}({params})"),
                     wrapper: format!("syncmut_{wrapper_owner}{function}{suffix}"),
                     family: Family::Systemc,
-                    effect: if function == "wait" { Effect::Wait { until } } else { Effect::NextTrigger { until } },
+                    effect: if function == "wait" {
+                        Effect::Wait { until }
+                    } else {
+                        Effect::NextTrigger { until }
+                    },
                     operators: ops,
                     rewrite: Rewrite::Wrapper,
                 });
@@ -598,7 +1310,12 @@ pub fn all() -> &'static [SyncApi] {
 /// `sc_fifo` family of templates and `std::condition_variable`'s predicate wait.
 pub fn lookup(signature: &str) -> Option<SyncApi> {
     static INDEX: OnceLock<HashMap<&'static str, &'static SyncApi>> = OnceLock::new();
-    let index = INDEX.get_or_init(|| all().iter().map(|api| (api.signature.as_str(), api)).collect());
+    let index = INDEX.get_or_init(|| {
+        all()
+            .iter()
+            .map(|api| (api.signature.as_str(), api))
+            .collect()
+    });
     index
         .get(signature)
         .map(|api| (*api).clone())
@@ -612,9 +1329,13 @@ pub fn lookup(signature: &str) -> Option<SyncApi> {
 /// checks that the module actually contains it.
 fn fifo_api(signature: &str) -> Option<SyncApi> {
     let (class, member) = split_member(signature)?;
-    let is_fifo_class = ["sc_core::sc_fifo<", "sc_core::sc_fifo_in<", "sc_core::sc_fifo_out<"]
-        .iter()
-        .any(|prefix| class.starts_with(prefix));
+    let is_fifo_class = [
+        "sc_core::sc_fifo<",
+        "sc_core::sc_fifo_in<",
+        "sc_core::sc_fifo_out<",
+    ]
+    .iter()
+    .any(|prefix| class.starts_with(prefix));
     if !is_fifo_class {
         return None;
     }
@@ -632,20 +1353,31 @@ fn fifo_api(signature: &str) -> Option<SyncApi> {
         FifoAccess::NbRead | FifoAccess::NbWrite => Operator::NonblockingToBlocking,
         _ => Operator::BlockingToNonblocking,
     };
-    let counterpart_params = if access == FifoAccess::ReadValue { format!("{}&", template_argument(class)?) } else { params.to_string() };
+    let counterpart_params = if access == FifoAccess::ReadValue {
+        format!("{}&", template_argument(class)?)
+    } else {
+        params.to_string()
+    };
     Some(SyncApi {
         signature: signature.to_string(),
         wrapper: format!("syncmut.fifo.{class}::{name}"),
         family: Family::Systemc,
         effect: Effect::Fifo {
             fifo: 0,
-            access: if matches!(access, FifoAccess::Write | FifoAccess::NbWrite) { Access::Write } else { Access::Read },
+            access: if matches!(access, FifoAccess::Write | FifoAccess::NbWrite) {
+                Access::Write
+            } else {
+                Access::Read
+            },
             blocking: !matches!(access, FifoAccess::NbRead | FifoAccess::NbWrite),
         },
         operators: vec![Remove, swap],
         rewrite: Rewrite::FifoTrampoline {
             access,
-            counterpart: format!("{class}::{}({counterpart_params})", access.counterpart_name()),
+            counterpart: format!(
+                "{class}::{}({counterpart_params})",
+                access.counterpart_name()
+            ),
         },
     })
 }
@@ -702,31 +1434,76 @@ mod tests {
             // Every call can be removed except an initialisation, which can only be
             // miscounted, and a guard's destruction, which its construction's `remove` takes away.
             let initializes = matches!(api.effect, Effect::Initialize { .. });
-            let guard_release = guard_call(&api.signature) == Some(GuardCall::Member) && api.signature.contains("::~");
-            assert_eq!(api.operators.first() == Some(&Operator::Remove), !initializes && !guard_release, "{}", api.signature);
+            let guard_release = guard_call(&api.signature) == Some(GuardCall::Member)
+                && api.signature.contains("::~");
+            assert_eq!(
+                api.operators.first() == Some(&Operator::Remove),
+                !initializes && !guard_release,
+                "{}",
+                api.signature
+            );
         }
     }
 
     #[test]
     fn demangled_names_match_the_table() {
         let cases = [
-            ("_ZN7sc_core9sc_module4waitERKNS_8sc_eventE", "syncmut_sc_module_wait_event"),
-            ("_ZN7sc_core9sc_module4waitEdNS_12sc_time_unitE", "syncmut_sc_module_wait_value"),
-            ("_ZN7sc_core4waitERKNS_7sc_timeEPNS_13sc_simcontextE", "syncmut_sc_wait_time"),
+            (
+                "_ZN7sc_core9sc_module4waitERKNS_8sc_eventE",
+                "syncmut_sc_module_wait_event",
+            ),
+            (
+                "_ZN7sc_core9sc_module4waitEdNS_12sc_time_unitE",
+                "syncmut_sc_module_wait_value",
+            ),
+            (
+                "_ZN7sc_core4waitERKNS_7sc_timeEPNS_13sc_simcontextE",
+                "syncmut_sc_wait_time",
+            ),
             ("_ZN7sc_core4waitEPNS_13sc_simcontextE", "syncmut_sc_wait"),
             ("_ZN7sc_core8sc_event6notifyEv", "syncmut_sc_event_notify"),
             ("pthread_mutex_lock", "syncmut_pthread_mutex_lock"),
-            ("_ZN7sc_core12sc_semaphoreC1Ei", "syncmut_sc_semaphore_construct"),
-            ("_ZN7sc_core12sc_semaphoreC1EPKci", "syncmut_sc_semaphore_construct_named"),
+            (
+                "_ZN7sc_core12sc_semaphoreC1Ei",
+                "syncmut_sc_semaphore_construct",
+            ),
+            (
+                "_ZN7sc_core12sc_semaphoreC1EPKci",
+                "syncmut_sc_semaphore_construct_named",
+            ),
             ("_ZNSt5mutex4lockEv", "syncmut_std_mutex_lock"),
-            ("_ZNSt15recursive_mutex6unlockEv", "syncmut_std_mutex_unlock"),
-            ("_ZNSt10lock_guardISt5mutexEC2ERS0_", "syncmut_std_lock_guard"),
-            ("_ZNSt10lock_guardISt5mutexED2Ev", "syncmut_std_lock_guard_release"),
-            ("_ZNSt11scoped_lockIJSt5mutexEEC2ERS0_", "syncmut_std_lock_guard"),
-            ("_ZNSt11unique_lockISt5mutexE6unlockEv", "syncmut_std_unique_lock_unlock"),
-            ("_ZNSt11shared_lockISt12shared_mutexEC2ERS0_", "syncmut_std_shared_lock"),
-            ("_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE", "syncmut_std_condition_variable_wait"),
-            ("_ZNSt18condition_variable10notify_allEv", "syncmut_std_condition_variable_notify_all"),
+            (
+                "_ZNSt15recursive_mutex6unlockEv",
+                "syncmut_std_mutex_unlock",
+            ),
+            (
+                "_ZNSt10lock_guardISt5mutexEC2ERS0_",
+                "syncmut_std_lock_guard",
+            ),
+            (
+                "_ZNSt10lock_guardISt5mutexED2Ev",
+                "syncmut_std_lock_guard_release",
+            ),
+            (
+                "_ZNSt11scoped_lockIJSt5mutexEEC2ERS0_",
+                "syncmut_std_lock_guard",
+            ),
+            (
+                "_ZNSt11unique_lockISt5mutexE6unlockEv",
+                "syncmut_std_unique_lock_unlock",
+            ),
+            (
+                "_ZNSt11shared_lockISt12shared_mutexEC2ERS0_",
+                "syncmut_std_shared_lock",
+            ),
+            (
+                "_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE",
+                "syncmut_std_condition_variable_wait",
+            ),
+            (
+                "_ZNSt18condition_variable10notify_allEv",
+                "syncmut_std_condition_variable_notify_all",
+            ),
             ("_ZNSt6thread4joinEv", "syncmut_std_thread_join"),
         ];
         for (mangled, wrapper) in cases {
@@ -736,16 +1513,43 @@ mod tests {
         }
         assert!(lookup(&demangle("_ZN7sc_core8sc_eventC2Ev")).is_none());
         // A predicate wait is a template: recognised by pattern, a trampoline per instance.
-        let predicate = lookup(&demangle("_ZNSt18condition_variable4waitIZ4workvE3$_0EEvRSt11unique_lockISt5mutexET_")).unwrap();
-        assert_eq!(predicate.rewrite, Rewrite::UserTrampoline { gate: crate::user_sync::PTHREAD_GATE });
-        assert_eq!(guard_call(&demangle("_ZNSt11unique_lockISt5mutexED2Ev")), Some(GuardCall::Member));
-        assert_eq!(guard_call(&demangle("_ZNSt10lock_guardISt5mutexEC2ERS0_")), Some(GuardCall::Construct));
+        let predicate = lookup(&demangle(
+            "_ZNSt18condition_variable4waitIZ4workvE3$_0EEvRSt11unique_lockISt5mutexET_",
+        ))
+        .unwrap();
+        assert_eq!(
+            predicate.rewrite,
+            Rewrite::UserTrampoline {
+                gate: crate::user_sync::PTHREAD_GATE
+            }
+        );
+        assert_eq!(
+            guard_call(&demangle("_ZNSt11unique_lockISt5mutexED2Ev")),
+            Some(GuardCall::Member)
+        );
+        assert_eq!(
+            guard_call(&demangle("_ZNSt10lock_guardISt5mutexEC2ERS0_")),
+            Some(GuardCall::Construct)
+        );
         assert_eq!(guard_call("std::mutex::lock()"), None);
         let timed = lookup(&demangle("_ZNSt18condition_variable8wait_forIlSt5ratioILl1ELl1000EEEESt9cv_statusRSt11unique_lockISt5mutexERKNSt6chrono8durationIT_T0_EE")).unwrap();
-        assert_eq!(timed.effect, Effect::CondWait { cond: 0, mutex: 1, timed: true });
+        assert_eq!(
+            timed.effect,
+            Effect::CondWait {
+                cond: 0,
+                mutex: 1,
+                timed: true
+            }
+        );
         // A timed lock is a site; its inner clocklock a scheduling point.
         let timed_lock = lookup(&demangle("_ZNSt11timed_mutex12try_lock_forIlSt5ratioILl1ELl1000EEEEbRKNSt6chrono8durationIT_T0_EE")).unwrap();
-        assert_eq!(timed_lock.effect, Effect::Lock { lock: 0, blocking: Blocking::Timed });
+        assert_eq!(
+            timed_lock.effect,
+            Effect::Lock {
+                lock: 0,
+                blocking: Blocking::Timed
+            }
+        );
         assert!(library_call("pthread_mutex_clocklock").is_some());
     }
 
@@ -755,15 +1559,48 @@ mod tests {
             let sig = demangle(mangled);
             lookup(&sig).unwrap_or_else(|| panic!("{mangled} → {sig} not found"))
         };
-        assert_eq!(api("_ZNSt18counting_semaphoreILl4EE7acquireEv").effect, Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Waits });
-        assert_eq!(api("_ZNSt18counting_semaphoreILl1EE7releaseEl").effect, Effect::SemaphorePost { semaphore: 0 });
-        assert_eq!(api("_ZNSt18counting_semaphoreILl4EE11try_acquireEv").effect, Effect::SemaphoreWait { semaphore: 0, blocking: Blocking::Tries });
-        assert_eq!(api("_ZNSt18counting_semaphoreILl4EEC2El").operators, vec![SemaphoreCountUp, SemaphoreCountDown]);
-        assert_eq!(api("_ZNSt5latchC2El").operators, vec![BarrierCountUp, BarrierCountDown]);
-        assert_eq!(api("_ZNSt7barrierISt18__empty_completionEC2ElS0_").operators, vec![BarrierCountUp, BarrierCountDown]);
-        assert_eq!(api("_ZNSt7barrierISt18__empty_completionE15arrive_and_waitEv").effect, Effect::Barrier { barrier: 0 });
-        assert_eq!(api("_ZNSt7barrierISt18__empty_completionE6arriveEl").effect, Effect::Arrive { barrier: 0 });
-        assert_eq!(api("_ZNKSt7barrierISt18__empty_completionE4waitEONS1_13arrival_tokenE").effect, Effect::Barrier { barrier: 0 });
+        assert_eq!(
+            api("_ZNSt18counting_semaphoreILl4EE7acquireEv").effect,
+            Effect::SemaphoreWait {
+                semaphore: 0,
+                blocking: Blocking::Waits
+            }
+        );
+        assert_eq!(
+            api("_ZNSt18counting_semaphoreILl1EE7releaseEl").effect,
+            Effect::SemaphorePost { semaphore: 0 }
+        );
+        assert_eq!(
+            api("_ZNSt18counting_semaphoreILl4EE11try_acquireEv").effect,
+            Effect::SemaphoreWait {
+                semaphore: 0,
+                blocking: Blocking::Tries
+            }
+        );
+        assert_eq!(
+            api("_ZNSt18counting_semaphoreILl4EEC2El").operators,
+            vec![SemaphoreCountUp, SemaphoreCountDown]
+        );
+        assert_eq!(
+            api("_ZNSt5latchC2El").operators,
+            vec![BarrierCountUp, BarrierCountDown]
+        );
+        assert_eq!(
+            api("_ZNSt7barrierISt18__empty_completionEC2ElS0_").operators,
+            vec![BarrierCountUp, BarrierCountDown]
+        );
+        assert_eq!(
+            api("_ZNSt7barrierISt18__empty_completionE15arrive_and_waitEv").effect,
+            Effect::Barrier { barrier: 0 }
+        );
+        assert_eq!(
+            api("_ZNSt7barrierISt18__empty_completionE6arriveEl").effect,
+            Effect::Arrive { barrier: 0 }
+        );
+        assert_eq!(
+            api("_ZNKSt7barrierISt18__empty_completionE4waitEONS1_13arrival_tokenE").effect,
+            Effect::Barrier { barrier: 0 }
+        );
         // libstdc++'s futex wait, wake and yield: scheduling points in library code.
         for (mangled, wrapper) in [
             ("_ZNSt8__detail15__platform_waitIiEEvPKT_i", "syncmut_std_platform_wait"),
@@ -780,38 +1617,110 @@ mod tests {
         }
         // Inlined members are named by the header the user's call entered.
         let notify = "void std::__atomic_notify_address<int>(int const*, bool)";
-        assert_eq!(cpp20_inlined(notify, "/usr/include/c++/12/latch", Some(true)).unwrap().signature, "std::latch::count_down()");
-        assert_eq!(cpp20_inlined(notify, "/usr/include/c++/12/bits/atomic_base.h", Some(false)).unwrap().operators, vec![Remove, SignalToBroadcast]);
-        assert_eq!(cpp20_inlined(notify, "/usr/include/c++/12/bits/atomic_base.h", Some(true)).unwrap().operators, vec![Remove, BroadcastToSignal]);
+        assert_eq!(
+            cpp20_inlined(notify, "/usr/include/c++/12/latch", Some(true))
+                .unwrap()
+                .signature,
+            "std::latch::count_down()"
+        );
+        assert_eq!(
+            cpp20_inlined(
+                notify,
+                "/usr/include/c++/12/bits/atomic_base.h",
+                Some(false)
+            )
+            .unwrap()
+            .operators,
+            vec![Remove, SignalToBroadcast]
+        );
+        assert_eq!(
+            cpp20_inlined(notify, "/usr/include/c++/12/bits/atomic_base.h", Some(true))
+                .unwrap()
+                .operators,
+            vec![Remove, BroadcastToSignal]
+        );
         // One trampoline per callee serves a latch's and an atomic's notify alike.
         let rewrite = |header: &str| cpp20_inlined(notify, header, Some(false)).unwrap().rewrite;
-        assert_eq!(rewrite("/usr/include/c++/12/latch"), rewrite("/usr/include/c++/12/bits/atomic_base.h"));
+        assert_eq!(
+            rewrite("/usr/include/c++/12/latch"),
+            rewrite("/usr/include/c++/12/bits/atomic_base.h")
+        );
         // The timed acquisitions spin on the real clock: still a warning.
         assert!(std_unmodelled(&demangle("_ZNSt18counting_semaphoreILl4EE15try_acquire_forIlSt5ratioILl1ELl1000EEEEbRKNSt6chrono8durationIT_T0_EE")).is_some());
     }
 
     #[test]
     fn effects_name_the_arguments_of_the_original_call() {
-        let effect = |sig: &str| lookup(sig).unwrap_or_else(|| panic!("{sig} not found")).effect;
+        let effect = |sig: &str| {
+            lookup(sig)
+                .unwrap_or_else(|| panic!("{sig} not found"))
+                .effect
+        };
         // Member forms count the object as argument 0; the free forms do not.
-        assert_eq!(effect("sc_core::sc_module::wait(sc_core::sc_event const&)"), Effect::Wait { until: Until::Event { event: 1 } });
-        assert_eq!(effect("sc_core::wait(sc_core::sc_event const&, sc_core::sc_simcontext*)"), Effect::Wait { until: Until::Event { event: 0 } });
+        assert_eq!(
+            effect("sc_core::sc_module::wait(sc_core::sc_event const&)"),
+            Effect::Wait {
+                until: Until::Event { event: 1 }
+            }
+        );
+        assert_eq!(
+            effect("sc_core::wait(sc_core::sc_event const&, sc_core::sc_simcontext*)"),
+            Effect::Wait {
+                until: Until::Event { event: 0 }
+            }
+        );
         assert_eq!(
             effect("sc_core::sc_prim_channel::next_trigger(double, sc_core::sc_time_unit, sc_core::sc_event_or_list const&)"),
             Effect::NextTrigger { until: Until::TimeOrEvents { events: 3 } }
         );
-        assert_eq!(effect("sc_core::sc_event::notify_delayed()"), Effect::Notify { event: 0, when: When::Delta });
-        assert_eq!(effect("pthread_cond_timedwait"), Effect::CondWait { cond: 0, mutex: 1, timed: true });
-        assert_eq!(effect("sc_core::sc_fifo<int>::nb_write(int const&)"), Effect::Fifo { fifo: 0, access: Access::Write, blocking: false });
-        assert_eq!(effect("sc_core::sc_fifo_in<int>::read()"), Effect::Fifo { fifo: 0, access: Access::Read, blocking: true });
+        assert_eq!(
+            effect("sc_core::sc_event::notify_delayed()"),
+            Effect::Notify {
+                event: 0,
+                when: When::Delta
+            }
+        );
+        assert_eq!(
+            effect("pthread_cond_timedwait"),
+            Effect::CondWait {
+                cond: 0,
+                mutex: 1,
+                timed: true
+            }
+        );
+        assert_eq!(
+            effect("sc_core::sc_fifo<int>::nb_write(int const&)"),
+            Effect::Fifo {
+                fifo: 0,
+                access: Access::Write,
+                blocking: false
+            }
+        );
+        assert_eq!(
+            effect("sc_core::sc_fifo_in<int>::read()"),
+            Effect::Fifo {
+                fifo: 0,
+                access: Access::Read,
+                blocking: true
+            }
+        );
     }
 
     #[test]
     fn observed_functions_match_every_overload_and_are_never_sites() {
         let effect = |sig: &str| observed(sig).map(|api| api.effect);
-        assert_eq!(effect("pthread_create"), Some(Effect::CreateThread { routine: 2, data: 3 }));
+        assert_eq!(
+            effect("pthread_create"),
+            Some(Effect::CreateThread {
+                routine: 2,
+                data: 3
+            })
+        );
         assert_eq!(effect("sc_core::sc_start()"), Some(Effect::StartSimulation));
-        assert_eq!(effect("sc_core::sc_start(sc_core::sc_time const&, sc_core::sc_starvation_policy)"), Some(Effect::StartSimulation));
+        assert_eq!(
+            effect("sc_core::sc_start(sc_core::sc_time const&, sc_core::sc_starvation_policy)"),
+            Some(Effect::StartSimulation)
+        );
         assert_eq!(
             effect("sc_core::sc_simcontext::create_method_process(char const*, bool, void (sc_core::sc_process_host::*)(), sc_core::sc_process_host*, sc_core::sc_spawn_options const*)"),
             Some(Effect::RegisterProcess)
@@ -822,7 +1731,14 @@ mod tests {
         );
         assert_eq!(effect("sc_core::sc_start_of_simulation_invoked()"), None);
         for api in OBSERVED {
-            assert!(lookup(api.name).is_none() && all().iter().all(|site| !site.signature.starts_with(api.name)), "{} is also a site", api.name);
+            assert!(
+                lookup(api.name).is_none()
+                    && all()
+                        .iter()
+                        .all(|site| !site.signature.starts_with(api.name)),
+                "{} is also a site",
+                api.name
+            );
         }
     }
 
@@ -832,9 +1748,18 @@ mod tests {
             Some(Rewrite::FifoTrampoline { counterpart, .. }) => counterpart,
             other => panic!("{sig}: {other:?}"),
         };
-        assert_eq!(counterpart("sc_core::sc_fifo<int>::read()"), "sc_core::sc_fifo<int>::nb_read(int&)");
-        assert_eq!(counterpart("sc_core::sc_fifo<int>::read(int&)"), "sc_core::sc_fifo<int>::nb_read(int&)");
-        assert_eq!(counterpart("sc_core::sc_fifo<int>::nb_write(int const&)"), "sc_core::sc_fifo<int>::write(int const&)");
+        assert_eq!(
+            counterpart("sc_core::sc_fifo<int>::read()"),
+            "sc_core::sc_fifo<int>::nb_read(int&)"
+        );
+        assert_eq!(
+            counterpart("sc_core::sc_fifo<int>::read(int&)"),
+            "sc_core::sc_fifo<int>::nb_read(int&)"
+        );
+        assert_eq!(
+            counterpart("sc_core::sc_fifo<int>::nb_write(int const&)"),
+            "sc_core::sc_fifo<int>::write(int const&)"
+        );
         assert_eq!(
             counterpart("sc_core::sc_fifo_in<std::pair<int, int> >::read()"),
             "sc_core::sc_fifo_in<std::pair<int, int> >::nb_read(std::pair<int, int>&)"

@@ -23,22 +23,37 @@ const END_HOOK: &str = "syncmut_atomic_section_end";
 /// Makes every atomic function of the design atomic under the scheduler; returns the
 /// names of the functions changed.
 pub fn instrument<'ctx>(context: &'ctx Context, module: &Module<'ctx>) -> Result<Vec<String>> {
-    let functions: Vec<FunctionValue<'ctx>> =
-        module.get_functions().filter(|f| f.count_basic_blocks() > 0 && f.get_name().to_string_lossy().starts_with(PREFIX)).collect();
+    let functions: Vec<FunctionValue<'ctx>> = module
+        .get_functions()
+        .filter(|f| {
+            f.count_basic_blocks() > 0 && f.get_name().to_string_lossy().starts_with(PREFIX)
+        })
+        .collect();
     if functions.is_empty() {
         return Ok(Vec::new());
     }
     let hook_type = context.void_type().fn_type(&[], false);
-    let hook = |name: &str| module.get_function(name).unwrap_or_else(|| module.add_function(name, hook_type, Some(Linkage::External)));
+    let hook = |name: &str| {
+        module
+            .get_function(name)
+            .unwrap_or_else(|| module.add_function(name, hook_type, Some(Linkage::External)))
+    };
     let (begin, end) = (hook(BEGIN_HOOK), hook(END_HOOK));
     let builder = context.create_builder();
     let mut changed = Vec::new();
     for function in functions {
         let name = function.get_name().to_string_lossy().into_owned();
-        let Some(first) = function.get_first_basic_block().and_then(|b| b.get_first_instruction()) else { continue };
+        let Some(first) = function
+            .get_first_basic_block()
+            .and_then(|b| b.get_first_instruction())
+        else {
+            continue;
+        };
         let insert = |at: InstructionValue<'ctx>, hook: FunctionValue<'ctx>| -> Result<()> {
             builder.position_before(&at);
-            let call = builder.build_call(hook, &[], "").map_err(|e| MutatorError::Verify(format!("atomic function {name}: {e}")))?;
+            let call = builder
+                .build_call(hook, &[], "")
+                .map_err(|e| MutatorError::Verify(format!("atomic function {name}: {e}")))?;
             // SAFETY: a call site value is an instruction.
             ir::copy_debug_location(at, unsafe { InstructionValue::new(call.as_value_ref()) });
             Ok(())

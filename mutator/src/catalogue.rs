@@ -130,7 +130,13 @@ impl Catalogue {
                     id: format!("{}:{}", site.key, op.slug()),
                     operator: op,
                     description: op.describe(&site.call),
-                    sites: if op == Operator::Remove { std::iter::once(site.index).chain(site.scope.iter().copied()).collect() } else { vec![site.index] },
+                    sites: if op == Operator::Remove {
+                        std::iter::once(site.index)
+                            .chain(site.scope.iter().copied())
+                            .collect()
+                    } else {
+                        vec![site.index]
+                    },
                     function: site.function.clone(),
                     file: site.file.clone(),
                     line: site.line,
@@ -139,7 +145,17 @@ impl Catalogue {
                 })
             })
             .collect();
-        Catalogue { format_version: FORMAT_VERSION, kind, sites, mutants, interleave: Interleave::Sync, races: false, accesses: Vec::new(), root: String::new(), nondet_constants: Vec::new() }
+        Catalogue {
+            format_version: FORMAT_VERSION,
+            kind,
+            sites,
+            mutants,
+            interleave: Interleave::Sync,
+            races: false,
+            accesses: Vec::new(),
+            root: String::new(),
+            nondet_constants: Vec::new(),
+        }
     }
 
     /// Where a file named by this catalogue is on this machine (for reading sources).
@@ -152,7 +168,11 @@ impl Catalogue {
     /// the sites inside it.
     pub fn hidden_sites(&self, mutant: &Mutant) -> Vec<u32> {
         let mut hidden = mutant.sites.clone();
-        for site in self.sites.iter().filter(|s| mutant.sites.contains(&s.index)) {
+        for site in self
+            .sites
+            .iter()
+            .filter(|s| mutant.sites.contains(&s.index))
+        {
             hidden.extend(&site.inner);
         }
         hidden.sort_unstable();
@@ -164,8 +184,14 @@ impl Catalogue {
     /// `regions`), keeping the order by first site, then operator.
     pub fn add_mutants(&mut self, extra: Vec<Mutant>) {
         self.mutants.extend(extra);
-        let position: std::collections::HashMap<u32, usize> = self.sites.iter().enumerate().map(|(n, s)| (s.index, n)).collect();
-        self.mutants.sort_by_key(|m| (m.sites.first().map(|s| position[s]), m.operator));
+        let position: std::collections::HashMap<u32, usize> = self
+            .sites
+            .iter()
+            .enumerate()
+            .map(|(n, s)| (s.index, n))
+            .collect();
+        self.mutants
+            .sort_by_key(|m| (m.sites.first().map(|s| position[s]), m.operator));
     }
 
     /// Finds a mutant by its stable id.

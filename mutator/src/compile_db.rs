@@ -57,21 +57,33 @@ pub struct Program {
 
 /// Reads `db` and picks the units of one executable (`target`, or the only one).
 pub fn program(db: &Path, target: Option<&str>) -> Result<Program> {
-    let fail = |message: String| MutatorError::CompileDatabase { file: db.to_path_buf(), message };
+    let fail = |message: String| MutatorError::CompileDatabase {
+        file: db.to_path_buf(),
+        message,
+    };
     let text = std::fs::read_to_string(db).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => MutatorError::InputNotFound(db.to_path_buf()),
-        _ => MutatorError::InputUnreadable { path: db.to_path_buf(), source },
+        _ => MutatorError::InputUnreadable {
+            path: db.to_path_buf(),
+            source,
+        },
     })?;
     let entries: Vec<Entry> = serde_json::from_str(&text).map_err(|e| fail(format!("{e} (expected a JSON array of {{\"directory\", \"file\", \"arguments\" or \"command\"}} entries)")))?;
     let mut units: Vec<Unit> = Vec::new();
     for entry in entries {
         let unit = unit(entry).map_err(fail)?;
         // A unit listed twice (two configurations of one target) is compiled once.
-        if !units.iter().any(|u| u.source == unit.source && u.target == unit.target) {
+        if !units
+            .iter()
+            .any(|u| u.source == unit.source && u.target == unit.target)
+        {
             units.push(unit);
         }
     }
-    let units: Vec<Unit> = units.into_iter().filter(|u| kind_of(&u.source).is_some()).collect();
+    let units: Vec<Unit> = units
+        .into_iter()
+        .filter(|u| kind_of(&u.source).is_some())
+        .collect();
     if units.is_empty() {
         return Err(fail("it lists no C/C++ translation unit".to_string()));
     }
@@ -85,21 +97,47 @@ pub fn program(db: &Path, target: Option<&str>) -> Result<Program> {
         }
         (None, Vec::new(), Vec::new())
     } else {
-        let links: Vec<(String, Option<Link>)> = targets.iter().map(|t| (t.clone(), link_of(&units, t))).collect();
-        let executables: Vec<String> = links.iter().filter(|(_, l)| l.as_ref().is_some_and(|l| l.executable)).map(|(t, _)| t.clone()).collect();
+        let links: Vec<(String, Option<Link>)> = targets
+            .iter()
+            .map(|t| (t.clone(), link_of(&units, t)))
+            .collect();
+        let executables: Vec<String> = links
+            .iter()
+            .filter(|(_, l)| l.as_ref().is_some_and(|l| l.executable))
+            .map(|(t, _)| t.clone())
+            .collect();
         let name = match target {
             Some(name) if targets.contains(name) => name.to_string(),
-            Some(name) => return Err(fail(format!("no target {name:?} in it; its targets: {}", targets.iter().cloned().collect::<Vec<_>>().join(", ")))),
+            Some(name) => {
+                return Err(fail(format!(
+                    "no target {name:?} in it; its targets: {}",
+                    targets.iter().cloned().collect::<Vec<_>>().join(", ")
+                )))
+            }
             None if targets.len() == 1 => targets.iter().next().cloned().unwrap_or_default(),
             None if executables.len() == 1 => executables[0].clone(),
             None => {
-                let listed: Vec<String> = if executables.is_empty() { targets.iter().cloned().collect() } else { executables };
-                return Err(fail(format!("it describes several programs ({}): name one with --target", listed.join(", "))));
+                let listed: Vec<String> = if executables.is_empty() {
+                    targets.iter().cloned().collect()
+                } else {
+                    executables
+                };
+                return Err(fail(format!(
+                    "it describes several programs ({}): name one with --target",
+                    listed.join(", ")
+                )));
             }
         };
-        let link = links.into_iter().find(|(t, _)| *t == name).and_then(|(_, l)| l);
+        let link = links
+            .into_iter()
+            .find(|(t, _)| *t == name)
+            .and_then(|(_, l)| l);
         if link.as_ref().is_some_and(|l| !l.executable) {
-            let named = if executables.is_empty() { String::new() } else { format!("; its programs: {}", executables.join(", ")) };
+            let named = if executables.is_empty() {
+                String::new()
+            } else {
+                format!("; its programs: {}", executables.join(", "))
+            };
             return Err(fail(format!("target {name:?} is a library (its link.txt builds an archive or a shared library), not a program{named}")));
         }
         let link = link.unwrap_or_default();
@@ -113,19 +151,47 @@ pub fn program(db: &Path, target: Option<&str>) -> Result<Program> {
         }
     }
     let mut link_flags = link_flags;
-    link_flags.extend(libraries.iter().filter(|l| !targets.contains(*l)).map(|l| format!("-l{l}")));
+    link_flags.extend(
+        libraries
+            .iter()
+            .filter(|l| !targets.contains(*l))
+            .map(|l| format!("-l{l}")),
+    );
     let selected: Vec<&Unit> = match &chosen {
         None => units.iter().collect(),
-        Some(_) => wanted.iter().flat_map(|t| units.iter().filter(move |u| u.target.as_deref() == Some(*t))).collect(),
+        Some(_) => wanted
+            .iter()
+            .flat_map(|t| {
+                units
+                    .iter()
+                    .filter(move |u| u.target.as_deref() == Some(*t))
+            })
+            .collect(),
     };
     let mut inputs: Vec<Input> = selected
         .iter()
-        .map(|u| Input { path: u.source.clone(), kind: kind_of(&u.source).unwrap_or(InputKind::C), flags: u.flags.clone(), directory: Some(u.directory.clone()) })
+        .map(|u| Input {
+            path: u.source.clone(),
+            kind: kind_of(&u.source).unwrap_or(InputKind::C),
+            flags: u.flags.clone(),
+            directory: Some(u.directory.clone()),
+        })
         .collect();
     inputs.sort_by(|a, b| a.path.cmp(&b.path));
     inputs.dedup_by(|a, b| a.path == b.path);
-    let root = common_root(std::iter::once(db_dir).chain(inputs.iter().filter_map(|i| i.path.parent().map(Path::to_path_buf))));
-    Ok(Program { inputs, link_flags, root, target: chosen })
+    let root = common_root(
+        std::iter::once(db_dir).chain(
+            inputs
+                .iter()
+                .filter_map(|i| i.path.parent().map(Path::to_path_buf)),
+        ),
+    );
+    Ok(Program {
+        inputs,
+        link_flags,
+        root,
+        target: chosen,
+    })
 }
 
 /// The language of a C/C++ source by its extension (`None` for anything else).
@@ -137,13 +203,31 @@ fn unit(entry: Entry) -> std::result::Result<Unit, String> {
     let directory = absolute(&entry.directory);
     let args = match (entry.arguments, entry.command) {
         (Some(args), _) => args,
-        (None, Some(command)) => shlex::split(&command).ok_or_else(|| format!("cannot split the command of {}: {command}", entry.file.display()))?,
-        (None, None) => return Err(format!("the entry of {} has neither \"arguments\" nor \"command\"", entry.file.display())),
+        (None, Some(command)) => shlex::split(&command).ok_or_else(|| {
+            format!(
+                "cannot split the command of {}: {command}",
+                entry.file.display()
+            )
+        })?,
+        (None, None) => {
+            return Err(format!(
+                "the entry of {} has neither \"arguments\" nor \"command\"",
+                entry.file.display()
+            ))
+        }
     };
     let source = crate::source::normalize(&directory.join(&entry.file));
-    let object = entry.output.or_else(|| output_of(&args)).map(|o| directory.join(o));
+    let object = entry
+        .output
+        .or_else(|| output_of(&args))
+        .map(|o| directory.join(o));
     let target = object.as_deref().and_then(cmake_target);
-    Ok(Unit { flags: compile_flags(&args, &entry.file, &directory), source, directory, target })
+    Ok(Unit {
+        flags: compile_flags(&args, &entry.file, &directory),
+        source,
+        directory,
+        target,
+    })
 }
 
 /// The `-o` argument of a command line.
@@ -163,7 +247,11 @@ fn output_of(args: &[String]) -> Option<PathBuf> {
 /// `<build>/…/CMakeFiles/<target>.dir/…` → `<target>`.
 fn cmake_target(object: &Path) -> Option<String> {
     let parts: Vec<&str> = object.iter().filter_map(|c| c.to_str()).collect();
-    parts.windows(2).rev().find(|w| w[0] == "CMakeFiles" && w[1].ends_with(".dir")).map(|w| w[1].trim_end_matches(".dir").to_string())
+    parts
+        .windows(2)
+        .rev()
+        .find(|w| w[0] == "CMakeFiles" && w[1].ends_with(".dir"))
+        .map(|w| w[1].trim_end_matches(".dir").to_string())
 }
 
 /// A unit's own flags (`args[0]` is the compiler): what it is compiled with, less what syncmut sets itself (the
@@ -171,8 +259,29 @@ fn cmake_target(object: &Path) -> Option<String> {
 /// what would make other code than the design's (sanitizers, LTO, profiling).
 pub fn compile_flags(args: &[String], file: &Path, directory: &Path) -> Vec<String> {
     const WITH_VALUE: &[&str] = &["-o", "-MF", "-MT", "-MQ"];
-    const DROPPED: &[&str] = &["-c", "-S", "-E", "-M", "-MM", "-MD", "-MMD", "-MP", "-pipe", "-emit-llvm", "--"];
-    const DROPPED_PREFIXES: &[&str] = &["-O", "-g", "-flto", "-fsanitize", "-fprofile", "-fcoverage", "-ftest-coverage", "-fno-sanitize"];
+    const DROPPED: &[&str] = &[
+        "-c",
+        "-S",
+        "-E",
+        "-M",
+        "-MM",
+        "-MD",
+        "-MMD",
+        "-MP",
+        "-pipe",
+        "-emit-llvm",
+        "--",
+    ];
+    const DROPPED_PREFIXES: &[&str] = &[
+        "-O",
+        "-g",
+        "-flto",
+        "-fsanitize",
+        "-fprofile",
+        "-fcoverage",
+        "-ftest-coverage",
+        "-fno-sanitize",
+    ];
     let source = directory.join(file);
     let mut flags = Vec::new();
     let mut it = args.iter().skip(1);
@@ -206,11 +315,19 @@ struct Link {
 /// Reads `CMakeFiles/<target>.dir/link.txt` beside one of the target's objects.
 fn link_of(units: &[Unit], target: &str) -> Option<Link> {
     let unit = units.iter().find(|u| u.target.as_deref() == Some(target))?;
-    let dir = find_up(&unit.directory, &format!("CMakeFiles/{target}.dir/link.txt"))?;
+    let dir = find_up(
+        &unit.directory,
+        &format!("CMakeFiles/{target}.dir/link.txt"),
+    )?;
     let text = std::fs::read_to_string(&dir).ok()?;
     let words: Vec<String> = text.lines().filter_map(shlex::split).flatten().collect();
     let first = words.first()?;
-    let mut link = Link { executable: !first.ends_with("ar") && !words.iter().any(|w| w == "-shared") && words.iter().any(|w| w == "-o"), ..Link::default() };
+    let mut link = Link {
+        executable: !first.ends_with("ar")
+            && !words.iter().any(|w| w == "-shared")
+            && words.iter().any(|w| w == "-o"),
+        ..Link::default()
+    };
     for word in &words {
         if word.starts_with("-l") || word.starts_with("-L") || word.starts_with("-Wl,") {
             link.flags.push(word.clone());
@@ -231,7 +348,9 @@ fn find_up(dir: &Path, rel: &str) -> Option<PathBuf> {
 fn library_name(word: &str) -> Option<String> {
     let name = Path::new(word).file_name()?.to_str()?;
     let stem = name.strip_prefix("lib")?;
-    let stem = stem.strip_suffix(".a").or_else(|| stem.split_once(".so").map(|(s, _)| s))?;
+    let stem = stem
+        .strip_suffix(".a")
+        .or_else(|| stem.split_once(".so").map(|(s, _)| s))?;
     (!stem.is_empty()).then(|| stem.to_string())
 }
 
@@ -245,15 +364,27 @@ mod tests {
             .split(' ')
             .map(String::from)
             .collect();
-        assert_eq!(compile_flags(&args, Path::new("/p/src/a.c"), Path::new("/p/build")), ["-DN=4", "-I/p/include", "-std=c11"]);
-        assert_eq!(output_of(&args), Some(PathBuf::from("CMakeFiles/app.dir/src/a.c.o")));
-        assert_eq!(cmake_target(Path::new("/p/build/sub/CMakeFiles/core.dir/x.c.o")).as_deref(), Some("core"));
+        assert_eq!(
+            compile_flags(&args, Path::new("/p/src/a.c"), Path::new("/p/build")),
+            ["-DN=4", "-I/p/include", "-std=c11"]
+        );
+        assert_eq!(
+            output_of(&args),
+            Some(PathBuf::from("CMakeFiles/app.dir/src/a.c.o"))
+        );
+        assert_eq!(
+            cmake_target(Path::new("/p/build/sub/CMakeFiles/core.dir/x.c.o")).as_deref(),
+            Some("core")
+        );
         assert_eq!(cmake_target(Path::new("/p/build/a.o")), None);
     }
 
     #[test]
     fn libraries_are_named_by_their_files() {
-        assert_eq!(library_name("/usr/lib/x86_64-linux-gnu/libz.so").as_deref(), Some("z"));
+        assert_eq!(
+            library_name("/usr/lib/x86_64-linux-gnu/libz.so").as_deref(),
+            Some("z")
+        );
         assert_eq!(library_name("libcore.a").as_deref(), Some("core"));
         assert_eq!(library_name("libm.so.6").as_deref(), Some("m"));
         assert_eq!(library_name("main.o"), None);
@@ -263,13 +394,28 @@ mod tests {
     fn several_programs_without_a_target_are_refused_naming_them() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("compile_commands.json");
-        let entry = |t: &str, f: &str| format!(r#"{{"directory": "{0}", "file": "{0}/{f}", "command": "cc -c {0}/{f} -o CMakeFiles/{t}.dir/{f}.o"}}"#, dir.path().display());
-        std::fs::write(&db, format!("[{}, {}]", entry("one", "a.c"), entry("two", "b.c"))).unwrap();
+        let entry = |t: &str, f: &str| {
+            format!(
+                r#"{{"directory": "{0}", "file": "{0}/{f}", "command": "cc -c {0}/{f} -o CMakeFiles/{t}.dir/{f}.o"}}"#,
+                dir.path().display()
+            )
+        };
+        std::fs::write(
+            &db,
+            format!("[{}, {}]", entry("one", "a.c"), entry("two", "b.c")),
+        )
+        .unwrap();
         let err = program(&db, None).unwrap_err().to_string();
-        assert!(err.contains("several programs (one, two): name one with --target"), "{err}");
+        assert!(
+            err.contains("several programs (one, two): name one with --target"),
+            "{err}"
+        );
         let two = program(&db, Some("two")).unwrap();
         assert_eq!(two.inputs.len(), 1);
         assert!(two.inputs[0].path.ends_with("b.c"));
-        assert!(program(&db, Some("three")).unwrap_err().to_string().contains("no target \"three\""));
+        assert!(program(&db, Some("three"))
+            .unwrap_err()
+            .to_string()
+            .contains("no target \"three\""));
     }
 }

@@ -27,9 +27,20 @@ pub enum Node {
         flags: String,
     },
     /// `!DIDerivedType`: member, inheritance, typedef, pointer, const, …
-    Derived { tag: String, name: String, base: Option<u32>, size_bits: u64, offset_bits: u64, flags: String },
+    Derived {
+        tag: String,
+        name: String,
+        base: Option<u32>,
+        size_bits: u64,
+        offset_bits: u64,
+        flags: String,
+    },
     /// `!DIBasicType`: `int`, `bool`, …
-    Basic { name: String, size_bits: u64, encoding: String },
+    Basic {
+        name: String,
+        size_bits: u64,
+        encoding: String,
+    },
     /// `!DIEnumerator`: its value as written (signed unless `isUnsigned`).
     Enumerator { name: String, value: i128 },
     /// `!DINamespace`.
@@ -78,15 +89,25 @@ impl DebugTypes {
 
     /// All composite type nodes, by number (sorted, for deterministic output).
     pub fn composites(&self) -> Vec<u32> {
-        let mut ids: Vec<u32> = self.nodes.iter().filter(|(_, n)| matches!(n, Node::Composite { .. })).map(|(id, _)| *id).collect();
+        let mut ids: Vec<u32> = self
+            .nodes
+            .iter()
+            .filter(|(_, n)| matches!(n, Node::Composite { .. }))
+            .map(|(id, _)| *id)
+            .collect();
         ids.sort_unstable();
         ids
     }
 
     /// The declared type of the global variable with this symbol, from its `!dbg`.
     pub fn global_type(&self, symbol: &str) -> Option<u32> {
-        let Node::GlobalExpression { var: Some(var) } = self.node(*self.global_dbg.get(symbol)?)? else { return None };
-        let Node::GlobalVariable { ty, .. } = self.node(*var)? else { return None };
+        let Node::GlobalExpression { var: Some(var) } = self.node(*self.global_dbg.get(symbol)?)?
+        else {
+            return None;
+        };
+        let Node::GlobalVariable { ty, .. } = self.node(*var)? else {
+            return None;
+        };
         *ty
     }
 
@@ -103,8 +124,17 @@ impl DebugTypes {
     pub fn strip(&self, mut id: u32) -> u32 {
         for _ in 0..32 {
             match self.node(id) {
-                Some(Node::Derived { tag, base: Some(base), .. })
-                    if matches!(tag.as_str(), "DW_TAG_typedef" | "DW_TAG_const_type" | "DW_TAG_volatile_type" | "DW_TAG_atomic_type") =>
+                Some(Node::Derived {
+                    tag,
+                    base: Some(base),
+                    ..
+                }) if matches!(
+                    tag.as_str(),
+                    "DW_TAG_typedef"
+                        | "DW_TAG_const_type"
+                        | "DW_TAG_volatile_type"
+                        | "DW_TAG_atomic_type"
+                ) =>
                 {
                     id = *base
                 }
@@ -123,7 +153,9 @@ impl DebugTypes {
                     parts.push(name.clone());
                     scope = *outer;
                 }
-                Some(Node::Composite { name, scope: outer, .. }) => {
+                Some(Node::Composite {
+                    name, scope: outer, ..
+                }) => {
                     parts.push(name.clone());
                     scope = *outer;
                 }
@@ -136,9 +168,19 @@ impl DebugTypes {
 
     /// The path of a `!DIFile` node (directory joined when the name is relative).
     pub fn file_path(&self, file: Option<u32>) -> Option<std::path::PathBuf> {
-        let Some(Node::File { filename, directory }) = file.and_then(|f| self.node(f)) else { return None };
+        let Some(Node::File {
+            filename,
+            directory,
+        }) = file.and_then(|f| self.node(f))
+        else {
+            return None;
+        };
         let name = std::path::PathBuf::from(filename);
-        Some(if name.is_absolute() || directory.is_empty() { name } else { std::path::Path::new(directory).join(name) })
+        Some(if name.is_absolute() || directory.is_empty() {
+            name
+        } else {
+            std::path::Path::new(directory).join(name)
+        })
     }
 }
 
@@ -170,7 +212,16 @@ pub struct Decoding {
 
 /// Namespaces whose types are the kernel's or the library's, never design state (ports,
 /// events, signals, channels, strings, containers).
-const LIBRARY_NAMESPACES: &[&str] = &["sc_core", "sc_dt", "sc_boost", "sc_unnamed", "tlm", "tlm_utils", "std", "__gnu_cxx"];
+const LIBRARY_NAMESPACES: &[&str] = &[
+    "sc_core",
+    "sc_dt",
+    "sc_boost",
+    "sc_unnamed",
+    "tlm",
+    "tlm_utils",
+    "std",
+    "__gnu_cxx",
+];
 
 impl DebugTypes {
     /// Whether a scope lies in a library namespace (see [`LIBRARY_NAMESPACES`]).
@@ -184,46 +235,87 @@ impl DebugTypes {
     /// references, large or library aggregates, bit widths other than 8/16/32/64.
     pub fn decoding(&self, ty: u32) -> Option<Decoding> {
         let plain = |size_bits: u64, kind: ValueKind| {
-            matches!(size_bits, 8 | 16 | 32 | 64).then(|| Decoding { size: (size_bits / 8) as u32, kind, enumerators: Vec::new() })
+            matches!(size_bits, 8 | 16 | 32 | 64).then(|| Decoding {
+                size: (size_bits / 8) as u32,
+                kind,
+                enumerators: Vec::new(),
+            })
         };
         match self.node(self.strip(ty))? {
-            Node::Basic { size_bits, encoding, name } => {
+            Node::Basic {
+                size_bits,
+                encoding,
+                name,
+            } => {
                 let kind = match encoding.as_str() {
                     "DW_ATE_boolean" => ValueKind::Bool,
                     "DW_ATE_signed" | "DW_ATE_signed_char" => ValueKind::Signed,
-                    "DW_ATE_unsigned" | "DW_ATE_unsigned_char" | "DW_ATE_UTF" => ValueKind::Unsigned,
+                    "DW_ATE_unsigned" | "DW_ATE_unsigned_char" | "DW_ATE_UTF" => {
+                        ValueKind::Unsigned
+                    }
                     _ if name == "bool" || name == "_Bool" => ValueKind::Bool,
                     _ => ValueKind::Raw,
                 };
                 plain(*size_bits, kind)
             }
-            Node::Derived { tag, size_bits, .. } if tag == "DW_TAG_pointer_type" || tag == "DW_TAG_ptr_to_member_type" => {
-                plain(if *size_bits == 0 { 64 } else { *size_bits }, ValueKind::Pointer)
+            Node::Derived { tag, size_bits, .. }
+                if tag == "DW_TAG_pointer_type" || tag == "DW_TAG_ptr_to_member_type" =>
+            {
+                plain(
+                    if *size_bits == 0 { 64 } else { *size_bits },
+                    ValueKind::Pointer,
+                )
             }
-            Node::Composite { tag, size_bits, elements, base, scope, flags, .. } => {
+            Node::Composite {
+                tag,
+                size_bits,
+                elements,
+                base,
+                scope,
+                flags,
+                ..
+            } => {
                 if flags.contains("DIFlagFwdDecl") {
                     return None;
                 }
                 if tag == "DW_TAG_enumeration_type" {
-                    let unsigned = base.and_then(|b| self.decoding(b)).is_some_and(|d| d.kind == ValueKind::Unsigned);
-                    let mask = if *size_bits >= 64 { u64::MAX } else { (1u64 << size_bits) - 1 };
+                    let unsigned = base
+                        .and_then(|b| self.decoding(b))
+                        .is_some_and(|d| d.kind == ValueKind::Unsigned);
+                    let mask = if *size_bits >= 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << size_bits) - 1
+                    };
                     let enumerators = self
                         .tuple(*elements)
                         .into_iter()
                         .filter_map(|e| match self.node(e) {
-                            Some(Node::Enumerator { name, value }) => Some(((*value as u64) & mask, name.clone())),
+                            Some(Node::Enumerator { name, value }) => {
+                                Some(((*value as u64) & mask, name.clone()))
+                            }
                             _ => None,
                         })
                         .collect();
-                    let kind = if unsigned { ValueKind::UnsignedEnum } else { ValueKind::Enum };
+                    let kind = if unsigned {
+                        ValueKind::UnsignedEnum
+                    } else {
+                        ValueKind::Enum
+                    };
                     return plain(*size_bits, kind).map(|d| Decoding { enumerators, ..d });
                 }
-                if matches!(tag.as_str(), "DW_TAG_structure_type" | "DW_TAG_class_type" | "DW_TAG_union_type")
-                    && !self.in_library_namespace(*scope)
+                if matches!(
+                    tag.as_str(),
+                    "DW_TAG_structure_type" | "DW_TAG_class_type" | "DW_TAG_union_type"
+                ) && !self.in_library_namespace(*scope)
                     && (1..=64).contains(size_bits)
                     && size_bits % 8 == 0
                 {
-                    return Some(Decoding { size: (size_bits / 8) as u32, kind: ValueKind::Raw, enumerators: Vec::new() });
+                    return Some(Decoding {
+                        size: (size_bits / 8) as u32,
+                        kind: ValueKind::Raw,
+                        enumerators: Vec::new(),
+                    });
                 }
                 None
             }
@@ -238,17 +330,29 @@ fn parse_node(rest: &str) -> Option<(u32, Node)> {
     let id: u32 = id.parse().ok()?;
     let body = body.strip_prefix("distinct ").unwrap_or(body);
     if let Some(items) = body.strip_prefix("!{").and_then(|b| b.strip_suffix('}')) {
-        let items = split_top(items).into_iter().filter(|s| !s.is_empty()).map(node_ref).collect();
+        let items = split_top(items)
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .map(node_ref)
+            .collect();
         return Some((id, Node::Tuple(items)));
     }
     let body = body.strip_prefix('!')?;
     let open = body.find('(')?;
     let kind = &body[..open];
     let fields = body[open + 1..].strip_suffix(')')?;
-    let fields: HashMap<&str, &str> = split_top(fields).into_iter().filter_map(|f| f.split_once(": ")).collect();
+    let fields: HashMap<&str, &str> = split_top(fields)
+        .into_iter()
+        .filter_map(|f| f.split_once(": "))
+        .collect();
     let text = |key: &str| fields.get(key).map(|v| string_value(v)).unwrap_or_default();
     let reference = |key: &str| fields.get(key).and_then(|v| node_ref(v));
-    let number = |key: &str| fields.get(key).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    let number = |key: &str| {
+        fields
+            .get(key)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     let raw = |key: &str| fields.get(key).map(|v| v.to_string()).unwrap_or_default();
     let node = match kind {
         "DICompositeType" => Node::Composite {
@@ -270,12 +374,33 @@ fn parse_node(rest: &str) -> Option<(u32, Node)> {
             offset_bits: number("offset"),
             flags: raw("flags"),
         },
-        "DIBasicType" => Node::Basic { name: text("name"), size_bits: number("size"), encoding: raw("encoding") },
-        "DIEnumerator" => Node::Enumerator { name: text("name"), value: fields.get("value").and_then(|v| v.parse().ok()).unwrap_or(0) },
-        "DINamespace" => Node::Namespace { name: text("name"), scope: reference("scope") },
-        "DIFile" => Node::File { filename: text("filename"), directory: text("directory") },
-        "DIGlobalVariableExpression" => Node::GlobalExpression { var: reference("var") },
-        "DIGlobalVariable" => Node::GlobalVariable { name: text("name"), ty: reference("type") },
+        "DIBasicType" => Node::Basic {
+            name: text("name"),
+            size_bits: number("size"),
+            encoding: raw("encoding"),
+        },
+        "DIEnumerator" => Node::Enumerator {
+            name: text("name"),
+            value: fields
+                .get("value")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+        },
+        "DINamespace" => Node::Namespace {
+            name: text("name"),
+            scope: reference("scope"),
+        },
+        "DIFile" => Node::File {
+            filename: text("filename"),
+            directory: text("directory"),
+        },
+        "DIGlobalVariableExpression" => Node::GlobalExpression {
+            var: reference("var"),
+        },
+        "DIGlobalVariable" => Node::GlobalVariable {
+            name: text("name"),
+            ty: reference("type"),
+        },
         _ => Node::Other,
     };
     Some((id, node))
@@ -291,7 +416,10 @@ fn parse_global(rest: &str) -> Option<(String, u32)> {
         (rest[..end].to_string(), &rest[end..])
     };
     let at = body.rfind("!dbg !")?;
-    let digits: String = body[at + 6..].chars().take_while(char::is_ascii_digit).collect();
+    let digits: String = body[at + 6..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     Some((symbol, digits.parse().ok()?))
 }
 
@@ -323,7 +451,9 @@ fn node_ref(value: &str) -> Option<u32> {
 /// A printed string `"a\22b"` → `a"b` (LLVM escapes `"`, `\` and non-printable bytes as
 /// `\XX`).
 fn string_value(value: &str) -> String {
-    let Some(inner) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) else { return String::new() };
+    let Some(inner) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) else {
+        return String::new();
+    };
     let bytes = inner.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -372,14 +502,37 @@ define void @f() !dbg !40 {
         assert_eq!(t.global_dbg.get("odd name"), Some(&3));
         assert_eq!(t.strip(6), 7);
         assert_eq!(t.tuple(Some(9)), vec![10, 11]);
-        assert_eq!(t.node(11), Some(&Node::Enumerator { name: "a\"b, c".into(), value: -4 }));
-        assert_eq!(t.node(8), Some(&Node::Basic { name: "unsigned int".into(), size_bits: 32, encoding: "DW_ATE_unsigned".into() }));
-        let Some(Node::Derived { offset_bits, flags, .. }) = t.node(14) else { panic!() };
+        assert_eq!(
+            t.node(11),
+            Some(&Node::Enumerator {
+                name: "a\"b, c".into(),
+                value: -4
+            })
+        );
+        assert_eq!(
+            t.node(8),
+            Some(&Node::Basic {
+                name: "unsigned int".into(),
+                size_bits: 32,
+                encoding: "DW_ATE_unsigned".into()
+            })
+        );
+        let Some(Node::Derived {
+            offset_bits, flags, ..
+        }) = t.node(14)
+        else {
+            panic!()
+        };
         assert_eq!((*offset_bits, flags.as_str()), (4544, "DIFlagPublic"));
         assert_eq!(t.namespace_of(Some(12)), "sc_core");
-        let Some(Node::Composite { scope, .. }) = t.node(13) else { panic!() };
+        let Some(Node::Composite { scope, .. }) = t.node(13) else {
+            panic!()
+        };
         assert_eq!(t.namespace_of(*scope), "sc_core");
-        assert_eq!(t.file_path(Some(5)), Some(std::path::PathBuf::from("/work/d/top.cpp")));
+        assert_eq!(
+            t.file_path(Some(5)),
+            Some(std::path::PathBuf::from("/work/d/top.cpp"))
+        );
         assert_eq!(t.composites(), vec![7, 13]);
     }
 
@@ -389,8 +542,15 @@ define void @f() !dbg !40 {
         let d = t.decoding(6).unwrap();
         assert_eq!(d.kind, ValueKind::UnsignedEnum);
         assert_eq!(d.size, 4);
-        assert_eq!(d.enumerators, vec![(0, "RED".to_string()), (0xffff_fffc, "a\"b, c".to_string())]);
+        assert_eq!(
+            d.enumerators,
+            vec![(0, "RED".to_string()), (0xffff_fffc, "a\"b, c".to_string())]
+        );
         assert_eq!(t.decoding(8).unwrap().kind, ValueKind::Unsigned);
-        assert_eq!(t.decoding(13), None, "a forward declaration (sc_core::sc_module) has no layout");
+        assert_eq!(
+            t.decoding(13),
+            None,
+            "a forward declaration (sc_core::sc_module) has no layout"
+        );
     }
 }

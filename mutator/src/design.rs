@@ -27,7 +27,12 @@ pub struct Input {
 
 impl Input {
     fn new(path: PathBuf, kind: InputKind) -> Input {
-        Input { path, kind, flags: Vec::new(), directory: None }
+        Input {
+            path,
+            kind,
+            flags: Vec::new(),
+            directory: None,
+        }
     }
 }
 
@@ -66,7 +71,10 @@ impl Design {
             utf8(path)?;
             let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
                 std::io::ErrorKind::NotFound => MutatorError::InputNotFound(path.clone()),
-                _ => MutatorError::InputUnreadable { path: path.clone(), source },
+                _ => MutatorError::InputUnreadable {
+                    path: path.clone(),
+                    source,
+                },
             })?;
             if meta.is_dir() {
                 let mut found = Vec::new();
@@ -75,9 +83,12 @@ impl Design {
                     return Err(MutatorError::EmptyDirectory(path.clone()));
                 }
                 found.sort_by(|a, b| a.path.cmp(&b.path));
-                found.iter().try_for_each(|input| utf8(&input.path).map(drop))?;
+                found
+                    .iter()
+                    .try_for_each(|input| utf8(&input.path).map(drop))?;
                 inputs.extend(found);
-            } else if let (None, Some(program)) = (kind_of(path), crate::wrapped::program_of(path)?) {
+            } else if let (None, Some(program)) = (kind_of(path), crate::wrapped::program_of(path)?)
+            {
                 for unit in program.units {
                     utf8(&unit.bitcode)?;
                     sources_dirs.extend(unit.source.parent().map(Path::to_path_buf));
@@ -88,15 +99,32 @@ impl Design {
                 }
                 flags.extend(program.link_flags);
             } else {
-                let kind = kind_of(path).ok_or_else(|| MutatorError::UnsupportedInput(path.clone()))?;
+                let kind =
+                    kind_of(path).ok_or_else(|| MutatorError::UnsupportedInput(path.clone()))?;
                 // Fail early on unreadable files, naming them, rather than in clang.
-                std::fs::File::open(path).map_err(|source| MutatorError::InputUnreadable { path: path.clone(), source })?;
+                std::fs::File::open(path).map_err(|source| MutatorError::InputUnreadable {
+                    path: path.clone(),
+                    source,
+                })?;
                 inputs.push(Input::new(path.clone(), kind));
             }
         }
-        let named = paths.iter().map(|p| if p.is_dir() { p.clone() } else { p.parent().map(Path::to_path_buf).unwrap_or_default() });
+        let named = paths.iter().map(|p| {
+            if p.is_dir() {
+                p.clone()
+            } else {
+                p.parent().map(Path::to_path_buf).unwrap_or_default()
+            }
+        });
         let root = common_root(named.chain(sources_dirs));
-        Ok(Design { inputs, flags, root, jobs: default_jobs(), notes, sync: Vec::new() })
+        Ok(Design {
+            inputs,
+            flags,
+            root,
+            jobs: default_jobs(),
+            notes,
+            sync: Vec::new(),
+        })
     }
 
     /// The program a compile database describes (`--compile-db`, see
@@ -109,7 +137,14 @@ impl Design {
         }
         let mut all = flags.to_vec();
         all.extend(program.link_flags);
-        Ok(Design { inputs: program.inputs, flags: all, root: program.root, jobs: default_jobs(), notes: Vec::new(), sync: Vec::new() })
+        Ok(Design {
+            inputs: program.inputs,
+            flags: all,
+            root: program.root,
+            jobs: default_jobs(),
+            notes: Vec::new(),
+            sync: Vec::new(),
+        })
     }
 
     /// Names the project root explicitly (`--root`); relative to the working directory.
@@ -143,16 +178,34 @@ impl Design {
 /// `.syncmut` file, or holding `mutants.json`), whose build copies would otherwise be
 /// compiled into the design again.
 fn is_build_output(dir: &Path) -> bool {
-    const BUILD_DIRS: &[&str] = &["build", "target", "CMakeFiles", "_build", "out", "syncmut.out", "syncmut.gen", "node_modules"];
+    const BUILD_DIRS: &[&str] = &[
+        "build",
+        "target",
+        "CMakeFiles",
+        "_build",
+        "out",
+        "syncmut.out",
+        "syncmut.gen",
+        "node_modules",
+    ];
     let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    name.starts_with('.') || BUILD_DIRS.contains(&name) || name.starts_with("cmake-build-") || dir.join(".syncmut").exists() || dir.join("mutants.json").exists()
+    name.starts_with('.')
+        || BUILD_DIRS.contains(&name)
+        || name.starts_with("cmake-build-")
+        || dir.join(".syncmut").exists()
+        || dir.join("mutants.json").exists()
 }
 
 fn sources_under(dir: &Path, found: &mut Vec<Input>) -> Result<()> {
-    let entries = std::fs::read_dir(dir).map_err(|source| MutatorError::InputUnreadable { path: dir.to_path_buf(), source })?;
+    let entries = std::fs::read_dir(dir).map_err(|source| MutatorError::InputUnreadable {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     for entry in entries.flatten() {
         let path = entry.path();
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if kind.is_dir() {
             if !is_build_output(&path) {
                 sources_under(&path, found)?;
@@ -181,7 +234,12 @@ pub fn common_root(dirs: impl IntoIterator<Item = PathBuf>) -> PathBuf {
         let dir = absolute(&dir);
         root = Some(match root {
             None => dir,
-            Some(r) => r.components().zip(dir.components()).take_while(|(a, b)| a == b).map(|(a, _)| a).collect(),
+            Some(r) => r
+                .components()
+                .zip(dir.components())
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a)
+                .collect(),
         });
     }
     root.unwrap_or_else(|| absolute(Path::new(".")))
@@ -190,11 +248,15 @@ pub fn common_root(dirs: impl IntoIterator<Item = PathBuf>) -> PathBuf {
 /// Paths cross into clang, llvm-link and LLVM's C API as text: refuse, naming it, a
 /// path that is not UTF-8 rather than fail later with a mangled name.
 pub fn utf8(path: &Path) -> Result<&str> {
-    path.to_str().ok_or_else(|| MutatorError::NonUtf8Path(path.to_path_buf()))
+    path.to_str()
+        .ok_or_else(|| MutatorError::NonUtf8Path(path.to_path_buf()))
 }
 
 fn is_link_flag(flag: &str) -> bool {
-    flag.starts_with("-l") || flag.starts_with("-L") || flag.starts_with("-Wl,") || is_library_file(flag)
+    flag.starts_with("-l")
+        || flag.starts_with("-L")
+        || flag.starts_with("-Wl,")
+        || is_library_file(flag)
 }
 
 /// A library named by its file (`/usr/lib/libz.so`, `libcore.a`, `libm.so.6`).
@@ -225,13 +287,34 @@ mod tests {
     fn a_directory_is_searched_recursively_without_build_output() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for file in ["main.c", "src/pool.c", "src/deep/queue.cpp", "README.md", "build/gen.c", ".git/hook.c", "cmake-build-debug/x.c", "run/mutants.json", "run/copy.c"] {
+        for file in [
+            "main.c",
+            "src/pool.c",
+            "src/deep/queue.cpp",
+            "README.md",
+            "build/gen.c",
+            ".git/hook.c",
+            "cmake-build-debug/x.c",
+            "run/mutants.json",
+            "run/copy.c",
+        ] {
             let path = root.join(file);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, "").unwrap();
         }
         let design = Design::from_paths(&[root.to_path_buf()], &[]).unwrap();
-        let found: Vec<_> = design.inputs.iter().map(|i| i.path.strip_prefix(root).unwrap().to_str().unwrap().to_string()).collect();
+        let found: Vec<_> = design
+            .inputs
+            .iter()
+            .map(|i| {
+                i.path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
         assert_eq!(found, ["main.c", "src/deep/queue.cpp", "src/pool.c"]);
         assert_eq!(design.inputs[1].kind, InputKind::Cxx);
     }
@@ -245,12 +328,17 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, "").unwrap();
         }
-        let two_files = Design::from_paths(&[root.join("app/src/a.c"), root.join("app/lib/b.c")], &[]).unwrap();
+        let two_files =
+            Design::from_paths(&[root.join("app/src/a.c"), root.join("app/lib/b.c")], &[]).unwrap();
         assert_eq!(two_files.root, root.join("app"));
         let one_file = Design::from_paths(&[root.join("app/src/a.c")], &[]).unwrap();
         assert_eq!(one_file.root, root.join("app/src"));
         let a_directory = Design::from_paths(&[root.join("app/lib/../src")], &[]).unwrap();
-        assert_eq!(a_directory.root, root.join("app/src"), "named directories are normalised");
+        assert_eq!(
+            a_directory.root,
+            root.join("app/src"),
+            "named directories are normalised"
+        );
         assert_eq!(a_directory.with_root(root).root, root);
     }
 
@@ -259,6 +347,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("build")).unwrap();
         std::fs::write(dir.path().join("build/a.c"), "").unwrap();
-        assert!(matches!(Design::from_paths(&[dir.path().to_path_buf()], &[]), Err(MutatorError::EmptyDirectory(_))));
+        assert!(matches!(
+            Design::from_paths(&[dir.path().to_path_buf()], &[]),
+            Err(MutatorError::EmptyDirectory(_))
+        ));
     }
 }

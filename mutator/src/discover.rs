@@ -6,12 +6,12 @@
 use crate::api::{self, Family, Rewrite, SyncApi};
 use crate::catalogue::Site;
 use crate::effect::Effect;
-use crate::operator::Operator;
-use inkwell::values::BasicValueEnum;
 use crate::ir;
+use crate::operator::Operator;
 use crate::source::{self, SourceCache};
 use crate::user_sync::{self, UserSync};
 use inkwell::module::Module;
+use inkwell::values::BasicValueEnum;
 use inkwell::values::{AsValueRef, FunctionValue, InstructionValue};
 use std::collections::HashMap;
 
@@ -52,9 +52,14 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
     let mut missing_counterparts = Vec::new();
     let mut unmodelled = std::collections::BTreeSet::new();
     let mut inner_calls = Vec::new();
-    let defined: std::collections::HashSet<String> =
-        module.get_functions().map(|f| api::demangle(&f.get_name().to_string_lossy())).collect();
-    let kind = if module.get_function("sc_main").is_some_and(|f| f.count_basic_blocks() > 0) {
+    let defined: std::collections::HashSet<String> = module
+        .get_functions()
+        .map(|f| api::demangle(&f.get_name().to_string_lossy()))
+        .collect();
+    let kind = if module
+        .get_function("sc_main")
+        .is_some_and(|f| f.count_basic_blocks() > 0)
+    {
         Family::Systemc
     } else {
         Family::Pthread
@@ -70,23 +75,41 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
             if !ir::is_call_like(inst) {
                 continue;
             }
-            let Some(callee) = ir::called_function(inst) else { continue };
+            let Some(callee) = ir::called_function(inst) else {
+                continue;
+            };
             let mangled = callee.get_name().to_string_lossy().into_owned();
             let callee_name = api::demangle(&mangled);
-            let declaration = user_sync::declared(declared, &callee_name, strip_parameters(&callee_name));
+            let declaration =
+                user_sync::declared(declared, &callee_name, strip_parameters(&callee_name));
             if let Some(d) = declaration {
                 used.insert(d.function.clone());
             }
             let user = declaration.map(|d| user_api(d, &callee_name, &mangled, kind));
             // A C++20 member clang inlined (`std::latch::wait`, `std::atomic<T>::notify_one`)
             // is named at the user's line, where the library's wait or notify it called stays.
-            let inlined = if user.is_none() { cpp20_inlined(inst, &callee_name) } else { None };
+            let inlined = if user.is_none() {
+                cpp20_inlined(inst, &callee_name)
+            } else {
+                None
+            };
             let at_user_line = inlined.as_ref().map(|(_, loc)| loc.clone());
             let inlined = inlined.map(|(api, _)| api);
-            let Some(mut api) = user.or(inlined).or_else(|| api::lookup(&callee_name)).or_else(|| api::library_call(&callee_name)) else {
+            let Some(mut api) = user
+                .or(inlined)
+                .or_else(|| api::lookup(&callee_name))
+                .or_else(|| api::library_call(&callee_name))
+            else {
                 if let Some(what) = api::std_unmodelled(&callee_name) {
-                    if let Some(loc) = ir::inlined_at_location(inst).filter(|l| !source::is_system_path(&l.path)) {
-                        unmodelled.insert(format!("{}:{} {} ({what})", source::normalize(&loc.path).display(), loc.line, callee_name));
+                    if let Some(loc) =
+                        ir::inlined_at_location(inst).filter(|l| !source::is_system_path(&l.path))
+                    {
+                        unmodelled.insert(format!(
+                            "{}:{} {} ({what})",
+                            source::normalize(&loc.path).display(),
+                            loc.line,
+                            callee_name
+                        ));
                     }
                 }
                 continue;
@@ -94,7 +117,9 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
             match api.rewrite {
                 // One trampoline per template instance and overload.
                 Rewrite::FifoTrampoline { .. } => api.wrapper = format!("syncmut.fifo.{mangled}"),
-                Rewrite::UserTrampoline { .. } if api.wrapper.is_empty() => api.wrapper = format!("syncmut.user.{mangled}"),
+                Rewrite::UserTrampoline { .. } if api.wrapper.is_empty() => {
+                    api.wrapper = format!("syncmut.user.{mangled}")
+                }
                 Rewrite::StdTrampoline { .. } => api.wrapper = format!("syncmut.std.{mangled}"),
                 _ => {}
             }
@@ -106,7 +131,10 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
                 // The C++ library's inline bodies (std::mutex::lock calling
                 // pthread_mutex_lock, a predicate wait calling the plain wait): their
                 // calls are scheduling points, not sites.
-                if kind == Family::Pthread && api.family == Family::Pthread && api.rewrite == Rewrite::Wrapper {
+                if kind == Family::Pthread
+                    && api.family == Family::Pthread
+                    && api.rewrite == Rewrite::Wrapper
+                {
                     inner_calls.push(InnerCall { api, inst });
                 }
                 continue;
@@ -119,22 +147,37 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
                 abi_sensitive.push(format!("{}:{}", loc.path.display(), loc.line));
                 continue;
             }
-            let mut operators = if inside_declared { Vec::new() } else { api.operators.clone() };
+            let mut operators = if inside_declared {
+                Vec::new()
+            } else {
+                api.operators.clone()
+            };
             if let Rewrite::FifoTrampoline { counterpart, .. } = &api.rewrite {
                 if !defined.contains(counterpart) {
                     // The twin is a template member nobody instantiated; the swap
                     // operator cannot be offered at this site.
                     operators.retain(|op| *op == crate::Operator::Remove);
-                    missing_counterparts.push(format!("{}:{} ({counterpart})", loc.path.display(), loc.line));
+                    missing_counterparts.push(format!(
+                        "{}:{} ({counterpart})",
+                        loc.path.display(),
+                        loc.line
+                    ));
                 }
             }
             drop_invalid_count_changes(inst, &api, &mut operators);
             // A mutant that is the original by construction could only survive.
-            let equivalent: Vec<Operator> = crate::equivalent::identical_operators(&api, inst).into_iter().map(|(op, _)| op).collect();
+            let equivalent: Vec<Operator> = crate::equivalent::identical_operators(&api, inst)
+                .into_iter()
+                .map(|(op, _)| op)
+                .collect();
             operators.retain(|op| !equivalent.contains(op));
             // `std::counting_semaphore<(long)2>::acquire()`: the demangler's cast in a
             // template argument is no parameter list.
-            let short_callee = if api.signature.contains("<(") { strip_parameters(&api.signature) } else { api.signature.split('(').next().unwrap_or(&api.signature) };
+            let short_callee = if api.signature.contains("<(") {
+                strip_parameters(&api.signature)
+            } else {
+                api.signature.split('(').next().unwrap_or(&api.signature)
+            };
             let short_callee = short_callee.rsplit("::").next().unwrap_or(short_callee);
             let site = Site {
                 index: 0, // assigned below, once all sites are known
@@ -181,7 +224,12 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
     }
     let equivalent: Vec<String> = found
         .iter()
-        .flat_map(|f| f.site.equivalent.iter().map(move |op| format!("{}:{} ({})", f.site.key, op.slug(), f.site.call)))
+        .flat_map(|f| {
+            f.site
+                .equivalent
+                .iter()
+                .map(move |op| format!("{}:{} ({})", f.site.key, op.slug(), f.site.call))
+        })
         .collect();
     if !equivalent.is_empty() {
         warnings.push(format!(
@@ -206,7 +254,13 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
         warnings.push(format!("[[sync]] function {:?} is never called in user code: no sites for it (is the name right?)", d.function));
     }
     let regions = crate::regions::find(&found);
-    Discovery { kind, sites: found, inner_calls, regions, warnings }
+    Discovery {
+        kind,
+        sites: found,
+        inner_calls,
+        regions,
+        warnings,
+    }
 }
 
 /// A call of libstdc++'s wait or notify on an atomic left in user code by an inlined
@@ -216,7 +270,9 @@ fn cpp20_inlined(inst: InstructionValue<'_>, callee: &str) -> Option<(SyncApi, i
         return None;
     }
     let mut frames = ir::inlined_frames(inst);
-    let user = frames.pop().filter(|loc| !source::is_system_path(&loc.path))?;
+    let user = frames
+        .pop()
+        .filter(|loc| !source::is_system_path(&loc.path))?;
     let entered = frames.pop()?; // the library function the user's code called
     let constant_all = match ir::call_arguments(inst).get(1) {
         Some(BasicValueEnum::IntValue(v)) => v.get_zero_extended_constant().map(|v| v != 0),
@@ -230,13 +286,34 @@ fn cpp20_inlined(inst: InstructionValue<'_>, callee: &str) -> Option<(SyncApi, i
 /// without tokens) cannot be lowered: the mutant would be an initialisation the library
 /// rejects, not a design with a different count. Counts computed at run time are lowered
 /// as they come.
-fn drop_invalid_count_changes(inst: InstructionValue<'_>, api: &SyncApi, operators: &mut Vec<Operator>) {
-    let Effect::Initialize { count, .. } = api.effect else { return };
-    let Some(BasicValueEnum::IntValue(value)) = ir::call_arguments(inst).get(count as usize).copied() else { return };
-    let Some(given) = value.get_sign_extended_constant() else { return };
-    let floor = if operators.contains(&Operator::BarrierCountDown) { 1 } else { 0 };
+fn drop_invalid_count_changes(
+    inst: InstructionValue<'_>,
+    api: &SyncApi,
+    operators: &mut Vec<Operator>,
+) {
+    let Effect::Initialize { count, .. } = api.effect else {
+        return;
+    };
+    let Some(BasicValueEnum::IntValue(value)) =
+        ir::call_arguments(inst).get(count as usize).copied()
+    else {
+        return;
+    };
+    let Some(given) = value.get_sign_extended_constant() else {
+        return;
+    };
+    let floor = if operators.contains(&Operator::BarrierCountDown) {
+        1
+    } else {
+        0
+    };
     if given <= floor {
-        operators.retain(|op| !matches!(op, Operator::BarrierCountDown | Operator::SemaphoreCountDown));
+        operators.retain(|op| {
+            !matches!(
+                op,
+                Operator::BarrierCountDown | Operator::SemaphoreCountDown
+            )
+        });
     }
 }
 
@@ -249,14 +326,23 @@ fn user_api(declared: &UserSync, signature: &str, mangled: &str, kind: Family) -
         effect: declared.acts_as.effect(declared.argument),
         operators: user_sync::OPERATORS.to_vec(),
         rewrite: Rewrite::UserTrampoline {
-            gate: if kind == Family::Systemc { user_sync::SYSTEMC_GATE } else { user_sync::PTHREAD_GATE },
+            gate: if kind == Family::Systemc {
+                user_sync::SYSTEMC_GATE
+            } else {
+                user_sync::PTHREAD_GATE
+            },
         },
     }
 }
 
 /// Gives each call of a declared function the sites inside that function's body.
 fn link_inner_sites(found: &mut [FoundSite<'_>]) {
-    let function_of = |f: &FoundSite<'_>| f.inst.get_parent().and_then(|b| b.get_parent()).map(|p| p.get_name().to_string_lossy().into_owned());
+    let function_of = |f: &FoundSite<'_>| {
+        f.inst
+            .get_parent()
+            .and_then(|b| b.get_parent())
+            .map(|p| p.get_name().to_string_lossy().into_owned())
+    };
     let mut inside: HashMap<String, Vec<u32>> = HashMap::new();
     for f in found.iter() {
         if let Some(name) = function_of(f) {
@@ -265,7 +351,9 @@ fn link_inner_sites(found: &mut [FoundSite<'_>]) {
     }
     for f in found.iter_mut() {
         if let Rewrite::UserTrampoline { .. } = f.api.rewrite {
-            let callee = ir::called_function(f.inst).map(|c| c.get_name().to_string_lossy().into_owned()).unwrap_or_default();
+            let callee = ir::called_function(f.inst)
+                .map(|c| c.get_name().to_string_lossy().into_owned())
+                .unwrap_or_default();
             f.site.inner = inside.get(&callee).cloned().unwrap_or_default();
         }
     }
@@ -275,7 +363,12 @@ fn link_inner_sites(found: &mut [FoundSite<'_>]) {
 /// the same function (its destructions on every path out of the scope, its `lock()` and
 /// `unlock()`): the guard is the construction's first argument, the object's address.
 fn link_guard_scopes(found: &mut [FoundSite<'_>]) {
-    fn object(f: &FoundSite<'_>) -> Option<(inkwell::llvm_sys::prelude::LLVMValueRef, inkwell::llvm_sys::prelude::LLVMValueRef)> {
+    fn object(
+        f: &FoundSite<'_>,
+    ) -> Option<(
+        inkwell::llvm_sys::prelude::LLVMValueRef,
+        inkwell::llvm_sys::prelude::LLVMValueRef,
+    )> {
         let function = f.inst.get_parent().and_then(|b| b.get_parent())?;
         let guard = ir::call_arguments(f.inst).first()?.as_value_ref();
         Some((function.as_value_ref(), guard))
@@ -289,14 +382,24 @@ fn link_guard_scopes(found: &mut [FoundSite<'_>]) {
         if api::guard_call(&f.api.signature) != Some(api::GuardCall::Construct) {
             continue;
         }
-        let Some(constructed) = object(f) else { continue };
-        f.site.scope = members.iter().filter(|(_, o)| *o == constructed).map(|(index, _)| *index).collect();
+        let Some(constructed) = object(f) else {
+            continue;
+        };
+        f.site.scope = members
+            .iter()
+            .filter(|(_, o)| *o == constructed)
+            .map(|(index, _)| *index)
+            .collect();
     }
 }
 
-fn instructions<'ctx>(function: &FunctionValue<'ctx>) -> impl Iterator<Item = InstructionValue<'ctx>> {
+fn instructions<'ctx>(
+    function: &FunctionValue<'ctx>,
+) -> impl Iterator<Item = InstructionValue<'ctx>> {
     function.get_basic_blocks().into_iter().flat_map(|block| {
-        std::iter::successors(block.get_first_instruction(), |inst| inst.get_next_instruction())
+        std::iter::successors(block.get_first_instruction(), |inst| {
+            inst.get_next_instruction()
+        })
     })
 }
 
@@ -334,9 +437,14 @@ fn strip_parameters(demangled: &str) -> &str {
 /// Two overloads `f(int)` and `f(double)` would both display as `f`; give their sites
 /// the full signature so keys stay unique and stable.
 fn disambiguate_overloads(found: &mut [FoundSite<'_>]) {
-    let mut mangled_by_display: HashMap<String, std::collections::BTreeSet<String>> = HashMap::new();
+    let mut mangled_by_display: HashMap<String, std::collections::BTreeSet<String>> =
+        HashMap::new();
     for f in found.iter() {
-        let parent = f.inst.get_parent().and_then(|b| b.get_parent()).expect("instruction in a function");
+        let parent = f
+            .inst
+            .get_parent()
+            .and_then(|b| b.get_parent())
+            .expect("instruction in a function");
         mangled_by_display
             .entry(f.site.function.clone())
             .or_default()
@@ -344,7 +452,11 @@ fn disambiguate_overloads(found: &mut [FoundSite<'_>]) {
     }
     for f in found.iter_mut() {
         if mangled_by_display[&f.site.function].len() > 1 {
-            let parent = f.inst.get_parent().and_then(|b| b.get_parent()).expect("instruction in a function");
+            let parent = f
+                .inst
+                .get_parent()
+                .and_then(|b| b.get_parent())
+                .expect("instruction in a function");
             let full = api::demangle(&parent.get_name().to_string_lossy());
             let ordinal = f.site.key.rsplit('#').next().unwrap_or("1").to_string();
             f.site.key = format!("{full}#{ordinal}");

@@ -64,7 +64,11 @@ pub enum Effect {
     Cancel { event: u32 },
     /// Reads from or writes to the `sc_fifo` (or fifo port) `fifo`; a non-`blocking`
     /// access fails instead of waiting.
-    Fifo { fifo: u32, access: Access, blocking: bool },
+    Fifo {
+        fifo: u32,
+        access: Access,
+        blocking: bool,
+    },
     /// Registers a SystemC process (`SC_THREAD`, `SC_CTHREAD`, `SC_METHOD`) of the module under
     /// construction; it first runs at `sc_start`.
     RegisterProcess,
@@ -108,8 +112,13 @@ impl Until {
     pub(crate) fn shifted(self, by: u32) -> Until {
         match self {
             Until::Event { event } => Until::Event { event: event + by },
-            Until::Events { list, all } => Until::Events { list: list + by, all },
-            Until::TimeOrEvents { events } => Until::TimeOrEvents { events: events + by },
+            Until::Events { list, all } => Until::Events {
+                list: list + by,
+                all,
+            },
+            Until::TimeOrEvents { events } => Until::TimeOrEvents {
+                events: events + by,
+            },
             Until::Static | Until::Time => self,
         }
     }
@@ -193,11 +202,24 @@ mod tests {
 
     #[test]
     fn tags_round_trip_through_their_metadata_text() {
-        let tag = CallTag { effect: Effect::Wait { until: Until::Event { event: 1 } }, leading: 1, site: true, family: Family::Systemc };
+        let tag = CallTag {
+            effect: Effect::Wait {
+                until: Until::Event { event: 1 },
+            },
+            leading: 1,
+            site: true,
+            family: Family::Systemc,
+        };
         let text = tag.to_metadata();
-        assert_eq!(text, r#"{"effect":{"kind":"wait","until":{"on":"event","event":1}},"leading":1,"site":true,"family":"systemc"}"#);
+        assert_eq!(
+            text,
+            r#"{"effect":{"kind":"wait","until":{"on":"event","event":1}},"leading":1,"site":true,"family":"systemc"}"#
+        );
         assert_eq!(CallTag::from_metadata(&text), Some(tag));
         assert_eq!(tag.argument(1), 2);
-        assert_eq!(CallTag::from_metadata("{\"effect\":{\"kind\":\"teleport\"}}"), None);
+        assert_eq!(
+            CallTag::from_metadata("{\"effect\":{\"kind\":\"teleport\"}}"),
+            None
+        );
     }
 }

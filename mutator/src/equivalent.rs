@@ -20,21 +20,36 @@ use crate::api::{self, SyncApi};
 use crate::effect::{Effect, Until};
 use crate::ir;
 use crate::operator::Operator;
-use inkwell::values::{AnyValueEnum, AsValueRef, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue};
+use inkwell::values::{
+    AnyValueEnum, AsValueRef, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue,
+};
 
 /// The operators of `api` that would leave this call as it is, each with why.
-pub fn identical_operators(api: &SyncApi, inst: InstructionValue<'_>) -> Vec<(Operator, &'static str)> {
-    let Some(position) = time_argument(api) else { return Vec::new() };
-    let Some(argument) = ir::call_arguments(inst).get(position).copied() else { return Vec::new() };
+pub fn identical_operators(
+    api: &SyncApi,
+    inst: InstructionValue<'_>,
+) -> Vec<(Operator, &'static str)> {
+    let Some(position) = time_argument(api) else {
+        return Vec::new();
+    };
+    let Some(argument) = ir::call_arguments(inst).get(position).copied() else {
+        return Vec::new();
+    };
     if !is_zero_time(argument, inst) {
         return Vec::new();
     }
     let mut identical = Vec::new();
     for op in &api.operators {
         let why = match (op, api.effect) {
-            (Operator::NotifyDelta, Effect::Notify { .. }) => "a zero-time notification already is a delta notification",
-            (Operator::TimeDouble, Effect::Wait { .. } | Effect::NextTrigger { .. }) => "twice a zero time is zero",
-            (Operator::TimeZero, Effect::Wait { .. } | Effect::NextTrigger { .. }) => "the time already is SC_ZERO_TIME",
+            (Operator::NotifyDelta, Effect::Notify { .. }) => {
+                "a zero-time notification already is a delta notification"
+            }
+            (Operator::TimeDouble, Effect::Wait { .. } | Effect::NextTrigger { .. }) => {
+                "twice a zero time is zero"
+            }
+            (Operator::TimeZero, Effect::Wait { .. } | Effect::NextTrigger { .. }) => {
+                "the time already is SC_ZERO_TIME"
+            }
             _ => continue,
         };
         identical.push((*op, why));
@@ -48,14 +63,17 @@ pub fn identical_operators(api: &SyncApi, inst: InstructionValue<'_>) -> Vec<(Op
 fn time_argument(api: &SyncApi) -> Option<usize> {
     let timed = match api.effect {
         Effect::Notify { .. } => api.signature.starts_with("sc_core::sc_event::notify("),
-        Effect::Wait { until } | Effect::NextTrigger { until } => matches!(until, Until::Time | Until::TimeOrEvents { .. }),
+        Effect::Wait { until } | Effect::NextTrigger { until } => {
+            matches!(until, Until::Time | Until::TimeOrEvents { .. })
+        }
         _ => false,
     };
     let params = api.signature.split_once('(')?.1;
     if !timed || !(params.starts_with("sc_core::sc_time const&") || params.starts_with("double")) {
         return None;
     }
-    let free_function = api.signature.starts_with("sc_core::wait(") || api.signature.starts_with("sc_core::next_trigger(");
+    let free_function = api.signature.starts_with("sc_core::wait(")
+        || api.signature.starts_with("sc_core::next_trigger(");
     Some(if free_function { 0 } else { 1 })
 }
 
@@ -85,20 +103,26 @@ fn zero_temporary(slot: InstructionValue<'_>, call: InstructionValue<'_>) -> boo
     let mut next = slot.get_first_use();
     while let Some(u) = next {
         next = u.get_next_use();
-        let AnyValueEnum::InstructionValue(user) = u.get_user() else { return false };
+        let AnyValueEnum::InstructionValue(user) = u.get_user() else {
+            return false;
+        };
         if user == call {
             continue;
         }
         if !ir::is_call_like(user) {
             return false;
         }
-        let Some(callee) = ir::called_function(user) else { return false };
+        let Some(callee) = ir::called_function(user) else {
+            return false;
+        };
         let name = api::demangle(&callee.get_name().to_string_lossy());
         let arguments = ir::call_arguments(user);
         if name.starts_with("llvm.lifetime.") {
             continue;
         }
-        let is_this = arguments.first().is_some_and(|a| a.as_value_ref() == slot.as_value_ref());
+        let is_this = arguments
+            .first()
+            .is_some_and(|a| a.as_value_ref() == slot.as_value_ref());
         let zero = match name.as_str() {
             "sc_core::sc_time::sc_time()" => true,
             "sc_core::sc_time::sc_time(double, sc_core::sc_time_unit)" => {

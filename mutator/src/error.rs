@@ -9,7 +9,10 @@ pub enum MutatorError {
     InputNotFound(PathBuf),
 
     #[error("{}: cannot read it: {source}", path.display())]
-    InputUnreadable { path: PathBuf, source: std::io::Error },
+    InputUnreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 
     #[error("{}: not a C/C++ source (.c .cc .cpp .cxx .C), LLVM bitcode (.bc) or LLVM IR (.ll) file; pass the design's sources, a directory holding them, or an executable linked through `syncmut cc` (which leaves a `.syncmut` record beside it)", .0.display())]
     UnsupportedInput(PathBuf),
@@ -48,7 +51,10 @@ pub enum MutatorError {
     CompileDatabase { file: PathBuf, message: String },
 
     #[error("{}: cannot write: {source}", path.display())]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// Shorthand for mutator results.

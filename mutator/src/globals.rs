@@ -12,7 +12,7 @@
 //! const struct syncmut_field syncmut_globals[];
 //! ```
 
-use crate::debug_types::{Decoding, DebugTypes};
+use crate::debug_types::{DebugTypes, Decoding};
 use crate::{api, ir, source, state_table};
 use inkwell::context::Context;
 use inkwell::module::Module;
@@ -53,7 +53,10 @@ fn integer_kind(bits: u32, type_name: &str) -> GlobalKind {
 
 /// The user's globals, sorted by name and capped at [`MAX_GLOBALS`], with a warning
 /// when some were left out.
-pub(crate) fn collect<'ctx>(module: &Module<'ctx>, types: &DebugTypes) -> (Vec<(Global, GlobalValue<'ctx>)>, Vec<String>) {
+pub(crate) fn collect<'ctx>(
+    module: &Module<'ctx>,
+    types: &DebugTypes,
+) -> (Vec<(Global, GlobalValue<'ctx>)>, Vec<String>) {
     let mut found: BTreeMap<String, (Global, GlobalValue<'ctx>)> = BTreeMap::new();
     for global in module.get_globals() {
         let symbol = global.get_name().to_string_lossy().into_owned();
@@ -66,7 +69,9 @@ pub(crate) fn collect<'ctx>(module: &Module<'ctx>, types: &DebugTypes) -> (Vec<(
         {
             continue;
         }
-        let Some(info) = ir::global_debug_info(global) else { continue };
+        let Some(info) = ir::global_debug_info(global) else {
+            continue;
+        };
         if info.path.as_os_str().is_empty() || source::is_system_path(&info.path) {
             continue;
         }
@@ -79,19 +84,43 @@ pub(crate) fn collect<'ctx>(module: &Module<'ctx>, types: &DebugTypes) -> (Vec<(
             _ => continue,
         };
         // An enum of the same size is printed by enumerator name.
-        let (kind, enumerators) = match types.global_type(&symbol).and_then(|ty| types.decoding(ty)) {
-            Some(Decoding { size: s, kind: k @ (GlobalKind::Enum | GlobalKind::UnsignedEnum), enumerators }) if s == size => (k, enumerators),
+        let (kind, enumerators) = match types.global_type(&symbol).and_then(|ty| types.decoding(ty))
+        {
+            Some(Decoding {
+                size: s,
+                kind: k @ (GlobalKind::Enum | GlobalKind::UnsignedEnum),
+                enumerators,
+            }) if s == size => (k, enumerators),
             _ => (kind, Vec::new()),
         };
         let demangled = api::demangle(&symbol);
-        let name = if info.name.is_empty() { demangled.clone() } else { info.name };
+        let name = if info.name.is_empty() {
+            demangled.clone()
+        } else {
+            info.name
+        };
         if name.starts_with("__") || name.is_empty() {
             continue;
         }
         // Two statics of the same source name (in different functions or files): the
         // later ones are told apart by their symbol.
-        let name = if found.contains_key(&name) { format!("{name}@{demangled}") } else { name };
-        found.insert(name.clone(), (Global { name, size, kind, enumerators }, global));
+        let name = if found.contains_key(&name) {
+            format!("{name}@{demangled}")
+        } else {
+            name
+        };
+        found.insert(
+            name.clone(),
+            (
+                Global {
+                    name,
+                    size,
+                    kind,
+                    enumerators,
+                },
+                global,
+            ),
+        );
     }
     let mut warnings = Vec::new();
     if found.len() > MAX_GLOBALS {
@@ -105,7 +134,11 @@ pub(crate) fn collect<'ctx>(module: &Module<'ctx>, types: &DebugTypes) -> (Vec<(
 
 /// Emits the globals table (always, possibly empty, so the runtime's weak references
 /// resolve to a count of 0 rather than to nothing only in hand-linked tests).
-pub(crate) fn add_table<'ctx>(context: &'ctx Context, module: &Module<'ctx>, globals: &[(Global, GlobalValue<'ctx>)]) {
+pub(crate) fn add_table<'ctx>(
+    context: &'ctx Context,
+    module: &Module<'ctx>,
+    globals: &[(Global, GlobalValue<'ctx>)],
+) {
     let i32_type = context.i32_type();
     let count = module.add_global(i32_type, Some(AddressSpace::default()), GLOBAL_COUNT_SYMBOL);
     count.set_initializer(&i32_type.const_int(globals.len() as u64, false));
@@ -114,13 +147,21 @@ pub(crate) fn add_table<'ctx>(context: &'ctx Context, module: &Module<'ctx>, glo
     let entries: Vec<_> = globals
         .iter()
         .map(|(g, value)| {
-            let decoding = Decoding { size: g.size, kind: g.kind, enumerators: g.enumerators.clone() };
+            let decoding = Decoding {
+                size: g.size,
+                kind: g.kind,
+                enumerators: g.enumerators.clone(),
+            };
             let address = value.as_pointer_value().const_to_int(context.i64_type());
             state_table::field_entry(context, module, &g.name, address, &decoding)
         })
         .collect();
     let table_value = state_table::field_type(context).const_array(&entries);
-    let table = module.add_global(table_value.get_type(), Some(AddressSpace::default()), GLOBAL_TABLE_SYMBOL);
+    let table = module.add_global(
+        table_value.get_type(),
+        Some(AddressSpace::default()),
+        GLOBAL_TABLE_SYMBOL,
+    );
     table.set_initializer(&table_value);
     table.set_constant(true);
 }

@@ -14,7 +14,15 @@ pub const FLAG: &str = "-fgnu89-inline";
 /// references are functions a C source of the design defines `inline`; `None` when the
 /// failure has another cause or the design already chose its inline semantics.
 pub fn retry(design: &Design, linker_stderr: &str) -> Option<(Design, String)> {
-    let chose = |f: &String| f == FLAG || f == "-fno-gnu89-inline" || f.starts_with("-std=gnu89") || f.starts_with("-std=c89") || f.starts_with("-std=gnu90") || f.starts_with("-std=c90") || f == "-ansi";
+    let chose = |f: &String| {
+        f == FLAG
+            || f == "-fno-gnu89-inline"
+            || f.starts_with("-std=gnu89")
+            || f.starts_with("-std=c89")
+            || f.starts_with("-std=gnu90")
+            || f.starts_with("-std=c90")
+            || f == "-ansi"
+    };
     if design.flags.iter().any(chose) {
         return None;
     }
@@ -24,7 +32,10 @@ pub fn retry(design: &Design, linker_stderr: &str) -> Option<(Design, String)> {
         .filter(|i| i.kind == InputKind::C && !i.flags.iter().any(chose))
         .filter_map(|i| std::fs::read_to_string(&i.path).ok())
         .collect();
-    let mut inline: Vec<&str> = undefined_references(linker_stderr).into_iter().filter(|name| sources.iter().any(|s| defines_inline(s, name))).collect();
+    let mut inline: Vec<&str> = undefined_references(linker_stderr)
+        .into_iter()
+        .filter(|name| sources.iter().any(|s| defines_inline(s, name)))
+        .collect();
     if inline.is_empty() {
         return None;
     }
@@ -32,7 +43,11 @@ pub fn retry(design: &Design, linker_stderr: &str) -> Option<(Design, String)> {
     inline.dedup();
     let mut again = design.clone();
     again.flags.push(FLAG.to_string());
-    let names = inline.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    let names = inline
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let note = format!(
         "linking failed on {names}: a non-static `inline` function with no external definition, which C99 leaves undefined; \
          built again with {FLAG} (GNU89 inline semantics, where that definition is the external one, as the source expects)"
@@ -53,10 +68,19 @@ fn undefined_references(stderr: &str) -> Vec<&str> {
 /// (`inline int f(void)`, `extern __inline__ void f(...)`).
 fn defines_inline(source: &str, name: &str) -> bool {
     source.lines().any(|line| {
-        let Some(at) = line.find(&format!("{name}(")).or_else(|| line.find(&format!("{name} ("))) else { return false };
+        let Some(at) = line
+            .find(&format!("{name}("))
+            .or_else(|| line.find(&format!("{name} (")))
+        else {
+            return false;
+        };
         let before = &line[..at];
-        let word_start = at == 0 || !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
-        word_start && before.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == "inline" || w == "__inline__" || w == "__inline")
+        let word_start =
+            at == 0 || !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        word_start
+            && before
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == "inline" || w == "__inline__" || w == "__inline")
     })
 }
 
@@ -72,9 +96,18 @@ mod tests {
 
     #[test]
     fn only_an_inline_declaration_counts() {
-        assert!(defines_inline("inline int take_ticket(void)\n{", "take_ticket"));
+        assert!(defines_inline(
+            "inline int take_ticket(void)\n{",
+            "take_ticket"
+        ));
         assert!(defines_inline("extern __inline__ void f (int x);", "f"));
-        assert!(!defines_inline("int take_ticket(void);\ninline int other(void)", "take_ticket"));
-        assert!(!defines_inline("inline int my_take_ticket(void)", "take_ticket"));
+        assert!(!defines_inline(
+            "int take_ticket(void);\ninline int other(void)",
+            "take_ticket"
+        ));
+        assert!(!defines_inline(
+            "inline int my_take_ticket(void)",
+            "take_ticket"
+        ));
     }
 }

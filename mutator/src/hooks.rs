@@ -14,8 +14,8 @@
 use crate::api::{self, ObservedApi};
 use crate::effect::{CallTag, Effect};
 use crate::error::{MutatorError, Result};
-use crate::rewrite::replace_call;
 use crate::ir;
+use crate::rewrite::replace_call;
 use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
@@ -26,10 +26,18 @@ use std::collections::HashMap;
 
 /// Rewrites every direct call of a hooked function and tags every observed call;
 /// returns how many calls were rewritten or tagged.
-pub fn rewrite_thread_hooks<'ctx>(context: &'ctx Context, module: &Module<'ctx>, builder: &Builder<'ctx>) -> Result<usize> {
+pub fn rewrite_thread_hooks<'ctx>(
+    context: &'ctx Context,
+    module: &Module<'ctx>,
+    builder: &Builder<'ctx>,
+) -> Result<usize> {
     // Demangle each callee once, not once per call.
     let mut observed: HashMap<FunctionValue<'ctx>, Option<&'static ObservedApi>> = HashMap::new();
-    let mut calls: Vec<(InstructionValue<'ctx>, FunctionValue<'ctx>, &'static ObservedApi)> = Vec::new();
+    let mut calls: Vec<(
+        InstructionValue<'ctx>,
+        FunctionValue<'ctx>,
+        &'static ObservedApi,
+    )> = Vec::new();
     for function in module.get_functions() {
         for block in function.get_basic_blocks() {
             let mut next = block.get_first_instruction();
@@ -38,8 +46,12 @@ pub fn rewrite_thread_hooks<'ctx>(context: &'ctx Context, module: &Module<'ctx>,
                 if !ir::is_call_like(inst) {
                     continue;
                 }
-                let Some(callee) = ir::called_function(inst) else { continue };
-                let api = *observed.entry(callee).or_insert_with(|| api::observed(&api::demangle(&callee.get_name().to_string_lossy())));
+                let Some(callee) = ir::called_function(inst) else {
+                    continue;
+                };
+                let api = *observed.entry(callee).or_insert_with(|| {
+                    api::observed(&api::demangle(&callee.get_name().to_string_lossy()))
+                });
                 if let Some(api) = api {
                     calls.push((inst, callee, api));
                 }
@@ -49,7 +61,16 @@ pub fn rewrite_thread_hooks<'ctx>(context: &'ctx Context, module: &Module<'ctx>,
     for (inst, callee, api) in &calls {
         let family = api.family;
         let Some(hook_name) = api.hook else {
-            ir::tag_call(context, *inst, &CallTag { effect: api.effect, leading: 0, site: false, family });
+            ir::tag_call(
+                context,
+                *inst,
+                &CallTag {
+                    effect: api.effect,
+                    leading: 0,
+                    site: false,
+                    family,
+                },
+            );
             continue;
         };
         let leading: Vec<BasicValueEnum<'ctx>> = match api.effect {
@@ -57,7 +78,11 @@ pub fn rewrite_thread_hooks<'ctx>(context: &'ctx Context, module: &Module<'ctx>,
                 let start = ir::call_arguments(*inst).get(routine as usize).copied();
                 let name = start
                     .and_then(|v| v.is_pointer_value().then(|| v.into_pointer_value()))
-                    .and_then(|p| module.get_functions().find(|f| f.as_global_value().as_pointer_value() == p))
+                    .and_then(|p| {
+                        module
+                            .get_functions()
+                            .find(|f| f.as_global_value().as_pointer_value() == p)
+                    })
                     .map(|f| api::demangle(&f.get_name().to_string_lossy()))
                     .unwrap_or_else(|| "?".to_string());
                 vec![builder_string(context, module, &name)]
@@ -66,7 +91,8 @@ pub fn rewrite_thread_hooks<'ctx>(context: &'ctx Context, module: &Module<'ctx>,
         };
         let hook = module.get_function(hook_name).unwrap_or_else(|| {
             let original = callee.get_type();
-            let mut params: Vec<BasicMetadataTypeEnum> = vec![context.ptr_type(AddressSpace::default()).into(); leading.len()];
+            let mut params: Vec<BasicMetadataTypeEnum> =
+                vec![context.ptr_type(AddressSpace::default()).into(); leading.len()];
             params.extend(original.get_param_types());
             let fn_type = match original.get_return_type() {
                 Some(ret) => inkwell::types::BasicType::fn_type(&ret, &params, false),
@@ -74,16 +100,34 @@ pub fn rewrite_thread_hooks<'ctx>(context: &'ctx Context, module: &Module<'ctx>,
             };
             module.add_function(hook_name, fn_type, Some(Linkage::External))
         });
-        let call = replace_call(builder, *inst, hook, &leading).map_err(|e| MutatorError::Verify(format!("thread hook: {e}")))?;
-        ir::tag_call(context, call, &CallTag { effect: api.effect, leading: leading.len() as u32, site: false, family });
+        let call = replace_call(builder, *inst, hook, &leading)
+            .map_err(|e| MutatorError::Verify(format!("thread hook: {e}")))?;
+        ir::tag_call(
+            context,
+            call,
+            &CallTag {
+                effect: api.effect,
+                leading: leading.len() as u32,
+                site: false,
+                family,
+            },
+        );
     }
     Ok(calls.len())
 }
 
 /// A private constant C string in the module.
-fn builder_string<'ctx>(context: &'ctx Context, module: &Module<'ctx>, text: &str) -> BasicValueEnum<'ctx> {
+fn builder_string<'ctx>(
+    context: &'ctx Context,
+    module: &Module<'ctx>,
+    text: &str,
+) -> BasicValueEnum<'ctx> {
     let bytes = context.const_string(text.as_bytes(), true);
-    let global = module.add_global(bytes.get_type(), Some(AddressSpace::default()), "syncmut.thread");
+    let global = module.add_global(
+        bytes.get_type(),
+        Some(AddressSpace::default()),
+        "syncmut.thread",
+    );
     global.set_initializer(&bytes);
     global.set_constant(true);
     global.set_linkage(Linkage::Private);

@@ -11,10 +11,10 @@
 //! taken beyond plain loads and stores is register-like and stays inside one step, which
 //! keeps the number of scheduling points (and schedules) down.
 
-use crate::error::{MutatorError, Result};
-use crate::ir::{self, PointerRoot};
 use crate::api::{self, Family};
 use crate::effect::{CallTag, Effect};
+use crate::error::{MutatorError, Result};
+use crate::ir::{self, PointerRoot};
 use crate::source;
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
@@ -53,7 +53,9 @@ impl Interleave {
         match text {
             "sync" => Ok(Interleave::Sync),
             "memory" => Ok(Interleave::Memory),
-            _ => Err(format!("interleave must be \"sync\" or \"memory\", not {text:?}")),
+            _ => Err(format!(
+                "interleave must be \"sync\" or \"memory\", not {text:?}"
+            )),
         }
     }
 }
@@ -87,8 +89,17 @@ pub(crate) fn may_be_shared(address: inkwell::values::BasicValueEnum<'_>) -> boo
         PointerRoot::Alloca { escapes } => escapes,
         // Declarations are libc's (`stderr`, `optind`): the design's own globals are all
         // defined in the linked module. syncmut's own tables are constant.
-        PointerRoot::Global { name, constant, thread_local, declaration } => {
-            !constant && !thread_local && !declaration && !name.starts_with("syncmut") && !name.starts_with("llvm.")
+        PointerRoot::Global {
+            name,
+            constant,
+            thread_local,
+            declaration,
+        } => {
+            !constant
+                && !thread_local
+                && !declaration
+                && !name.starts_with("syncmut")
+                && !name.starts_with("llvm.")
         }
         PointerRoot::Other => true,
     }
@@ -97,8 +108,17 @@ pub(crate) fn may_be_shared(address: inkwell::values::BasicValueEnum<'_>) -> boo
 /// Inserts a call of `hook` ([`ACCESS_HOOK`] or [`OBSERVE_HOOK`]) before every possibly
 /// shared access in user code; returns them, numbered. Runs before the site rewrite, so
 /// hooks are never taken for sites.
-pub fn instrument<'ctx>(context: &'ctx Context, module: &Module<'ctx>, hook: &str) -> Result<Vec<MemoryAccess>> {
-    let mut points: Vec<(InstructionValue<'ctx>, inkwell::values::BasicValueEnum<'ctx>, bool, bool)> = Vec::new();
+pub fn instrument<'ctx>(
+    context: &'ctx Context,
+    module: &Module<'ctx>,
+    hook: &str,
+) -> Result<Vec<MemoryAccess>> {
+    let mut points: Vec<(
+        InstructionValue<'ctx>,
+        inkwell::values::BasicValueEnum<'ctx>,
+        bool,
+        bool,
+    )> = Vec::new();
     for function in module.get_functions() {
         if function.get_name().to_string_lossy().starts_with("syncmut") {
             continue;
@@ -129,17 +149,30 @@ pub fn instrument<'ctx>(context: &'ctx Context, module: &Module<'ctx>, hook: &st
     let ptr_type = context.ptr_type(AddressSpace::default());
     let i32_type = context.i32_type();
     let hook = module.get_function(hook).unwrap_or_else(|| {
-        module.add_function(hook, context.void_type().fn_type(&[ptr_type.into(), i32_type.into(), i32_type.into()], false), Some(Linkage::External))
+        module.add_function(
+            hook,
+            context
+                .void_type()
+                .fn_type(&[ptr_type.into(), i32_type.into(), i32_type.into()], false),
+            Some(Linkage::External),
+        )
     });
     let builder = context.create_builder();
     let mut accesses = Vec::with_capacity(points.len());
     for (index, (inst, address, write, atomic)) in points.iter().enumerate() {
         let loc = ir::debug_location(*inst);
-        let function = inst.get_parent().and_then(|b| b.get_parent()).map(|f| api::demangle(&f.get_name().to_string_lossy())).unwrap_or_default();
+        let function = inst
+            .get_parent()
+            .and_then(|b| b.get_parent())
+            .map(|f| api::demangle(&f.get_name().to_string_lossy()))
+            .unwrap_or_default();
         accesses.push(MemoryAccess {
             index: index as u32,
             function: function.split('(').next().unwrap_or_default().to_string(),
-            file: loc.as_ref().map(|l| source::normalize(&l.path).to_string_lossy().into_owned()).unwrap_or_default(),
+            file: loc
+                .as_ref()
+                .map(|l| source::normalize(&l.path).to_string_lossy().into_owned())
+                .unwrap_or_default(),
             line: loc.as_ref().map_or(0, |l| l.line),
             col: loc.as_ref().map_or(0, |l| l.col),
             write: *write,
@@ -148,14 +181,30 @@ pub fn instrument<'ctx>(context: &'ctx Context, module: &Module<'ctx>, hook: &st
         builder.position_before(inst);
         let args: [BasicMetadataValueEnum; 3] = [
             (*address).into(),
-            i32_type.const_int(if *write { FLAG_WRITE } else { 0 } | if *atomic { FLAG_ATOMIC } else { 0 }, false).into(),
+            i32_type
+                .const_int(
+                    if *write { FLAG_WRITE } else { 0 } | if *atomic { FLAG_ATOMIC } else { 0 },
+                    false,
+                )
+                .into(),
             i32_type.const_int(index as u64, false).into(),
         ];
-        let call = builder.build_call(hook, &args, "").map_err(|e| MutatorError::Verify(format!("interleave: {e}")))?;
+        let call = builder
+            .build_call(hook, &args, "")
+            .map_err(|e| MutatorError::Verify(format!("interleave: {e}")))?;
         // SAFETY: a call site value is an instruction.
         let call = unsafe { InstructionValue::new(call.as_value_ref()) };
         ir::copy_debug_location(*inst, call);
-        ir::tag_call(context, call, &CallTag { effect: Effect::SharedAccess, leading: 0, site: false, family: Family::Pthread });
+        ir::tag_call(
+            context,
+            call,
+            &CallTag {
+                effect: Effect::SharedAccess,
+                leading: 0,
+                site: false,
+                family: Family::Pthread,
+            },
+        );
     }
     Ok(accesses)
 }

@@ -10,7 +10,9 @@ use inkwell::context::Context;
 use inkwell::llvm_sys::core as llvm;
 use inkwell::llvm_sys::debuginfo;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
-use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue};
+use inkwell::values::{
+    AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue,
+};
 use std::path::PathBuf;
 
 /// A source position taken from an instruction's `!dbg` attachment.
@@ -25,7 +27,10 @@ pub struct DebugLoc {
 
 /// True for `call` and `invoke` instructions.
 pub fn is_call_like(inst: InstructionValue<'_>) -> bool {
-    matches!(inst.get_opcode(), InstructionOpcode::Call | InstructionOpcode::Invoke)
+    matches!(
+        inst.get_opcode(),
+        InstructionOpcode::Call | InstructionOpcode::Invoke
+    )
 }
 
 /// The directly called function of a `call`/`invoke`, or `None` for indirect calls
@@ -57,13 +62,17 @@ pub fn call_arguments<'ctx>(inst: InstructionValue<'ctx>) -> Vec<BasicValueEnum<
 }
 
 /// Normal and unwind destinations of an `invoke`.
-pub fn invoke_destinations<'ctx>(inst: InstructionValue<'ctx>) -> (BasicBlock<'ctx>, BasicBlock<'ctx>) {
+pub fn invoke_destinations<'ctx>(
+    inst: InstructionValue<'ctx>,
+) -> (BasicBlock<'ctx>, BasicBlock<'ctx>) {
     debug_assert_eq!(inst.get_opcode(), InstructionOpcode::Invoke);
     // SAFETY: only called on invoke instructions, which always have both destinations.
     unsafe {
         let raw = inst.as_value_ref();
-        let normal = BasicBlock::new(llvm::LLVMGetNormalDest(raw)).expect("invoke has a normal destination");
-        let unwind = BasicBlock::new(llvm::LLVMGetUnwindDest(raw)).expect("invoke has an unwind destination");
+        let normal =
+            BasicBlock::new(llvm::LLVMGetNormalDest(raw)).expect("invoke has a normal destination");
+        let unwind = BasicBlock::new(llvm::LLVMGetUnwindDest(raw))
+            .expect("invoke has an unwind destination");
         (normal, unwind)
     }
 }
@@ -86,7 +95,11 @@ pub fn debug_location(inst: InstructionValue<'_>) -> Option<DebugLoc> {
             return None;
         }
         let file = PathBuf::from(file);
-        let path = if file.is_absolute() || dir.is_empty() { file } else { PathBuf::from(dir).join(file) };
+        let path = if file.is_absolute() || dir.is_empty() {
+            file
+        } else {
+            PathBuf::from(dir).join(file)
+        };
         Some(DebugLoc { path, line, col })
     }
 }
@@ -118,8 +131,16 @@ pub fn inlined_frames(inst: InstructionValue<'_>) -> Vec<DebugLoc> {
             let name = take_str(|len| debuginfo::LLVMDIFileGetFilename(file, len));
             let dir = take_str(|len| debuginfo::LLVMDIFileGetDirectory(file, len));
             let name = PathBuf::from(name);
-            let path = if name.is_absolute() || dir.is_empty() { name } else { PathBuf::from(dir).join(name) };
-            frames.push(DebugLoc { path, line: debuginfo::LLVMDILocationGetLine(loc), col: debuginfo::LLVMDILocationGetColumn(loc) });
+            let path = if name.is_absolute() || dir.is_empty() {
+                name
+            } else {
+                PathBuf::from(dir).join(name)
+            };
+            frames.push(DebugLoc {
+                path,
+                line: debuginfo::LLVMDILocationGetLine(loc),
+                col: debuginfo::LLVMDILocationGetColumn(loc),
+            });
             loc = debuginfo::LLVMDILocationGetInlinedAt(loc);
         }
         frames
@@ -151,7 +172,8 @@ pub fn copy_call_metadata(from: InstructionValue<'_>, to: InstructionValue<'_>) 
 pub fn tag_call<'ctx>(context: &'ctx Context, call: InstructionValue<'ctx>, tag: &CallTag) {
     let text = context.metadata_string(&tag.to_metadata());
     let node = context.metadata_node(&[text.into()]);
-    call.set_metadata(node, context.get_kind_id(METADATA_KIND)).expect("a metadata node is valid instruction metadata");
+    call.set_metadata(node, context.get_kind_id(METADATA_KIND))
+        .expect("a metadata node is valid instruction metadata");
 }
 
 /// Whether any argument of the call is passed `byval`, `sret`, `inalloca` or
@@ -209,7 +231,10 @@ pub fn global_debug_info(global: inkwell::values::GlobalValue<'_>) -> Option<Glo
         }
         llvm::LLVMDisposeValueMetadataEntries(entries);
         if gve.is_null()
-            || !matches!(debuginfo::LLVMGetMetadataKind(gve), LLVMMetadataKind::LLVMDIGlobalVariableExpressionMetadataKind)
+            || !matches!(
+                debuginfo::LLVMGetMetadataKind(gve),
+                LLVMMetadataKind::LLVMDIGlobalVariableExpressionMetadataKind
+            )
         {
             return None;
         }
@@ -223,7 +248,11 @@ pub fn global_debug_info(global: inkwell::values::GlobalValue<'_>) -> Option<Glo
         } else {
             let name = PathBuf::from(take_str(|len| debuginfo::LLVMDIFileGetFilename(file, len)));
             let dir = take_str(|len| debuginfo::LLVMDIFileGetDirectory(file, len));
-            if name.is_absolute() || dir.is_empty() { name } else { PathBuf::from(dir).join(name) }
+            if name.is_absolute() || dir.is_empty() {
+                name
+            } else {
+                PathBuf::from(dir).join(name)
+            }
         };
         let context = llvm::LLVMGetModuleContext(llvm::LLVMGetGlobalParent(raw));
         let ops = md_operands(context, var);
@@ -240,7 +269,12 @@ pub fn global_debug_info(global: inkwell::values::GlobalValue<'_>) -> Option<Glo
         // Through typedefs and const/volatile to the underlying type (bounded: cycles
         // cannot occur in valid IR, but a bound costs nothing).
         for _ in 0..16 {
-            if ty.is_null() || !matches!(debuginfo::LLVMGetMetadataKind(ty), LLVMMetadataKind::LLVMDIDerivedTypeMetadataKind) {
+            if ty.is_null()
+                || !matches!(
+                    debuginfo::LLVMGetMetadataKind(ty),
+                    LLVMMetadataKind::LLVMDIDerivedTypeMetadataKind
+                )
+            {
                 break;
             }
             let mut name_len = 0usize;
@@ -248,7 +282,8 @@ pub fn global_debug_info(global: inkwell::values::GlobalValue<'_>) -> Option<Glo
             let own = if own.is_null() {
                 String::new()
             } else {
-                String::from_utf8_lossy(std::slice::from_raw_parts(own as *const u8, name_len)).into_owned()
+                String::from_utf8_lossy(std::slice::from_raw_parts(own as *const u8, name_len))
+                    .into_owned()
             };
             // `bool` may be a typedef of an integer in C (pre-C99 code); keep that name.
             if own == "bool" {
@@ -268,10 +303,15 @@ pub fn global_debug_info(global: inkwell::values::GlobalValue<'_>) -> Option<Glo
             if ptr.is_null() {
                 String::new()
             } else {
-                String::from_utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len)).into_owned()
+                String::from_utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len))
+                    .into_owned()
             }
         };
-        Some(GlobalDebugInfo { name, path, type_name })
+        Some(GlobalDebugInfo {
+            name,
+            path,
+            type_name,
+        })
     }
 }
 
@@ -311,17 +351,42 @@ pub fn memory_accesses<'ctx>(inst: InstructionValue<'ctx>) -> Vec<Access<'ctx>> 
     unsafe {
         let raw = inst.as_value_ref();
         let operand = |i: u32| BasicValueEnum::new(llvm::LLVMGetOperand(raw, i));
-        let atomic = || llvm::LLVMGetOrdering(raw) != inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic;
+        let atomic = || {
+            llvm::LLVMGetOrdering(raw)
+                != inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
+        };
         if !llvm::LLVMIsALoadInst(raw).is_null() {
-            vec![Access { address: operand(0), write: false, atomic: atomic() }]
+            vec![Access {
+                address: operand(0),
+                write: false,
+                atomic: atomic(),
+            }]
         } else if !llvm::LLVMIsAStoreInst(raw).is_null() {
-            vec![Access { address: operand(1), write: true, atomic: atomic() }]
-        } else if !llvm::LLVMIsAAtomicRMWInst(raw).is_null() || !llvm::LLVMIsAAtomicCmpXchgInst(raw).is_null() {
-            vec![Access { address: operand(0), write: true, atomic: true }]
+            vec![Access {
+                address: operand(1),
+                write: true,
+                atomic: atomic(),
+            }]
+        } else if !llvm::LLVMIsAAtomicRMWInst(raw).is_null()
+            || !llvm::LLVMIsAAtomicCmpXchgInst(raw).is_null()
+        {
+            vec![Access {
+                address: operand(0),
+                write: true,
+                atomic: true,
+            }]
         } else if !llvm::LLVMIsAMemIntrinsic(raw).is_null() {
-            let mut accesses = vec![Access { address: operand(0), write: true, atomic: false }];
+            let mut accesses = vec![Access {
+                address: operand(0),
+                write: true,
+                atomic: false,
+            }];
             if !llvm::LLVMIsAMemCpyInst(raw).is_null() || !llvm::LLVMIsAMemMoveInst(raw).is_null() {
-                accesses.push(Access { address: operand(1), write: false, atomic: false });
+                accesses.push(Access {
+                    address: operand(1),
+                    write: false,
+                    atomic: false,
+                });
             }
             accesses
         } else {
@@ -338,7 +403,12 @@ pub enum PointerRoot {
     /// call, compared, converted to an integer...), so another thread may reach it.
     Alloca { escapes: bool },
     /// A global variable.
-    Global { name: String, constant: bool, thread_local: bool, declaration: bool },
+    Global {
+        name: String,
+        constant: bool,
+        thread_local: bool,
+        declaration: bool,
+    },
     /// Anything else: an argument, a loaded pointer, a call's result, a `phi`/`select`.
     Other,
 }
@@ -356,14 +426,21 @@ pub fn pointer_root(pointer: BasicValueEnum<'_>) -> PointerRoot {
                 || !llvm::LLVMIsABitCastInst(v).is_null()
                 || !llvm::LLVMIsAAddrSpaceCastInst(v).is_null();
             let through_const = !llvm::LLVMIsAConstantExpr(v).is_null()
-                && matches!(llvm::LLVMGetConstOpcode(v), LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast);
+                && matches!(
+                    llvm::LLVMGetConstOpcode(v),
+                    LLVMOpcode::LLVMGetElementPtr
+                        | LLVMOpcode::LLVMBitCast
+                        | LLVMOpcode::LLVMAddrSpaceCast
+                );
             if !(through_inst || through_const) {
                 break;
             }
             v = llvm::LLVMGetOperand(v, 0);
         }
         if !llvm::LLVMIsAAllocaInst(v).is_null() {
-            return PointerRoot::Alloca { escapes: address_escapes(v) };
+            return PointerRoot::Alloca {
+                escapes: address_escapes(v),
+            };
         }
         if !llvm::LLVMIsAGlobalVariable(v).is_null() {
             return PointerRoot::Global {
@@ -392,7 +469,9 @@ unsafe fn address_escapes(v: LLVMValueRef) -> bool {
         while !u.is_null() {
             let user = llvm::LLVMGetUser(u);
             u = llvm::LLVMGetNextUse(u);
-            if !llvm::LLVMIsALoadInst(user).is_null() || !llvm::LLVMIsADbgInfoIntrinsic(user).is_null() {
+            if !llvm::LLVMIsALoadInst(user).is_null()
+                || !llvm::LLVMIsADbgInfoIntrinsic(user).is_null()
+            {
                 continue;
             }
             if !llvm::LLVMIsAStoreInst(user).is_null() {
@@ -401,7 +480,9 @@ unsafe fn address_escapes(v: LLVMValueRef) -> bool {
                 }
                 continue;
             }
-            if !llvm::LLVMIsAGetElementPtrInst(user).is_null() || !llvm::LLVMIsABitCastInst(user).is_null() {
+            if !llvm::LLVMIsAGetElementPtrInst(user).is_null()
+                || !llvm::LLVMIsABitCastInst(user).is_null()
+            {
                 if llvm::LLVMGetOperand(user, 0) == p {
                     work.push(user);
                     continue;
@@ -430,7 +511,12 @@ unsafe fn address_escapes(v: LLVMValueRef) -> bool {
 /// location of the access it precedes).
 pub fn copy_debug_location(from: InstructionValue<'_>, to: InstructionValue<'_>) {
     // SAFETY: both are live instructions of the same module.
-    unsafe { debuginfo::LLVMInstructionSetDebugLoc(to.as_value_ref(), debuginfo::LLVMInstructionGetDebugLoc(from.as_value_ref())) }
+    unsafe {
+        debuginfo::LLVMInstructionSetDebugLoc(
+            to.as_value_ref(),
+            debuginfo::LLVMInstructionGetDebugLoc(from.as_value_ref()),
+        )
+    }
 }
 
 /// Which parameter of `function` a value comes from: directly, through address
@@ -441,7 +527,10 @@ pub fn parameter_of(function: FunctionValue<'_>, value: LLVMValueRef, depth: u32
     if depth == 0 {
         return None;
     }
-    if let Some(i) = function.get_param_iter().position(|p| p.as_value_ref() == value) {
+    if let Some(i) = function
+        .get_param_iter()
+        .position(|p| p.as_value_ref() == value)
+    {
         return Some(i as u32);
     }
     // SAFETY: queries on a live value of the function's module; operands are read only
@@ -451,15 +540,30 @@ pub fn parameter_of(function: FunctionValue<'_>, value: LLVMValueRef, depth: u32
             return None;
         }
         match LLVMGetInstructionOpcode(value) {
-            LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => parameter_of(function, LLVMGetOperand(value, 0), depth - 1),
+            LLVMOpcode::LLVMGetElementPtr
+            | LLVMOpcode::LLVMBitCast
+            | LLVMOpcode::LLVMAddrSpaceCast => {
+                parameter_of(function, LLVMGetOperand(value, 0), depth - 1)
+            }
             LLVMOpcode::LLVMLoad => {
                 let slot = LLVMGetOperand(value, 0);
                 let stored = function
                     .get_basic_blocks()
                     .iter()
-                    .flat_map(|b| std::iter::successors(b.get_first_instruction(), |i| i.get_next_instruction()))
-                    .find(|i| i.get_opcode() == inkwell::values::InstructionOpcode::Store && LLVMGetOperand(i.as_value_ref(), 1) == slot)?;
-                parameter_of(function, LLVMGetOperand(stored.as_value_ref(), 0), depth - 1)
+                    .flat_map(|b| {
+                        std::iter::successors(b.get_first_instruction(), |i| {
+                            i.get_next_instruction()
+                        })
+                    })
+                    .find(|i| {
+                        i.get_opcode() == inkwell::values::InstructionOpcode::Store
+                            && LLVMGetOperand(i.as_value_ref(), 1) == slot
+                    })?;
+                parameter_of(
+                    function,
+                    LLVMGetOperand(stored.as_value_ref(), 0),
+                    depth - 1,
+                )
             }
             _ => None,
         }

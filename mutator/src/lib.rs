@@ -30,9 +30,9 @@ pub mod source;
 mod state_table;
 mod std_trampoline;
 pub mod toolchain;
-pub mod wrapped;
 mod trampoline;
 pub mod user_sync;
+pub mod wrapped;
 
 pub use catalogue::{Catalogue, Mutant, Site};
 pub use design::Design;

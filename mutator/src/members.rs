@@ -16,7 +16,7 @@
 //! const struct syncmut_class syncmut_classes[]; /* runtime-lib/include/syncmut_tables.h */
 //! ```
 
-use crate::debug_types::{Decoding, DebugTypes, Node};
+use crate::debug_types::{DebugTypes, Decoding, Node};
 use crate::source;
 use crate::state_table;
 use inkwell::context::Context;
@@ -57,7 +57,10 @@ pub fn collect(types: &DebugTypes) -> (Vec<ModuleClass>, Vec<String>) {
     // forward declaration that carries the same identifier.
     let mut definitions: HashMap<&str, u32> = HashMap::new();
     for id in types.composites() {
-        if let Some(Node::Composite { identifier, flags, .. }) = types.node(id) {
+        if let Some(Node::Composite {
+            identifier, flags, ..
+        }) = types.node(id)
+        {
             if !identifier.is_empty() && !flags.contains("DIFlagFwdDecl") {
                 definitions.entry(identifier.as_str()).or_insert(id);
             }
@@ -67,12 +70,29 @@ pub fn collect(types: &DebugTypes) -> (Vec<ModuleClass>, Vec<String>) {
     let mut classes = BTreeMap::new();
     let mut warnings = Vec::new();
     for id in lookup.definitions.values().copied() {
-        let Some(Node::Composite { tag, name, identifier, file, .. }) = types.node(id) else { continue };
-        let Some(type_name) = identifier.strip_prefix("_ZTS") else { continue };
-        if !matches!(tag.as_str(), "DW_TAG_structure_type" | "DW_TAG_class_type") || !lookup.is_user_class(id) {
+        let Some(Node::Composite {
+            tag,
+            name,
+            identifier,
+            file,
+            ..
+        }) = types.node(id)
+        else {
+            continue;
+        };
+        let Some(type_name) = identifier.strip_prefix("_ZTS") else {
+            continue;
+        };
+        if !matches!(tag.as_str(), "DW_TAG_structure_type" | "DW_TAG_class_type")
+            || !lookup.is_user_class(id)
+        {
             continue;
         }
-        if types.file_path(*file).is_some_and(|p| source::is_system_path(&p)) || !lookup.derives_from_sc_module(id, 0) {
+        if types
+            .file_path(*file)
+            .is_some_and(|p| source::is_system_path(&p))
+            || !lookup.derives_from_sc_module(id, 0)
+        {
             continue;
         }
         let mut members = Vec::new();
@@ -85,7 +105,14 @@ pub fn collect(types: &DebugTypes) -> (Vec<ModuleClass>, Vec<String>) {
             members.truncate(MAX_MEMBERS);
         }
         if !members.is_empty() {
-            classes.insert(type_name.to_string(), ModuleClass { name: name.clone(), type_name: type_name.to_string(), members });
+            classes.insert(
+                type_name.to_string(),
+                ModuleClass {
+                    name: name.clone(),
+                    type_name: type_name.to_string(),
+                    members,
+                },
+            );
         }
     }
     (classes.into_values().collect(), warnings)
@@ -101,7 +128,11 @@ impl Lookup<'_> {
     fn definition(&self, ty: u32) -> Option<u32> {
         let id = self.types.strip(ty);
         match self.types.node(id)? {
-            Node::Composite { flags, identifier, .. } if flags.contains("DIFlagFwdDecl") => self.definitions.get(identifier.as_str()).copied(),
+            Node::Composite {
+                flags, identifier, ..
+            } if flags.contains("DIFlagFwdDecl") => {
+                self.definitions.get(identifier.as_str()).copied()
+            }
             Node::Composite { .. } => Some(id),
             _ => None,
         }
@@ -114,28 +145,62 @@ impl Lookup<'_> {
     /// Whether `class` derives from `sc_core::sc_module` (which the design's debug info
     /// only declares: recognised by name and namespace).
     fn derives_from_sc_module(&self, class: u32, depth: u32) -> bool {
-        let Some(Node::Composite { elements, .. }) = self.types.node(class) else { return false };
+        let Some(Node::Composite { elements, .. }) = self.types.node(class) else {
+            return false;
+        };
         depth < 16
-            && self.types.tuple(*elements).into_iter().any(|e| match self.types.node(e) {
-                Some(Node::Derived { tag, base: Some(base), .. }) if tag == "DW_TAG_inheritance" => {
-                    let stripped = self.types.strip(*base);
-                    match self.types.node(stripped) {
-                        Some(Node::Composite { name, scope, .. }) if name == "sc_module" && self.types.namespace_of(*scope) == "sc_core" => true,
-                        _ => self.definition(*base).is_some_and(|b| self.derives_from_sc_module(b, depth + 1)),
+            && self
+                .types
+                .tuple(*elements)
+                .into_iter()
+                .any(|e| match self.types.node(e) {
+                    Some(Node::Derived {
+                        tag,
+                        base: Some(base),
+                        ..
+                    }) if tag == "DW_TAG_inheritance" => {
+                        let stripped = self.types.strip(*base);
+                        match self.types.node(stripped) {
+                            Some(Node::Composite { name, scope, .. })
+                                if name == "sc_module"
+                                    && self.types.namespace_of(*scope) == "sc_core" =>
+                            {
+                                true
+                            }
+                            _ => self
+                                .definition(*base)
+                                .is_some_and(|b| self.derives_from_sc_module(b, depth + 1)),
+                        }
                     }
-                }
-                _ => false,
-            })
+                    _ => false,
+                })
     }
 
     /// Appends the members of `class` (bases first, as laid out) at `offset`.
     fn members_of(&self, class: u32, offset: u64, out: &mut Vec<Member>, depth: u32) {
-        let Some(Node::Composite { elements, name: class_name, .. }) = self.types.node(class) else { return };
+        let Some(Node::Composite {
+            elements,
+            name: class_name,
+            ..
+        }) = self.types.node(class)
+        else {
+            return;
+        };
         if depth >= 16 {
             return;
         }
         for e in self.types.tuple(*elements) {
-            let Some(Node::Derived { tag, name, base: Some(base), offset_bits, flags, .. }) = self.types.node(e) else { continue };
+            let Some(Node::Derived {
+                tag,
+                name,
+                base: Some(base),
+                offset_bits,
+                flags,
+                ..
+            }) = self.types.node(e)
+            else {
+                continue;
+            };
             match tag.as_str() {
                 "DW_TAG_inheritance" if !flags.contains("DIFlagVirtual") => {
                     if let Some(b) = self.definition(*base).filter(|b| self.is_user_class(*b)) {
@@ -143,17 +208,30 @@ impl Lookup<'_> {
                     }
                 }
                 "DW_TAG_member" => {
-                    if flags.contains("DIFlagStaticMember") || flags.contains("DIFlagArtificial") || flags.contains("DIFlagBitField") {
+                    if flags.contains("DIFlagStaticMember")
+                        || flags.contains("DIFlagArtificial")
+                        || flags.contains("DIFlagBitField")
+                    {
                         continue;
                     }
                     if offset_bits % 8 != 0 {
                         continue;
                     }
-                    let Some(decoding) = self.types.decoding(*base) else { continue };
+                    let Some(decoding) = self.types.decoding(*base) else {
+                        continue;
+                    };
                     // A derived class's member hides a base's of the same name: the base's
                     // (already listed) keeps the plain name, this one is qualified.
-                    let name = if out.iter().any(|m| &m.name == name) { format!("{class_name}::{name}") } else { name.clone() };
-                    out.push(Member { name, offset: offset + offset_bits / 8, decoding });
+                    let name = if out.iter().any(|m| &m.name == name) {
+                        format!("{class_name}::{name}")
+                    } else {
+                        name.clone()
+                    };
+                    out.push(Member {
+                        name,
+                        offset: offset + offset_bits / 8,
+                        decoding,
+                    });
                 }
                 _ => {}
             }
@@ -162,7 +240,11 @@ impl Lookup<'_> {
 }
 
 /// Emits the class table (always, possibly empty; the runtime declares it weak).
-pub(crate) fn add_table<'ctx>(context: &'ctx Context, module: &Module<'ctx>, classes: &[ModuleClass]) {
+pub(crate) fn add_table<'ctx>(
+    context: &'ctx Context,
+    module: &Module<'ctx>,
+    classes: &[ModuleClass],
+) {
     let i32_type = context.i32_type();
     let i64_type = context.i64_type();
     let count = module.add_global(i32_type, Some(AddressSpace::default()), CLASS_COUNT_SYMBOL);
@@ -176,22 +258,39 @@ pub(crate) fn add_table<'ctx>(context: &'ctx Context, module: &Module<'ctx>, cla
             let fields: Vec<_> = class
                 .members
                 .iter()
-                .map(|m| state_table::field_entry(context, module, &m.name, i64_type.const_int(m.offset, false), &m.decoding))
+                .map(|m| {
+                    state_table::field_entry(
+                        context,
+                        module,
+                        &m.name,
+                        i64_type.const_int(m.offset, false),
+                        &m.decoding,
+                    )
+                })
                 .collect();
             let array = state_table::field_type(context).const_array(&fields);
-            let table = module.add_global(array.get_type(), Some(AddressSpace::default()), "syncmut.members");
+            let table = module.add_global(
+                array.get_type(),
+                Some(AddressSpace::default()),
+                "syncmut.members",
+            );
             table.set_initializer(&array);
             table.set_constant(true);
             table.set_linkage(Linkage::Private);
             class_type.const_named_struct(&[
-                state_table::c_string(context, module, &class.type_name, "syncmut.class_name").into(),
+                state_table::c_string(context, module, &class.type_name, "syncmut.class_name")
+                    .into(),
                 table.as_pointer_value().into(),
                 i64_type.const_int(class.members.len() as u64, false).into(),
             ])
         })
         .collect();
     let table_value = class_type.const_array(&entries);
-    let table = module.add_global(table_value.get_type(), Some(AddressSpace::default()), CLASS_TABLE_SYMBOL);
+    let table = module.add_global(
+        table_value.get_type(),
+        Some(AddressSpace::default()),
+        CLASS_TABLE_SYMBOL,
+    );
     table.set_initializer(&table_value);
     table.set_constant(true);
 }
@@ -234,12 +333,27 @@ mod tests {
         type Row<'a> = (&'a str, Vec<(&'a str, u64, ValueKind)>);
         let got: Vec<Row> = classes
             .iter()
-            .map(|c| (c.type_name.as_str(), c.members.iter().map(|m| (m.name.as_str(), m.offset, m.decoding.kind)).collect()))
+            .map(|c| {
+                (
+                    c.type_name.as_str(),
+                    c.members
+                        .iter()
+                        .map(|m| (m.name.as_str(), m.offset, m.decoding.kind))
+                        .collect(),
+                )
+            })
             .collect();
         assert_eq!(
             got,
             vec![
-                ("3top", vec![("count", 232, ValueKind::Signed), ("top::count", 408, ValueKind::Signed), ("ready", 412, ValueKind::Bool)]),
+                (
+                    "3top",
+                    vec![
+                        ("count", 232, ValueKind::Signed),
+                        ("top::count", 408, ValueKind::Signed),
+                        ("ready", 412, ValueKind::Bool)
+                    ]
+                ),
                 ("8base_mod", vec![("count", 232, ValueKind::Signed)]),
             ]
         );

@@ -3,10 +3,10 @@
 
 use crate::api::Family;
 use crate::catalogue::Catalogue;
+use crate::debug_types::DebugTypes;
 use crate::design::Design;
 use crate::discover::{self, Discovery};
 use crate::error::{MutatorError, Result};
-use crate::debug_types::DebugTypes;
 use crate::globals::{self, Global};
 use crate::interleave::{self, Interleave};
 use crate::members;
@@ -62,7 +62,12 @@ pub fn scan(design: &Design, workdir: &Path) -> Result<Scan> {
     found.warnings.extend(notes);
     let globals = globals.into_iter().map(|(g, _)| g).collect();
     let suggestions = crate::user_sync::suggest(&found.sites);
-    Ok(Scan { catalogue: catalogue_of(&mut found, design), warnings: found.warnings, globals, suggestions })
+    Ok(Scan {
+        catalogue: catalogue_of(&mut found, design),
+        warnings: found.warnings,
+        globals,
+        suggestions,
+    })
 }
 
 /// How to build a metamutant.
@@ -86,14 +91,16 @@ pub fn build(design: &Design, out: &Path) -> Result<Build> {
 /// the build's warnings say so.
 pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     match build_once(design, out, options) {
-        Err(MutatorError::LinkFailed { output, stderr }) => match crate::gnu_inline::retry(design, &stderr) {
-            Some((again, note)) => {
-                let mut build = build_once(&again, out, options)?;
-                build.warnings.insert(0, note);
-                Ok(build)
+        Err(MutatorError::LinkFailed { output, stderr }) => {
+            match crate::gnu_inline::retry(design, &stderr) {
+                Some((again, note)) => {
+                    let mut build = build_once(&again, out, options)?;
+                    build.warnings.insert(0, note);
+                    Ok(build)
+                }
+                None => Err(MutatorError::LinkFailed { output, stderr }),
             }
-            None => Err(MutatorError::LinkFailed { output, stderr }),
-        },
+        }
         other => other,
     }
 }
@@ -101,7 +108,10 @@ pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Buil
 fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     crate::design::utf8(out)?;
     let workdir = out.join(layout::BUILD_DIR);
-    std::fs::create_dir_all(&workdir).map_err(|source| MutatorError::Write { path: workdir.clone(), source })?;
+    std::fs::create_dir_all(&workdir).map_err(|source| MutatorError::Write {
+        path: workdir.clone(),
+        source,
+    })?;
     let design_bc = out.join(layout::DESIGN_BC);
     toolchain::build_bitcode(design, &workdir, &design_bc)?;
 
@@ -136,7 +146,9 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
             found.warnings.push("--interleave memory applies to pthread designs only; SystemC processes are interleaved at the kernel's scheduling points".to_string());
             None
         }
-        Interleave::Sync if options.races && catalogue.kind == Family::Pthread => Some(interleave::OBSERVE_HOOK),
+        Interleave::Sync if options.races && catalogue.kind == Family::Pthread => {
+            Some(interleave::OBSERVE_HOOK)
+        }
         Interleave::Sync => None,
     };
     if options.races && catalogue.kind != Family::Pthread {
@@ -156,8 +168,12 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     let json = serde_json::to_vec_pretty(&catalogue).expect("catalogue serialises");
     write(&out.join(layout::CATALOGUE), &json)?;
 
-    let runtime = syncmut_runtime::install(&workdir.join("runtime"))
-        .map_err(|source| MutatorError::Write { path: workdir.join("runtime"), source })?;
+    let runtime = syncmut_runtime::install(&workdir.join("runtime")).map_err(|source| {
+        MutatorError::Write {
+            path: workdir.join("runtime"),
+            source,
+        }
+    })?;
     let mut archives = Vec::new();
     if catalogue.kind == Family::Systemc {
         archives.push(runtime.systemc_archive.clone());
@@ -171,21 +187,50 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     // (`__VERIFIER_assume`…, runtime-lib/src/verifier.c) and the test inputs
     // (`__VERIFIER_nondet_*`, `syncmut_input_*`, runtime-lib/src/inputs.c), both
     // self-contained, if the design calls them.
-    toolchain::link_executable(design, catalogue.kind, &design_bc, std::slice::from_ref(&runtime.c_archive), &original)?;
-    toolchain::link_executable(design, catalogue.kind, &metamutant_bc, &archives, &metamutant)?;
-    Ok(Build { catalogue, warnings: found.warnings, original, metamutant, shared_accesses })
+    toolchain::link_executable(
+        design,
+        catalogue.kind,
+        &design_bc,
+        std::slice::from_ref(&runtime.c_archive),
+        &original,
+    )?;
+    toolchain::link_executable(
+        design,
+        catalogue.kind,
+        &metamutant_bc,
+        &archives,
+        &metamutant,
+    )?;
+    Ok(Build {
+        catalogue,
+        warnings: found.warnings,
+        original,
+        metamutant,
+        shared_accesses,
+    })
 }
 
 fn load<'ctx>(context: &'ctx Context, bitcode: &Path, design: &Design) -> Result<Module<'ctx>> {
-    let module = Module::parse_bitcode_from_path(bitcode, context).map_err(|e| MutatorError::BadBitcode {
-        file: design.inputs.first().map(|i| i.path.clone()).unwrap_or_else(|| bitcode.to_path_buf()),
-        message: e.to_string(),
+    let module = Module::parse_bitcode_from_path(bitcode, context).map_err(|e| {
+        MutatorError::BadBitcode {
+            file: design
+                .inputs
+                .first()
+                .map(|i| i.path.clone())
+                .unwrap_or_else(|| bitcode.to_path_buf()),
+            message: e.to_string(),
+        }
     })?;
     if rewrite::is_instrumented(&module) {
-        return Err(MutatorError::AlreadyInstrumented(design.inputs[0].path.clone()));
+        return Err(MutatorError::AlreadyInstrumented(
+            design.inputs[0].path.clone(),
+        ));
     }
     if let Some(entry) = openmp_entry(&module) {
-        return Err(MutatorError::OpenMp { file: design.inputs[0].path.clone(), entry });
+        return Err(MutatorError::OpenMp {
+            file: design.inputs[0].path.clone(),
+            entry,
+        });
     }
     Ok(module)
 }
@@ -194,8 +239,18 @@ fn load<'ctx>(context: &'ctx Context, bitcode: &Path, design: &Design) -> Result
 /// declares, by name. Refused rather than run: the region's threads would run outside
 /// the scheduler and its locks outside the rewrite, so every verdict would be a guess.
 fn openmp_entry(module: &Module<'_>) -> Option<String> {
-    const ENTRIES: [&str; 5] = ["__kmpc_fork_call", "__kmpc_fork_teams", "__kmpc_omp_task", "GOMP_parallel", "GOMP_task"];
-    module.get_functions().map(|f| f.get_name().to_string_lossy().into_owned()).filter(|name| ENTRIES.iter().any(|e| name.starts_with(e))).min()
+    const ENTRIES: [&str; 5] = [
+        "__kmpc_fork_call",
+        "__kmpc_fork_teams",
+        "__kmpc_omp_task",
+        "GOMP_parallel",
+        "GOMP_task",
+    ];
+    module
+        .get_functions()
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .filter(|name| ENTRIES.iter().any(|e| name.starts_with(e)))
+        .min()
 }
 
 /// The catalogue of the discovered sites, their files named relative to the design's
@@ -206,8 +261,14 @@ fn catalogue_of(found: &mut Discovery<'_>, design: &Design) -> Catalogue {
     for f in &mut found.sites {
         f.site.file = source::relative_to(&design.root, &f.site.file);
     }
-    let mut catalogue = Catalogue::from_sites(found.kind, found.sites.iter().map(|f| f.site.clone()).collect());
-    catalogue.add_mutants(crate::regions::catalogue_mutants(&found.sites, &found.regions));
+    let mut catalogue = Catalogue::from_sites(
+        found.kind,
+        found.sites.iter().map(|f| f.site.clone()).collect(),
+    );
+    catalogue.add_mutants(crate::regions::catalogue_mutants(
+        &found.sites,
+        &found.regions,
+    ));
     catalogue.root = design.root.to_string_lossy().into_owned();
     catalogue
 }
@@ -215,5 +276,8 @@ fn catalogue_of(found: &mut Discovery<'_>, design: &Design) -> Catalogue {
 /// Writes an output file atomically ([`syncmut_runtime::atomic::write`]), naming it in the
 /// error.
 fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    syncmut_runtime::atomic::write(path, bytes).map_err(|source| MutatorError::Write { path: path.to_path_buf(), source })
+    syncmut_runtime::atomic::write(path, bytes).map_err(|source| MutatorError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }

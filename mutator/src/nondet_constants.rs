@@ -26,7 +26,10 @@ pub const MAX_CONSTANTS: usize = 256;
 /// boundary values) and booleans are left out.
 pub fn harvest(module: &Module<'_>) -> Vec<i64> {
     let mut found = BTreeSet::new();
-    for function in module.get_functions().filter(|f| f.count_basic_blocks() > 0) {
+    for function in module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+    {
         for block in function.get_basic_blocks() {
             let mut next = block.get_first_instruction();
             while let Some(instruction) = next {
@@ -38,9 +41,17 @@ pub fn harvest(module: &Module<'_>) -> Vec<i64> {
                     _ => continue,
                 };
                 for i in operands {
-                    if let Some(Operand::Value(BasicValueEnum::IntValue(v))) = instruction.get_operand(i) {
-                        if v.is_const() && v.get_type().get_bit_width() > 1 && v.get_type().get_bit_width() <= 64 {
-                            found.extend(v.get_sign_extended_constant().filter(|c| !(-1..=1).contains(c)));
+                    if let Some(Operand::Value(BasicValueEnum::IntValue(v))) =
+                        instruction.get_operand(i)
+                    {
+                        if v.is_const()
+                            && v.get_type().get_bit_width() > 1
+                            && v.get_type().get_bit_width() <= 64
+                        {
+                            found.extend(
+                                v.get_sign_extended_constant()
+                                    .filter(|c| !(-1..=1).contains(c)),
+                            );
                         }
                     }
                 }
@@ -63,9 +74,16 @@ pub fn add_table<'ctx>(context: &'ctx Context, module: &Module<'ctx>, constants:
     count.set_initializer(&i64_type.const_int(constants.len() as u64, false));
     count.set_constant(true);
     count.set_linkage(Linkage::External);
-    let values: Vec<_> = constants.iter().map(|c| i64_type.const_int(*c as u64, true)).collect();
+    let values: Vec<_> = constants
+        .iter()
+        .map(|c| i64_type.const_int(*c as u64, true))
+        .collect();
     let array = i64_type.const_array(&values);
-    let table = module.add_global(array.get_type(), Some(AddressSpace::default()), TABLE_SYMBOL);
+    let table = module.add_global(
+        array.get_type(),
+        Some(AddressSpace::default()),
+        TABLE_SYMBOL,
+    );
     table.set_initializer(&array);
     table.set_constant(true);
     table.set_linkage(Linkage::External);

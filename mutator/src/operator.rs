@@ -53,7 +53,11 @@ impl Operator {
     /// (0 is "original"). Only the copy table of placed copies carries it; the test below
     /// keeps the runtime's enum in the same order.
     pub fn number(self) -> u32 {
-        Operator::ALL.iter().position(|op| *op == self).expect("every operator is listed") as u32 + 1
+        Operator::ALL
+            .iter()
+            .position(|op| *op == self)
+            .expect("every operator is listed") as u32
+            + 1
     }
 
     /// A human description of the mutation applied to `call` (the call's source text).
@@ -101,19 +105,30 @@ mod runtime_agreement {
     /// The lines of `text` from the one starting with `from` up to the one starting
     /// with `to` (both excluded), with the X-macro include replaced by what each
     /// `SYNCMUT_OPERATOR` line expands to under `expand(c_name, slug)`.
-    fn expanded(text: &str, from: &str, to: &str, expand: impl Fn(&str, &str) -> String) -> Vec<String> {
+    fn expanded(
+        text: &str,
+        from: &str,
+        to: &str,
+        expand: impl Fn(&str, &str) -> String,
+    ) -> Vec<String> {
         let start = text.find(from).unwrap_or_else(|| panic!("no `{from}`"));
         let body = &text[start + from.len()..];
-        let body = &body[..body.find(to).unwrap_or_else(|| panic!("no `{to}` after `{from}`"))];
+        let body = &body[..body
+            .find(to)
+            .unwrap_or_else(|| panic!("no `{to}` after `{from}`"))];
         let mut out = Vec::new();
         for line in body.lines().map(str::trim).filter(|l| !l.is_empty()) {
             if line == "#include \"syncmut_operators.def\"" {
                 for def in read("include/syncmut_operators.def").lines() {
-                    let Some(args) = def.strip_prefix("SYNCMUT_OPERATOR(") else { continue };
+                    let Some(args) = def.strip_prefix("SYNCMUT_OPERATOR(") else {
+                        continue;
+                    };
                     let args: Vec<&str> = args.splitn(4, ',').map(str::trim).collect();
                     out.push(expand(args[1], args[2].trim_matches('"')));
                 }
-            } else if !line.starts_with("#define SYNCMUT_OPERATOR") && !line.starts_with("#undef SYNCMUT_OPERATOR") {
+            } else if !line.starts_with("#define SYNCMUT_OPERATOR")
+                && !line.starts_with("#undef SYNCMUT_OPERATOR")
+            {
                 out.push(line.to_string());
             }
         }
@@ -123,14 +138,39 @@ mod runtime_agreement {
     #[test]
     fn the_c_enum_and_slug_table_are_the_rust_operators_in_order() {
         let c_name = |op: Operator| op.slug().to_uppercase().replace('-', "_");
-        let enumerators = expanded(&read("src/activation.h"), "typedef enum syncmut_op {", "SYNCMUT_OP_COUNT", |c, _| format!("SYNCMUT_{c},"));
-        let mut expected = vec!["SYNCMUT_ORIGINAL = 0, /* no mutation: perform the original call */".to_string()];
-        expected.extend(Operator::ALL.iter().map(|op| format!("SYNCMUT_{},", c_name(*op))));
-        assert_eq!(enumerators, expected, "activation.h's syncmut_op must be ORIGINAL then the .def's operators");
+        let enumerators = expanded(
+            &read("src/activation.h"),
+            "typedef enum syncmut_op {",
+            "SYNCMUT_OP_COUNT",
+            |c, _| format!("SYNCMUT_{c},"),
+        );
+        let mut expected =
+            vec!["SYNCMUT_ORIGINAL = 0, /* no mutation: perform the original call */".to_string()];
+        expected.extend(
+            Operator::ALL
+                .iter()
+                .map(|op| format!("SYNCMUT_{},", c_name(*op))),
+        );
+        assert_eq!(
+            enumerators, expected,
+            "activation.h's syncmut_op must be ORIGINAL then the .def's operators"
+        );
 
-        let slugs = expanded(&read("src/activation.c"), "slugs[SYNCMUT_OP_COUNT] = {", "};", |c, slug| format!("[SYNCMUT_{c}] = \"{slug}\","));
+        let slugs = expanded(
+            &read("src/activation.c"),
+            "slugs[SYNCMUT_OP_COUNT] = {",
+            "};",
+            |c, slug| format!("[SYNCMUT_{c}] = \"{slug}\","),
+        );
         let mut expected = vec!["[SYNCMUT_ORIGINAL] = \"original\",".to_string()];
-        expected.extend(Operator::ALL.iter().map(|op| format!("[SYNCMUT_{}] = \"{}\",", c_name(*op), op.slug())));
-        assert_eq!(slugs, expected, "activation.c's slug table must be \"original\" then the .def's slugs");
+        expected.extend(
+            Operator::ALL
+                .iter()
+                .map(|op| format!("[SYNCMUT_{}] = \"{}\",", c_name(*op), op.slug())),
+        );
+        assert_eq!(
+            slugs, expected,
+            "activation.c's slug table must be \"original\" then the .def's slugs"
+        );
     }
 }

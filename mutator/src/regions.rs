@@ -27,7 +27,10 @@ use crate::{interleave, ir};
 use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
-use inkwell::values::{AsValueRef, BasicMetadataValueEnum, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue, Operand};
+use inkwell::values::{
+    AsValueRef, BasicMetadataValueEnum, BasicValue, BasicValueEnum, InstructionOpcode,
+    InstructionValue, Operand,
+};
 use std::collections::{HashMap, HashSet};
 
 /// A copy of a site's call placed elsewhere by a moving operator.
@@ -67,7 +70,10 @@ pub fn find<'ctx>(found: &[FoundSite<'ctx>]) -> Vec<RegionMutant<'ctx>> {
                 operator: Operator::RemoveLockPair,
                 sites: vec![l, u],
                 placements: Vec::new(),
-                description: format!("remove {} and {} (line {})", lock.site.call, found[u].site.call, found[u].site.line),
+                description: format!(
+                    "remove {} and {} (line {})",
+                    lock.site.call, found[u].site.call, found[u].site.line
+                ),
             });
         }
         if !movable(lock) {
@@ -81,8 +87,17 @@ pub fn find<'ctx>(found: &[FoundSite<'ctx>]) -> Vec<RegionMutant<'ctx>> {
                 mutants.push(RegionMutant {
                     operator: Operator::WidenCriticalSection,
                     sites: vec![l],
-                    placements: vec![Placement { call_of: l, site: l, before, lock_of: l }],
-                    description: format!("{} moved up above line {}", lock.site.call, line_of(before)),
+                    placements: vec![Placement {
+                        call_of: l,
+                        site: l,
+                        before,
+                        lock_of: l,
+                    }],
+                    description: format!(
+                        "{} moved up above line {}",
+                        lock.site.call,
+                        line_of(before)
+                    ),
                 });
             }
         }
@@ -92,10 +107,24 @@ pub fn find<'ctx>(found: &[FoundSite<'ctx>]) -> Vec<RegionMutant<'ctx>> {
                     operator: Operator::SplitCriticalSection,
                     sites: vec![l],
                     placements: vec![
-                        Placement { call_of: u, site: l, before, lock_of: l },
-                        Placement { call_of: l, site: l, before, lock_of: l },
+                        Placement {
+                            call_of: u,
+                            site: l,
+                            before,
+                            lock_of: l,
+                        },
+                        Placement {
+                            call_of: l,
+                            site: l,
+                            before,
+                            lock_of: l,
+                        },
                     ],
-                    description: format!("{}'s critical section split by an unlock and a lock before line {}", lock.site.call, line_of(before)),
+                    description: format!(
+                        "{}'s critical section split by an unlock and a lock before line {}",
+                        lock.site.call,
+                        line_of(before)
+                    ),
                 });
             }
         }
@@ -109,8 +138,17 @@ pub fn find<'ctx>(found: &[FoundSite<'ctx>]) -> Vec<RegionMutant<'ctx>> {
                 mutants.push(RegionMutant {
                     operator: Operator::ShrinkCriticalSection,
                     sites: vec![u],
-                    placements: vec![Placement { call_of: u, site: u, before, lock_of: u }],
-                    description: format!("{} moved up above line {}", unlock.site.call, line_of(before)),
+                    placements: vec![Placement {
+                        call_of: u,
+                        site: u,
+                        before,
+                        lock_of: u,
+                    }],
+                    description: format!(
+                        "{} moved up above line {}",
+                        unlock.site.call,
+                        line_of(before)
+                    ),
                 });
             }
         }
@@ -152,35 +190,69 @@ pub struct Copy<'ctx> {
 }
 
 /// Inserts every placement's copy as a call of the original function.
-pub fn place_copies<'ctx>(context: &'ctx Context, found: &[FoundSite<'ctx>], mutants: &[RegionMutant<'ctx>]) -> Result<Vec<Copy<'ctx>>> {
+pub fn place_copies<'ctx>(
+    context: &'ctx Context,
+    found: &[FoundSite<'ctx>],
+    mutants: &[RegionMutant<'ctx>],
+) -> Result<Vec<Copy<'ctx>>> {
     let builder = context.create_builder();
     let mut copies = Vec::new();
-    for (mutant, placement) in mutants.iter().flat_map(|m| m.placements.iter().map(move |p| (m, p))) {
+    for (mutant, placement) in mutants
+        .iter()
+        .flat_map(|m| m.placements.iter().map(move |p| (m, p)))
+    {
         let source = found[placement.lock_of].inst;
-        let lock = rebuild(&builder, first_argument(source), placement.before, &mut HashMap::new());
-        let callee = ir::called_function(found[placement.call_of].inst).expect("sites are direct calls");
+        let lock = rebuild(
+            &builder,
+            first_argument(source),
+            placement.before,
+            &mut HashMap::new(),
+        );
+        let callee =
+            ir::called_function(found[placement.call_of].inst).expect("sites are direct calls");
         builder.position_before(&placement.before);
         let args: [BasicMetadataValueEnum; 1] = [lock.into()];
-        let call = builder.build_call(callee, &args, "").map_err(|e| MutatorError::Verify(format!("placing a copy of a lock call: {e}")))?;
+        let call = builder
+            .build_call(callee, &args, "")
+            .map_err(|e| MutatorError::Verify(format!("placing a copy of a lock call: {e}")))?;
         // SAFETY: a call site value is an instruction.
         let call = unsafe { InstructionValue::new(call.as_value_ref()) };
         ir::copy_debug_location(placement.before, call);
-        let other = mutant.sites.iter().copied().find(|s| *s != placement.site).unwrap_or(placement.site);
-        copies.push(Copy { call, call_of: placement.call_of, operator: mutant.operator, sites: [placement.site, other] });
+        let other = mutant
+            .sites
+            .iter()
+            .copied()
+            .find(|s| *s != placement.site)
+            .unwrap_or(placement.site);
+        copies.push(Copy {
+            call,
+            call_of: placement.call_of,
+            operator: mutant.operator,
+            sites: [placement.site, other],
+        });
     }
     Ok(copies)
 }
 
 /// A blocking acquisition of a lock.
 fn acquires(f: &FoundSite<'_>) -> bool {
-    library_call(f) && matches!(f.api.effect, Effect::Lock { blocking: Blocking::Waits, .. }) && unlock_of(&f.api.signature).is_some()
+    library_call(f)
+        && matches!(
+            f.api.effect,
+            Effect::Lock {
+                blocking: Blocking::Waits,
+                ..
+            }
+        )
+        && unlock_of(&f.api.signature).is_some()
 }
 
 /// A call of a library primitive that has mutants of its own: not a call of a function
 /// declared in `[[sync]]` (those get `remove` only) nor a call inside such a function
 /// (no mutants: its callers' sites stand for it).
 fn library_call(f: &FoundSite<'_>) -> bool {
-    !f.site.operators.is_empty() && !matches!(f.api.rewrite, crate::api::Rewrite::UserTrampoline { .. })
+    !f.site.operators.is_empty()
+        && !matches!(f.api.rewrite, crate::api::Rewrite::UserTrampoline { .. })
 }
 
 /// The release that matches an acquisition function.
@@ -203,7 +275,9 @@ fn unlock_of(lock: &str) -> Option<&'static str> {
 /// Whether copies of the call can be placed: the runtime's pthread wrappers know copies,
 /// and a `call` (unlike an `invoke`) can be placed mid-block.
 fn movable(f: &FoundSite<'_>) -> bool {
-    library_call(f) && f.api.family == Family::Pthread && f.inst.get_opcode() == InstructionOpcode::Call
+    library_call(f)
+        && f.api.family == Family::Pthread
+        && f.inst.get_opcode() == InstructionOpcode::Call
 }
 
 /// The lock a call names in its source text: `pthread_mutex_lock(&a->m)` → `&a->m`,
@@ -242,7 +316,12 @@ fn matching_unlock(found: &[FoundSite<'_>], l: usize) -> Option<usize> {
         .iter()
         .enumerate()
         .filter(|(_, f)| f.api.signature == wanted && lock_expression(&f.site.call) == Some(text))
-        .filter_map(|(u, f)| order.get(&f.inst.as_value_ref()).filter(|pos| **pos > at).map(|pos| (*pos, u)))
+        .filter_map(|(u, f)| {
+            order
+                .get(&f.inst.as_value_ref())
+                .filter(|pos| **pos > at)
+                .map(|pos| (*pos, u))
+        })
         .min()
         .map(|(_, u)| u)
 }
@@ -251,7 +330,9 @@ fn instruction_order(function: inkwell::values::FunctionValue<'_>) -> HashMap<LL
     function
         .get_basic_blocks()
         .into_iter()
-        .flat_map(|block| std::iter::successors(block.get_first_instruction(), |i| i.get_next_instruction()))
+        .flat_map(|block| {
+            std::iter::successors(block.get_first_instruction(), |i| i.get_next_instruction())
+        })
         .enumerate()
         .map(|(n, i)| (i.as_value_ref(), n))
         .collect()
@@ -260,9 +341,16 @@ fn instruction_order(function: inkwell::values::FunctionValue<'_>) -> HashMap<LL
 /// `swap-lock-order`: the acquisition `l` and the next site call of its block, when that
 /// is an acquisition of another lock by the same function. The mutant takes the second
 /// lock where the first was taken and the first where the second was.
-fn swap_with_next<'ctx>(found: &[FoundSite<'ctx>], sites: &HashSet<LLVMValueRef>, l: usize) -> Option<RegionMutant<'ctx>> {
+fn swap_with_next<'ctx>(
+    found: &[FoundSite<'ctx>],
+    sites: &HashSet<LLVMValueRef>,
+    l: usize,
+) -> Option<RegionMutant<'ctx>> {
     let first = &found[l];
-    let next = std::iter::successors(first.inst.get_next_instruction(), |i| i.get_next_instruction()).find(|i| sites.contains(&i.as_value_ref()))?;
+    let next = std::iter::successors(first.inst.get_next_instruction(), |i| {
+        i.get_next_instruction()
+    })
+    .find(|i| sites.contains(&i.as_value_ref()))?;
     let n = found.iter().position(|f| f.inst == next)?;
     let second = &found[n];
     if !acquires(second) || !movable(second) || second.api.signature != first.api.signature {
@@ -279,10 +367,23 @@ fn swap_with_next<'ctx>(found: &[FoundSite<'ctx>], sites: &HashSet<LLVMValueRef>
         operator: Operator::SwapLockOrder,
         sites: vec![l, n],
         placements: vec![
-            Placement { call_of: l, site: l, before: first.inst, lock_of: n },
-            Placement { call_of: n, site: n, before: second.inst, lock_of: l },
+            Placement {
+                call_of: l,
+                site: l,
+                before: first.inst,
+                lock_of: n,
+            },
+            Placement {
+                call_of: n,
+                site: n,
+                before: second.inst,
+                lock_of: l,
+            },
         ],
-        description: format!("{} and {} (line {}) taken in the other order", first.site.call, second.site.call, second.site.line),
+        description: format!(
+            "{} and {} (line {}) taken in the other order",
+            first.site.call, second.site.call, second.site.line
+        ),
     })
 }
 
@@ -299,9 +400,13 @@ fn line_of(inst: InstructionValue<'_>) -> u32 {
 fn touches_shared_memory(inst: InstructionValue<'_>) -> bool {
     let accesses = ir::memory_accesses(inst);
     if !accesses.is_empty() {
-        return accesses.iter().any(|a| interleave::may_be_shared(a.address));
+        return accesses
+            .iter()
+            .any(|a| interleave::may_be_shared(a.address));
     }
-    ir::is_call_like(inst) && ir::called_function(inst).is_none_or(|f| !f.get_name().to_string_lossy().starts_with("llvm."))
+    ir::is_call_like(inst)
+        && ir::called_function(inst)
+            .is_none_or(|f| !f.get_name().to_string_lossy().starts_with("llvm."))
 }
 
 /// The instructions computing `call`'s first argument within its block.
@@ -309,7 +414,9 @@ fn argument_chain(call: InstructionValue<'_>) -> HashSet<LLVMValueRef> {
     let mut chain = HashSet::new();
     let mut work = vec![first_argument(call)];
     while let Some(v) = work.pop() {
-        let Some(i) = v.as_instruction_value() else { continue };
+        let Some(i) = v.as_instruction_value() else {
+            continue;
+        };
         if i.get_parent() != call.get_parent() || !chain.insert(i.as_value_ref()) {
             continue;
         }
@@ -331,10 +438,15 @@ fn operand_values(i: InstructionValue<'_>) -> Vec<BasicValueEnum<'_>> {
 /// nearest statement above it in its block that touches shared memory (the call's own
 /// argument computation aside). `None` when another site, or the block's start, comes
 /// first: the region has nothing there to move over.
-fn above_previous_statement<'ctx>(call: InstructionValue<'ctx>, sites: &HashSet<LLVMValueRef>) -> Option<InstructionValue<'ctx>> {
+fn above_previous_statement<'ctx>(
+    call: InstructionValue<'ctx>,
+    sites: &HashSet<LLVMValueRef>,
+) -> Option<InstructionValue<'ctx>> {
     let chain = argument_chain(call);
     let mut statement = None;
-    for i in std::iter::successors(call.get_previous_instruction(), |i| i.get_previous_instruction()) {
+    for i in std::iter::successors(call.get_previous_instruction(), |i| {
+        i.get_previous_instruction()
+    }) {
         if sites.contains(&i.as_value_ref()) {
             return None;
         }
@@ -346,46 +458,77 @@ fn above_previous_statement<'ctx>(call: InstructionValue<'ctx>, sites: &HashSet<
     let last = statement?;
     let line = ir::debug_location(last)?.line;
     let mut start = last;
-    for i in std::iter::successors(last.get_previous_instruction(), |i| i.get_previous_instruction()) {
-        if sites.contains(&i.as_value_ref()) || ir::debug_location(i).is_none_or(|l| l.line != line) {
+    for i in std::iter::successors(last.get_previous_instruction(), |i| {
+        i.get_previous_instruction()
+    }) {
+        if sites.contains(&i.as_value_ref()) || ir::debug_location(i).is_none_or(|l| l.line != line)
+        {
             break;
         }
         start = i;
     }
-    (!matches!(start.get_opcode(), InstructionOpcode::Phi | InstructionOpcode::LandingPad)).then_some(start)
+    (!matches!(
+        start.get_opcode(),
+        InstructionOpcode::Phi | InstructionOpcode::LandingPad
+    ))
+    .then_some(start)
 }
 
 /// Where a critical section starting at `lock` is cut: before the second statement after
 /// the lock, within its block, when both the first and the second touch shared memory
 /// and no other site comes first.
-fn split_point<'ctx>(lock: InstructionValue<'ctx>, sites: &HashSet<LLVMValueRef>) -> Option<InstructionValue<'ctx>> {
-    let mut after = std::iter::successors(lock.get_next_instruction(), |i| i.get_next_instruction())
-        .take_while(|i| !sites.contains(&i.as_value_ref()) && !i.is_terminator());
+fn split_point<'ctx>(
+    lock: InstructionValue<'ctx>,
+    sites: &HashSet<LLVMValueRef>,
+) -> Option<InstructionValue<'ctx>> {
+    let mut after =
+        std::iter::successors(lock.get_next_instruction(), |i| i.get_next_instruction())
+            .take_while(|i| !sites.contains(&i.as_value_ref()) && !i.is_terminator());
     let first = after.find(|i| touches_shared_memory(*i))?;
     let line = ir::debug_location(first)?.line;
     let rest: Vec<_> = after.collect();
     // The first instruction of the next statement (another line), which must itself reach
     // a shared access before the region ends.
-    let cut = rest.iter().position(|i| ir::debug_location(*i).is_some_and(|l| l.line != line))?;
-    rest[cut..].iter().any(|i| touches_shared_memory(*i)).then_some(rest[cut])
+    let cut = rest
+        .iter()
+        .position(|i| ir::debug_location(*i).is_some_and(|l| l.line != line))?;
+    rest[cut..]
+        .iter()
+        .any(|i| touches_shared_memory(*i))
+        .then_some(rest[cut])
 }
 
 /// Whether `inst` comes before `point` in their common block.
 fn precedes(inst: InstructionValue<'_>, point: InstructionValue<'_>) -> bool {
-    std::iter::successors(inst.get_next_instruction(), |i| i.get_next_instruction()).any(|i| i == point)
+    std::iter::successors(inst.get_next_instruction(), |i| i.get_next_instruction())
+        .any(|i| i == point)
 }
 
 fn is_entry(block: Option<inkwell::basic_block::BasicBlock<'_>>) -> bool {
-    block.and_then(|b| b.get_parent()).and_then(|f| f.get_first_basic_block()) == block
+    block
+        .and_then(|b| b.get_parent())
+        .and_then(|f| f.get_first_basic_block())
+        == block
 }
 
 /// Whether `value`, used by `origin`, can be had at `point` (earlier in origin's block):
 /// it is a constant or argument, defined before `point` (or in the entry block), or
 /// computed by loads, address arithmetic and integer operations that can be repeated at
 /// `point` because nothing between `point` and `origin` may write what they load.
-fn rebuildable(value: BasicValueEnum<'_>, point: InstructionValue<'_>, origin: InstructionValue<'_>) -> bool {
-    fn walk(value: BasicValueEnum<'_>, point: InstructionValue<'_>, origin: InstructionValue<'_>, depth: u32) -> bool {
-        let Some(i) = value.as_instruction_value() else { return true };
+fn rebuildable(
+    value: BasicValueEnum<'_>,
+    point: InstructionValue<'_>,
+    origin: InstructionValue<'_>,
+) -> bool {
+    fn walk(
+        value: BasicValueEnum<'_>,
+        point: InstructionValue<'_>,
+        origin: InstructionValue<'_>,
+        depth: u32,
+    ) -> bool {
+        let Some(i) = value.as_instruction_value() else {
+            return true;
+        };
         if i.get_parent() != point.get_parent() {
             return is_entry(i.get_parent()) && !is_entry(point.get_parent());
         }
@@ -401,9 +544,10 @@ fn rebuildable(value: BasicValueEnum<'_>, point: InstructionValue<'_>, origin: I
                 let address = operand_values(i)[0];
                 walk(address, point, origin, depth + 1) && !written_between(address, point, origin)
             }
-            GetElementPtr | BitCast | SExt | ZExt | Trunc | Add | Sub | Mul | SDiv | SRem | UDiv | URem | And | Or | Xor | Shl | LShr | AShr | ICmp | Select => {
-                operand_values(i).into_iter().all(|v| walk(v, point, origin, depth + 1))
-            }
+            GetElementPtr | BitCast | SExt | ZExt | Trunc | Add | Sub | Mul | SDiv | SRem
+            | UDiv | URem | And | Or | Xor | Shl | LShr | AShr | ICmp | Select => operand_values(i)
+                .into_iter()
+                .all(|v| walk(v, point, origin, depth + 1)),
             _ => false,
         }
     }
@@ -413,9 +557,18 @@ fn rebuildable(value: BasicValueEnum<'_>, point: InstructionValue<'_>, origin: I
 /// Whether an instruction from `point` up to `origin` may write what `address` points to:
 /// for a stack slot whose address never escapes, a store to it; for anything else, any
 /// write or call.
-fn written_between(address: BasicValueEnum<'_>, point: InstructionValue<'_>, origin: InstructionValue<'_>) -> bool {
-    let private_slot = address.as_instruction_value().is_some_and(|i| i.get_opcode() == InstructionOpcode::Alloca)
-        && matches!(ir::pointer_root(address), ir::PointerRoot::Alloca { escapes: false });
+fn written_between(
+    address: BasicValueEnum<'_>,
+    point: InstructionValue<'_>,
+    origin: InstructionValue<'_>,
+) -> bool {
+    let private_slot = address
+        .as_instruction_value()
+        .is_some_and(|i| i.get_opcode() == InstructionOpcode::Alloca)
+        && matches!(
+            ir::pointer_root(address),
+            ir::PointerRoot::Alloca { escapes: false }
+        );
     std::iter::successors(Some(point), |i| i.get_next_instruction())
         .take_while(|i| *i != origin)
         .any(|i| {
@@ -436,7 +589,9 @@ fn rebuild<'ctx>(
     point: InstructionValue<'ctx>,
     done: &mut HashMap<LLVMValueRef, BasicValueEnum<'ctx>>,
 ) -> BasicValueEnum<'ctx> {
-    let Some(i) = value.as_instruction_value() else { return value };
+    let Some(i) = value.as_instruction_value() else {
+        return value;
+    };
     if i.get_parent() != point.get_parent() || precedes(i, point) {
         return value;
     }
@@ -463,8 +618,14 @@ mod tests {
 
     #[test]
     fn the_lock_is_read_from_the_call_text() {
-        assert_eq!(lock_expression("pthread_mutex_lock(&first->lock)"), Some("&first->lock"));
-        assert_eq!(lock_expression("pthread_mutex_lock(&forks[f(a, b)])"), Some("&forks[f(a, b)]"));
+        assert_eq!(
+            lock_expression("pthread_mutex_lock(&first->lock)"),
+            Some("&first->lock")
+        );
+        assert_eq!(
+            lock_expression("pthread_mutex_lock(&forks[f(a, b)])"),
+            Some("&forks[f(a, b)]")
+        );
         assert_eq!(lock_expression("bus_lock.lock()"), Some("bus_lock"));
         assert_eq!(lock_expression("p->m.unlock()"), Some("p->m"));
         assert_eq!(lock_expression("pthread_mutex_lock(…)"), None);

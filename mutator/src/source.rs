@@ -6,7 +6,12 @@ use std::path::{Component, Path, PathBuf};
 /// Directories whose code is never the user's (C/C++ standard library, SystemC,
 /// clang's own headers). Paths are normalised first: clang records libstdc++ headers
 /// as `/usr/bin/../lib/gcc/...`.
-const SYSTEM_DIRS: &[&str] = &["/usr/include/", "/usr/lib/", "/usr/local/include/", "/usr/share/"];
+const SYSTEM_DIRS: &[&str] = &[
+    "/usr/include/",
+    "/usr/lib/",
+    "/usr/local/include/",
+    "/usr/share/",
+];
 
 /// Resolves `.` and `..` lexically (the file need not exist).
 pub fn normalize(path: &Path) -> PathBuf {
@@ -27,7 +32,9 @@ pub fn normalize(path: &Path) -> PathBuf {
 /// `root` when it lies under it, else as is, so nothing is ever named ambiguously.
 pub fn relative_to(root: &Path, file: &str) -> String {
     match Path::new(file).strip_prefix(root) {
-        Ok(rel) if !rel.as_os_str().is_empty() && !root.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
+        Ok(rel) if !rel.as_os_str().is_empty() && !root.as_os_str().is_empty() => {
+            rel.to_string_lossy().into_owned()
+        }
         _ => file.to_string(),
     }
 }
@@ -49,10 +56,11 @@ impl SourceCache {
     /// The call written at `line:col` (1-based), e.g. `e.notify()`, or a placeholder when
     /// the source is not available (bitcode given without its sources).
     pub fn call_text(&mut self, path: &Path, line: u32, col: u32, fallback: &str) -> String {
-        let lines = self
-            .files
-            .entry(path.to_path_buf())
-            .or_insert_with(|| std::fs::read_to_string(path).ok().map(|t| t.lines().map(String::from).collect()));
+        let lines = self.files.entry(path.to_path_buf()).or_insert_with(|| {
+            std::fs::read_to_string(path)
+                .ok()
+                .map(|t| t.lines().map(String::from).collect())
+        });
         lines
             .as_ref()
             .and_then(|lines| lines.get(line.checked_sub(1)? as usize))
@@ -70,7 +78,8 @@ fn extract_call(line: &str, col: u32) -> Option<String> {
     if at >= chars.len() {
         return None;
     }
-    let is_path_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '>' | '-' | ']' | '[');
+    let is_path_char =
+        |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '>' | '-' | ']' | '[');
     let mut start = at;
     while start > 0 && is_path_char(chars[start - 1]) {
         start -= 1;
@@ -104,8 +113,12 @@ mod tests {
 
     #[test]
     fn system_paths_are_recognised_after_normalisation() {
-        assert!(is_system_path(Path::new("/usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/iostream")));
-        assert!(is_system_path(Path::new("/usr/include/sysc/kernel/sc_module.h")));
+        assert!(is_system_path(Path::new(
+            "/usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/iostream"
+        )));
+        assert!(is_system_path(Path::new(
+            "/usr/include/sysc/kernel/sc_module.h"
+        )));
         assert!(!is_system_path(Path::new("/work/design/top.cpp")));
         assert!(!is_system_path(Path::new("/home/u/usr/include/x.h")));
     }
@@ -114,18 +127,36 @@ mod tests {
     fn files_under_the_root_are_named_relative_to_it() {
         let root = Path::new("/p/app");
         assert_eq!(relative_to(root, "/p/app/src/a.c"), "src/a.c");
-        assert_eq!(relative_to(root, "/p/application/a.c"), "/p/application/a.c");
+        assert_eq!(
+            relative_to(root, "/p/application/a.c"),
+            "/p/application/a.c"
+        );
         assert_eq!(relative_to(root, "/elsewhere/b.h"), "/elsewhere/b.h");
         assert_eq!(relative_to(Path::new(""), "/p/app/a.c"), "/p/app/a.c");
     }
 
     #[test]
     fn call_text_covers_object_and_arguments() {
-        assert_eq!(extract_call("      wait(e);", 7).as_deref(), Some("wait(e)"));
-        assert_eq!(extract_call("    e1.notify(7, SC_NS);", 8).as_deref(), Some("e1.notify(7, SC_NS)"));
-        assert_eq!(extract_call("  pthread_mutex_lock(&b->lock);", 3).as_deref(), Some("pthread_mutex_lock(&b->lock)"));
-        assert_eq!(extract_call("  if (x) m->lock(); ", 14).as_deref(), Some("m->lock()"));
-        assert_eq!(extract_call("    sc_core::wait(9, SC_NS);", 14).as_deref(), Some("sc_core::wait(9, SC_NS)"));
+        assert_eq!(
+            extract_call("      wait(e);", 7).as_deref(),
+            Some("wait(e)")
+        );
+        assert_eq!(
+            extract_call("    e1.notify(7, SC_NS);", 8).as_deref(),
+            Some("e1.notify(7, SC_NS)")
+        );
+        assert_eq!(
+            extract_call("  pthread_mutex_lock(&b->lock);", 3).as_deref(),
+            Some("pthread_mutex_lock(&b->lock)")
+        );
+        assert_eq!(
+            extract_call("  if (x) m->lock(); ", 14).as_deref(),
+            Some("m->lock()")
+        );
+        assert_eq!(
+            extract_call("    sc_core::wait(9, SC_NS);", 14).as_deref(),
+            Some("sc_core::wait(9, SC_NS)")
+        );
         assert_eq!(extract_call("short", 40), None);
     }
 }

@@ -32,7 +32,12 @@ pub(crate) fn field_type(context: &Context) -> StructType<'_> {
 }
 
 /// A private NUL-terminated string constant.
-pub(crate) fn c_string<'ctx>(context: &'ctx Context, module: &Module<'ctx>, text: &str, symbol: &str) -> PointerValue<'ctx> {
+pub(crate) fn c_string<'ctx>(
+    context: &'ctx Context,
+    module: &Module<'ctx>,
+    text: &str,
+    symbol: &str,
+) -> PointerValue<'ctx> {
     let bytes = context.const_string(text.as_bytes(), true);
     let global = module.add_global(bytes.get_type(), Some(AddressSpace::default()), symbol);
     global.set_initializer(&bytes);
@@ -64,7 +69,11 @@ pub(crate) fn field_entry<'ctx>(
             })
             .collect();
         let array = entry.const_array(&entries);
-        let global = module.add_global(array.get_type(), Some(AddressSpace::default()), "syncmut.enumerators");
+        let global = module.add_global(
+            array.get_type(),
+            Some(AddressSpace::default()),
+            "syncmut.enumerators",
+        );
         global.set_initializer(&array);
         global.set_constant(true);
         global.set_linkage(Linkage::Private);
@@ -76,6 +85,8 @@ pub(crate) fn field_entry<'ctx>(
         enums.into(),
         i32_type.const_int(u64::from(decoding.size), false).into(),
         i32_type.const_int(decoding.kind as u64, false).into(),
-        i32_type.const_int(decoding.enumerators.len() as u64, false).into(),
+        i32_type
+            .const_int(decoding.enumerators.len() as u64, false)
+            .into(),
     ])
 }

@@ -20,16 +20,31 @@ use std::process::Command;
 const LLVM_BIN: &str = "/usr/lib/llvm-16/bin";
 
 /// Flags every design compile gets.
-const COMPILE_FLAGS: &[&str] = &["-c", "-emit-llvm", "-O0", "-g", "-Xclang", "-disable-O0-optnone", "-fno-discard-value-names"];
+const COMPILE_FLAGS: &[&str] = &[
+    "-c",
+    "-emit-llvm",
+    "-O0",
+    "-g",
+    "-Xclang",
+    "-disable-O0-optnone",
+    "-fno-discard-value-names",
+];
 
 /// Locates a tool: `name-16` on PATH, else LLVM 16's own bin directory.
 fn tool(versioned: &str, plain: &str) -> Result<PathBuf> {
     let on_path = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join(versioned)).find(|c| c.is_file()))
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(versioned))
+                .find(|c| c.is_file())
+        })
         .unwrap_or(None);
     on_path
         .or_else(|| Some(Path::new(LLVM_BIN).join(plain)).filter(|c| c.is_file()))
-        .ok_or_else(|| MutatorError::ToolMissing { tool: versioned.to_string(), package: "clang-16 llvm-16".to_string() })
+        .ok_or_else(|| MutatorError::ToolMissing {
+            tool: versioned.to_string(),
+            package: "clang-16 llvm-16".to_string(),
+        })
 }
 
 /// Runs a compiler or linker to completion. It dies with syncmut (`PR_SET_PDEATHSIG`):
@@ -54,11 +69,17 @@ fn run(cmd: &mut Command) -> std::io::Result<std::process::Output> {
 /// so `linkonce_odr` bodies shared by several files are instrumented once).
 pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> {
     let objdir = workdir.join("obj");
-    std::fs::create_dir_all(&objdir).map_err(|source| MutatorError::Write { path: objdir.clone(), source })?;
+    std::fs::create_dir_all(&objdir).map_err(|source| MutatorError::Write {
+        path: objdir.clone(),
+        source,
+    })?;
     let cache = Cache::from_env();
     let include = runtime_include(cache.as_ref(), &workdir.join("include"))?;
     // Absolute, since a compile database's units are compiled in their own directories.
-    let (objdir, include) = (crate::design::absolute(&objdir), crate::design::absolute(&include));
+    let (objdir, include) = (
+        crate::design::absolute(&objdir),
+        crate::design::absolute(&include),
+    );
     let modules: Vec<PathBuf> = design
         .inputs
         .iter()
@@ -74,25 +95,40 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
     // Units are compiled `design.jobs` at a time; the first failure in input order is
     // reported, so the message does not depend on which compile finished first.
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<Result<()>>>> = design.inputs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let results: Vec<std::sync::Mutex<Option<Result<()>>>> = design
+        .inputs
+        .iter()
+        .map(|_| std::sync::Mutex::new(None))
+        .collect();
     std::thread::scope(|scope| {
         for _ in 0..design.jobs.clamp(1, design.inputs.len().max(1)) {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(input) = design.inputs.get(i) else { break };
+                let Some(input) = design.inputs.get(i) else {
+                    break;
+                };
                 if input.kind != InputKind::Llvm {
-                    let result = compile(design, input, &include, &modules[i], cache.as_ref()).map(drop);
+                    let result =
+                        compile(design, input, &include, &modules[i], cache.as_ref()).map(drop);
                     *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
                 }
             });
         }
     });
     for result in results {
-        result.into_inner().unwrap_or_else(|e| e.into_inner()).transpose()?;
+        result
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .transpose()?;
     }
     let llvm_link = tool("llvm-link-16", "llvm-link")?;
-    let output = run(Command::new(&llvm_link).args(&modules).arg("-o").arg(out))
-        .map_err(|source| MutatorError::InputUnreadable { path: llvm_link.clone(), source })?;
+    let output =
+        run(Command::new(&llvm_link).args(&modules).arg("-o").arg(out)).map_err(|source| {
+            MutatorError::InputUnreadable {
+                path: llvm_link.clone(),
+                source,
+            }
+        })?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
         // Two units defining one symbol (two `main`s) are not one program: say so rather
@@ -101,7 +137,10 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
             return Err(MutatorError::MultiplyDefined { message: stderr });
         }
         let file = modules.first().cloned().unwrap_or_default();
-        return Err(MutatorError::BadBitcode { file, message: stderr });
+        return Err(MutatorError::BadBitcode {
+            file,
+            message: stderr,
+        });
     }
     Ok(())
 }
@@ -112,10 +151,18 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
 /// is the same for every run; else in `fallback`.
 fn runtime_include(cache: Option<&Cache>, fallback: &Path) -> Result<PathBuf> {
     let include = cache.map_or_else(|| fallback.to_path_buf(), Cache::include_dir);
-    std::fs::create_dir_all(&include).map_err(|source| MutatorError::Write { path: include.clone(), source })?;
+    std::fs::create_dir_all(&include).map_err(|source| MutatorError::Write {
+        path: include.clone(),
+        source,
+    })?;
     let header = include.join(syncmut_runtime::HEADER_NAME);
     if std::fs::read(&header).ok().as_deref() != Some(syncmut_runtime::HEADER) {
-        syncmut_runtime::atomic::write(&header, syncmut_runtime::HEADER).map_err(|source| MutatorError::Write { path: header.clone(), source })?;
+        syncmut_runtime::atomic::write(&header, syncmut_runtime::HEADER).map_err(|source| {
+            MutatorError::Write {
+                path: header.clone(),
+                source,
+            }
+        })?;
     }
     Ok(include)
 }
@@ -124,9 +171,19 @@ fn runtime_include(cache: Option<&Cache>, fallback: &Path) -> Result<PathBuf> {
 /// beside the project's object), through the compile cache.
 pub fn compile_unit(input: &Input, object: &Path) -> Result<()> {
     let cache = Cache::from_env();
-    let scratch = tempfile::tempdir().map_err(|source| MutatorError::Write { path: std::env::temp_dir(), source })?;
+    let scratch = tempfile::tempdir().map_err(|source| MutatorError::Write {
+        path: std::env::temp_dir(),
+        source,
+    })?;
     let include = runtime_include(cache.as_ref(), scratch.path())?;
-    let design = Design { inputs: vec![input.clone()], flags: Vec::new(), root: PathBuf::new(), jobs: 1, notes: Vec::new(), sync: Vec::new() };
+    let design = Design {
+        inputs: vec![input.clone()],
+        flags: Vec::new(),
+        root: PathBuf::new(),
+        jobs: 1,
+        notes: Vec::new(),
+        sync: Vec::new(),
+    };
     compile(&design, input, &include, object, cache.as_ref()).map(drop)
 }
 
@@ -145,7 +202,13 @@ enum Compiled {
     ByClang,
 }
 
-fn compile(design: &Design, input: &Input, include: &Path, object: &Path, cache: Option<&Cache>) -> Result<Compiled> {
+fn compile(
+    design: &Design,
+    input: &Input,
+    include: &Path,
+    object: &Path,
+    cache: Option<&Cache>,
+) -> Result<Compiled> {
     let (source, kind) = (input.path.as_path(), input.kind);
     let compiler = compiler(kind)?;
     let mut args: Vec<OsString> = COMPILE_FLAGS.iter().map(OsString::from).collect();
@@ -161,9 +224,13 @@ fn compile(design: &Design, input: &Input, include: &Path, object: &Path, cache:
     // A unit that cannot be read for the key is left to clang, which names the problem.
     let cwd = match &input.directory {
         Some(dir) => dir.clone(),
-        None => std::env::current_dir().map_err(|source| MutatorError::InputUnreadable { path: PathBuf::from("."), source })?,
+        None => std::env::current_dir().map_err(|source| MutatorError::InputUnreadable {
+            path: PathBuf::from("."),
+            source,
+        })?,
     };
-    let Some((cache, key)) = cache.and_then(|c| Some((c, c.key(&compiler, &args, &cwd, source)?))) else {
+    let Some((cache, key)) = cache.and_then(|c| Some((c, c.key(&compiler, &args, &cwd, source)?)))
+    else {
         clang(&compiler, &args, &cwd, None, source, object)?;
         return Ok(Compiled::ByClang);
     };
@@ -178,18 +245,30 @@ fn compile(design: &Design, input: &Input, include: &Path, object: &Path, cache:
 }
 
 /// Runs the compiler; `depfile` asks it to list every file it read (`-MD`).
-fn clang(compiler: &Path, args: &[OsString], cwd: &Path, depfile: Option<&Path>, source: &Path, object: &Path) -> Result<()> {
+fn clang(
+    compiler: &Path,
+    args: &[OsString],
+    cwd: &Path,
+    depfile: Option<&Path>,
+    source: &Path,
+    object: &Path,
+) -> Result<()> {
     let mut cmd = Command::new(compiler);
     cmd.current_dir(cwd).args(args).arg("-o").arg(object);
     if let Some(depfile) = depfile {
         // A fixed target name keeps the depfile's first line free of paths to unescape.
         cmd.args(["-MD", "-MT", "unit", "-MF"]).arg(depfile);
     }
-    let output = run(&mut cmd).map_err(|source| MutatorError::InputUnreadable { path: compiler.to_path_buf(), source })?;
+    let output = run(&mut cmd).map_err(|source| MutatorError::InputUnreadable {
+        path: compiler.to_path_buf(),
+        source,
+    })?;
     if !output.status.success() {
         return Err(MutatorError::CompileFailed {
             file: source.to_path_buf(),
-            stderr: String::from_utf8_lossy(&output.stderr).trim_end().to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr)
+                .trim_end()
+                .to_string(),
         });
     }
     Ok(())
@@ -220,7 +299,11 @@ impl Cache {
         if std::env::var_os(CACHE_ENV).is_some_and(|v| v == "0") {
             return None;
         }
-        let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let set = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
         let dir = set(CACHE_DIR_ENV)
             .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("syncmut")))
             .or_else(|| set("HOME").map(|d| d.join(".cache/syncmut")))?;
@@ -236,7 +319,10 @@ impl Cache {
     }
 
     fn key(&self, compiler: &Path, args: &[OsString], cwd: &Path, source: &Path) -> Option<String> {
-        let version = run(Command::new(compiler).arg("--version")).ok().filter(|o| o.status.success())?.stdout;
+        let version = run(Command::new(compiler).arg("--version"))
+            .ok()
+            .filter(|o| o.status.success())?
+            .stdout;
         let mut hash = Sha256::new();
         let mut field = |bytes: &[u8]| {
             hash.update((bytes.len() as u64).to_le_bytes());
@@ -260,15 +346,23 @@ impl Cache {
     /// Copies the cached bitcode to `object` if the entry exists and every file it was
     /// built from is unchanged.
     fn fetch(&self, key: &str, object: &Path) -> bool {
-        let Ok(entry) = std::fs::read(self.entry(key)) else { return false };
-        let Some(end) = entry.windows(2).position(|w| w == b"\n\n") else { return false };
-        let Ok(head) = std::str::from_utf8(&entry[..end]) else { return false };
+        let Ok(entry) = std::fs::read(self.entry(key)) else {
+            return false;
+        };
+        let Some(end) = entry.windows(2).position(|w| w == b"\n\n") else {
+            return false;
+        };
+        let Ok(head) = std::str::from_utf8(&entry[..end]) else {
+            return false;
+        };
         let mut lines = head.lines();
         if lines.next() != Some(ENTRY_TAG) {
             return false;
         }
         let unchanged = lines.all(|line| {
-            line.split_once(' ').is_some_and(|(digest, path)| file_digest(Path::new(path)).is_some_and(|d| d == digest))
+            line.split_once(' ').is_some_and(|(digest, path)| {
+                file_digest(Path::new(path)).is_some_and(|d| d == digest)
+            })
         });
         unchanged && syncmut_runtime::atomic::write(object, &entry[end + 2..]).is_ok()
     }
@@ -276,16 +370,24 @@ impl Cache {
     /// Records `object` with the files its depfile names (relative ones against `cwd`). Failing to store costs only a
     /// later compile, so errors are dropped.
     fn store(&self, key: &str, depfile: &Path, cwd: &Path, object: &Path) {
-        let Ok(deps) = std::fs::read_to_string(depfile) else { return };
-        let Ok(bitcode) = std::fs::read(object) else { return };
+        let Ok(deps) = std::fs::read_to_string(depfile) else {
+            return;
+        };
+        let Ok(bitcode) = std::fs::read(object) else {
+            return;
+        };
         let mut entry = format!("{ENTRY_TAG}\n");
         // Names relative to the compile's directory are listed absolute, so a fetch from
         // any working directory checks the same files.
         for path in depfile_paths(&deps).into_iter().map(|p| cwd.join(p)) {
             // A name that is not UTF-8 or holds a line break cannot be listed; such a
             // unit is not cached.
-            let Some(name) = path.to_str().filter(|p| !p.contains('\n')) else { return };
-            let Some(digest) = file_digest(&path) else { return };
+            let Some(name) = path.to_str().filter(|p| !p.contains('\n')) else {
+                return;
+            };
+            let Some(digest) = file_digest(&path) else {
+                return;
+            };
             entry.push_str(&format!("{digest} {name}\n"));
         }
         entry.push('\n');
@@ -296,7 +398,9 @@ impl Cache {
 }
 
 fn file_digest(path: &Path) -> Option<String> {
-    std::fs::read(path).ok().map(|bytes| hex(&Sha256::digest(bytes)))
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| hex(&Sha256::digest(bytes)))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -343,7 +447,13 @@ fn depfile_paths(text: &str) -> Vec<PathBuf> {
 }
 
 /// Links a bitcode module (plus runtime archives, if any) into an executable.
-pub fn link_executable(design: &Design, kind: Family, bitcode: &Path, archives: &[PathBuf], out: &Path) -> Result<()> {
+pub fn link_executable(
+    design: &Design,
+    kind: Family,
+    bitcode: &Path,
+    archives: &[PathBuf],
+    out: &Path,
+) -> Result<()> {
     let linker = tool("clang++-16", "clang++")?;
     let mut cmd = Command::new(&linker);
     cmd.arg("-O0").arg(bitcode);
@@ -364,11 +474,16 @@ pub fn link_executable(design: &Design, kind: Family, bitcode: &Path, archives: 
         cmd.arg("-lsystemc");
     }
     cmd.arg("-pthread").arg("-o").arg(out);
-    let output = run(&mut cmd).map_err(|source| MutatorError::InputUnreadable { path: linker.clone(), source })?;
+    let output = run(&mut cmd).map_err(|source| MutatorError::InputUnreadable {
+        path: linker.clone(),
+        source,
+    })?;
     if !output.status.success() {
         return Err(MutatorError::LinkFailed {
             output: out.to_path_buf(),
-            stderr: String::from_utf8_lossy(&output.stderr).trim_end().to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr)
+                .trim_end()
+                .to_string(),
         });
     }
     Ok(())
@@ -384,27 +499,57 @@ mod tests {
         let header = work.path().join("depth.h");
         std::fs::write(&header, "#define DEPTH 1\n").unwrap();
         let source = work.path().join("unit.c");
-        std::fs::write(&source, "#include \"depth.h\"\nint depth(void) { return DEPTH; }\n").unwrap();
+        std::fs::write(
+            &source,
+            "#include \"depth.h\"\nint depth(void) { return DEPTH; }\n",
+        )
+        .unwrap();
         let design = Design::from_paths(std::slice::from_ref(&source), &[]).unwrap();
-        let cache = Cache { dir: work.path().join("cache") };
+        let cache = Cache {
+            dir: work.path().join("cache"),
+        };
         std::fs::create_dir_all(cache.dir.join("tu")).unwrap();
         let object = work.path().join("unit.bc");
-        let build = || compile(&design, &design.inputs[0], &cache.include_dir(), &object, Some(&cache)).unwrap();
+        let build = || {
+            compile(
+                &design,
+                &design.inputs[0],
+                &cache.include_dir(),
+                &object,
+                Some(&cache),
+            )
+            .unwrap()
+        };
 
         assert_eq!(build(), Compiled::ByClang);
         let first = std::fs::read(&object).unwrap();
         assert_eq!(build(), Compiled::Cached);
-        assert_eq!(std::fs::read(&object).unwrap(), first, "a hit gives the bitcode clang made");
+        assert_eq!(
+            std::fs::read(&object).unwrap(),
+            first,
+            "a hit gives the bitcode clang made"
+        );
 
         std::fs::write(&header, "#define DEPTH 2\n").unwrap();
         assert_eq!(build(), Compiled::ByClang, "a changed header must miss");
         assert_ne!(std::fs::read(&object).unwrap(), first);
-        assert_eq!(build(), Compiled::Cached, "the entry was replaced by the new build");
+        assert_eq!(
+            build(),
+            Compiled::Cached,
+            "the entry was replaced by the new build"
+        );
     }
 
     #[test]
     fn depfile_names_are_unescaped() {
         let text = "unit: /a/b\\ c.h \\\n  /d/e$$f.h /g/\\#h.h\n";
-        assert_eq!(depfile_paths(text), [PathBuf::from("/a/b c.h"), PathBuf::from("/d/e$f.h"), PathBuf::from("/g/#h.h")]);
+        assert_eq!(
+            depfile_paths(text),
+            [
+                PathBuf::from("/a/b c.h"),
+                PathBuf::from("/d/e$f.h"),
+                PathBuf::from("/g/#h.h")
+            ]
+        );
     }
 }

@@ -52,15 +52,23 @@ pub fn define<'ctx>(
     builder.position_at_end(entry);
     let decision = ask_gate(&builder, gate, function, operators).map_err(|e| err(&e))?;
     // The answer is the operator's 1-based position; map it to the blocks by operator.
-    let position = |wanted: fn(&Operator) -> bool| operators.iter().position(wanted).map(|i| i as u64 + 1);
+    let position =
+        |wanted: fn(&Operator) -> bool| operators.iter().position(wanted).map(|i| i as u64 + 1);
     let mut cases = Vec::new();
     if let Some(p) = position(|op| *op == Operator::Remove) {
         cases.push((i32_type.const_int(p, false), removed_bb));
     }
-    if let Some(p) = position(|op| matches!(op, Operator::BlockingToNonblocking | Operator::NonblockingToBlocking)) {
+    if let Some(p) = position(|op| {
+        matches!(
+            op,
+            Operator::BlockingToNonblocking | Operator::NonblockingToBlocking
+        )
+    }) {
         cases.push((i32_type.const_int(p, false), twin_bb));
     }
-    builder.build_switch(decision, original_bb, &cases).map_err(|e| err(&e.to_string()))?;
+    builder
+        .build_switch(decision, original_bb, &cases)
+        .map_err(|e| err(&e.to_string()))?;
 
     // Original call.
     builder.position_at_end(original_bb);
@@ -75,19 +83,33 @@ pub fn define<'ctx>(
     builder.position_at_end(twin_bb);
     match twin {
         None => {
-            builder.build_unreachable().map_err(|e| err(&e.to_string()))?;
+            builder
+                .build_unreachable()
+                .map_err(|e| err(&e.to_string()))?;
         }
         Some(twin) if access == FifoAccess::ReadValue => {
             // `T read()` → `nb_read(tmp)`; a failed read leaves tmp zeroed.
             let value_type = return_type.ok_or_else(|| err("read() without a return value"))?;
-            let tmp = builder.build_alloca(value_type, "tmp").map_err(|e| err(&e.to_string()))?;
-            builder.build_store(tmp, value_type.const_zero()).map_err(|e| err(&e.to_string()))?;
-            builder.build_call(twin, &[args[0].into(), tmp.into()], "").map_err(|e| err(&e.to_string()))?;
-            let value = builder.build_load(value_type, tmp, "value").map_err(|e| err(&e.to_string()))?;
-            builder.build_return(Some(&value)).map_err(|e| err(&e.to_string()))?;
+            let tmp = builder
+                .build_alloca(value_type, "tmp")
+                .map_err(|e| err(&e.to_string()))?;
+            builder
+                .build_store(tmp, value_type.const_zero())
+                .map_err(|e| err(&e.to_string()))?;
+            builder
+                .build_call(twin, &[args[0].into(), tmp.into()], "")
+                .map_err(|e| err(&e.to_string()))?;
+            let value = builder
+                .build_load(value_type, tmp, "value")
+                .map_err(|e| err(&e.to_string()))?;
+            builder
+                .build_return(Some(&value))
+                .map_err(|e| err(&e.to_string()))?;
         }
         Some(twin) => {
-            builder.build_call(twin, &call_args, "").map_err(|e| err(&e.to_string()))?;
+            builder
+                .build_call(twin, &call_args, "")
+                .map_err(|e| err(&e.to_string()))?;
             build_fixed_return(&builder, return_type, access).map_err(|e| err(&e))?;
         }
     }
@@ -96,7 +118,13 @@ pub fn define<'ctx>(
 
 /// Adds the trampoline `name`: `original`'s type with the site number first, internal
 /// to the module; and the gate it asks (declared if the module lacks it).
-pub(crate) fn declare<'ctx>(context: &'ctx Context, module: &Module<'ctx>, name: &str, original: FunctionValue<'ctx>, gate_symbol: &str) -> (FunctionValue<'ctx>, FunctionValue<'ctx>) {
+pub(crate) fn declare<'ctx>(
+    context: &'ctx Context,
+    module: &Module<'ctx>,
+    name: &str,
+    original: FunctionValue<'ctx>,
+    gate_symbol: &str,
+) -> (FunctionValue<'ctx>, FunctionValue<'ctx>) {
     let i32_type = context.i32_type();
     let ptr_type = context.ptr_type(AddressSpace::default());
     let original_type = original.get_type();
@@ -107,9 +135,13 @@ pub(crate) fn declare<'ctx>(context: &'ctx Context, module: &Module<'ctx>, name:
         None => context.void_type().fn_type(&params, false),
     };
     let function = module.add_function(name, fn_type, Some(Linkage::Internal));
-    let gate = module
-        .get_function(gate_symbol)
-        .unwrap_or_else(|| module.add_function(gate_symbol, i32_type.fn_type(&[i32_type.into(), ptr_type.into()], false), Some(Linkage::External)));
+    let gate = module.get_function(gate_symbol).unwrap_or_else(|| {
+        module.add_function(
+            gate_symbol,
+            i32_type.fn_type(&[i32_type.into(), ptr_type.into()], false),
+            Some(Linkage::External),
+        )
+    });
     (function, gate)
 }
 
@@ -122,9 +154,17 @@ pub(crate) fn ask_gate<'ctx>(
     operators: &[Operator],
 ) -> std::result::Result<inkwell::values::IntValue<'ctx>, String> {
     let slugs: Vec<&str> = operators.iter().map(|op| op.slug()).collect();
-    let ops_text = builder.build_global_string_ptr(&slugs.join(","), "syncmut.ops").map_err(|e| e.to_string())?;
+    let ops_text = builder
+        .build_global_string_ptr(&slugs.join(","), "syncmut.ops")
+        .map_err(|e| e.to_string())?;
     let site = trampoline.get_first_param().expect("site parameter");
-    let decision = builder.build_call(gate, &[site.into(), ops_text.as_pointer_value().into()], "decision").map_err(|e| e.to_string())?;
+    let decision = builder
+        .build_call(
+            gate,
+            &[site.into(), ops_text.as_pointer_value().into()],
+            "decision",
+        )
+        .map_err(|e| e.to_string())?;
     match decision.try_as_basic_value() {
         ValueKind::Basic(decision) => Ok(decision.into_int_value()),
         ValueKind::Instruction(_) => Err("gate returns no value".to_string()),
@@ -133,9 +173,15 @@ pub(crate) fn ask_gate<'ctx>(
 
 /// Calls `callee` with `args` at the builder's position and returns what it returns: a
 /// trampoline's way of running the original call.
-pub(crate) fn return_call<'ctx>(builder: &inkwell::builder::Builder<'ctx>, callee: FunctionValue<'ctx>, args: &[BasicValueEnum<'ctx>]) -> std::result::Result<(), String> {
+pub(crate) fn return_call<'ctx>(
+    builder: &inkwell::builder::Builder<'ctx>,
+    callee: FunctionValue<'ctx>,
+    args: &[BasicValueEnum<'ctx>],
+) -> std::result::Result<(), String> {
     let call_args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
-    let result = builder.build_call(callee, &call_args, "").map_err(|e| e.to_string())?;
+    let result = builder
+        .build_call(callee, &call_args, "")
+        .map_err(|e| e.to_string())?;
     match result.try_as_basic_value() {
         ValueKind::Basic(value) => builder.build_return(Some(&value)),
         ValueKind::Instruction(_) => builder.build_return(None),

@@ -62,13 +62,29 @@ impl ActsAs {
     /// to be the same object: a wrapper hides it).
     pub fn effect(self, argument: u32) -> Effect {
         match self {
-            ActsAs::Lock => Effect::Lock { lock: argument, blocking: Blocking::Waits },
+            ActsAs::Lock => Effect::Lock {
+                lock: argument,
+                blocking: Blocking::Waits,
+            },
             ActsAs::Unlock => Effect::Unlock { lock: argument },
-            ActsAs::Wait => Effect::CondWait { cond: argument, mutex: argument, timed: false },
-            ActsAs::Signal => Effect::CondSignal { cond: argument, all: false },
-            ActsAs::Broadcast => Effect::CondSignal { cond: argument, all: true },
+            ActsAs::Wait => Effect::CondWait {
+                cond: argument,
+                mutex: argument,
+                timed: false,
+            },
+            ActsAs::Signal => Effect::CondSignal {
+                cond: argument,
+                all: false,
+            },
+            ActsAs::Broadcast => Effect::CondSignal {
+                cond: argument,
+                all: true,
+            },
             ActsAs::Join => Effect::Join { thread: argument },
-            ActsAs::Notify => Effect::Notify { event: argument, when: When::Immediate },
+            ActsAs::Notify => Effect::Notify {
+                event: argument,
+                when: When::Immediate,
+            },
         }
     }
 
@@ -104,18 +120,33 @@ pub const OPERATORS: &[Operator] = &[Operator::Remove];
 
 /// Whether a function (its demangled name) is the declared one: the same name, or the
 /// same once the parameter list is dropped.
-pub fn declared<'a>(declarations: &'a [UserSync], demangled: &str, without_parameters: &str) -> Option<&'a UserSync> {
-    declarations.iter().find(|d| d.function == demangled || d.function == without_parameters)
+pub fn declared<'a>(
+    declarations: &'a [UserSync],
+    demangled: &str,
+    without_parameters: &str,
+) -> Option<&'a UserSync> {
+    declarations
+        .iter()
+        .find(|d| d.function == demangled || d.function == without_parameters)
 }
 
 /// Defines the trampoline `name` around `original` (see the module comment).
-pub fn define_trampoline<'ctx>(context: &'ctx Context, module: &Module<'ctx>, name: &str, original: FunctionValue<'ctx>, gate_symbol: &str) -> Result<FunctionValue<'ctx>> {
+pub fn define_trampoline<'ctx>(
+    context: &'ctx Context,
+    module: &Module<'ctx>,
+    name: &str,
+    original: FunctionValue<'ctx>,
+    gate_symbol: &str,
+) -> Result<FunctionValue<'ctx>> {
     if let Some(existing) = module.get_function(name) {
         return Ok(existing);
     }
     let err = |what: String| MutatorError::Verify(format!("trampoline {name}: {what}"));
     if original.get_type().is_var_arg() {
-        return Err(err("a function with a variable argument list cannot be declared as synchronization".to_string()));
+        return Err(err(
+            "a function with a variable argument list cannot be declared as synchronization"
+                .to_string(),
+        ));
     }
     let i32_type = context.i32_type();
     let return_type = original.get_type().get_return_type();
@@ -127,7 +158,9 @@ pub fn define_trampoline<'ctx>(context: &'ctx Context, module: &Module<'ctx>, na
     builder.position_at_end(entry);
     let decision = crate::trampoline::ask_gate(&builder, gate, function, OPERATORS).map_err(err)?;
     let removed = i32_type.const_int(1, false);
-    builder.build_switch(decision, original_bb, &[(removed, removed_bb)]).map_err(|e| err(e.to_string()))?;
+    builder
+        .build_switch(decision, original_bb, &[(removed, removed_bb)])
+        .map_err(|e| err(e.to_string()))?;
 
     builder.position_at_end(original_bb);
     let args: Vec<BasicValueEnum> = function.get_param_iter().skip(1).collect();
@@ -169,18 +202,31 @@ pub fn suggest(found: &[crate::discover::FoundSite<'_>]) -> Vec<Suggestion> {
     let mut by_function: BTreeMap<String, Vec<&crate::discover::FoundSite<'_>>> = BTreeMap::new();
     for f in found {
         if let Some(function) = f.inst.get_parent().and_then(|b| b.get_parent()) {
-            by_function.entry(function.get_name().to_string_lossy().into_owned()).or_default().push(f);
+            by_function
+                .entry(function.get_name().to_string_lossy().into_owned())
+                .or_default()
+                .push(f);
         }
     }
     let mut suggestions = Vec::new();
     for (name, sites) in by_function {
         let [site] = sites.as_slice() else { continue };
-        let Some(function) = site.inst.get_parent().and_then(|b| b.get_parent()) else { continue };
-        if matches!(name.as_str(), "main" | "sc_main") || site.site.operators.is_empty() || body_size(function) > SMALL_BODY {
+        let Some(function) = site.inst.get_parent().and_then(|b| b.get_parent()) else {
+            continue;
+        };
+        if matches!(name.as_str(), "main" | "sc_main")
+            || site.site.operators.is_empty()
+            || body_size(function) > SMALL_BODY
+        {
             continue;
         }
-        let Some((acts_as, object)) = site.site.effect.as_ref().and_then(ActsAs::of) else { continue };
-        let argument = crate::ir::call_arguments(site.inst).get(object as usize).and_then(|v| crate::ir::parameter_of(function, v.as_value_ref(), 8)).unwrap_or(0);
+        let Some((acts_as, object)) = site.site.effect.as_ref().and_then(ActsAs::of) else {
+            continue;
+        };
+        let argument = crate::ir::call_arguments(site.inst)
+            .get(object as usize)
+            .and_then(|v| crate::ir::parameter_of(function, v.as_value_ref(), 8))
+            .unwrap_or(0);
         suggestions.push(Suggestion {
             function: site.site.function.clone(),
             acts_as,
@@ -197,8 +243,14 @@ fn body_size(function: FunctionValue<'_>) -> usize {
     function
         .get_basic_blocks()
         .iter()
-        .flat_map(|b| std::iter::successors(b.get_first_instruction(), |i| i.get_next_instruction()))
-        .filter(|i| !(crate::ir::is_call_like(*i) && crate::ir::called_function(*i).is_some_and(|f| f.get_name().to_string_lossy().starts_with("llvm.dbg."))))
+        .flat_map(|b| {
+            std::iter::successors(b.get_first_instruction(), |i| i.get_next_instruction())
+        })
+        .filter(|i| {
+            !(crate::ir::is_call_like(*i)
+                && crate::ir::called_function(*i)
+                    .is_some_and(|f| f.get_name().to_string_lossy().starts_with("llvm.dbg.")))
+        })
         .count()
 }
 
@@ -213,11 +265,36 @@ mod tests {
             sync: Vec<UserSync>,
         }
         let file: File = toml::from_str("[[sync]]\nfunction = \"possess\"\nacts_as = \"lock\"\n[[sync]]\nfunction = \"twist\"\nacts_as = \"broadcast\"\nargument = 1\n").unwrap();
-        assert_eq!(file.sync[0], UserSync { function: "possess".into(), acts_as: ActsAs::Lock, argument: 0 });
-        assert_eq!(file.sync[1].acts_as.effect(file.sync[1].argument), Effect::CondSignal { cond: 1, all: true });
-        assert!(toml::from_str::<File>("[[sync]]\nfunction = \"f\"\nacts_as = \"spin\"\n").is_err());
-        for acts in [ActsAs::Lock, ActsAs::Unlock, ActsAs::Wait, ActsAs::Signal, ActsAs::Broadcast, ActsAs::Join, ActsAs::Notify] {
-            assert_eq!(ActsAs::of(&acts.effect(2)), Some((acts, 2)), "{}", acts.name());
+        assert_eq!(
+            file.sync[0],
+            UserSync {
+                function: "possess".into(),
+                acts_as: ActsAs::Lock,
+                argument: 0
+            }
+        );
+        assert_eq!(
+            file.sync[1].acts_as.effect(file.sync[1].argument),
+            Effect::CondSignal { cond: 1, all: true }
+        );
+        assert!(
+            toml::from_str::<File>("[[sync]]\nfunction = \"f\"\nacts_as = \"spin\"\n").is_err()
+        );
+        for acts in [
+            ActsAs::Lock,
+            ActsAs::Unlock,
+            ActsAs::Wait,
+            ActsAs::Signal,
+            ActsAs::Broadcast,
+            ActsAs::Join,
+            ActsAs::Notify,
+        ] {
+            assert_eq!(
+                ActsAs::of(&acts.effect(2)),
+                Some((acts, 2)),
+                "{}",
+                acts.name()
+            );
         }
     }
 }

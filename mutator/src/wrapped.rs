@@ -47,7 +47,10 @@ pub fn beside(path: &Path, extra: &str) -> PathBuf {
 
 /// Writes the record of `object`, compiled from `unit.source` into `unit.bitcode`.
 pub fn record_unit(object: &Path, unit: &Unit) -> Result<()> {
-    write(&beside(object, ""), &serde_json::to_vec_pretty(unit).expect("plain data serialises"))
+    write(
+        &beside(object, ""),
+        &serde_json::to_vec_pretty(unit).expect("plain data serialises"),
+    )
 }
 
 /// The record of `object`, if the wrapper compiled it and it was not rebuilt since.
@@ -62,24 +65,39 @@ pub fn unit_of(object: &Path) -> Option<Unit> {
 
 /// Writes the program record beside `executable`.
 pub fn record_program(executable: &Path, program: &Program) -> Result<()> {
-    write(&beside(executable, ""), &serde_json::to_vec_pretty(program).expect("plain data serialises"))
+    write(
+        &beside(executable, ""),
+        &serde_json::to_vec_pretty(program).expect("plain data serialises"),
+    )
 }
 
 /// The program record beside `executable`, if there is one; an unreadable one is an
 /// error naming it.
 pub fn program_of(executable: &Path) -> Result<Option<Program>> {
     let record = beside(executable, "");
-    let Ok(bytes) = std::fs::read(&record) else { return Ok(None) };
-    let program: Program = serde_json::from_slice(&bytes).map_err(|e| MutatorError::CompileDatabase {
-        file: record.clone(),
-        message: format!("{e}; link the program again through `syncmut cc`"),
-    })?;
+    let Ok(bytes) = std::fs::read(&record) else {
+        return Ok(None);
+    };
+    let program: Program =
+        serde_json::from_slice(&bytes).map_err(|e| MutatorError::CompileDatabase {
+            file: record.clone(),
+            message: format!("{e}; link the program again through `syncmut cc`"),
+        })?;
     if program.format_version != PROGRAM_VERSION {
-        return Err(MutatorError::CompileDatabase { file: record, message: format!("written by another syncmut (format {}); link the program again", program.format_version) });
+        return Err(MutatorError::CompileDatabase {
+            file: record,
+            message: format!(
+                "written by another syncmut (format {}); link the program again",
+                program.format_version
+            ),
+        });
     }
     Ok(Some(program))
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    syncmut_runtime::atomic::write(path, bytes).map_err(|source| MutatorError::Write { path: path.to_path_buf(), source })
+    syncmut_runtime::atomic::write(path, bytes).map_err(|source| MutatorError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }

@@ -6,17 +6,25 @@ use syncmut_mutator::metamutant::scan;
 use syncmut_mutator::{Catalogue, Design, MutatorError, Operator};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn catalogue_of(name: &str) -> Catalogue {
     let design = Design::from_paths(&[fixture(name)], &[]).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    scan(&design, dir.path()).unwrap_or_else(|e| panic!("{name}: {e}")).catalogue
+    scan(&design, dir.path())
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .catalogue
 }
 
 fn sites(catalogue: &Catalogue) -> Vec<(u32, String)> {
-    catalogue.sites.iter().map(|s| (s.line, s.callee.clone())).collect()
+    catalogue
+        .sites
+        .iter()
+        .map(|s| (s.line, s.callee.clone()))
+        .collect()
 }
 
 fn expected(rows: &[(u32, &str)]) -> Vec<(u32, String)> {
@@ -66,12 +74,22 @@ fn every_systemc_api_and_overload_is_found() {
         (51, "sc_core::sc_fifo<int>::nb_read(int&)".into()),
         (55, format!("{m}next_trigger({ev})")),
         (56, format!("{m}next_trigger({v})")),
-        (60, "sc_core::wait(double, sc_core::sc_time_unit, sc_core::sc_simcontext*)".into()),
-        (61, "sc_core::wait(sc_core::sc_event const&, sc_core::sc_simcontext*)".into()),
+        (
+            60,
+            "sc_core::wait(double, sc_core::sc_time_unit, sc_core::sc_simcontext*)".into(),
+        ),
+        (
+            61,
+            "sc_core::wait(sc_core::sc_event const&, sc_core::sc_simcontext*)".into(),
+        ),
     ];
     assert_eq!(sites(&cat), want);
     // Site numbers follow source order; keys count per function.
-    assert!(cat.sites.iter().enumerate().all(|(i, s)| s.index == i as u32));
+    assert!(cat
+        .sites
+        .iter()
+        .enumerate()
+        .all(|(i, s)| s.index == i as u32));
     assert_eq!(cat.sites[1].key, "all_apis::waits#1");
     assert_eq!(cat.sites[1].call, "wait()");
     assert_eq!(cat.sites[3].call, "wait(e1)");
@@ -83,7 +101,11 @@ fn every_systemc_api_and_overload_is_found() {
 fn systemc_operators_follow_the_catalogue() {
     let cat = catalogue_of("sc_all_apis.cpp");
     let ops_at = |line: u32| -> Vec<Operator> {
-        cat.mutants.iter().filter(|m| m.line == line).map(|m| m.operator).collect()
+        cat.mutants
+            .iter()
+            .filter(|m| m.line == line)
+            .map(|m| m.operator)
+            .collect()
     };
     use Operator::*;
     assert_eq!(ops_at(22), vec![Remove, EventToTimed, WaitToNotify]);
@@ -91,12 +113,19 @@ fn systemc_operators_follow_the_catalogue() {
     assert_eq!(ops_at(24), vec![Remove, EventToTimed, AndToOr, DropEvent]);
     // A timeout with an event list: the list loses its first event, the timeout stays.
     for line in [29, 30, 31, 32] {
-        assert_eq!(ops_at(line), vec![Remove, DropEvent, TimeDouble], "line {line}");
+        assert_eq!(
+            ops_at(line),
+            vec![Remove, DropEvent, TimeDouble],
+            "line {line}"
+        );
     }
     // A timeout with one event has no list to drop from.
     assert_eq!(ops_at(27), vec![Remove, TimeDouble]);
     assert_eq!(ops_at(26), vec![Remove, TimeDouble, TimeZero]);
-    assert_eq!(ops_at(33), vec![Remove, NotifyDelta, NotifyTimed, NotifyCancel]);
+    assert_eq!(
+        ops_at(33),
+        vec![Remove, NotifyDelta, NotifyTimed, NotifyCancel]
+    );
     assert_eq!(ops_at(8), vec![SemaphoreCountUp, SemaphoreCountDown]);
     // mtx.lock() at 41 and mtx.unlock() at 43 in one function: a pair.
     assert_eq!(ops_at(41), vec![Remove, LockToTrylock, RemoveLockPair]);
@@ -137,7 +166,10 @@ fn every_pthread_api_is_found() {
     assert_eq!(cat.kind, syncmut_mutator::api::Family::Pthread);
     assert_eq!(cat.sites[0].key, "worker#1");
     assert_eq!(cat.sites[17].key, "main#1");
-    assert_eq!(cat.mutant("worker#4:wait-to-timedwait").map(|m| m.line), Some(19));
+    assert_eq!(
+        cat.mutant("worker#4:wait-to-timedwait").map(|m| m.line),
+        Some(19)
+    );
 }
 
 #[test]
@@ -171,14 +203,20 @@ fn bad_inputs_name_the_file() {
     assert!(missing.to_string().contains("does_not_exist.c"));
 
     let unsupported = Design::from_paths(&[fixture("not_a_design.txt")], &[]).unwrap_err();
-    assert!(matches!(unsupported, MutatorError::UnsupportedInput(_)), "{unsupported}");
+    assert!(
+        matches!(unsupported, MutatorError::UnsupportedInput(_)),
+        "{unsupported}"
+    );
 
     let design = Design::from_paths(&[fixture("compile_error.c")], &[]).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let err = scan(&design, dir.path()).err().expect("compile error");
     let text = err.to_string();
     assert!(matches!(err, MutatorError::CompileFailed { .. }));
-    assert!(text.contains("compile_error.c") && text.contains("undeclared_variable"), "{text}");
+    assert!(
+        text.contains("compile_error.c") && text.contains("undeclared_variable"),
+        "{text}"
+    );
 }
 
 /// A mutant that is the original by construction (a zero time made zero, doubled, or
@@ -189,18 +227,44 @@ fn mutants_identical_by_construction_are_not_generated() {
     let cat = catalogue_of("sc_zero_time.cpp");
     use Operator::*;
     let at = |line: u32| -> (Vec<Operator>, Vec<Operator>) {
-        let site = cat.sites.iter().find(|s| s.line == line).unwrap_or_else(|| panic!("no site at line {line}"));
-        let generated = cat.mutants.iter().filter(|m| m.line == line).map(|m| m.operator).collect();
+        let site = cat
+            .sites
+            .iter()
+            .find(|s| s.line == line)
+            .unwrap_or_else(|| panic!("no site at line {line}"));
+        let generated = cat
+            .mutants
+            .iter()
+            .filter(|m| m.line == line)
+            .map(|m| m.operator)
+            .collect();
         (generated, site.equivalent.clone())
     };
     // notify(SC_ZERO_TIME), notify(0, SC_NS), notify(sc_time(0, SC_NS)); notify(2, SC_NS) keeps it.
     for line in [16, 17, 18] {
-        assert_eq!(at(line), (vec![Remove, NotifyImmediate, NotifyCancel], vec![NotifyDelta]), "line {line}");
+        assert_eq!(
+            at(line),
+            (
+                vec![Remove, NotifyImmediate, NotifyCancel],
+                vec![NotifyDelta]
+            ),
+            "line {line}"
+        );
     }
-    assert_eq!(at(19), (vec![Remove, NotifyDelta, NotifyImmediate, NotifyCancel], vec![]));
+    assert_eq!(
+        at(19),
+        (
+            vec![Remove, NotifyDelta, NotifyImmediate, NotifyCancel],
+            vec![]
+        )
+    );
     // wait(SC_ZERO_TIME), wait(0, SC_NS), wait(sc_time()); wait(SC_ZERO_TIME, e) has no time-zero.
     for line in [20, 21, 22] {
-        assert_eq!(at(line), (vec![Remove], vec![TimeDouble, TimeZero]), "line {line}");
+        assert_eq!(
+            at(line),
+            (vec![Remove], vec![TimeDouble, TimeZero]),
+            "line {line}"
+        );
     }
     assert_eq!(at(23), (vec![Remove], vec![TimeDouble]));
     assert_eq!(at(24), (vec![Remove, TimeDouble, TimeZero], vec![]));
@@ -218,27 +282,44 @@ fn no_example_catalogue_holds_a_mutant_identical_by_construction() {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/systemc");
     let zero_spelled = |call: &str| {
         let call = call.replace(' ', "");
-        call.contains("SC_ZERO_TIME") || call.contains("(0,") || call.contains("(0.0,") || call.contains("sc_time()")
+        call.contains("SC_ZERO_TIME")
+            || call.contains("(0,")
+            || call.contains("(0.0,")
+            || call.contains("sc_time()")
     };
     let mut left_out = 0;
     for entry in std::fs::read_dir(&examples).unwrap() {
         let dir = entry.unwrap().path();
         let design = Design::from_paths(std::slice::from_ref(&dir), &[]).unwrap();
         let work = tempfile::tempdir().unwrap();
-        let cat = scan(&design, work.path()).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).catalogue;
+        let cat = scan(&design, work.path())
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .catalogue;
         for m in &cat.mutants {
-            let by_construction = matches!(m.operator, Operator::NotifyDelta | Operator::TimeDouble | Operator::TimeZero) && zero_spelled(&m.call);
-            assert!(!by_construction, "{}: {} is the original by construction", dir.display(), m.id);
+            let by_construction = matches!(
+                m.operator,
+                Operator::NotifyDelta | Operator::TimeDouble | Operator::TimeZero
+            ) && zero_spelled(&m.call);
+            assert!(
+                !by_construction,
+                "{}: {} is the original by construction",
+                dir.display(),
+                m.id
+            );
         }
         left_out += cat.sites.iter().map(|s| s.equivalent.len()).sum::<usize>();
     }
     // redundant_sync's two notify(SC_ZERO_TIME) and its wait(SC_ZERO_TIME).
-    assert_eq!(left_out, 4, "mutants left out as identical by construction across the examples");
+    assert_eq!(
+        left_out, 4,
+        "mutants left out as identical by construction across the examples"
+    );
 }
 
 #[test]
 fn every_std_api_is_found_at_the_users_line() {
-    let design = Design::from_paths(&[fixture("std_all_apis.cpp")], &["-std=c++20".to_string()]).unwrap();
+    let design =
+        Design::from_paths(&[fixture("std_all_apis.cpp")], &["-std=c++20".to_string()]).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let scan = scan(&design, dir.path()).unwrap();
     let cat = scan.catalogue;
@@ -285,28 +366,67 @@ fn every_std_api_is_found_at_the_users_line() {
         .collect();
     assert_eq!(found, want);
     assert_eq!(cat.kind, syncmut_mutator::api::Family::Pthread);
-    let ops = |key: &str| cat.sites.iter().find(|s| s.key == key).unwrap_or_else(|| panic!("{key}")).operators.clone();
+    let ops = |key: &str| {
+        cat.sites
+            .iter()
+            .find(|s| s.key == key)
+            .unwrap_or_else(|| panic!("{key}"))
+            .operators
+            .clone()
+    };
     assert_eq!(ops("worker#1"), [Operator::Remove, Operator::LockToTrylock]);
-    assert_eq!(ops("worker#10"), [Operator::Remove, Operator::LockToTrylock], "a guard's construction");
-    assert!(ops("worker#11").is_empty(), "a guard's destruction has no mutants of its own");
-    assert_eq!(ops("worker#18"), [Operator::Remove], "a predicate wait: remove only");
-    assert_eq!(ops("worker#21"), [Operator::Remove, Operator::SignalToBroadcast]);
+    assert_eq!(
+        ops("worker#10"),
+        [Operator::Remove, Operator::LockToTrylock],
+        "a guard's construction"
+    );
+    assert!(
+        ops("worker#11").is_empty(),
+        "a guard's destruction has no mutants of its own"
+    );
+    assert_eq!(
+        ops("worker#18"),
+        [Operator::Remove],
+        "a predicate wait: remove only"
+    );
+    assert_eq!(
+        ops("worker#21"),
+        [Operator::Remove, Operator::SignalToBroadcast]
+    );
     // Removing a guard takes its destruction (and a unique_lock's own calls) with it.
     let guard = cat.mutant("worker#10:remove").unwrap();
     assert_eq!(guard.sites.len(), 2);
     let unique = cat.mutant("worker#16:remove").unwrap();
-    let spanned: Vec<&str> = unique.sites.iter().map(|s| cat.sites[*s as usize].callee.as_str()).collect();
+    let spanned: Vec<&str> = unique
+        .sites
+        .iter()
+        .map(|s| cat.sites[*s as usize].callee.as_str())
+        .collect();
     assert_eq!(spanned.len(), 5, "{spanned:?}");
-    assert!(spanned[1..].iter().all(|c| c.starts_with(ul)), "{spanned:?}");
-    assert_eq!(cat.mutant("worker#10:lock-to-trylock").unwrap().sites.len(), 1);
+    assert!(
+        spanned[1..].iter().all(|c| c.starts_with(ul)),
+        "{spanned:?}"
+    );
+    assert_eq!(
+        cat.mutant("worker#10:lock-to-trylock").unwrap().sites.len(),
+        1
+    );
     // The lock/unlock pair of a std::mutex is a region like a pthread one.
     assert!(cat.mutant("worker#1:remove-lock-pair").is_some());
-    assert!(scan.warnings.iter().all(|w| !w.contains("does not model")), "{:?}", scan.warnings);
+    assert!(
+        scan.warnings.iter().all(|w| !w.contains("does not model")),
+        "{:?}",
+        scan.warnings
+    );
 }
 
 #[test]
 fn every_cpp20_primitive_is_found_at_the_users_line() {
-    let design = Design::from_paths(&[fixture("cpp20_all_apis.cpp")], &["-std=c++20".to_string()]).unwrap();
+    let design = Design::from_paths(
+        &[fixture("cpp20_all_apis.cpp")],
+        &["-std=c++20".to_string()],
+    )
+    .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let scan = scan(&design, dir.path()).unwrap();
     let cat = scan.catalogue;
@@ -329,15 +449,30 @@ fn every_cpp20_primitive_is_found_at_the_users_line() {
         (28, "std::atomic::notify_all()"),
         (30, "bool std::timed_mutex::try_lock_for<…>"),
         // (the demangler prints std::lock's empty parameter pack as a trailing `, `)
-        (33, "void std::lock<std::timed_mutex, std::mutex, >(std::timed_mutex&, std::mutex&, &)"),
-        (34, &format!("{sl}scoped_lock(std::mutex&, std::timed_mutex&)")),
+        (
+            33,
+            "void std::lock<std::timed_mutex, std::mutex, >(std::timed_mutex&, std::mutex&, &)",
+        ),
+        (
+            34,
+            &format!("{sl}scoped_lock(std::mutex&, std::timed_mutex&)"),
+        ),
         (34, &format!("{sl}~scoped_lock()")),
         (35, "std::jthread::request_stop()"),
         (35, "std::jthread::join()"),
-        (39, "std::counting_semaphore<(long)4>::counting_semaphore(long)"),
-        (40, "std::counting_semaphore<(long)1>::counting_semaphore(long)"),
+        (
+            39,
+            "std::counting_semaphore<(long)4>::counting_semaphore(long)",
+        ),
+        (
+            40,
+            "std::counting_semaphore<(long)1>::counting_semaphore(long)",
+        ),
         (41, "std::latch::latch(long)"),
-        (42, "std::barrier<std::__empty_completion>::barrier(long, std::__empty_completion)"),
+        (
+            42,
+            "std::barrier<std::__empty_completion>::barrier(long, std::__empty_completion)",
+        ),
         (44, "std::thread::join()"),
     ]);
     let found: Vec<(u32, String)> = sites(&cat)
@@ -349,28 +484,65 @@ fn every_cpp20_primitive_is_found_at_the_users_line() {
         .collect();
     assert_eq!(found, want);
     let ops = |line: u32, callee: &str| {
-        cat.sites.iter().find(|s| s.line == line && s.callee.contains(callee)).unwrap_or_else(|| panic!("{line} {callee}")).operators.clone()
+        cat.sites
+            .iter()
+            .find(|s| s.line == line && s.callee.contains(callee))
+            .unwrap_or_else(|| panic!("{line} {callee}"))
+            .operators
+            .clone()
     };
     use Operator::*;
     assert_eq!(ops(17, "acquire"), [Remove]);
     assert_eq!(ops(27, "notify_one"), [Remove, SignalToBroadcast]);
     assert_eq!(ops(28, "notify_all"), [Remove, BroadcastToSignal]);
     assert_eq!(ops(30, "try_lock_for"), [Remove]);
-    assert_eq!(ops(33, "std::lock<"), [Remove], "std::lock avoids deadlock by itself: no order to swap");
+    assert_eq!(
+        ops(33, "std::lock<"),
+        [Remove],
+        "std::lock avoids deadlock by itself: no order to swap"
+    );
     assert_eq!(ops(34, "::scoped_lock("), [Remove]);
-    assert!(ops(34, "~scoped_lock").is_empty(), "a guard's destruction has no mutants of its own");
-    assert_eq!(ops(39, "counting_semaphore(long)"), [SemaphoreCountUp, SemaphoreCountDown]);
-    assert_eq!(ops(40, "counting_semaphore(long)"), [SemaphoreCountUp], "a semaphore of 0 cannot lose a token");
-    assert_eq!(ops(41, "latch(long)"), [BarrierCountUp], "a latch of 1 is at the floor");
+    assert!(
+        ops(34, "~scoped_lock").is_empty(),
+        "a guard's destruction has no mutants of its own"
+    );
+    assert_eq!(
+        ops(39, "counting_semaphore(long)"),
+        [SemaphoreCountUp, SemaphoreCountDown]
+    );
+    assert_eq!(
+        ops(40, "counting_semaphore(long)"),
+        [SemaphoreCountUp],
+        "a semaphore of 0 cannot lose a token"
+    );
+    assert_eq!(
+        ops(41, "latch(long)"),
+        [BarrierCountUp],
+        "a latch of 1 is at the floor"
+    );
     assert_eq!(ops(42, "barrier(long"), [BarrierCountUp]);
     // Removing a scoped_lock of two mutexes takes its destruction with it.
-    let both = cat.mutants.iter().find(|m| m.operator == Remove && cat.sites[m.sites[0] as usize].line == 34).unwrap();
+    let both = cat
+        .mutants
+        .iter()
+        .find(|m| m.operator == Remove && cat.sites[m.sites[0] as usize].line == 34)
+        .unwrap();
     assert_eq!(both.sites.len(), 2);
     assert!(cat.mutants.iter().all(|m| m.operator != SwapLockOrder));
     // What is still not modelled is named with its line.
-    let note = scan.warnings.iter().find(|w| w.contains("does not model")).expect("a warning about the unmodelled calls");
+    let note = scan
+        .warnings
+        .iter()
+        .find(|w| w.contains("does not model"))
+        .expect("a warning about the unmodelled calls");
     for (line, what) in [(29, "try_acquire_for"), (32, "std::condition_variable_any")] {
-        assert!(note.contains(&format!("cpp20_all_apis.cpp:{line}")) && note.contains(what), "{line} {what}: {note}");
+        assert!(
+            note.contains(&format!("cpp20_all_apis.cpp:{line}")) && note.contains(what),
+            "{line} {what}: {note}"
+        );
     }
-    assert!(!note.contains("cpp20_all_apis.cpp:30") && !note.contains("jthread"), "{note}");
+    assert!(
+        !note.contains("cpp20_all_apis.cpp:30") && !note.contains("jthread"),
+        "{note}"
+    );
 }

@@ -13,7 +13,11 @@ fn user_globals_are_found_with_their_kinds() {
     let design = Design::from_paths(&[source], &[]).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let scan = scan(&design, dir.path()).unwrap();
-    let got: Vec<(String, u32, GlobalKind)> = scan.globals.iter().map(|g| (g.name.clone(), g.size, g.kind)).collect();
+    let got: Vec<(String, u32, GlobalKind)> = scan
+        .globals
+        .iter()
+        .map(|g| (g.name.clone(), g.size, g.kind))
+        .collect();
     let want: Vec<(String, u32, GlobalKind)> = vec![
         ("buffer".into(), 8, GlobalKind::Pointer),
         ("counter".into(), 4, GlobalKind::Signed),

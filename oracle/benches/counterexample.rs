@@ -70,9 +70,29 @@ fn main() {
     let source = dir.path().join("mutex_livelock.c");
     std::fs::write(&source, PROGRAM).unwrap();
     let design = Design::from_paths(&[source], &[]).unwrap();
-    let build = metamutant::build_with(&design, &dir.path().join("build"), &metamutant::Options { interleave: Interleave::Memory, races: false }).expect("build");
-    let program = Invocation { active: Some(String::new()), limits: Limits { timeout: Duration::from_secs(120), ..Limits::default() }, ..Invocation::new(&build.metamutant, &[]) };
-    let config = ExploreSettings { strategy: Strategy::Random, schedules: 1, max_steps: steps, ..ExploreSettings::default() };
+    let build = metamutant::build_with(
+        &design,
+        &dir.path().join("build"),
+        &metamutant::Options {
+            interleave: Interleave::Memory,
+            races: false,
+        },
+    )
+    .expect("build");
+    let program = Invocation {
+        active: Some(String::new()),
+        limits: Limits {
+            timeout: Duration::from_secs(120),
+            ..Limits::default()
+        },
+        ..Invocation::new(&build.metamutant, &[])
+    };
+    let config = ExploreSettings {
+        strategy: Strategy::Random,
+        schedules: 1,
+        max_steps: steps,
+        ..ExploreSettings::default()
+    };
     let started = Instant::now();
     let report = explore::explore(&program, &config, &dir.path().join("work")).expect("explore");
     let run = started.elapsed();

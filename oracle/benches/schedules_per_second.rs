@@ -10,7 +10,6 @@
 
 mod util;
 
-use util::{cpu, median, root, setting};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use syncmut_mutator::interleave::Interleave;
@@ -19,6 +18,7 @@ use syncmut_oracle::explore::{self, ExploreSettings};
 use syncmut_oracle::schedules::Strategy;
 use syncmut_runtime::exec::{execute, Limits};
 use syncmut_runtime::{schedule, trace, Invocation};
+use util::{cpu, median, root, setting};
 
 /// (program, interleaving it is explored at)
 const PROGRAMS: &[(&str, Interleave)] = &[
@@ -26,21 +26,45 @@ const PROGRAMS: &[(&str, Interleave)] = &[
     ("tests/corpus/busywait/ticket_lock.c", Interleave::Memory),
     ("examples/c11/bugs/lock_order.c", Interleave::Sync),
     ("examples/pthread/bugs/lock_order_ok.c", Interleave::Sync),
-    ("examples/pthread/bugs/check_then_act_ok.c", Interleave::Sync),
-    ("tests/fixtures/verdicts/racy_counter/racy_counter.c", Interleave::Sync),
+    (
+        "examples/pthread/bugs/check_then_act_ok.c",
+        Interleave::Sync,
+    ),
+    (
+        "tests/fixtures/verdicts/racy_counter/racy_counter.c",
+        Interleave::Sync,
+    ),
 ];
 
-
 fn program(binary: &Path) -> Invocation {
-    Invocation { active: Some(String::new()), limits: Limits { timeout: Duration::from_secs(10), ..Limits::default() }, ..Invocation::new(binary, &[]) }
+    Invocation {
+        active: Some(String::new()),
+        limits: Limits {
+            timeout: Duration::from_secs(10),
+            ..Limits::default()
+        },
+        ..Invocation::new(binary, &[])
+    }
 }
 
 /// Schedules per second of a random search of `schedules` runs (none stops it).
 fn search(binary: &Path, schedules: usize, fork_server: bool, lanes: usize, work: &Path) -> f64 {
-    let config = ExploreSettings { strategy: Strategy::Random, schedules, fork_server, lanes, ..ExploreSettings::default() };
+    let config = ExploreSettings {
+        strategy: Strategy::Random,
+        schedules,
+        fork_server,
+        lanes,
+        ..ExploreSettings::default()
+    };
     let started = Instant::now();
     let found = explore::search(&program(binary), &config, work, &mut |_| false).expect("search");
-    assert_eq!(found.exec_fallback.is_none(), fork_server, "{}: {:?}", binary.display(), found.exec_fallback);
+    assert_eq!(
+        found.exec_fallback.is_none(),
+        fork_server,
+        "{}: {:?}",
+        binary.display(),
+        found.exec_fallback
+    );
     found.runs as f64 / started.elapsed().as_secs_f64()
 }
 
@@ -69,13 +93,32 @@ fn main() {
     for (i, (source, interleave)) in PROGRAMS.iter().enumerate() {
         let design = Design::from_paths(&[root().join(source)], &[]).unwrap();
         let out = dir.path().join(i.to_string());
-        let build = metamutant::build_with(&design, &out, &metamutant::Options { interleave: *interleave, races: false }).expect("build");
+        let build = metamutant::build_with(
+            &design,
+            &out,
+            &metamutant::Options {
+                interleave: *interleave,
+                races: false,
+            },
+        )
+        .expect("build");
         binaries.push((source, build.metamutant, out));
     }
 
-    let lanes = setting("LANES", std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let lanes = setting(
+        "LANES",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
     println!("schedules per second, random strategy, {schedules} schedules a search, median of {rounds} rounds (the three ways alternate)");
-    println!("{:<52} {:>8} {:>12} {:>7} {:>14} {:>7}", "program", "exec", "fork server", "ratio", format!("{lanes} lanes"), "ratio");
+    println!(
+        "{:<52} {:>8} {:>12} {:>7} {:>14} {:>7}",
+        "program",
+        "exec",
+        "fork server",
+        "ratio",
+        format!("{lanes} lanes"),
+        "ratio"
+    );
     let (mut ratios, mut lane_ratios) = (Vec::new(), Vec::new());
     for (source, binary, out) in &binaries {
         let (mut execd, mut served, mut laned) = (Vec::new(), Vec::new(), Vec::new());
@@ -87,9 +130,18 @@ fn main() {
         let (e, s, l) = (median(execd), median(served), median(laned));
         ratios.push(s / e);
         lane_ratios.push(l / e);
-        println!("{source:<52} {e:>8.0} {s:>12.0} {:>6.1}x {l:>14.0} {:>6.1}x", s / e, l / e);
+        println!(
+            "{source:<52} {e:>8.0} {s:>12.0} {:>6.1}x {l:>14.0} {:>6.1}x",
+            s / e,
+            l / e
+        );
     }
-    println!("{:<52} {:>28.1}x {:>21.1}x", "median ratio to exec", median(ratios), median(lane_ratios));
+    println!(
+        "{:<52} {:>28.1}x {:>21.1}x",
+        "median ratio to exec",
+        median(ratios),
+        median(lane_ratios)
+    );
 
     // Where one schedule's time goes, on the first program, each step adding one thing.
     let (source, binary, out) = &binaries[0];
@@ -99,15 +151,29 @@ fn main() {
         let src = dir.path().join("empty.c");
         std::fs::write(&src, "int main(void) { return 0; }\n").unwrap();
         let exe = dir.path().join(name);
-        let status = std::process::Command::new("clang-16").arg(&src).arg("-o").arg(&exe).args(flags).status().expect("clang-16");
+        let status = std::process::Command::new("clang-16")
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe)
+            .args(flags)
+            .status()
+            .expect("clang-16");
         assert!(status.success());
         exe
     };
     let empty = c("empty", &[]);
     let empty_cxx = c("empty_cxx", &["-Wl,--no-as-needed", "-lstdc++", "-lm"]);
     let limits = Limits::default();
-    let exec_empty = micros(n, || drop(execute(&empty, &[], &[], &limits).unwrap()), || ());
-    let exec_cxx = micros(n, || drop(execute(&empty_cxx, &[], &[], &limits).unwrap()), || ());
+    let exec_empty = micros(
+        n,
+        || drop(execute(&empty, &[], &[], &limits).unwrap()),
+        || (),
+    );
+    let exec_cxx = micros(
+        n,
+        || drop(execute(&empty_cxx, &[], &[], &limits).unwrap()),
+        || (),
+    );
     let native = micros(n, || drop(program(binary).run().unwrap()), || ());
     let work = out.join("steps");
     std::fs::create_dir_all(&work).unwrap();
@@ -123,7 +189,15 @@ fn main() {
         n,
         || {
             k += 1;
-            drop(Invocation { schedule_out: None, trace: None, ..files(k) }.run().unwrap())
+            drop(
+                Invocation {
+                    schedule_out: None,
+                    trace: None,
+                    ..files(k)
+                }
+                .run()
+                .unwrap(),
+            )
         },
         || (),
     );
@@ -150,18 +224,34 @@ fn main() {
         n,
         || {
             k += 1;
-            drop(files(k).run_with(server.borrow_mut().as_mut().unwrap()).unwrap())
+            drop(
+                files(k)
+                    .run_with(server.borrow_mut().as_mut().unwrap())
+                    .unwrap(),
+            )
         },
         || drop(server.borrow_mut().take()),
     );
     let rows = [
-        ("exec of an empty C program (libc only), contained", exec_empty),
-        ("exec of an empty C program linked with libstdc++ and libm", exec_cxx),
-        ("the metamutant, native (runtime linked, no scheduler)", native),
+        (
+            "exec of an empty C program (libc only), contained",
+            exec_empty,
+        ),
+        (
+            "exec of an empty C program linked with libstdc++ and libm",
+            exec_cxx,
+        ),
+        (
+            "the metamutant, native (runtime linked, no scheduler)",
+            native,
+        ),
         ("under the scheduler (random:k)", scheduled),
         ("+ writing its schedule file and binary trace", recorded),
         ("reading both back (Rust, in process)", parse),
-        ("the same run as the one before last, forked by the fork server", forked),
+        (
+            "the same run as the one before last, forked by the fork server",
+            forked,
+        ),
     ];
     println!("{:<66} {:>10} {:>10}", "step", "wall µs", "CPU µs");
     for (name, (wall, cpu)) in rows {

@@ -11,7 +11,6 @@
 
 mod util;
 
-use util::{cpu, median, root, setting};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use syncmut_mutator::interleave::Interleave;
@@ -19,15 +18,18 @@ use syncmut_mutator::{metamutant, Design};
 use syncmut_runtime::exec::Limits;
 use syncmut_runtime::fork_server::ForkServer;
 use syncmut_runtime::{schedule, trace, Invocation};
+use util::{cpu, median, root, setting};
 
 /// (program, interleaving it is explored at)
 const PROGRAMS: &[(&str, Interleave)] = &[
     ("tests/corpus/busywait/peterson.c", Interleave::Memory),
     ("tests/corpus/busywait/ticket_lock.c", Interleave::Memory),
     ("examples/pthread/bugs/lock_order_ok.c", Interleave::Sync),
-    ("tests/fixtures/verdicts/racy_counter/racy_counter.c", Interleave::Sync),
+    (
+        "tests/fixtures/verdicts/racy_counter/racy_counter.c",
+        Interleave::Sync,
+    ),
 ];
-
 
 /// One round's figures, per run.
 struct Round {
@@ -54,7 +56,10 @@ fn round(binary: &Path, work: &Path, runs: usize, record_steps: bool) -> Round {
             record_steps: Some(record_steps),
             trace: Some(work.join(trace::binary_name("run"))),
             max_steps: Some(1_000_000),
-            limits: Limits { timeout: Duration::from_secs(10), ..Limits::default() },
+            limits: Limits {
+                timeout: Duration::from_secs(10),
+                ..Limits::default()
+            },
             ..Invocation::new(binary, &[])
         };
         run.run_with(&mut server).unwrap();
@@ -63,10 +68,20 @@ fn round(binary: &Path, work: &Path, runs: usize, record_steps: bool) -> Round {
         bytes += text.len();
         lines += text.lines().count();
     }
-    assert!(server.fallback().is_none(), "{}: {:?}", binary.display(), server.fallback());
+    assert!(
+        server.fallback().is_none(),
+        "{}: {:?}",
+        binary.display(),
+        server.fallback()
+    );
     drop(server);
     let n = runs as f64;
-    Round { cpu_us: (cpu() - before) * 1e6 / n, wall_us: started.elapsed().as_secs_f64() * 1e6 / n, bytes: bytes as f64 / n, lines: lines as f64 / n }
+    Round {
+        cpu_us: (cpu() - before) * 1e6 / n,
+        wall_us: started.elapsed().as_secs_f64() * 1e6 / n,
+        bytes: bytes as f64 / n,
+        lines: lines as f64 / n,
+    }
 }
 
 fn main() {
@@ -76,12 +91,29 @@ fn main() {
     println!("served runs with `# step` lines recorded (A) and without (B), random:1..{runs}, median of {rounds} rounds A B A B");
     println!(
         "{:<52} {:>9} {:>9} {:>7} {:>9} {:>9} {:>10} {:>10} {:>7} {:>7}",
-        "program", "A CPU µs", "B CPU µs", "B/A", "A wall µs", "B wall µs", "A bytes", "B bytes", "A lines", "B lines"
+        "program",
+        "A CPU µs",
+        "B CPU µs",
+        "B/A",
+        "A wall µs",
+        "B wall µs",
+        "A bytes",
+        "B bytes",
+        "A lines",
+        "B lines"
     );
     for (i, (source, interleave)) in PROGRAMS.iter().enumerate() {
         let design = Design::from_paths(&[root().join(source)], &[]).unwrap();
         let out = dir.path().join(i.to_string());
-        let build = metamutant::build_with(&design, &out, &metamutant::Options { interleave: *interleave, races: false }).expect("build");
+        let build = metamutant::build_with(
+            &design,
+            &out,
+            &metamutant::Options {
+                interleave: *interleave,
+                races: false,
+            },
+        )
+        .expect("build");
         let work = out.join("work");
         std::fs::create_dir_all(&work).unwrap();
         let (mut a, mut b) = (Vec::new(), Vec::new());

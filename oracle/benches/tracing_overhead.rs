@@ -31,10 +31,21 @@ fn children_cpu() -> Duration {
 }
 
 /// Runs `program` and returns its wall and CPU time.
-fn timed(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits, name: &str) -> (Duration, Duration) {
+fn timed(
+    program: &Path,
+    args: &[String],
+    env: &[(&str, String)],
+    limits: &Limits,
+    name: &str,
+) -> (Duration, Duration) {
     let before = children_cpu();
     let run = execute(program, args, env, limits).unwrap();
-    assert_eq!(run.status, syncmut_runtime::exec::Status::Exited(0), "{name}: {}", run.stderr.text());
+    assert_eq!(
+        run.status,
+        syncmut_runtime::exec::Status::Exited(0),
+        "{name}: {}",
+        run.stderr.text()
+    );
     (run.elapsed, children_cpu() - before)
 }
 
@@ -43,21 +54,31 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
     let design = Design::from_paths(&[source.to_path_buf()], &[]).unwrap();
     let build = metamutant::build(&design, out.path()).expect("build");
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let limits = Limits { timeout: Duration::from_secs(120), ..Limits::default() };
+    let limits = Limits {
+        timeout: Duration::from_secs(120),
+        ..Limits::default()
+    };
     let trace = out.path().join("trace.bin");
     let variants: Vec<(&str, Vec<(&str, String)>)> = {
         // The metamutant without a trace: what the wrappers alone cost.
-        let mut v = vec![("untraced", vec![]), ("traced", vec![(env::TRACE, trace.display().to_string())])];
+        let mut v = vec![
+            ("untraced", vec![]),
+            ("traced", vec![(env::TRACE, trace.display().to_string())]),
+        ];
         if scheduled {
             v.push((
                 "traced+scheduled",
-                vec![(env::TRACE, trace.display().to_string()), (env::SCHEDULE, "default".to_string())],
+                vec![
+                    (env::TRACE, trace.display().to_string()),
+                    (env::SCHEDULE, "default".to_string()),
+                ],
             ));
         }
         v
     };
     let (mut native, mut native_cpu) = (Vec::new(), Vec::new());
-    let mut instrumented: Vec<(Vec<Duration>, Vec<Duration>)> = vec![(Vec::new(), Vec::new()); variants.len()];
+    let mut instrumented: Vec<(Vec<Duration>, Vec<Duration>)> =
+        vec![(Vec::new(), Vec::new()); variants.len()];
     for _ in 0..REPEATS {
         let (wall, cpu) = timed(&build.original, &args, &[], &limits, name);
         native.push(wall);
@@ -105,7 +126,17 @@ fn main() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/designs");
     println!("median of {REPEATS} alternating runs each; same machine, same run; wall and user+system CPU time");
     // 50k rounds = 100k waits + 100k notifies.
-    bench("systemc pingpong (100k wait/notify)", &dir.join("sc_pingpong.cpp"), &["50000"], false);
+    bench(
+        "systemc pingpong (100k wait/notify)",
+        &dir.join("sc_pingpong.cpp"),
+        &["50000"],
+        false,
+    );
     // 4 × 25k × (lock + unlock) = 200k mutex operations.
-    bench("pthread counter (200k mutex ops)", &dir.join("pthread_counter.c"), &["25000"], true);
+    bench(
+        "pthread counter (200k mutex ops)",
+        &dir.join("pthread_counter.c"),
+        &["25000"],
+        true,
+    );
 }

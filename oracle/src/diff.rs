@@ -2,16 +2,23 @@
 //! behaviour left the original's. Each event is one line with its source location.
 
 use crate::outcome::thousands;
-use syncmut_runtime::trace::{state_text, Event, Omitted, Trace};
 use similar::{ChangeTag, TextDiff};
 use std::time::Duration;
 use syncmut_mutator::{Catalogue, Mutant};
+use syncmut_runtime::trace::{state_text, Event, Omitted, Trace};
 
 /// Renders a trace as lines: `thread  time  call @ file:line  [action]`.
 pub fn lines(catalogue: &Catalogue, trace: &Trace) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(trace.events.len() + trace.omitted.len() + 4);
     let mut gaps = trace.omitted.iter().peekable();
-    let gap_line = |g: &Omitted| format!("… {} events not kept (seq {}–{}): the trace is capped", thousands(g.events), g.first_seq, g.last_seq);
+    let gap_line = |g: &Omitted| {
+        format!(
+            "… {} events not kept (seq {}–{}): the trace is capped",
+            thousands(g.events),
+            g.first_seq,
+            g.last_seq
+        )
+    };
     for event in &trace.events {
         while let Some(gap) = gaps.next_if(|g| g.last_seq < event.seq) {
             out.push(gap_line(gap));
@@ -34,7 +41,10 @@ pub fn lines(catalogue: &Catalogue, trace: &Trace) -> Vec<String> {
             }
             out.push(text);
             for p in &end.pending {
-                let at = p.site.map(|s| site_label(catalogue, s)).unwrap_or_else(|| "outside a wrapped call".to_string());
+                let at = p
+                    .site
+                    .map(|s| site_label(catalogue, s))
+                    .unwrap_or_else(|| "outside a wrapped call".to_string());
                 out.push(format!("still waiting: {} at {at}", p.thread));
             }
         }
@@ -48,10 +58,24 @@ fn event_line(catalogue: &Catalogue, e: &Event) -> String {
         (Some(t), None) => t.clone(),
         _ => String::new(),
     };
-    let lost = if e.lost { "  (lost: nobody waited)" } else { "" };
+    let lost = if e.lost {
+        "  (lost: nobody waited)"
+    } else {
+        ""
+    };
     let state = state_text(&e.state);
-    let state = if state.is_empty() { state } else { format!("  {state}") };
-    format!("{:<12} {:<10} {}  [{}]{lost}{state}", e.thread, when, site_label(catalogue, e.site), e.action)
+    let state = if state.is_empty() {
+        state
+    } else {
+        format!("  {state}")
+    };
+    format!(
+        "{:<12} {:<10} {}  [{}]{lost}{state}",
+        e.thread,
+        when,
+        site_label(catalogue, e.site),
+        e.action
+    )
 }
 
 /// `wait(e) @ guarded_event.cpp:18`.
@@ -59,14 +83,23 @@ pub fn site_label(catalogue: &Catalogue, site: u32) -> String {
     match catalogue.sites.get(site as usize) {
         Some(s) => format!("{} @ {}:{}", s.call, s.file, s.line),
         // A scheduling point in a library's inline code (a predicate wait's loop).
-        None if site == syncmut_runtime::tables::SITE_INNER => "a call inside the C++ standard library".to_string(),
+        None if site == syncmut_runtime::tables::SITE_INNER => {
+            "a call inside the C++ standard library".to_string()
+        }
         None => format!("site {site}"),
     }
 }
 
 /// The unified diff of original vs mutant traces with a header saying what was
 /// mutated, why it was killed and where the traces first diverge.
-pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, original: &Trace, mutated: &Trace, reason: &str) -> String {
+pub fn render(
+    catalogue: &Catalogue,
+    mutant: &Mutant,
+    test: &str,
+    original: &Trace,
+    mutated: &Trace,
+    reason: &str,
+) -> String {
     let (a, b) = (lines(catalogue, original), lines(catalogue, mutated));
     // Traces of spinning mutants reach a million events; diff a window from shortly
     // before the first differing line instead (a full Myers diff would take minutes).
@@ -81,13 +114,23 @@ pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, original: &Tra
         text
     };
     let (a, b) = (window(&a), window(&b));
-    let diff = TextDiff::configure().timeout(Duration::from_secs(2)).diff_lines(&a, &b);
+    let diff = TextDiff::configure()
+        .timeout(Duration::from_secs(2))
+        .diff_lines(&a, &b);
     let first = diff
         .iter_all_changes()
         .find(|c| c.tag() != ChangeTag::Equal)
         .map(|c| {
-            let side = if c.tag() == ChangeTag::Delete { "original" } else { "mutant" };
-            let line = c.old_index().or(c.new_index()).map(|i| start + i + 1).unwrap_or(0);
+            let side = if c.tag() == ChangeTag::Delete {
+                "original"
+            } else {
+                "mutant"
+            };
+            let line = c
+                .old_index()
+                .or(c.new_index())
+                .map(|i| start + i + 1)
+                .unwrap_or(0);
             format!("{side} trace line {line}: {}", c.value().trim_end())
         })
         .unwrap_or_else(|| "the traces are equal; the difference is in the output".to_string());
@@ -96,9 +139,17 @@ pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, original: &Tra
         mutant.id, mutant.description, mutant.file, mutant.line
     );
     if start > 0 {
-        out.push_str(&format!("# (the first {start} trace lines are identical and not shown)\n"));
+        out.push_str(&format!(
+            "# (the first {start} trace lines are identical and not shown)\n"
+        ));
     }
-    out.push_str(&diff.unified_diff().context_radius(3).header("original", "mutant").to_string());
+    out.push_str(
+        &diff
+            .unified_diff()
+            .context_radius(3)
+            .header("original", "mutant")
+            .to_string(),
+    );
     out
 }
 

@@ -98,7 +98,12 @@ pub fn races(schedule: &Schedule, bounded: bool) -> Vec<(usize, Vec<u32>)> {
         .iter()
         .map(|p| {
             let c = schedule.point(*p);
-            c.step_of(c.chosen).unwrap_or(Step { thread: c.chosen, objects: None, reads: false, readied: None })
+            c.step_of(c.chosen).unwrap_or(Step {
+                thread: c.chosen,
+                objects: None,
+                reads: false,
+                readied: None,
+            })
         })
         .collect();
     // `main`'s last step returns from `main` (or is where the run ended), which ends
@@ -121,13 +126,16 @@ pub fn races(schedule: &Schedule, bounded: bool) -> Vec<(usize, Vec<u32>)> {
         }
     }
     // The pending step of option `id` at point k: the step it takes next, if it does.
-    let mut of_thread: std::collections::HashMap<u32, Vec<usize>> = std::collections::HashMap::new();
+    let mut of_thread: std::collections::HashMap<u32, Vec<usize>> =
+        std::collections::HashMap::new();
     for (k, s) in steps.iter().enumerate() {
         of_thread.entry(s.thread).or_default().push(k);
     }
     let pending_at = |k: usize, c: &Choice, id: u32| -> Step {
         let mut step = c.step_of(id).expect("an option");
-        let next = of_thread.get(&id).and_then(|ks| ks.get(ks.partition_point(|i| *i < k)).copied());
+        let next = of_thread
+            .get(&id)
+            .and_then(|ks| ks.get(ks.partition_point(|i| *i < k)).copied());
         if id == 0 && (next.is_none() || next == main_last) {
             step.objects = None;
         } else if next.is_none() || next == last_of.get(&id).copied() {
@@ -154,7 +162,11 @@ pub fn races(schedule: &Schedule, bounded: bool) -> Vec<(usize, Vec<u32>)> {
         for k in at {
             if let RunPoint::Choice(c) = points[k] {
                 let choice = &schedule.choices[c];
-                let threads = if choice.options.iter().any(|(id, _)| *id == thread) { vec![thread] } else { choice.options.iter().map(|(id, _)| *id).collect() };
+                let threads = if choice.options.iter().any(|(id, _)| *id == thread) {
+                    vec![thread]
+                } else {
+                    choice.options.iter().map(|(id, _)| *id).collect()
+                };
                 found.push((c, threads));
             }
         }
@@ -177,7 +189,12 @@ pub fn races(schedule: &Schedule, bounded: bool) -> Vec<(usize, Vec<u32>)> {
     for (k, p) in points.iter().enumerate() {
         let c = schedule.point(*p);
         for (id, _) in &c.options {
-            let ran_since = analysis.last.get(*id as usize).copied().flatten().is_some_and(|last| last >= k);
+            let ran_since = analysis
+                .last
+                .get(*id as usize)
+                .copied()
+                .flatten()
+                .is_some_and(|last| last >= k);
             if !ran_since {
                 pending.insert(*id, pending_at(k, c, *id));
             }
@@ -216,22 +233,38 @@ impl Analysis {
     /// The clock of `step`'s thread before it: its previous step's and that of the step
     /// that created or woke it.
     fn before(&self, step: &Step) -> Vec<u32> {
-        let mut clock = self.last.get(step.thread as usize).copied().flatten().map(|i| self.clocks[i].clone()).unwrap_or_default();
-        if let Some(r) = step.readied.map(|r| r as usize).filter(|r| *r < self.clocks.len()) {
+        let mut clock = self
+            .last
+            .get(step.thread as usize)
+            .copied()
+            .flatten()
+            .map(|i| self.clocks[i].clone())
+            .unwrap_or_default();
+        if let Some(r) = step
+            .readied
+            .map(|r| r as usize)
+            .filter(|r| *r < self.clocks.len())
+        {
             join(&mut clock, &self.clocks[r]);
         }
         clock
     }
 
     fn happens_before(&self, i: usize, clock: &[u32]) -> bool {
-        clock.get(self.steps[i].thread as usize).is_some_and(|n| *n > self.local[i])
+        clock
+            .get(self.steps[i].thread as usize)
+            .is_some_and(|n| *n > self.local[i])
     }
 
     /// The last earlier step of another thread that `step` depends on and that does not
     /// happen before it.
     fn last_race(&self, step: &Step) -> Option<usize> {
         let before = self.before(step);
-        let racing = |i: usize| self.steps[i].thread != step.thread && dependent(&self.steps[i], step) && !self.happens_before(i, &before);
+        let racing = |i: usize| {
+            self.steps[i].thread != step.thread
+                && dependent(&self.steps[i], step)
+                && !self.happens_before(i, &before)
+        };
         let mut best: Option<usize> = None;
         let mut consider = |i: usize| {
             if racing(i) && best.is_none_or(|b| i > b) {
@@ -290,7 +323,13 @@ impl Analysis {
                 }
             }
         }
-        let local = self.last.get(t).copied().flatten().map(|i| self.local[i] + 1).unwrap_or(0);
+        let local = self
+            .last
+            .get(t)
+            .copied()
+            .flatten()
+            .map(|i| self.local[i] + 1)
+            .unwrap_or(0);
         if clock.len() <= t {
             clock.resize(t + 1, 0);
         }
@@ -361,18 +400,37 @@ pub struct Tree {
 
 impl Tree {
     pub fn new(por: Por, bound: u32) -> Tree {
-        Tree { por, bound, stack: Vec::new(), without_steps: false }
+        Tree {
+            por,
+            bound,
+            stack: Vec::new(),
+            without_steps: false,
+        }
     }
 
     /// Adds the run of the last prefix (of `prefix_len` choices) to the tree.
     pub fn extend(&mut self, schedule: Schedule, prefix_len: usize) {
         let dpor = self.por == Por::Dpor;
-        let found = if dpor { races(&schedule, self.bound_binds(&schedule)) } else { Vec::new() };
-        if dpor && schedule.singles.is_empty() && schedule.choices.iter().any(|c| c.kind == ChoiceKind::Run) && schedule.steps.is_some_and(|n| n as usize > schedule.choices.len()) {
+        let found = if dpor {
+            races(&schedule, self.bound_binds(&schedule))
+        } else {
+            Vec::new()
+        };
+        if dpor
+            && schedule.singles.is_empty()
+            && schedule.choices.iter().any(|c| c.kind == ChoiceKind::Run)
+            && schedule
+                .steps
+                .is_some_and(|n| n as usize > schedule.choices.len())
+        {
             self.without_steps = true;
         }
         self.stack.truncate(prefix_len);
-        let mut preemptions = self.stack.last().map(|n| n.preemptions + u32::from(n.choice.preempts(n.choice.chosen))).unwrap_or(0);
+        let mut preemptions = self
+            .stack
+            .last()
+            .map(|n| n.preemptions + u32::from(n.choice.preempts(n.choice.chosen)))
+            .unwrap_or(0);
         for choice in schedule.choices.into_iter().skip(prefix_len) {
             let next = preemptions + u32::from(choice.preempts(choice.chosen));
             let sleep = match self.stack.last() {
@@ -380,8 +438,18 @@ impl Tree {
                 _ => Vec::new(),
             };
             let full = !dpor || self.without_steps || choice.kind != ChoiceKind::Run;
-            let backtrack = if full { choice.options.iter().map(|(id, _)| *id).collect() } else { vec![choice.chosen] };
-            self.stack.push(Node { done: vec![choice.chosen], backtrack, choice, preemptions, sleep });
+            let backtrack = if full {
+                choice.options.iter().map(|(id, _)| *id).collect()
+            } else {
+                vec![choice.chosen]
+            };
+            self.stack.push(Node {
+                done: vec![choice.chosen],
+                backtrack,
+                choice,
+                preemptions,
+                sleep,
+            });
             preemptions = next;
         }
         for (c, threads) in found {
@@ -407,7 +475,13 @@ impl Tree {
         while let Some(node) = self.stack.last_mut() {
             let bound = self.bound;
             let untried = node.choice.options.iter().map(|(id, _)| *id).find(|id| {
-                node.backtrack.contains(id) && !node.done.contains(id) && !node.sleep.contains(id) && node.preemptions.saturating_add(u32::from(node.choice.preempts(*id))) <= bound
+                node.backtrack.contains(id)
+                    && !node.done.contains(id)
+                    && !node.sleep.contains(id)
+                    && node
+                        .preemptions
+                        .saturating_add(u32::from(node.choice.preempts(*id)))
+                        <= bound
             });
             match untried {
                 Some(id) => {
@@ -432,7 +506,13 @@ fn child_sleep(parent: &Node, child: &Choice) -> Vec<u32> {
     if parent.choice.kind != ChoiceKind::Run || child.kind != ChoiceKind::Run {
         return Vec::new();
     }
-    let mut sleep: Vec<u32> = parent.sleep.iter().chain(parent.done.iter()).copied().filter(|&x| x != u && parent.choice.independent(x, u)).collect();
+    let mut sleep: Vec<u32> = parent
+        .sleep
+        .iter()
+        .chain(parent.done.iter())
+        .copied()
+        .filter(|&x| x != u && parent.choice.independent(x, u))
+        .collect();
     sleep.sort_unstable();
     sleep.dedup();
     sleep

@@ -10,13 +10,22 @@ pub enum OracleError {
     TestFile(#[from] syncmut_runtime::test_case::TestFileError),
 
     #[error("{}: cannot read: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 
     #[error("{}: cannot write: {source}", path.display())]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 
     #[error("{}: cannot start: {source}", path.display())]
-    Spawn { path: PathBuf, source: std::io::Error },
+    Spawn {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 
     #[error("{}: another syncmut (pid {pid}) is using this output directory; wait for it or choose another with -o", path.display())]
     Locked { path: PathBuf, pid: u32 },

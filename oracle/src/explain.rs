@@ -3,9 +3,9 @@
 //! picture (who waits where, since when).
 
 use crate::diff::site_label;
-use syncmut_runtime::trace::{state_text, EndKind, Event, Trace};
 use std::collections::BTreeMap;
 use syncmut_mutator::{Catalogue, Mutant};
+use syncmut_runtime::trace::{state_text, EndKind, Event, Trace};
 
 const COLUMN: usize = 52;
 
@@ -20,7 +20,15 @@ pub struct Stderr {
 const STDERR_LINES: usize = 40;
 
 /// Renders the explanation of a mutant's kill on one test.
-pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, verdict_line: &str, original: &Trace, mutated: &Trace, stderr: &Stderr) -> String {
+pub fn render(
+    catalogue: &Catalogue,
+    mutant: &Mutant,
+    test: &str,
+    verdict_line: &str,
+    original: &Trace,
+    mutated: &Trace,
+    stderr: &Stderr,
+) -> String {
     let mut out = format!(
         "mutant {}: {}\n  at {}:{} in {}\n  {verdict_line} (test {test})\n",
         mutant.id, mutant.description, mutant.file, mutant.line, mutant.function
@@ -30,14 +38,27 @@ pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, verdict_line: 
     threads.sort();
     threads.dedup();
     for thread in threads {
-        let (left, right) = (a.get(thread).map(Vec::as_slice).unwrap_or(&[]), b.get(thread).map(Vec::as_slice).unwrap_or(&[]));
-        let diverge = (0..left.len().max(right.len())).find(|&i| left.get(i).map(|e| key(e)) != right.get(i).map(|e| key(e)));
+        let (left, right) = (
+            a.get(thread).map(Vec::as_slice).unwrap_or(&[]),
+            b.get(thread).map(Vec::as_slice).unwrap_or(&[]),
+        );
+        let diverge = (0..left.len().max(right.len()))
+            .find(|&i| left.get(i).map(|e| key(e)) != right.get(i).map(|e| key(e)));
         out.push_str(&format!("\n{thread}\n  {:<COLUMN$} | mutant\n", "original"));
         let rows = left.len().max(right.len());
         for i in 0..rows.min(MAX_ROWS) {
-            let cell = |events: &[&Event]| events.get(i).map(|e| event_cell(catalogue, e)).unwrap_or_default();
+            let cell = |events: &[&Event]| {
+                events
+                    .get(i)
+                    .map(|e| event_cell(catalogue, e))
+                    .unwrap_or_default()
+            };
             let mark = if Some(i) == diverge { ">" } else { " " };
-            out.push_str(&format!("{mark} {:<COLUMN$} | {}\n", cell(left), cell(right)));
+            out.push_str(&format!(
+                "{mark} {:<COLUMN$} | {}\n",
+                cell(left),
+                cell(right)
+            ));
             // The observed values (globals, module members) only where they differ, and
             // only those that differ, on a line of their own.
             if let (Some(l), Some(r)) = (left.get(i), right.get(i)) {
@@ -52,11 +73,20 @@ pub fn render(catalogue: &Catalogue, mutant: &Mutant, test: &str, verdict_line: 
             out.push_str(&format!("  … {} more events\n", rows - MAX_ROWS));
         }
         if let Some(i) = diverge {
-            out.push_str(&format!("  first divergence at event {} of {thread}\n", i + 1));
+            out.push_str(&format!(
+                "  first divergence at event {} of {thread}\n",
+                i + 1
+            ));
         }
     }
-    out.push_str(&format!("\nend of the original: {}\n", ending(catalogue, original)));
-    out.push_str(&format!("end of the mutant:   {}\n", ending(catalogue, mutated)));
+    out.push_str(&format!(
+        "\nend of the original: {}\n",
+        ending(catalogue, original)
+    ));
+    out.push_str(&format!(
+        "end of the mutant:   {}\n",
+        ending(catalogue, mutated)
+    ));
     for (who, text) in [("original", &stderr.original), ("mutant", &stderr.mutant)] {
         if text.is_empty() {
             continue;
@@ -78,7 +108,12 @@ type State = BTreeMap<String, serde_json::Value>;
 /// The entries of two snapshots whose values differ (a key missing on one side shows
 /// only on the other).
 fn only_differing(a: &State, b: &State) -> (State, State) {
-    let keep = |x: &State, y: &State| x.iter().filter(|(k, v)| y.get(*k) != Some(*v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let keep = |x: &State, y: &State| {
+        x.iter()
+            .filter(|(k, v)| y.get(*k) != Some(*v))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    };
     (keep(a, b), keep(b, a))
 }
 
@@ -101,8 +136,16 @@ fn key(e: &Event) -> (u32, Option<&str>, &BTreeMap<String, serde_json::Value>) {
 }
 
 fn event_cell(catalogue: &Catalogue, e: &Event) -> String {
-    let time = e.time.as_deref().map(|t| format!("{t} ")).unwrap_or_default();
-    let action = if e.action == "original" { String::new() } else { format!(" [{}]", e.action) };
+    let time = e
+        .time
+        .as_deref()
+        .map(|t| format!("{t} "))
+        .unwrap_or_default();
+    let action = if e.action == "original" {
+        String::new()
+    } else {
+        format!(" [{}]", e.action)
+    };
     let lost = if e.lost { " (lost)" } else { "" };
     let text = format!("{time}{}{action}{lost}", site_label(catalogue, e.site));
     if text.chars().count() > COLUMN {
@@ -114,15 +157,21 @@ fn event_cell(catalogue: &Catalogue, e: &Event) -> String {
 
 /// How a run ended, with the wait-for picture for blocked threads.
 fn ending(catalogue: &Catalogue, trace: &Trace) -> String {
-    let Some(end) = &trace.end else { return "killed before the runtime could say".to_string() };
+    let Some(end) = &trace.end else {
+        return "killed before the runtime could say".to_string();
+    };
     let mut text = match &end.kind {
-        EndKind::Exit if end.deadlock => "deadlock (the simulation ran out of activity)".to_string(),
+        EndKind::Exit if end.deadlock => {
+            "deadlock (the simulation ran out of activity)".to_string()
+        }
         EndKind::Exit => "normal exit".to_string(),
         EndKind::Signal => format!("signal {}", end.signal.unwrap_or(0)),
         EndKind::Livelock => format!(
             "livelock in {} at {}",
             end.thread.as_deref().unwrap_or("?"),
-            end.site.map(|s| site_label(catalogue, s)).unwrap_or_else(|| "?".to_string())
+            end.site
+                .map(|s| site_label(catalogue, s))
+                .unwrap_or_else(|| "?".to_string())
         ),
         other => other.to_string(),
     };
@@ -132,9 +181,17 @@ fn ending(catalogue: &Catalogue, trace: &Trace) -> String {
             .iter()
             .rev()
             .find(|e| e.thread == p.thread)
-            .and_then(|e| e.time.clone().map(|t| format!(" since {t}")).or(Some(format!(" since event {}", e.seq))))
+            .and_then(|e| {
+                e.time
+                    .clone()
+                    .map(|t| format!(" since {t}"))
+                    .or(Some(format!(" since event {}", e.seq)))
+            })
             .unwrap_or_default();
-        let at = p.site.map(|s| site_label(catalogue, s)).unwrap_or_else(|| "outside a wrapped call".to_string());
+        let at = p
+            .site
+            .map(|s| site_label(catalogue, s))
+            .unwrap_or_else(|| "outside a wrapped call".to_string());
         text.push_str(&format!("\n    {} waits at {at}{since}", p.thread));
     }
     text

@@ -26,11 +26,11 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use syncmut_mutator::Catalogue;
 use syncmut_runtime::exec::{Execution, Limits, Status};
-use syncmut_runtime::input_log::{self, Given};
-use syncmut_runtime::schedule::{self, Schedule};
-use syncmut_runtime::races::{self, Race, RaceFile};
-use syncmut_runtime::trace::{self, EndKind, Trace};
 use syncmut_runtime::fork_server::{self, ForkServer};
+use syncmut_runtime::input_log::{self, Given};
+use syncmut_runtime::races::{self, Race, RaceFile};
+use syncmut_runtime::schedule::{self, Schedule};
+use syncmut_runtime::trace::{self, EndKind, Trace};
 use syncmut_runtime::{status, Invocation};
 
 use crate::dpor::{Por, Tree};
@@ -77,7 +77,18 @@ pub struct ExploreSettings {
 
 impl Default for ExploreSettings {
     fn default() -> Self {
-        ExploreSettings { strategy: Strategy::Random, schedules: 1000, max_steps: 1_000_000, redraw_repeats: false, choose: Choose::default(), draw_inputs: false, races: false, fork_server: fork_server::enabled(), lanes: 1, confirm_timeouts: true }
+        ExploreSettings {
+            strategy: Strategy::Random,
+            schedules: 1000,
+            max_steps: 1_000_000,
+            redraw_repeats: false,
+            choose: Choose::default(),
+            draw_inputs: false,
+            races: false,
+            fork_server: fork_server::enabled(),
+            lanes: 1,
+            confirm_timeouts: true,
+        }
     }
 }
 
@@ -122,16 +133,45 @@ impl PctPlan {
         let threads = threads.max(1);
         let steps = steps.max(1);
         let budget = |depth: u32| runs_for(per_run(threads, steps, depth)).saturating_add(1);
-        let room = if choose.schedules { PCT_BUDGET_CAP } else { schedules };
-        let fits = (1..=PCT_MAX_CHOSEN_DEPTH).rev().find(|d| budget(*d) <= room).unwrap_or(1);
+        let room = if choose.schedules {
+            PCT_BUDGET_CAP
+        } else {
+            schedules
+        };
+        let fits = (1..=PCT_MAX_CHOSEN_DEPTH)
+            .rev()
+            .find(|d| budget(*d) <= room)
+            .unwrap_or(1);
         // Depth 1 (priorities only, no change point) has at most n! distinct schedules: a
         // given budget larger than that would be spent redrawing repeats, so it goes to
         // depth 2, whose schedules it can fill (its bound is printed as it is).
-        let depth_one_fills = |room: usize| (1..=u64::from(threads)).try_fold(1u64, |f, i| f.checked_mul(i).filter(|f| *f < room as u64)).is_none();
+        let depth_one_fills = |room: usize| {
+            (1..=u64::from(threads))
+                .try_fold(1u64, |f, i| f.checked_mul(i).filter(|f| *f < room as u64))
+                .is_none()
+        };
         let deeper = fits == 1 && !choose.schedules && !depth_one_fills(room);
-        let depth = if choose.depth { if deeper { 2 } else { fits } } else { depth };
-        let schedules = if choose.schedules { budget(depth).min(PCT_BUDGET_CAP) } else { schedules };
-        PctPlan { threads, steps, depth, schedules, choose }
+        let depth = if choose.depth {
+            if deeper {
+                2
+            } else {
+                fits
+            }
+        } else {
+            depth
+        };
+        let schedules = if choose.schedules {
+            budget(depth).min(PCT_BUDGET_CAP)
+        } else {
+            schedules
+        };
+        PctPlan {
+            threads,
+            steps,
+            depth,
+            schedules,
+            choose,
+        }
     }
 
     /// PCT's bound on the probability that one run finds a given bug of the plan's depth.
@@ -158,7 +198,11 @@ fn runs_for(p: f64) -> usize {
         return 1;
     }
     let runs = (PCT_MISS_TARGET.ln() / (1.0 - p).ln()).ceil();
-    if runs.is_finite() && runs < usize::MAX as f64 { runs as usize } else { usize::MAX }
+    if runs.is_finite() && runs < usize::MAX as f64 {
+        runs as usize
+    } else {
+        usize::MAX
+    }
 }
 
 /// Kinds of bug a run can show.
@@ -263,7 +307,11 @@ pub enum ExploreError {
 
 /// Runs `program` (the metamutant, no mutant active) under many schedules until a bug
 /// shows. `work` holds the per-run files.
-pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> Result<Report, ExploreError> {
+pub fn explore(
+    program: &Invocation,
+    config: &ExploreSettings,
+    work: &Path,
+) -> Result<Report, ExploreError> {
     let mut found: Option<Found> = None;
     let mut assumed = 0usize;
     let mut thread_limited = 0usize;
@@ -278,7 +326,9 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
         let bug = classify(visit.execution, visit.trace).or_else(|| {
             (!races.is_empty()).then(|| (BugKind::DataRace, format!("{} pair(s) of accesses to shared memory not ordered by any synchronization", races.len())))
         });
-        let Some((kind, message)) = bug else { return false };
+        let Some((kind, message)) = bug else {
+            return false;
+        };
         found = Some(Found {
             kind,
             message,
@@ -301,7 +351,10 @@ pub fn explore(program: &Invocation, config: &ExploreSettings, work: &Path) -> R
         true
     })?;
     Ok(Report {
-        strategy: search.pct.map(|plan| Strategy::Pct { depth: plan.depth }).unwrap_or(config.strategy),
+        strategy: search
+            .pct
+            .map(|plan| Strategy::Pct { depth: plan.depth })
+            .unwrap_or(config.strategy),
         runs: search.runs,
         distinct: search.distinct,
         exhausted: search.exhausted,
@@ -370,8 +423,15 @@ pub struct Search {
 /// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each
 /// run; a `true` from it ends the search. Each run sets the schedule, where its choices
 /// and trace go, and the step bound on a copy of `program`.
-pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit: &mut dyn FnMut(&Visit) -> bool) -> Result<Search, ExploreError> {
-    let lanes = (0..config.lanes.max(1)).map(|k| Lane::new(work, k, config.fork_server)).collect::<Result<Vec<_>, _>>()?;
+pub fn search(
+    program: &Invocation,
+    config: &ExploreSettings,
+    work: &Path,
+    visit: &mut dyn FnMut(&Visit) -> bool,
+) -> Result<Search, ExploreError> {
+    let lanes = (0..config.lanes.max(1))
+        .map(|k| Lane::new(work, k, config.fork_server))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut explorer = Explorer {
         program,
         config,
@@ -394,7 +454,9 @@ pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit
             explorer.run("default", 0)?;
             Ok(explorer.search(false))
         }
-        Strategy::Random | Strategy::RoundRobin => explorer.seeded(config.strategy, 0, config.schedules),
+        Strategy::Random | Strategy::RoundRobin => {
+            explorer.seeded(config.strategy, 0, config.schedules)
+        }
         Strategy::Mix { deepest, por } => explorer.mix(deepest, por),
         Strategy::Pct { .. } | Strategy::Mixed { .. } | Strategy::Holdback => {
             // The run length pct's change points are placed in, measured by a `default` run.
@@ -405,7 +467,8 @@ pub fn search(program: &Invocation, config: &ExploreSettings, work: &Path, visit
             let steps = first.schedule.steps.unwrap_or(1000).max(1);
             let (strategy, budget) = match config.strategy {
                 Strategy::Pct { depth } => {
-                    let plan = PctPlan::new(first.threads, steps, depth, config.schedules, config.choose);
+                    let plan =
+                        PctPlan::new(first.threads, steps, depth, config.schedules, config.choose);
                     explorer.pct = Some(plan);
                     (Strategy::Pct { depth: plan.depth }, plan.schedules)
                 }
@@ -461,10 +524,24 @@ impl Lane {
     /// Lane 0 writes into `work` itself (dfs's prefix file is there too); lane k into
     /// `work/lane-k`.
     fn new(work: &Path, k: usize, fork_server: bool) -> Result<Lane, ExploreError> {
-        let dir = if k == 0 { work.to_path_buf() } else { work.join(format!("lane-{k}")) };
-        std::fs::create_dir_all(&dir).map_err(|e| ExploreError::Io(format!("{}: {e}", dir.display())))?;
-        let files = RunFiles { schedule: dir.join("run.schedule"), trace: dir.join(trace::binary_name("run")), inputs: dir.join("run.inputs"), races: dir.join("run.races") };
-        let server = if fork_server { ForkServer::new() } else { ForkServer::exec_only() };
+        let dir = if k == 0 {
+            work.to_path_buf()
+        } else {
+            work.join(format!("lane-{k}"))
+        };
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| ExploreError::Io(format!("{}: {e}", dir.display())))?;
+        let files = RunFiles {
+            schedule: dir.join("run.schedule"),
+            trace: dir.join(trace::binary_name("run")),
+            inputs: dir.join("run.inputs"),
+            races: dir.join("run.races"),
+        };
+        let server = if fork_server {
+            ForkServer::new()
+        } else {
+            ForkServer::exec_only()
+        };
         Ok(Lane { server, files })
     }
 
@@ -476,11 +553,21 @@ impl Lane {
     /// load alone, and the same run (schedule and input values fix it) under a larger
     /// limit tells a slow machine from a hang, which is only then reported (unless the
     /// settings leave that to a later search: [`ExploreSettings::confirm_timeouts`]).
-    fn execute(&mut self, invocation: &Invocation, confirm_timeouts: bool) -> Result<Executed, ExploreError> {
+    fn execute(
+        &mut self,
+        invocation: &Invocation,
+        confirm_timeouts: bool,
+    ) -> Result<Executed, ExploreError> {
         let mut execution = self.execute_once(invocation)?;
         let mut slow = false;
         if execution.status == Status::TimedOut && confirm_timeouts {
-            let longer = Invocation { limits: Limits { timeout: invocation.limits.timeout * TIMEOUT_CONFIRM_FACTOR, ..invocation.limits }, ..invocation.clone() };
+            let longer = Invocation {
+                limits: Limits {
+                    timeout: invocation.limits.timeout * TIMEOUT_CONFIRM_FACTOR,
+                    ..invocation.limits
+                },
+                ..invocation.clone()
+            };
             execution = self.execute_once(&longer)?;
             slow = execution.status != Status::TimedOut;
         }
@@ -488,10 +575,17 @@ impl Lane {
     }
 
     fn execute_once(&mut self, invocation: &Invocation) -> Result<Execution, ExploreError> {
-        for file in [&self.files.schedule, &self.files.trace, &self.files.inputs, &self.files.races] {
+        for file in [
+            &self.files.schedule,
+            &self.files.trace,
+            &self.files.inputs,
+            &self.files.races,
+        ] {
             empty(file);
         }
-        invocation.run_with(&mut self.server).map_err(|e| ExploreError::Io(format!("{}: {e}", invocation.program.display())))
+        invocation
+            .run_with(&mut self.server)
+            .map_err(|e| ExploreError::Io(format!("{}: {e}", invocation.program.display())))
     }
 }
 
@@ -543,7 +637,11 @@ impl Explorer<'_, '_> {
             saturated: self.saturated,
             pct: self.pct,
             drew_inputs: self.drew_inputs,
-            exec_fallback: self.lanes.iter().find_map(|lane| lane.server.fallback()).map(str::to_string),
+            exec_fallback: self
+                .lanes
+                .iter()
+                .find_map(|lane| lane.server.fallback())
+                .map(str::to_string),
             phases: self.phases.clone(),
             slow: self.slow,
         }
@@ -551,7 +649,11 @@ impl Explorer<'_, '_> {
 
     /// Ends the current phase of a mix: its runs are those since `from`.
     fn phase(&mut self, name: &str, from: usize, covered: String) {
-        self.phases.push(Phase { name: name.to_string(), runs: self.runs - from, covered });
+        self.phases.push(Phase {
+            name: name.to_string(),
+            runs: self.runs - from,
+            covered,
+        });
     }
 
     /// `explore`'s default ([`crate::mix`]): `default`, round-robin, holdback/pct/random
@@ -572,25 +674,64 @@ impl Explorer<'_, '_> {
         // Every run of the first three phases draws its input values with the seed of
         // its number in the search.
         let seed = |k: usize| draw.then_some((from + k) as u64 + 1);
-        let jobs = schedules::rr_values().into_iter().take(plan.round_robin).enumerate().map(|(k, value)| Job { value, input_seed: seed(k) }).collect();
+        let jobs = schedules::rr_values()
+            .into_iter()
+            .take(plan.round_robin)
+            .enumerate()
+            .map(|(k, value)| Job {
+                value,
+                input_seed: seed(k),
+            })
+            .collect();
         if self.run_jobs(jobs)? {
             self.phase("round-robin", from, String::new());
             return Ok(self.search(false));
         }
-        let every = if plan.round_robin == schedules::rr_values().len() { "every quantum 1 to 8 in every phase".to_string() } else { format!("the first {} quantum/phase pairs", plan.round_robin) };
+        let every = if plan.round_robin == schedules::rr_values().len() {
+            "every quantum 1 to 8 in every phase".to_string()
+        } else {
+            format!("the first {} quantum/phase pairs", plan.round_robin)
+        };
         self.phase("round-robin", from, every);
         // pct's depth: the deepest whose bound the seeded phase's pct third covers.
         let thirds = plan.seeded_until.saturating_sub(self.runs) / 3;
-        let depth = PctPlan::new(first.threads, steps, PCT_MAX_CHOSEN_DEPTH, thirds.max(1), Choose { depth: true, schedules: false }).depth;
+        let depth = PctPlan::new(
+            first.threads,
+            steps,
+            PCT_MAX_CHOSEN_DEPTH,
+            thirds.max(1),
+            Choose {
+                depth: true,
+                schedules: false,
+            },
+        )
+        .depth;
         let from = self.runs;
         let seed = |i: usize| draw.then_some((from + i) as u64 + 1);
-        let jobs = (0..plan.seeded_until.saturating_sub(from)).map(|i| Job { value: MixPlan::seeded_value(i, depth, steps), input_seed: seed(i) }).collect();
+        let jobs = (0..plan.seeded_until.saturating_sub(from))
+            .map(|i| Job {
+                value: MixPlan::seeded_value(i, depth, steps),
+                input_seed: seed(i),
+            })
+            .collect();
         if self.run_jobs(jobs)? {
-            self.phase(&format!("holdback, pct (depth {depth}) and random in turn"), from, String::new());
+            self.phase(
+                &format!("holdback, pct (depth {depth}) and random in turn"),
+                from,
+                String::new(),
+            );
             return Ok(self.search(false));
         }
-        let drawn = if self.drew_inputs { "each with its own drawn input values".to_string() } else { String::new() };
-        self.phase(&format!("holdback, pct (depth {depth}) and random in turn"), from, drawn);
+        let drawn = if self.drew_inputs {
+            "each with its own drawn input values".to_string()
+        } else {
+            String::new()
+        };
+        self.phase(
+            &format!("holdback, pct (depth {depth}) and random in turn"),
+            from,
+            drawn,
+        );
         // dfs: every value 0 (the seeded runs drew others).
         self.input_seed = None;
         let from = self.runs;
@@ -608,10 +749,28 @@ impl Explorer<'_, '_> {
             Some(bound) => format!("exhausted {}", schedules::dfs_space(bound, por)),
             None => "no preemption bound's space exhausted".to_string(),
         };
-        let values = if self.drew_inputs && covered.is_some() { " with every input value 0" } else { "" };
-        let stopped = if self.stopped { "" } else if self.runs >= self.config.schedules { " (then the budget ran out)" } else { "" };
-        self.phase("dfs with deepening preemption bounds", from, format!("{words}{values}{stopped}"));
-        Ok(self.search(!self.stopped && covered == Some(schedules::UNBOUNDED) && !self.drew_inputs))
+        let values = if self.drew_inputs && covered.is_some() {
+            " with every input value 0"
+        } else {
+            ""
+        };
+        let stopped = if self.stopped {
+            ""
+        } else if self.runs >= self.config.schedules {
+            " (then the budget ran out)"
+        } else {
+            ""
+        };
+        self.phase(
+            "dfs with deepening preemption bounds",
+            from,
+            format!("{words}{values}{stopped}"),
+        );
+        Ok(
+            self.search(
+                !self.stopped && covered == Some(schedules::UNBOUNDED) && !self.drew_inputs,
+            ),
+        )
     }
 
     /// Runs the seeded strategy's values `1, 2, …` until `budget` runs are made, or, when
@@ -619,7 +778,12 @@ impl Explorer<'_, '_> {
     /// until [`REPEAT_STREAK`] draws in a row repeat). Runs go a batch of lanes at a
     /// time, never more than the budget could still take; a batch's runs past the end
     /// are dropped unread, so the search is the one its runs made one by one would be.
-    fn seeded(&mut self, strategy: Strategy, steps: u64, budget: usize) -> Result<Search, ExploreError> {
+    fn seeded(
+        &mut self,
+        strategy: Strategy,
+        steps: u64,
+        budget: usize,
+    ) -> Result<Search, ExploreError> {
         let redraw = self.config.redraw_repeats;
         let spent = |e: &Self| if redraw { e.seen.len() } else { e.runs };
         let done = |e: &Self| spent(e) >= budget || (redraw && e.repeats >= budget);
@@ -627,7 +791,14 @@ impl Explorer<'_, '_> {
         let mut streak = 0;
         while !done(self) {
             let room = (budget - spent(self)).min(self.lanes.len());
-            let jobs: Vec<Job> = (k..k + room).map_while(|k| strategy.seeded_value(k, steps).map(|value| Job { value, input_seed: self.config.draw_inputs.then_some(k as u64) })).collect();
+            let jobs: Vec<Job> = (k..k + room)
+                .map_while(|k| {
+                    strategy.seeded_value(k, steps).map(|value| Job {
+                        value,
+                        input_seed: self.config.draw_inputs.then_some(k as u64),
+                    })
+                })
+                .collect();
             if jobs.is_empty() {
                 break;
             }
@@ -654,7 +825,8 @@ impl Explorer<'_, '_> {
     /// search (the runs after it in its batch are dropped unread).
     fn run_jobs(&mut self, jobs: Vec<Job>) -> Result<bool, ExploreError> {
         for batch in jobs.chunks(self.lanes.len()) {
-            for (lane, (job, executed)) in batch.iter().zip(self.execute_batch(batch)?).enumerate() {
+            for (lane, (job, executed)) in batch.iter().zip(self.execute_batch(batch)?).enumerate()
+            {
                 if self.record(job, 0, lane, executed)?.stop {
                     return Ok(true);
                 }
@@ -667,7 +839,11 @@ impl Explorer<'_, '_> {
     /// a thread of its own; the lanes' servers are started here first, as they end with
     /// the thread that started them.
     fn execute_batch(&mut self, jobs: &[Job]) -> Result<Vec<Executed>, ExploreError> {
-        let invocations: Vec<Invocation> = jobs.iter().enumerate().map(|(lane, job)| self.invocation(job, &self.lanes[lane].files)).collect();
+        let invocations: Vec<Invocation> = jobs
+            .iter()
+            .enumerate()
+            .map(|(lane, job)| self.invocation(job, &self.lanes[lane].files))
+            .collect();
         let confirm = self.config.confirm_timeouts;
         if let [only] = invocations.as_slice() {
             return Ok(vec![self.lanes[0].execute(only, confirm)?]);
@@ -676,8 +852,16 @@ impl Explorer<'_, '_> {
             invocation.start_server(&mut lane.server);
         }
         std::thread::scope(|scope| {
-            let running: Vec<_> = self.lanes.iter_mut().zip(&invocations).map(|(lane, invocation)| scope.spawn(move || lane.execute(invocation, confirm))).collect();
-            running.into_iter().map(|run| run.join().expect("a lane's run panicked")).collect()
+            let running: Vec<_> = self
+                .lanes
+                .iter_mut()
+                .zip(&invocations)
+                .map(|(lane, invocation)| scope.spawn(move || lane.execute(invocation, confirm)))
+                .collect();
+            running
+                .into_iter()
+                .map(|run| run.join().expect("a lane's run panicked"))
+                .collect()
         })
     }
 
@@ -691,8 +875,16 @@ impl Explorer<'_, '_> {
             races_out: self.config.races.then(|| files.races.clone()),
             trace: Some(files.trace.clone()),
             max_steps: Some(self.config.max_steps),
-            nondet_seed: if draw { job.input_seed } else { self.program.nondet_seed },
-            input_log: if draw { Some(files.inputs.clone()) } else { self.program.input_log.clone() },
+            nondet_seed: if draw {
+                job.input_seed
+            } else {
+                self.program.nondet_seed
+            },
+            input_log: if draw {
+                Some(files.inputs.clone())
+            } else {
+                self.program.input_log.clone()
+            },
             ..self.program.clone()
         }
     }
@@ -700,30 +892,52 @@ impl Explorer<'_, '_> {
     /// One execution under `schedule_value` on the first lane, with the current input
     /// seed, recording its choices.
     fn run(&mut self, schedule_value: &str, prefix_len: usize) -> Result<Outcome, ExploreError> {
-        let job = Job { value: schedule_value.to_string(), input_seed: self.input_seed };
+        let job = Job {
+            value: schedule_value.to_string(),
+            input_seed: self.input_seed,
+        };
         let executed = self.execute_batch(std::slice::from_ref(&job))?.remove(0);
         self.record(&job, prefix_len, 0, executed)
     }
 
     /// Reads what a run on `lane` left (its choices, trace, input values, races), counts
     /// it and hands it to the visitor.
-    fn record(&mut self, job: &Job, prefix_len: usize, lane: usize, executed: Executed) -> Result<Outcome, ExploreError> {
+    fn record(
+        &mut self,
+        job: &Job,
+        prefix_len: usize,
+        lane: usize,
+        executed: Executed,
+    ) -> Result<Outcome, ExploreError> {
         self.runs += 1;
         let Executed { execution, slow } = executed;
         self.slow += usize::from(slow);
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
-            return Err(ExploreError::Runtime(execution.stderr.text().trim().to_string()));
+            return Err(ExploreError::Runtime(
+                execution.stderr.text().trim().to_string(),
+            ));
         }
         let files = &self.lanes[lane].files;
         let schedule_text = std::fs::read_to_string(&files.schedule).unwrap_or_default();
-        let schedule = schedule::parse(&schedule_text).map_err(|e| ExploreError::Io(format!("{}: {e}", files.schedule.display())))?;
+        let schedule = schedule::parse(&schedule_text)
+            .map_err(|e| ExploreError::Io(format!("{}: {e}", files.schedule.display())))?;
         let trace = trace::read(&files.trace).map_err(ExploreError::Io)?;
-        let races = if self.config.races { races::read(&files.races).map_err(ExploreError::Io)? } else { None };
+        let races = if self.config.races {
+            races::read(&files.races).map_err(ExploreError::Io)?
+        } else {
+            None
+        };
         // The values it was handed; the program's own given values stay first in the list.
         let draw = self.config.draw_inputs;
-        let given = if draw { input_log::read(&files.inputs) } else { Given::default() };
+        let given = if draw {
+            input_log::read(&files.inputs)
+        } else {
+            Given::default()
+        };
         self.drew_inputs |= !given.is_empty();
-        let new = self.seen.insert(schedule.choices.iter().map(|c| c.chosen).collect());
+        let new = self
+            .seen
+            .insert(schedule.choices.iter().map(|c| c.chosen).collect());
         if !new {
             self.repeats += 1;
         }
@@ -743,7 +957,12 @@ impl Explorer<'_, '_> {
         };
         let stop = (self.visit)(&visit);
         self.stopped |= stop;
-        Ok(Outcome { schedule, stop, threads, new })
+        Ok(Outcome {
+            schedule,
+            stop,
+            threads,
+            new,
+        })
     }
 
     /// Stateless depth-first search (one pass, under the current input seed; true when
@@ -759,7 +978,8 @@ impl Explorer<'_, '_> {
             if self.runs >= self.config.schedules {
                 return Ok(false);
             }
-            std::fs::write(&replay_file, schedule::replay_text(&prefix)).map_err(|e| ExploreError::Io(format!("{}: {e}", replay_file.display())))?;
+            std::fs::write(&replay_file, schedule::replay_text(&prefix))
+                .map_err(|e| ExploreError::Io(format!("{}: {e}", replay_file.display())))?;
             let outcome = self.run(&format!("replay:{}", replay_file.display()), prefix.len())?;
             if outcome.stop {
                 return Ok(false);
@@ -782,7 +1002,10 @@ impl Explorer<'_, '_> {
 
 /// Empties `file` if it exists.
 fn empty(file: &Path) {
-    let _ = std::fs::OpenOptions::new().write(true).truncate(true).open(file);
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(file);
 }
 
 /// The threads of a run: those at its choice points and those with events (`T<k>`), main
@@ -793,7 +1016,11 @@ fn threads_of(schedule: &Schedule, trace: &Trace) -> u32 {
         ids.insert(choice.chosen);
         ids.extend(choice.options.iter().map(|(id, _)| *id));
     }
-    ids.extend(trace.events.iter().filter_map(|e| e.thread.strip_prefix('T').and_then(|k| k.parse::<u32>().ok())));
+    ids.extend(trace.events.iter().filter_map(|e| {
+        e.thread
+            .strip_prefix('T')
+            .and_then(|k| k.parse::<u32>().ok())
+    }));
     ids.len() as u32
 }
 
@@ -807,10 +1034,19 @@ pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String
             None => Some((BugKind::Crash, execution.status.to_string())),
         },
         Status::Exited(status::DEADLOCK) if end_kind.is_none_or(|k| *k == EndKind::Deadlock) => {
-            Some((BugKind::Deadlock, first_runtime_line(&stderr, "deadlock: no thread can run")))
+            Some((
+                BugKind::Deadlock,
+                first_runtime_line(&stderr, "deadlock: no thread can run"),
+            ))
         }
-        Status::Exited(status::LIVELOCK) => Some((BugKind::Livelock, first_runtime_line(&stderr, "livelock: the step budget ran out"))),
-        Status::TimedOut => Some((BugKind::Hang, "the run did not end within the timeout".to_string())),
+        Status::Exited(status::LIVELOCK) => Some((
+            BugKind::Livelock,
+            first_runtime_line(&stderr, "livelock: the step budget ran out"),
+        )),
+        Status::TimedOut => Some((
+            BugKind::Hang,
+            "the run did not end within the timeout".to_string(),
+        )),
         _ => None,
     }
 }
@@ -844,7 +1080,13 @@ fn choice_facts(catalogue: &Catalogue, schedule: &Schedule, trace: &Trace) -> Ch
     let mut objects = vec![None; events.len()];
     let mut memory = Vec::new();
     for choice in &schedule.choices {
-        let Some(i) = choice.options.iter().position(|(id, _)| *id == choice.chosen) else { continue };
+        let Some(i) = choice
+            .options
+            .iter()
+            .position(|(id, _)| *id == choice.chosen)
+        else {
+            continue;
+        };
         if let Some(step) = memory_step(catalogue, choice, i) {
             memory.push(step);
             continue;
@@ -852,7 +1094,9 @@ fn choice_facts(catalogue: &Catalogue, schedule: &Schedule, trace: &Trace) -> Ch
         let Some(next) = choice.events else { continue };
         for (option, (id, site)) in choice.options.iter().enumerate() {
             let Some(site) = site else { continue };
-            let Some((e, previous)) = by_thread.first_from(&format!("T{id}"), next) else { continue };
+            let Some((e, previous)) = by_thread.first_from(&format!("T{id}"), next) else {
+                continue;
+            };
             let previous_here = previous.is_some_and(|p| events[p].site == *site);
             if events[e].site == *site && !previous_here && objects[e].is_none() {
                 objects[e] = choice.touches.get(option).cloned().flatten();
@@ -864,11 +1108,31 @@ fn choice_facts(catalogue: &Catalogue, schedule: &Schedule, trace: &Trace) -> Ch
 
 /// The line of a memory step, when the option `i` chosen at `choice` is one: (the
 /// events before it, thread, what it does and where).
-fn memory_step(catalogue: &Catalogue, choice: &schedule::Choice, i: usize) -> Option<(Option<u64>, String, String)> {
-    let access = choice.accesses.get(i).copied().flatten().and_then(|k| catalogue.accesses.get(k as usize))?;
+fn memory_step(
+    catalogue: &Catalogue,
+    choice: &schedule::Choice,
+    i: usize,
+) -> Option<(Option<u64>, String, String)> {
+    let access = choice
+        .accesses
+        .get(i)
+        .copied()
+        .flatten()
+        .and_then(|k| catalogue.accesses.get(k as usize))?;
     let verb = if access.write { "writes" } else { "reads " };
-    let preempts = if choice.preempts(choice.chosen) { format!("  (preempts T{})", choice.current.unwrap_or(0)) } else { String::new() };
-    Some((choice.events, format!("T{}", choice.chosen), format!("{verb} shared memory in {}{preempts} @ {}:{}", access.function, access.file, access.line)))
+    let preempts = if choice.preempts(choice.chosen) {
+        format!("  (preempts T{})", choice.current.unwrap_or(0))
+    } else {
+        String::new()
+    };
+    Some((
+        choice.events,
+        format!("T{}", choice.chosen),
+        format!(
+            "{verb} shared memory in {}{preempts} @ {}:{}",
+            access.function, access.file, access.line
+        ),
+    ))
 }
 
 /// Per thread (`T<k>`), the indices of its events in the trace, ascending. The runtime
@@ -881,7 +1145,8 @@ struct EventsByThread<'t> {
 
 impl<'t> EventsByThread<'t> {
     fn new(events: &'t [syncmut_runtime::trace::Event]) -> EventsByThread<'t> {
-        let mut indices: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+        let mut indices: std::collections::HashMap<&str, Vec<usize>> =
+            std::collections::HashMap::new();
         for (i, event) in events.iter().enumerate() {
             indices.entry(event.thread.as_str()).or_default().push(i);
         }
@@ -900,11 +1165,21 @@ impl<'t> EventsByThread<'t> {
 
 /// The lock expressions the trace can tell apart: object number → the `&name` a call
 /// at a site written `f(&name…)` acted on.
-fn object_names(catalogue: &Catalogue, trace: &Trace, objects: &[Option<Vec<u32>>]) -> std::collections::BTreeMap<u32, String> {
+fn object_names(
+    catalogue: &Catalogue,
+    trace: &Trace,
+    objects: &[Option<Vec<u32>>],
+) -> std::collections::BTreeMap<u32, String> {
     let mut names = std::collections::BTreeMap::new();
     for (event, objs) in trace.events.iter().zip(objects) {
-        let (Some(site), Some([object])) = (catalogue.sites.get(event.site as usize), objs.as_deref()) else { continue };
-        if let Some(arg) = first_argument(&site.call).filter(|a| a.starts_with('&') && is_identifier(&a[1..])) {
+        let (Some(site), Some([object])) =
+            (catalogue.sites.get(event.site as usize), objs.as_deref())
+        else {
+            continue;
+        };
+        if let Some(arg) =
+            first_argument(&site.call).filter(|a| a.starts_with('&') && is_identifier(&a[1..]))
+        {
             names.entry(*object).or_insert_with(|| arg.to_string());
         }
     }
@@ -919,7 +1194,9 @@ fn first_argument(call: &str) -> Option<&str> {
 }
 
 fn is_identifier(text: &str) -> bool {
-    !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !text.starts_with(|c: char| c.is_ascii_digit())
+    !text.is_empty()
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !text.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// The input values the run was given, one line (empty when it read none).
@@ -931,10 +1208,17 @@ fn render_inputs(found: &Found) -> String {
     let mut parts: Vec<String> = Vec::new();
     if !given.nondet.is_empty() {
         let values: Vec<String> = given.nondet.iter().map(|v| v.to_string()).collect();
-        parts.push(format!("__VERIFIER_nondet_* returned {} in call order", values.join(", ")));
+        parts.push(format!(
+            "__VERIFIER_nondet_* returned {} in call order",
+            values.join(", ")
+        ));
     }
     if !given.inputs.is_empty() {
-        let named: Vec<String> = given.inputs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let named: Vec<String> = given
+            .inputs
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         parts.push(format!("named inputs {}", named.join(", ")));
     }
     let source = match found.input_seed {
@@ -949,9 +1233,15 @@ fn race_lines(catalogue: &Catalogue, found: &Found) -> String {
     let mut text = String::new();
     let races = crate::races::all_in_source(catalogue, &found.races);
     if !races.is_empty() {
-        text.push_str(&format!("\ndata races ({}; each pair of source accesses once):\n", races.len()));
+        text.push_str(&format!(
+            "\ndata races ({}; each pair of source accesses once):\n",
+            races.len()
+        ));
         for race in &races {
-            text.push_str(&format!("  {}\n  {}\n    {}\n", race.first, race.second, race.unordered));
+            text.push_str(&format!(
+                "  {}\n  {}\n    {}\n",
+                race.first, race.second, race.unordered
+            ));
         }
     }
     if let Some(limits) = &found.race_limits {
@@ -961,7 +1251,11 @@ fn race_lines(catalogue: &Catalogue, found: &Found) -> String {
 }
 
 fn first_runtime_line(stderr: &str, fallback: &str) -> String {
-    stderr.lines().find(|l| l.starts_with("syncmut runtime:")).map(|l| l.trim().to_string()).unwrap_or_else(|| fallback.to_string())
+    stderr
+        .lines()
+        .find(|l| l.starts_with("syncmut runtime:"))
+        .map(|l| l.trim().to_string())
+        .unwrap_or_else(|| fallback.to_string())
 }
 
 /// A readable counterexample: the interleaving, one line per event with the thread in
@@ -973,7 +1267,12 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
         None => (format!("site {s}"), String::new()),
     };
     let facts = choice_facts(catalogue, &found.schedule, &found.trace);
-    let mut threads: Vec<&str> = found.trace.events.iter().map(|e| e.thread.as_str()).collect();
+    let mut threads: Vec<&str> = found
+        .trace
+        .events
+        .iter()
+        .map(|e| e.thread.as_str())
+        .collect();
     threads.extend(facts.memory.iter().map(|(_, thread, _)| thread.as_str()));
     if let Some(end) = &found.trace.end {
         threads.extend(end.pending.iter().map(|p| p.thread.as_str()));
@@ -987,27 +1286,50 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
     order.sort_by_key(|t| t.trim_start_matches('T').parse::<u64>().unwrap_or(u64::MAX));
     let column = |t: &str| order.iter().position(|o| *o == t).unwrap_or(0);
     let mut text = format!("{}: {}\n", found.kind, found.message);
-    text.push_str(&format!("found by run {} (SYNCMUT_SCHEDULE={}), {} choice points\n", found.run, found.schedule_value, found.schedule.choices.len()));
+    text.push_str(&format!(
+        "found by run {} (SYNCMUT_SCHEDULE={}), {} choice points\n",
+        found.run,
+        found.schedule_value,
+        found.schedule.choices.len()
+    ));
     text.push_str(&render_inputs(found));
     text.push_str("\ninterleaving (each thread in its own column):\n");
     let header: Vec<String> = order.iter().map(|t| format!("{t:<4}")).collect();
     text.push_str(&format!("  {:>4}  {}\n", "seq", header.join("")));
     let names = object_names(catalogue, &found.trace, &facts.objects);
     let mut memory = facts.memory.iter().peekable();
-    let memory_line = |thread: &str, line: &str| format!("  {:>4}  {}{thread:<4}{line}\n", "mem", "    ".repeat(column(thread)));
+    let memory_line = |thread: &str, line: &str| {
+        format!(
+            "  {:>4}  {}{thread:<4}{line}\n",
+            "mem",
+            "    ".repeat(column(thread))
+        )
+    };
     for (event, objs) in found.trace.events.iter().zip(&facts.objects) {
-        while let Some((_, thread, line)) = memory.next_if(|(before, _, _)| before.is_some_and(|n| n <= event.seq)) {
+        while let Some((_, thread, line)) =
+            memory.next_if(|(before, _, _)| before.is_some_and(|n| n <= event.seq))
+        {
             text.push_str(&memory_line(thread, line));
         }
         let (location, call) = site(event.site);
         let indent = "    ".repeat(column(&event.thread));
-        let action = if event.action == "original" { String::new() } else { format!(" [{}]", event.action) };
+        let action = if event.action == "original" {
+            String::new()
+        } else {
+            format!(" [{}]", event.action)
+        };
         // A lock reached through a pointer: which one, when another call named it.
         let points_to = match (first_argument(&call), objs.as_deref()) {
-            (Some(arg), Some([object])) if is_identifier(arg) => names.get(object).map(|name| format!("  ({arg} is {name})")).unwrap_or_default(),
+            (Some(arg), Some([object])) if is_identifier(arg) => names
+                .get(object)
+                .map(|name| format!("  ({arg} is {name})"))
+                .unwrap_or_default(),
             _ => String::new(),
         };
-        text.push_str(&format!("  {:>4}  {indent}{:<4}{call}{action}{points_to}  @ {location}\n", event.seq, event.thread));
+        text.push_str(&format!(
+            "  {:>4}  {indent}{:<4}{call}{action}{points_to}  @ {location}\n",
+            event.seq, event.thread
+        ));
     }
     for (_, thread, line) in memory {
         text.push_str(&memory_line(thread, line));
@@ -1039,7 +1361,11 @@ pub fn render_counterexample(catalogue: &Catalogue, found: &Found) -> String {
         }
     }
     let stderr = found.execution.stderr.text();
-    let stderr: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).take(5).collect();
+    let stderr: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(5)
+        .collect();
     if !stderr.is_empty() {
         text.push_str("\nstderr:\n");
         for line in stderr {
@@ -1059,12 +1385,22 @@ mod tests {
     /// [`choice_facts`] as it was first written, scanning the trace from its start for
     /// every option of every point: the reference the indexed lookup must agree with
     /// (the memory steps are [`memory_step`]'s in both).
-    fn choice_facts_by_scanning(catalogue: &Catalogue, schedule: &Schedule, trace: &Trace) -> ChoiceFacts {
+    fn choice_facts_by_scanning(
+        catalogue: &Catalogue,
+        schedule: &Schedule,
+        trace: &Trace,
+    ) -> ChoiceFacts {
         let events = &trace.events;
         let mut objects = vec![None; events.len()];
         let mut memory = Vec::new();
         for choice in &schedule.choices {
-            let Some(i) = choice.options.iter().position(|(id, _)| *id == choice.chosen) else { continue };
+            let Some(i) = choice
+                .options
+                .iter()
+                .position(|(id, _)| *id == choice.chosen)
+            else {
+                continue;
+            };
             if let Some(step) = memory_step(catalogue, choice, i) {
                 memory.push(step);
                 continue;
@@ -1074,8 +1410,17 @@ mod tests {
                 let Some(site) = site else { continue };
                 let thread = format!("T{id}");
                 let mine = |e: &&Event| e.thread == thread;
-                let Some(e) = events.iter().position(|e| e.seq >= next && e.thread == thread) else { continue };
-                let previous_here = events[..e].iter().rev().find(mine).is_some_and(|p| p.site == *site);
+                let Some(e) = events
+                    .iter()
+                    .position(|e| e.seq >= next && e.thread == thread)
+                else {
+                    continue;
+                };
+                let previous_here = events[..e]
+                    .iter()
+                    .rev()
+                    .find(mine)
+                    .is_some_and(|p| p.site == *site);
                 if events[e].site == *site && !previous_here && objects[e].is_none() {
                     objects[e] = choice.touches.get(option).cloned().flatten();
                 }
@@ -1086,19 +1431,47 @@ mod tests {
 
     fn catalogue() -> Catalogue {
         let mut catalogue = Catalogue::from_sites(Family::Pthread, Vec::new());
-        let access = |index: u32, write: bool| MemoryAccess { index, function: format!("f{index}"), file: "p.c".into(), line: 10 + index, col: 1, write, atomic: false };
+        let access = |index: u32, write: bool| MemoryAccess {
+            index,
+            function: format!("f{index}"),
+            file: "p.c".into(),
+            line: 10 + index,
+            col: 1,
+            write,
+            atomic: false,
+        };
         catalogue.accesses = vec![access(0, true), access(1, false)];
         catalogue
     }
 
     fn trace(events: &[(u64, &str, u32)]) -> Trace {
-        let event = |&(seq, thread, site): &(u64, &str, u32)| Event { seq, site, action: "original".into(), thread: thread.into(), time: None, delta: None, lost: false, state: Default::default() };
-        Trace { events: events.iter().map(event).collect(), ..Trace::default() }
+        let event = |&(seq, thread, site): &(u64, &str, u32)| Event {
+            seq,
+            site,
+            action: "original".into(),
+            thread: thread.into(),
+            time: None,
+            delta: None,
+            lost: false,
+            state: Default::default(),
+        };
+        Trace {
+            events: events.iter().map(event).collect(),
+            ..Trace::default()
+        }
     }
 
     fn same(catalogue: &Catalogue, schedule: &Schedule, trace: &Trace) -> ChoiceFacts {
-        let (fast, slow) = (choice_facts(catalogue, schedule, trace), choice_facts_by_scanning(catalogue, schedule, trace));
-        assert_eq!((&fast.memory, &fast.objects), (&slow.memory, &slow.objects), "{schedule:?}\n{:?}", trace.events);
+        let (fast, slow) = (
+            choice_facts(catalogue, schedule, trace),
+            choice_facts_by_scanning(catalogue, schedule, trace),
+        );
+        assert_eq!(
+            (&fast.memory, &fast.objects),
+            (&slow.memory, &slow.objects),
+            "{schedule:?}\n{:?}",
+            trace.events
+        );
         fast
     }
 
@@ -1109,7 +1482,14 @@ mod tests {
         // it, where T2 still waits at site 1, is unclear (its previous event is there).
         // T3 unlocks (site 2) after a gap in the seqs.
         let catalogue = catalogue();
-        let trace = trace(&[(0, "T0", 0), (1, "T1", 1), (2, "T2", 1), (4, "T3", 2), (5, "T2", 1), (6, "T1", 2)]);
+        let trace = trace(&[
+            (0, "T0", 0),
+            (1, "T1", 1),
+            (2, "T2", 1),
+            (4, "T3", 2),
+            (5, "T2", 1),
+            (6, "T1", 2),
+        ]);
         let schedule = schedule::parse(
             "1 run 0 0:0:o3,1:1:o1 e1\n\
              2 run 1 1:2:o1,2:m0:o2 e2\n\
@@ -1120,10 +1500,24 @@ mod tests {
         )
         .unwrap();
         let facts = same(&catalogue, &schedule, &trace);
-        assert_eq!(facts.objects, [None, Some(vec![1]), Some(vec![1]), Some(vec![4]), None, Some(vec![1])]);
+        assert_eq!(
+            facts.objects,
+            [
+                None,
+                Some(vec![1]),
+                Some(vec![1]),
+                Some(vec![4]),
+                None,
+                Some(vec![1])
+            ]
+        );
         assert_eq!(
             facts.memory,
-            [(Some(2), "T2".to_string(), "writes shared memory in f0  (preempts T1) @ p.c:10".to_string())]
+            [(
+                Some(2),
+                "T2".to_string(),
+                "writes shared memory in f0  (preempts T1) @ p.c:10".to_string()
+            )]
         );
         // T0's memory step offered at e6 was not chosen: no memory line for it.
     }
@@ -1167,9 +1561,21 @@ mod tests {
                         format!("{id}:{site}:{objects}")
                     })
                     .collect();
-                let chosen = if next(10) == 0 { 7 } else { ids[next(n) as usize] };
-                let events = if next(8) == 0 { String::new() } else { format!(" e{before}") };
-                text.push_str(&format!("{chosen} run {} {}{events}\n", ids[0], options.join(",")));
+                let chosen = if next(10) == 0 {
+                    7
+                } else {
+                    ids[next(n) as usize]
+                };
+                let events = if next(8) == 0 {
+                    String::new()
+                } else {
+                    format!(" e{before}")
+                };
+                text.push_str(&format!(
+                    "{chosen} run {} {}{events}\n",
+                    ids[0],
+                    options.join(",")
+                ));
             }
             let schedule = schedule::parse(&text).unwrap();
             let facts = same(&catalogue, &schedule, &trace);
@@ -1177,10 +1583,16 @@ mod tests {
             memory_lines += facts.memory.len();
         }
         // The generated runs reach both kinds of facts, often.
-        assert!(objects_set > 200 && memory_lines > 100, "{objects_set} objects, {memory_lines} memory lines");
+        assert!(
+            objects_set > 200 && memory_lines > 100,
+            "{objects_set} objects, {memory_lines} memory lines"
+        );
     }
 
-    const BOTH: Choose = Choose { depth: true, schedules: true };
+    const BOTH: Choose = Choose {
+        depth: true,
+        schedules: true,
+    };
 
     #[test]
     fn pct_chooses_the_deepest_depth_its_budget_covers() {
@@ -1192,12 +1604,28 @@ mod tests {
         assert!(plan.miss_bound(plan.schedules - 2) > PCT_MISS_TARGET);
         // A short program affords depth 3.
         let short = PctPlan::new(2, 5, 9, 9, BOTH);
-        assert_eq!((short.depth, short.schedules), (3, runs_for(1.0 / 50.0) + 1));
+        assert_eq!(
+            (short.depth, short.schedules),
+            (3, runs_for(1.0 / 50.0) + 1)
+        );
         // A long one only depth 1 (random priorities, no change point): p = 1/n.
         let long = PctPlan::new(4, 100_000, 9, 9, BOTH);
         assert_eq!((long.depth, long.schedules), (1, runs_for(0.25) + 1));
         // Depth 1 and one thread: one pct run is every schedule.
-        assert_eq!(PctPlan::new(1, 10, 1, 9, Choose { depth: false, schedules: true }).schedules, 2);
+        assert_eq!(
+            PctPlan::new(
+                1,
+                10,
+                1,
+                9,
+                Choose {
+                    depth: false,
+                    schedules: true
+                }
+            )
+            .schedules,
+            2
+        );
     }
 
     #[test]
@@ -1205,10 +1633,49 @@ mod tests {
         let given = PctPlan::new(3, 16, 3, 40, Choose::default());
         assert_eq!((given.depth, given.schedules), (3, 40));
         // A budget of 40 runs covers depth 1 (p = 1/3) but not depth 2 (1/48)...
-        assert_eq!(PctPlan::new(7, 16, 9, 40, Choose { depth: true, schedules: false }).depth, 1);
+        assert_eq!(
+            PctPlan::new(
+                7,
+                16,
+                9,
+                40,
+                Choose {
+                    depth: true,
+                    schedules: false
+                }
+            )
+            .depth,
+            1
+        );
         // ...but with 3 threads depth 1 has at most 3! = 6 schedules: the 40 go to depth 2.
-        assert_eq!(PctPlan::new(3, 16, 9, 40, Choose { depth: true, schedules: false }).depth, 2);
+        assert_eq!(
+            PctPlan::new(
+                3,
+                16,
+                9,
+                40,
+                Choose {
+                    depth: true,
+                    schedules: false
+                }
+            )
+            .depth,
+            2
+        );
         // Depth 3 given: the budget its bound asks for is over the cap, so the cap.
-        assert_eq!(PctPlan::new(3, 16, 3, 9, Choose { depth: false, schedules: true }).schedules, PCT_BUDGET_CAP);
+        assert_eq!(
+            PctPlan::new(
+                3,
+                16,
+                3,
+                9,
+                Choose {
+                    depth: false,
+                    schedules: true
+                }
+            )
+            .schedules,
+            PCT_BUDGET_CAP
+        );
     }
 }

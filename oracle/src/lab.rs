@@ -18,8 +18,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, OnceLock};
 use std::time::Duration;
-use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::api::Family;
+use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::{Catalogue, Mutant};
 use syncmut_runtime::exec::{Execution, Limits, Status};
 use syncmut_runtime::invocation::{self, Invocation};
@@ -130,7 +130,9 @@ pub const TIMEOUT_CONFIRM_FACTOR: u32 = 2;
 impl Default for RunSettings {
     fn default() -> Self {
         RunSettings {
-            jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            jobs: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
             baseline_repeats: 2,
             baseline_timeout: Duration::from_secs(20),
             limits: Limits::default(),
@@ -138,7 +140,10 @@ impl Default for RunSettings {
             native: 0,
             self_check: false,
             keep_traces: false,
-            first_timeout: std::env::var("SYNCMUT_MUTANT_TIMEOUT_MS").ok().and_then(|ms| ms.parse().ok()).map(Duration::from_millis),
+            first_timeout: std::env::var("SYNCMUT_MUTANT_TIMEOUT_MS")
+                .ok()
+                .and_then(|ms| ms.parse().ok())
+                .map(Duration::from_millis),
         }
     }
 }
@@ -170,17 +175,31 @@ pub fn run(
     out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
     out.write_json(outdir::SETTINGS, &verdict_settings(config))?;
     progress.baseline_started(tests.len());
-    let baselines: Vec<(Baseline, Option<OriginalRuns>)> =
-        tests.iter().map(|t| baseline(build, t, out, config)).collect::<Result<_, _>>()?;
+    let baselines: Vec<(Baseline, Option<OriginalRuns>)> = tests
+        .iter()
+        .map(|t| baseline(build, t, out, config))
+        .collect::<Result<_, _>>()?;
     let fresh: Vec<&Baseline> = baselines.iter().map(|(b, _)| b).collect();
     out.write_json(outdir::BASELINE, &fresh)?;
     // Earlier verdicts were judged against the earlier baseline; keep them only if the
     // original behaves the same now (timing aside).
     let same_behaviour = |old: &Vec<Baseline>| {
         old.len() == fresh.len()
-            && old.iter().zip(&fresh).all(|(a, b)| Baseline { elapsed_ms: 0, ..a.clone() } == Baseline { elapsed_ms: 0, ..(*b).clone() })
+            && old.iter().zip(&fresh).all(|(a, b)| {
+                Baseline {
+                    elapsed_ms: 0,
+                    ..a.clone()
+                } == Baseline {
+                    elapsed_ms: 0,
+                    ..(*b).clone()
+                }
+            })
     };
-    let previous = if saved_baselines.as_ref().is_some_and(same_behaviour) { previous } else { Vec::new() };
+    let previous = if saved_baselines.as_ref().is_some_and(same_behaviour) {
+        previous
+    } else {
+        Vec::new()
+    };
 
     let usable: Vec<UsableTest> = tests
         .iter()
@@ -188,7 +207,9 @@ pub fn run(
         .filter_map(|(t, (b, runs))| runs.as_ref().filter(|_| b.usable).map(|r| (t, b, r)))
         .collect();
     if usable.is_empty() {
-        return Err(OracleError::NoUsableTest { path: out.path(outdir::BASELINE) });
+        return Err(OracleError::NoUsableTest {
+            path: out.path(outdir::BASELINE),
+        });
     }
 
     let catalogue = &build.catalogue;
@@ -203,15 +224,29 @@ pub fn run(
     let expected: HashMap<&str, usize> = catalogue
         .mutants
         .iter()
-        .map(|m| (m.id.as_str(), jobs.iter().filter(|(j, _)| j.id == m.id).count()))
+        .map(|m| {
+            (
+                m.id.as_str(),
+                jobs.iter().filter(|(j, _)| j.id == m.id).count(),
+            )
+        })
         .collect();
     let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
 
-    let mut runs: Vec<Run> =
-        previous.into_iter().filter(|r| jobs.iter().any(|(m, t)| m.id == r.mutant && usable[*t].0.name == r.test)).collect();
+    let mut runs: Vec<Run> = previous
+        .into_iter()
+        .filter(|r| {
+            jobs.iter()
+                .any(|(m, t)| m.id == r.mutant && usable[*t].0.name == r.test)
+        })
+        .collect();
     let todo: Vec<(&Mutant, usize)> = jobs
         .iter()
-        .filter(|(m, t)| !runs.iter().any(|r| r.mutant == m.id && r.test == usable[*t].0.name))
+        .filter(|(m, t)| {
+            !runs
+                .iter()
+                .any(|r| r.mutant == m.id && r.test == usable[*t].0.name)
+        })
         .copied()
         .collect();
     progress.runs_started(todo.len());
@@ -224,7 +259,9 @@ pub fn run(
             let (next, todo, usable) = (&next, &todo, &usable);
             scope.spawn(move || loop {
                 let index = next.fetch_add(1, Ordering::SeqCst);
-                let Some((mutant, test_index)) = todo.get(index) else { break };
+                let Some((mutant, test_index)) = todo.get(index) else {
+                    break;
+                };
                 let (test, baseline, plan) = usable[*test_index];
                 let run = run_mutant(build, mutant, test, baseline, plan, out, config);
                 if sender.send(run).is_err() {
@@ -243,17 +280,51 @@ pub fn run(
         Ok(())
     })?;
     // Outcomes must not depend on which worker finished first.
-    let order: HashMap<(&str, &str), usize> =
-        jobs.iter().enumerate().map(|(i, (m, t))| ((m.id.as_str(), usable[*t].0.name.as_str()), i)).collect();
-    runs.sort_by_key(|r| order.get(&(r.mutant.as_str(), r.test.as_str())).copied().unwrap_or(usize::MAX));
+    let order: HashMap<(&str, &str), usize> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, (m, t))| ((m.id.as_str(), usable[*t].0.name.as_str()), i))
+        .collect();
+    runs.sort_by_key(|r| {
+        order
+            .get(&(r.mutant.as_str(), r.test.as_str()))
+            .copied()
+            .unwrap_or(usize::MAX)
+    });
     let outcomes = save(catalogue, &runs, &expected_runs, out)?;
     for outcome in outcomes.mutants.iter().filter(|m| m.verdict.is_killed()) {
-        let (Some(mutant), Some(test)) = (catalogue.mutant(&outcome.mutant), outcome.killed_by.as_deref()) else { continue };
-        let schedule = outcome.runs.iter().find(|r| r.test == test).and_then(|r| r.schedule.as_deref());
-        let original = trace::read(&outdir::trace_file(out.root(), test, None, schedule)).unwrap_or_default();
-        let mutated = trace::read(&outdir::trace_file(out.root(), test, Some(&mutant.id), schedule)).unwrap_or_default();
-        let text = diff::render(catalogue, mutant, test, &original, &mutated, &outcome.reason);
-        out.write(Path::new(outdir::DIFF_DIR).join(format!("{}.diff", outdir::file_name(&mutant.id))), text.as_bytes())?;
+        let (Some(mutant), Some(test)) = (
+            catalogue.mutant(&outcome.mutant),
+            outcome.killed_by.as_deref(),
+        ) else {
+            continue;
+        };
+        let schedule = outcome
+            .runs
+            .iter()
+            .find(|r| r.test == test)
+            .and_then(|r| r.schedule.as_deref());
+        let original =
+            trace::read(&outdir::trace_file(out.root(), test, None, schedule)).unwrap_or_default();
+        let mutated = trace::read(&outdir::trace_file(
+            out.root(),
+            test,
+            Some(&mutant.id),
+            schedule,
+        ))
+        .unwrap_or_default();
+        let text = diff::render(
+            catalogue,
+            mutant,
+            test,
+            &original,
+            &mutated,
+            &outcome.reason,
+        );
+        out.write(
+            Path::new(outdir::DIFF_DIR).join(format!("{}.diff", outdir::file_name(&mutant.id))),
+            text.as_bytes(),
+        )?;
     }
     // Every run's working directory is gone by now; the empty parent goes too.
     let _ = std::fs::remove_dir(out.path(outdir::WORK_DIR));
@@ -296,10 +367,18 @@ fn read_baselines(out: &OutDir) -> Option<Vec<Baseline>> {
 }
 
 /// Writes outcomes.json and report.csv for the runs so far.
-fn save(catalogue: &Catalogue, runs: &[Run], expected_runs: &dyn Fn(&str) -> usize, out: &OutDir) -> Result<Outcomes, OracleError> {
+fn save(
+    catalogue: &Catalogue,
+    runs: &[Run],
+    expected_runs: &dyn Fn(&str) -> usize,
+    out: &OutDir,
+) -> Result<Outcomes, OracleError> {
     let outcomes = Outcomes::summarise(catalogue, runs, expected_runs);
     out.write_json(outdir::OUTCOMES, &outcomes)?;
-    out.write(outdir::REPORT_CSV, &report::render(report::Format::Csv, catalogue, &outcomes))?;
+    out.write(
+        outdir::REPORT_CSV,
+        &report::render(report::Format::Csv, catalogue, &outcomes),
+    )?;
     Ok(outcomes)
 }
 
@@ -327,7 +406,9 @@ fn traced(
     limits: &Limits,
     lens: Lens,
 ) -> Result<(Execution, Observation, Workdir), Unjudged> {
-    traced_in(build, test, active, schedule, max_steps, trace_file, None, work, limits, None, lens)
+    traced_in(
+        build, test, active, schedule, max_steps, trace_file, None, work, limits, None, lens,
+    )
 }
 
 /// [`traced`], recording the scheduler's choices in `schedule_out` (pthread), in the
@@ -354,7 +435,9 @@ fn traced_in(
         active: Some(active.to_string()),
         trace: Some(trace_file.to_path_buf()),
         schedule: (build.catalogue.kind == Family::Pthread).then(|| schedule.to_string()),
-        schedule_out: schedule_out.filter(|_| build.catalogue.kind == Family::Pthread).map(Path::to_path_buf),
+        schedule_out: schedule_out
+            .filter(|_| build.catalogue.kind == Family::Pthread)
+            .map(Path::to_path_buf),
         races_out: build.catalogue.races.then(|| races_file(trace_file)),
         max_steps,
         entropy,
@@ -362,7 +445,9 @@ fn traced_in(
         work_root: Some(work.to_path_buf()),
         ..Invocation::for_test(&build.metamutant, test)
     };
-    let (execution, workdir) = invocation.run_keeping().map_err(|e| Unjudged::from_io(&build.metamutant, e))?;
+    let (execution, workdir) = invocation
+        .run_keeping()
+        .map_err(|e| Unjudged::from_io(&build.metamutant, e))?;
     let observation = observe(&execution, trace_file, lens)?;
     Ok((execution, observation, workdir))
 }
@@ -371,7 +456,8 @@ fn traced_in(
 /// by event and never held whole (a spinning mutant writes a million events).
 fn observe(execution: &Execution, trace_file: &Path, lens: Lens) -> Result<Observation, Unjudged> {
     let mut recorder = Recorder::new(lens.hidden, lens.mask);
-    let trace = trace::visit(trace_file, &mut |event| recorder.event(event)).map_err(|e| trace_error(trace_file, e))?;
+    let trace = trace::visit(trace_file, &mut |event| recorder.event(event))
+        .map_err(|e| trace_error(trace_file, e))?;
     Ok(recorder.finish(execution, trace.end.as_ref()))
 }
 
@@ -402,7 +488,10 @@ struct RunRaces {
 
 impl RunRaces {
     fn of(build: &Build, file: &syncmut_runtime::races::RaceFile) -> RunRaces {
-        RunRaces { races: crate::races::all_in_source(&build.catalogue, &file.races), limits: file.limits() }
+        RunRaces {
+            races: crate::races::all_in_source(&build.catalogue, &file.races),
+            limits: file.limits(),
+        }
     }
 
     /// Adds another run's races (one per key) and limits.
@@ -426,7 +515,16 @@ impl RunRaces {
 /// what was left out), so a livelocked mutant's million events cost half a megabyte, not
 /// hundreds. The JSON is formatted here rather than in the design's process.
 fn keep_trace(path: &Path, divergence: Option<u64>) -> Result<(), Unjudged> {
-    trace::write_capped(path, path, &Keep { around: divergence, ..Keep::DEFAULT }).map(|_| ()).map_err(|e| trace_error(path, e))
+    trace::write_capped(
+        path,
+        path,
+        &Keep {
+            around: divergence,
+            ..Keep::DEFAULT
+        },
+    )
+    .map(|_| ())
+    .map_err(|e| trace_error(path, e))
 }
 
 /// Why a trace at `path` could not be read or kept: a trace the runtime could not write
@@ -468,9 +566,18 @@ fn keep_stderr(trace_file: &Path, stderr: &syncmut_runtime::output::Output) {
         return;
     }
     let mut bytes = Vec::new();
-    let _ = std::io::Read::read_to_end(&mut std::io::Read::take(stderr.reader(), KEPT_STDERR), &mut bytes);
+    let _ = std::io::Read::read_to_end(
+        &mut std::io::Read::take(stderr.reader(), KEPT_STDERR),
+        &mut bytes,
+    );
     if stderr.len > bytes.len() as u64 {
-        bytes.extend_from_slice(format!("\n… ({} more bytes not kept)\n", stderr.len - bytes.len() as u64).as_bytes());
+        bytes.extend_from_slice(
+            format!(
+                "\n… ({} more bytes not kept)\n",
+                stderr.len - bytes.len() as u64
+            )
+            .as_bytes(),
+        );
     }
     let _ = syncmut_runtime::atomic::write(&path, &bytes);
 }
@@ -491,7 +598,14 @@ impl Unjudged {
     fn from_io(path: &Path, error: std::io::Error) -> Unjudged {
         let message = format!("{}: {error}", path.display());
         match error.raw_os_error() {
-            Some(libc::ENOSPC | libc::EDQUOT | libc::EAGAIN | libc::ENOMEM | libc::EMFILE | libc::ENFILE) => Unjudged::Environment(message),
+            Some(
+                libc::ENOSPC
+                | libc::EDQUOT
+                | libc::EAGAIN
+                | libc::ENOMEM
+                | libc::EMFILE
+                | libc::ENFILE,
+            ) => Unjudged::Environment(message),
             _ => Unjudged::Run(message),
         }
     }
@@ -514,7 +628,9 @@ impl std::fmt::Display for Unjudged {
 /// Whether the filesystem holding `path` has (almost) no space left for syncmut.
 fn disk_full(path: &Path) -> bool {
     let dir = path.parent().unwrap_or(path);
-    let Ok(c_path) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else { return false };
+    let Ok(c_path) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+        return false;
+    };
     // SAFETY: statvfs writes only into the struct we pass, and reads a valid C string.
     let mut stats: libc::statvfs = unsafe { std::mem::zeroed() };
     if unsafe { libc::statvfs(c_path.as_ptr(), &mut stats) } != 0 {
@@ -538,7 +654,10 @@ fn dfs_tag(k: usize) -> String {
 /// outcomes.json): a dfs tag names the choices saved beside the mutant's trace.
 pub fn schedule_value(root: &Path, test: &str, mutant: Option<&str>, tag: &str) -> String {
     if tag.starts_with("dfs:") {
-        format!("replay:{}", schedule_file(root, test, mutant, tag).display())
+        format!(
+            "replay:{}",
+            schedule_file(root, test, mutant, tag).display()
+        )
     } else {
         tag.to_string()
     }
@@ -550,7 +669,11 @@ fn schedule_file(root: &Path, test: &str, mutant: Option<&str>, tag: &str) -> st
 }
 
 /// The exploration settings of a dfs search in the lab.
-fn dfs_config(build: &Build, schedules: Schedules, max_steps: Option<u64>) -> explore::ExploreSettings {
+fn dfs_config(
+    build: &Build,
+    schedules: Schedules,
+    max_steps: Option<u64>,
+) -> explore::ExploreSettings {
     explore::ExploreSettings {
         strategy: schedules.strategy,
         schedules: schedules.budget.max(1),
@@ -566,24 +689,53 @@ fn dfs_config(build: &Build, schedules: Schedules, max_steps: Option<u64>) -> ex
 /// Runs the original on a test and decides whether the test is usable: the first
 /// schedule twice (the runs must agree), then every other schedule once (dfs: a search),
 /// then the uninstrumented build once.
-fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) -> Result<(Baseline, Option<OriginalRuns>), OracleError> {
-    let limits = Limits { timeout: config.baseline_timeout, ..config.limits };
+fn baseline(
+    build: &Build,
+    test: &TestCase,
+    out: &OutDir,
+    config: &RunSettings,
+) -> Result<(Baseline, Option<OriginalRuns>), OracleError> {
+    let limits = Limits {
+        timeout: config.baseline_timeout,
+        ..config.limits
+    };
     let explores = explores(build, config);
     let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
     // The original's run length (pthread) places pct's change points and bounds the
     // mutants' steps; random and pct schedules are fixed in advance.
-    let steps = (build.catalogue.kind == Family::Pthread).then(|| measure_steps(build, test, out, &limits));
+    let steps =
+        (build.catalogue.kind == Family::Pthread).then(|| measure_steps(build, test, out, &limits));
     let mut schedules = planned_schedules(config.strategy, explores, steps, 0);
     let listed = if dfs { &schedules[..1] } else { &schedules[..] };
     let tagged = explores && !dfs;
-    let (mut runs, mut set_aside, mask, mut races) = run_original_listed(build, test, out, listed, tagged, config.baseline_repeats.max(1), config.keep_traces, &limits);
+    let (mut runs, mut set_aside, mask, mut races) = run_original_listed(
+        build,
+        test,
+        out,
+        listed,
+        tagged,
+        config.baseline_repeats.max(1),
+        config.keep_traces,
+        &limits,
+    );
     let mut labels: Vec<String> = listed.to_vec();
     let mut exhausted = false;
     if dfs && set_aside.is_none() {
         // The original's own search replaces the runs above; its first run (no prefix) is
         // the default schedule already run.
-        let work = tempfile::tempdir().map_err(|e| OracleError::Write { path: std::env::temp_dir(), source: e })?;
-        match search_original(build, test, config.strategy, &mask, &limits, work.path(), &mut races) {
+        let work = tempfile::tempdir().map_err(|e| OracleError::Write {
+            path: std::env::temp_dir(),
+            source: e,
+        })?;
+        match search_original(
+            build,
+            test,
+            config.strategy,
+            &mask,
+            &limits,
+            work.path(),
+            &mut races,
+        ) {
             Ok((searched, covered, failure)) => {
                 labels = (1..=searched.len()).map(dfs_tag).collect();
                 (runs, exhausted) = (searched, covered);
@@ -619,29 +771,52 @@ fn baseline(build: &Build, test: &TestCase, out: &OutDir, config: &RunSettings) 
         false => schedules.clone(),
     };
     let native = match baseline.usable && build.catalogue.kind == Family::Pthread {
-        true => run_native(build, test, "", config.native, &limits).map_err(|message| OracleError::Environment { message })?,
+        true => run_native(build, test, "", config.native, &limits)
+            .map_err(|message| OracleError::Environment { message })?,
         false => Vec::new(),
     };
-    let searched: Arc<Vec<OnceLock<_>>> = Arc::new((0..=FOLLOW_CHECK_PREEMPTIONS).map(|_| OnceLock::new()).collect());
+    let searched: Arc<Vec<OnceLock<_>>> = Arc::new(
+        (0..=FOLLOW_CHECK_PREEMPTIONS)
+            .map(|_| OnceLock::new())
+            .collect(),
+    );
     if let (true, Strategy::Dfs { preemptions, .. }) = (dfs, config.strategy.strategy) {
         // A mutant's dfs runs have at most the same bound.
         let observations: Vec<Observation> = runs.iter().map(|(_, o)| o.clone()).collect();
         for cell in searched.iter() {
-            let _ = cell.set(Ok(BoundedSearch { observations: observations.clone(), exhausted, preemptions }));
+            let _ = cell.set(Ok(BoundedSearch {
+                observations: observations.clone(),
+                exhausted,
+                preemptions,
+            }));
         }
     }
-    let plan = baseline
-        .usable
-        .then_some(OriginalRuns { mutant_schedules, originals: runs, labels, native, exhausted, max_steps, mask, races, searched });
+    let plan = baseline.usable.then_some(OriginalRuns {
+        mutant_schedules,
+        originals: runs,
+        labels,
+        native,
+        exhausted,
+        max_steps,
+        mask,
+        races,
+        searched,
+    });
     Ok((baseline, plan))
 }
 
 /// The `SYNCMUT_SCHEDULE` values the original and every mutant run under: the seeded
 /// strategy's values (the k-th from `skip + 1` on), else the one `default` schedule (dfs
 /// starts there).
-fn planned_schedules(schedules: Schedules, explores: bool, steps: Option<u64>, skip: usize) -> Vec<String> {
-    let seeded: Option<Vec<String>> =
-        (skip + 1..=skip + schedules.budget).map(|k| schedules.strategy.seeded_value(k, steps.unwrap_or(1000))).collect();
+fn planned_schedules(
+    schedules: Schedules,
+    explores: bool,
+    steps: Option<u64>,
+    skip: usize,
+) -> Vec<String> {
+    let seeded: Option<Vec<String>> = (skip + 1..=skip + schedules.budget)
+        .map(|k| schedules.strategy.seeded_value(k, steps.unwrap_or(1000)))
+        .collect();
     match seeded {
         Some(values) if explores => values,
         _ => vec!["default".to_string()],
@@ -650,9 +825,25 @@ fn planned_schedules(schedules: Schedules, explores: bool, steps: Option<u64>, s
 
 /// `runs` runs of the metamutant with `active` and real threads: no controlled
 /// scheduler, no trace. An error is a failure of the machine.
-fn run_native(build: &Build, test: &TestCase, active: &str, runs: usize, limits: &Limits) -> Result<Vec<Execution>, String> {
-    let invocation = Invocation { active: Some(active.to_string()), limits: *limits, ..Invocation::for_test(&build.metamutant, test) };
-    (0..runs).map(|_| invocation.run().map_err(|e| format!("{}: {e}", build.metamutant.display()))).collect()
+fn run_native(
+    build: &Build,
+    test: &TestCase,
+    active: &str,
+    runs: usize,
+    limits: &Limits,
+) -> Result<Vec<Execution>, String> {
+    let invocation = Invocation {
+        active: Some(active.to_string()),
+        limits: *limits,
+        ..Invocation::for_test(&build.metamutant, test)
+    };
+    (0..runs)
+        .map(|_| {
+            invocation
+                .run()
+                .map_err(|e| format!("{}: {e}", build.metamutant.display()))
+        })
+        .collect()
 }
 
 /// Runs the original under the first schedule `repeats` times, each repeat in another
@@ -672,33 +863,81 @@ fn run_original_listed(
     repeats: usize,
     keep_repeats: bool,
     limits: &Limits,
-) -> (Vec<(Execution, Observation)>, Option<String>, Mask, RunRaces) {
+) -> (
+    Vec<(Execution, Observation)>,
+    Option<String>,
+    Mask,
+    RunRaces,
+) {
     let mut runs: Vec<(Execution, Observation)> = Vec::new();
     let mut mask = Mask::default();
     let mut races = RunRaces::default();
     let unmasked = Mask::default();
     let label = |site| crate::diff::site_label(&build.catalogue, site);
-    let first_path = outdir::trace_file(out.root(), &test.name, None, tagged.then_some(schedules[0].as_str()));
+    let first_path = outdir::trace_file(
+        out.root(),
+        &test.name,
+        None,
+        tagged.then_some(schedules[0].as_str()),
+    );
     let order = std::iter::repeat_n(&schedules[0], repeats).chain(&schedules[1..]);
     for (i, schedule) in order.enumerate() {
         let repeat_of_first = i > 0 && i < repeats;
         let path = if repeat_of_first {
-            out.path(Path::new(outdir::TRACE_DIR).join(&test.name).join(format!("original.{}.jsonl", i + 1)))
+            out.path(
+                Path::new(outdir::TRACE_DIR)
+                    .join(&test.name)
+                    .join(format!("original.{}.jsonl", i + 1)),
+            )
         } else {
-            outdir::trace_file(out.root(), &test.name, None, tagged.then_some(schedule.as_str()))
+            outdir::trace_file(
+                out.root(),
+                &test.name,
+                None,
+                tagged.then_some(schedule.as_str()),
+            )
         };
         let entropy = repeat_of_first.then(|| other_world(i));
         // The first schedule's runs make the mask, so they are observed without it.
-        let lens = Lens { hidden: &[], mask: if i < repeats { &unmasked } else { &mask } };
-        let observed = traced_in(build, test, "", schedule, None, &path, None, &out.path(outdir::WORK_DIR), limits, entropy, lens);
+        let lens = Lens {
+            hidden: &[],
+            mask: if i < repeats { &unmasked } else { &mask },
+        };
+        let observed = traced_in(
+            build,
+            test,
+            "",
+            schedule,
+            None,
+            &path,
+            None,
+            &out.path(outdir::WORK_DIR),
+            limits,
+            entropy,
+            lens,
+        );
         let (execution, observation) = match observed {
             Ok((execution, observation, _)) => (execution, observation),
             Err(Unjudged::Environment(message)) => return (runs, Some(message), mask, races),
-            Err(e) => return (runs, Some(format!("its trace could not be read: {e}")), mask, races),
+            Err(e) => {
+                return (
+                    runs,
+                    Some(format!("its trace could not be read: {e}")),
+                    mask,
+                    races,
+                )
+            }
         };
         match run_races(build, &path) {
             Ok(found) => races.merge(found),
-            Err(e) => return (runs, Some(format!("its race file could not be read: {e}")), mask, races),
+            Err(e) => {
+                return (
+                    runs,
+                    Some(format!("its race file could not be read: {e}")),
+                    mask,
+                    races,
+                )
+            }
         }
         let mut set_aside = unusable(&execution, limits);
         if set_aside.is_none() && repeat_of_first {
@@ -728,7 +967,14 @@ fn run_original_listed(
         if i < repeats && (set_aside.is_some() || i + 1 == repeats) {
             // The reference run, now observed through the mask, and its trace kept.
             if !mask.is_empty() {
-                if let Ok(observation) = observe(&runs[0].0, &first_path, Lens { hidden: &[], mask: &mask }) {
+                if let Ok(observation) = observe(
+                    &runs[0].0,
+                    &first_path,
+                    Lens {
+                        hidden: &[],
+                        mask: &mask,
+                    },
+                ) {
                     runs[0].1 = observation;
                 }
             }
@@ -745,7 +991,10 @@ fn run_original_listed(
 /// (`SYNCMUT_ENTROPY` in its environment, else 0), so the repeat sees another clock start
 /// and random stream than the reference run and the mutants.
 fn other_world(k: usize) -> u32 {
-    let own: u32 = std::env::var(syncmut_runtime::env::ENTROPY).ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let own: u32 = std::env::var(syncmut_runtime::env::ENTROPY)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     own.wrapping_add(k as u32)
 }
 
@@ -765,17 +1014,33 @@ fn search_original(
     let mut runs = Vec::new();
     let mut failure = None;
     // Without the test's input values, as the dfs search has always run.
-    let original = Invocation { active: Some(String::new()), limits: *limits, ..Invocation::in_setting(&build.metamutant, test) };
-    let search = explore::search(&original, &dfs_config(build, schedules, None), work, &mut |visit| {
-        if let Some(file) = visit.races {
-            races.merge(RunRaces::of(build, file));
-        }
-        failure = unusable(visit.execution, limits);
-        runs.push((visit.execution.clone(), Observation::new(visit.execution, visit.trace, &[], mask)));
-        failure.is_some()
-    });
+    let original = Invocation {
+        active: Some(String::new()),
+        limits: *limits,
+        ..Invocation::in_setting(&build.metamutant, test)
+    };
+    let search = explore::search(
+        &original,
+        &dfs_config(build, schedules, None),
+        work,
+        &mut |visit| {
+            if let Some(file) = visit.races {
+                races.merge(RunRaces::of(build, file));
+            }
+            failure = unusable(visit.execution, limits);
+            runs.push((
+                visit.execution.clone(),
+                Observation::new(visit.execution, visit.trace, &[], mask),
+            ));
+            failure.is_some()
+        },
+    );
     match search {
-        Ok(search) => Ok((runs, search.exhausted, failure.map(|f| format!("{f} under a dfs schedule")))),
+        Ok(search) => Ok((
+            runs,
+            search.exhausted,
+            failure.map(|f| format!("{f} under a dfs schedule")),
+        )),
         Err(e) => Err(format!("schedule exploration failed: {e}")),
     }
 }
@@ -783,45 +1048,107 @@ fn search_original(
 /// The original's bounded search ([`FOLLOW_CHECK_PREEMPTIONS`]) on a test, for runs it
 /// could not follow. A test with input values cannot be searched (the search runs the
 /// test's arguments only), and says so.
-fn search_bounded(build: &Build, test: &TestCase, mask: &Mask, limits: &Limits, preemptions: u32) -> Result<BoundedSearch, String> {
+fn search_bounded(
+    build: &Build,
+    test: &TestCase,
+    mask: &Mask,
+    limits: &Limits,
+    preemptions: u32,
+) -> Result<BoundedSearch, String> {
     if !test.inputs.is_empty() || !test.nondet.is_empty() {
-        return Err("the test carries input values, which a search of the original does not pass".to_string());
+        return Err(
+            "the test carries input values, which a search of the original does not pass"
+                .to_string(),
+        );
     }
-    let work = tempfile::tempdir().map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
+    let work =
+        tempfile::tempdir().map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
     // Every schedule: a reduced search could leave out the schedule that shows the
     // mutant's observation, and the kill would be false.
-    let strategy = Strategy::Dfs { preemptions, por: crate::dpor::Por::None };
-    let schedules = Schedules { strategy, budget: FOLLOW_CHECK_SCHEDULES };
-    let (runs, exhausted, failure) = search_original(build, test, schedules, mask, limits, work.path(), &mut RunRaces::default())?;
+    let strategy = Strategy::Dfs {
+        preemptions,
+        por: crate::dpor::Por::None,
+    };
+    let schedules = Schedules {
+        strategy,
+        budget: FOLLOW_CHECK_SCHEDULES,
+    };
+    let (runs, exhausted, failure) = search_original(
+        build,
+        test,
+        schedules,
+        mask,
+        limits,
+        work.path(),
+        &mut RunRaces::default(),
+    )?;
     if let Some(failure) = failure {
         return Err(format!("the original's search stopped: {failure}"));
     }
-    Ok(BoundedSearch { observations: runs.into_iter().map(|(_, o)| o).collect(), exhausted, preemptions })
+    Ok(BoundedSearch {
+        observations: runs.into_iter().map(|(_, o)| o).collect(),
+        exhausted,
+        preemptions,
+    })
 }
 
 /// Why the test is unusable when the original does not end with the exit status the
 /// test expects: the test fails on the design as it is, so no mutant can be judged by it.
 fn fails_expectation(test: &TestCase, execution: &Execution) -> Option<String> {
     let expected = Status::Exited(test.setting.expect?);
-    (execution.status != expected).then(|| format!("the test fails on the original: it ends with {} where the test expects {expected}", execution.status))
+    (execution.status != expected).then(|| {
+        format!(
+            "the test fails on the original: it ends with {} where the test expects {expected}",
+            execution.status
+        )
+    })
 }
 
 /// Why the test is unusable when the uninstrumented original disagrees with the
 /// metamutant running no mutant (`execution`), or cannot be run: what differed, in words.
-fn differs_from_original_build(build: &Build, test: &TestCase, execution: &Execution, mask: &Mask, limits: &Limits) -> Option<String> {
-    let native = match (Invocation { limits: *limits, ..Invocation::for_test(&build.original, test) }).run() {
+fn differs_from_original_build(
+    build: &Build,
+    test: &TestCase,
+    execution: &Execution,
+    mask: &Mask,
+    limits: &Limits,
+) -> Option<String> {
+    let native = match (Invocation {
+        limits: *limits,
+        ..Invocation::for_test(&build.original, test)
+    })
+    .run()
+    {
         Ok(native) => native,
         Err(e) => return Some(format!("{}: {e}", build.original.display())),
     };
     let what = if native.status != execution.status {
-        format!("ends with {} but the metamutant without a mutant with {}", native.status, execution.status)
+        format!(
+            "ends with {} but the metamutant without a mutant with {}",
+            native.status, execution.status
+        )
     } else if native.outputs != execution.outputs {
-        let file = native.outputs.keys().chain(execution.outputs.keys()).find(|k| native.outputs.get(*k) != execution.outputs.get(*k));
-        format!("and the metamutant without a mutant write different files ({})", file.map(String::as_str).unwrap_or("?"))
+        let file = native
+            .outputs
+            .keys()
+            .chain(execution.outputs.keys())
+            .find(|k| native.outputs.get(*k) != execution.outputs.get(*k));
+        format!(
+            "and the metamutant without a mutant write different files ({})",
+            file.map(String::as_str).unwrap_or("?")
+        )
     } else {
         let outputs = [
-            ("stdout", Compared::whole(&native.stdout).masking(&mask.stdout_lines), Compared::whole(&execution.stdout).masking(&mask.stdout_lines)),
-            ("stderr", Compared::design_stderr(&native.stderr).masking(&mask.stderr_lines), Compared::design_stderr(&execution.stderr).masking(&mask.stderr_lines)),
+            (
+                "stdout",
+                Compared::whole(&native.stdout).masking(&mask.stdout_lines),
+                Compared::whole(&execution.stdout).masking(&mask.stdout_lines),
+            ),
+            (
+                "stderr",
+                Compared::design_stderr(&native.stderr).masking(&mask.stderr_lines),
+                Compared::design_stderr(&execution.stderr).masking(&mask.stderr_lines),
+            ),
         ];
         match outputs.iter().find(|(_, a, b)| a != b).map(|(name, a, b)| crate::verdict::output_difference(name, a, b)) {
             Some(difference) => format!("and the metamutant without a mutant write different output ({difference}, the metamutant's)"),
@@ -853,7 +1180,11 @@ fn not_started(test: &TestCase, reason: String) -> Baseline {
 }
 
 /// The saved baseline of a test from the original's runs (the first one is the reference).
-fn summarise(test: &TestCase, runs: &[(Execution, Observation)], set_aside: Option<String>) -> Baseline {
+fn summarise(
+    test: &TestCase,
+    runs: &[(Execution, Observation)],
+    set_aside: Option<String>,
+) -> Baseline {
     let (execution, observation) = &runs[0];
     let mut reached: Vec<u32> = runs.iter().flat_map(|(_, o)| o.reached()).collect();
     reached.sort_unstable();
@@ -864,7 +1195,11 @@ fn summarise(test: &TestCase, runs: &[(Execution, Observation)], set_aside: Opti
         usable: set_aside.is_none(),
         set_aside_because: set_aside,
         status: execution.status,
-        elapsed_ms: runs.iter().map(|(e, _)| e.elapsed.as_millis() as u64).max().unwrap_or(0),
+        elapsed_ms: runs
+            .iter()
+            .map(|(e, _)| e.elapsed.as_millis() as u64)
+            .max()
+            .unwrap_or(0),
         reached,
         deadlock: observation.deadlock,
         pending: observation.pending.clone(),
@@ -890,7 +1225,11 @@ fn unusable(execution: &Execution, limits: &Limits) -> Option<String> {
 /// Scheduling points of the original's `default` run on a test (pct's run-length
 /// estimate, the mutants' livelock bound), 1000 if it cannot be measured.
 fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) -> u64 {
-    let file = out.path(Path::new(outdir::TRACE_DIR).join(&test.name).join("original.steps.schedule"));
+    let file = out.path(
+        Path::new(outdir::TRACE_DIR)
+            .join(&test.name)
+            .join("original.steps.schedule"),
+    );
     let _ = std::fs::create_dir_all(file.parent().unwrap_or(out.root()));
     // Without the test's input values, as the measurement has always run.
     let measuring = Invocation {
@@ -902,7 +1241,10 @@ fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) 
         ..Invocation::in_setting(&build.metamutant, test)
     };
     let _ = measuring.run();
-    let steps = std::fs::read_to_string(&file).ok().and_then(|t| schedule::parse(&t).ok()).and_then(|s| s.steps);
+    let steps = std::fs::read_to_string(&file)
+        .ok()
+        .and_then(|t| schedule::parse(&t).ok())
+        .and_then(|s| s.steps);
     let _ = std::fs::remove_file(&file);
     steps.unwrap_or(1000).max(1)
 }
@@ -935,13 +1277,23 @@ fn failure(o: &Observation) -> Option<String> {
 /// waiting, then each differing step.
 fn distance(a: &Observation, b: &Observation) -> usize {
     let mut d = 0;
-    d += 1000 * usize::from(a.status != b.status || a.deadlock != b.deadlock || a.livelock != b.livelock);
+    d += 1000
+        * usize::from(a.status != b.status || a.deadlock != b.deadlock || a.livelock != b.livelock);
     d += 100 * usize::from(a.stdout != b.stdout);
     d += 10 * usize::from(a.pending != b.pending);
     let empty = Vec::new();
-    for thread in a.threads.keys().chain(b.threads.keys().filter(|t| !a.threads.contains_key(*t))) {
-        let (x, y) = (a.threads.get(thread).unwrap_or(&empty), b.threads.get(thread).unwrap_or(&empty));
-        d += (0..x.len().max(y.len())).filter(|&i| x.get(i) != y.get(i)).count();
+    for thread in a
+        .threads
+        .keys()
+        .chain(b.threads.keys().filter(|t| !a.threads.contains_key(*t)))
+    {
+        let (x, y) = (
+            a.threads.get(thread).unwrap_or(&empty),
+            b.threads.get(thread).unwrap_or(&empty),
+        );
+        d += (0..x.len().max(y.len()))
+            .filter(|&i| x.get(i) != y.get(i))
+            .count();
     }
     d
 }
@@ -1017,16 +1369,28 @@ struct Tally<'a> {
 type Follow<'f> = dyn FnMut(Lens) -> Result<Option<FollowedRun>, Unjudged> + 'f;
 
 impl<'a> Tally<'a> {
-    fn new(build: &Build, mutant: &'a Mutant, plan: &'a OriginalRuns, search: Box<dyn Fn(u32) -> Result<BoundedSearch, String> + 'a>) -> Tally<'a> {
+    fn new(
+        build: &Build,
+        mutant: &'a Mutant,
+        plan: &'a OriginalRuns,
+        search: Box<dyn Fn(u32) -> Result<BoundedSearch, String> + 'a>,
+    ) -> Tally<'a> {
         let hidden = build.catalogue.hidden_sites(mutant);
         let original = plan
             .originals
             .iter()
             .zip(&plan.labels)
-            .map(|((_, o), label)| OriginalRun { observation: o.hiding(&hidden), label: format!("the original under {label}") })
+            .map(|((_, o), label)| OriginalRun {
+                observation: o.hiding(&hidden),
+                label: format!("the original under {label}"),
+            })
             .collect::<Vec<_>>();
         let matched = vec![false; original.len()];
-        let native_failures = plan.native.iter().filter_map(|e| failure(&Observation::new(e, &Trace::default(), &[], &plan.mask))).collect();
+        let native_failures = plan
+            .native
+            .iter()
+            .filter_map(|e| failure(&Observation::new(e, &Trace::default(), &[], &plan.mask)))
+            .collect();
         Tally {
             kills: 0,
             runs: 0,
@@ -1076,12 +1440,18 @@ impl<'a> Tally<'a> {
 
     /// How this tally observes a run of the mutant.
     fn lens(&self) -> Lens<'_> {
-        Lens { hidden: &self.hidden, mask: self.mask }
+        Lens {
+            hidden: &self.hidden,
+            mask: self.mask,
+        }
     }
 
     /// Whether some run of the original ended with the failure `what`.
     fn original_fails_so(&self, what: &str) -> bool {
-        self.original.iter().any(|o| failure(&o.observation).as_deref() == Some(what)) || self.native_failures.iter().any(|f| f == what)
+        self.original
+            .iter()
+            .any(|o| failure(&o.observation).as_deref() == Some(what))
+            || self.native_failures.iter().any(|f| f == what)
     }
 
     /// Judges one run under the controlled scheduler; true when it kills. A kill is an
@@ -1093,7 +1463,15 @@ impl<'a> Tally<'a> {
     /// A run that no verdict but killed-by-trace kills is killed by a data race
     /// (`races`, `run --races`) that no run of the original had, the original following
     /// it included.
-    fn add(&mut self, build: &Build, execution: &Execution, observed: &Observation, races: &RunRaces, tag: &str, follow: &mut Follow) -> Result<bool, Unjudged> {
+    fn add(
+        &mut self,
+        build: &Build,
+        execution: &Execution,
+        observed: &Observation,
+        races: &RunRaces,
+        tag: &str,
+        follow: &mut Follow,
+    ) -> Result<bool, Unjudged> {
         self.runs += 1;
         self.elapsed += execution.elapsed;
         self.tried.push(tag.to_string());
@@ -1120,7 +1498,10 @@ impl<'a> Tally<'a> {
                 self.elapsed += followed.execution.elapsed;
                 self.original_races.merge(followed.races);
                 let same = followed.observation == observed;
-                self.original.push(OriginalRun { observation: followed.observation, label: followed.label });
+                self.original.push(OriginalRun {
+                    observation: followed.observation,
+                    label: followed.label,
+                });
                 if same {
                     self.refuted += 1;
                     return self.add_races(races, tag, followed_yet, follow);
@@ -1128,14 +1509,20 @@ impl<'a> Tally<'a> {
                 partial = followed.partial;
             }
         }
-        let closest = self.original.iter().min_by_key(|o| distance(&o.observation, &observed)).expect("the baseline ran the original");
+        let closest = self
+            .original
+            .iter()
+            .min_by_key(|o| distance(&o.observation, &observed))
+            .expect("the baseline ran the original");
         let label = |site| crate::diff::site_label(&build.catalogue, site);
         let (verdict, reason) = verdict::judge(&closest.observation, &observed, &label);
         let closest_label = closest.label.clone();
         let divergence = closest.observation.first_step_index(&observed);
         // A new data race says more than a difference in synchronization behaviour: it
         // names the two unordered accesses.
-        if matches!(verdict, Verdict::Survived | Verdict::KilledByTrace) && self.add_races(races, tag, followed_yet, follow)? {
+        if matches!(verdict, Verdict::Survived | Verdict::KilledByTrace)
+            && self.add_races(races, tag, followed_yet, follow)?
+        {
             return Ok(true);
         }
         if verdict == Verdict::Survived {
@@ -1191,7 +1578,11 @@ impl<'a> Tally<'a> {
                 n if absolute => format!("{reason}; no run of the original ends so ({n} runs)"),
                 _ => format!("{reason}; closest original run: {closest_label}"),
             };
-            if let Some(Partial { before: Some(difference), .. }) = &partial {
+            if let Some(Partial {
+                before: Some(difference),
+                ..
+            }) = &partial
+            {
                 let point = partial.as_ref().map(Partial::point).unwrap_or_default();
                 reason.push_str(&format!(
                     "; the original followed the mutant's interleaving only up to {point}, and already before it: {difference}"
@@ -1200,7 +1591,11 @@ impl<'a> Tally<'a> {
             if let Some(note) = beyond_follow {
                 reason.push_str(&format!("; {note}"));
             }
-            if let Some(note) = self.timeout_confirmed.as_ref().filter(|n| !n.is_empty() && verdict == Verdict::KilledByTimeout) {
+            if let Some(note) = self
+                .timeout_confirmed
+                .as_ref()
+                .filter(|n| !n.is_empty() && verdict == Verdict::KilledByTimeout)
+            {
                 reason.push_str(&format!("; {note}"));
             }
             self.divergence = divergence;
@@ -1213,7 +1608,13 @@ impl<'a> Tally<'a> {
     /// true when it kills:
     /// a race whose pair of source locations no run of the original had, also after the
     /// original followed this run's interleaving (`follow`, unless `followed_yet`).
-    fn add_races(&mut self, races: &RunRaces, tag: &str, followed_yet: bool, follow: &mut Follow) -> Result<bool, Unjudged> {
+    fn add_races(
+        &mut self,
+        races: &RunRaces,
+        tag: &str,
+        followed_yet: bool,
+        follow: &mut Follow,
+    ) -> Result<bool, Unjudged> {
         // A detector bound in the original's runs could hide the race there: no kill.
         if self.original_races.limits.is_some() {
             return Ok(false);
@@ -1228,8 +1629,14 @@ impl<'a> Tally<'a> {
                 self.original_races.merge(followed.races);
             }
         }
-        let new: Vec<&SourceRace> = races.races.iter().filter(|r| !self.original_races.has(&r.key)).collect();
-        let Some(first) = new.first() else { return Ok(false) };
+        let new: Vec<&SourceRace> = races
+            .races
+            .iter()
+            .filter(|r| !self.original_races.has(&r.key))
+            .collect();
+        let Some(first) = new.first() else {
+            return Ok(false);
+        };
         self.kills += 1;
         if self.first_kill.is_none() {
             let others = match new.len() {
@@ -1254,7 +1661,8 @@ impl<'a> Tally<'a> {
             Some(what) if !self.original_fails_so(&what) => {}
             Some(_) => return false,
             None => {
-                let printed = |o: &Observation| o.status == observed.status && o.stdout == observed.stdout;
+                let printed =
+                    |o: &Observation| o.status == observed.status && o.stdout == observed.stdout;
                 if !self.original.iter().any(|o| printed(&o.observation)) {
                     self.native_unexplained += 1;
                 }
@@ -1282,23 +1690,72 @@ impl<'a> Tally<'a> {
 /// Runs one mutant on one test under every schedule and judges it.
 ///
 /// An error is a failure of the machine ([`Unjudged::Environment`]): the run stops.
-fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseline, plan: &OriginalRuns, out: &OutDir, config: &RunSettings) -> Result<Run, String> {
-    let limits = Limits { timeout: invocation::timeout_after(Duration::from_millis(baseline.elapsed_ms)), ..config.limits };
+fn run_mutant(
+    build: &Build,
+    mutant: &Mutant,
+    test: &TestCase,
+    baseline: &Baseline,
+    plan: &OriginalRuns,
+    out: &OutDir,
+    config: &RunSettings,
+) -> Result<Run, String> {
+    let limits = Limits {
+        timeout: invocation::timeout_after(Duration::from_millis(baseline.elapsed_ms)),
+        ..config.limits
+    };
     let explores = explores(build, config);
     let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
     // A budget chosen to find faults stops at the first kill; a named sampling strategy
     // runs every schedule, for its kill fraction.
     let stop_at_kill = !explores || matches!(config.strategy.strategy, Strategy::Mixed { .. });
-    let active = if config.self_check { String::new() } else { mutant.activation() };
-    let search_limits = Limits { timeout: config.baseline_timeout, ..config.limits };
-    let search = Box::new(move |preemptions| search_bounded(build, test, &plan.mask, &search_limits, preemptions));
+    let active = if config.self_check {
+        String::new()
+    } else {
+        mutant.activation()
+    };
+    let search_limits = Limits {
+        timeout: config.baseline_timeout,
+        ..config.limits
+    };
+    let search = Box::new(move |preemptions| {
+        search_bounded(build, test, &plan.mask, &search_limits, preemptions)
+    });
     let mut tally = Tally::new(build, mutant, plan, search);
     let mut exhaustive = false;
     let mut ran = if dfs {
-        search_mutant(build, mutant, &active, test, plan, out, config.strategy, &limits, &mut tally).map(|covered| exhaustive = covered && plan.exhausted)
+        search_mutant(
+            build,
+            mutant,
+            &active,
+            test,
+            plan,
+            out,
+            config.strategy,
+            &limits,
+            &mut tally,
+        )
+        .map(|covered| exhaustive = covered && plan.exhausted)
     } else {
-        let schedules: &[String] = if explores { &plan.mutant_schedules } else { &plan.mutant_schedules[..1] };
-        run_mutant_listed(build, mutant, &active, test, schedules, explores, stop_at_kill, plan.max_steps, out, config.keep_traces, &limits, config.first_timeout, &mut tally)
+        let schedules: &[String] = if explores {
+            &plan.mutant_schedules
+        } else {
+            &plan.mutant_schedules[..1]
+        };
+        run_mutant_listed(
+            build,
+            mutant,
+            &active,
+            test,
+            schedules,
+            explores,
+            stop_at_kill,
+            plan.max_steps,
+            out,
+            config.keep_traces,
+            &limits,
+            config.first_timeout,
+            &mut tally,
+        )
     };
     if ran.is_ok() && tally.first_kill.is_none() && build.catalogue.kind == Family::Pthread {
         for run in 1..=config.native {
@@ -1324,15 +1781,40 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
     // Every behaviour of the mutant is one of the original's and every one of the
     // original's is the mutant's, over both whole bounded spaces: equivalent there. A run
     // only the original following it explains is outside the original's search: no claim.
-    let equivalent =
-        exhaustive && kills == 0 && tally.refuted == 0 && tally.unclaimed == 0 && tally.native_unexplained == 0 && tally.matched.iter().all(|m| *m);
+    let equivalent = exhaustive
+        && kills == 0
+        && tally.refuted == 0
+        && tally.unclaimed == 0
+        && tally.native_unexplained == 0
+        && tally.matched.iter().all(|m| *m);
     let (verdict, reason, schedule) = match tally.first_kill {
-        Some((v, r, s)) if explores && !stop_at_kill => (v, format!("{r}; {}", kill_fraction(config.strategy.strategy, kills, total, exhaustive)), Some(s)),
-        Some((v, r, s)) if explores || s == "native" => (v, format!("{r}; found by schedule {s}, the {} of {tried}", ordinal(total)), Some(s)),
+        Some((v, r, s)) if explores && !stop_at_kill => (
+            v,
+            format!(
+                "{r}; {}",
+                kill_fraction(config.strategy.strategy, kills, total, exhaustive)
+            ),
+            Some(s),
+        ),
+        Some((v, r, s)) if explores || s == "native" => (
+            v,
+            format!(
+                "{r}; found by schedule {s}, the {} of {tried}",
+                ordinal(total)
+            ),
+            Some(s),
+        ),
         Some((v, r, _)) => (v, r, None),
         None if equivalent => {
-            let Strategy::Dfs { preemptions, por } = config.strategy.strategy else { unreachable!("exhaustive only under dfs") };
-            let originals: Vec<&Observation> = tally.matched.iter().zip(&tally.original).map(|(_, o)| &o.observation).collect();
+            let Strategy::Dfs { preemptions, por } = config.strategy.strategy else {
+                unreachable!("exhaustive only under dfs")
+            };
+            let originals: Vec<&Observation> = tally
+                .matched
+                .iter()
+                .zip(&tally.original)
+                .map(|(_, o)| &o.observation)
+                .collect();
             let reason = format!(
                 "equivalent (exhaustive): on each of {total} schedules ({}) the mutant showed one of the original's behaviours, and all {} of them",
                 schedule_plan::dfs_space(preemptions, por),
@@ -1340,7 +1822,11 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
             );
             (Verdict::EquivalentExhaustive, reason, None)
         }
-        None => (Verdict::Survived, survived_reason(build, &tally, config.strategy.strategy, exhaustive, &tried), None),
+        None => (
+            Verdict::Survived,
+            survived_reason(build, &tally, config.strategy.strategy, exhaustive, &tried),
+            None,
+        ),
     };
     Ok(Run {
         mutant: mutant.id.clone(),
@@ -1358,19 +1844,35 @@ fn run_mutant(build: &Build, mutant: &Mutant, test: &TestCase, baseline: &Baseli
 
 /// How many of `observations` differ from each other.
 fn distinct(observations: &[&Observation]) -> usize {
-    observations.iter().enumerate().filter(|(i, o)| !observations[..*i].contains(o)).count()
+    observations
+        .iter()
+        .enumerate()
+        .filter(|(i, o)| !observations[..*i].contains(o))
+        .count()
 }
 
 /// What a survivor was tried on: `survived 24 schedules: default, pct×12, random×11`.
-fn survived_reason(build: &Build, tally: &Tally, strategy: Strategy, exhaustive: bool, tried: &str) -> String {
+fn survived_reason(
+    build: &Build,
+    tally: &Tally,
+    strategy: Strategy,
+    exhaustive: bool,
+    tried: &str,
+) -> String {
     if build.catalogue.kind == Family::Systemc {
         return "survived its one run (a SystemC kernel's process order is deterministic: one run is every schedule)".to_string();
     }
     let total = tally.runs;
-    let mut reason = format!("survived {total} schedule{}: {tried}", if total == 1 { "" } else { "s" });
+    let mut reason = format!(
+        "survived {total} schedule{}: {tried}",
+        if total == 1 { "" } else { "s" }
+    );
     if let Strategy::Dfs { preemptions, por } = strategy {
         reason.push_str(&match exhaustive {
-            true => format!(" (exhaustive: {})", schedule_plan::dfs_space(preemptions, por)),
+            true => format!(
+                " (exhaustive: {})",
+                schedule_plan::dfs_space(preemptions, por)
+            ),
             false => " (not exhaustive: the budget ended the search)".to_string(),
         });
     }
@@ -1474,9 +1976,25 @@ fn follow_original(
     let trace_file = mutant_trace.with_extension("followed.jsonl");
     let followed_file = mutant_trace.with_extension("followed.schedule");
     let value = schedule::follow_value(choices);
-    let (execution, observation, _) = traced_in(build, test, "", &value, None, &trace_file, Some(&followed_file), work, limits, None, lens)?;
+    let (execution, observation, _) = traced_in(
+        build,
+        test,
+        "",
+        &value,
+        None,
+        &trace_file,
+        Some(&followed_file),
+        work,
+        limits,
+        None,
+        lens,
+    )?;
     let races = run_races(build, &trace_file)?;
-    let read = |path: &Path| std::fs::read_to_string(path).ok().and_then(|t| schedule::parse(&t).ok());
+    let read = |path: &Path| {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| schedule::parse(&t).ok())
+    };
     let (mutant_schedule, original_schedule) = (read(choices), read(&followed_file));
     // The runtime counts a recorded choice as taken even when the original first had to
     // decide other points by default (the recorded thread could not run yet), so whether
@@ -1484,7 +2002,18 @@ fn follow_original(
     let partial = match (&mutant_schedule, &original_schedule) {
         (Some(mutant), Some(original)) if !same_choices(mutant, original) => {
             let label = |site| crate::diff::site_label(&build.catalogue, site);
-            Some(partial_follow(mutant, original, mutant_trace, &trace_file, &execution, lens, &label).map_err(|e| trace_error(&trace_file, e))?)
+            Some(
+                partial_follow(
+                    mutant,
+                    original,
+                    mutant_trace,
+                    &trace_file,
+                    &execution,
+                    lens,
+                    &label,
+                )
+                .map_err(|e| trace_error(&trace_file, e))?,
+            )
         }
         _ => None,
     };
@@ -1495,12 +2024,22 @@ fn follow_original(
         (Some(mutant), None) => format!("the original following the mutant's interleaving (all {} choices)", mutant.choices.len()),
         _ => "the original following the mutant's interleaving".to_string(),
     };
-    Ok(Some(FollowedRun { execution, observation, label, races, partial }))
+    Ok(Some(FollowedRun {
+        execution,
+        observation,
+        label,
+        races,
+        partial,
+    }))
 }
 
 /// Whether two recorded runs made the same choices, in the same order.
 fn same_choices(a: &schedule::Schedule, b: &schedule::Schedule) -> bool {
-    a.choices.len() == b.choices.len() && a.choices.iter().zip(&b.choices).all(|(x, y)| same_point(x, y))
+    a.choices.len() == b.choices.len()
+        && a.choices
+            .iter()
+            .zip(&b.choices)
+            .all(|(x, y)| same_point(x, y))
 }
 
 /// Whether two runs are at the same point of one interleaving: the same kind of choice
@@ -1527,8 +2066,19 @@ fn partial_follow(
     lens: Lens,
     label: &dyn Fn(u32) -> String,
 ) -> Result<Partial, String> {
-    let k = mutant.choices.iter().zip(&original.choices).take_while(|(a, b)| same_point(a, b)).count();
-    let before = |schedule: &schedule::Schedule| schedule.choices.get(k).and_then(|c| c.events).unwrap_or(u64::MAX);
+    let k = mutant
+        .choices
+        .iter()
+        .zip(&original.choices)
+        .take_while(|(a, b)| same_point(a, b))
+        .count();
+    let before = |schedule: &schedule::Schedule| {
+        schedule
+            .choices
+            .get(k)
+            .and_then(|c| c.events)
+            .unwrap_or(u64::MAX)
+    };
     let prefix = |path: &Path, limit: u64| -> Result<Observation, String> {
         let mut recorder = Recorder::new(lens.hidden, lens.mask);
         trace::visit(path, &mut |event| {
@@ -1538,7 +2088,10 @@ fn partial_follow(
         })?;
         Ok(recorder.finish(execution, None))
     };
-    let (mut m, mut o) = (prefix(mutant_trace, before(mutant))?, prefix(original_trace, before(original))?);
+    let (mut m, mut o) = (
+        prefix(mutant_trace, before(mutant))?,
+        prefix(original_trace, before(original))?,
+    );
     // Past the shorter of a thread's two prefixes nothing is known of the other run.
     for (thread, steps) in m.threads.iter_mut() {
         let theirs = o.threads.entry(thread.clone()).or_default();
@@ -1550,8 +2103,17 @@ fn partial_follow(
     m.threads.retain(|_, steps| !steps.is_empty());
     o.threads.retain(|_, steps| !steps.is_empty());
     let before = o.first_step_difference(&m, label);
-    let preemptions = mutant.choices.iter().filter(|c| c.preempts(c.chosen)).count() as u32;
-    Ok(Partial { diverged: k + 1, all: mutant.choices.len(), before, preemptions })
+    let preemptions = mutant
+        .choices
+        .iter()
+        .filter(|c| c.preempts(c.chosen))
+        .count() as u32;
+    Ok(Partial {
+        diverged: k + 1,
+        all: mutant.choices.len(),
+        before,
+        preemptions,
+    })
 }
 
 /// The mutant's own dfs search, each run judged into `tally`; the first kill's trace and
@@ -1572,42 +2134,82 @@ fn search_mutant(
     let work = tempfile::tempdir().map_err(|e| Unjudged::from_io(&std::env::temp_dir(), e))?;
     let choices = work.path().join("mutant.schedule");
     // Without the test's input values, as the dfs search has always run.
-    let program = Invocation { active: Some(active.to_string()), limits: *limits, ..Invocation::in_setting(&build.metamutant, test) };
+    let program = Invocation {
+        active: Some(active.to_string()),
+        limits: *limits,
+        ..Invocation::in_setting(&build.metamutant, test)
+    };
     let mut failed = None;
-    let search = explore::search(&program, &dfs_config(build, schedules, plan.max_steps), &work.path().join("search"), &mut |visit| {
-        let tag = dfs_tag(visit.run);
-        let first = tally.first_kill.is_none();
-        let mut follow = |lens: Lens| {
-            std::fs::write(&choices, visit.schedule_text).map_err(|e| Unjudged::from_io(&choices, e))?;
-            follow_original(build, test, &choices, visit.trace_file, &out.path(outdir::WORK_DIR), limits, lens)
-        };
-        let observed = Observation::new(visit.execution, visit.trace, &tally.hidden, tally.mask);
-        let races = visit.races.map(|f| RunRaces::of(build, f)).unwrap_or_default();
-        match tally.add(build, visit.execution, &observed, &races, &tag, &mut follow) {
-            Ok(true) if first => {
-                // Keep the kill: its trace (capped around where it diverged) and the
-                // choices that replay it.
-                let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
-                let _ = std::fs::create_dir_all(path.parent().unwrap_or(out.root()));
-                // The search's file is the runtime's binary trace: kept as JSON Lines.
-                let around = tally.divergence.as_ref().and_then(|d| divergence_seq(visit.trace_file, &tally.hidden, d));
-                let _ = trace::write_capped(visit.trace_file, &path, &Keep { around, ..Keep::DEFAULT });
-                keep_stderr(&path, &visit.execution.stderr);
-                let _ = std::fs::write(schedule_file(out.root(), &test.name, Some(&mutant.id), &tag), visit.schedule_text);
-                false
+    let search = explore::search(
+        &program,
+        &dfs_config(build, schedules, plan.max_steps),
+        &work.path().join("search"),
+        &mut |visit| {
+            let tag = dfs_tag(visit.run);
+            let first = tally.first_kill.is_none();
+            let mut follow = |lens: Lens| {
+                std::fs::write(&choices, visit.schedule_text)
+                    .map_err(|e| Unjudged::from_io(&choices, e))?;
+                follow_original(
+                    build,
+                    test,
+                    &choices,
+                    visit.trace_file,
+                    &out.path(outdir::WORK_DIR),
+                    limits,
+                    lens,
+                )
+            };
+            let observed =
+                Observation::new(visit.execution, visit.trace, &tally.hidden, tally.mask);
+            let races = visit
+                .races
+                .map(|f| RunRaces::of(build, f))
+                .unwrap_or_default();
+            match tally.add(build, visit.execution, &observed, &races, &tag, &mut follow) {
+                Ok(true) if first => {
+                    // Keep the kill: its trace (capped around where it diverged) and the
+                    // choices that replay it.
+                    let path =
+                        outdir::trace_file(out.root(), &test.name, Some(&mutant.id), Some(&tag));
+                    let _ = std::fs::create_dir_all(path.parent().unwrap_or(out.root()));
+                    // The search's file is the runtime's binary trace: kept as JSON Lines.
+                    let around = tally
+                        .divergence
+                        .as_ref()
+                        .and_then(|d| divergence_seq(visit.trace_file, &tally.hidden, d));
+                    let _ = trace::write_capped(
+                        visit.trace_file,
+                        &path,
+                        &Keep {
+                            around,
+                            ..Keep::DEFAULT
+                        },
+                    );
+                    keep_stderr(&path, &visit.execution.stderr);
+                    let _ = std::fs::write(
+                        schedule_file(out.root(), &test.name, Some(&mutant.id), &tag),
+                        visit.schedule_text,
+                    );
+                    false
+                }
+                Ok(_) => false,
+                Err(e) => {
+                    failed = Some(e);
+                    true
+                }
             }
-            Ok(_) => false,
-            Err(e) => {
-                failed = Some(e);
-                true
-            }
-        }
-    });
+        },
+    );
     if let Some(e) = failed {
         return Err(e);
     }
     let covered = match search {
-        Err(explore::ExploreError::Runtime(e)) => return Err(Unjudged::Run(format!("the runtime rejected the mutant: {e}"))),
+        Err(explore::ExploreError::Runtime(e)) => {
+            return Err(Unjudged::Run(format!(
+                "the runtime rejected the mutant: {e}"
+            )))
+        }
         Err(e) => return Err(Unjudged::Run(e.to_string())),
         Ok(search) => search.exhausted,
     };
@@ -1616,7 +2218,20 @@ fn search_mutant(
         let value = schedule_value(out.root(), &test.name, Some(&mutant.id), tag);
         let path = outdir::trace_file(out.root(), &test.name, None, Some(tag));
         let nothing = Mask::default();
-        if let Ok((execution, _, _)) = traced(build, test, "", &value, None, &path, &out.path(outdir::WORK_DIR), limits, Lens { hidden: &[], mask: &nothing }) {
+        if let Ok((execution, _, _)) = traced(
+            build,
+            test,
+            "",
+            &value,
+            None,
+            &path,
+            &out.path(outdir::WORK_DIR),
+            limits,
+            Lens {
+                hidden: &[],
+                mask: &nothing,
+            },
+        ) {
             keep_stderr(&path, &execution.stderr);
             let _ = keep_trace(&path, None);
         }
@@ -1645,18 +2260,53 @@ fn run_mutant_listed(
     tally: &mut Tally,
 ) -> Result<(), Unjudged> {
     for schedule in schedules {
-        let path = outdir::trace_file(out.root(), &test.name, Some(&mutant.id), tagged.then_some(schedule.as_str()));
+        let path = outdir::trace_file(
+            out.root(),
+            &test.name,
+            Some(&mutant.id),
+            tagged.then_some(schedule.as_str()),
+        );
         let choices = path.with_extension("schedule");
-        let first = Limits { timeout: first_timeout.unwrap_or(limits.timeout), ..*limits };
-        let (mut execution, mut observed, mut workdir) = traced_in(build, test, active, schedule, max_steps, &path, Some(&choices), &out.path(outdir::WORK_DIR), &first, None, tally.lens())?;
+        let first = Limits {
+            timeout: first_timeout.unwrap_or(limits.timeout),
+            ..*limits
+        };
+        let (mut execution, mut observed, mut workdir) = traced_in(
+            build,
+            test,
+            active,
+            schedule,
+            max_steps,
+            &path,
+            Some(&choices),
+            &out.path(outdir::WORK_DIR),
+            &first,
+            None,
+            tally.lens(),
+        )?;
         tally.timeout_confirmed = None;
         if execution.status == Status::TimedOut {
             // A run can time out for the machine's load alone: the same run (mutant,
             // test, schedule) under a larger limit tells a slow machine from a hang.
-            let longer = Limits { timeout: limits.timeout * TIMEOUT_CONFIRM_FACTOR, ..*limits };
+            let longer = Limits {
+                timeout: limits.timeout * TIMEOUT_CONFIRM_FACTOR,
+                ..*limits
+            };
             let waited = execution.elapsed;
             drop(workdir);
-            (execution, observed, workdir) = traced_in(build, test, active, schedule, max_steps, &path, Some(&choices), &out.path(outdir::WORK_DIR), &longer, None, tally.lens())?;
+            (execution, observed, workdir) = traced_in(
+                build,
+                test,
+                active,
+                schedule,
+                max_steps,
+                &path,
+                Some(&choices),
+                &out.path(outdir::WORK_DIR),
+                &longer,
+                None,
+                tally.lens(),
+            )?;
             tally.elapsed += waited;
             tally.timeout_confirmed = Some(match execution.status {
                 Status::TimedOut => format!(
@@ -1672,16 +2322,39 @@ fn run_mutant_listed(
         }
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
             let _ = std::fs::remove_file(&choices);
-            return Err(Unjudged::Run(format!("the runtime rejected the mutant: {}", execution.stderr.text().trim())));
+            return Err(Unjudged::Run(format!(
+                "the runtime rejected the mutant: {}",
+                execution.stderr.text().trim()
+            )));
         }
         let first = tally.first_kill.is_none();
         let races = run_races(build, &path)?;
-        let killed = tally.add(build, &execution, &observed, &races, schedule, &mut |lens| follow_original(build, test, &choices, &path, &out.path(outdir::WORK_DIR), limits, lens));
+        let killed = tally.add(
+            build,
+            &execution,
+            &observed,
+            &races,
+            schedule,
+            &mut |lens| {
+                follow_original(
+                    build,
+                    test,
+                    &choices,
+                    &path,
+                    &out.path(outdir::WORK_DIR),
+                    limits,
+                    lens,
+                )
+            },
+        );
         let _ = std::fs::remove_file(&choices);
         if killed? && first {
             // Keep this trace, it explains the kill (capped around where it diverged);
             // and what the run left behind.
-            let around = tally.divergence.as_ref().and_then(|d| divergence_seq(&path, &tally.hidden, d));
+            let around = tally
+                .divergence
+                .as_ref()
+                .and_then(|d| divergence_seq(&path, &tally.hidden, d));
             keep_trace(&path, around)?;
             keep_stderr(&path, &execution.stderr);
             let _ = workdir.keep(&outdir::kept_workdir(out.root(), &test.name, &mutant.id));
@@ -1749,19 +2422,44 @@ mod tests {
     #[test]
     fn a_full_disk_or_no_process_left_is_the_machine_and_anything_else_the_run() {
         let path = Path::new("/x");
-        for errno in [libc::ENOSPC, libc::EDQUOT, libc::EAGAIN, libc::ENOMEM, libc::EMFILE, libc::ENFILE] {
-            assert!(matches!(Unjudged::from_io(path, std::io::Error::from_raw_os_error(errno)), Unjudged::Environment(_)), "{errno}");
+        for errno in [
+            libc::ENOSPC,
+            libc::EDQUOT,
+            libc::EAGAIN,
+            libc::ENOMEM,
+            libc::EMFILE,
+            libc::ENFILE,
+        ] {
+            assert!(
+                matches!(
+                    Unjudged::from_io(path, std::io::Error::from_raw_os_error(errno)),
+                    Unjudged::Environment(_)
+                ),
+                "{errno}"
+            );
         }
         for errno in [libc::ENOENT, libc::EACCES, libc::ENOEXEC] {
-            assert!(matches!(Unjudged::from_io(path, std::io::Error::from_raw_os_error(errno)), Unjudged::Run(_)), "{errno}");
+            assert!(
+                matches!(
+                    Unjudged::from_io(path, std::io::Error::from_raw_os_error(errno)),
+                    Unjudged::Run(_)
+                ),
+                "{errno}"
+            );
         }
-        assert!(!disk_full(&std::env::temp_dir().join("file")), "the test machine's temporary directory is not full");
+        assert!(
+            !disk_full(&std::env::temp_dir().join("file")),
+            "the test machine's temporary directory is not full"
+        );
     }
 
     #[test]
     fn wilson_interval_matches_known_values() {
         let (lo, hi) = wilson_interval(5, 10);
-        assert!((lo - 0.2366).abs() < 1e-3 && (hi - 0.7634).abs() < 1e-3, "{lo} {hi}");
+        assert!(
+            (lo - 0.2366).abs() < 1e-3 && (hi - 0.7634).abs() < 1e-3,
+            "{lo} {hi}"
+        );
         let (lo, hi) = wilson_interval(0, 20);
         assert_eq!(lo, 0.0);
         assert!((hi - 0.1611).abs() < 1e-3, "{hi}");

@@ -35,7 +35,10 @@ pub struct Mask {
 
 impl Mask {
     pub fn is_empty(&self) -> bool {
-        self.stdout_lines.is_empty() && self.stderr_lines.is_empty() && self.times.is_empty() && self.values.is_empty()
+        self.stdout_lines.is_empty()
+            && self.stderr_lines.is_empty()
+            && self.times.is_empty()
+            && self.values.is_empty()
     }
 
     /// Both masks together (several repeats).
@@ -51,15 +54,28 @@ impl Mask {
 
     /// What differs between two runs of the original on one test, as a mask; or, when the
     /// difference cannot be masked, what it was in words. `label` names a site.
-    pub fn between(a: &Observation, b: &Observation, label: &dyn Fn(u32) -> String) -> Result<Mask, String> {
+    pub fn between(
+        a: &Observation,
+        b: &Observation,
+        label: &dyn Fn(u32) -> String,
+    ) -> Result<Mask, String> {
         if a.status != b.status {
-            return Err(format!("it ended with {} in one run and {} in the other", a.status, b.status));
+            return Err(format!(
+                "it ended with {} in one run and {} in the other",
+                a.status, b.status
+            ));
         }
-        let mut mask = Mask { stdout_lines: differing_lines("stdout", &a.stdout, &b.stdout)?, stderr_lines: differing_lines("stderr", &a.stderr, &b.stderr)?, ..Mask::default() };
+        let mut mask = Mask {
+            stdout_lines: differing_lines("stdout", &a.stdout, &b.stdout)?,
+            stderr_lines: differing_lines("stderr", &a.stderr, &b.stderr)?,
+            ..Mask::default()
+        };
         // Same threads, same sites in the same order: only times and values may differ.
         let (sites_a, sites_b) = (a.sites_only(), b.sites_only());
         if sites_a.threads != sites_b.threads {
-            let what = sites_a.first_step_difference(&sites_b, label).unwrap_or_else(|| "the threads differ".to_string());
+            let what = sites_a
+                .first_step_difference(&sites_b, label)
+                .unwrap_or_else(|| "the threads differ".to_string());
             return Err(format!("its synchronization differed: {what}"));
         }
         for (thread, steps) in &a.threads {
@@ -75,20 +91,29 @@ impl Mask {
                     // Past the steps kept in full: which part differed is not known, so
                     // the whole event is masked.
                     mask.times.insert(key.clone());
-                    mask.values.insert(key, BTreeSet::from([EVERY_VALUE.to_string()]));
+                    mask.values
+                        .insert(key, BTreeSet::from([EVERY_VALUE.to_string()]));
                     continue;
                 };
                 if x.time != y.time {
                     mask.times.insert(key.clone());
                 }
-                let keys: BTreeSet<String> = x.state.keys().chain(y.state.keys()).filter(|k| x.state.get(*k) != y.state.get(*k)).cloned().collect();
+                let keys: BTreeSet<String> = x
+                    .state
+                    .keys()
+                    .chain(y.state.keys())
+                    .filter(|k| x.state.get(*k) != y.state.get(*k))
+                    .cloned()
+                    .collect();
                 if !keys.is_empty() {
                     mask.values.insert(key, keys);
                 }
             }
         }
         if a.deadlock != b.deadlock || a.livelock != b.livelock || a.pending != b.pending {
-            return Err("it ended differently (deadlock, livelock or who is blocked where)".to_string());
+            return Err(
+                "it ended differently (deadlock, livelock or who is blocked where)".to_string(),
+            );
         }
         if a.lost_notifications != b.lost_notifications {
             return Err("it lost different notifications".to_string());
@@ -118,19 +143,50 @@ impl Mask {
     /// `stdout lines 1, 3`, `time of p.reader at wait(e) @ x.cpp:18`, `d.value at …`.
     pub fn describe(&self, label: &dyn Fn(u32) -> String) -> Vec<String> {
         let mut out = Vec::new();
-        for (stream, lines) in [("stdout", &self.stdout_lines), ("stderr", &self.stderr_lines)] {
+        for (stream, lines) in [
+            ("stdout", &self.stdout_lines),
+            ("stderr", &self.stderr_lines),
+        ] {
             if !lines.is_empty() {
                 let numbers: Vec<String> = lines.iter().map(|i| (i + 1).to_string()).collect();
-                out.push(format!("{stream} line{} {}", if lines.len() == 1 { "" } else { "s" }, numbers.join(", ")));
+                out.push(format!(
+                    "{stream} line{} {}",
+                    if lines.len() == 1 { "" } else { "s" },
+                    numbers.join(", ")
+                ));
             }
         }
-        let occurrence = |n: usize| if n == 0 { String::new() } else { format!(" (occurrence {})", n + 1) };
+        let occurrence = |n: usize| {
+            if n == 0 {
+                String::new()
+            } else {
+                format!(" (occurrence {})", n + 1)
+            }
+        };
         for (thread, site, n) in &self.times {
-            out.push(format!("time of {thread} at {}{}", label(*site), occurrence(*n)));
+            out.push(format!(
+                "time of {thread} at {}{}",
+                label(*site),
+                occurrence(*n)
+            ));
         }
         for ((thread, site, n), keys) in &self.values {
-            let keys: Vec<&str> = keys.iter().map(|k| if k == EVERY_VALUE { "every global" } else { k.as_str() }).collect();
-            out.push(format!("{} seen by {thread} at {}{}", keys.join(", "), label(*site), occurrence(*n)));
+            let keys: Vec<&str> = keys
+                .iter()
+                .map(|k| {
+                    if k == EVERY_VALUE {
+                        "every global"
+                    } else {
+                        k.as_str()
+                    }
+                })
+                .collect();
+            out.push(format!(
+                "{} seen by {thread} at {}{}",
+                keys.join(", "),
+                label(*site),
+                occurrence(*n)
+            ));
         }
         out
     }
@@ -143,7 +199,10 @@ fn differing_lines(stream: &str, a: &Compared, b: &Compared) -> Result<BTreeSet<
         return Ok(BTreeSet::new());
     }
     if !a.output.is_whole() || !b.output.is_whole() {
-        return Err(format!("its {stream} differed beyond the part syncmut keeps ({} and {} bytes)", a.output.len, b.output.len));
+        return Err(format!(
+            "its {stream} differed beyond the part syncmut keeps ({} and {} bytes)",
+            a.output.len, b.output.len
+        ));
     }
     let (mut x, mut y) = (a.output.lines(), b.output.lines());
     let mut lines = BTreeSet::new();
@@ -178,7 +237,14 @@ mod tests {
     use syncmut_runtime::exec::Status;
 
     fn steps(time: &str, seed: i64, n: i64) -> Vec<Step> {
-        let step = |site: u32, time: &str, seed: i64| Step { site, time: Some(time.to_string()), state: BTreeMap::from([("seed".to_string(), Value::from(seed)), ("n".to_string(), Value::from(n))]) };
+        let step = |site: u32, time: &str, seed: i64| Step {
+            site,
+            time: Some(time.to_string()),
+            state: BTreeMap::from([
+                ("seed".to_string(), Value::from(seed)),
+                ("n".to_string(), Value::from(n)),
+            ]),
+        };
         vec![step(1, "0 s", 0), step(2, time, seed), step(1, "9 ns", 0)]
     }
 
@@ -193,12 +259,30 @@ mod tests {
         let b = observation("seed 99\nsum 6\n", "5 ns", 99);
         let mask = Mask::between(&a, &b, &label).unwrap();
         assert_eq!(mask.stdout_lines, BTreeSet::from([0]));
-        assert_eq!(mask.describe(&label), ["stdout line 1", "time of t at site 2", "seed seen by t at site 2"]);
-        let masked = |stdout: &str, time: &str, seed: i64, n: i64| observation_of(stdout, &[("t", steps(time, seed, n))], &mask);
-        assert_eq!(masked("seed 17\nsum 6\n", "3 ns", 17, 1), masked("seed 99\nsum 6\n", "5 ns", 99, 1));
+        assert_eq!(
+            mask.describe(&label),
+            [
+                "stdout line 1",
+                "time of t at site 2",
+                "seed seen by t at site 2"
+            ]
+        );
+        let masked = |stdout: &str, time: &str, seed: i64, n: i64| {
+            observation_of(stdout, &[("t", steps(time, seed, n))], &mask)
+        };
+        assert_eq!(
+            masked("seed 17\nsum 6\n", "3 ns", 17, 1),
+            masked("seed 99\nsum 6\n", "5 ns", 99, 1)
+        );
         // What is not masked still counts: another sum, or n seen at the masked event.
-        assert_ne!(masked("seed 17\nsum 6\n", "3 ns", 17, 1), masked("seed 5\nsum 7\n", "4 ns", 5, 1));
-        assert_ne!(masked("seed 17\nsum 6\n", "3 ns", 17, 1), masked("seed 5\nsum 6\n", "4 ns", 5, 2));
+        assert_ne!(
+            masked("seed 17\nsum 6\n", "3 ns", 17, 1),
+            masked("seed 5\nsum 7\n", "4 ns", 5, 1)
+        );
+        assert_ne!(
+            masked("seed 17\nsum 6\n", "3 ns", 17, 1),
+            masked("seed 5\nsum 6\n", "4 ns", 5, 2)
+        );
         // Hiding another site's events (a mutant's own) does not move the mask.
         let hidden = |time: &str, seed: i64| masked("seed 1\nsum 6\n", time, seed, 1).hiding(&[1]);
         assert_eq!(hidden("3 ns", 17), hidden("5 ns", 99));
@@ -209,13 +293,22 @@ mod tests {
         let label = |s: u32| format!("site {s}");
         let a = observation("one\n", "3 ns", 1);
         let b = observation("one\ntwo\n", "3 ns", 1);
-        assert_eq!(Mask::between(&a, &b, &label).unwrap_err(), "its stdout had 1 lines in one run and 2 in the other (line 2: \"two\")");
+        assert_eq!(
+            Mask::between(&a, &b, &label).unwrap_err(),
+            "its stdout had 1 lines in one run and 2 in the other (line 2: \"two\")"
+        );
         let mut c = a.clone();
         c.status = Status::Exited(3);
-        assert_eq!(Mask::between(&a, &c, &label).unwrap_err(), "it ended with exit 0 in one run and exit 3 in the other");
+        assert_eq!(
+            Mask::between(&a, &c, &label).unwrap_err(),
+            "it ended with exit 0 in one run and exit 3 in the other"
+        );
         let mut moved = steps("3 ns", 1, 1);
         moved[1].site = 4;
         let d = observation_of("one\n", &[("t", moved)], &Mask::default());
-        assert_eq!(Mask::between(&a, &d, &label).unwrap_err(), "its synchronization differed: t reaches site 4 instead of site 2");
+        assert_eq!(
+            Mask::between(&a, &d, &label).unwrap_err(),
+            "its synchronization differed: t reaches site 4 instead of site 2"
+        );
     }
 }

@@ -26,7 +26,12 @@ pub const DFS_BOUNDS: [u32; 4] = [0, 1, 2, 3];
 /// The bounds the dfs phase deepens through when it may go as deep as `deepest`
 /// ([`schedules::UNBOUNDED`]: [`DFS_BOUNDS`], then none; else those below it, then it).
 pub fn dfs_bounds(deepest: u32) -> Vec<u32> {
-    DFS_BOUNDS.iter().copied().filter(|b| *b < deepest).chain([deepest]).collect()
+    DFS_BOUNDS
+        .iter()
+        .copied()
+        .filter(|b| *b < deepest)
+        .chain([deepest])
+        .collect()
 }
 
 /// How a budget is shared.
@@ -43,8 +48,14 @@ pub struct MixPlan {
 impl MixPlan {
     pub fn new(budget: usize) -> MixPlan {
         let round_robin = schedules::rr_values().len().min(budget / 4);
-        let seeded_until = (budget * SEEDED_SHARE / 100).max(1 + round_robin).min(budget);
-        MixPlan { budget, round_robin, seeded_until }
+        let seeded_until = (budget * SEEDED_SHARE / 100)
+            .max(1 + round_robin)
+            .min(budget);
+        MixPlan {
+            budget,
+            round_robin,
+            seeded_until,
+        }
     }
 
     /// The `SYNCMUT_SCHEDULE` value of the i-th (from 0) run of the seeded phase:
@@ -95,7 +106,10 @@ mod tests {
 
     #[test]
     fn dfs_deepens_up_to_the_deepest_bound_given() {
-        assert_eq!(dfs_bounds(schedules::UNBOUNDED), [0, 1, 2, 3, schedules::UNBOUNDED]);
+        assert_eq!(
+            dfs_bounds(schedules::UNBOUNDED),
+            [0, 1, 2, 3, schedules::UNBOUNDED]
+        );
         assert_eq!(dfs_bounds(1), [0, 1]);
         assert_eq!(dfs_bounds(0), [0]);
         assert_eq!(dfs_bounds(6), [0, 1, 2, 3, 6]);
@@ -104,6 +118,9 @@ mod tests {
     #[test]
     fn seeded_runs_take_turns_with_their_own_seeds() {
         let values: Vec<String> = (0..4).map(|i| MixPlan::seeded_value(i, 2, 50)).collect();
-        assert_eq!(values, ["holdback:1:50", "pct:1:2:50", "random:1", "holdback:2:50"]);
+        assert_eq!(
+            values,
+            ["holdback:1:50", "pct:1:2:50", "random:1", "holdback:2:50"]
+        );
     }
 }

@@ -43,12 +43,21 @@ impl Eq for Compared {}
 impl Compared {
     /// Every byte of `output` counts.
     pub fn whole(output: &Output) -> Compared {
-        Compared { digest: output.sha256, output: output.clone(), masked: BTreeSet::new(), without_runtime_lines: false }
+        Compared {
+            digest: output.sha256,
+            output: output.clone(),
+            masked: BTreeSet::new(),
+            without_runtime_lines: false,
+        }
     }
 
     /// The design's stderr: the runtime's own lines left out.
     pub fn design_stderr(output: &Output) -> Compared {
-        Compared { without_runtime_lines: true, ..Compared::whole(output) }.rehashed()
+        Compared {
+            without_runtime_lines: true,
+            ..Compared::whole(output)
+        }
+        .rehashed()
     }
 
     /// The same stream with `lines` left out as well.
@@ -56,21 +65,31 @@ impl Compared {
         if lines.is_empty() {
             return self.clone();
         }
-        Compared { masked: self.masked.union(lines).copied().collect(), ..self.clone() }.rehashed()
+        Compared {
+            masked: self.masked.union(lines).copied().collect(),
+            ..self.clone()
+        }
+        .rehashed()
     }
 
     /// Whether line `index` with `bytes` counts.
     pub fn keeps(&self, index: usize, bytes: &[u8]) -> bool {
-        !(self.masked.contains(&index) || self.without_runtime_lines && bytes.starts_with(RUNTIME_LINE))
+        !(self.masked.contains(&index)
+            || self.without_runtime_lines && bytes.starts_with(RUNTIME_LINE))
     }
 
     fn rehashed(self) -> Compared {
         // Lines can only be left out of what was kept: past the spool limit the digest of
         // every byte is all there is, and then nothing is left out.
         if !self.output.is_whole() || (self.masked.is_empty() && !self.without_runtime_lines) {
-            return Compared { digest: self.output.sha256, ..self };
+            return Compared {
+                digest: self.output.sha256,
+                ..self
+            };
         }
-        let digest = self.output.digest_of_lines(&|i, bytes| self.keeps(i, bytes));
+        let digest = self
+            .output
+            .digest_of_lines(&|i, bytes| self.keeps(i, bytes));
         Compared { digest, ..self }
     }
 }
@@ -103,7 +122,10 @@ impl Step {
             name.hash(&mut h);
             hash_value(value, &mut h);
         }
-        StepKey { site: self.site, digest: h.finish() }
+        StepKey {
+            site: self.site,
+            digest: h.finish(),
+        }
     }
 }
 
@@ -191,7 +213,14 @@ impl<'a> Recorder<'a> {
     /// Events at `hidden` sites (the mutated ones) are left out; what `mask` names is
     /// not compared.
     pub fn new(hidden: &'a [u32], mask: &'a Mask) -> Recorder<'a> {
-        Recorder { hidden, mask, threads: BTreeMap::new(), occurrences: HashMap::new(), details: HashMap::new(), lost: Vec::new() }
+        Recorder {
+            hidden,
+            mask,
+            threads: BTreeMap::new(),
+            occurrences: HashMap::new(),
+            details: HashMap::new(),
+            lost: Vec::new(),
+        }
     }
 
     pub fn event(&mut self, event: Event) {
@@ -201,9 +230,16 @@ impl<'a> Recorder<'a> {
         if event.lost {
             self.lost.push(event.site);
         }
-        let mut step = Step { site: event.site, time: event.time, state: event.state };
+        let mut step = Step {
+            site: event.site,
+            time: event.time,
+            state: event.state,
+        };
         if self.mask.names_events() {
-            let count = self.occurrences.entry((event.thread.clone(), event.site)).or_default();
+            let count = self
+                .occurrences
+                .entry((event.thread.clone(), event.site))
+                .or_default();
             let key: EventKey = (event.thread.clone(), event.site, *count);
             *count += 1;
             self.mask.apply_to_step(&key, &mut step);
@@ -223,7 +259,11 @@ impl<'a> Recorder<'a> {
     /// The observation of `execution`, whose trace ended with `end`.
     pub fn finish(self, execution: &Execution, end: Option<&End>) -> Observation {
         let end = end.cloned().unwrap_or_default();
-        let mut pending: Vec<(String, Option<u32>)> = end.pending.iter().map(|p| (p.thread.clone(), p.site)).collect();
+        let mut pending: Vec<(String, Option<u32>)> = end
+            .pending
+            .iter()
+            .map(|p| (p.thread.clone(), p.site))
+            .collect();
         pending.sort();
         Observation {
             status: execution.status,
@@ -258,14 +298,23 @@ impl Observation {
     pub fn hiding(&self, hidden: &[u32]) -> Observation {
         let mut threads = BTreeMap::new();
         for (thread, steps) in &self.threads {
-            let kept: Vec<StepKey> = steps.iter().filter(|k| !hidden.contains(&k.site)).copied().collect();
+            let kept: Vec<StepKey> = steps
+                .iter()
+                .filter(|k| !hidden.contains(&k.site))
+                .copied()
+                .collect();
             if !kept.is_empty() {
                 threads.insert(thread.clone(), kept);
             }
         }
         Observation {
             threads,
-            lost_notifications: self.lost_notifications.iter().filter(|s| !hidden.contains(s)).copied().collect(),
+            lost_notifications: self
+                .lost_notifications
+                .iter()
+                .filter(|s| !hidden.contains(s))
+                .copied()
+                .collect(),
             ..self.clone()
         }
     }
@@ -273,8 +322,27 @@ impl Observation {
     /// The same observation with each step reduced to its site: where two runs went,
     /// whatever they saw there.
     pub fn sites_only(&self) -> Observation {
-        let threads = self.threads.iter().map(|(t, steps)| (t.clone(), steps.iter().map(|k| StepKey { site: k.site, digest: 0 }).collect())).collect();
-        Observation { threads, details: Arc::default(), ..self.clone() }
+        let threads = self
+            .threads
+            .iter()
+            .map(|(t, steps)| {
+                (
+                    t.clone(),
+                    steps
+                        .iter()
+                        .map(|k| StepKey {
+                            site: k.site,
+                            digest: 0,
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        Observation {
+            threads,
+            details: Arc::default(),
+            ..self.clone()
+        }
     }
 
     /// The step behind `key` in full, if it is among those kept.
@@ -290,7 +358,10 @@ impl Observation {
         threads.dedup();
         let empty = Vec::new();
         threads.into_iter().find_map(|thread| {
-            let (a, b) = (self.threads.get(thread).unwrap_or(&empty), mutant.threads.get(thread).unwrap_or(&empty));
+            let (a, b) = (
+                self.threads.get(thread).unwrap_or(&empty),
+                mutant.threads.get(thread).unwrap_or(&empty),
+            );
             let i = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i))?;
             Some((thread.clone(), i))
         })
@@ -299,9 +370,16 @@ impl Observation {
     /// Where the per-thread steps of `mutant` first leave this observation's, in words
     /// (`top.p.b at wait(e) @ x.cpp:37 sees top.p.count=2 instead of 1`); `None` when
     /// every thread's steps are equal. `label` names a site.
-    pub fn first_step_difference(&self, mutant: &Observation, label: &dyn Fn(u32) -> String) -> Option<String> {
+    pub fn first_step_difference(
+        &self,
+        mutant: &Observation,
+        label: &dyn Fn(u32) -> String,
+    ) -> Option<String> {
         let (thread, i) = self.first_step_index(mutant)?;
-        let (a, b) = (self.threads.get(&thread).and_then(|s| s.get(i)), mutant.threads.get(&thread).and_then(|s| s.get(i)));
+        let (a, b) = (
+            self.threads.get(&thread).and_then(|s| s.get(i)),
+            mutant.threads.get(&thread).and_then(|s| s.get(i)),
+        );
         Some(match (a, b) {
             (Some(x), None) => format!("{thread} stops after {i} events instead of reaching {}", label(x.site)),
             (None, Some(y)) => format!("{thread} goes on to {} (event {} of {thread})", label(y.site), i + 1),
@@ -334,7 +412,10 @@ impl Observation {
 }
 /// The values that differ between two snapshots: `a=2 instead of 1, b=null instead of
 /// non-null` (at most three, then `…`).
-pub fn state_change(original: &BTreeMap<String, Value>, mutant: &BTreeMap<String, Value>) -> String {
+pub fn state_change(
+    original: &BTreeMap<String, Value>,
+    mutant: &BTreeMap<String, Value>,
+) -> String {
     let text = |v: Option<&Value>| match v {
         Some(Value::String(s)) => s.clone(),
         Some(other) => other.to_string(),
@@ -346,9 +427,20 @@ pub fn state_change(original: &BTreeMap<String, Value>, mutant: &BTreeMap<String
     let changed: Vec<String> = keys
         .into_iter()
         .filter(|k| original.get(*k) != mutant.get(*k))
-        .map(|k| format!("{k}={} instead of {}", text(mutant.get(k)), text(original.get(k))))
+        .map(|k| {
+            format!(
+                "{k}={} instead of {}",
+                text(mutant.get(k)),
+                text(original.get(k))
+            )
+        })
         .collect();
-    let mut out = changed.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    let mut out = changed
+        .iter()
+        .take(3)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
     if changed.len() > 3 {
         out.push_str(", …");
     }
@@ -360,7 +452,14 @@ pub(crate) mod tests {
     use super::*;
 
     fn step(site: u32, time: &str, state: &[(&str, Value)]) -> Step {
-        Step { site, time: Some(time.to_string()), state: state.iter().map(|(k, v)| (k.to_string(), v.clone())).collect() }
+        Step {
+            site,
+            time: Some(time.to_string()),
+            state: state
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        }
     }
 
     /// An observation of steps given per thread, recorded as a trace's would be.
@@ -369,28 +468,86 @@ pub(crate) mod tests {
     }
 
     /// The same with `stdout` and `mask`.
-    pub(crate) fn observation_of(stdout: &str, threads: &[(&str, Vec<Step>)], mask: &Mask) -> Observation {
+    pub(crate) fn observation_of(
+        stdout: &str,
+        threads: &[(&str, Vec<Step>)],
+        mask: &Mask,
+    ) -> Observation {
         let mut recorder = Recorder::new(&[], mask);
         for (thread, steps) in threads {
             for s in steps {
-                let event = Event { seq: 0, site: s.site, action: "original".into(), thread: thread.to_string(), time: s.time.clone(), delta: None, lost: false, state: s.state.clone() };
+                let event = Event {
+                    seq: 0,
+                    site: s.site,
+                    action: "original".into(),
+                    thread: thread.to_string(),
+                    time: s.time.clone(),
+                    delta: None,
+                    lost: false,
+                    state: s.state.clone(),
+                };
                 recorder.event(event);
             }
         }
-        let execution = Execution { status: Status::Exited(0), stdout: Output::from_bytes(stdout.as_bytes()), stderr: Output::default(), elapsed: std::time::Duration::ZERO, outputs: BTreeMap::new() };
+        let execution = Execution {
+            status: Status::Exited(0),
+            stdout: Output::from_bytes(stdout.as_bytes()),
+            stderr: Output::default(),
+            elapsed: std::time::Duration::ZERO,
+            outputs: BTreeMap::new(),
+        };
         recorder.finish(&execution, None)
     }
 
     #[test]
     fn the_first_step_difference_names_the_member_that_changed() {
         let label = |s: u32| format!("site {s}");
-        let a = observation(&[("top.p.b", vec![step(3, "0 s", &[("top.p.count", Value::from(1)), ("top.p.phase", Value::from("BUSY"))])])]);
-        let b = observation(&[("top.p.b", vec![step(3, "0 s", &[("top.p.count", Value::from(2)), ("top.p.phase", Value::from("BUSY"))])])]);
-        assert_eq!(a.first_step_difference(&b, &label).unwrap(), "top.p.b at site 3 sees top.p.count=2 instead of 1");
+        let a = observation(&[(
+            "top.p.b",
+            vec![step(
+                3,
+                "0 s",
+                &[
+                    ("top.p.count", Value::from(1)),
+                    ("top.p.phase", Value::from("BUSY")),
+                ],
+            )],
+        )]);
+        let b = observation(&[(
+            "top.p.b",
+            vec![step(
+                3,
+                "0 s",
+                &[
+                    ("top.p.count", Value::from(2)),
+                    ("top.p.phase", Value::from("BUSY")),
+                ],
+            )],
+        )]);
+        assert_eq!(
+            a.first_step_difference(&b, &label).unwrap(),
+            "top.p.b at site 3 sees top.p.count=2 instead of 1"
+        );
         assert_eq!(a.first_step_difference(&a, &label), None);
-        let late = observation(&[("top.p.b", vec![step(3, "5 ns", &[("top.p.count", Value::from(1)), ("top.p.phase", Value::from("BUSY"))])])]);
-        assert_eq!(a.first_step_difference(&late, &label).unwrap(), "top.p.b reaches site 3 at 5 ns instead of 0 s");
+        let late = observation(&[(
+            "top.p.b",
+            vec![step(
+                3,
+                "5 ns",
+                &[
+                    ("top.p.count", Value::from(1)),
+                    ("top.p.phase", Value::from("BUSY")),
+                ],
+            )],
+        )]);
+        assert_eq!(
+            a.first_step_difference(&late, &label).unwrap(),
+            "top.p.b reaches site 3 at 5 ns instead of 0 s"
+        );
         let none = observation(&[]);
-        assert_eq!(a.first_step_difference(&none, &label).unwrap(), "top.p.b stops after 0 events instead of reaching site 3");
+        assert_eq!(
+            a.first_step_difference(&none, &label).unwrap(),
+            "top.p.b stops after 0 events instead of reaching site 3"
+        );
     }
 }

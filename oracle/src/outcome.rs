@@ -1,10 +1,10 @@
 //! Outcomes as saved in `outcomes.json`: per test baseline, per (mutant, test) run, per
 //! mutant verdict, and the score. Reports are rendered from this data alone.
 
-use syncmut_runtime::exec::Status;
 use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use syncmut_mutator::Catalogue;
+use syncmut_runtime::exec::Status;
 
 /// Format version of `outcomes.json` and `baseline.json`.
 pub const FORMAT_VERSION: u32 = 1;
@@ -60,7 +60,10 @@ impl LostNotifications {
         for site in sites {
             *per_site.entry(*site).or_default() += 1;
         }
-        LostNotifications { total: sites.len() as u64, sites: per_site.into_iter().collect() }
+        LostNotifications {
+            total: sites.len() as u64,
+            sites: per_site.into_iter().collect(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -73,12 +76,24 @@ impl LostNotifications {
         const MAX_SITES_NAMED: usize = 5;
         let mut sites = self.sites.clone();
         sites.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let named: Vec<String> = sites.iter().take(MAX_SITES_NAMED).map(|(site, n)| format!("{} ({})", label(*site), thousands(*n))).collect();
-        let more = if sites.len() > MAX_SITES_NAMED { format!(", {} more sites", sites.len() - MAX_SITES_NAMED) } else { String::new() };
+        let named: Vec<String> = sites
+            .iter()
+            .take(MAX_SITES_NAMED)
+            .map(|(site, n)| format!("{} ({})", label(*site), thousands(*n)))
+            .collect();
+        let more = if sites.len() > MAX_SITES_NAMED {
+            format!(", {} more sites", sites.len() - MAX_SITES_NAMED)
+        } else {
+            String::new()
+        };
         format!(
             "{} {} with no waiter, {} {}: {}{more}",
             thousands(self.total),
-            if self.total == 1 { "notify" } else { "notifies" },
+            if self.total == 1 {
+                "notify"
+            } else {
+                "notifies"
+            },
             sites.len(),
             if sites.len() == 1 { "site" } else { "sites" },
             named.join(", ")
@@ -199,7 +214,11 @@ pub struct Outcomes {
 impl Outcomes {
     /// Summarises per-run results into per-mutant verdicts, in catalogue order.
     /// `expected_runs(mutant)` is the number of tests the mutant is run on.
-    pub fn summarise(catalogue: &Catalogue, runs: &[Run], expected_runs: impl Fn(&str) -> usize) -> Outcomes {
+    pub fn summarise(
+        catalogue: &Catalogue,
+        runs: &[Run],
+        expected_runs: impl Fn(&str) -> usize,
+    ) -> Outcomes {
         let mut complete = true;
         let mutants: Vec<MutantOutcome> = catalogue
             .mutants
@@ -267,9 +286,18 @@ impl Outcomes {
             equivalent,
             not_reached: count(|v| v == Verdict::NotReached),
             errors: count(|v| v == Verdict::Error),
-            percent: if judged == 0 { 0.0 } else { 100.0 * killed as f64 / judged as f64 },
+            percent: if judged == 0 {
+                0.0
+            } else {
+                100.0 * killed as f64 / judged as f64
+            },
         };
-        Outcomes { format_version: FORMAT_VERSION, mutants, complete, score }
+        Outcomes {
+            format_version: FORMAT_VERSION,
+            mutants,
+            complete,
+            score,
+        }
     }
 }
 
@@ -280,11 +308,21 @@ mod tests {
     #[test]
     fn lost_notifications_are_counted_and_old_lists_read_the_same() {
         let lost = LostNotifications::count(&[4, 7, 4, 4, 9]);
-        assert_eq!(lost, LostNotifications { total: 5, sites: vec![(4, 3), (7, 1), (9, 1)] });
-        assert_eq!(lost.summary(&|s| format!("site {s}")), "5 notifies with no waiter, 3 sites: site 4 (3), site 7 (1), site 9 (1)");
+        assert_eq!(
+            lost,
+            LostNotifications {
+                total: 5,
+                sites: vec![(4, 3), (7, 1), (9, 1)]
+            }
+        );
+        assert_eq!(
+            lost.summary(&|s| format!("site {s}")),
+            "5 notifies with no waiter, 3 sites: site 4 (3), site 7 (1), site 9 (1)"
+        );
         let old: LostNotifications = serde_json::from_str("[4, 7, 4, 4, 9]").unwrap();
         assert_eq!(old, lost);
-        let saved: LostNotifications = serde_json::from_str(&serde_json::to_string(&lost).unwrap()).unwrap();
+        let saved: LostNotifications =
+            serde_json::from_str(&serde_json::to_string(&lost).unwrap()).unwrap();
         assert_eq!(saved, lost);
         assert_eq!(thousands(169_401), "169,401");
         assert_eq!(thousands(999), "999");

@@ -55,7 +55,8 @@ const CATALOGUE: &str = "mutants.json";
 /// The prefix of the temporary files of atomic writes (the `tempfile` crate's default).
 const TEMP_PREFIX: &str = ".tmp";
 
-const MARKER_TEXT: &[u8] = b"This directory is a syncmut run directory: syncmut writes and replaces the files in it.\n";
+const MARKER_TEXT: &[u8] =
+    b"This directory is a syncmut run directory: syncmut writes and replaces the files in it.\n";
 
 /// The run directory this process holds, for an interruption handler; locked while a
 /// directory is being opened, so a handler never sees a lock without its directory.
@@ -85,15 +86,23 @@ impl OutDir {
     /// blocks; a live holder is refused.
     pub fn open(root: &Path) -> Result<OutDir, OracleError> {
         if root.to_str().is_none() {
-            return Err(OracleError::NonUtf8Path { path: root.to_path_buf() });
+            return Err(OracleError::NonUtf8Path {
+                path: root.to_path_buf(),
+            });
         }
         refuse_foreign(root)?;
-        std::fs::create_dir_all(root).map_err(|source| OracleError::Write { path: root.to_path_buf(), source })?;
+        std::fs::create_dir_all(root).map_err(|source| OracleError::Write {
+            path: root.to_path_buf(),
+            source,
+        })?;
         let mut registry = OPEN.lock().unwrap_or_else(|e| e.into_inner());
         let lock = take_lock(root)?;
         *registry = Some(root.to_path_buf());
         drop(registry);
-        let out = OutDir { root: root.to_path_buf(), _lock: lock };
+        let out = OutDir {
+            root: root.to_path_buf(),
+            _lock: lock,
+        };
         sweep(root, true)?;
         let _ = std::fs::remove_dir_all(root.join(WORK_DIR));
         if !root.join(MARKER).exists() {
@@ -115,13 +124,21 @@ impl OutDir {
     pub fn write(&self, relative: impl AsRef<Path>, bytes: &[u8]) -> Result<(), OracleError> {
         let path = self.path(relative);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|source| OracleError::Write { path: parent.to_path_buf(), source })?;
+            std::fs::create_dir_all(parent).map_err(|source| OracleError::Write {
+                path: parent.to_path_buf(),
+                source,
+            })?;
         }
-        syncmut_runtime::atomic::write(&path, bytes).map_err(|source| OracleError::Write { path, source })
+        syncmut_runtime::atomic::write(&path, bytes)
+            .map_err(|source| OracleError::Write { path, source })
     }
 
     /// Writes a value as pretty JSON, atomically.
-    pub fn write_json(&self, relative: impl AsRef<Path>, value: &impl serde::Serialize) -> Result<(), OracleError> {
+    pub fn write_json(
+        &self,
+        relative: impl AsRef<Path>,
+        value: &impl serde::Serialize,
+    ) -> Result<(), OracleError> {
         let bytes = serde_json::to_vec_pretty(value).expect("plain data serialises");
         self.write(relative, &bytes)
     }
@@ -138,12 +155,20 @@ impl Drop for OutDir {
 /// A directory that exists, is not empty and was not written by syncmut is refused:
 /// syncmut replaces files by name, and would overwrite the user's own.
 fn refuse_foreign(root: &Path) -> Result<(), OracleError> {
-    let Ok(mut entries) = std::fs::read_dir(root) else { return Ok(()) };
+    let Ok(mut entries) = std::fs::read_dir(root) else {
+        return Ok(());
+    };
     let empty = entries.next().is_none();
-    if empty || [MARKER, CATALOGUE, LOCK].iter().any(|name| root.join(name).is_file()) {
+    if empty
+        || [MARKER, CATALOGUE, LOCK]
+            .iter()
+            .any(|name| root.join(name).is_file())
+    {
         return Ok(());
     }
-    Err(OracleError::NotARunDirectory { path: root.to_path_buf() })
+    Err(OracleError::NotARunDirectory {
+        path: root.to_path_buf(),
+    })
 }
 
 /// Takes the directory's lock: creates (or opens) the lock file, `flock`s it without
@@ -152,13 +177,28 @@ fn refuse_foreign(root: &Path) -> Result<(), OracleError> {
 /// another syncmut shows.
 fn take_lock(root: &Path) -> Result<std::fs::File, OracleError> {
     let path = root.join(LOCK);
-    let write_err = |source| OracleError::Write { path: path.clone(), source };
+    let write_err = |source| OracleError::Write {
+        path: path.clone(),
+        source,
+    };
     loop {
-        let mut file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(write_err)?;
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(write_err)?;
         // SAFETY: flock on a descriptor this function owns; no memory is involved.
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            let pid = std::fs::read_to_string(&path).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
-            return Err(OracleError::Locked { path: root.to_path_buf(), pid });
+            let pid = std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+                .unwrap_or(0);
+            return Err(OracleError::Locked {
+                path: root.to_path_buf(),
+                pid,
+            });
         }
         let held = file.metadata().map_err(write_err)?;
         match std::fs::metadata(&path) {
@@ -185,13 +225,19 @@ pub fn remove_temporaries(root: &Path) {
 fn sweep(root: &Path, refuse_links: bool) -> Result<(), OracleError> {
     let mut todo = vec![root.to_path_buf()];
     while let Some(dir) = todo.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|source| OracleError::Read { path: dir.clone(), source })?;
+        let entries = std::fs::read_dir(&dir).map_err(|source| OracleError::Read {
+            path: dir.clone(),
+            source,
+        })?;
         for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else { continue };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
             if kind.is_symlink() && refuse_links {
                 return Err(OracleError::SymlinkInRunDirectory { path: entry.path() });
             }
-            let designs_own = dir == root && (entry.file_name() == WORK_DIR || entry.file_name() == WORKDIRS);
+            let designs_own =
+                dir == root && (entry.file_name() == WORK_DIR || entry.file_name() == WORKDIRS);
             if kind.is_dir() && !designs_own {
                 todo.push(entry.path());
             } else if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
@@ -209,8 +255,15 @@ pub fn kept_workdir(root: &Path, test: &str, mutant: &str) -> PathBuf {
 
 /// The trace file of the original (`mutant` None) or a mutant on a test, under a
 /// schedule when several are explored: `traces/<test>/<who>[@<schedule>].jsonl`.
-pub fn trace_file(root: &Path, test: &str, mutant: Option<&str>, schedule: Option<&str>) -> PathBuf {
-    let who = mutant.map(file_name).unwrap_or_else(|| "original".to_string());
+pub fn trace_file(
+    root: &Path,
+    test: &str,
+    mutant: Option<&str>,
+    schedule: Option<&str>,
+) -> PathBuf {
+    let who = mutant
+        .map(file_name)
+        .unwrap_or_else(|| "original".to_string());
     let name = match schedule {
         Some(s) => format!("{who}@{}.jsonl", file_name(s)),
         None => format!("{who}.jsonl"),
@@ -225,7 +278,15 @@ pub fn stderr_file(trace_file: &Path) -> PathBuf {
 
 /// A mutant id as a file name: `top::t1#1:remove` → `top__t1_1_remove`.
 pub fn file_name(id: &str) -> String {
-    id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect()
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -236,14 +297,19 @@ mod tests {
     fn a_second_open_is_refused_and_a_dead_holders_lock_taken_over() {
         let dir = tempfile::tempdir().unwrap();
         let first = OutDir::open(dir.path()).unwrap();
-        assert!(matches!(OutDir::open(dir.path()), Err(OracleError::Locked { pid, .. }) if pid == std::process::id()));
+        assert!(
+            matches!(OutDir::open(dir.path()), Err(OracleError::Locked { pid, .. }) if pid == std::process::id())
+        );
         drop(first);
         assert!(!dir.path().join(LOCK).exists());
         // A lock file naming a live process that holds no lock (pid 1, as in a container
         // after a run as pid 1, or any reused pid) does not block.
         std::fs::write(dir.path().join(LOCK), "1").unwrap();
         let again = OutDir::open(dir.path()).unwrap();
-        let pid: u32 = std::fs::read_to_string(dir.path().join(LOCK)).unwrap().parse().unwrap();
+        let pid: u32 = std::fs::read_to_string(dir.path().join(LOCK))
+            .unwrap()
+            .parse()
+            .unwrap();
         assert_eq!(pid, std::process::id());
         drop(again);
     }
@@ -252,8 +318,15 @@ mod tests {
     fn a_directory_of_someone_elses_files_is_refused_and_a_run_directory_accepted() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("design.c"), "int main(void) { return 0; }").unwrap();
-        assert!(matches!(OutDir::open(dir.path()), Err(OracleError::NotARunDirectory { .. })));
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing written into a refused directory");
+        assert!(matches!(
+            OutDir::open(dir.path()),
+            Err(OracleError::NotARunDirectory { .. })
+        ));
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "nothing written into a refused directory"
+        );
 
         let fresh = dir.path().join("new");
         drop(OutDir::open(&fresh).unwrap());
@@ -273,14 +346,20 @@ mod tests {
         let run = dir.path().join("run");
         drop(OutDir::open(&run).unwrap());
         std::fs::create_dir_all(run.join("gen")).unwrap();
-        std::os::unix::fs::symlink(outside.path().join("victim"), run.join("gen/analysis.bc")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("victim"), run.join("gen/analysis.bc"))
+            .unwrap();
         match OutDir::open(&run) {
-            Err(OracleError::SymlinkInRunDirectory { path }) => assert!(path.ends_with("gen/analysis.bc")),
+            Err(OracleError::SymlinkInRunDirectory { path }) => {
+                assert!(path.ends_with("gen/analysis.bc"))
+            }
             other => panic!("expected a refusal, got {:?}", other.err()),
         }
         std::fs::remove_file(run.join("gen/analysis.bc")).unwrap();
         std::os::unix::fs::symlink(outside.path(), run.join("traces")).unwrap();
-        assert!(matches!(OutDir::open(&run), Err(OracleError::SymlinkInRunDirectory { .. })));
+        assert!(matches!(
+            OutDir::open(&run),
+            Err(OracleError::SymlinkInRunDirectory { .. })
+        ));
     }
 
     #[test]
@@ -300,6 +379,9 @@ mod tests {
     #[test]
     fn mutant_ids_become_safe_file_names() {
         assert_eq!(file_name("top::t1#1:remove"), "top__t1_1_remove");
-        assert_eq!(file_name("touch(int)#2:lock-to-trylock"), "touch_int__2_lock-to-trylock");
+        assert_eq!(
+            file_name("touch(int)#2:lock-to-trylock"),
+            "touch_int__2_lock-to-trylock"
+        );
     }
 }

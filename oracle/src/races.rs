@@ -48,7 +48,11 @@ fn held(catalogue: &Catalogue, access: &RaceAccess) -> String {
     if access.locks.is_empty() {
         return "holding no lock".to_string();
     }
-    let locks: Vec<String> = access.locks.iter().map(|l| lock_site(catalogue, l.site)).collect();
+    let locks: Vec<String> = access
+        .locks
+        .iter()
+        .map(|l| lock_site(catalogue, l.site))
+        .collect();
     match locks.len() {
         1 => format!("holding the lock taken by {}", locks[0]),
         _ => format!("holding the locks taken by {}", locks.join(" and ")),
@@ -58,22 +62,37 @@ fn held(catalogue: &Catalogue, access: &RaceAccess) -> String {
 fn side(catalogue: &Catalogue, access: &RaceAccess) -> String {
     let verb = if access.write { "writes" } else { "reads" };
     let (function, place) = match catalogue.accesses.get(access.access as usize) {
-        Some(a) => (a.function.as_str(), format!("{}:{}:{}", a.file, a.line, a.col)),
+        Some(a) => (
+            a.function.as_str(),
+            format!("{}:{}:{}", a.file, a.line, a.col),
+        ),
         None => ("?", format!("access {}", access.access)),
     };
-    format!("T{} {verb} in {function} @ {place} {}", access.thread, held(catalogue, access))
+    format!(
+        "T{} {verb} in {function} @ {place} {}",
+        access.thread,
+        held(catalogue, access)
+    )
 }
 
 /// The race in source terms.
 pub fn in_source(catalogue: &Catalogue, race: &Race) -> SourceRace {
-    let mut pair = [location(catalogue, &race.earlier), location(catalogue, &race.later)];
+    let mut pair = [
+        location(catalogue, &race.earlier),
+        location(catalogue, &race.later),
+    ];
     pair.sort();
     let (a, b) = (&race.earlier, &race.later);
     let unordered = match (a.locks.is_empty(), b.locks.is_empty()) {
         (true, true) => "no lock, and no other synchronization orders them".to_string(),
         _ => "no common lock, and no other synchronization orders them".to_string(),
     };
-    SourceRace { key: pair.join(" / "), first: side(catalogue, a), second: side(catalogue, b), unordered }
+    SourceRace {
+        key: pair.join(" / "),
+        first: side(catalogue, a),
+        second: side(catalogue, b),
+        unordered,
+    }
 }
 
 /// The races of one run in source terms, one per key, sorted by key.

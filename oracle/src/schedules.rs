@@ -55,7 +55,9 @@ pub const RR_MAX_QUANTUM: u64 = 8;
 
 /// Every round-robin schedule, in order: quantum 1 (phase 0), quantum 2 (phases 0, 1), …
 pub fn rr_values() -> Vec<String> {
-    (1..=RR_MAX_QUANTUM).flat_map(|q| (0..q).map(move |phase| format!("rr:{q}:{phase}"))).collect()
+    (1..=RR_MAX_QUANTUM)
+        .flat_map(|q| (0..q).map(move |phase| format!("rr:{q}:{phase}")))
+        .collect()
 }
 
 impl Strategy {
@@ -68,7 +70,9 @@ impl Strategy {
             Strategy::Holdback => Some(format!("holdback:{k}:{}", steps.max(1))),
             Strategy::Pct { depth } => Some(schedule::pct_value(k, depth, steps)),
             Strategy::Mixed { .. } if k == 1 => Some("default".to_string()),
-            Strategy::Mixed { depth } if k.is_multiple_of(2) => Some(schedule::pct_value(k / 2, depth, steps)),
+            Strategy::Mixed { depth } if k.is_multiple_of(2) => {
+                Some(schedule::pct_value(k / 2, depth, steps))
+            }
             Strategy::Mixed { .. } => Some(format!("random:{}", (k - 1) / 2)),
             Strategy::Default | Strategy::Dfs { .. } | Strategy::Mix { .. } => None,
         }
@@ -91,11 +95,21 @@ impl std::fmt::Display for Strategy {
             Strategy::Mixed { depth } => write!(f, "default, pct (depth {depth}) and random"),
             Strategy::Random => write!(f, "random"),
             Strategy::Pct { depth } => write!(f, "pct (depth {depth})"),
-            Strategy::RoundRobin => write!(f, "round-robin (quanta 1 to {RR_MAX_QUANTUM}, every phase)"),
+            Strategy::RoundRobin => {
+                write!(f, "round-robin (quanta 1 to {RR_MAX_QUANTUM}, every phase)")
+            }
             Strategy::Holdback => write!(f, "holdback"),
             Strategy::Mix { deepest, por } => {
-                let bounds = if *deepest == UNBOUNDED { "deepening preemption bounds".to_string() } else { format!("preemption bounds deepening to {deepest}") };
-                write!(f, "mix (default, round-robin, holdback, pct, random, then dfs with {bounds}{})", por_words(*por))
+                let bounds = if *deepest == UNBOUNDED {
+                    "deepening preemption bounds".to_string()
+                } else {
+                    format!("preemption bounds deepening to {deepest}")
+                };
+                write!(
+                    f,
+                    "mix (default, round-robin, holdback, pct, random, then dfs with {bounds}{})",
+                    por_words(*por)
+                )
             }
             Strategy::Dfs { preemptions, por } => {
                 let reduction = por_words(*por);
@@ -153,7 +167,10 @@ impl std::str::FromStr for StrategyName {
             "rr" => Ok(StrategyName::RoundRobin),
             "holdback" => Ok(StrategyName::Holdback),
             "mix" => Ok(StrategyName::Mix),
-            other => Err(format!("strategy must be one of {}, not {other:?}", StrategyName::NAMES.map(|n| format!("{n:?}")).join(", "))),
+            other => Err(format!(
+                "strategy must be one of {}, not {other:?}",
+                StrategyName::NAMES.map(|n| format!("{n:?}")).join(", ")
+            )),
         }
     }
 }
@@ -168,11 +185,17 @@ pub struct Schedules {
 
 impl Schedules {
     /// The one `default` schedule.
-    pub const DEFAULT: Schedules = Schedules { strategy: Strategy::Default, budget: 1 };
+    pub const DEFAULT: Schedules = Schedules {
+        strategy: Strategy::Default,
+        budget: 1,
+    };
     /// `run`'s default for pthread designs: `default`, then pct and random alternately,
     /// 8 schedules in all (BENCHMARKS.md, "Default schedule budget", has the
     /// measurement behind the number).
-    pub const STANDARD: Schedules = Schedules { strategy: Strategy::Mixed { depth: 3 }, budget: 8 };
+    pub const STANDARD: Schedules = Schedules {
+        strategy: Strategy::Mixed { depth: 3 },
+        budget: 8,
+    };
 }
 
 /// What a list of tried schedule values was, in words: `default, pct×12, random×11`
@@ -187,7 +210,17 @@ pub fn summarise(values: &[String]) -> String {
             None => kinds.push((kind, 1)),
         }
     }
-    kinds.iter().map(|(k, n)| if *n == 1 { k.to_string() } else { format!("{k}×{n}") }).collect::<Vec<_>>().join(", ")
+    kinds
+        .iter()
+        .map(|(k, n)| {
+            if *n == 1 {
+                k.to_string()
+            } else {
+                format!("{k}×{n}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl std::fmt::Display for Schedules {
@@ -210,25 +243,72 @@ mod tests {
         for name in StrategyName::NAMES {
             assert!(name.parse::<StrategyName>().is_ok(), "{name}");
         }
-        assert!("bfs".parse::<StrategyName>().unwrap_err().contains("strategy must be"));
-        assert_eq!(Strategy::Random.seeded_value(3, 10).as_deref(), Some("random:3"));
-        assert_eq!(Strategy::Pct { depth: 2 }.seeded_value(1, 40).as_deref(), Some("pct:1:2:40"));
-        assert_eq!(Strategy::Dfs { preemptions: 1, por: Por::Dpor }.seeded_value(1, 40), None);
-        let mixed: Vec<String> = (1..=5).map(|k| Strategy::Mixed { depth: 3 }.seeded_value(k, 40).unwrap()).collect();
-        assert_eq!(mixed, ["default", "pct:1:3:40", "random:1", "pct:2:3:40", "random:2"]);
-        assert_eq!(Strategy::Holdback.seeded_value(2, 40).as_deref(), Some("holdback:2:40"));
-        let rr: Vec<String> = (1..=4).map_while(|k| Strategy::RoundRobin.seeded_value(k, 40)).collect();
+        assert!("bfs"
+            .parse::<StrategyName>()
+            .unwrap_err()
+            .contains("strategy must be"));
+        assert_eq!(
+            Strategy::Random.seeded_value(3, 10).as_deref(),
+            Some("random:3")
+        );
+        assert_eq!(
+            Strategy::Pct { depth: 2 }.seeded_value(1, 40).as_deref(),
+            Some("pct:1:2:40")
+        );
+        assert_eq!(
+            Strategy::Dfs {
+                preemptions: 1,
+                por: Por::Dpor
+            }
+            .seeded_value(1, 40),
+            None
+        );
+        let mixed: Vec<String> = (1..=5)
+            .map(|k| Strategy::Mixed { depth: 3 }.seeded_value(k, 40).unwrap())
+            .collect();
+        assert_eq!(
+            mixed,
+            [
+                "default",
+                "pct:1:3:40",
+                "random:1",
+                "pct:2:3:40",
+                "random:2"
+            ]
+        );
+        assert_eq!(
+            Strategy::Holdback.seeded_value(2, 40).as_deref(),
+            Some("holdback:2:40")
+        );
+        let rr: Vec<String> = (1..=4)
+            .map_while(|k| Strategy::RoundRobin.seeded_value(k, 40))
+            .collect();
         assert_eq!(rr, ["rr:1:0", "rr:2:0", "rr:2:1", "rr:3:0"]);
         // Every quantum with every phase, then no more.
         let all = (RR_MAX_QUANTUM * (RR_MAX_QUANTUM + 1) / 2) as usize;
-        assert!(Strategy::RoundRobin.seeded_value(all, 40).is_some() && Strategy::RoundRobin.seeded_value(all + 1, 40).is_none());
+        assert!(
+            Strategy::RoundRobin.seeded_value(all, 40).is_some()
+                && Strategy::RoundRobin.seeded_value(all + 1, 40).is_none()
+        );
     }
 
     #[test]
     fn tried_schedules_are_summarised_by_kind_in_order_of_first_use() {
-        let standard: Vec<String> = (1..=Schedules::STANDARD.budget).map(|k| Schedules::STANDARD.strategy.seeded_value(k, 9).unwrap()).collect();
+        let standard: Vec<String> = (1..=Schedules::STANDARD.budget)
+            .map(|k| Schedules::STANDARD.strategy.seeded_value(k, 9).unwrap())
+            .collect();
         assert_eq!(summarise(&standard), "default, pct×4, random×3");
-        assert_eq!(summarise(&["default".to_string(), "native".to_string(), "native".to_string()]), "default, native×2");
-        assert_eq!(summarise(&["dfs:1".to_string(), "dfs:2".to_string()]), "dfs×2");
+        assert_eq!(
+            summarise(&[
+                "default".to_string(),
+                "native".to_string(),
+                "native".to_string()
+            ]),
+            "default, native×2"
+        );
+        assert_eq!(
+            summarise(&["dfs:1".to_string(), "dfs:2".to_string()]),
+            "dfs×2"
+        );
     }
 }

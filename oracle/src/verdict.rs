@@ -1,8 +1,8 @@
 //! Verdicts: how a mutant fared on a test, and on the whole suite.
 
-use syncmut_runtime::exec::Status;
 use crate::observation::{Compared, Observation};
 use serde::{Deserialize, Serialize};
+use syncmut_runtime::exec::Status;
 
 /// The outcome of running a mutant (on one test, or summarised over all tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -83,17 +83,33 @@ impl std::fmt::Display for Verdict {
 /// Compares a mutant's observation with the original's on the same test. The order of
 /// the checks is the order of severity: the most specific explanation wins.
 /// `label` names a site for the reason text (`wait(e) @ file.cpp:18`).
-pub fn judge(original: &Observation, mutant: &Observation, label: &dyn Fn(u32) -> String) -> (Verdict, String) {
+pub fn judge(
+    original: &Observation,
+    mutant: &Observation,
+    label: &dyn Fn(u32) -> String,
+) -> (Verdict, String) {
     let describe_pending = |pending: &[(String, Option<u32>)]| describe_pending(pending, label);
     let crashed = |o: &Observation| matches!(o.status, Status::Signaled(_));
     if crashed(mutant) && !crashed(original) {
         if let Some(line) = failed_assertion(mutant.status, &mutant.stderr.output.text()) {
-            return (Verdict::KilledByAssertion, format!("assertion failed: {line}"));
+            return (
+                Verdict::KilledByAssertion,
+                format!("assertion failed: {line}"),
+            );
         }
-        return (Verdict::KilledByCrash, format!("the mutant was {} instead of ending with {}", mutant.status, original.status));
+        return (
+            Verdict::KilledByCrash,
+            format!(
+                "the mutant was {} instead of ending with {}",
+                mutant.status, original.status
+            ),
+        );
     }
     if mutant.deadlock && !original.deadlock {
-        return (Verdict::KilledByDeadlock, format!("deadlock: {}", describe_pending(&mutant.pending)));
+        return (
+            Verdict::KilledByDeadlock,
+            format!("deadlock: {}", describe_pending(&mutant.pending)),
+        );
     }
     if mutant.livelock && !original.livelock {
         let culprit = match (&mutant.livelock_thread, mutant.livelock_site) {
@@ -101,36 +117,63 @@ pub fn judge(original: &Observation, mutant: &Observation, label: &dyn Fn(u32) -
             (Some(thread), None) => format!(": {thread}"),
             _ => String::new(),
         };
-        return (Verdict::KilledByLivelock, format!("livelock{culprit}: kept running without making progress"));
+        return (
+            Verdict::KilledByLivelock,
+            format!("livelock{culprit}: kept running without making progress"),
+        );
     }
-    if mutant.status == Status::Exited(syncmut_runtime::status::THREAD_LIMIT) && original.status != mutant.status {
+    if mutant.status == Status::Exited(syncmut_runtime::status::THREAD_LIMIT)
+        && original.status != mutant.status
+    {
         return (Verdict::KilledByCrash, "resource limit: the mutant kept more than 1024 threads alive or unjoined at once (the runtime's thread limit)".to_string());
     }
     if mutant.status == Status::TimedOut && original.status != Status::TimedOut {
-        return (Verdict::KilledByTimeout, "the mutant ran past its timeout".to_string());
+        return (
+            Verdict::KilledByTimeout,
+            "the mutant ran past its timeout".to_string(),
+        );
     }
     if mutant.status != original.status {
-        return (Verdict::KilledByOutput, format!("{} instead of {}", mutant.status, original.status));
+        return (
+            Verdict::KilledByOutput,
+            format!("{} instead of {}", mutant.status, original.status),
+        );
     }
     if mutant.stdout != original.stdout {
-        return (Verdict::KilledByOutput, output_difference("stdout", &original.stdout, &mutant.stdout));
+        return (
+            Verdict::KilledByOutput,
+            output_difference("stdout", &original.stdout, &mutant.stdout),
+        );
     }
     if mutant.stderr != original.stderr {
-        return (Verdict::KilledByOutput, output_difference("stderr", &original.stderr, &mutant.stderr));
+        return (
+            Verdict::KilledByOutput,
+            output_difference("stderr", &original.stderr, &mutant.stderr),
+        );
     }
     if let Some(difference) = output_file_difference(original, mutant) {
         return (Verdict::KilledByOutput, difference);
     }
     if mutant.deadlock != original.deadlock || mutant.pending != original.pending {
         let what = if original.deadlock && !mutant.deadlock {
-            format!("the original deadlocks ({}) but the mutant does not", describe_pending(&original.pending))
+            format!(
+                "the original deadlocks ({}) but the mutant does not",
+                describe_pending(&original.pending)
+            )
         } else {
-            format!("blocked at the end: {} instead of {}", describe_pending(&mutant.pending), describe_pending(&original.pending))
+            format!(
+                "blocked at the end: {} instead of {}",
+                describe_pending(&mutant.pending),
+                describe_pending(&original.pending)
+            )
         };
         return (Verdict::KilledByTrace, what);
     }
     if let Some(difference) = original.first_step_difference(mutant, label) {
-        return (Verdict::KilledByTrace, format!("synchronization behaviour differs: {difference}"));
+        return (
+            Verdict::KilledByTrace,
+            format!("synchronization behaviour differs: {difference}"),
+        );
     }
     if mutant.lost_notifications != original.lost_notifications {
         let summary = |sites: &[u32]| match sites {
@@ -139,7 +182,11 @@ pub fn judge(original: &Observation, mutant: &Observation, label: &dyn Fn(u32) -
         };
         return (
             Verdict::KilledByTrace,
-            format!("lost notifications differ: {} instead of {}", summary(&mutant.lost_notifications), summary(&original.lost_notifications)),
+            format!(
+                "lost notifications differ: {} instead of {}",
+                summary(&mutant.lost_notifications),
+                summary(&original.lost_notifications)
+            ),
         );
     }
     (Verdict::Survived, String::new())
@@ -149,13 +196,25 @@ pub fn judge(original: &Observation, mutant: &Observation, label: &dyn Fn(u32) -
 pub fn output_file_difference(original: &Observation, mutant: &Observation) -> Option<String> {
     let names = original.outputs.keys().chain(mutant.outputs.keys());
     names.into_iter().find_map(|name| {
-        let (a, b) = (original.outputs.get(name).cloned().flatten(), mutant.outputs.get(name).cloned().flatten());
+        let (a, b) = (
+            original.outputs.get(name).cloned().flatten(),
+            mutant.outputs.get(name).cloned().flatten(),
+        );
         match (a, b) {
             (a, b) if a == b => None,
-            (Some(_), None) => Some(format!("output file {name} is missing (the original writes it)")),
-            (None, Some(_)) => Some(format!("output file {name} is written (the original leaves none)")),
-            (Some(a), Some(b)) if a.bytes != b.bytes => Some(format!("output file {name} has {} bytes instead of {}", b.bytes, a.bytes)),
-            (Some(_), Some(_)) => Some(format!("output file {name} has other contents (same size)")),
+            (Some(_), None) => Some(format!(
+                "output file {name} is missing (the original writes it)"
+            )),
+            (None, Some(_)) => Some(format!(
+                "output file {name} is written (the original leaves none)"
+            )),
+            (Some(a), Some(b)) if a.bytes != b.bytes => Some(format!(
+                "output file {name} has {} bytes instead of {}",
+                b.bytes, a.bytes
+            )),
+            (Some(_), Some(_)) => {
+                Some(format!("output file {name} has other contents (same size)"))
+            }
             (None, None) => None,
         }
     })
@@ -186,7 +245,9 @@ pub fn failed_assertion(status: Status, stderr: &str) -> Option<String> {
     }
     stderr
         .lines()
-        .find(|l| (l.contains("Assertion") && l.contains("failed")) || l.starts_with("__VERIFIER_error:"))
+        .find(|l| {
+            (l.contains("Assertion") && l.contains("failed")) || l.starts_with("__VERIFIER_error:")
+        })
         .map(|l| l.trim().to_string())
 }
 
@@ -195,19 +256,43 @@ pub fn failed_assertion(status: Status, stderr: &str) -> Option<String> {
 /// shown as `\xNN`). Masked lines and the runtime's own lines are skipped as in the
 /// comparison. Streams both outputs; only the lines being compared are in memory.
 pub fn output_difference(stream: &str, original: &Compared, mutant: &Compared) -> String {
-    let mut a = original.output.lines().enumerate().filter(|(i, l)| original.keeps(*i, &l.bytes));
-    let mut b = mutant.output.lines().enumerate().filter(|(i, l)| mutant.keeps(*i, &l.bytes));
+    let mut a = original
+        .output
+        .lines()
+        .enumerate()
+        .filter(|(i, l)| original.keeps(*i, &l.bytes));
+    let mut b = mutant
+        .output
+        .lines()
+        .enumerate()
+        .filter(|(i, l)| mutant.keeps(*i, &l.bytes));
     loop {
         match (a.next(), b.next()) {
             (Some((_, x)), Some((_, y))) if x.bytes == y.bytes => continue,
             (Some((_, x)), Some((i, y))) => {
-                return format!("{stream} line {} (byte {}): {} instead of {}", i + 1, y.offset, excerpt(&y.shown()), excerpt(&x.shown()))
+                return format!(
+                    "{stream} line {} (byte {}): {} instead of {}",
+                    i + 1,
+                    y.offset,
+                    excerpt(&y.shown()),
+                    excerpt(&x.shown())
+                )
             }
             (Some((i, x)), None) => {
-                return format!("{stream} ends after {} lines, where the original goes on with line {}: {}", i, i + 1, excerpt(&x.shown()))
+                return format!(
+                    "{stream} ends after {} lines, where the original goes on with line {}: {}",
+                    i,
+                    i + 1,
+                    excerpt(&x.shown())
+                )
             }
             (None, Some((i, y))) => {
-                return format!("{stream} goes on past the original's end: line {} (byte {}): {}", i + 1, y.offset, excerpt(&y.shown()))
+                return format!(
+                    "{stream} goes on past the original's end: line {} (byte {}): {}",
+                    i + 1,
+                    y.offset,
+                    excerpt(&y.shown())
+                )
             }
             (None, None) => break,
         }
@@ -240,13 +325,21 @@ fn excerpt(line: &str) -> String {
 mod tests {
     use super::*;
     use crate::observation::Step;
-    use syncmut_runtime::output::Output;
     use std::collections::BTreeMap;
+    use syncmut_runtime::output::Output;
 
     /// A clean run: exit 0, two lines of output, `main` reaching site 0.
     fn clean() -> Observation {
-        let main = vec![Step { site: 0, time: None, state: BTreeMap::new() }];
-        crate::observation::tests::observation_of("start\nsum 6\n", &[("main", main)], &crate::mask::Mask::default())
+        let main = vec![Step {
+            site: 0,
+            time: None,
+            state: BTreeMap::new(),
+        }];
+        crate::observation::tests::observation_of(
+            "start\nsum 6\n",
+            &[("main", main)],
+            &crate::mask::Mask::default(),
+        )
     }
 
     fn out(text: &str) -> Compared {
@@ -266,7 +359,10 @@ mod tests {
 
     #[test]
     fn the_same_observation_survives() {
-        assert_eq!(judged(&clean(), &clean(), ""), verdict(Verdict::Survived, ""));
+        assert_eq!(
+            judged(&clean(), &clean(), ""),
+            verdict(Verdict::Survived, "")
+        );
         // Both crash, deadlock or time out alike: nothing tells them apart.
         for change in [
             |o: &mut Observation| o.status = Status::Signaled(libc::SIGSEGV),
@@ -279,7 +375,10 @@ mod tests {
             let (mut original, mut mutant) = (clean(), clean());
             change(&mut original);
             change(&mut mutant);
-            assert_eq!(judged(&original, &mutant, ""), verdict(Verdict::Survived, ""));
+            assert_eq!(
+                judged(&original, &mutant, ""),
+                verdict(Verdict::Survived, "")
+            );
         }
     }
 
@@ -290,44 +389,88 @@ mod tests {
         // A crash wins over everything else the mutant did.
         mutant.deadlock = true;
         mutant.stdout = out("other");
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByCrash, "the mutant was killed by SIGSEGV (signal 11) instead of ending with exit 0"));
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(
+                Verdict::KilledByCrash,
+                "the mutant was killed by SIGSEGV (signal 11) instead of ending with exit 0"
+            )
+        );
         mutant.status = Status::Signaled(libc::SIGABRT);
-        assert_eq!(judged(&clean(), &mutant, "free(): invalid pointer\n"), verdict(Verdict::KilledByCrash, "the mutant was killed by SIGABRT (signal 6) instead of ending with exit 0"));
+        assert_eq!(
+            judged(&clean(), &mutant, "free(): invalid pointer\n"),
+            verdict(
+                Verdict::KilledByCrash,
+                "the mutant was killed by SIGABRT (signal 6) instead of ending with exit 0"
+            )
+        );
         let stderr = "log line\nbank: bank.c:40: main: Assertion `total == 200' failed.\n";
         assert_eq!(
             judged(&clean(), &mutant, stderr),
-            verdict(Verdict::KilledByAssertion, "assertion failed: bank: bank.c:40: main: Assertion `total == 200' failed.")
+            verdict(
+                Verdict::KilledByAssertion,
+                "assertion failed: bank: bank.c:40: main: Assertion `total == 200' failed."
+            )
         );
         mutant.status = Status::Signaled(64);
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByCrash, "the mutant was killed by signal 64 instead of ending with exit 0"));
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(
+                Verdict::KilledByCrash,
+                "the mutant was killed by signal 64 instead of ending with exit 0"
+            )
+        );
     }
 
     #[test]
     fn an_assertion_is_sigabrt_with_an_assertion_message_from_any_source() {
         let abort = Status::Signaled(libc::SIGABRT);
         for (stderr, line) in [
-            ("log\nbank: bank.c:40: main: Assertion `total == 200' failed.\n", Some("bank: bank.c:40: main: Assertion `total == 200' failed.")),
+            (
+                "log\nbank: bank.c:40: main: Assertion `total == 200' failed.\n",
+                Some("bank: bank.c:40: main: Assertion `total == 200' failed."),
+            ),
             // SV-COMP's reach_error() is __assert_fail("0", …, "reach_error").
-            ("prog: prog.c:3: reach_error: Assertion `0' failed.\n", Some("prog: prog.c:3: reach_error: Assertion `0' failed.")),
-            ("__VERIFIER_error: assertion failure (error location reached)\n", Some("__VERIFIER_error: assertion failure (error location reached)")),
+            (
+                "prog: prog.c:3: reach_error: Assertion `0' failed.\n",
+                Some("prog: prog.c:3: reach_error: Assertion `0' failed."),
+            ),
+            (
+                "__VERIFIER_error: assertion failure (error location reached)\n",
+                Some("__VERIFIER_error: assertion failure (error location reached)"),
+            ),
             ("free(): invalid pointer\n", None),
             ("", None),
         ] {
             assert_eq!(failed_assertion(abort, stderr).as_deref(), line, "{stderr}");
         }
         let message = "a.c:1: main: Assertion `x' failed.";
-        assert_eq!(failed_assertion(Status::Signaled(libc::SIGSEGV), message), None);
+        assert_eq!(
+            failed_assertion(Status::Signaled(libc::SIGSEGV), message),
+            None
+        );
         assert_eq!(failed_assertion(Status::Exited(1), message), None);
     }
 
     #[test]
     fn stderr_differences_kill_by_output_but_the_runtime_lines_do_not() {
         let mut original = clean();
-        original.stderr = Compared::design_stderr(&Output::from_bytes(b"warning: x\nsyncmut runtime: note\n"));
-        let (v, reason) = judged(&original, &clean(), "warning: x\nsyncmut runtime: other note\n");
+        original.stderr =
+            Compared::design_stderr(&Output::from_bytes(b"warning: x\nsyncmut runtime: note\n"));
+        let (v, reason) = judged(
+            &original,
+            &clean(),
+            "warning: x\nsyncmut runtime: other note\n",
+        );
         assert_eq!((v, reason.as_str()), (Verdict::Survived, ""));
         let (v, reason) = judged(&original, &clean(), "warning: y\n");
-        assert_eq!((v, reason.as_str()), (Verdict::KilledByOutput, "stderr line 1 (byte 0): \"warning: y\" instead of \"warning: x\""));
+        assert_eq!(
+            (v, reason.as_str()),
+            (
+                Verdict::KilledByOutput,
+                "stderr line 1 (byte 0): \"warning: y\" instead of \"warning: x\""
+            )
+        );
     }
 
     #[test]
@@ -336,9 +479,18 @@ mod tests {
         mutant.deadlock = true;
         mutant.livelock = true;
         mutant.pending = vec![("t1".to_string(), Some(3)), ("t2".to_string(), None)];
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByDeadlock, "deadlock: t1 waits at lock @ a.c:3, t2 waits"));
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(
+                Verdict::KilledByDeadlock,
+                "deadlock: t1 waits at lock @ a.c:3, t2 waits"
+            )
+        );
         mutant.pending.clear();
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByDeadlock, "deadlock: no thread waiting"));
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(Verdict::KilledByDeadlock, "deadlock: no thread waiting")
+        );
     }
 
     #[test]
@@ -346,13 +498,28 @@ mod tests {
         let mut mutant = clean();
         mutant.livelock = true;
         mutant.status = Status::TimedOut;
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByLivelock, "livelock: kept running without making progress"));
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(
+                Verdict::KilledByLivelock,
+                "livelock: kept running without making progress"
+            )
+        );
         mutant.livelock_thread = Some("m.t1".to_string());
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByLivelock, "livelock: m.t1: kept running without making progress"));
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(
+                Verdict::KilledByLivelock,
+                "livelock: m.t1: kept running without making progress"
+            )
+        );
         mutant.livelock_site = Some(2);
         assert_eq!(
             judged(&clean(), &mutant, ""),
-            verdict(Verdict::KilledByLivelock, "livelock: m.t1 at lock @ a.c:2: kept running without making progress")
+            verdict(
+                Verdict::KilledByLivelock,
+                "livelock: m.t1 at lock @ a.c:2: kept running without making progress"
+            )
         );
     }
 
@@ -365,7 +532,10 @@ mod tests {
             verdict(Verdict::KilledByCrash, "resource limit: the mutant kept more than 1024 threads alive or unjoined at once (the runtime's thread limit)")
         );
         mutant.status = Status::TimedOut;
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByTimeout, "the mutant ran past its timeout"));
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(Verdict::KilledByTimeout, "the mutant ran past its timeout")
+        );
     }
 
     #[test]
@@ -373,33 +543,77 @@ mod tests {
         let mut mutant = clean();
         mutant.status = Status::Exited(1);
         mutant.stdout = out("other");
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "exit 1 instead of exit 0"));
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(Verdict::KilledByOutput, "exit 1 instead of exit 0")
+        );
         // The original timed out but the mutant finished: a changed status, not a timeout.
         let mut original = clean();
         original.status = Status::TimedOut;
-        assert_eq!(judged(&original, &clean(), ""), verdict(Verdict::KilledByOutput, "exit 0 instead of timed out"));
+        assert_eq!(
+            judged(&original, &clean(), ""),
+            verdict(Verdict::KilledByOutput, "exit 0 instead of timed out")
+        );
         let mut mutant = clean();
         mutant.stdout = out("start\nsum 5\n");
         mutant.lost_notifications = vec![1];
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "stdout line 2 (byte 6): \"sum 5\" instead of \"sum 6\""));
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(
+                Verdict::KilledByOutput,
+                "stdout line 2 (byte 6): \"sum 5\" instead of \"sum 6\""
+            )
+        );
         mutant.stdout = out("start\n");
-        assert_eq!(judged(&clean(), &mutant, ""), verdict(Verdict::KilledByOutput, "stdout ends after 1 lines, where the original goes on with line 2: \"sum 6\""));
+        assert_eq!(
+            judged(&clean(), &mutant, ""),
+            verdict(
+                Verdict::KilledByOutput,
+                "stdout ends after 1 lines, where the original goes on with line 2: \"sum 6\""
+            )
+        );
     }
 
     #[test]
     fn output_files_that_differ_are_a_kill_naming_the_file() {
         use syncmut_runtime::workdir::OutputFile;
-        let file = |bytes: u64, sha: &str| Some(OutputFile { bytes, sha256: sha.to_string() });
+        let file = |bytes: u64, sha: &str| {
+            Some(OutputFile {
+                bytes,
+                sha256: sha.to_string(),
+            })
+        };
         let mut original = clean();
         original.outputs = BTreeMap::from([("out.gz".to_string(), file(10, "a"))]);
         let mut mutant = original.clone();
-        assert_eq!(judged(&original, &mutant, ""), verdict(Verdict::Survived, ""));
+        assert_eq!(
+            judged(&original, &mutant, ""),
+            verdict(Verdict::Survived, "")
+        );
         mutant.outputs.insert("out.gz".to_string(), file(12, "b"));
-        assert_eq!(judged(&original, &mutant, ""), verdict(Verdict::KilledByOutput, "output file out.gz has 12 bytes instead of 10"));
+        assert_eq!(
+            judged(&original, &mutant, ""),
+            verdict(
+                Verdict::KilledByOutput,
+                "output file out.gz has 12 bytes instead of 10"
+            )
+        );
         mutant.outputs.insert("out.gz".to_string(), file(10, "b"));
-        assert_eq!(judged(&original, &mutant, ""), verdict(Verdict::KilledByOutput, "output file out.gz has other contents (same size)"));
+        assert_eq!(
+            judged(&original, &mutant, ""),
+            verdict(
+                Verdict::KilledByOutput,
+                "output file out.gz has other contents (same size)"
+            )
+        );
         mutant.outputs.insert("out.gz".to_string(), None);
-        assert_eq!(judged(&original, &mutant, ""), verdict(Verdict::KilledByOutput, "output file out.gz is missing (the original writes it)"));
+        assert_eq!(
+            judged(&original, &mutant, ""),
+            verdict(
+                Verdict::KilledByOutput,
+                "output file out.gz is missing (the original writes it)"
+            )
+        );
     }
 
     #[test]
@@ -407,7 +621,11 @@ mod tests {
         let long = "x".repeat(1_048_576);
         let reason = output_difference("stdout", &out("short\n"), &out(&format!("{long}\n")));
         assert!(reason.len() < 400, "{} characters", reason.len());
-        assert!(reason.ends_with("instead of \"short\"") && reason.contains("(1048576 characters, capped)"), "{reason}");
+        assert!(
+            reason.ends_with("instead of \"short\"")
+                && reason.contains("(1048576 characters, capped)"),
+            "{reason}"
+        );
     }
 
     #[test]
@@ -417,11 +635,20 @@ mod tests {
         original.pending = vec![("t1".to_string(), Some(0))];
         assert_eq!(
             judged(&original, &clean(), ""),
-            verdict(Verdict::KilledByTrace, "the original deadlocks (t1 waits at lock @ a.c:0) but the mutant does not")
+            verdict(
+                Verdict::KilledByTrace,
+                "the original deadlocks (t1 waits at lock @ a.c:0) but the mutant does not"
+            )
         );
         let mut original = clean();
         original.pending = vec![("t1".to_string(), None)];
-        assert_eq!(judged(&original, &clean(), ""), verdict(Verdict::KilledByTrace, "blocked at the end: no thread waiting instead of t1 waits"));
+        assert_eq!(
+            judged(&original, &clean(), ""),
+            verdict(
+                Verdict::KilledByTrace,
+                "blocked at the end: no thread waiting instead of t1 waits"
+            )
+        );
         let mut mutant = clean();
         mutant.threads.get_mut("main").unwrap()[0].site = 1;
         mutant.lost_notifications = vec![1];

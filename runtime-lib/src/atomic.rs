@@ -16,9 +16,13 @@ static GATE: RwLock<()> = RwLock::new(());
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let _writing = GATE.read().unwrap_or_else(|e| e.into_inner());
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o666 & !umask()))?;
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(0o666 & !umask()))?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
@@ -39,7 +43,12 @@ fn umask() -> u32 {
     *UMASK.get_or_init(|| {
         std::fs::read_to_string("/proc/self/status")
             .ok()
-            .and_then(|status| status.lines().find_map(|l| l.strip_prefix("Umask:").and_then(|m| u32::from_str_radix(m.trim(), 8).ok())))
+            .and_then(|status| {
+                status.lines().find_map(|l| {
+                    l.strip_prefix("Umask:")
+                        .and_then(|m| u32::from_str_radix(m.trim(), 8).ok())
+                })
+            })
             .unwrap_or(0o022)
     })
 }
@@ -55,6 +64,9 @@ mod tests {
         super::write(&path, b"x").unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o666 & !super::umask());
-        assert_ne!(mode, 0o600, "a umask of 066 is unlikely in a test environment");
+        assert_ne!(
+            mode, 0o600,
+            "a umask of 066 is unlikely in a test environment"
+        );
     }
 }

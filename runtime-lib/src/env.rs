@@ -48,8 +48,21 @@ pub const FORK_SERVER: &str = "SYNCMUT_FORK_SERVER";
 /// the original's and the uninstrumented build's among them, under the wrong schedule,
 /// mutant or step budget. The rest (`SYNCMUT_REAL_TIME`, `SYNCMUT_ENTROPY`, the SystemC
 /// bounds) are settings a user may give every run through syncmut's environment.
-pub const PER_RUN: [&str; 13] =
-    [ACTIVE, TRACE, SCHEDULE, SCHEDULE_OUT, RECORD_STEPS, RACES_OUT, MAX_STEPS, PCT_STEPS, NONDET, NONDET_SEED, INPUTS, INPUT_LOG, FORK_SERVER];
+pub const PER_RUN: [&str; 13] = [
+    ACTIVE,
+    TRACE,
+    SCHEDULE,
+    SCHEDULE_OUT,
+    RECORD_STEPS,
+    RACES_OUT,
+    MAX_STEPS,
+    PCT_STEPS,
+    NONDET,
+    NONDET_SEED,
+    INPUTS,
+    INPUT_LOG,
+    FORK_SERVER,
+];
 
 /// syncmut itself: `1` links designs with the sanitizers and the sanitized runtime.
 pub const SANITIZE: &str = "SYNCMUT_SANITIZE";

@@ -35,8 +35,16 @@ impl Default for Limits {
         // AddressSanitizer reserves terabytes of shadow memory up front: a build linked
         // with the sanitizers (SYNCMUT_SANITIZE) cannot start under an address-space
         // limit, so it runs without one.
-        let memory = if crate::sanitizers_requested() { u64::MAX } else { 4 << 30 };
-        Limits { timeout: Duration::from_secs(10), output_spool: Output::SPOOL_LIMIT, memory }
+        let memory = if crate::sanitizers_requested() {
+            u64::MAX
+        } else {
+            4 << 30
+        };
+        Limits {
+            timeout: Duration::from_secs(10),
+            output_spool: Output::SPOOL_LIMIT,
+            memory,
+        }
     }
 }
 
@@ -107,12 +115,23 @@ pub struct Place<'a> {
 pub(crate) const TERM_GRACE: Duration = Duration::from_millis(300);
 
 /// Runs `program args` with `env` added, within `limits`.
-pub fn execute(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits) -> std::io::Result<Execution> {
+pub fn execute(
+    program: &Path,
+    args: &[String],
+    env: &[(&str, String)],
+    limits: &Limits,
+) -> std::io::Result<Execution> {
     execute_in(program, args, env, limits, Place::default())
 }
 
 /// [`execute`] in a working directory, with stdin read from a file.
-pub fn execute_in(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits, place: Place) -> std::io::Result<Execution> {
+pub fn execute_in(
+    program: &Path,
+    args: &[String],
+    env: &[(&str, String)],
+    limits: &Limits,
+    place: Place,
+) -> std::io::Result<Execution> {
     // A start that fails for lack of processes or memory is retried with a growing pause
     // (50 ms … 1.6 s, about 3 s in all): another execution running beside this one,
     // such as a mutant that forks without end, may hold them only for its few seconds,
@@ -134,9 +153,17 @@ fn is_transient(error: &std::io::Error) -> bool {
     matches!(error.raw_os_error(), Some(libc::EAGAIN | libc::ENOMEM))
 }
 
-fn execute_once(program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits, place: Place) -> std::io::Result<Execution> {
+fn execute_once(
+    program: &Path,
+    args: &[String],
+    env: &[(&str, String)],
+    limits: &Limits,
+    place: Place,
+) -> std::io::Result<Execution> {
     let stdin = match place.stdin {
-        Some(path) => Stdio::from(std::fs::File::open(path).map_err(|e| std::io::Error::new(e.kind(), format!("stdin {}: {e}", path.display())))?),
+        Some(path) => Stdio::from(std::fs::File::open(path).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("stdin {}: {e}", path.display()))
+        })?),
         None => Stdio::null(),
     };
     let mut cmd = Command::new(program);
@@ -176,7 +203,12 @@ fn execute_once(program: &Path, args: &[String], env: &[(&str, String)], limits:
     live.insert(pgid);
     drop(live);
     let spool = limits.output_spool;
-    let streams = Streams::new(child.stdout.take().expect("piped stdout").into(), child.stderr.take().expect("piped stderr").into(), spool).finish_on_thread();
+    let streams = Streams::new(
+        child.stdout.take().expect("piped stdout").into(),
+        child.stderr.take().expect("piped stderr").into(),
+        spool,
+    )
+    .finish_on_thread();
 
     let status = match child.wait_timeout(limits.timeout)? {
         Some(supervisor) => design_status(&report_read, supervisor),
@@ -195,7 +227,13 @@ fn execute_once(program: &Path, args: &[String], env: &[(&str, String)], limits:
     LIVE.lock().unwrap_or_else(|e| e.into_inner()).remove(&pgid);
     sweep_orphans();
     let (stdout, stderr) = streams.join().unwrap_or_default();
-    Ok(Execution { status, stdout, stderr, elapsed, outputs: Default::default() })
+    Ok(Execution {
+        status,
+        stdout,
+        stderr,
+        elapsed,
+        outputs: Default::default(),
+    })
 }
 
 /// The pipe the supervisor reports on: the design's pid (4 bytes), then its wait status
@@ -245,7 +283,8 @@ fn supervise(memory: u64, report: libc::c_int) -> std::io::Result<()> {
             libc::sigprocmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
             return Err(error);
         }
-        let pid = libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_long, 0, 0, 0, 0) as libc::pid_t;
+        let pid = libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_long, 0, 0, 0, 0)
+            as libc::pid_t;
         if pid < 0 {
             let error = std::io::Error::last_os_error();
             libc::sigprocmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
@@ -261,10 +300,15 @@ fn supervise(memory: u64, report: libc::c_int) -> std::io::Result<()> {
             // End of file once the supervisor closed its copy of the write end (or died).
             libc::close(started[1]);
             let mut byte = 0u8;
-            while libc::read(started[0], (&mut byte as *mut u8).cast(), 1) < 0 && *libc::__errno_location() == libc::EINTR {}
+            while libc::read(started[0], (&mut byte as *mut u8).cast(), 1) < 0
+                && *libc::__errno_location() == libc::EINTR
+            {}
             libc::close(started[0]);
             libc::sigprocmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
-            let limit = libc::rlimit { rlim_cur: memory, rlim_max: memory };
+            let limit = libc::rlimit {
+                rlim_cur: memory,
+                rlim_max: memory,
+            };
             if memory != u64::MAX && libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -282,7 +326,14 @@ fn supervise(memory: u64, report: libc::c_int) -> std::io::Result<()> {
             if signal != libc::SIGKILL && signal != libc::SIGSTOP {
                 // SIGCHLD keeps its default (ignoring it would auto-reap the design),
                 // but not a handler inherited from syncmut.
-                libc::signal(signal, if signal == libc::SIGCHLD { libc::SIG_DFL } else { libc::SIG_IGN });
+                libc::signal(
+                    signal,
+                    if signal == libc::SIGCHLD {
+                        libc::SIG_DFL
+                    } else {
+                        libc::SIG_IGN
+                    },
+                );
             }
         }
         libc::sigprocmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
@@ -303,13 +354,17 @@ fn supervise(memory: u64, report: libc::c_int) -> std::io::Result<()> {
 
 /// Writes a few bytes to a pipe (atomic below PIPE_BUF) from the supervisor.
 unsafe fn write_all(fd: libc::c_int, bytes: &[u8]) {
-    while libc::write(fd, bytes.as_ptr().cast(), bytes.len()) < 0 && *libc::__errno_location() == libc::EINTR {}
+    while libc::write(fd, bytes.as_ptr().cast(), bytes.len()) < 0
+        && *libc::__errno_location() == libc::EINTR
+    {}
 }
 
 /// Closes every descriptor but `keep` in the supervisor.
 unsafe fn close_all_but(keep: libc::c_int) {
     let keep = keep as libc::c_uint;
-    if libc::close_range(0, keep - 1, 0) == 0 && libc::close_range(keep + 1, libc::c_uint::MAX, 0) == 0 {
+    if libc::close_range(0, keep - 1, 0) == 0
+        && libc::close_range(keep + 1, libc::c_uint::MAX, 0) == 0
+    {
         return;
     }
     // Kernels before 5.9 lack close_range.
@@ -331,7 +386,13 @@ fn design_status(report: &OwnedFd, supervisor: std::process::ExitStatus) -> Stat
     let mut got = 0;
     while got < bytes.len() {
         // SAFETY: reads into the unfilled rest of `bytes` from a descriptor we own.
-        let n = unsafe { libc::read(report.as_raw_fd(), bytes[got..].as_mut_ptr().cast(), bytes.len() - got) };
+        let n = unsafe {
+            libc::read(
+                report.as_raw_fd(),
+                bytes[got..].as_mut_ptr().cast(),
+                bytes.len() - got,
+            )
+        };
         if n <= 0 {
             break;
         }
@@ -348,7 +409,8 @@ fn design_status(report: &OwnedFd, supervisor: std::process::ExitStatus) -> Stat
 }
 
 /// Pids of the design processes being run right now (by any worker thread).
-static LIVE: std::sync::Mutex<std::collections::BTreeSet<libc::pid_t>> = std::sync::Mutex::new(std::collections::BTreeSet::new());
+static LIVE: std::sync::Mutex<std::collections::BTreeSet<libc::pid_t>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
 
 /// Makes syncmut the reaper of its descendants' orphans: a design that forks a child
 /// into a new session (out of reach of the process-group kill) and exits leaves that
@@ -383,16 +445,34 @@ pub(crate) fn sweep_orphans() {
 /// every process on the machine.
 fn children() -> Vec<libc::pid_t> {
     let me = std::process::id() as libc::pid_t;
-    let parse = |text: &str| text.split_whitespace().filter_map(|n| n.parse().ok()).collect::<Vec<libc::pid_t>>();
+    let parse = |text: &str| {
+        text.split_whitespace()
+            .filter_map(|n| n.parse().ok())
+            .collect::<Vec<libc::pid_t>>()
+    };
     let task = format!("/proc/{me}/task");
     if std::path::Path::new(&format!("{task}/{me}/children")).exists() {
-        let Ok(threads) = std::fs::read_dir(&task) else { return Vec::new() };
-        return threads.flatten().flat_map(|thread| parse(&std::fs::read_to_string(thread.path().join("children")).unwrap_or_default())).collect();
+        let Ok(threads) = std::fs::read_dir(&task) else {
+            return Vec::new();
+        };
+        return threads
+            .flatten()
+            .flat_map(|thread| {
+                parse(&std::fs::read_to_string(thread.path().join("children")).unwrap_or_default())
+            })
+            .collect();
     }
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
     entries
         .flatten()
-        .filter_map(|entry| entry.file_name().to_str().and_then(|n| n.parse::<libc::pid_t>().ok()))
+        .filter_map(|entry| {
+            entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<libc::pid_t>().ok())
+        })
         .filter(|pid| parent_of(*pid) == Some(me))
         .collect()
 }
@@ -403,11 +483,19 @@ fn children() -> Vec<libc::pid_t> {
 /// it exits, so nothing it started goes on writing into the run directory.
 pub fn kill_children() {
     let me = std::process::id() as libc::pid_t;
-    let Ok(entries) = std::fs::read_dir("/proc") else { return };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
     // SAFETY: getpgrp is a plain query.
     let ours = unsafe { libc::getpgrp() };
     for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) else { continue };
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
         if parent_of(pid) != Some(me) {
             continue;
         }
@@ -439,13 +527,19 @@ fn is_orphan_candidate(pid: libc::pid_t) -> bool {
 
 fn is_helper(pid: libc::pid_t) -> bool {
     let marker = format!("{}={}", HELPER_MARKER.0, HELPER_MARKER.1);
-    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == marker.as_bytes()))
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == marker.as_bytes()))
 }
 
 fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the parenthesised command name: state, ppid, …
-    stat.rsplit(')').next()?.split_whitespace().nth(1)?.parse().ok()
+    stat.rsplit(')')
+        .next()?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 pub(crate) fn status_of(status: std::process::ExitStatus) -> Status {
@@ -468,7 +562,13 @@ mod tests {
     use super::*;
 
     fn sh(script: &str, limits: Limits) -> Execution {
-        execute(Path::new("/bin/sh"), &["-c".to_string(), script.to_string()], &[], &limits).unwrap()
+        execute(
+            Path::new("/bin/sh"),
+            &["-c".to_string(), script.to_string()],
+            &[],
+            &limits,
+        )
+        .unwrap()
     }
 
     /// The orphan sweep after a run ends escaped design processes (children of syncmut
@@ -486,14 +586,21 @@ mod tests {
         };
         let (mut helper, mut stray) = (start(true), start(false));
         // setsid runs in the child's own session only once it has exec'd: wait for it.
-        let in_own_session = |pid: u32| unsafe { libc::getsid(pid as libc::pid_t) } == pid as libc::pid_t;
+        let in_own_session =
+            |pid: u32| unsafe { libc::getsid(pid as libc::pid_t) } == pid as libc::pid_t;
         while !(in_own_session(helper.id()) && in_own_session(stray.id())) {
             std::thread::sleep(Duration::from_millis(5));
         }
         sh("true", Limits::default());
-        assert!(matches!(helper.try_wait(), Ok(None)), "the marked helper was killed by the sweep");
+        assert!(
+            matches!(helper.try_wait(), Ok(None)),
+            "the marked helper was killed by the sweep"
+        );
         // Killed and reaped by the sweep: no longer our child to wait for.
-        assert!(!matches!(stray.try_wait(), Ok(None)), "the unmarked process in another session survived the sweep");
+        assert!(
+            !matches!(stray.try_wait(), Ok(None)),
+            "the unmarked process in another session survived the sweep"
+        );
         helper.kill().unwrap();
         helper.wait().unwrap();
     }
@@ -504,19 +611,32 @@ mod tests {
         assert_eq!(run.status, Status::Exited(3));
         assert_eq!(run.stdout.text(), "out\n");
         assert_eq!(run.stderr.text(), "err\n");
-        assert_eq!(sh("kill -SEGV $$", Limits::default()).status, Status::Signaled(libc::SIGSEGV));
+        assert_eq!(
+            sh("kill -SEGV $$", Limits::default()).status,
+            Status::Signaled(libc::SIGSEGV)
+        );
     }
 
     #[test]
     fn hangs_time_out_and_leave_no_process_behind() {
-        let limits = Limits { timeout: Duration::from_millis(300), ..Limits::default() };
+        let limits = Limits {
+            timeout: Duration::from_millis(300),
+            ..Limits::default()
+        };
         let run = sh("sleep 30 & echo $! ; sleep 30", limits);
         assert_eq!(run.status, Status::TimedOut);
         let child: i32 = run.stdout.text().trim().parse().unwrap();
         std::thread::sleep(Duration::from_millis(100));
         // A killed child may linger as a zombie until init reaps it; that is not alive.
         let alive = std::fs::read_to_string(format!("/proc/{child}/stat"))
-            .map(|stat| !stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+            .map(|stat| {
+                !stat
+                    .rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
             .unwrap_or(false);
         assert!(!alive, "background child {child} survived the timeout");
     }
@@ -530,7 +650,14 @@ mod tests {
         std::thread::sleep(Duration::from_millis(100));
         execute(Path::new("/bin/true"), &[], &[], &Limits::default()).unwrap(); // sweeps again
         let alive = std::fs::read_to_string(format!("/proc/{child}/stat"))
-            .map(|stat| !stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+            .map(|stat| {
+                !stat
+                    .rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
             .unwrap_or(false);
         assert!(!alive, "escaped child {child} survived");
     }
@@ -539,16 +666,28 @@ mod tests {
     fn signals_to_the_parent_reach_the_supervisor_not_syncmut() {
         // SIGTERM/SIGINT/SIGHUP to the parent are ignored by the supervisor: the
         // design goes on and its own exit status is reported.
-        let run = sh("kill -TERM $PPID; kill -INT $PPID; kill -HUP $PPID; sleep 0.1; echo alive; exit 4", Limits::default());
+        let run = sh(
+            "kill -TERM $PPID; kill -INT $PPID; kill -HUP $PPID; sleep 0.1; echo alive; exit 4",
+            Limits::default(),
+        );
         assert_eq!(run.status, Status::Exited(4));
         assert_eq!(run.stdout.text(), "alive\n");
         // SIGKILL to the parent ends the supervisor, and the design with it.
-        let run = sh("kill -KILL $PPID; sleep 5; echo survived", Limits::default());
+        let run = sh(
+            "kill -KILL $PPID; sleep 5; echo survived",
+            Limits::default(),
+        );
         assert_eq!(run.status, Status::Signaled(libc::SIGKILL));
         assert_eq!(run.stdout.text(), "");
         // SIGSTOP of the parent: the run still ends, at its timeout.
-        let limits = Limits { timeout: Duration::from_millis(300), ..Limits::default() };
-        assert_eq!(sh("kill -STOP $PPID; exit 0", limits).status, Status::TimedOut);
+        let limits = Limits {
+            timeout: Duration::from_millis(300),
+            ..Limits::default()
+        };
+        assert_eq!(
+            sh("kill -STOP $PPID; exit 0", limits).status,
+            Status::TimedOut
+        );
     }
 
     #[test]
@@ -566,27 +705,42 @@ mod tests {
 
     #[test]
     fn a_missing_program_is_a_spawn_error() {
-        let err = execute(Path::new("/nonexistent/design"), &[], &[], &Limits::default()).unwrap_err();
+        let err = execute(
+            Path::new("/nonexistent/design"),
+            &[],
+            &[],
+            &Limits::default(),
+        )
+        .unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
     }
 
     #[test]
     fn output_floods_are_counted_and_hashed_whole_past_the_spool_limit() {
-        let limits = Limits { output_spool: 100_000, ..Limits::default() };
+        let limits = Limits {
+            output_spool: 100_000,
+            ..Limits::default()
+        };
         let run = sh("yes | head -c 3000000", limits);
         assert_eq!(run.stdout.len, 3_000_000);
         assert_eq!(run.stdout.kept(), 100_000);
         assert_eq!(run.stdout.head().len(), crate::output::HEAD_BYTES);
         assert_eq!(run.stdout, Output::from_bytes(&b"y\n".repeat(1_500_000)));
         // One byte changed after 2 MB is a different output.
-        let other = sh("{ yes | head -c 2000001; printf x; yes | head -c 999998; }", limits);
+        let other = sh(
+            "{ yes | head -c 2000001; printf x; yes | head -c 999998; }",
+            limits,
+        );
         assert_eq!(other.stdout.len, 3_000_000);
         assert_ne!(other.stdout, run.stdout);
     }
 
     #[test]
     fn stdout_and_stderr_are_kept_byte_exact() {
-        let run = sh("printf 'v \\200\\n'; printf 'e \\201' >&2", Limits::default());
+        let run = sh(
+            "printf 'v \\200\\n'; printf 'e \\201' >&2",
+            Limits::default(),
+        );
         assert_eq!(run.stdout, Output::from_bytes(b"v \x80\n"));
         assert_eq!(run.stderr, Output::from_bytes(b"e \x81"));
     }

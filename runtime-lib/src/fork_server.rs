@@ -70,7 +70,10 @@ impl ForkServer {
 
     /// Every run by plain exec, as the setting asks ([`enabled`] false).
     pub fn exec_only() -> ForkServer {
-        ForkServer { fallback: Some("fork servers are turned off".to_string()), ..ForkServer::default() }
+        ForkServer {
+            fallback: Some("fork servers are turned off".to_string()),
+            ..ForkServer::default()
+        }
     }
 
     /// Why the search's runs went by exec (the setting, or a server that could not
@@ -81,7 +84,11 @@ impl ForkServer {
 
     /// The working directory for a run of this search: the last run's when it can serve
     /// again, else a fresh one. Hand it back with [`ForkServer::return_workdir`].
-    pub fn take_workdir(&mut self, parent: Option<&Path>, setting: &crate::test_case::Setting) -> std::io::Result<Workdir> {
+    pub fn take_workdir(
+        &mut self,
+        parent: Option<&Path>,
+        setting: &crate::test_case::Setting,
+    ) -> std::io::Result<Workdir> {
         Workdir::reuse_or_create(self.spare_workdir.take(), parent, setting)
     }
 
@@ -96,12 +103,26 @@ impl ForkServer {
     /// The server ends with the thread that started it (PR_SET_PDEATHSIG), so a search
     /// whose runs execute on short-lived threads starts it first on the thread that
     /// searches.
-    pub fn start(&mut self, program: &Path, args: &[String], env: &[(&str, String)], timeout: Duration) -> bool {
+    pub fn start(
+        &mut self,
+        program: &Path,
+        args: &[String],
+        env: &[(&str, String)],
+        timeout: Duration,
+    ) -> bool {
         if self.fallback.is_some() {
             return false;
         }
-        let base_env: Vec<(String, String)> = env.iter().filter(|(k, _)| !k.starts_with("SYNCMUT_")).map(|(k, v)| (k.to_string(), v.clone())).collect();
-        if self.server.as_ref().is_some_and(|s| s.program != program || s.args != args || s.base_env != base_env) {
+        let base_env: Vec<(String, String)> = env
+            .iter()
+            .filter(|(k, _)| !k.starts_with("SYNCMUT_"))
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        if self
+            .server
+            .as_ref()
+            .is_some_and(|s| s.program != program || s.args != args || s.base_env != base_env)
+        {
             self.server = None;
         }
         if self.server.is_none() {
@@ -116,11 +137,22 @@ impl ForkServer {
     /// Runs `program args` with `env` as [`exec::execute_in`] does, through the server
     /// when it can. The server is started on the first run and restarted when the
     /// program, its arguments or its variables other than `SYNCMUT_*` change.
-    pub fn execute_in(&mut self, program: &Path, args: &[String], env: &[(&str, String)], limits: &Limits, place: Place) -> std::io::Result<Execution> {
+    pub fn execute_in(
+        &mut self,
+        program: &Path,
+        args: &[String],
+        env: &[(&str, String)],
+        limits: &Limits,
+        place: Place,
+    ) -> std::io::Result<Execution> {
         if !self.start(program, args, env, limits.timeout) {
             return exec::execute_in(program, args, env, limits, place);
         }
-        let run_env: Vec<(String, String)> = env.iter().filter(|(k, _)| k.starts_with("SYNCMUT_")).map(|(k, v)| (k.to_string(), v.clone())).collect();
+        let run_env: Vec<(String, String)> = env
+            .iter()
+            .filter(|(k, _)| k.starts_with("SYNCMUT_"))
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
         let server = self.server.as_mut().expect("started above");
         match server.run(&run_env, limits, place)? {
             Served::Ran(execution) => Ok(execution),
@@ -149,16 +181,27 @@ enum Served {
 
 impl Server {
     /// Starts the program as a server and waits (at most `timeout`) for its greeting.
-    fn start(program: &Path, args: &[String], base_env: Vec<(String, String)>, timeout: Duration) -> Result<Server, String> {
-        let (ours, theirs) = socket_pair().map_err(|e| format!("no socket for a fork server: {e}"))?;
+    fn start(
+        program: &Path,
+        args: &[String],
+        base_env: Vec<(String, String)>,
+        timeout: Duration,
+    ) -> Result<Server, String> {
+        let (ours, theirs) =
+            socket_pair().map_err(|e| format!("no socket for a fork server: {e}"))?;
         let fd = theirs.as_raw_fd();
         let mut command = Command::new(program);
         // The server resolves every symbol once, at its start (LD_BIND_NOW), so no run
         // resolves them again lazily after its fork (perf: 2-3% of a served search). The
         // ` LD_BIND_NOW` suffix tells the runtime that syncmut added the variable and it is
         // unset before any run starts; a user's own LD_BIND_NOW is left as it is.
-        let user_binding = base_env.iter().any(|(k, _)| k == BIND_NOW) || std::env::var_os(BIND_NOW).is_some();
-        let server_value = if user_binding { fd.to_string() } else { format!("{fd} {BIND_NOW}") };
+        let user_binding =
+            base_env.iter().any(|(k, _)| k == BIND_NOW) || std::env::var_os(BIND_NOW).is_some();
+        let server_value = if user_binding {
+            fd.to_string()
+        } else {
+            format!("{fd} {BIND_NOW}")
+        };
         // Each run's own SYNCMUT_* variables come with its request.
         for var in crate::env::PER_RUN {
             command.env_remove(var);
@@ -189,40 +232,79 @@ impl Server {
             });
         }
         exec::become_subreaper();
-        let mut process = command.spawn().map_err(|e| format!("cannot start {} as a fork server: {e}", program.display()))?;
+        let mut process = command
+            .spawn()
+            .map_err(|e| format!("cannot start {} as a fork server: {e}", program.display()))?;
         drop(theirs);
         let mut hello = [0u8; 4];
         match receive(&ours, &mut hello, timeout) {
-            Ok(4) if &hello == HELLO => Ok(Server { program: program.to_path_buf(), args: args.to_vec(), base_env, process, socket: ours }),
+            Ok(4) if &hello == HELLO => Ok(Server {
+                program: program.to_path_buf(),
+                args: args.to_vec(),
+                base_env,
+                process,
+                socket: ours,
+            }),
             _ => {
                 let _ = process.kill();
-                let ended = process.wait().map(|s| exec::status_of(s).to_string()).unwrap_or_default();
+                let ended = process
+                    .wait()
+                    .map(|s| exec::status_of(s).to_string())
+                    .unwrap_or_default();
                 Err(format!("{} did not start its fork server (it ended before the runtime's first constructor, with {ended}, or has no runtime)", program.display()))
             }
         }
     }
 
     /// One run: the request, then the pid, then the status within the timeout.
-    fn run(&mut self, run_env: &[(String, String)], limits: &Limits, place: Place) -> std::io::Result<Served> {
+    fn run(
+        &mut self,
+        run_env: &[(String, String)],
+        limits: &Limits,
+        place: Place,
+    ) -> std::io::Result<Served> {
         let stdin_path = place.stdin.unwrap_or(Path::new("/dev/null"));
-        let stdin = std::fs::File::open(stdin_path).map_err(|e| std::io::Error::new(e.kind(), format!("stdin {}: {e}", stdin_path.display())))?;
+        let stdin = std::fs::File::open(stdin_path).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("stdin {}: {e}", stdin_path.display()))
+        })?;
         let (out_read, out_write) = pipe()?;
         let (err_read, err_write) = pipe()?;
         let mut request = Vec::new();
         request.extend_from_slice(place.cwd.map(|p| p.as_os_str().as_bytes()).unwrap_or(b""));
         request.push(0);
-        request.extend_from_slice(if limits.memory == u64::MAX { "-".to_string() } else { limits.memory.to_string() }.as_bytes());
+        request.extend_from_slice(
+            if limits.memory == u64::MAX {
+                "-".to_string()
+            } else {
+                limits.memory.to_string()
+            }
+            .as_bytes(),
+        );
         request.push(0);
         for (k, v) in run_env {
             request.extend_from_slice(format!("{k}={v}").as_bytes());
             request.push(0);
         }
         if request.len() > MAX_REQUEST {
-            return Ok(Served::NotRun(format!("a run's settings ({} bytes) exceed the fork server's request size", request.len())));
+            return Ok(Served::NotRun(format!(
+                "a run's settings ({} bytes) exceed the fork server's request size",
+                request.len()
+            )));
         }
         let start = Instant::now();
-        if let Err(e) = send_with_fds(&self.socket, &request, [stdin.as_raw_fd(), out_write.as_raw_fd(), err_write.as_raw_fd()]) {
-            return Ok(Served::NotRun(format!("the fork server of {} ended ({e})", self.program.display())));
+        if let Err(e) = send_with_fds(
+            &self.socket,
+            &request,
+            [
+                stdin.as_raw_fd(),
+                out_write.as_raw_fd(),
+                err_write.as_raw_fd(),
+            ],
+        ) {
+            return Ok(Served::NotRun(format!(
+                "the fork server of {} ended ({e})",
+                self.program.display()
+            )));
         }
         // Only the run may hold the write ends, or the captures would never end.
         drop((stdin, out_write, err_write));
@@ -232,38 +314,55 @@ impl Server {
             Some(pid) if pid > 0 => pid,
             other => {
                 let why = match other {
-                    Some(errno) => format!("the fork server of {} could not fork ({})", self.program.display(), std::io::Error::from_raw_os_error(-errno)),
+                    Some(errno) => format!(
+                        "the fork server of {} could not fork ({})",
+                        self.program.display(),
+                        std::io::Error::from_raw_os_error(-errno)
+                    ),
                     None => format!("the fork server of {} ended", self.program.display()),
                 };
                 return Ok(Served::NotRun(why));
             }
         };
         let mut died = None;
-        let status = match self.receive_i32(&mut streams, limits.timeout.saturating_sub(start.elapsed())) {
-            Some(raw) => exec::status_of(std::process::ExitStatus::from_raw(raw)),
-            None if self.alive() => {
-                exec::kill_group(pid, libc::SIGTERM);
-                if self.receive_i32(&mut streams, exec::TERM_GRACE).is_none() {
-                    exec::kill_group(pid, libc::SIGKILL);
-                    if self.receive_i32(&mut streams, KILLED_STATUS_WAIT).is_none() {
-                        died = Some(format!("the fork server of {} did not report a killed run", self.program.display()));
+        let status =
+            match self.receive_i32(&mut streams, limits.timeout.saturating_sub(start.elapsed())) {
+                Some(raw) => exec::status_of(std::process::ExitStatus::from_raw(raw)),
+                None if self.alive() => {
+                    exec::kill_group(pid, libc::SIGTERM);
+                    if self.receive_i32(&mut streams, exec::TERM_GRACE).is_none() {
+                        exec::kill_group(pid, libc::SIGKILL);
+                        if self.receive_i32(&mut streams, KILLED_STATUS_WAIT).is_none() {
+                            died = Some(format!(
+                                "the fork server of {} did not report a killed run",
+                                self.program.display()
+                            ));
+                        }
                     }
+                    Status::TimedOut
                 }
-                Status::TimedOut
-            }
-            // The run dies with its server (PR_SET_PDEATHSIG), as an exec'd design dies
-            // with its supervisor.
-            None => {
-                died = Some(format!("the fork server of {} was killed during run {pid}", self.program.display()));
-                Status::Signaled(libc::SIGKILL)
-            }
-        };
+                // The run dies with its server (PR_SET_PDEATHSIG), as an exec'd design dies
+                // with its supervisor.
+                None => {
+                    died = Some(format!(
+                        "the fork server of {} was killed during run {pid}",
+                        self.program.display()
+                    ));
+                    Status::Signaled(libc::SIGKILL)
+                }
+            };
         let elapsed = start.elapsed();
         // Children the design forked must not outlive the run (nor keep our pipes open).
         exec::kill_group(pid, libc::SIGKILL);
         exec::sweep_orphans();
         let (stdout, stderr) = streams.finish();
-        let execution = Execution { status, stdout, stderr, elapsed, outputs: Default::default() };
+        let execution = Execution {
+            status,
+            stdout,
+            stderr,
+            elapsed,
+            outputs: Default::default(),
+        };
         Ok(match died {
             Some(reason) => Served::RanAndDied(execution, reason),
             None => Served::Ran(execution),
@@ -304,7 +403,13 @@ fn socket_pair() -> std::io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
     // SAFETY: socketpair fills two fresh descriptors, which we own from here on.
     unsafe {
-        if libc::socketpair(libc::AF_UNIX, libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC, 0, fds.as_mut_ptr()) != 0 {
+        if libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        ) != 0
+        {
             return Err(std::io::Error::last_os_error());
         }
         Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
@@ -330,7 +435,10 @@ fn send_with_fds(socket: &OwnedFd, bytes: &[u8], fds: [libc::c_int; 3]) -> std::
     unsafe {
         let payload = std::mem::size_of_val(&fds) as libc::c_uint;
         let mut control = vec![0u8; libc::CMSG_SPACE(payload) as usize];
-        let mut iov = libc::iovec { iov_base: bytes.as_ptr() as *mut libc::c_void, iov_len: bytes.len() };
+        let mut iov = libc::iovec {
+            iov_base: bytes.as_ptr() as *mut libc::c_void,
+            iov_len: bytes.len(),
+        };
         let mut msg: libc::msghdr = std::mem::zeroed();
         msg.msg_iov = &mut iov;
         msg.msg_iovlen = 1;
@@ -340,7 +448,11 @@ fn send_with_fds(socket: &OwnedFd, bytes: &[u8], fds: [libc::c_int; 3]) -> std::
         (*cmsg).cmsg_level = libc::SOL_SOCKET;
         (*cmsg).cmsg_type = libc::SCM_RIGHTS;
         (*cmsg).cmsg_len = libc::CMSG_LEN(payload) as _;
-        std::ptr::copy_nonoverlapping(fds.as_ptr().cast::<u8>(), libc::CMSG_DATA(cmsg), payload as usize);
+        std::ptr::copy_nonoverlapping(
+            fds.as_ptr().cast::<u8>(),
+            libc::CMSG_DATA(cmsg),
+            payload as usize,
+        );
         loop {
             if libc::sendmsg(socket.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) >= 0 {
                 return Ok(());
@@ -359,7 +471,11 @@ fn receive(socket: &OwnedFd, buffer: &mut [u8], timeout: Duration) -> std::io::R
     let deadline = Instant::now() + timeout;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let mut poll = libc::pollfd { fd: socket.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        let mut poll = libc::pollfd {
+            fd: socket.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
         let millis = left.as_millis().min(i32::MAX as u128) as libc::c_int;
         // SAFETY: poll and recv on a descriptor we own, into a buffer of the stated size.
         let ready = unsafe { libc::poll(&mut poll, 1, millis) };
@@ -373,7 +489,14 @@ fn receive(socket: &OwnedFd, buffer: &mut [u8], timeout: Duration) -> std::io::R
         if ready == 0 {
             return Err(std::io::ErrorKind::TimedOut.into());
         }
-        let n = unsafe { libc::recv(socket.as_raw_fd(), buffer.as_mut_ptr().cast(), buffer.len(), 0) };
+        let n = unsafe {
+            libc::recv(
+                socket.as_raw_fd(),
+                buffer.as_mut_ptr().cast(),
+                buffer.len(),
+                0,
+            )
+        };
         if n >= 0 {
             return Ok(n as usize);
         }

@@ -28,7 +28,10 @@ pub fn read(path: &Path) -> Given {
     let mut given = Given::default();
     for line in text.lines() {
         let mut words = line.splitn(3, ' ');
-        let (Some(kind), Some(what), Some(value)) = (words.next(), words.next(), words.next()) else { continue };
+        let (Some(kind), Some(what), Some(value)) = (words.next(), words.next(), words.next())
+        else {
+            continue;
+        };
         match kind {
             "nondet" => given.nondet.extend(value.parse::<i128>().ok()),
             "input" => {

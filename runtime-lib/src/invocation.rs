@@ -114,12 +114,19 @@ impl Invocation {
 
     /// `program` on a test: its arguments and its input values.
     pub fn for_test(program: &Path, test: &TestCase) -> Invocation {
-        Invocation { nondet: test.nondet.clone(), inputs: test.inputs.clone(), ..Invocation::in_setting(program, test) }
+        Invocation {
+            nondet: test.nondet.clone(),
+            inputs: test.inputs.clone(),
+            ..Invocation::in_setting(program, test)
+        }
     }
 
     /// `program` on a test's arguments and setting, without its input values.
     pub fn in_setting(program: &Path, test: &TestCase) -> Invocation {
-        Invocation { setting: test.setting.clone(), ..Invocation::new(program, &test.args) }
+        Invocation {
+            setting: test.setting.clone(),
+            ..Invocation::new(program, &test.args)
+        }
     }
 
     /// The variables this invocation sets, in a fixed order.
@@ -130,22 +137,51 @@ impl Invocation {
         vars.extend(self.trace.as_ref().map(|p| (env::TRACE, path(p))));
         // A schedule read from a file names it absolutely: runs start in a working
         // directory of their own, where a relative path (from `-o out`) names nothing.
-        vars.extend(self.schedule.clone().map(|v| match ["replay:", "follow:"].into_iter().find_map(|p| v.strip_prefix(p).map(|file| (p, file))) {
-            Some((prefix, file)) => (env::SCHEDULE, format!("{prefix}{}", absolute(Path::new(file)).display())),
-            None => (env::SCHEDULE, v),
+        vars.extend(self.schedule.clone().map(|v| {
+            match ["replay:", "follow:"]
+                .into_iter()
+                .find_map(|p| v.strip_prefix(p).map(|file| (p, file)))
+            {
+                Some((prefix, file)) => (
+                    env::SCHEDULE,
+                    format!("{prefix}{}", absolute(Path::new(file)).display()),
+                ),
+                None => (env::SCHEDULE, v),
+            }
         }));
-        vars.extend(self.schedule_out.as_ref().map(|p| (env::SCHEDULE_OUT, path(p))));
-        vars.extend(self.record_steps.map(|on| (env::RECORD_STEPS, u8::from(on).to_string())));
+        vars.extend(
+            self.schedule_out
+                .as_ref()
+                .map(|p| (env::SCHEDULE_OUT, path(p))),
+        );
+        vars.extend(
+            self.record_steps
+                .map(|on| (env::RECORD_STEPS, u8::from(on).to_string())),
+        );
         vars.extend(self.races_out.as_ref().map(|p| (env::RACES_OUT, path(p))));
         vars.extend(self.max_steps.map(|n| (env::MAX_STEPS, n.to_string())));
         vars.extend(self.input_log.as_ref().map(|p| (env::INPUT_LOG, path(p))));
         vars.extend(self.entropy.map(|n| (env::ENTROPY, n.to_string())));
         vars.extend(self.nondet_seed.map(|n| (env::NONDET_SEED, n.to_string())));
         if !self.nondet.is_empty() {
-            vars.push((env::NONDET, self.nondet.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")));
+            vars.push((
+                env::NONDET,
+                self.nondet
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ));
         }
         if !self.inputs.is_empty() {
-            vars.push((env::INPUTS, self.inputs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")));
+            vars.push((
+                env::INPUTS,
+                self.inputs
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ));
         }
         vars
     }
@@ -159,7 +195,10 @@ impl Invocation {
     /// Runs it and hands back its working directory, which is removed when dropped
     /// unless the caller keeps it ([`Workdir::keep`]).
     pub fn run_keeping(&self) -> std::io::Result<(Execution, Workdir)> {
-        self.run_in(Workdir::create(self.work_root.as_deref(), &self.setting)?, None)
+        self.run_in(
+            Workdir::create(self.work_root.as_deref(), &self.setting)?,
+            None,
+        )
     }
 
     /// Runs it through `server` ([`crate::fork_server`]) when the scheduler controls the
@@ -196,7 +235,13 @@ impl Invocation {
         let program = absolute(&self.program);
         let mut vars: Vec<(&str, String)> = self.env();
         // The test's own variables first: syncmut's win (the test file refuses SYNCMUT_ names).
-        vars.splice(0..0, self.setting.env.iter().map(|(k, v)| (k.as_str(), v.clone())));
+        vars.splice(
+            0..0,
+            self.setting
+                .env
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.clone())),
+        );
         match self.setting.cmd.split_first() {
             None => (program, self.args.clone(), vars),
             Some((command, rest)) => {
@@ -206,10 +251,17 @@ impl Invocation {
         }
     }
 
-    fn run_in(&self, workdir: Workdir, server: Option<&mut ForkServer>) -> std::io::Result<(Execution, Workdir)> {
+    fn run_in(
+        &self,
+        workdir: Workdir,
+        server: Option<&mut ForkServer>,
+    ) -> std::io::Result<(Execution, Workdir)> {
         let (run, args, vars) = self.command();
         let cwd = workdir.cwd();
-        let place = exec::Place { cwd: Some(&cwd), stdin: workdir.stdin() };
+        let place = exec::Place {
+            cwd: Some(&cwd),
+            stdin: workdir.stdin(),
+        };
         let mut execution = match server {
             Some(server) => server.execute_in(&run, &args, &vars, &self.limits, place)?,
             None => exec::execute_in(&run, &args, &vars, &self.limits, place)?,
@@ -234,7 +286,10 @@ mod tests {
         let run = Invocation::for_test(Path::new("/bin/true"), &test[0]);
         assert_eq!(
             run.env(),
-            [("SYNCMUT_NONDET", "5,-3,18446744073709551615".to_string()), ("SYNCMUT_INPUTS", "depth=3,mode=-1".to_string())]
+            [
+                ("SYNCMUT_NONDET", "5,-3,18446744073709551615".to_string()),
+                ("SYNCMUT_INPUTS", "depth=3,mode=-1".to_string())
+            ]
         );
         let run = Invocation {
             active: Some(String::new()),
@@ -249,7 +304,14 @@ mod tests {
             [
                 ("SYNCMUT_ACTIVE", String::new()),
                 // Absolute: the design runs in a directory of its own.
-                ("SYNCMUT_TRACE", std::env::current_dir().unwrap().join("t.bin").display().to_string()),
+                (
+                    "SYNCMUT_TRACE",
+                    std::env::current_dir()
+                        .unwrap()
+                        .join("t.bin")
+                        .display()
+                        .to_string()
+                ),
                 ("SYNCMUT_SCHEDULE", "random:3".to_string()),
                 ("SYNCMUT_RECORD_STEPS", "0".to_string()),
                 ("SYNCMUT_MAX_STEPS", "7".to_string())
@@ -265,14 +327,26 @@ mod tests {
     fn schedule_files_are_named_absolutely() {
         let here = std::env::current_dir().unwrap();
         for prefix in ["replay:", "follow:"] {
-            let run = Invocation { schedule: Some(format!("{prefix}out/run.schedule")), ..Invocation::new(Path::new("/bin/true"), &[]) };
-            assert_eq!(run.env(), [("SYNCMUT_SCHEDULE", format!("{prefix}{}", here.join("out/run.schedule").display()))]);
+            let run = Invocation {
+                schedule: Some(format!("{prefix}out/run.schedule")),
+                ..Invocation::new(Path::new("/bin/true"), &[])
+            };
+            assert_eq!(
+                run.env(),
+                [(
+                    "SYNCMUT_SCHEDULE",
+                    format!("{prefix}{}", here.join("out/run.schedule").display())
+                )]
+            );
         }
     }
 
     #[test]
     fn the_timeout_is_five_times_the_reference_plus_two_seconds() {
-        assert_eq!(timeout_after(Duration::from_millis(300)), Duration::from_millis(3500));
+        assert_eq!(
+            timeout_after(Duration::from_millis(300)),
+            Duration::from_millis(3500)
+        );
         assert_eq!(timeout_after(Duration::ZERO), Duration::from_secs(2));
     }
 
@@ -280,7 +354,10 @@ mod tests {
     fn it_runs_the_program_with_its_environment() {
         let run = Invocation {
             active: Some("0:remove".into()),
-            ..Invocation::new(Path::new("/bin/sh"), &["-c".to_string(), "echo $SYNCMUT_ACTIVE".to_string()])
+            ..Invocation::new(
+                Path::new("/bin/sh"),
+                &["-c".to_string(), "echo $SYNCMUT_ACTIVE".to_string()],
+            )
         };
         assert_eq!(run.run().unwrap().stdout.text(), "0:remove\n");
     }
@@ -296,15 +373,32 @@ mod tests {
                 "outputs":["out.txt","absent"]}]}"#,
         )
         .unwrap();
-        let test = crate::test_case::load(&dir.path().join("tests.json")).unwrap().remove(0);
+        let test = crate::test_case::load(&dir.path().join("tests.json"))
+            .unwrap()
+            .remove(0);
         let work = dir.path().join("work");
-        let run = Invocation { work_root: Some(work.clone()), ..Invocation::for_test(Path::new("/bin/sh"), &test) };
+        let run = Invocation {
+            work_root: Some(work.clone()),
+            ..Invocation::for_test(Path::new("/bin/sh"), &test)
+        };
         let execution = run.run().unwrap();
         let text = execution.stdout.text();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[..3], ["typed", "from a file", "hi"], "{}", execution.stderr.text());
-        assert!(lines[3].starts_with(work.to_str().unwrap()), "ran in {}", lines[3]);
-        assert_eq!(execution.outputs["out.txt"].as_ref().unwrap().bytes, execution.stdout.len);
+        assert_eq!(
+            lines[..3],
+            ["typed", "from a file", "hi"],
+            "{}",
+            execution.stderr.text()
+        );
+        assert!(
+            lines[3].starts_with(work.to_str().unwrap()),
+            "ran in {}",
+            lines[3]
+        );
+        assert_eq!(
+            execution.outputs["out.txt"].as_ref().unwrap().bytes,
+            execution.stdout.len
+        );
         assert_eq!(execution.outputs["absent"], None);
         // Nothing is left behind, and the test file's directory is untouched.
         assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);

@@ -54,10 +54,12 @@ pub const SYSTEMC_ARCHIVE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/lib
 
 /// [`C_ARCHIVE`] built with AddressSanitizer and UndefinedBehaviorSanitizer (empty
 /// when clang-16 was missing at build time).
-pub const C_ARCHIVE_SANITIZED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt_asan.a"));
+pub const C_ARCHIVE_SANITIZED: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt_asan.a"));
 
 /// [`SYSTEMC_ARCHIVE`] built with AddressSanitizer and UndefinedBehaviorSanitizer.
-pub const SYSTEMC_ARCHIVE_SANITIZED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt_sc_asan.a"));
+pub const SYSTEMC_ARCHIVE_SANITIZED: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt_sc_asan.a"));
 
 /// `syncmut.h`, the public header (C and C++).
 pub const HEADER: &[u8] = include_bytes!("../include/syncmut.h");

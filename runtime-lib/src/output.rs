@@ -94,7 +94,10 @@ impl Output {
 
     /// The kept bytes line by line, each with its `\n` (the last one may lack it).
     pub fn lines(&self) -> Lines<'_> {
-        Lines { reader: self.reader(), offset: 0 }
+        Lines {
+            reader: self.reader(),
+            offset: 0,
+        }
     }
 
     /// SHA-256 over the lines `keep` accepts (line index from 0, bytes with their `\n`),
@@ -155,7 +158,10 @@ impl Iterator for Lines<'_> {
         match self.reader.read_until(b'\n', &mut bytes) {
             Ok(0) | Err(_) => None,
             Ok(n) => {
-                let line = Line { offset: self.offset, bytes };
+                let line = Line {
+                    offset: self.offset,
+                    bytes,
+                };
                 self.offset += n as u64;
                 Some(line)
             }
@@ -177,7 +183,15 @@ pub(crate) struct Capture {
 
 impl Capture {
     pub(crate) fn new(spool_limit: u64) -> Capture {
-        Capture { len: 0, hash: Sha256::new(), head: Vec::new(), spool: None, spool_limit, kept: 0, spool_failed: false }
+        Capture {
+            len: 0,
+            hash: Sha256::new(),
+            head: Vec::new(),
+            spool: None,
+            spool_limit,
+            kept: 0,
+            spool_failed: false,
+        }
     }
 
     pub(crate) fn add(&mut self, bytes: &[u8]) {
@@ -185,9 +199,16 @@ impl Capture {
         self.len += bytes.len() as u64;
         let room = HEAD_BYTES.saturating_sub(self.head.len());
         self.head.extend_from_slice(&bytes[..bytes.len().min(room)]);
-        if self.spool.is_none() && !self.spool_failed && self.len > HEAD_BYTES as u64 && self.spool_limit > HEAD_BYTES as u64 {
+        if self.spool.is_none()
+            && !self.spool_failed
+            && self.len > HEAD_BYTES as u64
+            && self.spool_limit > HEAD_BYTES as u64
+        {
             // Longer than the head: from now on the whole stream goes to a file.
-            match tempfile::Builder::new().prefix("syncmut-output-").tempfile() {
+            match tempfile::Builder::new()
+                .prefix("syncmut-output-")
+                .tempfile()
+            {
                 Ok(mut file) => {
                     if file.write_all(&self.head).is_ok() {
                         self.kept = self.head.len() as u64;
@@ -225,9 +246,23 @@ impl Capture {
                 self.spool_failed = true;
             }
         }
-        let spool = if self.spool_failed { None } else { self.spool.map(Arc::new) };
-        let kept = if spool.is_some() { self.kept } else { self.head.len() as u64 };
-        Output { len: self.len, sha256: self.hash.finalize().into(), head: self.head, spool, kept }
+        let spool = if self.spool_failed {
+            None
+        } else {
+            self.spool.map(Arc::new)
+        };
+        let kept = if spool.is_some() {
+            self.kept
+        } else {
+            self.head.len() as u64
+        };
+        Output {
+            len: self.len,
+            sha256: self.hash.finalize().into(),
+            head: self.head,
+            spool,
+            kept,
+        }
     }
 }
 
@@ -250,7 +285,19 @@ mod tests {
         assert_eq!(a, Output::from_bytes(b"one\ntwo\n"));
         assert_ne!(a, Output::from_bytes(b"one\ntwo"));
         let lines: Vec<Line> = a.lines().collect();
-        assert_eq!(lines, [Line { offset: 0, bytes: b"one\n".to_vec() }, Line { offset: 4, bytes: b"two\n".to_vec() }]);
+        assert_eq!(
+            lines,
+            [
+                Line {
+                    offset: 0,
+                    bytes: b"one\n".to_vec()
+                },
+                Line {
+                    offset: 4,
+                    bytes: b"two\n".to_vec()
+                }
+            ]
+        );
     }
 
     #[test]
@@ -279,12 +326,22 @@ mod tests {
         assert_eq!(out.len, bytes.len() as u64);
         assert_eq!(out.kept(), HEAD_BYTES as u64 + 10);
         assert!(!out.is_whole());
-        assert_eq!(out, Output::from_bytes(&bytes), "the digest still covers every byte");
+        assert_eq!(
+            out,
+            Output::from_bytes(&bytes),
+            "the digest still covers every byte"
+        );
     }
 
     #[test]
     fn invalid_utf8_is_shown_byte_by_byte() {
-        let line = |b: &[u8]| Line { offset: 0, bytes: b.to_vec() }.shown();
+        let line = |b: &[u8]| {
+            Line {
+                offset: 0,
+                bytes: b.to_vec(),
+            }
+            .shown()
+        };
         assert_eq!(line(b"v \x80\n"), "v \\x80");
         assert_ne!(line(b"v \x80\n"), line(b"v \x81\n"));
         assert_eq!(line("é\n".as_bytes()), "é");
@@ -295,11 +352,20 @@ mod tests {
         let a = Output::from_bytes(b"keep\nnoise 1\nkeep too\n");
         let b = Output::from_bytes(b"keep\nnoise 2\nkeep too\n");
         let without_line_1 = |i: usize, _: &[u8]| i != 1;
-        assert_eq!(a.digest_of_lines(&without_line_1), b.digest_of_lines(&without_line_1));
-        assert_ne!(a.digest_of_lines(&|_, _| true), b.digest_of_lines(&|_, _| true));
+        assert_eq!(
+            a.digest_of_lines(&without_line_1),
+            b.digest_of_lines(&without_line_1)
+        );
+        assert_ne!(
+            a.digest_of_lines(&|_, _| true),
+            b.digest_of_lines(&|_, _| true)
+        );
         // Lines are delimited in the digest: moving a line end is a difference.
         let c = Output::from_bytes(b"kee\npkeep too\n");
         let d = Output::from_bytes(b"keep\nkeep too\n");
-        assert_ne!(c.digest_of_lines(&|_, _| true), d.digest_of_lines(&|_, _| true));
+        assert_ne!(
+            c.digest_of_lines(&|_, _| true),
+            d.digest_of_lines(&|_, _| true)
+        );
     }
 }

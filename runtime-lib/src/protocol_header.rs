@@ -17,10 +17,18 @@ enum Value {
 fn defines(header: &str) -> BTreeMap<String, Value> {
     let mut found = BTreeMap::new();
     for line in header.lines() {
-        let Some(rest) = line.trim().strip_prefix("#define ") else { continue };
+        let Some(rest) = line.trim().strip_prefix("#define ") else {
+            continue;
+        };
         let rest = rest.split("/*").next().unwrap_or_default().trim();
-        let Some((name, value)) = rest.split_once(char::is_whitespace) else { continue };
-        found.insert(name.to_string(), parse_value(value.trim()).unwrap_or_else(|| panic!("#define {name}: cannot read {value:?}")));
+        let Some((name, value)) = rest.split_once(char::is_whitespace) else {
+            continue;
+        };
+        found.insert(
+            name.to_string(),
+            parse_value(value.trim())
+                .unwrap_or_else(|| panic!("#define {name}: cannot read {value:?}")),
+        );
     }
     found
 }
@@ -96,19 +104,34 @@ fn the_rust_constants_match_the_protocol_header() {
         ("SYNCMUT_ENV_REAL_TIME", text(env::REAL_TIME)),
         ("SYNCMUT_ENV_ENTROPY", text(env::ENTROPY)),
         ("SYNCMUT_ENV_FORK_SERVER", text(env::FORK_SERVER)),
-        ("SYNCMUT_TRACE_MAGIC", Value::Bytes(trace::binary::MAGIC.to_vec())),
+        (
+            "SYNCMUT_TRACE_MAGIC",
+            Value::Bytes(trace::binary::MAGIC.to_vec()),
+        ),
         ("SYNCMUT_TRACE_VERSION", number(trace::binary::VERSION)),
-        ("SYNCMUT_TRACE_TAG_PTHREAD", number(trace::binary::TAG_PTHREAD)),
-        ("SYNCMUT_TRACE_TAG_SYSTEMC", number(trace::binary::TAG_SYSTEMC)),
+        (
+            "SYNCMUT_TRACE_TAG_PTHREAD",
+            number(trace::binary::TAG_PTHREAD),
+        ),
+        (
+            "SYNCMUT_TRACE_TAG_SYSTEMC",
+            number(trace::binary::TAG_SYSTEMC),
+        ),
         ("SYNCMUT_TRACE_TAG_SEQ", number(trace::binary::TAG_SEQ)),
-        ("SYNCMUT_TRACE_TAG_TRUNCATED", number(trace::binary::TAG_TRUNCATED)),
+        (
+            "SYNCMUT_TRACE_TAG_TRUNCATED",
+            number(trace::binary::TAG_TRUNCATED),
+        ),
         ("SYNCMUT_TRACE_TAG_END", number(trace::binary::TAG_END)),
         ("SYNCMUT_EVENT_LOST", number(trace::binary::LOST)),
     ]
     .into_iter()
     .map(|(name, value)| (name.to_string(), value))
     .collect();
-    assert_eq!(defines(include_str!("../include/syncmut_protocol.h")), expected);
+    assert_eq!(
+        defines(include_str!("../include/syncmut_protocol.h")),
+        expected
+    );
 }
 
 #[test]
@@ -128,12 +151,16 @@ fn the_rust_constants_match_the_tables_header() {
     .into_iter()
     .map(|(name, value)| (name.to_string(), value))
     .collect();
-    assert_eq!(defines(include_str!("../include/syncmut_tables.h")), expected);
+    assert_eq!(
+        defines(include_str!("../include/syncmut_tables.h")),
+        expected
+    );
 }
 
 #[test]
 fn the_header_reader_reads_what_the_headers_use() {
-    let found = defines("#define A 120\n#define B \"\\x89ab\" /* c */\n#define C 'P'\n#define GUARD\n");
+    let found =
+        defines("#define A 120\n#define B \"\\x89ab\" /* c */\n#define C 'P'\n#define GUARD\n");
     assert_eq!(found["A"], Value::Number(120));
     assert_eq!(found["B"], Value::Bytes(b"\x89ab".to_vec()));
     assert_eq!(found["C"], Value::Number(80));

@@ -57,7 +57,10 @@ impl RaceFile {
             parts.push(format!("race detection stopped early ({why})"));
         }
         if self.untracked > 0 {
-            parts.push(format!("{} accesses to new locations not checked (location table full)", self.untracked));
+            parts.push(format!(
+                "{} accesses to new locations not checked (location table full)",
+                self.untracked
+            ));
         }
         if self.more > 0 {
             parts.push(format!("{} more racing pairs not listed", self.more));
@@ -85,12 +88,24 @@ fn access(word: &str) -> Result<RaceAccess, String> {
             .split('+')
             .map(|held| {
                 let (site, lock) = held.split_once('@').ok_or_else(bad)?;
-                let site = if site == "-" { None } else { Some(site.parse().map_err(|_| bad())?) };
-                Ok(HeldLock { site, lock: lock.parse().map_err(|_| bad())? })
+                let site = if site == "-" {
+                    None
+                } else {
+                    Some(site.parse().map_err(|_| bad())?)
+                };
+                Ok(HeldLock {
+                    site,
+                    lock: lock.parse().map_err(|_| bad())?,
+                })
             })
             .collect::<Result<_, String>>()?,
     };
-    Ok(RaceAccess { thread, access, write, locks })
+    Ok(RaceAccess {
+        thread,
+        access,
+        write,
+        locks,
+    })
 }
 
 /// Parses a race file.
@@ -98,8 +113,13 @@ pub fn parse(text: &str) -> Result<RaceFile, String> {
     let mut file = RaceFile::default();
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix("race ") {
-            let (a, b) = rest.split_once(' ').ok_or_else(|| format!("malformed race line {line:?}"))?;
-            file.races.push(Race { earlier: access(a)?, later: access(b)? });
+            let (a, b) = rest
+                .split_once(' ')
+                .ok_or_else(|| format!("malformed race line {line:?}"))?;
+            file.races.push(Race {
+                earlier: access(a)?,
+                later: access(b)?,
+            });
         } else if let Some(n) = line.strip_prefix("# more ") {
             file.more = n.parse().map_err(|_| format!("malformed line {line:?}"))?;
         } else if let Some(n) = line.strip_prefix("# untracked ") {
@@ -121,7 +141,9 @@ pub fn read(path: &std::path::Path) -> Result<Option<RaceFile>, String> {
     match std::fs::read_to_string(path) {
         // Empty: no run wrote it (a search empties the file before each run).
         Ok(text) if text.is_empty() => Ok(None),
-        Ok(text) => parse(&text).map(Some).map_err(|e| format!("{}: {e}", path.display())),
+        Ok(text) => parse(&text)
+            .map(Some)
+            .map_err(|e| format!("{}: {e}", path.display())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(format!("{}: {e}", path.display())),
     }
@@ -137,18 +159,41 @@ mod tests {
         let file = parse(text).unwrap();
         assert_eq!(file.races.len(), 1);
         let race = &file.races[0];
-        assert_eq!((race.earlier.thread, race.earlier.access, race.earlier.write), (1, 5, true));
+        assert_eq!(
+            (race.earlier.thread, race.earlier.access, race.earlier.write),
+            (1, 5, true)
+        );
         assert!(race.earlier.locks.is_empty());
-        assert_eq!(race.later.locks, vec![HeldLock { site: Some(3), lock: 1 }, HeldLock { site: None, lock: 2 }]);
+        assert_eq!(
+            race.later.locks,
+            vec![
+                HeldLock {
+                    site: Some(3),
+                    lock: 1
+                },
+                HeldLock {
+                    site: None,
+                    lock: 2
+                }
+            ]
+        );
         assert!(file.complete);
         let limits = file.limits().unwrap();
-        assert!(limits.contains("stopped early (more than 4096 threads)") && limits.contains("7 accesses"), "{limits}");
+        assert!(
+            limits.contains("stopped early (more than 4096 threads)")
+                && limits.contains("7 accesses"),
+            "{limits}"
+        );
     }
 
     #[test]
     fn a_clean_file_has_no_limits_and_a_cut_one_says_so() {
         assert_eq!(parse("# syncmut-races 1\n# end\n").unwrap().limits(), None);
-        assert!(parse("# syncmut-races 1\n").unwrap().limits().unwrap().contains("cut short"));
+        assert!(parse("# syncmut-races 1\n")
+            .unwrap()
+            .limits()
+            .unwrap()
+            .contains("cut short"));
         assert!(parse("race 1:x:w:- 2:4:r:-\n").is_err());
     }
 }

@@ -78,19 +78,31 @@ impl Choice {
     pub fn independent(&self, a: u32, b: u32) -> bool {
         let index = |t: u32| self.options.iter().position(|(id, _)| *id == t);
         let touches = |t: u32| index(t).and_then(|i| self.touches.get(i).cloned().flatten());
-        let reads = |t: u32| index(t).and_then(|i| self.reads.get(i).copied()).unwrap_or(false);
+        let reads = |t: u32| {
+            index(t)
+                .and_then(|i| self.reads.get(i).copied())
+                .unwrap_or(false)
+        };
         match (touches(a), touches(b)) {
             // A join of the other thread waits for its end, which may be this step.
             (Some(x), _) if x.contains(&exit_object(b)) => false,
             (_, Some(y)) if y.contains(&exit_object(a)) => false,
-            (Some(x), Some(y)) => a != 0 && b != 0 && a != b && (!x.iter().any(|o| y.contains(o)) || (reads(a) && reads(b))),
+            (Some(x), Some(y)) => {
+                a != 0
+                    && b != 0
+                    && a != b
+                    && (!x.iter().any(|o| y.contains(o)) || (reads(a) && reads(b)))
+            }
             _ => false,
         }
     }
 
     /// Choosing `option` here preempts the running thread.
     pub fn preempts(&self, option: u32) -> bool {
-        self.kind == ChoiceKind::Run && self.current.is_some_and(|c| c != option && self.options.iter().any(|(id, _)| *id == c))
+        self.kind == ChoiceKind::Run
+            && self
+                .current
+                .is_some_and(|c| c != option && self.options.iter().any(|(id, _)| *id == c))
     }
 }
 
@@ -171,14 +183,19 @@ pub fn parse(text: &str) -> Result<Schedule, String> {
             continue;
         }
         let words: Vec<&str> = line.split_whitespace().collect();
-        schedule.choices.push(parse_choice(&words).map_err(|e| bad(&e))?);
+        schedule
+            .choices
+            .push(parse_choice(&words).map_err(|e| bad(&e))?);
     }
     Ok(schedule)
 }
 
 /// One choice line's words: `<chosen> <kind> <current|-> <options> e<events>`.
 fn parse_choice(words: &[&str]) -> Result<Choice, String> {
-    let chosen = words.first().and_then(|w| w.parse().ok()).ok_or("expected a thread id")?;
+    let chosen = words
+        .first()
+        .and_then(|w| w.parse().ok())
+        .ok_or("expected a thread id")?;
     // A replay prefix has only the thread id: a run choice.
     let kind = match words.get(1) {
         Some(word) => word.parse()?,
@@ -193,26 +210,58 @@ fn parse_choice(words: &[&str]) -> Result<Choice, String> {
     if let Some(list) = words.get(3) {
         for option in list.split(',') {
             let mut fields = option.split(':');
-            let id = fields.next().unwrap_or_default().parse().map_err(|_| "bad option")?;
+            let id = fields
+                .next()
+                .unwrap_or_default()
+                .parse()
+                .map_err(|_| "bad option")?;
             let site_field = fields.next();
-            accesses.push(site_field.and_then(|f| f.strip_prefix('m')).and_then(|k| k.parse().ok()));
+            accesses.push(
+                site_field
+                    .and_then(|f| f.strip_prefix('m'))
+                    .and_then(|k| k.parse().ok()),
+            );
             options.push((id, site_field.and_then(|f| f.parse().ok())));
             let objects = fields.next();
             reads.push(objects.is_some_and(|o| o.starts_with('r')));
             touches.push(match objects {
                 Some("-") => Some(Vec::new()),
-                Some(join) if join.starts_with('j') => join[1..].parse().ok().map(|k| vec![exit_object(k)]),
+                Some(join) if join.starts_with('j') => {
+                    join[1..].parse().ok().map(|k| vec![exit_object(k)])
+                }
                 Some(objects) if objects != "*" => objects
                     .split('+')
-                    .map(|o| o.strip_prefix('o').or_else(|| o.strip_prefix('r')).and_then(|n| n.parse().ok()))
+                    .map(|o| {
+                        o.strip_prefix('o')
+                            .or_else(|| o.strip_prefix('r'))
+                            .and_then(|n| n.parse().ok())
+                    })
                     .collect::<Option<Vec<u32>>>(),
                 _ => None,
             });
-            readied.push(fields.next().and_then(|f| f.strip_prefix('b')).and_then(|k| k.parse().ok()));
+            readied.push(
+                fields
+                    .next()
+                    .and_then(|f| f.strip_prefix('b'))
+                    .and_then(|k| k.parse().ok()),
+            );
         }
     }
-    let events = words.get(4).and_then(|w| w.strip_prefix('e')).and_then(|n| n.parse().ok());
-    Ok(Choice { chosen, kind, current, options, touches, reads, accesses, events, readied })
+    let events = words
+        .get(4)
+        .and_then(|w| w.strip_prefix('e'))
+        .and_then(|n| n.parse().ok());
+    Ok(Choice {
+        chosen,
+        kind,
+        current,
+        options,
+        touches,
+        reads,
+        accesses,
+        events,
+        readied,
+    })
 }
 
 impl Schedule {
@@ -241,7 +290,6 @@ impl Schedule {
         }
     }
 }
-
 
 /// The replay file for a list of chosen thread ids (what `replay:<path>` reads).
 pub fn replay_text(chosen: &[u32]) -> String {
@@ -272,18 +320,42 @@ mod tests {
     #[test]
     fn parses_a_schedule_file() {
         let text = "# syncmut-schedule 1 random:3\n# comment\n1 run 0 0:-,1:4\n2 wake - 1:-,2:-\n# diverged 1\n# end deadlock steps 17\n";
-        let objects = parse("1 run 1 1:3:o1,2:-:o2+o3,3:5:*,4:-:-,5:-:o1,6:m0:r1,7:m4:r1,8:-:r2\n").unwrap();
+        let objects =
+            parse("1 run 1 1:3:o1,2:-:o2+o3,3:5:*,4:-:-,5:-:o1,6:m0:r1,7:m4:r1,8:-:r2\n").unwrap();
         let c = &objects.choices[0];
-        assert_eq!(c.accesses, vec![None, None, None, None, None, Some(0), Some(4), None]);
+        assert_eq!(
+            c.accesses,
+            vec![None, None, None, None, None, Some(0), Some(4), None]
+        );
         assert_eq!(c.options[5], (6, None));
-        assert_eq!(c.touches, vec![Some(vec![1]), Some(vec![2, 3]), None, Some(vec![]), Some(vec![1]), Some(vec![1]), Some(vec![1]), Some(vec![2])]);
+        assert_eq!(
+            c.touches,
+            vec![
+                Some(vec![1]),
+                Some(vec![2, 3]),
+                None,
+                Some(vec![]),
+                Some(vec![1]),
+                Some(vec![1]),
+                Some(vec![1]),
+                Some(vec![2])
+            ]
+        );
         assert!(c.independent(1, 2) && c.independent(2, 4) && c.independent(1, 4));
         assert!(!c.independent(1, 5) && !c.independent(1, 3) && !c.independent(3, 4));
         // Two reads of one address commute; a read and a write of it do not.
-        assert!(c.independent(6, 7) && c.independent(6, 8) && !c.independent(6, 1) && !c.independent(8, 2));
+        assert!(
+            c.independent(6, 7)
+                && c.independent(6, 8)
+                && !c.independent(6, 1)
+                && !c.independent(8, 2)
+        );
         // The trace events recorded before a point, when the file says.
         assert_eq!(c.events, None);
-        assert_eq!(parse("2 run 1 1:3:o1,2:m0:r1 e12\n").unwrap().choices[0].events, Some(12));
+        assert_eq!(
+            parse("2 run 1 1:3:o1,2:m0:r1 e12\n").unwrap().choices[0].events,
+            Some(12)
+        );
         let s = parse(text).unwrap();
         assert_eq!(s.choices.len(), 2);
         assert_eq!(s.choices[0].options, vec![(0, None), (1, Some(4))]);
@@ -300,7 +372,17 @@ mod tests {
 
     #[test]
     fn a_thread_that_finished_is_not_preempted() {
-        let c = Choice { chosen: 2, kind: ChoiceKind::Run, current: Some(1), options: vec![(0, None), (2, None)], touches: vec![], reads: vec![], accesses: vec![], events: None, readied: vec![] };
+        let c = Choice {
+            chosen: 2,
+            kind: ChoiceKind::Run,
+            current: Some(1),
+            options: vec![(0, None), (2, None)],
+            touches: vec![],
+            reads: vec![],
+            accesses: vec![],
+            events: None,
+            readied: vec![],
+        };
         assert!(!c.preempts(2));
     }
 }

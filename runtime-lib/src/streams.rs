@@ -30,28 +30,47 @@ impl Streams {
                 libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
             }
         }
-        Streams { pipes: [Some(stdout), Some(stderr)], captures: [Capture::new(spool), Capture::new(spool)], chunk: vec![0; 64 * 1024] }
+        Streams {
+            pipes: [Some(stdout), Some(stderr)],
+            captures: [Capture::new(spool), Capture::new(spool)],
+            chunk: vec![0; 64 * 1024],
+        }
     }
 
     /// Reads both streams as data comes until `wake` is readable (true) or `deadline`
     /// passes (false). With no `wake`, until both streams ended (true) or the deadline.
-    pub(crate) fn pump_until(&mut self, wake: Option<BorrowedFd>, deadline: Option<Instant>) -> bool {
+    pub(crate) fn pump_until(
+        &mut self,
+        wake: Option<BorrowedFd>,
+        deadline: Option<Instant>,
+    ) -> bool {
         loop {
             let mut fds: Vec<libc::pollfd> = Vec::with_capacity(3);
             if let Some(w) = wake {
-                fds.push(libc::pollfd { fd: w.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+                fds.push(libc::pollfd {
+                    fd: w.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
             }
             let first_pipe = fds.len();
             let open: Vec<usize> = (0..2).filter(|i| self.pipes[*i].is_some()).collect();
             for i in &open {
-                fds.push(libc::pollfd { fd: self.pipes[*i].as_ref().expect("open").as_raw_fd(), events: libc::POLLIN, revents: 0 });
+                fds.push(libc::pollfd {
+                    fd: self.pipes[*i].as_ref().expect("open").as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
             }
             if fds.is_empty() {
                 return true;
             }
             let millis = match deadline {
                 None => -1,
-                Some(d) => d.saturating_duration_since(Instant::now()).as_millis().min(i32::MAX as u128) as libc::c_int,
+                Some(d) => d
+                    .saturating_duration_since(Instant::now())
+                    .as_millis()
+                    .min(i32::MAX as u128) as libc::c_int,
             };
             // SAFETY: poll on descriptors we own or borrow, with the array's length.
             let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
@@ -80,7 +99,13 @@ impl Streams {
         let Some(pipe) = &self.pipes[i] else { return };
         loop {
             // SAFETY: reads into our buffer of the stated length from a descriptor we own.
-            let n = unsafe { libc::read(pipe.as_raw_fd(), self.chunk.as_mut_ptr().cast(), self.chunk.len()) };
+            let n = unsafe {
+                libc::read(
+                    pipe.as_raw_fd(),
+                    self.chunk.as_mut_ptr().cast(),
+                    self.chunk.len(),
+                )
+            };
             if n > 0 {
                 self.captures[i].add(&self.chunk[..n as usize]);
                 continue;

@@ -17,7 +17,14 @@ pub enum Slot {
 /// `struct syncmut_enumerator`: value, name.
 pub const ENUMERATOR: &[Slot] = &[Slot::U64, Slot::Pointer];
 /// `struct syncmut_field`: name, where, enums, size, kind, nenums.
-pub const FIELD: &[Slot] = &[Slot::Pointer, Slot::U64, Slot::Pointer, Slot::U32, Slot::U32, Slot::U32];
+pub const FIELD: &[Slot] = &[
+    Slot::Pointer,
+    Slot::U64,
+    Slot::Pointer,
+    Slot::U32,
+    Slot::U32,
+    Slot::U32,
+];
 /// `struct syncmut_class`: type_name, fields, nfields.
 pub const CLASS: &[Slot] = &[Slot::Pointer, Slot::Pointer, Slot::U64];
 
@@ -83,8 +90,16 @@ mod tests {
     fn the_slot_lists_match_the_header() {
         let members = [
             ("syncmut_enumerator", ENUMERATOR, &["value", "name"][..]),
-            ("syncmut_field", FIELD, &["name", "where", "enums", "size", "kind", "nenums"][..]),
-            ("syncmut_class", CLASS, &["type_name", "fields", "nfields"][..]),
+            (
+                "syncmut_field",
+                FIELD,
+                &["name", "where", "enums", "size", "kind", "nenums"][..],
+            ),
+            (
+                "syncmut_class",
+                CLASS,
+                &["type_name", "fields", "nfields"][..],
+            ),
         ];
         let mut probe = String::from("#include <stddef.h>\n#include <stdio.h>\n#include \"syncmut_tables.h\"\nint main(void) {\n");
         for (name, _, fields) in &members {
@@ -99,14 +114,31 @@ mod tests {
         let (source, binary) = (dir.path().join("probe.c"), dir.path().join("probe"));
         std::fs::write(&source, probe).unwrap();
         let include = concat!(env!("CARGO_MANIFEST_DIR"), "/include");
-        let compiled = std::process::Command::new("cc").arg("-I").arg(include).arg(&source).arg("-o").arg(&binary).status().unwrap();
-        assert!(compiled.success(), "the probe of syncmut_tables.h did not compile");
+        let compiled = std::process::Command::new("cc")
+            .arg("-I")
+            .arg(include)
+            .arg(&source)
+            .arg("-o")
+            .arg(&binary)
+            .status()
+            .unwrap();
+        assert!(
+            compiled.success(),
+            "the probe of syncmut_tables.h did not compile"
+        );
         let output = std::process::Command::new(&binary).output().unwrap();
-        let lines: Vec<Vec<usize>> =
-            String::from_utf8(output.stdout).unwrap().lines().map(|l| l.split(' ').map(|n| n.parse().unwrap()).collect()).collect();
+        let lines: Vec<Vec<usize>> = String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.split(' ').map(|n| n.parse().unwrap()).collect())
+            .collect();
         for ((name, slots, _), c) in members.iter().zip(&lines) {
             let (size, offsets) = layout(slots);
-            assert_eq!((c[0], &c[1..]), (size, &offsets[..]), "struct {name}: C (size, offsets) vs the Rust slot list");
+            assert_eq!(
+                (c[0], &c[1..]),
+                (size, &offsets[..]),
+                "struct {name}: C (size, offsets) vs the Rust slot list"
+            );
         }
     }
 }

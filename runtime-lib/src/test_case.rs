@@ -92,7 +92,10 @@ enum RawFile {
 pub enum TestFileError {
     /// The file cannot be read.
     #[error("{}: cannot read: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// The file is not a valid test file.
     #[error("{}: not a valid test file: {message} (format: docs/tests-format.md)", path.display())]
     Bad { path: PathBuf, message: String },
@@ -134,10 +137,19 @@ struct RawTest {
 /// Reads a test file; names must be unique and usable as file names. Paths of `stdin`
 /// and `files` are relative to the file and must exist.
 pub fn load(path: &Path) -> Result<Vec<TestCase>, TestFileError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TestFileError::Read { path: path.to_path_buf(), source })?;
-    let bad = |message| TestFileError::Bad { path: path.to_path_buf(), message };
+    let text = std::fs::read_to_string(path).map_err(|source| TestFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let bad = |message| TestFileError::Bad {
+        path: path.to_path_buf(),
+        message,
+    };
     let mut tests = parse(&text).map_err(bad)?;
-    let base = std::path::absolute(path).ok().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_default();
+    let base = std::path::absolute(path)
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_default();
     for test in &mut tests {
         resolve(&mut test.setting, &base).map_err(|m| bad(format!("test {:?}: {m}", test.name)))?;
     }
@@ -148,7 +160,10 @@ pub fn load(path: &Path) -> Result<Vec<TestCase>, TestFileError> {
 fn resolve(setting: &mut Setting, base: &Path) -> Result<(), String> {
     let exists = |p: &Path, what: &str| match p.exists() {
         true => Ok(()),
-        false => Err(format!("{what} {}: no such file (paths are relative to the test file)", p.display())),
+        false => Err(format!(
+            "{what} {}: no such file (paths are relative to the test file)",
+            p.display()
+        )),
     };
     if let Some(Stdin::File { file }) = &mut setting.stdin {
         *file = base.join(&*file);
@@ -164,10 +179,18 @@ fn resolve(setting: &mut Setting, base: &Path) -> Result<(), String> {
 /// A path inside the working directory: relative, without `..`, not empty.
 fn check_inside(path: &str, what: &str) -> Result<(), String> {
     let p = Path::new(path);
-    let inside = !path.is_empty() && p.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+    let inside = !path.is_empty()
+        && p.components().all(|c| {
+            matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        });
     match inside {
         true => Ok(()),
-        false => Err(format!("{what} {path:?}: must be a relative path inside the working directory (no \"..\")")),
+        false => Err(format!(
+            "{what} {path:?}: must be a relative path inside the working directory (no \"..\")"
+        )),
     }
 }
 
@@ -176,7 +199,10 @@ fn setting(raw: &mut RawTest) -> Result<Setting, String> {
     let mut files = Vec::new();
     for file in std::mem::take(&mut raw.files) {
         let copy = match file {
-            RawFile::Same(path) => FileCopy { from: PathBuf::from(&path), to: path },
+            RawFile::Same(path) => FileCopy {
+                from: PathBuf::from(&path),
+                to: path,
+            },
             RawFile::Copy { from, to } => FileCopy { from, to },
         };
         check_inside(&copy.to, "file")?;
@@ -185,7 +211,11 @@ fn setting(raw: &mut RawTest) -> Result<Setting, String> {
     for output in &raw.outputs {
         check_inside(output, "output")?;
     }
-    if let Some(key) = raw.env.keys().find(|k| k.is_empty() || k.contains('=') || k.contains('\0')) {
+    if let Some(key) = raw
+        .env
+        .keys()
+        .find(|k| k.is_empty() || k.contains('=') || k.contains('\0'))
+    {
         return Err(format!("env {key:?}: not a variable name"));
     }
     if let Some(key) = raw.env.keys().find(|k| k.starts_with("SYNCMUT_")) {
@@ -195,7 +225,9 @@ fn setting(raw: &mut RawTest) -> Result<Setting, String> {
         return Err("give either args or cmd: with cmd, the arguments go into the command line ($SYNCMUT_BIN …)".to_string());
     }
     if raw.cmd.first().is_some_and(|c| c.is_empty()) || raw.cmd.iter().any(|a| a.contains('\0')) {
-        return Err("cmd: the program is empty or an argument contains a NUL character".to_string());
+        return Err(
+            "cmd: the program is empty or an argument contains a NUL character".to_string(),
+        );
     }
     Ok(Setting {
         stdin: raw.stdin.take(),
@@ -236,20 +268,37 @@ pub fn parse(text: &str) -> Result<Vec<TestCase>, String> {
             return Err(format!("two tests are named {name:?}"));
         }
         check_args(&name, &raw.args)?;
-        if let Some(v) = raw.nondet.iter().find(|v| **v < NONDET_RANGE.0 || **v > NONDET_RANGE.1) {
-            return Err(format!("test {name:?}: nondet value {v} does not fit a 64-bit integer"));
+        if let Some(v) = raw
+            .nondet
+            .iter()
+            .find(|v| **v < NONDET_RANGE.0 || **v > NONDET_RANGE.1)
+        {
+            return Err(format!(
+                "test {name:?}: nondet value {v} does not fit a 64-bit integer"
+            ));
         }
         if let Some(k) = raw.inputs.keys().find(|k| !is_plain_name(k)) {
-            return Err(format!("test {name:?}: input name {k:?}: use letters, digits, '_', '-' and '.' only"));
+            return Err(format!(
+                "test {name:?}: input name {k:?}: use letters, digits, '_', '-' and '.' only"
+            ));
         }
         let setting = setting(&mut raw).map_err(|m| format!("test {name:?}: {m}"))?;
-        tests.push(TestCase { name, args: raw.args, nondet: raw.nondet, inputs: raw.inputs, setting });
+        tests.push(TestCase {
+            name,
+            args: raw.args,
+            nondet: raw.nondet,
+            inputs: raw.inputs,
+            setting,
+        });
     }
     Ok(tests)
 }
 
 fn is_plain_name(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 /// A test's name becomes a directory of the run directory: plain characters, not `.`
@@ -259,7 +308,11 @@ fn check_name(name: String) -> Result<String, String> {
         return Err(format!("test name {name:?}: use letters, digits, '_', '-' and '.' only, and not \".\" or \"..\""));
     }
     if name.len() > MAX_NAME {
-        return Err(format!("test name {:?}…: {} characters, at most {MAX_NAME}", &name[..40], name.len()));
+        return Err(format!(
+            "test name {:?}…: {} characters, at most {MAX_NAME}",
+            &name[..40],
+            name.len()
+        ));
     }
     Ok(name)
 }
@@ -268,14 +321,19 @@ fn check_name(name: String) -> Result<String, String> {
 /// than the kernel takes, not too many bytes together.
 fn check_args(name: &str, args: &[String]) -> Result<(), String> {
     if let Some(i) = args.iter().position(|a| a.contains('\0')) {
-        return Err(format!("test {name:?}: argument {} contains a NUL character, which no program can receive", i + 1));
+        return Err(format!(
+            "test {name:?}: argument {} contains a NUL character, which no program can receive",
+            i + 1
+        ));
     }
     if let Some(i) = args.iter().position(|a| a.len() > MAX_ARG_BYTES) {
         return Err(format!("test {name:?}: argument {} has {} bytes; a program receives at most {MAX_ARG_BYTES} in one argument", i + 1, args[i].len()));
     }
     let total: usize = args.iter().map(|a| a.len() + 1).sum();
     if total > MAX_ARGS_BYTES {
-        return Err(format!("test {name:?}: its arguments have {total} bytes together; at most {MAX_ARGS_BYTES}"));
+        return Err(format!(
+            "test {name:?}: its arguments have {total} bytes together; at most {MAX_ARGS_BYTES}"
+        ));
     }
     Ok(())
 }
@@ -295,36 +353,71 @@ mod tests {
     fn input_values_are_read_and_checked() {
         let tests = parse(r#"{"tests":[{"name":"n","nondet":[5,-3,18446744073709551615],"inputs":{"depth":3,"mode":-1}}]}"#).unwrap();
         assert_eq!(tests[0].nondet, [5, -3, u64::MAX as i128]);
-        assert_eq!(tests[0].inputs, BTreeMap::from([("depth".to_string(), 3), ("mode".to_string(), -1)]));
+        assert_eq!(
+            tests[0].inputs,
+            BTreeMap::from([("depth".to_string(), 3), ("mode".to_string(), -1)])
+        );
         let back = serde_json::to_string(&tests[0]).unwrap();
-        assert!(back.contains(r#""nondet":[5,-3,18446744073709551615]"#), "{back}");
-        assert!(parse(r#"{"tests":[{"nondet":[18446744073709551616]}]}"#).unwrap_err().contains("64-bit"));
-        assert!(parse(r#"{"tests":[{"inputs":{"a=b":1}}]}"#).unwrap_err().contains("input name"));
+        assert!(
+            back.contains(r#""nondet":[5,-3,18446744073709551615]"#),
+            "{back}"
+        );
+        assert!(parse(r#"{"tests":[{"nondet":[18446744073709551616]}]}"#)
+            .unwrap_err()
+            .contains("64-bit"));
+        assert!(parse(r#"{"tests":[{"inputs":{"a=b":1}}]}"#)
+            .unwrap_err()
+            .contains("input name"));
     }
 
     #[test]
     fn malformed_files_are_rejected_with_a_reason() {
         assert!(parse("{").is_err());
         assert!(parse(r#"{"tests":[]}"#).unwrap_err().contains("no tests"));
-        assert!(parse(r#"{"tests":[{"argz":["x"]}]}"#).unwrap_err().contains("unknown field"));
-        assert!(parse(r#"{"tests":[{"args":["a"]},{"args":["a"]}]}"#).unwrap_err().contains("two tests"));
-        assert!(parse(r#"{"tests":[{"name":"../x"}]}"#).unwrap_err().contains("letters"));
+        assert!(parse(r#"{"tests":[{"argz":["x"]}]}"#)
+            .unwrap_err()
+            .contains("unknown field"));
+        assert!(parse(r#"{"tests":[{"args":["a"]},{"args":["a"]}]}"#)
+            .unwrap_err()
+            .contains("two tests"));
+        assert!(parse(r#"{"tests":[{"name":"../x"}]}"#)
+            .unwrap_err()
+            .contains("letters"));
     }
 
     #[test]
     fn names_and_arguments_that_cannot_be_run_are_refused_with_the_reason() {
-        assert!(parse(r#"{"tests":[{"name":".."}]}"#).unwrap_err().contains("not \".\""));
-        assert!(parse(r#"{"tests":[{"name":"."}]}"#).unwrap_err().contains("not \".\""));
+        assert!(parse(r#"{"tests":[{"name":".."}]}"#)
+            .unwrap_err()
+            .contains("not \".\""));
+        assert!(parse(r#"{"tests":[{"name":"."}]}"#)
+            .unwrap_err()
+            .contains("not \".\""));
         let long = format!(r#"{{"tests":[{{"name":"{}"}}]}}"#, "n".repeat(300));
-        assert!(parse(&long).unwrap_err().contains("300 characters, at most 100"));
-        assert!(parse(r#"{"tests":[{"args":["a\u0000b"]}]}"#).unwrap_err().contains("NUL"));
+        assert!(parse(&long)
+            .unwrap_err()
+            .contains("300 characters, at most 100"));
+        assert!(parse(r#"{"tests":[{"args":["a\u0000b"]}]}"#)
+            .unwrap_err()
+            .contains("NUL"));
         let huge = format!(r#"{{"tests":[{{"args":["{}"]}}]}}"#, "x".repeat(1 << 20));
-        assert!(parse(&huge).unwrap_err().contains("argument 1 has 1048576 bytes"));
-        let many = format!(r#"{{"tests":[{{"args":[{}]}}]}}"#, vec![format!("\"{}\"", "y".repeat(100_000)); 12].join(","));
+        assert!(parse(&huge)
+            .unwrap_err()
+            .contains("argument 1 has 1048576 bytes"));
+        let many = format!(
+            r#"{{"tests":[{{"args":[{}]}}]}}"#,
+            vec![format!("\"{}\"", "y".repeat(100_000)); 12].join(",")
+        );
         assert!(parse(&many).unwrap_err().contains("together"));
         // A name derived from arguments that cannot name a file falls back to the position.
-        assert_eq!(parse(r#"{"tests":[{"args":["a/b"]}]}"#).unwrap()[0].name, "test1");
+        assert_eq!(
+            parse(r#"{"tests":[{"args":["a/b"]}]}"#).unwrap()[0].name,
+            "test1"
+        );
         // A byte order mark is not an error.
-        assert_eq!(parse("\u{feff}{\"tests\":[{\"name\":\"bom\"}]}").unwrap()[0].name, "bom");
+        assert_eq!(
+            parse("\u{feff}{\"tests\":[{\"name\":\"bom\"}]}").unwrap()[0].name,
+            "bom"
+        );
     }
 }

@@ -183,14 +183,22 @@ fn parse_with(text: &str, sink: &mut dyn FnMut(Event)) -> Result<Trace, String> 
         }
         let bad = |what: &str| format!("line {}: {what}", i + 1);
         let value: Value = serde_json::from_str(line).map_err(|e| bad(&e.to_string()))?;
-        let Value::Object(map) = &value else { return Err(bad("not a JSON object")) };
+        let Value::Object(map) = &value else {
+            return Err(bad("not a JSON object"));
+        };
         if map.contains_key("syncmut_trace") {
-            trace.active = map.get("active").and_then(Value::as_str).unwrap_or_default().to_string();
+            trace.active = map
+                .get("active")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
             header = true;
         } else if map.contains_key("truncated") {
             trace.truncated = true;
         } else if map.contains_key("omitted") {
-            trace.omitted.push(serde_json::from_value(value).map_err(|e| bad(&e.to_string()))?);
+            trace
+                .omitted
+                .push(serde_json::from_value(value).map_err(|e| bad(&e.to_string()))?);
         } else if map.contains_key("end") {
             trace.end = Some(serde_json::from_value(value).map_err(|e| bad(&e.to_string()))?);
         } else {
@@ -220,7 +228,8 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Trace, String> {
     if binary::is_binary(bytes) {
         binary::parse(bytes)
     } else {
-        let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8 text nor a binary trace: {e}"))?;
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| format!("not UTF-8 text nor a binary trace: {e}"))?;
         parse(text)
     }
 }
@@ -236,11 +245,15 @@ pub fn read(path: &std::path::Path) -> Result<Trace, String> {
 /// a million events is never held whole; the returned trace has no events. A missing or
 /// empty file reads as an empty trace, as in [`read`].
 pub fn visit(path: &std::path::Path, sink: &mut dyn FnMut(Event)) -> Result<Trace, String> {
-    let Some(bytes) = file_bytes(path)? else { return Ok(Trace::default()) };
+    let Some(bytes) = file_bytes(path)? else {
+        return Ok(Trace::default());
+    };
     let result = if binary::is_binary(&bytes) {
         binary::stream(&bytes, sink)
     } else {
-        std::str::from_utf8(&bytes).map_err(|e| format!("not UTF-8 text nor a binary trace: {e}")).and_then(|text| parse_with(text, sink))
+        std::str::from_utf8(&bytes)
+            .map_err(|e| format!("not UTF-8 text nor a binary trace: {e}"))
+            .and_then(|text| parse_with(text, sink))
     };
     result.map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -260,17 +273,29 @@ impl Keep {
     /// A few thousand events (about half a megabyte of JSON Lines) per kept trace: enough
     /// for the diff, the explanation and a look at how the run ended, while a run
     /// directory of livelocked mutants (a million events each) stays small.
-    pub const DEFAULT: Keep = Keep { head: 2000, around: None, window: 500, tail: 1000 };
+    pub const DEFAULT: Keep = Keep {
+        head: 2000,
+        around: None,
+        window: 500,
+        tail: 1000,
+    };
 
     fn keeps(&self, index: u64, seq: u64) -> bool {
-        index < self.head || self.around.is_some_and(|d| seq + self.window >= d && seq <= d + self.window)
+        index < self.head
+            || self
+                .around
+                .is_some_and(|d| seq + self.window >= d && seq <= d + self.window)
     }
 }
 
 /// Renders the trace at `source` (either form) as JSON Lines at `dest`, atomically, keeping
 /// only what `keep` says, and returns what was written. Streams: at most the kept events
 /// are in memory at once.
-pub fn write_capped(source: &std::path::Path, dest: &std::path::Path, keep: &Keep) -> Result<Trace, String> {
+pub fn write_capped(
+    source: &std::path::Path,
+    dest: &std::path::Path,
+    keep: &Keep,
+) -> Result<Trace, String> {
     let mut kept: Vec<Event> = Vec::new();
     let mut recent: std::collections::VecDeque<Event> = std::collections::VecDeque::new();
     let mut omitted: Vec<Omitted> = Vec::new();
@@ -282,7 +307,13 @@ pub fn write_capped(source: &std::path::Path, dest: &std::path::Path, keep: &Kee
                 g.events += 1;
                 g.last_seq = out.seq;
             }
-            None => *gap = Some(Omitted { events: 1, first_seq: out.seq, last_seq: out.seq }),
+            None => {
+                *gap = Some(Omitted {
+                    events: 1,
+                    first_seq: out.seq,
+                    last_seq: out.seq,
+                })
+            }
         };
         if keep.keeps(index, event.seq) {
             // What came since the last kept event is neither head nor window: left out.
@@ -303,13 +334,16 @@ pub fn write_capped(source: &std::path::Path, dest: &std::path::Path, keep: &Kee
     kept.extend(recent);
     trace.events = kept;
     trace.omitted = omitted;
-    crate::atomic::write(dest, &to_jsonl(&trace)).map_err(|e| format!("{}: {e}", dest.display()))?;
+    crate::atomic::write(dest, &to_jsonl(&trace))
+        .map_err(|e| format!("{}: {e}", dest.display()))?;
     Ok(trace)
 }
 
 /// The trace and whether the file was binary.
 fn read_bytes(path: &std::path::Path) -> Result<(Trace, bool), String> {
-    let Some(bytes) = file_bytes(path)? else { return Ok((Trace::default(), false)) };
+    let Some(bytes) = file_bytes(path)? else {
+        return Ok((Trace::default(), false));
+    };
     let trace = parse_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok((trace, binary::is_binary(&bytes)))
 }
@@ -328,7 +362,10 @@ fn file_bytes(path: &std::path::Path) -> Result<Option<Vec<u8>>, String> {
 /// left out (`{"omitted":N,"first_seq":a,"last_seq":b}`), the cap marker, the end record.
 /// Reading it back gives the same `Trace`.
 pub fn to_jsonl(trace: &Trace) -> Vec<u8> {
-    let mut out = format!("{{\"syncmut_trace\":1,\"active\":{}}}\n", Value::from(trace.active.as_str()));
+    let mut out = format!(
+        "{{\"syncmut_trace\":1,\"active\":{}}}\n",
+        Value::from(trace.active.as_str())
+    );
     let mut gaps = trace.omitted.iter().peekable();
     let gap_line = |out: &mut String, gap: &Omitted| {
         out.push_str(&serde_json::to_string(gap).expect("a gap serializes"));
@@ -372,7 +409,13 @@ mod tests {
         let end = trace.end.unwrap();
         assert_eq!(end.kind, EndKind::Exit);
         assert!(end.deadlock);
-        assert_eq!(end.pending, vec![Pending { thread: "m.t1".into(), site: Some(0) }]);
+        assert_eq!(
+            end.pending,
+            vec![Pending {
+                thread: "m.t1".into(),
+                site: Some(0)
+            }]
+        );
     }
 
     #[test]
@@ -387,7 +430,10 @@ mod tests {
         assert_eq!(state["done"], Value::Bool(true));
         assert_eq!(state["hits"], Value::from(u64::MAX));
         assert_eq!(state["p"], Value::from("non-null"));
-        assert_eq!(state_text(state), "{counter=-3 done=true hits=18446744073709551615 p=non-null}");
+        assert_eq!(
+            state_text(state),
+            "{counter=-3 done=true hits=18446744073709551615 p=non-null}"
+        );
         assert!(trace.events[1].state.is_empty());
         assert_eq!(state_text(&trace.events[1].state), "");
     }
@@ -404,23 +450,50 @@ mod tests {
     fn a_capped_trace_keeps_head_divergence_and_tail_and_says_what_it_left_out() {
         let mut text = String::from("{\"syncmut_trace\":1,\"active\":\"0:remove\"}\n");
         for seq in 0..100 {
-            text.push_str(&format!("{{\"seq\":{seq},\"site\":{},\"action\":\"original\",\"thread\":\"T0\"}}\n", seq % 3));
+            text.push_str(&format!(
+                "{{\"seq\":{seq},\"site\":{},\"action\":\"original\",\"thread\":\"T0\"}}\n",
+                seq % 3
+            ));
         }
-        text.push_str("{\"truncated\":true}\n{\"end\":\"livelock\",\"thread\":\"T0\",\"site\":1}\n");
+        text.push_str(
+            "{\"truncated\":true}\n{\"end\":\"livelock\",\"thread\":\"T0\",\"site\":1}\n",
+        );
         let dir = tempfile::tempdir().unwrap();
         let (source, dest) = (dir.path().join("raw"), dir.path().join("kept.jsonl"));
         std::fs::write(&source, &text).unwrap();
-        let keep = Keep { head: 10, around: Some(50), window: 2, tail: 5 };
+        let keep = Keep {
+            head: 10,
+            around: Some(50),
+            window: 2,
+            tail: 5,
+        };
         let kept = write_capped(&source, &dest, &keep).unwrap();
         let seqs: Vec<u64> = kept.events.iter().map(|e| e.seq).collect();
-        assert_eq!(seqs, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 48, 49, 50, 51, 52, 95, 96, 97, 98, 99]);
+        assert_eq!(
+            seqs,
+            [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 48, 49, 50, 51, 52, 95, 96, 97, 98, 99]
+        );
         assert_eq!(
             kept.omitted,
-            [Omitted { events: 38, first_seq: 10, last_seq: 47 }, Omitted { events: 42, first_seq: 53, last_seq: 94 }]
+            [
+                Omitted {
+                    events: 38,
+                    first_seq: 10,
+                    last_seq: 47
+                },
+                Omitted {
+                    events: 42,
+                    first_seq: 53,
+                    last_seq: 94
+                }
+            ]
         );
         // The file says so, reads back as what was kept, and keeps the end record.
         let written = std::fs::read_to_string(&dest).unwrap();
-        assert!(written.contains("{\"omitted\":38,\"first_seq\":10,\"last_seq\":47}\n{\"seq\":48"), "{written}");
+        assert!(
+            written.contains("{\"omitted\":38,\"first_seq\":10,\"last_seq\":47}\n{\"seq\":48"),
+            "{written}"
+        );
         let back = read(&dest).unwrap();
         assert_eq!(back, kept);
         assert!(back.truncated);
@@ -432,8 +505,16 @@ mod tests {
 
     #[test]
     fn malformed_lines_are_rejected_with_their_number() {
-        assert!(parse("{\"syncmut_trace\":1}\nnot json\n").unwrap_err().starts_with("line 2"));
-        assert!(parse("{\"syncmut_trace\":1}\n{\"seq\":0}\n").unwrap_err().starts_with("line 2"));
-        assert!(parse("{\"seq\":0,\"site\":0,\"action\":\"original\",\"thread\":\"T0\"}\n").unwrap_err().contains("header"));
+        assert!(parse("{\"syncmut_trace\":1}\nnot json\n")
+            .unwrap_err()
+            .starts_with("line 2"));
+        assert!(parse("{\"syncmut_trace\":1}\n{\"seq\":0}\n")
+            .unwrap_err()
+            .starts_with("line 2"));
+        assert!(
+            parse("{\"seq\":0,\"site\":0,\"action\":\"original\",\"thread\":\"T0\"}\n")
+                .unwrap_err()
+                .contains("header")
+        );
     }
 }

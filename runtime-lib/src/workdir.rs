@@ -55,7 +55,15 @@ impl Workdir {
             if let Some(dir) = to.parent() {
                 std::fs::create_dir_all(dir)?;
             }
-            copy_tree(&copy.from, &to).map_err(|e| io::Error::new(e.kind(), format!("{}: cannot copy into the working directory: {e}", copy.from.display())))?;
+            copy_tree(&copy.from, &to).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{}: cannot copy into the working directory: {e}",
+                        copy.from.display()
+                    ),
+                )
+            })?;
         }
         let stdin = match &setting.stdin {
             None => None,
@@ -67,7 +75,12 @@ impl Workdir {
             }
         };
         let made = [identity(root.path())?, identity(&cwd)?];
-        Ok(Workdir { root, stdin, made, parent: parent.map(Path::to_path_buf) })
+        Ok(Workdir {
+            root,
+            stdin,
+            made,
+            parent: parent.map(Path::to_path_buf),
+        })
     }
 
     /// A fresh directory for `setting`, or `spare` when a run left it exactly as
@@ -75,20 +88,31 @@ impl Workdir {
     /// and gives no stdin (so every such directory is alike), and the root holds only `cwd/`, which is empty and is still the same
     /// directory with the same permissions. Then no later run can tell it from a fresh
     /// one, and a search's runs skip a `mkdir` and a removal each.
-    pub fn reuse_or_create(spare: Option<Workdir>, parent: Option<&Path>, setting: &Setting) -> io::Result<Workdir> {
+    pub fn reuse_or_create(
+        spare: Option<Workdir>,
+        parent: Option<&Path>,
+        setting: &Setting,
+    ) -> io::Result<Workdir> {
         match spare {
-            Some(workdir) if workdir.parent.as_deref() == parent && workdir.is_as_made(setting) => Ok(workdir),
+            Some(workdir) if workdir.parent.as_deref() == parent && workdir.is_as_made(setting) => {
+                Ok(workdir)
+            }
             _ => Workdir::create(parent, setting),
         }
     }
 
     fn is_as_made(&self, setting: &Setting) -> bool {
         let cwd = self.cwd();
-        let only = |dir: &Path, allowed: &[&str]| std::fs::read_dir(dir).is_ok_and(|mut entries| entries.all(|e| e.is_ok_and(|e| allowed.iter().any(|a| e.file_name() == *a))));
+        let only = |dir: &Path, allowed: &[&str]| {
+            std::fs::read_dir(dir).is_ok_and(|mut entries| {
+                entries.all(|e| e.is_ok_and(|e| allowed.iter().any(|a| e.file_name() == *a)))
+            })
+        };
         setting.files.is_empty()
             && setting.stdin.is_none()
             && self.stdin.is_none()
-            && [identity(self.root.path()).ok(), identity(&cwd).ok()] == [Some(self.made[0]), Some(self.made[1])]
+            && [identity(self.root.path()).ok(), identity(&cwd).ok()]
+                == [Some(self.made[0]), Some(self.made[1])]
             && only(self.root.path(), &["cwd"])
             && only(&cwd, &[])
     }
@@ -107,7 +131,10 @@ impl Workdir {
     /// a readable file).
     pub fn read_outputs(&self, outputs: &[String]) -> BTreeMap<String, Option<OutputFile>> {
         let cwd = self.cwd();
-        outputs.iter().map(|name| (name.clone(), digest(&cwd.join(name)))).collect()
+        outputs
+            .iter()
+            .map(|name| (name.clone(), digest(&cwd.join(name))))
+            .collect()
     }
 
     /// Moves the working directory to `dest` (replacing what is there) instead of
@@ -140,7 +167,10 @@ fn identity(path: &Path) -> io::Result<(u64, u64, u32)> {
 
 fn digest(path: &Path) -> Option<OutputFile> {
     let bytes = std::fs::read(path).ok()?;
-    Some(OutputFile { bytes: bytes.len() as u64, sha256: format!("{:x}", Sha256::digest(&bytes)) })
+    Some(OutputFile {
+        bytes: bytes.len() as u64,
+        sha256: format!("{:x}", Sha256::digest(&bytes)),
+    })
 }
 
 /// Copies a file, a directory with everything in it, or a symbolic link as a link.
@@ -152,7 +182,9 @@ fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
         std::fs::create_dir_all(to)?;
         let mut entries: Vec<_> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
         entries.sort_by_key(|e| e.file_name());
-        entries.iter().try_for_each(|e| copy_tree(&e.path(), &to.join(e.file_name())))
+        entries
+            .iter()
+            .try_for_each(|e| copy_tree(&e.path(), &to.join(e.file_name())))
     } else {
         std::fs::copy(from, to).map(|_| ())
     }
@@ -161,12 +193,17 @@ fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
 /// Gives the owner full access to every directory under `path`, so it can be removed.
 fn make_removable(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
-    let Ok(meta) = std::fs::symlink_metadata(path) else { return };
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return;
+    };
     if !meta.is_dir() {
         return;
     }
     if meta.permissions().mode() & 0o700 != 0o700 {
-        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(meta.permissions().mode() | 0o700));
+        let _ = std::fs::set_permissions(
+            path,
+            std::fs::Permissions::from_mode(meta.permissions().mode() | 0o700),
+        );
     }
     if let Ok(entries) = std::fs::read_dir(path) {
         for entry in entries.flatten() {
@@ -186,22 +223,35 @@ mod tests {
         std::fs::create_dir(src.path().join("data")).unwrap();
         std::fs::write(src.path().join("data/a.txt"), "a").unwrap();
         let setting = Setting {
-            files: vec![FileCopy { from: src.path().join("data"), to: "in/data".into() }],
+            files: vec![FileCopy {
+                from: src.path().join("data"),
+                to: "in/data".into(),
+            }],
             stdin: Some(Stdin::Text("hello\n".into())),
             outputs: vec!["in/data/a.txt".into(), "missing".into()],
             ..Setting::default()
         };
         let parent = tempfile::tempdir().unwrap();
         let workdir = Workdir::create(Some(parent.path()), &setting).unwrap();
-        assert_eq!(std::fs::read_to_string(workdir.cwd().join("in/data/a.txt")).unwrap(), "a");
-        assert_eq!(std::fs::read_to_string(workdir.stdin().unwrap()).unwrap(), "hello\n");
+        assert_eq!(
+            std::fs::read_to_string(workdir.cwd().join("in/data/a.txt")).unwrap(),
+            "a"
+        );
+        assert_eq!(
+            std::fs::read_to_string(workdir.stdin().unwrap()).unwrap(),
+            "hello\n"
+        );
         assert!(!workdir.cwd().join("stdin").exists());
         let outputs = workdir.read_outputs(&setting.outputs);
         assert_eq!(outputs["in/data/a.txt"].as_ref().unwrap().bytes, 1);
         assert_eq!(outputs["missing"], None);
         // A directory the design made unwritable is removed all the same.
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(workdir.cwd().join("in"), std::fs::Permissions::from_mode(0o500)).unwrap();
+        std::fs::set_permissions(
+            workdir.cwd().join("in"),
+            std::fs::Permissions::from_mode(0o500),
+        )
+        .unwrap();
         drop(workdir);
         assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 0);
     }
@@ -209,7 +259,9 @@ mod tests {
     #[test]
     fn a_directory_is_reused_only_as_it_was_made() {
         let parent = tempfile::tempdir().unwrap();
-        let fresh = |spare| Workdir::reuse_or_create(spare, Some(parent.path()), &Setting::default()).unwrap();
+        let fresh = |spare| {
+            Workdir::reuse_or_create(spare, Some(parent.path()), &Setting::default()).unwrap()
+        };
         let first = fresh(None);
         let path = first.cwd();
         // Left empty: the same directory again.
@@ -232,7 +284,13 @@ mod tests {
         // A setting that copies files in never reuses.
         let src = tempfile::tempdir().unwrap();
         std::fs::write(src.path().join("f"), "f").unwrap();
-        let files = Setting { files: vec![FileCopy { from: src.path().join("f"), to: "f".into() }], ..Setting::default() };
+        let files = Setting {
+            files: vec![FileCopy {
+                from: src.path().join("f"),
+                to: "f".into(),
+            }],
+            ..Setting::default()
+        };
         let path = fifth.cwd();
         let sixth = Workdir::reuse_or_create(Some(fifth), Some(parent.path()), &files).unwrap();
         assert_ne!(sixth.cwd(), path);
@@ -241,11 +299,17 @@ mod tests {
     #[test]
     fn a_kept_directory_moves_to_its_destination() {
         let parent = tempfile::tempdir().unwrap();
-        let workdir = Workdir::create(Some(&parent.path().join("work")), &Setting::default()).unwrap();
+        let workdir =
+            Workdir::create(Some(&parent.path().join("work")), &Setting::default()).unwrap();
         std::fs::write(workdir.cwd().join("left"), "x").unwrap();
         let dest = parent.path().join("kept/m1");
         workdir.keep(&dest).unwrap();
         assert_eq!(std::fs::read_to_string(dest.join("left")).unwrap(), "x");
-        assert_eq!(std::fs::read_dir(parent.path().join("work")).unwrap().count(), 0);
+        assert_eq!(
+            std::fs::read_dir(parent.path().join("work"))
+                .unwrap()
+                .count(),
+            0
+        );
     }
 }

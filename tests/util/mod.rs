@@ -38,7 +38,12 @@ pub fn verdicts(out: &Path) -> Value {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| (m["mutant"].as_str().unwrap().to_string(), m["verdict"].clone()))
+        .map(|m| {
+            (
+                m["mutant"].as_str().unwrap().to_string(),
+                m["verdict"].clone(),
+            )
+        })
         .collect();
     json!({ "verdicts": verdicts, "killed": outcomes["score"]["killed"], "mutants": outcomes["score"]["mutants"] })
 }
@@ -46,7 +51,11 @@ pub fn verdicts(out: &Path) -> Value {
 /// An example's checked-in expected results.
 pub fn expected(example_dir: &Path) -> Value {
     let file = example_dir.join("expected.json");
-    serde_json::from_slice(&std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}; create it with SYNCMUT_BLESS=1", file.display()))).unwrap()
+    serde_json::from_slice(
+        &std::fs::read(&file)
+            .unwrap_or_else(|e| panic!("{}: {e}; create it with SYNCMUT_BLESS=1", file.display())),
+    )
+    .unwrap()
 }
 
 /// Every file under `dir` named `.jsonl` is JSON Lines, not the runtime's binary trace
@@ -61,7 +70,11 @@ pub fn assert_jsonl_names_only_json(dir: &Path) -> usize {
                 pending.push(path);
             } else if path.extension().is_some_and(|e| e == "jsonl") {
                 let bytes = std::fs::read(&path).unwrap();
-                assert!(bytes.first() != Some(&0x89), "{}: a binary trace named .jsonl", path.display());
+                assert!(
+                    bytes.first() != Some(&0x89),
+                    "{}: a binary trace named .jsonl",
+                    path.display()
+                );
             } else if path.extension().is_some_and(|e| e == "bin") {
                 binaries += 1;
             }

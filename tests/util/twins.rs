@@ -26,10 +26,18 @@ pub struct Twin {
 }
 
 const fn bad(path: &'static str) -> Twin {
-    Twin { path, expect: Expect::Bug, flags: &[] }
+    Twin {
+        path,
+        expect: Expect::Bug,
+        flags: &[],
+    }
 }
 const fn ok(path: &'static str) -> Twin {
-    Twin { path, expect: Expect::Clean, flags: &[] }
+    Twin {
+        path,
+        expect: Expect::Clean,
+        flags: &[],
+    }
 }
 
 /// Every twin, correct one first in each pair.
@@ -66,15 +74,27 @@ pub const TWINS: &[Twin] = &[
     bad("twins/thread_ids_bad"),
     ok("twins/bounded_buffer"),
     bad("twins/bounded_buffer_bad"),
-    Twin { path: "twins/stats_race", expect: Expect::Clean, flags: &["--races"] },
-    Twin { path: "twins/stats_race_bad", expect: Expect::Bug, flags: &["--races"] },
+    Twin {
+        path: "twins/stats_race",
+        expect: Expect::Clean,
+        flags: &["--races"],
+    },
+    Twin {
+        path: "twins/stats_race_bad",
+        expect: Expect::Bug,
+        flags: &["--races"],
+    },
     ok("twins/magic_mode"),
     bad("twins/magic_mode_bad"),
     ok("twins/nondet_handles"),
     bad("twins/nondet_handles_bad"),
     ok("twins/gnu_inline"),
     bad("twins/gnu_inline_bad"),
-    Twin { path: "twins/spawn_forever", expect: Expect::Limit, flags: &[] },
+    Twin {
+        path: "twins/spawn_forever",
+        expect: Expect::Limit,
+        flags: &[],
+    },
     bad("twins/spawn_forever_bad"),
 ];
 
@@ -108,24 +128,61 @@ impl Search {
 
 /// Runs `syncmut explore` (the executable `syncmut`) on a twin with a strategy (`None`:
 /// explore's default), an interleave setting and a budget.
-pub fn explore(syncmut: &Path, root: &Path, twin: &Twin, strategy: Option<&str>, interleave: &str, schedules: usize, out: &Path) -> Search {
+pub fn explore(
+    syncmut: &Path,
+    root: &Path,
+    twin: &Twin,
+    strategy: Option<&str>,
+    interleave: &str,
+    schedules: usize,
+    out: &Path,
+) -> Search {
     let mut cmd = Command::new(syncmut);
-    cmd.arg("explore").arg(root.join("tests/corpus").join(format!("{}.c", twin.path))).arg("-o").arg(out);
-    cmd.args(["--interleave", interleave, "--schedules", &schedules.to_string()]).args(twin.flags);
+    cmd.arg("explore")
+        .arg(root.join("tests/corpus").join(format!("{}.c", twin.path)))
+        .arg("-o")
+        .arg(out);
+    cmd.args([
+        "--interleave",
+        interleave,
+        "--schedules",
+        &schedules.to_string(),
+    ])
+    .args(twin.flags);
     if let Some(s) = strategy {
         cmd.args(["--strategy", s]);
     }
     let output = cmd.output().expect("run syncmut");
-    let text = format!("{}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
     let number_after = |prefix: &str| -> Option<f64> {
-        text.lines().find_map(|l| l.strip_prefix(prefix)).and_then(|rest| rest.split(|c: char| !(c.is_ascii_digit() || c == '.')).next()?.parse().ok())
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .and_then(|rest| {
+                rest.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+                    .next()?
+                    .parse()
+                    .ok()
+            })
     };
     let runs = number_after("explored ").unwrap_or(0.0) as usize;
     let seconds = text
         .lines()
         .find(|l| l.starts_with("explored "))
-        .and_then(|l| l.split(", ").find(|p| p.ends_with(" s") || p.contains(" s (")))
+        .and_then(|l| {
+            l.split(", ")
+                .find(|p| p.ends_with(" s") || p.contains(" s ("))
+        })
         .and_then(|p| p.split(' ').next()?.parse().ok())
         .unwrap_or(0.0);
-    Search { code: output.status.code().unwrap_or(-1), found_at: number_after("found by run ").map(|n| n as usize), runs, seconds, text }
+    Search {
+        code: output.status.code().unwrap_or(-1),
+        found_at: number_after("found by run ").map(|n| n as usize),
+        runs,
+        seconds,
+        text,
+    }
 }

@@ -74,14 +74,22 @@ impl<'m> Wp<'m> {
                 FrameKind::Call { parent, call } => self.count_before(c, parent, call),
                 // getopt in a thread is not modelled; with concurrent nondet calls,
                 // other threads' calls interleave with the new thread's.
-                FrameKind::Thread { .. } if c == Counted::Getopt || self.facts.concurrent_nondet => Ok(self.unknown_count(c, at, "at the entry of a thread or process")),
+                FrameKind::Thread { .. }
+                    if c == Counted::Getopt || self.facts.concurrent_nondet =>
+                {
+                    Ok(self.unknown_count(c, at, "at the entry of a thread or process"))
+                }
                 FrameKind::Thread { creator, point, .. } => self.count_before(c, creator, point),
             };
         }
         let mut arms = Vec::new();
         for (p, taken) in self.incoming(f, b)? {
             let t = p.terminator().expect("predecessor has a terminator");
-            let val = if self.counts(c, f, t) { self.count_after(c, f, t)? } else { self.count_before(c, f, t)? };
+            let val = if self.counts(c, f, t) {
+                self.count_after(c, f, t)?
+            } else {
+                self.count_before(c, f, t)?
+            };
             arms.push((taken, val));
         }
         let Some(acc) = self.ite_arms(arms) else {
@@ -95,17 +103,28 @@ impl<'m> Wp<'m> {
 
     /// Whether call `j` may change the count of `c` calls.
     pub(super) fn counts(&self, c: Counted, f: FrameId, j: Value<'m>) -> bool {
-        let Some(callee) = j.called_function() else { return false };
+        let Some(callee) = j.called_function() else {
+            return false;
+        };
         if c.is_counted(callee) {
             return true;
         }
         match c {
             Counted::Nondet => {
                 self.facts.nondet_callers.contains(&callee)
-                    || (self.facts.concurrent_nondet && self.facts.effects.is_scheduling_point(j) && (self.in_thread(f) || self.facts.effects.starts_threads(j)))
+                    || (self.facts.concurrent_nondet
+                        && self.facts.effects.is_scheduling_point(j)
+                        && (self.in_thread(f) || self.facts.effects.starts_threads(j)))
             }
             // One level: deeper helpers are not looked into.
-            Counted::Getopt => callee.has_body() && callee.blocks().into_iter().any(|b| b.instructions().into_iter().any(|i| i.called_function().is_some_and(|g| c.is_counted(g)))),
+            Counted::Getopt => {
+                callee.has_body()
+                    && callee.blocks().into_iter().any(|b| {
+                        b.instructions()
+                            .into_iter()
+                            .any(|i| i.called_function().is_some_and(|g| c.is_counted(g)))
+                    })
+            }
         }
     }
 
@@ -118,15 +137,22 @@ impl<'m> Wp<'m> {
             let before = self.count_before(c, f, j)?;
             return Ok(self.app("bvadd", vec![before, self.bv_const(1, 32)]));
         }
-        let followed = c == Counted::Nondet && self.facts.nondet_callers.contains(&callee) && callee.has_body() && self.frames[f].depth < MAX_DEPTH;
+        let followed = c == Counted::Nondet
+            && self.facts.nondet_callers.contains(&callee)
+            && callee.has_body()
+            && self.frames[f].depth < MAX_DEPTH;
         if !followed {
             let why = match c {
-                Counted::Nondet => "after a synchronization point (other threads may call __VERIFIER_nondet_*)",
+                Counted::Nondet => {
+                    "after a synchronization point (other threads may call __VERIFIER_nondet_*)"
+                }
                 Counted::Getopt => "after a call into a function that calls getopt",
             };
             return Ok(self.unknown_count(c, j, why));
         }
-        let arms = self.at_returns(f, j, callee, |wp, child, ret| wp.count_before(c, child, ret))?;
+        let arms = self.at_returns(f, j, callee, |wp, child, ret| {
+            wp.count_before(c, child, ret)
+        })?;
         match self.ite_arms(arms) {
             Some(acc) => Ok(acc),
             None => Ok(self.unknown_count(c, j, "after a call that does not return")),
@@ -145,10 +171,22 @@ impl<'m> Wp<'m> {
 
     /// A fresh count, with a note saying why the walk could not know it.
     pub(super) fn unknown_count(&mut self, c: Counted, at: Value<'m>, why: &str) -> SExpr {
-        let name = format!("{}{}_{}", c.stem(), self.fresh_count, at.where_().replace(|ch: char| !ch.is_ascii_alphanumeric(), "_"));
+        let name = format!(
+            "{}{}_{}",
+            c.stem(),
+            self.fresh_count,
+            at.where_()
+                .replace(|ch: char| !ch.is_ascii_alphanumeric(), "_")
+        );
         self.fresh_count += 1;
-        self.q.fresh.push((name.clone(), "(_ BitVec 32)".to_string()));
-        self.note(format!("over-approximated: number of {} calls made {why} at {}", c.calls(), at.where_()));
+        self.q
+            .fresh
+            .push((name.clone(), "(_ BitVec 32)".to_string()));
+        self.note(format!(
+            "over-approximated: number of {} calls made {why} at {}",
+            c.calls(),
+            at.where_()
+        ));
         self.ctx.atom(name)
     }
 }

@@ -9,11 +9,15 @@ pub(super) fn nondet_type(f: Func<'_>) -> Option<String> {
     if f.has_body() {
         return None;
     }
-    f.name().strip_prefix("__VERIFIER_nondet_").map(str::to_string)
+    f.name()
+        .strip_prefix("__VERIFIER_nondet_")
+        .map(str::to_string)
 }
 
 /// Names of library functions that parse an integer from a string.
-pub(super) const INT_PARSERS: &[&str] = &["atoi", "atol", "atoll", "strtol", "strtoul", "strtoll", "strtoull"];
+pub(super) const INT_PARSERS: &[&str] = &[
+    "atoi", "atol", "atoll", "strtol", "strtoul", "strtoll", "strtoull",
+];
 
 /// `operator new` and `operator new[]` (Itanium C++ ABI, 64-bit `size_t`): they never
 /// return null, so the object they return is modelled (`values.rs::heap_object`).

@@ -65,7 +65,9 @@ impl<'m> Wp<'m> {
 
     /// Condition of the CFG edge p → b.
     pub(super) fn edge(&mut self, f: FrameId, p: Block<'m>, b: Block<'m>) -> Result<SExpr> {
-        let t = p.terminator().ok_or_else(|| AnalysisError::unsupported("block without terminator", p.name()))?;
+        let t = p
+            .terminator()
+            .ok_or_else(|| AnalysisError::unsupported("block without terminator", p.name()))?;
         match t.opcode() {
             Some(Opcode::LLVMBr) if t.is_conditional_branch() => {
                 let c = self.branch_condition(f, t)?;
@@ -105,7 +107,10 @@ impl<'m> Wp<'m> {
                     Ok(self.ctx.false_())
                 }
             }
-            _ => Err(AnalysisError::unsupported(format!("terminator `{}`", t.print()), t.where_())),
+            _ => Err(AnalysisError::unsupported(
+                format!("terminator `{}`", t.print()),
+                t.where_(),
+            )),
         }
     }
 
@@ -117,12 +122,21 @@ impl<'m> Wp<'m> {
         let (c, _) = self.bv(f, t.condition())?;
         let one = self.bv_const(1, 1);
         let expr = self.ctx.eq(c, one);
-        let name = format!("br{}_{}", self.q.definitions.len(), t.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        let name = format!(
+            "br{}_{}",
+            self.q.definitions.len(),
+            t.where_()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
         self.q.definitions.push(Definition {
             name: name.clone(),
             sort: "Bool".into(),
             expr,
-            comment: format!("branch at {} in {}", t.where_(), demangle_hint(&self.frames[f].func.name())),
+            comment: format!(
+                "branch at {} in {}",
+                t.where_(),
+                demangle_hint(&self.frames[f].func.name())
+            ),
         });
         let atom = self.ctx.atom(name);
         self.edge_defs.insert((f, t), atom);

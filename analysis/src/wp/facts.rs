@@ -104,13 +104,20 @@ impl<'m> ModuleFacts<'m> {
                 for i in b.instructions() {
                     if let Some((fi, ai)) = effects.thread_creation(i) {
                         let args = i.call_args();
-                        if let (Some(start), Some(arg)) = (args.get(fi).and_then(|v| v.as_function()), args.get(ai)) {
-                            entries.entry(start).or_default().push(Creation::Pthread { call: i, arg: *arg });
+                        if let (Some(start), Some(arg)) =
+                            (args.get(fi).and_then(|v| v.as_function()), args.get(ai))
+                        {
+                            entries
+                                .entry(start)
+                                .or_default()
+                                .push(Creation::Pthread { call: i, arg: *arg });
                         }
                     }
                     if effects.registers_process(i) {
                         registers_process = true;
-                        if i.called_function().is_some_and(|c| c.name().contains("create_method_process")) {
+                        if i.called_function()
+                            .is_some_and(|c| c.name().contains("create_method_process"))
+                        {
                             let mut entries = Vec::new();
                             for a in i.call_args() {
                                 collect_functions(a, &mut entries, 0);
@@ -118,7 +125,9 @@ impl<'m> ModuleFacts<'m> {
                             methods.extend(entries);
                         }
                     }
-                    if i.opcode() == Some(Opcode::LLVMCall) || i.opcode() == Some(Opcode::LLVMInvoke) {
+                    if i.opcode() == Some(Opcode::LLVMCall)
+                        || i.opcode() == Some(Opcode::LLVMInvoke)
+                    {
                         for a in i.call_args() {
                             collect_functions(a, &mut referenced, 0);
                         }
@@ -130,8 +139,14 @@ impl<'m> ModuleFacts<'m> {
                 }
             }
             if registers_process {
-                for e in referenced.into_iter().filter(|e| e.has_body() && e.param_count() == 1) {
-                    entries.entry(e).or_default().push(Creation::Systemc { constructor: f });
+                for e in referenced
+                    .into_iter()
+                    .filter(|e| e.has_body() && e.param_count() == 1)
+                {
+                    entries
+                        .entry(e)
+                        .or_default()
+                        .push(Creation::Systemc { constructor: f });
                     let next = process_order.values().filter(|(c, _)| *c == f).count();
                     process_order.entry(e).or_insert((f, next));
                 }
@@ -145,10 +160,16 @@ impl<'m> ModuleFacts<'m> {
             }
         }
         for (entry, call) in spawned_processes(m, &callers) {
-            entries.entry(entry).or_default().push(Creation::Spawn { call });
+            entries
+                .entry(entry)
+                .or_default()
+                .push(Creation::Spawn { call });
         }
         for (entry, call) in std_threads(m, &callers) {
-            entries.entry(entry).or_default().push(Creation::StdThread { call });
+            entries
+                .entry(entry)
+                .or_default()
+                .push(Creation::StdThread { call });
         }
         let mut preds = HashMap::new();
         let mut back = HashMap::new();
@@ -157,11 +178,41 @@ impl<'m> ModuleFacts<'m> {
             back.insert(f, back_edges(f));
         }
         let shared_slots = shared_slots(&entries);
-        let (entry_writes, root_writes) = concurrent_writes(&entries, &roots, &effects, &indirect_callers, &callers, &shared_slots);
-        let single_instance = entries.iter().filter(|(_, c)| single_creation(c, &roots, &callers, &indirect_callers, &back)).map(|(e, _)| *e).collect();
+        let (entry_writes, root_writes) = concurrent_writes(
+            &entries,
+            &roots,
+            &effects,
+            &indirect_callers,
+            &callers,
+            &shared_slots,
+        );
+        let single_instance = entries
+            .iter()
+            .filter(|(_, c)| single_creation(c, &roots, &callers, &indirect_callers, &back))
+            .map(|(e, _)| *e)
+            .collect();
         let nondet_callers = nondet_callers(m, &callers);
         let concurrent_nondet = concurrent_nondet(&entries, &roots, &nondet_callers, &effects);
-        ModuleFacts { callers, indirect_callers, virtual_targets, port_binders: super::ports::port_binders(m), entries, roots, preds, back, entry_writes, root_writes, single_instance, shared_slots, nondet_callers, concurrent_nondet, methods, process_order, notifies, effects }
+        ModuleFacts {
+            callers,
+            indirect_callers,
+            virtual_targets,
+            port_binders: super::ports::port_binders(m),
+            entries,
+            roots,
+            preds,
+            back,
+            entry_writes,
+            root_writes,
+            single_instance,
+            shared_slots,
+            nondet_callers,
+            concurrent_nondet,
+            methods,
+            process_order,
+            notifies,
+            effects,
+        }
     }
 
     /// Whether code running while `reader` runs (another entry, an instance of the
@@ -174,7 +225,10 @@ impl<'m> ModuleFacts<'m> {
             }
         }
         let writes = |w: &Option<Written<'m>>| w.as_ref().is_none_or(|w| w.contains(target));
-        let others = self.entry_writes.iter().filter(|(e, _)| Some(**e) != reader || !self.single_instance.contains(*e));
+        let others = self
+            .entry_writes
+            .iter()
+            .filter(|(e, _)| Some(**e) != reader || !self.single_instance.contains(*e));
         let mut others = others.map(|(_, w)| w);
         others.any(writes) || (reader.is_some() && writes(&self.root_writes))
     }
@@ -191,7 +245,11 @@ impl<'m> ModuleFacts<'m> {
 
     /// The plain stores of the writers [`written_by_others`](Self::written_by_others)
     /// counts that may write `target` (a global or a field), each once.
-    pub(super) fn stores_by_others(&self, reader: Option<Func<'m>>, target: &Target<'m>) -> Vec<Value<'m>> {
+    pub(super) fn stores_by_others(
+        &self,
+        reader: Option<Func<'m>>,
+        target: &Target<'m>,
+    ) -> Vec<Value<'m>> {
         let mut out: Vec<Value<'m>> = Vec::new();
         // By entry name: the formula (and its symbols' numbering) is the same each run.
         let mut writers: Vec<_> = self.entry_writes.iter().collect();
@@ -218,7 +276,9 @@ impl<'m> ModuleFacts<'m> {
     /// may store to `target`.
     pub(super) fn written_by_any(&self, target: &Target<'m>) -> bool {
         let writes = |w: &Option<Written<'m>>| w.as_ref().is_none_or(|w| w.contains(target));
-        matches!(target, Target::Field(key) if kernel_updated(key.0)) || self.entry_writes.values().any(writes) || writes(&self.root_writes)
+        matches!(target, Target::Field(key) if kernel_updated(key.0))
+            || self.entry_writes.values().any(writes)
+            || writes(&self.root_writes)
     }
 
     /// Whether a load through `address` reads a field of a SystemC or TLM library
@@ -275,7 +335,11 @@ impl<'m> Written<'m> {
         match target {
             Target::Global(g) => self.globals.contains(g),
             Target::Field(key) => self.fields.contains(key),
-            Target::Slot(slot, key) => self.untraced || self.slots.contains(slot) || key.as_ref().is_some_and(|k| self.fields.contains(k)),
+            Target::Slot(slot, key) => {
+                self.untraced
+                    || self.slots.contains(slot)
+                    || key.as_ref().is_some_and(|k| self.fields.contains(k))
+            }
             Target::Unknown => true,
         }
     }
@@ -291,7 +355,16 @@ pub(super) type FieldKey<'m> = (Type<'m>, Vec<u64>);
 /// buffer): the kernel changes it in its update phase, from code no process entry
 /// reaches, so it counts as written concurrently.
 fn kernel_updated(ty: Type<'_>) -> bool {
-    ty.struct_name().is_some_and(|n| ["class.sc_core::", "struct.sc_core::", "class.tlm::", "struct.tlm::"].iter().any(|p| n.starts_with(p)))
+    ty.struct_name().is_some_and(|n| {
+        [
+            "class.sc_core::",
+            "struct.sc_core::",
+            "class.tlm::",
+            "struct.tlm::",
+        ]
+        .iter()
+        .any(|p| n.starts_with(p))
+    })
 }
 
 /// The field `p` addresses, if it is a GEP with constant indices.
@@ -299,14 +372,23 @@ fn field_key(p: Value<'_>) -> Option<FieldKey<'_>> {
     if p.opcode()? != Opcode::LLVMGetElementPtr {
         return None;
     }
-    let indices = (1..p.operand_count()).map(|k| p.operand(k).const_int()).collect::<Option<Vec<u64>>>()?;
+    let indices = (1..p.operand_count())
+        .map(|k| p.operand(k).const_int())
+        .collect::<Option<Vec<u64>>>()?;
     Some((p.gep_source_type(), indices))
 }
 
 /// Functions that call a nondet function, directly or transitively.
-fn nondet_callers<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m>>>) -> HashSet<Func<'m>> {
+fn nondet_callers<'m>(
+    m: &'m Module,
+    callers: &HashMap<Func<'m>, Vec<Value<'m>>>,
+) -> HashSet<Func<'m>> {
     let mut out = HashSet::new();
-    let mut todo: Vec<Func<'m>> = m.functions().into_iter().filter(|f| nondet_type(*f).is_some()).collect();
+    let mut todo: Vec<Func<'m>> = m
+        .functions()
+        .into_iter()
+        .filter(|f| nondet_type(*f).is_some())
+        .collect();
     while let Some(f) = todo.pop() {
         for call in callers.get(&f).into_iter().flatten() {
             let caller = call.block().function();
@@ -318,11 +400,20 @@ fn nondet_callers<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m>>>
     out
 }
 
-fn concurrent_nondet<'m>(entries: &HashMap<Func<'m>, Vec<Creation<'m>>>, roots: &[Func<'m>], nondet_callers: &HashSet<Func<'m>>, effects: &Effects<'m>) -> bool {
+fn concurrent_nondet<'m>(
+    entries: &HashMap<Func<'m>, Vec<Creation<'m>>>,
+    roots: &[Func<'m>],
+    nondet_callers: &HashSet<Func<'m>>,
+    effects: &Effects<'m>,
+) -> bool {
     if entries.keys().any(|e| nondet_callers.contains(e)) {
         return true;
     }
-    let calls_nondet = |i: &Value<'m>| i.called_function().map(|c| nondet_type(c).is_some() || nondet_callers.contains(&c)).unwrap_or(false);
+    let calls_nondet = |i: &Value<'m>| {
+        i.called_function()
+            .map(|c| nondet_type(c).is_some() || nondet_callers.contains(&c))
+            .unwrap_or(false)
+    };
     for r in roots {
         let mut after: Vec<Block<'m>> = Vec::new();
         for b in r.blocks() {
@@ -355,7 +446,9 @@ fn underlying_global<'m>(mut p: Value<'m>) -> Option<Value<'m>> {
             return Some(p);
         }
         match p.opcode()? {
-            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => p = p.operand(0),
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => {
+                p = p.operand(0)
+            }
             _ => return None,
         }
     }
@@ -369,7 +462,9 @@ fn underlying_global<'m>(mut p: Value<'m>) -> Option<Value<'m>> {
 /// read of the design's globals and fields is not affected by it, a read through any
 /// other address always is ([`Target::Unknown`]).
 fn record_store<'m>(i: Value<'m>, scan: &Scan<'_, 'm>, written: &mut Written<'m>) -> Option<()> {
-    let Some(address) = written_address(i) else { return Some(()) };
+    let Some(address) = written_address(i) else {
+        return Some(());
+    };
     let mut dests = Vec::new();
     scan.destinations(address, 0, &mut dests);
     for d in dests {
@@ -448,13 +543,23 @@ impl<'m> Scan<'_, 'm> {
             return out.push(Dest::Slot(base));
         }
         let calls = match base.argument_of() {
-            Some((func, _)) if depth < MAX_ARGUMENT_DEPTH && !self.called_otherwise.contains(&func) => self.callers.get(&func).map(Vec::as_slice).unwrap_or_default(),
+            Some((func, _))
+                if depth < MAX_ARGUMENT_DEPTH && !self.called_otherwise.contains(&func) =>
+            {
+                self.callers
+                    .get(&func)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default()
+            }
             _ => &[],
         };
         if calls.is_empty() || base != p {
             return out.push(Dest::Untraced);
         }
-        let k = base.argument_of().map(|(_, k)| k as usize).unwrap_or_default();
+        let k = base
+            .argument_of()
+            .map(|(_, k)| k as usize)
+            .unwrap_or_default();
         for c in calls {
             match c.call_args().get(k) {
                 Some(a) => self.destinations(*a, depth + 1, out),
@@ -468,7 +573,9 @@ impl<'m> Scan<'_, 'm> {
 fn strip_address(mut p: Value<'_>) -> Value<'_> {
     for _ in 0..16 {
         match p.opcode() {
-            Some(Opcode::LLVMGetElementPtr) | Some(Opcode::LLVMBitCast) | Some(Opcode::LLVMAddrSpaceCast) => p = p.operand(0),
+            Some(Opcode::LLVMGetElementPtr)
+            | Some(Opcode::LLVMBitCast)
+            | Some(Opcode::LLVMAddrSpaceCast) => p = p.operand(0),
             _ => break,
         }
     }
@@ -504,16 +611,31 @@ fn concurrent_writes<'m>(
             indirect_targets.entry(*call).or_default().push(*target);
         }
     }
-    let called_otherwise = indirect_callers.keys().chain(entries.keys()).copied().collect();
-    let scan = Scan { callers, called_otherwise, shared_slots };
-    let entry_writes = entries.keys().map(|e| (*e, entry_writes(*e, &scan, &indirect_targets))).collect();
+    let called_otherwise = indirect_callers
+        .keys()
+        .chain(entries.keys())
+        .copied()
+        .collect();
+    let scan = Scan {
+        callers,
+        called_otherwise,
+        shared_slots,
+    };
+    let entry_writes = entries
+        .keys()
+        .map(|e| (*e, entry_writes(*e, &scan, &indirect_targets)))
+        .collect();
     let root_writes = root_writes(roots, effects, &scan);
     (entry_writes, root_writes)
 }
 
 /// What the functions reachable from `entry` (directly or through the indirect calls
 /// that may reach a function) store to.
-fn entry_writes<'m>(entry: Func<'m>, scan: &Scan<'_, 'm>, indirect_targets: &HashMap<Value<'m>, Vec<Func<'m>>>) -> Option<Written<'m>> {
+fn entry_writes<'m>(
+    entry: Func<'m>,
+    scan: &Scan<'_, 'm>,
+    indirect_targets: &HashMap<Value<'m>, Vec<Func<'m>>>,
+) -> Option<Written<'m>> {
     let mut written = Written::default();
     let mut todo = vec![entry];
     let mut seen: HashSet<Func<'m>> = HashSet::new();
@@ -536,7 +658,11 @@ fn entry_writes<'m>(entry: Func<'m>, scan: &Scan<'_, 'm>, indirect_targets: &Has
 
 /// What the roots store to after their first thread creation (same block after it,
 /// or any block reachable from its block).
-fn root_writes<'m>(roots: &[Func<'m>], effects: &Effects<'m>, scan: &Scan<'_, 'm>) -> Option<Written<'m>> {
+fn root_writes<'m>(
+    roots: &[Func<'m>],
+    effects: &Effects<'m>,
+    scan: &Scan<'_, 'm>,
+) -> Option<Written<'m>> {
     let mut written = Written::default();
     for r in roots {
         let mut after: Vec<Block<'m>> = Vec::new();
@@ -575,7 +701,9 @@ fn single_creation<'m>(
     let [creation] = creations else { return false };
     let once = |f: Func<'m>| runs_once(f, roots, callers, indirect_callers, back, 0);
     match creation {
-        Creation::Pthread { call, .. } | Creation::Spawn { call } | Creation::StdThread { call } => !in_cycle(*call, back) && once(call.block().function()),
+        Creation::Pthread { call, .. }
+        | Creation::Spawn { call }
+        | Creation::StdThread { call } => !in_cycle(*call, back) && once(call.block().function()),
         Creation::Systemc { constructor } => once(*constructor),
     }
 }
@@ -598,7 +726,17 @@ fn runs_once<'m>(
         return false;
     }
     match callers.get(&f).map(Vec::as_slice) {
-        Some([call]) => !in_cycle(*call, back) && runs_once(call.block().function(), roots, callers, indirect_callers, back, depth + 1),
+        Some([call]) => {
+            !in_cycle(*call, back)
+                && runs_once(
+                    call.block().function(),
+                    roots,
+                    callers,
+                    indirect_callers,
+                    back,
+                    depth + 1,
+                )
+        }
         _ => false,
     }
 }
@@ -626,17 +764,36 @@ fn in_cycle<'m>(i: Value<'m>, back: &HashMap<Func<'m>, HashSet<(Block<'m>, Block
 /// (`sc_spawn_object_v` for a spawn with a result) paired with every direct call of the
 /// `sc_core::sc_spawn<T>` instantiation that creates it, matched on the template
 /// arguments of their demangled names.
-fn spawned_processes<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m>>>) -> Vec<(Func<'m>, Value<'m>)> {
-    let functions: Vec<(Func<'m>, String)> = m.functions().into_iter().filter_map(|f| demangled(&f.name()).map(|d| (f, d))).collect();
-    let spawns: Vec<(Func<'m>, &str)> =
-        functions.iter().filter_map(|(f, d)| template_arguments(d, "sc_core::sc_spawn<").map(|t| (*f, t))).collect();
+fn spawned_processes<'m>(
+    m: &'m Module,
+    callers: &HashMap<Func<'m>, Vec<Value<'m>>>,
+) -> Vec<(Func<'m>, Value<'m>)> {
+    let functions: Vec<(Func<'m>, String)> = m
+        .functions()
+        .into_iter()
+        .filter_map(|f| demangled(&f.name()).map(|d| (f, d)))
+        .collect();
+    let spawns: Vec<(Func<'m>, &str)> = functions
+        .iter()
+        .filter_map(|(f, d)| template_arguments(d, "sc_core::sc_spawn<").map(|t| (*f, t)))
+        .collect();
     let mut out = Vec::new();
-    for (entry, name) in functions.iter().filter(|(f, d)| f.has_body() && d.ends_with(">::semantics()")) {
-        let object = template_arguments(name, "sc_core::sc_spawn_object<").or_else(|| template_arguments(name, "sc_core::sc_spawn_object_v<"));
+    for (entry, name) in functions
+        .iter()
+        .filter(|(f, d)| f.has_body() && d.ends_with(">::semantics()"))
+    {
+        let object = template_arguments(name, "sc_core::sc_spawn_object<")
+            .or_else(|| template_arguments(name, "sc_core::sc_spawn_object_v<"));
         let Some(object) = object else { continue };
         for (spawn, args) in &spawns {
             if *args == object {
-                out.extend(callers.get(spawn).into_iter().flatten().map(|call| (*entry, *call)));
+                out.extend(
+                    callers
+                        .get(spawn)
+                        .into_iter()
+                        .flatten()
+                        .map(|call| (*entry, *call)),
+                );
             }
         }
     }
@@ -646,19 +803,40 @@ fn spawned_processes<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m
 /// The `std::thread` entries (`_State_impl<X>::_M_run()`, reached from libstdc++ through
 /// the state object's vtable) with the constructions that start them: the calls of the
 /// `std::thread` constructors that build a `_State_impl<X>` of the same `X`.
-fn std_threads<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m>>>) -> Vec<(Func<'m>, Value<'m>)> {
+fn std_threads<'m>(
+    m: &'m Module,
+    callers: &HashMap<Func<'m>, Vec<Value<'m>>>,
+) -> Vec<(Func<'m>, Value<'m>)> {
     const STATE: &str = "std::thread::_State_impl<";
-    let functions: Vec<(Func<'m>, String)> = m.functions().into_iter().filter_map(|f| demangled(&f.name()).map(|d| (f, d))).collect();
+    let functions: Vec<(Func<'m>, String)> = m
+        .functions()
+        .into_iter()
+        .filter_map(|f| demangled(&f.name()).map(|d| (f, d)))
+        .collect();
     let mut out = Vec::new();
-    for (entry, name) in functions.iter().filter(|(f, d)| f.has_body() && d.starts_with(STATE) && d.ends_with(">::_M_run()")) {
-        let Some(state) = template_arguments(name, STATE) else { continue };
+    for (entry, name) in functions
+        .iter()
+        .filter(|(f, d)| f.has_body() && d.starts_with(STATE) && d.ends_with(">::_M_run()"))
+    {
+        let Some(state) = template_arguments(name, STATE) else {
+            continue;
+        };
         let constructor = format!("{STATE}{state}>::_State_impl<");
-        for (built, _) in functions.iter().filter(|(_, d)| d.starts_with(&constructor)) {
+        for (built, _) in functions
+            .iter()
+            .filter(|(_, d)| d.starts_with(&constructor))
+        {
             // The functions that build the state: the std::thread constructors, whose
             // callers start the thread.
             for making in callers.get(built).into_iter().flatten() {
                 let thread_constructor = making.block().function();
-                out.extend(callers.get(&thread_constructor).into_iter().flatten().map(|call| (*entry, *call)));
+                out.extend(
+                    callers
+                        .get(&thread_constructor)
+                        .into_iter()
+                        .flatten()
+                        .map(|call| (*entry, *call)),
+                );
             }
         }
     }
@@ -668,7 +846,9 @@ fn std_threads<'m>(m: &'m Module, callers: &HashMap<Func<'m>, Vec<Value<'m>>>) -
 /// The demangled form of a C++ symbol.
 pub(super) fn demangled(symbol: &str) -> Option<String> {
     let parsed = cpp_demangle::Symbol::new(symbol).ok()?;
-    parsed.demangle(&cpp_demangle::DemangleOptions::default()).ok()
+    parsed
+        .demangle(&cpp_demangle::DemangleOptions::default())
+        .ok()
 }
 
 /// The text between the angle brackets that follow `template` in `name` (balanced).

@@ -18,9 +18,18 @@ pub type FrameId = usize;
 #[derive(Debug, Clone)]
 pub(super) enum FrameKind<'m> {
     Root,
-    Call { parent: FrameId, call: Value<'m> },
+    Call {
+        parent: FrameId,
+        call: Value<'m>,
+    },
     /// A thread/process entry; memory at entry is the creator's at `point`.
-    Thread { creator: FrameId, point: Value<'m>, args: Vec<Sym<'m>>, also: Option<FrameId>, label: String },
+    Thread {
+        creator: FrameId,
+        point: Value<'m>,
+        args: Vec<Sym<'m>>,
+        also: Option<FrameId>,
+        label: String,
+    },
 }
 
 /// One function in one calling context.
@@ -43,7 +52,12 @@ const MAX_INDIRECT_CALLS: usize = 8;
 const MAX_FRAMES: usize = 4096;
 
 impl<'m> Wp<'m> {
-    pub(super) fn push_frame(&mut self, func: Func<'m>, kind: FrameKind<'m>, depth: usize) -> FrameId {
+    pub(super) fn push_frame(
+        &mut self,
+        func: Func<'m>,
+        kind: FrameKind<'m>,
+        depth: usize,
+    ) -> FrameId {
         self.frames.push(Frame { func, kind, depth });
         let id = self.frames.len() - 1;
         if self.in_notifier {
@@ -53,7 +67,12 @@ impl<'m> Wp<'m> {
     }
 
     /// Every calling context of `func`, from a root through calls and thread creations.
-    pub(super) fn contexts(&mut self, func: Func<'m>, depth: usize, visiting: &mut Vec<Func<'m>>) -> Result<Vec<FrameId>> {
+    pub(super) fn contexts(
+        &mut self,
+        func: Func<'m>,
+        depth: usize,
+        visiting: &mut Vec<Func<'m>>,
+    ) -> Result<Vec<FrameId>> {
         if self.facts.roots.contains(&func) {
             return Ok(vec![self.root_frame(func)]);
         }
@@ -64,7 +83,10 @@ impl<'m> Wp<'m> {
             )));
         }
         if depth > MAX_DEPTH || visiting.contains(&func) {
-            self.q.notes.push(format!("call chains deeper than {MAX_DEPTH} or recursive ones into {} were not followed", func.name()));
+            self.q.notes.push(format!(
+                "call chains deeper than {MAX_DEPTH} or recursive ones into {} were not followed",
+                func.name()
+            ));
             return Ok(Vec::new());
         }
         visiting.push(func);
@@ -76,25 +98,55 @@ impl<'m> Wp<'m> {
                         let creator = call.block().function();
                         for cf in self.contexts(creator, depth + 1, visiting)? {
                             let a = self.value(cf, arg)?;
-                            let label = format!("pthread start routine {} created at {}", func.name(), call.where_());
+                            let label = format!(
+                                "pthread start routine {} created at {}",
+                                func.name(),
+                                call.where_()
+                            );
                             self.q.schedule.push(format!(
                                 "{label}: reads before the thread's first synchronization point see memory as at its creation (default schedule)"
                             ));
-                            out.push(self.push_frame(func, FrameKind::Thread { creator: cf, point: call, args: vec![a], also: None, label }, depth));
+                            out.push(self.push_frame(
+                                func,
+                                FrameKind::Thread {
+                                    creator: cf,
+                                    point: call,
+                                    args: vec![a],
+                                    also: None,
+                                    label,
+                                },
+                                depth,
+                            ));
                         }
                     }
                     Creation::Systemc { constructor } => {
                         for ctor in self.contexts(constructor, depth + 1, visiting)? {
-                            let this = constructor.param(0).ok_or_else(|| AnalysisError::unsupported("constructor without this", "?"))?;
+                            let this = constructor.param(0).ok_or_else(|| {
+                                AnalysisError::unsupported("constructor without this", "?")
+                            })?;
                             let this = self.value(ctor, this)?;
                             let root = self.root_of(ctor);
                             let start = self.sc_start(root)?;
-                            let label = format!("SystemC process {} registered in {}", demangle_hint(&func.name()), demangle_hint(&constructor.name()));
+                            let label = format!(
+                                "SystemC process {} registered in {}",
+                                demangle_hint(&func.name()),
+                                demangle_hint(&constructor.name())
+                            );
                             self.q.schedule.push(format!(
                                 "{label}: module fields at process start are their values at sc_start ({}); processes first run in registration order; a `wait(e)` on the path returns only if another process notifies e (below), other blocking calls are assumed to return",
                                 start.where_()
                             ));
-                            out.push(self.push_frame(func, FrameKind::Thread { creator: root, point: start, args: vec![this], also: Some(ctor), label }, depth));
+                            out.push(self.push_frame(
+                                func,
+                                FrameKind::Thread {
+                                    creator: root,
+                                    point: start,
+                                    args: vec![this],
+                                    also: Some(ctor),
+                                    label,
+                                },
+                                depth,
+                            ));
                         }
                     }
                     Creation::Spawn { call } | Creation::StdThread { call } => {
@@ -113,9 +165,22 @@ impl<'m> Wp<'m> {
                         };
                         let creator = call.block().function();
                         for cf in self.contexts(creator, depth + 1, visiting)? {
-                            let object = Sym::Ptr(Loc { base: Base::Opaque(call), off: 0 });
+                            let object = Sym::Ptr(Loc {
+                                base: Base::Opaque(call),
+                                off: 0,
+                            });
                             self.q.schedule.push(format!("{label}: {statement}"));
-                            out.push(self.push_frame(func, FrameKind::Thread { creator: cf, point: call, args: vec![object], also: None, label: label.clone() }, depth));
+                            out.push(self.push_frame(
+                                func,
+                                FrameKind::Thread {
+                                    creator: cf,
+                                    point: call,
+                                    args: vec![object],
+                                    also: None,
+                                    label: label.clone(),
+                                },
+                                depth,
+                            ));
                         }
                     }
                 }
@@ -135,8 +200,17 @@ impl<'m> Wp<'m> {
         } else if !self.facts.entries.contains_key(&func) {
             // Following indirect calls too would multiply the contexts of every
             // address-taken function; an unsat answer just stops being a proof.
-            if let Some(call) = self.facts.indirect_callers.get(&func).and_then(|c| c.first()) {
-                let what = format!("{} may also be called through a pointer (e.g. at {})", demangle_hint(&func.name()), call.where_());
+            if let Some(call) = self
+                .facts
+                .indirect_callers
+                .get(&func)
+                .and_then(|c| c.first())
+            {
+                let what = format!(
+                    "{} may also be called through a pointer (e.g. at {})",
+                    demangle_hint(&func.name()),
+                    call.where_()
+                );
                 if !self.q.unfollowed.contains(&what) {
                     self.q.unfollowed.push(what);
                 }
@@ -151,8 +225,18 @@ impl<'m> Wp<'m> {
     /// whose called value is known to be another function is left out; otherwise the
     /// call is assumed to reach `func`, an over-approximation the formula's notes name
     /// (candidates are confirmed by execution).
-    fn indirect_contexts(&mut self, func: Func<'m>, depth: usize, visiting: &mut Vec<Func<'m>>) -> Result<Vec<FrameId>> {
-        let calls = self.facts.indirect_callers.get(&func).cloned().unwrap_or_default();
+    fn indirect_contexts(
+        &mut self,
+        func: Func<'m>,
+        depth: usize,
+        visiting: &mut Vec<Func<'m>>,
+    ) -> Result<Vec<FrameId>> {
+        let calls = self
+            .facts
+            .indirect_callers
+            .get(&func)
+            .cloned()
+            .unwrap_or_default();
         if calls.len() > MAX_INDIRECT_CALLS {
             return Err(AnalysisError::Unsupported(format!(
                 "{} is reached only through indirect calls, and {} calls in the module have its type (at most {MAX_INDIRECT_CALLS} are followed)",
@@ -169,7 +253,11 @@ impl<'m> Wp<'m> {
                         continue;
                     }
                 }
-                self.note(format!("over-approximated: the indirect call at {} is assumed to reach {}", call.where_(), demangle_hint(&func.name())));
+                self.note(format!(
+                    "over-approximated: the indirect call at {} is assumed to reach {}",
+                    call.where_(),
+                    demangle_hint(&func.name())
+                ));
                 out.push(self.push_frame(func, FrameKind::Call { parent, call }, depth));
             }
         }
@@ -177,7 +265,11 @@ impl<'m> Wp<'m> {
     }
 
     pub(super) fn root_frame(&mut self, func: Func<'m>) -> FrameId {
-        if let Some(i) = self.frames.iter().position(|f| f.func == func && matches!(f.kind, FrameKind::Root)) {
+        if let Some(i) = self
+            .frames
+            .iter()
+            .position(|f| f.func == func && matches!(f.kind, FrameKind::Root))
+        {
             return i;
         }
         self.push_frame(func, FrameKind::Root, 0)
@@ -202,7 +294,10 @@ impl<'m> Wp<'m> {
                 }
             }
         }
-        Err(AnalysisError::Unsupported(format!("SystemC design without a call to sc_start in {}: not supported yet", f.name())))
+        Err(AnalysisError::Unsupported(format!(
+            "SystemC design without a call to sc_start in {}: not supported yet",
+            f.name()
+        )))
     }
 
     /// Condition under which the frame is entered at all.
@@ -215,7 +310,12 @@ impl<'m> Wp<'m> {
                 let up = self.frame_reach(parent)?;
                 Ok(self.and(vec![here, before, up]))
             }
-            FrameKind::Thread { creator, point, also, .. } => {
+            FrameKind::Thread {
+                creator,
+                point,
+                also,
+                ..
+            } => {
                 let here = self.reach_block(creator, point.block())?;
                 let up = self.frame_reach(creator)?;
                 let mut parts = vec![here, up];

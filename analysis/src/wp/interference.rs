@@ -39,7 +39,9 @@ impl<'m> Wp<'m> {
     /// kernel's update of a channel) may store to `loc`, read by `load`: a global
     /// another writer stores to, or a field (read as `this->level`) one stores to.
     pub(super) fn written_by_others(&self, f: FrameId, loc: Loc<'m>, load: Value<'m>) -> bool {
-        let Some(target) = self.target(loc, load) else { return false };
+        let Some(target) = self.target(loc, load) else {
+            return false;
+        };
         self.facts.written_by_others(self.thread_entry(f), &target)
     }
 
@@ -49,10 +51,16 @@ impl<'m> Wp<'m> {
         if load.is_vtable_pointer_load() {
             return None;
         }
-        let field = || (load.opcode() == Some(Opcode::LLVMLoad)).then(|| ModuleFacts::field_key_of(load.operand(0))).flatten();
+        let field = || {
+            (load.opcode() == Some(Opcode::LLVMLoad))
+                .then(|| ModuleFacts::field_key_of(load.operand(0)))
+                .flatten()
+        };
         match loc.base {
             Base::Global(g) => Some(Target::Global(g)),
-            Base::Alloca(_, slot) if self.facts.shared_slots.contains(&slot) => Some(Target::Slot(slot, field())),
+            Base::Alloca(_, slot) if self.facts.shared_slots.contains(&slot) => {
+                Some(Target::Slot(slot, field()))
+            }
             _ if load.opcode() != Some(Opcode::LLVMLoad) => Some(Target::Unknown),
             _ => ModuleFacts::field_target(load.operand(0)),
         }
@@ -61,7 +69,8 @@ impl<'m> Wp<'m> {
     /// Whether some process (an SC_METHOD's own earlier activations included) may store
     /// to `loc` between `sc_start` and an activation.
     pub(super) fn written_at_activation(&self, loc: Loc<'m>, load: Value<'m>) -> bool {
-        self.target(loc, load).is_some_and(|t| self.facts.written_by_any(&t))
+        self.target(loc, load)
+            .is_some_and(|t| self.facts.written_by_any(&t))
     }
 
     /// Whether `load` reads a field the SystemC kernel updates (a signal's value).
@@ -80,7 +89,9 @@ impl<'m> Wp<'m> {
         if !matches!(load.ty().shape(), TypeShape::Int(_)) || self.own_values >= MAX_OWN_VALUES {
             return false;
         }
-        let Some(target) = self.target(loc, load) else { return false };
+        let Some(target) = self.target(loc, load) else {
+            return false;
+        };
         if self.facts.written_by_self(self.thread_entry(f), &target) {
             return false;
         }
@@ -97,9 +108,13 @@ impl<'m> Wp<'m> {
         if self.in_writer || !matches!(load.ty().shape(), TypeShape::Int(_)) {
             return Vec::new();
         }
-        let Some(target) = self.target(loc, load) else { return Vec::new() };
+        let Some(target) = self.target(loc, load) else {
+            return Vec::new();
+        };
         let reader = self.thread_entry(f);
-        let TypeShape::Int(width) = load.ty().shape() else { return Vec::new() };
+        let TypeShape::Int(width) = load.ty().shape() else {
+            return Vec::new();
+        };
         if let Some(known) = self.writes.get(&(loc, reader, width)) {
             return known.clone();
         }
@@ -112,10 +127,18 @@ impl<'m> Wp<'m> {
                 break;
             }
             self.traced_stores += 1;
-            let contexts = self.contexts(s.block().function(), 0, &mut Vec::new()).unwrap_or_default();
+            let contexts = self
+                .contexts(s.block().function(), 0, &mut Vec::new())
+                .unwrap_or_default();
             for nf in contexts {
                 let writer = self.thread_entry(nf);
-                if writer.is_none() || (writer == reader && self.facts.single_instance.contains(&writer.expect("checked"))) {
+                if writer.is_none()
+                    || (writer == reader
+                        && self
+                            .facts
+                            .single_instance
+                            .contains(&writer.expect("checked")))
+                {
                     continue;
                 }
                 if let Ok(Some(w)) = self.write_in(nf, s, loc, load) {
@@ -129,15 +152,30 @@ impl<'m> Wp<'m> {
     }
 
     /// Store `s` in frame `nf` as a [`Write`] of `loc`, if it writes exactly there.
-    fn write_in(&mut self, nf: FrameId, s: Value<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Option<Write>> {
+    fn write_in(
+        &mut self,
+        nf: FrameId,
+        s: Value<'m>,
+        loc: Loc<'m>,
+        load: Value<'m>,
+    ) -> Result<Option<Write>> {
         if !matches!(self.value(nf, s.operand(1))?, Sym::Ptr(l) if l == loc) {
             return Ok(None);
         }
-        let Sym::Bv(value, _) = self.value(nf, s.operand(0)).and_then(|v| self.fit(v, load))? else { return Ok(None) };
+        let Sym::Bv(value, _) = self
+            .value(nf, s.operand(0))
+            .and_then(|v| self.fit(v, load))?
+        else {
+            return Ok(None);
+        };
         let here = self.reach_block(nf, s.block())?;
         let before = self.block_returns(nf, s.block(), Some(s))?;
         let up = self.frame_reach(nf)?;
-        Ok(Some(Write { runs: self.and(vec![here, before, up]), value, at: s.where_() }))
+        Ok(Some(Write {
+            runs: self.and(vec![here, before, up]),
+            value,
+            at: s.where_(),
+        }))
     }
 
     /// A value read after another thread or process may have run: `own` (the reader's
@@ -145,23 +183,51 @@ impl<'m> Wp<'m> {
     /// (if that store runs), or any value, chosen by a fresh selector. The solver tries
     /// the reader's own value first ([`Query::quiet`](super::Query::quiet)), then a
     /// traced store's; a pointer is left free.
-    pub(super) fn own_or_any(&mut self, own: Sym<'m>, load: Value<'m>, why: &str, writes: Vec<Write>) -> Result<Sym<'m>> {
+    pub(super) fn own_or_any(
+        &mut self,
+        own: Sym<'m>,
+        load: Value<'m>,
+        why: &str,
+        writes: Vec<Write>,
+    ) -> Result<Sym<'m>> {
         let TypeShape::Int(w) = load.ty().shape() else {
             self.note(format!("over-approximated: {why}"));
             return self.fresh_or_ptr(load, why);
         };
         let stores: Vec<&str> = writes.iter().map(|w| w.at.as_str()).collect();
-        let traced = if stores.is_empty() { String::new() } else { format!(", the value stored at {}", stores.join(", ")) };
+        let traced = if stores.is_empty() {
+            String::new()
+        } else {
+            format!(", the value stored at {}", stores.join(", "))
+        };
         self.note(format!("over-approximated: {why}: the reader's own last value (tried first){traced}, or any value"));
-        let Sym::Bv(any, _) = self.fresh(load, "a value another thread or process may have written")? else {
-            return Err(AnalysisError::unsupported("a value another writer left that is not an integer", load.where_()));
+        let Sym::Bv(any, _) =
+            self.fresh(load, "a value another thread or process may have written")?
+        else {
+            return Err(AnalysisError::unsupported(
+                "a value another writer left that is not an integer",
+                load.where_(),
+            ));
         };
         let Sym::Bv(own, _) = self.fit(own, load)? else {
-            return Err(AnalysisError::unsupported(format!("a value read after a synchronization point that is not an integer (`{}`)", load.print()), load.where_()));
+            return Err(AnalysisError::unsupported(
+                format!(
+                    "a value read after a synchronization point that is not an integer (`{}`)",
+                    load.print()
+                ),
+                load.where_(),
+            ));
         };
-        let name = format!("written{}_{}", self.fresh_count, load.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        let name = format!(
+            "written{}_{}",
+            self.fresh_count,
+            load.where_()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
         self.fresh_count += 1;
-        self.q.fresh.push((name.clone(), "(_ BitVec 8)".to_string()));
+        self.q
+            .fresh
+            .push((name.clone(), "(_ BitVec 8)".to_string()));
         let source = self.ctx.atom(name);
         let is = |wp: &Self, k: usize| wp.ctx.eq(source, wp.bv_const(k as u64, 8));
         self.q.quiet.push(is(self, 0));
@@ -172,7 +238,14 @@ impl<'m> Wp<'m> {
             let chosen = is(self, k + 1);
             value = self.ctx.ite(chosen, write.value, value);
             let runs = self.ctx.imp(chosen, write.runs);
-            self.q.conjuncts.push(super::Conjunct { comment: format!("the value read at {} is the one stored at {} only if that store runs", load.where_(), write.at), expr: runs });
+            self.q.conjuncts.push(super::Conjunct {
+                comment: format!(
+                    "the value read at {} is the one stored at {} only if that store runs",
+                    load.where_(),
+                    write.at
+                ),
+                expr: runs,
+            });
         }
         Ok(Sym::Bv(self.ctx.ite(is(self, 0), own, value), w))
     }

@@ -34,7 +34,9 @@ impl<'m> Wp<'m> {
     pub(super) fn back_edge(&mut self, f: FrameId, p: Block<'m>, b: Block<'m>) {
         if self.summarise {
             let at = p.terminator().map(|t| t.where_()).unwrap_or_default();
-            let msg = format!("loop at {at} summarised: after the iterations unrolled, what it writes is unknown");
+            let msg = format!(
+                "loop at {at} summarised: after the iterations unrolled, what it writes is unknown"
+            );
             if !self.q.summarised.contains(&msg) {
                 self.q.summarised.push(msg);
             }
@@ -46,7 +48,10 @@ impl<'m> Wp<'m> {
 
     /// Whether header `b` of frame `f` is a summarised loop header.
     pub(super) fn summarised_header(&self, f: FrameId, b: Block<'m>) -> bool {
-        self.summarise && self.facts.preds[&self.frames[f].func].get(&b).is_some_and(|ps| ps.iter().any(|p| self.is_back_edge(f, *p, b)))
+        self.summarise
+            && self.facts.preds[&self.frames[f].func]
+                .get(&b)
+                .is_some_and(|ps| ps.iter().any(|p| self.is_back_edge(f, *p, b)))
     }
 
     /// The boolean "execution went round the loop headed by `b` beyond the unrolled
@@ -56,7 +61,11 @@ impl<'m> Wp<'m> {
             return *e;
         }
         let at = b.terminator().map(|t| t.where_()).unwrap_or_default();
-        let name = format!("again{}_{}", self.fresh_count, at.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        let name = format!(
+            "again{}_{}",
+            self.fresh_count,
+            at.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
         self.fresh_count += 1;
         self.q.fresh.push((name.clone(), "Bool".into()));
         let e = self.ctx.atom(name);
@@ -70,7 +79,13 @@ impl<'m> Wp<'m> {
         let preds = &self.facts.preds[&self.frames[f].func];
         let mut body = vec![b];
         let mut seen: HashSet<Block<'m>> = HashSet::from([b]);
-        let mut work: Vec<Block<'m>> = preds.get(&b).into_iter().flatten().copied().filter(|p| self.is_back_edge(f, *p, b)).collect();
+        let mut work: Vec<Block<'m>> = preds
+            .get(&b)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|p| self.is_back_edge(f, *p, b))
+            .collect();
         while let Some(x) = work.pop() {
             if seen.insert(x) {
                 body.push(x);
@@ -82,7 +97,13 @@ impl<'m> Wp<'m> {
 
     /// `value` at the summarised header `b` for integer phi `phi`: unknown when the loop
     /// went round again.
-    pub(super) fn summarise_phi(&mut self, f: FrameId, b: Block<'m>, phi: Value<'m>, entry: Sym<'m>) -> Result<Sym<'m>> {
+    pub(super) fn summarise_phi(
+        &mut self,
+        f: FrameId,
+        b: Block<'m>,
+        phi: Value<'m>,
+        entry: Sym<'m>,
+    ) -> Result<Sym<'m>> {
         let again = self.again(f, b);
         let later = self.fresh(phi, "value changed by a summarised loop")?;
         self.merge(vec![(again, later), (self.ctx.true_(), entry)], phi)
@@ -90,7 +111,14 @@ impl<'m> Wp<'m> {
 
     /// The value of `loc` at the summarised header `b`, given its value on entry:
     /// unknown when the loop went round again and its body may write `loc`.
-    pub(super) fn summarise_location(&mut self, f: FrameId, b: Block<'m>, loc: Loc<'m>, load: Value<'m>, entry: Sym<'m>) -> Result<Sym<'m>> {
+    pub(super) fn summarise_location(
+        &mut self,
+        f: FrameId,
+        b: Block<'m>,
+        loc: Loc<'m>,
+        load: Value<'m>,
+        entry: Sym<'m>,
+    ) -> Result<Sym<'m>> {
         if !self.loop_may_write(f, b, loc, load) {
             return Ok(entry);
         }
@@ -111,14 +139,17 @@ impl<'m> Wp<'m> {
             for j in block.instructions() {
                 let hit = match j.opcode() {
                     Some(Opcode::LLVMStore | Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg) => {
-                        let address = super::facts::written_address(j).expect("a writing instruction");
+                        let address =
+                            super::facts::written_address(j).expect("a writing instruction");
                         match self.value(f, address) {
                             Ok(Sym::Ptr(l)) => l == loc,
                             Ok(Sym::PtrIdx { loc: l, .. }) => l.base == loc.base,
                             _ => true,
                         }
                     }
-                    Some(Opcode::LLVMCall) | Some(Opcode::LLVMInvoke) => !matches!(self.through_call(f, j, loc, load), Ok(None)),
+                    Some(Opcode::LLVMCall) | Some(Opcode::LLVMInvoke) => {
+                        !matches!(self.through_call(f, j, loc, load), Ok(None))
+                    }
                     _ => false,
                 };
                 if hit {
@@ -133,8 +164,18 @@ impl<'m> Wp<'m> {
 
     /// The count of `c` calls at the summarised header `b`, given its value on entry:
     /// unknown when the loop went round again and its body makes such calls.
-    pub(super) fn summarise_count(&mut self, c: Counted, f: FrameId, b: Block<'m>, at: Value<'m>, entry: SExpr) -> SExpr {
-        let counts = self.loop_body(f, b).iter().any(|block| block.instructions().iter().any(|j| self.counts(c, f, *j)));
+    pub(super) fn summarise_count(
+        &mut self,
+        c: Counted,
+        f: FrameId,
+        b: Block<'m>,
+        at: Value<'m>,
+        entry: SExpr,
+    ) -> SExpr {
+        let counts = self
+            .loop_body(f, b)
+            .iter()
+            .any(|block| block.instructions().iter().any(|j| self.counts(c, f, *j)));
         if !counts {
             return entry;
         }

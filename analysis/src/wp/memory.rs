@@ -42,8 +42,15 @@ impl Base<'_> {
             Base::Argv => "the argument vector".to_string(),
             Base::Heap(v, _) => format!("the object created by new at {}", v.where_()),
             Base::Opaque(v) => match v.called_function() {
-                Some(f) => format!("memory returned by {} at {}", super::demangle_hint(&f.name()), v.where_()),
-                None => named("memory behind a pointer the analysis does not track, loaded", v),
+                Some(f) => format!(
+                    "memory returned by {} at {}",
+                    super::demangle_hint(&f.name()),
+                    v.where_()
+                ),
+                None => named(
+                    "memory behind a pointer the analysis does not track, loaded",
+                    v,
+                ),
             },
         }
     }
@@ -68,15 +75,24 @@ impl<'m> Wp<'m> {
         if let Sym::Bv(..) = p {
             // An address left free (a pointer that differs between paths or targets,
             // or one computed from an integer): its memory is not modelled.
-            self.note(format!("over-approximated: value loaded at {} through an address the analysis leaves free", v.where_()));
+            self.note(format!(
+                "over-approximated: value loaded at {} through an address the analysis leaves free",
+                v.where_()
+            ));
             return self.fresh_or_ptr(v, "memory behind an address the analysis leaves free");
         }
         let Sym::Ptr(loc) = p else {
-            return Err(AnalysisError::unsupported(format!("load through {} (`{}`)", p.describe(), v.print()), v.where_()));
+            return Err(AnalysisError::unsupported(
+                format!("load through {} (`{}`)", p.describe(), v.print()),
+                v.where_(),
+            ));
         };
         if loc.base == Base::Argv {
             if loc.off % 8 != 0 {
-                return Err(AnalysisError::unsupported("unaligned argv access", v.where_()));
+                return Err(AnalysisError::unsupported(
+                    "unaligned argv access",
+                    v.where_(),
+                ));
             }
             return Ok(Sym::ArgStr((loc.off / 8) as u32));
         }
@@ -94,22 +110,43 @@ impl<'m> Wp<'m> {
 
     /// A load through a symbolic index: `ite(idx = o₁ − off, value at o₁, ite(…,
     /// unconstrained))` over every in-bounds element of the object.
-    pub(super) fn load_indexed(&mut self, f: FrameId, v: Value<'m>, loc: Loc<'m>, idx: SExpr, stride: u64) -> Result<Sym<'m>> {
+    pub(super) fn load_indexed(
+        &mut self,
+        f: FrameId,
+        v: Value<'m>,
+        loc: Loc<'m>,
+        idx: SExpr,
+        stride: u64,
+    ) -> Result<Sym<'m>> {
         let size = match loc.base {
             Base::Global(g) => self.m.alloc_size(g.global_value_type()),
             Base::Alloca(_, a) => self.m.alloc_size(a.allocated_type()),
-            Base::Opaque(_) => return self.fresh_or_ptr(v, "memory behind a pointer returned by a library function"),
+            Base::Opaque(_) => {
+                return self
+                    .fresh_or_ptr(v, "memory behind a pointer returned by a library function")
+            }
             Base::Heap(call, _) => match call.call_args().first().and_then(|n| n.const_int()) {
                 Some(n) => n,
-                None => return self.fresh_or_ptr(v, "memory of an object whose size is computed at run time"),
+                None => {
+                    return self
+                        .fresh_or_ptr(v, "memory of an object whose size is computed at run time")
+                }
             },
-            Base::Argv => return Err(AnalysisError::unsupported("argv indexed by a value computed at run time", v.where_())),
+            Base::Argv => {
+                return Err(AnalysisError::unsupported(
+                    "argv indexed by a value computed at run time",
+                    v.where_(),
+                ))
+            }
         } as i64;
         let width = self.m.alloc_size(v.ty()) as i64;
         let stride = stride as i64;
         // Element offsets o = off + k·stride (k may be negative) with 0 ≤ o ≤ size − width.
         let first = loc.off.rem_euclid(stride);
-        let offsets: Vec<i64> = (0..).map(|k| first + k * stride).take_while(|o| *o + width <= size).collect();
+        let offsets: Vec<i64> = (0..)
+            .map(|k| first + k * stride)
+            .take_while(|o| *o + width <= size)
+            .collect();
         if offsets.len() > MAX_ELEMENTS {
             return Err(AnalysisError::unsupported(
                 format!("load with a symbolic index over {} elements (at most {MAX_ELEMENTS} are modelled)", offsets.len()),
@@ -120,7 +157,15 @@ impl<'m> Wp<'m> {
         for o in offsets {
             let at = self.bv_const((o - loc.off) as u64, 64);
             let c = self.ctx.eq(idx, at);
-            let val = self.before(f, v, Loc { base: loc.base, off: o }, v)?;
+            let val = self.before(
+                f,
+                v,
+                Loc {
+                    base: loc.base,
+                    off: o,
+                },
+                v,
+            )?;
             arms.push((c, val));
         }
         // Out of bounds: undefined behaviour, any value.
@@ -131,7 +176,13 @@ impl<'m> Wp<'m> {
 
     /// Value of `loc` just before instruction `at` in frame `f`; `load` is the load
     /// being resolved (for its type and messages).
-    pub(super) fn before(&mut self, f: FrameId, at: Value<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Sym<'m>> {
+    pub(super) fn before(
+        &mut self,
+        f: FrameId,
+        at: Value<'m>,
+        loc: Loc<'m>,
+        load: Value<'m>,
+    ) -> Result<Sym<'m>> {
         if let Some(s) = self.memory.get(&(f, at, loc)) {
             return Ok(s.clone());
         }
@@ -140,7 +191,13 @@ impl<'m> Wp<'m> {
         Ok(s)
     }
 
-    pub(super) fn before_uncached(&mut self, f: FrameId, at: Value<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Sym<'m>> {
+    pub(super) fn before_uncached(
+        &mut self,
+        f: FrameId,
+        at: Value<'m>,
+        loc: Loc<'m>,
+        load: Value<'m>,
+    ) -> Result<Sym<'m>> {
         let b = at.block();
         let insts = b.instructions();
         let pos = insts.iter().position(|i| *i == at).unwrap_or(insts.len());
@@ -153,7 +210,13 @@ impl<'m> Wp<'m> {
                     }
                     // A store through a symbolic index writes `loc` when the index
                     // points there; otherwise `loc` keeps its earlier value.
-                    Ok(Sym::PtrIdx { loc: l, idx, stride }) if l.base == loc.base && (loc.off - l.off).rem_euclid(stride as i64) == 0 => {
+                    Ok(Sym::PtrIdx {
+                        loc: l,
+                        idx,
+                        stride,
+                    }) if l.base == loc.base
+                        && (loc.off - l.off).rem_euclid(stride as i64) == 0 =>
+                    {
                         let stored = self.value(f, j.operand(0))?;
                         let stored = self.fit(stored, load)?;
                         let earlier = self.before(f, j, loc, load)?;
@@ -177,7 +240,10 @@ impl<'m> Wp<'m> {
                         _ => true,
                     };
                     if hit {
-                        return self.fresh_or_ptr(load, &format!("memory after the atomic update at {}", j.where_()));
+                        return self.fresh_or_ptr(
+                            load,
+                            &format!("memory after the atomic update at {}", j.where_()),
+                        );
                     }
                 }
                 _ => {}
@@ -209,12 +275,21 @@ impl<'m> Wp<'m> {
     }
 
     /// The effect of call `j` on `loc`: `Some(value after the call)` if it may write it.
-    pub(super) fn through_call(&mut self, f: FrameId, j: Value<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Option<Sym<'m>>> {
+    pub(super) fn through_call(
+        &mut self,
+        f: FrameId,
+        j: Value<'m>,
+        loc: Loc<'m>,
+        load: Value<'m>,
+    ) -> Result<Option<Sym<'m>>> {
         if let Some(callee) = j.called_function() {
             return self.through_callee(f, j, callee, loc, load);
         }
         let Some(targets) = self.call_targets(f, j) else {
-            return Ok(Some(self.fresh_or_ptr(load, "memory after an indirect call whose target is not known")?));
+            return Ok(Some(self.fresh_or_ptr(
+                load,
+                "memory after an indirect call whose target is not known",
+            )?));
         };
         // Each candidate target's effect, one chosen as for the call's result.
         let mut effects = Vec::new();
@@ -237,7 +312,14 @@ impl<'m> Wp<'m> {
     }
 
     /// The effect on `loc` of call `j` entering `callee`.
-    fn through_callee(&mut self, f: FrameId, j: Value<'m>, callee: crate::ir::Func<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Option<Sym<'m>>> {
+    fn through_callee(
+        &mut self,
+        f: FrameId,
+        j: Value<'m>,
+        callee: crate::ir::Func<'m>,
+        loc: Loc<'m>,
+        load: Value<'m>,
+    ) -> Result<Option<Sym<'m>>> {
         let name = callee.name();
         if name.starts_with("llvm.") {
             if name.starts_with("llvm.memset") {
@@ -246,7 +328,10 @@ impl<'m> Wp<'m> {
             if name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove") {
                 if let Ok(Sym::Ptr(l)) = self.value(f, j.operand(0)) {
                     if l.base == loc.base {
-                        return Err(AnalysisError::unsupported(format!("{name} over a modelled object"), j.where_()));
+                        return Err(AnalysisError::unsupported(
+                            format!("{name} over a modelled object"),
+                            j.where_(),
+                        ));
                     }
                 }
             }
@@ -255,12 +340,18 @@ impl<'m> Wp<'m> {
         if let Some(bound) = self.bound_interface(f, j, callee, loc, load)? {
             return Ok(Some(bound));
         }
-        let scheduling = self.facts.effects.is_scheduling_point(j) && !self.facts.effects.never_yields(j);
-        if scheduling && (self.in_thread(f) || self.facts.effects.starts_threads(j)) && self.written_by_others(f, loc, load) {
+        let scheduling =
+            self.facts.effects.is_scheduling_point(j) && !self.facts.effects.never_yields(j);
+        if scheduling
+            && (self.in_thread(f) || self.facts.effects.starts_threads(j))
+            && self.written_by_others(f, loc, load)
+        {
             let why = format!("value of memory read at {} after the synchronization point at {} (other threads may write it)", load.where_(), j.where_());
             if !self.may_trace_own(f, loc, load) {
                 self.note(format!("over-approximated: {why}"));
-                return Ok(Some(self.fresh_or_ptr(load, "memory after a synchronization point")?));
+                return Ok(Some(
+                    self.fresh_or_ptr(load, "memory after a synchronization point")?,
+                ));
             }
             let own = match self.through_body(f, j, callee, loc, load)? {
                 Some(v) => v,
@@ -270,8 +361,14 @@ impl<'m> Wp<'m> {
             return self.own_or_any(own, load, &why, writes).map(Some);
         }
         if let Base::Global(g) = loc.base {
-            if name.starts_with("getopt") && !callee.has_body() && super::calls::GETOPT_GLOBALS.contains(&g.name().as_str()) {
-                return Ok(Some(self.fresh_or_ptr(load, &format!("{} after the getopt call at {}", g.name(), j.where_()))?));
+            if name.starts_with("getopt")
+                && !callee.has_body()
+                && super::calls::GETOPT_GLOBALS.contains(&g.name().as_str())
+            {
+                return Ok(Some(self.fresh_or_ptr(
+                    load,
+                    &format!("{} after the getopt call at {}", g.name(), j.where_()),
+                )?));
             }
         }
         self.through_body(f, j, callee, loc, load)
@@ -279,7 +376,14 @@ impl<'m> Wp<'m> {
 
     /// The effect on `loc` of the body of `callee` entered at call `j`, if it has one
     /// the analysis follows and the callee can see the object.
-    fn through_body(&mut self, f: FrameId, j: Value<'m>, callee: crate::ir::Func<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Option<Sym<'m>>> {
+    fn through_body(
+        &mut self,
+        f: FrameId,
+        j: Value<'m>,
+        callee: crate::ir::Func<'m>,
+        loc: Loc<'m>,
+        load: Value<'m>,
+    ) -> Result<Option<Sym<'m>>> {
         if !callee.has_body() || self.frames[f].depth >= MAX_DEPTH {
             // Library functions are assumed not to write program objects.
             return Ok(None);
@@ -291,7 +395,9 @@ impl<'m> Wp<'m> {
         if !sees {
             return Ok(None);
         }
-        let arms = self.at_returns(f, j, callee, |wp, child, ret| wp.before(child, ret, loc, load))?;
+        let arms = self.at_returns(f, j, callee, |wp, child, ret| {
+            wp.before(child, ret, loc, load)
+        })?;
         if arms.is_empty() {
             return Ok(None);
         }
@@ -301,20 +407,32 @@ impl<'m> Wp<'m> {
     /// `memset(p, byte, len)` (zero-initialising a member, e.g. an empty vector in a
     /// constructor): `loc` gets the byte repeated when the constant range covers it,
     /// and keeps its value when the range is elsewhere in the object.
-    fn through_memset(&mut self, f: FrameId, j: Value<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Option<Sym<'m>>> {
+    fn through_memset(
+        &mut self,
+        f: FrameId,
+        j: Value<'m>,
+        loc: Loc<'m>,
+        load: Value<'m>,
+    ) -> Result<Option<Sym<'m>>> {
         let dest = match self.value(f, j.operand(0)) {
             Ok(Sym::Ptr(l)) if l.base == loc.base => l,
             _ => return Ok(None),
         };
         let (Some(byte), Some(len)) = (j.operand(1).const_int(), j.operand(2).const_int()) else {
-            return Err(AnalysisError::unsupported("memset of a length or value computed at run time over a modelled object", j.where_()));
+            return Err(AnalysisError::unsupported(
+                "memset of a length or value computed at run time over a modelled object",
+                j.where_(),
+            ));
         };
         let width = self.m.alloc_size(load.ty()) as i64;
         if loc.off + width <= dest.off || loc.off >= dest.off + len as i64 {
             return Ok(None);
         }
         if loc.off < dest.off || loc.off + width > dest.off + len as i64 {
-            return Err(AnalysisError::unsupported("a load that memset writes only in part", j.where_()));
+            return Err(AnalysisError::unsupported(
+                "a load that memset writes only in part",
+                j.where_(),
+            ));
         }
         match load.ty().shape() {
             TypeShape::Int(w) => {
@@ -326,15 +444,26 @@ impl<'m> Wp<'m> {
                 Ok(Some(Sym::Bv(self.bv_const(value, w), w)))
             }
             TypeShape::Pointer if byte == 0 => Ok(Some(Sym::Bv(self.bv_const(0, 64), 64))),
-            _ => Err(AnalysisError::unsupported("a load of memory memset writes, of a type other than an integer or a null pointer", j.where_())),
+            _ => Err(AnalysisError::unsupported(
+                "a load of memory memset writes, of a type other than an integer or a null pointer",
+                j.where_(),
+            )),
         }
     }
 
     /// Value of `loc` at the entry of frame `f`.
-    pub(super) fn at_entry(&mut self, f: FrameId, loc: Loc<'m>, load: Value<'m>) -> Result<Sym<'m>> {
+    pub(super) fn at_entry(
+        &mut self,
+        f: FrameId,
+        loc: Loc<'m>,
+        load: Value<'m>,
+    ) -> Result<Sym<'m>> {
         match self.frames[f].kind.clone() {
             FrameKind::Call { parent, call } => self.before(parent, call, loc, load),
-            FrameKind::Thread { creator, point, .. } if self.facts.methods.contains(&self.frames[f].func) && self.written_at_activation(loc, load) => {
+            FrameKind::Thread { creator, point, .. }
+                if self.facts.methods.contains(&self.frames[f].func)
+                    && self.written_at_activation(loc, load) =>
+            {
                 let why = format!(
                     "value read at {} when the SC_METHOD {} starts (it runs on every trigger: module state is what earlier activations left)",
                     load.where_(),
@@ -368,11 +497,20 @@ impl<'m> Wp<'m> {
                 let w = match load.ty().shape() {
                     TypeShape::Int(w) => w,
                     TypeShape::Pointer => 64,
-                    _ => return Err(AnalysisError::unsupported("load of an aggregate", load.where_())),
+                    _ => {
+                        return Err(AnalysisError::unsupported(
+                            "load of an aggregate",
+                            load.where_(),
+                        ))
+                    }
                 };
                 return Ok(Sym::Bv(self.bv_const(0, w), w));
             }
-            if off == 0 && (init.const_int().is_some() || init.as_function().is_some() || init.is_global_variable()) {
+            if off == 0
+                && (init.const_int().is_some()
+                    || init.as_function().is_some()
+                    || init.is_global_variable())
+            {
                 let s = self.value(0, init)?;
                 return self.fit(s, load);
             }
@@ -388,7 +526,9 @@ impl<'m> Wp<'m> {
                     }
                     off -= self.m.offset_of_element(ty, k) as i64;
                     ty = ty.struct_element(k);
-                    init = init.aggregate_element(k).ok_or_else(|| AnalysisError::unsupported("global initializer", g.name()))?;
+                    init = init.aggregate_element(k).ok_or_else(|| {
+                        AnalysisError::unsupported("global initializer", g.name())
+                    })?;
                 }
                 TypeShape::Array => {
                     let et = ty.array_element();
@@ -396,9 +536,16 @@ impl<'m> Wp<'m> {
                     let k = (off / size) as u32;
                     off %= size;
                     ty = et;
-                    init = init.aggregate_element(k).ok_or_else(|| AnalysisError::unsupported("global initializer", g.name()))?;
+                    init = init.aggregate_element(k).ok_or_else(|| {
+                        AnalysisError::unsupported("global initializer", g.name())
+                    })?;
                 }
-                _ => return Err(AnalysisError::unsupported(format!("initializer of {} at offset {off}", g.name()), load.where_())),
+                _ => {
+                    return Err(AnalysisError::unsupported(
+                        format!("initializer of {} at offset {off}", g.name()),
+                        load.where_(),
+                    ))
+                }
             }
         }
     }
@@ -407,16 +554,27 @@ impl<'m> Wp<'m> {
     pub(super) fn fit(&mut self, s: Sym<'m>, load: Value<'m>) -> Result<Sym<'m>> {
         match (&s, load.ty().shape()) {
             (Sym::Bv(_, w), TypeShape::Int(lw)) if *w == lw => Ok(s),
-            (Sym::Bv(e, w), TypeShape::Int(lw)) if *w > lw => Ok(Sym::Bv(self.ctx.extract(lw as i32 - 1, 0, *e), lw)),
-            (Sym::Bv(..), TypeShape::Int(_)) => Err(AnalysisError::unsupported("load wider than the stored value", load.where_())),
+            (Sym::Bv(e, w), TypeShape::Int(lw)) if *w > lw => {
+                Ok(Sym::Bv(self.ctx.extract(lw as i32 - 1, 0, *e), lw))
+            }
+            (Sym::Bv(..), TypeShape::Int(_)) => Err(AnalysisError::unsupported(
+                "load wider than the stored value",
+                load.where_(),
+            )),
             (_, TypeShape::Pointer) => Ok(s),
-            _ => Err(AnalysisError::unsupported(format!("load of {} (`{}`)", s.describe(), load.print()), load.where_())),
+            _ => Err(AnalysisError::unsupported(
+                format!("load of {} (`{}`)", s.describe(), load.print()),
+                load.where_(),
+            )),
         }
     }
 
     pub(super) fn fresh_or_ptr(&mut self, load: Value<'m>, why: &str) -> Result<Sym<'m>> {
         match load.ty().shape() {
-            TypeShape::Pointer => Ok(Sym::Ptr(Loc { base: Base::Opaque(load), off: 0 })),
+            TypeShape::Pointer => Ok(Sym::Ptr(Loc {
+                base: Base::Opaque(load),
+                off: 0,
+            })),
             _ => self.fresh(load, why),
         }
     }

@@ -175,9 +175,19 @@ impl<'m> Wp<'m> {
 
     /// `value` at each return of `callee` entered from call `j` in frame `f`, with the
     /// condition under which that return is reached (a new frame for the callee).
-    pub(super) fn at_returns<T>(&mut self, f: FrameId, j: Value<'m>, callee: crate::ir::Func<'m>, mut value: impl FnMut(&mut Self, FrameId, Value<'m>) -> Result<T>) -> Result<Vec<(SExpr, T)>> {
+    pub(super) fn at_returns<T>(
+        &mut self,
+        f: FrameId,
+        j: Value<'m>,
+        callee: crate::ir::Func<'m>,
+        mut value: impl FnMut(&mut Self, FrameId, Value<'m>) -> Result<T>,
+    ) -> Result<Vec<(SExpr, T)>> {
         let depth = self.frames[f].depth + 1;
-        let child = self.push_frame(callee, frames::FrameKind::Call { parent: f, call: j }, depth);
+        let child = self.push_frame(
+            callee,
+            frames::FrameKind::Call { parent: f, call: j },
+            depth,
+        );
         let mut arms = Vec::new();
         for b in callee.blocks() {
             let Some(t) = b.terminator() else { continue };
@@ -212,14 +222,27 @@ impl<'m> Wp<'m> {
         let mut seen = HashSet::new();
         self.q.schedule.retain(|s| seen.insert(s.clone()));
         let expr = self.or(alternatives);
-        self.q.conjuncts.push(Conjunct { comment: format!("the site's block is reached ({} in {})", site.where_(), demangle_hint(&func.name())), expr });
+        self.q.conjuncts.push(Conjunct {
+            comment: format!(
+                "the site's block is reached ({} in {})",
+                site.where_(),
+                demangle_hint(&func.name())
+            ),
+            expr,
+        });
         // argc covers every argv[k] read.
         let argc = self.ctx.atom("argc");
         let max = self.q.inputs.max_index();
         let lo = self.bv_const(max as u64 + 1, 32);
         let hi = self.bv_const(64, 32);
-        let c = self.ctx.and(self.app("bvuge", vec![argc, lo]), self.app("bvule", vec![argc, hi]));
-        self.q.conjuncts.push(Conjunct { comment: format!("argc covers every argv[k] read (k ≤ {max}), at most 63 arguments"), expr: c });
+        let c = self.ctx.and(
+            self.app("bvuge", vec![argc, lo]),
+            self.app("bvule", vec![argc, hi]),
+        );
+        self.q.conjuncts.push(Conjunct {
+            comment: format!("argc covers every argv[k] read (k ≤ {max}), at most 63 arguments"),
+            expr: c,
+        });
         // At most one literal per compared argument.
         let choices: Vec<Vec<String>> = self
             .q
@@ -227,15 +250,25 @@ impl<'m> Wp<'m> {
             .args
             .iter()
             .filter_map(|(k, u)| match u {
-                crate::inputs::ArgUse::Choice(l) if l.len() > 1 => Some(l.iter().map(|l| crate::inputs::choice_symbol(*k, l)).collect()),
+                crate::inputs::ArgUse::Choice(l) if l.len() > 1 => Some(
+                    l.iter()
+                        .map(|l| crate::inputs::choice_symbol(*k, l))
+                        .collect(),
+                ),
                 _ => None,
             })
             .collect();
         for syms in choices {
             for i in 0..syms.len() {
                 for j in i + 1..syms.len() {
-                    let e = self.ctx.not(self.ctx.and(self.ctx.atom(&syms[i]), self.ctx.atom(&syms[j])));
-                    self.q.conjuncts.push(Conjunct { comment: "one string cannot equal two literals".into(), expr: e });
+                    let e = self.ctx.not(
+                        self.ctx
+                            .and(self.ctx.atom(&syms[i]), self.ctx.atom(&syms[j])),
+                    );
+                    self.q.conjuncts.push(Conjunct {
+                        comment: "one string cannot equal two literals".into(),
+                        expr: e,
+                    });
                 }
             }
         }
@@ -245,7 +278,9 @@ impl<'m> Wp<'m> {
 
 /// A short readable form of a mangled name (`_ZN3top2t1Ev` → `top::t1`).
 pub fn demangle_hint(name: &str) -> String {
-    let Some(rest) = name.strip_prefix("_ZN") else { return name.to_string() };
+    let Some(rest) = name.strip_prefix("_ZN") else {
+        return name.to_string();
+    };
     let mut parts = Vec::new();
     let mut s = rest;
     while let Some(d) = s.find(|c: char| !c.is_ascii_digit()) {

@@ -32,13 +32,27 @@ const PORT_CLASSES: &[&str] = &[
 /// const&)` and the like.
 pub(super) fn port_binders(m: &Module) -> HashSet<Func<'_>> {
     let mut out = HashSet::new();
-    for f in m.functions().into_iter().filter(|f| f.has_body() && f.param_count() == 2) {
-        let Some(name) = demangled(&f.name()) else { continue };
+    for f in m
+        .functions()
+        .into_iter()
+        .filter(|f| f.has_body() && f.param_count() == 2)
+    {
+        let Some(name) = demangled(&f.name()) else {
+            continue;
+        };
         if !PORT_CLASSES.iter().any(|c| name.starts_with(c)) {
             continue;
         }
-        let Some(params) = [">::bind(", ">::operator()("].iter().find_map(|m| name.find(m).map(|i| &name[i + m.len()..])) else { continue };
-        let to_port = PORT_CLASSES.iter().any(|c| params.contains(c.trim_end_matches('<'))) || params.contains("sc_core::sc_port_base");
+        let Some(params) = [">::bind(", ">::operator()("]
+            .iter()
+            .find_map(|m| name.find(m).map(|i| &name[i + m.len()..]))
+        else {
+            continue;
+        };
+        let to_port = PORT_CLASSES
+            .iter()
+            .any(|c| params.contains(c.trim_end_matches('<')))
+            || params.contains("sc_core::sc_port_base");
         if !to_port {
             out.insert(f);
         }
@@ -50,17 +64,29 @@ impl<'m> Wp<'m> {
     /// The value `loc` holds after binding call `j` (to `callee`) when `loc` is the
     /// `m_interface` member, read by `load`, of the port the call binds: the interface
     /// argument. `None` when the call binds another port or `loc` is another member.
-    pub(super) fn bound_interface(&mut self, f: FrameId, j: Value<'m>, callee: Func<'m>, loc: Loc<'m>, load: Value<'m>) -> Result<Option<Sym<'m>>> {
+    pub(super) fn bound_interface(
+        &mut self,
+        f: FrameId,
+        j: Value<'m>,
+        callee: Func<'m>,
+        loc: Loc<'m>,
+        load: Value<'m>,
+    ) -> Result<Option<Sym<'m>>> {
         if !self.facts.port_binders.contains(&callee) {
             return Ok(None);
         }
-        let Some(member) = interface_member_offset(self.m, load) else { return Ok(None) };
+        let Some(member) = interface_member_offset(self.m, load) else {
+            return Ok(None);
+        };
         let args = j.call_args();
         match self.value(f, args[0]) {
             Ok(Sym::Ptr(port)) if port.base == loc.base && port.off + member == loc.off => {}
             _ => return Ok(None),
         }
-        self.note(format!("the port bound at {} calls the interface given there (elaboration binding)", j.where_()));
+        self.note(format!(
+            "the port bound at {} calls the interface given there (elaboration binding)",
+            j.where_()
+        ));
         Ok(Some(self.value(f, args[1])?))
     }
 }

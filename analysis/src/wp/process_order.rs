@@ -26,20 +26,32 @@ impl<'m> Wp<'m> {
     /// The condition under which execution gets past the calls of block `b` of frame
     /// `f` (before `upto`, if given): every `__VERIFIER_assume(c)` has `c` true, and
     /// every SystemC `wait(e)` returns.
-    pub(super) fn block_returns(&mut self, f: FrameId, b: Block<'m>, upto: Option<Value<'m>>) -> Result<SExpr> {
+    pub(super) fn block_returns(
+        &mut self,
+        f: FrameId,
+        b: Block<'m>,
+        upto: Option<Value<'m>>,
+    ) -> Result<SExpr> {
         let waits_modelled = !self.notifier_frames.contains(&f) && self.process_of(f).is_some();
         let mut parts = Vec::new();
         for i in b.instructions() {
             if Some(i) == upto {
                 break;
             }
-            let Some(callee) = i.called_function() else { continue };
+            let Some(callee) = i.called_function() else {
+                continue;
+            };
             let name = callee.name();
             if name == "__VERIFIER_assume" && !callee.has_body() {
                 let (c, w) = self.bv(f, i.call_args()[0])?;
                 let zero = self.bv_const(0, w);
                 parts.push(self.ctx.not(self.ctx.eq(c, zero)));
-            } else if let Some(k) = self.facts.effects.waited_event(i).filter(|_| waits_modelled) {
+            } else if let Some(k) = self
+                .facts
+                .effects
+                .waited_event(i)
+                .filter(|_| waits_modelled)
+            {
                 parts.push(self.wait_returns(f, i, k)?);
             }
         }
@@ -84,11 +96,21 @@ impl<'m> Wp<'m> {
         if let Some(e) = self.returns.get(&(f, w)) {
             return Ok(*e);
         }
-        let waiter = self.process_of(f).expect("block_returns checked the frame is in a process");
-        let event = match w.call_args().get(k).map(|a| self.value(f, *a)).transpose()? {
+        let waiter = self
+            .process_of(f)
+            .expect("block_returns checked the frame is in a process");
+        let event = match w
+            .call_args()
+            .get(k)
+            .map(|a| self.value(f, *a))
+            .transpose()?
+        {
             Some(Sym::Ptr(loc)) => loc,
             _ => {
-                self.q.schedule.push(format!("wait at {}: event not identified; assumed to return", w.where_()));
+                self.q.schedule.push(format!(
+                    "wait at {}: event not identified; assumed to return",
+                    w.where_()
+                ));
                 return Ok(self.ctx.true_());
             }
         };
@@ -97,14 +119,19 @@ impl<'m> Wp<'m> {
         let mut alts = Vec::new();
         let mut why = Vec::new();
         for n in self.facts.notifies.clone() {
-            let Some((event_arg, immediate)) = self.facts.effects.notified_event(n) else { continue };
+            let Some((event_arg, immediate)) = self.facts.effects.notified_event(n) else {
+                continue;
+            };
             let contexts = self.contexts(n.block().function(), 0, &mut Vec::new())?;
             for nf in contexts {
-                let Some(notifier) = self.process_of(nf) else { continue };
+                let Some(notifier) = self.process_of(nf) else {
+                    continue;
+                };
                 if notifier == waiter {
                     continue;
                 }
-                if !matches!(n.call_args().get(event_arg).map(|a| self.value(nf, *a)), Some(Ok(Sym::Ptr(l))) if l == event) {
+                if !matches!(n.call_args().get(event_arg).map(|a| self.value(nf, *a)), Some(Ok(Sym::Ptr(l))) if l == event)
+                {
                     continue;
                 }
                 let order = |p: Func<'m>| self.facts.process_order.get(&p).copied();
@@ -112,17 +139,27 @@ impl<'m> Wp<'m> {
                     && self.first_activation(notifier, n) == Some(true)
                     && match self.first_activation(waiter, w) {
                         Some(false) => true,
-                        Some(true) => matches!((order(notifier), order(waiter)), (Some((c1, i1)), Some((c2, i2))) if c1 == c2 && i1 < i2),
+                        Some(true) => {
+                            matches!((order(notifier), order(waiter)), (Some((c1, i1)), Some((c2, i2))) if c1 == c2 && i1 < i2)
+                        }
                         None => false,
                     };
                 if lost {
-                    why.push(format!("the immediate notify at {} runs before {} waits (process order)", n.where_(), demangle_hint(&waiter.name())));
+                    why.push(format!(
+                        "the immediate notify at {} runs before {} waits (process order)",
+                        n.where_(),
+                        demangle_hint(&waiter.name())
+                    ));
                     continue;
                 }
                 let here = self.reach_block(nf, n.block())?;
                 let up = self.frame_reach(nf)?;
                 alts.push(self.and(vec![here, up]));
-                why.push(format!("notify at {} in {}", n.where_(), demangle_hint(&notifier.name())));
+                why.push(format!(
+                    "notify at {} in {}",
+                    n.where_(),
+                    demangle_hint(&notifier.name())
+                ));
             }
         }
         self.in_notifier = saved;

@@ -12,13 +12,21 @@ impl<'m> Wp<'m> {
     }
 
     pub(super) fn indexed(&self, op: &str, n: u32, a: SExpr) -> SExpr {
-        let head = self.ctx.list(vec![self.ctx.atom("_"), self.ctx.atom(op), self.ctx.numeral(n)]);
+        let head = self.ctx.list(vec![
+            self.ctx.atom("_"),
+            self.ctx.atom(op),
+            self.ctx.numeral(n),
+        ]);
         self.ctx.list(vec![head, a])
     }
 
     pub(super) fn bv_const(&self, v: u64, w: u32) -> SExpr {
         let v = if w >= 64 { v } else { v & ((1u64 << w) - 1) };
-        self.ctx.list(vec![self.ctx.atom("_"), self.ctx.atom(format!("bv{v}")), self.ctx.numeral(w)])
+        self.ctx.list(vec![
+            self.ctx.atom("_"),
+            self.ctx.atom(format!("bv{v}")),
+            self.ctx.numeral(w),
+        ])
     }
 
     pub(super) fn bool_to_bv(&self, c: SExpr) -> SExpr {
@@ -62,7 +70,9 @@ impl<'m> Wp<'m> {
             SExprData::Atom(a) => Some(a.to_string()),
             _ => None,
         };
-        let SExprData::List(items) = self.ctx.get(e) else { return None };
+        let SExprData::List(items) = self.ctx.get(e) else {
+            return None;
+        };
         let items = items.to_vec();
         match items.as_slice() {
             [u, n, w] if atom(*u).as_deref() == Some("_") => {
@@ -82,7 +92,9 @@ impl<'m> Wp<'m> {
                 Some((mask(v, w), w))
             }
             [head, a] => {
-                let SExprData::List(h) = self.ctx.get(*head) else { return None };
+                let SExprData::List(h) = self.ctx.get(*head) else {
+                    return None;
+                };
                 let h = h.to_vec();
                 let (x, w) = self.const_bv(*a)?;
                 match h.as_slice() {
@@ -90,7 +102,9 @@ impl<'m> Wp<'m> {
                         let n: u32 = atom(*n)?.parse().ok()?;
                         match atom(*op)?.as_str() {
                             "zero_extend" => Some((x, w + n)),
-                            "sign_extend" => Some((mask(crate::inputs::signed(x, w) as u64, w + n), w + n)),
+                            "sign_extend" => {
+                                Some((mask(crate::inputs::signed(x, w) as u64, w + n), w + n))
+                            }
                             _ => None,
                         }
                     }

@@ -23,12 +23,20 @@ pub(super) enum Sym<'m> {
     /// `stride`: an array element chosen by a value computed at run time. Loads expand
     /// it over the object's elements (an `ite` over the region map); stores through it
     /// are conditional (`idx` equals the location's offset).
-    PtrIdx { loc: Loc<'m>, idx: SExpr, stride: u64 },
+    PtrIdx {
+        loc: Loc<'m>,
+        idx: SExpr,
+        stride: u64,
+    },
     /// `argv[k]`, a string.
     ArgStr(u32),
     /// `argv[k]` when `cond` holds, else the string literal global `lit`
     /// (`argc > 1 ? argv[1] : ""`).
-    ArgOrLiteral { k: u32, cond: SExpr, lit: Value<'m> },
+    ArgOrLiteral {
+        k: u32,
+        cond: SExpr,
+        lit: Value<'m>,
+    },
     /// A function's address (start routines, member-function pointers).
     #[allow(dead_code)]
     Func(Func<'m>),
@@ -40,23 +48,36 @@ impl Sym<'_> {
         match self {
             Sym::Bv(_, w) => format!("a {w}-bit integer"),
             Sym::Ptr(loc) => format!("a pointer to {}", loc.base.describe()),
-            Sym::PtrIdx { loc, .. } => format!("a pointer to an element of {} chosen at run time", loc.base.describe()),
+            Sym::PtrIdx { loc, .. } => format!(
+                "a pointer to an element of {} chosen at run time",
+                loc.base.describe()
+            ),
             Sym::ArgStr(k) => format!("the string argv[{k}]"),
-            Sym::ArgOrLiteral { k, lit, .. } => format!("the string argv[{k}] or \"{}\"", lit.c_string().unwrap_or_default()),
+            Sym::ArgOrLiteral { k, lit, .. } => format!(
+                "the string argv[{k}] or \"{}\"",
+                lit.c_string().unwrap_or_default()
+            ),
             Sym::Func(f) => format!("the address of function {}", demangle_hint(&f.name())),
         }
     }
 }
 
 pub(super) fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 impl<'m> Wp<'m> {
     pub(super) fn bv(&mut self, f: FrameId, v: Value<'m>) -> Result<(SExpr, u32)> {
         match self.value(f, v)? {
             Sym::Bv(e, w) => Ok((e, w)),
-            other => Err(AnalysisError::unsupported(format!("{} used as an integer (`{}`)", other.describe(), v.print()), v.where_())),
+            other => Err(AnalysisError::unsupported(
+                format!("{} used as an integer (`{}`)", other.describe(), v.print()),
+                v.where_(),
+            )),
         }
     }
 
@@ -81,7 +102,10 @@ impl<'m> Wp<'m> {
             return Ok(Sym::Func(func));
         }
         if v.is_global_variable() {
-            return Ok(Sym::Ptr(Loc { base: Base::Global(v), off: 0 }));
+            return Ok(Sym::Ptr(Loc {
+                base: Base::Global(v),
+                off: 0,
+            }));
         }
         if v.is_undef() {
             return self.fresh(v, "undefined value");
@@ -90,12 +114,16 @@ impl<'m> Wp<'m> {
             return self.argument(f, func, i, v);
         }
         let Some(op) = v.opcode() else {
-            return Err(AnalysisError::unsupported(format!("constant `{}`", v.print()), "?"));
+            return Err(AnalysisError::unsupported(
+                format!("constant `{}`", v.print()),
+                "?",
+            ));
         };
         let ctx = self.ctx;
         use Opcode::*;
         match op {
-            LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => {
+            LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl
+            | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => {
                 let (a, w) = self.bv(f, v.operand(0))?;
                 let (b, _) = self.bv(f, v.operand(1))?;
                 let name = match op {
@@ -123,11 +151,21 @@ impl<'m> Wp<'m> {
                         let (x, y) = (self.byte_offset(&a), self.byte_offset(&b));
                         self.app(name, vec![x, y])
                     }
-                    (a, b) if (name == "=" || name == "distinct") && (self.untracked(&a) || self.untracked(&b)) => {
+                    (a, b)
+                        if (name == "=" || name == "distinct")
+                            && (self.untracked(&a) || self.untracked(&b)) =>
+                    {
                         let eq = self.untracked_equality(&a, &b, v)?;
-                        if name == "=" { eq } else { ctx.not(eq) }
+                        if name == "=" {
+                            eq
+                        } else {
+                            ctx.not(eq)
+                        }
                     }
-                    (a @ (Sym::Ptr(_) | Sym::PtrIdx { .. }), b @ (Sym::Ptr(_) | Sym::PtrIdx { .. })) if name != "=" && name != "distinct" => {
+                    (
+                        a @ (Sym::Ptr(_) | Sym::PtrIdx { .. }),
+                        b @ (Sym::Ptr(_) | Sym::PtrIdx { .. }),
+                    ) if name != "=" && name != "distinct" => {
                         // Distinct objects: where each lies is the allocator's and the
                         // linker's choice, so their order is left to the solver (the run
                         // confirms the candidate).
@@ -137,7 +175,11 @@ impl<'m> Wp<'m> {
                             b.describe(),
                             v.where_()
                         ));
-                        let Sym::Bv(e, _) = self.fresh(v, "the order of two distinct objects' addresses")? else { unreachable!("fresh of an i1 is a bit-vector") };
+                        let Sym::Bv(e, _) =
+                            self.fresh(v, "the order of two distinct objects' addresses")?
+                        else {
+                            unreachable!("fresh of an i1 is a bit-vector")
+                        };
                         let one = self.bv_const(1, 1);
                         ctx.eq(e, one)
                     }
@@ -146,23 +188,65 @@ impl<'m> Wp<'m> {
                         // compared by offsets above); a modelled pointer (global, stack
                         // slot, argv entry) is never null. An address left free (a
                         // merge of pointers) may be any of them.
-                        if let (Sym::Bv(e, _), Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. }) | (Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. }, Sym::Bv(e, _)) = (&a, &b) {
+                        if let (
+                            Sym::Bv(e, _),
+                            Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. },
+                        )
+                        | (
+                            Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. },
+                            Sym::Bv(e, _),
+                        ) = (&a, &b)
+                        {
                             if self.const_bv(*e).is_none_or(|(x, _)| x != 0) {
                                 self.note(format!("over-approximated: the comparison at {} of {} with an address the analysis leaves free", v.where_(), if matches!(a, Sym::Bv(..)) { b.describe() } else { a.describe() }));
-                                let Sym::Bv(e, _) = self.fresh(v, "the comparison of a pointer with an address left free")? else { unreachable!("fresh of an i1 is a bit-vector") };
+                                let Sym::Bv(e, _) = self.fresh(
+                                    v,
+                                    "the comparison of a pointer with an address left free",
+                                )?
+                                else {
+                                    unreachable!("fresh of an i1 is a bit-vector")
+                                };
                                 let eq = ctx.eq(e, self.bv_const(1, 1));
-                                return Ok(Sym::Bv(self.bool_to_bv(if name == "=" { eq } else { ctx.not(eq) }), 1));
+                                return Ok(Sym::Bv(
+                                    self.bool_to_bv(if name == "=" { eq } else { ctx.not(eq) }),
+                                    1,
+                                ));
                             }
                         }
-                        let known = matches!((&a, &b), (Sym::Ptr(_) | Sym::PtrIdx { .. }, Sym::Ptr(_) | Sym::PtrIdx { .. }))
-                            || matches!((&a, &b), (Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. }, Sym::Bv(..))
-                                | (Sym::Bv(..), Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. }));
+                        let known = matches!(
+                            (&a, &b),
+                            (
+                                Sym::Ptr(_) | Sym::PtrIdx { .. },
+                                Sym::Ptr(_) | Sym::PtrIdx { .. }
+                            )
+                        ) || matches!(
+                            (&a, &b),
+                            (
+                                Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. },
+                                Sym::Bv(..)
+                            ) | (
+                                Sym::Bv(..),
+                                Sym::Ptr(_) | Sym::ArgStr(_) | Sym::ArgOrLiteral { .. }
+                            )
+                        );
                         if !known {
-                            return Err(AnalysisError::unsupported(format!("pointer comparison `{}`", v.print()), v.where_()));
+                            return Err(AnalysisError::unsupported(
+                                format!("pointer comparison `{}`", v.print()),
+                                v.where_(),
+                            ));
                         }
-                        if name == "=" { ctx.false_() } else { ctx.true_() }
+                        if name == "=" {
+                            ctx.false_()
+                        } else {
+                            ctx.true_()
+                        }
                     }
-                    _ => return Err(AnalysisError::unsupported(format!("comparison `{}`", v.print()), v.where_())),
+                    _ => {
+                        return Err(AnalysisError::unsupported(
+                            format!("comparison `{}`", v.print()),
+                            v.where_(),
+                        ))
+                    }
                 };
                 Ok(Sym::Bv(self.bool_to_bv(c), 1))
             }
@@ -174,11 +258,21 @@ impl<'m> Wp<'m> {
                     (Sym::Bv(a, w), Sym::Bv(b, _)) => Ok(Sym::Bv(ctx.ite(cond, a, b), w)),
                     (Sym::Ptr(a), Sym::Ptr(b)) if a == b => Ok(Sym::Ptr(a)),
                     (Sym::Func(a), Sym::Func(b)) if a == b => Ok(Sym::Func(a)),
-                    (a, b) if self.arg_or_literal(cond, &a, &b).is_some() => Ok(self.arg_or_literal(cond, &a, &b).expect("checked")),
-                    (a, b) if v.ty().shape() == TypeShape::Pointer => {
-                        self.fresh(v, &format!("a pointer that is {} or {} as a condition chooses", a.describe(), b.describe()))
+                    (a, b) if self.arg_or_literal(cond, &a, &b).is_some() => {
+                        Ok(self.arg_or_literal(cond, &a, &b).expect("checked"))
                     }
-                    _ => Err(AnalysisError::unsupported(format!("select of pointers `{}`", v.print()), v.where_())),
+                    (a, b) if v.ty().shape() == TypeShape::Pointer => self.fresh(
+                        v,
+                        &format!(
+                            "a pointer that is {} or {} as a condition chooses",
+                            a.describe(),
+                            b.describe()
+                        ),
+                    ),
+                    _ => Err(AnalysisError::unsupported(
+                        format!("select of pointers `{}`", v.print()),
+                        v.where_(),
+                    )),
                 }
             }
             LLVMZExt | LLVMSExt | LLVMTrunc => {
@@ -192,24 +286,45 @@ impl<'m> Wp<'m> {
                 };
                 Ok(Sym::Bv(e, to))
             }
-            LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast | LLVMAddrSpaceCast => match self.value(f, v.operand(0))? {
-                Sym::Bv(a, w) => {
-                    let to = if v.ty().shape() == TypeShape::Pointer { 64 } else { width(v)? };
-                    let e = if to == w { a } else if to < w { ctx.extract(to as i32 - 1, 0, a) } else { self.indexed("zero_extend", to - w, a) };
-                    Ok(Sym::Bv(e, to))
+            LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast | LLVMAddrSpaceCast => {
+                match self.value(f, v.operand(0))? {
+                    Sym::Bv(a, w) => {
+                        let to = if v.ty().shape() == TypeShape::Pointer {
+                            64
+                        } else {
+                            width(v)?
+                        };
+                        let e = if to == w {
+                            a
+                        } else if to < w {
+                            ctx.extract(to as i32 - 1, 0, a)
+                        } else {
+                            self.indexed("zero_extend", to - w, a)
+                        };
+                        Ok(Sym::Bv(e, to))
+                    }
+                    other if op != LLVMPtrToInt => Ok(other),
+                    _ => Err(AnalysisError::unsupported(
+                        format!("pointer converted to an integer `{}`", v.print()),
+                        v.where_(),
+                    )),
                 }
-                other if op != LLVMPtrToInt => Ok(other),
-                _ => Err(AnalysisError::unsupported(format!("pointer converted to an integer `{}`", v.print()), v.where_())),
-            },
+            }
             LLVMPHI => self.phi(f, v),
-            LLVMAlloca => Ok(Sym::Ptr(Loc { base: Base::Alloca(f, v), off: 0 })),
+            LLVMAlloca => Ok(Sym::Ptr(Loc {
+                base: Base::Alloca(f, v),
+                off: 0,
+            })),
             LLVMGetElementPtr => self.gep(f, v),
             LLVMLoad => self.load(f, v),
             LLVMCall | LLVMInvoke => self.call(f, v),
             LLVMFreeze => self.value(f, v.operand(0)),
             // The value an atomic read-modify-write read: not modelled (sound: any value).
             LLVMAtomicRMW => self.fresh(v, "the value an atomic read-modify-write read"),
-            _ => Err(AnalysisError::unsupported(format!("instruction `{}`", v.print()), v.where_())),
+            _ => Err(AnalysisError::unsupported(
+                format!("instruction `{}`", v.print()),
+                v.where_(),
+            )),
         }
     }
 
@@ -217,12 +332,23 @@ impl<'m> Wp<'m> {
     /// the string operations modelled on argv apply to each arm.
     fn arg_or_literal(&self, cond: SExpr, a: &Sym<'m>, b: &Sym<'m>) -> Option<Sym<'m>> {
         let literal = |s: &Sym<'m>| match s {
-            Sym::Ptr(Loc { base: Base::Global(g), off: 0 }) if g.c_string().is_some() => Some(*g),
+            Sym::Ptr(Loc {
+                base: Base::Global(g),
+                off: 0,
+            }) if g.c_string().is_some() => Some(*g),
             _ => None,
         };
         match (a, b) {
-            (Sym::ArgStr(k), other) => Some(Sym::ArgOrLiteral { k: *k, cond, lit: literal(other)? }),
-            (other, Sym::ArgStr(k)) => Some(Sym::ArgOrLiteral { k: *k, cond: self.ctx.not(cond), lit: literal(other)? }),
+            (Sym::ArgStr(k), other) => Some(Sym::ArgOrLiteral {
+                k: *k,
+                cond,
+                lit: literal(other)?,
+            }),
+            (other, Sym::ArgStr(k)) => Some(Sym::ArgOrLiteral {
+                k: *k,
+                cond: self.ctx.not(cond),
+                lit: literal(other)?,
+            }),
             _ => None,
         }
     }
@@ -244,10 +370,17 @@ impl<'m> Wp<'m> {
             Sym::ArgStr(k) => contains(self, *k)?,
             Sym::ArgOrLiteral { k, cond, lit } => {
                 let arg = contains(self, *k)?;
-                let lit = if in_literal(*lit) { self.ctx.true_() } else { self.ctx.false_() };
+                let lit = if in_literal(*lit) {
+                    self.ctx.true_()
+                } else {
+                    self.ctx.false_()
+                };
                 self.ctx.ite(*cond, arg, lit)
             }
-            Sym::Ptr(Loc { base: Base::Global(g), off: 0 }) if g.c_string().is_some() => {
+            Sym::Ptr(Loc {
+                base: Base::Global(g),
+                off: 0,
+            }) if g.c_string().is_some() => {
                 if in_literal(*g) {
                     self.ctx.true_()
                 } else {
@@ -256,7 +389,10 @@ impl<'m> Wp<'m> {
             }
             _ => return Ok(None),
         };
-        self.note(format!("strchr at {} modelled as non-null exactly when the string contains {c:?}", at.where_()));
+        self.note(format!(
+            "strchr at {} modelled as non-null exactly when the string contains {c:?}",
+            at.where_()
+        ));
         let (one, zero) = (self.bv_const(1, 64), self.bv_const(0, 64));
         Ok(Some(Sym::Bv(self.ctx.ite(found, one, zero), 64)))
     }
@@ -269,9 +405,12 @@ impl<'m> Wp<'m> {
     /// extension array outgrew memory.)
     fn untracked(&self, s: &Sym<'m>) -> bool {
         match s {
-            Sym::Ptr(Loc { base: Base::Opaque(v), .. }) => {
-                !v.called_function().is_some_and(|f| ALLOCATORS.contains(&f.name().as_str()))
-            }
+            Sym::Ptr(Loc {
+                base: Base::Opaque(v),
+                ..
+            }) => !v
+                .called_function()
+                .is_some_and(|f| ALLOCATORS.contains(&f.name().as_str())),
             _ => false,
         }
     }
@@ -294,8 +433,19 @@ impl<'m> Wp<'m> {
                 return Ok(self.is_null(base));
             }
         }
-        self.note(format!("over-approximated: the comparison at {} of {} with {} (the first is not tracked)", at.where_(), p.describe(), other.describe()));
-        let Sym::Bv(e, _) = self.fresh(at, "the comparison of a pointer the analysis does not track")? else { unreachable!("fresh of an i1 is a bit-vector") };
+        self.note(format!(
+            "over-approximated: the comparison at {} of {} with {} (the first is not tracked)",
+            at.where_(),
+            p.describe(),
+            other.describe()
+        ));
+        let Sym::Bv(e, _) = self.fresh(
+            at,
+            "the comparison of a pointer the analysis does not track",
+        )?
+        else {
+            unreachable!("fresh of an i1 is a bit-vector")
+        };
         Ok(self.ctx.eq(e, self.bv_const(1, 1)))
     }
 
@@ -304,11 +454,21 @@ impl<'m> Wp<'m> {
         if let Some(e) = self.null_tests.get(&base) {
             return *e;
         }
-        let Base::Opaque(v) = base else { unreachable!("only untracked pointers get a null test") };
-        let name = format!("null{}_{}", self.fresh_count, v.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        let Base::Opaque(v) = base else {
+            unreachable!("only untracked pointers get a null test")
+        };
+        let name = format!(
+            "null{}_{}",
+            self.fresh_count,
+            v.where_()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
         self.fresh_count += 1;
         self.q.fresh.push((name.clone(), "Bool".into()));
-        self.note(format!("over-approximated: {} may be null", base.describe()));
+        self.note(format!(
+            "over-approximated: {} may be null",
+            base.describe()
+        ));
         let e = self.ctx.atom(name);
         self.null_tests.insert(base, e);
         e
@@ -328,14 +488,25 @@ impl<'m> Wp<'m> {
     fn byte_offset(&self, s: &Sym<'m>) -> SExpr {
         match s {
             Sym::Ptr(l) => self.bv_const(l.off as u64, 64),
-            Sym::PtrIdx { loc, idx, .. } => self.app("bvadd", vec![self.bv_const(loc.off as u64, 64), *idx]),
+            Sym::PtrIdx { loc, idx, .. } => {
+                self.app("bvadd", vec![self.bv_const(loc.off as u64, 64), *idx])
+            }
             _ => unreachable!("byte_offset of a pointer into a modelled object"),
         }
     }
 
-    pub(super) fn argument(&mut self, f: FrameId, func: Func<'m>, i: u32, v: Value<'m>) -> Result<Sym<'m>> {
+    pub(super) fn argument(
+        &mut self,
+        f: FrameId,
+        func: Func<'m>,
+        i: u32,
+        v: Value<'m>,
+    ) -> Result<Sym<'m>> {
         if self.frames[f].func != func {
-            return Err(AnalysisError::unsupported("argument of another function", v.print()));
+            return Err(AnalysisError::unsupported(
+                "argument of another function",
+                v.print(),
+            ));
         }
         match self.frames[f].kind.clone() {
             FrameKind::Root => match i {
@@ -343,14 +514,26 @@ impl<'m> Wp<'m> {
                     let e = self.ctx.atom("argc");
                     Ok(Sym::Bv(e, 32))
                 }
-                1 => Ok(Sym::Ptr(Loc { base: Base::Argv, off: 0 })),
-                _ => Err(AnalysisError::unsupported("third parameter of main (envp)", func.name())),
+                1 => Ok(Sym::Ptr(Loc {
+                    base: Base::Argv,
+                    off: 0,
+                })),
+                _ => Err(AnalysisError::unsupported(
+                    "third parameter of main (envp)",
+                    func.name(),
+                )),
             },
             FrameKind::Call { parent, call } => {
-                let a = call.call_args().get(i as usize).copied().ok_or_else(|| AnalysisError::unsupported("missing call argument", call.where_()))?;
+                let a = call.call_args().get(i as usize).copied().ok_or_else(|| {
+                    AnalysisError::unsupported("missing call argument", call.where_())
+                })?;
                 self.value(parent, a)
             }
-            FrameKind::Thread { args, label, .. } => args.get(i as usize).cloned().ok_or_else(|| AnalysisError::unsupported(format!("parameter {i} of {label}"), func.name())),
+            FrameKind::Thread { args, label, .. } => {
+                args.get(i as usize).cloned().ok_or_else(|| {
+                    AnalysisError::unsupported(format!("parameter {i} of {label}"), func.name())
+                })
+            }
         }
     }
 
@@ -391,17 +574,45 @@ impl<'m> Wp<'m> {
                 (Sym::Func(a), Sym::Func(b)) if a == b => Sym::Func(a),
                 // The same choice between argv[k] and a literal, read on two paths (a
                 // member set from `argc > 1 ? argv[1] : ""`, loaded again after a branch).
-                (Sym::ArgOrLiteral { k, cond: c1, lit }, Sym::ArgOrLiteral { k: k2, cond: c2, lit: lit2 }) if k == k2 && lit == lit2 => {
-                    Sym::ArgOrLiteral { k, cond: self.ctx.ite(c, c1, c2), lit }
+                (
+                    Sym::ArgOrLiteral { k, cond: c1, lit },
+                    Sym::ArgOrLiteral {
+                        k: k2,
+                        cond: c2,
+                        lit: lit2,
+                    },
+                ) if k == k2 && lit == lit2 => Sym::ArgOrLiteral {
+                    k,
+                    cond: self.ctx.ite(c, c1, c2),
+                    lit,
+                },
+                (a, b) if self.arg_or_literal(c, &a, &b).is_some() => {
+                    self.arg_or_literal(c, &a, &b).expect("checked")
                 }
-                (a, b) if self.arg_or_literal(c, &a, &b).is_some() => self.arg_or_literal(c, &a, &b).expect("checked"),
                 // Different objects or functions: an address the formula leaves free
                 // (comparisons with it are unconstrained; a load through it is not
                 // modelled and says so where it happens).
                 (a, b) if at.ty().shape() == TypeShape::Pointer => {
-                    return self.fresh(at, &format!("a pointer that is {} on one path and {} on another", a.describe(), b.describe()));
+                    return self.fresh(
+                        at,
+                        &format!(
+                            "a pointer that is {} on one path and {} on another",
+                            a.describe(),
+                            b.describe()
+                        ),
+                    );
                 }
-                (a, b) => return Err(AnalysisError::unsupported(format!("a value that is {} on one path and {} on another (`{}`)", a.describe(), b.describe(), at.print()), at.where_())),
+                (a, b) => {
+                    return Err(AnalysisError::unsupported(
+                        format!(
+                            "a value that is {} on one path and {} on another (`{}`)",
+                            a.describe(),
+                            b.describe(),
+                            at.print()
+                        ),
+                        at.where_(),
+                    ))
+                }
             };
         }
         Ok(acc)
@@ -413,8 +624,22 @@ impl<'m> Wp<'m> {
             Sym::Ptr(loc) => (loc, None),
             Sym::PtrIdx { loc, idx, stride } => (loc, Some((idx, stride))),
             // An address the analysis leaves free (see `merge`): so is the one derived.
-            Sym::Bv(..) if v.ty().shape() == TypeShape::Pointer => return Ok(Sym::Ptr(Loc { base: Base::Opaque(v), off: 0 })),
-            other => return Err(AnalysisError::unsupported(format!("an address computed from {} (`{}`)", other.describe(), v.print()), v.where_())),
+            Sym::Bv(..) if v.ty().shape() == TypeShape::Pointer => {
+                return Ok(Sym::Ptr(Loc {
+                    base: Base::Opaque(v),
+                    off: 0,
+                }))
+            }
+            other => {
+                return Err(AnalysisError::unsupported(
+                    format!(
+                        "an address computed from {} (`{}`)",
+                        other.describe(),
+                        v.print()
+                    ),
+                    v.where_(),
+                ))
+            }
         };
         let mut ty = v.gep_source_type();
         for k in 1..v.operand_count() {
@@ -434,7 +659,12 @@ impl<'m> Wp<'m> {
                         ty = ty.array_element();
                         self.m.alloc_size(ty)
                     }
-                    _ => return Err(AnalysisError::unsupported(format!("getelementptr into `{}`", v.print()), v.where_())),
+                    _ => {
+                        return Err(AnalysisError::unsupported(
+                            format!("getelementptr into `{}`", v.print()),
+                            v.where_(),
+                        ))
+                    }
                 }
             };
             let constant = match idx.const_int_signed() {
@@ -449,18 +679,28 @@ impl<'m> Wp<'m> {
                 Some(i) => loc.off += i * size as i64,
                 None => {
                     let (i, w) = self.bv(f, idx)?;
-                    let i64_ = if w >= 64 { i } else { self.indexed("sign_extend", 64 - w, i) };
+                    let i64_ = if w >= 64 {
+                        i
+                    } else {
+                        self.indexed("sign_extend", 64 - w, i)
+                    };
                     let bytes = self.app("bvmul", vec![i64_, self.bv_const(size, 64)]);
                     sym = Some(match sym {
                         None => (bytes, size),
-                        Some((prev, stride)) => (self.app("bvadd", vec![prev, bytes]), gcd(stride, size)),
+                        Some((prev, stride)) => {
+                            (self.app("bvadd", vec![prev, bytes]), gcd(stride, size))
+                        }
                     });
                 }
             }
         }
         Ok(match sym {
             None => Sym::Ptr(loc),
-            Some((idx, stride)) => Sym::PtrIdx { loc, idx, stride: stride.max(1) },
+            Some((idx, stride)) => Sym::PtrIdx {
+                loc,
+                idx,
+                stride: stride.max(1),
+            },
         })
     }
 
@@ -476,7 +716,10 @@ impl<'m> Wp<'m> {
     /// to the solver (execution confirms it); with none, an unconstrained result.
     fn indirect_call(&mut self, f: FrameId, v: Value<'m>) -> Result<Sym<'m>> {
         let Some(targets) = self.call_targets(f, v) else {
-            self.note(format!("over-approximated: result of the indirect call at {} (its target is not known)", v.where_()));
+            self.note(format!(
+                "over-approximated: result of the indirect call at {} (its target is not known)",
+                v.where_()
+            ));
             return self.fresh_or_ptr(v, "result of an indirect call whose target is not known");
         };
         let conds = self.target_choice(v, targets.len());
@@ -512,14 +755,34 @@ impl<'m> Wp<'m> {
         if n <= 1 {
             return vec![self.ctx.true_(); n];
         }
-        let name = format!("target{}_{}", self.fresh_count, at.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        let name = format!(
+            "target{}_{}",
+            self.fresh_count,
+            at.where_()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
         self.fresh_count += 1;
-        self.q.fresh.push((name.clone(), "(_ BitVec 8)".to_string()));
+        self.q
+            .fresh
+            .push((name.clone(), "(_ BitVec 8)".to_string()));
         let sel = self.ctx.atom(name);
-        (0..n).map(|k| if k + 1 == n { self.ctx.true_() } else { self.ctx.eq(sel, self.bv_const(k as u64, 8)) }).collect()
+        (0..n)
+            .map(|k| {
+                if k + 1 == n {
+                    self.ctx.true_()
+                } else {
+                    self.ctx.eq(sel, self.bv_const(k as u64, 8))
+                }
+            })
+            .collect()
     }
 
-    pub(super) fn call_to(&mut self, f: FrameId, v: Value<'m>, callee: Func<'m>) -> Result<Sym<'m>> {
+    pub(super) fn call_to(
+        &mut self,
+        f: FrameId,
+        v: Value<'m>,
+        callee: Func<'m>,
+    ) -> Result<Sym<'m>> {
         let name = callee.name();
         let args = v.call_args();
         if INT_PARSERS.contains(&name.as_str()) {
@@ -529,7 +792,10 @@ impl<'m> Wp<'m> {
                 if name.starts_with("strto") {
                     if let Some(base) = args.get(2).and_then(|b| b.const_int()) {
                         if base != 10 && base != 0 {
-                            return Err(AnalysisError::unsupported(format!("{name} with base {base}: not supported yet"), v.where_()));
+                            return Err(AnalysisError::unsupported(
+                                format!("{name} with base {base}: not supported yet"),
+                                v.where_(),
+                            ));
                         }
                     }
                 }
@@ -541,20 +807,37 @@ impl<'m> Wp<'m> {
             let a = self.value(f, args[0])?;
             let b = self.value(f, args[1])?;
             let (k, lit) = match (&a, &b) {
-                (Sym::ArgStr(k), Sym::Ptr(Loc { base: Base::Global(g), off: 0 })) | (Sym::Ptr(Loc { base: Base::Global(g), off: 0 }), Sym::ArgStr(k)) => {
-                    (*k, g.c_string())
-                }
+                (
+                    Sym::ArgStr(k),
+                    Sym::Ptr(Loc {
+                        base: Base::Global(g),
+                        off: 0,
+                    }),
+                )
+                | (
+                    Sym::Ptr(Loc {
+                        base: Base::Global(g),
+                        off: 0,
+                    }),
+                    Sym::ArgStr(k),
+                ) => (*k, g.c_string()),
                 _ => (0, None),
             };
             if let Some(lit) = lit {
                 if name == "strncmp" {
                     let n = args.get(2).and_then(|n| n.const_int());
                     if n.map(|n| (n as usize) < lit.len() + 1).unwrap_or(true) {
-                        return Err(AnalysisError::unsupported("strncmp of a prefix: not supported yet", v.where_()));
+                        return Err(AnalysisError::unsupported(
+                            "strncmp of a prefix: not supported yet",
+                            v.where_(),
+                        ));
                     }
                 }
                 let sym = self.q.inputs.choice(k, &lit)?;
-                self.q.notes.push(format!("{name}(argv[{k}], \"{lit}\") modelled as 0 when equal, 1 otherwise ({})", v.where_()));
+                self.q.notes.push(format!(
+                    "{name}(argv[{k}], \"{lit}\") modelled as 0 when equal, 1 otherwise ({})",
+                    v.where_()
+                ));
                 let eq = self.ctx.atom(sym);
                 let zero = self.bv_const(0, 32);
                 let one = self.bv_const(1, 32);
@@ -586,12 +869,22 @@ impl<'m> Wp<'m> {
         // No body: a fresh, unconstrained result.
         match v.ty().shape() {
             TypeShape::Int(_) => {
-                self.q.notes.push(format!("over-approximated: result of {} at {}", demangle_hint(&name), v.where_()));
+                self.q.notes.push(format!(
+                    "over-approximated: result of {} at {}",
+                    demangle_hint(&name),
+                    v.where_()
+                ));
                 self.fresh(v, "result of a function without a body")
             }
             TypeShape::Pointer if ALLOCATORS.contains(&name.as_str()) => Ok(self.heap_object(f, v)),
-            TypeShape::Pointer => Ok(Sym::Ptr(Loc { base: Base::Opaque(v), off: 0 })),
-            _ => Err(AnalysisError::unsupported(format!("result of {} (`{}`)", demangle_hint(&name), v.print()), v.where_())),
+            TypeShape::Pointer => Ok(Sym::Ptr(Loc {
+                base: Base::Opaque(v),
+                off: 0,
+            })),
+            _ => Err(AnalysisError::unsupported(
+                format!("result of {} (`{}`)", demangle_hint(&name), v.print()),
+                v.where_(),
+            )),
         }
     }
 
@@ -603,9 +896,15 @@ impl<'m> Wp<'m> {
     /// (of its function or of a caller) may have made several, and stays untracked.
     fn heap_object(&mut self, f: FrameId, call: Value<'m>) -> Sym<'m> {
         if self.summarise && self.repeats(f, call) {
-            return Sym::Ptr(Loc { base: Base::Opaque(call), off: 0 });
+            return Sym::Ptr(Loc {
+                base: Base::Opaque(call),
+                off: 0,
+            });
         }
-        Sym::Ptr(Loc { base: Base::Heap(call, self.call_string(f)), off: 0 })
+        Sym::Ptr(Loc {
+            base: Base::Heap(call, self.call_string(f)),
+            off: 0,
+        })
     }
 
     /// A hash of frame `f`'s calling context (the calls and thread creations from its
@@ -636,7 +935,10 @@ impl<'m> Wp<'m> {
         loop {
             let func = self.frames[f].func;
             let b = at.block();
-            if self.facts.back[&func].iter().any(|(_, h)| self.loop_body(f, *h).contains(&b)) {
+            if self.facts.back[&func]
+                .iter()
+                .any(|(_, h)| self.loop_body(f, *h).contains(&b))
+            {
                 return true;
             }
             match &self.frames[f].kind {
@@ -647,7 +949,12 @@ impl<'m> Wp<'m> {
         }
     }
 
-    pub(super) fn return_value(&mut self, f: FrameId, call: Value<'m>, callee: Func<'m>) -> Result<Sym<'m>> {
+    pub(super) fn return_value(
+        &mut self,
+        f: FrameId,
+        call: Value<'m>,
+        callee: Func<'m>,
+    ) -> Result<Sym<'m>> {
         let depth = self.frames[f].depth + 1;
         let child = self.push_frame(callee, FrameKind::Call { parent: f, call }, depth);
         let mut arms = Vec::new();
@@ -667,9 +974,19 @@ impl<'m> Wp<'m> {
         let w = match at.ty().shape() {
             TypeShape::Int(w) => w,
             TypeShape::Pointer => 64,
-            _ => return Err(AnalysisError::unsupported(format!("{why} of type other than integer (`{}`)", at.print()), at.where_())),
+            _ => {
+                return Err(AnalysisError::unsupported(
+                    format!("{why} of type other than integer (`{}`)", at.print()),
+                    at.where_(),
+                ))
+            }
         };
-        let name = format!("fresh{}_{}", self.fresh_count, at.where_().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        let name = format!(
+            "fresh{}_{}",
+            self.fresh_count,
+            at.where_()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
         self.fresh_count += 1;
         self.q.fresh.push((name.clone(), format!("(_ BitVec {w})")));
         self.note(format!("over-approximated: {why} at {}", at.where_()));
@@ -681,6 +998,9 @@ pub(super) fn width(v: Value<'_>) -> Result<u32> {
     match v.ty().shape() {
         TypeShape::Int(w) => Ok(w),
         TypeShape::Pointer => Ok(64),
-        _ => Err(AnalysisError::unsupported(format!("value of non-integer type `{}`", v.print()), v.where_())),
+        _ => Err(AnalysisError::unsupported(
+            format!("value of non-integer type `{}`", v.print()),
+            v.where_(),
+        )),
     }
 }

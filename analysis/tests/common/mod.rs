@@ -23,16 +23,32 @@ fn tag(bc: &Path) {
                     continue;
                 }
                 // The callee is a call's last operand.
-                let Some(BasicValueEnum::PointerValue(callee)) = i.get_operand(i.get_num_operands() - 1).and_then(|o| o.value()) else { continue };
+                let Some(BasicValueEnum::PointerValue(callee)) = i
+                    .get_operand(i.get_num_operands() - 1)
+                    .and_then(|o| o.value())
+                else {
+                    continue;
+                };
                 let name = callee.get_name().to_string_lossy().into_owned();
                 let tag = if name == "syncmut_probe" {
-                    CallTag { effect: Effect::Unlock { lock: 0 }, leading: 1, site: true, family: Family::Pthread }
+                    CallTag {
+                        effect: Effect::Unlock { lock: 0 },
+                        leading: 1,
+                        site: true,
+                        family: Family::Pthread,
+                    }
                 } else if let Some(observed) = api::observed(&name) {
-                    CallTag { effect: observed.effect, leading: 0, site: false, family: observed.family }
+                    CallTag {
+                        effect: observed.effect,
+                        leading: 0,
+                        site: false,
+                        family: observed.family,
+                    }
                 } else {
                     continue;
                 };
-                let node = context.metadata_node(&[context.metadata_string(&tag.to_metadata()).into()]);
+                let node =
+                    context.metadata_node(&[context.metadata_string(&tag.to_metadata()).into()]);
                 i.set_metadata(node, kind).unwrap();
             }
         }
@@ -41,13 +57,26 @@ fn tag(bc: &Path) {
 }
 
 /// Compiles `prelude` + `src` as `name.c` and analyses `sites` sites.
-pub fn run(name: &str, prelude: &str, src: &str, sites: u32) -> (tempfile::TempDir, Vec<SiteResult>) {
+pub fn run(
+    name: &str,
+    prelude: &str,
+    src: &str,
+    sites: u32,
+) -> (tempfile::TempDir, Vec<SiteResult>) {
     let dir = tempfile::tempdir().unwrap();
     let c = dir.path().join(format!("{name}.c"));
     std::fs::write(&c, format!("{prelude}{src}")).unwrap();
     let bc = dir.path().join("design.bc");
     let ok = std::process::Command::new("clang-16")
-        .args(["-c", "-emit-llvm", "-O0", "-Xclang", "-disable-O0-optnone", "-g", "-o"])
+        .args([
+            "-c",
+            "-emit-llvm",
+            "-O0",
+            "-Xclang",
+            "-disable-O0-optnone",
+            "-g",
+            "-o",
+        ])
         .arg(&bc)
         .arg(&c)
         .status()
@@ -57,7 +86,13 @@ pub fn run(name: &str, prelude: &str, src: &str, sites: u32) -> (tempfile::TempD
     tag(&bc);
     let an = dir.path().join("analysis.bc");
     prepare(&bc, &an, Options::default().bound).unwrap();
-    let results = analyse(&an, sites, &dir.path().join("formulas"), &Options::default()).unwrap();
+    let results = analyse(
+        &an,
+        sites,
+        &dir.path().join("formulas"),
+        &Options::default(),
+    )
+    .unwrap();
     for r in &results {
         eprintln!("{name} site {}: {} notes={:?}", r.index, r.verdict, r.notes);
     }

@@ -45,11 +45,15 @@ fn run(threads: &[Vec<Op>], prefix: &[u32]) -> (String, Observation) {
     // (no longer an option) until the unlock wakes it, and retries.
     let mut blocked = vec![false; n];
     loop {
-        let enabled: Vec<usize> = (0..n).filter(|&t| !blocked[t] && pc[t] < threads[t].len()).collect();
+        let enabled: Vec<usize> = (0..n)
+            .filter(|&t| !blocked[t] && pc[t] < threads[t].len())
+            .collect();
         if enabled.is_empty() {
             break;
         }
-        let default = current.filter(|c| enabled.contains(c)).unwrap_or(enabled[0]);
+        let default = current
+            .filter(|c| enabled.contains(c))
+            .unwrap_or(enabled[0]);
         let chosen = if enabled.len() > 1 {
             let want = prefix.get(choices).map(|id| *id as usize - 1);
             choices += 1;
@@ -66,7 +70,11 @@ fn run(threads: &[Vec<Op>], prefix: &[u32]) -> (String, Observation) {
             .collect();
         let cur = current.map(|c| (c + 1).to_string()).unwrap_or("-".into());
         let line = format!("{} run {cur} {} e0\n", chosen + 1, options.join(","));
-        text.push_str(&if enabled.len() > 1 { line } else { format!("# step {line}") });
+        text.push_str(&if enabled.len() > 1 {
+            line
+        } else {
+            format!("# step {line}")
+        });
         readied[chosen] = None;
         let op = threads[chosen][pc[chosen]];
         let value = (chosen as u32 + 1) * 100 + pc[chosen] as u32 + 1;
@@ -205,25 +213,48 @@ fn joins_keep_every_observation_with_fewer_runs() {
     // In this model the wake edge of a blocked join (`b<k>`) already orders the joiner
     // after the joined thread's end: without the `j<k>` object on the thread's last step
     // the runs and observations here are the same, so this checks joins, not that rule.
-    let p = [vec![Write(2), Write(2), Write(1)], vec![Write(1)], vec![Join(0), Read(1)]];
+    let p = [
+        vec![Write(2), Write(2), Write(1)],
+        vec![Write(1)],
+        vec![Join(0), Read(1)],
+    ];
     for bound in [UNBOUNDED, 0, 1, 2] {
         let (none_runs, none_seen) = search(&p, Por::None, bound);
         let (runs, seen) = search(&p, Por::Dpor, bound);
-        assert!(none_seen.is_subset(&seen), "bound {bound}: lost {:?}", none_seen.difference(&seen).collect::<Vec<_>>());
+        assert!(
+            none_seen.is_subset(&seen),
+            "bound {bound}: lost {:?}",
+            none_seen.difference(&seen).collect::<Vec<_>>()
+        );
         if bound == UNBOUNDED {
             assert_eq!(seen.len(), 3, "{seen:?}");
-            assert!(runs < none_runs, "{runs} runs, {none_runs} without reduction");
+            assert!(
+                runs < none_runs,
+                "{runs} runs, {none_runs} without reduction"
+            );
         }
     }
     // Two joiners of one thread, and a thread joining one that joins another.
     for p in [
-        vec![vec![Write(1)], vec![Join(0), Read(1)], vec![Join(0), Write(1)]],
-        vec![vec![Write(1), Write(2)], vec![Join(0), Read(2), Write(1)], vec![Join(1), Read(1)]],
+        vec![
+            vec![Write(1)],
+            vec![Join(0), Read(1)],
+            vec![Join(0), Write(1)],
+        ],
+        vec![
+            vec![Write(1), Write(2)],
+            vec![Join(0), Read(2), Write(1)],
+            vec![Join(1), Read(1)],
+        ],
     ] {
         for bound in [UNBOUNDED, 0, 1, 2] {
             let (_, none_seen) = search(&p, Por::None, bound);
             let (_, seen) = search(&p, Por::Dpor, bound);
-            assert!(none_seen.is_subset(&seen), "{p:?} bound {bound}: lost {:?}", none_seen.difference(&seen).collect::<Vec<_>>());
+            assert!(
+                none_seen.is_subset(&seen),
+                "{p:?} bound {bound}: lost {:?}",
+                none_seen.difference(&seen).collect::<Vec<_>>()
+            );
         }
     }
 }
@@ -252,7 +283,11 @@ fn reduction_keeps_every_observation_of_random_programs() {
                         _ => {
                             let l = 1 + next(2) as u32;
                             let o = 1 + next(2) as u32;
-                            ops.extend([Lock(l), if next(2) == 0 { Read(o) } else { Write(o) }, Unlock(l)]);
+                            ops.extend([
+                                Lock(l),
+                                if next(2) == 0 { Read(o) } else { Write(o) },
+                                Unlock(l),
+                            ]);
                         }
                     }
                 }
@@ -270,7 +305,11 @@ fn reduction_keeps_every_observation_of_random_programs() {
             if !none_seen.is_subset(&sleep_seen) {
                 sleep_lost += 1;
             }
-            assert!(none_seen.is_subset(&seen), "bound {bound}: {p:?} lost {:?}", none_seen.difference(&seen).collect::<Vec<_>>());
+            assert!(
+                none_seen.is_subset(&seen),
+                "bound {bound}: {p:?} lost {:?}",
+                none_seen.difference(&seen).collect::<Vec<_>>()
+            );
             if bound == UNBOUNDED {
                 assert_eq!(seen, none_seen, "{p:?}");
                 assert!(runs <= none_runs, "{p:?}: {runs} > {none_runs}");

@@ -12,7 +12,12 @@ pub fn render(outcomes: &Outcomes) -> String {
         .filter_map(|m| match m.verdict {
             Verdict::Survived => Some(annotation("warning", "syncmut survivor", m, "survived")),
             // A limit of the tool, not a claim about the design: never left silent.
-            Verdict::Error => Some(annotation("error", "syncmut could not judge", m, "could not be judged")),
+            Verdict::Error => Some(annotation(
+                "error",
+                "syncmut could not judge",
+                m,
+                "could not be judged",
+            )),
             _ => None,
         })
         .collect()
@@ -23,10 +28,18 @@ fn annotation(level: &str, title: &str, m: &MutantOutcome, what: &str) -> String
     if !m.reason.is_empty() {
         message.push_str(&format!(" ({})", m.reason));
     }
-    format!("::{level} file={},line={},title={title}::{}\n", m.file, m.line, escape(&message))
+    format!(
+        "::{level} file={},line={},title={title}::{}\n",
+        m.file,
+        m.line,
+        escape(&message)
+    )
 }
 
 /// Annotation messages are single-line; '%', CR and LF must be escaped.
 fn escape(message: &str) -> String {
-    message.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    message
+        .replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }

@@ -80,11 +80,18 @@ pub fn render(run_dir: Option<&Path>, catalogue: &Catalogue, outcomes: &Outcomes
     if !outcomes.complete {
         h.push_str("<p class=\"incomplete\">This run is incomplete: some mutants were not run on every test yet.</p>\n");
     }
-    h.push_str("<table class=\"counts\" id=\"counts\">\n<tr><th>verdict</th><th>mutants</th></tr>\n");
+    h.push_str(
+        "<table class=\"counts\" id=\"counts\">\n<tr><th>verdict</th><th>mutants</th></tr>\n",
+    );
     for v in VERDICTS {
         let n = outcomes.mutants.iter().filter(|m| m.verdict == v).count();
         if n > 0 {
-            let _ = writeln!(h, "<tr><td><span class=\"badge {}\">{}</span></td><td>{n}</td></tr>", class(v).0, v.name());
+            let _ = writeln!(
+                h,
+                "<tr><td><span class=\"badge {}\">{}</span></td><td>{n}</td></tr>",
+                class(v).0,
+                v.name()
+            );
         }
     }
     h.push_str("</table>\n</header>\n");
@@ -96,7 +103,10 @@ pub fn render(run_dir: Option<&Path>, catalogue: &Catalogue, outcomes: &Outcomes
         if !files.contains(&m.file.as_str()) {
             files.push(&m.file);
         }
-        by_line.entry((m.file.as_str(), m.line)).or_default().push(i);
+        by_line
+            .entry((m.file.as_str(), m.line))
+            .or_default()
+            .push(i);
     }
 
     h.push_str("<main>\n");
@@ -108,7 +118,10 @@ pub fn render(run_dir: Option<&Path>, catalogue: &Catalogue, outcomes: &Outcomes
                 h.push_str("<div class=\"src\">\n");
                 for (n, line) in text.lines().enumerate() {
                     let n = n as u32 + 1;
-                    let here = by_line.get(&(*file, n)).map(|v| v.as_slice()).unwrap_or(&[]);
+                    let here = by_line
+                        .get(&(*file, n))
+                        .map(|v| v.as_slice())
+                        .unwrap_or(&[]);
                     marked_line(&mut h, n, line, here, outcomes);
                 }
                 h.push_str("</div>\n");
@@ -128,8 +141,15 @@ pub fn render(run_dir: Option<&Path>, catalogue: &Catalogue, outcomes: &Outcomes
 }
 
 fn marked_line(h: &mut String, n: u32, line: &str, here: &[usize], outcomes: &Outcomes) {
-    let worst = here.iter().map(|&i| class(outcomes.mutants[i].verdict)).max_by_key(|c| c.1);
-    let _ = write!(h, "<div class=\"ln{}\" id=\"L{n}\"><span class=\"no\">{n}</span><span class=\"marks\">", worst.map(|c| format!(" {}", c.0)).unwrap_or_default());
+    let worst = here
+        .iter()
+        .map(|&i| class(outcomes.mutants[i].verdict))
+        .max_by_key(|c| c.1);
+    let _ = write!(
+        h,
+        "<div class=\"ln{}\" id=\"L{n}\"><span class=\"no\">{n}</span><span class=\"marks\">",
+        worst.map(|c| format!(" {}", c.0)).unwrap_or_default()
+    );
     for &i in here {
         let m = &outcomes.mutants[i];
         let _ = write!(
@@ -143,12 +163,27 @@ fn marked_line(h: &mut String, n: u32, line: &str, here: &[usize], outcomes: &Ou
     let _ = writeln!(h, "</span><code>{}</code></div>", escape(line));
 }
 
-fn mutant(h: &mut String, i: usize, m: &MutantOutcome, run_dir: Option<&Path>, catalogue: &Catalogue) {
+fn mutant(
+    h: &mut String,
+    i: usize,
+    m: &MutantOutcome,
+    run_dir: Option<&Path>,
+    catalogue: &Catalogue,
+) {
     let (cls, _) = class(m.verdict);
     let _ = writeln!(h, "<section class=\"mutant {cls}\" id=\"m{i}\">");
-    let _ = writeln!(h, "<h3>{}. <code>{}</code> <span class=\"badge {cls}\">{}</span></h3>", i + 1, escape(&m.mutant), m.verdict.name());
+    let _ = writeln!(
+        h,
+        "<h3>{}. <code>{}</code> <span class=\"badge {cls}\">{}</span></h3>",
+        i + 1,
+        escape(&m.mutant),
+        m.verdict.name()
+    );
     h.push_str("<dl>\n");
-    let col = catalogue.mutant(&m.mutant).map(|e| format!(":{}", e.col)).unwrap_or_default();
+    let col = catalogue
+        .mutant(&m.mutant)
+        .map(|e| format!(":{}", e.col))
+        .unwrap_or_default();
     let mut row = |k: &str, v: String| {
         let _ = writeln!(h, "<dt>{k}</dt><dd>{v}</dd>");
     };
@@ -169,18 +204,27 @@ fn mutant(h: &mut String, i: usize, m: &MutantOutcome, run_dir: Option<&Path>, c
         );
     }
     if !m.runs.is_empty() {
-        let tests: Vec<String> = m.runs.iter().map(|r| format!("{} ({})", r.test, r.verdict)).collect();
+        let tests: Vec<String> = m
+            .runs
+            .iter()
+            .map(|r| format!("{} ({})", r.test, r.verdict))
+            .collect();
         row("runs", escape(&tests.join(", ")));
     }
     h.push_str("</dl>\n");
     if let Some(dir) = run_dir {
-        let path = dir.join(outdir::DIFF_DIR).join(format!("{}.diff", outdir::file_name(&m.mutant)));
+        let path = dir
+            .join(outdir::DIFF_DIR)
+            .join(format!("{}.diff", outdir::file_name(&m.mutant)));
         if let Ok(text) = std::fs::read_to_string(&path) {
             let file = format!("{}/{}.diff", outdir::DIFF_DIR, outdir::file_name(&m.mutant));
             h.push_str("<details class=\"trace\" open>\n<summary>trace diff, original vs mutant</summary>\n<pre class=\"diff\">");
             let total = text.lines().count();
             for line in text.lines().take(DIFF_LINES_SHOWN) {
-                let cls = if line.starts_with("+++") || line.starts_with("---") || line.starts_with('#') {
+                let cls = if line.starts_with("+++")
+                    || line.starts_with("---")
+                    || line.starts_with('#')
+                {
                     "note"
                 } else if line.starts_with("@@") {
                     "hunk"
@@ -240,7 +284,10 @@ mod tests {
 
     #[test]
     fn escaping_covers_markup_and_quotes() {
-        assert_eq!(escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+        assert_eq!(
+            escape("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
     }
 
     #[test]

@@ -20,13 +20,24 @@ pub fn render(outcomes: &Outcomes) -> String {
     ));
     for m in &outcomes.mutants {
         let classname = escape(&format!("{}:{}", m.file, m.line));
-        xml.push_str(&format!("    <testcase name=\"{}\" classname=\"{classname}\">\n", escape(&m.mutant)));
+        xml.push_str(&format!(
+            "    <testcase name=\"{}\" classname=\"{classname}\">\n",
+            escape(&m.mutant)
+        ));
         let detail = escape(&format!("{}: {}", m.description, m.reason));
         match m.verdict {
-            Verdict::Survived => xml.push_str(&format!("      <failure message=\"survived\">{detail}</failure>\n")),
-            Verdict::NotReached => xml.push_str(&format!("      <skipped message=\"{detail}\"/>\n")),
-            Verdict::EquivalentExhaustive => xml.push_str(&format!("      <skipped message=\"equivalent (exhaustive): {detail}\"/>\n")),
-            Verdict::Error => xml.push_str(&format!("      <error message=\"error\">{detail}</error>\n")),
+            Verdict::Survived => xml.push_str(&format!(
+                "      <failure message=\"survived\">{detail}</failure>\n"
+            )),
+            Verdict::NotReached => {
+                xml.push_str(&format!("      <skipped message=\"{detail}\"/>\n"))
+            }
+            Verdict::EquivalentExhaustive => xml.push_str(&format!(
+                "      <skipped message=\"equivalent (exhaustive): {detail}\"/>\n"
+            )),
+            Verdict::Error => xml.push_str(&format!(
+                "      <error message=\"error\">{detail}</error>\n"
+            )),
             killed => xml.push_str(&format!(
                 "      <system-out>{} by test {}: {detail}</system-out>\n",
                 killed.name(),

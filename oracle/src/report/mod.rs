@@ -55,7 +55,12 @@ pub fn render(format: Format, catalogue: &Catalogue, outcomes: &Outcomes) -> Vec
 /// Renders `outcomes` in `format`; `run_dir`, when given, is the run directory the
 /// results come from, whose `diff/<mutant>.diff` files the HTML report embeds. Every
 /// other format ignores it.
-pub fn render_in(run_dir: Option<&Path>, format: Format, catalogue: &Catalogue, outcomes: &Outcomes) -> Vec<u8> {
+pub fn render_in(
+    run_dir: Option<&Path>,
+    format: Format,
+    catalogue: &Catalogue,
+    outcomes: &Outcomes,
+) -> Vec<u8> {
     match format {
         Format::Csv => csv::render(catalogue, outcomes),
         Format::Json => serde_json::to_vec_pretty(outcomes).expect("plain data serialises"),
@@ -77,4 +82,3 @@ fn summary_sentence(s: &crate::outcome::Score) -> String {
     };
     format!("{} of {} synchronization mutants killed; {} survived, {} not reached, {} errors.{equivalent}", s.killed, s.mutants, s.survived, s.not_reached, s.errors)
 }
-

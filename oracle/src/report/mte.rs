@@ -45,8 +45,12 @@ fn report(catalogue: &Catalogue, outcomes: &Outcomes) -> Value {
     let mut tests: Vec<String> = Vec::new();
     let mut sources: BTreeMap<String, String> = BTreeMap::new();
     for m in &outcomes.mutants {
-        let text = sources.entry(m.file.clone()).or_insert_with(|| source(&catalogue.source_path(&m.file)));
-        let file = files.entry(m.file.clone()).or_insert_with(|| json!({ "language": language(&m.file), "source": text.as_str(), "mutants": [] }));
+        let text = sources
+            .entry(m.file.clone())
+            .or_insert_with(|| source(&catalogue.source_path(&m.file)));
+        let file = files.entry(m.file.clone()).or_insert_with(
+            || json!({ "language": language(&m.file), "source": text.as_str(), "mutants": [] }),
+        );
         let entry = catalogue.mutant(&m.mutant);
         let line = m.line.max(1);
         let (column, end) = span(
@@ -75,7 +79,10 @@ fn report(catalogue: &Catalogue, outcomes: &Outcomes) -> Value {
         if !m.reason.is_empty() {
             mutant["statusReason"] = json!(m.reason);
         }
-        file["mutants"].as_array_mut().expect("an array").push(mutant);
+        file["mutants"]
+            .as_array_mut()
+            .expect("an array")
+            .push(mutant);
     }
     let mut value = json!({
         "schemaVersion": "1",
@@ -84,7 +91,10 @@ fn report(catalogue: &Catalogue, outcomes: &Outcomes) -> Value {
         "framework": { "name": "syncmut", "version": env!("CARGO_PKG_VERSION") },
     });
     if !tests.is_empty() {
-        let tests: Vec<Value> = tests.iter().map(|t| json!({ "id": t, "name": t })).collect();
+        let tests: Vec<Value> = tests
+            .iter()
+            .map(|t| json!({ "id": t, "name": t }))
+            .collect();
         value["testFiles"] = json!({ "tests.json": { "tests": tests } });
     }
     value
@@ -96,9 +106,17 @@ fn report(catalogue: &Catalogue, outcomes: &Outcomes) -> Value {
 /// without one, the call's length from the recorded column.
 fn span(line: &str, col: u32, call: &str) -> (u32, u32) {
     let at = (col.max(1) - 1) as usize;
-    let chars = |bytes: usize| line.get(..bytes).map(|p| p.chars().count()).unwrap_or(bytes) as u32 + 1;
+    let chars = |bytes: usize| {
+        line.get(..bytes)
+            .map(|p| p.chars().count())
+            .unwrap_or(bytes) as u32
+            + 1
+    };
     if !call.is_empty() {
-        if let Some((start, _)) = line.match_indices(call).find(|(s, _)| *s <= at && at < s + call.len()) {
+        if let Some((start, _)) = line
+            .match_indices(call)
+            .find(|(s, _)| *s <= at && at < s + call.len())
+        {
             return (chars(start), chars(start + call.len()));
         }
     }
@@ -116,7 +134,10 @@ fn language(path: &str) -> &'static str {
 fn source(path: &Path) -> String {
     match std::fs::read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) => format!("// syncmut: could not read {} when rendering this report: {e}\n", path.display()),
+        Err(e) => format!(
+            "// syncmut: could not read {} when rendering this report: {e}\n",
+            path.display()
+        ),
     }
 }
 

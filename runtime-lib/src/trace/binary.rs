@@ -27,7 +27,8 @@ pub(crate) const LOST: u8 = 1;
 
 /// Whether `bytes` are (the start of) a binary trace.
 pub fn is_binary(bytes: &[u8]) -> bool {
-    !bytes.is_empty() && bytes[..bytes.len().min(MAGIC.len())] == MAGIC[..bytes.len().min(MAGIC.len())]
+    !bytes.is_empty()
+        && bytes[..bytes.len().min(MAGIC.len())] == MAGIC[..bytes.len().min(MAGIC.len())]
 }
 
 /// Why reading stopped: the bytes ran out (a cut file), or they cannot be a trace.
@@ -45,7 +46,11 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn take(&mut self, n: usize) -> Read<&[u8]> {
-        let end = self.at.checked_add(n).filter(|&end| end <= self.bytes.len()).ok_or(Stop::Cut)?;
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&end| end <= self.bytes.len())
+            .ok_or(Stop::Cut)?;
         let part = &self.bytes[self.at..end];
         self.at = end;
         Ok(part)
@@ -54,13 +59,19 @@ impl Reader<'_> {
         Ok(self.take(1)?[0])
     }
     fn u16(&mut self) -> Read<u16> {
-        Ok(u16::from_le_bytes(self.take(2)?.try_into().expect("2 bytes")))
+        Ok(u16::from_le_bytes(
+            self.take(2)?.try_into().expect("2 bytes"),
+        ))
     }
     fn u32(&mut self) -> Read<u32> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
     }
     fn u64(&mut self) -> Read<u64> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
     }
     /// A length-prefixed string. The runtime copies C strings as they are: bytes that are
     /// not UTF-8 read as their Latin-1 characters, as the JSON writer escaped them.
@@ -121,7 +132,12 @@ impl Field {
         for _ in 0..n {
             enums.push((r.u64()?, r.text()?));
         }
-        Ok(Field { name, kind, size, enums })
+        Ok(Field {
+            name,
+            kind,
+            size,
+            enums,
+        })
     }
 
     /// A recorded value: `size` bytes, little-endian, zero-extended (as the runtime read it).
@@ -139,7 +155,10 @@ impl Field {
             kind::BOOL => return Value::Bool(v != 0),
             kind::POINTER => return Value::from(if v != 0 { "non-null" } else { "null" }),
             kind::RAW => {
-                let hex: String = v.to_le_bytes()[..self.size as usize].iter().map(|b| format!("{b:02x}")).collect();
+                let hex: String = v.to_le_bytes()[..self.size as usize]
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
                 return Value::from(format!("0x{hex}"));
             }
             kind::ENUM | kind::UENUM => {
@@ -154,7 +173,11 @@ impl Field {
         }
         let shift = 64 - 8 * u32::from(self.size);
         let signed = ((v << shift) as i64) >> shift;
-        if signed < 0 { Value::from(signed) } else { Value::from(signed as u64) }
+        if signed < 0 {
+            Value::from(signed)
+        } else {
+            Value::from(signed as u64)
+        }
     }
 }
 
@@ -169,7 +192,10 @@ struct Preamble {
 impl Preamble {
     fn string(&self, id: u32) -> String {
         // As the runtime prints an id it does not know.
-        self.strings.get(id as usize).cloned().unwrap_or_else(|| "?".to_string())
+        self.strings
+            .get(id as usize)
+            .cloned()
+            .unwrap_or_else(|| "?".to_string())
     }
 }
 
@@ -194,7 +220,12 @@ fn preamble(r: &mut Reader, trace: &mut Trace) -> Read<Preamble> {
     let classes = (0..nclasses).map(|_| fields(r)).collect::<Read<_>>()?;
     let nstrings = r.count(4)?;
     let strings = (0..nstrings).map(|_| r.text()).collect::<Read<_>>()?;
-    Ok(Preamble { ops, globals, classes, strings })
+    Ok(Preamble {
+        ops,
+        globals,
+        classes,
+        strings,
+    })
 }
 
 /// The snapshot: the globals, then the members of class `cls` of `module`.
@@ -211,14 +242,20 @@ fn state(r: &mut Reader, p: &Preamble, cls: usize, module: u32) -> Read<BTreeMap
     if !members.is_empty() {
         let module = p.string(module);
         for field in members {
-            state.insert(format!("{module}.{}", field.name), field.value(field.raw(r)?));
+            state.insert(
+                format!("{module}.{}", field.name),
+                field.value(field.raw(r)?),
+            );
         }
     }
     Ok(state)
 }
 
 fn action(p: &Preamble, action: u8) -> String {
-    p.ops.get(action as usize).cloned().unwrap_or_else(|| "?".to_string())
+    p.ops
+        .get(action as usize)
+        .cloned()
+        .unwrap_or_else(|| "?".to_string())
 }
 
 fn pthread_event(r: &mut Reader, p: &Preamble, seq: u64) -> Read<Event> {
@@ -226,7 +263,16 @@ fn pthread_event(r: &mut Reader, p: &Preamble, seq: u64) -> Read<Event> {
     let thread = r.u32()?;
     let action = action(p, r.u8()?);
     let state = state(r, p, 0, 0)?;
-    Ok(Event { seq, site, action, thread: format!("T{thread}"), time: None, delta: None, lost: false, state })
+    Ok(Event {
+        seq,
+        site,
+        action,
+        thread: format!("T{thread}"),
+        time: None,
+        delta: None,
+        lost: false,
+        state,
+    })
 }
 
 fn systemc_event(r: &mut Reader, p: &Preamble, seq: u64) -> Read<Event> {
@@ -239,7 +285,16 @@ fn systemc_event(r: &mut Reader, p: &Preamble, seq: u64) -> Read<Event> {
     let action = action(p, r.u8()?);
     let lost = r.u8()? & LOST != 0;
     let state = state(r, p, cls, module)?;
-    Ok(Event { seq, site, action, thread, time, delta, lost, state })
+    Ok(Event {
+        seq,
+        site,
+        action,
+        thread,
+        time,
+        delta,
+        lost,
+        state,
+    })
 }
 
 /// A site as i64, -1 for none.
@@ -247,7 +302,9 @@ fn site(r: &mut Reader) -> Read<Option<u32>> {
     let site = r.u64()? as i64;
     match site {
         -1 => Ok(None),
-        s => u32::try_from(s).map(Some).or_else(|_| r.bad(format!("site {s}"))),
+        s => u32::try_from(s)
+            .map(Some)
+            .or_else(|_| r.bad(format!("site {s}"))),
     }
 }
 
@@ -262,7 +319,10 @@ fn end(r: &mut Reader) -> Read<End> {
     let n = r.count(12)?;
     let mut pending = Vec::with_capacity(n);
     for _ in 0..n {
-        pending.push(Pending { thread: r.text()?, site: site(r)? });
+        pending.push(Pending {
+            thread: r.text()?,
+            site: site(r)?,
+        });
     }
     Ok(End {
         kind: kind.into(),
@@ -291,7 +351,11 @@ fn records(r: &mut Reader, trace: &mut Trace, sink: &mut dyn FnMut(Event)) -> Re
             TAG_TRUNCATED => trace.truncated = true,
             TAG_END => {
                 trace.end = Some(end(r)?);
-                return if r.at == r.bytes.len() { Ok(()) } else { r.bad("bytes after the end record") };
+                return if r.at == r.bytes.len() {
+                    Ok(())
+                } else {
+                    r.bad("bytes after the end record")
+                };
             }
             tag => {
                 r.at -= 1;
@@ -355,7 +419,11 @@ mod tests {
             b
         }
         fn field(self, name: &str, kind: u8, size: u8, enums: &[(u64, &str)]) -> Self {
-            let mut b = self.text(name.as_bytes()).u8(kind).u8(size).u32(enums.len() as u32);
+            let mut b = self
+                .text(name.as_bytes())
+                .u8(kind)
+                .u8(size)
+                .u32(enums.len() as u32);
             for (v, n) in enums {
                 b = b.u64(*v).text(n.as_bytes());
             }
@@ -364,7 +432,13 @@ mod tests {
         /// A pthread event of thread T<thread> with the values of `preamble`'s globals
         /// (2, 2 and 4 bytes).
         fn pthread_event(self, thread: u32, values: &[u64; 3]) -> Self {
-            self.u8(TAG_PTHREAD).u32(7).u32(thread).u8(1).u16(values[0] as u16).u16(values[1] as u16).u32(values[2] as u32)
+            self.u8(TAG_PTHREAD)
+                .u32(7)
+                .u32(thread)
+                .u8(1)
+                .u16(values[0] as u16)
+                .u16(values[1] as u16)
+                .u32(values[2] as u32)
         }
     }
 
@@ -413,15 +487,44 @@ mod tests {
         assert_eq!(trace.active, "0:remove");
         assert!(trace.truncated);
         let e = &trace.events[0];
-        assert_eq!((e.thread.as_str(), e.action.as_str(), e.site, e.time.as_deref()), ("T2", "remove", 7, None));
+        assert_eq!(
+            (
+                e.thread.as_str(),
+                e.action.as_str(),
+                e.site,
+                e.time.as_deref()
+            ),
+            ("T2", "remove", 7, None)
+        );
         assert_eq!(e.state["raw"], Value::from("0xefbe"));
         assert_eq!(e.state["small"], Value::from(-2));
         assert_eq!(e.state["state"], Value::from("ON"));
         assert_eq!(trace.events[1].state["state"], Value::from(9u64));
         assert_eq!((trace.events[0].seq, trace.events[1].seq), (0, 5));
         let end = trace.end.clone().unwrap();
-        assert_eq!((end.kind.as_str(), end.signal, end.thread, end.site, end.deadlock), ("signal", Some(15), None, None, false));
-        assert_eq!(end.pending, vec![Pending { thread: "T1".into(), site: Some(4) }, Pending { thread: "T2".into(), site: None }]);
+        assert_eq!(
+            (
+                end.kind.as_str(),
+                end.signal,
+                end.thread,
+                end.site,
+                end.deadlock
+            ),
+            ("signal", Some(15), None, None, false)
+        );
+        assert_eq!(
+            end.pending,
+            vec![
+                Pending {
+                    thread: "T1".into(),
+                    site: Some(4)
+                },
+                Pending {
+                    thread: "T2".into(),
+                    site: None
+                }
+            ]
+        );
         // The JSON Lines rendering reads back as the same trace.
         let text = String::from_utf8(super::super::to_jsonl(&trace)).unwrap();
         assert_eq!(super::super::parse(&text).unwrap(), trace);
@@ -430,10 +533,19 @@ mod tests {
 
     #[test]
     fn decodes_a_real_systemc_trace_with_module_members() {
-        let trace = parse(include_bytes!("../../../tests/fixtures/traces/sc_members.bin")).unwrap();
+        let trace = parse(include_bytes!(
+            "../../../tests/fixtures/traces/sc_members.bin"
+        ))
+        .unwrap();
         let e = &trace.events[4];
-        assert_eq!((e.thread.as_str(), e.time.as_deref(), e.delta), ("top.p.b", Some("0 s"), Some(1)));
-        assert_eq!(super::super::state_text(&e.state), "{mode=MODE_ON top.p.count=2 top.p.phase=DONE top.p.seen=true}");
+        assert_eq!(
+            (e.thread.as_str(), e.time.as_deref(), e.delta),
+            ("top.p.b", Some("0 s"), Some(1))
+        );
+        assert_eq!(
+            super::super::state_text(&e.state),
+            "{mode=MODE_ON top.p.count=2 top.p.phase=DONE top.p.seen=true}"
+        );
         assert_eq!(trace.end.unwrap().kind, super::super::EndKind::Exit);
     }
 
@@ -448,7 +560,10 @@ mod tests {
         assert!(e.contains("version 2"), "{e}");
         let e = parse(&preamble(VERSION).u8(b'?').0).unwrap_err();
         assert!(e.contains("unknown record tag 0x3f"), "{e}");
-        assert!(e.starts_with(&format!("byte {}", preamble(VERSION).0.len())), "{e}");
+        assert!(
+            e.starts_with(&format!("byte {}", preamble(VERSION).0.len())),
+            "{e}"
+        );
         let whole = preamble(VERSION).pthread_event(0, &[1, 2, 3]).0;
         let cut = parse(&whole[..whole.len() - 1]).unwrap();
         assert!(cut.truncated && cut.events.is_empty() && cut.end.is_none());
