@@ -354,25 +354,32 @@ fn supervise(memory: u64, report: libc::c_int) -> std::io::Result<()> {
 
 /// Writes a few bytes to a pipe (atomic below PIPE_BUF) from the supervisor.
 unsafe fn write_all(fd: libc::c_int, bytes: &[u8]) {
-    while libc::write(fd, bytes.as_ptr().cast(), bytes.len()) < 0
-        && *libc::__errno_location() == libc::EINTR
-    {}
+    // SAFETY: `bytes` is a live slice; errno is this thread's own.
+    unsafe {
+        while libc::write(fd, bytes.as_ptr().cast(), bytes.len()) < 0
+            && *libc::__errno_location() == libc::EINTR
+        {}
+    }
 }
 
 /// Closes every descriptor but `keep` in the supervisor.
 unsafe fn close_all_but(keep: libc::c_int) {
     let keep = keep as libc::c_uint;
-    if libc::close_range(0, keep - 1, 0) == 0
-        && libc::close_range(keep + 1, libc::c_uint::MAX, 0) == 0
-    {
-        return;
-    }
-    // Kernels before 5.9 lack close_range.
-    let mut limit: libc::rlimit = std::mem::zeroed();
-    libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
-    for fd in 0..limit.rlim_cur.min(1 << 16) as libc::c_uint {
-        if fd != keep {
-            libc::close(fd as libc::c_int);
+    // SAFETY: the supervisor is single-threaded after fork and owns every descriptor
+    // it closes; `limit` is plain data that getrlimit fills.
+    unsafe {
+        if libc::close_range(0, keep - 1, 0) == 0
+            && libc::close_range(keep + 1, libc::c_uint::MAX, 0) == 0
+        {
+            return;
+        }
+        // Kernels before 5.9 lack close_range.
+        let mut limit: libc::rlimit = std::mem::zeroed();
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+        for fd in 0..limit.rlim_cur.min(1 << 16) as libc::c_uint {
+            if fd != keep {
+                libc::close(fd as libc::c_int);
+            }
         }
     }
 }
