@@ -9,6 +9,11 @@
 //! solver = "z3"             # or "cvc5"
 //! solver_timeout = 5000     # ms per query
 //! budget = 100              # random draws (gen = "random")
+//! gen_timeout = 120         # s for analysing every site (then `unknown: budget`)
+//! site_timeout = 20         # s per site
+//! gen_memory = 1024         # MB while building a formula
+//! formula_terms = 2000000   # largest formula solved
+//! formula_budget = 32       # MB of formula files kept
 //! jobs = 2
 //! schedules = 20            # pthread designs
 //! strategy = "dfs"          # random (default with schedules > 1), pct or dfs
@@ -186,6 +191,11 @@ pub struct Config {
     pub solver: Option<syncmut_analysis::smt::SolverKind>,
     pub solver_timeout: Option<u32>,
     pub budget: Option<usize>,
+    pub gen_timeout: Option<f64>,
+    pub site_timeout: Option<f64>,
+    pub gen_memory: Option<u64>,
+    pub formula_terms: Option<usize>,
+    pub formula_budget: Option<u64>,
     pub file: Option<Vec<String>>,
     pub exclude_file: Option<Vec<String>>,
     pub function: Option<Vec<String>>,

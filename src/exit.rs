@@ -70,6 +70,7 @@ pub fn for_analysis_error(error: &AnalysisError) -> i32 {
         AnalysisError::LoopBoundExceeded { .. }
         | AnalysisError::Unsupported(_)
         | AnalysisError::Solver(_)
+        | AnalysisError::Budget(_)
         | AnalysisError::Bitcode { .. }
         | AnalysisError::Io { .. }
         | AnalysisError::Opt { .. } => INTERNAL,

@@ -36,10 +36,15 @@ impl Generation {
         gen: &str,
         bound: u32,
         solver: SolverConfig,
+        limits: syncmut_analysis::budget::Budget,
         budget: usize,
         seed: u64,
     ) -> Generation {
-        let options = Options { bound, solver };
+        let options = Options {
+            bound,
+            solver,
+            budget: limits,
+        };
         match gen {
             "none" => Generation::None,
             "random" => Generation::Random {
@@ -78,8 +83,7 @@ pub fn gen_command(
     }
     match (plan, compare) {
         (Generation::Wp { options, .. }, false) => {
-            let g =
-                syncmut_analysis::generate_for(&build, output, output, options).map_err(fail)?;
+            let g = generate_wp(&build, output, output, options).map_err(fail)?;
             print_wp(&g, output, options.solver);
         }
         (
@@ -107,8 +111,7 @@ pub fn gen_command(
             },
             true,
         ) => {
-            let wp =
-                syncmut_analysis::generate_for(&build, output, output, options).map_err(fail)?;
+            let wp = generate_wp(&build, output, output, options).map_err(fail)?;
             print_wp(&wp, output, options.solver);
             let random = syncmut_analysis::random_for(
                 &build,
@@ -132,6 +135,19 @@ pub fn gen_command(
         }
     }
     Ok(exit::OK)
+}
+
+/// WP generation with its progress shown.
+fn generate_wp(
+    build: &Build,
+    build_dir: &Path,
+    out: &Path,
+    options: &Options,
+) -> Result<syncmut_analysis::Generation, AnalysisError> {
+    let bar = crate::console::GenBar::new();
+    let g = syncmut_analysis::generate_for(build, build_dir, out, options, &bar);
+    bar.finish();
+    g
 }
 
 /// Sites left `unknown` by a solver failure.
@@ -327,7 +343,7 @@ pub fn for_run(
     Ok(match plan {
         Generation::None => None,
         Generation::Wp { options, .. } => {
-            let g = syncmut_analysis::generate_for(build, root, &out, options)?;
+            let g = generate_wp(build, root, &out, options)?;
             let failed = solver_failures(&g.sites);
             let mut line = format!(
                 "generated {} test(s); {}",

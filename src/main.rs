@@ -287,6 +287,22 @@ struct GenFlags {
     /// Random baseline: seed of the draws (default 1).
     #[arg(long)]
     seed: Option<u64>,
+    /// Wall time for analysing every site, in seconds (default 120); sites not tried
+    /// by then are `unknown: budget`.
+    #[arg(long, value_name = "SECS")]
+    gen_timeout: Option<f64>,
+    /// Wall time for one site's formulas and solving, in seconds (default 20).
+    #[arg(long, value_name = "SECS")]
+    site_timeout: Option<f64>,
+    /// Memory syncmut may use while building a formula, in MB (default 1024).
+    #[arg(long, value_name = "MB")]
+    gen_memory: Option<u64>,
+    /// Largest formula solved, in distinct terms (default 2000000).
+    #[arg(long, value_name = "N")]
+    formula_terms: Option<usize>,
+    /// Bytes of formula files kept in `formulas/`, in MB (default 32).
+    #[arg(long, value_name = "MB")]
+    formula_budget: Option<u64>,
 }
 
 impl GenFlags {
@@ -307,9 +323,36 @@ impl GenFlags {
             gen,
             bound,
             solver,
+            self.limits(file),
             budget,
             self.seed.unwrap_or(syncmut_analysis::random::DEFAULT_SEED),
         )
+    }
+
+    /// The budgets of generation, flags winning over syncmut.toml.
+    fn limits(&self, file: &config::Config) -> syncmut_analysis::budget::Budget {
+        let default = syncmut_analysis::budget::Budget::default();
+        let secs = |flag: Option<f64>, key: Option<f64>, default| {
+            flag.or(key)
+                .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+                .unwrap_or(default)
+        };
+        syncmut_analysis::budget::Budget {
+            total: secs(self.gen_timeout, file.gen_timeout, default.total),
+            site: secs(self.site_timeout, file.site_timeout, default.site),
+            memory_mb: self
+                .gen_memory
+                .or(file.gen_memory)
+                .unwrap_or(default.memory_mb),
+            max_terms: self
+                .formula_terms
+                .or(file.formula_terms)
+                .unwrap_or(default.max_terms),
+            formula_bytes: self
+                .formula_budget
+                .or(file.formula_budget)
+                .map_or(default.formula_bytes, |mb| mb << 20),
+        }
     }
 }
 

@@ -209,13 +209,13 @@ fn a_solver_printing_only_garbage_costs_only_the_generated_tests() {
         ("FAULT", "always"),
         ("FAULT_STATE", state.path().to_str().unwrap()),
     ];
-    // gen: after three failures in a row the solver is not started again.
+    // gen: after three failed starts in a row the solver is not started again.
     let (_, verdicts, _) = gen(&example("pthread/narrow_guard"), &[], &env);
     assert!(verdicts.iter().all(|v| kind(v) == "unknown"));
     assert!(verdicts[3]["reason"]
         .as_str()
         .unwrap()
-        .starts_with("not attempted: the solver failed on 3 queries in a row"));
+        .starts_with("not attempted: the solver failed to start 3 times in a row"));
     // run: the given tests still judge the mutants.
     let out = tempfile::tempdir().unwrap();
     let mut cmd = util::syncmut();

@@ -13,6 +13,10 @@ pub enum AnalysisError {
     /// A construct the transformer does not model, with its location.
     #[error("{0}")]
     Unsupported(String),
+    /// A budget of test generation ran out (`budget.rs`): what ran out, and the flag
+    /// that changes it.
+    #[error("budget: {0}")]
+    Budget(String),
     /// The SMT solver could not be started or answered unexpectedly.
     #[error("SMT solver: {0}")]
     Solver(String),

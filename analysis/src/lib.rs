@@ -9,11 +9,14 @@
 //! [`random`] is the baseline: random inputs over the same input vector, confirmed the
 //! same way.
 
+pub mod budget;
 mod effects;
 pub mod error;
 pub mod inputs;
 mod ir;
 pub mod random;
+mod reachability;
+mod sharing;
 pub mod smt;
 pub mod suite;
 pub mod testcomp;
@@ -21,6 +24,7 @@ pub mod wp;
 
 pub use error::AnalysisError;
 use error::Result;
+pub use reachability::{Progress, Quiet, Reachability, SiteResult};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -34,6 +38,8 @@ pub struct Options {
     pub bound: u32,
     /// The SMT solver and its per-query timeout.
     pub solver: smt::SolverConfig,
+    /// How long, how much memory and how large a formula generation may take.
+    pub budget: budget::Budget,
 }
 
 impl Default for Options {
@@ -41,93 +47,9 @@ impl Default for Options {
         Options {
             bound: DEFAULT_BOUND,
             solver: smt::SolverConfig::default(),
+            budget: budget::Budget::default(),
         }
     }
-}
-
-/// Whether a site is reachable, as the analysis concluded: a test that reaches it, no
-/// input reaches it, or undecided. In `sites.json` it is the `verdict` tag, a name the
-/// file format keeps; it is unrelated to the oracle's `Verdict` on a mutant.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case", tag = "verdict")]
-pub enum Reachability {
-    /// The solver found inputs; `args` is argv[1..], `nondet` the values of
-    /// `__VERIFIER_nondet_*` calls in call order, `inputs` the named inputs.
-    TestFound {
-        args: Vec<String>,
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        nondet: Vec<i128>,
-        #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-        inputs: std::collections::BTreeMap<String, i64>,
-    },
-    /// Unsat with every path modelled.
-    Unreachable { reason: String },
-    /// Not decided, with the reason.
-    Unknown { reason: String },
-}
-
-impl std::fmt::Display for Reachability {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Reachability::TestFound {
-                args,
-                nondet,
-                inputs,
-            } => {
-                write!(
-                    f,
-                    "test found: {}",
-                    if args.is_empty() {
-                        "(no arguments)".to_string()
-                    } else {
-                        args.join(" ")
-                    }
-                )?;
-                if !nondet.is_empty() {
-                    write!(
-                        f,
-                        "; nondet {}",
-                        nondet
-                            .iter()
-                            .map(|v| v.to_string())
-                            .collect::<Vec<_>>()
-                            .join(",")
-                    )?;
-                }
-                for (k, v) in inputs {
-                    write!(f, "; {k}={v}")?;
-                }
-                Ok(())
-            }
-            Reachability::Unreachable { reason } => write!(f, "unreachable: {reason}"),
-            Reachability::Unknown { reason } => write!(f, "unknown: {reason}"),
-        }
-    }
-}
-
-/// The result for one site.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct SiteResult {
-    pub index: u32,
-    pub verdict: Reachability,
-    pub notes: Vec<String>,
-    pub schedule: Vec<String>,
-    /// Formula build + solve time in milliseconds (fractional: most sites take less
-    /// than one).
-    pub millis: f64,
-    pub formula: Option<PathBuf>,
-    /// The model behind a `TestFound` verdict, for refinement.
-    #[serde(skip)]
-    found: Option<Found>,
-}
-
-/// The solver model a candidate test came from: which of the site's calls, whether its
-/// loops were summarised, and every input symbol's value.
-#[derive(Debug, Clone)]
-struct Found {
-    call: usize,
-    summarised: bool,
-    model: std::collections::BTreeMap<String, String>,
 }
 
 /// Rounds of refinement: a candidate that does not reach its site when run (or whose
@@ -215,250 +137,20 @@ pub fn analyse(
     })?;
     let module = ir::Module::load(bitcode)?;
     let facts = wp::ModuleFacts::new(&module);
-    let mut session = smt::Session::start(options.solver, Some(&formulas.join("session.smt2")))?;
-    analyse_in(&module, &facts, &mut session, site_count, formulas, options)
-}
-
-/// [`analyse`] with the module, its facts and the solver session given, so that
-/// [`refine`] can ask again in the same session.
-fn analyse_in<'m>(
-    module: &'m ir::Module,
-    facts: &'m wp::ModuleFacts<'m>,
-    session: &mut smt::Session,
-    site_count: u32,
-    formulas: &Path,
-    options: &Options,
-) -> Result<Vec<SiteResult>> {
-    let sites = facts.effects.sites();
-    let mut results = Vec::new();
-    for index in 0..site_count {
-        let started = Instant::now();
-        let calls: Vec<_> = sites
-            .iter()
-            .filter(|(i, _)| *i == index)
-            .map(|(_, c)| *c)
-            .collect();
-        let mut r = SiteResult {
-            index,
-            verdict: Reachability::Unknown {
-                reason: String::new(),
-            },
-            notes: vec![],
-            schedule: vec![],
-            millis: 0.0,
-            formula: None,
-            found: None,
-        };
-        if calls.is_empty() {
-            r.verdict = Reachability::Unreachable {
-                reason: "dead code: the call was removed when the analysis copy was optimised"
-                    .into(),
-            };
-        }
-        for (k, call) in calls.iter().enumerate() {
-            let built = wp::Wp::new(module, facts, session.builder(), options.bound).site(*call);
-            let q = match built {
-                Ok(q) => q,
-                Err(e) => {
-                    r.verdict = Reachability::Unknown {
-                        reason: e.to_string(),
-                    };
-                    continue;
-                }
-            };
-            let path = formulas.join(if calls.len() == 1 {
-                format!("site{index}.smt2")
-            } else {
-                format!("site{index}.{k}.smt2")
-            });
-            let title = format!(
-                "site {index}: {} at {}",
-                call.called_function().map(|f| f.name()).unwrap_or_default(),
-                call.where_()
-            );
-            std::fs::write(
-                &path,
-                smt::script(session.builder(), &q, &title, options.solver),
-            )
-            .map_err(|source| AnalysisError::Io {
-                what: format!("write {}", path.display()),
-                source,
-            })?;
-            r.formula = Some(path.clone());
-            r.notes = q.notes.clone();
-            r.schedule = q.schedule.clone();
-            let mut answer = session.solve(&q);
-            let mut q = q;
-            // Unsat only because paths were cut at loops: ask again with those loops
-            // summarised. Only then, so a formula the cuts leave satisfiable keeps the
-            // exact models of the unrolled iterations. The summary takes everything the
-            // loops may write as any value, so its unsat answer is a proof as well.
-            let mut summarised = false;
-            if matches!(answer, smt::Answer::Unsat) && !q.cut.is_empty() {
-                if let Ok(s) = wp::Wp::new(module, facts, session.builder(), options.bound)
-                    .summarising_loops()
-                    .site(*call)
-                {
-                    let title = format!("{title} (loops summarised)");
-                    std::fs::write(
-                        &path,
-                        smt::script(session.builder(), &s, &title, options.solver),
-                    )
-                    .map_err(|source| AnalysisError::Io {
-                        what: format!("write {}", path.display()),
-                        source,
-                    })?;
-                    answer = session.solve(&s);
-                    r.notes = s.notes.iter().chain(&s.summarised).cloned().collect();
-                    r.schedule = s.schedule.clone();
-                    if let smt::Answer::Sat(model) = answer {
-                        let t = s.inputs.to_test(&model);
-                        r.verdict = Reachability::TestFound {
-                            args: t.args,
-                            nondet: t.nondet,
-                            inputs: t.inputs,
-                        };
-                        r.found = Some(Found {
-                            call: k,
-                            summarised: true,
-                            model,
-                        });
-                        break;
-                    }
-                    summarised = true;
-                    q = s;
-                }
-            }
-            // Unsat along direct calls only: ask again following the indirect calls
-            // that may also reach a function on the way.
-            // Built with the loops cut, as a summarised formula following every
-            // indirect call of a type grows too large (tlm_lt's socket calls went past
-            // 20 GB): the answer is then a proof only if no loop was cut.
-            if matches!(answer, smt::Answer::Unsat) && !q.unfollowed.is_empty() {
-                summarised = false;
-                if let Ok(s) = wp::Wp::new(module, facts, session.builder(), options.bound)
-                    .following_indirect_calls()
-                    .site(*call)
-                {
-                    let title = format!("{title} (indirect calls followed)");
-                    std::fs::write(
-                        &path,
-                        smt::script(session.builder(), &s, &title, options.solver),
-                    )
-                    .map_err(|source| AnalysisError::Io {
-                        what: format!("write {}", path.display()),
-                        source,
-                    })?;
-                    answer = session.solve(&s);
-                    r.notes = s.notes.iter().chain(&s.summarised).cloned().collect();
-                    r.schedule = s.schedule.clone();
-                    q = s;
-                }
-            }
-            let loops = if summarised {
-                " with the loops beyond the unroll bound summarised (all they may write taken as any value)"
-            } else {
-                ""
-            };
-            r.verdict = match answer {
-                smt::Answer::Sat(model) => {
-                    let t = q.inputs.to_test(&model);
-                    r.found = Some(Found { call: k, summarised, model });
-                    Reachability::TestFound { args: t.args, nondet: t.nondet, inputs: t.inputs }
-                }
-                smt::Answer::Unsat if !q.cut.is_empty() => Reachability::Unknown {
-                    reason: AnalysisError::LoopBoundExceeded { bound: options.bound, detail: q.cut.join("; ") }.to_string(),
-                },
-                smt::Answer::Unsat if !q.unfollowed.is_empty() => Reachability::Unknown {
-                    reason: format!("no direct call chain reaches the site, and indirect calls were not followed: {}", q.unfollowed.join("; ")),
-                },
-                smt::Answer::Unsat if !q.blocking.is_empty() => Reachability::Unreachable {
-                    reason: format!(
-                        "the reachability formula{loops} is unsatisfiable: dead code, or blocked at a wait nobody notifies in time ({}) under the fixed process order",
-                        q.blocking.join(", ")
-                    ),
-                },
-                smt::Answer::Unsat => Reachability::Unreachable { reason: format!("the reachability formula{loops} is unsatisfiable (dead code under the modelled schedule)") },
-                smt::Answer::Unknown(reason) => Reachability::Unknown { reason },
-            };
-            if matches!(r.verdict, Reachability::TestFound { .. }) {
-                break;
-            }
-        }
-        r.millis = started.elapsed().as_secs_f64() * 1000.0;
-        results.push(r);
-    }
-    Ok(results)
-}
-
-/// Another candidate for a site whose candidate `r` did not reach it when run: the
-/// site's formula with every model tried so far for it (`blocked`, to which `r`'s is
-/// added) excluded, solved again. None when the solver finds no other input or the
-/// formula cannot be built.
-fn refine<'m>(
-    module: &'m ir::Module,
-    facts: &'m wp::ModuleFacts<'m>,
-    session: &mut smt::Session,
-    options: &Options,
-    r: &SiteResult,
-    blocked: &mut std::collections::HashMap<u32, Vec<std::collections::BTreeMap<String, String>>>,
-) -> Option<SiteResult> {
-    let found = r.found.as_ref()?;
-    let tried = blocked.entry(r.index).or_default();
-    tried.push(found.model.clone());
-    let call = facts
-        .effects
-        .sites()
-        .into_iter()
-        .filter(|(i, _)| *i == r.index)
-        .map(|(_, c)| c)
-        .nth(found.call)?;
-    let mut wp = wp::Wp::new(module, facts, session.builder(), options.bound);
-    if found.summarised {
-        wp = wp.summarising_loops();
-    }
-    let mut q = wp.site(call).ok()?;
-    let ctx = session.builder();
-    let declared: std::collections::HashSet<String> = q
-        .inputs
-        .declarations()
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
-    for model in tried.iter() {
-        // argc only says how many arguments there are: a model differing in it alone
-        // is the same test.
-        let same: Vec<_> = model
-            .iter()
-            .filter(|(n, _)| *n != "argc" && declared.contains(*n))
-            .map(|(n, v)| ctx.eq(ctx.atom(n), ctx.atom(v)))
-            .collect();
-        let expr = ctx.not(same.into_iter().fold(ctx.true_(), |acc, e| ctx.and(acc, e)));
-        q.conjuncts.push(wp::Conjunct {
-            comment: "inputs differ from a candidate that did not reach the site when run".into(),
-            expr,
-        });
-    }
-    match session.solve(&q) {
-        smt::Answer::Sat(model) => {
-            let t = q.inputs.to_test(&model);
-            let verdict = Reachability::TestFound {
-                args: t.args,
-                nondet: t.nondet,
-                inputs: t.inputs,
-            };
-            Some(SiteResult {
-                verdict,
-                found: Some(Found {
-                    call: found.call,
-                    summarised: found.summarised,
-                    model,
-                }),
-                ..r.clone()
-            })
-        }
-        _ => None,
-    }
+    let mut session = smt::Session::start(
+        options.solver,
+        Some(&formulas.join("session.smt2")),
+        options.budget.formula_bytes,
+    )?;
+    let mut sites = reachability::Sites {
+        module: &module,
+        facts: &facts,
+        session: &mut session,
+        options,
+        files: reachability::FormulaFiles::new(&options.budget),
+        deadline: Instant::now() + options.budget.total,
+    };
+    sites.analyse_all(site_count, formulas, &Quiet)
 }
 
 /// The inputs the design reads on the way to any site (the union over every site's
@@ -502,7 +194,7 @@ pub fn generate(
     options: &Options,
 ) -> Result<Generation> {
     let build = syncmut_mutator::metamutant::build(design, out)?;
-    generate_for(&build, out, out, options)
+    generate_for(&build, out, out, options, &Quiet)
 }
 
 fn is_pthread(build: &syncmut_mutator::metamutant::Build) -> bool {
@@ -510,12 +202,42 @@ fn is_pthread(build: &syncmut_mutator::metamutant::Build) -> bool {
 }
 
 /// Test generation for an already built metamutant (`build_dir` holds its
-/// `metamutant.bc`); everything generated goes to `out`.
+/// `metamutant.bc`); everything generated goes to `out`. Runs on a thread with a
+/// large stack ([`ANALYSIS_STACK`]), as printing a formula recurses as deep as the
+/// formula is.
 pub fn generate_for(
     build: &syncmut_mutator::metamutant::Build,
     build_dir: &Path,
     out: &Path,
     options: &Options,
+    progress: &dyn Progress,
+) -> Result<Generation> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("syncmut-gen".into())
+            .stack_size(ANALYSIS_STACK)
+            .spawn_scoped(scope, || {
+                generate_here(build, build_dir, out, options, progress)
+            })
+            .map_err(|source| AnalysisError::Io {
+                what: "start the test generation thread".into(),
+                source,
+            })?
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Stack of the generation thread: address space reserved, used only as deep as the
+/// formulas go (the WP transformer itself grows its stack on the heap, `budget::deep`).
+const ANALYSIS_STACK: usize = 1 << 30;
+
+fn generate_here(
+    build: &syncmut_mutator::metamutant::Build,
+    build_dir: &Path,
+    out: &Path,
+    options: &Options,
+    progress: &dyn Progress,
 ) -> Result<Generation> {
     std::fs::create_dir_all(out).map_err(|source| AnalysisError::Io {
         what: format!("create {}", out.display()),
@@ -534,29 +256,39 @@ pub fn generate_for(
     })?;
     let module = ir::Module::load(&analysis_bc)?;
     let facts = wp::ModuleFacts::new(&module);
-    let mut session = smt::Session::start(options.solver, Some(&formulas.join("session.smt2")))?;
-    let mut sites = analyse_in(
-        &module,
-        &facts,
-        &mut session,
-        build.catalogue.sites.len() as u32,
-        &formulas,
-        options,
+    let mut session = smt::Session::start(
+        options.solver,
+        Some(&formulas.join("session.smt2")),
+        options.budget.formula_bytes,
     )?;
-    write_mutant_formulas(&build.catalogue, &sites, &formulas)?;
+    let mut sites = reachability::Sites {
+        module: &module,
+        facts: &facts,
+        session: &mut session,
+        options,
+        files: reachability::FormulaFiles::new(&options.budget),
+        deadline: Instant::now() + options.budget.total,
+    };
+    let mut results = sites.analyse_all(build.catalogue.sites.len() as u32, &formulas, progress)?;
+    write_mutant_formulas(&build.catalogue, &results, &formulas, &mut sites.files)?;
     let scratch = out.join("gen-traces");
     std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io {
         what: format!("create {}", scratch.display()),
         source,
     })?;
+    let candidates = results
+        .iter()
+        .filter(|r| matches!(r.verdict, Reachability::TestFound { .. }))
+        .count();
+    progress.confirming(candidates);
     let mut blocked = std::collections::HashMap::new();
     let suite = suite::build_refined(
-        &mut sites,
+        &mut results,
         &build.metamutant,
         is_pthread(build),
         &scratch,
         REFINE_ROUNDS,
-        |r| refine(&module, &facts, &mut session, options, r, &mut blocked),
+        |r| sites.refine(r, &mut blocked),
     )
     .map_err(|source| confirming(&build.metamutant, &scratch, source))?;
     let tests_file = out.join("tests.json");
@@ -578,7 +310,7 @@ pub fn generate_for(
         )?;
     }
     let sites_file = out.join("sites.json");
-    serde_json::to_vec_pretty(&sites)
+    serde_json::to_vec_pretty(&results)
         .map_err(std::io::Error::from)
         .and_then(|bytes| syncmut_runtime::atomic::write(&sites_file, &bytes))
         .map_err(|source| AnalysisError::Io {
@@ -587,7 +319,7 @@ pub fn generate_for(
         })?;
     Ok(Generation {
         catalogue: build.catalogue.clone(),
-        sites,
+        sites: results,
         suite,
         tests_file,
     })
@@ -662,6 +394,7 @@ fn write_mutant_formulas(
     catalogue: &syncmut_mutator::Catalogue,
     sites: &[SiteResult],
     dir: &Path,
+    files: &mut reachability::FormulaFiles,
 ) -> Result<()> {
     for m in &catalogue.mutants {
         let Some(site) = m.sites.first() else {
@@ -693,12 +426,7 @@ fn write_mutant_formulas(
             m.id, m.description
         );
         let path = dir.join(format!("{name}.smt2"));
-        syncmut_runtime::atomic::write(&path, (header + &text).as_bytes()).map_err(|source| {
-            AnalysisError::Io {
-                what: format!("write {}", path.display()),
-                source,
-            }
-        })?;
+        files.write(&path, &(header + &text))?;
     }
     Ok(())
 }

@@ -9,10 +9,12 @@
 //! context (the *builder*, shared with the WP transformer) and copied into the running
 //! solver's context for each query.
 
+use crate::budget::Meter;
 use crate::error::{AnalysisError, Result};
+use crate::sharing;
 use crate::wp::Query;
 use easy_smt::{Context, ContextBuilder, Response, SExpr, SExprData};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
@@ -25,9 +27,12 @@ pub const DEFAULT_TIMEOUT_MS: u32 = 5000;
 /// For tests, which drive fake solvers from `tests/fixtures/solver/`.
 pub const PROGRAM_ENV: &str = syncmut_runtime::env::SOLVER_PROGRAM;
 
-/// After this many failed queries in a row the solver is not started again: the
-/// remaining sites are `unknown` at once instead of each waiting for a broken solver.
-const MAX_FAILURES_IN_A_ROW: u32 = 3;
+/// After this many failed starts in a row (the solver died or answered garbage before
+/// any query was sent) it is not started again: the remaining sites are `unknown` at
+/// once instead of each waiting for a broken solver. A failure during a query (a
+/// formula the solver rejects, a crash on one formula) only costs that query: the
+/// solver is restarted and the next site goes on.
+const MAX_FAILED_STARTS: u32 = 3;
 
 /// Which SMT-LIB 2 solver answers the queries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -160,9 +165,11 @@ pub struct Session {
     builder: Context,
     running: Option<Running>,
     replay: Option<PathBuf>,
+    /// Bytes the session log may still take (shared by every solver process).
+    replay_left: Arc<std::sync::atomic::AtomicU64>,
     pids: tempfile::TempDir,
     launches: u32,
-    failures_in_row: u32,
+    failed_starts: u32,
     last_failure: String,
 }
 
@@ -182,7 +189,11 @@ enum Failure {
 impl Session {
     /// Checks that the solver exists; the process itself starts at the first query.
     /// The whole conversation with the solver (all processes) is written to `replay`.
-    pub fn start(config: SolverConfig, replay: Option<&Path>) -> Result<Session> {
+    pub fn start(
+        config: SolverConfig,
+        replay: Option<&Path>,
+        replay_bytes: u64,
+    ) -> Result<Session> {
         let program = match std::env::var_os(PROGRAM_ENV) {
             Some(p) => PathBuf::from(p),
             None => which(config.kind.program()).ok_or_else(|| AnalysisError::SolverMissing {
@@ -222,9 +233,10 @@ impl Session {
                 .expect("a context without a solver cannot fail to build"),
             running: None,
             replay: replay.map(Path::to_path_buf),
+            replay_left: Arc::new(std::sync::atomic::AtomicU64::new(replay_bytes)),
             pids,
             launches: 0,
-            failures_in_row: 0,
+            failed_starts: 0,
             last_failure: String::new(),
         })
     }
@@ -235,28 +247,41 @@ impl Session {
     }
 
     /// Solves a query in its own push/pop scope. Solver failures become `Unknown`.
-    pub fn solve(&mut self, q: &Query) -> Answer {
-        if self.failures_in_row >= MAX_FAILURES_IN_A_ROW {
+    /// The extra queries for a readable model stop when `meter`'s time is spent.
+    pub fn solve(&mut self, q: &Query, meter: &Meter) -> Answer {
+        if self.failed_starts >= MAX_FAILED_STARTS {
             return Answer::Unknown(format!(
-                "{NOT_ATTEMPTED} the solver failed on {MAX_FAILURES_IN_A_ROW} queries in a row (last: {})",
+                "{NOT_ATTEMPTED} the solver failed to start {MAX_FAILED_STARTS} times in a row (last: {})",
                 self.last_failure
             ));
         }
         let running = match self.running.take() {
             Some(r) => Ok(r),
-            None => self.launch(),
+            None => self.launch().map_err(|f| (f, true)),
         };
         let outcome = running.and_then(|mut r| {
-            let answer = solve_in(&self.builder, &mut r, q, self.config);
-            answer.map(|a| (a, r))
+            let answer = solve_in(&self.builder, &mut r, q, self.config, meter);
+            answer.map(|a| (a, r)).map_err(|f| (f, false))
         });
         match outcome {
             Ok((answer, running)) => {
                 self.running = Some(running);
-                self.failures_in_row = 0;
+                self.failed_starts = 0;
                 answer
             }
-            Err(failure) => {
+            Err((Failure::TimedOut, false)) if meter.out_of_time() => {
+                // The site's own time ran out while the solver worked (a solver does
+                // not always stop at its own timeout: z3 took 25 s over a 5 s limit on
+                // a fixed-point FFT's products): killed, and restarted for the next.
+                Answer::Unknown(
+                    AnalysisError::Budget(format!(
+                        "{}; the solver was still working on its formula and was stopped",
+                        meter.why()
+                    ))
+                    .to_string(),
+                )
+            }
+            Err((failure, at_start)) => {
                 // The process is gone or out of step with us: drop it (killing it and
                 // its process group); the next query starts a fresh one.
                 let reason = match failure {
@@ -266,12 +291,20 @@ impl Session {
                         self.config.wall().as_millis(),
                         self.config.timeout_ms
                     ),
-                    Failure::Died(e) => format!("{FAILURE} {} died during the query (crashed?): {e}", self.config.kind),
-                    Failure::Garbage(e) => format!("{FAILURE} {} answered something that is not the expected SMT-LIB: {e}", self.config.kind),
+                    Failure::Died(e) => format!(
+                        "{FAILURE} {} died during the query (crashed?): {e}",
+                        self.config.kind
+                    ),
+                    Failure::Garbage(e) => format!(
+                        "{FAILURE} {} answered something that is not the expected SMT-LIB: {e}",
+                        self.config.kind
+                    ),
                 };
-                self.failures_in_row += 1;
+                if at_start {
+                    self.failed_starts += 1;
+                }
                 self.last_failure = reason.clone();
-                let next = if self.failures_in_row >= MAX_FAILURES_IN_A_ROW {
+                let next = if self.failed_starts >= MAX_FAILED_STARTS {
                     "it is not started again"
                 } else {
                     "the solver is restarted for the next query"
@@ -310,7 +343,10 @@ impl Session {
                 if self.launches > 1 {
                     let _ = writeln!(f, "; --- solver restarted after: {}", self.last_failure);
                 }
-                b.replay_file(Some(f));
+                b.replay_file(Some(Capped {
+                    file: f,
+                    left: self.replay_left.clone(),
+                }));
             }
         }
         let watchdog = Watchdog::new(pidfile);
@@ -335,6 +371,40 @@ impl Session {
         Ok(r)
     }
 }
+
+/// The session log, cut when its budget is spent: it is for reading what was sent, and
+/// must never fail a solver command or fill the disk.
+struct Capped {
+    file: std::fs::File,
+    left: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use std::sync::atomic::Ordering;
+        let len = buf.len() as u64;
+        let left = self.left.load(Ordering::Relaxed);
+        if len <= left {
+            self.left.store(left - len, Ordering::Relaxed);
+            let _ = self.file.write_all(buf);
+        } else if left > 0 {
+            self.left.store(0, Ordering::Relaxed);
+            let _ = self.file.write_all(
+                b"\n; --- the session log stops here: it reached the formula budget (--formula-budget MB)\n",
+            );
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = self.file.flush();
+        Ok(())
+    }
+}
+
+/// Time a solver command may run past the site's deadline, so that a solver which
+/// answers at its deadline is heard rather than killed.
+const GRACE: Duration = Duration::from_millis(500);
 
 /// Runs one solver command under the watchdog and classifies a failure.
 fn command<T>(
@@ -401,21 +471,10 @@ fn sort(ctx: &Context, text: &str) -> SExpr {
     }
 }
 
-/// Copies `e` from the builder's arena into the solver's.
-fn import(from: &Context, to: &Context, e: SExpr, memo: &mut HashMap<SExpr, SExpr>) -> SExpr {
-    if let Some(done) = memo.get(&e) {
-        return *done;
-    }
-    let copy = match from.get(e) {
-        SExprData::Atom(a) => to.atom(a),
-        SExprData::String(s) => to.atom(format!("\"{}\"", s.replace('"', "\"\""))),
-        SExprData::List(items) => {
-            let items: Vec<SExpr> = items.iter().map(|i| import(from, to, *i, memo)).collect();
-            to.list(items)
-        }
-    };
-    memo.insert(e, copy);
-    copy
+/// Copies `e` from the builder's arena into the solver's, every shared subterm bound
+/// once by a `let`, so what is sent stays linear in the formula's size.
+fn import(from: &Context, to: &Context, e: SExpr) -> SExpr {
+    sharing::let_form(from, to, e)
 }
 
 /// Most "nobody else wrote this" and "a traced store wrote this" preferences tried per
@@ -428,10 +487,11 @@ fn solve_in(
     r: &mut Running,
     q: &Query,
     config: SolverConfig,
+    meter: &Meter,
 ) -> std::result::Result<Answer, Failure> {
-    let wall = config.wall();
+    let wall = config.wall().min(meter.remaining() + GRACE);
     command(r, wall, |ctx| ctx.push())?;
-    let answer = solve_inner(builder, r, q, config)?;
+    let answer = solve_inner(builder, r, q, config, meter)?;
     command(r, wall, |ctx| ctx.pop())?;
     Ok(answer)
 }
@@ -441,9 +501,9 @@ fn solve_inner(
     r: &mut Running,
     q: &Query,
     config: SolverConfig,
+    meter: &Meter,
 ) -> std::result::Result<Answer, Failure> {
-    let wall = config.wall();
-    let mut memo = HashMap::new();
+    let wall = config.wall().min(meter.remaining() + GRACE);
     let mut decls = q.inputs.declarations();
     decls.extend(q.fresh.iter().cloned());
     for (name, s) in &decls {
@@ -453,14 +513,14 @@ fn solve_inner(
         })?;
     }
     for d in &q.definitions {
-        let e = import(builder, &r.ctx, d.expr, &mut memo);
+        let e = import(builder, &r.ctx, d.expr);
         command(r, wall, |ctx| {
             let s = sort(ctx, &d.sort);
             ctx.define_const(d.name.clone(), s, e)
         })?;
     }
     for c in &q.conjuncts {
-        let e = import(builder, &r.ctx, c.expr, &mut memo);
+        let e = import(builder, &r.ctx, c.expr);
         command(r, wall, |ctx| ctx.assert(e))?;
     }
     let mut response = command(r, wall, |ctx| ctx.check())?;
@@ -477,7 +537,7 @@ fn solve_inner(
         let known: Vec<SExpr> = q
             .known_writes
             .iter()
-            .map(|e| import(builder, &r.ctx, *e, &mut memo))
+            .map(|e| import(builder, &r.ctx, *e))
             .collect();
         let all_known = !known.is_empty()
             && command(r, wall, |ctx| ctx.check_assuming(known.clone()))? == Response::Sat;
@@ -486,9 +546,12 @@ fn solve_inner(
         let own: Vec<SExpr> = q
             .quiet
             .iter()
-            .map(|e| import(builder, &r.ctx, *e, &mut memo))
+            .map(|e| import(builder, &r.ctx, *e))
             .collect();
         for e in one_by_one.iter().chain(&own).take(MAX_QUIET) {
+            if meter.out_of_time() {
+                break;
+            }
             let with: Vec<SExpr> = quiet.iter().copied().chain([*e]).collect();
             if command(r, wall, |ctx| ctx.check_assuming(with))? == Response::Sat {
                 quiet.push(*e);
@@ -512,6 +575,9 @@ fn solve_inner(
         preferences.push(vec![small]);
         let mut preferred = false;
         for assumptions in preferences {
+            if meter.out_of_time() {
+                break;
+            }
             let assumptions: Vec<SExpr> = quiet.iter().copied().chain(assumptions).collect();
             if command(r, wall, |ctx| ctx.check_assuming(assumptions))? == Response::Sat {
                 preferred = true;
@@ -570,6 +636,11 @@ fn solve_inner(
 
 /// The query as a stand-alone SMT-LIB script with comments, for the chosen solver.
 pub fn script(ctx: &Context, q: &Query, title: &str, solver: SolverConfig) -> String {
+    // Printed through a scratch context, so the `let` forms do not stay in the builder.
+    let scratch = ContextBuilder::new()
+        .build()
+        .expect("a context without a solver cannot fail to build");
+    let shown = |e: SExpr| scratch.display(import(ctx, &scratch, e)).to_string();
     let mut s = String::new();
     let _ = writeln!(s, "; {title}");
     let _ = writeln!(
@@ -606,30 +677,24 @@ pub fn script(ctx: &Context, q: &Query, title: &str, solver: SolverConfig) -> St
     }
     for d in &q.definitions {
         let _ = writeln!(s, "; {}", d.comment);
-        let _ = writeln!(
-            s,
-            "(define-fun {} () {} {})",
-            d.name,
-            d.sort,
-            ctx.display(d.expr)
-        );
+        let _ = writeln!(s, "(define-fun {} () {} {})", d.name, d.sort, shown(d.expr));
     }
     for c in &q.conjuncts {
         let _ = writeln!(s, "; {}", c.comment);
-        let _ = writeln!(s, "(assert {})", ctx.display(c.expr));
+        let _ = writeln!(s, "(assert {})", shown(c.expr));
     }
     for e in &q.known_writes {
         let _ = writeln!(
             s,
             "; preferred, tried first (the reader or a traced store wrote the value): {}",
-            ctx.display(*e)
+            shown(*e)
         );
     }
     for e in &q.quiet {
         let _ = writeln!(
             s,
             "; preferred, tried next (nobody else wrote the value): {}",
-            ctx.display(*e)
+            shown(*e)
         );
     }
     let _ = writeln!(s, "(check-sat)");

@@ -196,7 +196,14 @@ fn random_baseline_draws_nondet_values_and_misses_the_guards() {
         syncmut_mutator::Design::from_paths(&[example("pthread/nondet_guard")], &[]).unwrap();
     let build = syncmut_mutator::metamutant::build(&design, out.path()).unwrap();
     let options = Options::default();
-    let wp = syncmut_analysis::generate_for(&build, out.path(), out.path(), &options).unwrap();
+    let wp = syncmut_analysis::generate_for(
+        &build,
+        out.path(),
+        out.path(),
+        &options,
+        &syncmut_analysis::Quiet,
+    )
+    .unwrap();
     let random = syncmut_analysis::random_for(
         &build,
         out.path(),

@@ -27,7 +27,8 @@ impl<'m> Wp<'m> {
                     continue;
                 }
                 let edge = self.edge(f, p, b)?;
-                let pr = self.reach_block(f, p)?;
+                self.meter.check()?;
+                let pr = crate::budget::deep(|| self.reach_block(f, p))?;
                 let through = self.block_returns(f, p, None)?;
                 alts.push(self.and(vec![pr, through, edge]));
             }

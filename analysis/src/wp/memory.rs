@@ -186,7 +186,8 @@ impl<'m> Wp<'m> {
         if let Some(s) = self.memory.get(&(f, at, loc)) {
             return Ok(s.clone());
         }
-        let s = self.before_uncached(f, at, loc, load)?;
+        self.meter.check()?;
+        let s = crate::budget::deep(|| self.before_uncached(f, at, loc, load))?;
         self.memory.insert((f, at, loc), s.clone());
         Ok(s)
     }

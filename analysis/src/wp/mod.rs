@@ -106,6 +106,9 @@ pub struct Wp<'m> {
     traced_stores: usize,
     /// Reads after a synchronization point followed back to the reader's own value.
     own_values: usize,
+    /// The time and memory this formula may take (`budget.rs`), checked at each
+    /// recursive step of the backward walk.
+    meter: crate::budget::Meter,
 }
 
 impl<'m> Wp<'m> {
@@ -149,7 +152,15 @@ impl<'m> Wp<'m> {
             writes: HashMap::new(),
             traced_stores: 0,
             own_values: 0,
+            meter: crate::budget::Meter::unlimited(),
         }
+    }
+
+    /// Builds the formula within `meter`'s time and memory: past them, [`Wp::site`]
+    /// returns [`AnalysisError::Budget`].
+    pub fn within(mut self, meter: crate::budget::Meter) -> Self {
+        self.meter = meter;
+        self
     }
 
     /// Summarises loops not unrolled within the bound instead of cutting their paths

@@ -85,7 +85,8 @@ impl<'m> Wp<'m> {
         if let Some(s) = self.values.get(&(f, v)) {
             return Ok(s.clone());
         }
-        let s = self.compute(f, v)?;
+        self.meter.check()?;
+        let s = crate::budget::deep(|| self.compute(f, v))?;
         self.values.insert((f, v), s.clone());
         Ok(s)
     }
