@@ -115,6 +115,7 @@ fn measure(name: &str, path: &Path) -> Row {
         dir.path(),
         &dir.path().join("wp"),
         &Options::default(),
+        &syncmut_analysis::Quiet,
     ) {
         Ok(g) => g,
         Err(e) => {
