@@ -110,6 +110,7 @@ fn main() {
                 dir.path(),
                 &dir.path().join(kind.program()),
                 &options,
+                &syncmut_analysis::Quiet,
             )
             .expect("wp generation");
             for s in &g.sites {
