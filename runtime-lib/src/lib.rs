@@ -18,7 +18,7 @@
 //!   ([`output`]: length, SHA-256, a head in memory, the rest in a temporary file).
 //! - [`trace`] reads the trace the runtime writes (`trace.c`), [`races`] the race detector's
 //!   file (`races.c`), [`schedule`] the schedule
-//!   files the scheduler records (`scheduler.c`), [`test_case`] the tests whose input
+//!   files the scheduler records (`schedule_record.c`), [`test_case`] the tests whose input
 //!   values the runtime hands out (`inputs.c`).
 //! - [`atomic`]: the atomic file write every crate uses.
 

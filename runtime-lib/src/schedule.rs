@@ -1,4 +1,4 @@
-//! The schedule files of the pthread scheduler (`scheduler.c` beside this file; format in
+//! The schedule files of the pthread scheduler (`schedule_record.c` beside this file; format in
 //! runtime-lib/README.md): what a run records under `SYNCMUT_SCHEDULE_OUT` (its choice
 //! points, how it ended, how many scheduling points it took) and what `replay:<path>`
 //! reads back, plus the `SYNCMUT_SCHEDULE` values syncmut composes.

@@ -1,0 +1,473 @@
+/* The controlled scheduler's schedule file, both ways: recording every choice point
+ * and writing them out (SYNCMUT_SCHEDULE_OUT; async-signal-safe, so it also runs from a
+ * fatal signal), and reading one back for replay:<path> and follow:<path>, whose picks
+ * are here. Also the signal handlers that save the file when no trace does. Split from
+ * scheduler.c: the file format is one concern (runtime-lib/README.md describes it, and
+ * schedule.rs reads it), apart from how threads are scheduled. */
+#define _GNU_SOURCE
+#include "signal_safe_out.h"
+#include "scheduler_internal.h"
+#include "activation.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "trace.h"
+#include "races.h"
+
+/* replay and follow: the chosen thread of each choice point, in order, and its kind
+ * (REPLAY_ANY when the line names none, as in a dfs prefix). */
+#define REPLAY_ANY 0xffu
+static uint32_t *replay_ids;
+static uint8_t *replay_kinds;
+static uint64_t replay_len, replay_pos;
+static int64_t replay_diverged = -1; /* choice point where the file stopped fitting */
+/* SYNCMUT_SCHEDULE_OUT: every choice point (more than one option), preallocated. */
+struct choice {
+    uint32_t chosen;
+    uint32_t current; /* K_RUN: the thread at the point (NO_NAME: none) */
+    uint32_t kind;
+    uint32_t single;  /* K_RUN with one option: not a choice (a `# step` line) */
+    uint32_t n;       /* options, in opts[off..off+n) */
+    uint64_t off;
+    uint64_t events;  /* trace events recorded before the point */
+};
+struct option {
+    uint32_t id;
+    int32_t site;
+    uint32_t obj[2]; /* OBJ_NONE, OBJ_ALL, or k+1 for the k-th object seen */
+    uint32_t reads;  /* the step only reads its object: two reads commute */
+    int64_t access;  /* memory access number (`m<k>` in the site field), else -1 */
+    int64_t readied; /* the thread's `readied` (`b<k>` after the objects), else -1 */
+    int64_t join;    /* the step joins thread k (`j<k>` for the objects), else -1 */
+};
+#define OBJ_NONE 0u
+#define OBJ_ALL UINT32_MAX
+/* Objects numbered by first appearance in the recording (addresses vary with ASLR; the
+ * numbering is the same for runs that share a prefix of choices). */
+#define MAX_OBJECTS 65536u
+/* Open addressing, twice as many slots as objects: with --interleave memory every
+ * shared address is an object, and numbering must stay cheap at each choice point. */
+#define OBJECT_SLOTS (2u * MAX_OBJECTS)
+static struct { const void *addr; uint32_t number; } object_table[OBJECT_SLOTS];
+static uint32_t nobjects;
+#define MAX_CHOICES (1u << 22)
+#define MAX_OPTIONS (1u << 24)
+char *syncmut_sched_out_path; /* absolute */
+static struct choice *choices;
+static struct option *options;
+static _Atomic uint64_t nchoices;
+static uint64_t noptions;
+static _Atomic int choices_truncated;
+static _Atomic int out_written;
+/* Run points recorded (choices and single steps); the step under way is the last. */
+static uint64_t run_points;
+/* SYNCMUT_RECORD_STEPS=0 clears it: single steps are counted (run_points, so `b<k>` and
+ * the merging of consecutive ones stay as when they are written) but neither stored nor
+ * written. Only the partial-order reduction reads them; other runs save the work. */
+int syncmut_sched_record_steps = 1;
+/* The thread of the last point when it was a single step, else NO_NAME: the next single
+ * step of that thread is merged with it. */
+static uint32_t last_single = NO_NAME;
+int64_t syncmut_sched_current_step = -1;
+const char *syncmut_sched_schedule_value;
+pid_t syncmut_sched_owner_pid; /* a forked child must not write the parent's schedule file */
+
+/* ---- recording choice points -------------------------------------------------------- */
+
+static uint32_t object_number(const struct sthread *t, int j)
+{
+    if (t->touches_all)
+        return j == 0 ? OBJ_ALL : OBJ_NONE;
+    const void *o = t->next_obj[j];
+    if (o == NULL)
+        return OBJ_NONE;
+    uint64_t h = (uint64_t)(uintptr_t)o * 0x9E3779B97F4A7C15u;
+    for (uint32_t i = (uint32_t)(h >> 40) % OBJECT_SLOTS;; i = (i + 1) % OBJECT_SLOTS) {
+        if (object_table[i].addr == o)
+            return object_table[i].number;
+        if (object_table[i].addr == NULL) {
+            if (nobjects == MAX_OBJECTS)
+                return OBJ_ALL;
+            object_table[i].addr = o;
+            object_table[i].number = ++nobjects;
+            return nobjects;
+        }
+    }
+}
+
+void syncmut_sched_set_next(struct sthread *t, const void *a, const void *b, int all)
+{
+    t->next_obj[0] = a;
+    t->next_obj[1] = b;
+    t->touches_all = all;
+    t->next_reads = 0;
+    t->next_access = -1;
+    t->next_join = -1;
+}
+
+/* The pending step joins `target`: it depends only on the target's end (the oracle's
+ * partial-order reduction orders it after the target's last step, and no other). */
+void syncmut_sched_set_next_join(struct sthread *t, const struct sthread *target)
+{
+    syncmut_sched_set_next(t, NULL, NULL, 0);
+    t->next_join = target->id;
+}
+
+/* Records a scheduling point: a choice (n > 1), or with `single` a run point with one
+ * option, which the oracle's partial-order reduction needs for its happens-before
+ * relation. Consecutive single steps of one thread are one record (one step, on the
+ * union of their objects: every object when they are more than two). */
+void syncmut_sched_record_choice(int kind, const struct sthread *chosen, const struct sthread *cur, uint32_t n)
+{
+    if (choices == NULL)
+        return;
+    int single = kind == K_RUN && n == 1;
+    int follows = single && last_single == chosen->id;
+    last_single = single ? chosen->id : NO_NAME;
+    if (single && !syncmut_sched_record_steps)
+        return;
+    uint64_t k = atomic_load_explicit(&nchoices, memory_order_relaxed);
+    if (follows && k > 0 && choices[k - 1].single && choices[k - 1].chosen == chosen->id) {
+        struct option *o = &options[choices[k - 1].off];
+        if (chosen->next_join >= 0 || o->join >= 0) { /* a join merged with other steps: everything */
+            o->obj[0] = OBJ_ALL, o->obj[1] = OBJ_NONE, o->join = -1;
+        }
+        for (int j = 0; j < 2; j++) {
+            uint32_t obj = object_number(chosen, j);
+            int reads = chosen->next_reads;
+            if (obj == OBJ_NONE || o->obj[0] == OBJ_ALL)
+                continue;
+            if (obj == OBJ_ALL || (o->obj[1] != OBJ_NONE && o->obj[1] != obj && o->obj[0] != obj)) {
+                o->obj[0] = OBJ_ALL, o->obj[1] = OBJ_NONE;
+                continue;
+            }
+            if (o->obj[0] == OBJ_NONE) {
+                o->obj[0] = obj;
+                o->reads = (uint32_t)reads;
+            } else if (o->obj[0] == obj) {
+                o->reads = o->reads && reads;
+            } else if (o->obj[1] == OBJ_NONE || o->obj[1] == obj) {
+                /* the second slot is written `+o<k>`: not a read */
+                o->obj[1] = obj;
+                o->reads = 0;
+            }
+        }
+        o->access = -1;
+        return;
+    }
+    if (k >= MAX_CHOICES || noptions + n > MAX_OPTIONS) {
+        atomic_store_explicit(&choices_truncated, 1, memory_order_relaxed);
+        return;
+    }
+    struct choice *c = &choices[k];
+    c->chosen = chosen->id;
+    c->current = cur != NULL ? cur->id : NO_NAME;
+    c->kind = (uint32_t)kind;
+    c->single = (uint32_t)single;
+    c->n = n;
+    c->off = noptions;
+    c->events = syncmut_trace_recorded();
+    for (uint32_t i = 0; i < n; i++) {
+        for (int j = 0; j < 2; j++)
+            options[noptions + i].obj[j] = object_number(syncmut_sched_candidates[i], j);
+        options[noptions + i].reads = (uint32_t)syncmut_sched_candidates[i]->next_reads;
+        options[noptions + i].access = syncmut_sched_candidates[i]->next_access;
+        options[noptions + i].readied = syncmut_sched_candidates[i]->readied;
+        options[noptions + i].join = syncmut_sched_candidates[i]->next_join;
+        options[noptions + i].id = syncmut_sched_candidates[i]->id;
+        int64_t site = atomic_load_explicit(&syncmut_sched_candidates[i]->site, memory_order_relaxed);
+        options[noptions + i].site = site < 0 || site > INT32_MAX ? -1 : (int32_t)site;
+    }
+    noptions += n;
+    /* Published last: a flush from a signal handler sees whole entries only. */
+    atomic_store_explicit(&nchoices, k + 1, memory_order_release);
+}
+
+/* A run point: records it and starts the chosen thread's step. */
+void syncmut_sched_record_run(struct sthread *chosen, const struct sthread *cur, uint32_t n)
+{
+    if (choices == NULL)
+        return;
+    int merged = n == 1 && last_single == chosen->id;
+    syncmut_sched_record_choice(K_RUN, chosen, cur, n);
+    if (!merged)
+        syncmut_sched_current_step = (int64_t)run_points++;
+    chosen->readied = -1;
+}
+
+/* ---- replay and follow -------------------------------------------------------------- */
+
+/* Replay: the next recorded thread if it is among the n candidates, else `fallback`
+ * (the file is used up, or stopped fitting: the rest of the run follows the default). */
+struct sthread *syncmut_sched_replay_pick(uint32_t n, struct sthread *fallback)
+{
+    if (replay_pos >= replay_len)
+        return fallback;
+    uint32_t want = replay_ids[replay_pos++];
+    for (uint32_t i = 0; i < n; i++)
+        if (syncmut_sched_candidates[i]->id == want)
+            return syncmut_sched_candidates[i];
+    replay_diverged = (int64_t)replay_pos - 1;
+    replay_pos = replay_len;
+    return fallback;
+}
+
+/* Follow: the recorded order of thread steps, as far as this run can take it. Another
+ * program (the original following a mutant's interleaving) meets other choice points:
+ * a recorded wake/timeout choice this run does not have is skipped at a run choice; a
+ * wake/timeout choice the file does not have takes `fallback`; a recorded thread that
+ * is not among the candidates yet waits (this point takes `fallback`) until it is, and
+ * one that has finished is dropped. Never diverges for good, unlike replay. */
+struct sthread *syncmut_sched_follow_pick(int kind, uint32_t n, struct sthread *fallback)
+{
+    while (replay_pos < replay_len) {
+        uint8_t want_kind = replay_kinds[replay_pos];
+        if (want_kind == REPLAY_ANY || want_kind == (uint8_t)kind)
+            break;
+        if (kind != K_RUN)
+            return fallback;
+        replay_pos++;
+    }
+    while (replay_pos < replay_len) {
+        uint32_t want = replay_ids[replay_pos];
+        for (uint32_t i = 0; i < n; i++)
+            if (syncmut_sched_candidates[i]->id == want) {
+                replay_pos++;
+                return syncmut_sched_candidates[i];
+            }
+        int finished = 0;
+        for (uint32_t i = 0; i < syncmut_sched_slots_used; i++)
+            if (syncmut_sched_threads[i].id == want && load_state(&syncmut_sched_threads[i]) == FINISHED)
+                finished = 1;
+        if (!finished)
+            return fallback;
+        replay_pos++;
+    }
+    return fallback;
+}
+
+/* ---- SYNCMUT_SCHEDULE_OUT (async-signal-safe: open/write/close, static buffer) ------ */
+
+static char sout_space[1 << 14];
+static struct signal_safe_out sout = { .fd = -1, .size = sizeof sout_space, .buf = sout_space };
+
+static void sout_flush(void)
+{
+    signal_safe_flush(&sout);
+}
+
+static void sout_str(const char *s)
+{
+    signal_safe_str(&sout, s);
+}
+
+static void sout_u64(uint64_t v)
+{
+    signal_safe_u64(&sout, v);
+}
+
+static const char *const kind_names[] = {"run", "wake", "timeout"};
+
+/* Writes the choices made so far, once: at exit, in the end-record path (signals,
+ * deadlock, livelock), or from the scheduler's own signal handlers without a trace. */
+void syncmut_sched_write_schedule_out(const char *how)
+{
+    syncmut_races_write(); /* written at the same moments, to its own file */
+    if (syncmut_sched_out_path == NULL || getpid() != syncmut_sched_owner_pid || atomic_exchange(&out_written, 1) != 0)
+        return;
+    int fd;
+    do
+        fd = open(syncmut_sched_out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        static const char msg[] = "syncmut runtime: cannot create SYNCMUT_SCHEDULE_OUT file\n";
+        ssize_t ignored = write(2, msg, sizeof msg - 1);
+        (void)ignored;
+        return;
+    }
+    sout.fd = fd;
+    sout.used = 0;
+    sout_str("# syncmut-schedule 1 ");
+    sout_str(syncmut_sched_schedule_value);
+    sout_str("\n# <chosen> <kind> <current|-> <id>:<site|->:<objects>[:b<step>],... e<events> (one line per choice point; `# step` lines: run points with one option)\n");
+    uint64_t n = atomic_load_explicit(&nchoices, memory_order_acquire);
+    for (uint64_t k = 0; k < n; k++) {
+        const struct choice *c = &choices[k];
+        if (c->single)
+            sout_str("# step ");
+        sout_u64(c->chosen);
+        sout_str(" ");
+        sout_str(kind_names[c->kind]);
+        sout_str(" ");
+        if (c->current == NO_NAME)
+            sout_str("-");
+        else
+            sout_u64(c->current);
+        for (uint32_t i = 0; i < c->n; i++) {
+            const struct option *o = &options[c->off + i];
+            sout_str(i == 0 ? " " : ",");
+            sout_u64(o->id);
+            sout_str(":");
+            if (o->access >= 0) {
+                sout_str("m");
+                sout_u64((uint64_t)o->access);
+            } else if (o->site < 0)
+                sout_str("-");
+            else
+                sout_u64((uint64_t)o->site);
+            sout_str(":");
+            if (o->obj[0] == OBJ_ALL) {
+                sout_str("*");
+            } else if (o->join >= 0) {
+                sout_str("j");
+                sout_u64((uint64_t)o->join);
+            } else if (o->obj[0] == OBJ_NONE) {
+                sout_str("-");
+            } else {
+                sout_str(o->reads ? "r" : "o");
+                sout_u64(o->obj[0]);
+                if (o->obj[1] != OBJ_NONE && o->obj[1] != OBJ_ALL) {
+                    sout_str("+o");
+                    sout_u64(o->obj[1]);
+                }
+            }
+            if (o->readied >= 0) {
+                sout_str(":b");
+                sout_u64((uint64_t)o->readied);
+            }
+        }
+        sout_str(" e");
+        sout_u64(c->events);
+        sout_str("\n");
+    }
+    if (!syncmut_sched_record_steps)
+        sout_str("# steps not recorded (SYNCMUT_RECORD_STEPS=0)\n");
+    if (atomic_load_explicit(&choices_truncated, memory_order_relaxed))
+        sout_str("# truncated\n");
+    if (replay_diverged >= 0) {
+        sout_str("# diverged ");
+        sout_u64((uint64_t)replay_diverged);
+        sout_str("\n");
+    }
+    sout_str("# end ");
+    sout_str(how);
+    sout_str(" steps ");
+    sout_u64(syncmut_sched_steps);
+    sout_str("\n");
+    sout_flush();
+    close(fd);
+}
+
+/* ---- start-up: the replay file, the recording buffer, the signal handlers ----------- */
+
+/* replay:<path>: one choice point per line, its chosen thread id first; lines starting
+ * with '#' and empty lines are skipped, the rest of a line is ignored. */
+void syncmut_sched_load_replay(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        syncmut_fatal("SYNCMUT_SCHEDULE: cannot read replay file '%s': %s", path, strerror(errno));
+    uint64_t cap = 0;
+    char line[4096];
+    uint64_t lineno = 0;
+    int whole = 1; /* the previous fgets ended a line */
+    while (fgets(line, sizeof line, f) != NULL) {
+        int starts = whole;
+        whole = strchr(line, '\n') != NULL;
+        if (!starts)
+            continue; /* the rest of a long line */
+        lineno++;
+        if (line[0] == '#' || line[0] == '\n' || line[0] == '\0')
+            continue;
+        uint64_t id = 0;
+        const char *p = line;
+        if (*p < '0' || *p > '9')
+            syncmut_fatal("replay file '%s', line %llu: expected a thread id", path, (unsigned long long)lineno);
+        for (; *p >= '0' && *p <= '9'; p++)
+            if ((id = id * 10 + (uint64_t)(*p - '0')) > UINT32_MAX)
+                syncmut_fatal("replay file '%s', line %llu: thread id out of range", path, (unsigned long long)lineno);
+        if (*p != ' ' && *p != '\n' && *p != '\0')
+            syncmut_fatal("replay file '%s', line %llu: expected a thread id", path, (unsigned long long)lineno);
+        uint8_t kind = REPLAY_ANY;
+        if (strncmp(p, " run", 4) == 0 && (p[4] == ' ' || p[4] == '\n' || p[4] == '\0'))
+            kind = K_RUN;
+        else if (strncmp(p, " wake", 5) == 0 && (p[5] == ' ' || p[5] == '\n' || p[5] == '\0'))
+            kind = K_WAKE;
+        else if (strncmp(p, " timeout", 8) == 0 && (p[8] == ' ' || p[8] == '\n' || p[8] == '\0'))
+            kind = K_TIMEOUT;
+        if (replay_len == cap) {
+            cap = cap ? cap * 2 : 1024;
+            replay_ids = realloc(replay_ids, cap * sizeof *replay_ids);
+            replay_kinds = realloc(replay_kinds, cap * sizeof *replay_kinds);
+            if (replay_ids == NULL || replay_kinds == NULL)
+                syncmut_fatal("replay file '%s': out of memory", path);
+        }
+        replay_kinds[replay_len] = kind;
+        replay_ids[replay_len++] = (uint32_t)id;
+    }
+    fclose(f);
+}
+
+void syncmut_sched_start_recording(const char *path)
+{
+    if (path[0] == '/') {
+        syncmut_sched_out_path = strdup(path);
+    } else {
+        char cwd[4096];
+        if (getcwd(cwd, sizeof cwd) != NULL && (syncmut_sched_out_path = malloc(strlen(cwd) + strlen(path) + 2)) != NULL) {
+            strcpy(syncmut_sched_out_path, cwd);
+            strcat(syncmut_sched_out_path, "/");
+            strcat(syncmut_sched_out_path, path);
+        }
+    }
+    choices = mmap(NULL, (size_t)MAX_CHOICES * sizeof *choices, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    options = mmap(NULL, (size_t)MAX_OPTIONS * sizeof *options, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (syncmut_sched_out_path == NULL || choices == MAP_FAILED || options == MAP_FAILED)
+        syncmut_fatal("SYNCMUT_SCHEDULE_OUT: cannot allocate the choice buffer for '%s'", path);
+}
+
+void syncmut_sched_write_at_exit(void)
+{
+    syncmut_sched_write_schedule_out("exit");
+}
+
+/* Without a trace (whose handlers reach syncmut_sched_write_schedule_out through the end provider),
+ * fatal signals still save the schedule, then die of the same signal. */
+static void on_signal(int sig)
+{
+    int saved = errno;
+    syncmut_sched_write_schedule_out("signal");
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+    errno = saved;
+}
+
+void syncmut_sched_install_signal_handlers(void)
+{
+    static const int sigs[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGTERM, SIGINT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}

@@ -1,0 +1,151 @@
+/* Internal to the controlled scheduler: what scheduler.c and the files split from it
+ * (schedule_strategy.c, schedule_record.c, model_*.c) share. The thread table's types
+ * and limits, the state more than one of them reads or writes (defined in the file
+ * named above each group), and the functions they call in one another. It was one file
+ * until it grew past 1,600 lines; the split is by concern, without a change of
+ * behaviour. Not part of the runtime's interface (scheduler.h is): these names are
+ * linked into the design under test, hence the syncmut_sched_ prefix. */
+#ifndef SYNCMUT_SCHEDULER_INTERNAL_H
+#define SYNCMUT_SCHEDULER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define MAX_THREADS 1024u
+#define NO_NAME UINT32_MAX
+
+enum state { FREE = 0, READY, RUNNING, BLOCKED, FINISHED };
+enum wait_kind { W_NONE = 0, W_RETRY, W_COND, W_BARRIER, W_JOIN, W_FUTEX };
+enum wake { WAKE_NONE = 0, WAKE_EVENT, WAKE_TIMEOUT };
+
+struct sthread {
+    /* Read by the end provider without the lock. */
+    _Atomic int state;
+    _Atomic int64_t site; /* wrapped call the thread is in, -1 outside */
+    _Atomic uint32_t name; /* interned "T<k>", NO_NAME if not yet known */
+    /* The rest only under `syncmut_sched_lock`. */
+    uint32_t id;
+    const void *obj; /* what a BLOCKED thread waits on */
+    int kind;
+    int timed;
+    int wake;
+    uint64_t since; /* FIFO order of condition-variable waiters */
+    pthread_cond_t cv;
+    int cv_ready;
+    pthread_t handle;
+    int has_handle;
+    const char *routine; /* start routine's name, as given by the mutator */
+    void *(*start)(void *);
+    void *arg;
+    uint64_t prio; /* pct: higher runs first */
+    uint32_t parent; /* id of the thread that created it (holdback); NO_NAME for main */
+    int rr_sliced; /* rr: has had a slice (its first one is `rr_phase` points longer) */
+    /* Objects the thread's pending step acts on (schedule-out file): up to two, or
+     * `touches_all` when unknown. */
+    const void *next_obj[2];
+    int touches_all;
+    int next_reads; /* the pending step only reads next_obj[0] (a memory load) */
+    int64_t next_join; /* the pending step joins thread k (waits for its end only), else -1 */
+    int64_t next_access; /* the pending step is memory access number k (mutator's list), else -1 */
+    /* Fairness. */
+    uint32_t reads_in_a_row; /* memory reads since the thread's last write or sync call */
+    uint64_t yielded_at; /* step of its last busy-wait yield, 0: none */
+    uint64_t last_run; /* step it last ran at, or was made ready at */
+    int forced; /* its last run was a fairness pick (it had starved FAIR_BOUND points) */
+    uint32_t retries; /* lock attempts in a row that found the object taken */
+    /* The run step (index among the recorded run points) during which another thread
+     * created or woke it, if it has not run since; -1: none. A causal edge the objects
+     * do not show (a signal wakes a waiter that then relocks the mutex). */
+    int64_t readied;
+};
+
+/* The strategies of SYNCMUT_SCHEDULE (schedule_strategy.c). */
+enum strategy { STRATEGY_DEFAULT, STRATEGY_RANDOM, STRATEGY_PCT, STRATEGY_RR, STRATEGY_HOLDBACK, STRATEGY_REPLAY, STRATEGY_FOLLOW };
+/* pct: the largest depth (SYNCMUT_SCHEDULE=pct:<seed>:<depth>). */
+#define PCT_MAX_DEPTH 64u
+/* The kinds of choice point (`run`, `wake`, `timeout` in the schedule file). */
+enum choice_kind { K_RUN = 0, K_WAKE, K_TIMEOUT };
+
+/* A blocking acquisition: `try` returns 0, an error, or EBUSY for "would block". */
+typedef int (*try_fn)(void *obj, int arg);
+
+/* A thread's state, also read without the lock (the end provider). */
+static inline int load_state(const struct sthread *t)
+{
+    return atomic_load_explicit(&t->state, memory_order_relaxed);
+}
+
+static inline void set_state(struct sthread *t, int s)
+{
+    atomic_store_explicit(&t->state, s, memory_order_relaxed);
+}
+
+/* ---- scheduler.c: the thread table, the baton, blocking and waking ------------------ */
+
+extern pthread_mutex_t syncmut_sched_lock; /* held by whoever reads or changes the scheduler state */
+extern struct sthread syncmut_sched_threads[MAX_THREADS];
+extern uint32_t syncmut_sched_slots_used; /* high-water mark of syncmut_sched_threads */
+extern uint32_t syncmut_sched_next_id;
+extern uint64_t syncmut_sched_steps; /* scheduling points so far */
+extern pthread_key_t syncmut_sched_exit_key;
+extern _Thread_local struct sthread *syncmut_sched_self;
+/* The candidates of the choice under way, in slot order. */
+extern struct sthread *syncmut_sched_candidates[MAX_THREADS];
+
+struct sthread *syncmut_sched_lowest_id(uint32_t n, uint32_t above);
+int syncmut_sched_is_candidate(const struct sthread *t, uint32_t n);
+void syncmut_sched_wake(struct sthread *t, int reason);
+void syncmut_sched_wake_all(const void *obj, int kind);
+int syncmut_sched_block_on(const void *obj, int kind, int timed);
+int syncmut_sched_acquire(void *obj, try_fn try, int arg, int timed);
+void syncmut_sched_release(const void *obj, int lock_released);
+void syncmut_sched_reschedule(struct sthread *me);
+void syncmut_sched_wait_for_baton(struct sthread *me);
+struct sthread *syncmut_sched_new_slot(void);
+void syncmut_sched_finish(struct sthread *t);
+uint32_t syncmut_sched_intern_thread_name(uint32_t number);
+
+/* ---- schedule_strategy.c: SYNCMUT_SCHEDULE and each strategy's choice --------------- */
+
+extern enum strategy syncmut_sched_strategy;
+extern uint32_t syncmut_sched_pct_depth;
+extern uint64_t syncmut_sched_pct_change[PCT_MAX_DEPTH];
+
+uint64_t syncmut_sched_rng_next(void);
+struct sthread *syncmut_sched_pick_other(int kind, uint32_t n, struct sthread *fallback);
+struct sthread *syncmut_sched_default_choice(struct sthread *me, uint32_t n);
+struct sthread *syncmut_sched_rr_choice(struct sthread *me, uint32_t n);
+struct sthread *syncmut_sched_holdback_choice(uint32_t n);
+struct sthread *syncmut_sched_highest_priority(uint32_t n);
+int syncmut_sched_parse_u64(const char *s, uint64_t *out);
+void syncmut_sched_parse_strategy(const char *value);
+
+/* ---- schedule_record.c: the schedule file, recorded and replayed -------------------- */
+
+extern char *syncmut_sched_out_path;
+extern int syncmut_sched_record_steps;
+extern int64_t syncmut_sched_current_step;
+extern const char *syncmut_sched_schedule_value;
+extern pid_t syncmut_sched_owner_pid;
+
+void syncmut_sched_set_next(struct sthread *t, const void *a, const void *b, int all);
+void syncmut_sched_set_next_join(struct sthread *t, const struct sthread *target);
+void syncmut_sched_record_choice(int kind, const struct sthread *chosen, const struct sthread *cur, uint32_t n);
+void syncmut_sched_record_run(struct sthread *chosen, const struct sthread *cur, uint32_t n);
+struct sthread *syncmut_sched_replay_pick(uint32_t n, struct sthread *fallback);
+struct sthread *syncmut_sched_follow_pick(int kind, uint32_t n, struct sthread *fallback);
+void syncmut_sched_write_schedule_out(const char *how);
+void syncmut_sched_load_replay(const char *path);
+void syncmut_sched_start_recording(const char *path);
+void syncmut_sched_write_at_exit(void);
+void syncmut_sched_install_signal_handlers(void);
+
+/* ---- the blocking models ------------------------------------------------------------ */
+
+int syncmut_sched_try_mutex(void *m, int arg); /* model_mutex.c */
+int syncmut_sched_try_sem(void *s, int arg); /* model_sem_barrier.c */
+struct sthread *syncmut_sched_thread_of_handle(pthread_t thread); /* model_thread.c */
+
+#endif
