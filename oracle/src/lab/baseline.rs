@@ -9,7 +9,7 @@
 use super::traces::{
     keep_stderr, keep_trace, observe, run_races, traced_in, Lens, RunRaces, Unjudged,
 };
-use super::{dfs_config, dfs_tag, explores, RunSettings};
+use super::{dfs_config, dfs_tag, explores, Lab, RunSettings};
 use crate::error::OracleError;
 use crate::explore;
 use crate::mask::Mask;
@@ -106,15 +106,21 @@ pub(super) fn baseline(
     let mut schedules = planned_schedules(config.strategy, explores, steps, 0);
     let listed = if dfs { &schedules[..1] } else { &schedules[..] };
     let tagged = explores && !dfs;
-    let (mut runs, mut set_aside, mask, mut races) = run_original_listed(
+    let lab = Lab {
         build,
         test,
         out,
+        settings: config,
+        limits: &limits,
+        active: "",
+        max_steps: None,
+    };
+    let (mut runs, mut set_aside, mask, mut races) = run_original_listed(
+        &lab,
         listed,
         tagged,
         config.baseline_repeats.max(1),
         config.keep_traces,
-        &limits,
     );
     let mut labels: Vec<String> = listed.to_vec();
     let mut exhausted = false;
@@ -244,29 +250,37 @@ pub(super) fn run_native(
         .collect()
 }
 
-/// Runs the original under the first schedule `repeats` times, each repeat in another
-/// virtual world (`SYNCMUT_ENTROPY`), and then under each other schedule, keeping each
-/// schedule's trace in the run directory (tagged by schedule when `tagged`; the repeats'
-/// only when `keep_repeats`). What differs between the repeats is masked ([`Mask`]); a
-/// difference that cannot be masked makes the test unusable. Returns one run per
-/// schedule, observed through the mask, why the test is unusable if it is (stopping at
-/// the first reason), and the mask.
-#[allow(clippy::too_many_arguments)]
+/// Runs the original on `lab.test` under the first schedule `repeats` times, each repeat
+/// in another virtual world (`SYNCMUT_ENTROPY`), and then under each other schedule,
+/// keeping each schedule's trace in the run directory (tagged by schedule when `tagged`;
+/// the repeats' only when `keep_repeats`). What differs between the repeats is masked
+/// ([`Mask`]); a difference that cannot be masked makes the test unusable. Returns one
+/// run per schedule, observed through the mask, why the test is unusable if it is
+/// (stopping at the first reason), and the mask.
 fn run_original_listed(
-    build: &Build,
-    test: &TestCase,
-    out: &OutDir,
+    lab: &Lab,
     schedules: &[String],
     tagged: bool,
     repeats: usize,
     keep_repeats: bool,
-    limits: &Limits,
 ) -> (
     Vec<(Execution, Observation)>,
     Option<String>,
     Mask,
     RunRaces,
 ) {
+    let Lab {
+        build,
+        test,
+        out,
+        limits,
+        ..
+    } = *lab;
+    let original = Lab {
+        active: "",
+        max_steps: None,
+        ..*lab
+    };
     let mut runs: Vec<(Execution, Observation)> = Vec::new();
     let mut mask = Mask::default();
     let mut races = RunRaces::default();
@@ -301,19 +315,7 @@ fn run_original_listed(
             hidden: &[],
             mask: if i < repeats { &unmasked } else { &mask },
         };
-        let observed = traced_in(
-            build,
-            test,
-            "",
-            schedule,
-            None,
-            &path,
-            None,
-            &out.path(outdir::WORK_DIR),
-            limits,
-            entropy,
-            lens,
-        );
+        let observed = traced_in(&original, schedule, &path, None, entropy, lens);
         let (execution, observation) = match observed {
             Ok((execution, observation, _)) => (execution, observation),
             Err(Unjudged::Environment(message)) => return (runs, Some(message), mask, races),

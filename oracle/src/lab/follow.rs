@@ -4,13 +4,12 @@
 //! whether the two already differed before.
 
 use super::traces::{run_races, trace_error, traced_in, Lens, RunRaces, Unjudged};
+use super::Lab;
 use crate::observation::{Observation, Recorder};
 use std::path::Path;
 use syncmut_mutator::api::Family;
-use syncmut_mutator::metamutant::Build;
-use syncmut_runtime::exec::{Execution, Limits};
+use syncmut_runtime::exec::Execution;
 use syncmut_runtime::schedule;
-use syncmut_runtime::test_case::TestCase;
 use syncmut_runtime::trace;
 
 /// The original's run along a mutant run's interleaving ([`follow_original`]).
@@ -50,17 +49,20 @@ impl Partial {
 
 /// The original along the interleaving a mutant's run recorded in `choices` (its
 /// `SYNCMUT_SCHEDULE_OUT` file), beside the mutant's trace `mutant_trace`. `None` for
-/// SystemC or when the run recorded nothing.
-#[allow(clippy::too_many_arguments)]
+/// SystemC or when the run recorded nothing. `lab` is the mutant's: the original runs on
+/// the same test under the same limits.
 pub(super) fn follow_original(
-    build: &Build,
-    test: &TestCase,
+    lab: &Lab,
     choices: &Path,
     mutant_trace: &Path,
-    work: &Path,
-    limits: &Limits,
     lens: Lens,
 ) -> Result<Option<FollowedRun>, Unjudged> {
+    let build = lab.build;
+    let original = Lab {
+        active: "",
+        max_steps: None,
+        ..*lab
+    };
     if build.catalogue.kind != Family::Pthread || !choices.is_file() {
         return Ok(None);
     }
@@ -68,15 +70,10 @@ pub(super) fn follow_original(
     let followed_file = mutant_trace.with_extension("followed.schedule");
     let value = schedule::follow_value(choices);
     let (execution, observation, _) = traced_in(
-        build,
-        test,
-        "",
+        &original,
         &value,
-        None,
         &trace_file,
         Some(&followed_file),
-        work,
-        limits,
         None,
         lens,
     )?;
@@ -147,7 +144,6 @@ fn same_point(a: &schedule::Choice, b: &schedule::Choice) -> bool {
 /// differ before that point: each run's trace is read up to the events recorded before
 /// that choice, and each thread's steps are compared as far as both runs have them
 /// (`execution` is the original's; only the steps are compared).
-#[allow(clippy::too_many_arguments)]
 fn partial_follow(
     mutant: &schedule::Schedule,
     original: &schedule::Schedule,

@@ -40,6 +40,25 @@ use syncmut_runtime::trace;
 /// A test the baseline kept, with the original's runs on it.
 type UsableTest<'a> = (&'a TestCase, &'a Baseline, &'a OriginalRuns);
 
+/// What the functions that run a program on one test pass down unchanged: the build,
+/// the test, the run directory and the run's settings, the limits of a run, and which
+/// program runs. A caller that runs something else (the original beside a mutant) or
+/// under other limits passes a changed copy (`Lab { limits: &longer, ..*lab }`).
+#[derive(Clone, Copy)]
+struct Lab<'a> {
+    build: &'a Build,
+    test: &'a TestCase,
+    out: &'a OutDir,
+    settings: &'a RunSettings,
+    /// The limits of a run: the baseline's for the original, the ones derived from the
+    /// baseline for a mutant.
+    limits: &'a Limits,
+    /// `SYNCMUT_ACTIVE`: the mutant's activation (empty: none, the original runs).
+    active: &'a str,
+    /// The livelock bound (`SYNCMUT_MAX_STEPS`; `None`: the runtime's own default).
+    max_steps: Option<u64>,
+}
+
 /// Knobs of a run.
 #[derive(Debug, Clone)]
 pub struct RunSettings {

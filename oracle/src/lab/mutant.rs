@@ -10,15 +10,15 @@ use super::traces::{
     divergence_seq, keep_stderr, keep_trace, run_races, traced, traced_in, Lens, RunRaces, Unjudged,
 };
 use super::{
-    dfs_config, dfs_tag, explores, schedule_file, schedule_value, wilson_interval, RunSettings,
-    TIMEOUT_CONFIRM_FACTOR,
+    dfs_config, dfs_tag, explores, schedule_file, schedule_value, wilson_interval, Lab,
+    RunSettings, TIMEOUT_CONFIRM_FACTOR,
 };
 use crate::explore;
 use crate::mask::Mask;
 use crate::observation::Observation;
 use crate::outcome::{Baseline, Run};
 use crate::outdir::{self, OutDir};
-use crate::schedules::{self as schedule_plan, Schedules, Strategy};
+use crate::schedules::{self as schedule_plan, Strategy};
 use crate::verdict::Verdict;
 use std::time::Duration;
 use syncmut_mutator::api::Family;
@@ -64,41 +64,26 @@ pub(super) fn run_mutant(
         search_bounded(build, test, &plan.mask, &search_limits, preemptions)
     });
     let mut tally = Tally::new(build, mutant, plan, search);
+    let lab = Lab {
+        build,
+        test,
+        out,
+        settings: config,
+        limits: &limits,
+        active: &active,
+        max_steps: plan.max_steps,
+    };
     let mut exhaustive = false;
     let mut ran = if dfs {
-        search_mutant(
-            build,
-            mutant,
-            &active,
-            test,
-            plan,
-            out,
-            config.strategy,
-            &limits,
-            &mut tally,
-        )
-        .map(|covered| exhaustive = covered && plan.exhausted)
+        search_mutant(&lab, mutant, &mut tally)
+            .map(|covered| exhaustive = covered && plan.exhausted)
     } else {
         let schedules: &[String] = if explores {
             &plan.mutant_schedules
         } else {
             &plan.mutant_schedules[..1]
         };
-        run_mutant_listed(
-            build,
-            mutant,
-            &active,
-            test,
-            schedules,
-            explores,
-            stop_at_kill,
-            plan.max_steps,
-            out,
-            config.keep_traces,
-            &limits,
-            config.first_timeout,
-            &mut tally,
-        )
+        run_mutant_listed(&lab, mutant, schedules, explores, stop_at_kill, &mut tally)
     };
     if ran.is_ok() && tally.first_kill.is_none() && build.catalogue.kind == Family::Pthread {
         for run in 1..=config.native {
@@ -267,19 +252,17 @@ fn ordinal(n: usize) -> String {
 
 /// The mutant's own dfs search, each run judged into `tally`; the first kill's trace and
 /// choices are kept, and the original re-run under them for the diff. Returns whether the
-/// search covered its bounded space, or why the pair cannot be judged.
-#[allow(clippy::too_many_arguments)]
-fn search_mutant(
-    build: &Build,
-    mutant: &Mutant,
-    active: &str,
-    test: &TestCase,
-    plan: &OriginalRuns,
-    out: &OutDir,
-    schedules: Schedules,
-    limits: &Limits,
-    tally: &mut Tally,
-) -> Result<bool, Unjudged> {
+/// search covered its bounded space, or why the pair cannot be judged. The search is the
+/// settings' (`lab.settings.strategy`), its livelock bound the plan's (`lab.max_steps`).
+fn search_mutant(lab: &Lab, mutant: &Mutant, tally: &mut Tally) -> Result<bool, Unjudged> {
+    let Lab {
+        build,
+        test,
+        out,
+        limits,
+        active,
+        ..
+    } = *lab;
     let work = tempfile::tempdir().map_err(|e| Unjudged::from_io(&std::env::temp_dir(), e))?;
     let choices = work.path().join("mutant.schedule");
     // Without the test's input values, as the dfs search has always run.
@@ -291,7 +274,7 @@ fn search_mutant(
     let mut failed = None;
     let search = explore::search(
         &program,
-        &dfs_config(build, schedules, plan.max_steps),
+        &dfs_config(build, lab.settings.strategy, lab.max_steps),
         &work.path().join("search"),
         &mut |visit| {
             let tag = dfs_tag(visit.run);
@@ -299,15 +282,7 @@ fn search_mutant(
             let mut follow = |lens: Lens| {
                 std::fs::write(&choices, visit.schedule_text)
                     .map_err(|e| Unjudged::from_io(&choices, e))?;
-                follow_original(
-                    build,
-                    test,
-                    &choices,
-                    visit.trace_file,
-                    &out.path(outdir::WORK_DIR),
-                    limits,
-                    lens,
-                )
+                follow_original(lab, &choices, visit.trace_file, lens)
             };
             let observed =
                 Observation::new(visit.execution, visit.trace, &tally.hidden, tally.mask);
@@ -367,15 +342,15 @@ fn search_mutant(
         let value = schedule_value(out.root(), &test.name, Some(&mutant.id), tag);
         let path = outdir::trace_file(out.root(), &test.name, None, Some(tag));
         let nothing = Mask::default();
+        let original = Lab {
+            active: "",
+            max_steps: None,
+            ..*lab
+        };
         if let Ok((execution, _, _)) = traced(
-            build,
-            test,
-            "",
+            &original,
             &value,
-            None,
             &path,
-            &out.path(outdir::WORK_DIR),
-            limits,
             Lens {
                 hidden: &[],
                 mask: &nothing,
@@ -388,26 +363,28 @@ fn search_mutant(
     Ok(covered)
 }
 
-/// Runs the mutant (`active`) under each of `schedules`, judged into `tally`, each run
+/// Runs the mutant (`lab.active`) under each of `schedules`, judged into `tally`, each run
 /// recording its interleaving for the original to follow; only the first killing run's
-/// trace is kept. With `stop_at_kill`, the first kill ends the runs. An error says why
-/// the pair cannot be judged.
-#[allow(clippy::too_many_arguments)]
+/// trace is kept (every run's with the settings' `keep_traces`). With `stop_at_kill`, the
+/// first kill ends the runs. A first run is limited by the settings' `first_timeout`, if
+/// any. An error says why the pair cannot be judged.
 fn run_mutant_listed(
-    build: &Build,
+    lab: &Lab,
     mutant: &Mutant,
-    active: &str,
-    test: &TestCase,
     schedules: &[String],
     tagged: bool,
     stop_at_kill: bool,
-    max_steps: Option<u64>,
-    out: &OutDir,
-    keep_all: bool,
-    limits: &Limits,
-    first_timeout: Option<Duration>,
     tally: &mut Tally,
 ) -> Result<(), Unjudged> {
+    let Lab {
+        build,
+        test,
+        out,
+        limits,
+        ..
+    } = *lab;
+    let keep_all = lab.settings.keep_traces;
+    let first_timeout = lab.settings.first_timeout;
     for schedule in schedules {
         let path = outdir::trace_file(
             out.root(),
@@ -421,15 +398,13 @@ fn run_mutant_listed(
             ..*limits
         };
         let (mut execution, mut observed, mut workdir) = traced_in(
-            build,
-            test,
-            active,
+            &Lab {
+                limits: &first,
+                ..*lab
+            },
             schedule,
-            max_steps,
             &path,
             Some(&choices),
-            &out.path(outdir::WORK_DIR),
-            &first,
             None,
             tally.lens(),
         )?;
@@ -444,15 +419,13 @@ fn run_mutant_listed(
             let waited = execution.elapsed;
             drop(workdir);
             (execution, observed, workdir) = traced_in(
-                build,
-                test,
-                active,
+                &Lab {
+                    limits: &longer,
+                    ..*lab
+                },
                 schedule,
-                max_steps,
                 &path,
                 Some(&choices),
-                &out.path(outdir::WORK_DIR),
-                &longer,
                 None,
                 tally.lens(),
             )?;
@@ -484,17 +457,7 @@ fn run_mutant_listed(
             &observed,
             &races,
             schedule,
-            &mut |lens| {
-                follow_original(
-                    build,
-                    test,
-                    &choices,
-                    &path,
-                    &out.path(outdir::WORK_DIR),
-                    limits,
-                    lens,
-                )
-            },
+            &mut |lens| follow_original(lab, &choices, &path, lens),
         );
         let _ = std::fs::remove_file(&choices);
         if killed? && first {

@@ -4,6 +4,7 @@
 //! ([`Unjudged`]), telling a machine out of disk or processes from a fault of the design.
 //! Shared by the baseline, the mutants' runs and the original following them.
 
+use super::Lab;
 use crate::mask::Mask;
 use crate::observation::{Observation, Recorder};
 use crate::outdir;
@@ -11,9 +12,8 @@ use crate::races::SourceRace;
 use std::path::Path;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::metamutant::Build;
-use syncmut_runtime::exec::{Execution, Limits};
+use syncmut_runtime::exec::Execution;
 use syncmut_runtime::invocation::Invocation;
-use syncmut_runtime::test_case::TestCase;
 use syncmut_runtime::trace::{self, Keep};
 use syncmut_runtime::workdir::Workdir;
 
@@ -25,43 +25,40 @@ pub(super) struct Lens<'a> {
     pub(super) mask: &'a Mask,
 }
 
-/// Runs the metamutant with `active` (empty: no mutant) under `schedule` in a private
-/// working directory under `work` and observes its trace through `lens`; the working
-/// directory is handed back (removed when dropped). The runtime's trace file stays at
-/// `trace_file` for the caller to keep ([`keep_trace`]) or delete.
-#[allow(clippy::too_many_arguments)]
+/// Runs the metamutant with `lab.active` (empty: no mutant) on `lab.test` under
+/// `schedule` in a private working directory under the run directory's work directory
+/// and observes its trace through `lens`; the working directory is handed back (removed
+/// when dropped). The runtime's trace file stays at `trace_file` for the caller to keep
+/// ([`keep_trace`]) or delete.
 pub(super) fn traced(
-    build: &Build,
-    test: &TestCase,
-    active: &str,
+    lab: &Lab,
     schedule: &str,
-    max_steps: Option<u64>,
     trace_file: &Path,
-    work: &Path,
-    limits: &Limits,
     lens: Lens,
 ) -> Result<(Execution, Observation, Workdir), Unjudged> {
-    traced_in(
-        build, test, active, schedule, max_steps, trace_file, None, work, limits, None, lens,
-    )
+    traced_in(lab, schedule, trace_file, None, None, lens)
 }
 
 /// [`traced`], recording the scheduler's choices in `schedule_out` (pthread), in the
 /// virtual world `entropy` (`SYNCMUT_ENTROPY`; `None`: syncmut's own).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn traced_in(
-    build: &Build,
-    test: &TestCase,
-    active: &str,
+    lab: &Lab,
     schedule: &str,
-    max_steps: Option<u64>,
     trace_file: &Path,
     schedule_out: Option<&Path>,
-    work: &Path,
-    limits: &Limits,
     entropy: Option<u32>,
     lens: Lens,
 ) -> Result<(Execution, Observation, Workdir), Unjudged> {
+    let Lab {
+        build,
+        test,
+        out,
+        limits,
+        active,
+        max_steps,
+        ..
+    } = *lab;
+    let work = &out.path(outdir::WORK_DIR);
     if let Some(parent) = trace_file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Unjudged::from_io(parent, e))?;
     }
