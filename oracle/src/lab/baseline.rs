@@ -1,0 +1,650 @@
+//! The baseline: the original on each test, under the first schedule twice (in two
+//! virtual worlds, whose differences make the mask), then every other schedule once (or
+//! its own dfs search), then the uninstrumented build once. It decides whether a test is
+//! usable and keeps the original's runs every mutant is judged against
+//! ([`OriginalRuns`]), and makes the original's bounded searches ([`BoundedSearch`]) that
+//! decide a mutant run the original could not follow. Apart from the mutants' side,
+//! which only reads what it leaves.
+
+use super::traces::{
+    keep_stderr, keep_trace, observe, run_races, traced_in, Lens, RunRaces, Unjudged,
+};
+use super::{dfs_config, dfs_tag, explores, Lab, RunSettings};
+use crate::error::OracleError;
+use crate::explore;
+use crate::mask::Mask;
+use crate::observation::{Compared, Observation};
+use crate::outcome::{Baseline, LostNotifications};
+use crate::outdir::{self, OutDir};
+use crate::schedules::{Schedules, Strategy};
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+use syncmut_mutator::api::Family;
+use syncmut_mutator::metamutant::Build;
+use syncmut_runtime::exec::{Execution, Limits, Status};
+use syncmut_runtime::invocation::Invocation;
+use syncmut_runtime::schedule;
+use syncmut_runtime::test_case::TestCase;
+
+/// The schedules of one usable test and the original's executions under them.
+#[derive(Debug, Clone)]
+pub(super) struct OriginalRuns {
+    /// `SYNCMUT_SCHEDULE` values every mutant runs under: the original's (empty for dfs:
+    /// each mutant's own search chooses its schedules), or, in a self-check, others.
+    pub(super) mutant_schedules: Vec<String>,
+    /// The original's executions, one per schedule explored, each with what it showed
+    /// (nothing hidden, the mask applied): compact, whatever the length of the trace.
+    pub(super) originals: Vec<(Execution, Observation)>,
+    /// The schedule each of `originals` ran under (`default`, `random:3`, `dfs:7`).
+    pub(super) labels: Vec<String>,
+    /// The original's runs with real threads (`--native N`): how it ends without the
+    /// controlled scheduler.
+    pub(super) native: Vec<Execution>,
+    /// dfs: the original's search covered its whole bounded space.
+    pub(super) exhausted: bool,
+    /// pthread: the mutants' livelock bound (`SYNCMUT_MAX_STEPS`), a multiple of the
+    /// original's own scheduling points on this test.
+    pub(super) max_steps: Option<u64>,
+    /// What the original does not repeat across virtual worlds, left out of comparisons.
+    pub(super) mask: Mask,
+    /// `run --races`: the data races of the original's runs (never kills), and whether
+    /// the detector left something unchecked in them (then no race kills on this test:
+    /// the original might have had the race unseen).
+    pub(super) races: RunRaces,
+    /// The original's bounded searches on this test, by preemption bound (0 to
+    /// [`FOLLOW_CHECK_PREEMPTIONS`]), each made the first time a mutant's run needs it
+    /// (the original could not follow that run's interleaving to its end) and shared by
+    /// every mutant; under dfs, the baseline's own search, whatever the bound.
+    pub(super) searched: Arc<Vec<OnceLock<Result<BoundedSearch, String>>>>,
+}
+
+/// The original's runs over every schedule within a preemption bound: what decides a
+/// mutant run the original could not follow to its end.
+#[derive(Debug, Clone)]
+pub(super) struct BoundedSearch {
+    /// What each run showed, nothing hidden, the baseline's mask applied.
+    pub(super) observations: Vec<Observation>,
+    /// The search covered every schedule within the bound (with no reduction, unless the
+    /// user's own dfs search, reused here, asked for `--por sleep`).
+    pub(super) exhausted: bool,
+    pub(super) preemptions: u32,
+}
+
+/// The original's search that checks a run it could not follow covers every schedule
+/// with as many preemptions as that run had, up to this many (a run with more is not
+/// decided), at most `FOLLOW_CHECK_SCHEDULES` runs (not exhausted past that, and then it
+/// decides nothing): a few seconds per test and bound.
+pub(super) const FOLLOW_CHECK_PREEMPTIONS: u32 = 2;
+const FOLLOW_CHECK_SCHEDULES: usize = 600;
+
+/// A mutant that takes this many times the original's scheduling points (at least
+/// `MIN_MUTANT_STEPS`) is a livelock. A bound relative to the original ends a spinning
+/// mutant in milliseconds, long before its timeout, so the verdict does not depend on
+/// how loaded the machine is (the runtime's fixed 10M-step default could lose that race).
+const MUTANT_STEPS_FACTOR: u64 = 100;
+const MIN_MUTANT_STEPS: u64 = 100_000;
+
+/// Runs the original on a test and decides whether the test is usable: the first
+/// schedule twice (the runs must agree), then every other schedule once (dfs: a search),
+/// then the uninstrumented build once.
+pub(super) fn baseline(
+    build: &Build,
+    test: &TestCase,
+    out: &OutDir,
+    config: &RunSettings,
+) -> Result<(Baseline, Option<OriginalRuns>), OracleError> {
+    let limits = Limits {
+        timeout: config.baseline_timeout,
+        ..config.limits
+    };
+    let explores = explores(build, config);
+    let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
+    // The original's run length (pthread) places pct's change points and bounds the
+    // mutants' steps; random and pct schedules are fixed in advance.
+    let steps =
+        (build.catalogue.kind == Family::Pthread).then(|| measure_steps(build, test, out, &limits));
+    let mut schedules = planned_schedules(config.strategy, explores, steps, 0);
+    let listed = if dfs { &schedules[..1] } else { &schedules[..] };
+    let tagged = explores && !dfs;
+    let lab = Lab {
+        build,
+        test,
+        out,
+        settings: config,
+        limits: &limits,
+        active: "",
+        max_steps: None,
+    };
+    let (mut runs, mut set_aside, mask, mut races) = run_original_listed(
+        &lab,
+        listed,
+        tagged,
+        config.baseline_repeats.max(1),
+        config.keep_traces,
+    );
+    let mut labels: Vec<String> = listed.to_vec();
+    let mut exhausted = false;
+    if dfs && set_aside.is_none() {
+        // The original's own search replaces the runs above; its first run (no prefix) is
+        // the default schedule already run.
+        let work = tempfile::tempdir().map_err(|e| OracleError::Write {
+            path: std::env::temp_dir(),
+            source: e,
+        })?;
+        match search_original(
+            build,
+            test,
+            config.strategy,
+            &mask,
+            &limits,
+            work.path(),
+            &mut races,
+        ) {
+            Ok((searched, covered, failure)) => {
+                labels = (1..=searched.len()).map(dfs_tag).collect();
+                (runs, exhausted) = (searched, covered);
+                set_aside = failure;
+            }
+            Err(e) => set_aside = Some(e),
+        }
+        schedules.clear();
+    }
+    labels.truncate(runs.len());
+    let Some((execution, _)) = runs.first() else {
+        let reason = set_aside.unwrap_or_else(|| "the original could not be run".to_string());
+        return Ok((not_started(test, reason), None));
+    };
+    if set_aside.is_none() {
+        set_aside = fails_expectation(test, execution);
+    }
+    if set_aside.is_none() {
+        set_aside = differs_from_original_build(build, test, execution, &mask, &limits);
+    }
+    let label = |site| crate::diff::site_label(&build.catalogue, site);
+    let baseline = Baseline {
+        nondeterministic: mask.describe(&label),
+        races: races.races.clone(),
+        races_unchecked: races.limits.clone(),
+        ..summarise(test, &runs, set_aside)
+    };
+    let max_steps = steps.map(|s| s.saturating_mul(MUTANT_STEPS_FACTOR).max(MIN_MUTANT_STEPS));
+    // A self-check runs the original as a mutant under schedules the baseline did not
+    // sample, as a mutant that consumes the scheduler's choices differently would.
+    let mutant_schedules = match config.self_check && tagged {
+        true => planned_schedules(config.strategy, explores, steps, config.strategy.budget),
+        false => schedules.clone(),
+    };
+    let native = match baseline.usable && build.catalogue.kind == Family::Pthread {
+        true => run_native(build, test, "", config.native, &limits)
+            .map_err(|message| OracleError::Environment { message })?,
+        false => Vec::new(),
+    };
+    let searched: Arc<Vec<OnceLock<_>>> = Arc::new(
+        (0..=FOLLOW_CHECK_PREEMPTIONS)
+            .map(|_| OnceLock::new())
+            .collect(),
+    );
+    if let (true, Strategy::Dfs { preemptions, .. }) = (dfs, config.strategy.strategy) {
+        // A mutant's dfs runs have at most the same bound.
+        let observations: Vec<Observation> = runs.iter().map(|(_, o)| o.clone()).collect();
+        for cell in searched.iter() {
+            let _ = cell.set(Ok(BoundedSearch {
+                observations: observations.clone(),
+                exhausted,
+                preemptions,
+            }));
+        }
+    }
+    let plan = baseline.usable.then_some(OriginalRuns {
+        mutant_schedules,
+        originals: runs,
+        labels,
+        native,
+        exhausted,
+        max_steps,
+        mask,
+        races,
+        searched,
+    });
+    Ok((baseline, plan))
+}
+
+/// The `SYNCMUT_SCHEDULE` values the original and every mutant run under: the seeded
+/// strategy's values (the k-th from `skip + 1` on), else the one `default` schedule (dfs
+/// starts there).
+fn planned_schedules(
+    schedules: Schedules,
+    explores: bool,
+    steps: Option<u64>,
+    skip: usize,
+) -> Vec<String> {
+    let seeded: Option<Vec<String>> = (skip + 1..=skip + schedules.budget)
+        .map(|k| schedules.strategy.seeded_value(k, steps.unwrap_or(1000)))
+        .collect();
+    match seeded {
+        Some(values) if explores => values,
+        _ => vec!["default".to_string()],
+    }
+}
+
+/// `runs` runs of the metamutant with `active` and real threads: no controlled
+/// scheduler, no trace. An error is a failure of the machine.
+pub(super) fn run_native(
+    build: &Build,
+    test: &TestCase,
+    active: &str,
+    runs: usize,
+    limits: &Limits,
+) -> Result<Vec<Execution>, String> {
+    let invocation = Invocation {
+        active: Some(active.to_string()),
+        limits: *limits,
+        ..Invocation::for_test(&build.metamutant, test)
+    };
+    (0..runs)
+        .map(|_| {
+            invocation
+                .run()
+                .map_err(|e| format!("{}: {e}", build.metamutant.display()))
+        })
+        .collect()
+}
+
+/// Runs the original on `lab.test` under the first schedule `repeats` times, each repeat
+/// in another virtual world (`SYNCMUT_ENTROPY`), and then under each other schedule,
+/// keeping each schedule's trace in the run directory (tagged by schedule when `tagged`;
+/// the repeats' only when `keep_repeats`). What differs between the repeats is masked
+/// ([`Mask`]); a difference that cannot be masked makes the test unusable. Returns one
+/// run per schedule, observed through the mask, why the test is unusable if it is
+/// (stopping at the first reason), and the mask.
+fn run_original_listed(
+    lab: &Lab,
+    schedules: &[String],
+    tagged: bool,
+    repeats: usize,
+    keep_repeats: bool,
+) -> (
+    Vec<(Execution, Observation)>,
+    Option<String>,
+    Mask,
+    RunRaces,
+) {
+    let Lab {
+        build,
+        test,
+        out,
+        limits,
+        ..
+    } = *lab;
+    let original = Lab {
+        active: "",
+        max_steps: None,
+        ..*lab
+    };
+    let mut runs: Vec<(Execution, Observation)> = Vec::new();
+    let mut mask = Mask::default();
+    let mut races = RunRaces::default();
+    let unmasked = Mask::default();
+    let label = |site| crate::diff::site_label(&build.catalogue, site);
+    let first_path = outdir::trace_file(
+        out.root(),
+        &test.name,
+        None,
+        tagged.then_some(schedules[0].as_str()),
+    );
+    let order = std::iter::repeat_n(&schedules[0], repeats).chain(&schedules[1..]);
+    for (i, schedule) in order.enumerate() {
+        let repeat_of_first = i > 0 && i < repeats;
+        let path = if repeat_of_first {
+            out.path(
+                Path::new(outdir::TRACE_DIR)
+                    .join(&test.name)
+                    .join(format!("original.{}.jsonl", i + 1)),
+            )
+        } else {
+            outdir::trace_file(
+                out.root(),
+                &test.name,
+                None,
+                tagged.then_some(schedule.as_str()),
+            )
+        };
+        let entropy = repeat_of_first.then(|| other_world(i));
+        // The first schedule's runs make the mask, so they are observed without it.
+        let lens = Lens {
+            hidden: &[],
+            mask: if i < repeats { &unmasked } else { &mask },
+        };
+        let observed = traced_in(&original, schedule, &path, None, entropy, lens);
+        let (execution, observation) = match observed {
+            Ok((execution, observation, _)) => (execution, observation),
+            Err(Unjudged::Environment(message)) => return (runs, Some(message), mask, races),
+            Err(e) => {
+                return (
+                    runs,
+                    Some(format!("its trace could not be read: {e}")),
+                    mask,
+                    races,
+                )
+            }
+        };
+        match run_races(build, &path) {
+            Ok(found) => races.merge(found),
+            Err(e) => {
+                return (
+                    runs,
+                    Some(format!("its race file could not be read: {e}")),
+                    mask,
+                    races,
+                )
+            }
+        }
+        let mut set_aside = unusable(&execution, limits);
+        if set_aside.is_none() && repeat_of_first {
+            match Mask::between(&runs[0].1, &observation, &label) {
+                Ok(found) => mask = mask.union(found),
+                Err(what) => {
+                    set_aside = Some(format!(
+                        "the original is not deterministic on this test: run again under the same schedule (SYNCMUT_ENTROPY={}), {what}",
+                        entropy.unwrap_or(0)
+                    ))
+                }
+            }
+        }
+        if repeat_of_first {
+            match keep_repeats {
+                true => drop(keep_trace(&path, None)),
+                false => drop(std::fs::remove_file(&path)),
+            }
+        } else {
+            keep_stderr(&path, &execution.stderr);
+            runs.push((execution, observation));
+            if i > 0 {
+                // A failure to keep the trace costs the diff, not the verdict.
+                let _ = keep_trace(&path, None);
+            }
+        }
+        if i < repeats && (set_aside.is_some() || i + 1 == repeats) {
+            // The reference run, now observed through the mask, and its trace kept.
+            if !mask.is_empty() {
+                if let Ok(observation) = observe(
+                    &runs[0].0,
+                    &first_path,
+                    Lens {
+                        hidden: &[],
+                        mask: &mask,
+                    },
+                ) {
+                    runs[0].1 = observation;
+                }
+            }
+            let _ = keep_trace(&first_path, None);
+        }
+        if set_aside.is_some() {
+            return (runs, set_aside, mask, races);
+        }
+    }
+    (runs, None, mask, races)
+}
+
+/// The virtual world of the original's k-th repeat: k worlds after syncmut's own
+/// (`SYNCMUT_ENTROPY` in its environment, else 0), so the repeat sees another clock start
+/// and random stream than the reference run and the mutants.
+fn other_world(k: usize) -> u32 {
+    let own: u32 = std::env::var(syncmut_runtime::env::ENTROPY)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    own.wrapping_add(k as u32)
+}
+
+/// The original's dfs search (per-run files in `work`): its runs, whether it covered the
+/// bounded space, and why the test is unusable if some run made it so; an error when the
+/// search itself failed.
+#[allow(clippy::type_complexity)]
+fn search_original(
+    build: &Build,
+    test: &TestCase,
+    schedules: Schedules,
+    mask: &Mask,
+    limits: &Limits,
+    work: &Path,
+    races: &mut RunRaces,
+) -> Result<(Vec<(Execution, Observation)>, bool, Option<String>), String> {
+    let mut runs = Vec::new();
+    let mut failure = None;
+    // Without the test's input values, as the dfs search has always run.
+    let original = Invocation {
+        active: Some(String::new()),
+        limits: *limits,
+        ..Invocation::in_setting(&build.metamutant, test)
+    };
+    let search = explore::search(
+        &original,
+        &dfs_config(build, schedules, None),
+        work,
+        &mut |visit| {
+            if let Some(file) = visit.races {
+                races.merge(RunRaces::of(build, file));
+            }
+            failure = unusable(visit.execution, limits);
+            runs.push((
+                visit.execution.clone(),
+                Observation::new(visit.execution, visit.trace, &[], mask),
+            ));
+            failure.is_some()
+        },
+    );
+    match search {
+        Ok(search) => Ok((
+            runs,
+            search.exhausted,
+            failure.map(|f| format!("{f} under a dfs schedule")),
+        )),
+        Err(e) => Err(format!("schedule exploration failed: {e}")),
+    }
+}
+
+/// The original's bounded search ([`FOLLOW_CHECK_PREEMPTIONS`]) on a test, for runs it
+/// could not follow. A test with input values cannot be searched (the search runs the
+/// test's arguments only), and says so.
+pub(super) fn search_bounded(
+    build: &Build,
+    test: &TestCase,
+    mask: &Mask,
+    limits: &Limits,
+    preemptions: u32,
+) -> Result<BoundedSearch, String> {
+    if !test.inputs.is_empty() || !test.nondet.is_empty() {
+        return Err(
+            "the test carries input values, which a search of the original does not pass"
+                .to_string(),
+        );
+    }
+    let work =
+        tempfile::tempdir().map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
+    // Every schedule: a reduced search could leave out the schedule that shows the
+    // mutant's observation, and the kill would be false.
+    let strategy = Strategy::Dfs {
+        preemptions,
+        por: crate::dpor::Por::None,
+    };
+    let schedules = Schedules {
+        strategy,
+        budget: FOLLOW_CHECK_SCHEDULES,
+    };
+    let (runs, exhausted, failure) = search_original(
+        build,
+        test,
+        schedules,
+        mask,
+        limits,
+        work.path(),
+        &mut RunRaces::default(),
+    )?;
+    if let Some(failure) = failure {
+        return Err(format!("the original's search stopped: {failure}"));
+    }
+    Ok(BoundedSearch {
+        observations: runs.into_iter().map(|(_, o)| o).collect(),
+        exhausted,
+        preemptions,
+    })
+}
+
+/// Why the test is unusable when the original does not end with the exit status the
+/// test expects: the test fails on the design as it is, so no mutant can be judged by it.
+fn fails_expectation(test: &TestCase, execution: &Execution) -> Option<String> {
+    let expected = Status::Exited(test.setting.expect?);
+    (execution.status != expected).then(|| {
+        format!(
+            "the test fails on the original: it ends with {} where the test expects {expected}",
+            execution.status
+        )
+    })
+}
+
+/// Why the test is unusable when the uninstrumented original disagrees with the
+/// metamutant running no mutant (`execution`), or cannot be run: what differed, in words.
+fn differs_from_original_build(
+    build: &Build,
+    test: &TestCase,
+    execution: &Execution,
+    mask: &Mask,
+    limits: &Limits,
+) -> Option<String> {
+    let native = match (Invocation {
+        limits: *limits,
+        ..Invocation::for_test(&build.original, test)
+    })
+    .run()
+    {
+        Ok(native) => native,
+        Err(e) => return Some(format!("{}: {e}", build.original.display())),
+    };
+    let what = if native.status != execution.status {
+        format!(
+            "ends with {} but the metamutant without a mutant with {}",
+            native.status, execution.status
+        )
+    } else if native.outputs != execution.outputs {
+        let file = native
+            .outputs
+            .keys()
+            .chain(execution.outputs.keys())
+            .find(|k| native.outputs.get(*k) != execution.outputs.get(*k));
+        format!(
+            "and the metamutant without a mutant write different files ({})",
+            file.map(String::as_str).unwrap_or("?")
+        )
+    } else {
+        let outputs = [
+            (
+                "stdout",
+                Compared::whole(&native.stdout).masking(&mask.stdout_lines),
+                Compared::whole(&execution.stdout).masking(&mask.stdout_lines),
+            ),
+            (
+                "stderr",
+                Compared::design_stderr(&native.stderr).masking(&mask.stderr_lines),
+                Compared::design_stderr(&execution.stderr).masking(&mask.stderr_lines),
+            ),
+        ];
+        match outputs.iter().find(|(_, a, b)| a != b).map(|(name, a, b)| crate::verdict::output_difference(name, a, b)) {
+            Some(difference) => format!("and the metamutant without a mutant write different output ({difference}, the metamutant's)"),
+            None => return None,
+        }
+    };
+    Some(format!("the original build {what}: the design behaves differently when syncmut controls its synchronization"))
+}
+
+/// The baseline of a test on which the original could not even start (its trace never
+/// appeared): set aside, with status 127, what a shell reports for a program it could
+/// not run.
+fn not_started(test: &TestCase, reason: String) -> Baseline {
+    Baseline {
+        test: test.name.clone(),
+        args: test.args.clone(),
+        usable: false,
+        set_aside_because: Some(reason),
+        status: Status::Exited(127),
+        elapsed_ms: 0,
+        reached: Vec::new(),
+        deadlock: false,
+        pending: Vec::new(),
+        lost_notifications: LostNotifications::default(),
+        nondeterministic: Vec::new(),
+        races: Vec::new(),
+        races_unchecked: None,
+    }
+}
+
+/// The saved baseline of a test from the original's runs (the first one is the reference).
+fn summarise(
+    test: &TestCase,
+    runs: &[(Execution, Observation)],
+    set_aside: Option<String>,
+) -> Baseline {
+    let (execution, observation) = &runs[0];
+    let mut reached: Vec<u32> = runs.iter().flat_map(|(_, o)| o.reached()).collect();
+    reached.sort_unstable();
+    reached.dedup();
+    Baseline {
+        test: test.name.clone(),
+        args: test.args.clone(),
+        usable: set_aside.is_none(),
+        set_aside_because: set_aside,
+        status: execution.status,
+        elapsed_ms: runs
+            .iter()
+            .map(|(e, _)| e.elapsed.as_millis() as u64)
+            .max()
+            .unwrap_or(0),
+        reached,
+        deadlock: observation.deadlock,
+        pending: observation.pending.clone(),
+        lost_notifications: LostNotifications::count(&observation.lost_notifications),
+        nondeterministic: Vec::new(),
+        races: Vec::new(),
+        races_unchecked: None,
+    }
+}
+
+/// Why a run of the original makes its test unusable, if it does.
+fn unusable(execution: &Execution, limits: &Limits) -> Option<String> {
+    match execution.status {
+        Status::TimedOut => Some(format!("the original did not finish within {} ms", limits.timeout.as_millis())),
+        Status::Signaled(_) => Some(format!("the original crashed ({})", execution.status)),
+        Status::Exited(syncmut_runtime::status::THREAD_LIMIT) => {
+            Some("the original hit the runtime's thread limit (more than 1024 threads alive or unjoined at once)".to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Scheduling points of the original's `default` run on a test (pct's run-length
+/// estimate, the mutants' livelock bound), 1000 if it cannot be measured.
+fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) -> u64 {
+    let file = out.path(
+        Path::new(outdir::TRACE_DIR)
+            .join(&test.name)
+            .join("original.steps.schedule"),
+    );
+    let _ = std::fs::create_dir_all(file.parent().unwrap_or(out.root()));
+    // Without the test's input values, as the measurement has always run.
+    let measuring = Invocation {
+        active: Some(String::new()),
+        schedule: Some("default".to_string()),
+        schedule_out: Some(file.clone()),
+        limits: *limits,
+        work_root: Some(out.path(outdir::WORK_DIR)),
+        ..Invocation::in_setting(&build.metamutant, test)
+    };
+    let _ = measuring.run();
+    let steps = std::fs::read_to_string(&file)
+        .ok()
+        .and_then(|t| schedule::parse(&t).ok())
+        .and_then(|s| s.steps);
+    let _ = std::fs::remove_file(&file);
+    steps.unwrap_or(1000).max(1)
+}

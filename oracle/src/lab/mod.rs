@@ -1,0 +1,432 @@
+//! The main loop: baseline the original on every test, derive timeouts from it, then run
+//! every reached (mutant, test) pair in parallel and judge it against the baseline.
+//! Results are saved as they arrive.
+//!
+//! This file holds the loop, its settings, what the rest of syncmut reads back from a run
+//! directory, and the few helpers both sides share. The rest is split by concern, one
+//! private module each: `baseline` runs the original on each test and decides which tests
+//! are usable, `mutant` runs one mutant on one test and gives its verdict, `tally` judges
+//! each of those runs against the original's, `follow` runs the original along a mutant
+//! run's interleaving, and `traces` runs a program and observes, keeps or reads what it
+//! left behind.
+
+mod baseline;
+mod follow;
+mod mutant;
+mod tally;
+mod traces;
+
+use crate::diff;
+use crate::error::OracleError;
+use crate::explore;
+use crate::outcome::{Baseline, Outcomes, Run};
+use crate::outdir::{self, OutDir};
+use crate::report;
+use crate::schedules::{Schedules, Strategy};
+use baseline::{baseline, OriginalRuns};
+use mutant::run_mutant;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+use syncmut_mutator::api::Family;
+use syncmut_mutator::metamutant::Build;
+use syncmut_mutator::{Catalogue, Mutant};
+use syncmut_runtime::exec::Limits;
+use syncmut_runtime::test_case::TestCase;
+use syncmut_runtime::trace;
+
+/// A test the baseline kept, with the original's runs on it.
+type UsableTest<'a> = (&'a TestCase, &'a Baseline, &'a OriginalRuns);
+
+/// What the functions that run a program on one test pass down unchanged: the build,
+/// the test, the run directory and the run's settings, the limits of a run, and which
+/// program runs. A caller that runs something else (the original beside a mutant) or
+/// under other limits passes a changed copy (`Lab { limits: &longer, ..*lab }`).
+#[derive(Clone, Copy)]
+struct Lab<'a> {
+    build: &'a Build,
+    test: &'a TestCase,
+    out: &'a OutDir,
+    settings: &'a RunSettings,
+    /// The limits of a run: the baseline's for the original, the ones derived from the
+    /// baseline for a mutant.
+    limits: &'a Limits,
+    /// `SYNCMUT_ACTIVE`: the mutant's activation (empty: none, the original runs).
+    active: &'a str,
+    /// The livelock bound (`SYNCMUT_MAX_STEPS`; `None`: the runtime's own default).
+    max_steps: Option<u64>,
+}
+
+/// Knobs of a run.
+#[derive(Debug, Clone)]
+pub struct RunSettings {
+    /// Parallel executions.
+    pub jobs: usize,
+    /// Baseline executions per test (they must agree for the test to be usable).
+    pub baseline_repeats: usize,
+    /// Timeout of a baseline execution. A mutant's is derived from the baseline's time
+    /// (`invocation::timeout_after`).
+    pub baseline_timeout: Duration,
+    /// Limits other than time, for every execution.
+    pub limits: Limits,
+    /// The schedules every pthread test runs under. With several, a mutant is killed on
+    /// a test when under some schedule it shows a behaviour the original shows under
+    /// none of them, nor when it follows the mutant's interleaving.
+    pub strategy: Schedules,
+    /// pthread: runs with real threads (no controlled scheduler) per (mutant, test),
+    /// after the controlled schedules. They kill only by an absolute failure (crash,
+    /// assertion, hang) that no run of the original shows.
+    pub native: usize,
+    /// Run the original in place of every mutant (under other seeds than the
+    /// baseline's): every kill is a false one, so a sound oracle reports none.
+    pub self_check: bool,
+    /// Keep the (capped) traces of every run in the run directory, not only those a
+    /// kill's diff needs: the survivors', the agreeing runs', the baseline's repeats.
+    pub keep_traces: bool,
+    /// The first limit of every mutant run in place of the one derived from the
+    /// baseline (`SYNCMUT_MUTANT_TIMEOUT_MS`): a machine too loaded for the derived
+    /// limit, made on purpose. A run that times out is confirmed under twice the derived
+    /// limit before it kills, whatever this is.
+    pub first_timeout: Option<Duration>,
+}
+
+/// A run that timed out runs again under this many times its limit before the timeout
+/// counts (a mutant's timeout kill, a hang in `explore`): a run slowed by the machine's
+/// load finishes then, a hang does not.
+pub const TIMEOUT_CONFIRM_FACTOR: u32 = 2;
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            jobs: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            baseline_repeats: 2,
+            baseline_timeout: Duration::from_secs(20),
+            limits: Limits::default(),
+            strategy: Schedules::STANDARD,
+            native: 0,
+            self_check: false,
+            keep_traces: false,
+            first_timeout: std::env::var("SYNCMUT_MUTANT_TIMEOUT_MS")
+                .ok()
+                .and_then(|ms| ms.parse().ok())
+                .map(Duration::from_millis),
+        }
+    }
+}
+
+/// Receives progress, for a console progress bar.
+pub trait Progress: Sync {
+    fn baseline_started(&self, _tests: usize) {}
+    fn runs_started(&self, _runs: usize) {}
+    fn run_finished(&self, _run: &Run) {}
+}
+
+/// A progress sink that shows nothing.
+pub struct Quiet;
+impl Progress for Quiet {}
+
+/// Runs the whole oracle for a built design; returns the outcomes and the baseline
+/// of every test (also saved as outcomes.json and baseline.json). `previous` holds runs finished by an
+/// interrupted earlier run on the same design and tests (`--resume`); they are kept,
+/// not redone, provided the original still behaves as it did then.
+pub fn run(
+    build: &Build,
+    tests: &[TestCase],
+    out: &OutDir,
+    config: &RunSettings,
+    progress: &dyn Progress,
+    previous: Vec<Run>,
+) -> Result<(Outcomes, Vec<Baseline>), OracleError> {
+    let saved_baselines = read_baselines(out);
+    out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
+    out.write_json(outdir::SETTINGS, &verdict_settings(config))?;
+    progress.baseline_started(tests.len());
+    let baselines: Vec<(Baseline, Option<OriginalRuns>)> = tests
+        .iter()
+        .map(|t| baseline(build, t, out, config))
+        .collect::<Result<_, _>>()?;
+    let fresh: Vec<&Baseline> = baselines.iter().map(|(b, _)| b).collect();
+    out.write_json(outdir::BASELINE, &fresh)?;
+    // Earlier verdicts were judged against the earlier baseline; keep them only if the
+    // original behaves the same now (timing aside).
+    let same_behaviour = |old: &Vec<Baseline>| {
+        old.len() == fresh.len()
+            && old.iter().zip(&fresh).all(|(a, b)| {
+                Baseline {
+                    elapsed_ms: 0,
+                    ..a.clone()
+                } == Baseline {
+                    elapsed_ms: 0,
+                    ..(*b).clone()
+                }
+            })
+    };
+    let previous = if saved_baselines.as_ref().is_some_and(same_behaviour) {
+        previous
+    } else {
+        Vec::new()
+    };
+
+    let usable: Vec<UsableTest> = tests
+        .iter()
+        .zip(&baselines)
+        .filter_map(|(t, (b, runs))| runs.as_ref().filter(|_| b.usable).map(|r| (t, b, r)))
+        .collect();
+    if usable.is_empty() {
+        return Err(OracleError::NoUsableTest {
+            path: out.path(outdir::BASELINE),
+        });
+    }
+
+    let catalogue = &build.catalogue;
+    let mut jobs = Vec::new();
+    for mutant in &catalogue.mutants {
+        for (i, (_, baseline, _)) in usable.iter().enumerate() {
+            if mutant.sites.iter().any(|s| baseline.reached.contains(s)) {
+                jobs.push((mutant, i));
+            }
+        }
+    }
+    let expected: HashMap<&str, usize> = catalogue
+        .mutants
+        .iter()
+        .map(|m| {
+            (
+                m.id.as_str(),
+                jobs.iter().filter(|(j, _)| j.id == m.id).count(),
+            )
+        })
+        .collect();
+    let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
+
+    let mut runs: Vec<Run> = previous
+        .into_iter()
+        .filter(|r| {
+            jobs.iter()
+                .any(|(m, t)| m.id == r.mutant && usable[*t].0.name == r.test)
+        })
+        .collect();
+    let todo: Vec<(&Mutant, usize)> = jobs
+        .iter()
+        .filter(|(m, t)| {
+            !runs
+                .iter()
+                .any(|r| r.mutant == m.id && r.test == usable[*t].0.name)
+        })
+        .copied()
+        .collect();
+    progress.runs_started(todo.len());
+    let next = AtomicUsize::new(0);
+    let (sender, receiver) = mpsc::channel::<Result<Run, String>>();
+    std::thread::scope(|scope| -> Result<(), OracleError> {
+        // One worker per job at most: `-j` is an upper bound, not a thread count to spawn.
+        for _ in 0..config.jobs.clamp(1, todo.len().max(1)) {
+            let sender = sender.clone();
+            let (next, todo, usable) = (&next, &todo, &usable);
+            scope.spawn(move || loop {
+                let index = next.fetch_add(1, Ordering::SeqCst);
+                let Some((mutant, test_index)) = todo.get(index) else {
+                    break;
+                };
+                let (test, baseline, plan) = usable[*test_index];
+                let run = run_mutant(build, mutant, test, baseline, plan, out, config);
+                if sender.send(run).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(sender);
+        for run in receiver {
+            // Returning drops the receiver: the workers stop at their next send.
+            let run = run.map_err(|message| OracleError::Environment { message })?;
+            progress.run_finished(&run);
+            runs.push(run);
+            save(catalogue, &runs, &expected_runs, out)?;
+        }
+        Ok(())
+    })?;
+    // Outcomes must not depend on which worker finished first.
+    let order: HashMap<(&str, &str), usize> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, (m, t))| ((m.id.as_str(), usable[*t].0.name.as_str()), i))
+        .collect();
+    runs.sort_by_key(|r| {
+        order
+            .get(&(r.mutant.as_str(), r.test.as_str()))
+            .copied()
+            .unwrap_or(usize::MAX)
+    });
+    let outcomes = save(catalogue, &runs, &expected_runs, out)?;
+    for outcome in outcomes.mutants.iter().filter(|m| m.verdict.is_killed()) {
+        let (Some(mutant), Some(test)) = (
+            catalogue.mutant(&outcome.mutant),
+            outcome.killed_by.as_deref(),
+        ) else {
+            continue;
+        };
+        let schedule = outcome
+            .runs
+            .iter()
+            .find(|r| r.test == test)
+            .and_then(|r| r.schedule.as_deref());
+        let original =
+            trace::read(&outdir::trace_file(out.root(), test, None, schedule)).unwrap_or_default();
+        let mutated = trace::read(&outdir::trace_file(
+            out.root(),
+            test,
+            Some(&mutant.id),
+            schedule,
+        ))
+        .unwrap_or_default();
+        let text = diff::render(
+            catalogue,
+            mutant,
+            test,
+            &original,
+            &mutated,
+            &outcome.reason,
+        );
+        out.write(
+            Path::new(outdir::DIFF_DIR).join(format!("{}.diff", outdir::file_name(&mutant.id))),
+            text.as_bytes(),
+        )?;
+    }
+    // Every run's working directory is gone by now; the empty parent goes too.
+    let _ = std::fs::remove_dir(out.path(outdir::WORK_DIR));
+    Ok((outcomes, baselines.into_iter().map(|(b, _)| b).collect()))
+}
+
+/// The settings that change verdicts, as saved in `settings.json`: a resumed run keeps
+/// earlier runs only when these are the same.
+pub fn verdict_settings(config: &RunSettings) -> serde_json::Value {
+    let mut settings = serde_json::json!({ "schedules": config.strategy.to_string() });
+    if config.native > 0 {
+        settings["native"] = config.native.into();
+    }
+    if config.self_check {
+        settings["self_check"] = true.into();
+    }
+    settings
+}
+
+/// The settings saved by an earlier run in this directory, if any.
+pub fn saved_settings(out: &OutDir) -> Option<serde_json::Value> {
+    serde_json::from_slice(&std::fs::read(out.path(outdir::SETTINGS)).ok()?).ok()
+}
+
+/// The runs saved in a run directory's outcomes.json, for `--resume` (none when it does
+/// not exist yet; an error naming the file when it cannot be read back).
+pub fn saved_runs(out: &OutDir) -> Result<Vec<Run>, String> {
+    let path = out.path(outdir::OUTCOMES);
+    match std::fs::read(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(format!("{}: cannot read: {e}", path.display())),
+        Ok(bytes) => serde_json::from_slice::<Outcomes>(&bytes)
+            .map(|o| o.mutants.into_iter().flat_map(|m| m.runs).collect())
+            .map_err(|e| format!("{}: not a saved outcomes file: {e}", path.display())),
+    }
+}
+
+fn read_baselines(out: &OutDir) -> Option<Vec<Baseline>> {
+    serde_json::from_slice(&std::fs::read(out.path(outdir::BASELINE)).ok()?).ok()
+}
+
+/// Writes outcomes.json and report.csv for the runs so far.
+fn save(
+    catalogue: &Catalogue,
+    runs: &[Run],
+    expected_runs: &dyn Fn(&str) -> usize,
+    out: &OutDir,
+) -> Result<Outcomes, OracleError> {
+    let outcomes = Outcomes::summarise(catalogue, runs, expected_runs);
+    out.write_json(outdir::OUTCOMES, &outcomes)?;
+    out.write(
+        outdir::REPORT_CSV,
+        &report::render(report::Format::Csv, catalogue, &outcomes),
+    )?;
+    Ok(outcomes)
+}
+
+/// Whether a design's tests run under several schedules (pthread, not `Default`).
+fn explores(build: &Build, config: &RunSettings) -> bool {
+    build.catalogue.kind == Family::Pthread && config.strategy.strategy != Strategy::Default
+}
+
+/// The tag of a dfs schedule: the k-th run of a search (its choices are saved beside
+/// the trace, see `schedule_value`).
+fn dfs_tag(k: usize) -> String {
+    format!("dfs:{k}")
+}
+
+/// The `SYNCMUT_SCHEDULE` value that reproduces a saved run's schedule `tag` (as in
+/// outcomes.json): a dfs tag names the choices saved beside the mutant's trace.
+pub fn schedule_value(root: &Path, test: &str, mutant: Option<&str>, tag: &str) -> String {
+    if tag.starts_with("dfs:") {
+        format!(
+            "replay:{}",
+            schedule_file(root, test, mutant, tag).display()
+        )
+    } else {
+        tag.to_string()
+    }
+}
+
+/// Where the choices of a dfs run are saved: beside its trace, `.schedule`.
+fn schedule_file(root: &Path, test: &str, mutant: Option<&str>, tag: &str) -> std::path::PathBuf {
+    outdir::trace_file(root, test, mutant, Some(tag)).with_extension("schedule")
+}
+
+/// The exploration settings of a dfs search in the lab.
+fn dfs_config(
+    build: &Build,
+    schedules: Schedules,
+    max_steps: Option<u64>,
+) -> explore::ExploreSettings {
+    explore::ExploreSettings {
+        strategy: schedules.strategy,
+        schedules: schedules.budget.max(1),
+        // The original runs under the runtime's own default, mutants under their plan's.
+        max_steps: max_steps.unwrap_or(10_000_000),
+        // A test carries its own input values.
+        draw_inputs: false,
+        races: build.catalogue.races,
+        ..explore::ExploreSettings::default()
+    }
+}
+
+/// 95% Wilson score interval of a proportion k/n.
+pub fn wilson_interval(k: usize, n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (k, n, z) = (k as f64, n as f64, 1.96f64);
+    let p = k / n;
+    let denominator = 1.0 + z * z / n;
+    let center = (p + z * z / (2.0 * n)) / denominator;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denominator;
+    ((center - half).max(0.0), (center + half).min(1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval_matches_known_values() {
+        let (lo, hi) = wilson_interval(5, 10);
+        assert!(
+            (lo - 0.2366).abs() < 1e-3 && (hi - 0.7634).abs() < 1e-3,
+            "{lo} {hi}"
+        );
+        let (lo, hi) = wilson_interval(0, 20);
+        assert_eq!(lo, 0.0);
+        assert!((hi - 0.1611).abs() < 1e-3, "{hi}");
+        let (lo, hi) = wilson_interval(20, 20);
+        assert!((lo - 0.8389).abs() < 1e-3 && hi == 1.0, "{lo}");
+    }
+}

@@ -1,0 +1,460 @@
+//! Judging a mutant's runs on one test against the original's: [`Tally`] takes them one
+//! by one (under the controlled scheduler, with real threads, their data races) and keeps
+//! the counts, the first kill and what the survivor's reason says. A kill is a behaviour
+//! no run of the original shows, the original following the run's interleaving and its
+//! bounded search included. Apart from running them ([`super::mutant`]), so that the
+//! rules of a kill read in one place.
+
+use super::baseline::{BoundedSearch, OriginalRuns, FOLLOW_CHECK_PREEMPTIONS};
+use super::follow::{FollowedRun, Partial};
+use super::traces::{Lens, RunRaces, Unjudged};
+use crate::mask::Mask;
+use crate::observation::Observation;
+use crate::races::SourceRace;
+use crate::verdict::{self, Verdict};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+use std::time::Duration;
+use syncmut_mutator::metamutant::Build;
+use syncmut_mutator::Mutant;
+use syncmut_runtime::exec::{Execution, Status};
+use syncmut_runtime::status;
+use syncmut_runtime::trace::Trace;
+
+/// An observation of the original that mutant runs are compared with, and the run that
+/// showed it.
+pub(super) struct OriginalRun {
+    pub(super) observation: Observation,
+    /// `default`, `random:3`, `dfs:7`, or the original following a mutant's run.
+    label: String,
+}
+
+/// What ends a run as a failure whatever its output: a signal, a deadlock, a livelock,
+/// a timeout, the thread limit. Such a failure that no run of the original shows kills
+/// directly; anything else must first survive the original following the mutant's
+/// interleaving.
+fn failure(o: &Observation) -> Option<String> {
+    match o.status {
+        Status::Signaled(signal) => Some(format!("signal {signal}")),
+        Status::TimedOut => Some("timeout".to_string()),
+        Status::Exited(status::THREAD_LIMIT) => Some("thread limit".to_string()),
+        _ if o.deadlock => Some("deadlock".to_string()),
+        _ if o.livelock => Some("livelock".to_string()),
+        _ => None,
+    }
+}
+
+/// How far a mutant's observation is from an original one, to name the closest original
+/// run in a reason: a different end weighs most, then the output, then who was left
+/// waiting, then each differing step.
+fn distance(a: &Observation, b: &Observation) -> usize {
+    let mut d = 0;
+    d += 1000
+        * usize::from(a.status != b.status || a.deadlock != b.deadlock || a.livelock != b.livelock);
+    d += 100 * usize::from(a.stdout != b.stdout);
+    d += 10 * usize::from(a.pending != b.pending);
+    let empty = Vec::new();
+    for thread in a
+        .threads
+        .keys()
+        .chain(b.threads.keys().filter(|t| !a.threads.contains_key(*t)))
+    {
+        let (x, y) = (
+            a.threads.get(thread).unwrap_or(&empty),
+            b.threads.get(thread).unwrap_or(&empty),
+        );
+        d += (0..x.len().max(y.len()))
+            .filter(|&i| x.get(i) != y.get(i))
+            .count();
+    }
+    d
+}
+
+/// [`BoundedSearch`] as a mutant's runs are seen: its sites hidden.
+struct Searched {
+    observations: Vec<Observation>,
+    exhausted: bool,
+    preemptions: u32,
+}
+
+/// What one (mutant, test) pair showed over its schedules.
+pub(super) struct Tally<'a> {
+    pub(super) kills: usize,
+    pub(super) runs: usize,
+    pub(super) elapsed: Duration,
+    /// The schedule of every run, in order, for the survivor's reason.
+    pub(super) tried: Vec<String>,
+    /// Runs whose observation no listed run of the original showed, but the original
+    /// following their interleaving did: not kills.
+    pub(super) refuted: usize,
+    /// Runs whose observation no run of the original showed, but the original could not
+    /// follow their interleaving to the end and the two agreed as far as it did: the
+    /// difference may be the original's under another interleaving, so it is not claimed.
+    /// The first one's schedule and the point where the original stopped following.
+    pub(super) unclaimed: usize,
+    /// The first unclaimed run's schedule, where the original stopped following it, and
+    /// why the original's search did not decide it.
+    pub(super) first_unclaimed: Option<(String, Partial, String)>,
+    /// Runs the original could not follow, whose observation its bounded search showed.
+    pub(super) found_by_search: usize,
+    /// The run being judged timed out and ran again under a larger limit: how that
+    /// ended (empty: it finished, and is judged by that).
+    pub(super) timeout_confirmed: Option<String>,
+    /// Runs that timed out under their first limit but finished under the larger one.
+    pub(super) timeouts_not_confirmed: usize,
+    /// The original's bounded search on this test, shared by every mutant, and how to
+    /// make it.
+    shared_search: &'a [OnceLock<Result<BoundedSearch, String>>],
+    search: Box<dyn Fn(u32) -> Result<BoundedSearch, String> + 'a>,
+    /// Those searches' runs as this mutant's are seen (its sites hidden), by preemption
+    /// bound, once needed.
+    searched: HashMap<u32, Result<Searched, String>>,
+    /// Verdict, reason and schedule tag of the first killing run.
+    pub(super) first_kill: Option<(Verdict, String, String)>,
+    /// Where the first killing run's steps left the closest original's (thread, step
+    /// index), for the part of its trace that is kept.
+    pub(super) divergence: Option<(String, usize)>,
+    pub(super) original: Vec<OriginalRun>,
+    /// Which of the baseline's original runs (the first ones of `original`) some run of
+    /// the mutant showed too: all of them, over an exhaustive search, make the mutant
+    /// equivalent there.
+    pub(super) matched: Vec<bool>,
+    /// How the original ended in its runs with real threads (`--native`).
+    native_failures: Vec<String>,
+    /// How many runs with real threads the original had.
+    native_originals: usize,
+    /// Runs with real threads that ended normally but printed what no run of the
+    /// original printed: reported, not kills (no interleaving to follow).
+    pub(super) native_unexplained: usize,
+    /// Sites whose events the mutant takes away by construction (`Catalogue::hidden_sites`).
+    pub(super) hidden: Vec<u32>,
+    /// The baseline's mask on this test.
+    pub(super) mask: &'a Mask,
+    /// The original's data races on this test (`run --races`), grown by the races of the
+    /// original following a mutant's interleaving.
+    original_races: RunRaces,
+}
+
+/// Runs the original along a mutant run's interleaving: the run's execution, what it
+/// showed (through the tally's lens), how closely it followed and its data races, or
+/// `None` when the run recorded no interleaving.
+pub(super) type Follow<'f> = dyn FnMut(Lens) -> Result<Option<FollowedRun>, Unjudged> + 'f;
+
+impl<'a> Tally<'a> {
+    pub(super) fn new(
+        build: &Build,
+        mutant: &'a Mutant,
+        plan: &'a OriginalRuns,
+        search: Box<dyn Fn(u32) -> Result<BoundedSearch, String> + 'a>,
+    ) -> Tally<'a> {
+        let hidden = build.catalogue.hidden_sites(mutant);
+        let original = plan
+            .originals
+            .iter()
+            .zip(&plan.labels)
+            .map(|((_, o), label)| OriginalRun {
+                observation: o.hiding(&hidden),
+                label: format!("the original under {label}"),
+            })
+            .collect::<Vec<_>>();
+        let matched = vec![false; original.len()];
+        let native_failures = plan
+            .native
+            .iter()
+            .filter_map(|e| failure(&Observation::new(e, &Trace::default(), &[], &plan.mask)))
+            .collect();
+        Tally {
+            kills: 0,
+            runs: 0,
+            elapsed: Duration::ZERO,
+            tried: Vec::new(),
+            refuted: 0,
+            unclaimed: 0,
+            first_unclaimed: None,
+            found_by_search: 0,
+            timeout_confirmed: None,
+            timeouts_not_confirmed: 0,
+            shared_search: &plan.searched,
+            search,
+            searched: HashMap::new(),
+            first_kill: None,
+            divergence: None,
+            original,
+            matched,
+            native_failures,
+            native_originals: plan.native.len(),
+            native_unexplained: 0,
+            hidden,
+            mask: &plan.mask,
+            original_races: plan.races.clone(),
+        }
+    }
+
+    /// The original's search of every schedule with at most `preemptions` preemptions on
+    /// this test, its runs seen as this mutant's: made (once per test and bound) the first
+    /// time it is needed.
+    fn searched(&mut self, preemptions: u32) -> Result<&Searched, String> {
+        let Some(cell) = self.shared_search.get(preemptions as usize) else {
+            return Err(format!("the mutant's run preempted {preemptions} times, more than the original's search covers ({FOLLOW_CHECK_PREEMPTIONS})"));
+        };
+        if !self.searched.contains_key(&preemptions) {
+            let shared = cell.get_or_init(|| (self.search)(preemptions));
+            let hidden = &self.hidden;
+            let seen = shared.as_ref().map_err(Clone::clone).map(|b| Searched {
+                observations: b.observations.iter().map(|o| o.hiding(hidden)).collect(),
+                exhausted: b.exhausted,
+                preemptions: b.preemptions,
+            });
+            self.searched.insert(preemptions, seen);
+        }
+        self.searched[&preemptions].as_ref().map_err(Clone::clone)
+    }
+
+    /// How this tally observes a run of the mutant.
+    pub(super) fn lens(&self) -> Lens<'_> {
+        Lens {
+            hidden: &self.hidden,
+            mask: self.mask,
+        }
+    }
+
+    /// Whether some run of the original ended with the failure `what`.
+    fn original_fails_so(&self, what: &str) -> bool {
+        self.original
+            .iter()
+            .any(|o| failure(&o.observation).as_deref() == Some(what))
+            || self.native_failures.iter().any(|f| f == what)
+    }
+
+    /// Judges one run under the controlled scheduler; true when it kills. A kill is an
+    /// observation no run of the original shows: not one of the listed runs' (those of
+    /// the baseline), and, unless it is a failure the original never shows, not the
+    /// original's when it follows this run's interleaving (`follow`), which is then one
+    /// more original run compared with later ones.
+    ///
+    /// A run that no verdict but killed-by-trace kills is killed by a data race
+    /// (`races`, `run --races`) that no run of the original had, the original following
+    /// it included.
+    pub(super) fn add(
+        &mut self,
+        build: &Build,
+        execution: &Execution,
+        observed: &Observation,
+        races: &RunRaces,
+        tag: &str,
+        follow: &mut Follow,
+    ) -> Result<bool, Unjudged> {
+        self.runs += 1;
+        self.elapsed += execution.elapsed;
+        self.tried.push(tag.to_string());
+        let mut shown = false;
+        for (i, original) in self.original.iter().enumerate() {
+            if original.observation == *observed {
+                shown = true;
+                if let Some(matched) = self.matched.get_mut(i) {
+                    *matched = true;
+                }
+            }
+        }
+        let mut followed_yet = false;
+        if shown {
+            return self.add_races(races, tag, followed_yet, follow);
+        }
+        let observed = observed.clone();
+        let absolute = failure(&observed).is_some_and(|what| !self.original_fails_so(&what));
+        // Where the original stopped following this run, and what differed before.
+        let mut partial = None;
+        if !absolute {
+            followed_yet = true;
+            if let Some(followed) = follow(self.lens())? {
+                self.elapsed += followed.execution.elapsed;
+                self.original_races.merge(followed.races);
+                let same = followed.observation == observed;
+                self.original.push(OriginalRun {
+                    observation: followed.observation,
+                    label: followed.label,
+                });
+                if same {
+                    self.refuted += 1;
+                    return self.add_races(races, tag, followed_yet, follow);
+                }
+                partial = followed.partial;
+            }
+        }
+        let closest = self
+            .original
+            .iter()
+            .min_by_key(|o| distance(&o.observation, &observed))
+            .expect("the baseline ran the original");
+        let label = |site| crate::diff::site_label(&build.catalogue, site);
+        let (verdict, reason) = verdict::judge(&closest.observation, &observed, &label);
+        let closest_label = closest.label.clone();
+        let divergence = closest.observation.first_step_index(&observed);
+        // A new data race says more than a difference in synchronization behaviour: it
+        // names the two unordered accesses.
+        if matches!(verdict, Verdict::Survived | Verdict::KilledByTrace)
+            && self.add_races(races, tag, followed_yet, follow)?
+        {
+            return Ok(true);
+        }
+        if verdict == Verdict::Survived {
+            return Ok(false); // differs only in what no verdict looks at
+        }
+        // A difference in synchronization alone (the steps, the values they see, who is
+        // left waiting) depends on the interleaving: when the original could not take the
+        // mutant's to its end and the two agree as far as it did, the follow shows
+        // nothing. The original's bounded search decides: it shows this observation (no
+        // kill), or it covered its whole bound without it (a kill, within that bound), or
+        // it could not tell (no claim). An output or exit-status difference is asked the
+        // same question, but when the search cannot tell it is still claimed, as what no
+        // run of the original tried shows, and the reason says it was not proven.
+        let mut beyond_follow = None;
+        let searchable = matches!(verdict, Verdict::KilledByTrace | Verdict::KilledByOutput);
+        if let Some(p) = partial.clone().filter(|p| p.before.is_none() && searchable) {
+            let decided = match self.searched(p.preemptions) {
+                Ok(s) if s.observations.contains(&observed) => Ok(None),
+                Ok(s) if s.exhausted => Ok(Some(format!(
+                    "the original could not follow the mutant's interleaving past {}, and none of the {} runs of its search with at most {} preemptions (every such schedule, up to sleep-set equivalence; the mutant's run had {}) shows this",
+                    p.point(),
+                    s.observations.len(),
+                    s.preemptions,
+                    p.preemptions
+                ))),
+                Ok(s) => Err(format!("the original's search with at most {} preemptions did not finish within {} schedules", s.preemptions, s.observations.len())),
+                Err(why) => Err(why),
+            };
+            match decided {
+                // Its races were judged above.
+                Ok(None) => {
+                    self.found_by_search += 1;
+                    return Ok(false);
+                }
+                Ok(Some(note)) => beyond_follow = Some(note),
+                Err(why) if verdict == Verdict::KilledByOutput => {
+                    beyond_follow = Some(format!(
+                        "not proven: the original could not follow the mutant's interleaving past {}, and {why}; no run of the original tried shows this output",
+                        p.point()
+                    ))
+                }
+                Err(why) => {
+                    self.unclaimed += 1;
+                    self.first_unclaimed.get_or_insert_with(|| (tag.to_string(), p, why));
+                    return Ok(false);
+                }
+            }
+        }
+        self.kills += 1;
+        if self.first_kill.is_none() {
+            let mut reason = match self.original.len() {
+                1 => reason,
+                n if absolute => format!("{reason}; no run of the original ends so ({n} runs)"),
+                _ => format!("{reason}; closest original run: {closest_label}"),
+            };
+            if let Some(Partial {
+                before: Some(difference),
+                ..
+            }) = &partial
+            {
+                let point = partial.as_ref().map(Partial::point).unwrap_or_default();
+                reason.push_str(&format!(
+                    "; the original followed the mutant's interleaving only up to {point}, and already before it: {difference}"
+                ));
+            }
+            if let Some(note) = beyond_follow {
+                reason.push_str(&format!("; {note}"));
+            }
+            if let Some(note) = self
+                .timeout_confirmed
+                .as_ref()
+                .filter(|n| !n.is_empty() && verdict == Verdict::KilledByTimeout)
+            {
+                reason.push_str(&format!("; {note}"));
+            }
+            self.divergence = divergence;
+            self.first_kill = Some((verdict, reason, tag.to_string()));
+        }
+        Ok(true)
+    }
+
+    /// Judges a run's data races (the run otherwise kills nothing, or only by trace);
+    /// true when it kills:
+    /// a race whose pair of source locations no run of the original had, also after the
+    /// original followed this run's interleaving (`follow`, unless `followed_yet`).
+    fn add_races(
+        &mut self,
+        races: &RunRaces,
+        tag: &str,
+        followed_yet: bool,
+        follow: &mut Follow,
+    ) -> Result<bool, Unjudged> {
+        // A detector bound in the original's runs could hide the race there: no kill.
+        if self.original_races.limits.is_some() {
+            return Ok(false);
+        }
+        let fresh = |known: &RunRaces| races.races.iter().filter(|r| !known.has(&r.key)).count();
+        if fresh(&self.original_races) == 0 {
+            return Ok(false);
+        }
+        if !followed_yet {
+            if let Some(followed) = follow(self.lens())? {
+                self.elapsed += followed.execution.elapsed;
+                self.original_races.merge(followed.races);
+            }
+        }
+        let new: Vec<&SourceRace> = races
+            .races
+            .iter()
+            .filter(|r| !self.original_races.has(&r.key))
+            .collect();
+        let Some(first) = new.first() else {
+            return Ok(false);
+        };
+        self.kills += 1;
+        if self.first_kill.is_none() {
+            let others = match new.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            let reason = format!("data race the original does not have: {first}{others}");
+            self.first_kill = Some((Verdict::KilledByRace, reason, tag.to_string()));
+        }
+        Ok(true)
+    }
+
+    /// Judges one run with real threads (the `run`-th); true when it kills. Without a
+    /// recorded interleaving the original cannot follow it, so only a failure that no run
+    /// of the original showed (controlled or native) kills.
+    pub(super) fn add_native(&mut self, build: &Build, execution: &Execution, run: usize) -> bool {
+        self.runs += 1;
+        self.elapsed += execution.elapsed;
+        self.tried.push("native".to_string());
+        let observed = Observation::new(execution, &Trace::default(), &self.hidden, self.mask);
+        match failure(&observed) {
+            Some(what) if !self.original_fails_so(&what) => {}
+            Some(_) => return false,
+            None => {
+                let printed =
+                    |o: &Observation| o.status == observed.status && o.stdout == observed.stdout;
+                if !self.original.iter().any(|o| printed(&o.observation)) {
+                    self.native_unexplained += 1;
+                }
+                return false;
+            }
+        }
+        let label = |site| crate::diff::site_label(&build.catalogue, site);
+        let (verdict, reason) = verdict::judge(&self.original[0].observation, &observed, &label);
+        if verdict == Verdict::Survived {
+            return false;
+        }
+        self.kills += 1;
+        if self.first_kill.is_none() {
+            let reason = format!(
+                "{reason} with real threads (native run {run}); no run of the original showed it ({} under the scheduler, {} with real threads)",
+                self.original.len(),
+                self.native_originals
+            );
+            self.first_kill = Some((verdict, reason, "native".to_string()));
+        }
+        true
+    }
+}
