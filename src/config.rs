@@ -9,7 +9,7 @@
 //! solver = "z3"             # or "cvc5"
 //! solver_timeout = 5000     # ms per query
 //! budget = 100              # random draws (gen = "random")
-//! gen_timeout = 120         # s for analysing every site (then `unknown: budget`)
+//! gen_timeout = 90          # s for analysing every site (then `unknown: budget`)
 //! site_timeout = 20         # s per site
 //! gen_memory = 1024         # MB while building a formula
 //! formula_terms = 2000000   # largest formula solved

@@ -201,6 +201,9 @@ fn print_wp(g: &syncmut_analysis::Generation, output: &Path, solver: SolverConfi
     println!("{}", reach_rate(g));
 }
 
+/// Unknown sites named one by one in the reach-rate line; the rest are counted.
+const MAX_LISTED: usize = 10;
+
 /// The reach rate over every site not proven unreachable, and the sites left unknown
 /// that no test reached, with where they are.
 fn reach_rate(g: &syncmut_analysis::Generation) -> String {
@@ -226,10 +229,25 @@ fn reach_rate(g: &syncmut_analysis::Generation) -> String {
         })
         .collect();
     if !unknown.is_empty() {
+        let mut causes = std::collections::BTreeMap::new();
+        for r in &g.sites {
+            if let Some(cause) = r
+                .unknown_cause()
+                .filter(|_| !s.confirmed.contains(&r.index))
+            {
+                *causes.entry(cause).or_insert(0) += 1;
+            }
+        }
+        let causes: Vec<String> = causes.iter().map(|(c, n)| format!("{n} {c}")).collect();
+        let more = unknown.len().saturating_sub(MAX_LISTED);
+        let mut listed = unknown[..unknown.len().min(MAX_LISTED)].join(", ");
+        if more > 0 {
+            listed.push_str(&format!(" and {more} more (gen/sites.json)"));
+        }
         line.push_str(&format!(
-            "; {} unknown: {}",
+            "; {} unknown ({}): {listed}",
             unknown.len(),
-            unknown.join(", ")
+            causes.join(", ")
         ));
     }
     line

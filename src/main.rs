@@ -287,7 +287,7 @@ struct GenFlags {
     /// Random baseline: seed of the draws (default 1).
     #[arg(long)]
     seed: Option<u64>,
-    /// Wall time for analysing every site, in seconds (default 120); sites not tried
+    /// Wall time for analysing every site, in seconds (default 90); sites not tried
     /// by then are `unknown: budget`.
     #[arg(long, value_name = "SECS")]
     gen_timeout: Option<f64>,

@@ -118,7 +118,7 @@ fn reasons_are_words_not_debug_output() {
             assert!(!text.contains(debug), "{text}");
         }
     }
-    assert!(stdout.contains("reach rate: 0 of 2 sites not proven unreachable (0%); 2 unknown: site 0 (hex_level.c:11"), "{stdout}");
+    assert!(stdout.contains("reach rate: 0 of 2 sites not proven unreachable (0%); 2 unknown (2 not modelled): site 0 (hex_level.c:11"), "{stdout}");
 }
 
 #[test]

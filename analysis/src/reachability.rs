@@ -85,6 +85,24 @@ impl SiteResult {
     pub fn out_of_budget(&self) -> bool {
         spent(&self.verdict)
     }
+
+    /// Why the site is undecided, in a few words for a summary; None when decided.
+    pub fn unknown_cause(&self) -> Option<&'static str> {
+        let Reachability::Unknown { reason } = &self.verdict else {
+            return None;
+        };
+        Some(if spent(&self.verdict) {
+            "budget"
+        } else if smt::is_solver_failure(reason) {
+            "solver failure"
+        } else if reason.starts_with("loop bound") {
+            "loop bound"
+        } else if reason.contains("the solver answered unknown") {
+            "solver unknown"
+        } else {
+            "not modelled"
+        })
+    }
 }
 
 /// The solver model a candidate test came from: which of the site's calls, whether its
@@ -120,7 +138,7 @@ pub(crate) struct FormulaFiles {
 impl FormulaFiles {
     pub(crate) fn new(budget: &Budget) -> Self {
         FormulaFiles {
-            left: budget.formula_bytes,
+            left: budget.formula_bytes - budget.formula_bytes / 4,
         }
     }
 

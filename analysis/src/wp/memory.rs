@@ -562,6 +562,18 @@ impl<'m> Wp<'m> {
                 "load wider than the stored value",
                 load.where_(),
             )),
+            // A pointer read from memory last written as a narrower integer (a union):
+            // its low bytes are the integer's, the bytes above any value.
+            (Sym::Bv(e, w), TypeShape::Pointer) if *w < 64 => {
+                let (e, w) = (*e, *w);
+                let why =
+                    format!("the bytes of a pointer above the {w}-bit integer last written there");
+                let Sym::Bv(any, _) = self.fresh(load, &why)? else {
+                    unreachable!("a fresh pointer is a 64-bit value")
+                };
+                let high = self.ctx.extract(63, w as i32, any);
+                Ok(Sym::Bv(self.ctx.concat(high, e), 64))
+            }
             (_, TypeShape::Pointer) => Ok(s),
             _ => Err(AnalysisError::unsupported(
                 format!("load of {} (`{}`)", s.describe(), load.print()),

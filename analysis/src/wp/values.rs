@@ -569,7 +569,24 @@ impl<'m> Wp<'m> {
         let mut acc = last;
         for (c, s) in arms.into_iter().rev().skip(1) {
             acc = match (s, acc) {
-                (Sym::Bv(a, w), Sym::Bv(b, _)) => Sym::Bv(self.ctx.ite(c, a, b), w),
+                (Sym::Bv(a, w), Sym::Bv(b, w2)) if w == w2 => Sym::Bv(self.ctx.ite(c, a, b), w),
+                // Widths differ when memory written with one width is read with another
+                // on some path: no well-sorted `ite` joins them.
+                (Sym::Bv(_, w), Sym::Bv(_, w2)) if at.ty().shape() == TypeShape::Pointer => {
+                    return self.fresh(
+                        at,
+                        &format!("a pointer that is a {w}-bit value on one path and a {w2}-bit value on another"),
+                    );
+                }
+                (Sym::Bv(_, w), Sym::Bv(_, w2)) => {
+                    return Err(AnalysisError::unsupported(
+                        format!(
+                            "a value that is {w} bits wide on one path and {w2} on another (`{}`)",
+                            at.print()
+                        ),
+                        at.where_(),
+                    ))
+                }
                 (Sym::Ptr(a), Sym::Ptr(b)) if a == b => Sym::Ptr(a),
                 (Sym::ArgStr(a), Sym::ArgStr(b)) if a == b => Sym::ArgStr(a),
                 (Sym::Func(a), Sym::Func(b)) if a == b => Sym::Func(a),
