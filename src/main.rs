@@ -112,7 +112,7 @@ enum Command {
         /// dfs: at most this many preemptions per schedule (default 2), or `unbounded`.
         #[arg(long, value_name = "K", value_parser = explore::preemption_bound)]
         preemptions: Option<u32>,
-        /// dfs: `sleep` (sleep sets, the default) or `none`; `dpor` is refused here (it
+        /// dfs: `none` (the default) or `sleep` (sleep sets); `dpor` is refused here (it
         /// is `explore`'s default).
         #[arg(long, value_parser = explore::por_name())]
         por: Option<syncmut_oracle::schedules::Por>,
