@@ -10,7 +10,7 @@
 //! solver_timeout = 5000     # ms per query
 //! budget = 100              # random draws (gen = "random")
 //! gen_timeout = 90          # s for analysing every site (then `unknown: budget`)
-//! site_timeout = 20         # s per site
+//! site_timeout = 15         # s per site
 //! gen_memory = 1024         # MB while building a formula
 //! formula_terms = 2000000   # largest formula solved
 //! formula_budget = 32       # MB of formula files kept

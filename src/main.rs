@@ -291,7 +291,7 @@ struct GenFlags {
     /// by then are `unknown: budget`.
     #[arg(long, value_name = "SECS")]
     gen_timeout: Option<f64>,
-    /// Wall time for one site's formulas and solving, in seconds (default 20).
+    /// Wall time for one site's formulas and solving, in seconds (default 15).
     #[arg(long, value_name = "SECS")]
     site_timeout: Option<f64>,
     /// Memory syncmut may use while building a formula, in MB (default 1024).

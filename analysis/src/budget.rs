@@ -22,7 +22,7 @@ pub struct Budget {
     pub total: Duration,
     /// Wall time for one site: building its formulas and solving them.
     pub site: Duration,
-    /// Resident memory of syncmut while a formula is built.
+    /// Resident memory of syncmut while a formula is built; z3's own limit too.
     pub memory_mb: u64,
     /// Largest formula solved, in distinct terms (its size as built, shared subterms
     /// counted once).
@@ -40,7 +40,7 @@ impl Default for Budget {
     fn default() -> Self {
         Budget {
             total: Duration::from_secs(90),
-            site: Duration::from_secs(20),
+            site: Duration::from_secs(15),
             memory_mb: 1024,
             max_terms: 2_000_000,
             formula_bytes: 32 << 20,

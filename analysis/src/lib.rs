@@ -140,7 +140,7 @@ pub fn analyse(
     let mut session = smt::Session::start(
         options.solver,
         Some(&formulas.join("session.smt2")),
-        options.budget.formula_bytes / 4,
+        &options.budget,
     )?;
     let mut sites = reachability::Sites {
         module: &module,
@@ -259,7 +259,7 @@ fn generate_here(
     let mut session = smt::Session::start(
         options.solver,
         Some(&formulas.join("session.smt2")),
-        options.budget.formula_bytes / 4,
+        &options.budget,
     )?;
     let mut sites = reachability::Sites {
         module: &module,

@@ -9,7 +9,7 @@
 //! context (the *builder*, shared with the WP transformer) and copied into the running
 //! solver's context for each query.
 
-use crate::budget::Meter;
+use crate::budget::{Budget, Meter};
 use crate::error::{AnalysisError, Result};
 use crate::sharing;
 use crate::wp::Query;
@@ -73,10 +73,12 @@ impl SolverKind {
 
     /// Command-line arguments for an interactive SMT-LIB 2 session. cvc5 1.0 refuses
     /// `push` unless incremental, and takes its per-query limit on the command line
-    /// (it answers `unsupported` to z3's `:timeout` option).
-    fn args(self, timeout_ms: u32) -> Vec<String> {
+    /// (it answers `unsupported` to z3's `:timeout` option). z3 also gets the
+    /// generation's memory budget (its own allocations; a query past it answers an
+    /// error, and the solver is restarted); cvc5 1.0 has no such option.
+    fn args(self, timeout_ms: u32, memory_mb: u64) -> Vec<String> {
         match self {
-            SolverKind::Z3 => vec!["-smt2".into(), "-in".into()],
+            SolverKind::Z3 => vec!["-smt2".into(), "-in".into(), format!("-memory:{memory_mb}")],
             SolverKind::Cvc5 => vec![
                 "--lang=smt2".into(),
                 "--incremental".into(),
@@ -165,6 +167,8 @@ pub struct Session {
     builder: Context,
     running: Option<Running>,
     replay: Option<PathBuf>,
+    /// The solver's own memory limit, MB (z3 only).
+    memory_mb: u64,
     /// Bytes the session log may still take (shared by every solver process).
     replay_left: Arc<std::sync::atomic::AtomicU64>,
     pids: tempfile::TempDir,
@@ -189,11 +193,7 @@ enum Failure {
 impl Session {
     /// Checks that the solver exists; the process itself starts at the first query.
     /// The whole conversation with the solver (all processes) is written to `replay`.
-    pub fn start(
-        config: SolverConfig,
-        replay: Option<&Path>,
-        replay_bytes: u64,
-    ) -> Result<Session> {
+    pub fn start(config: SolverConfig, replay: Option<&Path>, budget: &Budget) -> Result<Session> {
         let program = match std::env::var_os(PROGRAM_ENV) {
             Some(p) => PathBuf::from(p),
             None => which(config.kind.program()).ok_or_else(|| AnalysisError::SolverMissing {
@@ -233,7 +233,8 @@ impl Session {
                 .expect("a context without a solver cannot fail to build"),
             running: None,
             replay: replay.map(Path::to_path_buf),
-            replay_left: Arc::new(std::sync::atomic::AtomicU64::new(replay_bytes)),
+            replay_left: Arc::new(std::sync::atomic::AtomicU64::new(budget.formula_bytes / 4)),
+            memory_mb: budget.memory_mb,
             pids,
             launches: 0,
             failed_starts: 0,
@@ -331,7 +332,7 @@ impl Session {
         args.extend(
             self.config
                 .kind
-                .args(self.config.timeout_ms)
+                .args(self.config.timeout_ms, self.memory_mb)
                 .into_iter()
                 .map(Into::into),
         );
