@@ -66,6 +66,11 @@ pub struct Wp<'m> {
     frames: Vec<Frame<'m>>,
     /// A value's symbolic form (`values.rs`).
     values: HashMap<(FrameId, Value<'m>), Sym<'m>>,
+    /// Values found not modelled, with the reason: a caller that can do without the
+    /// value (and swallows the error) would otherwise compute it again, and its
+    /// message, on every path that reaches it (a TLM target's method spent its whole
+    /// budget so).
+    unsupported: HashMap<(FrameId, Value<'m>), String>,
     /// The condition under which a block is entered (`control_flow.rs`).
     reach: HashMap<(FrameId, Block<'m>), SExpr>,
     /// The value of a location just before an instruction (`memory.rs`).
@@ -120,6 +125,7 @@ impl<'m> Wp<'m> {
             ctx,
             frames: Vec::new(),
             values: HashMap::new(),
+            unsupported: HashMap::new(),
             reach: HashMap::new(),
             memory: HashMap::new(),
             edge_defs: HashMap::new(),

@@ -86,7 +86,17 @@ impl<'m> Wp<'m> {
             return Ok(s.clone());
         }
         self.meter.check()?;
-        let s = crate::budget::deep(|| self.compute(f, v))?;
+        if let Some(why) = self.unsupported.get(&(f, v)) {
+            return Err(AnalysisError::Unsupported(why.clone()));
+        }
+        let s = match crate::budget::deep(|| self.compute(f, v)) {
+            Ok(s) => s,
+            Err(AnalysisError::Unsupported(why)) => {
+                self.unsupported.insert((f, v), why.clone());
+                return Err(AnalysisError::Unsupported(why));
+            }
+            Err(e) => return Err(e),
+        };
         self.values.insert((f, v), s.clone());
         Ok(s)
     }
