@@ -1,5 +1,6 @@
 //! Real designs that do not fit a plain run: a clocked SystemC design that never stops
-//! by itself (bounded by `sim_time`, `run --sim-time`). Fixtures under
+//! by itself (bounded by `sim_time`, `run --sim-time`), and one that reads data files
+//! its test does not copy (the baseline says so). Fixtures under
 //! tests/fixtures/designs/.
 
 mod util;
@@ -87,4 +88,37 @@ fn run_sim_time_bounds_tests_without_their_own() {
     let (code, _, stderr) = run(&design, &out, &["--sim-time", "soon"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("sim_time \"soon\""), "{stderr}");
+}
+
+/// A design that reads data files from its working directory gets none unless its test
+/// lists them under `files`: when its original crashes or fails, the baseline says the
+/// design's directory has data files the run did not get, and names them.
+#[test]
+fn a_failing_original_is_told_about_the_data_files_the_run_did_not_get() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = run(&fixture("designs/reads_data"), out.path(), &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let baseline = baseline(out.path());
+    let hint = "the design's directory has data files the run did not get (bios.img, icache.img, in_real): if the design reads them, list them under \"files\" in tests.json";
+    // Crashes without its image: set aside, the reason says why it may have.
+    assert_eq!(baseline[0]["usable"], false, "{baseline}");
+    let reason = baseline[0]["set_aside_because"].as_str().unwrap();
+    assert!(
+        reason.starts_with("the original crashed") && reason.contains(hint),
+        "{reason}"
+    );
+    // Exits 1: usable, flagged, with the same hint.
+    assert_eq!(baseline[1]["usable"], true, "{baseline}");
+    assert!(
+        baseline[1]["hint"].as_str().unwrap().starts_with(hint),
+        "{baseline}"
+    );
+    let fails = stdout
+        .lines()
+        .find(|l| l.starts_with("fails "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(fails.contains(hint), "{stdout}");
+    // Given its image, it runs: nothing to say.
+    assert_eq!(baseline[2]["usable"], true, "{baseline}");
+    assert!(baseline[2].get("hint").is_none(), "{baseline}");
 }
