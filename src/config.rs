@@ -23,6 +23,7 @@
 //! interleave = "memory"     # or "sync" (the default)
 //! races = true              # pthread: a mutant's new data race kills it (killed-by-race)
 //! fail_under = 80.0
+//! sim_time = "10 us"        # SystemC: simulated-time bound of tests without their own
 //! output = "syncmut.out"
 //! flags = ["-Iinclude", "-DN=4"]
 //! file = ["src/*.c"]        # selection (src/selection.rs): files, functions, mutant ids
@@ -186,6 +187,9 @@ pub struct Config {
     pub interleave: Option<Interleave>,
     pub races: Option<bool>,
     pub fail_under: Option<f64>,
+    /// SystemC: the simulated time no `sc_start` runs past, for tests without their own
+    /// `sim_time` (docs/tests-format.md).
+    pub sim_time: Option<syncmut_runtime::test_case::SimTime>,
     pub output: Option<PathBuf>,
     pub flags: Option<Vec<String>>,
     pub solver: Option<syncmut_analysis::smt::SolverKind>,
@@ -320,6 +324,18 @@ mod tests {
         assert!(
             format!("{:#}", with("interleave = \"bytes\"\n").unwrap_err())
                 .contains("interleave must be")
+        );
+        let err = format!("{:#}", with("sim_time = \"forever\"\n").unwrap_err());
+        assert!(
+            err.contains("syncmut.toml") && err.contains("sim_time \"forever\""),
+            "{err}"
+        );
+        assert_eq!(
+            with("sim_time = \"2 ms\"\n")
+                .unwrap()
+                .sim_time
+                .map(|t| t.ns),
+            Some(2_000_000)
         );
     }
 

@@ -129,6 +129,11 @@ enum Command {
         /// Exit with code 8 when the mutation score (percent) is below this.
         #[arg(long, value_name = "PCT")]
         fail_under: Option<f64>,
+        /// SystemC designs: no `sc_start` runs the simulation past this simulated time
+        /// ("10 us", "500 ns", "2 ms"), for tests without their own `sim_time`; a clocked
+        /// design that never stops by itself then ends.
+        #[arg(long, value_name = "TIME")]
+        sim_time: Option<syncmut_runtime::test_case::SimTime>,
         #[command(flatten)]
         select: selection::SelectArgs,
         /// Keep the trace of every run under traces/ (capped, like every kept trace), not
@@ -499,6 +504,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             interleave,
             races,
             fail_under,
+            sim_time,
             select,
             keep_traces,
         } => {
@@ -562,6 +568,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let tests = run::TestSources {
                 file: tests.or(file.tests),
                 command: test_cmd.or(file.test_cmd),
+                sim_time: sim_time.or(file.sim_time),
             };
             let races = races || file.races.unwrap_or(false);
             let ran = run::run_command(

@@ -24,6 +24,9 @@ pub struct TestSources {
     pub file: Option<PathBuf>,
     /// The project's own test driver (`--test-cmd`).
     pub command: Option<String>,
+    /// SystemC: the simulated-time bound of tests without their own `sim_time`
+    /// (`--sim-time`, `sim_time` in syncmut.toml).
+    pub sim_time: Option<syncmut_runtime::test_case::SimTime>,
 }
 
 /// Runs the main job on the mutants `select` picks.
@@ -41,6 +44,7 @@ pub fn run_command(
 ) -> Result<Ran, Failure> {
     let mut design = args.design()?;
     design.jobs = config.jobs.max(1);
+    let tests_sim_time = tests.sim_time;
     let mut given = match tests.file.or_else(|| args.project.tests_file(&args.design)) {
         Some(path) => syncmut_runtime::test_case::load(&path).map_err(|e| oracle_failure(e.into()))?,
         None if !matches!(plan, crate::gen::Generation::None) || tests.command.is_some() => Vec::new(),
@@ -138,7 +142,12 @@ pub fn run_command(
     {
         eprintln!("syncmut: note: --schedules/--strategy/--native apply to pthread designs; a SystemC kernel's process order is deterministic, so each test runs once");
     }
-    let tests = with_generated_tests(plan, &build, out.root(), given)?;
+    let mut tests = with_generated_tests(plan, &build, out.root(), given)?;
+    if let Some(sim_time) = tests_sim_time {
+        for test in &mut tests {
+            test.setting.sim_time.get_or_insert(sim_time);
+        }
+    }
     let progress = console::Bar::new();
     let (outcomes, baseline) =
         lab::run(&build, &tests, &out, config, &progress, previous_runs).map_err(oracle_failure)?;

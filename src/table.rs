@@ -60,6 +60,9 @@ fn baseline_notes(catalogue: &Catalogue, b: &Baseline) -> Vec<String> {
     if b.usable && b.status != Status::Exited(0) && !deadlock_status {
         notes.push(format!("original ends with {}", status_words(b.status)));
     }
+    if let (true, Some(hint)) = (b.usable, &b.hint) {
+        notes.push(hint.clone());
+    }
     if b.usable && b.reached.is_empty() {
         notes.push("reaches no synchronization call: no mutant runs on it".to_string());
     }

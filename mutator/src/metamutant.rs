@@ -186,12 +186,18 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     // members that define an undefined symbol): the SV-COMP functions
     // (`__VERIFIER_assume`…, runtime-lib/src/verifier.c) and the test inputs
     // (`__VERIFIER_nondet_*`, `syncmut_input_*`, runtime-lib/src/inputs.c), both
-    // self-contained, if the design calls them.
+    // self-contained, if the design calls them. A SystemC original also gets the SystemC
+    // archive's interposed `sc_start` (runtime-lib/src/sim_until.cpp, self-contained),
+    // which applies a test's `sim_time`, and nothing else of that archive.
+    let original_archives = match catalogue.kind {
+        Family::Systemc => archives.clone(),
+        Family::Pthread => vec![runtime.c_archive.clone()],
+    };
     toolchain::link_executable(
         design,
         catalogue.kind,
         &design_bc,
-        std::slice::from_ref(&runtime.c_archive),
+        &original_archives,
         &original,
     )?;
     toolchain::link_executable(

@@ -461,9 +461,10 @@ pub fn link_executable(
         // The deterministic environment (virtual clock) in every executable that gets
         // the runtime, so both executables of a design see the same virtual time.
         cmd.arg(syncmut_runtime::VIRTUAL_CLOCK_LINK_FLAG);
-        if kind == Family::Pthread {
-            cmd.arg(syncmut_runtime::STD_THREAD_LINK_FLAG);
-        }
+        match kind {
+            Family::Pthread => cmd.arg(syncmut_runtime::STD_THREAD_LINK_FLAG),
+            Family::Systemc => cmd.arg(syncmut_runtime::SIM_UNTIL_LINK_FLAG),
+        };
     }
     cmd.args(archives).args(design.link_flags());
     // SYNCMUT_SANITIZE=1: the runtime archives are the sanitized ones; the driver adds

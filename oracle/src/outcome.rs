@@ -42,6 +42,10 @@ pub struct Baseline {
     /// is killed by a race on this test (the original might have had it unseen).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub races_unchecked: Option<String>,
+    /// A usable test whose original fails: what may explain it (the design's directory
+    /// has data files the run did not get). A set-aside test says it in its reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 /// Notifications that found no waiter, counted: a busy fifo loses thousands, so a list

@@ -64,6 +64,8 @@
 /* SystemC livelock bounds. */
 #define SYNCMUT_ENV_DELTA_BOUND "SYNCMUT_DELTA_BOUND"
 #define SYNCMUT_ENV_SPIN_BOUND "SYNCMUT_SPIN_BOUND"
+/* SystemC: the simulated time (in ns, decimal) no sc_start runs past; unset: no bound. */
+#define SYNCMUT_ENV_SIM_UNTIL "SYNCMUT_SIM_UNTIL"
 /* The deterministic environment: 1 passes clocks and random bytes through to libc. */
 #define SYNCMUT_ENV_REAL_TIME "SYNCMUT_REAL_TIME"
 /* The deterministic environment: shifts the virtual clocks' start and the random stream. */

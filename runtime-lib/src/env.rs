@@ -33,6 +33,9 @@ pub const INPUT_LOG: &str = "SYNCMUT_INPUT_LOG";
 pub const DELTA_BOUND: &str = "SYNCMUT_DELTA_BOUND";
 /// SystemC: suspending calls of one process without progress before the run is a livelock.
 pub const SPIN_BOUND: &str = "SYNCMUT_SPIN_BOUND";
+/// SystemC: the simulated time, in ns, no `sc_start` runs past (a test's `sim_time`);
+/// unset: no bound.
+pub const SIM_UNTIL: &str = "SYNCMUT_SIM_UNTIL";
 /// `1`: the design sees the real clocks and random bytes instead of the virtual ones.
 pub const REAL_TIME: &str = "SYNCMUT_REAL_TIME";
 /// Shifts the virtual clocks' start and the random-byte stream (`0`, the default, is
@@ -46,9 +49,9 @@ pub const FORK_SERVER: &str = "SYNCMUT_FORK_SERVER";
 /// syncmut's own environment, where a value left in the user's shell (say a
 /// `SYNCMUT_SCHEDULE` from replaying a counterexample by hand) would put every run,
 /// the original's and the uninstrumented build's among them, under the wrong schedule,
-/// mutant or step budget. The rest (`SYNCMUT_REAL_TIME`, `SYNCMUT_ENTROPY`, the SystemC
+/// mutant or step budget (or a test without `sim_time` under a simulated-time bound). The rest (`SYNCMUT_REAL_TIME`, `SYNCMUT_ENTROPY`, the SystemC
 /// bounds) are settings a user may give every run through syncmut's environment.
-pub const PER_RUN: [&str; 13] = [
+pub const PER_RUN: [&str; 14] = [
     ACTIVE,
     TRACE,
     SCHEDULE,
@@ -61,6 +64,7 @@ pub const PER_RUN: [&str; 13] = [
     NONDET_SEED,
     INPUTS,
     INPUT_LOG,
+    SIM_UNTIL,
     FORK_SERVER,
 ];
 

@@ -163,6 +163,11 @@ impl Invocation {
         vars.extend(self.input_log.as_ref().map(|p| (env::INPUT_LOG, path(p))));
         vars.extend(self.entropy.map(|n| (env::ENTROPY, n.to_string())));
         vars.extend(self.nondet_seed.map(|n| (env::NONDET_SEED, n.to_string())));
+        vars.extend(
+            self.setting
+                .sim_time
+                .map(|t| (env::SIM_UNTIL, t.ns.to_string())),
+        );
         if !self.nondet.is_empty() {
             vars.push((
                 env::NONDET,
@@ -317,6 +322,14 @@ mod tests {
                 ("SYNCMUT_MAX_STEPS", "7".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn a_tests_sim_time_is_the_simulated_time_bound_in_ns() {
+        let test =
+            crate::test_case::parse(r#"{"tests":[{"name":"n","sim_time":"10 us"}]}"#).unwrap();
+        let run = Invocation::for_test(Path::new("/bin/true"), &test[0]);
+        assert_eq!(run.env(), [("SYNCMUT_SIM_UNTIL", "10000".to_string())]);
     }
 
     /// A schedule file named relatively (an output directory given as `-o out`) is named

@@ -94,6 +94,12 @@ pub const VIRTUAL_CLOCK_LINK_FLAG: &str = "-Wl,--undefined=syncmut_virtual_clock
 /// threads then start through the runtime's thread hook like the design's own.
 pub const STD_THREAD_LINK_FLAG: &str = "-Wl,--undefined=syncmut_std_thread";
 
+/// Linker flag that brings `src/sim_until.cpp` (the SystemC archive's interposed
+/// `sc_core::sc_start`, which applies `SYNCMUT_SIM_UNTIL`) into both executables of a
+/// SystemC design, so the uninstrumented original stops at the same simulated time as
+/// the metamutant; the rest of the SystemC archive stays out of the original.
+pub const SIM_UNTIL_LINK_FLAG: &str = "-Wl,--undefined=syncmut_sim_until";
+
 /// File names used by [`install`].
 pub const C_ARCHIVE_NAME: &str = "libsyncmut_rt.a";
 /// File name of the SystemC archive.

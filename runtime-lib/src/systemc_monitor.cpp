@@ -5,19 +5,17 @@
 // the last sc_start returned: by the time atexit handlers run, sc_main has returned and
 // destroyed its modules, and destroying an event cancels its pending notifications, so
 // sc_pending_activity() would then claim "nothing left to do" for a run that a time limit
-// stopped. SystemC 2.3.4 (as packaged) has no stage or phase callbacks, so the monitor
-// interposes sc_core::sc_start(const sc_time&, sc_starvation_policy): the definition
-// below, linked into the executable, takes precedence over libsystemc's (which the
-// no-argument sc_start() also calls through the PLT), calls the library's with
-// dlsym(RTLD_NEXT), and snapshots the processes when it returns or throws.
+// stopped. SystemC 2.3.4 (as packaged) has no stage or phase callbacks, so the runtime
+// interposes sc_core::sc_start(const sc_time&, sc_starvation_policy) (sim_until.cpp,
+// which also applies the simulated-time bound): it calls the hooks at the end of this
+// file when a simulation starts and when it returns or throws, and the monitor then
+// snapshots the processes.
 //
 // Contexts: observe()/snapshots run in SystemC process or sc_main context (SystemC runs
 // one process at a time). The end provider runs at exit or in a signal handler: it only
 // copies the published snapshot or reads the slot table (atomics, no allocation).
 #include "systemc_monitor.h"
 #include "syncmut_protocol.h"
-
-#include <dlfcn.h>
 
 #include <cerrno>
 #include <cinttypes>
@@ -361,24 +359,13 @@ bool no_waiters(const sc_event &e)
 
 } // namespace syncmut_monitor
 
-// The interposed kernel entry point (see the top of this file).
-void sc_core::sc_start(const sc_time &duration, sc_starvation_policy policy)
+// The interposed kernel entry point (sim_until.cpp) reports each simulation here.
+extern "C" void syncmut_sc_simulation_starts(void)
 {
-    using start_fn = void (*)(const sc_time &, sc_starvation_policy);
-    static start_fn real = reinterpret_cast<start_fn>(
-        dlsym(RTLD_NEXT, "_ZN7sc_core8sc_startERKNS_7sc_timeENS_20sc_starvation_policyE"));
-    if (real == nullptr) {
-        std::fprintf(stderr, "syncmut runtime: cannot find sc_core::sc_start in libsystemc "
-                             "(the SystemC kernel must be linked as a shared library)\n");
-        std::fflush(stderr);
-        _exit(SYNCMUT_STATUS_CONFIG_ERROR);
-    }
     syncmut_monitor::simulation_starts();
-    try {
-        real(duration, policy);
-    } catch (...) {
-        syncmut_monitor::simulation_ends(false);
-        throw;
-    }
-    syncmut_monitor::simulation_ends(true);
+}
+
+extern "C" void syncmut_sc_simulation_ends(int finished)
+{
+    syncmut_monitor::simulation_ends(finished != 0);
 }

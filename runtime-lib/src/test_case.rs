@@ -14,7 +14,7 @@
 //! A test also says what surrounds the program (its [`Setting`]): `stdin`, `files`
 //! copied into its private working directory, `env`, a `cmd` that runs the program
 //! (`$SYNCMUT_BIN`), the exit status it `expect`s and the `outputs` files whose contents
-//! are compared. Paths in a test file are relative to the file; [`load`] makes them
+//! are compared, and, for SystemC, the `sim_time` no `sc_start` runs past. Paths in a test file are relative to the file; [`load`] makes them
 //! absolute, so the tests saved in a run directory still find their files.
 
 use serde::{Deserialize, Serialize};
@@ -60,6 +60,82 @@ pub struct Setting {
     /// Files of the working directory whose contents are compared after the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outputs: Vec<String>,
+    /// SystemC: the simulated time no `sc_start` runs past (`SYNCMUT_SIM_UNTIL`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sim_time: Option<SimTime>,
+}
+
+/// A simulated time, in ns: a test's `sim_time`, written `"10 us"`, `"500 ns"`, `"2 ms"`
+/// (a whole number or a decimal and one of `fs`, `ps`, `ns`, `us`, `ms`, `s`; the
+/// space is optional). Kept as ns, the runtime's unit: a time below 1 ns is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SimTime {
+    pub ns: u64,
+}
+
+impl SimTime {
+    /// Reads `"10 us"`; the error says what is wrong and what is expected.
+    pub fn parse(text: &str) -> Result<SimTime, String> {
+        let expected = "a number and a unit, e.g. \"10 us\", \"500 ns\", \"2 ms\" (units: fs, ps, ns, us, ms, s)";
+        let trimmed = text.trim();
+        let split = trimmed
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(trimmed.len());
+        let (number, unit) = trimmed.split_at(split);
+        let per_ns: f64 = match unit.trim() {
+            "fs" => 1e-6,
+            "ps" => 1e-3,
+            "ns" => 1.0,
+            "us" => 1e3,
+            "ms" => 1e6,
+            "s" => 1e9,
+            _ => return Err(format!("sim_time {text:?}: not {expected}")),
+        };
+        let value: f64 = match number.parse() {
+            Ok(v) if !number.is_empty() && !number.starts_with('.') => v,
+            _ => return Err(format!("sim_time {text:?}: not {expected}")),
+        };
+        let ns = (value * per_ns).round();
+        if !(1.0..=(1u64 << 53) as f64).contains(&ns) {
+            return Err(format!(
+                "sim_time {text:?}: must be between 1 ns and {} s",
+                (1u64 << 53) / 1_000_000_000
+            ));
+        }
+        Ok(SimTime { ns: ns as u64 })
+    }
+}
+
+impl std::fmt::Display for SimTime {
+    /// In the largest unit that keeps it whole: `10 us`, `1500 ns`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (value, unit) = [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us")]
+            .into_iter()
+            .find(|(per, _)| self.ns.is_multiple_of(*per))
+            .map(|(per, unit)| (self.ns / per, unit))
+            .unwrap_or((self.ns, "ns"));
+        write!(f, "{value} {unit}")
+    }
+}
+
+impl std::str::FromStr for SimTime {
+    type Err = String;
+    fn from_str(text: &str) -> Result<SimTime, String> {
+        SimTime::parse(text)
+    }
+}
+
+impl Serialize for SimTime {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for SimTime {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SimTime, D::Error> {
+        let text = String::deserialize(d)?;
+        SimTime::parse(&text).map_err(serde::de::Error::custom)
+    }
 }
 
 /// A test's standard input: a text, or a file's contents.
@@ -132,6 +208,8 @@ struct RawTest {
     expect: Option<i32>,
     #[serde(default)]
     outputs: Vec<String>,
+    #[serde(default)]
+    sim_time: Option<String>,
 }
 
 /// Reads a test file; names must be unique and usable as file names. Paths of `stdin`
@@ -229,7 +307,9 @@ fn setting(raw: &mut RawTest) -> Result<Setting, String> {
             "cmd: the program is empty or an argument contains a NUL character".to_string(),
         );
     }
+    let sim_time = raw.sim_time.as_deref().map(SimTime::parse).transpose()?;
     Ok(Setting {
+        sim_time,
         stdin: raw.stdin.take(),
         files,
         env: std::mem::take(&mut raw.env),
@@ -383,6 +463,45 @@ mod tests {
         assert!(parse(r#"{"tests":[{"name":"../x"}]}"#)
             .unwrap_err()
             .contains("letters"));
+    }
+
+    #[test]
+    fn sim_time_is_read_in_its_units_and_malformed_values_are_refused() {
+        let tests = parse(r#"{"tests":[{"name":"a","sim_time":"10 us"},{"name":"b","sim_time":"500ns"},{"name":"c","sim_time":"2 ms"},{"name":"d","sim_time":"1.5 us"},{"name":"e"}]}"#).unwrap();
+        let ns: Vec<Option<u64>> = tests
+            .iter()
+            .map(|t| t.setting.sim_time.map(|s| s.ns))
+            .collect();
+        assert_eq!(
+            ns,
+            [Some(10_000), Some(500), Some(2_000_000), Some(1_500), None]
+        );
+        // Saved tests read back the same.
+        let back = serde_json::to_string(&tests[0]).unwrap();
+        assert!(back.contains(r#""sim_time":"10 us""#), "{back}");
+        assert_eq!(serde_json::from_str::<TestCase>(&back).unwrap(), tests[0]);
+        assert_eq!(SimTime { ns: 1_500 }.to_string(), "1500 ns");
+        for bad in [
+            "10", "ten us", "10 hours", "", "0 ns", "-3 ns", "1 fs", ".5 us",
+        ] {
+            let err = parse(&format!(
+                r#"{{"tests":[{{"name":"t","sim_time":"{bad}"}}]}}"#
+            ))
+            .unwrap_err();
+            assert!(err.contains("test \"t\": sim_time"), "{bad}: {err}");
+        }
+        assert!(parse(r#"{"tests":[{"sim_time":100}]}"#)
+            .unwrap_err()
+            .contains("expected a string"));
+        // The error names the test file.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("tests.json");
+        std::fs::write(&file, r#"{"tests":[{"name":"t","sim_time":"10 parsecs"}]}"#).unwrap();
+        let err = load(&file).unwrap_err().to_string();
+        assert!(
+            err.contains("tests.json") && err.contains("sim_time \"10 parsecs\""),
+            "{err}"
+        );
     }
 
     #[test]

@@ -173,7 +173,10 @@ fn digest(path: &Path) -> Option<OutputFile> {
     })
 }
 
-/// Copies a file, a directory with everything in it, or a symbolic link as a link.
+/// Copies a file, a directory with everything in it, or a symbolic link as a link. Files
+/// and directories keep their permissions and their access and modification times, so a
+/// design that reads an input's time stamp (or `make`-style freshness checks) sees the
+/// same in every run.
 fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
     let meta = std::fs::symlink_metadata(from)?;
     if meta.file_type().is_symlink() {
@@ -184,10 +187,25 @@ fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
         entries.sort_by_key(|e| e.file_name());
         entries
             .iter()
-            .try_for_each(|e| copy_tree(&e.path(), &to.join(e.file_name())))
+            .try_for_each(|e| copy_tree(&e.path(), &to.join(e.file_name())))?;
+        // After its entries, whose creation changed its modification time.
+        keep_times(&meta, to)?;
+        std::fs::set_permissions(to, meta.permissions())
     } else {
-        std::fs::copy(from, to).map(|_| ())
+        // Copies the permissions too.
+        std::fs::copy(from, to)?;
+        keep_times(&meta, to)
     }
+}
+
+/// Gives `to` the access and modification times `meta` has.
+fn keep_times(meta: &std::fs::Metadata, to: &Path) -> io::Result<()> {
+    let times = std::fs::FileTimes::new()
+        .set_accessed(meta.accessed()?)
+        .set_modified(meta.modified()?);
+    // A file copied without write permission for its owner cannot be opened for writing,
+    // but any file its owner can read can have its times set through a read handle.
+    std::fs::File::open(to)?.set_times(times)
 }
 
 /// Gives the owner full access to every directory under `path`, so it can be removed.
@@ -254,6 +272,56 @@ mod tests {
         .unwrap();
         drop(workdir);
         assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn copies_keep_the_modification_time_and_permissions_of_their_source() {
+        use std::os::unix::fs::PermissionsExt;
+        let src = tempfile::tempdir().unwrap();
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+        std::fs::create_dir(src.path().join("dir")).unwrap();
+        let set_old = |p: &Path| {
+            std::fs::File::open(p)
+                .unwrap()
+                .set_times(std::fs::FileTimes::new().set_modified(old))
+                .unwrap()
+        };
+        for (name, mode) in [("bios.img", 0o444), ("dir/in_real", 0o640)] {
+            let path = src.path().join(name);
+            std::fs::write(&path, name).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            set_old(&path);
+        }
+        set_old(&src.path().join("dir"));
+        let setting = Setting {
+            files: vec![
+                FileCopy {
+                    from: src.path().join("bios.img"),
+                    to: "bios.img".into(),
+                },
+                FileCopy {
+                    from: src.path().join("dir"),
+                    to: "data".into(),
+                },
+            ],
+            ..Setting::default()
+        };
+        let workdir = Workdir::create(None, &setting).unwrap();
+        for (from, to) in [
+            ("bios.img", "bios.img"),
+            ("dir/in_real", "data/in_real"),
+            ("dir", "data"),
+        ] {
+            let source = std::fs::metadata(src.path().join(from)).unwrap();
+            let copy = std::fs::metadata(workdir.cwd().join(to)).unwrap();
+            assert_eq!(copy.modified().unwrap(), source.modified().unwrap(), "{to}");
+            assert_eq!(copy.modified().unwrap(), old, "{to}");
+            assert_eq!(
+                copy.permissions().mode() & 0o7777,
+                source.permissions().mode() & 0o7777,
+                "{to}"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,124 @@
+//! Real designs that do not fit a plain run: a clocked SystemC design that never stops
+//! by itself (bounded by `sim_time`, `run --sim-time`), and one that reads data files
+//! its test does not copy (the baseline says so). Fixtures under
+//! tests/fixtures/designs/.
+
+mod util;
+
+use std::path::Path;
+use util::fixture;
+
+/// `syncmut run --gen none` of a fixture with `extra` flags: its exit code, stdout and
+/// stderr.
+fn run(design: &Path, out: &Path, extra: &[&str]) -> (i32, String, String) {
+    let output = util::syncmut()
+        .args(["run", "--gen", "none", "-j", "2", "-o"])
+        .arg(out)
+        .args(extra)
+        .arg(design)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn baseline(out: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(out.join("baseline.json")).unwrap()).unwrap()
+}
+
+/// The clocked design's `sc_start()` never returns by itself; its test's `sim_time`
+/// stops the simulation at 100 ns, sc_main ends normally, and the mutants are judged.
+#[test]
+fn a_clocked_design_that_never_stops_runs_under_its_tests_sim_time() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = run(&fixture("designs/clocked"), out.path(), &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let baseline = baseline(out.path());
+    assert_eq!(baseline[0]["test"], "ticks");
+    assert_eq!(baseline[0]["usable"], true, "{baseline}");
+    assert_eq!(
+        baseline[0]["status"],
+        serde_json::json!({"kind": "exited", "value": 0}),
+        "{baseline}"
+    );
+    // Both executables stop at the bound and sc_main goes on: the uninstrumented original
+    // too (the baseline compares them).
+    for exe in ["original", "metamutant"] {
+        let ran = std::process::Command::new(out.path().join(exe))
+            .env("SYNCMUT_SIM_UNTIL", "100")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&ran.stdout);
+        assert!(ran.status.success(), "{exe}: {text}");
+        assert!(text.contains("90 ns: count 10\n"), "{exe}: {text}");
+        assert!(text.ends_with("stopped at 100 ns\n"), "{exe}: {text}");
+    }
+    let outcomes = util::outcomes(out.path());
+    assert!(
+        outcomes["score"]["mutants"].as_u64().unwrap() > 0,
+        "{outcomes}"
+    );
+    assert!(
+        outcomes["score"]["killed"].as_u64().unwrap() > 0,
+        "{outcomes}"
+    );
+    assert!(stdout.contains("ticks"), "{stdout}");
+}
+
+/// `--sim-time` bounds the tests without their own `sim_time`.
+#[test]
+fn run_sim_time_bounds_tests_without_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let tests = dir.path().join("tests.json");
+    std::fs::write(&tests, r#"{"tests":[{"name":"unbounded"}]}"#).unwrap();
+    let out = dir.path().join("out");
+    let design = fixture("designs/clocked/clocked.cpp");
+    let (code, stdout, stderr) = run(
+        &design,
+        &out,
+        &["--tests", tests.to_str().unwrap(), "--sim-time", "50 ns"],
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let baseline = baseline(&out);
+    assert_eq!(baseline[0]["usable"], true, "{baseline}");
+    // A malformed time is refused before anything runs.
+    let (code, _, stderr) = run(&design, &out, &["--sim-time", "soon"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("sim_time \"soon\""), "{stderr}");
+}
+
+/// A design that reads data files from its working directory gets none unless its test
+/// lists them under `files`: when its original crashes or fails, the baseline says the
+/// design's directory has data files the run did not get, and names them.
+#[test]
+fn a_failing_original_is_told_about_the_data_files_the_run_did_not_get() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = run(&fixture("designs/reads_data"), out.path(), &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let baseline = baseline(out.path());
+    let hint = "the design's directory has data files the run did not get (bios.img, icache.img, in_real): if the design reads them, list them under \"files\" in tests.json";
+    // Crashes without its image: set aside, the reason says why it may have.
+    assert_eq!(baseline[0]["usable"], false, "{baseline}");
+    let reason = baseline[0]["set_aside_because"].as_str().unwrap();
+    assert!(
+        reason.starts_with("the original crashed") && reason.contains(hint),
+        "{reason}"
+    );
+    // Exits 1: usable, flagged, with the same hint.
+    assert_eq!(baseline[1]["usable"], true, "{baseline}");
+    assert!(
+        baseline[1]["hint"].as_str().unwrap().starts_with(hint),
+        "{baseline}"
+    );
+    let fails = stdout
+        .lines()
+        .find(|l| l.starts_with("fails "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(fails.contains(hint), "{stdout}");
+    // Given its image, it runs: nothing to say.
+    assert_eq!(baseline[2]["usable"], true, "{baseline}");
+    assert!(baseline[2].get("hint").is_none(), "{baseline}");
+}
