@@ -3,9 +3,9 @@
 //! synchronization functions (`crate::user_sync`), whose inner calls then get no
 //! operators.
 
-use crate::api::{self, Family, Rewrite, SyncApi};
+use crate::api::{self, Rewrite, SyncApi};
 use crate::catalogue::Site;
-use crate::effect::Effect;
+use crate::effect::{Effect, Family};
 use crate::ir;
 use crate::operator::Operator;
 use crate::source::{self, SourceCache};
