@@ -710,9 +710,9 @@ fn std_template_wait(signature: &str) -> Option<SyncApi> {
             mutex: 1,
             timed,
         },
-        operators: crate::user_sync::OPERATORS.to_vec(),
+        operators: crate::user_gate::OPERATORS.to_vec(),
         rewrite: Rewrite::UserTrampoline {
-            gate: crate::user_sync::PTHREAD_GATE,
+            gate: crate::user_gate::PTHREAD_GATE,
         },
     })
 }
@@ -1513,7 +1513,7 @@ mod tests {
         assert_eq!(
             predicate.rewrite,
             Rewrite::UserTrampoline {
-                gate: crate::user_sync::PTHREAD_GATE
+                gate: crate::user_gate::PTHREAD_GATE
             }
         );
         assert_eq!(

@@ -31,6 +31,7 @@ mod state_table;
 mod std_trampoline;
 pub mod toolchain;
 mod trampoline;
+mod user_gate;
 pub mod user_sync;
 pub mod wrapped;
 

@@ -20,14 +20,13 @@
 
 use crate::effect::{Blocking, Effect, When};
 use crate::error::{MutatorError, Result};
-use crate::operator::Operator;
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue};
 use serde::{Deserialize, Serialize};
 
-/// The pthread runtime's gate for declared functions (pthread_wrappers.c).
-pub const PTHREAD_GATE: &str = "syncmut_user_gate";
+pub use crate::user_gate::{OPERATORS, PTHREAD_GATE};
+
 /// The SystemC runtime's gate (systemc_wrappers.cpp), shared with fifo trampolines.
 pub const SYSTEMC_GATE: &str = crate::trampoline::GATE_SYMBOL;
 
@@ -114,9 +113,6 @@ impl ActsAs {
         }
     }
 }
-
-/// The operators a declared function's call gets.
-pub const OPERATORS: &[Operator] = &[Operator::Remove];
 
 /// Whether a function (its demangled name) is the declared one: the same name, or the
 /// same once the parameter list is dropped.
