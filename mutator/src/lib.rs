@@ -15,6 +15,7 @@ pub mod discover;
 pub mod effect;
 mod equivalent;
 pub mod error;
+mod found_site;
 pub mod globals;
 mod gnu_inline;
 mod hooks;

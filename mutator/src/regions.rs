@@ -18,9 +18,9 @@
 //! that is not so, the mutant is not generated.
 
 use crate::catalogue::Mutant;
-use crate::discover::FoundSite;
 use crate::effect::{Blocking, Effect, Family};
 use crate::error::{MutatorError, Result};
+use crate::found_site::FoundSite;
 use crate::operator::Operator;
 use crate::{interleave, ir};
 use inkwell::builder::Builder;

@@ -193,9 +193,9 @@ const SMALL_BODY: usize = 40;
 /// Proposes declarations: every function other than `main`/`sc_main` with exactly one
 /// synchronization site (one with operators, so not declared already) in a body of at
 /// most [`SMALL_BODY`] instructions.
-pub fn suggest(found: &[crate::discover::FoundSite<'_>]) -> Vec<Suggestion> {
+pub fn suggest(found: &[crate::found_site::FoundSite<'_>]) -> Vec<Suggestion> {
     use std::collections::BTreeMap;
-    let mut by_function: BTreeMap<String, Vec<&crate::discover::FoundSite<'_>>> = BTreeMap::new();
+    let mut by_function: BTreeMap<String, Vec<&crate::found_site::FoundSite<'_>>> = BTreeMap::new();
     for f in found {
         if let Some(function) = f.inst.get_parent().and_then(|b| b.get_parent()) {
             by_function
