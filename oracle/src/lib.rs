@@ -21,6 +21,7 @@ pub mod outdir;
 pub mod races;
 pub mod report;
 pub mod schedules;
+pub mod timeout;
 pub mod verdict;
 
 pub use error::OracleError;
