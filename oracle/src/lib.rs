@@ -13,6 +13,7 @@ pub mod error;
 pub mod explain;
 pub mod explore;
 pub mod lab;
+pub mod lost_notifications;
 pub mod mask;
 pub mod mix;
 pub mod observation;
