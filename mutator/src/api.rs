@@ -12,18 +12,11 @@
 //! analysis and the scheduler need (thread creation and exit, SystemC process
 //! registration, `sc_start`) are in a second table, [`observed`].
 
+pub use crate::effect::Family;
 use crate::effect::{Access, Blocking, Effect, Until, When};
 use crate::operator::Operator;
 use std::collections::HashMap;
 use std::sync::OnceLock;
-
-/// Which threading model a primitive belongs to; decides how the design is linked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Family {
-    Pthread,
-    Systemc,
-}
 
 /// How a site's call is rewritten.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -717,9 +710,9 @@ fn std_template_wait(signature: &str) -> Option<SyncApi> {
             mutex: 1,
             timed,
         },
-        operators: crate::user_sync::OPERATORS.to_vec(),
+        operators: crate::user_gate::OPERATORS.to_vec(),
         rewrite: Rewrite::UserTrampoline {
-            gate: crate::user_sync::PTHREAD_GATE,
+            gate: crate::user_gate::PTHREAD_GATE,
         },
     })
 }
@@ -1520,7 +1513,7 @@ mod tests {
         assert_eq!(
             predicate.rewrite,
             Rewrite::UserTrampoline {
-                gate: crate::user_sync::PTHREAD_GATE
+                gate: crate::user_gate::PTHREAD_GATE
             }
         );
         assert_eq!(

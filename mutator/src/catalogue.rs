@@ -6,8 +6,7 @@
 //! instruction order within that function, so editing an unrelated function never
 //! renames a mutant.
 
-use crate::api::Family;
-use crate::effect::Effect;
+use crate::effect::{Effect, Family};
 use crate::interleave::{Interleave, MemoryAccess};
 use crate::operator::Operator;
 use serde::{Deserialize, Serialize};

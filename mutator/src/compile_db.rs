@@ -14,7 +14,7 @@
 //!   executable; `--target` is refused, since nothing says which units form which
 //!   program.
 
-use crate::design::{absolute, common_root, Input, InputKind};
+use crate::design::{absolute, common_root, default_jobs, utf8, Design, Input, InputKind};
 use crate::error::{MutatorError, Result};
 use serde::Deserialize;
 use std::collections::BTreeSet;
@@ -192,6 +192,28 @@ pub fn program(db: &Path, target: Option<&str>) -> Result<Program> {
         root,
         target: chosen,
     })
+}
+
+impl Design {
+    /// The program a compile database describes (`--compile-db`, see
+    /// [`crate::compile_db`]): its units with their own flags, its libraries; `flags`
+    /// are added to every unit (and `-l`/`-L`/`-Wl,` to the link).
+    pub fn from_compile_db(db: &Path, target: Option<&str>, flags: &[String]) -> Result<Design> {
+        let program = program(db, target)?;
+        for input in &program.inputs {
+            utf8(&input.path)?;
+        }
+        let mut all = flags.to_vec();
+        all.extend(program.link_flags);
+        Ok(Design {
+            inputs: program.inputs,
+            flags: all,
+            root: program.root,
+            jobs: default_jobs(),
+            notes: Vec::new(),
+            sync: Vec::new(),
+        })
+    }
 }
 
 /// The language of a C/C++ source by its extension (`None` for anything else).

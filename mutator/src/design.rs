@@ -127,26 +127,6 @@ impl Design {
         })
     }
 
-    /// The program a compile database describes (`--compile-db`, see
-    /// [`crate::compile_db`]): its units with their own flags, its libraries; `flags`
-    /// are added to every unit (and `-l`/`-L`/`-Wl,` to the link).
-    pub fn from_compile_db(db: &Path, target: Option<&str>, flags: &[String]) -> Result<Design> {
-        let program = crate::compile_db::program(db, target)?;
-        for input in &program.inputs {
-            utf8(&input.path)?;
-        }
-        let mut all = flags.to_vec();
-        all.extend(program.link_flags);
-        Ok(Design {
-            inputs: program.inputs,
-            flags: all,
-            root: program.root,
-            jobs: default_jobs(),
-            notes: Vec::new(),
-            sync: Vec::new(),
-        })
-    }
-
     /// Names the project root explicitly (`--root`); relative to the working directory.
     pub fn with_root(mut self, root: &Path) -> Design {
         self.root = absolute(root);

@@ -3,9 +3,9 @@
 //! synchronization functions (`crate::user_sync`), whose inner calls then get no
 //! operators.
 
-use crate::api::{self, Family, Rewrite, SyncApi};
+use crate::api::{self, Rewrite, SyncApi};
 use crate::catalogue::Site;
-use crate::effect::Effect;
+use crate::effect::{Effect, Family};
 use crate::ir;
 use crate::operator::Operator;
 use crate::source::{self, SourceCache};
@@ -15,17 +15,12 @@ use inkwell::values::BasicValueEnum;
 use inkwell::values::{AsValueRef, FunctionValue, InstructionValue};
 use std::collections::HashMap;
 
+pub use crate::found_site::FoundSite;
+
 /// A call inside a library's inline code (a `std::mutex::lock` body's
 /// `pthread_mutex_lock`) rewritten to its wrapper only to be a scheduling point: not a
 /// site, never mutated (`syncmut_runtime::tables::SITE_INNER`).
 pub struct InnerCall<'ctx> {
-    pub api: SyncApi,
-    pub inst: InstructionValue<'ctx>,
-}
-
-/// A site found in a module, still attached to its instruction for rewriting.
-pub struct FoundSite<'ctx> {
-    pub site: Site,
     pub api: SyncApi,
     pub inst: InstructionValue<'ctx>,
 }

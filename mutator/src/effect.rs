@@ -11,7 +11,6 @@
 //! object being argument 0: `pthread_cond_wait(c, m)` waits on 0 with mutex 1, and
 //! `sc_module::wait(e)` on event 1.
 
-use crate::api::Family;
 use serde::{Deserialize, Serialize};
 
 /// What one call of a recognised function does.
@@ -156,6 +155,14 @@ impl Effect {
     pub fn starts_threads(self) -> bool {
         matches!(self, Effect::CreateThread { .. } | Effect::StartSimulation)
     }
+}
+
+/// Which threading model a primitive belongs to; decides how the design is linked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Pthread,
+    Systemc,
 }
 
 /// The metadata kind of a [`CallTag`].

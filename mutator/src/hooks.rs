@@ -14,8 +14,7 @@
 use crate::api::{self, ObservedApi};
 use crate::effect::{CallTag, Effect};
 use crate::error::{MutatorError, Result};
-use crate::ir;
-use crate::rewrite::replace_call;
+use crate::ir::{self, replace_call};
 use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};

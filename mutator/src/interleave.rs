@@ -11,8 +11,8 @@
 //! taken beyond plain loads and stores is register-like and stays inside one step, which
 //! keeps the number of scheduling points (and schedules) down.
 
-use crate::api::{self, Family};
-use crate::effect::{CallTag, Effect};
+use crate::api;
+use crate::effect::{CallTag, Effect, Family};
 use crate::error::{MutatorError, Result};
 use crate::ir::{self, PointerRoot};
 use crate::source;

@@ -6,12 +6,14 @@
 
 use crate::effect::{CallTag, METADATA_KIND};
 use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::llvm_sys::core as llvm;
 use inkwell::llvm_sys::debuginfo;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::values::{
-    AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue,
+    AsValueRef, BasicMetadataValueEnum, BasicValueEnum, FunctionValue, InstructionOpcode,
+    InstructionValue,
 };
 use std::path::PathBuf;
 
@@ -174,6 +176,33 @@ pub fn tag_call<'ctx>(context: &'ctx Context, call: InstructionValue<'ctx>, tag:
     let node = context.metadata_node(&[text.into()]);
     call.set_metadata(node, context.get_kind_id(METADATA_KIND))
         .expect("a metadata node is valid instruction metadata");
+}
+
+/// Replaces a `call`/`invoke` by a call of `callee(leading..., original args...)`,
+/// keeping its debug location, calling convention and (for invoke) its destinations;
+/// returns the new call.
+pub(crate) fn replace_call<'ctx>(
+    builder: &Builder<'ctx>,
+    old: InstructionValue<'ctx>,
+    callee: FunctionValue<'ctx>,
+    leading: &[BasicValueEnum<'ctx>],
+) -> std::result::Result<InstructionValue<'ctx>, inkwell::builder::BuilderError> {
+    let mut args = leading.to_vec();
+    args.extend(call_arguments(old));
+    builder.position_before(&old);
+    let new_call = if old.get_opcode() == InstructionOpcode::Invoke {
+        let (normal, unwind) = invoke_destinations(old);
+        builder.build_invoke(callee, &args, normal, unwind, "")?
+    } else {
+        let args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
+        builder.build_call(callee, &args, "")?
+    };
+    // SAFETY: a call site value is an instruction.
+    let new_inst = unsafe { InstructionValue::new(new_call.as_value_ref()) };
+    copy_call_metadata(old, new_inst);
+    old.replace_all_uses_with(&new_inst);
+    old.erase_from_basic_block();
+    Ok(new_inst)
 }
 
 /// Whether any argument of the call is passed `byval`, `sret`, `inalloca` or

@@ -15,6 +15,7 @@ pub mod discover;
 pub mod effect;
 mod equivalent;
 pub mod error;
+mod found_site;
 pub mod globals;
 mod gnu_inline;
 mod hooks;
@@ -31,6 +32,7 @@ mod state_table;
 mod std_trampoline;
 pub mod toolchain;
 mod trampoline;
+mod user_gate;
 pub mod user_sync;
 pub mod wrapped;
 

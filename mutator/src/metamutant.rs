@@ -1,11 +1,11 @@
 //! The mutator stage end to end: design → `design.bc` → `metamutant.bc` +
 //! `mutants.json` → the linked `original` and `metamutant` executables.
 
-use crate::api::Family;
 use crate::catalogue::Catalogue;
 use crate::debug_types::DebugTypes;
 use crate::design::Design;
 use crate::discover::{self, Discovery};
+use crate::effect::Family;
 use crate::error::{MutatorError, Result};
 use crate::globals::{self, Global};
 use crate::interleave::{self, Interleave};

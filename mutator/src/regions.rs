@@ -17,11 +17,10 @@
 //! compute it are rebuilt there when nothing in between may change their inputs); where
 //! that is not so, the mutant is not generated.
 
-use crate::api::Family;
 use crate::catalogue::Mutant;
-use crate::discover::FoundSite;
-use crate::effect::{Blocking, Effect};
+use crate::effect::{Blocking, Effect, Family};
 use crate::error::{MutatorError, Result};
+use crate::found_site::FoundSite;
 use crate::operator::Operator;
 use crate::{interleave, ir};
 use inkwell::builder::Builder;

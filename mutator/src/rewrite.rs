@@ -7,16 +7,13 @@ use crate::api::{self, Rewrite};
 use crate::discover::{FoundSite, InnerCall};
 use crate::effect::CallTag;
 use crate::error::{MutatorError, Result};
+use crate::ir::replace_call;
 use crate::regions::Copy;
 use crate::{hooks, ir, trampoline};
-use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, BasicType};
-use inkwell::values::{
-    AsValueRef, BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue,
-    InstructionOpcode, InstructionValue,
-};
+use inkwell::values::{BasicValue, FunctionValue, InstructionValue};
 use inkwell::AddressSpace;
 
 /// Globals the runtime declares weak; their presence also marks a module as done.
@@ -140,33 +137,6 @@ pub fn rewrite<'ctx>(
     module
         .verify()
         .map_err(|e| MutatorError::Verify(e.to_string()))
-}
-
-/// Replaces a `call`/`invoke` by a call of `callee(leading..., original args...)`,
-/// keeping its debug location, calling convention and (for invoke) its destinations;
-/// returns the new call.
-pub(crate) fn replace_call<'ctx>(
-    builder: &Builder<'ctx>,
-    old: InstructionValue<'ctx>,
-    callee: FunctionValue<'ctx>,
-    leading: &[BasicValueEnum<'ctx>],
-) -> std::result::Result<InstructionValue<'ctx>, inkwell::builder::BuilderError> {
-    let mut args = leading.to_vec();
-    args.extend(ir::call_arguments(old));
-    builder.position_before(&old);
-    let new_call = if old.get_opcode() == InstructionOpcode::Invoke {
-        let (normal, unwind) = ir::invoke_destinations(old);
-        builder.build_invoke(callee, &args, normal, unwind, "")?
-    } else {
-        let args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
-        builder.build_call(callee, &args, "")?
-    };
-    // SAFETY: a call site value is an instruction.
-    let new_inst = unsafe { InstructionValue::new(new_call.as_value_ref()) };
-    ir::copy_call_metadata(old, new_inst);
-    old.replace_all_uses_with(&new_inst);
-    old.erase_from_basic_block();
-    Ok(new_inst)
 }
 
 /// Declares `wrapper(i32 site, original params...) -> original return`; for template

@@ -44,7 +44,7 @@ pub fn define<'ctx>(
         module,
         name,
         original,
-        crate::user_sync::PTHREAD_GATE,
+        crate::user_gate::PTHREAD_GATE,
     );
     let builder = context.create_builder();
     let entry = context.append_basic_block(function, "entry");

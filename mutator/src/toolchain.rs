@@ -9,8 +9,8 @@
 //! (DESIGN.md, "Compile cache"): a SystemC unit costs seconds of clang, almost all of it
 //! in the library's headers, and the same design is built again by every run.
 
-use crate::api::Family;
 use crate::design::{Design, Input, InputKind};
+use crate::effect::Family;
 use crate::error::{MutatorError, Result};
 use sha2::{Digest, Sha256};
 use std::ffi::OsString;

@@ -20,14 +20,13 @@
 
 use crate::effect::{Blocking, Effect, When};
 use crate::error::{MutatorError, Result};
-use crate::operator::Operator;
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue};
 use serde::{Deserialize, Serialize};
 
-/// The pthread runtime's gate for declared functions (pthread_wrappers.c).
-pub const PTHREAD_GATE: &str = "syncmut_user_gate";
+pub use crate::user_gate::{OPERATORS, PTHREAD_GATE};
+
 /// The SystemC runtime's gate (systemc_wrappers.cpp), shared with fifo trampolines.
 pub const SYSTEMC_GATE: &str = crate::trampoline::GATE_SYMBOL;
 
@@ -115,9 +114,6 @@ impl ActsAs {
     }
 }
 
-/// The operators a declared function's call gets.
-pub const OPERATORS: &[Operator] = &[Operator::Remove];
-
 /// Whether a function (its demangled name) is the declared one: the same name, or the
 /// same once the parameter list is dropped.
 pub fn declared<'a>(
@@ -197,9 +193,9 @@ const SMALL_BODY: usize = 40;
 /// Proposes declarations: every function other than `main`/`sc_main` with exactly one
 /// synchronization site (one with operators, so not declared already) in a body of at
 /// most [`SMALL_BODY`] instructions.
-pub fn suggest(found: &[crate::discover::FoundSite<'_>]) -> Vec<Suggestion> {
+pub fn suggest(found: &[crate::found_site::FoundSite<'_>]) -> Vec<Suggestion> {
     use std::collections::BTreeMap;
-    let mut by_function: BTreeMap<String, Vec<&crate::discover::FoundSite<'_>>> = BTreeMap::new();
+    let mut by_function: BTreeMap<String, Vec<&crate::found_site::FoundSite<'_>>> = BTreeMap::new();
     for f in found {
         if let Some(function) = f.inst.get_parent().and_then(|b| b.get_parent()) {
             by_function

@@ -31,6 +31,9 @@
 
 use syncmut_runtime::schedule::{exit_object, Choice, ChoiceKind, RunPoint, Schedule, Step};
 
+/// A preemption "bound" that bounds nothing (`--preemptions unbounded`).
+pub const UNBOUNDED: u32 = u32::MAX;
+
 /// How `dfs` prunes its tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Por {
@@ -70,7 +73,7 @@ impl Por {
         match self {
             Por::None => false,
             Por::Sleep => true,
-            Por::Dpor => bound == crate::schedules::UNBOUNDED,
+            Por::Dpor => bound == UNBOUNDED,
         }
     }
 }
@@ -465,7 +468,7 @@ impl Tree {
 
     /// Under a bound some run could reach it: the conservative backtracking is needed.
     fn bound_binds(&self, _schedule: &Schedule) -> bool {
-        self.bound != crate::schedules::UNBOUNDED
+        self.bound != UNBOUNDED
     }
 
     /// The next prefix to run: the path down to the deepest point with an option still

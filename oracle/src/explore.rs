@@ -34,9 +34,9 @@ use syncmut_runtime::trace::{self, EndKind, Trace};
 use syncmut_runtime::{status, Invocation};
 
 use crate::dpor::{Por, Tree};
-use crate::lab::TIMEOUT_CONFIRM_FACTOR;
 use crate::mix::{MixPlan, Phase};
 use crate::schedules::{self, Strategy};
+use crate::timeout::TIMEOUT_CONFIRM_FACTOR;
 
 /// What to explore and how much.
 #[derive(Debug, Clone)]

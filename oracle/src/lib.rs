@@ -13,6 +13,7 @@ pub mod error;
 pub mod explain;
 pub mod explore;
 pub mod lab;
+pub mod lost_notifications;
 pub mod mask;
 pub mod mix;
 pub mod observation;
@@ -21,6 +22,7 @@ pub mod outdir;
 pub mod races;
 pub mod report;
 pub mod schedules;
+pub mod timeout;
 pub mod verdict;
 
 pub use error::OracleError;

@@ -4,10 +4,7 @@
 
 use syncmut_runtime::schedule;
 
-pub use crate::dpor::Por;
-
-/// A preemption "bound" that bounds nothing (`--preemptions unbounded`).
-pub const UNBOUNDED: u32 = u32::MAX;
+pub use crate::dpor::{Por, UNBOUNDED};
 
 /// What an exhausted dfs search covered, in words: `every schedule with at most 2
 /// preemptions, up to the order of independent steps`.

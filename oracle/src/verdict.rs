@@ -178,7 +178,7 @@ pub fn judge(
     if mutant.lost_notifications != original.lost_notifications {
         let summary = |sites: &[u32]| match sites {
             [] => "none".to_string(),
-            sites => crate::outcome::LostNotifications::count(sites).summary(label),
+            sites => crate::lost_notifications::LostNotifications::count(sites).summary(label),
         };
         return (
             Verdict::KilledByTrace,

@@ -37,6 +37,8 @@ use syncmut_runtime::exec::Limits;
 use syncmut_runtime::test_case::TestCase;
 use syncmut_runtime::trace;
 
+pub use crate::timeout::TIMEOUT_CONFIRM_FACTOR;
+
 /// A test the baseline kept, with the original's runs on it.
 type UsableTest<'a> = (&'a TestCase, &'a Baseline, &'a OriginalRuns);
 
@@ -91,11 +93,6 @@ pub struct RunSettings {
     /// limit before it kills, whatever this is.
     pub first_timeout: Option<Duration>,
 }
-
-/// A run that timed out runs again under this many times its limit before the timeout
-/// counts (a mutant's timeout kill, a hang in `explore`): a run slowed by the machine's
-/// load finishes then, a hang does not.
-pub const TIMEOUT_CONFIRM_FACTOR: u32 = 2;
 
 impl Default for RunSettings {
     fn default() -> Self {
