@@ -299,7 +299,7 @@ struct GenFlags {
     /// Wall time for one site's formulas and solving, in seconds (default 15).
     #[arg(long, value_name = "SECS")]
     site_timeout: Option<f64>,
-    /// Memory syncmut may use while building a formula, in MB (default 1024).
+    /// Memory syncmut may use while building a formula, in MB (default 768).
     #[arg(long, value_name = "MB")]
     gen_memory: Option<u64>,
     /// Largest formula solved, in distinct terms (default 2000000).

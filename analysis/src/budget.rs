@@ -41,7 +41,7 @@ impl Default for Budget {
         Budget {
             total: Duration::from_secs(90),
             site: Duration::from_secs(15),
-            memory_mb: 1024,
+            memory_mb: 768,
             max_terms: 2_000_000,
             formula_bytes: 32 << 20,
         }

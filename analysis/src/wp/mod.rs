@@ -102,6 +102,9 @@ pub struct Wp<'m> {
     loops_checking: HashSet<(FrameId, Block<'m>, Loc<'m>)>,
     /// "This untracked pointer is null", one boolean per pointer (`values.rs`).
     null_tests: HashMap<memory::Base<'m>, SExpr>,
+    /// The address of an object as an integer (`ptrtoint`), one free value per object
+    /// (`values.rs`).
+    addresses: HashMap<memory::Base<'m>, SExpr>,
     /// Another writer's stores are being evaluated (`interference.rs`): a value they
     /// read after a synchronization point is not traced to its writers again.
     in_writer: bool,
@@ -154,6 +157,7 @@ impl<'m> Wp<'m> {
             loops_again: HashMap::new(),
             loops_checking: HashSet::new(),
             null_tests: HashMap::new(),
+            addresses: HashMap::new(),
             in_writer: false,
             writes: HashMap::new(),
             traced_stores: 0,

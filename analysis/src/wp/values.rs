@@ -315,10 +315,7 @@ impl<'m> Wp<'m> {
                         Ok(Sym::Bv(e, to))
                     }
                     other if op != LLVMPtrToInt => Ok(other),
-                    _ => Err(AnalysisError::unsupported(
-                        format!("pointer converted to an integer `{}`", v.print()),
-                        v.where_(),
-                    )),
+                    other => self.address_as_integer(v, other),
                 }
             }
             LLVMPHI => self.phi(f, v),
@@ -458,6 +455,60 @@ impl<'m> Wp<'m> {
             unreachable!("fresh of an i1 is a bit-vector")
         };
         Ok(self.ctx.eq(e, self.bv_const(1, 1)))
+    }
+
+    /// `ptrtoint` of a pointer the analysis tracks: the object's address (one free
+    /// 64-bit value per object, never null) plus the byte offset, so the difference of
+    /// two pointers into one object is exact (`std::distance` over a vector's
+    /// iterators, which made whole TLM designs `unknown`). Anything else converted is
+    /// any value, noted.
+    fn address_as_integer(&mut self, v: Value<'m>, p: Sym<'m>) -> Result<Sym<'m>> {
+        let w = width(v)?;
+        let (base, off) = match p {
+            Sym::Ptr(loc) => (loc.base, self.bv_const(loc.off as u64, 64)),
+            Sym::PtrIdx { loc, idx, .. } => {
+                let off = self.bv_const(loc.off as u64, 64);
+                (loc.base, self.ctx.bvadd(off, idx))
+            }
+            other => {
+                return self.fresh(v, &format!("{} converted to an integer", other.describe()))
+            }
+        };
+        let start = match self.addresses.get(&base) {
+            Some(e) => *e,
+            None => {
+                let name = format!(
+                    "addr{}_{}",
+                    self.fresh_count,
+                    v.where_()
+                        .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+                );
+                self.fresh_count += 1;
+                self.q.fresh.push((name.clone(), "(_ BitVec 64)".into()));
+                self.note(format!(
+                    "over-approximated: the address of {} as an integer is any non-null value",
+                    base.describe()
+                ));
+                let e = self.ctx.atom(name);
+                let zero = self.bv_const(0, 64);
+                let not_null = self.ctx.not(self.ctx.eq(e, zero));
+                self.q.conjuncts.push(super::Conjunct {
+                    comment: format!("{} is not at address 0", base.describe()),
+                    expr: not_null,
+                });
+                self.addresses.insert(base, e);
+                e
+            }
+        };
+        let address = self.ctx.bvadd(start, off);
+        Ok(Sym::Bv(
+            if w == 64 {
+                address
+            } else {
+                self.ctx.extract(w as i32 - 1, 0, address)
+            },
+            w,
+        ))
     }
 
     /// "The untracked pointer `base` is null": one boolean per pointer, noted.
