@@ -58,8 +58,19 @@ fn sanitizer_logs(cmd: &mut assert_cmd::Command, logs: &Path) {
 
 /// `syncmut run` with the sanitized runtime.
 fn sanitized_run(design: &Path, extra: &[&str], out: &Path, logs: &Path) {
-    sanitized("run", design, logs)
-        .args(extra)
+    sanitized_run_with(design, extra, out, logs, true);
+}
+
+/// [`sanitized_run`], with LeakSanitizer on or off.
+fn sanitized_run_with(design: &Path, extra: &[&str], out: &Path, logs: &Path, leaks: bool) {
+    let mut cmd = sanitized("run", design, logs);
+    if !leaks {
+        cmd.env(
+            "ASAN_OPTIONS",
+            format!("log_path={}/asan:detect_leaks=0", logs.display()),
+        );
+    }
+    cmd.args(extra)
         .args(["-j", "2", "-o"])
         .arg(out)
         .timeout(std::time::Duration::from_secs(300))
@@ -208,12 +219,31 @@ fn every_systemc_wrapper_is_clean_under_asan_and_ubsan() {
     every_wrapper("every_systemc_call.cpp");
 }
 
-/// Every mutant of an example, sanitized: clean, and the checked-in verdicts.
+/// Whether LeakSanitizer itself failed in some run: its tracer crashed ("Tracer caught
+/// signal 11 … LeakSanitizer has encountered a fatal error"), seen on one kernel at the
+/// exit of a SystemC process whose coroutines were still blocked (a deadlocked test).
+/// That is the tool failing, not a finding, and it changes the exit status the
+/// baseline compares.
+fn leak_checker_failed(logs: &Path) -> bool {
+    reports(logs)
+        .iter()
+        .any(|(_, text)| text.contains("LeakSanitizer has encountered a fatal error"))
+}
+
+/// Every mutant of an example, sanitized: clean, and the checked-in verdicts. Where
+/// LeakSanitizer cannot run on this machine, the verdicts are compared with it off
+/// (AddressSanitizer and UBSan still on), and the test says so.
 fn full_example(name: &str) {
-    let logs = tempfile::tempdir().unwrap();
     let dir = util::example(name);
-    let out = tempfile::tempdir().unwrap();
+    let mut logs = tempfile::tempdir().unwrap();
+    let mut out = tempfile::tempdir().unwrap();
     sanitized_run(&dir, &[], out.path(), logs.path());
+    if leak_checker_failed(logs.path()) {
+        eprintln!("{name}: LeakSanitizer failed on this machine; verdicts compared without it");
+        logs = tempfile::tempdir().unwrap();
+        out = tempfile::tempdir().unwrap();
+        sanitized_run_with(&dir, &[], out.path(), logs.path(), false);
+    }
     assert_eq!(
         util::verdicts(out.path()),
         util::expected(&dir),

@@ -150,7 +150,8 @@ pub fn analyse(
         files: reachability::FormulaFiles::new(&options.budget),
         deadline: Instant::now() + options.budget.total,
     };
-    sites.analyse_all(site_count, formulas, &Quiet)
+    let labels = sites.labels(site_count);
+    sites.analyse_all(&labels, formulas, &Quiet)
 }
 
 /// The inputs the design reads on the way to any site (the union over every site's
@@ -269,7 +270,13 @@ fn generate_here(
         files: reachability::FormulaFiles::new(&options.budget),
         deadline: Instant::now() + options.budget.total,
     };
-    let mut results = sites.analyse_all(build.catalogue.sites.len() as u32, &formulas, progress)?;
+    let labels: Vec<String> = build
+        .catalogue
+        .sites
+        .iter()
+        .map(|s| format!("{}:{} {}", s.file, s.line, s.call))
+        .collect();
+    let mut results = sites.analyse_all(&labels, &formulas, progress)?;
     write_mutant_formulas(&build.catalogue, &results, &formulas, &mut sites.files)?;
     let scratch = out.join("gen-traces");
     std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io {

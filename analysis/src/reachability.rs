@@ -186,28 +186,43 @@ enum Variant {
 }
 
 impl<'m> Sites<'_, 'm> {
-    /// Every site in order, each within its budget.
+    /// Every site in order, each within its budget; `labels` names each site for
+    /// progress (the catalogue's `file:line call`), one per site.
     pub fn analyse_all(
         &mut self,
-        site_count: u32,
+        labels: &[String],
         formulas: &Path,
         progress: &dyn Progress,
     ) -> Result<Vec<SiteResult>> {
         let sites = self.facts.effects.sites();
+        let total = labels.len() as u32;
         let mut results = Vec::new();
-        for index in 0..site_count {
+        for (index, at) in (0..total).zip(labels) {
             let calls: Vec<_> = sites
                 .iter()
                 .filter(|(i, _)| *i == index)
                 .map(|(_, c)| *c)
                 .collect();
-            let at = calls.first().map(|c| describe(*c)).unwrap_or_default();
-            progress.site_started(index, site_count, &at);
+            progress.site_started(index, total, at);
             let r = self.site(index, &calls, formulas)?;
-            progress.site_done(&r, &at);
+            progress.site_done(&r, at);
             results.push(r);
         }
         Ok(results)
+    }
+
+    /// Labels for sites without a catalogue: the first call of each and its place.
+    pub fn labels(&self, site_count: u32) -> Vec<String> {
+        let sites = self.facts.effects.sites();
+        (0..site_count)
+            .map(|index| {
+                sites
+                    .iter()
+                    .find(|(i, _)| *i == index)
+                    .map(|(_, c)| describe(*c))
+                    .unwrap_or_default()
+            })
+            .collect()
     }
 
     /// The meter of one site: its own time, within what is left of the whole's.
