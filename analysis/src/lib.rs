@@ -26,7 +26,6 @@ pub use error::AnalysisError;
 use error::Result;
 pub use reachability::{Progress, Quiet, Reachability, SiteResult};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// Default loop unroll bound (loops with a constant trip count up to this are unrolled).
 pub const DEFAULT_BOUND: u32 = 8;
@@ -142,14 +141,7 @@ pub fn analyse(
         Some(&formulas.join("session.smt2")),
         &options.budget,
     )?;
-    let mut sites = reachability::Sites {
-        module: &module,
-        facts: &facts,
-        session: &mut session,
-        options,
-        files: reachability::FormulaFiles::new(&options.budget),
-        deadline: Instant::now() + options.budget.total,
-    };
+    let mut sites = reachability::Sites::new(&module, &facts, &mut session, options);
     let labels = sites.labels(site_count);
     sites.analyse_all(&labels, formulas, &Quiet)
 }
@@ -262,14 +254,7 @@ fn generate_here(
         Some(&formulas.join("session.smt2")),
         &options.budget,
     )?;
-    let mut sites = reachability::Sites {
-        module: &module,
-        facts: &facts,
-        session: &mut session,
-        options,
-        files: reachability::FormulaFiles::new(&options.budget),
-        deadline: Instant::now() + options.budget.total,
-    };
+    let mut sites = reachability::Sites::new(&module, &facts, &mut session, options);
     let labels: Vec<String> = build
         .catalogue
         .sites

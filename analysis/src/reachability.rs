@@ -168,13 +168,13 @@ impl FormulaFiles {
 
 /// Everything one generation's site loop shares.
 pub(crate) struct Sites<'a, 'm> {
-    pub module: &'m ir::Module,
-    pub facts: &'m wp::ModuleFacts<'m>,
-    pub session: &'a mut smt::Session,
-    pub options: &'a Options,
+    module: &'m ir::Module,
+    facts: &'m wp::ModuleFacts<'m>,
+    session: &'a mut smt::Session,
+    options: &'a Options,
     pub files: FormulaFiles,
     /// When the whole generation's analysis time is spent.
-    pub deadline: Instant,
+    deadline: Instant,
 }
 
 /// How a formula is asked for (the WP transformer's variants, in the order tried).
@@ -185,7 +185,24 @@ enum Variant {
     IndirectCallsFollowed,
 }
 
-impl<'m> Sites<'_, 'm> {
+impl<'a, 'm> Sites<'a, 'm> {
+    /// A generation's site loop; its time budget starts now.
+    pub fn new(
+        module: &'m ir::Module,
+        facts: &'m wp::ModuleFacts<'m>,
+        session: &'a mut smt::Session,
+        options: &'a Options,
+    ) -> Self {
+        Sites {
+            module,
+            facts,
+            session,
+            options,
+            files: FormulaFiles::new(&options.budget),
+            deadline: Instant::now() + options.budget.total,
+        }
+    }
+
     /// Every site in order, each within its budget; `labels` names each site for
     /// progress (the catalogue's `file:line call`), one per site.
     pub fn analyse_all(
