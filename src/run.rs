@@ -91,6 +91,9 @@ pub fn run_command(
             });
         }
     }
+    // Not chosen by the user nor by the interrupted run: a test whose original spins on
+    // plain memory at sync level makes the whole run go to memory level (below).
+    let may_escalate = interleave.is_none() && saved.is_none();
     let interleave = interleave.or(saved).unwrap_or_default();
     // The same for race detection: a resumed run keeps it; asking for it on a run that
     // was built without it is refused (its finished verdicts did not look at races).
@@ -149,9 +152,53 @@ pub fn run_command(
         }
     }
     let progress = console::Bar::new();
-    let (outcomes, baseline) =
-        lab::run(&build, &tests, &out, config, &progress, previous_runs).map_err(oracle_failure)?;
-    progress.finish();
+    let escalating = lab::RunSettings {
+        escalate_spins: may_escalate,
+        ..config.clone()
+    };
+    let ran = lab::run(
+        &build,
+        &tests,
+        &out,
+        &escalating,
+        &progress,
+        previous_runs.clone(),
+    );
+    let (outcomes, baseline) = match ran {
+        Err(syncmut_oracle::OracleError::SpinsAtSyncLevel { tests: spinning }) => {
+            progress.finish();
+            eprintln!(
+                "syncmut: note: the original did not finish on {} at sync level: one thread ran without a synchronization call while others waited for their turn (a busy-wait on plain memory); building again at memory level, where its loads and stores are scheduling points (as with --interleave memory)",
+                spinning.join(", ")
+            );
+            build = metamutant::build_with(
+                &design,
+                out.root(),
+                &metamutant::Options {
+                    interleave: Interleave::Memory,
+                    races,
+                },
+            )?;
+            if !select.is_empty() {
+                let (selected, _) = select.apply(&build.catalogue).map_err(|error| Failure {
+                    code: exit::USAGE,
+                    error,
+                })?;
+                out.write_json(metamutant::layout::CATALOGUE, &selected)
+                    .map_err(oracle_failure)?;
+                build.catalogue = selected;
+            }
+            let progress = console::Bar::new();
+            let ran = lab::run(&build, &tests, &out, config, &progress, previous_runs);
+            progress.finish();
+            ran
+        }
+        ran => {
+            progress.finish();
+            ran
+        }
+    }
+    .map_err(oracle_failure)?;
     for (name, format) in [
         ("report.html", report::Format::Html),
         ("mutation-report.json", report::Format::Mte),

@@ -1,7 +1,8 @@
 //! Real designs that do not fit a plain run: a clocked SystemC design that never stops
-//! by itself (bounded by `sim_time`, `run --sim-time`), and one that reads data files
-//! its test does not copy (the baseline says so). Fixtures under
-//! tests/fixtures/designs/.
+//! by itself (bounded by `sim_time`, `run --sim-time`), one that reads data files its
+//! test does not copy (the baseline says so), and pthread programs that wait without a
+//! synchronization object: polling with `usleep`, spinning with `sched_yield`, spinning
+//! on plain memory. Fixtures under tests/fixtures/designs/.
 
 mod util;
 
@@ -121,4 +122,84 @@ fn a_failing_original_is_told_about_the_data_files_the_run_did_not_get() {
     // Given its image, it runs: nothing to say.
     assert_eq!(baseline[2]["usable"], true, "{baseline}");
     assert!(baseline[2].get("hint").is_none(), "{baseline}");
+}
+
+/// A pool test that waits by polling a counter with `usleep`: under the controlled
+/// scheduler a sleep is a scheduling point, so the workers run while the test sleeps.
+/// Scored with no flags. And a sleep there takes no real time: tasks that each sleep an
+/// hour finish at once.
+#[test]
+fn a_pool_test_polling_with_usleep_runs_and_its_sleeps_take_no_real_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let tests = dir.path().join("tests.json");
+    std::fs::write(
+        &tests,
+        r#"{"tests":[{"name":"twelve","args":["12"]},{"name":"slow-tasks","args":["6","20"]}]}"#,
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let (code, stdout, stderr) = run(
+        &fixture("designs/polling_pool/pool.c"),
+        &out,
+        &["--tests", tests.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let baseline = baseline(&out);
+    for test in baseline.as_array().unwrap() {
+        assert_eq!(test["usable"], true, "{baseline}");
+        assert_eq!(
+            test["status"],
+            serde_json::json!({"kind": "exited", "value": 0}),
+            "{baseline}"
+        );
+    }
+    let outcomes = util::outcomes(&out);
+    assert!(
+        outcomes["score"]["killed"].as_u64().unwrap() > 0,
+        "{outcomes}"
+    );
+    // The metamutant with no mutant, under the scheduler: the hour of virtual sleep is
+    // on its clock, not on the wall's.
+    let ran = std::process::Command::new(out.join("metamutant"))
+        .args(["3", "3600000"])
+        .env("SYNCMUT_SCHEDULE", "default")
+        .output()
+        .unwrap();
+    assert!(ran.status.success(), "{ran:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&ran.stdout),
+        "3 tasks, sum of squares 14\n"
+    );
+}
+
+/// A consumer spinning on an atomic flag with `sched_yield` between looks: the yield is
+/// a scheduling point, so the producer runs and the test is usable.
+#[test]
+fn a_spin_with_sched_yield_lets_the_thread_it_waits_for_run() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = run(&fixture("designs/yield_spin"), out.path(), &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let baseline = baseline(out.path());
+    assert_eq!(baseline[0]["usable"], true, "{baseline}");
+    assert!(stdout.contains("mutation score"), "{stdout}");
+}
+
+/// A start-up gate spinning on a plain counter (no call in the loop) keeps the one turn
+/// at sync level; the baseline sees the spin (the original timed out while one thread
+/// ran outside any synchronization call and others waited) and the run is built again at
+/// memory level, where it scores.
+#[test]
+fn a_start_up_spin_on_plain_memory_moves_the_run_to_memory_level() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = run(&fixture("designs/spin_start"), out.path(), &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("building again at memory level"),
+        "{stderr}"
+    );
+    assert_eq!(baseline(out.path())[0]["usable"], true);
+    let catalogue: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("mutants.json")).unwrap()).unwrap();
+    assert_eq!(catalogue["interleave"], "memory", "{catalogue}");
+    assert!(stdout.contains("mutation score"), "{stdout}");
 }

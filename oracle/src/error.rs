@@ -44,4 +44,7 @@ pub enum OracleError {
 
     #[error("no usable test: every test was set aside by the baseline (see {})", path.display())]
     NoUsableTest { path: PathBuf },
+
+    #[error("the original did not finish on {} at sync level while one thread ran without a synchronization call and others waited for their turn (a busy-wait on plain memory); --interleave memory makes its loads and stores scheduling points", tests.join(", "))]
+    SpinsAtSyncLevel { tests: Vec<String> },
 }

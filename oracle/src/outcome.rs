@@ -50,6 +50,18 @@ pub struct Baseline {
     pub hint: Option<String>,
 }
 
+impl Baseline {
+    /// The original timed out while one thread was running design code (in no wrapped
+    /// call) and another was left waiting: at sync level the runner keeps the one turn
+    /// until its next synchronization call, so a busy-wait on plain memory never lets the
+    /// thread it waits for run.
+    pub fn spins_outside_sync(&self) -> bool {
+        self.status == Status::TimedOut
+            && self.pending.len() >= 2
+            && self.pending.iter().any(|(_, site)| site.is_none())
+    }
+}
+
 /// One mutant on one test.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Run {

@@ -161,13 +161,17 @@ static uint32_t fair_candidates(uint32_t n)
         syncmut_sched_candidates[0] = starved;
         return 1;
     }
-    /* t is held back while some ready thread has not run since t's yield. The relation
-     * is acyclic (a thread runs at its own yield), so someone always stays. */
+    /* t is held back while some ready thread has not run since t's yield, and a dozing
+     * thread while some ready thread is awake. Both relations are acyclic (a thread runs
+     * at its own yield; someone is awake or everyone dozes), so someone always stays. */
+    int awake = 0;
+    for (uint32_t i = 0; i < n; i++)
+        awake |= !syncmut_sched_candidates[i]->dozing;
     uint32_t kept = 0;
     struct sthread *keep[MAX_THREADS];
     for (uint32_t i = 0; i < n; i++) {
         struct sthread *t = syncmut_sched_candidates[i];
-        int held = 0;
+        int held = awake && t->dozing;
         for (uint32_t j = 0; j < n && !held && t->yielded_at != 0; j++)
             held = syncmut_sched_candidates[j] != t && syncmut_sched_candidates[j]->last_run < t->yielded_at;
         if (!held)
@@ -327,6 +331,7 @@ void syncmut_sched_reschedule(struct sthread *me)
     }
     set_state(next, RUNNING);
     next->last_run = syncmut_sched_steps;
+    next->dozing = 0;
     next->forced = fair_pick;
     fair_pick = 0;
     current = next;
@@ -437,6 +442,7 @@ struct sthread *syncmut_sched_new_slot(void) /* `syncmut_sched_lock` held */
     t->has_handle = 0;
     t->reads_in_a_row = 0;
     t->yielded_at = 0;
+    t->dozing = 0;
     t->last_run = syncmut_sched_steps;
     t->readied = -1;
     syncmut_sched_set_next(t, NULL, NULL, 0); /* starting runs design code only */
@@ -511,6 +517,40 @@ void syncmut_sched_enter_on(uint32_t site, const void *a, const void *b)
 void syncmut_sched_leave(void)
 {
     atomic_store_explicit(&syncmut_sched_self->site, -1, memory_order_relaxed);
+}
+
+/* ---- waiting without an object: sleeps and yields ----------------------------------- */
+
+/* The caller holds the baton and waits for time to pass (`doze`: a sleep, a poll or
+ * select with a timeout and nothing ready) or gives way (a yield). Without a scheduling
+ * point here a polling loop ("while (done < n) usleep(10000)") would keep the one turn
+ * and the threads it waits for would never run. A sleeper runs again when no awake
+ * thread is ready, or once fairness finds it starved (FAIR_BOUND points): a design whose
+ * workers never block ("sleep(1); stop = 1") still ends. A yielder runs again once every
+ * thread ready at the yield has run a step. The step acts on no object. */
+static void wait_without_object(int doze)
+{
+    struct sthread *me = syncmut_sched_self;
+    pthread_mutex_lock(&syncmut_sched_lock);
+    syncmut_sched_set_next(me, NULL, NULL, 0);
+    me->reads_in_a_row = 0;
+    if (doze)
+        me->dozing = 1;
+    else
+        me->yielded_at = syncmut_sched_steps + 1; /* the step this point takes (reschedule counts it) */
+    set_state(me, READY);
+    syncmut_sched_reschedule(me);
+    pthread_mutex_unlock(&syncmut_sched_lock);
+}
+
+void syncmut_sched_sleep(void)
+{
+    wait_without_object(1);
+}
+
+void syncmut_sched_yield(void)
+{
+    wait_without_object(0);
 }
 
 /* ---- shared-memory accesses (--interleave memory) ----------------------------------- */

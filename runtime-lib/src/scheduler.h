@@ -38,6 +38,13 @@ void syncmut_sched_leave(void);
  * happens-before edge from the object's last release (`lock`: a lock, else a semaphore). */
 void syncmut_sched_acquired(const void *obj, int lock);
 
+/* Waiting without an object (virtual_clock.c): a sleep (also poll/select with a timeout
+ * and nothing ready) lets the other threads run until none of them can or FAIR_BOUND
+ * points have passed; a yield lets each thread that is ready run a step first. The caller
+ * moves the virtual clock itself. */
+void syncmut_sched_sleep(void);
+void syncmut_sched_yield(void);
+
 /* Modelled blocking operations: same results as the real calls (0 or an error number;
  * sem_wait: 0 or -1 with errno). `timed`: the wait may time out, which happens only
  * when no other thread can run (then ETIMEDOUT). */

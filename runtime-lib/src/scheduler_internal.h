@@ -52,6 +52,7 @@ struct sthread {
     /* Fairness. */
     uint32_t reads_in_a_row; /* memory reads since the thread's last write or sync call */
     uint64_t yielded_at; /* step of its last busy-wait yield, 0: none */
+    int dozing; /* sleeping (sleep, usleep, poll with a timeout...): runs only when no one else can, or starved */
     uint64_t last_run; /* step it last ran at, or was made ready at */
     int forced; /* its last run was a fairness pick (it had starved FAIR_BOUND points) */
     uint32_t retries; /* lock attempts in a row that found the object taken */

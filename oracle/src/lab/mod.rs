@@ -31,6 +31,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 use syncmut_mutator::api::Family;
+use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::{Catalogue, Mutant};
 use syncmut_runtime::exec::Limits;
@@ -92,6 +93,11 @@ pub struct RunSettings {
     /// limit, made on purpose. A run that times out is confirmed under twice the derived
     /// limit before it kills, whatever this is.
     pub first_timeout: Option<Duration>,
+    /// Stop after the baseline with [`OracleError::SpinsAtSyncLevel`] when a pthread test
+    /// timed out at sync level while one thread ran design code and others waited for
+    /// the turn (a busy-wait on plain memory), so the caller can build at memory level.
+    /// Off when the user chose the interleaving.
+    pub escalate_spins: bool,
 }
 
 impl Default for RunSettings {
@@ -111,6 +117,7 @@ impl Default for RunSettings {
                 .ok()
                 .and_then(|ms| ms.parse().ok())
                 .map(Duration::from_millis),
+            escalate_spins: false,
         }
     }
 }
@@ -148,6 +155,19 @@ pub fn run(
         .collect::<Result<_, _>>()?;
     let fresh: Vec<&Baseline> = baselines.iter().map(|(b, _)| b).collect();
     out.write_json(outdir::BASELINE, &fresh)?;
+    if config.escalate_spins
+        && build.catalogue.interleave == Interleave::Sync
+        && build.catalogue.kind == Family::Pthread
+    {
+        let spinning: Vec<String> = fresh
+            .iter()
+            .filter(|b| b.spins_outside_sync())
+            .map(|b| b.test.clone())
+            .collect();
+        if !spinning.is_empty() {
+            return Err(OracleError::SpinsAtSyncLevel { tests: spinning });
+        }
+    }
     // Earlier verdicts were judged against the earlier baseline; keep them only if the
     // original behaves the same now (timing aside).
     let same_behaviour = |old: &Vec<Baseline>| {
