@@ -18,11 +18,12 @@
  * (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID, pthread_getcpuclockid's) pass
  * through to the real clock.
  *
- * Sleeps and timed waits really wait (other threads run meanwhile), and then move the
- * virtual clock forward by what they waited for: a sleep of d to at least start-of-sleep
+ * With real threads sleeps and timed waits really wait (other threads run meanwhile),
+ * and then move the virtual clock forward by what they waited for: a sleep of d to at least start-of-sleep
  * + d, a timed wait that times out to at least its deadline. Without that a loop such as
  * "while (now() - t0 < 1 s) sleep 10 ms", or libstdc++'s wait_until, which after a
- * timeout compares now() with the deadline, would not end.
+ * timeout compares now() with the deadline, would not end. Under the controlled
+ * scheduler a sleep is a scheduling point instead and takes no real time (below).
  *
  * Deadlines: functions given an absolute deadline that the kernel or libc measures
  * against the real clock (timed/clock waits, locks and joins, clock_nanosleep with
