@@ -583,6 +583,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     score_gate(percent, threshold)
                 }
                 (run::Ran::NoSites, _) => exit::NO_SITES,
+                (run::Ran::NoneReached, _) => exit::NO_USABLE_TEST,
                 _ => exit::OK,
             })
         }

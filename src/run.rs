@@ -16,6 +16,9 @@ pub enum Ran {
     NoSites,
     /// The selection (`--file`, `--in-diff`, `--shard`, …) left no mutant: nothing to do.
     NothingSelected,
+    /// No usable test reached any mutant (the original failed before its first
+    /// synchronization call, say): no score.
+    NoneReached,
 }
 
 /// Where a run's given tests come from.
@@ -219,6 +222,9 @@ pub fn run_command(
             config.strategy,
             outcomes.score.killed
         );
+    }
+    if table::none_ran(&outcomes) {
+        return Ok(Ran::NoneReached);
     }
     Ok(Ran::Score {
         percent: outcomes.score.percent,

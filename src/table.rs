@@ -60,6 +60,9 @@ fn baseline_notes(catalogue: &Catalogue, b: &Baseline) -> Vec<String> {
     if b.usable && b.status != Status::Exited(0) && !deadlock_status {
         notes.push(format!("original ends with {}", status_words(b.status)));
     }
+    if let Some(head) = &b.stderr_head {
+        notes.push(format!("its stderr: {}", head.replace('\n', " | ")));
+    }
     if let (true, Some(hint)) = (b.usable, &b.hint) {
         notes.push(hint.clone());
     }
@@ -159,6 +162,10 @@ pub fn outcomes(outcomes: &Outcomes) -> String {
     let counts: Vec<String> = counts.iter().map(|(v, n)| format!("{v} {n}")).collect();
     out.push_str(&format!("\n{}\n", counts.join(", ")));
     let s = &outcomes.score;
+    if none_ran(outcomes) {
+        out.push_str("no mutation score: no usable test reaches a synchronization call, so no mutant ran (the baseline above says what the original did)\n");
+        return out;
+    }
     match s.equivalent {
         0 => out.push_str(&format!("mutation score: {:.1}% ({} of {} mutants killed)\n", s.percent, s.killed, s.mutants)),
         n => out.push_str(&format!(
@@ -169,6 +176,16 @@ pub fn outcomes(outcomes: &Outcomes) -> String {
         )),
     }
     out
+}
+
+/// Every mutant is `not-reached`: no test ran any, and a score of 0% would blame the
+/// tests for what the original did (it failed at once, say).
+pub fn none_ran(outcomes: &Outcomes) -> bool {
+    !outcomes.mutants.is_empty()
+        && outcomes
+            .mutants
+            .iter()
+            .all(|m| m.verdict == Verdict::NotReached)
 }
 
 /// Left-aligned columns separated by two spaces.

@@ -203,3 +203,23 @@ fn a_start_up_spin_on_plain_memory_moves_the_run_to_memory_level() {
     assert_eq!(catalogue["interleave"], "memory", "{catalogue}");
     assert!(stdout.contains("mutation score"), "{stdout}");
 }
+
+/// An original that stops with its own error message before any thread starts: the
+/// baseline shows the message, no mutant runs, and the run prints no score and exits 7
+/// (a 0% score would blame the tests for the design's configuration).
+#[test]
+fn an_original_failing_at_once_shows_its_stderr_and_gets_no_score() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = run(&fixture("designs/fails_at_once"), out.path(), &[]);
+    assert_eq!(code, 7, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("its stderr: Error: (E101) clock period is zero"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("mutation score"), "{stdout}");
+    assert!(stdout.contains("no mutation score"), "{stdout}");
+    assert_eq!(
+        baseline(out.path())[0]["stderr_head"],
+        "Error: (E101) clock period is zero: give a positive period"
+    );
+}

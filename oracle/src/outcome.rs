@@ -48,7 +48,16 @@ pub struct Baseline {
     /// has data files the run did not get). A set-aside test says it in its reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// When the original does not exit 0: the first lines of what it wrote to stderr
+    /// (its own error message, say `Error: (E101) …`), at most [`STDERR_HEAD_LINES`]
+    /// lines of [`STDERR_HEAD_CHARS`] characters each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr_head: Option<String>,
 }
+
+/// How much of a failing original's stderr a baseline keeps and shows.
+pub const STDERR_HEAD_LINES: usize = 3;
+pub const STDERR_HEAD_CHARS: usize = 200;
 
 impl Baseline {
     /// The original timed out while one thread was running design code (in no wrapped

@@ -589,6 +589,7 @@ fn not_started(test: &TestCase, reason: String) -> Baseline {
         races: Vec::new(),
         races_unchecked: None,
         hint: None,
+        stderr_head: None,
     }
 }
 
@@ -621,7 +622,29 @@ fn summarise(
         races: Vec::new(),
         races_unchecked: None,
         hint: None,
+        stderr_head: (execution.status != Status::Exited(0))
+            .then(|| stderr_head(&execution.stderr))
+            .flatten(),
     }
+}
+
+/// The first lines of a failing original's stderr, without the runtime's own lines,
+/// each cut to a readable length; `None` when it wrote nothing.
+fn stderr_head(stderr: &syncmut_runtime::output::Output) -> Option<String> {
+    use crate::outcome::{STDERR_HEAD_CHARS, STDERR_HEAD_LINES};
+    let text = String::from_utf8_lossy(stderr.head()).into_owned();
+    let lines: Vec<String> = text
+        .lines()
+        .filter(|l| {
+            !l.trim().is_empty() && !l.as_bytes().starts_with(crate::observation::RUNTIME_LINE)
+        })
+        .take(STDERR_HEAD_LINES)
+        .map(|l| match l.char_indices().nth(STDERR_HEAD_CHARS) {
+            Some((cut, _)) => format!("{}…", &l[..cut]),
+            None => l.to_string(),
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
 /// How many of the data files [`missing_files_hint`] names.
