@@ -9,6 +9,10 @@
 //!   libraries (`<executable>.syncmut`), so `syncmut run <executable>` builds the
 //!   metamutant of that program.
 //!
+//! Response files (`@args.rsp`, as CMake and Ninja write them) are read as the compiler
+//! reads them. A command whose output is a device or standard output (`-o /dev/null`,
+//! `-o -`) leaves no record.
+//!
 //! As a launcher (`syncmut cc /usr/bin/gcc -c …`) the named compiler does the real
 //! compile; otherwise clang-16 (clang++-16 for `c++`) does. What the wrapper cannot
 //! follow it says on stderr, prefixed `syncmut cc:`, and the build goes on: objects that
@@ -71,7 +75,24 @@ pub fn main(name: &str, args: Vec<String>) -> i32 {
         return status.code().unwrap_or(1);
     }
     let cwd = absolute(Path::new("."));
+    // The compiler read `@file` arguments itself; the wrapper reads them the same way.
+    let args = match expand_response_files(&args, &cwd) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("{tag}: warning: {e}; no bitcode kept for this command");
+            return 0;
+        }
+    };
     let command = CompilerCall::parse(&args);
+    // A compile to a device or to standard output (`-o /dev/null`, `-o -`) made nothing
+    // syncmut can build from, and no record may go beside it.
+    if command
+        .output
+        .as_deref()
+        .is_some_and(|o| !regular_output(&cwd.join(o)))
+    {
+        return 0;
+    }
     if command.only_preprocesses {
         return 0;
     }
@@ -100,7 +121,7 @@ pub fn main(name: &str, args: Vec<String>) -> i32 {
         // A source compiled and linked in one command: its bitcode goes beside the program.
         let object = wrapped::beside(&executable, &format!(".{i}"));
         match keep_bitcode(&args, source, &object, &cwd) {
-            Ok(()) => units.extend(wrapped::unit_of(&object)),
+            Ok(unit) => units.push(unit),
             Err(e) => {
                 eprintln!("{tag}: warning: {}: no bitcode kept, so syncmut cannot build this program: {e}", source.display());
                 return 0;
@@ -150,8 +171,9 @@ pub fn main(name: &str, args: Vec<String>) -> i32 {
     0
 }
 
-/// Compiles `source`'s design bitcode beside `object` and records it.
-fn keep_bitcode(args: &[String], source: &Path, object: &Path, cwd: &Path) -> anyhow::Result<()> {
+/// Compiles `source`'s design bitcode beside `object` and records it (for a compile and
+/// link in one command `object` is only a name: no object file is written).
+fn keep_bitcode(args: &[String], source: &Path, object: &Path, cwd: &Path) -> anyhow::Result<Unit> {
     let kind = compile_db::kind_of(source).unwrap_or(InputKind::C);
     let mut all = vec![String::from("cc")];
     all.extend(args.iter().cloned());
@@ -176,8 +198,58 @@ fn keep_bitcode(args: &[String], source: &Path, object: &Path, cwd: &Path) -> an
         directory: Some(cwd.to_path_buf()),
     };
     syncmut_mutator::toolchain::compile_unit(&input, &bitcode)?;
-    wrapped::record_unit(object, &Unit { source, bitcode })?;
-    Ok(())
+    let unit = Unit { source, bitcode };
+    wrapped::record_unit(object, &unit)?;
+    Ok(unit)
+}
+
+/// The output exists as a regular file (after the real compiler ran): not a device, a
+/// pipe or standard output.
+fn regular_output(path: &Path) -> bool {
+    path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// Deepest nesting of `@file` arguments followed (the compilers' own limit is similar).
+const RESPONSE_FILE_DEPTH: usize = 8;
+
+/// The arguments with every `@file` replaced by the file's words (split as a POSIX
+/// shell would: quotes and backslashes), as gcc and clang read them; nested ones too.
+/// A `@name` that is not a readable file stays as it is, as the compilers leave it.
+fn expand_response_files(args: &[String], cwd: &Path) -> anyhow::Result<Vec<String>> {
+    fn expand(
+        args: &[String],
+        cwd: &Path,
+        depth: usize,
+        out: &mut Vec<String>,
+    ) -> anyhow::Result<()> {
+        for arg in args {
+            let Some(name) = arg.strip_prefix('@') else {
+                out.push(arg.clone());
+                continue;
+            };
+            let path = cwd.join(name);
+            if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                out.push(arg.clone());
+                continue;
+            }
+            anyhow::ensure!(
+                depth < RESPONSE_FILE_DEPTH,
+                "{}: response files nested more than {RESPONSE_FILE_DEPTH} deep",
+                path.display()
+            );
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                anyhow::anyhow!("{}: cannot read the response file: {e}", path.display())
+            })?;
+            let words = shlex::split(&text).ok_or_else(|| {
+                anyhow::anyhow!("{}: unbalanced quotes in the response file", path.display())
+            })?;
+            expand(&words, cwd, depth + 1, out)?;
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    expand(args, cwd, 0, &mut out)?;
+    Ok(out)
 }
 
 /// A compiler as the first argument of a launcher: an executable file that is not an

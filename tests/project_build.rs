@@ -290,3 +290,66 @@ fn a_database_from_another_build_is_one_program_of_all_its_units() {
         String::from_utf8_lossy(&two.stderr)
     );
 }
+
+/// Builds as small projects and build tools write them: every source compiled and linked
+/// in one `syncmut cc` command, the same from a response file (`@args.rsp`, as CMake and
+/// Ninja write them), each giving the catalogue of the named sources and a program that
+/// runs; and a compile to a device or to standard output leaves no record beside it.
+#[test]
+fn one_command_builds_and_response_files_are_recorded() {
+    let (_dir, project) = project();
+    let sources = ["src/main.c", "src/queue.c", "src/stats.c", "src/worker.c"];
+    let cc = |args: &[&str]| {
+        let output = Command::new(syncmut_path())
+            .arg("cc")
+            .args(args)
+            .current_dir(&project)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "syncmut cc {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    let mut one_step = vec!["-Iinclude", "-O2", "-o", "prog"];
+    one_step.extend(sources);
+    one_step.extend(["-lm", "-lpthread"]);
+    cc(&one_step);
+    std::fs::write(
+        project.join("args.rsp"),
+        format!(
+            "-Iinclude \"-O2\"\n-o prog2 {}\n-lm -lpthread\n",
+            sources.join(" ")
+        ),
+    )
+    .unwrap();
+    cc(&["@args.rsp"]);
+    let expected = catalogue(&[project.as_os_str()])["mutants"].clone();
+    for program in ["prog", "prog2"] {
+        let exe = project.join(program);
+        assert_eq!(
+            catalogue(&[exe.as_os_str()])["mutants"],
+            expected,
+            "{program}"
+        );
+        runs_as_built(&[exe.as_os_str()], &project.join(format!("{program}.out")));
+    }
+    cc(&["-Iinclude", "-c", "src/queue.c", "-o", "-"]);
+    assert!(!project.join("-.syncmut").exists());
+    let fifo = project.join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    // The compiler writes the object into the pipe: someone has to read it.
+    let reader = std::thread::spawn({
+        let fifo = fifo.clone();
+        move || std::fs::read(fifo).unwrap()
+    });
+    cc(&["-Iinclude", "-c", "src/queue.c", "-o", "fifo"]);
+    reader.join().unwrap();
+    assert!(!project.join("fifo.syncmut").exists());
+    assert!(!project.join("fifo.syncmut.bc").exists());
+}
