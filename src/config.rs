@@ -190,6 +190,8 @@ pub struct Config {
     /// SystemC: the simulated time no `sc_start` runs past, for tests without their own
     /// `sim_time` (docs/tests-format.md).
     pub sim_time: Option<syncmut_runtime::test_case::SimTime>,
+    /// `run --entropy`: `vary` or `fixed`.
+    pub entropy: Option<syncmut_oracle::lab::Entropy>,
     pub output: Option<PathBuf>,
     pub flags: Option<Vec<String>>,
     pub solver: Option<syncmut_analysis::smt::SolverKind>,

@@ -134,6 +134,12 @@ enum Command {
         /// design that never stops by itself then ends.
         #[arg(long, value_name = "TIME")]
         sim_time: Option<syncmut_runtime::test_case::SimTime>,
+        /// `vary` (the default): the baseline repeats the original in another virtual
+        /// world (clock start, random stream) and leaves what differs out of every
+        /// comparison; `fixed`: every run in one world, for a design whose whole output
+        /// depends on random values (`srand(time(NULL))`).
+        #[arg(long, value_name = "vary|fixed")]
+        entropy: Option<syncmut_oracle::lab::Entropy>,
         #[command(flatten)]
         select: selection::SelectArgs,
         /// Keep the trace of every run under traces/ (capped, like every kept trace), not
@@ -505,6 +511,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             races,
             fail_under,
             sim_time,
+            entropy,
             select,
             keep_traces,
         } => {
@@ -546,6 +553,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 native,
                 self_check,
                 keep_traces,
+                entropy: entropy.or(file.entropy).unwrap_or_default(),
                 ..lab::RunSettings::default()
             };
             if let Some(jobs) = jobs.or(file.jobs) {

@@ -42,8 +42,12 @@ pub enum OracleError {
     #[error("the machine failed the run, not the design: {message}; finished results are kept: free space or raise the limit, then run again with --resume")]
     Environment { message: String },
 
-    #[error("no usable test: every test was set aside by the baseline (see {})", path.display())]
-    NoUsableTest { path: PathBuf },
+    #[error("no usable test: every test was set aside by the baseline (see {}); {first}", path.display())]
+    NoUsableTest {
+        path: PathBuf,
+        /// The first test's reason, `NAME: why`, so the one line says what to change.
+        first: String,
+    },
 
     #[error("the original did not finish on {} at sync level while one thread ran without a synchronization call and others waited for their turn (a busy-wait on plain memory); --interleave memory makes its loads and stores scheduling points", tests.join(", "))]
     SpinsAtSyncLevel { tests: Vec<String> },

@@ -9,7 +9,7 @@
 use super::traces::{
     keep_stderr, keep_trace, observe, run_races, traced_in, Lens, RunRaces, Unjudged,
 };
-use super::{dfs_config, dfs_tag, explores, Lab, RunSettings};
+use super::{dfs_config, dfs_tag, explores, Entropy, Lab, RunSettings};
 use crate::error::OracleError;
 use crate::explore;
 use crate::mask::Mask;
@@ -315,7 +315,8 @@ fn run_original_listed(
                 tagged.then_some(schedule.as_str()),
             )
         };
-        let entropy = repeat_of_first.then(|| other_world(i));
+        let entropy =
+            (repeat_of_first && lab.settings.entropy == Entropy::Vary).then(|| other_world(i));
         // The first schedule's runs make the mask, so they are observed without it.
         let lens = Lens {
             hidden: &[],
@@ -350,10 +351,16 @@ fn run_original_listed(
             match Mask::between(&runs[0].1, &observation, &label) {
                 Ok(found) => mask = mask.union(found),
                 Err(what) => {
-                    set_aside = Some(format!(
-                        "the original is not deterministic on this test: run again under the same schedule (SYNCMUT_ENTROPY={}), {what}",
-                        entropy.unwrap_or(0)
-                    ))
+                    set_aside = Some(match entropy {
+                        // Same schedule, another clock start and random stream: what
+                        // differs came from them (or from addresses, pids).
+                        Some(world) => format!(
+                            "the original's output depends on the clock or on random values: run again under the same schedule in another virtual world (SYNCMUT_ENTROPY={world}), {what}; --entropy fixed runs every run in one world, so such a design can be scored"
+                        ),
+                        None => format!(
+                            "the original is not deterministic on this test: run again under the same schedule in the same virtual world, {what}; something outside syncmut's control differs between runs (addresses, process ids, files or the network)"
+                        ),
+                    })
                 }
             }
         }

@@ -98,6 +98,32 @@ pub struct RunSettings {
     /// the turn (a busy-wait on plain memory), so the caller can build at memory level.
     /// Off when the user chose the interleaving.
     pub escalate_spins: bool,
+    /// Which virtual worlds (clock start, random stream) the original's repeats run in.
+    pub entropy: Entropy,
+}
+
+/// `run --entropy`: the baseline repeats the original in another virtual world (`vary`,
+/// the default) to find the output that depends on the clock or on random values and
+/// leave it out of every comparison; `fixed` runs everything in one world, for designs
+/// whose whole output depends on random values (a testbench seeding `srand(time(NULL))`)
+/// and so could not be scored otherwise.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Entropy {
+    #[default]
+    Vary,
+    Fixed,
+}
+
+impl std::str::FromStr for Entropy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "vary" => Ok(Entropy::Vary),
+            "fixed" => Ok(Entropy::Fixed),
+            _ => Err(format!("`{s}`: expected vary or fixed")),
+        }
+    }
 }
 
 impl Default for RunSettings {
@@ -118,6 +144,7 @@ impl Default for RunSettings {
                 .and_then(|ms| ms.parse().ok())
                 .map(Duration::from_millis),
             escalate_spins: false,
+            entropy: Entropy::Vary,
         }
     }
 }
@@ -194,8 +221,19 @@ pub fn run(
         .filter_map(|(t, (b, runs))| runs.as_ref().filter(|_| b.usable).map(|r| (t, b, r)))
         .collect();
     if usable.is_empty() {
+        let first = fresh
+            .first()
+            .map(|b| {
+                format!(
+                    "{}: {}",
+                    b.test,
+                    b.set_aside_because.as_deref().unwrap_or("set aside")
+                )
+            })
+            .unwrap_or_default();
         return Err(OracleError::NoUsableTest {
             path: out.path(outdir::BASELINE),
+            first,
         });
     }
 
