@@ -226,3 +226,36 @@ fn an_original_failing_at_once_shows_its_stderr_and_gets_no_score() {
         "Error: (E101) clock period is zero: give a positive period"
     );
 }
+
+/// A pool that prints each result as its task completes (the order is the workers') with
+/// the time each took: its test compares the sorted lines with the durations masked, so
+/// a mutant that only changes which worker finishes first (a signal made a broadcast)
+/// is not killed by the order, and a kill's reason quotes the lines as compared.
+#[test]
+fn a_test_can_compare_sorted_lines_with_masked_parts() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = run(&fixture("designs/completion_order"), out.path(), &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_eq!(baseline(out.path())[0]["usable"], true);
+    let outcomes = util::outcomes(out.path());
+    let verdict = |id: &str| {
+        outcomes["mutants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["mutant"] == id)
+            .unwrap_or_else(|| panic!("{id}: {outcomes}"))
+            .clone()
+    };
+    assert_eq!(
+        verdict("Pool::submit#3:signal-to-broadcast")["verdict"],
+        "survived"
+    );
+    let dropped = verdict("Pool::work#2:remove");
+    assert_eq!(dropped["verdict"], "killed-by-output", "{dropped}");
+    let reason = dropped["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("! = ") && reason.contains('…') && !reason.contains(" us)"),
+        "{reason}"
+    );
+}

@@ -272,7 +272,7 @@ impl Invocation {
             None => exec::execute_in(&run, &args, &vars, &self.limits, place)?,
         };
         execution.outputs = workdir.read_outputs(&self.setting.outputs);
-        Ok((execution, workdir))
+        Ok((self.setting.rules().apply(execution), workdir))
     }
 }
 

@@ -25,6 +25,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod atomic;
+pub mod compare;
 pub mod env;
 pub mod exec;
 pub mod fork_server;

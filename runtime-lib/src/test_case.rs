@@ -17,6 +17,7 @@
 //! are compared, and, for SystemC, the `sim_time` no `sc_start` runs past. Paths in a test file are relative to the file; [`load`] makes them
 //! absolute, so the tests saved in a run directory still find their files.
 
+use crate::compare::{Compare, Rules};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -63,6 +64,23 @@ pub struct Setting {
     /// SystemC: the simulated time no `sc_start` runs past (`SYNCMUT_SIM_UNTIL`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sim_time: Option<SimTime>,
+    /// How outputs are compared ([`crate::compare`]).
+    #[serde(default, skip_serializing_if = "is_exact")]
+    pub compare: Compare,
+    /// Regular expressions whose matches in stdout and stderr are not compared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mask: Vec<String>,
+}
+
+fn is_exact(compare: &Compare) -> bool {
+    *compare == Compare::Exact
+}
+
+impl Setting {
+    /// The comparison rules of the test (checked when the test file was read).
+    pub fn rules(&self) -> Rules {
+        Rules::new(self.compare, &self.mask).unwrap_or_default()
+    }
 }
 
 /// A simulated time, in ns: a test's `sim_time`, written `"10 us"`, `"500 ns"`, `"2 ms"`
@@ -210,6 +228,10 @@ struct RawTest {
     outputs: Vec<String>,
     #[serde(default)]
     sim_time: Option<String>,
+    #[serde(default)]
+    compare: Compare,
+    #[serde(default)]
+    mask: Vec<String>,
 }
 
 /// Reads a test file; names must be unique and usable as file names. Paths of `stdin`
@@ -308,7 +330,10 @@ fn setting(raw: &mut RawTest) -> Result<Setting, String> {
         );
     }
     let sim_time = raw.sim_time.as_deref().map(SimTime::parse).transpose()?;
+    Rules::new(raw.compare, &raw.mask)?;
     Ok(Setting {
+        compare: raw.compare,
+        mask: std::mem::take(&mut raw.mask),
         sim_time,
         stdin: raw.stdin.take(),
         files,
