@@ -293,6 +293,20 @@ impl Observation {
         recorder.finish(execution, trace.end.as_ref())
     }
 
+    /// The same observation without the steps' details: compared the same, described by
+    /// site only.
+    pub fn without_details(self) -> Observation {
+        Observation {
+            details: Arc::default(),
+            ..self
+        }
+    }
+
+    /// How many steps it holds, over all threads.
+    pub fn step_count(&self) -> usize {
+        self.threads.values().map(Vec::len).sum()
+    }
+
     /// The same observation without the events at `hidden` sites: what a mutant of those
     /// sites is compared with.
     pub fn hiding(&self, hidden: &[u32]) -> Observation {

@@ -76,6 +76,9 @@ pub(super) struct BoundedSearch {
 /// decides nothing): a few seconds per test and bound.
 pub(super) const FOLLOW_CHECK_PREEMPTIONS: u32 = 2;
 const FOLLOW_CHECK_SCHEDULES: usize = 600;
+/// The follow check's search keeps at most about this many steps (16 bytes each) of the
+/// original's runs: 256 MB.
+const FOLLOW_CHECK_STEPS: usize = 16 << 20;
 
 /// A mutant that takes this many times the original's scheduling points (at least
 /// `MIN_MUTANT_STEPS`) is a livelock. A bound relative to the original ends a spinning
@@ -139,6 +142,7 @@ pub(super) fn baseline(
             &limits,
             work.path(),
             &mut races,
+            false,
         ) {
             Ok((searched, covered, failure)) => {
                 labels = (1..=searched.len()).map(dfs_tag).collect();
@@ -423,9 +427,11 @@ fn search_original(
     limits: &Limits,
     work: &Path,
     races: &mut RunRaces,
+    for_follow_check: bool,
 ) -> Result<(Vec<(Execution, Observation)>, bool, Option<String>), String> {
     let mut runs = Vec::new();
     let mut failure = None;
+    let mut kept_steps = 0usize;
     // Without the test's input values, as the dfs search has always run.
     let original = Invocation {
         active: Some(String::new()),
@@ -441,11 +447,18 @@ fn search_original(
                 races.merge(RunRaces::of(build, file));
             }
             failure = unusable(visit.execution, limits);
-            runs.push((
-                visit.execution.clone(),
-                Observation::new(visit.execution, visit.trace, &[], mask),
-            ));
-            failure.is_some()
+            let observation = Observation::new(visit.execution, visit.trace, &[], mask);
+            // The follow check only asks whether some run shows an observation: the
+            // steps' details (kept to describe a difference in words) are not needed,
+            // and past a memory budget the search stops, not exhausted, deciding
+            // nothing (a memory-level run has hundreds of thousands of points).
+            let observation = match for_follow_check {
+                true => observation.without_details(),
+                false => observation,
+            };
+            kept_steps += observation.step_count();
+            runs.push((visit.execution.clone(), observation));
+            failure.is_some() || (for_follow_check && kept_steps > FOLLOW_CHECK_STEPS)
         },
     );
     match search {
@@ -494,6 +507,7 @@ pub(super) fn search_bounded(
         limits,
         work.path(),
         &mut RunRaces::default(),
+        true,
     )?;
     if let Some(failure) = failure {
         return Err(format!("the original's search stopped: {failure}"));
