@@ -141,8 +141,7 @@ pub(super) fn baseline(
             &mask,
             &limits,
             work.path(),
-            &mut races,
-            false,
+            Searching::Baseline { races: &mut races },
         ) {
             Ok((searched, covered, failure)) => {
                 labels = (1..=searched.len()).map(dfs_tag).collect();
@@ -415,6 +414,13 @@ fn other_world(k: usize) -> u32 {
     own.wrapping_add(k as u32)
 }
 
+/// What the original's dfs search is for: the baseline's own (`run --strategy dfs`),
+/// whose data races are recorded, or the follow check's ([`search_bounded`]).
+enum Searching<'r> {
+    Baseline { races: &'r mut RunRaces },
+    FollowCheck,
+}
+
 /// The original's dfs search (per-run files in `work`): its runs, whether it covered the
 /// bounded space, and why the test is unusable if some run made it so; an error when the
 /// search itself failed.
@@ -426,9 +432,9 @@ fn search_original(
     mask: &Mask,
     limits: &Limits,
     work: &Path,
-    races: &mut RunRaces,
-    for_follow_check: bool,
+    mut purpose: Searching,
 ) -> Result<(Vec<(Execution, Observation)>, bool, Option<String>), String> {
+    let for_follow_check = matches!(purpose, Searching::FollowCheck);
     let mut runs = Vec::new();
     let mut failure = None;
     let mut kept_steps = 0usize;
@@ -443,7 +449,7 @@ fn search_original(
         &dfs_config(build, schedules, None),
         work,
         &mut |visit| {
-            if let Some(file) = visit.races {
+            if let (Some(file), Searching::Baseline { races }) = (visit.races, &mut purpose) {
                 races.merge(RunRaces::of(build, file));
             }
             failure = unusable(visit.execution, limits);
@@ -506,8 +512,7 @@ pub(super) fn search_bounded(
         mask,
         limits,
         work.path(),
-        &mut RunRaces::default(),
-        true,
+        Searching::FollowCheck,
     )?;
     if let Some(failure) = failure {
         return Err(format!("the original's search stopped: {failure}"));
