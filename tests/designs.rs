@@ -182,6 +182,17 @@ fn a_spin_with_sched_yield_lets_the_thread_it_waits_for_run() {
     let baseline = baseline(out.path());
     assert_eq!(baseline[0]["usable"], true, "{baseline}");
     assert!(stdout.contains("mutation score"), "{stdout}");
+    // `explore` searches it without calling the spin a hang.
+    let explored = util::syncmut()
+        .arg("explore")
+        .arg(fixture("designs/yield_spin/flag.c"))
+        .arg("-o")
+        .arg(out.path().join("explore"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&explored.stdout);
+    assert_eq!(explored.status.code(), Some(0), "{text}");
+    assert!(text.contains("no bug found"), "{text}");
 }
 
 /// A start-up gate spinning on a plain counter (no call in the loop) keeps the one turn
