@@ -102,6 +102,16 @@ pub fn report_command(
     format: report::Format,
     output: Option<&std::path::Path>,
 ) -> Result<i32, Failure> {
+    if let Some(path) = output.filter(|p| syncmut_oracle::outdir::holds(dir, p)) {
+        return Err(Failure {
+            code: exit::USAGE,
+            error: anyhow::anyhow!(
+                "{}: inside the run directory {}, where it would replace the results or build files syncmut keeps there; write the report elsewhere, or to a new file name at its top",
+                path.display(),
+                dir.display()
+            ),
+        });
+    }
     let (catalogue, outcomes) = saved_results(dir)?;
     let bytes = report::render_in(Some(dir), format, &catalogue, &outcomes);
     match output {

@@ -451,3 +451,43 @@ fn a_disk_that_fills_up_during_the_runs_stops_the_run_instead_of_giving_error_ve
         "{stderr}"
     );
 }
+
+/// `report -o` never replaces the results it reads: a path naming one of the run
+/// directory's result files, or anything below it (through `..` too), is refused with
+/// exit 2 and the directory is left as it was; a new report beside the results is fine.
+#[test]
+fn a_report_is_never_written_over_the_results_it_reads() {
+    let out = finished_run();
+    let before = snapshot(out.path());
+    for target in [
+        out.path().join("outcomes.json"),
+        out.path().join("mutants.json"),
+        out.path().join("traces").join("r.csv"),
+        out.path().join("traces/../baseline.json"),
+    ] {
+        let report = Command::new(cargo_bin("syncmut"))
+            .arg("report")
+            .arg(out.path())
+            .args(["--format", "csv", "-o"])
+            .arg(&target)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&report.stderr);
+        assert_eq!(
+            report.status.code(),
+            Some(2),
+            "{}: {stderr}",
+            target.display()
+        );
+        assert!(stderr.contains("inside the run directory"), "{stderr}");
+    }
+    assert_eq!(snapshot(out.path()), before);
+    let beside = Command::new(cargo_bin("syncmut"))
+        .arg("report")
+        .arg(out.path())
+        .args(["--format", "junit", "-o"])
+        .arg(out.path().join("junit.xml"))
+        .output()
+        .unwrap();
+    assert!(beside.status.success());
+}

@@ -52,6 +52,41 @@ pub const WORKDIRS: &str = "workdirs";
 /// Written by versions before the marker existed: a directory holding it (or only a
 /// lock) is accepted as a run directory too.
 const CATALOGUE: &str = "mutants.json";
+/// The build's files at the top of a run directory.
+const BUILD_FILES: &[&str] = &["design.bc", "metamutant.bc", "original", "metamutant"];
+
+/// Whether writing `path` would replace a result or build file of the run directory
+/// `root` or enter one of its subdirectories. The reports rendered from the results
+/// (`report.html`, `report.csv`, …) and new files at its top are not: they can be
+/// rendered again. Paths are compared after resolving `..` and links of their parent
+/// directory.
+pub fn holds(root: &Path, path: &Path) -> bool {
+    let (Ok(root), Some(name)) = (std::fs::canonicalize(root), path.file_name()) else {
+        return false;
+    };
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Ok(parent) = std::fs::canonicalize(parent) else {
+        return false;
+    };
+    if parent == root {
+        let name = name.to_string_lossy();
+        return [
+            LOCK, MARKER, TESTS, BASELINE, SETTINGS, OUTCOMES, CATALOGUE, DIFF_DIR, TRACE_DIR,
+            WORK_DIR, WORKDIRS,
+        ]
+        .iter()
+        .chain(BUILD_FILES)
+        .any(|n| *n == name)
+            || name.starts_with(TEMP_PREFIX)
+            || name == "gen"
+            || name == "build";
+    }
+    parent.starts_with(&root)
+}
+
 /// The prefix of the temporary files of atomic writes (the `tempfile` crate's default).
 const TEMP_PREFIX: &str = ".tmp";
 
