@@ -14,9 +14,7 @@
 //! candidate as for every test.
 
 use super::call_counts::Counted;
-use super::frames::FrameId;
-use super::memory::Loc;
-use super::values::Sym;
+use super::domain::{FrameId, Loc, Sym};
 use super::Wp;
 use crate::error::Result;
 use crate::ir::{Block, Opcode, Value};

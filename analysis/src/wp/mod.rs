@@ -16,7 +16,8 @@
 //! same location found walking backwards (through callees that may write it, into the
 //! creator at a thread's entry), merged over predecessors like a phi.
 //!
-//! One file per part of the model: `facts` (module-wide facts computed once),
+//! One file per part of the model: `domain` (what the walk computes: symbolic values,
+//! memory locations, frames), `facts` (module-wide facts computed once),
 //! `frames` (calling contexts), `control_flow` (block reachability and edges),
 //! `values` (SSA values and call results), `memory` (the region map),
 //! `input_calls` (nondet and named inputs, the nondet call counter), `interference`
@@ -28,6 +29,7 @@
 mod call_counts;
 mod calls;
 mod control_flow;
+mod domain;
 mod facts;
 mod frames;
 mod input_calls;
@@ -40,18 +42,16 @@ mod query;
 mod terms;
 mod values;
 
+pub use domain::FrameId;
 pub use facts::{Creation, ModuleFacts};
-pub use frames::FrameId;
 pub use query::{Conjunct, Definition, Query};
 
 use crate::error::{AnalysisError, Result};
 use crate::inputs::Inputs;
 use crate::ir::{Block, Module, Value};
+use domain::{Frame, Loc, Sym};
 use easy_smt::{Context, SExpr};
-use frames::Frame;
-use memory::Loc;
 use std::collections::{HashMap, HashSet};
-use values::Sym;
 
 /// The analysis of one site: builds its reachability formula.
 ///
@@ -101,10 +101,10 @@ pub struct Wp<'m> {
     /// (frame, header, location) whose loop writes are being decided (`loops.rs`).
     loops_checking: HashSet<(FrameId, Block<'m>, Loc<'m>)>,
     /// "This untracked pointer is null", one boolean per pointer (`values.rs`).
-    null_tests: HashMap<memory::Base<'m>, SExpr>,
+    null_tests: HashMap<domain::Base<'m>, SExpr>,
     /// The address of an object as an integer (`ptrtoint`), one free value per object
     /// (`values.rs`).
-    addresses: HashMap<memory::Base<'m>, SExpr>,
+    addresses: HashMap<domain::Base<'m>, SExpr>,
     /// Another writer's stores are being evaluated (`interference.rs`): a value they
     /// read after a synchronization point is not traced to its writers again.
     in_writer: bool,
@@ -206,7 +206,7 @@ impl<'m> Wp<'m> {
         let depth = self.frames[f].depth + 1;
         let child = self.push_frame(
             callee,
-            frames::FrameKind::Call { parent: f, call: j },
+            domain::FrameKind::Call { parent: f, call: j },
             depth,
         );
         let mut arms = Vec::new();

@@ -3,8 +3,7 @@
 //! arguments, phis, address arithmetic and the results of calls.
 
 use super::calls::{nondet_type, ALLOCATORS, INT_PARSERS};
-use super::frames::{FrameId, FrameKind, MAX_DEPTH};
-use super::memory::{Base, Loc};
+use super::domain::{Base, FrameId, FrameKind, Loc, Sym, MAX_DEPTH};
 use super::{demangle_hint, Wp};
 use crate::error::{AnalysisError, Result};
 use crate::ir::{self, Func, Opcode, TypeShape, Value};
@@ -13,54 +12,6 @@ use easy_smt::SExpr;
 /// Most candidate targets a virtual call is followed into (each is analysed as a
 /// callee, so the formula grows with their number).
 pub(super) const MAX_VIRTUAL_TARGETS: usize = 8;
-
-/// Symbolic value.
-#[derive(Debug, Clone)]
-pub(super) enum Sym<'m> {
-    Bv(SExpr, u32),
-    Ptr(Loc<'m>),
-    /// `loc` plus a symbolic byte offset `idx` (64 bits) that is a multiple of
-    /// `stride`: an array element chosen by a value computed at run time. Loads expand
-    /// it over the object's elements (an `ite` over the region map); stores through it
-    /// are conditional (`idx` equals the location's offset).
-    PtrIdx {
-        loc: Loc<'m>,
-        idx: SExpr,
-        stride: u64,
-    },
-    /// `argv[k]`, a string.
-    ArgStr(u32),
-    /// `argv[k]` when `cond` holds, else the string literal global `lit`
-    /// (`argc > 1 ? argv[1] : ""`).
-    ArgOrLiteral {
-        k: u32,
-        cond: SExpr,
-        lit: Value<'m>,
-    },
-    /// A function's address (start routines, member-function pointers).
-    #[allow(dead_code)]
-    Func(Func<'m>),
-}
-
-impl Sym<'_> {
-    /// What the value is, in words, for reasons shown to users.
-    pub(super) fn describe(&self) -> String {
-        match self {
-            Sym::Bv(_, w) => format!("a {w}-bit integer"),
-            Sym::Ptr(loc) => format!("a pointer to {}", loc.base.describe()),
-            Sym::PtrIdx { loc, .. } => format!(
-                "a pointer to an element of {} chosen at run time",
-                loc.base.describe()
-            ),
-            Sym::ArgStr(k) => format!("the string argv[{k}]"),
-            Sym::ArgOrLiteral { k, lit, .. } => format!(
-                "the string argv[{k}] or \"{}\"",
-                lit.c_string().unwrap_or_default()
-            ),
-            Sym::Func(f) => format!("the address of function {}", demangle_hint(&f.name())),
-        }
-    }
-}
 
 pub(super) fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
