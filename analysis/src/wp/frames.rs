@@ -4,7 +4,7 @@
 //! contexts are where the backward walk leaves a function.
 
 use super::domain::{Base, Frame, FrameId, FrameKind, Loc, Sym, MAX_DEPTH};
-use super::facts::Creation;
+use super::entries::Creation;
 use super::{demangle_hint, Wp};
 use crate::error::{AnalysisError, Result};
 use crate::ir::{Func, Value};

@@ -4,7 +4,8 @@
 //! traced in its own context wrote, or any value.
 
 use super::domain::{Base, FrameId, Loc, Sym};
-use super::facts::{ModuleFacts, Target};
+use super::facts::ModuleFacts;
+use super::writes::Target;
 use super::Wp;
 use crate::error::{AnalysisError, Result};
 use crate::ir::{Opcode, TypeShape, Value};

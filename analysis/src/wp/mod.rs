@@ -17,7 +17,8 @@
 //! creator at a thread's entry), merged over predecessors like a phi.
 //!
 //! One file per part of the model: `domain` (what the walk computes: symbolic values,
-//! memory locations, frames), `facts` (module-wide facts computed once),
+//! memory locations, frames), `facts` (module-wide facts computed once; how
+//! thread and process entries are found in `entries`, what they may store to in `writes`),
 //! `frames` (calling contexts), `control_flow` (block reachability and edges),
 //! `values` (SSA values and call results), `memory` (the region map),
 //! `input_calls` (nondet and named inputs, the nondet call counter), `interference`
@@ -30,6 +31,7 @@ mod call_counts;
 mod calls;
 mod control_flow;
 mod domain;
+mod entries;
 mod facts;
 mod frames;
 mod input_calls;
@@ -41,9 +43,11 @@ mod process_order;
 mod query;
 mod terms;
 mod values;
+mod writes;
 
 pub use domain::FrameId;
-pub use facts::{Creation, ModuleFacts};
+pub use entries::Creation;
+pub use facts::ModuleFacts;
 pub use query::{Conjunct, Definition, Query};
 
 use crate::error::{AnalysisError, Result};

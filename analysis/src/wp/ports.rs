@@ -9,7 +9,7 @@
 //! is not modelled: the interface is then left free, as any library-set pointer.
 
 use super::domain::{Loc, Sym};
-use super::facts::demangled;
+use super::entries::demangled;
 use super::{FrameId, Wp};
 use crate::error::Result;
 use crate::ir::{Func, Module, Opcode, Value};
