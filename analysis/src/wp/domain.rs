@@ -1,7 +1,7 @@
 //! What the backward walk computes and where: a value's symbolic form ([`Sym`]), a
 //! memory location ([`Base`] plus offset, [`Loc`]) and a calling context ([`FrameId`],
-//! [`FrameKind`], [`Frame`]). The files that compute them (`values`, `memory`, `frames`)
-//! import them from here, not from each other.
+//! [`FrameKind`], [`Frame`]). The files that compute them (`values`, `pointers`,
+//! `call_results`, `memory`, `frames`) import them from here, not from each other.
 
 use super::demangle_hint;
 use crate::ir::{Func, Value};

@@ -20,7 +20,8 @@
 //! memory locations, frames), `facts` (module-wide facts computed once; how
 //! thread and process entries are found in `entries`, what they may store to in `writes`),
 //! `frames` (calling contexts), `control_flow` (block reachability and edges),
-//! `values` (SSA values and call results), `memory` (the region map),
+//! `values` (SSA values), `pointers` (address arithmetic, untracked pointers),
+//! `call_results` (what calls return), `memory` (the region map),
 //! `input_calls` (nondet and named inputs, the nondet call counter), `interference`
 //! (values other threads or processes may write), `ports`
 //! (SystemC port binding), `process_order`
@@ -28,6 +29,7 @@
 //! function's name means), `terms` (SMT-LIB builders) and `query` (the result).
 
 mod call_counts;
+mod call_results;
 mod calls;
 mod control_flow;
 mod domain;
@@ -38,6 +40,7 @@ mod input_calls;
 mod interference;
 mod loops;
 mod memory;
+mod pointers;
 mod ports;
 mod process_order;
 mod query;
@@ -104,10 +107,10 @@ pub struct Wp<'m> {
     loops_again: HashMap<(FrameId, Block<'m>), SExpr>,
     /// (frame, header, location) whose loop writes are being decided (`loops.rs`).
     loops_checking: HashSet<(FrameId, Block<'m>, Loc<'m>)>,
-    /// "This untracked pointer is null", one boolean per pointer (`values.rs`).
+    /// "This untracked pointer is null", one boolean per pointer (`pointers.rs`).
     null_tests: HashMap<domain::Base<'m>, SExpr>,
     /// The address of an object as an integer (`ptrtoint`), one free value per object
-    /// (`values.rs`).
+    /// (`pointers.rs`).
     addresses: HashMap<domain::Base<'m>, SExpr>,
     /// Another writer's stores are being evaluated (`interference.rs`): a value they
     /// read after a synchronization point is not traced to its writers again.
