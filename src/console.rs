@@ -1,4 +1,5 @@
-//! Progress display on the terminal (hidden when stderr is not a terminal).
+//! What the commands show on the terminal besides their results: progress bars (hidden
+//! when stderr is not a terminal) and warnings.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use syncmut_oracle::lab::Progress;
@@ -106,5 +107,11 @@ impl syncmut_analysis::Progress for GenBar {
         self.bar.set_message(format!(
             "running {candidates} candidate test(s) to check that they reach their sites"
         ));
+    }
+}
+
+pub fn print_warnings(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("syncmut: warning: {warning}");
     }
 }

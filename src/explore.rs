@@ -496,8 +496,8 @@ const COUNTEREXAMPLE_RUN: &str = "counterexample.json";
 
 /// `syncmut replay DIR` on an explore directory: runs the metamutant again under the
 /// counterexample's schedule and checks the trace is the saved one.
-pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::Failure> {
-    let usage = |message: String| crate::Failure {
+pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::failure::Failure> {
+    let usage = |message: String| crate::failure::Failure {
         code: exit::USAGE,
         error: anyhow::anyhow!(message),
     };
@@ -553,7 +553,7 @@ pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::Failur
         },
         ..Invocation::new(&dir.join(metamutant::layout::METAMUTANT_EXE), &args)
     };
-    let execution = invocation.run().map_err(|e| crate::Failure {
+    let execution = invocation.run().map_err(|e| crate::failure::Failure {
         code: exit::INTERNAL,
         error: anyhow::anyhow!("{}: cannot run: {e}", dir.display()),
     })?;

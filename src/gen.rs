@@ -73,8 +73,8 @@ pub fn gen_command(
     let fail = |e: AnalysisError| (exit::for_analysis_error(&e), anyhow::anyhow!("{e}"));
     // Held until generation ends, so a `run` or `mutate` into the same directory waits
     // its turn instead of replacing the executables under it.
-    let _out =
-        crate::run::open_run_directory(output).map_err(|failure| (failure.code, failure.error))?;
+    let _out = crate::run_dir::open_run_directory(output)
+        .map_err(|failure| (failure.code, failure.error))?;
     let build = metamutant::build(design, output)
         .map_err(|e| (exit::for_mutator_error(&e), anyhow::anyhow!("{e}")))?;
     if build.catalogue.sites.is_empty() {

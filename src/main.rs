@@ -4,13 +4,17 @@
 mod build_input;
 mod config;
 mod console;
+mod design_args;
 mod exit;
 mod explore;
+mod failure;
+mod gates;
 mod gen;
 mod interrupt;
 mod merge;
 mod results;
 mod run;
+mod run_dir;
 mod selection;
 mod table;
 mod test_cmd;
@@ -18,10 +22,13 @@ mod wrapper;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
+use console::print_warnings;
+use design_args::DesignArgs;
+use failure::Failure;
+use gates::{no_sites_check, score_gate};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use syncmut_mutator::metamutant;
-use syncmut_mutator::{Design, MutatorError};
 use syncmut_oracle::{lab, report};
 
 #[derive(Parser)]
@@ -235,54 +242,6 @@ struct InterleaveArg {
     interleave: Option<syncmut_mutator::interleave::Interleave>,
 }
 
-#[derive(Args)]
-struct DesignArgs {
-    /// C/C++ sources, a directory of sources, an LLVM module (.bc/.ll), or an
-    /// executable linked through `syncmut cc`.
-    #[arg(required_unless_present = "compile_db")]
-    design: Vec<PathBuf>,
-    #[command(flatten)]
-    project: build_input::ProjectArgs,
-    /// Extra compiler flags (e.g. `-Iinclude -DN=4`); `-l`/`-L`/`-Wl,` go to the link.
-    #[arg(last = true)]
-    flags: Vec<String>,
-    /// The project's own synchronization functions, from syncmut.toml.
-    #[arg(skip)]
-    sync: Vec<syncmut_mutator::user_sync::UserSync>,
-}
-
-impl DesignArgs {
-    fn design(&self) -> Result<Design, MutatorError> {
-        let mut design = self.project.design(&self.design, &self.flags)?;
-        design.sync = self.sync.clone();
-        Ok(design)
-    }
-
-    /// The design, with the settings file's `flags` when none follow `--`, and its
-    /// `[[sync]]` declarations.
-    fn design_with(&self, file: &config::Config) -> Result<Design, MutatorError> {
-        let flags = if self.flags.is_empty() {
-            file.flags.clone().unwrap_or_default()
-        } else {
-            self.flags.clone()
-        };
-        let mut design = self.project.design(&self.design, &flags)?;
-        design.sync = file.sync.clone();
-        Ok(design)
-    }
-
-    /// The settings file beside the design (or `--config`).
-    fn config(&self) -> Result<config::Config, Failure> {
-        self.project
-            .config_file(&self.design)
-            .and_then(|file| config::load(file.as_deref()))
-            .map_err(|error| Failure {
-                code: exit::USAGE,
-                error,
-            })
-    }
-}
-
 /// Settings of test generation shared by `gen` and `run` (also in syncmut.toml).
 #[derive(Args)]
 struct GenFlags {
@@ -369,30 +328,6 @@ impl GenFlags {
 
 fn parse_solver(s: &str) -> Result<syncmut_analysis::smt::SolverKind, String> {
     s.parse()
-}
-
-/// A failure with the exit code it maps to.
-struct Failure {
-    code: i32,
-    error: anyhow::Error,
-}
-
-impl From<MutatorError> for Failure {
-    fn from(error: MutatorError) -> Self {
-        Failure {
-            code: exit::for_mutator_error(&error),
-            error: error.into(),
-        }
-    }
-}
-
-impl From<anyhow::Error> for Failure {
-    fn from(error: anyhow::Error) -> Self {
-        Failure {
-            code: exit::INTERNAL,
-            error,
-        }
-    }
 }
 
 fn main() -> ExitCode {
@@ -628,7 +563,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     .unwrap_or_default(),
                 races: races || file.races.unwrap_or(false),
             };
-            let out = run::open_run_directory(&output)?;
+            let out = run_dir::open_run_directory(&output)?;
             let build = metamutant::build_with(&design, out.root(), &options)?;
             print_warnings(&build.warnings);
             let accesses = match (options.interleave.is_sync(), build.catalogue.races) {
@@ -671,39 +606,4 @@ fn suggest_text(suggestions: &[syncmut_mutator::user_sync::Suggestion]) -> Strin
         ));
     }
     text
-}
-
-/// `--fail-under`: exit 8 (saying so) when the score is below the threshold.
-fn score_gate(score: f64, threshold: f64) -> i32 {
-    if score < threshold {
-        eprintln!("syncmut: mutation score {score:.1}% is below --fail-under {threshold}%");
-        exit::SCORE_BELOW_THRESHOLD
-    } else {
-        exit::OK
-    }
-}
-
-fn print_warnings(warnings: &[String]) {
-    for warning in warnings {
-        eprintln!("syncmut: warning: {warning}");
-    }
-}
-
-/// A design without sites is not an error of the build, but nothing can be tested:
-/// say so and return the documented code.
-fn no_sites_check(design: &Design, catalogue: &syncmut_mutator::Catalogue) -> i32 {
-    if catalogue.sites.is_empty() {
-        let names: Vec<String> = design
-            .inputs
-            .iter()
-            .map(|i| i.path.display().to_string())
-            .collect();
-        eprintln!(
-            "syncmut: {}: no synchronization calls found in user code (pthread or SystemC); nothing to mutate",
-            names.join(", ")
-        );
-        exit::NO_SITES
-    } else {
-        exit::OK
-    }
 }

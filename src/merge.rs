@@ -4,7 +4,10 @@
 //! the kills. The shards must come from the same build of the design (same sites) and
 //! must not share a mutant.
 
-use crate::{exit, table, Failure};
+use crate::failure::{oracle_failure, Failure};
+use crate::gates::score_gate;
+use crate::run_dir::open_run_directory;
+use crate::{exit, table};
 use anyhow::Context as _;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -73,9 +76,8 @@ pub fn merge_command(args: &MergeArgs) -> Result<i32, Failure> {
         .map_err(usage)?;
     let (catalogue, outcomes) = combine(&shards).map_err(usage)?;
     let first = &shards[0];
-    let out = crate::run::open_run_directory(&args.output)?;
-    let write =
-        |name: &str, bytes: &[u8]| out.write(name, bytes).map_err(crate::run::oracle_failure);
+    let out = open_run_directory(&args.output)?;
+    let write = |name: &str, bytes: &[u8]| out.write(name, bytes).map_err(oracle_failure);
     // Explanations first: the HTML report reads diff/.
     for shard in &shards {
         for sub in [outdir::DIFF_DIR, outdir::TRACE_DIR, outdir::WORKDIRS] {
@@ -96,8 +98,7 @@ pub fn merge_command(args: &MergeArgs) -> Result<i32, Failure> {
         }
     }
     let write_json = |name: &str, value: &dyn JsonValue| {
-        out.write_json(name, &value.json())
-            .map_err(crate::run::oracle_failure)
+        out.write_json(name, &value.json()).map_err(oracle_failure)
     };
     write_json(metamutant::layout::CATALOGUE, &catalogue)?;
     write_json(outdir::TESTS, &first.tests)?;
@@ -126,7 +127,7 @@ pub fn merge_command(args: &MergeArgs) -> Result<i32, Failure> {
         eprintln!("syncmut: warning: some shards did not finish: the merged results are incomplete (rerun them with --resume, then merge again)");
     }
     Ok(match args.fail_under {
-        Some(threshold) => crate::score_gate(outcomes.score.percent, threshold),
+        Some(threshold) => score_gate(outcomes.score.percent, threshold),
         None => exit::OK,
     })
 }

@@ -1,6 +1,7 @@
 //! Commands over a finished run directory: `report` and `explain`.
 
-use crate::{exit, Failure};
+use crate::exit;
+use crate::failure::Failure;
 use anyhow::Context as _;
 use syncmut_mutator::metamutant;
 use syncmut_oracle::report;

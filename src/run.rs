@@ -1,7 +1,12 @@
 //! `syncmut run`: the main job, from a design to verdicts and reports.
 
+use crate::console::print_warnings;
+use crate::design_args::DesignArgs;
+use crate::failure::{oracle_failure, Failure};
+use crate::gates::no_sites_check;
+use crate::run_dir::open_run_directory;
 use crate::selection::SelectArgs;
-use crate::{console, exit, no_sites_check, print_warnings, table, DesignArgs, Failure};
+use crate::{console, exit, table};
 use std::path::PathBuf;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant;
@@ -348,18 +353,4 @@ fn reusable_runs(
 
 fn read_catalogue(out: &OutDir) -> Option<syncmut_mutator::Catalogue> {
     serde_json::from_slice(&std::fs::read(out.path(metamutant::layout::CATALOGUE)).ok()?).ok()
-}
-
-/// Opens (and locks) the run directory of `run`, `gen` or `mutate`; the interruption
-/// handler finds it through `outdir::hold_for_exit`.
-pub fn open_run_directory(path: &std::path::Path) -> Result<OutDir, Failure> {
-    OutDir::open(path).map_err(oracle_failure)
-}
-
-/// An oracle error with its exit code.
-pub fn oracle_failure(error: syncmut_oracle::OracleError) -> Failure {
-    Failure {
-        code: exit::for_oracle_error(&error),
-        error: error.into(),
-    }
 }

@@ -1,6 +1,6 @@
 //! What a synchronization call does, as data.
 //!
-//! Every row of the API table (`api.rs`) states its call's [`Effect`]. The effect
+//! Every row of the API table (`api/`) states its call's [`Effect`]. The effect
 //! travels with the call to later stages twice: in the catalogue (`Site::effect`) and
 //! in the metamutant bitcode, as `!syncmut.effect` metadata on each call the mutator
 //! rewrote or recognised ([`CallTag`]). The analysis and the thread hooks ask for the

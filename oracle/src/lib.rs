@@ -16,6 +16,7 @@ pub mod lab;
 pub mod lost_notifications;
 pub mod mask;
 pub mod mix;
+mod nondeterminism;
 pub mod observation;
 pub mod outcome;
 pub mod outdir;

@@ -6,7 +6,7 @@
 //! for byte), exit status, the test's `outputs` files (size and digest), and the end
 //! state (deadlock, livelock, who was left waiting where).
 
-use crate::mask::{EventKey, Mask};
+use crate::mask::{EventKey, Mask, EVERY_VALUE};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
@@ -194,6 +194,23 @@ impl PartialEq for Observation {
 }
 
 impl Eq for Observation {}
+
+// The mask's part in recording, here rather than in `mask.rs` so that the mask, which
+// the recorder applies, stays a leaf: it knows nothing of steps.
+impl Mask {
+    /// Leaves out of `step`, the event `key`, what the mask names there.
+    pub fn apply_to_step(&self, key: &EventKey, step: &mut Step) {
+        if self.times.contains(key) {
+            step.time = None;
+        }
+        if let Some(names) = self.values.get(key) {
+            match names.contains(EVERY_VALUE) {
+                true => step.state.clear(),
+                false => step.state.retain(|k, _| !names.contains(k)),
+            }
+        }
+    }
+}
 
 /// Builds an observation from a trace's events one at a time (see
 /// `syncmut_runtime::trace::visit`), so the trace is never held whole. The baseline's

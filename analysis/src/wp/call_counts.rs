@@ -8,7 +8,7 @@
 //! formula picks are a guess that execution confirms or not.
 
 use super::calls::nondet_type;
-use super::frames::{FrameId, FrameKind, MAX_DEPTH};
+use super::domain::{FrameId, FrameKind, MAX_DEPTH};
 use super::Wp;
 use crate::error::Result;
 use crate::ir::{Func, Value};

@@ -20,7 +20,7 @@ pub(super) const INT_PARSERS: &[&str] = &[
 ];
 
 /// `operator new` and `operator new[]` (Itanium C++ ABI, 64-bit `size_t`): they never
-/// return null, so the object they return is modelled (`values.rs::heap_object`).
+/// return null, so the object they return is modelled (`call_results.rs::heap_object`).
 pub(super) const ALLOCATORS: &[&str] = &["_Znwm", "_Znam"];
 
 /// The C library globals `getopt` writes: a load of them after a call to it is any

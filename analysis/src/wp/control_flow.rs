@@ -2,7 +2,7 @@
 //! its edge to the block is taken; loop back edges are cut (and the cut is noted), so
 //! paths through more iterations than `opt` unrolled are not followed.
 
-use super::frames::FrameId;
+use super::domain::FrameId;
 use super::query::Definition;
 use super::{demangle_hint, Wp};
 use crate::error::{AnalysisError, Result};

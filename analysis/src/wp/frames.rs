@@ -3,45 +3,12 @@
 //! context, and every value, block and memory location is evaluated per frame, so the
 //! contexts are where the backward walk leaves a function.
 
-use super::facts::Creation;
-use super::memory::{Base, Loc};
-use super::values::Sym;
+use super::domain::{Base, Frame, FrameId, FrameKind, Loc, Sym, MAX_DEPTH};
+use super::entries::Creation;
 use super::{demangle_hint, Wp};
 use crate::error::{AnalysisError, Result};
 use crate::ir::{Func, Value};
 use easy_smt::SExpr;
-
-/// Frame index.
-pub type FrameId = usize;
-
-/// How a frame was entered, which is where the backward walk goes at its entry.
-#[derive(Debug, Clone)]
-pub(super) enum FrameKind<'m> {
-    Root,
-    Call {
-        parent: FrameId,
-        call: Value<'m>,
-    },
-    /// A thread/process entry; memory at entry is the creator's at `point`.
-    Thread {
-        creator: FrameId,
-        point: Value<'m>,
-        args: Vec<Sym<'m>>,
-        also: Option<FrameId>,
-        label: String,
-    },
-}
-
-/// One function in one calling context.
-#[derive(Debug, Clone)]
-pub(super) struct Frame<'m> {
-    pub(super) func: Func<'m>,
-    pub(super) kind: FrameKind<'m>,
-    pub(super) depth: usize,
-}
-
-/// Maximum call-string depth.
-pub(super) const MAX_DEPTH: usize = 8;
 
 /// Most indirect calls followed into one function: a function whose type is shared by
 /// many indirect calls (library callbacks, TLM sockets' internals) would multiply the

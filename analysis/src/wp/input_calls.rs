@@ -6,10 +6,8 @@
 //! words of the options the model chooses. The counts are in `call_counts.rs`.
 
 use super::call_counts::Counted;
-use super::frames::FrameId;
-use super::memory::{Base, Loc};
+use super::domain::{Base, FrameId, Loc, Sym};
 use super::query::Conjunct;
-use super::values::Sym;
 use super::Wp;
 use crate::error::{AnalysisError, Result};
 use crate::ir::{TypeShape, Value};

@@ -3,10 +3,9 @@
 //! read then: the reader's own last value, a value one of the other writers' stores
 //! traced in its own context wrote, or any value.
 
-use super::facts::{ModuleFacts, Target};
-use super::frames::FrameId;
-use super::memory::{Base, Loc};
-use super::values::Sym;
+use super::domain::{Base, FrameId, Loc, Sym};
+use super::facts::ModuleFacts;
+use super::writes::Target;
 use super::Wp;
 use crate::error::{AnalysisError, Result};
 use crate::ir::{Opcode, TypeShape, Value};

@@ -14,9 +14,7 @@
 //! candidate as for every test.
 
 use super::call_counts::Counted;
-use super::frames::FrameId;
-use super::memory::Loc;
-use super::values::Sym;
+use super::domain::{FrameId, Loc, Sym};
 use super::Wp;
 use crate::error::Result;
 use crate::ir::{Block, Opcode, Value};
@@ -140,7 +138,7 @@ impl<'m> Wp<'m> {
                 let hit = match j.opcode() {
                     Some(Opcode::LLVMStore | Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg) => {
                         let address =
-                            super::facts::written_address(j).expect("a writing instruction");
+                            super::writes::written_address(j).expect("a writing instruction");
                         match self.value(f, address) {
                             Ok(Sym::Ptr(l)) => l == loc,
                             Ok(Sym::PtrIdx { loc: l, .. }) => l.base == loc.base,

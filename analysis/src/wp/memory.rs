@@ -3,65 +3,11 @@
 //! store to its location found walking backwards (through callees that may write it,
 //! into the creator at a thread's entry), merged over predecessors like a phi.
 
-use super::frames::{FrameId, FrameKind, MAX_DEPTH};
-use super::values::Sym;
+use super::domain::{Base, FrameId, FrameKind, Loc, Sym, MAX_DEPTH};
 use super::Wp;
 use crate::error::{AnalysisError, Result};
 use crate::ir::{Opcode, TypeShape, Value};
 use easy_smt::SExpr;
-
-/// Base of a memory location.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) enum Base<'m> {
-    Global(Value<'m>),
-    Alloca(FrameId, Value<'m>),
-    Argv,
-    /// A pointer returned by a function without a body.
-    Opaque(Value<'m>),
-    /// The object `operator new` returned at this call, in one calling context (the
-    /// hash of the call string, so every frame of that context names the same object).
-    Heap(Value<'m>, u64),
-}
-
-impl Base<'_> {
-    /// The object in words, for reasons shown to users.
-    pub(super) fn describe(&self) -> String {
-        let named = |what: &str, v: &Value<'_>| {
-            let name = v.name();
-            let at = v.where_();
-            match (name.is_empty(), at.as_str()) {
-                (true, "?") => what.to_string(),
-                (true, at) => format!("{what} at {at}"),
-                (false, "?") => format!("{what} `{}`", super::demangle_hint(&name)),
-                (false, at) => format!("{what} `{}` at {at}", super::demangle_hint(&name)),
-            }
-        };
-        match self {
-            Base::Global(v) => named("global", v),
-            Base::Alloca(_, v) => named("local variable", v),
-            Base::Argv => "the argument vector".to_string(),
-            Base::Heap(v, _) => format!("the object created by new at {}", v.where_()),
-            Base::Opaque(v) => match v.called_function() {
-                Some(f) => format!(
-                    "memory returned by {} at {}",
-                    super::demangle_hint(&f.name()),
-                    v.where_()
-                ),
-                None => named(
-                    "memory behind a pointer the analysis does not track, loaded",
-                    v,
-                ),
-            },
-        }
-    }
-}
-
-/// A memory location: a base plus a byte offset.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) struct Loc<'m> {
-    pub(super) base: Base<'m>,
-    pub(super) off: i64,
-}
 
 /// Most elements a load through a symbolic index is expanded over.
 pub(super) const MAX_ELEMENTS: usize = 256;

@@ -16,9 +16,12 @@
 //! same location found walking backwards (through callees that may write it, into the
 //! creator at a thread's entry), merged over predecessors like a phi.
 //!
-//! One file per part of the model: `facts` (module-wide facts computed once),
+//! One file per part of the model: `domain` (what the walk computes: symbolic values,
+//! memory locations, frames), `facts` (module-wide facts computed once; how
+//! thread and process entries are found in `entries`, what they may store to in `writes`),
 //! `frames` (calling contexts), `control_flow` (block reachability and edges),
-//! `values` (SSA values and call results), `memory` (the region map),
+//! `values` (SSA values), `pointers` (address arithmetic, untracked pointers),
+//! `call_results` (what calls return), `memory` (the region map),
 //! `input_calls` (nondet and named inputs, the nondet call counter), `interference`
 //! (values other threads or processes may write), `ports`
 //! (SystemC port binding), `process_order`
@@ -26,32 +29,36 @@
 //! function's name means), `terms` (SMT-LIB builders) and `query` (the result).
 
 mod call_counts;
+mod call_results;
 mod calls;
 mod control_flow;
+mod domain;
+mod entries;
 mod facts;
 mod frames;
 mod input_calls;
 mod interference;
 mod loops;
 mod memory;
+mod pointers;
 mod ports;
 mod process_order;
 mod query;
 mod terms;
 mod values;
+mod writes;
 
-pub use facts::{Creation, ModuleFacts};
-pub use frames::FrameId;
+pub use domain::FrameId;
+pub use entries::Creation;
+pub use facts::ModuleFacts;
 pub use query::{Conjunct, Definition, Query};
 
 use crate::error::{AnalysisError, Result};
 use crate::inputs::Inputs;
 use crate::ir::{Block, Module, Value};
+use domain::{Frame, Loc, Sym};
 use easy_smt::{Context, SExpr};
-use frames::Frame;
-use memory::Loc;
 use std::collections::{HashMap, HashSet};
-use values::Sym;
 
 /// The analysis of one site: builds its reachability formula.
 ///
@@ -100,11 +107,11 @@ pub struct Wp<'m> {
     loops_again: HashMap<(FrameId, Block<'m>), SExpr>,
     /// (frame, header, location) whose loop writes are being decided (`loops.rs`).
     loops_checking: HashSet<(FrameId, Block<'m>, Loc<'m>)>,
-    /// "This untracked pointer is null", one boolean per pointer (`values.rs`).
-    null_tests: HashMap<memory::Base<'m>, SExpr>,
+    /// "This untracked pointer is null", one boolean per pointer (`pointers.rs`).
+    null_tests: HashMap<domain::Base<'m>, SExpr>,
     /// The address of an object as an integer (`ptrtoint`), one free value per object
-    /// (`values.rs`).
-    addresses: HashMap<memory::Base<'m>, SExpr>,
+    /// (`pointers.rs`).
+    addresses: HashMap<domain::Base<'m>, SExpr>,
     /// Another writer's stores are being evaluated (`interference.rs`): a value they
     /// read after a synchronization point is not traced to its writers again.
     in_writer: bool,
@@ -206,7 +213,7 @@ impl<'m> Wp<'m> {
         let depth = self.frames[f].depth + 1;
         let child = self.push_frame(
             callee,
-            frames::FrameKind::Call { parent: f, call: j },
+            domain::FrameKind::Call { parent: f, call: j },
             depth,
         );
         let mut arms = Vec::new();

@@ -8,9 +8,8 @@
 //! store of its interface argument into `m_interface`. Binding a port to another port
 //! is not modelled: the interface is then left free, as any library-set pointer.
 
-use super::facts::demangled;
-use super::memory::Loc;
-use super::values::Sym;
+use super::domain::{Loc, Sym};
+use super::entries::demangled;
 use super::{FrameId, Wp};
 use crate::error::Result;
 use crate::ir::{Func, Module, Opcode, Value};

@@ -2,8 +2,7 @@
 //! the path returns only if another process reaches a notify of `e` that the waiter
 //! does not miss, and every `__VERIFIER_assume(c)` on the path has `c` true.
 
-use super::frames::{FrameId, FrameKind};
-use super::values::Sym;
+use super::domain::{FrameId, FrameKind, Sym};
 use super::{demangle_hint, Wp};
 use crate::error::Result;
 use crate::ir::{Block, Func, Value};

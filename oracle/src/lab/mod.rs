@@ -5,14 +5,15 @@
 //! This file holds the loop, its settings, what the rest of syncmut reads back from a run
 //! directory, and the few helpers both sides share. The rest is split by concern, one
 //! private module each: `baseline` runs the original on each test and decides which tests
-//! are usable, `mutant` runs one mutant on one test and gives its verdict, `tally` judges
-//! each of those runs against the original's, `follow` runs the original along a mutant
-//! run's interleaving, and `traces` runs a program and observes, keeps or reads what it
-//! left behind.
+//! are usable (`set_aside` says why one is not), `mutant` runs one mutant on one test and
+//! gives its verdict, `tally` judges each of those runs against the original's, `follow`
+//! runs the original along a mutant run's interleaving, and `traces` runs a program and
+//! observes, keeps or reads what it left behind.
 
 mod baseline;
 mod follow;
 mod mutant;
+mod set_aside;
 mod tally;
 mod traces;
 

@@ -1,31 +1,19 @@
-//! The SMT solver session: one solver process (z3 or cvc5, spoken to in plain SMT-LIB 2
-//! through easy-smt) for all sites, one push/pop per query, a per-query timeout, and
-//! each query written as a readable `.smt2` file that the chosen solver accepts.
-//!
-//! A solver is an external program that can crash, hang or print garbage. None of
-//! these may stop the analysis: the query in flight gets [`Answer::Unknown`] with the
-//! reason, the process is killed and a new one is started for the next query. So that
-//! a restart does not lose the formulas, expressions are built in a solver-less
-//! context (the *builder*, shared with the WP transformer) and copied into the running
-//! solver's context for each query.
+//! The solver session: one solver process for all sites, spoken to through easy-smt, one
+//! push/pop per query under a wall-clock limit, the model read back as input values, and
+//! a solver that crashes, hangs or answers garbage turned into an `unknown` answer and a
+//! restart.
 
+use super::solver::{which, SolverConfig, SolverKind, PROGRAM_ENV};
+use super::watchdog::{kill_group, Watchdog};
 use crate::budget::{Budget, Meter};
 use crate::error::{AnalysisError, Result};
 use crate::sharing;
 use crate::wp::Query;
 use easy_smt::{Context, ContextBuilder, Response, SExpr, SExprData};
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
-
-/// Default per-query timeout in milliseconds.
-pub const DEFAULT_TIMEOUT_MS: u32 = 5000;
-
-/// Environment variable naming a program run in place of the solver (same arguments).
-/// For tests, which drive fake solvers from `tests/fixtures/solver/`.
-pub const PROGRAM_ENV: &str = syncmut_runtime::env::SOLVER_PROGRAM;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// After this many failed starts in a row (the solver died or answered garbage before
 /// any query was sent) it is not started again: the remaining sites are `unknown` at
@@ -33,101 +21,6 @@ pub const PROGRAM_ENV: &str = syncmut_runtime::env::SOLVER_PROGRAM;
 /// formula the solver rejects, a crash on one formula) only costs that query: the
 /// solver is restarted and the next site goes on.
 const MAX_FAILED_STARTS: u32 = 3;
-
-/// Which SMT-LIB 2 solver answers the queries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SolverKind {
-    #[default]
-    Z3,
-    Cvc5,
-}
-
-impl std::str::FromStr for SolverKind {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        match s {
-            "z3" => Ok(SolverKind::Z3),
-            "cvc5" => Ok(SolverKind::Cvc5),
-            other => Err(format!(
-                "unknown solver \"{other}\": use \"z3\" or \"cvc5\""
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for SolverKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.program())
-    }
-}
-
-impl SolverKind {
-    /// The program name (also the Debian package name).
-    pub fn program(self) -> &'static str {
-        match self {
-            SolverKind::Z3 => "z3",
-            SolverKind::Cvc5 => "cvc5",
-        }
-    }
-
-    /// Command-line arguments for an interactive SMT-LIB 2 session. cvc5 1.0 refuses
-    /// `push` unless incremental, and takes its per-query limit on the command line
-    /// (it answers `unsupported` to z3's `:timeout` option). z3 also gets the
-    /// generation's memory budget (its own allocations; a query past it answers an
-    /// error, and the solver is restarted); cvc5 1.0 has no such option.
-    fn args(self, timeout_ms: u32, memory_mb: u64) -> Vec<String> {
-        match self {
-            SolverKind::Z3 => vec!["-smt2".into(), "-in".into(), format!("-memory:{memory_mb}")],
-            SolverKind::Cvc5 => vec![
-                "--lang=smt2".into(),
-                "--incremental".into(),
-                format!("--tlimit-per={timeout_ms}"),
-            ],
-        }
-    }
-
-    /// The option that sets the per-query time limit in a script.
-    fn timeout_option(self) -> &'static str {
-        match self {
-            SolverKind::Z3 => ":timeout",
-            SolverKind::Cvc5 => ":tlimit-per",
-        }
-    }
-
-    /// How to run a saved formula file.
-    fn run_hint(self) -> &'static str {
-        match self {
-            SolverKind::Z3 => "z3 -smt2 FILE",
-            SolverKind::Cvc5 => "cvc5 --lang=smt2 FILE",
-        }
-    }
-}
-
-/// The solver and its per-query time limit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SolverConfig {
-    pub kind: SolverKind,
-    pub timeout_ms: u32,
-}
-
-impl Default for SolverConfig {
-    fn default() -> Self {
-        SolverConfig {
-            kind: SolverKind::Z3,
-            timeout_ms: DEFAULT_TIMEOUT_MS,
-        }
-    }
-}
-
-impl SolverConfig {
-    /// Wall-clock limit for one solver command: the solver's own limit plus a grace
-    /// period, after which the process is presumed hung and killed.
-    fn wall(&self) -> Duration {
-        let t = u64::from(self.timeout_ms);
-        Duration::from_millis(t + t.max(1000))
-    }
-}
 
 /// The answer for one query.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -474,7 +367,7 @@ fn sort(ctx: &Context, text: &str) -> SExpr {
 
 /// Copies `e` from the builder's arena into the solver's, every shared subterm bound
 /// once by a `let`, so what is sent stays linear in the formula's size.
-fn import(from: &Context, to: &Context, e: SExpr) -> SExpr {
+pub(super) fn import(from: &Context, to: &Context, e: SExpr) -> SExpr {
     sharing::let_form(from, to, e)
 }
 
@@ -635,263 +528,10 @@ fn solve_inner(
     }
 }
 
-/// The query as a stand-alone SMT-LIB script with comments, for the chosen solver.
-pub fn script(ctx: &Context, q: &Query, title: &str, solver: SolverConfig) -> String {
-    // Printed through a scratch context, so the `let` forms do not stay in the builder.
-    let scratch = ContextBuilder::new()
-        .build()
-        .expect("a context without a solver cannot fail to build");
-    let shown = |e: SExpr| scratch.display(import(ctx, &scratch, e)).to_string();
-    let mut s = String::new();
-    let _ = writeln!(s, "; {title}");
-    let _ = writeln!(
-        s,
-        "; Reachability condition by backward weakest precondition (syncmut gen)."
-    );
-    let _ = writeln!(s, "; Run: {}", solver.kind.run_hint());
-    for a in &q.schedule {
-        let _ = writeln!(s, "; schedule: {a}");
-    }
-    for n in &q.notes {
-        let _ = writeln!(s, "; note: {n}");
-    }
-    for c in &q.cut {
-        let _ = writeln!(s, "; cut: {c}");
-    }
-    let _ = writeln!(s, "(set-option :produce-models true)");
-    let _ = writeln!(
-        s,
-        "(set-option {} {})",
-        solver.kind.timeout_option(),
-        solver.timeout_ms
-    );
-    let _ = writeln!(s, "(set-logic ALL)");
-    let _ = writeln!(s, "; inputs");
-    for (name, sort) in q.inputs.declarations() {
-        let _ = writeln!(s, "(declare-const {name} {sort})");
-    }
-    if !q.fresh.is_empty() {
-        let _ = writeln!(s, "; unconstrained values (over-approximation)");
-        for (name, sort) in &q.fresh {
-            let _ = writeln!(s, "(declare-const {name} {sort})");
-        }
-    }
-    for d in &q.definitions {
-        let _ = writeln!(s, "; {}", d.comment);
-        let _ = writeln!(s, "(define-fun {} () {} {})", d.name, d.sort, shown(d.expr));
-    }
-    for c in &q.conjuncts {
-        let _ = writeln!(s, "; {}", c.comment);
-        let _ = writeln!(s, "(assert {})", shown(c.expr));
-    }
-    for e in &q.known_writes {
-        let _ = writeln!(
-            s,
-            "; preferred, tried first (the reader or a traced store wrote the value): {}",
-            shown(*e)
-        );
-    }
-    for e in &q.quiet {
-        let _ = writeln!(
-            s,
-            "; preferred, tried next (nobody else wrote the value): {}",
-            shown(*e)
-        );
-    }
-    let _ = writeln!(s, "(check-sat)");
-    let names: Vec<String> = q
-        .inputs
-        .declarations()
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
-    let _ = writeln!(s, "(get-value ({}))", names.join(" "));
-    s
-}
-
-fn which(program: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(program))
-            .find(|p| p.is_file())
-    })
-}
-
-/// Kills the solver's process group when a command takes longer than its wall-clock
-/// limit: a hung solver would otherwise block easy-smt's read forever.
-struct Watchdog {
-    pidfile: PathBuf,
-    shared: Arc<(Mutex<Watch>, Condvar)>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-#[derive(Default)]
-struct Watch {
-    deadline: Option<Instant>,
-    fired: bool,
-    stop: bool,
-}
-
-impl Watchdog {
-    fn new(pidfile: PathBuf) -> Watchdog {
-        let shared = Arc::new((Mutex::new(Watch::default()), Condvar::new()));
-        let (s, p) = (shared.clone(), pidfile.clone());
-        let thread = std::thread::spawn(move || {
-            let (lock, cv) = &*s;
-            let mut w = lock.lock().expect("watchdog lock");
-            while !w.stop {
-                match w.deadline {
-                    None => w = cv.wait(w).expect("watchdog lock"),
-                    Some(d) if Instant::now() >= d => {
-                        kill_group(&p);
-                        w.fired = true;
-                        w.deadline = None;
-                    }
-                    Some(d) => {
-                        w = cv
-                            .wait_timeout(w, d.saturating_duration_since(Instant::now()))
-                            .expect("watchdog lock")
-                            .0
-                    }
-                }
-            }
-        });
-        Watchdog {
-            pidfile,
-            shared,
-            thread: Some(thread),
-        }
-    }
-
-    fn arm(&self, wall: Duration) {
-        let (lock, cv) = &*self.shared;
-        let mut w = lock.lock().expect("watchdog lock");
-        w.deadline = Some(Instant::now() + wall);
-        w.fired = false;
-        cv.notify_all();
-    }
-
-    /// Stops watching; whether the watchdog killed the solver meanwhile.
-    fn disarm(&self) -> bool {
-        let (lock, _) = &*self.shared;
-        let mut w = lock.lock().expect("watchdog lock");
-        w.deadline = None;
-        w.fired
-    }
-
-    /// Whether the solver process has exited (it stays a zombie until easy-smt reaps
-    /// it, so its pid cannot be reused meanwhile). Waits briefly: a process that has
-    /// just closed its output may still be exiting.
-    fn exited(&self) -> bool {
-        let Some(pid) = read_pid(&self.pidfile) else {
-            return true;
-        };
-        for _ in 0..50 {
-            match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-                Err(_) => return true,
-                Ok(stat)
-                    if stat
-                        .rsplit_once(')')
-                        .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])) =>
-                {
-                    return true
-                }
-                Ok(_) => std::thread::sleep(Duration::from_millis(10)),
-            }
-        }
-        false
-    }
-}
-
-impl Drop for Watchdog {
-    fn drop(&mut self) {
-        {
-            let (lock, cv) = &*self.shared;
-            lock.lock().expect("watchdog lock").stop = true;
-            cv.notify_all();
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
 impl Drop for Running {
     fn drop(&mut self) {
         // Before easy-smt kills and reaps the process itself: also end anything the
         // solver started (its own process group), so nothing is left behind.
         kill_group(&self.watchdog.pidfile);
-    }
-}
-
-fn read_pid(pidfile: &Path) -> Option<i32> {
-    std::fs::read_to_string(pidfile)
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
-        .filter(|p| *p > 1)
-}
-
-/// SIGKILL to the solver's process group and the solver. Safe against pid reuse: the
-/// solver is our child and is not reaped before this runs.
-fn kill_group(pidfile: &Path) {
-    if let Some(pid) = read_pid(pidfile) {
-        // SAFETY: kill(2) with a pid we own; no memory is involved.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-            libc::kill(pid, libc::SIGKILL);
-        }
-    }
-}
-
-/// Checks with a separate z3 process that the conjunction of the assertions in a saved
-/// formula file is equivalent to `expected` (an SMT-LIB Bool term over the same
-/// symbols): `formula ⇔ expected` is valid iff its negation is unsat.
-pub fn equivalent(formula: &Path, expected: &str) -> Result<bool> {
-    use std::io::Write as _;
-    let text = std::fs::read_to_string(formula).map_err(|source| AnalysisError::Io {
-        what: format!("read {}", formula.display()),
-        source,
-    })?;
-    let mut head = Vec::new();
-    let mut conj = Vec::new();
-    for line in text.lines() {
-        if let Some(t) = line.strip_prefix("(assert ") {
-            conj.push(t[..t.len() - 1].to_string());
-        } else if !line.starts_with("(check-sat")
-            && !line.starts_with("(get-value")
-            && !line.starts_with("(set-option :tlimit-per")
-        {
-            head.push(line);
-        }
-    }
-    let script = format!(
-        "{}\n(assert (not (= (and true {}) {expected})))\n(check-sat)\n",
-        head.join("\n"),
-        conj.join(" ")
-    );
-    let mut child = std::process::Command::new("z3")
-        .args(["-smt2", "-in"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| AnalysisError::Solver(format!("cannot start z3 (apt-get install z3): {e}")))?;
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(script.as_bytes())
-        .map_err(|e| AnalysisError::Solver(e.to_string()))?;
-    let out = child
-        .wait_with_output()
-        .map_err(|e| AnalysisError::Solver(e.to_string()))?;
-    let answer = String::from_utf8_lossy(&out.stdout);
-    match answer.trim() {
-        "unsat" => Ok(true),
-        "sat" => Ok(false),
-        other => Err(AnalysisError::Solver(format!(
-            "equivalence check answered \"{other}\""
-        ))),
     }
 }

@@ -1,0 +1,209 @@
+//! What an exploration finds: the kinds of bug a run can show and how a run is judged
+//! ([`classify`]), the run that showed one ([`Found`]), and [`explore`] itself, which
+//! searches until a run shows a bug and reports what was covered ([`Report`]).
+
+use super::pct::PctPlan;
+use super::search::{search, ExploreError, Visit};
+use super::settings::ExploreSettings;
+use crate::mix::Phase;
+use crate::schedules::Strategy;
+use std::path::Path;
+use syncmut_runtime::exec::{Execution, Status};
+use syncmut_runtime::input_log::Given;
+use syncmut_runtime::races::Race;
+use syncmut_runtime::schedule::Schedule;
+use syncmut_runtime::trace::{EndKind, Trace};
+use syncmut_runtime::{status, Invocation};
+
+/// Kinds of bug a run can show.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BugKind {
+    /// SIGABRT with an assertion message: a failed `assert`, `reach_error` (`assert(0)`),
+    /// `__VERIFIER_error` (`verdict::failed_assertion`, shared with `run`).
+    Assertion,
+    /// Another fatal signal, or an `abort()` without an assertion message.
+    Crash,
+    /// The scheduler found no runnable thread while some had not finished.
+    Deadlock,
+    /// The scheduler's step budget ran out.
+    Livelock,
+    /// The run did not end within the timeout (spinning outside scheduling points).
+    Hang,
+    /// Two accesses to one location, at least one a write, that no synchronization
+    /// orders (`--races`): a bug in every schedule where both run.
+    DataRace,
+}
+
+impl std::fmt::Display for BugKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BugKind::Assertion => "assertion failure",
+            BugKind::Crash => "crash",
+            BugKind::Deadlock => "deadlock",
+            BugKind::Livelock => "livelock",
+            BugKind::Hang => "hang (timeout)",
+            BugKind::DataRace => "data race",
+        })
+    }
+}
+
+/// The run that showed a bug.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub kind: BugKind,
+    /// One line: the assertion message, the signal, who was left waiting.
+    pub message: String,
+    /// The `SYNCMUT_SCHEDULE` value of the run (`random:7`, `pct:3:3`, `replay:…`).
+    pub schedule_value: String,
+    /// 1-based index of the run among those explored.
+    pub run: usize,
+    /// The choices the run made (replayable with `replay:<path>`).
+    pub schedule: Schedule,
+    /// Raw text of the run's schedule-out file.
+    pub schedule_text: String,
+    /// The seed its input values were drawn with (`None`: every value 0), and the values.
+    pub input_seed: Option<u64>,
+    pub given: Given,
+    pub execution: Execution,
+    pub trace: Trace,
+    /// `--races`: the data races the run had (also when another bug is the kind).
+    pub races: Vec<Race>,
+    /// What the race detector's bounds left unchecked in the run, in words.
+    pub race_limits: Option<String>,
+}
+
+/// The outcome of an exploration.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub strategy: Strategy,
+    /// Executions made.
+    pub runs: usize,
+    /// Distinct schedules (distinct sequences of choices) among them.
+    pub distinct: usize,
+    /// DFS only: every schedule within the preemption bound was explored.
+    pub exhausted: bool,
+    /// Runs whose schedule repeated an earlier one (redrawn when `redraw_repeats`).
+    pub repeats: usize,
+    /// Redrawing stopped after [`REPEAT_STREAK`](super::REPEAT_STREAK) repeats in a row.
+    pub saturated: bool,
+    /// pct: the depth and budget used, for the program measured by the first run.
+    pub pct: Option<PctPlan>,
+    /// Runs that ended in `__VERIFIER_assume(0)` (status 123): not bugs, and not
+    /// counted against the program.
+    pub assumed: usize,
+    /// Some run was handed input values drawn from a seed.
+    pub drew_inputs: bool,
+    /// Why runs were started by exec and not through a fork server, if they were.
+    pub exec_fallback: Option<String>,
+    /// Runs the scheduler ended at its thread limit (status 124): what the program would
+    /// have done past it was not run, so they are neither bugs nor clean runs.
+    pub thread_limited: usize,
+    /// The mix: what each phase ran and covered, in order.
+    pub phases: Vec<Phase>,
+    /// Runs that timed out under the limit but ended under
+    /// [`TIMEOUT_CONFIRM_FACTOR`](crate::timeout::TIMEOUT_CONFIRM_FACTOR)× it.
+    pub slow: usize,
+    pub found: Option<Found>,
+}
+
+/// Runs `program` (the metamutant, no mutant active) under many schedules until a bug
+/// shows. `work` holds the per-run files.
+pub fn explore(
+    program: &Invocation,
+    config: &ExploreSettings,
+    work: &Path,
+) -> Result<Report, ExploreError> {
+    let mut found: Option<Found> = None;
+    let mut assumed = 0usize;
+    let mut thread_limited = 0usize;
+    let search = search(program, config, work, &mut |visit: &Visit| {
+        if visit.execution.status == Status::Exited(status::ASSUME) {
+            assumed += 1;
+        }
+        if visit.execution.status == Status::Exited(status::THREAD_LIMIT) {
+            thread_limited += 1;
+        }
+        let races = visit.races.map(|f| f.races.clone()).unwrap_or_default();
+        let bug = classify(visit.execution, visit.trace).or_else(|| {
+            (!races.is_empty()).then(|| (BugKind::DataRace, format!("{} pair(s) of accesses to shared memory not ordered by any synchronization", races.len())))
+        });
+        let Some((kind, message)) = bug else {
+            return false;
+        };
+        found = Some(Found {
+            kind,
+            message,
+            // The dfs prefix file is rewritten by the next step: name the path instead.
+            schedule_value: if visit.schedule_value.starts_with("replay:") {
+                format!("replay of a {}-choice dfs prefix", visit.prefix_len)
+            } else {
+                visit.schedule_value.to_string()
+            },
+            run: visit.run,
+            schedule: visit.schedule.clone(),
+            schedule_text: visit.schedule_text.to_string(),
+            input_seed: visit.input_seed,
+            given: visit.given.clone(),
+            execution: visit.execution.clone(),
+            trace: visit.trace.clone(),
+            races,
+            race_limits: visit.races.and_then(|f| f.limits()),
+        });
+        true
+    })?;
+    Ok(Report {
+        strategy: search
+            .pct
+            .map(|plan| Strategy::Pct { depth: plan.depth })
+            .unwrap_or(config.strategy),
+        runs: search.runs,
+        distinct: search.distinct,
+        exhausted: search.exhausted,
+        repeats: search.repeats,
+        saturated: search.saturated,
+        pct: search.pct,
+        assumed,
+        drew_inputs: search.drew_inputs,
+        exec_fallback: search.exec_fallback,
+        thread_limited,
+        phases: search.phases,
+        slow: search.slow,
+        found,
+    })
+}
+
+/// The bug a run shows, if any, with a one-line message.
+pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String)> {
+    let end_kind = trace.end.as_ref().map(|e| &e.kind);
+    let stderr = execution.stderr.text();
+    match execution.status {
+        Status::Signaled(_) => match crate::verdict::failed_assertion(execution.status, &stderr) {
+            Some(line) => Some((BugKind::Assertion, line)),
+            None => Some((BugKind::Crash, execution.status.to_string())),
+        },
+        Status::Exited(status::DEADLOCK) if end_kind.is_none_or(|k| *k == EndKind::Deadlock) => {
+            Some((
+                BugKind::Deadlock,
+                first_runtime_line(&stderr, "deadlock: no thread can run"),
+            ))
+        }
+        Status::Exited(status::LIVELOCK) => Some((
+            BugKind::Livelock,
+            first_runtime_line(&stderr, "livelock: the step budget ran out"),
+        )),
+        Status::TimedOut => Some((
+            BugKind::Hang,
+            "the run did not end within the timeout".to_string(),
+        )),
+        _ => None,
+    }
+}
+
+fn first_runtime_line(stderr: &str, fallback: &str) -> String {
+    stderr
+        .lines()
+        .find(|l| l.starts_with("syncmut runtime:"))
+        .map(|l| l.trim().to_string())
+        .unwrap_or_else(|| fallback.to_string())
+}
