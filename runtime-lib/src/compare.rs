@@ -12,7 +12,6 @@
 //!
 //! Reasons quote the lines as compared (sorted, masked).
 
-use crate::exec::Execution;
 use crate::output::Output;
 use serde::{Deserialize, Serialize};
 
@@ -59,24 +58,22 @@ impl Rules {
         Ok(Rules { compare, masks })
     }
 
-    fn is_exact(&self) -> bool {
+    /// Every byte is compared: nothing to apply.
+    pub fn is_exact(&self) -> bool {
         self.compare == Compare::Exact && self.masks.is_empty()
     }
 
-    /// `execution` as the test compares it.
-    pub fn apply(&self, mut execution: Execution) -> Execution {
-        if self.is_exact() {
-            return execution;
-        }
-        execution.stdout = self.stream(&execution.stdout, false);
-        execution.stderr = self.stream(&execution.stderr, true);
-        if self.compare == Compare::ExitOnly {
-            execution.outputs.clear();
-        }
-        execution
+    /// Whether the test's `outputs` files are compared.
+    pub fn compares_files(&self) -> bool {
+        self.compare != Compare::ExitOnly
     }
 
-    fn stream(&self, output: &Output, stderr: bool) -> Output {
+    /// A stream as the test compares it (`stderr`: the runtime's own lines are kept under
+    /// `exit-only`).
+    pub fn stream(&self, output: &Output, stderr: bool) -> Output {
+        if self.is_exact() {
+            return output.clone();
+        }
         let mut lines: Vec<Vec<u8>> = Vec::new();
         for line in output.lines() {
             let mut bytes = line.bytes;
@@ -101,51 +98,33 @@ impl Rules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::Status;
 
-    fn execution(stdout: &str, stderr: &str) -> Execution {
-        Execution {
-            status: Status::Exited(0),
-            stdout: Output::from_bytes(stdout.as_bytes()),
-            stderr: Output::from_bytes(stderr.as_bytes()),
-            elapsed: std::time::Duration::ZERO,
-            outputs: Default::default(),
-        }
-    }
-
-    fn text(output: &Output) -> String {
+    fn text(rules: &Rules, stream: &str, stderr: bool) -> String {
+        let output = rules.stream(&Output::from_bytes(stream.as_bytes()), stderr);
         String::from_utf8(output.head().to_vec()).unwrap()
     }
 
     #[test]
     fn each_rule_compares_what_it_says() {
         let exact = Rules::new(Compare::Exact, &[]).unwrap();
-        let a = exact.apply(execution("b\na", ""));
-        assert_eq!(text(&a.stdout), "b\na");
+        assert_eq!(text(&exact, "b\na", false), "b\na");
+        assert!(exact.compares_files());
 
         let sorted = Rules::new(Compare::SortedLines, &[]).unwrap();
-        let (a, b) = (
-            sorted.apply(execution("task 2\ntask 1", "")),
-            sorted.apply(execution("task 1\ntask 2\n", "")),
-        );
-        assert_eq!(a.stdout, b.stdout);
-        assert_eq!(text(&a.stdout), "task 1\ntask 2\n");
+        assert_eq!(text(&sorted, "task 2\ntask 1", false), "task 1\ntask 2\n");
+        assert_eq!(text(&sorted, "task 1\ntask 2\n", false), "task 1\ntask 2\n");
 
         let masked = Rules::new(Compare::Exact, &[r"took \d+ ms".to_string()]).unwrap();
-        let (a, b) = (
-            masked.apply(execution("took 12 ms\nok\n", "")),
-            masked.apply(execution("took 9 ms\nok\n", "")),
-        );
-        assert_eq!(a.stdout, b.stdout);
-        assert_eq!(text(&a.stdout), "…\nok\n");
+        assert_eq!(text(&masked, "took 12 ms\nok\n", false), "…\nok\n");
+        assert_eq!(text(&masked, "took 9 ms\nok\n", false), "…\nok\n");
 
         let exit = Rules::new(Compare::ExitOnly, &[]).unwrap();
-        let a = exit.apply(execution(
-            "anything\n",
-            "noise\nsyncmut runtime: deadlock\n",
-        ));
-        assert_eq!(text(&a.stdout), "");
-        assert_eq!(text(&a.stderr), "syncmut runtime: deadlock\n");
+        assert_eq!(text(&exit, "anything\n", false), "");
+        assert_eq!(
+            text(&exit, "noise\nsyncmut runtime: deadlock\n", true),
+            "syncmut runtime: deadlock\n"
+        );
+        assert!(!exit.compares_files());
 
         assert!(Rules::new(Compare::Exact, &["(".to_string()])
             .unwrap_err()

@@ -83,12 +83,14 @@ pub fn sanitizer_link_flags() -> &'static [&'static str] {
     }
 }
 
-/// Linker flag that brings the virtual clock (`src/virtual_clock.c`) into an executable
+/// Linker flag that brings the virtual clock (`src/virtual_clock.c`, with
+/// `src/waiting.c`'s yields and polls) into an executable
 /// linked with the C archive, whatever the design calls: libc's clock, random and timed
 /// wait functions are then the runtime's also for shared libraries (libstdc++'s
 /// `std::chrono` clocks, libsystemc), and `original` and the metamutant, whose wrappers
 /// use these functions, always see the same virtual world (runtime-lib/README.md).
-pub const VIRTUAL_CLOCK_LINK_FLAG: &str = "-Wl,--undefined=syncmut_virtual_clock";
+pub const VIRTUAL_CLOCK_LINK_FLAG: &str =
+    "-Wl,--undefined=syncmut_virtual_clock,--undefined=syncmut_waiting";
 
 /// Linker flag that brings `src/std_thread.c` into a pthread design's executable: its
 /// `pthread_create` takes the place of libc's for libstdc++'s `std::thread`, whose

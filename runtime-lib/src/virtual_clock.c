@@ -63,12 +63,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
-#include <sched.h>
-#include <sys/epoll.h>
 #include <sys/random.h>
-#include <sys/select.h>
-#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -207,9 +202,6 @@ typedef int (*clock_nanosleep_fn)(clockid_t, int, const struct timespec *, struc
 typedef int (*nanosleep_fn)(const struct timespec *, struct timespec *);
 typedef int (*usleep_fn)(useconds_t);
 typedef unsigned int (*sleep_fn)(unsigned int);
-typedef int (*poll_fn)(struct pollfd *, nfds_t, int);
-typedef int (*select_fn)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
-typedef int (*epoll_wait_fn)(int, struct epoll_event *, int, int);
 
 REAL(clock_gettime, clock_gettime_fn, NULL)
 REAL(time, time_fn, NULL)
@@ -236,9 +228,6 @@ REAL(clock_nanosleep, clock_nanosleep_fn, NULL)
 REAL(nanosleep, nanosleep_fn, NULL)
 REAL(usleep, usleep_fn, NULL)
 REAL(sleep, sleep_fn, NULL)
-REAL(poll, poll_fn, NULL)
-REAL(select, select_fn, NULL)
-REAL(epoll_wait, epoll_wait_fn, NULL)
 
 int syncmut_real_clock_gettime(clockid_t clock, struct timespec *ts)
 {
@@ -642,13 +631,12 @@ int pthread_clockjoin_np(pthread_t t, void **ret, clockid_t clock, const struct 
     return rc;
 }
 
-/* ---- sleeps and yields ---------------------------------------------------------------- */
+/* ---- sleeps (yields and polls: waiting.c) ---------------------------------------------- */
 
 /* The controlled scheduler (scheduler.c), when it is in the executable: the uninstrumented
  * original has none, and these weak references keep it out of that link. */
 extern int syncmut_sched_controls_me(void) __attribute__((weak));
 extern void syncmut_sched_sleep(void) __attribute__((weak));
-extern void syncmut_sched_yield(void) __attribute__((weak));
 
 /* Under the controlled scheduler a sleep is a scheduling point and takes no real time:
  * the other threads run meanwhile (a polling loop makes progress) and the virtual clock
@@ -657,6 +645,16 @@ extern void syncmut_sched_yield(void) __attribute__((weak));
 static inline int scheduled(void)
 {
     return syncmut_sched_controls_me != NULL && syncmut_sched_controls_me();
+}
+
+int syncmut_waits_scheduled(void)
+{
+    return scheduled();
+}
+
+int syncmut_virtual_time(void)
+{
+    return current_mode() != MODE_REAL;
 }
 
 /* After sleeping `slept_ns` from virtual elapsed `from`. */
@@ -669,6 +667,16 @@ static inline void slept(int64_t from, int64_t slept_ns)
 static inline int64_t elapsed_now(void)
 {
     return atomic_load_explicit(&elapsed, memory_order_relaxed);
+}
+
+int64_t syncmut_virtual_elapsed(void)
+{
+    return elapsed_now();
+}
+
+void syncmut_virtual_slept(int64_t from, int64_t slept_ns)
+{
+    slept(from, slept_ns);
 }
 
 /* A sleep of `ns` under the scheduler (the caller checked scheduled()). In SYNCMUT_REAL_TIME
@@ -754,95 +762,4 @@ unsigned int sleep(unsigned int seconds)
     unsigned int left = real_sleep()(seconds);
     slept(from, (int64_t)(seconds - left) * NS_PER_S);
     return left;
-}
-
-/* sched_yield (std::this_thread::yield calls it, and glibc's headers redirect the
- * deprecated pthread_yield to it): a scheduling point under the scheduler, so a spin such
- * as "while (!flag.load()) sched_yield();" lets the thread it waits for run. */
-int sched_yield(void)
-{
-    if (scheduled()) {
-        syncmut_sched_yield();
-        return 0;
-    }
-    /* The system call itself, as libc's is: no dlsym here. LeakSanitizer's exit check
-     * calls sched_yield while it holds the allocator's lock, and a first dlsym allocates,
-     * so looking up libc's function then would never return. */
-    return (int)syscall(SYS_sched_yield);
-}
-
-/* poll, select and epoll_wait with a timeout: under the scheduler, asked without waiting
- * first; when nothing is ready the call is a sleep (others run), then asked again, and
- * when still nothing is ready a finite timeout has passed on the virtual clock (0 is
- * returned, as the real call does on timeout); an infinite one sleeps again. */
-static int64_t ms_to_ns(int timeout_ms)
-{
-    return (int64_t)timeout_ms * 1000000;
-}
-
-int poll(struct pollfd *fds, nfds_t nfds, int timeout)
-{
-    if (!scheduled() || timeout == 0)
-        return real_poll()(fds, nfds, timeout);
-    for (;;) {
-        int rc = real_poll()(fds, nfds, 0);
-        if (rc != 0)
-            return rc;
-        int64_t from = elapsed_now();
-        syncmut_sched_sleep();
-        rc = real_poll()(fds, nfds, 0);
-        if (rc != 0 || timeout > 0) {
-            if (rc == 0 && current_mode() != MODE_REAL)
-                slept(from, ms_to_ns(timeout));
-            return rc;
-        }
-    }
-}
-
-int select(int nfds, fd_set *readfds, fd_set *writefds, fd_set *exceptfds, struct timeval *timeout)
-{
-    if (!scheduled() || timeout == NULL || (timeout->tv_sec == 0 && timeout->tv_usec == 0) || nfds < 0 ||
-        nfds > FD_SETSIZE)
-        return real_select()(nfds, readfds, writefds, exceptfds, timeout);
-    /* select overwrites the sets: ask each time with the caller's. */
-    fd_set asked[3];
-    fd_set *sets[3] = {readfds, writefds, exceptfds};
-    for (int i = 0; i < 3; i++)
-        if (sets[i] != NULL)
-            asked[i] = *sets[i];
-    int64_t from = elapsed_now();
-    for (int attempt = 0;; attempt++) {
-        struct timeval zero = {0, 0};
-        for (int i = 0; i < 3; i++)
-            if (sets[i] != NULL)
-                *sets[i] = asked[i];
-        int rc = real_select()(nfds, readfds, writefds, exceptfds, &zero);
-        if (rc != 0 || attempt == 1) {
-            if (rc == 0 && current_mode() != MODE_REAL)
-                slept(from, (int64_t)timeout->tv_sec * NS_PER_S + (int64_t)timeout->tv_usec * 1000);
-            if (rc == 0)
-                timeout->tv_sec = 0, timeout->tv_usec = 0; /* Linux: what is left of the timeout */
-            return rc;
-        }
-        syncmut_sched_sleep();
-    }
-}
-
-int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)
-{
-    if (!scheduled() || timeout == 0)
-        return real_epoll_wait()(epfd, events, maxevents, timeout);
-    for (;;) {
-        int rc = real_epoll_wait()(epfd, events, maxevents, 0);
-        if (rc != 0)
-            return rc;
-        int64_t from = elapsed_now();
-        syncmut_sched_sleep();
-        rc = real_epoll_wait()(epfd, events, maxevents, 0);
-        if (rc != 0 || timeout > 0) {
-            if (rc == 0 && current_mode() != MODE_REAL)
-                slept(from, ms_to_ns(timeout));
-            return rc;
-        }
-    }
 }
