@@ -266,7 +266,10 @@ struct Explorer<'a, 'v> {
     /// At least one; the seeded strategies use them all at once.
     lanes: Vec<Lane>,
     runs: usize,
-    seen: HashSet<Vec<u32>>,
+    /// The distinct schedules so far, each as a digest of its choices: a run at memory
+    /// level has hundreds of thousands of choices, and keeping each list would cost
+    /// gigabytes over a search.
+    seen: HashSet<[u8; 32]>,
     repeats: usize,
     saturated: bool,
     pct: Option<PctPlan>,
@@ -594,7 +597,7 @@ impl Explorer<'_, '_> {
         self.drew_inputs |= !given.is_empty();
         let new = self
             .seen
-            .insert(schedule.choices.iter().map(|c| c.chosen).collect());
+            .insert(choices_digest(schedule.choices.iter().map(|c| c.chosen)));
         if !new {
             self.repeats += 1;
         }
@@ -679,4 +682,19 @@ fn threads_of(schedule: &Schedule, trace: &Trace) -> u32 {
             .and_then(|k| k.parse::<u32>().ok())
     }));
     ids.len() as u32
+}
+
+/// SHA-256 of a schedule's choices (each as 4 little-endian bytes, then their count):
+/// two schedules share it only by a collision, which would count a new schedule as a
+/// repeat, never the reverse.
+fn choices_digest(choices: impl Iterator<Item = u32>) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    let mut n = 0u64;
+    for c in choices {
+        hash.update(c.to_le_bytes());
+        n += 1;
+    }
+    hash.update(n.to_le_bytes());
+    hash.finalize().into()
 }
