@@ -17,6 +17,8 @@ use inkwell::values::{
 };
 use std::path::PathBuf;
 
+pub mod virtual_calls;
+
 /// A source position taken from an instruction's `!dbg` attachment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DebugLoc {

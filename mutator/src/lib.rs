@@ -11,6 +11,7 @@ pub mod catalogue;
 pub mod compile_db;
 pub mod debug_types;
 pub mod design;
+mod devirtualize;
 pub mod discover;
 pub mod effect;
 mod equivalent;
@@ -34,6 +35,7 @@ pub mod toolchain;
 mod trampoline;
 mod user_gate;
 pub mod user_sync;
+mod vtables;
 pub mod wrapped;
 
 pub use catalogue::{Catalogue, Mutant, Site};
