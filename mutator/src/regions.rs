@@ -285,7 +285,24 @@ fn lock_expression(call: &str) -> Option<&str> {
     if call.contains('…') {
         return None;
     }
-    let open = call.find('(')?;
+    // The argument list is the last parenthesised group: the object's path may hold
+    // parentheses of its own (`forks[(i + 1) % N].lock()`).
+    let mut depth = 0;
+    let mut open = None;
+    for (i, c) in call.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    open = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let open = open?;
     let head = &call[..open];
     if let Some(dot) = head.rfind('.').or_else(|| head.rfind("->")) {
         return Some(head[..dot].trim());
@@ -627,6 +644,10 @@ mod tests {
         );
         assert_eq!(lock_expression("bus_lock.lock()"), Some("bus_lock"));
         assert_eq!(lock_expression("p->m.unlock()"), Some("p->m"));
+        assert_eq!(
+            lock_expression("forks[(id + 1) % N].lock()"),
+            Some("forks[(id + 1) % N]")
+        );
         assert_eq!(lock_expression("pthread_mutex_lock(…)"), None);
         assert_eq!(lock_expression("lock()"), None);
     }

@@ -83,6 +83,22 @@ fn extract_call(line: &str, col: u32) -> Option<String> {
     let mut start = at;
     while start > 0 && is_path_char(chars[start - 1]) {
         start -= 1;
+        // An index (`forks[(i + 1) % N].lock()`) is part of the object's path, spaces
+        // and parentheses included.
+        if chars[start] == ']' {
+            let mut depth = 0;
+            while start > 0 {
+                match chars[start] {
+                    ']' => depth += 1,
+                    '[' => depth -= 1,
+                    _ => {}
+                }
+                if depth == 0 {
+                    break;
+                }
+                start -= 1;
+            }
+        }
     }
     let open = (at..chars.len()).find(|&i| chars[i] == '(')?;
     let mut depth = 0;
@@ -156,6 +172,14 @@ mod tests {
         assert_eq!(
             extract_call("    sc_core::wait(9, SC_NS);", 14).as_deref(),
             Some("sc_core::wait(9, SC_NS)")
+        );
+        assert_eq!(
+            extract_call("    forks[(id + 1) % N].unlock();", 24).as_deref(),
+            Some("forks[(id + 1) % N].unlock()")
+        );
+        assert_eq!(
+            extract_call("  t.grid[a[i]][0].lock();", 19).as_deref(),
+            Some("t.grid[a[i]][0].lock()")
         );
         assert_eq!(extract_call("short", 40), None);
     }
