@@ -21,31 +21,36 @@ use crate::vtables::{self, Libraries};
 use inkwell::module::Module;
 use std::collections::{BTreeSet, HashMap};
 
-/// The SystemC interfaces whose calls through a port are the channel's synchronization.
-const SYNC_INTERFACES: [&str; 11] = [
-    "sc_core::sc_fifo_in_if",
-    "sc_core::sc_fifo_out_if",
-    "sc_core::sc_fifo_blocking_in_if",
-    "sc_core::sc_fifo_nonblocking_in_if",
-    "sc_core::sc_fifo_blocking_out_if",
-    "sc_core::sc_fifo_nonblocking_out_if",
-    "sc_core::sc_mutex_if",
-    "sc_core::sc_semaphore_if",
-    "sc_core::sc_signal_in_if",
-    "sc_core::sc_signal_inout_if",
-    "sc_core::sc_signal_write_if",
+/// The SystemC interfaces whose members, called on the channel itself, are sites, and
+/// those members: the same call through a port is a site lost. Signals are not sites
+/// either way, so calls through their ports are not warned about.
+const SYNC_INTERFACES: [(&str, &[&str]); 8] = [
+    ("sc_core::sc_fifo_in_if", &FIFO_MEMBERS),
+    ("sc_core::sc_fifo_out_if", &FIFO_MEMBERS),
+    ("sc_core::sc_fifo_blocking_in_if", &FIFO_MEMBERS),
+    ("sc_core::sc_fifo_nonblocking_in_if", &FIFO_MEMBERS),
+    ("sc_core::sc_fifo_blocking_out_if", &FIFO_MEMBERS),
+    ("sc_core::sc_fifo_nonblocking_out_if", &FIFO_MEMBERS),
+    ("sc_core::sc_mutex_if", &["lock", "trylock", "unlock"]),
+    ("sc_core::sc_semaphore_if", &["wait", "trywait", "post"]),
 ];
 
-/// Classes with virtual members in the API table: a call on one whose table cannot be
-/// read is warned about.
+const FIFO_MEMBERS: [&str; 4] = ["read", "write", "nb_read", "nb_write"];
+
+/// Classes with virtual members in the API table: a call of one of those members on an
+/// object of theirs whose table cannot be read is warned about.
 const SYNC_CLASSES: [&str; 3] = [
     "sc_core::sc_mutex",
     "sc_core::sc_semaphore",
     "sc_core::sc_fifo",
 ];
 
-/// The names of those members: a virtual call of one on an object of unknown class may
-/// be synchronization.
+/// The library classes' vtables, for a call through a pointer: `bus->lock()` is warned
+/// about when slot k of one of these (or of an `sc_fifo<T>` the module has) is a
+/// synchronization function of that name.
+const LIBRARY_SYNC_VTABLES: [&str; 2] = ["_ZTVN7sc_core8sc_mutexE", "_ZTVN7sc_core12sc_semaphoreE"];
+
+/// The names of those members.
 const SYNC_MEMBERS: [&str; 10] = [
     "lock", "trylock", "unlock", "wait", "trywait", "post", "read", "write", "nb_read", "nb_write",
 ];
@@ -169,8 +174,10 @@ impl Pass<'_, '_> {
                     Ok(_) => Verdict::Leave,
                     Err(why) => {
                         let class = without_template_arguments(class_name(&ty));
-                        if SYNC_CLASSES.contains(&class.as_str()) {
-                            let text = self.call_text(loc);
+                        let text = self.call_text(loc);
+                        if SYNC_CLASSES.contains(&class.as_str())
+                            && SYNC_MEMBERS.contains(&member_of(&text))
+                        {
                             Verdict::Warn(format!(
                                 "{}: {text} is a virtual call on an {class} that could not be resolved ({why}): not a site, its synchronization is not mutated",
                                 self.place(loc)
@@ -182,10 +189,14 @@ impl Pass<'_, '_> {
                 }
             }
             Object::Returned(function) => {
-                let Some((through, interface)) = port_interface(&api::demangle(&function)) else {
+                let Some((through, interface, members)) = port_interface(&api::demangle(&function))
+                else {
                     return Verdict::Leave;
                 };
                 let text = self.call_text(loc);
+                if !members.contains(&member_of(&text)) {
+                    return Verdict::Leave;
+                }
                 Verdict::Warn(format!(
                     "{}: {text} goes through {through} ({interface}) to whatever channel is bound: not a site yet, its synchronization is not mutated",
                     self.place(loc)
@@ -193,17 +204,56 @@ impl Pass<'_, '_> {
             }
             Object::Unknown if self.systemc => {
                 let text = self.call_text(loc);
-                let member = member_of(&text);
-                if !SYNC_MEMBERS.contains(&member) {
+                let member = member_of(&text).to_string();
+                if !SYNC_MEMBERS.contains(&member.as_str()) {
+                    return Verdict::Leave;
+                }
+                let classes = self.classes_with_member_at(call.slot, &member);
+                if classes.is_empty() {
                     return Verdict::Leave;
                 }
                 Verdict::Warn(format!(
-                    "{}: {text} is a virtual call on an object reached through a pointer or reference, whose class is not known here: not a site, so if it is an sc_mutex, sc_semaphore or sc_fifo its synchronization is not mutated",
-                    self.place(loc)
+                    "{}: {text} is a virtual call on an object reached through a pointer or reference, whose class is not known here: not a site, so if it is an {} its synchronization is not mutated",
+                    self.place(loc),
+                    classes.join(" or ")
                 ))
             }
             Object::Unknown => Verdict::Leave,
         }
+    }
+
+    /// The synchronization classes (`sc_core::sc_mutex`, the module's `sc_fifo<T>`s)
+    /// whose vtable holds, in `slot`, a function of the API table named `member`.
+    fn classes_with_member_at(&mut self, slot: u64, member: &str) -> Vec<String> {
+        let mut tables: Vec<String> = LIBRARY_SYNC_VTABLES.iter().map(|s| s.to_string()).collect();
+        tables.extend(
+            self.by_class
+                .iter()
+                .filter(|(key, _)| SYNC_CLASSES.contains(&key.as_str()))
+                .flat_map(|(_, found)| found.iter().map(|(symbol, _)| symbol.clone())),
+        );
+        tables.sort();
+        tables.dedup();
+        let mut classes = Vec::new();
+        for symbol in tables {
+            let words = match virtual_calls::module_vtable(self.module, &symbol) {
+                ModuleVtable::Defined(words) => Ok(words),
+                _ => self.libraries.vtable(&symbol),
+            };
+            let Ok(function) = words.and_then(|w| vtables::slot_function(&w, &symbol, slot)) else {
+                continue;
+            };
+            let signature = api::demangle(&function);
+            if api::lookup(&signature).is_some() && member_of(&signature) == member {
+                let class = vtable_class(&api::demangle(&symbol))
+                    .map(without_template_arguments)
+                    .unwrap_or_default();
+                if !classes.contains(&class) {
+                    classes.push(class);
+                }
+            }
+        }
+        classes
     }
 
     fn place(&self, loc: &DebugLoc) -> String {
@@ -490,8 +540,9 @@ fn vtable_class(demangled: &str) -> Option<&str> {
 }
 
 /// `sc_core::sc_port_b<sc_core::sc_fifo_out_if<int> >::operator->()` → ("a port",
-/// "sc_core::sc_fifo_out_if<int>") when the interface is a synchronization interface.
-fn port_interface(function: &str) -> Option<(&'static str, String)> {
+/// "sc_core::sc_fifo_out_if<int>", its members that are sites) when the interface is a
+/// synchronization interface.
+fn port_interface(function: &str) -> Option<(&'static str, String, &'static [&'static str])> {
     let (through, rest) = if let Some(rest) = function.strip_prefix("sc_core::sc_port_b<") {
         ("a port", rest)
     } else if let Some(rest) = function.strip_prefix("sc_core::sc_export<") {
@@ -506,9 +557,11 @@ fn port_interface(function: &str) -> Option<(&'static str, String)> {
                 .or_else(|| rest.strip_suffix(&format!("{m} const")))
         })?;
     let interface = member.strip_suffix('>')?.trim_end().to_string();
+    let plain = without_template_arguments(&interface);
     SYNC_INTERFACES
-        .contains(&without_template_arguments(&interface).as_str())
-        .then_some((through, interface))
+        .iter()
+        .find(|(name, _)| *name == plain)
+        .map(|(_, members)| (through, interface, *members))
 }
 
 /// `bus->lock()` → `lock`: the name before the last argument list.
@@ -566,11 +619,20 @@ mod tests {
     fn port_operators_name_their_interface() {
         assert_eq!(
             port_interface("sc_core::sc_port_b<sc_core::sc_fifo_out_if<int> >::operator->()"),
-            Some(("a port", "sc_core::sc_fifo_out_if<int>".to_string()))
+            Some((
+                "a port",
+                "sc_core::sc_fifo_out_if<int>".to_string(),
+                &FIFO_MEMBERS[..]
+            ))
         );
         assert_eq!(
-            port_interface("sc_core::sc_port_b<sc_core::sc_mutex_if>::operator[](int)"),
-            Some(("a port", "sc_core::sc_mutex_if".to_string()))
+            port_interface("sc_core::sc_port_b<sc_core::sc_mutex_if>::operator[](int)")
+                .map(|(_, interface, members)| (interface, members.len())),
+            Some(("sc_core::sc_mutex_if".to_string(), 3))
+        );
+        assert_eq!(
+            port_interface("sc_core::sc_port_b<sc_core::sc_signal_in_if<bool> >::operator->()"),
+            None
         );
         assert_eq!(
             port_interface("sc_core::sc_port_b<bus_if>::operator->()"),
