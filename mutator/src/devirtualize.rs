@@ -55,18 +55,10 @@ const SYNC_MEMBERS: [&str; 10] = [
     "lock", "trylock", "unlock", "wait", "trywait", "post", "read", "write", "nb_read", "nb_write",
 ];
 
-/// What the pass did.
-#[derive(Debug, Default)]
-pub struct Devirtualized {
-    /// How many calls were made direct.
-    pub calls: usize,
-    /// The virtual calls that look like synchronization and stay indirect, with why.
-    pub warnings: Vec<String>,
-}
-
 /// Makes direct every virtual call in user code on a complete object whose slot holds a
-/// function of the API table; run before discovery.
-pub fn devirtualize(module: &Module<'_>, design: &Design) -> Devirtualized {
+/// function of the API table; run before discovery. Returns the warnings: the virtual
+/// calls that look like synchronization and stay indirect, with why.
+pub fn devirtualize(module: &Module<'_>, design: &Design) -> Vec<String> {
     let systemc = module
         .get_function("sc_main")
         .is_some_and(|f| f.count_basic_blocks() > 0);
@@ -105,7 +97,6 @@ pub fn devirtualize(module: &Module<'_>, design: &Design) -> Devirtualized {
             }
         }
     }
-    let mut done = Devirtualized::default();
     let mut warnings = BTreeSet::new();
     for inst in calls {
         let Some(loc) = ir::debug_location(inst).filter(|l| !source::is_system_path(&l.path))
@@ -118,7 +109,6 @@ pub fn devirtualize(module: &Module<'_>, design: &Design) -> Devirtualized {
         match pass.examine(&call, &loc) {
             Verdict::Direct(function) => {
                 virtual_calls::call_directly(module, call, &function);
-                done.calls += 1;
             }
             Verdict::Warn(text) => {
                 warnings.insert((source::normalize(&loc.path), loc.line, loc.col, text));
@@ -126,8 +116,7 @@ pub fn devirtualize(module: &Module<'_>, design: &Design) -> Devirtualized {
             Verdict::Leave => {}
         }
     }
-    done.warnings = warnings.into_iter().map(|(_, _, _, text)| text).collect();
-    done
+    warnings.into_iter().map(|(_, _, _, text)| text).collect()
 }
 
 enum Verdict {

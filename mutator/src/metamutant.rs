@@ -58,7 +58,7 @@ pub fn scan(design: &Design, workdir: &Path) -> Result<Scan> {
     let module = load(&context, &bitcode, design)?;
     let devirtualized = crate::devirtualize::devirtualize(&module, design);
     let mut found = discover::discover(&module, &design.sync);
-    found.warnings.extend(devirtualized.warnings);
+    found.warnings.extend(devirtualized);
     let types = DebugTypes::parse(&module.print_to_string().to_string());
     let (globals, notes) = globals::collect(&module, &types);
     found.warnings.extend(notes);
@@ -121,7 +121,7 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     let module = load(&context, &design_bc, design)?;
     let devirtualized = crate::devirtualize::devirtualize(&module, design);
     let mut found = discover::discover(&module, &design.sync);
-    found.warnings.extend(devirtualized.warnings);
+    found.warnings.extend(devirtualized);
     let mut catalogue = catalogue_of(&mut found, design);
     catalogue.interleave = options.interleave;
     // Copies of moved calls go in first, so `--interleave memory` sees them as the calls

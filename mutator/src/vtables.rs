@@ -202,7 +202,10 @@ fn words_of<'data>(
     let words = (vtable.size() / 8) as usize;
     let mut names: Vec<Option<String>> = vec![None; words];
     let mut place = |offset: u64, name: Option<String>| {
-        if offset >= start && (offset - start) % 8 == 0 && ((offset - start) / 8) < words as u64 {
+        if offset >= start
+            && (offset - start).is_multiple_of(8)
+            && ((offset - start) / 8) < words as u64
+        {
             names[((offset - start) / 8) as usize] = name;
         }
     };

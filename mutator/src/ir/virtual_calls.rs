@@ -87,7 +87,7 @@ unsafe fn slot_of(gep: LLVMValueRef) -> Option<u64> {
     match llvm::LLVMGetTypeKind(element) {
         LLVMTypeKind::LLVMPointerTypeKind => Some(k),
         LLVMTypeKind::LLVMIntegerTypeKind
-            if llvm::LLVMGetIntTypeWidth(element) == 8 && k % 8 == 0 =>
+            if llvm::LLVMGetIntTypeWidth(element) == 8 && k.is_multiple_of(8) =>
         {
             Some(k / 8)
         }
