@@ -180,7 +180,9 @@ impl Pass<'_, '_> {
             Object::Returned(function) => {
                 let Some((through, interface, members)) = port_interface(&api::demangle(&function))
                 else {
-                    return Verdict::Leave;
+                    // Any other function's result (`std::array::operator[]`) is a
+                    // reference like any other.
+                    return self.through_pointer(call, loc);
                 };
                 let text = self.call_text(loc);
                 if !members.contains(&member_of(&text)) {
@@ -191,24 +193,34 @@ impl Pass<'_, '_> {
                     self.place(loc)
                 ))
             }
-            Object::Unknown if self.systemc => {
-                let text = self.call_text(loc);
-                let member = member_of(&text).to_string();
-                if !SYNC_MEMBERS.contains(&member.as_str()) {
-                    return Verdict::Leave;
-                }
-                let classes = self.classes_with_member_at(call.slot, &member);
-                if classes.is_empty() {
-                    return Verdict::Leave;
-                }
-                Verdict::Warn(format!(
-                    "{}: {text} is a virtual call on an object reached through a pointer or reference, whose class is not known here: not a site, so if it is an {} its synchronization is not mutated",
-                    self.place(loc),
-                    classes.join(" or ")
-                ))
-            }
-            Object::Unknown => Verdict::Leave,
+            Object::Unknown => self.through_pointer(call, loc),
         }
+    }
+
+    /// A call on an object reached through a pointer or a reference: warned about (in a
+    /// SystemC design) when its slot in a synchronization class is the member it names.
+    fn through_pointer(
+        &mut self,
+        call: &virtual_calls::VirtualCall<'_>,
+        loc: &DebugLoc,
+    ) -> Verdict {
+        if !self.systemc {
+            return Verdict::Leave;
+        }
+        let text = self.call_text(loc);
+        let member = member_of(&text).to_string();
+        if !SYNC_MEMBERS.contains(&member.as_str()) {
+            return Verdict::Leave;
+        }
+        let classes = self.classes_with_member_at(call.slot, &member);
+        if classes.is_empty() {
+            return Verdict::Leave;
+        }
+        Verdict::Warn(format!(
+            "{}: {text} is a virtual call on an object reached through a pointer or reference, whose class is not known here: not a site, so if it is an {} its synchronization is not mutated",
+            self.place(loc),
+            classes.join(" or ")
+        ))
     }
 
     /// The synchronization classes (`sc_core::sc_mutex`, the module's `sc_fifo<T>`s)
@@ -529,8 +541,9 @@ fn vtable_class(demangled: &str) -> Option<&str> {
 }
 
 /// `sc_core::sc_port_b<sc_core::sc_fifo_out_if<int> >::operator->()` → ("a port",
-/// "sc_core::sc_fifo_out_if<int>", its members that are sites) when the interface is a
-/// synchronization interface.
+/// "sc_core::sc_fifo_out_if<int>", its members that are sites: none unless the
+/// interface is a synchronization interface); `None` for a function that is no port's
+/// or export's accessor.
 fn port_interface(function: &str) -> Option<(&'static str, String, &'static [&'static str])> {
     let (through, rest) = if let Some(rest) = function.strip_prefix("sc_core::sc_port_b<") {
         ("a port", rest)
@@ -547,10 +560,11 @@ fn port_interface(function: &str) -> Option<(&'static str, String, &'static [&'s
         })?;
     let interface = member.strip_suffix('>')?.trim_end().to_string();
     let plain = without_template_arguments(&interface);
-    SYNC_INTERFACES
+    let members = SYNC_INTERFACES
         .iter()
         .find(|(name, _)| *name == plain)
-        .map(|(_, members)| (through, interface, *members))
+        .map_or(&[][..], |(_, members)| *members);
+    Some((through, interface, members))
 }
 
 /// `bus->lock()` → `lock`: the name before the last argument list.
@@ -619,12 +633,17 @@ mod tests {
                 .map(|(_, interface, members)| (interface, members.len())),
             Some(("sc_core::sc_mutex_if".to_string(), 3))
         );
+        for no_sites in [
+            "sc_core::sc_port_b<sc_core::sc_signal_in_if<bool> >::operator->()",
+            "sc_core::sc_port_b<bus_if>::operator->()",
+        ] {
+            assert_eq!(
+                port_interface(no_sites).map(|(_, _, members)| members.len()),
+                Some(0)
+            );
+        }
         assert_eq!(
-            port_interface("sc_core::sc_port_b<sc_core::sc_signal_in_if<bool> >::operator->()"),
-            None
-        );
-        assert_eq!(
-            port_interface("sc_core::sc_port_b<bus_if>::operator->()"),
+            port_interface("std::array<sc_core::sc_mutex, 2ul>::operator[](unsigned long)"),
             None
         );
         assert_eq!(member_of("bus->lock()"), "lock");
