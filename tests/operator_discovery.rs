@@ -6,7 +6,7 @@ mod util;
 
 use serde_json::Value;
 use std::path::Path;
-use util::{example, fixture, syncmut};
+use util::{example, fixture, syncmut, verdicts};
 
 fn catalogue(design: &Path) -> Value {
     let out = syncmut()
@@ -154,4 +154,63 @@ fn c11_thread_calls_are_sites_with_the_pthread_operators() {
     );
     // thrd_create is observed (the scheduler sees the thread), never a site.
     assert!(!callees.contains(&"thrd_create"));
+}
+
+#[test]
+fn nested_lock_guards_swap_and_guard_scopes_move() {
+    let c = catalogue(&fixture("operators/guards.cpp"));
+    let description = |id: &str| {
+        mutant(&c, id).unwrap_or_else(|| panic!("no mutant {id}"))["description"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // move(): `outer(first.lock)` at 22 and `inner(second.lock)` at 23, one statement
+    // after the other; audit() takes the same two in the same order at 29 and 30.
+    assert_eq!(site_lines(&c, "move#1:swap-lock-order"), [22, 23]);
+    assert_eq!(site_lines(&c, "audit#1:swap-lock-order"), [29, 30]);
+    // The end of `inner`'s scope (its destruction, line 26) moves above line 25.
+    assert_eq!(
+        description("move#3:shrink-critical-section"),
+        "the end of inner(second.lock)'s scope moved up above line 25"
+    );
+    // count(): the guard over `tally` widens over `moves++` at 35.
+    assert!(description("count#1:widen-critical-section").ends_with("above line 35"));
+    // note(): `held.unlock()` at 44 moves up; the end of `held`'s scope does not, as
+    // the guard no longer owns its mutex there.
+    assert!(description("note#2:shrink-critical-section").ends_with("above line 43"));
+    assert!(mutant(&c, "note#3:shrink-critical-section").is_none());
+}
+
+/// Swapped, move() takes the higher ledger first while audit() takes the lower first:
+/// a deadlock the original never has. Every other guard mutant runs too, so a copy that
+/// left a guard's state wrong in the original's runs would show as a crash or a hang
+/// of the original.
+#[test]
+fn swapped_lock_guards_deadlock() {
+    let out = tempfile::tempdir().unwrap();
+    syncmut()
+        .arg("run")
+        .arg(fixture("operators/guards.cpp"))
+        .arg("-o")
+        .arg(out.path())
+        .assert()
+        .success();
+    let v = verdicts(out.path());
+    assert_eq!(
+        v["verdicts"]["move#1:swap-lock-order"], "killed-by-deadlock",
+        "{v}"
+    );
+    assert_eq!(
+        v["verdicts"]["audit#1:swap-lock-order"], "killed-by-deadlock",
+        "{v}"
+    );
+    assert_eq!(
+        v["verdicts"]["count#2:shrink-critical-section"], "killed-by-trace",
+        "{v}"
+    );
+    let baseline: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("baseline.json")).unwrap()).unwrap();
+    assert_eq!(baseline[0]["usable"], true, "{baseline}");
+    assert_eq!(baseline[0]["deadlock"], false, "{baseline}");
 }

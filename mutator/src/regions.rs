@@ -12,10 +12,22 @@
 //!
 //! Which lock a call takes is read from its source text (`&first->lock`, `bus`): a lock
 //! and an unlock match when they are in the same function and name the same expression.
-//! Copies are placed within the call's basic block, on pthread calls (not `invoke`s), and
-//! only where the lock's address can be computed at the new place (the instructions that
-//! compute it are rebuilt there when nothing in between may change their inputs); where
-//! that is not so, the mutant is not generated.
+//! Copies are placed within the call's basic block, on calls the runtime's pthread
+//! wrappers serve (pthread, C11 and the C++ standard library's mutexes and lock guards),
+//! and only where the call's arguments can be computed at the new place (the
+//! instructions that compute them are rebuilt there when nothing in between may change
+//! their inputs); where that is not so, the mutant is not generated.
+//!
+//! A C++ lock guard is a call whose lock is not its first argument: its construction
+//! takes the guard object and the mutex, its destruction the guard object. Two nested
+//! guards swap by each construction taking the other's mutex (the guards then release
+//! what they took, in their usual order); a guard's scope widens by its construction
+//! moving up and shrinks by its destruction moving up. A guard's second construction is
+//! an `invoke` (the first guard's destructor must run if it throws): its copy is placed
+//! before it as a plain call, so an exception thrown by the copy itself (a failing
+//! `pthread_mutex_lock`) would skip that cleanup. The runtime's guard wrappers leave the
+//! guard object untouched when the call is absent (a copy of an inactive mutant, or the
+//! original of a moved call), so the copy's guard state stands.
 
 use crate::catalogue::Mutant;
 use crate::effect::{Blocking, Effect, Family};
@@ -40,8 +52,8 @@ pub struct Placement<'ctx> {
     pub site: usize,
     /// The copy goes just before this instruction.
     pub before: InstructionValue<'ctx>,
-    /// The site whose lock the copy acts on (its first argument, rebuilt at `before`
-    /// if it is computed later).
+    /// The site whose lock the copy acts on (its lock argument, rebuilt at `before` if
+    /// it is computed later); the other arguments are `call_of`'s.
     pub lock_of: usize,
 }
 
@@ -82,7 +94,7 @@ pub fn find<'ctx>(found: &[FoundSite<'ctx>]) -> Vec<RegionMutant<'ctx>> {
             mutants.push(m);
         }
         if let Some(before) = above_previous_statement(lock.inst, &sites) {
-            if rebuildable(first_argument(lock.inst), before, lock.inst) {
+            if arguments_rebuildable(lock.inst, before) {
                 mutants.push(RegionMutant {
                     operator: Operator::WidenCriticalSection,
                     sites: vec![l],
@@ -129,11 +141,18 @@ pub fn find<'ctx>(found: &[FoundSite<'ctx>]) -> Vec<RegionMutant<'ctx>> {
         }
     }
     for (u, unlock) in found.iter().enumerate() {
-        if !matches!(unlock.api.effect, Effect::Unlock { .. }) || !movable(unlock) {
+        if !matches!(unlock.api.effect, Effect::Unlock { .. })
+            || !movable(unlock)
+            || released_before_scope_end(found, u)
+        {
             continue;
         }
         if let Some(before) = above_previous_statement(unlock.inst, &sites) {
-            if rebuildable(first_argument(unlock.inst), before, unlock.inst) {
+            if arguments_rebuildable(unlock.inst, before) {
+                let what = match guard_of(found, u).filter(|_| guard_release(unlock)) {
+                    Some(g) => format!("the end of {}'s scope", found[g].site.call),
+                    None => unlock.site.call.clone(),
+                };
                 mutants.push(RegionMutant {
                     operator: Operator::ShrinkCriticalSection,
                     sites: vec![u],
@@ -143,11 +162,7 @@ pub fn find<'ctx>(found: &[FoundSite<'ctx>]) -> Vec<RegionMutant<'ctx>> {
                         before,
                         lock_of: u,
                     }],
-                    description: format!(
-                        "{} moved up above line {}",
-                        unlock.site.call,
-                        line_of(before)
-                    ),
+                    description: format!("{what} moved up above line {}", line_of(before)),
                 });
             }
         }
@@ -200,17 +215,23 @@ pub fn place_copies<'ctx>(
         .iter()
         .flat_map(|m| m.placements.iter().map(move |p| (m, p)))
     {
-        let source = found[placement.lock_of].inst;
-        let lock = rebuild(
-            &builder,
-            first_argument(source),
-            placement.before,
-            &mut HashMap::new(),
-        );
-        let callee =
-            ir::called_function(found[placement.call_of].inst).expect("sites are direct calls");
+        let copied = &found[placement.call_of];
+        let lock_at = lock_index(copied);
+        let mut done = HashMap::new();
+        let args: Vec<BasicMetadataValueEnum> = ir::call_arguments(copied.inst)
+            .into_iter()
+            .enumerate()
+            .map(|(k, own)| {
+                let value = if k == lock_at {
+                    lock_argument(&found[placement.lock_of])
+                } else {
+                    own
+                };
+                rebuild(&builder, value, placement.before, &mut done).into()
+            })
+            .collect();
+        let callee = ir::called_function(copied.inst).expect("sites are direct calls");
         builder.position_before(&placement.before);
-        let args: [BasicMetadataValueEnum; 1] = [lock.into()];
         let call = builder
             .build_call(callee, &args, "")
             .map_err(|e| MutatorError::Verify(format!("placing a copy of a lock call: {e}")))?;
@@ -233,7 +254,8 @@ pub fn place_copies<'ctx>(
     Ok(copies)
 }
 
-/// A blocking acquisition of a lock.
+/// A blocking acquisition of a lock: a lock call with a matching unlock call, or a lock
+/// guard's construction or `lock()` (its release is the guard's).
 fn acquires(f: &FoundSite<'_>) -> bool {
     library_call(f)
         && matches!(
@@ -243,7 +265,46 @@ fn acquires(f: &FoundSite<'_>) -> bool {
                 ..
             }
         )
-        && unlock_of(&f.api.signature).is_some()
+        && (unlock_of(&f.api.signature).is_some() || one_mutex_guard(f))
+}
+
+/// A call on a C++ lock guard over one mutex, served by the runtime's guard wrappers (a
+/// `std::scoped_lock` of several mutexes is not: its locks are not one argument).
+fn one_mutex_guard(f: &FoundSite<'_>) -> bool {
+    crate::api::guard_call(&f.api.signature).is_some()
+        && matches!(f.api.rewrite, crate::api::Rewrite::Wrapper)
+        && ir::call_arguments(f.inst).len() <= 2
+}
+
+/// A guard's destruction: it releases, and `remove` on the guard's construction covers
+/// it, so it has no operators of its own, but its scope's end can move.
+fn guard_release(f: &FoundSite<'_>) -> bool {
+    one_mutex_guard(f)
+        && matches!(f.api.effect, Effect::Unlock { .. })
+        && f.api.signature.contains("::~")
+}
+
+/// Whether `u` ends the scope of a guard the design also unlocks with `unlock()`: the
+/// destruction then usually finds the guard not owning its mutex, and moving it changes
+/// nothing.
+fn released_before_scope_end(found: &[FoundSite<'_>], u: usize) -> bool {
+    guard_release(&found[u])
+        && guard_of(found, u).is_some_and(|g| {
+            found[g].site.scope.iter().any(|s| {
+                found.iter().any(|f| {
+                    f.site.index == *s
+                        && !guard_release(f)
+                        && matches!(f.api.effect, Effect::Unlock { .. })
+                })
+            })
+        })
+}
+
+/// The construction of the guard whose destruction or member call site `u` is.
+fn guard_of(found: &[FoundSite<'_>], u: usize) -> Option<usize> {
+    found
+        .iter()
+        .position(|f| f.site.scope.contains(&found[u].site.index))
 }
 
 /// A call of a library primitive that has mutants of its own: not a call of a function
@@ -271,35 +332,43 @@ fn unlock_of(lock: &str) -> Option<&'static str> {
     })
 }
 
-/// Whether copies of the call can be placed: the runtime's pthread wrappers know copies,
-/// and a `call` (unlike an `invoke`) can be placed mid-block.
+/// Whether copies of the call can be placed: the runtime's pthread wrappers (which the
+/// C11 and C++ standard library wrappers call with their site) know copies. A copy is a
+/// plain call, also of an `invoke` (see the module's comment).
 fn movable(f: &FoundSite<'_>) -> bool {
-    library_call(f)
+    (library_call(f) || guard_release(f))
         && f.api.family == Family::Pthread
-        && f.inst.get_opcode() == InstructionOpcode::Call
+        && matches!(f.api.rewrite, crate::api::Rewrite::Wrapper)
+        && matches!(
+            f.inst.get_opcode(),
+            InstructionOpcode::Call | InstructionOpcode::Invoke
+        )
 }
 
 /// The lock a call names in its source text: `pthread_mutex_lock(&a->m)` → `&a->m`,
-/// `bus.lock()` → `bus`; `None` when the text is not known.
+/// `bus.lock()` → `bus`, a guard's `lk{m}` → `m`; `None` when the text is not known.
 fn lock_expression(call: &str) -> Option<&str> {
     if call.contains('…') {
         return None;
     }
-    // The argument list is the last parenthesised group: the object's path may hold
+    let call = call.trim_end();
+    let (open_char, close_char) = match call.chars().last()? {
+        '}' => ('{', '}'),
+        _ => ('(', ')'),
+    };
+    // The argument list is the last bracketed group: the object's path may hold
     // parentheses of its own (`forks[(i + 1) % N].lock()`).
     let mut depth = 0;
     let mut open = None;
     for (i, c) in call.char_indices().rev() {
-        match c {
-            ')' => depth += 1,
-            '(' => {
-                depth -= 1;
-                if depth == 0 {
-                    open = Some(i);
-                    break;
-                }
+        if c == close_char {
+            depth += 1;
+        } else if c == open_char {
+            depth -= 1;
+            if depth == 0 {
+                open = Some(i);
+                break;
             }
-            _ => {}
         }
     }
     let open = open?;
@@ -307,7 +376,7 @@ fn lock_expression(call: &str) -> Option<&str> {
     if let Some(dot) = head.rfind('.').or_else(|| head.rfind("->")) {
         return Some(head[..dot].trim());
     }
-    let args = &call[open + 1..call.rfind(')')?];
+    let args = &call[open + 1..call.rfind(close_char)?];
     let mut depth = 0;
     for (i, c) in args.char_indices() {
         match c {
@@ -376,7 +445,7 @@ fn swap_with_next<'ctx>(
         return None;
     }
     // The second lock's address is computed before the first acquisition.
-    if !rebuildable(first_argument(second.inst), first.inst, second.inst) {
+    if !rebuildable(lock_argument(second), first.inst, second.inst) {
         return None;
     }
     Some(RegionMutant {
@@ -403,8 +472,24 @@ fn swap_with_next<'ctx>(
     })
 }
 
-fn first_argument<'ctx>(call: InstructionValue<'ctx>) -> BasicValueEnum<'ctx> {
-    ir::call_arguments(call)[0]
+/// Which argument of a site's call is the lock it acquires or releases (a guard's
+/// construction: the mutex after the guard object; its destruction: the guard).
+fn lock_index(f: &FoundSite<'_>) -> usize {
+    match f.api.effect {
+        Effect::Lock { lock, .. } | Effect::Unlock { lock } => lock as usize,
+        _ => 0,
+    }
+}
+
+fn lock_argument<'ctx>(f: &FoundSite<'ctx>) -> BasicValueEnum<'ctx> {
+    ir::call_arguments(f.inst)[lock_index(f)]
+}
+
+/// Whether every argument of `call` can be had at `point` (see `rebuildable`).
+fn arguments_rebuildable(call: InstructionValue<'_>, point: InstructionValue<'_>) -> bool {
+    ir::call_arguments(call)
+        .into_iter()
+        .all(|a| rebuildable(a, point, call))
 }
 
 fn line_of(inst: InstructionValue<'_>) -> u32 {
@@ -425,10 +510,10 @@ fn touches_shared_memory(inst: InstructionValue<'_>) -> bool {
             .is_none_or(|f| !f.get_name().to_string_lossy().starts_with("llvm."))
 }
 
-/// The instructions computing `call`'s first argument within its block.
+/// The instructions computing `call`'s arguments within its block.
 fn argument_chain(call: InstructionValue<'_>) -> HashSet<LLVMValueRef> {
     let mut chain = HashSet::new();
-    let mut work = vec![first_argument(call)];
+    let mut work = ir::call_arguments(call);
     while let Some(v) = work.pop() {
         let Some(i) = v.as_instruction_value() else {
             continue;
@@ -643,6 +728,8 @@ mod tests {
             Some("&forks[f(a, b)]")
         );
         assert_eq!(lock_expression("bus_lock.lock()"), Some("bus_lock"));
+        assert_eq!(lock_expression("g2(b)"), Some("b"));
+        assert_eq!(lock_expression("lk{pool->m}"), Some("pool->m"));
         assert_eq!(lock_expression("p->m.unlock()"), Some("p->m"));
         assert_eq!(
             lock_expression("forks[(id + 1) % N].lock()"),

@@ -205,6 +205,18 @@ int syncmut_copy_active(uint32_t copy, uint32_t *site, syncmut_op *op)
     return syncmut_op_active(entry[1]) == *op && syncmut_op_active(entry[2]) == *op;
 }
 
+int syncmut_call_absent(uint32_t site)
+{
+    if (site == (uint32_t)SYNCMUT_SITE_INNER)
+        return 0;
+    if (site & SYNCMUT_SITE_COPY) {
+        uint32_t at;
+        syncmut_op op;
+        return !syncmut_copy_active(site & ~(uint32_t)SYNCMUT_SITE_COPY, &at, &op);
+    }
+    return (SYNCMUT_MOVES_CALL & (UINT32_C(1) << syncmut_op_active(site))) != 0;
+}
+
 int syncmut_op_position(uint32_t site, const char *ops, syncmut_op *op)
 {
     *op = syncmut_op_active(site);

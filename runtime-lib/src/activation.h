@@ -59,6 +59,12 @@ syncmut_op syncmut_op_active(uint32_t site);
  * Exits with status 120 for an entry outside the table. */
 int syncmut_copy_active(uint32_t copy, uint32_t *site, syncmut_op *op);
 
+/* Whether the call at `site` does not happen in this run: a placed copy whose mutant is
+ * not active, or a site whose active operator moved the call to its copy. A wrapper that
+ * keeps state beside the call (a C++ lock guard's mutex and ownership) leaves it alone
+ * then, so the copy's state stands. */
+int syncmut_call_absent(uint32_t site);
+
 /* For the trampolines the mutator generates around template APIs (sc_fifo<T>): `ops` is
  * the comma-separated list of slugs the site offers. Returns 0 when the site runs the
  * original, else the active operator's 1-based position in `ops`, and stores the

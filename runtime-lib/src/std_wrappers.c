@@ -78,9 +78,14 @@ void syncmut_std_shared_mutex_unlock(uint32_t site, pthread_rwlock_t *l) { relea
 
 /* ---- guards --------------------------------------------------------------------------- */
 
-/* lock_guard<M>(M&) and scoped_lock<M>(M&): remember the mutex, lock it. */
+/* lock_guard<M>(M&) and scoped_lock<M>(M&): remember the mutex, lock it. Every guard
+ * wrapper leaves the guard alone when its call is absent (syncmut_call_absent): a moving
+ * operator's copy (swap-lock-order on two guards takes each guard with the other's
+ * mutex) then holds the guard's state. */
 static void guard(uint32_t site, enum lock_kind kind, void **self, void *device)
 {
+    if (syncmut_call_absent(site))
+        return;
     *self = device;
     acquire(site, kind, device);
 }
@@ -96,6 +101,8 @@ void syncmut_std_lock_guard_shared_mutex_release(uint32_t site, void **self) { r
  * mutant and is removed too. */
 static void own(uint32_t site, enum lock_kind kind, struct owning_lock *self, void *device)
 {
+    if (syncmut_call_absent(site))
+        return;
     self->device = device;
     self->owns = false;
     acquire(site, kind, device);
@@ -104,6 +111,8 @@ static void own(uint32_t site, enum lock_kind kind, struct owning_lock *self, vo
 
 static void own_lock(uint32_t site, enum lock_kind kind, struct owning_lock *self)
 {
+    if (syncmut_call_absent(site))
+        return;
     acquire(site, kind, self->device);
     if (!removed(site))
         self->owns = true;
@@ -111,7 +120,7 @@ static void own_lock(uint32_t site, enum lock_kind kind, struct owning_lock *sel
 
 static void own_unlock(uint32_t site, enum lock_kind kind, struct owning_lock *self)
 {
-    if (!self->owns || self->device == NULL)
+    if (syncmut_call_absent(site) || !self->owns || self->device == NULL)
         return; /* libstdc++ throws here; the design's own misuse, not a mutant's */
     release(site, kind, self->device);
     if (!removed(site))
@@ -121,6 +130,8 @@ static void own_unlock(uint32_t site, enum lock_kind kind, struct owning_lock *s
 /* The destructor: unlock if owned. */
 static void disown(uint32_t site, enum lock_kind kind, struct owning_lock *self)
 {
+    if (syncmut_call_absent(site))
+        return;
     if (self->owns && self->device != NULL)
         release(site, kind, self->device);
 }
