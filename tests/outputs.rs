@@ -277,3 +277,34 @@ fn an_unmaskable_difference_sets_the_test_aside_saying_what_differed() {
         .stdout(predicates::str::contains("mutation score"));
     assert_eq!(baseline(fixed.path(), "default")["usable"], true);
 }
+
+/// An output file that differs between the uninstrumented original and the metamutant in
+/// a few bytes of its header only (the process id) sets the test aside naming the file
+/// and those bytes, not as a design that behaves differently under syncmut.
+#[test]
+fn a_stamp_in_an_output_file_is_named_by_its_bytes() {
+    let out = tempfile::tempdir().unwrap();
+    util::syncmut()
+        .args(["run", "--gen", "none", "-o"])
+        .arg(out.path())
+        .arg(fixture("outputs/stamped_file"))
+        .assert()
+        .code(7);
+    let b = baseline(out.path(), "stamped");
+    let why = b["set_aside_because"].as_str().unwrap();
+    assert!(
+        why.starts_with("the original build and the metamutant without a mutant write out.bin differently in byte")
+            && why.contains("(from 0) only: a time stamp, process id or address")
+            && why.ends_with("leave out.bin out of the test's \"outputs\""),
+        "{why}"
+    );
+    // The bytes named are within the 4-byte id at 4 to 7.
+    let bytes = why.split(" in byte").nth(1).unwrap();
+    assert!(
+        ["s 4", " 4", " 5", " 6", " 7", "s 5", "s 6"]
+            .iter()
+            .any(|start| bytes.starts_with(start)),
+        "{why}"
+    );
+    assert!(!why.contains("controls its synchronization"), "{why}");
+}

@@ -3,6 +3,7 @@
 use crate::observation::{Compared, Observation};
 use serde::{Deserialize, Serialize};
 use syncmut_runtime::exec::Status;
+use syncmut_runtime::workdir::OutputFile;
 
 /// The outcome of running a mutant (on one test, or summarised over all tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -208,16 +209,26 @@ pub fn output_file_difference(original: &Observation, mutant: &Observation) -> O
             (None, Some(_)) => Some(format!(
                 "output file {name} is written (the original leaves none)"
             )),
-            (Some(a), Some(b)) if a.bytes != b.bytes => Some(format!(
-                "output file {name} has {} bytes instead of {}",
-                b.bytes, a.bytes
-            )),
-            (Some(_), Some(_)) => {
-                Some(format!("output file {name} has other contents (same size)"))
-            }
+            (Some(a), Some(b)) => Some(file_difference(name, &a, &b)),
             (None, None) => None,
         }
     })
+}
+
+/// How `mutant`'s copy of output file `name` differs from `original`'s, both present:
+/// its size, and the first bytes that differ when they are among those kept.
+pub fn file_difference(name: &str, original: &OutputFile, mutant: &OutputFile) -> String {
+    let size = if original.bytes != mutant.bytes {
+        format!("has {} bytes instead of {}", mutant.bytes, original.bytes)
+    } else {
+        "has other contents (same size)".to_string()
+    };
+    let at = match original.first_difference(mutant) {
+        Some((start, end)) if start == end => format!(", first at byte {start} (from 0)"),
+        Some((start, end)) => format!(", first in bytes {start}–{end} (from 0)"),
+        None => String::new(),
+    };
+    format!("output file {name} {size}{at}")
 }
 
 fn describe_pending(pending: &[(String, Option<u32>)], label: &dyn Fn(u32) -> String) -> String {
@@ -576,11 +587,11 @@ mod tests {
 
     #[test]
     fn output_files_that_differ_are_a_kill_naming_the_file() {
-        use syncmut_runtime::workdir::OutputFile;
         let file = |bytes: u64, sha: &str| {
             Some(OutputFile {
                 bytes,
                 sha256: sha.to_string(),
+                head: Vec::new(),
             })
         };
         let mut original = clean();
@@ -613,6 +624,32 @@ mod tests {
                 Verdict::KilledByOutput,
                 "output file out.gz is missing (the original writes it)"
             )
+        );
+    }
+
+    #[test]
+    fn a_file_difference_names_the_first_bytes_that_differ() {
+        let file = |head: &[u8]| OutputFile {
+            bytes: head.len() as u64,
+            sha256: format!("{head:?}"),
+            head: head.to_vec(),
+        };
+        // A gzip header whose 4-byte time stamp (bytes 4 to 7) differs, one byte alike.
+        let original = file(&[0x1f, 0x8b, 8, 0, 1, 2, 3, 4, 0, 3, 9]);
+        let mutant = file(&[0x1f, 0x8b, 8, 0, 9, 2, 7, 5, 0, 3, 9]);
+        assert_eq!(
+            file_difference("out.gz", &original, &mutant),
+            "output file out.gz has other contents (same size), first in bytes 4–7 (from 0)"
+        );
+        let longer = file(&[0x1f, 0x8b, 8, 0, 1, 2, 3, 4, 0, 3, 9, 9]);
+        assert_eq!(
+            file_difference("out.gz", &original, &longer),
+            "output file out.gz has 12 bytes instead of 11"
+        );
+        let one = file(&[0x1f, 0x8b, 8, 1, 1, 2, 3, 4, 0, 3, 9]);
+        assert_eq!(
+            file_difference("out.gz", &original, &one),
+            "output file out.gz has other contents (same size), first at byte 3 (from 0)"
         );
     }
 

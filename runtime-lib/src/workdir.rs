@@ -19,12 +19,49 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// What a run left in one of its test's `outputs` files: enough to tell two runs apart
-/// and say how.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// and say how. Two are the same file when size and digest agree; `head` only says
+/// where they differ.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OutputFile {
     pub bytes: u64,
     pub sha256: String,
+    /// The file's first [`OutputFile::HEAD`] bytes (not kept in saved results).
+    #[serde(skip)]
+    pub head: Vec<u8>,
 }
+
+impl OutputFile {
+    /// How much of a file is kept to locate a difference: a header's time stamp or
+    /// process id is in its first bytes.
+    pub const HEAD: usize = 4096;
+
+    /// Where `other` first differs from this file, within the bytes both kept: the byte
+    /// range (from 0) of the first run of differing bytes, runs closer than 4 bytes
+    /// counted as one (a 4-byte time stamp whose middle byte agrees). `None` when the
+    /// kept bytes agree (or none were kept).
+    pub fn first_difference(&self, other: &OutputFile) -> Option<(usize, usize)> {
+        let common = self.head.len().min(other.head.len());
+        let differs = |i: usize| self.head[i] != other.head[i];
+        let start = (0..common).find(|i| differs(*i))?;
+        let mut end = start;
+        let mut i = start + 1;
+        while i < common && i <= end + 4 {
+            if differs(i) {
+                end = i;
+            }
+            i += 1;
+        }
+        Some((start, end))
+    }
+}
+
+impl PartialEq for OutputFile {
+    fn eq(&self, other: &OutputFile) -> bool {
+        self.bytes == other.bytes && self.sha256 == other.sha256
+    }
+}
+
+impl Eq for OutputFile {}
 
 /// One run's private working directory.
 #[derive(Debug)]
@@ -170,6 +207,7 @@ fn digest(path: &Path) -> Option<OutputFile> {
     Some(OutputFile {
         bytes: bytes.len() as u64,
         sha256: format!("{:x}", Sha256::digest(&bytes)),
+        head: bytes[..bytes.len().min(OutputFile::HEAD)].to_vec(),
     })
 }
 

@@ -53,15 +53,40 @@ pub(super) fn differs_from_original_build(
             native.status, execution.status
         )
     } else if native.outputs != execution.outputs {
-        let file = native
+        let name = native
             .outputs
             .keys()
             .chain(execution.outputs.keys())
-            .find(|k| native.outputs.get(*k) != execution.outputs.get(*k));
-        format!(
-            "and the metamutant without a mutant write different files ({})",
-            file.map(String::as_str).unwrap_or("?")
-        )
+            .find(|k| native.outputs.get(*k) != execution.outputs.get(*k))?;
+        let file = |outputs: &std::collections::BTreeMap<_, Option<_>>| {
+            outputs.get(name).cloned().flatten()
+        };
+        let difference = match (file(&native.outputs), file(&execution.outputs)) {
+            (Some(a), Some(b)) => {
+                // A few bytes of a file of the same size are a stamp the design writes
+                // (a time, a process id), not a different course of synchronization.
+                let few = a.first_difference(&b).filter(|(start, end)| {
+                    a.bytes == b.bytes && end - start < 8 && a.head.len() as u64 == a.bytes
+                });
+                if let Some((start, end)) = few {
+                    let bytes = match start == end {
+                        true => format!("byte {start}"),
+                        false => format!("bytes {start}–{end}"),
+                    };
+                    return Some(format!(
+                        "the original build and the metamutant without a mutant write {name} differently in {bytes} (from 0) only: a time stamp, process id or address the design writes into the file, not a difference in synchronization; leave {name} out of the test's \"outputs\""
+                    ));
+                }
+                format!(
+                    "the metamutant's {}",
+                    crate::verdict::file_difference(name, &a, &b)
+                )
+            }
+            (Some(_), None) => format!("{name} is missing from the metamutant's run"),
+            (None, Some(_)) => format!("{name} is written by the metamutant only"),
+            (None, None) => return None,
+        };
+        format!("and the metamutant without a mutant write different files ({difference})")
     } else {
         let outputs = [
             (
