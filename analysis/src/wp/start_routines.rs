@@ -127,13 +127,7 @@ fn loaded<'m>(m: &'m Module, address: Value<'m>, todo: &mut Vec<Value<'m>>) -> b
     let Some((base, off, stride)) = base_and_offsets(m, address) else {
         return false;
     };
-    let at = |o: i64| {
-        if stride == 0 {
-            o == off
-        } else {
-            (o - off).rem_euclid(stride as i64) == 0
-        }
-    };
+    let at = |o: i64| overlap((o, 0), (off, stride));
     let mut complete = true;
     if base.is_global_variable() {
         let Some(init) = base.initializer() else {
@@ -154,7 +148,15 @@ fn loaded<'m>(m: &'m Module, address: Value<'m>, todo: &mut Vec<Value<'m>>) -> b
     } else if base.opcode() != Some(Opcode::LLVMAlloca) {
         return false;
     }
-    complete && stored_pointers(base, todo)
+    complete && stored_pointers(m, base, (off, stride), todo)
+}
+
+/// Whether two sets of offsets `off + k·stride` (stride 0: `off` alone) meet.
+fn overlap((a, s): (i64, u64), (b, t): (i64, u64)) -> bool {
+    match gcd(s, t) {
+        0 => a == b,
+        g => (a - b).rem_euclid(g as i64) == 0,
+    }
 }
 
 /// The object `address` points into (a global or a stack slot), its constant byte
@@ -241,10 +243,16 @@ fn initializer_functions<'m>(m: &'m Module, init: Value<'m>) -> Option<Vec<(i64,
     Some(out)
 }
 
-/// Adds to `todo` the pointers stored into `object` (a global or a stack slot) through
-/// any address derived from it; false when the address escapes, is used in a way not
-/// followed, or has more than [`MAX_STEPS`] uses.
-fn stored_pointers<'m>(object: Value<'m>, todo: &mut Vec<Value<'m>>) -> bool {
+/// Adds to `todo` the pointers stored into `object` (a global or a stack slot) at the
+/// offsets `read` (as [`base_and_offsets`] gives them) through any address derived
+/// from it; false when the address escapes, is used in a way not followed, or has more
+/// than [`MAX_STEPS`] uses.
+fn stored_pointers<'m>(
+    m: &'m Module,
+    object: Value<'m>,
+    read: (i64, u64),
+    todo: &mut Vec<Value<'m>>,
+) -> bool {
     let mut addresses = vec![object];
     let mut seen = HashSet::new();
     while let Some(a) = addresses.pop() {
@@ -255,7 +263,10 @@ fn stored_pointers<'m>(object: Value<'m>, todo: &mut Vec<Value<'m>>) -> bool {
             match u.opcode() {
                 Some(Opcode::LLVMLoad) => {}
                 Some(Opcode::LLVMStore) if u.operand(1) == a && u.operand(0) != a => {
-                    if u.operand(0).ty().shape() == TypeShape::Pointer {
+                    // A store elsewhere in the object (another field) does not matter.
+                    let here = base_and_offsets(m, a)
+                        .is_none_or(|(_, off, stride)| overlap((off, stride), read));
+                    if here && u.operand(0).ty().shape() == TypeShape::Pointer {
                         todo.push(u.operand(0));
                     }
                 }
@@ -454,5 +465,22 @@ impl<'m> Wp<'m> {
         }
         // Out of bounds: undefined behaviour, no start routine.
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::overlap;
+
+    #[test]
+    fn offsets_meet_when_their_difference_is_a_multiple_of_both_strides() {
+        // `roles[k].run` (offset 8, stride 16) against `roles[2].run` and `roles[1].name`.
+        assert!(overlap((8, 16), (40, 0)));
+        assert!(!overlap((8, 16), (16, 0)));
+        // Two indices computed at run time: 8 + 16k and 4 + 12j meet at 40.
+        assert!(overlap((8, 16), (4, 12)));
+        assert!(!overlap((8, 16), (3, 12)));
+        assert!(overlap((8, 0), (8, 0)));
+        assert!(!overlap((8, 0), (0, 0)));
     }
 }
