@@ -132,3 +132,15 @@ fn a_c11_thread_started_from_a_table_is_analysed() {
     assert_eq!(counter[0], "31", "{}", sites[0]);
     assert_eq!(counter[1].parse::<i64>().unwrap() & 1, 1, "{}", sites[0]);
 }
+
+#[test]
+fn a_callback_assumed_to_be_a_start_routine_keeps_its_calls_through_pointers() {
+    // `visit` is listed as a possible start routine of a creation not followed; its
+    // call through `hook` is still a context, so the input found sets argv[2] to 3 and
+    // is confirmed by running it.
+    let (out, code, output) = run("gen", "callback_beside.c");
+    assert_eq!(code, 0, "{output}");
+    assert!(!output.contains("NOT confirmed"), "{output}");
+    let sites = sites(&out);
+    assert_eq!(args(&sites, 0), ["9", "3"], "{}", sites[0]);
+}

@@ -166,9 +166,19 @@ impl<'m> Wp<'m> {
                 out.push(self.push_frame(func, FrameKind::Call { parent, call }, depth));
             }
         }
+        // A function listed as a thread entry only because some start routine was not
+        // followed (every function shaped like one is) is, as far as its contexts go,
+        // one no call chain reaches: its calls through pointers count as before.
+        let guessed_only = !self.surely_entry(func)
+            && self.facts.callers.get(&func).is_none_or(|c| c.is_empty())
+            && self
+                .facts
+                .indirect_callers
+                .get(&func)
+                .is_some_and(|c| c.len() <= MAX_INDIRECT_CALLS);
         if out.is_empty() {
             out = self.indirect_contexts(func, depth, visiting)?;
-        } else if self.follow_indirect && !self.surely_entry(func) {
+        } else if (self.follow_indirect || guessed_only) && !self.surely_entry(func) {
             let more = self.indirect_contexts(func, depth, visiting)?;
             out.extend(more);
         } else if !self.surely_entry(func) {
