@@ -1,7 +1,7 @@
 //! Functions and their basic blocks: names, parameters, blocks, instructions,
 //! terminators, successors and the predecessor map.
 
-use super::{value_name, Block, Func, Value};
+use super::{value_name, Block, Func, Type, TypeShape, Value};
 use inkwell::llvm_sys::core::*;
 use std::collections::HashMap;
 use std::ffi::CStr;
@@ -56,6 +56,11 @@ impl<'m> Func<'m> {
             }
         }
         false
+    }
+    /// The shape of the function's return type.
+    pub fn return_shape(self) -> TypeShape {
+        // SAFETY: live function; its value type is its function type.
+        Type::from_raw(unsafe { LLVMGetReturnType(LLVMGlobalGetValueType(self.0)) }).shape()
     }
     pub fn as_value(self) -> Value<'m> {
         Value::from_raw(self.0)

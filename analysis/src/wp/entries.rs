@@ -9,8 +9,16 @@ use std::collections::{HashMap, HashSet};
 /// How a thread/process entry is started.
 #[derive(Debug, Clone)]
 pub enum Creation<'m> {
-    /// `pthread_create` (or the runtime hook) call, with the start routine's argument.
-    Pthread { call: Value<'m>, arg: Value<'m> },
+    /// `pthread_create` or `thrd_create` (the runtime hook the mutator rewrites them
+    /// into) call, with the start routine's argument. The start routine may be a value
+    /// (a table's element, a local): `guessed` when it was not followed to its
+    /// functions, and every function shaped like a start routine is listed under it
+    /// (`start_routines.rs`).
+    Pthread {
+        call: Value<'m>,
+        arg: Value<'m>,
+        guessed: bool,
+    },
     /// `SC_THREAD`/`SC_METHOD` registered in a module constructor; `this` is its first
     /// parameter; the process starts at `sc_start`.
     Systemc { constructor: Func<'m> },

@@ -9,6 +9,7 @@ use super::calls::nondet_type;
 use super::entries::{
     collect_functions, single_creation, spawned_processes, std_threads, Creation,
 };
+use super::start_routines::{start_routines, Routines};
 use super::writes::{
     concurrent_writes, field_key, kernel_updated, shared_slots, underlying_global, FieldKey,
     Target, Written,
@@ -97,13 +98,21 @@ impl<'m> ModuleFacts<'m> {
                 for i in b.instructions() {
                     if let Some((fi, ai)) = effects.thread_creation(i) {
                         let args = i.call_args();
-                        if let (Some(start), Some(arg)) =
-                            (args.get(fi).and_then(|v| v.as_function()), args.get(ai))
-                        {
-                            entries
-                                .entry(start)
-                                .or_default()
-                                .push(Creation::Pthread { call: i, arg: *arg });
+                        if let (Some(start), Some(arg)) = (args.get(fi), args.get(ai)) {
+                            let routines = match start.as_function() {
+                                Some(f) => Routines {
+                                    funcs: vec![f],
+                                    guessed: false,
+                                },
+                                None => start_routines(m, *start, &callers),
+                            };
+                            for f in routines.funcs {
+                                entries.entry(f).or_default().push(Creation::Pthread {
+                                    call: i,
+                                    arg: *arg,
+                                    guessed: routines.guessed,
+                                });
+                            }
                         }
                     }
                     if effects.registers_process(i) {

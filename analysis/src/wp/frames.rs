@@ -61,7 +61,14 @@ impl<'m> Wp<'m> {
         if let Some(creations) = self.facts.entries.get(&func).cloned() {
             for c in creations {
                 match c {
-                    Creation::Pthread { call, arg } => {
+                    Creation::Pthread { call, arg, guessed } => {
+                        if guessed {
+                            self.note(format!(
+                                "over-approximated: the start routine passed at {} is not followed to its functions within the bound; {} is assumed to be started there, as is every address-taken function with one pointer parameter",
+                                call.where_(),
+                                demangle_hint(&func.name())
+                            ));
+                        }
                         let creator = call.block().function();
                         for cf in self.contexts(creator, depth + 1, visiting)? {
                             let a = self.value(cf, arg)?;
@@ -159,12 +166,22 @@ impl<'m> Wp<'m> {
                 out.push(self.push_frame(func, FrameKind::Call { parent, call }, depth));
             }
         }
+        // A function listed as a thread entry only because some start routine was not
+        // followed (every function shaped like one is) is, as far as its contexts go,
+        // one no call chain reaches: its calls through pointers count as before.
+        let guessed_only = !self.surely_entry(func)
+            && self.facts.callers.get(&func).is_none_or(|c| c.is_empty())
+            && self
+                .facts
+                .indirect_callers
+                .get(&func)
+                .is_some_and(|c| c.len() <= MAX_INDIRECT_CALLS);
         if out.is_empty() {
             out = self.indirect_contexts(func, depth, visiting)?;
-        } else if self.follow_indirect && !self.facts.entries.contains_key(&func) {
+        } else if (self.follow_indirect || guessed_only) && !self.surely_entry(func) {
             let more = self.indirect_contexts(func, depth, visiting)?;
             out.extend(more);
-        } else if !self.facts.entries.contains_key(&func) {
+        } else if !self.surely_entry(func) {
             // Following indirect calls too would multiply the contexts of every
             // address-taken function; an unsat answer just stops being a proof.
             if let Some(call) = self
@@ -185,6 +202,16 @@ impl<'m> Wp<'m> {
         }
         visiting.pop();
         Ok(out)
+    }
+
+    /// Whether `func` is started as a thread or process by some creation that names it,
+    /// not only by one whose start routine was not followed (which lists every
+    /// function shaped like one, callbacks called through pointers included).
+    fn surely_entry(&self, func: Func<'m>) -> bool {
+        self.facts.entries.get(&func).is_some_and(|cs| {
+            cs.iter()
+                .any(|c| !matches!(c, Creation::Pthread { guessed: true, .. }))
+        })
     }
 
     /// The contexts of a function no direct call chain reaches, through the indirect
@@ -288,6 +315,12 @@ impl<'m> Wp<'m> {
                 let mut parts = vec![here, up];
                 if let Some(a) = also {
                     parts.push(self.frame_reach(a)?);
+                }
+                // A start routine taken from a table or a local: the creation starts
+                // this function only when the value is it.
+                let func = self.frames[f].func;
+                if let Some(c) = self.starts(creator, point, func)? {
+                    parts.push(c);
                 }
                 Ok(self.and(parts))
             }

@@ -24,7 +24,8 @@
 //! `call_results` (what calls return), `memory` (the region map),
 //! `input_calls` (nondet and named inputs, the nondet call counter), `interference`
 //! (values other threads or processes may write), `ports`
-//! (SystemC port binding), `process_order`
+//! (SystemC port binding), `start_routines` (thread start routines passed as
+//! values: tables, locals, parameters), `process_order`
 //! (SystemC waits and notifies, assumptions on the path), `calls` (what a called
 //! function's name means), `terms` (SMT-LIB builders) and `query` (the result).
 
@@ -44,6 +45,7 @@ mod pointers;
 mod ports;
 mod process_order;
 mod query;
+mod start_routines;
 mod terms;
 mod values;
 mod writes;
