@@ -24,6 +24,7 @@
 //! races = true              # pthread: a mutant's new data race kills it (killed-by-race)
 //! fail_under = 80.0
 //! sim_time = "10 us"        # SystemC: simulated-time bound of tests without their own
+//! timeout = 20              # s one run of the original may take
 //! output = "syncmut.out"
 //! flags = ["-Iinclude", "-DN=4"]
 //! file = ["src/*.c"]        # selection (src/selection.rs): files, functions, mutant ids
@@ -167,6 +168,18 @@ pub fn check_limits(
     Ok(())
 }
 
+/// The longest limit `timeout` may set for a run of the original: a day.
+const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+/// `run --timeout` (or `timeout` in syncmut.toml) as a duration, checked.
+pub fn original_timeout(secs: f64) -> anyhow::Result<std::time::Duration> {
+    anyhow::ensure!(
+        (0.1..=MAX_TIMEOUT_SECS).contains(&secs),
+        "timeout must be between 0.1 and {MAX_TIMEOUT_SECS} seconds, not {secs}"
+    );
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
 /// File name looked for in a design directory.
 pub const FILE: &str = "syncmut.toml";
 
@@ -192,6 +205,8 @@ pub struct Config {
     pub sim_time: Option<syncmut_runtime::test_case::SimTime>,
     /// `run --entropy`: `vary` or `fixed`.
     pub entropy: Option<syncmut_oracle::lab::Entropy>,
+    /// `run --timeout`: seconds one run of the original may take.
+    pub timeout: Option<f64>,
     pub output: Option<PathBuf>,
     pub flags: Option<Vec<String>>,
     pub solver: Option<syncmut_analysis::smt::SolverKind>,

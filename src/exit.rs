@@ -85,7 +85,9 @@ pub fn for_oracle_error(error: &OracleError) -> i32 {
         | OracleError::SymlinkInRunDirectory { .. }
         | OracleError::NonUtf8Path { .. } => USAGE,
         OracleError::Locked { .. } => LOCKED,
-        OracleError::NoUsableTest { .. } | OracleError::SpinsAtSyncLevel { .. } => NO_USABLE_TEST,
+        OracleError::NoUsableTest { .. }
+        | OracleError::SpinsAtSyncLevel { .. }
+        | OracleError::NeverEnds { .. } => NO_USABLE_TEST,
         OracleError::Read { .. }
         | OracleError::Write { .. }
         | OracleError::Spawn { .. }

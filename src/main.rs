@@ -16,6 +16,7 @@ mod results;
 mod run;
 mod run_dir;
 mod selection;
+mod sim_bound;
 mod table;
 mod test_cmd;
 mod wrapper;
@@ -147,6 +148,11 @@ enum Command {
         /// depends on random values (`srand(time(NULL))`).
         #[arg(long, value_name = "vary|fixed")]
         entropy: Option<syncmut_oracle::lab::Entropy>,
+        /// How long one run of the original may take, in seconds (default 20): a test
+        /// whose original runs longer is set aside; each mutant's limit follows from the
+        /// original's own time.
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<f64>,
         #[command(flatten)]
         select: selection::SelectArgs,
         /// Keep the trace of every run under traces/ (capped, like every kept trace), not
@@ -447,6 +453,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             fail_under,
             sim_time,
             entropy,
+            timeout,
             select,
             keep_traces,
         } => {
@@ -491,6 +498,13 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 entropy: entropy.or(file.entropy).unwrap_or_default(),
                 ..lab::RunSettings::default()
             };
+            if let Some(secs) = timeout.or(file.timeout) {
+                config.baseline_timeout =
+                    config::original_timeout(secs).map_err(|error| Failure {
+                        code: exit::USAGE,
+                        error,
+                    })?;
+            }
             if let Some(jobs) = jobs.or(file.jobs) {
                 config.jobs = jobs;
             }

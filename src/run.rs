@@ -162,6 +162,7 @@ pub fn run_command(
     let progress = console::Bar::new();
     let escalating = lab::RunSettings {
         escalate_spins: may_escalate,
+        bound_endless: true,
         ..config.clone()
     };
     let ran = lab::run(
@@ -173,6 +174,31 @@ pub fn run_command(
         previous_runs.clone(),
     );
     let (outcomes, baseline) = match ran {
+        Err(syncmut_oracle::OracleError::NeverEnds { tests: endless }) => {
+            progress.finish();
+            let probed = tests.iter().find(|t| t.name == endless[0]);
+            let bound = probed
+                .ok_or_else(|| "the test is not in the run's list".to_string())
+                .and_then(|test| crate::sim_bound::choose(&build, test))
+                .map_err(|why| Failure {
+                    code: exit::NO_USABLE_TEST,
+                    error: anyhow::anyhow!(
+                        "{}; no bound could be chosen for it: {why}",
+                        syncmut_oracle::OracleError::NeverEnds { tests: endless.clone() }
+                    ),
+                })?;
+            eprintln!(
+                "syncmut: note: the original did not finish on {} by itself (an sc_clock keeps sc_start() busy?); its tests without \"sim_time\" run to {bound} of simulated time, which it reached in 2 s when probed. Give the tests a \"sim_time\" (or run with --sim-time) to choose the bound yourself",
+                endless.join(", ")
+            );
+            for test in &mut tests {
+                test.setting.sim_time.get_or_insert(bound);
+            }
+            let progress = console::Bar::new();
+            let ran = lab::run(&build, &tests, &out, config, &progress, previous_runs);
+            progress.finish();
+            ran
+        }
         Err(syncmut_oracle::OracleError::SpinsAtSyncLevel { tests: spinning }) => {
             progress.finish();
             eprintln!(

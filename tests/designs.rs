@@ -91,6 +91,41 @@ fn run_sim_time_bounds_tests_without_their_own() {
     assert!(stderr.contains("sim_time \"soon\""), "{stderr}");
 }
 
+/// Without any bound the clocked design's original times out; `run` probes how far it
+/// simulates, runs its test to that bound, says so, and scores it. A bad `--timeout` is
+/// refused.
+#[test]
+fn an_unbounded_clocked_design_gets_a_bound_from_a_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    let tests = dir.path().join("tests.json");
+    std::fs::write(&tests, r#"{"tests":[{"name":"forever"}]}"#).unwrap();
+    let out = dir.path().join("out");
+    let design = fixture("designs/clocked/clocked.cpp");
+    let (code, stdout, stderr) = run(
+        &design,
+        &out,
+        &["--tests", tests.to_str().unwrap(), "--timeout", "3"],
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("the original did not finish on forever by itself")
+            && stderr.contains("of simulated time, which it reached in 2 s when probed"),
+        "{stderr}"
+    );
+    assert_eq!(baseline(&out)[0]["usable"], true);
+    let ran: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("tests.json")).unwrap()).unwrap();
+    let bound = ran["tests"][0]["sim_time"].as_str().unwrap();
+    assert!(
+        ["1 us", "10 us", "100 us", "1 ms", "10 ms", "100 ms", "1 s"].contains(&bound),
+        "{ran}"
+    );
+    assert!(stdout.contains("mutation score"), "{stdout}");
+    let (code, _, stderr) = run(&design, &out, &["--timeout", "0"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("timeout must be between"), "{stderr}");
+}
+
 /// A design that reads data files from its working directory gets none unless its test
 /// lists them under `files`: when its original crashes or fails, the baseline says the
 /// design's directory has data files the run did not get, and names them.
@@ -202,7 +237,11 @@ fn a_spin_with_sched_yield_lets_the_thread_it_waits_for_run() {
 #[test]
 fn a_start_up_spin_on_plain_memory_moves_the_run_to_memory_level() {
     let out = tempfile::tempdir().unwrap();
-    let (code, stdout, stderr) = run(&fixture("designs/spin_start"), out.path(), &[]);
+    let (code, stdout, stderr) = run(
+        &fixture("designs/spin_start"),
+        out.path(),
+        &["--timeout", "4"],
+    );
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(
         stderr.contains("building again at memory level"),

@@ -51,4 +51,7 @@ pub enum OracleError {
 
     #[error("the original did not finish on {} at sync level while one thread ran without a synchronization call and others waited for their turn (a busy-wait on plain memory); --interleave memory makes its loads and stores scheduling points", tests.join(", "))]
     SpinsAtSyncLevel { tests: Vec<String> },
+
+    #[error("the original did not finish on {}: a SystemC design whose sc_start() never returns by itself (a clock keeps it busy) needs a simulated-time bound: give the test a \"sim_time\" (docs/tests-format.md) or run with --sim-time", tests.join(", "))]
+    NeverEnds { tests: Vec<String> },
 }

@@ -66,6 +66,11 @@
 #define SYNCMUT_ENV_SPIN_BOUND "SYNCMUT_SPIN_BOUND"
 /* SystemC: the simulated time (in ns, decimal) no sc_start runs past; unset: no bound. */
 #define SYNCMUT_ENV_SIM_UNTIL "SYNCMUT_SIM_UNTIL"
+/* SystemC: wall ms after which the simulation is cut short and the simulated time reached
+ * is printed on stderr after SYNCMUT_SIM_PROBE_REPORT, in ns (a probe of how far a design
+ * that never stops by itself gets). */
+#define SYNCMUT_ENV_SIM_PROBE "SYNCMUT_SIM_PROBE"
+#define SYNCMUT_SIM_PROBE_REPORT "syncmut runtime: simulated time reached: "
 /* The deterministic environment: 1 passes clocks and random bytes through to libc. */
 #define SYNCMUT_ENV_REAL_TIME "SYNCMUT_REAL_TIME"
 /* The deterministic environment: shifts the virtual clocks' start and the random stream. */

@@ -36,6 +36,12 @@ pub const SPIN_BOUND: &str = "SYNCMUT_SPIN_BOUND";
 /// SystemC: the simulated time, in ns, no `sc_start` runs past (a test's `sim_time`);
 /// unset: no bound.
 pub const SIM_UNTIL: &str = "SYNCMUT_SIM_UNTIL";
+/// SystemC: wall milliseconds after which the simulation is cut short as if `sc_start`
+/// returned, and the simulated time reached is printed on stderr
+/// ([`SIM_PROBE_REPORT`]): how far a design that never stops by itself gets.
+pub const SIM_PROBE: &str = "SYNCMUT_SIM_PROBE";
+/// The start of the line a probed run prints, followed by the ns reached.
+pub const SIM_PROBE_REPORT: &str = "syncmut runtime: simulated time reached: ";
 /// `1`: the design sees the real clocks and random bytes instead of the virtual ones.
 pub const REAL_TIME: &str = "SYNCMUT_REAL_TIME";
 /// Shifts the virtual clocks' start and the random-byte stream (`0`, the default, is
@@ -51,7 +57,7 @@ pub const FORK_SERVER: &str = "SYNCMUT_FORK_SERVER";
 /// the original's and the uninstrumented build's among them, under the wrong schedule,
 /// mutant or step budget (or a test without `sim_time` under a simulated-time bound). The rest (`SYNCMUT_REAL_TIME`, `SYNCMUT_ENTROPY`, the SystemC
 /// bounds) are settings a user may give every run through syncmut's environment.
-pub const PER_RUN: [&str; 14] = [
+pub const PER_RUN: [&str; 15] = [
     ACTIVE,
     TRACE,
     SCHEDULE,
@@ -65,6 +71,7 @@ pub const PER_RUN: [&str; 14] = [
     INPUTS,
     INPUT_LOG,
     SIM_UNTIL,
+    SIM_PROBE,
     FORK_SERVER,
 ];
 

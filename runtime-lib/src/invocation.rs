@@ -76,6 +76,9 @@ pub struct Invocation {
     /// `SYNCMUT_ENTROPY`: another virtual world (clock start, random stream); unset
     /// inherits syncmut's own environment (the default world, 0).
     pub entropy: Option<u32>,
+    /// `SYNCMUT_SIM_PROBE`: SystemC, cut the simulation after this many wall ms and
+    /// print the simulated time reached (see [`crate::env::SIM_PROBE`]).
+    pub sim_probe_ms: Option<u64>,
     /// Time, memory and output bounds.
     pub limits: Limits,
     /// The test's stdin, files, environment, command and outputs.
@@ -106,6 +109,7 @@ impl Invocation {
             nondet_seed: None,
             inputs: BTreeMap::new(),
             entropy: None,
+            sim_probe_ms: None,
             limits: Limits::default(),
             setting: Setting::default(),
             work_root: None,
@@ -162,6 +166,7 @@ impl Invocation {
         vars.extend(self.max_steps.map(|n| (env::MAX_STEPS, n.to_string())));
         vars.extend(self.input_log.as_ref().map(|p| (env::INPUT_LOG, path(p))));
         vars.extend(self.entropy.map(|n| (env::ENTROPY, n.to_string())));
+        vars.extend(self.sim_probe_ms.map(|ms| (env::SIM_PROBE, ms.to_string())));
         vars.extend(self.nondet_seed.map(|n| (env::NONDET_SEED, n.to_string())));
         vars.extend(
             self.setting

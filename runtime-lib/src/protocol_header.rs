@@ -102,6 +102,8 @@ fn the_rust_constants_match_the_protocol_header() {
         ("SYNCMUT_ENV_DELTA_BOUND", text(env::DELTA_BOUND)),
         ("SYNCMUT_ENV_SPIN_BOUND", text(env::SPIN_BOUND)),
         ("SYNCMUT_ENV_SIM_UNTIL", text(env::SIM_UNTIL)),
+        ("SYNCMUT_ENV_SIM_PROBE", text(env::SIM_PROBE)),
+        ("SYNCMUT_SIM_PROBE_REPORT", text(env::SIM_PROBE_REPORT)),
         ("SYNCMUT_ENV_REAL_TIME", text(env::REAL_TIME)),
         ("SYNCMUT_ENV_ENTROPY", text(env::ENTROPY)),
         ("SYNCMUT_ENV_FORK_SERVER", text(env::FORK_SERVER)),

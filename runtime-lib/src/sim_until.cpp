@@ -9,6 +9,11 @@
 // after the bound returns at once. A clocked design whose sc_main calls sc_start() with
 // no limit then continues after it and ends normally.
 //
+// With SYNCMUT_SIM_PROBE=<ms> set, the simulation runs in growing steps and is cut short
+// once that much wall time has passed since the first sc_start (as if sc_start returned;
+// later calls return at once), printing the simulated time reached on stderr. syncmut
+// probes so a design that never stops by itself, to choose a simulated-time bound.
+//
 // Self-contained: both executables of a SystemC design link this member (the linker flag
 // `syncmut_runtime::SIM_UNTIL_LINK_FLAG` brings it in), so the uninstrumented original
 // stops at the same simulated time as the metamutant. The SystemC monitor
@@ -25,6 +30,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 extern "C" {
@@ -39,25 +46,77 @@ namespace {
 
 bool bounded = false;
 uint64_t until_ns = 0;
+uint64_t probe_ms = 0;
+bool probe_cut = false;
+
+// A decimal count from the environment variable `name`, or exits with status 120.
+bool read_count(const char *name, const char *unit, uint64_t *value)
+{
+    const char *text = std::getenv(name);
+    if (text == nullptr || *text == '\0')
+        return false;
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long parsed = std::strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0' || *text < '0' || *text > '9') {
+        std::fprintf(stderr, "syncmut runtime: %s='%s' is not a decimal count of %s\n", name,
+                     text, unit);
+        std::fflush(stderr);
+        _exit(SYNCMUT_STATUS_CONFIG_ERROR);
+    }
+    *value = parsed;
+    return true;
+}
+
+// Wall milliseconds, from the kernel itself: the runtime's virtual clock answers the
+// design's clock_gettime calls.
+uint64_t wall_ms()
+{
+    struct timespec now;
+    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1000 + static_cast<uint64_t>(now.tv_nsec) / 1000000;
+}
+
+// Runs `run_for` in steps doubling from 1 ns until the probe's wall time has passed,
+// the simulation starves or stops, or `run_for` is done. Only the time reached matters
+// in a probe, not what the design prints.
+template <typename Start>
+void probed(Start real, const sc_core::sc_time &run_for, sc_core::sc_starvation_policy policy)
+{
+    using namespace sc_core;
+    static const uint64_t began = wall_ms();
+    sc_time step(1, SC_NS);
+    sc_time left = run_for;
+    while (left > SC_ZERO_TIME) {
+        // Each step runs to its end (an exit on starvation would stop at the last event
+        // before it); starvation is checked between steps instead.
+        if (policy == SC_EXIT_ON_STARVATION && !sc_pending_activity())
+            return;
+        const sc_time chunk = step < left ? step : left;
+        const sc_time before = sc_time_stamp();
+        real(chunk, SC_RUN_TO_TIME);
+        const sc_time advanced = sc_time_stamp() - before;
+        if (advanced < chunk || sc_get_status() == SC_STOPPED || sc_end_of_simulation_invoked())
+            return;
+        left = left - advanced;
+        step = step * 2.0;
+        if (wall_ms() - began >= probe_ms) {
+            probe_cut = true;
+            const double ns = sc_time_stamp().to_seconds() * 1e9;
+            std::fprintf(stderr, "%s%llu\n", SYNCMUT_SIM_PROBE_REPORT,
+                         static_cast<unsigned long long>(ns));
+            std::fflush(stderr);
+            return;
+        }
+    }
+}
 
 // Read before main, after the activation's constructor (101), so a malformed value
 // stops the run before the design does anything (status 120, like a malformed bound).
 __attribute__((constructor(102))) void read_sim_until()
 {
-    const char *text = std::getenv(SYNCMUT_ENV_SIM_UNTIL);
-    if (text == nullptr || *text == '\0')
-        return;
-    char *end = nullptr;
-    errno = 0;
-    unsigned long long value = std::strtoull(text, &end, 10);
-    if (errno != 0 || *end != '\0' || *text < '0' || *text > '9') {
-        std::fprintf(stderr, "syncmut runtime: %s='%s' is not a decimal count of ns\n",
-                     SYNCMUT_ENV_SIM_UNTIL, text);
-        std::fflush(stderr);
-        _exit(SYNCMUT_STATUS_CONFIG_ERROR);
-    }
-    bounded = true;
-    until_ns = value;
+    bounded = read_count(SYNCMUT_ENV_SIM_UNTIL, "ns", &until_ns);
+    (void)read_count(SYNCMUT_ENV_SIM_PROBE, "ms", &probe_ms);
 }
 
 } // namespace
@@ -82,10 +141,15 @@ void sc_core::sc_start(const sc_time &duration, sc_starvation_policy policy)
         if (run_for > until - now)
             run_for = until - now;
     }
+    if (probe_cut)
+        return;
     if (syncmut_sc_simulation_starts != nullptr)
         syncmut_sc_simulation_starts();
     try {
-        real(run_for, policy);
+        if (probe_ms > 0)
+            probed(real, run_for, policy);
+        else
+            real(run_for, policy);
     } catch (...) {
         if (syncmut_sc_simulation_ends != nullptr)
             syncmut_sc_simulation_ends(0);

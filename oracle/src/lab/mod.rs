@@ -35,7 +35,7 @@ use syncmut_mutator::api::Family;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::{Catalogue, Mutant};
-use syncmut_runtime::exec::Limits;
+use syncmut_runtime::exec::{Limits, Status};
 use syncmut_runtime::test_case::TestCase;
 use syncmut_runtime::trace;
 
@@ -99,6 +99,9 @@ pub struct RunSettings {
     /// the turn (a busy-wait on plain memory), so the caller can build at memory level.
     /// Off when the user chose the interleaving.
     pub escalate_spins: bool,
+    /// Stop after the baseline with [`OracleError::NeverEnds`] when the original of a
+    /// SystemC test without `sim_time` timed out, so the caller can choose a bound.
+    pub bound_endless: bool,
     /// Which virtual worlds (clock start, random stream) the original's repeats run in.
     pub entropy: Entropy,
 }
@@ -145,6 +148,7 @@ impl Default for RunSettings {
                 .and_then(|ms| ms.parse().ok())
                 .map(Duration::from_millis),
             escalate_spins: false,
+            bound_endless: false,
             entropy: Entropy::Vary,
         }
     }
@@ -194,6 +198,17 @@ pub fn run(
             .collect();
         if !spinning.is_empty() {
             return Err(OracleError::SpinsAtSyncLevel { tests: spinning });
+        }
+    }
+    if config.bound_endless && build.catalogue.kind == Family::Systemc {
+        let endless: Vec<String> = fresh
+            .iter()
+            .zip(tests)
+            .filter(|(b, t)| b.status == Status::TimedOut && t.setting.sim_time.is_none())
+            .map(|(b, _)| b.test.clone())
+            .collect();
+        if !endless.is_empty() {
+            return Err(OracleError::NeverEnds { tests: endless });
         }
     }
     // Earlier verdicts were judged against the earlier baseline; keep them only if the
