@@ -138,7 +138,10 @@ mod tests {
         let file = dir.path().join("latin.cpp");
         std::fs::write(&file, b"// the \x93gp\x94 field\n  out->write (p);\n").unwrap();
         let mut cache = SourceCache::default();
-        assert_eq!(cache.call_text(&file, 2, 8, "virtual call"), "out->write (p)");
+        assert_eq!(
+            cache.call_text(&file, 2, 8, "virtual call"),
+            "out->write (p)"
+        );
     }
 
     #[test]
