@@ -53,14 +53,14 @@ pub fn promote<'ctx>(module: &Module<'ctx>, call: &VirtualCall<'ctx>, candidates
             .map(|i| llvm::LLVMGetOperand(ci, i))
             .collect();
         let builder = llvm::LLVMCreateBuilderInContext(context);
-        let new_block = |after: LLVMBasicBlockRef, name: &[u8]| {
-            let b = llvm::LLVMAppendBasicBlockInContext(context, function, name.as_ptr().cast());
+        let new_block = |after: LLVMBasicBlockRef, name: &std::ffi::CStr| {
+            let b = llvm::LLVMAppendBasicBlockInContext(context, function, name.as_ptr());
             llvm::LLVMMoveBasicBlockAfter(b, after);
             b
         };
 
         // The join block: what followed the call, or the invoke's normal path.
-        let join = new_block(block, b"promoted.join\0");
+        let join = new_block(block, c"promoted.join");
         let (unwind, successors_of_join) = if invoke {
             let normal = llvm::LLVMGetNormalDest(ci);
             let unwind = llvm::LLVMGetUnwindDest(ci);
@@ -104,8 +104,8 @@ pub fn promote<'ctx>(module: &Module<'ctx>, call: &VirtualCall<'ctx>, candidates
         let mut callers = Vec::new();
         let debug = debuginfo::LLVMInstructionGetDebugLoc(ci);
         for candidate in candidates {
-            let direct = new_block(test_block, b"promoted.direct\0");
-            let otherwise = new_block(direct, b"promoted.next\0");
+            let direct = new_block(test_block, c"promoted.direct");
+            let otherwise = new_block(direct, c"promoted.next");
             llvm::LLVMPositionBuilderAtEnd(builder, test_block);
             let pointer = function_named(module, &candidate.pointer, fn_type);
             let same = llvm::LLVMBuildICmp(
@@ -113,7 +113,7 @@ pub fn promote<'ctx>(module: &Module<'ctx>, call: &VirtualCall<'ctx>, candidates
                 LLVMIntPredicate::LLVMIntEQ,
                 fp,
                 pointer,
-                b"promoted.same\0".as_ptr().cast(),
+                c"promoted.same".as_ptr(),
             );
             llvm::LLVMBuildCondBr(builder, same, direct, otherwise);
 
@@ -132,7 +132,7 @@ pub fn promote<'ctx>(module: &Module<'ctx>, call: &VirtualCall<'ctx>, candidates
                     args[0],
                     offset.as_mut_ptr(),
                     1,
-                    b"promoted.this\0".as_ptr().cast(),
+                    c"promoted.this".as_ptr(),
                 );
             }
             let target = function_named(module, &candidate.target, fn_type);
@@ -145,7 +145,7 @@ pub fn promote<'ctx>(module: &Module<'ctx>, call: &VirtualCall<'ctx>, candidates
                     direct_args.len() as u32,
                     join,
                     unwind,
-                    b"\0".as_ptr().cast(),
+                    c"".as_ptr(),
                 ),
                 None => {
                     let call = llvm::LLVMBuildCall2(
@@ -154,7 +154,7 @@ pub fn promote<'ctx>(module: &Module<'ctx>, call: &VirtualCall<'ctx>, candidates
                         target,
                         direct_args.as_mut_ptr(),
                         direct_args.len() as u32,
-                        b"\0".as_ptr().cast(),
+                        c"".as_ptr(),
                     );
                     llvm::LLVMBuildBr(builder, join);
                     call
@@ -184,7 +184,7 @@ pub fn promote<'ctx>(module: &Module<'ctx>, call: &VirtualCall<'ctx>, candidates
         {
             let first = llvm::LLVMGetFirstInstruction(join);
             llvm::LLVMPositionBuilderBefore(builder, first);
-            let phi = llvm::LLVMBuildPhi(builder, returns, b"promoted.value\0".as_ptr().cast());
+            let phi = llvm::LLVMBuildPhi(builder, returns, c"promoted.value".as_ptr());
             llvm::LLVMReplaceAllUsesWith(ci, phi);
             results.push((ci, test_block));
             for (value, from) in results {
@@ -247,7 +247,7 @@ unsafe fn rebuild_phis(
             let mut len = 0usize;
             let name = llvm::LLVMGetValueName2(inst, &mut len);
             let name = std::ffi::CStr::from_ptr(name).to_owned();
-            let phi = llvm::LLVMBuildPhi(builder, llvm::LLVMTypeOf(inst), b"\0".as_ptr().cast());
+            let phi = llvm::LLVMBuildPhi(builder, llvm::LLVMTypeOf(inst), c"".as_ptr());
             llvm::LLVMAddIncoming(
                 phi,
                 values.as_mut_ptr(),
