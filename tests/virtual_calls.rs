@@ -1,7 +1,10 @@
 //! Virtual calls on SystemC primitives whose object's class is known exactly (an array
 //! element, a member, a global, a local) are made direct and become sites; those
-//! through a port or a pointer are named in the warnings (DESIGN.md, "Mutator";
-//! `mutator/src/devirtualize.rs`). Designs in tests/fixtures/sc_virtual/.
+//! through a port or a pointer are guarded by the callee they load and call each
+//! channel member it may be directly, a site as well; a port no channel of the design
+//! implements is named in the warnings (DESIGN.md, "Mutator";
+//! `mutator/src/devirtualize.rs`, `mutator/src/promote.rs`). Designs in
+//! tests/fixtures/sc_virtual/.
 
 mod util;
 
@@ -111,12 +114,17 @@ fn locks_on_array_elements_are_sites_with_the_sc_mutex_operators() {
         let text = description(&format!("{key}:remove-lock-pair"));
         assert!(text.ends_with(&format!("and {unlock}")), "{key}: {text}");
     }
-    // The plate written through the port's operator-> is no site, and the warning says so.
-    assert!(sites_at(&c, 34).is_empty());
-    assert!(
-        stderr.contains("syncmut: warning: philosophers.cpp:34: served->write(id) goes through a port (sc_core::sc_fifo_out_if<int>) to whatever channel is bound: not a site yet, its synchronization is not mutated"),
-        "{stderr}"
+    // The plate written through the port's operator-> is a site on the sc_fifo<int> the
+    // port may be bound to, and no longer a warning.
+    assert_eq!(
+        sites_at(&c, 34),
+        [(
+            "served->write(id)".to_string(),
+            "sc_core::sc_fifo<int>::write(int const&)".to_string(),
+            strings(&["remove", "blocking-to-nonblocking"])
+        )]
     );
+    assert!(!stderr.contains("philosophers.cpp:34"), "{stderr}");
 }
 
 #[test]
@@ -141,20 +149,22 @@ fn each_kind_of_complete_object_resolves_to_its_own_class() {
     assert_eq!(callee(36), "sc_core::sc_fifo<int>::read()");
     // An `invoke` (a destructor runs if the call throws) is made direct as well.
     assert_eq!(callee(39), "sc_core::sc_mutex::unlock()");
-    // Through a pointer and through ports: no site, a warning each, saying what it
-    // would be.
-    for line in [33, 34, 35, 43] {
-        assert!(sites_at(&c, line).is_empty(), "line {line}");
+    // Through a pointer, through ports, and through std::array's operator[] (which
+    // returns a reference): sites on the library's sc_mutex and sc_semaphore, which
+    // the guard compares the loaded callee with.
+    for line in [33, 34, 43] {
+        assert_eq!(callee(line), "sc_core::sc_mutex::lock()", "line {line}");
     }
-    for warning in [
-        "objects.cpp:33: shared->lock() is a virtual call on an object reached through a pointer or reference, whose class is not known here: not a site",
-        "objects.cpp:34: bus->lock() goes through a port (sc_core::sc_mutex_if) to whatever channel is bound",
-        "objects.cpp:35: pools[i]->post() goes through a port (sc_core::sc_semaphore_if) to whatever channel is bound",
-        // std::array's operator[] returns a reference.
-        "objects.cpp:43: boxed[i].lock() is a virtual call on an object reached through a pointer or reference",
-    ] {
-        assert!(stderr.contains(warning), "{warning}\n{stderr}");
+    assert_eq!(callee(35), "sc_core::sc_semaphore::post()");
+    for line in [33, 34, 35] {
+        assert!(!stderr.contains(&format!("objects.cpp:{line}")), "{stderr}");
     }
+    // A port of an interface no fifo of the design implements (there is no
+    // sc_fifo<long>): no site, and the warning says why.
+    assert!(
+        stderr.contains("syncmut: warning: objects.cpp:43: longs->read() goes through a port (sc_core::sc_fifo_in_if<long>) to whatever channel is bound: not a site, because no channel the design has or links implements that member at its slot"),
+        "{stderr}"
+    );
     // A signal's read and a fifo's num_available are no sites when called on the
     // channel either: no warning for them through a port.
     assert!(!stderr.contains("objects.cpp:42"), "{stderr}");
@@ -191,9 +201,12 @@ fn a_removed_array_lock_or_unlock_is_killed() {
         "{stdout}"
     );
     // A fork never put down starves the others.
-    assert_eq!(verdict("table::philosopher#9:remove"), "killed-by-deadlock");
     assert_eq!(
         verdict("table::philosopher#10:remove"),
+        "killed-by-deadlock"
+    );
+    assert_eq!(
+        verdict("table::philosopher#11:remove"),
         "killed-by-deadlock"
     );
     // The chef's fork, taken only when argv[1] is 7, is reached by a generated test.
@@ -232,4 +245,105 @@ fn generation_reaches_the_lock_guarded_by_argv() {
         .unwrap_or_else(|| panic!("no verdict for site {index}: {sites}"));
     assert_eq!(chef_lock["verdict"]["verdict"], "test-found", "{chef_lock}");
     assert_eq!(chef_lock["verdict"]["args"][0], "7", "{chef_lock}");
+}
+
+#[test]
+fn fifo_and_mutex_calls_through_ports_are_sites_at_the_port_call() {
+    let (c, stderr) = list("ports.cpp");
+    let fifo = |member: &str| format!("sc_core::sc_fifo<int>::{member}");
+    let blocking = strings(&["remove", "blocking-to-nonblocking"]);
+    for (line, call, callee) in [
+        // sc_port<sc_fifo_out_if<int>>
+        (31, "jobs->write(job)", fifo("write(int const&)")),
+        // The same kind of port bound to the design's own channel: a site on the
+        // sc_fifo<int> it might have been, never reached.
+        (32, "copies->write(job)", fifo("write(int const&)")),
+        // sc_fifo_in<int>, in a call and in an invoke (a string is destroyed if it throws)
+        (40, "receipts->read()", fifo("read()")),
+        (59, "jobs->read()", fifo("read()")),
+        // sc_fifo_out<int>
+        (67, "receipts->write(job * job)", fifo("write(int const&)")),
+    ] {
+        assert_eq!(
+            sites_at(&c, line),
+            [(call.to_string(), callee, blocking.clone())],
+            "line {line}"
+        );
+    }
+    // sc_port<sc_mutex_if>: libsystemc's sc_mutex, paired up like a call on the mutex.
+    for (line, unlock) in [(33, 37), (62, 66)] {
+        assert_eq!(
+            sites_at(&c, line),
+            [(
+                "guard->lock()".to_string(),
+                "sc_core::sc_mutex::lock()".to_string(),
+                strings(&["remove", "lock-to-trylock"])
+            )],
+            "line {line}"
+        );
+        assert_eq!(
+            sites_at(&c, unlock),
+            [(
+                "guard->unlock()".to_string(),
+                "sc_core::sc_mutex::unlock()".to_string(),
+                strings(&["remove"])
+            )],
+            "line {unlock}"
+        );
+    }
+    assert!(!stderr.contains("through a port"), "{stderr}");
+}
+
+#[test]
+fn a_mutant_of_a_port_call_is_killed_and_the_own_channel_still_runs() {
+    let out = tempfile::tempdir().unwrap();
+    let run = syncmut()
+        .arg("run")
+        .arg(design("ports.cpp"))
+        .arg("-o")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stdout}\n{stderr}");
+    let outcomes = util::outcomes(out.path());
+    let verdict = |id: &str| {
+        outcomes["mutants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["mutant"] == id)
+            .unwrap_or_else(|| panic!("no outcome for {id}\n{stdout}"))["verdict"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // No job sent: both processes wait on a fifo for ever.
+    assert_eq!(verdict("sender::run#1:remove"), "killed-by-deadlock");
+    // The ledger's lock not taken: the receiver no longer waits for the sender.
+    assert!(
+        verdict("sender::run#3:remove").starts_with("killed"),
+        "{stdout}"
+    );
+    // The receipt never read back in an invoke's place: the sender starves.
+    assert_eq!(verdict("receiver::run#1:remove"), "killed-by-deadlock");
+    // The copy goes to the design's own channel through the original call, so the
+    // promoted direct call is never reached...
+    assert_eq!(verdict("sender::run#2:remove"), "not-reached");
+    // ...and the metamutant, no mutant active, prints what the original does, the tally's
+    // sum included.
+    let print = |exe: &str| {
+        let ran = std::process::Command::new(out.path().join(exe))
+            .output()
+            .unwrap();
+        assert!(ran.status.success(), "{exe}");
+        String::from_utf8_lossy(&ran.stdout).into_owned()
+    };
+    let original = print("original");
+    assert!(
+        original.contains("ledger 110, tally 10 at 14 ns"),
+        "{original}"
+    );
+    assert_eq!(print("metamutant"), original);
 }

@@ -14,8 +14,10 @@
 use crate::api;
 use crate::debug_types::{DebugTypes, Node};
 use crate::design::Design;
+use crate::ir::promote::{self, Candidate};
 use crate::ir::virtual_calls::{self, ModuleVtable, Object, PathRoot, Step};
 use crate::ir::{self, DebugLoc};
+use crate::promote::Tables;
 use crate::source::{self, SourceCache};
 use crate::vtables::{self, Libraries};
 use inkwell::module::Module;
@@ -45,11 +47,6 @@ const SYNC_CLASSES: [&str; 3] = [
     "sc_core::sc_fifo",
 ];
 
-/// The library classes' vtables, for a call through a pointer: `bus->lock()` is warned
-/// about when slot k of one of these (or of an `sc_fifo<T>` the module has) is a
-/// synchronization function of that name.
-const LIBRARY_SYNC_VTABLES: [&str; 2] = ["_ZTVN7sc_core8sc_mutexE", "_ZTVN7sc_core12sc_semaphoreE"];
-
 /// The names of those members.
 const SYNC_MEMBERS: [&str; 10] = [
     "lock", "trylock", "unlock", "wait", "trywait", "post", "read", "write", "nb_read", "nb_write",
@@ -71,6 +68,7 @@ pub fn devirtualize(module: &Module<'_>, design: &Design) -> Vec<String> {
         resolved: HashMap::new(),
         confirmed: HashMap::new(),
         sources: SourceCache::default(),
+        tables: None,
         types: None,
     };
     for global in module.get_globals() {
@@ -110,6 +108,7 @@ pub fn devirtualize(module: &Module<'_>, design: &Design) -> Vec<String> {
             Verdict::Direct(function) => {
                 virtual_calls::call_directly(module, call, &function);
             }
+            Verdict::Promote(candidates) => promote::promote(module, &call, &candidates),
             Verdict::Warn(text) => {
                 warnings.insert((source::normalize(&loc.path), loc.line, loc.col, text));
             }
@@ -121,6 +120,8 @@ pub fn devirtualize(module: &Module<'_>, design: &Design) -> Vec<String> {
 
 enum Verdict {
     Direct(String),
+    /// Compared with each implementation the design has or links (`crate::promote`).
+    Promote(Vec<Candidate>),
     Warn(String),
     Leave,
 }
@@ -137,6 +138,7 @@ struct Pass<'a, 'ctx> {
     /// (class, LLVM struct type) → whether the class's members index that type.
     confirmed: HashMap<(String, String), bool>,
     sources: SourceCache,
+    tables: Option<Tables>,
     /// The module's debug-info types, parsed on first need.
     types: Option<DebugTypes>,
 }
@@ -185,11 +187,23 @@ impl Pass<'_, '_> {
                     return self.through_pointer(call, loc);
                 };
                 let text = self.call_text(loc);
-                if !members.contains(&member_of(&text)) {
+                let member = member_of(&text);
+                if !members.contains(&member) {
                     return Verdict::Leave;
                 }
+                let arguments = crate::promote::template_arguments(&interface);
+                let reached = self.tables().at(call.slot, member, arguments.as_deref());
+                if !reached.candidates.is_empty() {
+                    return Verdict::Promote(reached.candidates);
+                }
+                let why = if reached.unsupported.is_empty() {
+                    "no channel the design has or links implements that member at its slot"
+                        .to_string()
+                } else {
+                    reached.unsupported.join("; ")
+                };
                 Verdict::Warn(format!(
-                    "{}: {text} goes through {through} ({interface}) to whatever channel is bound: not a site yet, its synchronization is not mutated",
+                    "{}: {text} goes through {through} ({interface}) to whatever channel is bound: not a site, because {why}; its synchronization is not mutated",
                     self.place(loc)
                 ))
             }
@@ -197,8 +211,9 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// A call on an object reached through a pointer or a reference: warned about (in a
-    /// SystemC design) when its slot in a synchronization class is the member it names.
+    /// A call on an object reached through a pointer or a reference (in a SystemC
+    /// design): promoted when slot k of a synchronization class's vtable is the member
+    /// it names (`promote`), warned about when such a member cannot be called directly.
     fn through_pointer(
         &mut self,
         call: &virtual_calls::VirtualCall<'_>,
@@ -212,49 +227,25 @@ impl Pass<'_, '_> {
         if !SYNC_MEMBERS.contains(&member.as_str()) {
             return Verdict::Leave;
         }
-        let classes = self.classes_with_member_at(call.slot, &member);
-        if classes.is_empty() {
+        let reached = self.tables().at(call.slot, &member, None);
+        if !reached.candidates.is_empty() {
+            return Verdict::Promote(reached.candidates);
+        }
+        if reached.unsupported.is_empty() {
             return Verdict::Leave;
         }
         Verdict::Warn(format!(
-            "{}: {text} is a virtual call on an object reached through a pointer or reference, whose class is not known here: not a site, so if it is an {} its synchronization is not mutated",
+            "{}: {text} is a virtual call on an object reached through a pointer or reference: not a site, because {}",
             self.place(loc),
-            classes.join(" or ")
+            reached.unsupported.join("; ")
         ))
     }
 
-    /// The synchronization classes (`sc_core::sc_mutex`, the module's `sc_fifo<T>`s)
-    /// whose vtable holds, in `slot`, a function of the API table named `member`.
-    fn classes_with_member_at(&mut self, slot: u64, member: &str) -> Vec<String> {
-        let mut tables: Vec<String> = LIBRARY_SYNC_VTABLES.iter().map(|s| s.to_string()).collect();
-        tables.extend(
-            self.by_class
-                .iter()
-                .filter(|(key, _)| SYNC_CLASSES.contains(&key.as_str()))
-                .flat_map(|(_, found)| found.iter().map(|(symbol, _)| symbol.clone())),
-        );
-        tables.sort();
-        tables.dedup();
-        let mut classes = Vec::new();
-        for symbol in tables {
-            let words = match virtual_calls::module_vtable(self.module, &symbol) {
-                ModuleVtable::Defined(words) => Ok(words),
-                _ => self.libraries.vtable(&symbol),
-            };
-            let Ok(function) = words.and_then(|w| vtables::slot_function(&w, &symbol, slot)) else {
-                continue;
-            };
-            let signature = api::demangle(&function);
-            if api::lookup(&signature).is_some() && member_of(&signature) == member {
-                let class = vtable_class(&api::demangle(&symbol))
-                    .map(without_template_arguments)
-                    .unwrap_or_default();
-                if !classes.contains(&class) {
-                    classes.push(class);
-                }
-            }
-        }
-        classes
+    /// The vtables the design has or links, read on first need.
+    fn tables(&mut self) -> &Tables {
+        let (module, libraries) = (self.module, &mut self.libraries);
+        self.tables
+            .get_or_insert_with(|| Tables::of(module, libraries))
     }
 
     fn place(&self, loc: &DebugLoc) -> String {
@@ -568,7 +559,7 @@ fn port_interface(function: &str) -> Option<(&'static str, String, &'static [&'s
 }
 
 /// `bus->lock()` → `lock`: the name before the last argument list.
-fn member_of(call: &str) -> &str {
+pub(crate) fn member_of(call: &str) -> &str {
     let mut depth = 0i32;
     let mut open = call.len();
     for (i, c) in call.char_indices().rev() {

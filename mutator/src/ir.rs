@@ -17,6 +17,7 @@ use inkwell::values::{
 };
 use std::path::PathBuf;
 
+pub mod promote;
 pub mod virtual_calls;
 
 /// A source position taken from an instruction's `!dbg` attachment.

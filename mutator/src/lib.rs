@@ -26,6 +26,7 @@ pub mod members;
 pub mod metamutant;
 pub mod nondet_constants;
 pub mod operator;
+mod promote;
 mod regions;
 pub mod rewrite;
 pub mod source;

@@ -56,10 +56,15 @@ impl SourceCache {
     /// The call written at `line:col` (1-based), e.g. `e.notify()`, or a placeholder when
     /// the source is not available (bitcode given without its sources).
     pub fn call_text(&mut self, path: &Path, line: u32, col: u32, fallback: &str) -> String {
+        // Read lossily: a comment in another encoding (Windows-1252 quotes in the
+        // Accellera TLM examples) must not hide every call of the file.
         let lines = self.files.entry(path.to_path_buf()).or_insert_with(|| {
-            std::fs::read_to_string(path)
-                .ok()
-                .map(|t| t.lines().map(String::from).collect())
+            std::fs::read(path).ok().map(|bytes| {
+                String::from_utf8_lossy(&bytes)
+                    .lines()
+                    .map(String::from)
+                    .collect()
+            })
         });
         lines
             .as_ref()
@@ -126,6 +131,18 @@ fn extract_call(line: &str, col: u32) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_not_in_utf8_still_gives_its_calls() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("latin.cpp");
+        std::fs::write(&file, b"// the \x93gp\x94 field\n  out->write (p);\n").unwrap();
+        let mut cache = SourceCache::default();
+        assert_eq!(
+            cache.call_text(&file, 2, 8, "virtual call"),
+            "out->write (p)"
+        );
+    }
 
     #[test]
     fn system_paths_are_recognised_after_normalisation() {

@@ -393,3 +393,51 @@ pub fn call_directly<'ctx>(module: &Module<'ctx>, call: VirtualCall<'ctx>, name:
         }
     }
 }
+
+/// Every vtable the module defines, by symbol, with the words of each of its groups
+/// (the primary group, then one per base class that is not primary; `None` for offsets
+/// and null entries), sorted by symbol.
+pub fn defined_vtables(module: &Module<'_>) -> Vec<(String, Vec<Vec<Option<String>>>)> {
+    let mut tables = Vec::new();
+    for global in module.get_globals() {
+        let symbol = global.get_name().to_string_lossy().into_owned();
+        if !symbol.starts_with("_ZTV") {
+            continue;
+        }
+        // SAFETY: the initializer of a live global definition and its constant operands;
+        // names are copied out at once.
+        unsafe {
+            let raw = global.as_value_ref();
+            if llvm::LLVMIsDeclaration(raw) != 0 {
+                continue;
+            }
+            let init = llvm::LLVMGetInitializer(raw);
+            if init.is_null() {
+                continue;
+            }
+            let groups: Vec<LLVMValueRef> = if llvm::LLVMGetTypeKind(llvm::LLVMTypeOf(init))
+                == LLVMTypeKind::LLVMStructTypeKind
+            {
+                (0..llvm::LLVMGetNumOperands(init).max(0) as u32)
+                    .map(|i| llvm::LLVMGetOperand(init, i))
+                    .collect()
+            } else {
+                vec![init]
+            };
+            let words = groups
+                .into_iter()
+                .map(|group| {
+                    (0..llvm::LLVMGetNumOperands(group).max(0) as u32)
+                        .map(|i| {
+                            let word = strip_casts(llvm::LLVMGetOperand(group, i));
+                            (!llvm::LLVMIsAGlobalValue(word).is_null()).then(|| value_name(word))
+                        })
+                        .collect()
+                })
+                .collect();
+            tables.push((symbol, words));
+        }
+    }
+    tables.sort();
+    tables
+}
