@@ -404,6 +404,25 @@ mod tests {
     }
 
     #[test]
+    fn a_programs_workdirs_may_hold_links_but_nothing_else_below_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        drop(OutDir::open(&run).unwrap());
+        let program = run.join(PROGRAMS).join("waiter");
+        std::fs::create_dir_all(program.join("workdirs/t")).unwrap();
+        // What a design left in its kept working directory, as at the top.
+        std::os::unix::fs::symlink(outside.path(), program.join("workdirs/t/link")).unwrap();
+        drop(OutDir::open(&run).expect("a program's workdirs/ are not looked into"));
+        std::fs::create_dir_all(program.join("diff")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), program.join("diff/x.diff")).unwrap();
+        assert!(matches!(
+            OutDir::open(&run),
+            Err(OracleError::SymlinkInRunDirectory { .. })
+        ));
+    }
+
+    #[test]
     fn temporaries_of_an_interrupted_write_are_removed_at_open() {
         let dir = tempfile::tempdir().unwrap();
         drop(OutDir::open(dir.path()).unwrap());

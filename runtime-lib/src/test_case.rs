@@ -497,6 +497,30 @@ mod tests {
     }
 
     #[test]
+    fn a_program_is_a_file_name_and_scopes_the_uniqueness_of_names() {
+        let tests = parse(
+            r#"{"tests":[{"name":"t","program":"a"},{"name":"t","program":"b"},{"name":"u"}]}"#,
+        )
+        .unwrap();
+        let programs: Vec<Option<&str>> = tests.iter().map(|t| t.program.as_deref()).collect();
+        assert_eq!(programs, [Some("a"), Some("b"), None]);
+        // A test without a program runs with every program: its name clashes with any.
+        assert!(
+            parse(r#"{"tests":[{"name":"t","program":"a"},{"name":"t"}]}"#)
+                .unwrap_err()
+                .contains("two tests")
+        );
+        assert!(
+            parse(r#"{"tests":[{"name":"t","program":"a"},{"name":"t","program":"a"}]}"#)
+                .unwrap_err()
+                .contains("two tests")
+        );
+        assert!(parse(r#"{"tests":[{"name":"t","program":"bin/a"}]}"#)
+            .unwrap_err()
+            .contains("file name"));
+    }
+
+    #[test]
     fn malformed_files_are_rejected_with_a_reason() {
         assert!(parse("{").is_err());
         assert!(parse(r#"{"tests":[]}"#).unwrap_err().contains("no tests"));
