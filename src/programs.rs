@@ -137,6 +137,24 @@ pub fn tests_for(
         .collect())
 }
 
+/// Without generated tests or a test driver, a program needs a test of the file.
+pub fn some_test(
+    file: &Path,
+    mine: &[TestCase],
+    program: Option<&str>,
+    plan: &crate::gen::Generation,
+    command: bool,
+) -> Result<(), Failure> {
+    if !mine.is_empty() || command || !matches!(plan, crate::gen::Generation::None) {
+        return Ok(());
+    }
+    Err(usage(anyhow::anyhow!(
+        "{}: no test for {} (every test names another \"program\"); add one, or drop --gen none",
+        file.display(),
+        program.map_or("this design".to_string(), |p| format!("program {p}"))
+    )))
+}
+
 /// What the run of each program shares: everything `run` was given but the design.
 pub struct Shared<'a> {
     pub tests: TestSources,
@@ -177,7 +195,12 @@ pub fn run_programs(
     let names: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
     if let Some(file) = &tests_file {
         let all = syncmut_runtime::test_case::load(file).map_err(|e| oracle_failure(e.into()))?;
-        tests_for(file, all, &names, None)?;
+        // Refused before any program is built, not after the first ones ran.
+        for program in programs {
+            let mine = tests_for(file, all.clone(), &names, Some(&program.name))?;
+            let command = shared.tests.command.is_some();
+            some_test(file, &mine, Some(&program.name), shared.plan, command)?;
+        }
     }
     let mut finished: Vec<ProgramRun> = Vec::new();
     let mut any_site = false;

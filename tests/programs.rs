@@ -245,5 +245,14 @@ fn what_is_not_several_programs_is_refused_saying_what_to_do() {
         &["./adders", "./waiter"],
         &["tests.json", "\"nosuch\"", "adders, waiter"],
     );
+    // Without generated tests, a program without a test is refused before any is built.
+    write_tests(
+        &project,
+        r#"{ "tests": [ { "name": "t", "program": "adders" } ] }"#,
+    );
+    refused(
+        &["./adders", "./waiter"],
+        &["tests.json", "no test for program waiter"],
+    );
     assert!(!project.join("syncmut.out/programs").exists());
 }
