@@ -431,6 +431,7 @@ pub fn fallback(
         args: vec![],
         nondet: vec![],
         inputs: Default::default(),
+        program: None,
         setting: Default::default(),
     }];
     let mut reached = vec![(
@@ -477,6 +478,7 @@ pub fn fallback(
                 args: t.args.clone(),
                 nondet: t.nondet.clone(),
                 inputs: t.inputs.clone(),
+                program: None,
                 setting: Default::default(),
             });
         }

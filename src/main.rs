@@ -12,6 +12,8 @@ mod gates;
 mod gen;
 mod interrupt;
 mod merge;
+mod program_union;
+mod programs;
 mod results;
 mod run;
 mod run_dir;
@@ -522,15 +524,38 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let fail_under = fail_under.or(file.fail_under);
             let interleave = interleave.interleave.or(file.interleave);
             let select = select.or_file(&file.selection());
+            let several = match design.project.compile_db {
+                Some(_) => None,
+                None => programs::several(&design.design)?,
+            };
+            let single = programs::single(&design.design)?;
             let tests = run::TestSources {
                 file: tests.or(file.tests),
                 command: test_cmd.or(file.test_cmd),
                 sim_time: sim_time.or(file.sim_time),
+                programs: single.iter().cloned().collect(),
+                program: single,
             };
             let races = races || file.races.unwrap_or(false);
-            let ran = run::run_command(
-                &design, tests, &plan, &output, &config, resume, interleave, races, &select,
-            )?;
+            let ran = match several {
+                Some(several) => programs::run_programs(
+                    &design,
+                    &several,
+                    programs::Shared {
+                        tests,
+                        plan: &plan,
+                        output: &output,
+                        config: &config,
+                        resume,
+                        interleave,
+                        races,
+                        select: &select,
+                    },
+                )?,
+                None => run::run_command(
+                    &design, tests, &plan, &output, &config, resume, interleave, races, &select,
+                )?,
+            };
             Ok(match (ran, fail_under) {
                 (run::Ran::Score { killed, .. }, _) if self_check && killed > 0 => {
                     eprintln!("syncmut: self-check failed: the original was judged different from itself {killed} time(s)");

@@ -51,6 +51,14 @@ pub fn explain_command(dir: &std::path::Path, id: &str) -> Result<i32, Failure> 
         .iter()
         .find(|m| m.mutant == id)
         .ok_or_else(|| usage(format!("{id}: not run yet")))?;
+    if let Some((program_dir, own_id, _)) = outcome
+        .killed_by
+        .as_deref()
+        .and_then(|test| crate::program_union::locate(dir, mutant, test))
+    {
+        // A run of several programs: the traces are in the killing program's directory.
+        return explain_command(&program_dir, &own_id);
+    }
     let Some(test) = outcome.killed_by.as_deref() else {
         println!(
             "mutant {id}: {} — {}
@@ -171,6 +179,10 @@ pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Re
         .iter()
         .find(|r| r.test == test)
         .ok_or_else(|| usage(format!("{id} was not run on test {test}")))?;
+    if let Some((program_dir, own_id, own_test)) = crate::program_union::locate(dir, mutant, test) {
+        // A run of several programs: the program's own run directory has its metamutant.
+        return replay_command(&program_dir, &own_id, Some(&own_test));
+    }
     if run.schedule.as_deref() == Some("native") {
         return Err(usage(format!(
             "{id} was killed on test {test} by a run with real threads (--native), which no schedule records: it cannot be replayed; run it again with `SYNCMUT_ACTIVE={} {} {}`",

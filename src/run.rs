@@ -35,6 +35,11 @@ pub struct TestSources {
     /// SystemC: the simulated-time bound of tests without their own `sim_time`
     /// (`--sim-time`, `sim_time` in syncmut.toml).
     pub sim_time: Option<syncmut_runtime::test_case::SimTime>,
+    /// The names of the run's programs (executables linked through `syncmut cc`),
+    /// which tests may name (`"program"`); empty when the design is not one.
+    pub programs: Vec<String>,
+    /// The program this run tests: it runs the tests naming it and those naming none.
+    pub program: Option<String>,
 }
 
 /// Runs the main job on the mutants `select` picks.
@@ -54,7 +59,12 @@ pub fn run_command(
     design.jobs = config.jobs.max(1);
     let tests_sim_time = tests.sim_time;
     let mut given = match tests.file.or_else(|| args.project.tests_file(&args.design)) {
-        Some(path) => syncmut_runtime::test_case::load(&path).map_err(|e| oracle_failure(e.into()))?,
+        Some(path) => {
+            let all = syncmut_runtime::test_case::load(&path).map_err(|e| oracle_failure(e.into()))?;
+            let mine = crate::programs::tests_for(&path, all, &tests.programs, tests.program.as_deref())?;
+            crate::programs::some_test(&path, &mine, tests.program.as_deref(), plan, tests.command.is_some())?;
+            mine
+        }
         None if !matches!(plan, crate::gen::Generation::None) || tests.command.is_some() => Vec::new(),
         None => {
             return Err(Failure {

@@ -74,6 +74,10 @@ pub struct Mutant {
     pub col: u32,
     /// Original call text of the first site.
     pub call: String,
+    /// A run of several programs (`syncmut run prog1 prog2`): the programs whose build
+    /// holds the mutant, by file name, sorted. Empty for one program.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub programs: Vec<String>,
 }
 
 impl Mutant {
@@ -141,6 +145,7 @@ impl Catalogue {
                     line: site.line,
                     col: site.col,
                     call: site.call.clone(),
+                    programs: Vec::new(),
                 })
             })
             .collect();

@@ -187,6 +187,7 @@ pub fn catalogue_mutants(found: &[FoundSite<'_>], mutants: &[RegionMutant<'_>]) 
                 line: first.line,
                 col: first.col,
                 call: first.call.clone(),
+                programs: Vec::new(),
             }
         })
         .collect()

@@ -16,6 +16,7 @@
 //!   traces/<test>/…       raw traces (original.jsonl, <mutant>.jsonl)
 //!   work/                 the private working directories of runs in progress
 //!   workdirs/<test>/<mutant>/  what a killing run left in its working directory
+//!   programs/<name>/      a run of several programs: each program's own run directory
 //! ```
 //!
 //! `work/` and `workdirs/` hold what designs wrote, symbolic links included: the
@@ -49,6 +50,8 @@ pub const TRACE_DIR: &str = "traces";
 pub const WORK_DIR: &str = "work";
 /// Where the working directory of a mutant's killing run is kept.
 pub const WORKDIRS: &str = "workdirs";
+/// A run of several programs: one run directory per program, by its file name.
+pub const PROGRAMS: &str = "programs";
 /// Written by versions before the marker existed: a directory holding it (or only a
 /// lock) is accepted as a run directory too.
 const CATALOGUE: &str = "mutants.json";
@@ -75,7 +78,7 @@ pub fn holds(root: &Path, path: &Path) -> bool {
         let name = name.to_string_lossy();
         return [
             LOCK, MARKER, TESTS, BASELINE, SETTINGS, OUTCOMES, CATALOGUE, DIFF_DIR, TRACE_DIR,
-            WORK_DIR, WORKDIRS,
+            WORK_DIR, WORKDIRS, PROGRAMS,
         ]
         .iter()
         .chain(BUILD_FILES)
@@ -271,8 +274,11 @@ fn sweep(root: &Path, refuse_links: bool) -> Result<(), OracleError> {
             if kind.is_symlink() && refuse_links {
                 return Err(OracleError::SymlinkInRunDirectory { path: entry.path() });
             }
+            // A program's run directory (`programs/<name>/`) holds the design's own
+            // directories too; it is swept itself when its run opens it.
+            let run_dir = dir == root || dir.parent() == Some(root.join(PROGRAMS).as_path());
             let designs_own =
-                dir == root && (entry.file_name() == WORK_DIR || entry.file_name() == WORKDIRS);
+                run_dir && (entry.file_name() == WORK_DIR || entry.file_name() == WORKDIRS);
             if kind.is_dir() && !designs_own {
                 todo.push(entry.path());
             } else if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
@@ -391,6 +397,25 @@ mod tests {
         }
         std::fs::remove_file(run.join("gen/analysis.bc")).unwrap();
         std::os::unix::fs::symlink(outside.path(), run.join("traces")).unwrap();
+        assert!(matches!(
+            OutDir::open(&run),
+            Err(OracleError::SymlinkInRunDirectory { .. })
+        ));
+    }
+
+    #[test]
+    fn a_programs_workdirs_may_hold_links_but_nothing_else_below_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        drop(OutDir::open(&run).unwrap());
+        let program = run.join(PROGRAMS).join("waiter");
+        std::fs::create_dir_all(program.join("workdirs/t")).unwrap();
+        // What a design left in its kept working directory, as at the top.
+        std::os::unix::fs::symlink(outside.path(), program.join("workdirs/t/link")).unwrap();
+        drop(OutDir::open(&run).expect("a program's workdirs/ are not looked into"));
+        std::fs::create_dir_all(program.join("diff")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), program.join("diff/x.diff")).unwrap();
         assert!(matches!(
             OutDir::open(&run),
             Err(OracleError::SymlinkInRunDirectory { .. })

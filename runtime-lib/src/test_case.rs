@@ -34,6 +34,10 @@ pub struct TestCase {
     /// Named inputs by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub inputs: BTreeMap<String, i64>,
+    /// The program the test is for, by its executable's file name, when a run tests
+    /// several programs (`syncmut run prog1 prog2`); `None`: every program runs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
     /// What surrounds the program: stdin, files, environment, command, expectations.
     #[serde(flatten)]
     pub setting: Setting,
@@ -209,6 +213,8 @@ struct TestFile {
 struct RawTest {
     name: Option<String>,
     #[serde(default)]
+    program: Option<String>,
+    #[serde(default)]
     args: Vec<String>,
     #[serde(default)]
     nondet: Vec<i128>,
@@ -369,7 +375,21 @@ pub fn parse(text: &str) -> Result<Vec<TestCase>, String> {
             None if raw.args.is_empty() => format!("test{}", i + 1),
             None => check_name(raw.args.join("_")).unwrap_or_else(|_| format!("test{}", i + 1)),
         };
-        if tests.iter().any(|t: &TestCase| t.name == name) {
+        if let Some(program) = &raw.program {
+            // A program is named by its executable's file name.
+            if program.is_empty() || program.contains('/') || program == "." || program == ".." {
+                return Err(format!(
+                    "test {name:?}: program {program:?}: name the executable by its file name (\"test_pool\", not a path)"
+                ));
+            }
+        }
+        // Names are directories of one program's run: unique among the tests one
+        // program runs (tests of two different programs may share a name).
+        let clash = |t: &TestCase| {
+            t.name == name
+                && (t.program.is_none() || raw.program.is_none() || t.program == raw.program)
+        };
+        if tests.iter().any(clash) {
             return Err(format!("two tests are named {name:?}"));
         }
         check_args(&name, &raw.args)?;
@@ -393,6 +413,7 @@ pub fn parse(text: &str) -> Result<Vec<TestCase>, String> {
             args: raw.args,
             nondet: raw.nondet,
             inputs: raw.inputs,
+            program: raw.program,
             setting,
         });
     }
@@ -473,6 +494,30 @@ mod tests {
         assert!(parse(r#"{"tests":[{"inputs":{"a=b":1}}]}"#)
             .unwrap_err()
             .contains("input name"));
+    }
+
+    #[test]
+    fn a_program_is_a_file_name_and_scopes_the_uniqueness_of_names() {
+        let tests = parse(
+            r#"{"tests":[{"name":"t","program":"a"},{"name":"t","program":"b"},{"name":"u"}]}"#,
+        )
+        .unwrap();
+        let programs: Vec<Option<&str>> = tests.iter().map(|t| t.program.as_deref()).collect();
+        assert_eq!(programs, [Some("a"), Some("b"), None]);
+        // A test without a program runs with every program: its name clashes with any.
+        assert!(
+            parse(r#"{"tests":[{"name":"t","program":"a"},{"name":"t"}]}"#)
+                .unwrap_err()
+                .contains("two tests")
+        );
+        assert!(
+            parse(r#"{"tests":[{"name":"t","program":"a"},{"name":"t","program":"a"}]}"#)
+                .unwrap_err()
+                .contains("two tests")
+        );
+        assert!(parse(r#"{"tests":[{"name":"t","program":"bin/a"}]}"#)
+            .unwrap_err()
+            .contains("file name"));
     }
 
     #[test]
