@@ -182,8 +182,8 @@ static uint64_t constant_count(void) {
 
 /* A drawn value for a `bits`-wide integer: a quarter boundary values (0, 1, -1, the
  * type's min and max), half small ones (-16..16, where loop bounds usually are), a
- * quarter any bit pattern. When the program compares with constants, a quarter of the
- * small draws go to them instead: the constant itself three times in four, else its
+ * quarter any bit pattern. When the program compares with constants, half the small
+ * draws (a quarter of all) go to them instead: the constant itself three times in four, else its
  * neighbour above or below (the two sides of `<`, `<=`), so a guard on one specific
  * value is met within a few dozen draws. */
 static uint64_t draw(uint64_t k, unsigned bits, int is_unsigned) {
