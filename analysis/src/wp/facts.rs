@@ -29,8 +29,9 @@ pub struct ModuleFacts<'m> {
     /// The functions each virtual call may reach, by vtable slot over the classes the
     /// module constructs (`Module::virtual_call_targets`).
     pub(super) virtual_targets: HashMap<Value<'m>, Vec<Func<'m>>>,
-    /// Functions that bind a SystemC port to an interface (`ports.rs`).
-    pub(super) port_binders: HashSet<Func<'m>>,
+    /// Functions that bind a SystemC port, each with whether it binds it to an
+    /// interface rather than to another port (`ports.rs`).
+    pub(super) port_binders: HashMap<Func<'m>, bool>,
     /// Thread/process entries: (entry, creation call or constructor, argument, kind label).
     pub entries: HashMap<Func<'m>, Vec<Creation<'m>>>,
     pub roots: Vec<Func<'m>>,

@@ -287,6 +287,9 @@ impl<'m> Wp<'m> {
         if let Some(bound) = self.bound_interface(f, j, callee, loc, load)? {
             return Ok(Some(bound));
         }
+        if self.binds_another_object(f, j, callee, loc) {
+            return Ok(None);
+        }
         let scheduling =
             self.facts.effects.is_scheduling_point(j) && !self.facts.effects.never_yields(j);
         if scheduling
