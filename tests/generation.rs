@@ -712,3 +712,19 @@ fn members_an_in_class_constructor_sets_reach_a_thread_and_a_method() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_member_another_process_stores_before_the_reader_starts_is_not_the_constructors() {
+    // The constructor's 0 would make the lock dead; the writer runs first and stores 5.
+    let (out, code, stdout, stderr) = syncmut("gen", "ctor_member_race.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    for k in [1, 2] {
+        assert_eq!(verdicts[k]["verdict"], "test-found", "{stdout}");
+    }
+    assert!(!stdout.contains("NOT confirmed"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 3 of 3 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
+}
