@@ -664,3 +664,67 @@ fn options_parsed_with_getopt_are_put_in_the_arguments() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_value_the_constructor_stores_in_a_member_is_what_the_clocked_thread_reads() {
+    // argv[1] → atoi → the constructor's `limit` → `this->threshold`, read by the
+    // SC_CTHREAD after its first wait; sc_main binds the clock port in between, which
+    // changes only the port.
+    let (out, code, stdout, stderr) = syncmut("gen", "ctor_member.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    assert_eq!(verdicts[1]["verdict"], "test-found", "{stdout}");
+    assert_eq!(verdicts[1]["args"][0], "4242", "{}", verdicts[1]);
+    assert!(!stdout.contains("NOT confirmed"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 2 of 2 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
+    // With no tests file, run generates that input and removing the write is seen.
+    let (_out, code, stdout, stderr) = syncmut("run", "ctor_member.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let remove = stdout
+        .lines()
+        .find(|l| l.starts_with("gate::watch#2:remove "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        remove.contains("ctor_member.cpp:19")
+            && remove.contains("killed-by-output")
+            && remove.contains("wp0_4242"),
+        "{remove}"
+    );
+}
+
+#[test]
+fn members_an_in_class_constructor_sets_reach_a_thread_and_a_method() {
+    // The thread needs mode + bias == 80 where sc_main sets bias to 3 after the
+    // constructor's 0 (mode is 77, not 80); the method needs budget == 9.
+    let (out, code, stdout, stderr) = syncmut("gen", "ctor_member_inline.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    for k in [1, 2] {
+        assert_eq!(verdicts[k]["args"][0], "77", "{}", verdicts[k]);
+    }
+    assert_eq!(verdicts[3]["args"][1], "9", "{}", verdicts[3]);
+    assert!(!stdout.contains("NOT confirmed"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_member_another_process_stores_before_the_reader_starts_is_not_the_constructors() {
+    // The constructor's 0 would make the lock dead; the writer runs first and stores 5.
+    let (out, code, stdout, stderr) = syncmut("gen", "ctor_member_race.cpp", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let verdicts = site_verdicts(&out);
+    for k in [1, 2] {
+        assert_eq!(verdicts[k]["verdict"], "test-found", "{stdout}");
+    }
+    assert!(!stdout.contains("NOT confirmed"), "{stdout}");
+    assert!(
+        stdout.contains("reach rate: 3 of 3 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
+}

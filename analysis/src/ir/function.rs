@@ -38,6 +38,21 @@ impl<'m> Func<'m> {
         // SAFETY: live function.
         unsafe { LLVMCountParams(self.0) }
     }
+    /// The bytes parameter `i` is declared to point to (`dereferenceable(N)`): for a
+    /// C++ method's `this`, the size of its class without virtual bases.
+    pub fn param_dereferenceable(self, i: u32) -> Option<u64> {
+        if i >= self.param_count() {
+            return None;
+        }
+        const NAME: &str = "dereferenceable";
+        // SAFETY: live function, index checked; the name's length is passed with it;
+        // attribute index 0 is the return value, parameters start at 1.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(NAME.as_ptr().cast(), NAME.len());
+            let attr = LLVMGetEnumAttributeAtIndex(self.0, i + 1, kind);
+            (!attr.is_null()).then(|| LLVMGetEnumAttributeValue(attr))
+        }
+    }
     /// Some use of the function is not as the callee of a direct call: it is stored,
     /// passed, compared, or an element of a constant (a vtable, a table of handlers).
     pub fn is_address_taken(self) -> bool {

@@ -11,8 +11,8 @@ use super::entries::{
 };
 use super::start_routines::{start_routines, Routines};
 use super::writes::{
-    concurrent_writes, field_key, kernel_updated, shared_slots, underlying_global, FieldKey,
-    Target, Written,
+    concurrent_writes, field_key, kernel_updated, shared_slots, underlying_global, written_address,
+    FieldKey, Target, Written,
 };
 use crate::effects::Effects;
 use crate::ir::{Block, Func, Module, Opcode, Value};
@@ -29,8 +29,9 @@ pub struct ModuleFacts<'m> {
     /// The functions each virtual call may reach, by vtable slot over the classes the
     /// module constructs (`Module::virtual_call_targets`).
     pub(super) virtual_targets: HashMap<Value<'m>, Vec<Func<'m>>>,
-    /// Functions that bind a SystemC port to an interface (`ports.rs`).
-    pub(super) port_binders: HashSet<Func<'m>>,
+    /// Functions that bind a SystemC port, each with whether it binds it to an
+    /// interface rather than to another port (`ports.rs`).
+    pub(super) port_binders: HashMap<Func<'m>, bool>,
     /// Thread/process entries: (entry, creation call or constructor, argument, kind label).
     pub entries: HashMap<Func<'m>, Vec<Creation<'m>>>,
     pub roots: Vec<Func<'m>>,
@@ -62,6 +63,10 @@ pub struct ModuleFacts<'m> {
     /// SystemC processes: (registering constructor, position in its registration
     /// order), which is the kernel's order of first activation within a module.
     pub(super) process_order: HashMap<Func<'m>, (Func<'m>, usize)>,
+    /// SystemC processes whose first activation may come after other processes ran
+    /// for a while: `SC_CTHREAD`s (they wait for their clock edge) and the processes of
+    /// a constructor that calls `dont_initialize`.
+    pub(super) late_starts: HashSet<Func<'m>>,
     /// Every rewritten `sc_event::notify*` call.
     pub(super) notifies: Vec<Value<'m>>,
     /// What each tagged call does.
@@ -84,6 +89,7 @@ impl<'m> ModuleFacts<'m> {
         let mut process_order: HashMap<Func<'m>, (Func<'m>, usize)> = HashMap::new();
         let mut notifies = Vec::new();
         let mut methods = HashSet::new();
+        let mut late_starts = HashSet::new();
         for f in m.functions() {
             let name = f.name();
             if (name == "main" || name == "sc_main") && f.has_body() {
@@ -93,6 +99,7 @@ impl<'m> ModuleFacts<'m> {
                 continue;
             }
             let mut registers_process = false;
+            let mut defers = false;
             let mut referenced = Vec::new();
             for b in f.blocks() {
                 for i in b.instructions() {
@@ -115,16 +122,18 @@ impl<'m> ModuleFacts<'m> {
                             }
                         }
                     }
+                    let callee = i.called_function().map(|c| c.name()).unwrap_or_default();
+                    defers |= callee.contains("dont_initialize");
                     if effects.registers_process(i) {
                         registers_process = true;
-                        if i.called_function()
-                            .is_some_and(|c| c.name().contains("create_method_process"))
-                        {
-                            let mut entries = Vec::new();
-                            for a in i.call_args() {
-                                collect_functions(a, &mut entries, 0);
-                            }
+                        let mut entries = Vec::new();
+                        for a in i.call_args() {
+                            collect_functions(a, &mut entries, 0);
+                        }
+                        if callee.contains("create_method_process") {
                             methods.extend(entries);
+                        } else if callee.contains("create_cthread_process") {
+                            late_starts.extend(entries);
                         }
                     }
                     if i.opcode() == Some(Opcode::LLVMCall)
@@ -151,6 +160,9 @@ impl<'m> ModuleFacts<'m> {
                         .push(Creation::Systemc { constructor: f });
                     let next = process_order.values().filter(|(c, _)| *c == f).count();
                     process_order.entry(e).or_insert((f, next));
+                    if defers {
+                        late_starts.insert(e);
+                    }
                 }
             }
             for b in f.blocks() {
@@ -212,6 +224,7 @@ impl<'m> ModuleFacts<'m> {
             concurrent_nondet,
             methods,
             process_order,
+            late_starts,
             notifies,
             effects,
         }
@@ -233,6 +246,27 @@ impl<'m> ModuleFacts<'m> {
             .filter(|(e, _)| Some(**e) != reader || !self.single_instance.contains(*e));
         let mut others = others.map(|(_, w)| w);
         others.any(writes) || (reader.is_some() && writes(&self.root_writes))
+    }
+
+    /// Whether process `writer` first runs after process `reader` has started: the
+    /// kernel runs every method, then every thread, in registration order, before
+    /// the simulation's first wait; a late starter (`late_starts`) runs after that.
+    /// Between modules the order is not modelled.
+    pub(super) fn starts_after(&self, writer: Func<'m>, reader: Func<'m>) -> bool {
+        let (Some((wc, wi)), Some((rc, ri))) = (
+            self.process_order.get(&writer),
+            self.process_order.get(&reader),
+        ) else {
+            return false;
+        };
+        if self.late_starts.contains(&reader) {
+            return false;
+        }
+        let (wm, rm) = (
+            self.methods.contains(&writer),
+            self.methods.contains(&reader),
+        );
+        self.late_starts.contains(&writer) || (rm && !wm) || (wm == rm && wc == rc && wi > ri)
     }
 
     /// Whether `reader`'s own code (its entry's functions; a root's after its first
@@ -261,17 +295,30 @@ impl<'m> ModuleFacts<'m> {
                 continue;
             }
             for s in w.iter().flat_map(|w| &w.stores) {
-                let hit = match target {
-                    Target::Global(g) => underlying_global(s.operand(1)) == Some(*g),
-                    Target::Field(key) => field_key(s.operand(1)).as_ref() == Some(key),
-                    Target::Slot(..) | Target::Unknown => false,
-                };
-                if hit && s.opcode() == Some(Opcode::LLVMStore) && !out.contains(s) {
+                let known = matches!(target, Target::Global(_) | Target::Field(_));
+                if known
+                    && Self::stores_to(*s, target)
+                    && s.opcode() == Some(Opcode::LLVMStore)
+                    && !out.contains(s)
+                {
                     out.push(*s);
                 }
             }
         }
         out
+    }
+
+    /// Whether store (or atomic update) `s` of a write set may write `target`: it
+    /// names that global or field; any of them may be a stack slot's or unknown memory.
+    pub(super) fn stores_to(s: Value<'m>, target: &Target<'m>) -> bool {
+        let Some(address) = written_address(s) else {
+            return false;
+        };
+        match target {
+            Target::Global(g) => underlying_global(address) == Some(*g),
+            Target::Field(key) => field_key(address).as_ref() == Some(key),
+            Target::Slot(..) | Target::Unknown => true,
+        }
     }
 
     /// Whether any thread or process (this one included), or a root once threads run,

@@ -44,6 +44,33 @@ impl<'m> Wp<'m> {
         self.facts.written_by_others(self.thread_entry(f), &target)
     }
 
+    /// Whether another thread or process may store to `loc`, read by `load` as the
+    /// SystemC process of frame `f` starts, before it starts: one that first runs
+    /// before it ([`ModuleFacts::starts_after`]), unless it is a process that stores
+    /// there only after its own first wait, when the reader runs with the first round.
+    pub(super) fn written_before_start(&self, f: FrameId, loc: Loc<'m>, load: Value<'m>) -> bool {
+        let (Some(target), Some(reader)) = (self.target(loc, load), self.thread_entry(f)) else {
+            return false;
+        };
+        let first_round = !self.facts.late_starts.contains(&reader);
+        self.facts.entry_writes.iter().any(|(writer, written)| {
+            if *writer == reader && self.facts.single_instance.contains(writer) {
+                return false;
+            }
+            let Some(written) = written else { return true };
+            if !written.contains(&target) || self.facts.starts_after(*writer, reader) {
+                return false;
+            }
+            let process = self.facts.process_order.contains_key(writer);
+            let after_first_wait = |s: &Value<'m>| {
+                !ModuleFacts::stores_to(*s, &target)
+                    || self.first_activation(*writer, *s) == Some(false)
+            };
+            let known = matches!(target, Target::Global(_) | Target::Field(_));
+            !(first_round && process && known && written.stores.iter().all(after_first_wait))
+        })
+    }
+
     /// What the write sets name for `loc` read by `load`; `None` when no process
     /// writes it (a vtable pointer, a SystemC interface member).
     fn target(&self, loc: Loc<'m>, load: Value<'m>) -> Option<Target<'m>> {

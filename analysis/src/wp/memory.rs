@@ -287,6 +287,9 @@ impl<'m> Wp<'m> {
         if let Some(bound) = self.bound_interface(f, j, callee, loc, load)? {
             return Ok(Some(bound));
         }
+        if self.binds_another_object(f, j, callee, loc) {
+            return Ok(None);
+        }
         let scheduling =
             self.facts.effects.is_scheduling_point(j) && !self.facts.effects.never_yields(j);
         if scheduling
@@ -423,6 +426,25 @@ impl<'m> Wp<'m> {
                 // Its first activation sees the value at sc_start.
                 let first = self.before(creator, point, loc, load)?;
                 self.own_or_any(first, load, &why, Vec::new())
+            }
+            // A process registered before this one runs first, up to its first wait,
+            // and may have stored there since sc_start. The kernel updates a
+            // channel's value only after that first round, so it is still the one
+            // at sc_start.
+            FrameKind::Thread {
+                creator,
+                point,
+                also: Some(_),
+                ..
+            } if !self.kernel_updated(load) && self.written_before_start(f, loc, load) => {
+                let why = format!(
+                    "value read at {} when the SystemC process {} starts (another process may store there before it first runs)",
+                    load.where_(),
+                    super::demangle_hint(&self.frames[f].func.name())
+                );
+                let first = self.before(creator, point, loc, load)?;
+                let writes = self.other_writes(f, loc, load);
+                self.own_or_any(first, load, &why, writes)
             }
             FrameKind::Thread { creator, point, .. } => self.before(creator, point, loc, load),
             FrameKind::Root => match loc.base {

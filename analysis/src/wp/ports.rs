@@ -7,13 +7,18 @@
 //! call in the design is where that value is decided, so a binding call counts as the
 //! store of its interface argument into `m_interface`. Binding a port to another port
 //! is not modelled: the interface is then left free, as any library-set pointer.
+//!
+//! A binding call (to an interface or to another port) changes the port it binds and
+//! nothing else of the design: a module's other members keep the values its
+//! constructor stored through the `g.clk(clk)` calls `sc_main` makes before
+//! `sc_start`, although the kernel's `bind` they end in has no body here.
 
 use super::domain::{Loc, Sym};
 use super::entries::demangled;
 use super::{FrameId, Wp};
 use crate::error::Result;
 use crate::ir::{Func, Module, Opcode, Value};
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// Port classes whose `bind`/`operator()` bind a port to an interface.
 const PORT_CLASSES: &[&str] = &[
@@ -26,11 +31,11 @@ const PORT_CLASSES: &[&str] = &[
     "sc_core::sc_fifo_out<",
 ];
 
-/// The functions with a body that bind a port to an interface (not to another port):
-/// `sc_core::sc_port_b<IF>::bind(IF&)`, `sc_core::sc_in<T>::operator()(sc_signal_in_if<T>
-/// const&)` and the like.
-pub(super) fn port_binders(m: &Module) -> HashSet<Func<'_>> {
-    let mut out = HashSet::new();
+/// The functions with a body that bind a port: `sc_core::sc_port_b<IF>::bind(IF&)`,
+/// `sc_core::sc_in<T>::operator()(sc_signal_in_if<T> const&)` and the like, each with
+/// whether it binds to an interface (`true`) or to another port.
+pub(super) fn port_binders(m: &Module) -> HashMap<Func<'_>, bool> {
+    let mut out = HashMap::new();
     for f in m
         .functions()
         .into_iter()
@@ -52,9 +57,7 @@ pub(super) fn port_binders(m: &Module) -> HashSet<Func<'_>> {
             .iter()
             .any(|c| params.contains(c.trim_end_matches('<')))
             || params.contains("sc_core::sc_port_base");
-        if !to_port {
-            out.insert(f);
-        }
+        out.insert(f, !to_port);
     }
     out
 }
@@ -71,7 +74,7 @@ impl<'m> Wp<'m> {
         loc: Loc<'m>,
         load: Value<'m>,
     ) -> Result<Option<Sym<'m>>> {
-        if !self.facts.port_binders.contains(&callee) {
+        if self.facts.port_binders.get(&callee) != Some(&true) {
             return Ok(None);
         }
         let Some(member) = interface_member_offset(self.m, load) else {
@@ -87,6 +90,33 @@ impl<'m> Wp<'m> {
             j.where_()
         ));
         Ok(Some(self.value(f, args[1])?))
+    }
+
+    /// Whether call `j` (to `callee`) binds a port and `loc` lies outside that port:
+    /// the call then leaves `loc` as it was. The port's extent is the size its `this`
+    /// parameter is declared to point to.
+    pub(super) fn binds_another_object(
+        &mut self,
+        f: FrameId,
+        j: Value<'m>,
+        callee: Func<'m>,
+        loc: Loc<'m>,
+    ) -> bool {
+        if !self.facts.port_binders.contains_key(&callee) {
+            return false;
+        }
+        let Some(size) = callee.param_dereferenceable(0) else {
+            return false;
+        };
+        let Some(port) = j.call_args().first().copied() else {
+            return false;
+        };
+        match self.value(f, port) {
+            Ok(Sym::Ptr(p)) => {
+                p.base != loc.base || loc.off < p.off || loc.off >= p.off + size as i64
+            }
+            _ => false,
+        }
     }
 }
 
