@@ -35,15 +35,7 @@ fn a_livelocking_mutant_keeps_a_capped_trace_that_says_so() {
     let out = dir.path();
     run_spinner(out, &[]);
     let outcomes = util::outcomes(out);
-    let verdict = |id: &str| {
-        outcomes["mutants"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["mutant"] == id)
-            .unwrap()["verdict"]
-            .clone()
-    };
+    let verdict = |id: &str| util::outcome(&outcomes, id)["verdict"].clone();
     assert_eq!(verdict("top::pinger#1:time-zero"), "killed-by-livelock");
 
     // The runtime recorded about a million events; the kept file holds a few thousand and

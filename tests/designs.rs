@@ -288,15 +288,7 @@ fn a_test_can_compare_sorted_lines_with_masked_parts() {
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert_eq!(baseline(out.path())[0]["usable"], true);
     let outcomes = util::outcomes(out.path());
-    let verdict = |id: &str| {
-        outcomes["mutants"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["mutant"] == id)
-            .unwrap_or_else(|| panic!("{id}: {outcomes}"))
-            .clone()
-    };
+    let verdict = |id: &str| util::outcome(&outcomes, id).clone();
     assert_eq!(
         verdict("Pool::submit#3:signal-to-broadcast")["verdict"],
         "survived"

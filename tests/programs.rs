@@ -8,6 +8,7 @@ mod util;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use util::outcome;
 
 /// A copy of the fixture with `adders` and `waiter` linked through `syncmut cc` (one
 /// command each), and a tests file: one test for every program, one for `waiter` only.
@@ -62,15 +63,6 @@ fn run(project: &Path, args: &[&str]) -> std::process::Output {
 
 fn json(path: PathBuf) -> Value {
     serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
-}
-
-fn outcome<'a>(outcomes: &'a Value, id: &str) -> &'a Value {
-    outcomes["mutants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["mutant"] == id)
-        .unwrap_or_else(|| panic!("no outcome for {id}"))
 }
 
 #[test]

@@ -80,12 +80,7 @@ fn run_without_tests_kills_the_removal_of_the_table_worker_lock() {
     let (out, code, output) = run("run", "table_workers.c");
     assert_eq!(code, 0, "{output}");
     let outcomes = outcomes(out.path());
-    let remove = outcomes["mutants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["mutant"] == "auditor#1:remove")
-        .unwrap_or_else(|| panic!("{outcomes}"));
+    let remove = util::outcome(&outcomes, "auditor#1:remove");
     assert_eq!(remove["verdict"], "killed-by-output", "{remove}");
     let test = remove["runs"][0]["test"].as_str().unwrap();
     assert!(test.starts_with("wp") && test.contains("7919"), "{remove}");

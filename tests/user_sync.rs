@@ -72,17 +72,7 @@ fn declared_wrappers_make_sites_at_their_callers() {
         .assert()
         .success();
     let outcomes = util::outcomes(out.path());
-    let verdict = |id: &str| {
-        outcomes["mutants"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["mutant"] == id)
-            .unwrap()["verdict"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
+    let verdict = |id: &str| util::outcome(&outcomes, id)["verdict"].clone();
     assert_eq!(verdict("main#2:remove"), "killed-by-output");
     assert_eq!(verdict("main#1:remove"), "survived");
     // explain names the caller's line.

@@ -31,6 +31,16 @@ pub fn outcomes(out: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(out.join("outcomes.json")).unwrap()).unwrap()
 }
 
+/// A mutant's entry in a run's outcomes (`outcomes(dir)`); panics naming the id.
+pub fn outcome<'a>(outcomes: &'a Value, id: &str) -> &'a Value {
+    outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mutant"] == id)
+        .unwrap_or_else(|| panic!("no outcome for {id} in {outcomes}"))
+}
+
 /// What an example's expected.json holds: mutant → verdict, killed, mutants.
 pub fn verdicts(out: &Path) -> Value {
     let outcomes = outcomes(out);
