@@ -102,6 +102,13 @@ impl syncmut_analysis::Progress for GenBar {
         }
     }
 
+    fn default_run(&self, reached: usize, total: usize, unusable: Option<&str>) {
+        self.line(match unusable {
+            None => format!("syncmut gen: the default invocation (no arguments) reaches {reached} of {total} site(s); analysing the other {}", total - reached),
+            Some(why) => format!("syncmut gen: the default invocation (no arguments) is not a usable test ({why}); analysing every site"),
+        });
+    }
+
     fn confirming(&self, candidates: usize) {
         self.bar.set_prefix("confirm");
         self.bar.set_message(format!(

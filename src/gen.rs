@@ -39,11 +39,13 @@ impl Generation {
         limits: syncmut_analysis::budget::Budget,
         budget: usize,
         seed: u64,
+        default_first: bool,
     ) -> Generation {
         let options = Options {
             bound,
             solver,
             budget: limits,
+            default_first,
         };
         match gen {
             "none" => Generation::None,

@@ -281,6 +281,11 @@ struct GenFlags {
     /// Bytes of formula files kept in `formulas/`, in MB (default 32).
     #[arg(long, value_name = "MB")]
     formula_budget: Option<u64>,
+    /// Analyse every site, also those the design's default invocation (no arguments,
+    /// no inputs) reaches; by default that invocation runs first, and the sites it
+    /// reaches take it as their test and get no formula.
+    #[arg(long)]
+    analyse_all: bool,
 }
 
 impl GenFlags {
@@ -304,6 +309,7 @@ impl GenFlags {
             self.limits(file),
             budget,
             self.seed.unwrap_or(syncmut_analysis::random::DEFAULT_SEED),
+            !self.analyse_all,
         )
     }
 

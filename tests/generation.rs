@@ -13,8 +13,23 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 /// Runs `syncmut <command> <design> -o <fresh dir>`; returns the directory, exit code,
-/// stdout and stderr.
+/// stdout and stderr. `gen` analyses every site (`--analyse-all`): most tests here are
+/// about what the analysis decides, which the default invocation would otherwise
+/// decide first for the sites it reaches.
 fn syncmut(command: &str, design: &str, args: &[&str]) -> (tempfile::TempDir, i32, String, String) {
+    let analyse_all: &[&str] = if command == "gen" {
+        &["--analyse-all"]
+    } else {
+        &[]
+    };
+    run_syncmut(command, design, &[analyse_all, args].concat())
+}
+
+fn run_syncmut(
+    command: &str,
+    design: &str,
+    args: &[&str],
+) -> (tempfile::TempDir, i32, String, String) {
     let out = tempfile::tempdir().unwrap();
     let output = Command::cargo_bin("syncmut")
         .unwrap()
@@ -35,26 +50,59 @@ fn syncmut(command: &str, design: &str, args: &[&str]) -> (tempfile::TempDir, i3
 }
 
 #[test]
-fn run_falls_back_to_the_default_invocation_when_generation_finds_nothing() {
+fn the_default_invocation_runs_first_and_only_the_sites_it_misses_are_analysed() {
+    let (out, code, stdout, stderr) = run_syncmut("gen", "default_first.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "the default invocation (no arguments) reaches 2 of 4 site(s); analysing the other 2"
+        ),
+        "{stderr}"
+    );
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("sites.json")).unwrap()).unwrap();
+    for site in &sites.as_array().unwrap()[..2] {
+        assert_eq!(site["verdict"]["verdict"], "test-found", "{site}");
+        assert!(
+            site["notes"][0]
+                .as_str()
+                .unwrap()
+                .contains("reached by the design's default invocation"),
+            "{site}"
+        );
+    }
+    let formulas = out.path().join("formulas");
+    assert!(!formulas.join("site0.smt2").exists());
+    assert!(formulas.join("site2.smt2").exists());
+    // The guarded pair still gets the argument its guard needs.
+    let tests = std::fs::read_to_string(out.path().join("tests.json")).unwrap();
+    assert!(tests.contains("\"4099\""), "{tests}");
+    assert!(
+        stdout.contains("reach rate: 4 of 4 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
+    // `--analyse-all` builds a formula for every site.
+    let (out, code, stdout, stderr) = syncmut("gen", "default_first.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(out.path().join("formulas/site0.smt2").exists());
+}
+
+#[test]
+fn run_keeps_the_default_invocation_when_the_analysis_decides_nothing() {
     // Every site is unknown to the analysis; running the design with no arguments
-    // reaches both.
+    // reaches both, before the analysis starts.
     let (_out, code, stdout, stderr) = syncmut("run", "hex_level.c", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(
         stderr.contains(
-            "generated 0 test(s); reach rate: 0 of 2 sites not proven unreachable (0%); 2 unknown"
+            "generated 1 test(s); reach rate: 2 of 2 sites not proven unreachable (100%)"
         ),
         "{stderr}"
     );
     assert!(
-        stderr.contains("running the design's default invocation (no arguments)"),
+        !stderr.contains("generation kept no usable test"),
         "{stderr}"
     );
-    assert!(
-        stderr.contains("default (no arguments) reaches site(s) 0, 1"),
-        "{stderr}"
-    );
-    assert!(stdout.contains("default  2 of 2 sites"), "{stdout}");
 }
 
 #[test]

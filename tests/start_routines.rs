@@ -10,15 +10,19 @@ use serde_json::Value;
 use util::{fixture, outcomes, syncmut};
 
 /// `syncmut <command> <design> -o <fresh dir>`: the directory, the exit code and stdout.
+/// `gen` analyses every site (`--analyse-all`): these tests are about the entries the
+/// analysis finds, which the default invocation would otherwise bypass.
 fn run(command: &str, design: &str) -> (tempfile::TempDir, i32, String) {
     let out = tempfile::tempdir().unwrap();
-    let output = syncmut()
-        .arg(command)
+    let mut cmd = syncmut();
+    cmd.arg(command)
         .arg(fixture("start_routines").join(design))
         .arg("-o")
-        .arg(out.path())
-        .output()
-        .unwrap();
+        .arg(out.path());
+    if command == "gen" {
+        cmd.arg("--analyse-all");
+    }
+    let output = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr);
     (

@@ -103,6 +103,8 @@ fn main() {
                     kind: *kind,
                     ..SolverConfig::default()
                 },
+                // Every site analysed: the bench compares the solvers on each.
+                default_first: false,
                 ..Options::default()
             };
             let g = syncmut_analysis::generate_for(

@@ -39,6 +39,10 @@ pub struct Options {
     pub solver: smt::SolverConfig,
     /// How long, how much memory and how large a formula generation may take.
     pub budget: budget::Budget,
+    /// Run the design's default invocation (no arguments, no inputs) before the
+    /// analysis, and give the sites it reaches that invocation as their test instead
+    /// of a formula. Off, every site is analysed (`--analyse-all`).
+    pub default_first: bool,
 }
 
 impl Default for Options {
@@ -47,6 +51,7 @@ impl Default for Options {
             bound: DEFAULT_BOUND,
             solver: smt::SolverConfig::default(),
             budget: budget::Budget::default(),
+            default_first: true,
         }
     }
 }
@@ -143,7 +148,7 @@ pub fn analyse(
     )?;
     let mut sites = reachability::Sites::new(&module, &facts, &mut session, options);
     let labels = sites.labels(site_count);
-    sites.analyse_all(&labels, formulas, &Quiet)
+    sites.analyse_all(&labels, &Default::default(), formulas, &Quiet)
 }
 
 /// The inputs the design reads on the way to any site (the union over every site's
@@ -236,6 +241,34 @@ fn generate_here(
         what: format!("create {}", out.display()),
         source,
     })?;
+    // The default invocation first: on a design that reads no inputs it reaches every
+    // site it can in one run, leaving the analysis only the sites it missed, and its
+    // test is on disk before the analysis starts.
+    let scratch = out.join("gen-traces");
+    std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io {
+        what: format!("create {}", scratch.display()),
+        source,
+    })?;
+    let seed = if options.default_first {
+        let seed = suite::Seed::run(&build.metamutant, is_pthread(build), &scratch)
+            .map_err(|source| confirming(&build.metamutant, &scratch, source))?;
+        progress.default_run(
+            seed.reached().len(),
+            build.catalogue.sites.len(),
+            seed.run.unusable.as_deref(),
+        );
+        Some(seed)
+    } else {
+        None
+    };
+    let reached = seed.as_ref().map(suite::Seed::reached).unwrap_or_default();
+    let tests_file = out.join("tests.json");
+    if let Some(test) = seed.as_ref().and_then(suite::Seed::test) {
+        suite::write_tests(&[test], "wp", &tests_file).map_err(|source| AnalysisError::Io {
+            what: format!("write {}", tests_file.display()),
+            source,
+        })?;
+    }
     let analysis_bc = out.join("analysis.bc");
     prepare(
         &build_dir.join(syncmut_mutator::metamutant::layout::METAMUTANT_BC),
@@ -261,16 +294,12 @@ fn generate_here(
         .iter()
         .map(|s| format!("{}:{} {}", s.file, s.line, s.call))
         .collect();
-    let mut results = sites.analyse_all(&labels, &formulas, progress)?;
+    let mut results = sites.analyse_all(&labels, &reached, &formulas, progress)?;
     write_mutant_formulas(&build.catalogue, &results, &formulas, &mut sites.files)?;
-    let scratch = out.join("gen-traces");
-    std::fs::create_dir_all(&scratch).map_err(|source| AnalysisError::Io {
-        what: format!("create {}", scratch.display()),
-        source,
-    })?;
     let candidates = results
         .iter()
         .filter(|r| matches!(r.verdict, Reachability::TestFound { .. }))
+        .filter(|r| !reached.contains(&r.index))
         .count();
     progress.confirming(candidates);
     let mut blocked = std::collections::HashMap::new();
@@ -279,11 +308,11 @@ fn generate_here(
         &build.metamutant,
         is_pthread(build),
         &scratch,
+        seed,
         REFINE_ROUNDS,
         |r| sites.refine(r, &mut blocked),
     )
     .map_err(|source| confirming(&build.metamutant, &scratch, source))?;
-    let tests_file = out.join("tests.json");
     suite::write(&suite, "wp", &tests_file).map_err(|source| AnalysisError::Io {
         what: format!("write {}", tests_file.display()),
         source,

@@ -11,7 +11,7 @@
 use crate::budget::{Budget, Meter};
 use crate::error::{AnalysisError, Result};
 use crate::{ir, sharing, smt, wp, Options};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -121,8 +121,31 @@ pub trait Progress: Sync {
     fn site_started(&self, _index: u32, _total: u32, _at: &str) {}
     /// Its result, with the time it took.
     fn site_done(&self, _result: &SiteResult, _at: &str) {}
+    /// The design's default invocation, run before the analysis, reached `reached` of
+    /// `total` sites, or is not a usable test (`unusable` says why).
+    fn default_run(&self, _reached: usize, _total: usize, _unusable: Option<&str>) {}
     /// Candidate tests are being run to confirm that they reach their sites.
     fn confirming(&self, _candidates: usize) {}
+}
+
+/// The result of a site the design's default invocation reached before the analysis:
+/// that invocation is its test, and no formula was needed.
+fn reached_by_default(index: u32) -> SiteResult {
+    SiteResult {
+        index,
+        verdict: Reachability::TestFound {
+            args: vec![],
+            nondet: vec![],
+            inputs: BTreeMap::new(),
+        },
+        notes: vec![
+            "reached by the design's default invocation (no arguments, no inputs), run before the analysis: no formula was built".into(),
+        ],
+        schedule: vec![],
+        millis: 0.0,
+        formula: None,
+        found: None,
+    }
 }
 
 /// No progress shown.
@@ -205,9 +228,12 @@ impl<'a, 'm> Sites<'a, 'm> {
 
     /// Every site in order, each within its budget; `labels` names each site for
     /// progress (the catalogue's `file:line call`), one per site.
+    /// Sites in `reached` were reached by a run made before the analysis
+    /// ([`crate::suite::Seed`]): they get that run's inputs and no formula.
     pub fn analyse_all(
         &mut self,
         labels: &[String],
+        reached: &BTreeSet<u32>,
         formulas: &Path,
         progress: &dyn Progress,
     ) -> Result<Vec<SiteResult>> {
@@ -221,7 +247,11 @@ impl<'a, 'm> Sites<'a, 'm> {
                 .map(|(_, c)| *c)
                 .collect();
             progress.site_started(index, total, at);
-            let r = self.site(index, &calls, formulas)?;
+            let r = if reached.contains(&index) {
+                reached_by_default(index)
+            } else {
+                self.site(index, &calls, formulas)?
+            };
             progress.site_done(&r, at);
             results.push(r);
         }

@@ -82,20 +82,66 @@ pub fn build(
         metamutant,
         pthread,
         scratch,
+        None,
         0,
         |_| None,
     )
 }
 
+/// A run made before any analysis: the design's default invocation (no arguments, no
+/// inputs). The sites it reaches need no formula, and it is the first test kept.
+#[derive(Debug, Clone)]
+pub struct Seed {
+    pub run: Run,
+    /// Its input log ([`Confirmed::consumed`]).
+    pub consumed: Vec<(String, String, String)>,
+}
+
+impl Seed {
+    /// Runs the default invocation on `metamutant` (traces in `scratch`).
+    pub fn run(metamutant: &Path, pthread: bool, scratch: &Path) -> std::io::Result<Seed> {
+        let trace_path = scratch.join(trace::binary_name("default"));
+        let log_path = scratch.join("default.inputs");
+        let run = run_candidate(
+            metamutant,
+            &TestValues::default(),
+            pthread,
+            &trace_path,
+            Some(&log_path),
+        )?;
+        Ok(Seed {
+            run,
+            consumed: read_input_log(&log_path),
+        })
+    }
+
+    /// The sites a usable default run reached (none when the run is not usable).
+    pub fn reached(&self) -> BTreeSet<u32> {
+        self.test().map(|t| t.reached.clone()).unwrap_or_default()
+    }
+
+    /// The run as a kept test, when it is usable and reached a site.
+    pub fn test(&self) -> Option<Confirmed> {
+        (self.run.unusable.is_none() && !self.run.reached.is_empty()).then(|| Confirmed {
+            consumed: self.consumed.clone(),
+            targets: self.run.reached.clone(),
+            reached: self.run.reached.clone(),
+            ..Confirmed::default()
+        })
+    }
+}
+
 /// [`build`], then up to `rounds` rounds of refinement: each site with a candidate
 /// that no usable run reached gets `again(result)`, another candidate (the solver
 /// asked with the inputs tried so far excluded), which replaces its result (with a
-/// note) and runs in the next round. The cover is over every run.
+/// note) and runs in the next round. The cover is over every run, `seed`'s included
+/// (its inputs are not run again).
 pub fn build_refined(
     results: &mut [SiteResult],
     metamutant: &Path,
     pthread: bool,
     scratch: &Path,
+    seed: Option<Seed>,
     rounds: u32,
     mut again: impl FnMut(&SiteResult) -> Option<SiteResult>,
 ) -> std::io::Result<Suite> {
@@ -108,6 +154,17 @@ pub fn build_refined(
     let mut runs: Vec<Confirmed> = Vec::new();
     let mut unusable = Vec::new();
     let mut tried = BTreeSet::new();
+    if let Some(seed) = seed {
+        let values = TestValues::default();
+        tried.insert(values.clone());
+        if let Some(why) = &seed.run.unusable {
+            unusable.push((values, why.clone()));
+        }
+        if let Some(test) = seed.test() {
+            reachable.extend(test.reached.iter().copied());
+            runs.push(test);
+        }
+    }
     let mut batch: Vec<usize> = (0..results.len()).collect();
     for round in 0..=rounds {
         let mut candidates: BTreeMap<TestValues, BTreeSet<u32>> = BTreeMap::new();
@@ -336,9 +393,12 @@ fn read_input_log(path: &Path) -> Vec<(String, String, String)> {
 
 /// The file name stem of each kept test (as written in tests.json), in suite order.
 pub fn names(suite: &Suite, prefix: &str) -> Vec<String> {
+    names_of(&suite.tests, prefix)
+}
+
+fn names_of(tests: &[Confirmed], prefix: &str) -> Vec<String> {
     let mut names = BTreeSet::new();
-    suite
-        .tests
+    tests
         .iter()
         .enumerate()
         .map(|(i, t)| {
@@ -367,10 +427,15 @@ pub fn names(suite: &Suite, prefix: &str) -> Vec<String> {
 /// Writes `{"tests":[{"name":..,"args":[..],"nondet":[..],"inputs":{..}}]}`; names
 /// start with `prefix`.
 pub fn write(suite: &Suite, prefix: &str, path: &Path) -> std::io::Result<()> {
-    let tests: Vec<TestCase> = suite
-        .tests
+    write_tests(&suite.tests, prefix, path)
+}
+
+/// [`write`] for tests not yet made a suite (the seed run's, written before the
+/// analysis so that an interrupted generation keeps it).
+pub fn write_tests(tests: &[Confirmed], prefix: &str, path: &Path) -> std::io::Result<()> {
+    let tests: Vec<TestCase> = tests
         .iter()
-        .zip(names(suite, prefix))
+        .zip(names_of(tests, prefix))
         .map(|(t, name)| TestCase {
             name,
             args: t.args.clone(),
