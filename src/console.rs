@@ -104,9 +104,15 @@ impl syncmut_analysis::Progress for GenBar {
 
     fn default_run(&self, reached: usize, total: usize, unusable: Option<&str>) {
         self.line(match unusable {
-            None => format!("syncmut gen: the default invocation (no arguments) reaches {reached} of {total} site(s); analysing the other {}", total - reached),
+            None => format!("syncmut gen: the default invocation (no arguments) reaches {reached} of {total} site(s); those need no formula"),
             Some(why) => format!("syncmut gen: the default invocation (no arguments) is not a usable test ({why}); analysing every site"),
         });
+    }
+
+    fn given_run(&self, tests: usize, more: usize) {
+        self.line(format!(
+            "syncmut gen: the {tests} given test(s) reach {more} more site(s); those are not analysed"
+        ));
     }
 
     fn confirming(&self, candidates: usize) {

@@ -46,6 +46,7 @@ impl Generation {
             solver,
             budget: limits,
             default_first,
+            given: Vec::new(),
         };
         match gen {
             "none" => Generation::None,
@@ -216,6 +217,14 @@ fn reach_rate(g: &syncmut_analysis::Generation) -> String {
         s.open.len(),
         100.0 * s.reach_rate()
     );
+    let by_given = g
+        .sites
+        .iter()
+        .filter(|r| matches!(r.verdict, Reachability::ReachedByGiven { .. }))
+        .count();
+    if by_given > 0 {
+        line.push_str(&format!(", {by_given} of them by the given tests"));
+    }
     let unknown: Vec<String> = g
         .sites
         .iter()
@@ -353,17 +362,22 @@ fn comparison(
 }
 
 /// `run`'s generation step for an already built metamutant: the generated tests file
-/// and a one-line summary.
+/// and a one-line summary. The sites the `given` tests reach are not analysed.
 pub fn for_run(
     plan: &Generation,
     build: &Build,
     root: &Path,
+    given: &[syncmut_runtime::test_case::TestCase],
 ) -> Result<Option<(std::path::PathBuf, String)>, AnalysisError> {
     let out = root.join("gen");
     Ok(match plan {
         Generation::None => None,
         Generation::Wp { options, .. } => {
-            let g = generate_wp(build, root, &out, options)?;
+            let options = Options {
+                given: given.to_vec(),
+                ..options.clone()
+            };
+            let g = generate_wp(build, root, &out, &options)?;
             let failed = solver_failures(&g.sites);
             let mut line = format!(
                 "generated {} test(s); {}",

@@ -281,7 +281,7 @@ fn with_generated_tests(
     root: &std::path::Path,
     mut tests: Vec<syncmut_runtime::test_case::TestCase>,
 ) -> Result<Vec<syncmut_runtime::test_case::TestCase>, Failure> {
-    match crate::gen::for_run(plan, build, root) {
+    match crate::gen::for_run(plan, build, root, &tests) {
         Ok(None) => {}
         Ok(Some((tests_file, summary))) => {
             let found = syncmut_runtime::test_case::load(&tests_file).unwrap_or_default();

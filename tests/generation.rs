@@ -55,7 +55,7 @@ fn the_default_invocation_runs_first_and_only_the_sites_it_misses_are_analysed()
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(
         stderr.contains(
-            "the default invocation (no arguments) reaches 2 of 4 site(s); analysing the other 2"
+            "the default invocation (no arguments) reaches 2 of 4 site(s); those need no formula"
         ),
         "{stderr}"
     );
@@ -85,6 +85,31 @@ fn the_default_invocation_runs_first_and_only_the_sites_it_misses_are_analysed()
     let (out, code, stdout, stderr) = syncmut("gen", "default_first.c", &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(out.path().join("formulas/site0.smt2").exists());
+}
+
+#[test]
+fn the_sites_a_given_test_reaches_are_not_analysed() {
+    // The design reads a data file: the default invocation, in an empty directory,
+    // reaches no site, and the test beside it, which copies the file in, reaches both.
+    let (out, code, stdout, stderr) = syncmut("run", "data_file/levels.c", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("the 1 given test(s) reach 2 more site(s); those are not analysed"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "reach rate: 2 of 2 sites not proven unreachable (100%), 2 of them by the given tests"
+        ),
+        "{stderr}"
+    );
+    let sites: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("gen/sites.json")).unwrap()).unwrap();
+    for site in sites.as_array().unwrap() {
+        assert_eq!(site["verdict"]["verdict"], "reached-by-given", "{site}");
+        assert_eq!(site["verdict"]["test"], "with_levels", "{site}");
+    }
+    assert!(!out.path().join("gen/formulas/site0.smt2").exists());
 }
 
 #[test]

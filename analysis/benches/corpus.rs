@@ -114,7 +114,11 @@ fn measure(name: &str, path: &Path) -> Row {
         &build,
         dir.path(),
         &dir.path().join("wp"),
-        &Options::default(),
+        // Every site analysed: the bench measures the analysis against random inputs.
+        &Options {
+            default_first: false,
+            ..Options::default()
+        },
         &syncmut_analysis::Quiet,
     ) {
         Ok(g) => g,
@@ -132,7 +136,7 @@ fn measure(name: &str, path: &Path) -> Row {
         match &s.verdict {
             Reachability::Unreachable { .. } => row.unreachable += 1,
             Reachability::Unknown { reason } => row.unknown.push((s.index, reason.clone())),
-            Reachability::TestFound { .. } => {}
+            Reachability::TestFound { .. } | Reachability::ReachedByGiven { .. } => {}
         }
     }
     let suite = &g.suite;

@@ -24,7 +24,9 @@ pub mod wp;
 
 pub use error::AnalysisError;
 use error::Result;
+use reachability::Before;
 pub use reachability::{Progress, Quiet, Reachability, SiteResult};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Default loop unroll bound (loops with a constant trip count up to this are unrolled).
@@ -43,6 +45,9 @@ pub struct Options {
     /// analysis, and give the sites it reaches that invocation as their test instead
     /// of a formula. Off, every site is analysed (`--analyse-all`).
     pub default_first: bool,
+    /// Tests the user gave (`run`): run before the analysis, with their setting, and
+    /// the sites they reach are not analysed. Generated tests are only for the rest.
+    pub given: Vec<syncmut_runtime::test_case::TestCase>,
 }
 
 impl Default for Options {
@@ -52,6 +57,7 @@ impl Default for Options {
             solver: smt::SolverConfig::default(),
             budget: budget::Budget::default(),
             default_first: true,
+            given: Vec::new(),
         }
     }
 }
@@ -226,6 +232,39 @@ pub fn generate_for(
     })
 }
 
+/// Wall time the given tests may take before the analysis: past it, the tests not yet
+/// run are left out (their sites are analysed).
+const GIVEN_TESTS_TIME: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Runs the given tests (within [`GIVEN_TESTS_TIME`]) and adds the sites each usable
+/// run reaches to `reached`, naming the test. Returns how many tests ran.
+fn reach_of_given(
+    build: &syncmut_mutator::metamutant::Build,
+    given: &[syncmut_runtime::test_case::TestCase],
+    scratch: &Path,
+    reached: &mut BTreeMap<u32, Before>,
+) -> Result<usize> {
+    let started = std::time::Instant::now();
+    let mut ran = 0;
+    for test in given {
+        if started.elapsed() >= GIVEN_TESTS_TIME {
+            break;
+        }
+        let trace = scratch.join(syncmut_runtime::trace::binary_name(&format!("given{ran}")));
+        let run = suite::run_given(&build.metamutant, test, is_pthread(build), &trace)
+            .map_err(|source| confirming(&build.metamutant, scratch, source))?;
+        ran += 1;
+        if run.unusable.is_none() {
+            for site in run.reached {
+                reached
+                    .entry(site)
+                    .or_insert_with(|| Before::Given(test.name.clone()));
+            }
+        }
+    }
+    Ok(ran)
+}
+
 /// Stack of the generation thread: address space reserved, used only as deep as the
 /// formulas go (the WP transformer itself grows its stack on the heap, `budget::deep`).
 const ANALYSIS_STACK: usize = 1 << 30;
@@ -261,7 +300,18 @@ fn generate_here(
     } else {
         None
     };
-    let reached = seed.as_ref().map(suite::Seed::reached).unwrap_or_default();
+    let mut reached: BTreeMap<u32, Before> = seed
+        .as_ref()
+        .map(suite::Seed::reached)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|site| (site, Before::Default))
+        .collect();
+    let before = reached.len();
+    let ran = reach_of_given(build, &options.given, &scratch, &mut reached)?;
+    if ran > 0 {
+        progress.given_run(ran, reached.len() - before);
+    }
     let tests_file = out.join("tests.json");
     if let Some(test) = seed.as_ref().and_then(suite::Seed::test) {
         suite::write_tests(&[test], "wp", &tests_file).map_err(|source| AnalysisError::Io {
@@ -299,7 +349,7 @@ fn generate_here(
     let candidates = results
         .iter()
         .filter(|r| matches!(r.verdict, Reachability::TestFound { .. }))
-        .filter(|r| !reached.contains(&r.index))
+        .filter(|r| !reached.contains_key(&r.index))
         .count();
     progress.confirming(candidates);
     let mut blocked = std::collections::HashMap::new();

@@ -11,7 +11,7 @@
 use crate::budget::{Budget, Meter};
 use crate::error::{AnalysisError, Result};
 use crate::{ir, sharing, smt, wp, Options};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -30,6 +30,9 @@ pub enum Reachability {
         #[serde(skip_serializing_if = "BTreeMap::is_empty")]
         inputs: BTreeMap<String, i64>,
     },
+    /// Reached by a test the user gave (`run`), run before the analysis: generation
+    /// needs no test for it.
+    ReachedByGiven { test: String },
     /// Unsat with every path modelled.
     Unreachable { reason: String },
     /// Not decided, with the reason.
@@ -57,6 +60,9 @@ impl std::fmt::Display for Reachability {
                     write!(f, "; {k}={v}")?;
                 }
                 Ok(())
+            }
+            Reachability::ReachedByGiven { test } => {
+                write!(f, "reached by the given test {test:?}")
             }
             Reachability::Unreachable { reason } => write!(f, "unreachable: {reason}"),
             Reachability::Unknown { reason } => write!(f, "unknown: {reason}"),
@@ -124,23 +130,46 @@ pub trait Progress: Sync {
     /// The design's default invocation, run before the analysis, reached `reached` of
     /// `total` sites, or is not a usable test (`unusable` says why).
     fn default_run(&self, _reached: usize, _total: usize, _unusable: Option<&str>) {}
+    /// The `tests` given tests, run before the analysis, reached `more` sites the
+    /// default invocation did not.
+    fn given_run(&self, _tests: usize, _more: usize) {}
     /// Candidate tests are being run to confirm that they reach their sites.
     fn confirming(&self, _candidates: usize) {}
 }
 
-/// The result of a site the design's default invocation reached before the analysis:
-/// that invocation is its test, and no formula was needed.
-fn reached_by_default(index: u32) -> SiteResult {
+/// A run made before the analysis that reached a site.
+#[derive(Debug, Clone)]
+pub enum Before {
+    /// The design's default invocation ([`crate::suite::Seed`]).
+    Default,
+    /// The given test of this name.
+    Given(String),
+}
+
+/// The result of a site that a run made before the analysis reached: no formula was
+/// needed. The default invocation is its candidate (already run); a given test's site
+/// needs no generated test.
+fn reached_before(index: u32, by: &Before) -> SiteResult {
+    let (verdict, by) = match by {
+        Before::Default => (
+            Reachability::TestFound {
+                args: vec![],
+                nondet: vec![],
+                inputs: BTreeMap::new(),
+            },
+            "the design's default invocation (no arguments, no inputs)".to_string(),
+        ),
+        Before::Given(test) => (
+            Reachability::ReachedByGiven { test: test.clone() },
+            format!("the given test {test:?}"),
+        ),
+    };
     SiteResult {
         index,
-        verdict: Reachability::TestFound {
-            args: vec![],
-            nondet: vec![],
-            inputs: BTreeMap::new(),
-        },
-        notes: vec![
-            "reached by the design's default invocation (no arguments, no inputs), run before the analysis: no formula was built".into(),
-        ],
+        verdict,
+        notes: vec![format!(
+            "reached by {by}, run before the analysis: no formula was built"
+        )],
         schedule: vec![],
         millis: 0.0,
         formula: None,
@@ -228,12 +257,12 @@ impl<'a, 'm> Sites<'a, 'm> {
 
     /// Every site in order, each within its budget; `labels` names each site for
     /// progress (the catalogue's `file:line call`), one per site.
-    /// Sites in `reached` were reached by a run made before the analysis
-    /// ([`crate::suite::Seed`]): they get that run's inputs and no formula.
+    /// Sites in `reached` were reached by a run made before the analysis, and get no
+    /// formula.
     pub fn analyse_all(
         &mut self,
         labels: &[String],
-        reached: &BTreeSet<u32>,
+        reached: &BTreeMap<u32, Before>,
         formulas: &Path,
         progress: &dyn Progress,
     ) -> Result<Vec<SiteResult>> {
@@ -247,8 +276,8 @@ impl<'a, 'm> Sites<'a, 'm> {
                 .map(|(_, c)| *c)
                 .collect();
             progress.site_started(index, total, at);
-            let r = if reached.contains(&index) {
-                reached_by_default(index)
+            let r = if let Some(by) = reached.get(&index) {
+                reached_before(index, by)
             } else {
                 self.site(index, &calls, formulas)?
             };

@@ -36,7 +36,7 @@ pub struct Suite {
     /// Sites not proven unreachable: the reach rate's denominator. A site the analysis
     /// left `unknown` is here, so it counts as not reached unless some run reaches it.
     pub open: BTreeSet<u32>,
-    /// Of `open`, sites that the kept tests reach in execution.
+    /// Of `open`, sites that the kept tests or a given test reach in execution.
     pub confirmed: BTreeSet<u32>,
     /// Executions of the design spent confirming candidates.
     pub executions: usize,
@@ -235,7 +235,15 @@ pub fn build_refined(
         }
     }
     let executions = tried.len();
-    let (tests, confirmed) = cover(runs, &open);
+    let (tests, mut confirmed) = cover(runs, &open);
+    // A given test's run reached these; the reach rate is the given and generated
+    // tests' together.
+    confirmed.extend(
+        results
+            .iter()
+            .filter(|r| matches!(r.verdict, Reachability::ReachedByGiven { .. }))
+            .map(|r| r.index),
+    );
     Ok(Suite {
         tests,
         reachable,
@@ -259,16 +267,45 @@ pub fn run_candidate(
     log: Option<&Path>,
 ) -> std::io::Result<Run> {
     let run = Invocation {
+        nondet: values.nondet.clone(),
+        inputs: values.inputs.clone(),
+        ..Invocation::new(metamutant, &values.args)
+    };
+    run_traced(run, pthread, trace_path, log)
+}
+
+/// Runs a test the user gave (its arguments, inputs and setting: files, environment,
+/// stdin, simulated-time bound) as [`run_candidate`] runs a candidate.
+pub fn run_given(
+    metamutant: &Path,
+    test: &TestCase,
+    pthread: bool,
+    trace_path: &Path,
+) -> std::io::Result<Run> {
+    run_traced(
+        Invocation::for_test(metamutant, test),
+        pthread,
+        trace_path,
+        None,
+    )
+}
+
+/// `run` with tracing, the default schedule (pthread) and a confirming run's limits.
+fn run_traced(
+    run: Invocation,
+    pthread: bool,
+    trace_path: &Path,
+    log: Option<&Path>,
+) -> std::io::Result<Run> {
+    let run = Invocation {
         trace: Some(trace_path.to_path_buf()),
         input_log: log.map(Path::to_path_buf),
         schedule: pthread.then(|| "default".to_string()),
-        nondet: values.nondet.clone(),
-        inputs: values.inputs.clone(),
         limits: Limits {
             timeout: CONFIRM_TIMEOUT,
             ..Limits::default()
         },
-        ..Invocation::new(metamutant, &values.args)
+        ..run
     };
     let execution = run.run()?;
     let reached = trace::read(trace_path)
