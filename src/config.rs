@@ -9,9 +9,9 @@
 //! solver = "z3"             # or "cvc5"
 //! solver_timeout = 5000     # ms per query
 //! budget = 100              # random draws (gen = "random")
-//! gen_timeout = 90          # s for analysing every site (then `unknown: budget`)
+//! gen_timeout = 60          # s for analysing every site (then `unknown: budget`)
 //! site_timeout = 15         # s per site
-//! gen_memory = 768          # MB while building a formula
+//! gen_memory = 512          # MB while building a formula
 //! formula_terms = 2000000   # largest formula solved
 //! formula_budget = 32       # MB of formula files kept
 //! jobs = 2

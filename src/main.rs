@@ -265,14 +265,14 @@ struct GenFlags {
     /// Random baseline: seed of the draws (default 1).
     #[arg(long)]
     seed: Option<u64>,
-    /// Wall time for analysing every site, in seconds (default 90); sites not tried
+    /// Wall time for analysing every site, in seconds (default 60); sites not tried
     /// by then are `unknown: budget`.
     #[arg(long, value_name = "SECS")]
     gen_timeout: Option<f64>,
     /// Wall time for one site's formulas and solving, in seconds (default 15).
     #[arg(long, value_name = "SECS")]
     site_timeout: Option<f64>,
-    /// Memory syncmut may use while building a formula, in MB (default 768).
+    /// Memory syncmut may use while building a formula, in MB (default 512).
     #[arg(long, value_name = "MB")]
     gen_memory: Option<u64>,
     /// Largest formula solved, in distinct terms (default 2000000).
