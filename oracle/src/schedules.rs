@@ -238,6 +238,27 @@ mod tests {
         );
     }
 
+    /// A strategy's values are of kinds the runtime's parser lists, so renaming a kind
+    /// there cannot leave a strategy composing values the runtime refuses.
+    #[test]
+    fn seeded_values_are_of_kinds_the_runtime_parses() {
+        let seeded = [
+            Strategy::Random,
+            Strategy::RoundRobin,
+            Strategy::Holdback,
+            Strategy::Pct { depth: 2 },
+            Strategy::Alternating { depth: 3 },
+        ];
+        let mut values: Vec<String> = seeded
+            .iter()
+            .flat_map(|s| (1..=4).map(|k| s.seeded_value(k, 40).expect("seeded")))
+            .collect();
+        values.extend((0..3).map(|i| crate::mix::MixPlan::seeded_value(i, 2, 50)));
+        for value in values {
+            assert!(schedule::ScheduleKind::of(&value).is_some(), "{value}");
+        }
+    }
+
     #[test]
     fn tried_schedules_are_summarised_by_kind_in_order_of_first_use() {
         let standard: Vec<String> = (1..=Schedules::STANDARD.budget)
