@@ -28,7 +28,7 @@ pub fn run_strategy() -> String {
 
 pub fn run_schedules() -> String {
     format!(
-        "pthread designs: explore N schedules per (mutant, test) (default: {} of `{}`; random and pct {}, dfs {}, native {} runs with real threads)",
+        "pthread designs: explore N schedules per (mutant, test) (default: {} of `{}`); random and pct (default {}), dfs (default {}), native (default {}: runs with real threads)",
         Schedules::STANDARD.budget,
         s::RUN_DEFAULT,
         s::RUN_SAMPLES,
