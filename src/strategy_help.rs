@@ -21,7 +21,7 @@ pub fn parser(command: Command) -> PossibleValuesParser {
 
 pub fn run_strategy() -> String {
     format!(
-        "How the schedules are chosen (default: {}; `--schedules N` alone: N random schedules, 1: the one default schedule); dfs is \"exhaustive\" when it covers the bounded space",
+        "How the schedules are chosen (default: {}; `--schedules N` alone: N random schedules, 1: the one default schedule)",
         s::RUN_DEFAULT
     )
 }

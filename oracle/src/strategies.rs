@@ -141,7 +141,7 @@ pub const STRATEGIES: &[Entry] = &[
     Entry {
         name: "dfs",
         aliases: &[],
-        help: "depth-first over the scheduling choices, with a preemption bound (--preemptions); says when it covered the bounded space",
+        help: "depth-first over the scheduling choices, with a preemption bound (--preemptions); \"exhaustive\" when it covers the bounded space",
         run: Some(|s| {
             let dfs = Strategy::Dfs {
                 preemptions: s.preemptions.unwrap_or(DFS_PREEMPTIONS),
