@@ -12,8 +12,49 @@
 //!   empty and syncmut says so when they are asked for.
 //!
 //! Nothing is linked into the Rust crate itself (`cargo_metadata(false)`).
+//!
+//! It also generates the Rust side of `include/syncmut_schedules.def`,
+//! `$OUT_DIR/schedule_kinds.rs`: one `schedule_kinds! { … }` invocation that
+//! `src/schedule.rs` includes, so the parser of `SYNCMUT_SCHEDULE` and the values syncmut
+//! composes come from one list (as the mutator's build script does for the operators).
 
 use std::path::{Path, PathBuf};
+
+mod xmacro;
+
+const SCHEDULES: &str = "include/syncmut_schedules.def";
+
+/// `$OUT_DIR/schedule_kinds.rs` from the list of schedule kinds; panics naming the line
+/// that breaks the list's rules.
+fn schedule_kinds(out: &Path) {
+    let text = std::fs::read_to_string(SCHEDULES).unwrap_or_else(|e| panic!("{SCHEDULES}: {e}"));
+    let lines = xmacro::lines(SCHEDULES, &text, "SYNCMUT_SCHEDULE");
+    let mut generated = format!("schedule_kinds! {{\n    count: {};\n", lines.len());
+    let mut seen = std::collections::HashSet::new();
+    for (number, args) in lines {
+        let fail = |why: String| -> ! { panic!("{SCHEDULES}:{number}: {why}") };
+        let [variant, c_name, name, syntax]: [String; 4] =
+            args.try_into().unwrap_or_else(|a: Vec<String>| {
+                fail(format!("expected 4 arguments, found {}", a.len()))
+            });
+        let (camel, upper) = xmacro::spellings(&name).unwrap_or_else(|why| fail(why));
+        if variant != camel || c_name != upper {
+            fail(format!(
+                "{name:?} must be named {camel} in Rust and {upper} in C"
+            ));
+        }
+        if !seen.insert(name.clone()) {
+            fail(format!("{name:?} appears twice"));
+        }
+        if !syntax.starts_with(&name) {
+            fail(format!("the syntax of {name:?} must start with its name"));
+        }
+        generated.push_str(&format!("    {variant}, {name:?}, {syntax:?};\n"));
+    }
+    generated.push_str("}\n");
+    let dest = out.join("schedule_kinds.rs");
+    std::fs::write(&dest, generated).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
+}
 
 fn sources(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -62,6 +103,9 @@ fn base(src: &Path, compiler: Option<&Path>) -> cc::Build {
 fn main() {
     let src = Path::new("src");
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=xmacro.rs");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    schedule_kinds(&out);
     // The C and C++ files one by one, not the whole `src` directory: the crate's Rust
     // modules live there too, and editing them must not rebuild the four archives. (A new
     // C file is picked up at the next change of this file or of `include`.)
@@ -80,7 +124,6 @@ fn main() {
     let variants = [(None, ""), (clang.as_ref(), "_asan")];
     for (compilers, suffix) in variants {
         if suffix == "_asan" && compilers.is_none() {
-            let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
             for name in ["libsyncmut_rt_asan.a", "libsyncmut_rt_sc_asan.a"] {
                 std::fs::write(out.join(name), b"").expect("write an empty archive");
             }

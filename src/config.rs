@@ -16,7 +16,7 @@
 //! formula_budget = 32       # MB of formula files kept
 //! jobs = 2
 //! schedules = 20            # pthread designs
-//! strategy = "dfs"          # random (default with schedules > 1), pct or dfs
+//! strategy = "dfs"          # see `syncmut run --help` (alternating, random, pct, dfs, …)
 //! preemptions = 2           # dfs
 //! depth = 3                 # pct
 //! native = 3                # pthread: runs with real threads per (mutant, test)
@@ -43,7 +43,8 @@ use anyhow::Context as _;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use syncmut_mutator::interleave::Interleave;
-use syncmut_oracle::schedules::{Por, Schedules, Strategy, StrategyName};
+use syncmut_oracle::schedules::Por;
+use syncmut_oracle::strategies::{self, RunPlan, Settings};
 
 fn interleave<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Interleave>, D::Error> {
     let text = String::deserialize(d)?;
@@ -52,24 +53,11 @@ fn interleave<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Interleav
         .map_err(serde::de::Error::custom)
 }
 
-/// Budgets when a strategy is named without `schedules`.
-const DEFAULT_SAMPLES: usize = 100;
-const DEFAULT_DFS_RUNS: usize = 1000;
-/// Runs with real threads of `--strategy native` without `schedules`.
-const DEFAULT_NATIVE_RUNS: usize = 3;
-
-/// The schedules `run` explores, from the merged flags/file settings: nothing named is
-/// the standard budget (default, pct and random); `schedules` 1 alone is the one default
-/// schedule, N > 1 alone N random schedules; `native` is the default schedule plus
-/// N runs with real threads.
-pub fn strategy(
-    name: Option<&str>,
-    schedules: Option<usize>,
-    preemptions: Option<u32>,
-    depth: Option<u32>,
-    por: Option<Por>,
-) -> anyhow::Result<Schedules> {
-    let depth = depth.unwrap_or(3);
+/// The schedules `run` explores per (mutant, test), from the merged flags/file settings
+/// ([`strategies::Command::run_plan`]): the strategy named, else what `schedules` alone
+/// means, else the default. Refuses what the lab cannot judge by.
+pub fn strategy(name: Option<&str>, settings: &Settings) -> anyhow::Result<RunPlan> {
+    let depth = settings.depth.unwrap_or(strategies::RUN_PCT_DEPTH);
     anyhow::ensure!(
         (1..=64).contains(&depth),
         "depth must be between 1 and 64, not {depth}"
@@ -78,60 +66,13 @@ pub fn strategy(
     // takes steps on different synchronization objects as independent, although the
     // design code in one may write what an event of the other shows.
     anyhow::ensure!(
-        por != Some(Por::Dpor),
+        settings.por != Some(Por::Dpor),
         "run: --por dpor is not supported: verdicts compare the shared variables' values seen at each synchronization event, and the reduction treats steps on different synchronization objects as independent even when one writes what the other's event shows (a mutant would be killed by an observation the reduced search of the original left out); use --por none (the default) or sleep"
     );
     // Sleep sets make the same independence assumption, and under a preemption bound may
     // skip the only schedule of a class within the bound: `run` searches every schedule
     // unless `--por sleep` asks for the weaker claim its reasons then state.
-    let name = name
-        .map(str::parse::<StrategyName>)
-        .transpose()
-        .map_err(anyhow::Error::msg)?;
-    let budget = |default: usize| schedules.unwrap_or(default).max(1);
-    Ok(match (name, schedules) {
-        (None, None) => Schedules {
-            strategy: Strategy::Mixed { depth },
-            budget: Schedules::STANDARD.budget,
-        },
-        (None, Some(n)) if n <= 1 => Schedules::DEFAULT,
-        (Some(StrategyName::Default | StrategyName::Native), _) => Schedules::DEFAULT,
-        (Some(StrategyName::Mixed), _) => Schedules {
-            strategy: Strategy::Mixed { depth },
-            budget: budget(Schedules::STANDARD.budget),
-        },
-        (None | Some(StrategyName::Random), _) => Schedules {
-            strategy: Strategy::Random,
-            budget: budget(DEFAULT_SAMPLES),
-        },
-        (Some(StrategyName::Pct), _) => Schedules {
-            strategy: Strategy::Pct { depth },
-            budget: budget(DEFAULT_SAMPLES),
-        },
-        (Some(StrategyName::RoundRobin | StrategyName::Holdback | StrategyName::Mix), _) => {
-            anyhow::bail!(
-                "run: strategies rr, holdback and mix are explore's only; run takes {}",
-                StrategyName::NAMES.join(", ")
-            )
-        }
-        (Some(StrategyName::Dfs), _) => Schedules {
-            strategy: Strategy::Dfs {
-                preemptions: preemptions.unwrap_or(2),
-                por: por.unwrap_or(Por::None),
-            },
-            budget: budget(DEFAULT_DFS_RUNS),
-        },
-    })
-}
-
-/// Runs with real threads per (mutant, test): `--native N`, else `schedules` (default 3)
-/// under `--strategy native`, else none.
-pub fn native_runs(name: Option<&str>, schedules: Option<usize>, native: Option<usize>) -> usize {
-    match (native, name) {
-        (Some(n), _) => n,
-        (None, Some("native")) => schedules.unwrap_or(DEFAULT_NATIVE_RUNS),
-        _ => 0,
-    }
+    strategies::Command::run_plan(name, settings).map_err(anyhow::Error::msg)
 }
 
 /// The most parallel executions syncmut starts: far above any machine's useful
@@ -279,6 +220,7 @@ pub fn load(path: Option<&Path>) -> anyhow::Result<Config> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use syncmut_oracle::schedules::{Schedules, Strategy};
 
     fn with(text: &str) -> anyhow::Result<Config> {
         let dir = tempfile::tempdir().unwrap();
@@ -377,20 +319,15 @@ mod tests {
         let config =
             with("interleave = \"memory\"\nstrategy = \"dfs\"\npreemptions = 1\n").unwrap();
         assert_eq!(config.interleave, Some(Interleave::Memory));
-        let s = strategy(
-            config.strategy.as_deref(),
-            config.schedules,
-            config.preemptions,
-            config.depth,
-            None,
-        )
-        .unwrap();
-        let refused = strategy(Some("dfs"), None, None, None, Some(Por::Dpor))
-            .unwrap_err()
-            .to_string();
-        assert!(refused.contains("--por dpor is not supported"), "{refused}");
+        let settings = Settings {
+            schedules: config.schedules,
+            preemptions: config.preemptions,
+            depth: config.depth,
+            ..Settings::default()
+        };
+        let plan = strategy(config.strategy.as_deref(), &settings).unwrap();
         assert_eq!(
-            s,
+            plan.schedules,
             Schedules {
                 strategy: Strategy::Dfs {
                     preemptions: 1,
@@ -399,59 +336,61 @@ mod tests {
                 budget: 1000
             }
         );
-        assert_eq!(
-            strategy(None, Some(1), None, None, None).unwrap(),
-            Schedules::DEFAULT
+        let dpor = Settings {
+            por: Some(Por::Dpor),
+            ..Settings::default()
+        };
+        let refused = strategy(Some("dfs"), &dpor).unwrap_err().to_string();
+        assert!(refused.contains("--por dpor is not supported"), "{refused}");
+        let deep = Settings {
+            depth: Some(65),
+            ..Settings::default()
+        };
+        assert!(strategy(Some("pct"), &deep).is_err());
+    }
+
+    #[test]
+    fn strategies_build_the_schedules_and_native_runs_they_did() {
+        let plan = |name: Option<&str>, schedules, native| {
+            let settings = Settings {
+                schedules,
+                native,
+                ..Settings::default()
+            };
+            let plan = strategy(name, &settings).unwrap();
+            (plan.schedules, plan.native)
+        };
+        // Nothing named: the standard alternation; `schedules` alone: 1 is the one
+        // default schedule, N are N random ones.
+        assert_eq!(plan(None, None, None), (Schedules::STANDARD, 0));
+        assert_eq!(plan(None, Some(1), None), (Schedules::DEFAULT, 0));
+        let random = Schedules {
+            strategy: Strategy::Random,
+            budget: 20,
+        };
+        assert_eq!(plan(None, Some(20), None), (random, 0));
+        // The old spelling of `alternating`, as syncmut.toml files still have it.
+        let five = Schedules {
+            strategy: Strategy::Alternating { depth: 3 },
+            budget: 5,
+        };
+        assert_eq!(plan(Some("mixed"), Some(5), None), (five, 0));
+        assert_eq!(plan(Some("alternating"), Some(5), None), (five, 0));
+        assert_eq!(plan(Some("default"), None, None), (Schedules::DEFAULT, 0));
+        // `native`: the default schedule, then 3 runs with real threads, or `schedules`,
+        // or `--native`; `--native` adds them to any strategy.
+        assert_eq!(plan(Some("native"), None, None), (Schedules::DEFAULT, 3));
+        assert_eq!(plan(Some("native"), Some(4), None), (Schedules::DEFAULT, 4));
+        let pct = Schedules {
+            strategy: Strategy::Pct { depth: 3 },
+            budget: 100,
+        };
+        assert_eq!(plan(Some("pct"), None, Some(2)), (pct, 2));
+        assert!(strategy(Some("bfs"), &Settings::default()).is_err());
+        let explores = strategy(Some("rr"), &Settings::default()).unwrap_err();
+        assert!(
+            explores.to_string().contains("not one of run's"),
+            "{explores}"
         );
-        // Nothing named: the standard mix; `default` and `native` run the one default
-        // schedule (native adds runs with real threads: 3, or `schedules`, or `--native`).
-        assert_eq!(
-            strategy(None, None, None, None, None).unwrap(),
-            Schedules::STANDARD
-        );
-        assert_eq!(
-            strategy(Some("mixed"), Some(5), None, None, None).unwrap(),
-            Schedules {
-                strategy: Strategy::Mixed { depth: 3 },
-                budget: 5
-            }
-        );
-        assert_eq!(
-            strategy(Some("default"), None, None, None, None).unwrap(),
-            Schedules::DEFAULT
-        );
-        assert_eq!(
-            strategy(Some("native"), Some(4), None, None, None).unwrap(),
-            Schedules::DEFAULT
-        );
-        assert_eq!(
-            (
-                native_runs(Some("native"), None, None),
-                native_runs(Some("native"), Some(4), None)
-            ),
-            (3, 4)
-        );
-        assert_eq!(
-            (
-                native_runs(Some("pct"), None, Some(2)),
-                native_runs(None, None, None)
-            ),
-            (2, 0)
-        );
-        assert_eq!(
-            strategy(None, Some(20), None, None, None).unwrap(),
-            Schedules {
-                strategy: Strategy::Random,
-                budget: 20
-            }
-        );
-        assert_eq!(
-            strategy(Some("pct"), Some(50), None, Some(2), None).unwrap(),
-            Schedules {
-                strategy: Strategy::Pct { depth: 2 },
-                budget: 50
-            }
-        );
-        assert!(strategy(Some("bfs"), None, None, None, None).is_err());
     }
 }

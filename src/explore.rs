@@ -5,6 +5,7 @@
 //! replays it (`SYNCMUT_SCHEDULE=replay:<file>`).
 
 use crate::exit;
+use crate::strategy_help;
 use anyhow::Context as _;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
@@ -13,10 +14,9 @@ use syncmut_mutator::api::Family;
 use syncmut_mutator::effect::Effect;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant;
-use syncmut_oracle::explore::{
-    self, Choose, ExploreSettings, PctPlan, PCT_MAX_CHOSEN_DEPTH, REPEAT_STREAK,
-};
-use syncmut_oracle::schedules::{Por, Strategy, StrategyName, UNBOUNDED};
+use syncmut_oracle::explore::{self, Choose, ExploreSettings, PctPlan, REPEAT_STREAK};
+use syncmut_oracle::schedules::{Por, Strategy, UNBOUNDED};
+use syncmut_oracle::strategies;
 use syncmut_runtime::exec::Limits;
 use syncmut_runtime::Invocation;
 
@@ -28,32 +28,29 @@ pub struct ExploreArgs {
     pub design: Vec<PathBuf>,
     #[command(flatten)]
     pub project: crate::build_input::ProjectArgs,
-    /// mix (the default: round-robin, holdback, pct and random in turn, then dfs with
-    /// deepening preemption bounds, in one budget), or one strategy: rr (round-robin,
-    /// quanta 1 to 8, every phase), holdback (random, threads wait while their creator
-    /// can run until a seeded step), random (seeds 1…N), pct (priorities with depth-1
-    /// change points) or dfs (depth-first over scheduling choices, bounded preemptions).
-    #[arg(long, default_value = "mix", value_parser = strategy_name())]
-    pub strategy: StrategyName,
-    /// Run budget: mix and dfs, at most N executions (default 1000); random and
-    /// holdback, N distinct schedules (a repeated one is drawn again); rr, at most N of
-    /// its 36 schedules; pct, N distinct schedules, by default chosen from the program
-    /// (see --depth).
-    #[arg(long, value_name = "N")]
+    /// How the schedules are chosen: one budget shared by strategies in phases, or one
+    /// strategy.
+    #[arg(
+        long,
+        default_value = strategies::EXPLORE_DEFAULT,
+        value_parser = strategy_help::parser(strategies::Command::Explore)
+    )]
+    pub strategy: String,
+    #[arg(long, value_name = "N", help = strategy_help::explore_schedules())]
     pub schedules: Option<usize>,
-    /// dfs: at most this many preemptions per schedule (default 2), or `unbounded`; the
-    /// mix's dfs phase deepens its bounds 0, 1, 2, 3, then none, or up to K when given.
-    #[arg(long, value_name = "K", value_parser = preemption_bound)]
+    #[arg(
+        long,
+        value_name = "K",
+        value_parser = preemption_bound,
+        help = strategy_help::explore_preemptions()
+    )]
     pub preemptions: Option<u32>,
-    /// dfs and the mix's dfs phase: how schedules that only reorder independent steps are
+    /// dfs and phased's dfs phase: how schedules that only reorder independent steps are
     /// skipped: `dpor` (dynamic partial-order reduction, with sleep sets when unbounded),
     /// `sleep` (sleep sets only) or `none`.
-    #[arg(long, default_value = "dpor", value_parser = por_name())]
+    #[arg(long, default_value = strategies::EXPLORE_POR.name(), value_parser = por_name())]
     pub por: Por,
-    /// pct: bug depth d (d-1 priority change points); by default the deepest of 1 to 3
-    /// that the budget covers with 95% probability, for the threads and scheduling points
-    /// of a first run.
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", help = strategy_help::explore_depth())]
     pub depth: Option<u32>,
     /// Scheduling points: `sync` (synchronization calls, thread start/end) or `memory`
     /// (also every load/store of possibly shared memory: globals, memory reached
@@ -165,37 +162,19 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         eprintln!("syncmut: no synchronization calls and no shared memory accesses in user code: there is no schedule to explore");
         return Ok(exit::NO_SITES);
     }
-    let strategy = match a.strategy {
-        StrategyName::Mix => Strategy::Mix {
-            deepest: a.preemptions.unwrap_or(UNBOUNDED),
-            por: a.por,
-        },
-        StrategyName::RoundRobin => Strategy::RoundRobin,
-        StrategyName::Holdback => Strategy::Holdback,
-        StrategyName::Random => Strategy::Random,
-        // A placeholder when the depth is chosen from the program.
-        StrategyName::Pct => Strategy::Pct {
-            depth: a.depth.unwrap_or(PCT_MAX_CHOSEN_DEPTH),
-        },
-        StrategyName::Dfs => Strategy::Dfs {
-            preemptions: a.preemptions.unwrap_or(DFS_PREEMPTIONS),
-            por: a.por,
-        },
-        other => {
-            return Err((
-                exit::USAGE,
-                anyhow::anyhow!(
-                    "explore: --strategy must be one of {}, not {other:?}",
-                    StrategyName::EXPLORE_NAMES.join(", ")
-                ),
-            ))
-        }
+    let settings = strategies::Settings {
+        preemptions: a.preemptions,
+        depth: a.depth,
+        por: Some(a.por),
+        ..strategies::Settings::default()
     };
+    let strategy = strategies::Command::explore_strategy(&a.strategy, &settings)
+        .map_err(|e| (exit::USAGE, anyhow::Error::msg(e)))?;
     let config = ExploreSettings {
         strategy,
-        schedules: a.schedules.unwrap_or(DEFAULT_SCHEDULES),
+        schedules: a.schedules.unwrap_or(strategies::EXPLORE_SCHEDULES),
         // The seeded strategies draw again when a schedule repeats; round-robin's are a
-        // fixed list, and the mix's phases repeat each other's schedules by design.
+        // fixed list, and phased's phases repeat each other's schedules by design.
         redraw_repeats: matches!(
             strategy,
             Strategy::Random | Strategy::Pct { .. } | Strategy::Holdback
@@ -276,7 +255,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             syncmut_oracle::lab::TIMEOUT_CONFIRM_FACTOR
         );
     }
-    let coverage = if matches!(strategy, Strategy::Mix { .. }) {
+    let coverage = if matches!(strategy, Strategy::Phased { .. }) {
         // Each phase says what it covered, on lines of their own below.
         if report.exhausted {
             " — every schedule was explored".to_string()
@@ -413,11 +392,6 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     Ok(exit::BUG_FOUND)
 }
 
-/// The run budget of random and dfs when `--schedules` is not given.
-const DEFAULT_SCHEDULES: usize = 1000;
-/// `--strategy dfs`'s preemption bound when `--preemptions` is not given.
-const DFS_PREEMPTIONS: u32 = 2;
-
 /// What a pct exploration covered: its parameters, where they came from, and PCT's bound
 /// on the chance that a bug of its depth was missed.
 fn pct_coverage(plan: &PctPlan, runs: usize, found: bool) -> String {
@@ -453,8 +427,7 @@ fn percent(p: f64) -> String {
     }
 }
 
-/// `--strategy`: clap checks the name against the list (and lists the names in its
-/// errors); `StrategyName` parses it, as for `run` and syncmut.toml.
+/// `--por`: clap checks the name against the reductions' (and lists them in its errors).
 pub fn por_name() -> impl TypedValueParser<Value = Por> {
     PossibleValuesParser::new(Por::NAMES).map(|name| name.parse().expect("a listed reduction"))
 }
@@ -469,11 +442,6 @@ pub fn preemption_bound(word: &str) -> Result<u32, String> {
             .filter(|k| *k != UNBOUNDED)
             .ok_or_else(|| format!("{k:?} is not a preemption bound (a number, or `unbounded`)")),
     }
-}
-
-fn strategy_name() -> impl TypedValueParser<Value = StrategyName> {
-    PossibleValuesParser::new(StrategyName::EXPLORE_NAMES)
-        .map(|name| name.parse().expect("a listed strategy name"))
 }
 
 fn shell_word(word: &str) -> String {

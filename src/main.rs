@@ -19,6 +19,7 @@ mod run;
 mod run_dir;
 mod selection;
 mod sim_bound;
+mod strategy_help;
 mod table;
 mod test_cmd;
 mod wrapper;
@@ -32,7 +33,7 @@ use gates::{no_sites_check, score_gate};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use syncmut_mutator::metamutant;
-use syncmut_oracle::{lab, report};
+use syncmut_oracle::{lab, report, strategies};
 
 #[derive(Parser)]
 #[command(
@@ -99,16 +100,13 @@ enum Command {
         /// kept, not redone.
         #[arg(long)]
         resume: bool,
-        /// pthread designs: explore N schedules per (mutant, test) (default: 8 of
-        /// `mixed`; N alone: N random schedules, 1: the one default schedule).
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", help = strategy_help::run_schedules())]
         schedules: Option<usize>,
-        /// How the schedules are chosen: mixed (the default: `default`, then pct and
-        /// random alternately, stopping at the first kill), default (one schedule),
-        /// random (seeds 1…N), pct (priorities with depth-1 change points), dfs
-        /// (depth-first with a preemption bound; "exhaustive" when it covers the bounded
-        /// space), or native (the default schedule plus N runs with real threads).
-        #[arg(long, value_parser = syncmut_oracle::schedules::StrategyName::NAMES)]
+        #[arg(
+            long,
+            value_parser = strategy_help::parser(strategies::Command::Run),
+            help = strategy_help::run_strategy()
+        )]
         strategy: Option<String>,
         /// pthread designs: N more runs per (mutant, test) with real threads, no
         /// controlled scheduler; they kill only by a crash, an assertion or a hang that no
@@ -119,15 +117,16 @@ enum Command {
         /// baseline's: every kill would be a false one; exits 11 if there is any.
         #[arg(long)]
         self_check: bool,
-        /// dfs: at most this many preemptions per schedule (default 2), or `unbounded`.
-        #[arg(long, value_name = "K", value_parser = explore::preemption_bound)]
+        #[arg(
+            long,
+            value_name = "K",
+            value_parser = explore::preemption_bound,
+            help = strategy_help::run_preemptions()
+        )]
         preemptions: Option<u32>,
-        /// dfs: `none` (the default) or `sleep` (sleep sets); `dpor` is refused here (it
-        /// is `explore`'s default).
-        #[arg(long, value_parser = explore::por_name())]
+        #[arg(long, value_parser = explore::por_name(), help = strategy_help::run_por())]
         por: Option<syncmut_oracle::schedules::Por>,
-        /// pct: bug depth d, d-1 priority change points (default 3).
-        #[arg(long, value_name = "D")]
+        #[arg(long, value_name = "D", help = strategy_help::run_depth())]
         depth: Option<u32>,
         #[command(flatten)]
         interleave: InterleaveArg,
@@ -477,30 +476,24 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 code: exit::USAGE,
                 error,
             })?;
-            let strategy_name = strategy.or(file.strategy.clone());
-            let native = config::native_runs(
-                strategy_name.as_deref(),
-                schedules.or(file.schedules),
-                native.or(file.native),
-            );
-            config::check_limits(None, Some(native), None).map_err(|error| Failure {
-                code: exit::USAGE,
-                error,
-            })?;
-            let strategy = config::strategy(
-                strategy_name.as_deref(),
-                schedules.or(file.schedules),
-                preemptions.or(file.preemptions),
-                depth.or(file.depth),
+            let settings = syncmut_oracle::strategies::Settings {
+                schedules: schedules.or(file.schedules),
+                preemptions: preemptions.or(file.preemptions),
+                depth: depth.or(file.depth),
                 por,
-            )
-            .map_err(|error| Failure {
+                native: native.or(file.native),
+            };
+            let usage = |error| Failure {
                 code: exit::USAGE,
                 error,
-            })?;
+            };
+            let run_plan =
+                config::strategy(strategy.or(file.strategy.clone()).as_deref(), &settings)
+                    .map_err(usage)?;
+            config::check_limits(None, Some(run_plan.native), None).map_err(usage)?;
             let mut config = lab::RunSettings {
-                strategy,
-                native,
+                strategy: run_plan.schedules,
+                native: run_plan.native,
                 self_check,
                 keep_traces,
                 entropy: entropy.or(file.entropy).unwrap_or_default(),

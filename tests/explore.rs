@@ -642,9 +642,10 @@ fn the_explore_command_reports_a_bug_with_exit_9_and_a_clean_twin_with_0() {
     syncmut(&[race.to_str().unwrap(), "--interleave", "bytes"]).code(2);
 }
 
-/// The mix takes `--preemptions` as the deepest bound of its dfs phase and `--por` as its
+/// `phased` takes `--preemptions` as the deepest bound of its dfs phase and `--por` as its
 /// reduction: on a correct twin the dfs phase stops after exhausting bound 1, well within
-/// the budget, and the summary names both.
+/// the budget, and the summary names both. Named by its old spelling, `mix`, which
+/// scripts may still use.
 #[test]
 fn the_mix_deepens_dfs_only_to_the_bound_given_with_the_reduction_given() {
     let dir = tempfile::tempdir().unwrap();
@@ -656,6 +657,8 @@ fn the_mix_deepens_dfs_only_to_the_bound_given_with_the_reduction_given() {
         .args([
             "-o",
             out.to_str().unwrap(),
+            "--strategy",
+            "mix",
             "--preemptions",
             "1",
             "--por",

@@ -140,7 +140,7 @@ fn the_mix_finds_the_same_bug_at_the_same_run() {
     // round-robin phase's 36 runs went in batches.
     let source = util::root().join("tests/corpus/twins/reorder_20_bad.c");
     let settings = ExploreSettings {
-        strategy: Strategy::Mix {
+        strategy: Strategy::Phased {
             deepest: syncmut_oracle::schedules::UNBOUNDED,
             por: syncmut_oracle::schedules::Por::Dpor,
         },

@@ -160,8 +160,9 @@ fn a_kill_names_the_closest_original_run() {
 const DFS_WITHOUT_INPUTS: [&str; 2] = ["pthread/named_depth", "pthread/nondet_guard"];
 
 /// `--self-check` on every example of `family` under every strategy (small budgets): the
-/// original in place of each mutant is never killed. pthread: `mixed` with one run with
-/// real threads covers default, pct, random and native in one run (a self-check's seeded
+/// original in place of each mutant is never killed. pthread: `alternating` (by its old
+/// spelling, `mixed`, which syncmut.toml files may still use) with one run with real
+/// threads covers default, pct, random and native in one run (a self-check's seeded
 /// schedules are those after the baseline's); dfs runs on its own. SystemC runs once.
 fn self_check(family: &str) {
     let strategies: [&[&str]; 2] = [

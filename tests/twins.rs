@@ -95,9 +95,9 @@ fn the_default_mix_finds_what_single_strategies_missed() {
                 budget,
                 &out,
             );
-            if !s.as_expected(expect) || !s.text.contains("strategy mix") {
+            if !s.as_expected(expect) || !s.text.contains("strategy phased") {
                 failures.push(format!(
-                    "{path} (mix, {budget} schedules): exit {}, expected {expect:?}\n{}",
+                    "{path} (phased, {budget} schedules): exit {}, expected {expect:?}\n{}",
                     s.code, s.text
                 ));
             } else if expect == Expect::Bug {

@@ -49,7 +49,7 @@ pub enum Por {
 impl Por {
     pub const NAMES: [&'static str; 3] = ["dpor", "sleep", "none"];
 
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Por::None => "none",
             Por::Sleep => "sleep",

@@ -23,6 +23,7 @@ pub mod outdir;
 pub mod races;
 pub mod report;
 pub mod schedules;
+pub mod strategies;
 pub mod timeout;
 pub mod verdict;
 

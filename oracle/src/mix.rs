@@ -1,5 +1,6 @@
-//! `explore`'s default: one schedule budget shared by strategies that find different
-//! bugs (BENCHMARKS.md, "Bad/correct twins", has the measurements behind the shares).
+//! `explore`'s default strategy, `phased`: one schedule budget shared by strategies that
+//! find different bugs (BENCHMARKS.md, "Bad/correct twins", has the measurements behind
+//! the shares).
 //!
 //! 1. `default`, once: the non-preemptive schedule, and the run length the seeded
 //!    strategies place their change points and release steps in.

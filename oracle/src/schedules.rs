@@ -1,6 +1,7 @@
 //! How the schedules of a pthread run are chosen: one strategy type for `run` (the lab)
-//! and `explore`, parsed from one name, and the `SYNCMUT_SCHEDULE` values of the seeded
-//! strategies. The runs themselves go through `explore::search`.
+//! and `explore` (the names users give them, and how settings build them, are
+//! [`crate::strategies`]), and the `SYNCMUT_SCHEDULE` values of the seeded strategies.
+//! The runs themselves go through `explore::search`.
 
 use syncmut_runtime::schedule;
 
@@ -22,10 +23,11 @@ pub fn dfs_space(preemptions: u32, por: Por) -> String {
 pub enum Strategy {
     /// The one deterministic `default` schedule.
     Default,
-    /// `run`'s default: the `default` schedule first, then `pct:<k>:<depth>:<steps>` and
-    /// `random:<k>` alternately. `default` never preempts inside a critical section and
-    /// never lets a waiter miss a signal; pct and random do both.
-    Mixed { depth: u32 },
+    /// `run`'s default, `alternating`: the `default` schedule first, then
+    /// `pct:<k>:<depth>:<steps>` and `random:<k>` alternately. `default` never preempts
+    /// inside a critical section and never lets a waiter miss a signal; pct and random do
+    /// both.
+    Alternating { depth: u32 },
     /// `random:1` … `random:N`.
     Random,
     /// `pct:<k>:<depth>:<steps>` for k = 1, 2, …, `steps` the original's run length.
@@ -40,10 +42,11 @@ pub enum Strategy {
     /// `holdback:<k>:<steps>` for k = 1, 2, …: a random walk in which every thread's
     /// threads wait while it can run, until a seeded release step.
     Holdback,
-    /// `explore`'s default: a first `default` run, round-robin, then holdback, pct and
-    /// random in turn, then dfs with `por` and iteratively deepened preemption bounds up
-    /// to `deepest` ([`UNBOUNDED`]: the bounds of [`crate::mix::DFS_BOUNDS`], then none).
-    Mix { deepest: u32, por: Por },
+    /// `explore`'s default, `phased` ([`crate::mix`]): a first `default` run, round-robin,
+    /// then holdback, pct and random in turn, then dfs with `por` and iteratively
+    /// deepened preemption bounds up to `deepest` ([`UNBOUNDED`]: the bounds of
+    /// [`crate::mix::DFS_BOUNDS`], then none).
+    Phased { deepest: u32, por: Por },
 }
 
 /// The largest quantum round-robin tries: strict alternation of steps of up to this many
@@ -66,12 +69,12 @@ impl Strategy {
             Strategy::RoundRobin => rr_values().into_iter().nth(k.checked_sub(1)?),
             Strategy::Holdback => Some(format!("holdback:{k}:{}", steps.max(1))),
             Strategy::Pct { depth } => Some(schedule::pct_value(k, depth, steps)),
-            Strategy::Mixed { .. } if k == 1 => Some("default".to_string()),
-            Strategy::Mixed { depth } if k.is_multiple_of(2) => {
+            Strategy::Alternating { .. } if k == 1 => Some("default".to_string()),
+            Strategy::Alternating { depth } if k.is_multiple_of(2) => {
                 Some(schedule::pct_value(k / 2, depth, steps))
             }
-            Strategy::Mixed { .. } => Some(format!("random:{}", (k - 1) / 2)),
-            Strategy::Default | Strategy::Dfs { .. } | Strategy::Mix { .. } => None,
+            Strategy::Alternating { .. } => Some(format!("random:{}", (k - 1) / 2)),
+            Strategy::Default | Strategy::Dfs { .. } | Strategy::Phased { .. } => None,
         }
     }
 }
@@ -89,14 +92,14 @@ impl std::fmt::Display for Strategy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Strategy::Default => write!(f, "default"),
-            Strategy::Mixed { depth } => write!(f, "default, pct (depth {depth}) and random"),
+            Strategy::Alternating { depth } => write!(f, "default, pct (depth {depth}) and random"),
             Strategy::Random => write!(f, "random"),
             Strategy::Pct { depth } => write!(f, "pct (depth {depth})"),
             Strategy::RoundRobin => {
                 write!(f, "round-robin (quanta 1 to {RR_MAX_QUANTUM}, every phase)")
             }
             Strategy::Holdback => write!(f, "holdback"),
-            Strategy::Mix { deepest, por } => {
+            Strategy::Phased { deepest, por } => {
                 let bounds = if *deepest == UNBOUNDED {
                     "deepening preemption bounds".to_string()
                 } else {
@@ -104,7 +107,7 @@ impl std::fmt::Display for Strategy {
                 };
                 write!(
                     f,
-                    "mix (default, round-robin, holdback, pct, random, then dfs with {bounds}{})",
+                    "phased (default, round-robin, holdback, pct, random, then dfs with {bounds}{})",
                     por_words(*por)
                 )
             }
@@ -115,59 +118,6 @@ impl std::fmt::Display for Strategy {
                     k => write!(f, "dfs (preemption bound {k}{reduction})"),
                 }
             }
-        }
-    }
-}
-
-/// A strategy as users name it (`--strategy`, `strategy =` in syncmut.toml); its
-/// parameters come from their own settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StrategyName {
-    /// The one `default` schedule.
-    Default,
-    /// `default`, then pct and random alternately (`run`'s default).
-    Mixed,
-    Random,
-    Pct,
-    Dfs,
-    /// Real threads, no controlled scheduler (`run` only; added to the `default` schedule).
-    Native,
-    /// Round-robin with quanta (`explore` only).
-    RoundRobin,
-    /// Random with threads held back behind their creator (`explore` only).
-    Holdback,
-    /// `explore`'s default mix (`explore` only).
-    Mix,
-}
-
-impl StrategyName {
-    /// Every name `run` takes, as typed.
-    pub const NAMES: [&'static str; 6] = ["default", "mixed", "random", "pct", "dfs", "native"];
-    /// The names `explore` takes: it searches the original's schedules, so the one
-    /// `default` schedule, `run`'s mix and real threads are `run`'s alone; round-robin,
-    /// holdback and explore's own mix are explore's alone (`run` judges mutants by kill
-    /// fractions over its seeded schedules, measured with random, pct and dfs).
-    pub const EXPLORE_NAMES: [&'static str; 6] = ["mix", "rr", "holdback", "random", "pct", "dfs"];
-}
-
-impl std::str::FromStr for StrategyName {
-    type Err = String;
-
-    fn from_str(name: &str) -> Result<StrategyName, String> {
-        match name {
-            "default" => Ok(StrategyName::Default),
-            "mixed" => Ok(StrategyName::Mixed),
-            "random" => Ok(StrategyName::Random),
-            "pct" => Ok(StrategyName::Pct),
-            "dfs" => Ok(StrategyName::Dfs),
-            "native" => Ok(StrategyName::Native),
-            "rr" => Ok(StrategyName::RoundRobin),
-            "holdback" => Ok(StrategyName::Holdback),
-            "mix" => Ok(StrategyName::Mix),
-            other => Err(format!(
-                "strategy must be one of {}, not {other:?}",
-                StrategyName::NAMES.map(|n| format!("{n:?}")).join(", ")
-            )),
         }
     }
 }
@@ -190,7 +140,9 @@ impl Schedules {
     /// 8 schedules in all (BENCHMARKS.md, "Default schedule budget", has the
     /// measurement behind the number).
     pub const STANDARD: Schedules = Schedules {
-        strategy: Strategy::Mixed { depth: 3 },
+        strategy: Strategy::Alternating {
+            depth: crate::strategies::RUN_PCT_DEPTH,
+        },
         budget: 8,
     };
 }
@@ -236,14 +188,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_parse_and_seeded_values_are_self_contained() {
-        for name in StrategyName::NAMES {
-            assert!(name.parse::<StrategyName>().is_ok(), "{name}");
-        }
-        assert!("bfs"
-            .parse::<StrategyName>()
-            .unwrap_err()
-            .contains("strategy must be"));
+    fn seeded_values_are_self_contained() {
         assert_eq!(
             Strategy::Random.seeded_value(3, 10).as_deref(),
             Some("random:3")
@@ -261,7 +206,11 @@ mod tests {
             None
         );
         let mixed: Vec<String> = (1..=5)
-            .map(|k| Strategy::Mixed { depth: 3 }.seeded_value(k, 40).unwrap())
+            .map(|k| {
+                Strategy::Alternating { depth: 3 }
+                    .seeded_value(k, 40)
+                    .unwrap()
+            })
             .collect();
         assert_eq!(
             mixed,
@@ -287,6 +236,27 @@ mod tests {
             Strategy::RoundRobin.seeded_value(all, 40).is_some()
                 && Strategy::RoundRobin.seeded_value(all + 1, 40).is_none()
         );
+    }
+
+    /// A strategy's values are of kinds the runtime's parser lists, so renaming a kind
+    /// there cannot leave a strategy composing values the runtime refuses.
+    #[test]
+    fn seeded_values_are_of_kinds_the_runtime_parses() {
+        let seeded = [
+            Strategy::Random,
+            Strategy::RoundRobin,
+            Strategy::Holdback,
+            Strategy::Pct { depth: 2 },
+            Strategy::Alternating { depth: 3 },
+        ];
+        let mut values: Vec<String> = seeded
+            .iter()
+            .flat_map(|s| (1..=4).map(|k| s.seeded_value(k, 40).expect("seeded")))
+            .collect();
+        values.extend((0..3).map(|i| crate::mix::MixPlan::seeded_value(i, 2, 50)));
+        for value in values {
+            assert!(schedule::ScheduleKind::of(&value).is_some(), "{value}");
+        }
     }
 
     #[test]

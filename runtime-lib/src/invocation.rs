@@ -22,6 +22,7 @@
 use crate::env;
 use crate::exec::{self, Execution, Limits};
 use crate::fork_server::ForkServer;
+use crate::schedule::ScheduleKind;
 use crate::test_case::{Setting, TestCase};
 use crate::workdir::Workdir;
 use std::collections::BTreeMap;
@@ -142,13 +143,14 @@ impl Invocation {
         // A schedule read from a file names it absolutely: runs start in a working
         // directory of their own, where a relative path (from `-o out`) names nothing.
         vars.extend(self.schedule.clone().map(|v| {
-            match ["replay:", "follow:"]
-                .into_iter()
-                .find_map(|p| v.strip_prefix(p).map(|file| (p, file)))
-            {
-                Some((prefix, file)) => (
+            let from_file = [ScheduleKind::Replay, ScheduleKind::Follow];
+            match from_file.into_iter().find_map(|k| {
+                let file = v.strip_prefix(k.name())?.strip_prefix(':')?;
+                Some((k.name(), file))
+            }) {
+                Some((kind, file)) => (
                     env::SCHEDULE,
-                    format!("{prefix}{}", absolute(Path::new(file)).display()),
+                    format!("{kind}:{}", absolute(Path::new(file)).display()),
                 ),
                 None => (env::SCHEDULE, v),
             }

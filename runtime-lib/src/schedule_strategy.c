@@ -165,11 +165,27 @@ int syncmut_sched_parse_u64(const char *s, uint64_t *out)
     return *s == '\0';
 }
 
+/* The parsers of each kind's arguments, parse_<C_NAME> for the kinds of
+ * syncmut_schedules.def: `args` is the text after "name:", NULL for the name alone.
+ * Each sets its strategy's parameters and says whether the arguments were well formed. */
+
+static int parse_DEFAULT(const char *args)
+{
+    return args == NULL;
+}
+
+static int parse_RANDOM(const char *args)
+{
+    return args != NULL && syncmut_sched_parse_u64(args, &rng_state);
+}
+
 /* pct:<seed>:<depth>[:<steps>]; <steps>, else SYNCMUT_PCT_STEPS, else 1000, estimates
  * the run's scheduling points. The d-1 change points are drawn uniformly in 1..steps
  * from the seeded stream. */
-static int parse_pct(const char *s)
+static int parse_PCT(const char *s)
 {
+    if (s == NULL)
+        return 0;
     char fields[3][21];
     int n = 0;
     for (const char *p = s;; n++) {
@@ -201,11 +217,11 @@ static int parse_pct(const char *s)
     return 1;
 }
 
-/* Two or three colon-separated decimal fields: rr:<quantum>:<phase> (quantum >= 1,
- * phase < quantum) and holdback:<seed>:<steps> (steps >= 1). */
+/* Two colon-separated decimal fields: rr:<quantum>:<phase> (quantum >= 1, phase <
+ * quantum) and holdback:<seed>:<steps> (steps >= 1). */
 static int parse_fields(const char *s, uint64_t *a, uint64_t *b)
 {
-    const char *colon = strchr(s, ':');
+    const char *colon = s != NULL ? strchr(s, ':') : NULL;
     char first[21];
     if (colon == NULL || (size_t)(colon - s) > 20)
         return 0;
@@ -214,41 +230,62 @@ static int parse_fields(const char *s, uint64_t *a, uint64_t *b)
     return syncmut_sched_parse_u64(first, a) && syncmut_sched_parse_u64(colon + 1, b);
 }
 
-static int parse_rr(const char *s)
+static int parse_RR(const char *args)
 {
-    return parse_fields(s, &rr_quantum, &rr_phase) && rr_quantum >= 1 && rr_phase < rr_quantum;
+    return parse_fields(args, &rr_quantum, &rr_phase) && rr_quantum >= 1 && rr_phase < rr_quantum;
 }
 
-static int parse_holdback(const char *s)
+static int parse_HOLDBACK(const char *args)
 {
     uint64_t steps_estimate;
-    if (!parse_fields(s, &rng_state, &steps_estimate) || steps_estimate == 0)
+    if (!parse_fields(args, &rng_state, &steps_estimate) || steps_estimate == 0)
         return 0;
     holdback_release = 1 + syncmut_sched_rng_next() % steps_estimate;
     return 1;
 }
 
+/* replay:<path> and follow:<path>: schedule_record.c opens the file. */
+static int parse_REPLAY(const char *args)
+{
+    return args != NULL && *args != '\0';
+}
+
+static int parse_FOLLOW(const char *args)
+{
+    return parse_REPLAY(args);
+}
+
+static const struct schedule_kind {
+    const char *name, *syntax;
+    enum strategy strategy;
+    int (*parse)(const char *args);
+} kinds[] = {
+#define SYNCMUT_SCHEDULE(Rust, C_NAME, name, syntax) {name, syntax, STRATEGY_##C_NAME, parse_##C_NAME},
+#include "syncmut_schedules.def"
+#undef SYNCMUT_SCHEDULE
+};
+#define KINDS (sizeof kinds / sizeof kinds[0])
+
 /* SYNCMUT_SCHEDULE's value: sets the strategy and its parameters, or ends the run when
- * the value is malformed. Called once, by the scheduler's constructor. */
+ * the value is malformed, listing every kind's syntax. Called once, by the scheduler's
+ * constructor. */
 void syncmut_sched_parse_strategy(const char *value)
 {
-    if (strcmp(value, "default") == 0)
-        syncmut_sched_strategy = STRATEGY_DEFAULT;
-    else if (strncmp(value, "random:", 7) == 0 && syncmut_sched_parse_u64(value + 7, &rng_state))
-        syncmut_sched_strategy = STRATEGY_RANDOM;
-    else if (strncmp(value, "pct:", 4) == 0 && parse_pct(value + 4))
-        syncmut_sched_strategy = STRATEGY_PCT;
-    else if (strncmp(value, "rr:", 3) == 0 && parse_rr(value + 3))
-        syncmut_sched_strategy = STRATEGY_RR;
-    else if (strncmp(value, "holdback:", 9) == 0 && parse_holdback(value + 9))
-        syncmut_sched_strategy = STRATEGY_HOLDBACK;
-    else if (strncmp(value, "replay:", 7) == 0 && value[7] != '\0')
-        syncmut_sched_strategy = STRATEGY_REPLAY;
-    else if (strncmp(value, "follow:", 7) == 0 && value[7] != '\0')
-        syncmut_sched_strategy = STRATEGY_FOLLOW;
-    else
-        syncmut_fatal("malformed SYNCMUT_SCHEDULE '%s': expected default, random:<seed>, "
-              "pct:<seed>:<depth>[:<steps>] (decimal; depth 1..%u), rr:<quantum>:<phase> (phase < quantum), "
-              "holdback:<seed>:<steps>, replay:<path> or follow:<path>",
-              value, PCT_MAX_DEPTH);
+    for (size_t i = 0; i < KINDS; i++) {
+        size_t len = strlen(kinds[i].name);
+        if (strncmp(value, kinds[i].name, len) != 0 || (value[len] != '\0' && value[len] != ':'))
+            continue;
+        if (kinds[i].parse(value[len] == ':' ? value + len + 1 : NULL)) {
+            syncmut_sched_strategy = kinds[i].strategy;
+            return;
+        }
+        break;
+    }
+    char expected[512] = "";
+    for (size_t i = 0; i < KINDS; i++) {
+        const char *sep = i == 0 ? "" : i + 1 < KINDS ? ", " : " or ";
+        strncat(expected, sep, sizeof expected - strlen(expected) - 1);
+        strncat(expected, kinds[i].syntax, sizeof expected - strlen(expected) - 1);
+    }
+    syncmut_fatal("malformed SYNCMUT_SCHEDULE '%s': expected %s", value, expected);
 }

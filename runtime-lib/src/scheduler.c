@@ -1,7 +1,6 @@
-/* Controlled scheduler for pthread designs:
- * SYNCMUT_SCHEDULE=default | random:<seed> | pct:<seed>:<depth>[:<steps>] |
- * rr:<quantum>:<phase> | holdback:<seed>:<steps> | replay:<path> | follow:<path>, and
- * SYNCMUT_SCHEDULE_OUT=<path> (the choices made, replayable).
+/* Controlled scheduler for pthread designs: SYNCMUT_SCHEDULE=<kind>[:<arguments>] (the
+ * kinds are listed in syncmut_schedules.def) and SYNCMUT_SCHEDULE_OUT=<path> (the
+ * choices made, replayable).
  *
  * Baton: a thread the scheduler controls runs design code only while `current` points
  * to it. Everyone else waits on its own condition variable under `syncmut_sched_lock`.

@@ -63,8 +63,15 @@ struct sthread {
 };
 
 /* The strategies of SYNCMUT_SCHEDULE (schedule_strategy.c). */
-enum strategy { STRATEGY_DEFAULT, STRATEGY_RANDOM, STRATEGY_PCT, STRATEGY_RR, STRATEGY_HOLDBACK, STRATEGY_REPLAY, STRATEGY_FOLLOW };
-/* pct: the largest depth (SYNCMUT_SCHEDULE=pct:<seed>:<depth>). */
+/* The kinds of SYNCMUT_SCHEDULE value; the first (0, a static's initial value) is the
+ * strategy of a run that sets none. */
+enum strategy {
+#define SYNCMUT_SCHEDULE(Rust, C_NAME, name, syntax) STRATEGY_##C_NAME,
+#include "syncmut_schedules.def"
+#undef SYNCMUT_SCHEDULE
+};
+/* pct: the largest depth (SYNCMUT_SCHEDULE=pct:<seed>:<depth>; the list's pct syntax
+ * states it). */
 #define PCT_MAX_DEPTH 64u
 /* The kinds of choice point (`run`, `wake`, `timeout` in the schedule file). */
 enum choice_kind { K_RUN = 0, K_WAKE, K_TIMEOUT };

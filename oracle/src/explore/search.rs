@@ -114,8 +114,8 @@ pub fn search(
         Strategy::Random | Strategy::RoundRobin => {
             explorer.seeded(config.strategy, 0, config.schedules)
         }
-        Strategy::Mix { deepest, por } => explorer.mix(deepest, por),
-        Strategy::Pct { .. } | Strategy::Mixed { .. } | Strategy::Holdback => {
+        Strategy::Phased { deepest, por } => explorer.mix(deepest, por),
+        Strategy::Pct { .. } | Strategy::Alternating { .. } | Strategy::Holdback => {
             // The run length pct's change points are placed in, measured by a `default` run.
             let first = explorer.run("default", 0)?;
             if first.stop {

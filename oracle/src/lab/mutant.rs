@@ -50,7 +50,8 @@ pub(super) fn run_mutant(
     let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
     // A budget chosen to find faults stops at the first kill; a named sampling strategy
     // runs every schedule, for its kill fraction.
-    let stop_at_kill = !explores || matches!(config.strategy.strategy, Strategy::Mixed { .. });
+    let stop_at_kill =
+        !explores || matches!(config.strategy.strategy, Strategy::Alternating { .. });
     let active = if config.self_check {
         String::new()
     } else {
