@@ -24,7 +24,7 @@ pub mod wp;
 
 pub use error::AnalysisError;
 use error::Result;
-use reachability::Before;
+use reachability::PriorRun;
 pub use reachability::{Progress, Quiet, Reachability, SiteResult};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -242,7 +242,7 @@ fn reach_of_given(
     build: &syncmut_mutator::metamutant::Build,
     given: &[syncmut_runtime::test_case::TestCase],
     scratch: &Path,
-    reached: &mut BTreeMap<u32, Before>,
+    reached: &mut BTreeMap<u32, PriorRun>,
 ) -> Result<usize> {
     let started = std::time::Instant::now();
     let mut ran = 0;
@@ -258,7 +258,7 @@ fn reach_of_given(
             for site in run.reached {
                 reached
                     .entry(site)
-                    .or_insert_with(|| Before::Given(test.name.clone()));
+                    .or_insert_with(|| PriorRun::Given(test.name.clone()));
             }
         }
     }
@@ -300,12 +300,12 @@ fn generate_here(
     } else {
         None
     };
-    let mut reached: BTreeMap<u32, Before> = seed
+    let mut reached: BTreeMap<u32, PriorRun> = seed
         .as_ref()
         .map(suite::Seed::reached)
         .unwrap_or_default()
         .into_iter()
-        .map(|site| (site, Before::Default))
+        .map(|site| (site, PriorRun::Default))
         .collect();
     let before = reached.len();
     let ran = reach_of_given(build, &options.given, &scratch, &mut reached)?;

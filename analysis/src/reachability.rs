@@ -139,7 +139,7 @@ pub trait Progress: Sync {
 
 /// A run made before the analysis that reached a site.
 #[derive(Debug, Clone)]
-pub enum Before {
+pub enum PriorRun {
     /// The design's default invocation ([`crate::suite::Seed`]).
     Default,
     /// The given test of this name.
@@ -149,9 +149,9 @@ pub enum Before {
 /// The result of a site that a run made before the analysis reached: no formula was
 /// needed. The default invocation is its candidate (already run); a given test's site
 /// needs no generated test.
-fn reached_before(index: u32, by: &Before) -> SiteResult {
+fn reached_before(index: u32, by: &PriorRun) -> SiteResult {
     let (verdict, by) = match by {
-        Before::Default => (
+        PriorRun::Default => (
             Reachability::TestFound {
                 args: vec![],
                 nondet: vec![],
@@ -159,7 +159,7 @@ fn reached_before(index: u32, by: &Before) -> SiteResult {
             },
             "the design's default invocation (no arguments, no inputs)".to_string(),
         ),
-        Before::Given(test) => (
+        PriorRun::Given(test) => (
             Reachability::ReachedByGiven { test: test.clone() },
             format!("the given test {test:?}"),
         ),
@@ -262,7 +262,7 @@ impl<'a, 'm> Sites<'a, 'm> {
     pub fn analyse_all(
         &mut self,
         labels: &[String],
-        reached: &BTreeMap<u32, Before>,
+        reached: &BTreeMap<u32, PriorRun>,
         formulas: &Path,
         progress: &dyn Progress,
     ) -> Result<Vec<SiteResult>> {
