@@ -13,7 +13,7 @@
 //! site_timeout = 15         # s per site
 //! gen_memory = 512          # MB while building a formula
 //! formula_terms = 2000000   # largest formula solved
-//! formula_budget = 32       # MB of formula files kept
+//! formula_budget = 8        # MB of formula files kept
 //! jobs = 2
 //! schedules = 20            # pthread designs
 //! strategy = "dfs"          # see `syncmut run --help` (alternating, random, pct, dfs, …)

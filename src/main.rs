@@ -277,7 +277,7 @@ struct GenFlags {
     /// Largest formula solved, in distinct terms (default 2000000).
     #[arg(long, value_name = "N")]
     formula_terms: Option<usize>,
-    /// Bytes of formula files kept in `formulas/`, in MB (default 32).
+    /// Bytes of formula files kept in `formulas/`, in MB (default 8).
     #[arg(long, value_name = "MB")]
     formula_budget: Option<u64>,
     /// Analyse every site, also those the design's default invocation (no arguments,

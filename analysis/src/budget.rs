@@ -37,7 +37,9 @@ pub struct Budget {
 /// (compiling, analysing, confirming) within 2 minutes and 1 GB on a 2-core machine
 /// (BENCHMARKS.md, "Test generation on real designs"). The memory budget leaves a
 /// margin: the meter is not looked at while a formula is printed or handed to the
-/// solver, and a TLM design's peak passed a 768 MB budget by 80–230 MB there.
+/// solver, and a TLM design's peak passed a 768 MB budget by 80–230 MB there. The
+/// formula files are capped well below the 50 MB a whole run directory should stay
+/// within: on risc_cpu the solver log alone filled a 32 MB budget.
 impl Default for Budget {
     fn default() -> Self {
         Budget {
@@ -45,7 +47,7 @@ impl Default for Budget {
             site: Duration::from_secs(15),
             memory_mb: 512,
             max_terms: 2_000_000,
-            formula_bytes: 32 << 20,
+            formula_bytes: 8 << 20,
         }
     }
 }
