@@ -21,7 +21,7 @@
 //! depth = 3                 # pct
 //! native = 3                # pthread: runs with real threads per (mutant, test)
 //! interleave = "memory"     # or "sync" (the default)
-//! races = true              # pthread: a mutant's new data race kills it (killed-by-race)
+//! races = false             # pthread: no race detection (default on: killed-by-race)
 //! fail_under = 80.0
 //! sim_time = "10 us"        # SystemC: simulated-time bound of tests without their own
 //! timeout = 20              # s one run of the original may take

@@ -133,8 +133,9 @@ enum Command {
         /// pthread designs: check every run for data races (shared loads and stores
         /// instrumented for a happens-before detector, no extra scheduling points); a
         /// mutant with a race the original does not have on the test is killed-by-race.
-        #[arg(long)]
-        races: bool,
+        /// On by default; `--races=false` switches it off.
+        #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        races: Option<bool>,
         /// Exit with code 8 when the mutation score (percent) is below this.
         #[arg(long, value_name = "PCT")]
         fail_under: Option<f64>,
@@ -535,7 +536,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 programs: single.iter().cloned().collect(),
                 program: single,
             };
-            let races = races || file.races.unwrap_or(false);
+            // Unset here and in syncmut.toml: on, unless a resumed run was built without.
+            let races = races.or(file.races);
             let ran = match several {
                 Some(several) => programs::run_programs(
                     &design,

@@ -163,7 +163,8 @@ pub struct Shared<'a> {
     pub config: &'a lab::RunSettings,
     pub resume: bool,
     pub interleave: Option<Interleave>,
-    pub races: bool,
+    /// Race detection as asked (`None`: the default, on).
+    pub races: Option<bool>,
     pub select: &'a SelectArgs,
 }
 

@@ -52,7 +52,7 @@ pub fn run_command(
     config: &lab::RunSettings,
     resume: bool,
     interleave: Option<Interleave>,
-    races: bool,
+    races: Option<bool>,
     select: &SelectArgs,
 ) -> Result<Ran, Failure> {
     let mut design = args.design()?;
@@ -113,19 +113,24 @@ pub fn run_command(
     // plain memory at sync level makes the whole run go to memory level (below).
     let may_escalate = interleave.is_none() && saved.is_none();
     let interleave = interleave.or(saved).unwrap_or_default();
-    // The same for race detection: a resumed run keeps it; asking for it on a run that
-    // was built without it is refused (its finished verdicts did not look at races).
+    // The same for race detection (on by default): a resumed run keeps it; asking for it
+    // on a run that was built without it is refused (its finished verdicts did not look
+    // at races).
     let saved_races = previous_catalogue.as_ref().map(|c| c.races);
     let pthread = previous_catalogue
         .as_ref()
         .is_some_and(|c| c.kind == syncmut_mutator::api::Family::Pthread);
-    if resume && saved_races == Some(false) && races && pthread {
+    if resume && saved_races == Some(false) && races == Some(true) && pthread {
         return Err(Failure {
             code: exit::USAGE,
             error: anyhow::anyhow!("{}: cannot resume with --races: the interrupted run was built without race detection; run again without --resume", out.root().display()),
         });
     }
-    let races = races || saved_races == Some(true);
+    let by_default = races.is_none();
+    let races = match (saved_races, pthread) {
+        (Some(saved), true) => saved,
+        _ => races.unwrap_or(true),
+    };
     if let Some(previous) = &previous_catalogue {
         refuse_changed_design(&design, previous, &out, select)?;
     } else if resume {
@@ -138,6 +143,12 @@ pub fn run_command(
         out.root(),
         &metamutant::Options { interleave, races },
     )?;
+    if by_default {
+        // On by default means on for the designs it applies to: nothing to warn about.
+        build
+            .warnings
+            .retain(|w| w != metamutant::RACES_NOT_PTHREAD);
+    }
     print_warnings(&build.warnings);
     if build.catalogue.sites.is_empty() {
         no_sites_check(&design, &build.catalogue);

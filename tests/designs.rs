@@ -280,7 +280,10 @@ fn an_original_failing_at_once_shows_its_stderr_and_gets_no_score() {
 /// A pool that prints each result as its task completes (the order is the workers') with
 /// the time each took: its test compares the sorted lines with the durations masked, so
 /// a mutant that only changes which worker finishes first (a signal made a broadcast)
-/// is not killed by the order, and a kill's reason quotes the lines as compared.
+/// is not killed by the order, and a reason quotes the lines as compared. Without its
+/// predicate wait a worker can leave tasks undone, but only in runs that preempt more
+/// often than the original's search covers: a difference seen, not proven, so the
+/// mutant survives and its reason says so.
 #[test]
 fn a_test_can_compare_sorted_lines_with_masked_parts() {
     let out = tempfile::tempdir().unwrap();
@@ -294,10 +297,14 @@ fn a_test_can_compare_sorted_lines_with_masked_parts() {
         "survived"
     );
     let dropped = verdict("Pool::work#2:remove");
-    assert_eq!(dropped["verdict"], "killed-by-output", "{dropped}");
+    assert_eq!(dropped["verdict"], "survived", "{dropped}");
     let reason = dropped["reason"].as_str().unwrap();
     assert!(
         reason.contains("! = ") && reason.contains('…') && !reason.contains(" us)"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("not proven against the original"),
         "{reason}"
     );
 }

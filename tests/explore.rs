@@ -1011,13 +1011,14 @@ fn a_failed_assumption_ends_the_run_quietly() {
     );
 }
 
-/// `syncmut run` on the racy counter into `out` with `args`; the removed lock's kill
-/// must replay. Returns outcomes.json.
+/// `syncmut run` on the racy counter into `out` with `args`, race detection off (these
+/// tests are about the lost update the schedules show); the removed lock's kill must
+/// replay. Returns outcomes.json.
 fn racy_counter_run(out: &Path, args: &[&str]) -> serde_json::Value {
     util::syncmut()
         .arg("run")
         .arg(util::fixture("verdicts/racy_counter"))
-        .args(["--gen", "none", "-o"])
+        .args(["--gen", "none", "--races=false", "-o"])
         .arg(out)
         .args(args)
         .assert()
@@ -1091,40 +1092,36 @@ fn removed_lock_is_killed_in_some_of_20(
     (outcomes, m)
 }
 
+/// Under pct (few preemptions per run, so the original's bounded search can rule the
+/// lost update out; random runs preempt too often for that, and leave it unproven: see
+/// tests/schedules.rs) the kill is counted, its traces kept, and -j changes nothing.
 #[test]
-fn run_kills_a_removed_lock_under_random_schedules() {
+fn run_kills_a_removed_lock_under_pct_schedules() {
     let dir = tempfile::tempdir().unwrap();
-    // Random is what --schedules alone asks for.
-    let (outcomes, m) =
-        removed_lock_is_killed_in_some_of_20("random", &dir.path().join("random"), &[]);
+    let pct = ["--strategy", "pct"];
+    let (outcomes, m) = removed_lock_is_killed_in_some_of_20("pct", &dir.path().join("pct"), &pct);
     assert_eq!(m["verdict"], "killed-by-output", "{m}");
     // The kill's traces were kept under the schedule's name, for diff and explain.
     let tag = m["runs"][0]["schedule"].as_str().unwrap().replace(':', "_");
     assert!(
         dir.path()
-            .join("random")
+            .join("pct")
             .join(format!("traces/default/adder_1_remove@{tag}.jsonl"))
             .is_file(),
         "{tag}"
     );
-    assert!(dir.path().join("random/diff/adder_1_remove.diff").is_file());
-    // The verdicts do not depend on -j. Once is enough for random and pct: their seeded
-    // schedule values are fixed before any run, so -j cannot change which run gets which.
+    assert!(dir.path().join("pct/diff/adder_1_remove.diff").is_file());
+    // The verdicts do not depend on -j. Once is enough: seeded schedule values are fixed
+    // before any run, so -j cannot change which run gets which.
     let again = racy_counter_run(
-        &dir.path().join("random-again"),
-        &["--schedules", "20", "-j", "1"],
+        &dir.path().join("pct-again"),
+        &[&pct[..], &["--schedules", "20", "-j", "1"]].concat(),
     );
     assert_eq!(
         verdicts(&outcomes),
         verdicts(&again),
         "a repeated run with -j1 differs"
     );
-}
-
-#[test]
-fn run_kills_a_removed_lock_under_pct_schedules() {
-    let dir = tempfile::tempdir().unwrap();
-    removed_lock_is_killed_in_some_of_20("pct", dir.path(), &["--strategy", "pct"]);
 }
 
 /// Under dfs with a small bound the kill is "exhaustive", and the verdicts do not

@@ -308,3 +308,27 @@ fn a_stamp_in_an_output_file_is_named_by_its_bytes() {
     );
     assert!(!why.contains("controls its synchronization"), "{why}");
 }
+
+/// A killed mutant's working directory is kept capped, as traces are: the 3 MiB dump
+/// its run wrote keeps its first MiB, the note beside the directory gives its full size,
+/// and a small file is kept whole.
+#[test]
+fn a_large_file_in_a_kept_working_directory_is_capped() {
+    let (out, _) = run("large_dump", &["--mutant", "main#1:remove"]);
+    let (verdict, reason) = outcome(out.path(), "main#1:remove");
+    assert!(verdict.starts_with("killed-by-"), "{verdict}: {reason}");
+    let kept = out.path().join("workdirs/dump/main_1_remove");
+    let dump = std::fs::read(kept.join("dump.bin")).unwrap();
+    assert_eq!(dump.len(), 1 << 20);
+    assert!(dump.iter().all(|b| *b == 0), "the mutant's dump, its head");
+    assert_eq!(
+        std::fs::read_to_string(kept.join("summary.txt")).unwrap(),
+        "value 0\n"
+    );
+    let note =
+        std::fs::read_to_string(out.path().join("workdirs/dump/main_1_remove.capped.txt")).unwrap();
+    assert!(
+        note.contains("dump.bin: 3145728 bytes, the first 1048576 kept"),
+        "{note}"
+    );
+}

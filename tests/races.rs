@@ -1,7 +1,7 @@
 //! Data races as bugs and verdicts: the runtime's happens-before detector reached through
 //! `syncmut explore --races` (a racy program prints both accesses, its twin with a lock
 //! prints nothing, synchronization the runtime models orders accesses) and through
-//! `syncmut run --races` (a mutant's new race kills it; the original's own races never do).
+//! `syncmut run` (races on by default: a mutant's new race kills it; the original's own races never do).
 
 mod util;
 
@@ -125,10 +125,11 @@ fn the_pthread_examples_originals_have_no_race() {
 fn run_kills_a_new_race_and_lists_the_originals_own_races_once_without_killing() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
+    // No flag: race detection is on by default for pthread designs.
     let run = util::syncmut()
         .arg("run")
         .arg(util::fixture("races/racy_original.c"))
-        .args(["--races", "-j", "2", "-o"])
+        .args(["-j", "2", "-o"])
         .arg(&out)
         .output()
         .unwrap();
@@ -201,20 +202,37 @@ fn run_kills_a_new_race_and_lists_the_originals_own_races_once_without_killing()
 
 #[test]
 fn without_races_the_same_mutant_is_not_judged_by_races() {
-    // Race detection is opt-in: the metamutant has no access hooks and no race kills.
+    // Switched off, by flag or by syncmut.toml: the metamutant has no access hooks and
+    // no race kills.
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out");
-    util::syncmut()
-        .arg("run")
-        .arg(util::fixture("races/racy_original.c"))
-        .args(["--strategy", "default", "-o"])
-        .arg(&out)
-        .assert()
-        .success();
-    let text = std::fs::read_to_string(out.join("outcomes.json")).unwrap();
-    assert!(!text.contains("killed-by-race"), "{text}");
-    let catalogue = std::fs::read_to_string(out.join("mutants.json")).unwrap();
-    assert!(!catalogue.contains("\"accesses\""), "{catalogue}");
+    let design = dir.path().join("design");
+    std::fs::create_dir(&design).unwrap();
+    std::fs::copy(
+        util::fixture("races/racy_original.c"),
+        design.join("racy_original.c"),
+    )
+    .unwrap();
+    std::fs::write(design.join("syncmut.toml"), "races = false\n").unwrap();
+    let off_by_flag = (
+        util::fixture("races/racy_original.c"),
+        vec!["--races=false"],
+    );
+    let off_by_file = (design.join("racy_original.c"), vec![]);
+    for (i, (program, flags)) in [off_by_flag, off_by_file].into_iter().enumerate() {
+        let out = dir.path().join(format!("out{i}"));
+        util::syncmut()
+            .arg("run")
+            .arg(&program)
+            .args(["--strategy", "default", "-o"])
+            .arg(&out)
+            .args(flags)
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(out.join("outcomes.json")).unwrap();
+        assert!(!text.contains("killed-by-race"), "{text}");
+        let catalogue = std::fs::read_to_string(out.join("mutants.json")).unwrap();
+        assert!(!catalogue.contains("\"accesses\""), "{catalogue}");
+    }
 }
 
 #[test]
@@ -270,4 +288,28 @@ fn freed_memory_is_forgotten_so_a_reused_address_is_a_new_object() {
         text.contains("reused_heap.c:32:") && text.contains("reused_heap.c:46:"),
         "{text}"
     );
+}
+
+/// On by default means on where it applies: a SystemC run says nothing about races
+/// unless they were asked for, and then it says they do not apply.
+#[test]
+fn systemc_runs_mention_races_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, flags) in [vec![], vec!["--races"]].into_iter().enumerate() {
+        let run = util::syncmut()
+            .arg("run")
+            .arg(util::fixture("verdicts/sc_deadlock"))
+            .args(["--gen", "none", "-o"])
+            .arg(dir.path().join(format!("out{i}")))
+            .args(&flags)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{run:?}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(
+            stderr.contains("race detection applies to pthread designs only"),
+            !flags.is_empty(),
+            "{flags:?}: {stderr}"
+        );
+    }
 }

@@ -129,3 +129,42 @@ fn list_suggest_proposes_the_wrappers() {
     // `main` and `worker` hold several synchronization calls: not proposed.
     assert!(!text.contains("function = \"main\"") && !text.contains("function = \"worker\""));
 }
+
+/// The events a declared call raises are left out of the comparison when it is removed,
+/// wherever they come from: `hold` takes its lock in a helper it calls, and `hold_pair`
+/// goes through `hold`. Main takes the gate after joining the worker, and the worker's
+/// unit is read only after that join, so removing either call changes nothing but those
+/// events: both survive. Removing the worker's `drop_pair` leaves the gate held: a real
+/// deadlock, still killed.
+#[test]
+fn events_inside_a_removed_wrapper_are_left_out_wherever_they_are_raised() {
+    let dir = util::fixture("user_sync_layers");
+    let catalogue = catalogue(&dir);
+    let sites = catalogue["sites"].as_array().unwrap();
+    let site = |file: &str, line: u64| {
+        sites
+            .iter()
+            .find(|s| s["file"].as_str().unwrap().ends_with(file) && s["line"] == line)
+            .unwrap_or_else(|| panic!("no site at {file}:{line}: {sites:?}"))
+    };
+    // The helper's lock is among the sites a call of `hold` raises events at.
+    let helper = site("layer.c", 6)["index"].clone();
+    let hold = site("main.c", 23);
+    assert!(
+        hold["inner"].as_array().unwrap().contains(&helper),
+        "{hold}"
+    );
+    let out = tempfile::tempdir().unwrap();
+    util::syncmut()
+        .arg("run")
+        .arg(&dir)
+        .args(["--gen", "none", "--strategy", "default", "-o"])
+        .arg(out.path())
+        .assert()
+        .success();
+    let outcomes = util::outcomes(out.path());
+    let verdict = |id: &str| util::outcome(&outcomes, id)["verdict"].clone();
+    assert_eq!(verdict("main#2:remove"), "survived");
+    assert_eq!(verdict("worker#1:remove"), "survived");
+    assert_eq!(verdict("worker#2:remove"), "killed-by-deadlock");
+}

@@ -60,6 +60,8 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
         Family::Pthread
     };
     let mut used = std::collections::BTreeSet::new();
+    // Which defined functions each function calls, for what a declared function reaches.
+    let mut calls: HashMap<String, Vec<String>> = HashMap::new();
     for function in module.get_functions() {
         let mut ordinal = 0u32;
         let display = function_display_name(&function);
@@ -74,6 +76,12 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
                 continue;
             };
             let mangled = callee.get_name().to_string_lossy().into_owned();
+            if callee.count_basic_blocks() > 0 {
+                calls
+                    .entry(function.get_name().to_string_lossy().into_owned())
+                    .or_default()
+                    .push(mangled.clone());
+            }
             let callee_name = api::demangle(&mangled);
             let declaration =
                 user_sync::declared(declared, &callee_name, strip_parameters(&callee_name));
@@ -201,7 +209,7 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
     for (index, f) in found.iter_mut().enumerate() {
         f.site.index = index as u32;
     }
-    link_inner_sites(&mut found);
+    link_inner_sites(&mut found, &calls);
     link_guard_scopes(&mut found);
     disambiguate_overloads(&mut found);
 
@@ -330,8 +338,10 @@ fn user_api(declared: &UserSync, signature: &str, mangled: &str, kind: Family) -
     }
 }
 
-/// Gives each call of a declared function the sites inside that function's body.
-fn link_inner_sites(found: &mut [FoundSite<'_>]) {
+/// Gives each call of a declared function the sites its call raises events at: those in
+/// its body and in every function it reaches through direct calls (a helper that takes
+/// the lock, another declared function), so that removing the call hides them all.
+fn link_inner_sites(found: &mut [FoundSite<'_>], calls: &HashMap<String, Vec<String>>) {
     let function_of = |f: &FoundSite<'_>| {
         f.inst
             .get_parent()
@@ -349,7 +359,20 @@ fn link_inner_sites(found: &mut [FoundSite<'_>]) {
             let callee = ir::called_function(f.inst)
                 .map(|c| c.get_name().to_string_lossy().into_owned())
                 .unwrap_or_default();
-            f.site.inner = inside.get(&callee).cloned().unwrap_or_default();
+            let mut reached = vec![callee];
+            let mut seen: std::collections::HashSet<String> = reached.iter().cloned().collect();
+            let mut inner = Vec::new();
+            while let Some(function) = reached.pop() {
+                inner.extend(inside.get(&function).into_iter().flatten());
+                for next in calls.get(&function).into_iter().flatten() {
+                    if seen.insert(next.clone()) {
+                        reached.push(next.clone());
+                    }
+                }
+            }
+            inner.sort_unstable();
+            inner.dedup();
+            f.site.inner = inner;
         }
     }
 }

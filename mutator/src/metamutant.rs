@@ -83,6 +83,10 @@ pub struct Options {
     pub races: bool,
 }
 
+/// The warning for race detection asked of a design that is not pthread (`run` leaves it
+/// out when detection is only on by default).
+pub const RACES_NOT_PTHREAD: &str = "race detection applies to pthread designs only; SystemC processes are coroutines of one thread and never race";
+
 /// Builds the metamutant and the original executable into `out`, with default options.
 pub fn build(design: &Design, out: &Path) -> Result<Build> {
     build_with(design, out, &Options::default())
@@ -156,7 +160,7 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
         Interleave::Sync => None,
     };
     if options.races && catalogue.kind != Family::Pthread {
-        found.warnings.push("race detection applies to pthread designs only; SystemC processes are coroutines of one thread and never race".to_string());
+        found.warnings.push(RACES_NOT_PTHREAD.to_string());
     }
     catalogue.races = options.races && catalogue.kind == Family::Pthread;
     if let Some(hook) = hook {

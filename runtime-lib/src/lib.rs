@@ -31,6 +31,7 @@ pub mod exec;
 pub mod fork_server;
 pub mod input_log;
 pub mod invocation;
+pub mod kept;
 pub mod output;
 pub mod races;
 pub mod schedule;

@@ -11,6 +11,7 @@
 //! `cwd/` is the design's working directory; `stdin` holds a test's stdin text, outside
 //! `cwd/` so the design does not see it as one of its files.
 
+use crate::kept;
 use crate::test_case::{Setting, Stdin};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -175,7 +176,8 @@ impl Workdir {
     }
 
     /// Moves the working directory to `dest` (replacing what is there) instead of
-    /// removing it: the files a killed mutant left, for the user to look at.
+    /// removing it: the files a killed mutant left, for the user to look at, capped
+    /// ([`kept::Caps::KEPT`], what was cut noted beside it).
     pub fn keep(self, dest: &Path) -> io::Result<()> {
         if dest.exists() {
             std::fs::remove_dir_all(dest)?;
@@ -184,7 +186,8 @@ impl Workdir {
             std::fs::create_dir_all(parent)?;
         }
         make_removable(&self.cwd());
-        std::fs::rename(self.cwd(), dest)
+        std::fs::rename(self.cwd(), dest)?;
+        kept::cap(dest, kept::Caps::KEPT).map(|_| ())
     }
 }
 

@@ -443,11 +443,16 @@ fn search_original(
     let mut runs = Vec::new();
     let mut failure = None;
     let mut kept_steps = 0usize;
-    // Without the test's input values, as the dfs search has always run.
+    // The baseline's search runs without the test's input values, as a mutant's dfs
+    // search does; the follow check decides runs that had them, so it passes them too.
+    let invocation = match for_follow_check {
+        true => Invocation::for_test,
+        false => Invocation::in_setting,
+    };
     let original = Invocation {
         active: Some(String::new()),
         limits: *limits,
-        ..Invocation::in_setting(&build.metamutant, test)
+        ..invocation(&build.metamutant, test)
     };
     let search = explore::search(
         &original,
@@ -483,8 +488,7 @@ fn search_original(
 }
 
 /// The original's bounded search ([`FOLLOW_CHECK_PREEMPTIONS`]) on a test, for runs it
-/// could not follow. A test with input values cannot be searched (the search runs the
-/// test's arguments only), and says so.
+/// could not follow: with the test's input values, as the mutant's listed runs had them.
 pub(super) fn search_bounded(
     build: &Build,
     test: &TestCase,
@@ -492,12 +496,6 @@ pub(super) fn search_bounded(
     limits: &Limits,
     preemptions: u32,
 ) -> Result<BoundedSearch, String> {
-    if !test.inputs.is_empty() || !test.nondet.is_empty() {
-        return Err(
-            "the test carries input values, which a search of the original does not pass"
-                .to_string(),
-        );
-    }
     let work =
         tempfile::tempdir().map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
     // Every schedule: a reduced search could leave out the schedule that shows the

@@ -116,15 +116,18 @@ pub(super) fn run_mutant(
         && tally.unclaimed == 0
         && tally.native_unexplained == 0
         && tally.matched.iter().all(|m| *m);
-    let (verdict, reason, schedule) = match tally.first_kill {
-        Some((v, r, s)) if explores && !stop_at_kill => (
-            v,
-            format!(
+    let (verdict, reason, schedule) = match tally.first_kill.take() {
+        Some((v, r, s)) if explores && !stop_at_kill => {
+            let mut reason = format!(
                 "{r}; {}",
                 kill_fraction(config.strategy.strategy, kills, total, exhaustive)
-            ),
-            Some(s),
-        ),
+            );
+            // Kills count proven runs only; the others that differed are said apart.
+            if let Some(note) = unclaimed_note(&tally) {
+                reason.push_str(&format!("; {} more {note}", tally.unclaimed));
+            }
+            (v, reason, Some(s))
+        }
         Some((v, r, s)) if explores || s == "native" => (
             v,
             format!(
@@ -223,12 +226,8 @@ fn survived_reason(
             tally.found_by_search
         ));
     }
-    if let Some((schedule, partial, why)) = &tally.first_unclaimed {
-        reason.push_str(&format!(
-            "; {} of them differed from every run of the original tried, but only past the point where the original could no longer follow the mutant's interleaving (first: schedule {schedule}, from {}), agreeing with it up to there, and {why}: not claimed as kills",
-            tally.unclaimed,
-            partial.point()
-        ));
+    if let Some(note) = unclaimed_note(tally) {
+        reason.push_str(&format!("; {} of them {note}", tally.unclaimed));
     }
     if tally.native_unexplained > 0 {
         reason.push_str(&format!(
@@ -237,6 +236,19 @@ fn survived_reason(
         ));
     }
     reason
+}
+
+/// What the unclaimed runs showed and why none is a kill, after their count: a
+/// difference seen, not proven against the original.
+fn unclaimed_note(tally: &Tally) -> Option<String> {
+    let first = tally.first_unclaimed.as_ref()?;
+    Some(format!(
+        "differed from every run of the original tried (first: schedule {}, {}), but only past the point where the original could no longer follow the mutant's interleaving (from {}), agreeing with it up to there, and {}: a difference seen but not proven against the original, so not claimed as kills",
+        first.schedule,
+        first.difference,
+        first.partial.point(),
+        first.why
+    ))
 }
 
 /// `1st`, `2nd`, `3rd`, `4th`…

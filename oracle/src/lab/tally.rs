@@ -77,6 +77,16 @@ struct Searched {
     preemptions: u32,
 }
 
+/// A run whose difference from the original was seen but not proven: the original
+/// stopped following it at `partial`, and its search could not decide (`why`).
+pub(super) struct Unclaimed {
+    pub(super) schedule: String,
+    pub(super) partial: Partial,
+    pub(super) why: String,
+    /// What differed, as a kill's reason would have said it (`exit 1 instead of exit 0`).
+    pub(super) difference: String,
+}
+
 /// What one (mutant, test) pair showed over its schedules.
 pub(super) struct Tally<'a> {
     pub(super) kills: usize,
@@ -92,9 +102,8 @@ pub(super) struct Tally<'a> {
     /// difference may be the original's under another interleaving, so it is not claimed.
     /// The first one's schedule and the point where the original stopped following.
     pub(super) unclaimed: usize,
-    /// The first unclaimed run's schedule, where the original stopped following it, and
-    /// why the original's search did not decide it.
-    pub(super) first_unclaimed: Option<(String, Partial, String)>,
+    /// The first unclaimed run, for the survivor's reason.
+    pub(super) first_unclaimed: Option<Unclaimed>,
     /// Runs the original could not follow, whose observation its bounded search showed.
     pub(super) found_by_search: usize,
     /// The run being judged timed out and ran again under a larger limit: how that
@@ -306,8 +315,9 @@ impl<'a> Tally<'a> {
         // nothing. The original's bounded search decides: it shows this observation (no
         // kill), or it covered its whole bound without it (a kill, within that bound), or
         // it could not tell (no claim). An output or exit-status difference is asked the
-        // same question, but when the search cannot tell it is still claimed, as what no
-        // run of the original tried shows, and the reason says it was not proven.
+        // same question: an output that depends on the interleaving (a pool printing in
+        // completion order) can be the original's under one its search did not reach, so
+        // what the search cannot decide is not claimed either.
         let mut beyond_follow = None;
         let searchable = matches!(verdict, Verdict::KilledByTrace | Verdict::KilledByOutput);
         if let Some(p) = partial.clone().filter(|p| p.before.is_none() && searchable) {
@@ -323,22 +333,28 @@ impl<'a> Tally<'a> {
                 Ok(s) => Err(format!("the original's search with at most {} preemptions did not finish within {} schedules", s.preemptions, s.observations.len())),
                 Err(why) => Err(why),
             };
+            // A trace difference's races were judged above; an output difference that
+            // is no kill may still have a race the original does not.
+            if !matches!(decided, Ok(Some(_)))
+                && verdict == Verdict::KilledByOutput
+                && self.add_races(races, tag, followed_yet, follow)?
+            {
+                return Ok(true);
+            }
             match decided {
-                // Its races were judged above.
                 Ok(None) => {
                     self.found_by_search += 1;
                     return Ok(false);
                 }
                 Ok(Some(note)) => beyond_follow = Some(note),
-                Err(why) if verdict == Verdict::KilledByOutput => {
-                    beyond_follow = Some(format!(
-                        "not proven: the original could not follow the mutant's interleaving past {}, and {why}; no run of the original tried shows this output",
-                        p.point()
-                    ))
-                }
                 Err(why) => {
                     self.unclaimed += 1;
-                    self.first_unclaimed.get_or_insert_with(|| (tag.to_string(), p, why));
+                    self.first_unclaimed.get_or_insert_with(|| Unclaimed {
+                        schedule: tag.to_string(),
+                        partial: p,
+                        why,
+                        difference: reason,
+                    });
                     return Ok(false);
                 }
             }
