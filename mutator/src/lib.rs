@@ -16,6 +16,7 @@ pub mod discover;
 pub mod effect;
 mod equivalent;
 pub mod error;
+pub mod error_calls;
 mod found_site;
 pub mod globals;
 mod gnu_inline;

@@ -166,6 +166,9 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
         }
     }
     let shared_accesses = catalogue.accesses.len();
+    if catalogue.kind == Family::Pthread {
+        crate::error_calls::instrument(&context, &module, &design.root)?;
+    }
     rewrite::rewrite(&context, &module, &found.sites, &found.inner_calls, &copies)?;
     let metamutant_bc = out.join(layout::METAMUTANT_BC);
     write(&metamutant_bc, module.write_bitcode_to_memory().as_slice())?;
