@@ -7,6 +7,7 @@ mod console;
 mod design_args;
 mod exit;
 mod explore;
+mod explore_verdict;
 mod failure;
 mod gates;
 mod gen;
@@ -19,8 +20,10 @@ mod run;
 mod run_dir;
 mod selection;
 mod sim_bound;
+mod svcomp;
 mod table;
 mod test_cmd;
+mod witness;
 mod wrapper;
 
 use anyhow::Context as _;
