@@ -248,3 +248,31 @@ fn malformed_tasks_are_refused_naming_the_file() {
         assert!(!stderr.contains("panicked"), "{name}: {stderr}");
     }
 }
+
+/// Pre-C99 code (implicit declarations, implicit int, a value-less return) that clang 16
+/// rejects by default is built again with those errors as warnings, said in one line,
+/// and explored.
+#[test]
+fn old_c_builds_with_its_errors_demoted_and_explores() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, stderr) = explore(
+        &fixture("old_style.c"),
+        dir.path(),
+        &["--property", "unreach-call"],
+    );
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("rejects this pre-C99 code"))
+        .collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    for flag in [
+        "-Wno-error=implicit-function-declaration",
+        "-Wno-error=implicit-int",
+        "-Wno-error=return-type",
+    ] {
+        assert!(said[0].contains(flag), "{stderr}");
+    }
+    // The two unlocked deposits can lose one: the error function is reached.
+    assert_eq!(code, 9, "{text}\n{stderr}");
+    assert!(text.contains("verdict: false(unreach-call)"), "{text}");
+}

@@ -26,6 +26,7 @@ mod ir;
 pub mod members;
 pub mod metamutant;
 pub mod nondet_constants;
+mod old_c;
 pub mod operator;
 mod promote;
 mod regions;
