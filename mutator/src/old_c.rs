@@ -65,7 +65,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("old.c");
         std::fs::write(&file, "int main(){return 0;}").unwrap();
-        let design = Design::from_paths(&[file.clone()], &[]).unwrap();
+        let design = Design::from_paths(std::slice::from_ref(&file), &[]).unwrap();
         let stderr = "old.c:3:5: error: call to undeclared function 'f'; ISO C99 and later do not support implicit function declarations [-Wimplicit-function-declaration]\nold.c:9:1: error: expected ';' after expression\n";
         let (again, note) = retry(&design, &file, stderr).unwrap();
         assert!(again

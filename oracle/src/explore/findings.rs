@@ -17,7 +17,7 @@ use syncmut_runtime::trace::{EndKind, Trace};
 use syncmut_runtime::{status, Invocation};
 
 /// Kinds of bug a run can show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BugKind {
     /// SIGABRT with an assertion message: a failed `assert`, `reach_error` (`assert(0)`),
@@ -226,7 +226,7 @@ pub fn explore(
         phases: search.phases,
         slow: search.slow,
         notes: {
-            notes.sort_by_key(|n| n.kind as u8);
+            notes.sort_by_key(|n| n.kind.clone() as u8);
             notes
         },
         discarded,
