@@ -276,3 +276,21 @@ fn old_c_builds_with_its_errors_demoted_and_explores() {
     assert_eq!(code, 9, "{text}\n{stderr}");
     assert!(text.contains("verdict: false(unreach-call)"), "{text}");
 }
+
+/// An error function whose body is `assert(0)` aborts with glibc's message naming it in
+/// clang's words (`void reach_error()`); the call is what unreach-call forbids.
+#[test]
+fn an_assert_in_the_error_function_violates_unreach_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, _) = explore(
+        &fixture("assert_in_error_function.c"),
+        dir.path(),
+        &["--property", "unreach-call"],
+    );
+    assert_eq!(code, 9, "{text}");
+    assert!(
+        text.contains("BUG assertion failure: error function called at assert_in_error_function.c:19:9 in check calls reach_error"),
+        "{text}"
+    );
+    assert!(dir.path().join("witness.yml").exists());
+}

@@ -161,6 +161,11 @@ pub fn explore(
         let called = error_call(&visit.execution.stderr.text())
             .map(|at| format!("error function called at {at}"));
         let bug = match (bug, called) {
+            // A property is about the call: glibc's message names the function that
+            // aborted in its own words (`void reach_error(): Assertion ...` from clang).
+            (Some((BugKind::Assertion, _)), Some(called)) if !config.properties.is_default() => {
+                Some((BugKind::Assertion, called))
+            }
             (Some((BugKind::Assertion, message)), _) => Some((BugKind::Assertion, message)),
             (_, Some(called)) => Some((BugKind::Assertion, called)),
             (bug, None) => bug,
