@@ -294,3 +294,28 @@ fn an_assert_in_the_error_function_violates_unreach_call() {
     );
     assert!(dir.path().join("witness.yml").exists());
 }
+
+/// A hang at sync level sends the search to memory level under a property too, as it
+/// does without one: there the reader runs between the writer's stores.
+#[test]
+fn a_hang_at_sync_level_is_explored_again_at_memory_level_under_a_property() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, stderr) = explore(
+        &fixture("spin_then_check.c"),
+        dir.path(),
+        &[
+            "--property",
+            "unreach-call",
+            "--timeout",
+            "1",
+            "--schedules",
+            "30",
+        ],
+    );
+    assert!(
+        stderr.contains("exploring again at memory level"),
+        "{stderr}"
+    );
+    assert_eq!(code, 9, "{text}\n{stderr}");
+    assert!(text.contains("verdict: false(unreach-call)"), "{text}");
+}

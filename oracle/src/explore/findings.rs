@@ -173,7 +173,15 @@ pub fn explore(
         let Some((kind, message)) = bug else {
             return false;
         };
-        match config.properties.judge(&kind, &message, visit.execution) {
+        // A hang where timeouts are not confirmed is the granularity's doing until a search
+        // at memory level shows otherwise: it ends this search whatever the properties,
+        // and the one that follows judges it by them.
+        let judgement = if kind == BugKind::Hang && !config.confirm_timeouts {
+            Judgement::Violation
+        } else {
+            config.properties.judge(&kind, &message, visit.execution)
+        };
+        match judgement {
             Judgement::Violation => {}
             Judgement::Discarded => {
                 discarded += 1;
