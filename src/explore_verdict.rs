@@ -88,10 +88,15 @@ impl Conclusion {
     pub fn print_notes(a: &ExploreArgs, report: &Report) {
         let properties = properties(a);
         for note in &report.notes {
+            let kind = note.kind.to_string();
+            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
             println!(
-                "note: {} run(s) showed a {}, which {} does not forbid (first: run {}: {})",
+                "note: {} run(s) showed {article} {kind}, which {} does not forbid (first: run {}: {})",
                 note.runs,
-                note.kind,
                 properties.names(),
                 note.first_run,
                 note.message
