@@ -14,13 +14,13 @@ use syncmut_mutator::api::Family;
 use syncmut_mutator::effect::Effect;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant;
-use syncmut_oracle::explore::{self, Choose, ExploreSettings, PctPlan, REPEAT_STREAK};
+use syncmut_oracle::explore::{self, Choose, ExploreSettings, PctPlan, Property, REPEAT_STREAK};
 use syncmut_oracle::schedules::{Por, Strategy, UNBOUNDED};
 use syncmut_oracle::strategies;
 use syncmut_runtime::exec::Limits;
 use syncmut_runtime::Invocation;
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct ExploreArgs {
     /// C/C++ sources, a directory of sources, an LLVM module (.bc/.ll), or an executable
     /// linked through `syncmut cc`; pthread only.
@@ -82,11 +82,29 @@ pub struct ExploreArgs {
     /// Flags for clang, as after `--` in every other command (`-- -DN=4 -Iinclude`).
     #[arg(last = true)]
     pub flags: Vec<String>,
+    /// A property to check (repeatable): unreach-call (no call of reach_error() or
+    /// __VERIFIER_error()), no-data-race, no-deadlock, termination or assertions. A
+    /// finding no property named forbids is a note and the search goes on; `abort()`
+    /// discards its path. Default: every kind of bug, each a violation.
+    #[arg(long = "property", value_name = "PROPERTY", value_parser = property_name())]
+    pub properties: Vec<Property>,
+    /// Print one summary line in SV-COMP's words: `true`, `false(PROPERTY)` or `unknown`
+    /// (with a task's expected verdict beside it).
+    #[arg(long)]
+    pub svcomp: bool,
+    /// The SV-COMP task when the design named is a task definition (`TASK.yml`).
+    #[arg(skip)]
+    pub task: Option<crate::svcomp::Task>,
 }
 
 /// Runs the exploration; returns the exit code (0: no bug found, 9: bug found), or the
 /// error with its exit code.
 pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
+    if let [only] = a.design.as_slice() {
+        if a.task.is_none() && crate::svcomp::is_task(only) {
+            return explore_command(&crate::svcomp::args_of_task(a, only)?);
+        }
+    }
     let internal = |e: anyhow::Error| (exit::INTERNAL, e);
     let mutator =
         |e: syncmut_mutator::MutatorError| (exit::for_mutator_error(&e), anyhow::Error::from(e));
@@ -122,7 +140,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         &a.output,
         &metamutant::Options {
             interleave,
-            races: a.races,
+            races: races(a),
         },
     )
     .map_err(mutator)?;
@@ -142,7 +160,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             &a.output,
             &metamutant::Options {
                 interleave,
-                races: a.races,
+                races: races(a),
             },
         )
         .map_err(mutator)?;
@@ -180,7 +198,8 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             Strategy::Random | Strategy::Pct { .. } | Strategy::Holdback
         ),
         draw_inputs: true,
-        races: a.races,
+        races: races(a),
+        properties: crate::explore_verdict::properties(a),
         choose: Choose {
             depth: a.depth.is_none(),
             schedules: a.schedules.is_none(),
@@ -223,7 +242,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             &a.output,
             &metamutant::Options {
                 interleave,
-                races: a.races,
+                races: races(a),
             },
         )
         .map_err(mutator)?;
@@ -313,6 +332,15 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     for phase in &report.phases {
         println!("  {phase}");
     }
+    crate::explore_verdict::Conclusion::print_notes(a, &report);
+    let conclusion = crate::explore_verdict::Conclusion::new(
+        a,
+        &build.catalogue,
+        &design.root,
+        &report,
+        !interleave.is_sync(),
+    )
+    .map_err(internal)?;
     let Some(found) = report.found else {
         if report.thread_limited > 0 {
             // Not "no bug": the runs stopped at the tool's limit, not at the program's end.
@@ -322,6 +350,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
                  the program keeps creating threads without joining them, and what it does past that point was not explored",
                 report.thread_limited, report.runs
             );
+            conclusion.finish(&a.output).map_err(internal)?;
             return Ok(exit::INCOMPLETE);
         }
         if report.runs > 0 && report.assumed == report.runs {
@@ -335,6 +364,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
                  --interleave memory makes every load and store of shared memory a scheduling point (data races, spin-waits)"
             );
         }
+        conclusion.finish(&a.output).map_err(internal)?;
         return Ok(exit::OK);
     };
     // What `syncmut replay DIR` needs besides the files below.
@@ -389,6 +419,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         args.join(" "),
         absolute(&trace_file)
     );
+    conclusion.finish(&a.output).map_err(internal)?;
     Ok(exit::BUG_FOUND)
 }
 
@@ -442,6 +473,16 @@ pub fn preemption_bound(word: &str) -> Result<u32, String> {
             .filter(|k| *k != UNBOUNDED)
             .ok_or_else(|| format!("{k:?} is not a preemption bound (a number, or `unbounded`)")),
     }
+}
+
+/// `--property`: clap checks the name against the list.
+fn property_name() -> impl TypedValueParser<Value = Property> {
+    PossibleValuesParser::new(Property::NAMES).map(|name| name.parse().expect("a listed property"))
+}
+
+/// Whether the runs check data races: `--races`, or the property no-data-race.
+fn races(a: &ExploreArgs) -> bool {
+    a.races || crate::explore_verdict::properties(a).contains(Property::NoDataRace)
 }
 
 fn shell_word(word: &str) -> String {

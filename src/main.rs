@@ -7,6 +7,7 @@ mod console;
 mod design_args;
 mod exit;
 mod explore;
+mod explore_verdict;
 mod failure;
 mod gates;
 mod gen;
@@ -20,8 +21,10 @@ mod run_dir;
 mod selection;
 mod sim_bound;
 mod strategy_help;
+mod svcomp;
 mod table;
 mod test_cmd;
+mod witness;
 mod wrapper;
 
 use anyhow::Context as _;

@@ -99,8 +99,12 @@ impl Design {
                 }
                 flags.extend(program.link_flags);
             } else {
-                let kind =
-                    kind_of(path).ok_or_else(|| MutatorError::UnsupportedInput(path.clone()))?;
+                // A preprocessed C file (`.i`, as SV-COMP publishes its tasks) is taken
+                // when named, never from a directory, where it is usually build output.
+                let preprocessed = path.extension().is_some_and(|e| e == "i");
+                let kind = kind_of(path)
+                    .or(preprocessed.then_some(InputKind::C))
+                    .ok_or_else(|| MutatorError::UnsupportedInput(path.clone()))?;
                 // Fail early on unreadable files, naming them, rather than in clang.
                 std::fs::File::open(path).map_err(|source| MutatorError::InputUnreadable {
                     path: path.clone(),

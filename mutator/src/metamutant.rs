@@ -93,21 +93,31 @@ pub fn build(design: &Design, out: &Path) -> Result<Build> {
 }
 
 /// Builds the metamutant and the original executable into `out`. A C design that fails
-/// to link because it relies on GNU89 `inline` semantics is built again with them, and
-/// the build's warnings say so.
+/// to link because it relies on GNU89 `inline` semantics, or to compile because clang 16
+/// rejects its pre-C99 code, is built again with the flags that accept it (each at most
+/// once), and the build's warnings say so.
 pub fn build_with(design: &Design, out: &Path, options: &Options) -> Result<Build> {
-    match build_once(design, out, options) {
-        Err(MutatorError::LinkFailed { output, stderr }) => {
-            match crate::gnu_inline::retry(design, &stderr) {
-                Some((again, note)) => {
-                    let mut build = build_once(&again, out, options)?;
-                    build.warnings.insert(0, note);
-                    Ok(build)
-                }
-                None => Err(MutatorError::LinkFailed { output, stderr }),
+    let mut design = design.clone();
+    let mut notes = Vec::new();
+    loop {
+        let again = match build_once(&design, out, options) {
+            Ok(mut build) => {
+                notes.append(&mut build.warnings);
+                build.warnings = notes;
+                return Ok(build);
             }
-        }
-        other => other,
+            Err(MutatorError::LinkFailed { output, stderr }) => {
+                crate::gnu_inline::retry(&design, &stderr)
+                    .ok_or(MutatorError::LinkFailed { output, stderr })?
+            }
+            Err(MutatorError::CompileFailed { file, stderr }) => {
+                crate::old_c::retry(&design, &file, &stderr)
+                    .ok_or(MutatorError::CompileFailed { file, stderr })?
+            }
+            Err(other) => return Err(other),
+        };
+        design = again.0;
+        notes.push(again.1);
     }
 }
 
@@ -170,6 +180,9 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
         }
     }
     let shared_accesses = catalogue.accesses.len();
+    if catalogue.kind == Family::Pthread {
+        crate::error_calls::instrument(&context, &module, &design.root)?;
+    }
     rewrite::rewrite(&context, &module, &found.sites, &found.inner_calls, &copies)?;
     let metamutant_bc = out.join(layout::METAMUTANT_BC);
     write(&metamutant_bc, module.write_bitcode_to_memory().as_slice())?;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "scheduler.h"
@@ -91,4 +92,24 @@ __attribute__((weak, noreturn)) void __VERIFIER_error(void)
     ssize_t ignored = write(2, msg, sizeof msg - 1);
     (void)ignored;
     abort();
+}
+
+/* Called by the metamutant before every call of reach_error() or __VERIFIER_error()
+ * (mutator/src/error_calls.rs): SV-COMP's error location is the call, whatever the
+ * function's body does, and a violation witness names where it is. One write(2), so the
+ * line is whole even when the body then aborts. */
+void syncmut_error_call(const char *where)
+{
+    char line[512];
+    static const char head[] = "syncmut runtime: error function called at ";
+    size_t n = sizeof head - 1;
+    memcpy(line, head, n);
+    size_t len = strlen(where);
+    if (len > sizeof line - n - 1)
+        len = sizeof line - n - 1;
+    memcpy(line + n, where, len);
+    n += len;
+    line[n++] = '\n';
+    ssize_t ignored = write(2, line, n);
+    (void)ignored;
 }

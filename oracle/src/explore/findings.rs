@@ -3,6 +3,7 @@
 //! searches until a run shows a bug and reports what was covered ([`Report`]).
 
 use super::pct::PctPlan;
+use super::property::{error_call, Judgement};
 use super::search::{search, ExploreError, Visit};
 use super::settings::ExploreSettings;
 use crate::mix::Phase;
@@ -104,7 +105,32 @@ pub struct Report {
     /// Runs that timed out under the limit but ended under
     /// [`TIMEOUT_CONFIRM_FACTOR`](crate::timeout::TIMEOUT_CONFIRM_FACTOR)× it.
     pub slow: usize,
+    /// Findings no property checked forbids, one per kind, in the order of [`BugKind`].
+    pub notes: Vec<Note>,
+    /// Runs ended by `abort()` under named properties: SV-COMP's discarded paths.
+    pub discarded: usize,
     pub found: Option<Found>,
+}
+
+/// Runs that showed one kind of bug that the properties checked do not forbid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub kind: BugKind,
+    pub runs: usize,
+    /// The first such run and what it showed.
+    pub first_run: usize,
+    pub message: String,
+}
+
+impl Note {
+    /// The note's runs ended before the program did (a livelock, a hang, a crash), so
+    /// what the program does past that point was not run on that path.
+    pub fn cuts_paths_short(&self) -> bool {
+        matches!(
+            self.kind,
+            BugKind::Livelock | BugKind::Hang | BugKind::Crash
+        )
+    }
 }
 
 /// Runs `program` (the metamutant, no mutant active) under many schedules until a bug
@@ -115,6 +141,8 @@ pub fn explore(
     work: &Path,
 ) -> Result<Report, ExploreError> {
     let mut found: Option<Found> = None;
+    let mut notes: Vec<Note> = Vec::new();
+    let mut discarded = 0usize;
     let mut assumed = 0usize;
     let mut thread_limited = 0usize;
     let search = search(program, config, work, &mut |visit: &Visit| {
@@ -128,9 +156,50 @@ pub fn explore(
         let bug = classify(visit.execution, visit.trace).or_else(|| {
             (!races.is_empty()).then(|| (BugKind::DataRace, format!("{} pair(s) of accesses to shared memory not ordered by any synchronization", races.len())))
         });
+        // A call of the error function is the error location, whatever its body did
+        // after (nothing, or a crash of another kind).
+        let called = error_call(&visit.execution.stderr.text())
+            .map(|at| format!("error function called at {at}"));
+        let bug = match (bug, called) {
+            // A property is about the call: glibc's message names the function that
+            // aborted in its own words (`void reach_error(): Assertion ...` from clang).
+            (Some((BugKind::Assertion, _)), Some(called)) if !config.properties.is_default() => {
+                Some((BugKind::Assertion, called))
+            }
+            (Some((BugKind::Assertion, message)), _) => Some((BugKind::Assertion, message)),
+            (_, Some(called)) => Some((BugKind::Assertion, called)),
+            (bug, None) => bug,
+        };
         let Some((kind, message)) = bug else {
             return false;
         };
+        // A hang where timeouts are not confirmed is the granularity's doing until a search
+        // at memory level shows otherwise: it ends this search whatever the properties,
+        // and the one that follows judges it by them.
+        let judgement = if kind == BugKind::Hang && !config.confirm_timeouts {
+            Judgement::Violation
+        } else {
+            config.properties.judge(&kind, &message, visit.execution)
+        };
+        match judgement {
+            Judgement::Violation => {}
+            Judgement::Discarded => {
+                discarded += 1;
+                return false;
+            }
+            Judgement::Note => {
+                match notes.iter_mut().find(|n| n.kind == kind) {
+                    Some(note) => note.runs += 1,
+                    None => notes.push(Note {
+                        kind,
+                        runs: 1,
+                        first_run: visit.run,
+                        message,
+                    }),
+                }
+                return false;
+            }
+        }
         found = Some(Found {
             kind,
             message,
@@ -169,6 +238,11 @@ pub fn explore(
         thread_limited,
         phases: search.phases,
         slow: search.slow,
+        notes: {
+            notes.sort_by_key(|n| n.kind.clone() as u8);
+            notes
+        },
+        discarded,
         found,
     })
 }

@@ -2,6 +2,7 @@
 //! switches ([`ExploreSettings`]), what PCT may choose by itself ([`Choose`]), and when a
 //! redrawing search gives up ([`REPEAT_STREAK`]).
 
+use super::property::Properties;
 use crate::schedules::Strategy;
 use syncmut_runtime::fork_server;
 
@@ -41,6 +42,9 @@ pub struct ExploreSettings {
     /// it is a hang. Off only where a hang is not reported but searched again under other
     /// settings that confirm it (`explore` at sync level goes to memory level).
     pub confirm_timeouts: bool,
+    /// What counts as a bug: a finding no property checked forbids is a note and the
+    /// search goes on. Default: every kind of bug.
+    pub properties: Properties,
 }
 
 impl Default for ExploreSettings {
@@ -56,6 +60,7 @@ impl Default for ExploreSettings {
             fork_server: fork_server::enabled(),
             lanes: 1,
             confirm_timeouts: true,
+            properties: Properties::default(),
         }
     }
 }
