@@ -110,6 +110,11 @@ fn the_sites_a_given_test_reaches_are_not_analysed() {
         assert_eq!(site["verdict"]["test"], "with_levels", "{site}");
     }
     assert!(!out.path().join("gen/formulas/site0.smt2").exists());
+    // `--analyse-all` runs nothing before the analysis, the given tests included.
+    let (out, code, stdout, stderr) = syncmut("run", "data_file/levels.c", &["--analyse-all"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(!stderr.contains("given test(s) reach"), "{stderr}");
+    assert!(out.path().join("gen/formulas/site0.smt2").exists());
 }
 
 #[test]

@@ -45,8 +45,9 @@ pub struct Options {
     /// analysis, and give the sites it reaches that invocation as their test instead
     /// of a formula. Off, every site is analysed (`--analyse-all`).
     pub default_first: bool,
-    /// Tests the user gave (`run`): run before the analysis, with their setting, and
-    /// the sites they reach are not analysed. Generated tests are only for the rest.
+    /// Tests the user gave (`run`): run before the analysis (unless `default_first` is
+    /// off), with their setting, and the sites they reach are not analysed. Generated
+    /// tests are only for the rest.
     pub given: Vec<syncmut_runtime::test_case::TestCase>,
 }
 
@@ -308,7 +309,12 @@ fn generate_here(
         .map(|site| (site, PriorRun::Default))
         .collect();
     let before = reached.len();
-    let ran = reach_of_given(build, &options.given, &scratch, &mut reached)?;
+    // `--analyse-all` makes no run before the analysis: the given tests' neither.
+    let given: &[syncmut_runtime::test_case::TestCase] = match options.default_first {
+        true => &options.given,
+        false => &[],
+    };
+    let ran = reach_of_given(build, given, &scratch, &mut reached)?;
     if ran > 0 {
         progress.given_run(ran, reached.len() - before);
     }
