@@ -68,7 +68,7 @@ pub fn discover<'ctx>(module: &Module<'ctx>, declared: &[UserSync]) -> Discovery
         let demangled = api::demangle(&function.get_name().to_string_lossy());
         // The body of a declared function: its calls stay sites without mutants.
         let inside_declared = user_sync::declared(declared, &demangled, &display).is_some();
-        for inst in instructions(&function) {
+        for inst in ir::instructions(&function) {
             if !ir::is_call_like(inst) {
                 continue;
             }
@@ -409,16 +409,6 @@ fn link_guard_scopes(found: &mut [FoundSite<'_>]) {
             .map(|(index, _)| *index)
             .collect();
     }
-}
-
-fn instructions<'ctx>(
-    function: &FunctionValue<'ctx>,
-) -> impl Iterator<Item = InstructionValue<'ctx>> {
-    function.get_basic_blocks().into_iter().flat_map(|block| {
-        std::iter::successors(block.get_first_instruction(), |inst| {
-            inst.get_next_instruction()
-        })
-    })
 }
 
 /// `top::t1()` → `top::t1`: parameter lists are dropped for readability and put back

@@ -29,31 +29,21 @@ pub fn instrument<'ctx>(
     let mut calls: Vec<(InstructionValue<'ctx>, String)> = Vec::new();
     for function in module.get_functions() {
         let caller = function.get_name().to_string_lossy().into_owned();
-        for block in function.get_basic_blocks() {
-            let mut next = block.get_first_instruction();
-            while let Some(inst) = next {
-                next = inst.get_next_instruction();
-                if !ir::is_call_like(inst) {
-                    continue;
-                }
-                let Some(callee) = ir::called_function(inst) else {
-                    continue;
-                };
-                let callee = callee.get_name().to_string_lossy().into_owned();
-                if !ERROR_FUNCTIONS.contains(&callee.as_str()) {
-                    continue;
-                }
-                let place = match ir::debug_location(inst) {
-                    Some(at) => format!(
-                        "{}:{}:{}",
-                        crate::source::relative_to(root, &at.path.to_string_lossy()),
-                        at.line,
-                        at.col
-                    ),
-                    None => "?:0:0".to_string(),
-                };
-                calls.push((inst, format!("{place} in {caller} calls {callee}")));
+        for (inst, callee) in ir::direct_calls(&function) {
+            let callee = callee.get_name().to_string_lossy().into_owned();
+            if !ERROR_FUNCTIONS.contains(&callee.as_str()) {
+                continue;
             }
+            let place = match ir::debug_location(inst) {
+                Some(at) => format!(
+                    "{}:{}:{}",
+                    crate::source::relative_to(root, &at.path.to_string_lossy()),
+                    at.line,
+                    at.col
+                ),
+                None => "?:0:0".to_string(),
+            };
+            calls.push((inst, format!("{place} in {caller} calls {callee}")));
         }
     }
     if calls.is_empty() {

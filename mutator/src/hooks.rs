@@ -38,22 +38,12 @@ pub fn rewrite_thread_hooks<'ctx>(
         &'static ObservedApi,
     )> = Vec::new();
     for function in module.get_functions() {
-        for block in function.get_basic_blocks() {
-            let mut next = block.get_first_instruction();
-            while let Some(inst) = next {
-                next = inst.get_next_instruction();
-                if !ir::is_call_like(inst) {
-                    continue;
-                }
-                let Some(callee) = ir::called_function(inst) else {
-                    continue;
-                };
-                let api = *observed.entry(callee).or_insert_with(|| {
-                    api::observed(&api::demangle(&callee.get_name().to_string_lossy()))
-                });
-                if let Some(api) = api {
-                    calls.push((inst, callee, api));
-                }
+        for (inst, callee) in ir::direct_calls(&function) {
+            let api = *observed.entry(callee).or_insert_with(|| {
+                api::observed(&api::demangle(&callee.get_name().to_string_lossy()))
+            });
+            if let Some(api) = api {
+                calls.push((inst, callee, api));
             }
         }
     }

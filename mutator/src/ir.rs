@@ -38,6 +38,26 @@ pub fn is_call_like(inst: InstructionValue<'_>) -> bool {
     )
 }
 
+/// Every instruction of `function`, block by block in layout order.
+pub fn instructions<'ctx>(
+    function: &FunctionValue<'ctx>,
+) -> impl Iterator<Item = InstructionValue<'ctx>> {
+    function.get_basic_blocks().into_iter().flat_map(|block| {
+        std::iter::successors(block.get_first_instruction(), |inst| {
+            inst.get_next_instruction()
+        })
+    })
+}
+
+/// Every `call`/`invoke` of `function` whose callee is known, with that callee.
+pub fn direct_calls<'ctx>(
+    function: &FunctionValue<'ctx>,
+) -> impl Iterator<Item = (InstructionValue<'ctx>, FunctionValue<'ctx>)> {
+    instructions(function)
+        .filter(|inst| is_call_like(*inst))
+        .filter_map(|inst| Some((inst, called_function(inst)?)))
+}
+
 /// The directly called function of a `call`/`invoke`, or `None` for indirect calls
 /// (function pointers, virtual calls) and inline assembly.
 pub fn called_function<'ctx>(inst: InstructionValue<'ctx>) -> Option<FunctionValue<'ctx>> {
@@ -579,18 +599,10 @@ pub fn parameter_of(function: FunctionValue<'_>, value: LLVMValueRef, depth: u32
             }
             LLVMOpcode::LLVMLoad => {
                 let slot = LLVMGetOperand(value, 0);
-                let stored = function
-                    .get_basic_blocks()
-                    .iter()
-                    .flat_map(|b| {
-                        std::iter::successors(b.get_first_instruction(), |i| {
-                            i.get_next_instruction()
-                        })
-                    })
-                    .find(|i| {
-                        i.get_opcode() == inkwell::values::InstructionOpcode::Store
-                            && LLVMGetOperand(i.as_value_ref(), 1) == slot
-                    })?;
+                let stored = instructions(&function).find(|i| {
+                    i.get_opcode() == inkwell::values::InstructionOpcode::Store
+                        && LLVMGetOperand(i.as_value_ref(), 1) == slot
+                })?;
                 parameter_of(
                     function,
                     LLVMGetOperand(stored.as_value_ref(), 0),

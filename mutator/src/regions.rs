@@ -413,12 +413,7 @@ fn matching_unlock(found: &[FoundSite<'_>], l: usize) -> Option<usize> {
 }
 
 fn instruction_order(function: inkwell::values::FunctionValue<'_>) -> HashMap<LLVMValueRef, usize> {
-    function
-        .get_basic_blocks()
-        .into_iter()
-        .flat_map(|block| {
-            std::iter::successors(block.get_first_instruction(), |i| i.get_next_instruction())
-        })
+    ir::instructions(&function)
         .enumerate()
         .map(|(n, i)| (i.as_value_ref(), n))
         .collect()

@@ -236,12 +236,7 @@ pub fn suggest(found: &[crate::found_site::FoundSite<'_>]) -> Vec<Suggestion> {
 }
 
 fn body_size(function: FunctionValue<'_>) -> usize {
-    function
-        .get_basic_blocks()
-        .iter()
-        .flat_map(|b| {
-            std::iter::successors(b.get_first_instruction(), |i| i.get_next_instruction())
-        })
+    crate::ir::instructions(&function)
         .filter(|i| {
             !(crate::ir::is_call_like(*i)
                 && crate::ir::called_function(*i)
