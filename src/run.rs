@@ -200,7 +200,7 @@ pub fn run_command(
             let probed = tests.iter().find(|t| t.name == endless[0]);
             let bound = probed
                 .ok_or_else(|| "the test is not in the run's list".to_string())
-                .and_then(|test| crate::sim_bound::choose(&build, test))
+                .and_then(|test| crate::sim_bound::choose(&build, test, config.baseline_timeout))
                 .map_err(|why| Failure {
                     code: exit::NO_USABLE_TEST,
                     error: anyhow::anyhow!(
@@ -209,8 +209,9 @@ pub fn run_command(
                     ),
                 })?;
             eprintln!(
-                "syncmut: note: the original did not finish on {} by itself (an sc_clock keeps sc_start() busy?); its tests without \"sim_time\" run to {bound} of simulated time, which it reached in 2 s when probed. Give the tests a \"sim_time\" (or run with --sim-time) to choose the bound yourself",
-                endless.join(", ")
+                "syncmut: note: the original did not finish on {} by itself (an sc_clock keeps sc_start() busy?); its tests without \"sim_time\" run to {bound} of simulated time, which it reached in {:.1} s when probed. Give the tests a \"sim_time\" (or run with --sim-time) to choose the bound yourself",
+                endless.join(", "),
+                crate::sim_bound::probe_time(config.baseline_timeout).as_secs_f64()
             );
             for test in &mut tests {
                 test.setting.sim_time.get_or_insert(bound);

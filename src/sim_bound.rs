@@ -11,9 +11,19 @@ use syncmut_runtime::exec::Limits;
 use syncmut_runtime::invocation::Invocation;
 use syncmut_runtime::test_case::{SimTime, TestCase};
 
-/// Wall time the probe lets the original simulate, in ms: the chosen bound is reached in
-/// at most that, so every run of the original ends well within the baseline's limit.
+/// Wall time the probe lets the original simulate, in ms, at most: the chosen bound is
+/// reached in at most that.
 const PROBE_MS: u64 = 2000;
+
+/// The probe takes at most this share of the baseline's limit: the baseline runs the
+/// traced metamutant, slower than the plain original the probe runs, and on a loaded
+/// machine slower again, so the bound must be reached in a small part of the limit.
+const PROBE_SHARE_OF_LIMIT: u32 = 10;
+
+/// The probe's wall time under the baseline limit `limit`.
+pub fn probe_time(limit: Duration) -> Duration {
+    (limit / PROBE_SHARE_OF_LIMIT).min(Duration::from_millis(PROBE_MS))
+}
 
 /// The bounds to choose from, in ns: powers of ten from 1 us to 1 s.
 const LADDER_NS: [u64; 7] = [
@@ -27,12 +37,14 @@ const LADDER_NS: [u64; 7] = [
 ];
 
 /// The largest ladder bound the uninstrumented original of `test` reaches within the
-/// probe's wall time; the error says why none can be chosen.
-pub fn choose(build: &Build, test: &TestCase) -> Result<SimTime, String> {
+/// probe's wall time (`probe_time(limit)`, `limit` the baseline's); the error says why
+/// none can be chosen.
+pub fn choose(build: &Build, test: &TestCase, limit: Duration) -> Result<SimTime, String> {
+    let probe_ms = probe_time(limit).as_millis().max(1) as u64;
     let probe = Invocation {
-        sim_probe_ms: Some(PROBE_MS),
+        sim_probe_ms: Some(probe_ms),
         limits: Limits {
-            timeout: Duration::from_millis(PROBE_MS * 10),
+            timeout: Duration::from_millis(probe_ms * 10),
             ..Limits::default()
         },
         ..Invocation::for_test(&build.original, test)
@@ -47,13 +59,13 @@ pub fn choose(build: &Build, test: &TestCase) -> Result<SimTime, String> {
         .and_then(|ns| ns.trim().parse().ok())
         .ok_or_else(|| {
             format!(
-                "probed for {PROBE_MS} ms, it did not keep simulating (it ended with {})",
+                "probed for {probe_ms} ms, it did not keep simulating (it ended with {})",
                 execution.status
             )
         })?;
     ladder_bound(reached).ok_or_else(|| {
         format!(
-            "probed for {PROBE_MS} ms, it simulated only {}, below the smallest bound tried ({})",
+            "probed for {probe_ms} ms, it simulated only {}, below the smallest bound tried ({})",
             SimTime { ns: reached },
             SimTime { ns: LADDER_NS[0] }
         )
