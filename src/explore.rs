@@ -5,104 +5,25 @@
 //! replays it (`SYNCMUT_SCHEDULE=replay:<file>`).
 
 use crate::exit;
-use crate::strategy_help;
+use crate::explore_args::ExploreArgs;
 use anyhow::Context as _;
-use clap::builder::{PossibleValuesParser, TypedValueParser};
-use clap::Args;
 use std::path::PathBuf;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::effect::Effect;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant;
 use syncmut_oracle::explore::{self, Choose, ExploreSettings, PctPlan, Property, REPEAT_STREAK};
-use syncmut_oracle::schedules::{Por, Strategy, UNBOUNDED};
+use syncmut_oracle::schedules::Strategy;
 use syncmut_oracle::strategies;
 use syncmut_runtime::exec::Limits;
 use syncmut_runtime::Invocation;
-
-#[derive(Args, Clone)]
-pub struct ExploreArgs {
-    /// C/C++ sources, a directory of sources, an LLVM module (.bc/.ll), or an executable
-    /// linked through `syncmut cc`; pthread only.
-    #[arg(required_unless_present = "compile_db")]
-    pub design: Vec<PathBuf>,
-    #[command(flatten)]
-    pub project: crate::build_input::ProjectArgs,
-    /// How the schedules are chosen: one budget shared by strategies in phases, or one
-    /// strategy.
-    #[arg(
-        long,
-        default_value = strategies::EXPLORE_DEFAULT,
-        value_parser = strategy_help::parser(strategies::Command::Explore)
-    )]
-    pub strategy: String,
-    #[arg(long, value_name = "N", help = strategy_help::explore_schedules())]
-    pub schedules: Option<usize>,
-    #[arg(
-        long,
-        value_name = "K",
-        value_parser = preemption_bound,
-        help = strategy_help::explore_preemptions()
-    )]
-    pub preemptions: Option<u32>,
-    /// dfs and phased's dfs phase: how schedules that only reorder independent steps are
-    /// skipped: `dpor` (dynamic partial-order reduction, with sleep sets when unbounded),
-    /// `sleep` (sleep sets only) or `none`.
-    #[arg(long, default_value = strategies::EXPLORE_POR.name(), value_parser = por_name())]
-    pub por: Por,
-    #[arg(long, value_name = "D", help = strategy_help::explore_depth())]
-    pub depth: Option<u32>,
-    /// Scheduling points: `sync` (synchronization calls, thread start/end) or `memory`
-    /// (also every load/store of possibly shared memory: globals, memory reached
-    /// through pointers), which makes data races and spin-waits explorable.
-    #[arg(long, default_value = "sync", value_parser = syncmut_mutator::interleave::Interleave::parse)]
-    pub interleave: syncmut_mutator::interleave::Interleave,
-    /// Also report data races: shared loads and stores are instrumented (without
-    /// becoming scheduling points unless `--interleave memory`) and a happens-before
-    /// detector checks each run; two accesses no synchronization orders are a bug.
-    #[arg(long)]
-    pub races: bool,
-    /// A compiler flag for the design (repeatable), e.g. `--cflag=-DN=4`.
-    #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
-    pub cflags: Vec<String>,
-    /// Output directory (build, counterexample files).
-    #[arg(short, long, default_value = "syncmut.explore")]
-    pub output: PathBuf,
-    /// Timeout of one execution, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 10)]
-    pub timeout: u64,
-    /// Runs executed at the same time by the seeded strategies (random, pct, holdback,
-    /// rr and the mix's phases before dfs; dfs runs one at a time); the result is the
-    /// same for every value (default: `jobs` in syncmut.toml, else the number of cores).
-    #[arg(short, long, value_name = "N")]
-    pub jobs: Option<usize>,
-    /// An argument passed to the design (repeatable, in order), e.g. `--arg=-v --arg 4`.
-    #[arg(long = "arg", value_name = "WORD", allow_hyphen_values = true)]
-    pub args: Vec<String>,
-    /// Flags for clang, as after `--` in every other command (`-- -DN=4 -Iinclude`).
-    #[arg(last = true)]
-    pub flags: Vec<String>,
-    /// A property to check (repeatable): unreach-call (no call of reach_error() or
-    /// __VERIFIER_error()), no-data-race, no-deadlock, termination or assertions. A
-    /// finding no property named forbids is a note and the search goes on; `abort()`
-    /// discards its path. Default: every kind of bug, each a violation.
-    #[arg(long = "property", value_name = "PROPERTY", value_parser = property_name())]
-    pub properties: Vec<Property>,
-    /// Print one summary line in SV-COMP's words: `true`, `false(PROPERTY)` or `unknown`
-    /// (with a task's expected verdict beside it).
-    #[arg(long)]
-    pub svcomp: bool,
-    /// The SV-COMP task when the design named is a task definition (`TASK.yml`).
-    #[arg(skip)]
-    pub task: Option<crate::svcomp::Task>,
-}
 
 /// Runs the exploration; returns the exit code (0: no bug found, 9: bug found), or the
 /// error with its exit code.
 pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     if let [only] = a.design.as_slice() {
         if a.task.is_none() && crate::svcomp::is_task(only) {
-            return explore_command(&crate::svcomp::args_of_task(a, only)?);
+            return explore_command(&crate::explore_args::args_of_task(a, only)?);
         }
     }
     let internal = |e: anyhow::Error| (exit::INTERNAL, e);
@@ -456,28 +377,6 @@ fn percent(p: f64) -> String {
     } else {
         format!("{:.1}%", p * 100.0)
     }
-}
-
-/// `--por`: clap checks the name against the reductions' (and lists them in its errors).
-pub fn por_name() -> impl TypedValueParser<Value = Por> {
-    PossibleValuesParser::new(Por::NAMES).map(|name| name.parse().expect("a listed reduction"))
-}
-
-/// A preemption bound: a number, or `unbounded`.
-pub fn preemption_bound(word: &str) -> Result<u32, String> {
-    match word {
-        "unbounded" => Ok(UNBOUNDED),
-        k => k
-            .parse::<u32>()
-            .ok()
-            .filter(|k| *k != UNBOUNDED)
-            .ok_or_else(|| format!("{k:?} is not a preemption bound (a number, or `unbounded`)")),
-    }
-}
-
-/// `--property`: clap checks the name against the list.
-fn property_name() -> impl TypedValueParser<Value = Property> {
-    PossibleValuesParser::new(Property::NAMES).map(|name| name.parse().expect("a listed property"))
 }
 
 /// Whether the runs check data races: `--races`, or the property no-data-race.

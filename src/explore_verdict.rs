@@ -3,7 +3,7 @@
 //! the verdict with the task's expected one beside it, SV-COMP's one-line summary
 //! (`--svcomp`), and the violation witness of a call of the error function.
 
-use crate::explore::ExploreArgs;
+use crate::explore_args::ExploreArgs;
 use crate::svcomp::{self, Task, Verdict};
 use crate::witness::{self, TaskInfo};
 use std::path::Path;

@@ -7,11 +7,13 @@ mod console;
 mod design_args;
 mod exit;
 mod explore;
+mod explore_args;
 mod explore_verdict;
 mod failure;
 mod gates;
 mod gen;
 mod interrupt;
+mod linked_programs;
 mod merge;
 mod program_union;
 mod programs;
@@ -123,11 +125,11 @@ enum Command {
         #[arg(
             long,
             value_name = "K",
-            value_parser = explore::preemption_bound,
+            value_parser = explore_args::preemption_bound,
             help = strategy_help::run_preemptions()
         )]
         preemptions: Option<u32>,
-        #[arg(long, value_parser = explore::por_name(), help = strategy_help::run_por())]
+        #[arg(long, value_parser = explore_args::por_name(), help = strategy_help::run_por())]
         por: Option<syncmut_oracle::schedules::Por>,
         #[arg(long, value_name = "D", help = strategy_help::run_depth())]
         depth: Option<u32>,
@@ -190,7 +192,7 @@ enum Command {
     /// Look for concurrency bugs (assertions, deadlocks, crashes, livelocks) in the
     /// original program under many schedules; exit 9 when one is found, 12 when none was
     /// but runs ended at the thread limit (docs/exit-codes.md).
-    Explore(explore::ExploreArgs),
+    Explore(explore_args::ExploreArgs),
     /// Re-render a report from a run directory's saved results (nothing is run).
     Report {
         /// The run directory (`syncmut.out` by default).

@@ -61,8 +61,8 @@ pub fn run_command(
     let mut given = match tests.file.or_else(|| args.project.tests_file(&args.design)) {
         Some(path) => {
             let all = syncmut_runtime::test_case::load(&path).map_err(|e| oracle_failure(e.into()))?;
-            let mine = crate::programs::tests_for(&path, all, &tests.programs, tests.program.as_deref())?;
-            crate::programs::some_test(&path, &mine, tests.program.as_deref(), plan, tests.command.is_some())?;
+            let mine = crate::linked_programs::tests_for(&path, all, &tests.programs, tests.program.as_deref())?;
+            crate::linked_programs::some_test(&path, &mine, tests.program.as_deref(), plan, tests.command.is_some())?;
             mine
         }
         None if !matches!(plan, crate::gen::Generation::None) || tests.command.is_some() => Vec::new(),

@@ -188,34 +188,6 @@ fn input_file(dir: &Path, name: &str) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-/// The arguments that explore a task: its input files as the design, its properties
-/// and expected verdicts kept with it. What cannot be honoured is said on stderr:
-/// properties syncmut does not check, and ILP32, which syncmut's 64-bit runtime cannot
-/// run (the program is built as LP64). A task that cannot be read is a usage error.
-pub fn args_of_task(
-    a: &crate::explore::ExploreArgs,
-    file: &Path,
-) -> Result<crate::explore::ExploreArgs, (i32, anyhow::Error)> {
-    let task = Task::read(file).map_err(|e| (crate::exit::USAGE, e))?;
-    for property in &task.unsupported {
-        eprintln!(
-            "syncmut: warning: {}: property {property} is not one syncmut checks: left out",
-            file.display()
-        );
-    }
-    if task.data_model.as_deref() == Some("ILP32") {
-        eprintln!(
-            "syncmut: warning: {}: data model ILP32 asked, but syncmut's runtime is built for 64-bit programs only (no -m32 build of it): the program is built and explored as LP64, where `long` and pointers are 64 bits wide",
-            file.display()
-        );
-    }
-    Ok(crate::explore::ExploreArgs {
-        design: task.input_files.clone(),
-        task: Some(task),
-        ..a.clone()
-    })
-}
-
 /// What an exploration answers for a task, in SV-COMP's words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {

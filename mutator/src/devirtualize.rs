@@ -12,6 +12,7 @@
 //! build's warnings with the reason.
 
 use crate::api;
+use crate::cxx_names::{member_of, template_arguments, without_template_arguments};
 use crate::debug_types::{DebugTypes, Node};
 use crate::design::Design;
 use crate::ir::promote::{self, Candidate};
@@ -191,7 +192,7 @@ impl Pass<'_, '_> {
                 if !members.contains(&member) {
                     return Verdict::Leave;
                 }
-                let arguments = crate::promote::template_arguments(&interface);
+                let arguments = template_arguments(&interface);
                 let reached = self.tables().at(call.slot, member, arguments.as_deref());
                 if !reached.candidates.is_empty() {
                     return Verdict::Promote(reached.candidates);
@@ -480,26 +481,6 @@ fn class_name(ty: &str) -> &str {
     name
 }
 
-/// `sc_core::sc_fifo<int>` → `sc_core::sc_fifo`.
-fn without_template_arguments(name: &str) -> String {
-    let mut depth = 0u32;
-    name.chars()
-        .filter(|&c| match c {
-            '<' => {
-                depth += 1;
-                false
-            }
-            '>' => {
-                depth = depth.saturating_sub(1);
-                false
-            }
-            _ => depth == 0,
-        })
-        .collect::<String>()
-        .trim_end()
-        .to_string()
-}
-
 /// The Itanium vtable symbol of a class named without template arguments:
 /// `sc_core::sc_mutex` → `_ZTVN7sc_core8sc_mutexE`; `None` for names this cannot
 /// spell (anonymous namespaces, `std`).
@@ -556,31 +537,6 @@ fn port_interface(function: &str) -> Option<(&'static str, String, &'static [&'s
         .find(|(name, _)| *name == plain)
         .map_or(&[][..], |(_, members)| *members);
     Some((through, interface, members))
-}
-
-/// `bus->lock()` → `lock`: the name before the last argument list.
-pub(crate) fn member_of(call: &str) -> &str {
-    let mut depth = 0i32;
-    let mut open = call.len();
-    for (i, c) in call.char_indices().rev() {
-        match c {
-            ')' => depth += 1,
-            '(' => {
-                depth -= 1;
-                if depth == 0 {
-                    open = i;
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
-    let callee = &call[..open];
-    callee
-        .rsplit(['.', '>', ':'])
-        .next()
-        .unwrap_or(callee)
-        .trim()
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod api;
 mod atomic_functions;
 pub mod catalogue;
 pub mod compile_db;
+mod cxx_names;
 pub mod debug_types;
 pub mod design;
 mod devirtualize;

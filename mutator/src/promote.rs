@@ -20,6 +20,7 @@
 //! vtable at run time; such a member stays indirect and is warned about.
 
 use crate::api;
+use crate::cxx_names::{compact, member_of, template_arguments};
 use crate::ir::promote::Candidate;
 use crate::vtables::Libraries;
 
@@ -113,7 +114,7 @@ impl Tables {
 /// `member`, of a class with the template arguments `arguments` when given.
 fn is_member(symbol: &str, member: &str, arguments: Option<&str>) -> bool {
     let signature = api::demangle(symbol);
-    if api::lookup(&signature).is_none() || crate::devirtualize::member_of(&signature) != member {
+    if api::lookup(&signature).is_none() || member_of(&signature) != member {
         return false;
     }
     match arguments {
@@ -124,18 +125,6 @@ fn is_member(symbol: &str, member: &str, arguments: Option<&str>) -> bool {
             template_arguments(class) == Some(compact(wanted))
         }
     }
-}
-
-/// `sc_core::sc_fifo<std::pair<int, int> >` → `std::pair<int,int>` (spaces dropped, so
-/// the demangler's spellings compare equal); `None` for a name without arguments.
-pub fn template_arguments(name: &str) -> Option<String> {
-    let open = name.find('<')?;
-    let close = name.rfind('>')?;
-    (open < close).then(|| compact(&name[open + 1..close]))
-}
-
-fn compact(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 /// `n24_rest` → (-24, `rest`): a mangled call offset's number and what follows it.
@@ -251,14 +240,5 @@ mod tests {
         // Another instance's interface, another member: nothing.
         assert!(tables.at(1, "write", Some("double")).candidates.is_empty());
         assert!(tables.at(1, "nb_write", None).candidates.is_empty());
-    }
-
-    #[test]
-    fn template_arguments_compare_without_spaces() {
-        assert_eq!(
-            template_arguments("sc_core::sc_fifo_out_if<std::pair<int, int> >").as_deref(),
-            Some("std::pair<int,int>")
-        );
-        assert_eq!(template_arguments("sc_core::sc_mutex_if"), None);
     }
 }

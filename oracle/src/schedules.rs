@@ -130,6 +130,9 @@ pub struct Schedules {
     pub budget: usize,
 }
 
+/// pct's bug depth in `run` without `depth` (`explore` chooses it from the program).
+pub const RUN_PCT_DEPTH: u32 = 3;
+
 impl Schedules {
     /// The one `default` schedule.
     pub const DEFAULT: Schedules = Schedules {
@@ -141,7 +144,7 @@ impl Schedules {
     /// measurement behind the number).
     pub const STANDARD: Schedules = Schedules {
         strategy: Strategy::Alternating {
-            depth: crate::strategies::RUN_PCT_DEPTH,
+            depth: RUN_PCT_DEPTH,
         },
         budget: 8,
     };

@@ -63,8 +63,8 @@ pub const RUN_SAMPLES: usize = 100;
 pub const RUN_DFS_RUNS: usize = 1000;
 /// Runs with real threads of `run --strategy native` without `schedules` or `--native`.
 pub const NATIVE_RUNS: usize = 3;
-/// pct's bug depth in `run` without `depth` (`explore` chooses it from the program).
-pub const RUN_PCT_DEPTH: u32 = 3;
+/// pct's bug depth in `run` without `depth`; beside the standard budget it is part of.
+pub use crate::schedules::RUN_PCT_DEPTH;
 /// dfs's preemption bound without `preemptions`, in both commands.
 pub const DFS_PREEMPTIONS: u32 = 2;
 /// `run`'s dfs reduction without `--por`: none, so that every schedule is searched

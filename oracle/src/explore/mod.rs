@@ -24,10 +24,11 @@
 //!
 //! One file per part: `settings` (what to explore and how much), `pct` (PCT's depth and
 //! budget for one program), `search` (the search loop over schedules and its runs),
-//! `findings` (what a run shows and the exploration's report), `property` (which
+//! `bug_kind` (the kinds of bug), `findings` (what a run shows and the exploration's report), `property` (which
 //! findings are violations of the properties checked, which are notes) and
 //! `counterexample` (a found bug in words).
 
+mod bug_kind;
 mod counterexample;
 mod findings;
 mod pct;
@@ -35,8 +36,9 @@ mod property;
 mod search;
 mod settings;
 
+pub use bug_kind::BugKind;
 pub use counterexample::render_counterexample;
-pub use findings::{classify, explore, BugKind, Found, Note, Report};
+pub use findings::{classify, explore, Found, Note, Report};
 pub use pct::{PctPlan, PCT_BUDGET_CAP, PCT_MAX_CHOSEN_DEPTH, PCT_MISS_TARGET};
 pub use property::{error_call, Judgement, Properties, Property};
 pub use search::{search, ExploreError, Search, Visit};

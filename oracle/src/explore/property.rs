@@ -5,7 +5,7 @@
 //! function, and an `abort()` (SV-COMP's way to discard a path, like
 //! `__VERIFIER_assume(0)`) ends it as not possible.
 
-use super::findings::BugKind;
+use super::bug_kind::BugKind;
 use syncmut_runtime::exec::{Execution, Status};
 
 /// A property a program is checked against.
