@@ -112,6 +112,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     let config = ExploreSettings {
         strategy,
         schedules: a.schedules.unwrap_or(strategies::EXPLORE_SCHEDULES),
+        max_steps: a.max_steps,
         // The seeded strategies draw again when a schedule repeats; round-robin's are a
         // fixed list, and phased's phases repeat each other's schedules by design.
         redraw_repeats: matches!(

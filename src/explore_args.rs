@@ -58,6 +58,10 @@ pub struct ExploreArgs {
     /// Output directory (build, counterexample files).
     #[arg(short, long, default_value = "syncmut.explore")]
     pub output: PathBuf,
+    /// The livelock bound: a run that passes this many scheduling points without ending
+    /// is a livelock (the scheduler is fair, so a correct spin-wait ends long before).
+    #[arg(long, value_name = "N", default_value_t = strategies::EXPLORE_MAX_STEPS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_steps: u64,
     /// Timeout of one execution, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     pub timeout: u64,

@@ -149,6 +149,7 @@ fn explore_help_states_the_defaults_explore_uses() {
         ("schedules", vec![s::EXPLORE_SCHEDULES.to_string()]),
         ("preemptions", vec![s::DFS_PREEMPTIONS.to_string()]),
         ("por", vec![s::EXPLORE_POR.name().to_string()]),
+        ("max-steps", vec![s::EXPLORE_MAX_STEPS.to_string()]),
         // clap renders these three from the value it parses with, so they cannot drift;
         // they are listed because every default the help states must be.
         ("interleave", vec!["sync".to_string()]),

@@ -65,6 +65,8 @@ pub const RUN_DFS_RUNS: usize = 1000;
 pub const NATIVE_RUNS: usize = 3;
 /// pct's bug depth in `run` without `depth`; beside the standard budget it is part of.
 pub use crate::schedules::RUN_PCT_DEPTH;
+/// `explore`'s livelock bound without `--max-steps`: scheduling points in one run.
+pub const EXPLORE_MAX_STEPS: u64 = 1_000_000;
 /// dfs's preemption bound without `preemptions`, in both commands.
 pub const DFS_PREEMPTIONS: u32 = 2;
 /// `run`'s dfs reduction without `--por`: none, so that every schedule is searched

@@ -52,7 +52,7 @@ impl Default for ExploreSettings {
         ExploreSettings {
             strategy: Strategy::Random,
             schedules: 1000,
-            max_steps: 1_000_000,
+            max_steps: crate::strategies::EXPLORE_MAX_STEPS,
             redraw_repeats: false,
             choose: Choose::default(),
             draw_inputs: false,
