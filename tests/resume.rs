@@ -1,5 +1,5 @@
-//! Interruption: syncmut killed with SIGKILL, or stopped with SIGTERM, at 20 points of a
-//! run on two examples, then `--resume`, ends with exactly the verdicts of an
+//! Interruption: syncmut killed with SIGKILL, or stopped with SIGTERM, at 5 points of a
+//! run on each of two examples (SIGKILL at three, SIGTERM at the two between them), then `--resume`, ends with exactly the verdicts of an
 //! uninterrupted run, with no process of the run left behind and no temporary file in
 //! the run directory; the lock is an advisory lock that dies with its holder.
 
@@ -85,8 +85,10 @@ fn temporaries_in(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The fixed points of the run (fractions of an uninterrupted run's duration, with a
-/// fixed jitter so they do not fall on round numbers), the same in every suite run.
-const POINTS: [f64; 5] = [0.05, 0.23, 0.41, 0.67, 0.89];
+/// fixed jitter so they do not fall on round numbers), the same in every suite run:
+/// SIGKILL's from the build to the end, SIGTERM's between them.
+const KILL_POINTS: [f64; 3] = [0.05, 0.41, 0.89];
+const TERM_POINTS: [f64; 2] = [0.23, 0.67];
 
 fn interrupt_and_resume(name: &str) {
     let design = util::example(name);
@@ -99,8 +101,11 @@ fn interrupt_and_resume(name: &str) {
     let full = started.elapsed();
     let expected = verdicts(reference.path());
 
-    for (signal, code) in [(libc::SIGKILL, None), (libc::SIGTERM, Some(143))] {
-        for fraction in POINTS {
+    for (signal, code, points) in [
+        (libc::SIGKILL, None, &KILL_POINTS[..]),
+        (libc::SIGTERM, Some(143), &TERM_POINTS[..]),
+    ] {
+        for &fraction in points {
             let at = full.mul_f64(fraction);
             let out = tempfile::tempdir().unwrap();
             let mut child = syncmut(&design, out.path(), &[]).spawn().unwrap();

@@ -166,7 +166,8 @@ pub(super) fn baseline(
         set_aside = fails_expectation(test, execution);
     }
     if set_aside.is_none() {
-        set_aside = differs_from_original_build(build, test, execution, &mask, &limits);
+        let executions: Vec<&Execution> = runs.iter().map(|(e, _)| e).collect();
+        set_aside = differs_from_original_build(build, test, &executions, &mask, &limits);
     }
     let label = |site| crate::diff::site_label(&build.catalogue, site);
     let mut baseline = Baseline {

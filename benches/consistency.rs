@@ -1,0 +1,49 @@
+//! Benchmark: the strategies of `syncmut run` against exhaustive dfs on generated small
+//! pthread programs (tests/util/consistency.rs). Per program: mutants, those dfs calls
+//! equivalent, inconsistencies (a kill under the default budget, random or pct of a
+//! mutant dfs calls equivalent) and the original's kills of itself; then the totals.
+//! Both must be 0.
+//!
+//! Run: `cargo bench --bench consistency`. Knobs (environment): `CONSISTENCY_PROGRAMS`
+//! (how many, default 200), `CONSISTENCY_FIRST` (the first seed, default 0).
+
+#[path = "../tests/util/consistency.rs"]
+mod consistency;
+
+use std::path::PathBuf;
+
+fn main() {
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let programs = env("CONSISTENCY_PROGRAMS", 200);
+    let first = env("CONSISTENCY_FIRST", 0);
+    let syncmut = PathBuf::from(env!("CARGO_BIN_EXE_syncmut"));
+    let work = tempfile::tempdir().expect("temporary directory");
+    let (mut mutants, mut equivalent, mut inconsistent, mut self_kills) = (0, 0, 0, 0);
+    println!("| seed | mutants | equivalent under dfs | inconsistencies | self-kills |");
+    println!("|---|---|---|---|---|");
+    for seed in first..first + programs {
+        let a = consistency::check(&syncmut, &work.path().join(seed.to_string()), seed);
+        println!(
+            "| {seed} | {} | {} | {} | {} |",
+            a.mutants,
+            a.equivalent,
+            a.inconsistencies.len(),
+            a.self_kills
+        );
+        for line in &a.inconsistencies {
+            println!("  inconsistent: {line}");
+        }
+        mutants += a.mutants;
+        equivalent += a.equivalent;
+        inconsistent += a.inconsistencies.len();
+        self_kills += a.self_kills;
+    }
+    println!(
+        "{programs} programs, {mutants} mutants, {equivalent} equivalent under dfs: {inconsistent} inconsistencies, {self_kills} self-kills"
+    );
+}
