@@ -1,7 +1,7 @@
 //! Small generated pthread programs, and the check that the strategies of `syncmut run`
-//! agree on them: no mutant that exhaustive dfs calls equivalent is killed under the
-//! default budget, random or pct, and the original in place of every mutant is never
-//! killed. Shared by tests/consistency.rs (a few programs) and benches/consistency.rs
+//! agree on them: no mutant killed under the default budget, random or pct is one that
+//! exhaustive dfs (within one preemption) calls equivalent, and the original in place of
+//! every mutant is never killed. Shared by tests/consistency.rs (a few programs) and benches/consistency.rs
 //! (hundreds).
 //!
 //! A program has 2 or 3 threads, 1 or 2 mutexes, 2 or 3 shared counters and perhaps a
@@ -15,6 +15,7 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
@@ -110,20 +111,33 @@ pub fn program(seed: u64) -> String {
     c
 }
 
-/// The strategies compared with exhaustive dfs.
+/// The strategies whose kills exhaustive dfs checks.
 pub const SAMPLED: [(&str, &[&str]); 3] = [
     ("default budget", &[]),
     ("random", &["--strategy", "random", "--schedules", "30"]),
     ("pct", &["--strategy", "pct", "--schedules", "30"]),
 ];
 
+/// dfs over every schedule with at most one preemption, up to sleep-set equivalence: it
+/// exhausts these programs' spaces within its budget.
+const DFS: [&str; 8] = [
+    "--strategy",
+    "dfs",
+    "--preemptions",
+    "1",
+    "--por",
+    "sleep",
+    "--schedules",
+    "2000",
+];
+
 /// What one program showed.
 #[derive(Debug, Default)]
 pub struct Agreement {
-    /// Mutants exhaustive dfs calls equivalent.
-    pub equivalent: usize,
     /// Mutants of the program.
     pub mutants: usize,
+    /// Mutants some sampled strategy killed: dfs judged each of them.
+    pub killed: usize,
     /// `strategy: mutant (verdict)` for each kill of a mutant dfs calls equivalent.
     pub inconsistencies: Vec<String>,
     /// Kills of the original by itself (`--self-check` under the default budget).
@@ -155,7 +169,7 @@ fn run(syncmut: &Path, dir: &Path, name: &str, extra: &[&str]) -> serde_json::Va
     serde_json::from_slice(&text).expect("outcomes.json is JSON")
 }
 
-fn verdicts(outcomes: &serde_json::Value) -> Vec<(String, String)> {
+fn verdicts(outcomes: &serde_json::Value) -> BTreeMap<String, String> {
     outcomes["mutants"]
         .as_array()
         .expect("mutants")
@@ -167,42 +181,48 @@ fn verdicts(outcomes: &serde_json::Value) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Writes program `seed` under `dir` and compares the strategies on it.
+/// Writes program `seed` under `dir` and checks every kill of the sampled strategies
+/// with dfs, which runs on the killed mutants only (a kill ends a mutant's search, so
+/// dfs is dear only where it disagrees).
 pub fn check(syncmut: &Path, dir: &Path, seed: u64) -> Agreement {
     std::fs::create_dir_all(dir).expect("program directory");
     std::fs::write(dir.join("prog.c"), program(seed)).expect("write prog.c");
     std::fs::write(dir.join("tests.json"), r#"{"tests":[{"name":"once"}]}"#)
         .expect("write tests.json");
-    let dfs = verdicts(&run(
-        syncmut,
-        dir,
-        "dfs",
-        &[
-            "--strategy",
-            "dfs",
-            "--preemptions",
-            "unbounded",
-            "--schedules",
-            "2000",
-        ],
-    ));
-    let equivalent: Vec<&String> = dfs
-        .iter()
-        .filter(|(_, v)| v == "equivalent-exhaustive")
-        .map(|(m, _)| m)
-        .collect();
-    let mut agreement = Agreement {
-        equivalent: equivalent.len(),
-        mutants: dfs.len(),
-        ..Agreement::default()
-    };
+    let mut kills: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut mutants = 0;
     for (name, extra) in SAMPLED {
         let sampled = verdicts(&run(syncmut, dir, &name.replace(' ', "-"), extra));
+        mutants = sampled.len();
         for (mutant, verdict) in sampled {
-            if verdict.starts_with("killed") && equivalent.contains(&&mutant) {
-                agreement
-                    .inconsistencies
-                    .push(format!("{name}: {mutant} ({verdict})"));
+            if verdict.starts_with("killed") {
+                kills
+                    .entry(mutant)
+                    .or_default()
+                    .push(format!("{name}: {verdict}"));
+            }
+        }
+    }
+    let mut agreement = Agreement {
+        mutants,
+        killed: kills.len(),
+        ..Agreement::default()
+    };
+    if !kills.is_empty() {
+        let ids: Vec<&str> = kills.keys().map(String::as_str).collect();
+        let only = format!("^({})$", ids.join("|"));
+        let dfs = verdicts(&run(
+            syncmut,
+            dir,
+            "dfs",
+            &[&DFS[..], &["--mutant", &only]].concat(),
+        ));
+        for (mutant, by) in &kills {
+            if dfs.get(mutant).map(String::as_str) == Some("equivalent-exhaustive") {
+                agreement.inconsistencies.push(format!(
+                    "{mutant}: equivalent under dfs, but {}",
+                    by.join(", ")
+                ));
             }
         }
     }
