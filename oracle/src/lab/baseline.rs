@@ -547,6 +547,7 @@ fn not_started(test: &TestCase, reason: String) -> Baseline {
         races_unchecked: None,
         hint: None,
         stderr_head: None,
+        observed: None,
     }
 }
 
@@ -582,6 +583,7 @@ fn summarise(
         stderr_head: (execution.status != Status::Exited(0))
             .then(|| stderr_head(&execution.stderr))
             .flatten(),
+        observed: Some(observation.digest()),
     }
 }
 
