@@ -630,6 +630,139 @@ mod tests {
         );
     }
 
+    /// Units and a cache in a scratch directory; `build(i)` compiles unit `i`.
+    struct Scratch {
+        work: tempfile::TempDir,
+        design: Design,
+        cache: Cache,
+    }
+
+    impl Scratch {
+        fn new(sources: &[&str]) -> Scratch {
+            let work = tempfile::tempdir().unwrap();
+            let paths: Vec<PathBuf> = sources
+                .iter()
+                .enumerate()
+                .map(|(i, text)| {
+                    let path = work.path().join(format!("unit{i}.c"));
+                    std::fs::write(&path, text).unwrap();
+                    path
+                })
+                .collect();
+            let design = Design::from_paths(&paths, &[]).unwrap();
+            let cache = Cache {
+                dir: work.path().join("cache"),
+            };
+            std::fs::create_dir_all(cache.dir.join("tu")).unwrap();
+            Scratch {
+                work,
+                design,
+                cache,
+            }
+        }
+
+        fn object(&self, i: usize) -> PathBuf {
+            self.work.path().join(format!("unit{i}.bc"))
+        }
+
+        fn build(&self, i: usize) -> Compiled {
+            let include = self.cache.include_dir();
+            std::fs::create_dir_all(&include).unwrap();
+            compile(
+                &self.design,
+                &self.design.inputs[i],
+                &include,
+                &self.object(i),
+                Some(&self.cache),
+            )
+            .unwrap()
+        }
+
+        fn entries(&self) -> std::collections::BTreeSet<PathBuf> {
+            std::fs::read_dir(self.cache.dir.join("tu"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect()
+        }
+    }
+
+    /// A shared cache's entry whose bitcode was replaced by another valid module, cut
+    /// short, filed under another unit's key, or garbage is never served: the unit is
+    /// compiled again (the note says why) and the entry replaced.
+    #[test]
+    fn a_damaged_or_foreign_entry_is_compiled_again_and_replaced() {
+        let scratch = Scratch::new(&[
+            "int one(void) { return 1; }\n",
+            "int two(void) { return 2; }\n",
+        ]);
+        assert_eq!(scratch.build(0), Compiled::ByClang);
+        let good = std::fs::read(scratch.object(0)).unwrap();
+        let mine = scratch.entries().into_iter().next().unwrap();
+        assert_eq!(scratch.build(1), Compiled::ByClang);
+        let theirs = scratch.entries().into_iter().find(|e| *e != mine).unwrap();
+        let whole = std::fs::read(&mine).unwrap();
+        let split = whole.windows(2).position(|w| w == b"\n\n").unwrap() + 2;
+        let other_module = std::fs::read(scratch.object(1)).unwrap();
+        let spoiled: [(&str, Vec<u8>); 4] = [
+            ("not the one its checksum names", {
+                // Same length, so only the checksum can tell.
+                let mut bytes = whole[..split].to_vec();
+                let mut module = other_module.clone();
+                module.resize(whole.len() - split, 0);
+                bytes.extend(module);
+                bytes
+            }),
+            ("cut short", whole[..whole.len() - 100].to_vec()),
+            ("made for another", std::fs::read(&theirs).unwrap()),
+            ("does not start with", b"\x00\x01garbage\n\nBC".to_vec()),
+        ];
+        for (why, bytes) in spoiled {
+            std::fs::write(&mine, &bytes).unwrap();
+            match scratch.build(0) {
+                Compiled::Repaired(entry, reason) => {
+                    assert_eq!(entry, mine);
+                    assert!(reason.contains(why), "{why}: {reason}");
+                }
+                other => panic!("{why}: {other:?}"),
+            }
+            assert_eq!(std::fs::read(scratch.object(0)).unwrap(), good, "{why}");
+            assert_eq!(scratch.build(0), Compiled::Cached, "{why}: replaced");
+        }
+    }
+
+    /// Two builds filling one cache at once (two CI jobs sharing it) both get the
+    /// unit's bitcode, and leave one whole entry that later builds are served from.
+    #[test]
+    fn two_builds_filling_the_cache_at_once_stay_correct() {
+        let scratch = Scratch::new(&["int one(void) { return 1; }\n"]);
+        let include = scratch.cache.include_dir();
+        std::fs::create_dir_all(&include).unwrap();
+        let objects: Vec<Vec<u8>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..2)
+                .map(|n| {
+                    let (scratch, include) = (&scratch, &include);
+                    scope.spawn(move || {
+                        let object = scratch.work.path().join(format!("racer{n}.bc"));
+                        compile(
+                            &scratch.design,
+                            &scratch.design.inputs[0],
+                            include,
+                            &object,
+                            Some(&scratch.cache),
+                        )
+                        .unwrap();
+                        std::fs::read(object).unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(objects[0], objects[1]);
+        assert_eq!(scratch.entries().len(), 1);
+        assert_eq!(scratch.build(0), Compiled::Cached);
+        assert_eq!(std::fs::read(scratch.object(0)).unwrap(), objects[0]);
+    }
+
     #[test]
     fn depfile_names_are_unescaped() {
         let text = "unit: /a/b\\ c.h \\\n  /d/e$$f.h /g/\\#h.h\n";
