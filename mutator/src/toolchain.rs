@@ -438,12 +438,15 @@ impl Cache {
     }
 }
 
-/// An entry's dependencies (digest, path) and bitcode, if it is whole and was made for
-/// `key`; else why not.
+/// The files an entry was built from, each as (SHA-256, path).
+type Dependencies<'a> = Vec<(&'a str, &'a str)>;
+
+/// An entry's dependencies and bitcode, if it is whole and was made for `key`; else why
+/// not.
 fn check_entry<'a>(
     entry: &'a [u8],
     key: &str,
-) -> std::result::Result<(Vec<(&'a str, &'a str)>, &'a [u8]), String> {
+) -> std::result::Result<(Dependencies<'a>, &'a [u8]), String> {
     let end = entry
         .windows(2)
         .position(|w| w == b"\n\n")
