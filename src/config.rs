@@ -166,6 +166,9 @@ pub struct Config {
     /// The project's own synchronization functions.
     #[serde(default)]
     pub sync: Vec<syncmut_mutator::user_sync::UserSync>,
+    /// The file these settings were read from (none: no file).
+    #[serde(skip)]
+    pub path: Option<PathBuf>,
 }
 
 impl Config {
@@ -201,6 +204,7 @@ pub fn load(path: Option<&Path>) -> anyhow::Result<Config> {
             path.display()
         );
     }
+    config.path = Some(path.to_path_buf());
     let base = path.parent().unwrap_or(Path::new("."));
     config.tests = config.tests.map(|t| base.join(t));
     // `-Iinclude` in the file means the directory beside it, wherever syncmut runs.

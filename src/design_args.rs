@@ -23,11 +23,30 @@ pub struct DesignArgs {
     /// The project's own synchronization functions, from syncmut.toml.
     #[arg(skip)]
     pub sync: Vec<syncmut_mutator::user_sync::UserSync>,
+    /// The settings file `flags` were taken from (none: the command line), named by the
+    /// warnings of the flags the allowlist drops.
+    #[arg(skip)]
+    pub flags_from: Option<PathBuf>,
+}
+
+/// `flags` through the allowlist ([`syncmut_mutator::flags`]), with a warning for each
+/// dropped one naming `from` (the settings file) or the command line.
+pub fn allowed_flags(
+    flags: &[String],
+    from: Option<&std::path::Path>,
+) -> (Vec<String>, Vec<String>) {
+    let origin = from.map_or_else(
+        || "the command line".to_string(),
+        |f| f.display().to_string(),
+    );
+    syncmut_mutator::flags::allow(flags, &origin)
 }
 
 impl DesignArgs {
     pub fn design(&self) -> Result<Design, MutatorError> {
-        let mut design = self.project.design(&self.design, &self.flags)?;
+        let (flags, dropped) = allowed_flags(&self.flags, self.flags_from.as_deref());
+        let mut design = self.project.design(&self.design, &flags)?;
+        design.notes.extend(dropped);
         design.sync = self.sync.clone();
         Ok(design)
     }
@@ -35,12 +54,14 @@ impl DesignArgs {
     /// The design, with the settings file's `flags` when none follow `--`, and its
     /// `[[sync]]` declarations.
     pub fn design_with(&self, file: &config::Config) -> Result<Design, MutatorError> {
-        let flags = if self.flags.is_empty() {
-            file.flags.clone().unwrap_or_default()
+        let (flags, from) = if self.flags.is_empty() {
+            (file.flags.clone().unwrap_or_default(), file.path.as_deref())
         } else {
-            self.flags.clone()
+            (self.flags.clone(), self.flags_from.as_deref())
         };
+        let (flags, dropped) = allowed_flags(&flags, from);
         let mut design = self.project.design(&self.design, &flags)?;
+        design.notes.extend(dropped);
         design.sync = file.sync.clone();
         Ok(design)
     }

@@ -42,7 +42,9 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         ));
     }
     let flags: Vec<String> = a.cflags.iter().chain(&a.flags).cloned().collect();
+    let (flags, dropped) = crate::design_args::allowed_flags(&flags, None);
     let mut design = a.project.design(&a.design, &flags).map_err(mutator)?;
+    design.notes.extend(dropped);
     // The project's own synchronization functions, declared in syncmut.toml.
     let settings = a
         .project

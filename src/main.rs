@@ -21,6 +21,7 @@ mod results;
 mod run;
 mod run_dir;
 mod selection;
+mod shard;
 mod sim_bound;
 mod strategy_help;
 mod svcomp;
@@ -517,6 +518,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             if design.flags.is_empty() {
                 design.flags = file.flags.clone().unwrap_or_default();
+                design.flags_from.clone_from(&file.path);
             }
             let plan = generation.plan(
                 gen.as_deref().or(file.gen.as_deref()).unwrap_or("wp"),

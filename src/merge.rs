@@ -1,12 +1,17 @@
 //! `syncmut merge DIR… -o OUT`: the run directories of shards (`run --shard k/n`, one
 //! per CI machine) combined into one, as if one run had tested all their mutants:
 //! catalogue, outcomes and score, the reports, and the traces and diffs that explain
-//! the kills. The shards must come from the same build of the design (same sites) and
-//! must not share a mutant.
+//! the kills. The shards must be exactly shards 1 to n of one split of one build: each
+//! records its place (`shard.json`, crate::shard), and a set with a shard missing or
+//! twice, or shards of two builds (another catalogue, or an original that showed
+//! something else), is refused; `--allow-partial` merges an incomplete set, marked
+//! `complete: false`, naming the missing shards. The merged directory is never one of
+//! the shards nor inside or around one.
 
 use crate::failure::{oracle_failure, Failure};
 use crate::gates::score_gate;
 use crate::run_dir::open_run_directory;
+use crate::shard::ShardRecord;
 use crate::{exit, table};
 use anyhow::Context as _;
 use std::collections::BTreeMap;
@@ -27,6 +32,10 @@ pub struct MergeArgs {
     /// Exit with code 8 when the merged mutation score (percent) is below this.
     #[arg(long, value_name = "PCT")]
     fail_under: Option<f64>,
+    /// Merge even when some shards of the split are missing: the result says
+    /// `complete: false` and names them.
+    #[arg(long)]
+    allow_partial: bool,
 }
 
 /// What one shard's run directory holds.
@@ -36,6 +45,7 @@ struct Shard {
     outcomes: Outcomes,
     baseline: Vec<Baseline>,
     tests: serde_json::Value,
+    record: ShardRecord,
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> anyhow::Result<T> {
@@ -59,8 +69,130 @@ impl Shard {
             outcomes: read_json(dir, outdir::OUTCOMES)?,
             baseline: read_json(dir, outdir::BASELINE)?,
             tests: read_json(dir, outdir::TESTS)?,
+            record: read_json(dir, crate::shard::FILE).with_context(|| {
+                format!(
+                    "{}: not a finished shard (run with --shard K/N)",
+                    dir.display()
+                )
+            })?,
         })
     }
+}
+
+/// `path` made absolute with its existing ancestors resolved (links, `..`), so two
+/// names of one directory compare equal even when the last parts do not exist yet.
+fn resolved(path: &Path) -> PathBuf {
+    let absolute = syncmut_mutator::design::absolute(path);
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}
+
+/// Refuses an output directory that is a shard, lies inside one, or holds one: the
+/// merge would write over the results it reads.
+fn refuse_output_among_shards(output: &Path, dirs: &[PathBuf]) -> anyhow::Result<()> {
+    let out = resolved(output);
+    for dir in dirs {
+        let shard = resolved(dir);
+        anyhow::ensure!(
+            !out.starts_with(&shard) && !shard.starts_with(&out),
+            "-o {}: {} the shard {}, whose results the merge reads; write the merged run elsewhere",
+            output.display(),
+            if out == shard {
+                "is"
+            } else if out.starts_with(&shard) {
+                "is inside"
+            } else {
+                "holds"
+            },
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// Checks the shards are shards 1..n of one split of one build; returns the missing
+/// ones (refused unless `allow_partial`).
+fn check_split(shards: &[Shard], allow_partial: bool) -> anyhow::Result<Vec<usize>> {
+    let first = &shards[0];
+    let mut seen: BTreeMap<usize, &Path> = BTreeMap::new();
+    for shard in shards {
+        let (a, b) = (&shard.record, &first.record);
+        anyhow::ensure!(
+            a.n == b.n,
+            "{}: shard {}/{}, but {} is shard {}/{}: merge the shards of one split (the same N)",
+            shard.dir.display(),
+            a.k,
+            a.n,
+            first.dir.display(),
+            b.k,
+            b.n
+        );
+        anyhow::ensure!(
+            a.catalogue == b.catalogue && a.mutants == b.mutants,
+            "{}: its split's mutants differ from those of {}: merge shards of one build of the design (same sources, flags and filters)",
+            shard.dir.display(),
+            first.dir.display()
+        );
+        anyhow::ensure!(
+            a.observations == b.observations,
+            "{}: the original showed something else than in {} (other outputs, exit statuses or tests: another version of the design, or one that is not deterministic); merge shards of one build",
+            shard.dir.display(),
+            first.dir.display()
+        );
+        anyhow::ensure!(
+            (1..=a.n).contains(&a.k),
+            "{}: shard {}/{} is not a shard of {}",
+            shard.dir.display(),
+            a.k,
+            a.n,
+            a.n
+        );
+        if let Some(other) = seen.insert(a.k, &shard.dir) {
+            anyhow::bail!(
+                "shard {}/{} given twice: {} and {}",
+                a.k,
+                a.n,
+                other.display(),
+                shard.dir.display()
+            );
+        }
+    }
+    let missing: Vec<usize> = (1..=first.record.n)
+        .filter(|k| !seen.contains_key(k))
+        .collect();
+    let merged: usize = shards.iter().map(|s| s.catalogue.mutants.len()).sum();
+    if missing.is_empty() {
+        anyhow::ensure!(
+            merged == first.record.mutants,
+            "the shards hold {merged} mutants, but their split had {}: a shard's mutants were changed",
+            first.record.mutants
+        );
+    } else {
+        let named: Vec<String> = missing
+            .iter()
+            .map(|k| format!("{k}/{}", first.record.n))
+            .collect();
+        anyhow::ensure!(
+            allow_partial,
+            "shard{} {} missing: the merged score would be computed on {merged} of the split's {} mutants; give every shard, or pass --allow-partial to merge these marked incomplete",
+            if missing.len() == 1 { " is" } else { "s are" },
+            named.join(", "),
+            first.record.mutants
+        );
+    }
+    Ok(missing)
 }
 
 pub fn merge_command(args: &MergeArgs) -> Result<i32, Failure> {
@@ -68,13 +200,18 @@ pub fn merge_command(args: &MergeArgs) -> Result<i32, Failure> {
         code: exit::USAGE,
         error,
     };
+    refuse_output_among_shards(&args.output, &args.dirs).map_err(usage)?;
     let shards: Vec<Shard> = args
         .dirs
         .iter()
         .map(|d| Shard::read(d))
         .collect::<anyhow::Result<_>>()
         .map_err(usage)?;
-    let (catalogue, outcomes) = combine(&shards).map_err(usage)?;
+    let missing = check_split(&shards, args.allow_partial).map_err(usage)?;
+    let (catalogue, mut outcomes) = combine(&shards).map_err(usage)?;
+    if !missing.is_empty() {
+        outcomes.complete = false;
+    }
     let first = &shards[0];
     let out = open_run_directory(&args.output)?;
     let write = |name: &str, bytes: &[u8]| out.write(name, bytes).map_err(oracle_failure);
@@ -123,7 +260,19 @@ pub fn merge_command(args: &MergeArgs) -> Result<i32, Failure> {
         shards.len(),
         out.root().display()
     );
-    if !outcomes.complete {
+    if !missing.is_empty() {
+        let named: Vec<String> = missing
+            .iter()
+            .map(|k| format!("{k}/{}", first.record.n))
+            .collect();
+        eprintln!(
+            "syncmut: warning: shard{} {} missing (--allow-partial): the merged results are incomplete, their score counts {} of the split's {} mutants",
+            if missing.len() == 1 { "" } else { "s" },
+            named.join(", "),
+            catalogue.mutants.len(),
+            first.record.mutants
+        );
+    } else if !outcomes.complete {
         eprintln!("syncmut: warning: some shards did not finish: the merged results are incomplete (rerun them with --resume, then merge again)");
     }
     Ok(match args.fail_under {

@@ -127,7 +127,8 @@ pub fn run_programs(
     // One root for every program, so a library's files are named alike in each.
     let mut project = args.project.clone();
     if project.root.is_none() {
-        project.root = Some(args.project.design(&paths, &args.flags)?.root);
+        let (flags, _) = crate::design_args::allowed_flags(&args.flags, args.flags_from.as_deref());
+        project.root = Some(args.project.design(&paths, &flags)?.root);
     }
     let tests_file = shared
         .tests
@@ -153,6 +154,7 @@ pub fn run_programs(
             project: project.clone(),
             flags: args.flags.clone(),
             sync: args.sync.clone(),
+            flags_from: args.flags_from.clone(),
         };
         let tests = TestSources {
             file: tests_file.clone(),

@@ -154,7 +154,15 @@ pub fn run_command(
         no_sites_check(&design, &build.catalogue);
         return Ok(Ran::NoSites);
     }
+    let usage = |error| Failure {
+        code: exit::USAGE,
+        error,
+    };
+    let mut split = None;
+    // A record left by an earlier run here must not pass for this one's.
+    let _ = std::fs::remove_file(out.path(crate::shard::FILE));
     if !select.is_empty() {
+        split = crate::shard::split_of(select, &build.catalogue).map_err(usage)?;
         let (selected, summary) = select.apply(&build.catalogue).map_err(|error| Failure {
             code: exit::USAGE,
             error,
@@ -236,6 +244,7 @@ pub fn run_command(
                 },
             )?;
             if !select.is_empty() {
+                split = crate::shard::split_of(select, &build.catalogue).map_err(usage)?;
                 let (selected, _) = select.apply(&build.catalogue).map_err(|error| Failure {
                     code: exit::USAGE,
                     error,
@@ -255,6 +264,19 @@ pub fn run_command(
         }
     }
     .map_err(oracle_failure)?;
+    // A shard says which split it belongs to, for `merge` (crate::shard).
+    if let (Some(shard), Some((catalogue, mutants))) = (select.shard, split) {
+        let record = crate::shard::ShardRecord {
+            format_version: 1,
+            k: shard.k,
+            n: shard.n,
+            catalogue,
+            mutants,
+            observations: crate::shard::observations(&baseline),
+        };
+        out.write_json(crate::shard::FILE, &record)
+            .map_err(oracle_failure)?;
+    }
     for (name, format) in [
         ("report.html", report::Format::Html),
         ("mutation-report.json", report::Format::Mte),

@@ -10,8 +10,10 @@
 //!   metamutant of that program.
 //!
 //! Response files (`@args.rsp`, as CMake and Ninja write them) are read as the compiler
-//! reads them. A command whose output is a device or standard output (`-o /dev/null`,
-//! `-o -`) leaves no record.
+//! reads them. A command whose output is not a regular file (`-o /dev/null`, `-o -`, a
+//! pipe, a link to a device) leaves no record, and says so. The flags kept for the
+//! design's bitcode go through syncmut's allowlist (`syncmut_mutator::flags`), each
+//! dropped one told on stderr.
 //!
 //! As a launcher (`syncmut cc /usr/bin/gcc -c …`) the named compiler does the real
 //! compile; otherwise clang-16 (clang++-16 for `c++`) does. What the wrapper cannot
@@ -84,44 +86,61 @@ pub fn main(name: &str, args: Vec<String>) -> i32 {
         }
     };
     let command = CompilerCall::parse(&args);
-    // A compile to a device or to standard output (`-o /dev/null`, `-o -`) made nothing
-    // syncmut can build from, and no record may go beside it.
-    if command
-        .output
-        .as_deref()
-        .is_some_and(|o| !regular_output(&cwd.join(o)))
-    {
-        return 0;
-    }
     if command.only_preprocesses {
         return 0;
     }
+    // What the compiler wrote: the named output, else `<stem>.o` of a compile's one
+    // source or `a.out` of a link.
+    let output = match (
+        &command.output,
+        command.compile_only,
+        command.sources.as_slice(),
+    ) {
+        (Some(output), _, _) => output.clone(),
+        (None, true, [source]) => PathBuf::from(format!(
+            "{}.o",
+            source.file_stem().unwrap_or_default().to_string_lossy()
+        )),
+        (None, true, _) => return 0,
+        (None, false, _) => PathBuf::from("a.out"),
+    };
+    // A compile to a device, a pipe or standard output (`-o /dev/null`, `-o -`) made
+    // nothing syncmut can build from, and no record may go beside it (in /dev, or as
+    // `./-.syncmut`).
+    if !regular_output(&output, &cwd) {
+        eprintln!(
+            "{tag}: note: {}: not a regular file (a device, a pipe or standard output): the compile went through, and syncmut recorded nothing for it",
+            output.display()
+        );
+        return 0;
+    }
+    let dropped = |warnings: Vec<String>| {
+        for warning in warnings {
+            eprintln!("{tag}: warning: {warning}");
+        }
+    };
     if command.compile_only {
         if let [source] = command.sources.as_slice() {
-            let object = command.output.clone().unwrap_or_else(|| {
-                PathBuf::from(format!(
-                    "{}.o",
-                    source.file_stem().unwrap_or_default().to_string_lossy()
-                ))
-            });
-            if let Err(e) = keep_bitcode(&args, source, &cwd.join(&object), &cwd) {
-                eprintln!("{tag}: warning: {}: no bitcode kept, so syncmut cannot build a program holding it: {e}", source.display());
+            match keep_bitcode(&args, source, &cwd.join(&output), &cwd) {
+                Ok((_, warnings)) => dropped(warnings),
+                Err(e) => eprintln!("{tag}: warning: {}: no bitcode kept, so syncmut cannot build a program holding it: {e}", source.display()),
             }
         }
         return 0;
     }
-    let executable = cwd.join(
-        command
-            .output
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("a.out")),
-    );
+    let executable = cwd.join(output);
     let mut units = Vec::new();
     for (i, source) in command.sources.iter().enumerate() {
         // A source compiled and linked in one command: its bitcode goes beside the program.
         let object = wrapped::beside(&executable, &format!(".{i}"));
         match keep_bitcode(&args, source, &object, &cwd) {
-            Ok(unit) => units.push(unit),
+            Ok((unit, warnings)) => {
+                // Every source of the command has the same flags: told once.
+                if i == 0 {
+                    dropped(warnings);
+                }
+                units.push(unit);
+            }
             Err(e) => {
                 eprintln!("{tag}: warning: {}: no bitcode kept, so syncmut cannot build this program: {e}", source.display());
                 return 0;
@@ -147,8 +166,9 @@ pub fn main(name: &str, args: Vec<String>) -> i32 {
     if units.is_empty() {
         return 0;
     }
-    let link_flags = command
-        .link_flags
+    let (link_flags, warnings) = syncmut_mutator::flags::allow(&command.link_flags, COMMAND_LINE);
+    dropped(warnings);
+    let link_flags = link_flags
         .iter()
         .map(|f| {
             if is_library_file(f) && Path::new(f).is_relative() {
@@ -171,14 +191,23 @@ pub fn main(name: &str, args: Vec<String>) -> i32 {
     0
 }
 
+/// What the warnings of dropped flags name as their origin.
+const COMMAND_LINE: &str = "the compiler command line";
+
 /// Compiles `source`'s design bitcode beside `object` and records it (for a compile and
-/// link in one command `object` is only a name: no object file is written).
-fn keep_bitcode(args: &[String], source: &Path, object: &Path, cwd: &Path) -> anyhow::Result<Unit> {
+/// link in one command `object` is only a name: no object file is written); the
+/// warnings of the flags the allowlist dropped.
+fn keep_bitcode(
+    args: &[String],
+    source: &Path,
+    object: &Path,
+    cwd: &Path,
+) -> anyhow::Result<(Unit, Vec<String>)> {
     let kind = compile_db::kind_of(source).unwrap_or(InputKind::C);
     let mut all = vec![String::from("cc")];
     all.extend(args.iter().cloned());
     // The other inputs of a compile-and-link command and its link flags are not the unit's.
-    let flags = compile_db::compile_flags(&all, source, cwd)
+    let flags: Vec<String> = compile_db::compile_flags(&all, source, cwd)
         .into_iter()
         .filter(|f| {
             compile_db::kind_of(Path::new(f)).is_none()
@@ -189,6 +218,7 @@ fn keep_bitcode(args: &[String], source: &Path, object: &Path, cwd: &Path) -> an
                 && !is_library_file(f)
         })
         .collect();
+    let (flags, dropped) = syncmut_mutator::flags::allow(&flags, COMMAND_LINE);
     let source = syncmut_mutator::source::normalize(&cwd.join(source));
     let bitcode = wrapped::beside(object, ".bc");
     let input = Input {
@@ -197,16 +227,17 @@ fn keep_bitcode(args: &[String], source: &Path, object: &Path, cwd: &Path) -> an
         flags,
         directory: Some(cwd.to_path_buf()),
     };
-    syncmut_mutator::toolchain::compile_unit(&input, &bitcode)?;
+    let mut warnings = syncmut_mutator::toolchain::compile_unit(&input, &bitcode)?;
     let unit = Unit { source, bitcode };
     wrapped::record_unit(object, &unit)?;
-    Ok(unit)
+    warnings.extend(dropped);
+    Ok((unit, warnings))
 }
 
-/// The output exists as a regular file (after the real compiler ran): not a device, a
-/// pipe or standard output.
-fn regular_output(path: &Path) -> bool {
-    path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+/// The output exists as a regular file (after the real compiler ran; a link to one
+/// counts): not a device, a pipe, a directory or standard output.
+fn regular_output(output: &Path, cwd: &Path) -> bool {
+    output.as_os_str() != "-" && std::fs::metadata(cwd.join(output)).is_ok_and(|m| m.is_file())
 }
 
 /// Deepest nesting of `@file` arguments followed (the compilers' own limit is similar).
@@ -283,7 +314,10 @@ impl CompilerCall {
                 "-E" | "-S" | "-M" | "-MM" | "-fsyntax-only" | "--version" | "-v" | "-###" => {
                     c.only_preprocesses = true
                 }
-                "-o" => c.output = it.next().map(PathBuf::from),
+                "-o" | "--output" => c.output = it.next().map(PathBuf::from),
+                a if a.starts_with("--output=") => {
+                    c.output = Some(PathBuf::from(&a["--output=".len()..]))
+                }
                 a if WITH_VALUE.contains(&a) => {
                     let value = it.next();
                     if a == "-L" {

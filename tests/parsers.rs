@@ -1,10 +1,15 @@
 //! Property tests of every reader of user-supplied or saved files: the test file
-//! (`syncmut_runtime::test_case`), `syncmut.toml`, traces (`syncmut_runtime::trace`) and the saved results
-//! `report`/`explain` read back (`mutants.json`, `outcomes.json`). Inputs are valid
-//! documents spoiled by random edits (deletions, insertions of JSON/TOML tokens and
-//! bytes that are not UTF-8, truncation) and arbitrary bytes. The properties: never a
-//! panic, and a rejection always names the file. Seeds are fixed, so a run is
-//! reproducible.
+//! (`syncmut_runtime::test_case`), `syncmut.toml`, compile databases
+//! (`syncmut_mutator::compile_db`), the records `syncmut cc` leaves
+//! (`syncmut_mutator::wrapped`), schedule, race and input-log files of the runtime,
+//! traces (`syncmut_runtime::trace`), the compiler-flag allowlist
+//! (`syncmut_mutator::flags`), and the saved results `report`/`explain`/`merge` read
+//! back (`mutants.json`, `outcomes.json`, `baseline.json`, `shard.json`). Inputs are
+//! valid documents spoiled by random edits (deletions, insertions of JSON/TOML tokens
+//! and bytes that are not UTF-8, truncation) and arbitrary bytes. The properties: never
+//! a panic, never a hang (library readers run under a watchdog), and a rejection always
+//! names the file. Seeds are fixed, so a run is reproducible; `PROPTEST_CASES=N` runs N
+//! cases per property instead of the suite's small budget (docs/reliability.md).
 
 mod util;
 
@@ -102,7 +107,12 @@ fn spoiled_binary(docs: &[&'static [u8]]) -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// `cases` per property, or `PROPTEST_CASES` when set (a longer fuzzing run).
 fn config(cases: u32) -> Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(cases);
     Config {
         cases,
         rng_seed: RngSeed::Fixed(20_260_501),
@@ -309,5 +319,273 @@ proptest! {
     #[test]
     fn saved_catalogues_are_read_or_rejected_naming_the_file(bytes in spoiled(&[saved_catalogue_doc()])) {
         check_saved("mutants.json", &bytes)?;
+    }
+}
+
+/// Runs `read` on another thread and fails the case if it has not returned within 10 s:
+/// a reader of an input file must never hang.
+fn within<T: Send + 'static>(
+    read: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, TestCaseError> {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(read());
+    });
+    receive
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .map_err(|e| TestCaseError::fail(format!("the reader hung or panicked: {e}")))
+}
+
+const COMPILE_DBS: &[&str] = &[
+    r#"[{"directory": "/p/build", "file": "/p/src/a.c", "command": "cc -DN=4 -I/p/include -O2 -MD -MF a.d -o CMakeFiles/app.dir/src/a.c.o -c /p/src/a.c"},
+{"directory": "/p/build", "file": "../src/b.cpp", "arguments": ["c++", "-std=c++17", "-MJ", "/tmp/x.json", "-c", "../src/b.cpp", "-o", "CMakeFiles/core.dir/b.o"], "output": "CMakeFiles/core.dir/b.o"}]"#,
+    r#"[{"directory": ".", "file": "main.c", "command": "gcc -c 'main.c' -o \"main.o\" -Xclang -load -Xclang ./p.so"}]"#,
+];
+
+const RECORDS: &[&str] = &[
+    r#"{"format_version": 1, "units": [{"source": "/p/src/a.c", "bitcode": "/p/a.o.syncmut.bc"}], "link_flags": ["-lm", "-Wl,--as-needed", "/usr/lib/libz.so"]}"#,
+    r#"{"source": "/p/src/a.c", "bitcode": "/p/a.o.syncmut.bc"}"#,
+];
+
+const SCHEDULES: &[&str] = &[
+    "# syncmut-schedule 1 random:3\n# comment\n1 run 0 0:-,1:4\n2 wake - 1:-,2:-\n# step 1 run 0 0:-\n# diverged 1\n# end deadlock steps 17\n",
+    "1 run 1 1:3:o1,2:-:o2+o3,3:5:*,4:-:-,5:-:o1,6:m0:r1,7:m4:r1,8:-:r2 e12\n",
+];
+
+const RACE_FILES: &[&str] = &[
+    "# syncmut-races 1\n# comment\nrace 1:5:w:- 2:4:r:3@1+-@2\n# untracked 7\n# stopped more than 4096 threads\n# end\n",
+];
+
+const INPUT_LOGS: &[&str] = &["nondet int -3\nnondet ulong 18446744073709551615\ninput depth 12\n"];
+
+/// Flags as input files give them: the ones syncmut passes, the ones it must drop, and
+/// arbitrary words.
+fn flag_words() -> impl Strategy<Value = Vec<String>> {
+    const WORDS: &[&str] = &[
+        "-I",
+        "-Iinclude",
+        "-D",
+        "-DN=4",
+        "-std=c11",
+        "-O2",
+        "-g",
+        "-march=native",
+        "-Wall",
+        "-fno-strict-aliasing",
+        "-lm",
+        "-L",
+        "-Wl,--as-needed",
+        "-Wl,-rpath,/opt",
+        "-MJ",
+        "/tmp/x",
+        "--serialize-diagnostics",
+        "-save-temps",
+        "-fplugin=./x.so",
+        "-fpass-plugin=./p.so",
+        "-Xclang",
+        "-load",
+        "-B/tmp",
+        "-B",
+        "--gcc-toolchain=/tmp",
+        "@args.rsp",
+        "-o",
+        "-mllvm",
+        "-Wl,--plugin=/p.so",
+        "-Wl,-Map=/tmp/m",
+        "-Wl,",
+        "-Wl,-z",
+        "-Wp,-MD,/tmp/d",
+        "-ftime-trace",
+        "-gsplit-dwarf",
+        "-include",
+        "-x",
+        "",
+    ];
+    prop::collection::vec(
+        prop_oneof![
+            4 => prop::sample::select(WORDS).prop_map(String::from),
+            1 => any::<String>(),
+        ],
+        0..12,
+    )
+}
+
+/// A flag the allowlist must never let through, whatever surrounds it.
+fn writes_or_loads(flag: &str) -> bool {
+    [
+        "-MJ",
+        "--serialize-diagnostics",
+        "-save-temps",
+        "-fplugin",
+        "-fpass-plugin",
+        "-Xclang",
+        "-B",
+        "--gcc-toolchain",
+        "@",
+        "-o",
+        "-mllvm",
+        "-Wl,--plugin",
+        "-Wl,-Map",
+        "-Wp,",
+        "-ftime-trace",
+        "-gsplit-dwarf",
+    ]
+    .iter()
+    .any(|p| flag.starts_with(p))
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    #[test]
+    fn compile_databases_are_read_or_rejected_naming_the_file(bytes in spoiled(COMPILE_DBS)) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_temp(dir.path(), "compile_commands.json", &bytes);
+        let db = path.clone();
+        let read = within(move || syncmut_mutator::compile_db::program(&db, None).map(drop).map_err(|e| e.to_string()))?;
+        if let Err(e) = read {
+            prop_assert!(e.contains(&path.display().to_string()), "{}", e);
+        }
+    }
+
+    #[test]
+    fn the_flag_allowlist_never_passes_a_flag_that_writes_files_or_loads_code(flags in flag_words()) {
+        let (kept, warnings) = syncmut_mutator::flags::allow(&flags, "f.json");
+        prop_assert!(kept.len() + warnings.len() <= flags.len() + 1);
+        let mut previous: Option<&String> = None;
+        for flag in &kept {
+            // A kept value (`-I /tmp/x`) is not a flag.
+            let value = previous.is_some_and(|p| ["-I", "-D", "-U", "-include", "-isystem", "-iquote", "-idirafter", "-imacros", "-x", "-target"].contains(&p.as_str()));
+            prop_assert!(value || !writes_or_loads(flag), "{:?} kept from {:?}", flag, flags);
+            previous = Some(flag);
+        }
+        prop_assert!(warnings.iter().all(|w| w.starts_with("f.json: ")));
+    }
+
+    #[test]
+    fn syncmut_cc_records_are_read_or_rejected_naming_the_file(bytes in spoiled(RECORDS)) {
+        let dir = tempfile::tempdir().unwrap();
+        let program = write_temp(dir.path(), "prog", b"");
+        let record = write_temp(dir.path(), "prog.syncmut", &bytes);
+        let object = write_temp(dir.path(), "a.o", b"");
+        write_temp(dir.path(), "a.o.syncmut", &bytes);
+        let read = within(move || {
+            let unit = syncmut_mutator::wrapped::unit_of(&object);
+            (syncmut_mutator::wrapped::program_of(&program).map(drop).map_err(|e| e.to_string()), unit)
+        })?;
+        if let Err(e) = read.0 {
+            prop_assert!(e.contains(&record.display().to_string()), "{}", e);
+        }
+    }
+
+    #[test]
+    fn schedule_race_and_input_files_are_read_or_rejected(
+        schedule in spoiled(SCHEDULES),
+        races in spoiled(RACE_FILES),
+        log in spoiled(INPUT_LOGS),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let log = write_temp(dir.path(), "inputs.log", &log);
+        within(move || {
+            let _ = syncmut_runtime::schedule::parse(&String::from_utf8_lossy(&schedule));
+            let _ = syncmut_runtime::races::parse(&String::from_utf8_lossy(&races));
+            syncmut_runtime::input_log::read(&log)
+        })?;
+    }
+}
+
+/// A finished shard (`run --shard 1/1`): a run directory `merge` takes on its own.
+fn finished_shard() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let fixture = util::fixture("untrusted");
+        let out = tempfile::tempdir().unwrap();
+        let status = Command::new(cargo_bin("syncmut"))
+            .arg("run")
+            .arg(fixture.join("tally.c"))
+            .arg("--tests")
+            .arg(fixture.join("tests.json"))
+            .args(["--gen", "none", "--shard", "1/1", "-o"])
+            .arg(out.path())
+            .output()
+            .unwrap();
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+        out
+    })
+    .path()
+}
+
+fn shard_file(name: &'static str) -> &'static str {
+    static DOCS: OnceLock<std::collections::BTreeMap<&'static str, String>> = OnceLock::new();
+    DOCS.get_or_init(|| {
+        [
+            "shard.json",
+            "baseline.json",
+            "tests.json",
+            "outcomes.json",
+            "mutants.json",
+        ]
+        .into_iter()
+        .map(|n| {
+            (
+                n,
+                std::fs::read_to_string(finished_shard().join(n)).unwrap(),
+            )
+        })
+        .collect()
+    })[name]
+        .as_str()
+}
+
+/// `merge` of the finished shard with `name` spoiled: merged (exit 0), or refused
+/// naming the file or the shard (exit 2). Never a panic.
+fn check_merge(name: &'static str, bytes: &[u8]) -> Result<(), TestCaseError> {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = dir.path().join("s1");
+    std::fs::create_dir(&shard).unwrap();
+    for file in [
+        "shard.json",
+        "baseline.json",
+        "tests.json",
+        "outcomes.json",
+        "mutants.json",
+    ] {
+        std::fs::copy(finished_shard().join(file), shard.join(file)).unwrap();
+    }
+    let path = write_temp(&shard, name, bytes);
+    let out = Command::new(cargo_bin("syncmut"))
+        .current_dir(dir.path())
+        .args(["merge", "s1", "-o", "merged"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    prop_assert!(!stderr.contains("panicked"), "{stderr}");
+    match out.status.code() {
+        Some(0) => {}
+        Some(2) => prop_assert!(
+            stderr.contains(&path.display().to_string())
+                || stderr.contains("s1")
+                || stderr.contains("shard"),
+            "{stderr}"
+        ),
+        other => prop_assert!(false, "exit {other:?}: {stderr}"),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(24))]
+
+    #[test]
+    fn merged_shards_are_read_or_rejected(
+        name in prop::sample::select(&["shard.json", "baseline.json", "tests.json", "outcomes.json", "mutants.json"][..]),
+        edits in prop::collection::vec(edit(), 1..5),
+    ) {
+        let bytes = spoil(shard_file(name).as_bytes(), &edits);
+        check_merge(name, &bytes)?;
     }
 }

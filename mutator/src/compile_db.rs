@@ -53,6 +53,8 @@ pub struct Program {
     pub root: PathBuf,
     /// The CMake target chosen, if any.
     pub target: Option<String>,
+    /// Flags the allowlist dropped ([`crate::flags`]), one warning each.
+    pub notes: Vec<String>,
 }
 
 /// Reads `db` and picks the units of one executable (`target`, or the only one).
@@ -70,8 +72,9 @@ pub fn program(db: &Path, target: Option<&str>) -> Result<Program> {
     })?;
     let entries: Vec<Entry> = serde_json::from_str(&text).map_err(|e| fail(format!("{e} (expected a JSON array of {{\"directory\", \"file\", \"arguments\" or \"command\"}} entries)")))?;
     let mut units: Vec<Unit> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
     for entry in entries {
-        let unit = unit(entry).map_err(fail)?;
+        let unit = unit(entry, db, &mut notes).map_err(fail)?;
         // A unit listed twice (two configurations of one target) is compiled once.
         if !units
             .iter()
@@ -99,7 +102,7 @@ pub fn program(db: &Path, target: Option<&str>) -> Result<Program> {
     } else {
         let links: Vec<(String, Option<Link>)> = targets
             .iter()
-            .map(|t| (t.clone(), link_of(&units, t)))
+            .map(|t| (t.clone(), link_of(&units, t, &mut notes)))
             .collect();
         let executables: Vec<String> = links
             .iter()
@@ -191,6 +194,7 @@ pub fn program(db: &Path, target: Option<&str>) -> Result<Program> {
         link_flags,
         root,
         target: chosen,
+        notes,
     })
 }
 
@@ -210,7 +214,7 @@ impl Design {
             flags: all,
             root: program.root,
             jobs: default_jobs(),
-            notes: Vec::new(),
+            notes: program.notes,
             sync: Vec::new(),
         })
     }
@@ -221,7 +225,8 @@ pub fn kind_of(path: &Path) -> Option<InputKind> {
     crate::design::kind_of(path).filter(|k| *k != InputKind::Llvm)
 }
 
-fn unit(entry: Entry) -> std::result::Result<Unit, String> {
+/// One entry as a unit; the flags the allowlist drops are told in `notes`, once each.
+fn unit(entry: Entry, db: &Path, notes: &mut Vec<String>) -> std::result::Result<Unit, String> {
     let directory = absolute(&entry.directory);
     let args = match (entry.arguments, entry.command) {
         (Some(args), _) => args,
@@ -244,8 +249,17 @@ fn unit(entry: Entry) -> std::result::Result<Unit, String> {
         .or_else(|| output_of(&args))
         .map(|o| directory.join(o));
     let target = object.as_deref().and_then(cmake_target);
+    let (flags, dropped) = crate::flags::allow(
+        &compile_flags(&args, &entry.file, &directory),
+        &db.display().to_string(),
+    );
+    for note in dropped {
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
     Ok(Unit {
-        flags: compile_flags(&args, &entry.file, &directory),
+        flags,
         source,
         directory,
         target,
@@ -276,9 +290,11 @@ fn cmake_target(object: &Path) -> Option<String> {
         .map(|w| w[1].trim_end_matches(".dir").to_string())
 }
 
-/// A unit's own flags (`args[0]` is the compiler): what it is compiled with, less what syncmut sets itself (the
-/// compiler, `-c`, the output and dependency files, optimisation and debug levels) and
-/// what would make other code than the design's (sanitizers, LTO, profiling).
+/// A unit's own flags (`args[0]` is the compiler): what it is compiled with, less what
+/// syncmut sets itself (the compiler, `-c`, the output and dependency files,
+/// optimisation and debug levels) and what would make other code than the design's
+/// (sanitizers, LTO, profiling). Every build passes these, so they go without a word;
+/// the rest still goes through the allowlist ([`crate::flags::allow`]).
 pub fn compile_flags(args: &[String], file: &Path, directory: &Path) -> Vec<String> {
     const WITH_VALUE: &[&str] = &["-o", "-MF", "-MT", "-MQ"];
     const DROPPED: &[&str] = &[
@@ -334,8 +350,9 @@ struct Link {
     libraries: Vec<String>,
 }
 
-/// Reads `CMakeFiles/<target>.dir/link.txt` beside one of the target's objects.
-fn link_of(units: &[Unit], target: &str) -> Option<Link> {
+/// Reads `CMakeFiles/<target>.dir/link.txt` beside one of the target's objects; its
+/// flags go through the allowlist, the dropped ones told in `notes`.
+fn link_of(units: &[Unit], target: &str, notes: &mut Vec<String>) -> Option<Link> {
     let unit = units.iter().find(|u| u.target.as_deref() == Some(target))?;
     let dir = find_up(
         &unit.directory,
@@ -350,11 +367,19 @@ fn link_of(units: &[Unit], target: &str) -> Option<Link> {
             && words.iter().any(|w| w == "-o"),
         ..Link::default()
     };
+    let mut flags = Vec::new();
     for word in &words {
         if word.starts_with("-l") || word.starts_with("-L") || word.starts_with("-Wl,") {
-            link.flags.push(word.clone());
+            flags.push(word.clone());
         } else if let Some(name) = library_name(word) {
             link.libraries.push(name);
+        }
+    }
+    let (kept, dropped) = crate::flags::allow(&flags, &dir.display().to_string());
+    link.flags = kept;
+    for note in dropped {
+        if !notes.contains(&note) {
+            notes.push(note);
         }
     }
     Some(link)

@@ -97,7 +97,13 @@ impl Design {
                 for archive in program.link_flags.iter().filter(|f| f.ends_with(".a")) {
                     notes.push(format!("{}: {archive} is linked as it is, not mutated: `syncmut cc` cannot follow objects into a static archive (link the objects themselves, or use --compile-db)", path.display()));
                 }
-                flags.extend(program.link_flags);
+                // The record is an input file like any other: its flags go through the
+                // allowlist.
+                let record = crate::wrapped::beside(path, "");
+                let (kept, dropped) =
+                    crate::flags::allow(&program.link_flags, &record.display().to_string());
+                flags.extend(kept);
+                notes.extend(dropped);
             } else {
                 // A preprocessed C file (`.i`, as SV-COMP publishes its tasks) is taken
                 // when named, never from a directory, where it is usually build output.

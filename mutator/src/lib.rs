@@ -18,6 +18,7 @@ pub mod effect;
 mod equivalent;
 pub mod error;
 pub mod error_calls;
+pub mod flags;
 mod found_site;
 pub mod globals;
 mod gnu_inline;

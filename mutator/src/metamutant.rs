@@ -53,11 +53,12 @@ pub struct Scan {
 pub fn scan(design: &Design, workdir: &Path) -> Result<Scan> {
     crate::design::utf8(workdir)?;
     let bitcode = workdir.join(layout::DESIGN_BC);
-    toolchain::build_bitcode(design, workdir, &bitcode)?;
+    let cache_notes = toolchain::build_bitcode(design, workdir, &bitcode)?;
     let context = Context::create();
     let module = load(&context, &bitcode, design)?;
     let devirtualized = crate::devirtualize::devirtualize(&module, design);
     let mut found = discover::discover(&module, &design.sync);
+    found.warnings.extend(cache_notes);
     found.warnings.extend(devirtualized);
     let types = DebugTypes::parse(&module.print_to_string().to_string());
     let (globals, notes) = globals::collect(&module, &types);
@@ -129,12 +130,13 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
         source,
     })?;
     let design_bc = out.join(layout::DESIGN_BC);
-    toolchain::build_bitcode(design, &workdir, &design_bc)?;
+    let cache_notes = toolchain::build_bitcode(design, &workdir, &design_bc)?;
 
     let context = Context::create();
     let module = load(&context, &design_bc, design)?;
     let devirtualized = crate::devirtualize::devirtualize(&module, design);
     let mut found = discover::discover(&module, &design.sync);
+    found.warnings.extend(cache_notes);
     found.warnings.extend(devirtualized);
     let mut catalogue = catalogue_of(&mut found, design);
     catalogue.interleave = options.interleave;

@@ -67,7 +67,8 @@ fn run(cmd: &mut Command) -> std::io::Result<std::process::Output> {
 
 /// Compiles every source of the design and links all modules into `out` (one module,
 /// so `linkonce_odr` bodies shared by several files are instrumented once).
-pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> {
+/// Returns what the user must know (a damaged compile-cache entry replaced).
+pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<Vec<String>> {
     let objdir = workdir.join("obj");
     std::fs::create_dir_all(&objdir).map_err(|source| MutatorError::Write {
         path: objdir.clone(),
@@ -95,7 +96,7 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
     // Units are compiled `design.jobs` at a time; the first failure in input order is
     // reported, so the message does not depend on which compile finished first.
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<Result<()>>>> = design
+    let results: Vec<std::sync::Mutex<Option<Result<Compiled>>>> = design
         .inputs
         .iter()
         .map(|_| std::sync::Mutex::new(None))
@@ -108,18 +109,19 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
                     break;
                 };
                 if input.kind != InputKind::Llvm {
-                    let result =
-                        compile(design, input, &include, &modules[i], cache.as_ref()).map(drop);
+                    let result = compile(design, input, &include, &modules[i], cache.as_ref());
                     *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
                 }
             });
         }
     });
+    let mut notes = Vec::new();
     for result in results {
-        result
+        let compiled = result
             .into_inner()
             .unwrap_or_else(|e| e.into_inner())
             .transpose()?;
+        notes.extend(compiled.and_then(Compiled::note));
     }
     let llvm_link = tool("llvm-link-16", "llvm-link")?;
     let output =
@@ -142,7 +144,7 @@ pub fn build_bitcode(design: &Design, workdir: &Path, out: &Path) -> Result<()> 
             message: stderr,
         });
     }
-    Ok(())
+    Ok(notes)
 }
 
 /// The directory holding the runtime's public header (named inputs,
@@ -168,8 +170,8 @@ fn runtime_include(cache: Option<&Cache>, fallback: &Path) -> Result<PathBuf> {
 }
 
 /// Compiles one unit to the design bitcode syncmut builds from (`syncmut cc` keeps it
-/// beside the project's object), through the compile cache.
-pub fn compile_unit(input: &Input, object: &Path) -> Result<()> {
+/// beside the project's object), through the compile cache; what the user must know.
+pub fn compile_unit(input: &Input, object: &Path) -> Result<Vec<String>> {
     let cache = Cache::from_env();
     let scratch = tempfile::tempdir().map_err(|source| MutatorError::Write {
         path: std::env::temp_dir(),
@@ -184,7 +186,8 @@ pub fn compile_unit(input: &Input, object: &Path) -> Result<()> {
         notes: Vec::new(),
         sync: Vec::new(),
     };
-    compile(&design, input, &include, object, cache.as_ref()).map(drop)
+    compile(&design, input, &include, object, cache.as_ref())
+        .map(|c| c.note().into_iter().collect())
 }
 
 /// The C or C++ compiler syncmut builds with (`clang-16`, `clang++-16`).
@@ -196,10 +199,24 @@ pub fn compiler(kind: InputKind) -> Result<PathBuf> {
 }
 
 /// Where a translation unit's bitcode came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Compiled {
     Cached,
     ByClang,
+    /// By clang, in place of a cache entry that failed its checks (the entry, why).
+    Repaired(PathBuf, String),
+}
+
+impl Compiled {
+    fn note(self) -> Option<String> {
+        match self {
+            Compiled::Repaired(entry, why) => Some(format!(
+                "compile cache entry {}: {why}; it was discarded, the unit compiled again and the entry replaced",
+                entry.display()
+            )),
+            _ => None,
+        }
+    }
 }
 
 fn compile(
@@ -234,14 +251,22 @@ fn compile(
         clang(&compiler, &args, &cwd, None, source, object)?;
         return Ok(Compiled::ByClang);
     };
-    if cache.fetch(&key, object) {
-        return Ok(Compiled::Cached);
-    }
+    let damaged = match cache.fetch(&key, object) {
+        Fetched::Hit => return Ok(Compiled::Cached),
+        Fetched::Miss => None,
+        Fetched::Damaged(why) => {
+            let _ = std::fs::remove_file(cache.entry(&key));
+            Some(why)
+        }
+    };
     let depfile = object.with_extension("d");
     clang(&compiler, &args, &cwd, Some(&depfile), source, object)?;
     cache.store(&key, &depfile, &cwd, object);
     let _ = std::fs::remove_file(&depfile);
-    Ok(Compiled::ByClang)
+    Ok(match damaged {
+        Some(why) => Compiled::Repaired(cache.entry(&key), why),
+        None => Compiled::ByClang,
+    })
 }
 
 /// Runs the compiler; `depfile` asks it to list every file it read (`-MD`).
@@ -280,16 +305,30 @@ pub const CACHE_ENV: &str = "SYNCMUT_CACHE";
 pub const CACHE_DIR_ENV: &str = "SYNCMUT_CACHE_DIR";
 
 /// Format tag of an entry, first line of every entry file: a changed layout must miss.
-const ENTRY_TAG: &str = "syncmut-tu 1";
+const ENTRY_TAG: &str = "syncmut-tu 2";
 
 /// The compile cache: one file per translation unit, `tu/<key>`, named by the SHA-256 of
 /// the compiler's version text, its command line (without the output paths), the working
-/// directory and the source's bytes. The file lists every file clang read for the unit
-/// (from its depfile: headers included) with the SHA-256 of its contents, then holds the
-/// bitcode; a fetch hits only if all those files still have those contents.
+/// directory and the source's bytes. The file names the key it was made for and the
+/// SHA-256 and length of its bitcode, lists every file clang read for the unit (from its
+/// depfile: headers included) with the SHA-256 of its contents, then holds the bitcode.
+/// A fetch hits only if all those files still have those contents; an entry that is
+/// unreadable, made for another key, or whose bitcode is not the one it names (cut short
+/// by a full disk, replaced in a shared cache) is damaged: discarded and rebuilt.
 #[derive(Debug, Clone)]
 struct Cache {
     dir: PathBuf,
+}
+
+/// What a fetch from the cache found.
+#[derive(Debug, PartialEq, Eq)]
+enum Fetched {
+    /// The bitcode, written to the object.
+    Hit,
+    /// No entry, or one whose sources changed since.
+    Miss,
+    /// An entry that fails its checks, and why.
+    Damaged(String),
 }
 
 impl Cache {
@@ -343,28 +382,26 @@ impl Cache {
         self.dir.join("tu").join(key)
     }
 
-    /// Copies the cached bitcode to `object` if the entry exists and every file it was
-    /// built from is unchanged.
-    fn fetch(&self, key: &str, object: &Path) -> bool {
-        let Ok(entry) = std::fs::read(self.entry(key)) else {
-            return false;
+    /// Copies the cached bitcode to `object` if the entry exists, passes its checks, and
+    /// every file it was built from is unchanged.
+    fn fetch(&self, key: &str, object: &Path) -> Fetched {
+        let entry = match std::fs::read(self.entry(key)) {
+            Ok(entry) => entry,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Fetched::Miss,
+            Err(e) => return Fetched::Damaged(format!("cannot be read: {e}")),
         };
-        let Some(end) = entry.windows(2).position(|w| w == b"\n\n") else {
-            return false;
+        let (deps, bitcode) = match check_entry(&entry, key) {
+            Ok(parts) => parts,
+            Err(why) => return Fetched::Damaged(why),
         };
-        let Ok(head) = std::str::from_utf8(&entry[..end]) else {
-            return false;
-        };
-        let mut lines = head.lines();
-        if lines.next() != Some(ENTRY_TAG) {
-            return false;
+        let unchanged = deps
+            .iter()
+            .all(|(digest, path)| file_digest(Path::new(path)).is_some_and(|d| d == *digest));
+        if unchanged && syncmut_runtime::atomic::write(object, bitcode).is_ok() {
+            Fetched::Hit
+        } else {
+            Fetched::Miss
         }
-        let unchanged = lines.all(|line| {
-            line.split_once(' ').is_some_and(|(digest, path)| {
-                file_digest(Path::new(path)).is_some_and(|d| d == digest)
-            })
-        });
-        unchanged && syncmut_runtime::atomic::write(object, &entry[end + 2..]).is_ok()
     }
 
     /// Records `object` with the files its depfile names (relative ones against `cwd`). Failing to store costs only a
@@ -376,7 +413,11 @@ impl Cache {
         let Ok(bitcode) = std::fs::read(object) else {
             return;
         };
-        let mut entry = format!("{ENTRY_TAG}\n");
+        let mut entry = format!(
+            "{ENTRY_TAG}\nkey {key}\nbitcode {} {}\n",
+            hex(&Sha256::digest(&bitcode)),
+            bitcode.len()
+        );
         // Names relative to the compile's directory are listed absolute, so a fetch from
         // any working directory checks the same files.
         for path in depfile_paths(&deps).into_iter().map(|p| cwd.join(p)) {
@@ -397,7 +438,58 @@ impl Cache {
     }
 }
 
+/// The files an entry was built from, each as (SHA-256, path).
+type Dependencies<'a> = Vec<(&'a str, &'a str)>;
+
+/// An entry's dependencies and bitcode, if it is whole and was made for `key`; else why
+/// not.
+fn check_entry<'a>(
+    entry: &'a [u8],
+    key: &str,
+) -> std::result::Result<(Dependencies<'a>, &'a [u8]), String> {
+    let end = entry
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .ok_or("its header is cut short")?;
+    let head = std::str::from_utf8(&entry[..end]).map_err(|_| "its header is not text")?;
+    let bitcode = &entry[end + 2..];
+    let mut lines = head.lines();
+    if lines.next() != Some(ENTRY_TAG) {
+        return Err(format!("it does not start with {ENTRY_TAG:?}"));
+    }
+    if lines.next().and_then(|l| l.strip_prefix("key ")) != Some(key) {
+        return Err("it was made for another command line or source".to_string());
+    }
+    let named = lines
+        .next()
+        .and_then(|l| l.strip_prefix("bitcode "))
+        .and_then(|l| l.split_once(' '))
+        .ok_or("it names no bitcode checksum")?;
+    if named.1 != bitcode.len().to_string() {
+        return Err(format!(
+            "its bitcode has {} bytes, not the {} it names (cut short?)",
+            bitcode.len(),
+            named.1
+        ));
+    }
+    if hex(&Sha256::digest(bitcode)) != named.0 {
+        return Err("its bitcode is not the one its checksum names (replaced?)".to_string());
+    }
+    let deps = lines
+        .map(|line| {
+            line.split_once(' ')
+                .ok_or("a dependency line without a digest")
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok((deps, bitcode))
+}
+
+/// The SHA-256 of a regular file (a pipe or device named in a shared cache's entry is
+/// never opened: it could block or never end).
 fn file_digest(path: &Path) -> Option<String> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
     std::fs::read(path)
         .ok()
         .map(|bytes| hex(&Sha256::digest(bytes)))
@@ -539,6 +631,139 @@ mod tests {
             Compiled::Cached,
             "the entry was replaced by the new build"
         );
+    }
+
+    /// Units and a cache in a scratch directory; `build(i)` compiles unit `i`.
+    struct Scratch {
+        work: tempfile::TempDir,
+        design: Design,
+        cache: Cache,
+    }
+
+    impl Scratch {
+        fn new(sources: &[&str]) -> Scratch {
+            let work = tempfile::tempdir().unwrap();
+            let paths: Vec<PathBuf> = sources
+                .iter()
+                .enumerate()
+                .map(|(i, text)| {
+                    let path = work.path().join(format!("unit{i}.c"));
+                    std::fs::write(&path, text).unwrap();
+                    path
+                })
+                .collect();
+            let design = Design::from_paths(&paths, &[]).unwrap();
+            let cache = Cache {
+                dir: work.path().join("cache"),
+            };
+            std::fs::create_dir_all(cache.dir.join("tu")).unwrap();
+            Scratch {
+                work,
+                design,
+                cache,
+            }
+        }
+
+        fn object(&self, i: usize) -> PathBuf {
+            self.work.path().join(format!("unit{i}.bc"))
+        }
+
+        fn build(&self, i: usize) -> Compiled {
+            let include = self.cache.include_dir();
+            std::fs::create_dir_all(&include).unwrap();
+            compile(
+                &self.design,
+                &self.design.inputs[i],
+                &include,
+                &self.object(i),
+                Some(&self.cache),
+            )
+            .unwrap()
+        }
+
+        fn entries(&self) -> std::collections::BTreeSet<PathBuf> {
+            std::fs::read_dir(self.cache.dir.join("tu"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect()
+        }
+    }
+
+    /// A shared cache's entry whose bitcode was replaced by another valid module, cut
+    /// short, filed under another unit's key, or garbage is never served: the unit is
+    /// compiled again (the note says why) and the entry replaced.
+    #[test]
+    fn a_damaged_or_foreign_entry_is_compiled_again_and_replaced() {
+        let scratch = Scratch::new(&[
+            "int one(void) { return 1; }\n",
+            "int two(void) { return 2; }\n",
+        ]);
+        assert_eq!(scratch.build(0), Compiled::ByClang);
+        let good = std::fs::read(scratch.object(0)).unwrap();
+        let mine = scratch.entries().into_iter().next().unwrap();
+        assert_eq!(scratch.build(1), Compiled::ByClang);
+        let theirs = scratch.entries().into_iter().find(|e| *e != mine).unwrap();
+        let whole = std::fs::read(&mine).unwrap();
+        let split = whole.windows(2).position(|w| w == b"\n\n").unwrap() + 2;
+        let other_module = std::fs::read(scratch.object(1)).unwrap();
+        let spoiled: [(&str, Vec<u8>); 4] = [
+            ("not the one its checksum names", {
+                // Same length, so only the checksum can tell.
+                let mut bytes = whole[..split].to_vec();
+                let mut module = other_module.clone();
+                module.resize(whole.len() - split, 0);
+                bytes.extend(module);
+                bytes
+            }),
+            ("cut short", whole[..whole.len() - 100].to_vec()),
+            ("made for another", std::fs::read(&theirs).unwrap()),
+            ("does not start with", b"\x00\x01garbage\n\nBC".to_vec()),
+        ];
+        for (why, bytes) in spoiled {
+            std::fs::write(&mine, &bytes).unwrap();
+            match scratch.build(0) {
+                Compiled::Repaired(entry, reason) => {
+                    assert_eq!(entry, mine);
+                    assert!(reason.contains(why), "{why}: {reason}");
+                }
+                other => panic!("{why}: {other:?}"),
+            }
+            assert_eq!(std::fs::read(scratch.object(0)).unwrap(), good, "{why}");
+            assert_eq!(scratch.build(0), Compiled::Cached, "{why}: replaced");
+        }
+    }
+
+    /// Two builds filling one cache at once (two CI jobs sharing it) both get the
+    /// unit's bitcode, and leave one whole entry that later builds are served from.
+    #[test]
+    fn two_builds_filling_the_cache_at_once_stay_correct() {
+        let scratch = Scratch::new(&["int one(void) { return 1; }\n"]);
+        let include = scratch.cache.include_dir();
+        std::fs::create_dir_all(&include).unwrap();
+        let objects: Vec<Vec<u8>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..2)
+                .map(|n| {
+                    let (scratch, include) = (&scratch, &include);
+                    scope.spawn(move || {
+                        let object = scratch.work.path().join(format!("racer{n}.bc"));
+                        compile(
+                            &scratch.design,
+                            &scratch.design.inputs[0],
+                            include,
+                            &object,
+                            Some(&scratch.cache),
+                        )
+                        .unwrap();
+                        std::fs::read(object).unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(objects[0], objects[1]);
+        assert_eq!(scratch.entries().len(), 1);
+        assert_eq!(scratch.build(0), Compiled::Cached);
+        assert_eq!(std::fs::read(scratch.object(0)).unwrap(), objects[0]);
     }
 
     #[test]

@@ -195,6 +195,43 @@ impl PartialEq for Observation {
 
 impl Eq for Observation {}
 
+impl Observation {
+    /// A digest of everything [`PartialEq`] compares (hex SHA-256): two originals that
+    /// would judge a mutant alike have the same, so `merge` can tell shards of one build
+    /// from shards of two versions of a design whose sites happen to agree.
+    pub fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        let mut field = |bytes: &[u8]| {
+            hash.update((bytes.len() as u64).to_le_bytes());
+            hash.update(bytes);
+        };
+        field(format!("{:?}", self.status).as_bytes());
+        field(&self.stdout.digest);
+        field(&self.stderr.digest);
+        for (name, file) in &self.outputs {
+            let file = file.as_ref().map(|f| (f.bytes, &f.sha256));
+            field(format!("{name:?} {file:?}").as_bytes());
+        }
+        for (thread, steps) in &self.threads {
+            field(format!("{thread:?} {steps:?}").as_bytes());
+        }
+        field(
+            format!(
+                "{} {} {:?} {:?} {:?} {:?}",
+                self.deadlock,
+                self.livelock,
+                self.livelock_thread,
+                self.livelock_site,
+                self.pending,
+                self.lost_notifications
+            )
+            .as_bytes(),
+        );
+        hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
 // The mask's part in recording, here rather than in `mask.rs` so that the mask, which
 // the recorder applies, stays a leaf: it knows nothing of steps.
 impl Mask {

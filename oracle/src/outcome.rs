@@ -53,6 +53,10 @@ pub struct Baseline {
     /// lines of [`STDERR_HEAD_CHARS`] characters each.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr_head: Option<String>,
+    /// The digest of what the original showed on its reference run
+    /// ([`crate::observation::Observation::digest`]); `merge` compares shards' by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<String>,
 }
 
 /// How much of a failing original's stderr a baseline keeps and shows.

@@ -43,6 +43,8 @@ pub const BASELINE: &str = "baseline.json";
 /// The settings the verdicts were obtained under (schedules), compared by `--resume`.
 pub const SETTINGS: &str = "settings.json";
 pub const OUTCOMES: &str = "outcomes.json";
+/// A shard's place in its split (`run --shard k/n`), read by `merge`.
+pub const SHARD: &str = "shard.json";
 pub const REPORT_CSV: &str = "report.csv";
 pub const DIFF_DIR: &str = "diff";
 pub const TRACE_DIR: &str = "traces";
@@ -77,8 +79,8 @@ pub fn holds(root: &Path, path: &Path) -> bool {
     if parent == root {
         let name = name.to_string_lossy();
         return [
-            LOCK, MARKER, TESTS, BASELINE, SETTINGS, OUTCOMES, CATALOGUE, DIFF_DIR, TRACE_DIR,
-            WORK_DIR, WORKDIRS, PROGRAMS,
+            LOCK, MARKER, TESTS, BASELINE, SETTINGS, OUTCOMES, SHARD, CATALOGUE, DIFF_DIR,
+            TRACE_DIR, WORK_DIR, WORKDIRS, PROGRAMS,
         ]
         .iter()
         .chain(BUILD_FILES)

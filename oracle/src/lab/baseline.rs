@@ -548,6 +548,7 @@ fn not_started(test: &TestCase, reason: String) -> Baseline {
         races_unchecked: None,
         hint: None,
         stderr_head: None,
+        observed: None,
     }
 }
 
@@ -583,6 +584,7 @@ fn summarise(
         stderr_head: (execution.status != Status::Exited(0))
             .then(|| stderr_head(&execution.stderr))
             .flatten(),
+        observed: Some(observation.digest()),
     }
 }
 

@@ -1,0 +1,332 @@
+//! Input files that come with the change under test (compile_commands.json,
+//! syncmut.toml, `syncmut cc` command lines, a shared compile cache, shard directories)
+//! may make syncmut refuse, but never write outside its directories, run foreign code,
+//! or report a number computed on less than it says (docs/reliability.md, "Untrusted
+//! input files").
+
+mod util;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn design() -> PathBuf {
+    util::fixture("untrusted/tally.c")
+}
+
+fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A compile database whose entry asks clang to write files at chosen absolute paths
+/// (`-MJ`, `--serialize-diagnostics`, `-save-temps` in another directory) and to load
+/// a plugin, and a syncmut.toml asking the same: `syncmut list` drops each flag with a
+/// warning naming the file and the flag, and nothing is written there.
+#[test]
+fn flags_that_write_files_or_load_code_are_dropped_naming_the_file_and_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let (victim, elsewhere, project) = (
+        dir.path().join("victim"),
+        dir.path().join("elsewhere"),
+        dir.path().join("project"),
+    );
+    for d in [&victim, &elsewhere, &project] {
+        std::fs::create_dir(d).unwrap();
+    }
+    std::fs::copy(design(), project.join("tally.c")).unwrap();
+    let db = project.join("compile_commands.json");
+    let source = project.join("tally.c");
+    let entry = serde_json::json!([{
+        "directory": elsewhere,
+        "file": source,
+        "arguments": [
+            "cc", "-c", source, "-o", "tally.o", "-DTALLY_LABEL=\"sum\"",
+            "-MJ", victim.join("mj.json"),
+            "--serialize-diagnostics", victim.join("diag.dia"),
+            "-save-temps",
+            "-fplugin=./not_a_plugin.so",
+            "-Xclang", "-load", "-Xclang", "./not_a_plugin.so",
+        ],
+    }]);
+    std::fs::write(&db, serde_json::to_vec(&entry).unwrap()).unwrap();
+    let listed = util::syncmut()
+        .env("SYNCMUT_CACHE", "0")
+        .args(["list", "--compile-db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&listed);
+    assert_eq!(listed.status.code(), Some(0), "{stderr}");
+    assert!(files_in(&victim).is_empty(), "{:?}", files_in(&victim));
+    assert!(
+        files_in(&elsewhere).is_empty(),
+        "{:?}",
+        files_in(&elsewhere)
+    );
+    for flag in [
+        format!("-MJ {}", victim.join("mj.json").display()),
+        format!(
+            "--serialize-diagnostics {}",
+            victim.join("diag.dia").display()
+        ),
+        "-save-temps".to_string(),
+        "-fplugin=./not_a_plugin.so".to_string(),
+        "-Xclang -load".to_string(),
+    ] {
+        assert!(
+            stderr.contains(&format!(
+                "warning: {}: compiler flag `{flag}` dropped",
+                db.display()
+            )),
+            "{flag}: {stderr}"
+        );
+    }
+    // The unit's own flags that change the code still reach clang.
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("3 sites, 6 mutants"));
+
+    // syncmut.toml's flags go through the same allowlist.
+    std::fs::remove_file(&db).unwrap();
+    let toml = project.join("syncmut.toml");
+    std::fs::write(
+        &toml,
+        format!(
+            "flags = [\"-MJ\", \"{}\", \"-fplugin=./not_a_plugin.so\", \"-DTALLY_LABEL=\\\"sum\\\"\"]\n",
+            victim.join("toml.json").display()
+        ),
+    )
+    .unwrap();
+    let listed = util::syncmut()
+        .env("SYNCMUT_CACHE", "0")
+        .arg("list")
+        .arg(&project)
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&listed);
+    assert_eq!(listed.status.code(), Some(0), "{stderr}");
+    assert!(files_in(&victim).is_empty(), "{:?}", files_in(&victim));
+    assert!(
+        stderr.contains(&format!(
+            "warning: {}: compiler flag `-MJ {}` dropped",
+            toml.display(),
+            victim.join("toml.json").display()
+        )),
+        "{stderr}"
+    );
+
+    // A `syncmut cc` command line: the project's own compiler (here `true`, as a
+    // launcher) runs it as given; syncmut's bitcode compile drops the flag.
+    let object = project.join("tally.o");
+    std::fs::write(&object, b"").unwrap();
+    let cc = Command::new(assert_cmd::cargo::cargo_bin("syncmut"))
+        .current_dir(&project)
+        .env("SYNCMUT_CACHE", "0")
+        .args(["cc", "/bin/true", "-c", "tally.c", "-o", "tally.o", "-MJ"])
+        .arg(victim.join("cc.json"))
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&cc);
+    assert_eq!(cc.status.code(), Some(0), "{stderr}");
+    assert!(files_in(&victim).is_empty(), "{:?}", files_in(&victim));
+    assert!(
+        stderr.contains("syncmut cc: warning: the compiler command line: compiler flag `-MJ"),
+        "{stderr}"
+    );
+    assert!(project.join("tally.o.syncmut").is_file(), "{stderr}");
+}
+
+/// `syncmut cc` writes its records beside the compiler's output only when that output
+/// is a regular file: not beside a link to a device (the default `<stem>.o`), not as
+/// `./-.syncmut` for standard output, and it finds `--output=` as the compiler does.
+#[test]
+fn syncmut_cc_records_nothing_beside_a_device_or_standard_output_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path();
+    std::fs::copy(design(), project.join("tally.c")).unwrap();
+    let cc = |args: &[&str]| {
+        let output = Command::new(assert_cmd::cargo::cargo_bin("syncmut"))
+            .current_dir(project)
+            .env("SYNCMUT_CACHE", "0")
+            .arg("cc")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+        stderr_of(&output)
+    };
+    std::os::unix::fs::symlink("/dev/null", project.join("tally.o")).unwrap();
+    let said = cc(&["-c", "tally.c"]);
+    assert!(said.contains("recorded nothing"), "{said}");
+    assert!(!project.join("tally.o.syncmut").exists());
+    assert!(!project.join("tally.o.syncmut.bc").exists());
+    std::fs::remove_file(project.join("tally.o")).unwrap();
+
+    // A regular file named `-` does not make standard output one.
+    std::fs::write(project.join("-"), b"").unwrap();
+    let said = cc(&["-c", "tally.c", "-o", "-"]);
+    assert!(said.contains("recorded nothing"), "{said}");
+    assert!(!project.join("-.syncmut").exists());
+
+    cc(&["-c", "tally.c", "--output=named.o"]);
+    assert!(project.join("named.o.syncmut").is_file());
+    assert!(!project.join("tally.o.syncmut").exists());
+}
+
+/// A shared compile cache whose entries were cut short: the next build notices,
+/// compiles again, replaces the entries and says so, instead of failing on the design
+/// ("cannot read this LLVM module") for good.
+#[test]
+fn a_damaged_compile_cache_entry_is_compiled_again_and_replaced_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let list = || {
+        util::syncmut()
+            .env("SYNCMUT_CACHE_DIR", &cache)
+            .arg("list")
+            .arg(design())
+            .output()
+            .unwrap()
+    };
+    let first = list();
+    assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
+    let entries: Vec<PathBuf> = std::fs::read_dir(cache.join("tu"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(!entries.is_empty());
+    for entry in &entries {
+        let bytes = std::fs::read(entry).unwrap();
+        std::fs::write(entry, &bytes[..bytes.len() - 200]).unwrap();
+    }
+    let second = list();
+    let stderr = stderr_of(&second);
+    assert_eq!(second.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("compile cache entry") && stderr.contains("compiled again"),
+        "{stderr}"
+    );
+    assert_eq!(second.stdout, first.stdout);
+    let third = list();
+    assert!(
+        !stderr_of(&third).contains("compile cache entry"),
+        "the entry was replaced: {}",
+        stderr_of(&third)
+    );
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// Shards are merged only as the whole split of one build: a missing shard, a shard
+/// given twice, or a shard of another version of the source (same sites, other output)
+/// is refused; `--allow-partial` merges what is there marked incomplete; the output is
+/// never a shard; and `report -o` never replaces a shard's results.
+#[test]
+fn merge_takes_only_a_whole_split_of_one_build_and_never_writes_over_a_shard() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let other = root.join("v2");
+    std::fs::create_dir(&other).unwrap();
+    let text = std::fs::read_to_string(design()).unwrap();
+    std::fs::write(
+        other.join("tally.c"),
+        text.replace(
+            "#define TALLY_LABEL \"tally\"",
+            "#define TALLY_LABEL \"total\"",
+        ),
+    )
+    .unwrap();
+    let tests = util::fixture("untrusted/tests.json");
+    let run = |source: &Path, out: &str, shard: &str| {
+        let output = util::syncmut()
+            .arg("run")
+            .arg(source)
+            .arg("--tests")
+            .arg(&tests)
+            .args(["--gen", "none", "--shard", shard, "-o"])
+            .arg(root.join(out))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    };
+    for k in 1..=3 {
+        run(&design(), &format!("s{k}"), &format!("{k}/3"));
+    }
+    run(&other.join("tally.c"), "v2s3", "3/3");
+    let record = json(&root.join("s2/shard.json"));
+    assert_eq!(
+        (record["k"].as_u64(), record["n"].as_u64()),
+        (Some(2), Some(3))
+    );
+    let merge = |args: &[&str]| {
+        util::syncmut()
+            .current_dir(root)
+            .arg("merge")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let refused = |args: &[&str], why: &str| {
+        let output = merge(args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr_of(&output)
+        );
+        assert!(
+            stderr_of(&output).contains(why),
+            "{args:?}: {}",
+            stderr_of(&output)
+        );
+    };
+    refused(&["s1", "s2", "-o", "m"], "shard is 3/3 missing");
+    refused(
+        &["s1", "s2", "s2", "s3", "-o", "m"],
+        "shard 2/3 given twice",
+    );
+    refused(
+        &["s1", "s2", "v2s3", "-o", "m"],
+        "the original showed something else",
+    );
+    assert!(!root.join("m").exists());
+
+    let kept = std::fs::read(root.join("s1/outcomes.json")).unwrap();
+    refused(&["s1", "s2", "s3", "-o", "s1"], "is the shard s1");
+    refused(
+        &["s1", "s2", "s3", "-o", "s1/merged"],
+        "is inside the shard s1",
+    );
+    refused(&["s1", "s2", "s3", "-o", "."], "holds the shard s1");
+    assert_eq!(std::fs::read(root.join("s1/outcomes.json")).unwrap(), kept);
+    let report = util::syncmut()
+        .arg("report")
+        .arg(root.join("s1"))
+        .args(["--format", "csv", "-o"])
+        .arg(root.join("s1/shard.json"))
+        .output()
+        .unwrap();
+    assert_eq!(report.status.code(), Some(2), "{}", stderr_of(&report));
+
+    let partial = merge(&["s1", "s2", "--allow-partial", "-o", "partial"]);
+    assert_eq!(partial.status.code(), Some(0), "{}", stderr_of(&partial));
+    assert!(
+        stderr_of(&partial).contains("shard 3/3 missing"),
+        "{}",
+        stderr_of(&partial)
+    );
+    assert_eq!(json(&root.join("partial/outcomes.json"))["complete"], false);
+
+    let whole = merge(&["s1", "s2", "s3", "-o", "whole"]);
+    assert_eq!(whole.status.code(), Some(0), "{}", stderr_of(&whole));
+    assert_eq!(json(&root.join("whole/outcomes.json"))["complete"], true);
+}
