@@ -240,7 +240,11 @@ mod tests {
         let long = "x".repeat(65_535);
         let table = super::render(["a", "b"], &[[long.clone(), long.clone()]]);
         let first = table.lines().nth(1).unwrap();
-        assert!(first.starts_with(&format!("{}…  x", "x".repeat(119))), "{}", &first[..200]);
+        assert!(
+            first.starts_with(&format!("{}…  x", "x".repeat(119))),
+            "{}",
+            &first[..200]
+        );
         assert!(first.ends_with(&long));
     }
 }

@@ -69,13 +69,25 @@ fn fifos_given_as_inputs_are_refused_at_once_naming_the_field() {
     std::fs::create_dir(dir.path().join("tree")).unwrap();
     mkfifo(&dir.path().join("tree/pipe"));
     for (tests, field) in [
-        (r#"{"tests":[{"name":"t","files":["fifo"]}]}"#, "files[0].from"),
-        (r#"{"tests":[{"name":"t","files":["tree"]}]}"#, "files[0].from"),
-        (r#"{"tests":[{"name":"t","stdin":{"file":"fifo"}}]}"#, "stdin.file"),
+        (
+            r#"{"tests":[{"name":"t","files":["fifo"]}]}"#,
+            "files[0].from",
+        ),
+        (
+            r#"{"tests":[{"name":"t","files":["tree"]}]}"#,
+            "files[0].from",
+        ),
+        (
+            r#"{"tests":[{"name":"t","stdin":{"file":"fifo"}}]}"#,
+            "stdin.file",
+        ),
     ] {
         let (code, text) = run(dir.path(), &leaves(), tests, &[]);
         assert_eq!(code, 2, "{tests}: {text}");
-        assert!(text.contains(field) && text.contains("a FIFO"), "{tests}: {text}");
+        assert!(
+            text.contains(field) && text.contains("a FIFO"),
+            "{tests}: {text}"
+        );
         assert!(text.contains("test \"t\""), "{text}");
     }
     // A FIFO in the directory --test-cmd copies.
@@ -86,15 +98,17 @@ fn fifos_given_as_inputs_are_refused_at_once_naming_the_field() {
         &["--test-cmd", "true"],
     );
     assert_ne!(code, 0, "{text}");
-    assert!(text.contains("--test-cmd") && text.contains("a FIFO"), "{text}");
+    assert!(
+        text.contains("--test-cmd") && text.contains("a FIFO"),
+        "{text}"
+    );
 }
 
 #[test]
 fn outputs_that_are_not_regular_files_are_named_never_read_or_passed() {
     let dir = tempfile::tempdir().unwrap();
     for what in ["dir", "fifo", "zero"] {
-        let tests =
-            format!(r#"{{"tests":[{{"name":"t","args":["{what}"],"outputs":["out"]}}]}}"#);
+        let tests = format!(r#"{{"tests":[{{"name":"t","args":["{what}"],"outputs":["out"]}}]}}"#);
         let (code, text) = run(dir.path(), &leaves(), &tests, &[]);
         assert!(
             text.contains("outputs[0] \"out\" cannot be compared"),
@@ -150,12 +164,30 @@ fn from_follows_one_rule_in_both_forms_and_env_values_have_no_nul() {
     std::fs::create_dir(&dir).unwrap();
     std::os::unix::fs::symlink(parent.path(), dir.join("up")).unwrap();
     for (tests, says) in [
-        (r#"{"tests":[{"name":"t","files":["../secret"]}]}"#, "files[0].from \"../secret\": must be a relative path without \"..\""),
-        (r#"{"tests":[{"name":"t","files":[{"from":"../secret","to":"s"}]}]}"#, "files[0].from \"../secret\": must be a relative path without \"..\""),
-        (r#"{"tests":[{"name":"t","files":[{"from":"/etc/hostname","to":"s"}]}]}"#, "files[0].from \"/etc/hostname\": must be a relative path"),
-        (r#"{"tests":[{"name":"t","files":[{"from":"up/secret","to":"s"}]}]}"#, "leads out of the test file's directory through a symbolic link"),
-        (r#"{"tests":[{"name":"t","stdin":{"file":"/etc/hostname"}}]}"#, "stdin.file \"/etc/hostname\": must be a relative path"),
-        (r#"{"tests":[{"name":"t","env":{"A":"x\u0000y"}}]}"#, "env \"A\": its value contains a NUL character"),
+        (
+            r#"{"tests":[{"name":"t","files":["../secret"]}]}"#,
+            "files[0].from \"../secret\": must be a relative path without \"..\"",
+        ),
+        (
+            r#"{"tests":[{"name":"t","files":[{"from":"../secret","to":"s"}]}]}"#,
+            "files[0].from \"../secret\": must be a relative path without \"..\"",
+        ),
+        (
+            r#"{"tests":[{"name":"t","files":[{"from":"/etc/hostname","to":"s"}]}]}"#,
+            "files[0].from \"/etc/hostname\": must be a relative path",
+        ),
+        (
+            r#"{"tests":[{"name":"t","files":[{"from":"up/secret","to":"s"}]}]}"#,
+            "leads out of the test file's directory through a symbolic link",
+        ),
+        (
+            r#"{"tests":[{"name":"t","stdin":{"file":"/etc/hostname"}}]}"#,
+            "stdin.file \"/etc/hostname\": must be a relative path",
+        ),
+        (
+            r#"{"tests":[{"name":"t","env":{"A":"x\u0000y"}}]}"#,
+            "env \"A\": its value contains a NUL character",
+        ),
     ] {
         let (code, text) = run(&dir, &leaves(), tests, &[]);
         assert_eq!(code, 2, "{tests}: {text}");
@@ -175,7 +207,10 @@ fn one_letter_function_names_are_not_read_as_type_codes() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("\ns#1:") && text.contains("\nw#1:"), "{text}");
-    assert!(!text.contains("short") && !text.contains("wchar_t"), "{text}");
+    assert!(
+        !text.contains("short") && !text.contains("wchar_t"),
+        "{text}"
+    );
     let (code, text) = run(
         dir.path(),
         &util::fixture("hostile/one_letter.c"),
@@ -190,7 +225,10 @@ fn one_letter_function_names_are_not_read_as_type_codes() {
         .iter()
         .map(|m| m["mutant"].as_str().unwrap())
         .collect();
-    assert!(!ids.is_empty() && ids.iter().all(|id| id.starts_with("s#")), "{ids:?}");
+    assert!(
+        !ids.is_empty() && ids.iter().all(|id| id.starts_with("s#")),
+        "{ids:?}"
+    );
 }
 
 /// A design whose locking function has a name of `length` characters.

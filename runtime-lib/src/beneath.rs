@@ -56,10 +56,7 @@ fn names(rel: &Path) -> io::Result<Vec<&OsStr>> {
         }
     }
     match names.is_empty() {
-        true => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "an empty path",
-        )),
+        true => Err(io::Error::new(io::ErrorKind::InvalidInput, "an empty path")),
         false => Ok(names),
     }
 }
@@ -293,7 +290,10 @@ mod tests {
         let dir = Dir::open(root.path()).unwrap();
         // Without O_NONBLOCK these opens would wait for a writer forever.
         let err = dir.open_regular(Path::new("fifo")).unwrap_err();
-        assert!(err.to_string().contains("a FIFO, not a regular file"), "{err}");
+        assert!(
+            err.to_string().contains("a FIFO, not a regular file"),
+            "{err}"
+        );
         let err = open_regular(&fifo, true).unwrap_err();
         assert!(err.to_string().contains("a FIFO"), "{err}");
         let err = open_regular(Path::new("/dev/zero"), true).unwrap_err();

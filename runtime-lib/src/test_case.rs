@@ -331,7 +331,8 @@ fn regular_inside(path: &Path, follow: bool) -> Result<(), String> {
         _ if kind.is_file() || kind.is_symlink() => return Ok(()),
         _ if kind.is_dir() && follow => "a directory",
         _ if kind.is_dir() => {
-            let entries = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let entries =
+                std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
             for entry in entries {
                 let entry = entry.map_err(|e| format!("{}: {e}", path.display()))?;
                 regular_inside(&entry.path(), false)?;
@@ -393,7 +394,12 @@ fn setting(raw: &mut RawTest, contained: bool) -> Result<Setting, String> {
     for (i, output) in raw.outputs.iter().enumerate() {
         check_inside(output, &format!("outputs[{i}]"))?;
     }
-    if let Some(key) = raw.env.iter().find(|(_, v)| v.contains('\0')).map(|(k, _)| k) {
+    if let Some(key) = raw
+        .env
+        .iter()
+        .find(|(_, v)| v.contains('\0'))
+        .map(|(k, _)| k)
+    {
         return Err(format!(
             "env {key:?}: its value contains a NUL character, which no program can receive"
         ));

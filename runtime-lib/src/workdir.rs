@@ -280,8 +280,9 @@ fn copy_tree(from: &Path, dest: &Dir, name: &OsStr) -> io::Result<()> {
         let mut entries: Vec<_> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
         entries.sort_by_key(|e| e.file_name());
         for entry in &entries {
-            copy_tree(&entry.path(), &to, &entry.file_name())
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", entry.path().display())))?;
+            copy_tree(&entry.path(), &to, &entry.file_name()).map_err(|e| {
+                io::Error::new(e.kind(), format!("{}: {e}", entry.path().display()))
+            })?;
         }
         // After its entries, whose creation changed its modification time.
         let handle = to.as_file()?;
