@@ -192,7 +192,7 @@ pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Re
         )));
     }
     let tests_path = dir.join(outdir::TESTS);
-    let tests = syncmut_runtime::test_case::load(&tests_path).map_err(|e| Failure {
+    let tests = syncmut_runtime::test_case::load_saved(&tests_path).map_err(|e| Failure {
         code: exit::USAGE,
         error: anyhow::anyhow!(e),
     })?;

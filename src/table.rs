@@ -188,12 +188,28 @@ pub fn none_ran(outcomes: &Outcomes) -> bool {
             .all(|m| m.verdict == Verdict::NotReached)
 }
 
-/// Left-aligned columns separated by two spaces.
+/// Widest a column other than the last may be: a longer cell is cut and ends in `…`
+/// (the last column is never padded, so it is printed whole).
+const MAX_WIDTH: usize = 120;
+
+/// `cell` cut to `MAX_WIDTH` characters.
+fn cut(cell: &str) -> std::borrow::Cow<'_, str> {
+    match cell.char_indices().nth(MAX_WIDTH) {
+        None => cell.into(),
+        Some(_) => {
+            let end = cell.char_indices().nth(MAX_WIDTH - 1).map_or(0, |(i, _)| i);
+            format!("{}…", &cell[..end]).into()
+        }
+    }
+}
+
+/// Left-aligned columns separated by two spaces; cells of a column other than the last
+/// are cut to [`MAX_WIDTH`] characters, so no identifier length makes a table fail.
 fn render<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
     let mut widths = header.map(|h| h.chars().count());
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
+            *w = (*w).max(cut(cell).chars().count());
         }
     }
     let line = |cells: [&str; N]| {
@@ -202,7 +218,9 @@ fn render<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
             if i + 1 == N {
                 s.push_str(cell);
             } else {
-                s.push_str(&format!("{cell:<w$}  "));
+                let cell = cut(cell);
+                s.push_str(&cell);
+                s.extend(std::iter::repeat_n(' ', w - cell.chars().count() + 2));
             }
         }
         s.push('\n');
@@ -213,4 +231,20 @@ fn render<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
         out.push_str(&line(std::array::from_fn(|i| row[i].as_str())));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn cells_of_any_length_are_cut_not_a_panic() {
+        let long = "x".repeat(65_535);
+        let table = super::render(["a", "b"], &[[long.clone(), long.clone()]]);
+        let first = table.lines().nth(1).unwrap();
+        assert!(
+            first.starts_with(&format!("{}…  x", "x".repeat(119))),
+            "{}",
+            &first[..200]
+        );
+        assert!(first.ends_with(&long));
+    }
 }

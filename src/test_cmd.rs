@@ -46,6 +46,9 @@ pub fn test(command: &str, run_dir: &Path, others: &[TestCase]) -> anyhow::Resul
             run_dir.display(),
             path.display()
         );
+        // A FIFO or device would block the copy (or never end): refused here, named.
+        syncmut_runtime::test_case::copyable(&path)
+            .map_err(|e| anyhow::anyhow!("--test-cmd: the copy of the current directory: {e}"))?;
         files.push(FileCopy {
             from: path,
             to: name,

@@ -80,13 +80,12 @@ fn a_design_that_deletes_its_working_directory_leaves_the_callers_untouched() {
     let cwd = tempfile::tempdir().unwrap();
     std::fs::write(cwd.path().join("precious.txt"), "mine").unwrap();
     let tests = cwd.path().join("tests.json");
-    let scratch = fixture.join("scratch.txt");
+    // `from` stays inside the test file's directory (docs/tests-format.md).
+    let scratch = cwd.path().join("scratch.txt");
+    std::fs::copy(fixture.join("scratch.txt"), &scratch).unwrap();
     std::fs::write(
         &tests,
-        format!(
-            r#"{{"tests":[{{"name":"wipe","files":[{{"from":{:?},"to":"scratch.txt"}}]}}]}}"#,
-            scratch
-        ),
+        r#"{"tests":[{"name":"wipe","files":[{"from":"scratch.txt","to":"scratch.txt"}]}]}"#,
     )
     .unwrap();
     // Relative run directory: inside the very directory the design would wipe if it ran there.

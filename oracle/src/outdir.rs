@@ -319,9 +319,16 @@ pub fn stderr_file(trace_file: &Path) -> PathBuf {
     trace_file.with_extension("stderr")
 }
 
-/// A mutant id as a file name: `top::t1#1:remove` → `top__t1_1_remove`.
+/// Longest name [`file_name`] gives: a trace's name joins two of them
+/// (`<mutant>@<schedule>.jsonl`) and must stay under the 255 bytes a file name may have.
+pub const MAX_FILE_NAME: usize = 100;
+
+/// A mutant id as a file name: `top::t1#1:remove` → `top__t1_1_remove`. An id longer
+/// than [`MAX_FILE_NAME`] (a 300-character function name) keeps its start and ends in
+/// 16 hex digits of its SHA-256, so two long ids with the same start stay apart.
 pub fn file_name(id: &str) -> String {
-    id.chars()
+    let plain: String = id
+        .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' {
                 c
@@ -329,7 +336,13 @@ pub fn file_name(id: &str) -> String {
                 '_'
             }
         })
-        .collect()
+        .collect();
+    if plain.len() <= MAX_FILE_NAME {
+        return plain;
+    }
+    use sha2::Digest;
+    let digest = format!("{:x}", sha2::Sha256::digest(id.as_bytes()));
+    format!("{}-{}", &plain[..MAX_FILE_NAME - 17], &digest[..16])
 }
 
 #[cfg(test)]
@@ -445,5 +458,11 @@ mod tests {
             file_name("touch(int)#2:lock-to-trylock"),
             "touch_int__2_lock-to-trylock"
         );
+        // Long ids: bounded, and apart when they differ only past the cut.
+        let long = |end: &str| file_name(&format!("{}#1:{end}", "f".repeat(300)));
+        let (a, b) = (long("remove"), long("swap"));
+        assert_eq!(a.len(), MAX_FILE_NAME);
+        assert_ne!(a, b);
+        assert!(a.starts_with("fff"), "{a}");
     }
 }

@@ -218,6 +218,14 @@ pub fn output_file_difference(original: &Observation, mutant: &Observation) -> O
 /// How `mutant`'s copy of output file `name` differs from `original`'s, both present:
 /// its size, and the first bytes that differ when they are among those kept.
 pub fn file_difference(name: &str, original: &OutputFile, mutant: &OutputFile) -> String {
+    if original.not_regular != mutant.not_regular {
+        let what = |f: &OutputFile| f.not_regular.clone().unwrap_or("a regular file".into());
+        return format!(
+            "output file {name}: {} (the original's: {})",
+            what(mutant),
+            what(original)
+        );
+    }
     let size = if original.bytes != mutant.bytes {
         format!("has {} bytes instead of {}", mutant.bytes, original.bytes)
     } else {
@@ -592,6 +600,7 @@ mod tests {
                 bytes,
                 sha256: sha.to_string(),
                 head: Vec::new(),
+                not_regular: None,
             })
         };
         let mut original = clean();
@@ -633,6 +642,7 @@ mod tests {
             bytes: head.len() as u64,
             sha256: format!("{head:?}"),
             head: head.to_vec(),
+            not_regular: None,
         };
         // A gzip header whose 4-byte time stamp (bytes 4 to 7) differs, one byte alike.
         let original = file(&[0x1f, 0x8b, 8, 0, 1, 2, 3, 4, 0, 3, 9]);

@@ -25,6 +25,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod atomic;
+pub mod beneath;
 pub mod compare;
 pub mod env;
 pub mod exec;

@@ -241,8 +241,18 @@ struct RawTest {
 }
 
 /// Reads a test file; names must be unique and usable as file names. Paths of `stdin`
-/// and `files` are relative to the file and must exist.
+/// and `files` are relative to the file, stay inside its directory and must exist.
 pub fn load(path: &Path) -> Result<Vec<TestCase>, TestFileError> {
+    load_with(path, true)
+}
+
+/// Reads the tests a run directory saved (syncmut's own file, whose paths it made
+/// absolute): the same checks, except that paths may lead anywhere.
+pub fn load_saved(path: &Path) -> Result<Vec<TestCase>, TestFileError> {
+    load_with(path, false)
+}
+
+fn load_with(path: &Path, contained: bool) -> Result<Vec<TestCase>, TestFileError> {
     let text = std::fs::read_to_string(path).map_err(|source| TestFileError::Read {
         path: path.to_path_buf(),
         source,
@@ -251,38 +261,98 @@ pub fn load(path: &Path) -> Result<Vec<TestCase>, TestFileError> {
         path: path.to_path_buf(),
         message,
     };
-    let mut tests = parse(&text).map_err(bad)?;
+    let mut tests = parse_with(&text, contained).map_err(bad)?;
     let base = std::path::absolute(path)
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .unwrap_or_default();
     for test in &mut tests {
-        resolve(&mut test.setting, &base).map_err(|m| bad(format!("test {:?}: {m}", test.name)))?;
+        resolve(&mut test.setting, &base, contained)
+            .map_err(|m| bad(format!("test {:?}: {m}", test.name)))?;
     }
     Ok(tests)
 }
 
-/// Makes a setting's input paths absolute against `base` and checks they exist.
-fn resolve(setting: &mut Setting, base: &Path) -> Result<(), String> {
-    let exists = |p: &Path, what: &str| match p.exists() {
-        true => Ok(()),
-        false => Err(format!(
-            "{what} {}: no such file (paths are relative to the test file)",
-            p.display()
-        )),
+/// Makes a setting's input paths absolute against `base` and checks that they exist,
+/// that no link leads them out of `base` (when `contained`), and that whatever syncmut
+/// will read of them is a regular file (a FIFO would block it, a device never end).
+fn resolve(setting: &mut Setting, base: &Path, contained: bool) -> Result<(), String> {
+    let real_base = base.canonicalize().unwrap_or_else(|_| base.to_path_buf());
+    let check = |p: &Path, what: &str, follow_last: bool| {
+        if std::fs::symlink_metadata(p).is_err() {
+            return Err(format!(
+                "{what} {}: no such file (paths are relative to the test file)",
+                p.display()
+            ));
+        }
+        // The last component of a `files` source is copied as a link when it is one.
+        let real = match follow_last {
+            true => p.canonicalize().ok(),
+            false => p
+                .parent()
+                .and_then(|d| d.canonicalize().ok())
+                .map(|d| d.join(p.file_name().unwrap_or_default())),
+        };
+        if contained && !real.is_some_and(|r| r.starts_with(&real_base)) {
+            return Err(format!(
+                "{what} {}: leads out of the test file's directory through a symbolic link",
+                p.display()
+            ));
+        }
+        regular_inside(p, follow_last).map_err(|e| format!("{what} {e}"))
     };
     if let Some(Stdin::File { file }) = &mut setting.stdin {
         *file = base.join(&*file);
-        exists(file, "stdin")?;
+        check(file, "stdin.file", true)?;
     }
-    for copy in &mut setting.files {
+    for (i, copy) in setting.files.iter_mut().enumerate() {
         copy.from = base.join(&copy.from);
-        exists(&copy.from, "file")?;
+        check(&copy.from, &format!("files[{i}].from"), false)?;
     }
     Ok(())
 }
 
-/// A path inside the working directory: relative, without `..`, not empty.
+/// `path`, or every file in it when it is a directory, is a regular file, a directory
+/// or a symbolic link (not followed): what syncmut copies without blocking; the error
+/// names the first that is not.
+pub fn copyable(path: &Path) -> Result<(), String> {
+    regular_inside(path, false)
+}
+
+fn regular_inside(path: &Path, follow: bool) -> Result<(), String> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = match follow {
+        true => std::fs::metadata(path),
+        false => std::fs::symlink_metadata(path),
+    }
+    .map_err(|e| format!("{}: {e}", path.display()))?;
+    let kind = meta.file_type();
+    let what = match () {
+        _ if kind.is_file() || kind.is_symlink() => return Ok(()),
+        _ if kind.is_dir() && follow => "a directory",
+        _ if kind.is_dir() => {
+            let entries =
+                std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| format!("{}: {e}", path.display()))?;
+                regular_inside(&entry.path(), false)?;
+            }
+            return Ok(());
+        }
+        _ if kind.is_fifo() => "a FIFO",
+        _ if kind.is_socket() => "a socket",
+        _ if kind.is_char_device() => "a character device",
+        _ if kind.is_block_device() => "a block device",
+        _ => "not a file",
+    };
+    Err(format!(
+        "{}: {what}, not a regular file (syncmut reads regular files only)",
+        path.display()
+    ))
+}
+
+/// A relative path without `..`, not empty: inside the working directory (`to`,
+/// `outputs`) or inside the test file's directory (`from`, `stdin.file`).
 fn check_inside(path: &str, what: &str) -> Result<(), String> {
     let p = Path::new(path);
     let inside = !path.is_empty()
@@ -295,13 +365,13 @@ fn check_inside(path: &str, what: &str) -> Result<(), String> {
     match inside {
         true => Ok(()),
         false => Err(format!(
-            "{what} {path:?}: must be a relative path inside the working directory (no \"..\")"
+            "{what} {path:?}: must be a relative path without \"..\" (see docs/tests-format.md)"
         )),
     }
 }
 
 /// Checks and normalises what a test puts around the program.
-fn setting(raw: &mut RawTest) -> Result<Setting, String> {
+fn setting(raw: &mut RawTest, contained: bool) -> Result<Setting, String> {
     let mut files = Vec::new();
     for file in std::mem::take(&mut raw.files) {
         let copy = match file {
@@ -311,11 +381,28 @@ fn setting(raw: &mut RawTest) -> Result<Setting, String> {
             },
             RawFile::Copy { from, to } => FileCopy { from, to },
         };
-        check_inside(&copy.to, "file")?;
+        let i = files.len();
+        if contained {
+            check_inside(&copy.from.to_string_lossy(), &format!("files[{i}].from"))?;
+        }
+        check_inside(&copy.to, &format!("files[{i}].to"))?;
         files.push(copy);
     }
-    for output in &raw.outputs {
-        check_inside(output, "output")?;
+    if let (true, Some(Stdin::File { file })) = (contained, &raw.stdin) {
+        check_inside(&file.to_string_lossy(), "stdin.file")?;
+    }
+    for (i, output) in raw.outputs.iter().enumerate() {
+        check_inside(output, &format!("outputs[{i}]"))?;
+    }
+    if let Some(key) = raw
+        .env
+        .iter()
+        .find(|(_, v)| v.contains('\0'))
+        .map(|(k, _)| k)
+    {
+        return Err(format!(
+            "env {key:?}: its value contains a NUL character, which no program can receive"
+        ));
     }
     if let Some(key) = raw
         .env
@@ -362,6 +449,12 @@ const MAX_ARGS_BYTES: usize = 1024 * 1024;
 /// Parses the JSON text of a test file (a UTF-8 byte order mark is allowed, as editors
 /// on some systems write one).
 pub fn parse(text: &str) -> Result<Vec<TestCase>, String> {
+    parse_with(text, true)
+}
+
+/// [`parse`]; with `contained` false (a run directory's saved tests), `from` and
+/// `stdin.file` may be absolute.
+fn parse_with(text: &str, contained: bool) -> Result<Vec<TestCase>, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let file: TestFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
     if file.tests.is_empty() {
@@ -407,7 +500,7 @@ pub fn parse(text: &str) -> Result<Vec<TestCase>, String> {
                 "test {name:?}: input name {k:?}: use letters, digits, '_', '-' and '.' only"
             ));
         }
-        let setting = setting(&mut raw).map_err(|m| format!("test {name:?}: {m}"))?;
+        let setting = setting(&mut raw, contained).map_err(|m| format!("test {name:?}: {m}"))?;
         tests.push(TestCase {
             name,
             args: raw.args,

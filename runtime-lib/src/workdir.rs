@@ -11,11 +11,13 @@
 //! `cwd/` is the design's working directory; `stdin` holds a test's stdin text, outside
 //! `cwd/` so the design does not see it as one of its files.
 
+use crate::beneath::{self, Dir};
 use crate::kept;
 use crate::test_case::{Setting, Stdin};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -29,6 +31,10 @@ pub struct OutputFile {
     /// The file's first [`OutputFile::HEAD`] bytes (not kept in saved results).
     #[serde(skip)]
     pub head: Vec<u8>,
+    /// Set when what the run left under the name is not a regular file (a directory, a
+    /// FIFO, a device, a symbolic link): what it is, in words. Its contents are not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_regular: Option<String>,
 }
 
 impl OutputFile {
@@ -58,7 +64,9 @@ impl OutputFile {
 
 impl PartialEq for OutputFile {
     fn eq(&self, other: &OutputFile) -> bool {
-        self.bytes == other.bytes && self.sha256 == other.sha256
+        self.bytes == other.bytes
+            && self.sha256 == other.sha256
+            && self.not_regular == other.not_regular
     }
 }
 
@@ -88,24 +96,33 @@ impl Workdir {
         };
         let cwd = root.path().join("cwd");
         std::fs::create_dir(&cwd)?;
-        for copy in &setting.files {
-            let to = cwd.join(&copy.to);
-            if let Some(dir) = to.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            copy_tree(&copy.from, &to).map_err(|e| {
+        let inside = Dir::open(&cwd)?;
+        for (i, copy) in setting.files.iter().enumerate() {
+            let (dir, name) = inside.parent_of(Path::new(&copy.to), true).map_err(|e| {
+                io::Error::new(e.kind(), format!("files[{i}].to {:?}: {e}", copy.to))
+            })?;
+            copy_tree(&copy.from, &dir, name).map_err(|e| {
                 io::Error::new(
                     e.kind(),
                     format!(
-                        "{}: cannot copy into the working directory: {e}",
+                        "files[{i}].from {}: cannot copy into the working directory: {e}",
                         copy.from.display()
                     ),
                 )
             })?;
         }
+        // A stdin file is copied beside cwd/ too: the run reads a regular file syncmut
+        // made, never a FIFO or device that would block it or never end.
         let stdin = match &setting.stdin {
             None => None,
-            Some(Stdin::File { file }) => Some(file.clone()),
+            Some(Stdin::File { file }) => {
+                let mut source = beneath::open_regular(file, true).map_err(|e| {
+                    io::Error::new(e.kind(), format!("stdin.file {}: {e}", file.display()))
+                })?;
+                let path = root.path().join("stdin");
+                io::copy(&mut source, &mut std::fs::File::create_new(&path)?)?;
+                Some(path)
+            }
             Some(Stdin::Text(text)) => {
                 let path = root.path().join("stdin");
                 std::fs::write(&path, text)?;
@@ -171,7 +188,7 @@ impl Workdir {
         let cwd = self.cwd();
         outputs
             .iter()
-            .map(|name| (name.clone(), digest(&cwd.join(name))))
+            .map(|name| (name.clone(), digest(&cwd, name)))
             .collect()
     }
 
@@ -205,48 +222,88 @@ fn identity(path: &Path) -> io::Result<(u64, u64, u32)> {
     Ok((meta.dev(), meta.ino(), meta.mode()))
 }
 
-fn digest(path: &Path) -> Option<OutputFile> {
-    let bytes = std::fs::read(path).ok()?;
+/// Size and digest of output `name` under `cwd`, read in pieces (a 900 MB output costs
+/// no more memory than a small one) up to the size it had when opened; `None` when it
+/// is missing; a FIFO, device, directory or link in its place is recorded as what it is.
+fn digest(cwd: &Path, name: &str) -> Option<OutputFile> {
+    use io::Read;
+    let other = |what: String| OutputFile {
+        bytes: 0,
+        sha256: String::new(),
+        head: Vec::new(),
+        not_regular: Some(what),
+    };
+    let file = match Dir::open(cwd).and_then(|dir| dir.open_regular(Path::new(name))) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
+        Err(e) => return Some(other(e.to_string())),
+    };
+    let size = file.metadata().ok()?.len();
+    let mut reader = file.take(size);
+    let mut hasher = Sha256::new();
+    let mut head = Vec::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut bytes = 0u64;
+    loop {
+        let n = match reader.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Some(other(format!("cannot be read: {e}"))),
+        };
+        hasher.update(&buffer[..n]);
+        let room = OutputFile::HEAD.saturating_sub(head.len()).min(n);
+        head.extend_from_slice(&buffer[..room]);
+        bytes += n as u64;
+    }
     Some(OutputFile {
-        bytes: bytes.len() as u64,
-        sha256: format!("{:x}", Sha256::digest(&bytes)),
-        head: bytes[..bytes.len().min(OutputFile::HEAD)].to_vec(),
+        bytes,
+        sha256: format!("{:x}", hasher.finalize()),
+        head,
+        not_regular: None,
     })
 }
 
-/// Copies a file, a directory with everything in it, or a symbolic link as a link. Files
-/// and directories keep their permissions and their access and modification times, so a
-/// design that reads an input's time stamp (or `make`-style freshness checks) sees the
-/// same in every run.
-fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
+/// Copies a file, a directory with everything in it, or a symbolic link as a link, to
+/// `name` in `dest` (no link followed there). Files and directories keep their
+/// permissions and their access and modification times, so a design that reads an
+/// input's time stamp (or `make`-style freshness checks) sees the same in every run. A
+/// FIFO, socket or device is refused, naming what it is: reading one would block or
+/// never end.
+fn copy_tree(from: &Path, dest: &Dir, name: &OsStr) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
     let meta = std::fs::symlink_metadata(from)?;
     if meta.file_type().is_symlink() {
-        std::os::unix::fs::symlink(std::fs::read_link(from)?, to)
+        dest.symlink(&std::fs::read_link(from)?, name)
     } else if meta.is_dir() {
-        std::fs::create_dir_all(to)?;
+        let to = dest.subdir(name)?;
         let mut entries: Vec<_> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
         entries.sort_by_key(|e| e.file_name());
-        entries
-            .iter()
-            .try_for_each(|e| copy_tree(&e.path(), &to.join(e.file_name())))?;
+        for entry in &entries {
+            copy_tree(&entry.path(), &to, &entry.file_name()).map_err(|e| {
+                io::Error::new(e.kind(), format!("{}: {e}", entry.path().display()))
+            })?;
+        }
         // After its entries, whose creation changed its modification time.
-        keep_times(&meta, to)?;
-        std::fs::set_permissions(to, meta.permissions())
+        let handle = to.as_file()?;
+        keep_times(&meta, &handle)?;
+        handle.set_permissions(meta.permissions())
     } else {
-        // Copies the permissions too.
-        std::fs::copy(from, to)?;
-        keep_times(&meta, to)
+        let mut source = beneath::open_regular(from, false)?;
+        let mut copy = dest.create_file(name)?;
+        io::copy(&mut source, &mut copy)?;
+        copy.set_permissions(std::fs::Permissions::from_mode(meta.permissions().mode()))?;
+        keep_times(&meta, &copy)
     }
 }
 
-/// Gives `to` the access and modification times `meta` has.
-fn keep_times(meta: &std::fs::Metadata, to: &Path) -> io::Result<()> {
+/// Gives `to` the access and modification times `meta` has (through the handle it was
+/// written or made by: a file without write permission for its owner keeps its times).
+fn keep_times(meta: &std::fs::Metadata, to: &std::fs::File) -> io::Result<()> {
     let times = std::fs::FileTimes::new()
         .set_accessed(meta.accessed()?)
         .set_modified(meta.modified()?);
-    // A file copied without write permission for its owner cannot be opened for writing,
-    // but any file its owner can read can have its times set through a read handle.
-    std::fs::File::open(to)?.set_times(times)
+    to.set_times(times)
 }
 
 /// Gives the owner full access to every directory under `path`, so it can be removed.

@@ -29,10 +29,26 @@ pub(super) fn template_argument(class: &str) -> Option<&str> {
 }
 
 /// Demangles an Itanium C++ symbol the way `llvm-cxxfilt` prints it; C names pass
-/// through unchanged.
+/// through unchanged. Only a mangled name (`_Z…`) is demangled: the demangler reads a
+/// bare `s`, `w`, `i` or `f` as a type code (`short`, `wchar_t`, …), which a C function
+/// of that name is not.
 pub fn demangle(symbol: &str) -> String {
+    if !symbol.starts_with("_Z") {
+        return symbol.to_string();
+    }
     cpp_demangle::Symbol::new(symbol)
         .ok()
         .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())
         .unwrap_or_else(|| symbol.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_mangled_names_are_demangled() {
+        for c in ["s", "w", "i", "f", "v", "main"] {
+            assert_eq!(super::demangle(c), c);
+        }
+        assert_eq!(super::demangle("_Z5touchi"), "touch(int)");
+    }
 }

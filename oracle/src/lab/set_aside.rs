@@ -13,7 +13,18 @@ use syncmut_runtime::test_case::TestCase;
 
 /// Why the test is unusable when the original does not end with the exit status the
 /// test expects: the test fails on the design as it is, so no mutant can be judged by it.
+/// Likewise when the original leaves one of the test's `outputs` as something other than
+/// a regular file (a directory, a FIFO, a device, a link): its contents cannot be
+/// compared, and a test that says it compares them must not pass as one that does.
 pub(super) fn fails_expectation(test: &TestCase, execution: &Execution) -> Option<String> {
+    let odd = test.setting.outputs.iter().enumerate().find_map(|(i, name)| {
+        let file = execution.outputs.get(name)?.as_ref()?;
+        let what = file.not_regular.as_ref()?;
+        Some(format!("outputs[{i}] {name:?} cannot be compared after the original's run: {what}; leave it out of the test's \"outputs\""))
+    });
+    if odd.is_some() {
+        return odd;
+    }
     let expected = Status::Exited(test.setting.expect?);
     (execution.status != expected).then(|| {
         format!(
