@@ -5,7 +5,8 @@
 //! itself; then the totals. Both must be 0.
 //!
 //! Run: `cargo bench --bench consistency`. Knobs (environment): `CONSISTENCY_PROGRAMS`
-//! (how many, default 200), `CONSISTENCY_FIRST` (the first seed, default 0).
+//! (how many, default 200), `CONSISTENCY_FIRST` (the first seed, default 0),
+//! `CONSISTENCY_THREADS` (at most this many threads a program, 2 or 3, default 3).
 
 #[path = "../tests/util/consistency.rs"]
 mod consistency;
@@ -21,13 +22,14 @@ fn main() {
     };
     let programs = env("CONSISTENCY_PROGRAMS", 200);
     let first = env("CONSISTENCY_FIRST", 0);
+    let threads = env("CONSISTENCY_THREADS", 3) as usize;
     let syncmut = PathBuf::from(env!("CARGO_BIN_EXE_syncmut"));
     let work = tempfile::tempdir().expect("temporary directory");
     let (mut mutants, mut killed, mut inconsistent, mut self_kills) = (0, 0, 0, 0);
     println!("| seed | mutants | killed (checked by dfs) | inconsistencies | self-kills |");
     println!("|---|---|---|---|---|");
     for seed in first..first + programs {
-        let a = consistency::check(&syncmut, &work.path().join(seed.to_string()), seed);
+        let a = consistency::check(&syncmut, &work.path().join(seed.to_string()), seed, threads);
         println!(
             "| {seed} | {} | {} | {} | {} |",
             a.mutants,

@@ -1,10 +1,10 @@
 //! Small generated pthread programs, and the check that the strategies of `syncmut run`
 //! agree on them: no mutant killed under the default budget, random or pct is one that
-//! exhaustive dfs (within one preemption) calls equivalent, and the original in place of
+//! exhaustive dfs (within two preemptions) calls equivalent, and the original in place of
 //! every mutant is never killed. Shared by tests/consistency.rs (a few programs) and benches/consistency.rs
 //! (hundreds).
 //!
-//! A program has 2 or 3 threads, 1 or 2 mutexes, 2 or 3 shared counters and perhaps a
+//! A program has 2 or 3 threads (the suite's, 2), 1 or 2 mutexes, 2 or 3 shared counters and perhaps a
 //! condition variable: each thread runs 1 to 3 critical sections, each updating counters
 //! under the mutex that guards them (so the original has no data race), some nesting the
 //! second mutex inside the first (always in that order, so it cannot deadlock); with a
@@ -38,10 +38,10 @@ impl Stream {
     }
 }
 
-/// The C source of program `seed`.
-pub fn program(seed: u64) -> String {
+/// The C source of program `seed`, with 2 to `max_threads` threads.
+pub fn program(seed: u64, max_threads: usize) -> String {
     let mut r = Stream(seed);
-    let threads = r.between(2, 3);
+    let threads = r.between(2, max_threads);
     let locks = r.between(1, 2);
     let counters = r.between(2, 3);
     let cond = r.between(0, 2) == 0;
@@ -118,13 +118,15 @@ pub const SAMPLED: [(&str, &[&str]); 3] = [
     ("pct", &["--strategy", "pct", "--schedules", "30"]),
 ];
 
-/// dfs over every schedule with at most one preemption, up to sleep-set equivalence: it
-/// exhausts these programs' spaces within its budget.
+/// dfs over every schedule with at most two preemptions, up to sleep-set equivalence: it
+/// exhausts these programs' spaces within its budget. One is too few: a thread that
+/// must finish a critical section, be preempted at its next lock, and find the lock
+/// held by a thread preempted inside its own needs two.
 const DFS: [&str; 8] = [
     "--strategy",
     "dfs",
     "--preemptions",
-    "1",
+    "2",
     "--por",
     "sleep",
     "--schedules",
@@ -181,12 +183,12 @@ fn verdicts(outcomes: &serde_json::Value) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Writes program `seed` under `dir` and checks every kill of the sampled strategies
+/// Writes program `seed` (2 to `max_threads` threads) under `dir` and checks every kill of the sampled strategies
 /// with dfs, which runs on the killed mutants only (a kill ends a mutant's search, so
 /// dfs is dear only where it disagrees).
-pub fn check(syncmut: &Path, dir: &Path, seed: u64) -> Agreement {
+pub fn check(syncmut: &Path, dir: &Path, seed: u64, max_threads: usize) -> Agreement {
     std::fs::create_dir_all(dir).expect("program directory");
-    std::fs::write(dir.join("prog.c"), program(seed)).expect("write prog.c");
+    std::fs::write(dir.join("prog.c"), program(seed, max_threads)).expect("write prog.c");
     std::fs::write(dir.join("tests.json"), r#"{"tests":[{"name":"once"}]}"#)
         .expect("write tests.json");
     let mut kills: BTreeMap<String, Vec<String>> = BTreeMap::new();
