@@ -159,6 +159,23 @@ pub trait Progress: Sync {
     fn baseline_started(&self, _tests: usize) {}
     fn runs_started(&self, _runs: usize) {}
     fn run_finished(&self, _run: &Run) {}
+    /// Runs counted in `runs_started` that a kill made unnecessary.
+    fn runs_skipped(&self, _runs: usize) {}
+}
+
+/// What a worker reports: a (mutant, test) run, runs a kill made unnecessary, or that
+/// it finished a mutant.
+enum Done<'a> {
+    Ran(Run),
+    Skipped(usize),
+    Mutant(&'a str),
+}
+
+/// Whether a kill ends a mutant's remaining tests. `SYNCMUT_NO_PRUNE=1` runs every
+/// (mutant, test) pair, as before the pruning: the tests that prove it safe compare the
+/// two.
+fn pruning() -> bool {
+    std::env::var_os("SYNCMUT_NO_PRUNE").is_none_or(|v| v != "1")
 }
 
 /// A progress sink that shows nothing.
@@ -181,10 +198,7 @@ pub fn run(
     out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
     out.write_json(outdir::SETTINGS, &verdict_settings(config))?;
     progress.baseline_started(tests.len());
-    let baselines: Vec<(Baseline, Option<OriginalRuns>)> = tests
-        .iter()
-        .map(|t| baseline(build, t, out, config))
-        .collect::<Result<_, _>>()?;
+    let baselines = baselines_in_parallel(build, tests, out, config)?;
     let fresh: Vec<&Baseline> = baselines.iter().map(|(b, _)| b).collect();
     out.write_json(outdir::BASELINE, &fresh)?;
     if config.escalate_spins
@@ -262,7 +276,9 @@ pub fn run(
             }
         }
     }
-    let expected: HashMap<&str, usize> = catalogue
+    // Until a mutant is done, it is expected on every test that reaches it; once done,
+    // on the tests it ran (fewer when a kill ended its tests early).
+    let mut expected: HashMap<&str, usize> = catalogue
         .mutants
         .iter()
         .map(|m| {
@@ -272,7 +288,6 @@ pub fn run(
             )
         })
         .collect();
-    let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
 
     let mut runs: Vec<Run> = previous
         .into_iter()
@@ -281,41 +296,82 @@ pub fn run(
                 .any(|(m, t)| m.id == r.mutant && usable[*t].0.name == r.test)
         })
         .collect();
-    let todo: Vec<(&Mutant, usize)> = jobs
-        .iter()
-        .filter(|(m, t)| {
-            !runs
-                .iter()
-                .any(|r| r.mutant == m.id && r.test == usable[*t].0.name)
-        })
-        .copied()
-        .collect();
-    progress.runs_started(todo.len());
+    let prune = pruning();
+    // Per mutant, its tests in suite order; each worker takes a whole mutant, so a kill
+    // can end its tests (the verdict is the first killing test's, in suite order, and
+    // no later test can change it).
+    let mut todo: Vec<(&Mutant, Vec<usize>)> = Vec::new();
+    for mutant in &catalogue.mutants {
+        let tests: Vec<usize> = jobs
+            .iter()
+            .filter(|(m, _)| m.id == mutant.id)
+            .map(|(_, t)| *t)
+            .collect();
+        let done = |t: &usize| {
+            runs.iter()
+                .find(|r| r.mutant == mutant.id && r.test == usable[*t].0.name)
+        };
+        let mut left = Vec::new();
+        for t in &tests {
+            match done(t) {
+                Some(r) if prune && r.verdict.is_killed() => break,
+                Some(_) => {}
+                None => left.push(*t),
+            }
+        }
+        if left.is_empty() {
+            let ran = runs.iter().filter(|r| r.mutant == mutant.id).count();
+            expected.insert(mutant.id.as_str(), ran);
+        } else {
+            todo.push((mutant, left));
+        }
+    }
+    progress.runs_started(todo.iter().map(|(_, t)| t.len()).sum());
     let next = AtomicUsize::new(0);
-    let (sender, receiver) = mpsc::channel::<Result<Run, String>>();
+    let (sender, receiver) = mpsc::channel::<Result<Done, String>>();
     std::thread::scope(|scope| -> Result<(), OracleError> {
-        // One worker per job at most: `-j` is an upper bound, not a thread count to spawn.
+        // One worker per mutant at most: `-j` is an upper bound, not a thread count.
         for _ in 0..config.jobs.clamp(1, todo.len().max(1)) {
             let sender = sender.clone();
             let (next, todo, usable) = (&next, &todo, &usable);
             scope.spawn(move || loop {
                 let index = next.fetch_add(1, Ordering::SeqCst);
-                let Some((mutant, test_index)) = todo.get(index) else {
+                let Some((mutant, tests)) = todo.get(index) else {
                     break;
                 };
-                let (test, baseline, plan) = usable[*test_index];
-                let run = run_mutant(build, mutant, test, baseline, plan, out, config);
-                if sender.send(run).is_err() {
+                for (k, test_index) in tests.iter().enumerate() {
+                    let (test, baseline, plan) = usable[*test_index];
+                    let run = run_mutant(build, mutant, test, baseline, plan, out, config);
+                    let killed = run.as_ref().is_ok_and(|r| r.verdict.is_killed());
+                    let failed = run.is_err();
+                    if sender.send(run.map(Done::Ran)).is_err() || failed {
+                        return;
+                    }
+                    if prune && killed {
+                        let _ = sender.send(Ok(Done::Skipped(tests.len() - k - 1)));
+                        break;
+                    }
+                }
+                if sender.send(Ok(Done::Mutant(&mutant.id))).is_err() {
                     break;
                 }
             });
         }
         drop(sender);
-        for run in receiver {
+        for done in receiver {
             // Returning drops the receiver: the workers stop at their next send.
-            let run = run.map_err(|message| OracleError::Environment { message })?;
-            progress.run_finished(&run);
-            runs.push(run);
+            match done.map_err(|message| OracleError::Environment { message })? {
+                Done::Ran(run) => {
+                    progress.run_finished(&run);
+                    runs.push(run);
+                }
+                Done::Skipped(n) => progress.runs_skipped(n),
+                Done::Mutant(id) => {
+                    let ran = runs.iter().filter(|r| r.mutant == id).count();
+                    expected.insert(id, ran);
+                }
+            }
+            let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
             save(catalogue, &runs, &expected_runs, out)?;
         }
         Ok(())
@@ -332,6 +388,7 @@ pub fn run(
             .copied()
             .unwrap_or(usize::MAX)
     });
+    let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
     let outcomes = save(catalogue, &runs, &expected_runs, out)?;
     for outcome in outcomes.mutants.iter().filter(|m| m.verdict.is_killed()) {
         let (Some(mutant), Some(test)) = (
@@ -370,6 +427,42 @@ pub fn run(
     // Every run's working directory is gone by now; the empty parent goes too.
     let _ = std::fs::remove_dir(out.path(outdir::WORK_DIR));
     Ok((outcomes, baselines.into_iter().map(|(b, _)| b).collect()))
+}
+
+/// The baseline of every test, in suite order, `config.jobs` tests at a time: each test's
+/// runs of the original are its own (their directories, their searches), so tests need
+/// not wait for each other; a design with hundreds of generated tests spent most of its
+/// baseline waiting.
+fn baselines_in_parallel(
+    build: &Build,
+    tests: &[TestCase],
+    out: &OutDir,
+    config: &RunSettings,
+) -> Result<Vec<(Baseline, Option<OriginalRuns>)>, OracleError> {
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<Option<Result<(Baseline, Option<OriginalRuns>), OracleError>>> =
+        (0..tests.len()).map(|_| None).collect();
+    let slots = std::sync::Mutex::new(&mut done);
+    std::thread::scope(|scope| {
+        for _ in 0..config.jobs.clamp(1, tests.len().max(1)) {
+            let (next, slots) = (&next, &slots);
+            scope.spawn(move || loop {
+                let index = next.fetch_add(1, Ordering::SeqCst);
+                let Some(test) = tests.get(index) else {
+                    break;
+                };
+                let result = baseline(build, test, out, config);
+                let failed = result.is_err();
+                slots.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(result);
+                if failed {
+                    // Later tests are not needed: the first error in suite order stops
+                    // the run, as it did one test at a time.
+                    next.fetch_add(tests.len(), Ordering::SeqCst);
+                }
+            });
+        }
+    });
+    done.into_iter().map_while(|d| d).collect()
 }
 
 /// The settings that change verdicts, as saved in `settings.json`: a resumed run keeps

@@ -102,7 +102,15 @@ pub(super) fn run_mutant(
     }
     match ran {
         Err(Unjudged::Environment(message)) => return Err(message),
-        Err(Unjudged::Run(reason)) => return Ok(error_run(mutant, test, reason, tally.elapsed)),
+        Err(Unjudged::Run(reason)) => {
+            return Ok(error_run(
+                mutant,
+                test,
+                reason,
+                tally.elapsed,
+                tally.executions,
+            ))
+        }
         Ok(()) => {}
     }
     let (kills, total) = (tally.kills, tally.runs);
@@ -171,6 +179,7 @@ pub(super) fn run_mutant(
         schedules: explores.then_some(total),
         exhaustive,
         unclaimed: tally.unclaimed,
+        executions: tally.executions,
     })
 }
 
@@ -369,6 +378,7 @@ fn search_mutant(lab: &Lab, mutant: &Mutant, tally: &mut Tally) -> Result<bool, 
                 mask: &nothing,
             },
         ) {
+            tally.executions += 1;
             keep_stderr(&path, &execution.stderr);
             let _ = keep_trace(&path, None);
         }
@@ -443,6 +453,7 @@ fn run_mutant_listed(
                 tally.lens(),
             )?;
             tally.elapsed += waited;
+            tally.executions += 1;
             tally.timeout_confirmed = Some(match execution.status {
                 Status::TimedOut => format!(
                     "confirmed: the same run timed out again under {} ms, {TIMEOUT_CONFIRM_FACTOR}× its limit of {} ms",
@@ -512,7 +523,13 @@ fn kill_fraction(strategy: Strategy, kills: usize, total: usize, exhaustive: boo
     }
 }
 
-fn error_run(mutant: &Mutant, test: &TestCase, reason: String, elapsed: Duration) -> Run {
+fn error_run(
+    mutant: &Mutant,
+    test: &TestCase,
+    reason: String,
+    elapsed: Duration,
+    executions: usize,
+) -> Run {
     Run {
         mutant: mutant.id.clone(),
         test: test.name.clone(),
@@ -524,5 +541,6 @@ fn error_run(mutant: &Mutant, test: &TestCase, reason: String, elapsed: Duration
         schedules: None,
         exhaustive: false,
         unclaimed: 0,
+        executions,
     }
 }
