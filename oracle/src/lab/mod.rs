@@ -26,6 +26,7 @@ use crate::report;
 use crate::schedules::{Schedules, Strategy};
 use baseline::{baseline, OriginalRuns};
 use mutant::run_mutant;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -36,6 +37,7 @@ use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::{Catalogue, Mutant};
 use syncmut_runtime::exec::{Limits, Status};
+use syncmut_runtime::fork_server::{self, ForkServer};
 use syncmut_runtime::test_case::TestCase;
 use syncmut_runtime::trace;
 
@@ -61,6 +63,9 @@ struct Lab<'a> {
     active: &'a str,
     /// The livelock bound (`SYNCMUT_MAX_STEPS`; `None`: the runtime's own default).
     max_steps: Option<u64>,
+    /// The fork server this test's controlled runs go through (`None`: by exec, with
+    /// `SYNCMUT_NO_FORK_SERVER=1`).
+    server: Option<&'a RefCell<ForkServer>>,
 }
 
 /// Knobs of a run.
@@ -169,6 +174,36 @@ enum Done<'a> {
     Ran(Run),
     Skipped(usize),
     Mutant(&'a str),
+}
+
+/// A worker's fork servers, one per test it ran last (a server runs one program with
+/// one test's arguments and environment; which mutant, schedule and trace is chosen per
+/// run, after the fork). At most [`SERVERS_PER_WORKER`] idle servers per worker.
+#[derive(Default)]
+struct Servers(Vec<(usize, RefCell<ForkServer>)>);
+
+const SERVERS_PER_WORKER: usize = 4;
+
+impl Servers {
+    /// The server of test `test` (`None` when `SYNCMUT_NO_FORK_SERVER=1`).
+    fn of(&mut self, test: usize) -> Option<&RefCell<ForkServer>> {
+        if !fork_server::enabled() {
+            return None;
+        }
+        match self.0.iter().position(|(t, _)| *t == test) {
+            Some(i) => {
+                let entry = self.0.remove(i);
+                self.0.push(entry);
+            }
+            None => {
+                if self.0.len() == SERVERS_PER_WORKER {
+                    self.0.remove(0);
+                }
+                self.0.push((test, RefCell::new(ForkServer::new())));
+            }
+        }
+        self.0.last().map(|(_, s)| s)
+    }
 }
 
 /// Whether a kill ends a mutant's remaining tests. `SYNCMUT_NO_PRUNE=1` runs every
@@ -334,26 +369,30 @@ pub fn run(
         for _ in 0..config.jobs.clamp(1, todo.len().max(1)) {
             let sender = sender.clone();
             let (next, todo, usable) = (&next, &todo, &usable);
-            scope.spawn(move || loop {
-                let index = next.fetch_add(1, Ordering::SeqCst);
-                let Some((mutant, tests)) = todo.get(index) else {
-                    break;
-                };
-                for (k, test_index) in tests.iter().enumerate() {
-                    let (test, baseline, plan) = usable[*test_index];
-                    let run = run_mutant(build, mutant, test, baseline, plan, out, config);
-                    let killed = run.as_ref().is_ok_and(|r| r.verdict.is_killed());
-                    let failed = run.is_err();
-                    if sender.send(run.map(Done::Ran)).is_err() || failed {
-                        return;
+            scope.spawn(move || {
+                let mut servers = Servers::default();
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    let Some((mutant, tests)) = todo.get(index) else {
+                        break;
+                    };
+                    for (k, test_index) in tests.iter().enumerate() {
+                        let server = servers.of(*test_index);
+                        let run =
+                            run_mutant(build, mutant, usable[*test_index], out, config, server);
+                        let killed = run.as_ref().is_ok_and(|r| r.verdict.is_killed());
+                        let failed = run.is_err();
+                        if sender.send(run.map(Done::Ran)).is_err() || failed {
+                            return;
+                        }
+                        if prune && killed {
+                            let _ = sender.send(Ok(Done::Skipped(tests.len() - k - 1)));
+                            break;
+                        }
                     }
-                    if prune && killed {
-                        let _ = sender.send(Ok(Done::Skipped(tests.len() - k - 1)));
+                    if sender.send(Ok(Done::Mutant(&mutant.id))).is_err() {
                         break;
                     }
-                }
-                if sender.send(Ok(Done::Mutant(&mutant.id))).is_err() {
-                    break;
                 }
             });
         }
