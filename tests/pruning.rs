@@ -2,8 +2,9 @@
 //! console, `score.executions` and `score.runs_per_mutant` in outcomes.json), and the
 //! pruning that lowers it changes no verdict: a kill ends a mutant's remaining tests
 //! (the verdict is the first killing test's in suite order, which no later test can
-//! change). Each design runs pruned, then unpruned (`SYNCMUT_NO_PRUNE=1`) on the same
-//! tests, and every mutant's verdict, killing test and reason must be the same.
+//! change). Each design runs pruned from fork servers, then unpruned by exec
+//! (`SYNCMUT_NO_PRUNE=1`, `SYNCMUT_NO_FORK_SERVER=1`) on the same tests, and every
+//! mutant's verdict, killing test and reason must be the same.
 
 mod util;
 
@@ -23,10 +24,14 @@ fn run(design: &Path, out: &Path, tests: Option<&Path>, unpruned: bool) -> Strin
     if let Some(tests) = tests {
         cmd.args(["--gen", "none", "--tests"]).arg(tests);
     }
+    // The unpruned run also goes by exec, as runs did before they started from fork
+    // servers: the same verdicts show that neither changes one.
     if unpruned {
-        cmd.env("SYNCMUT_NO_PRUNE", "1");
+        cmd.env("SYNCMUT_NO_PRUNE", "1")
+            .env("SYNCMUT_NO_FORK_SERVER", "1");
     } else {
-        cmd.env_remove("SYNCMUT_NO_PRUNE");
+        cmd.env_remove("SYNCMUT_NO_PRUNE")
+            .env_remove("SYNCMUT_NO_FORK_SERVER");
     }
     let output = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout).to_string();

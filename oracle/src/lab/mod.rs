@@ -43,6 +43,9 @@ use syncmut_runtime::trace;
 
 pub use crate::timeout::TIMEOUT_CONFIRM_FACTOR;
 
+/// A test's baseline, with the original's runs when the test is usable.
+type TestBaseline = (Baseline, Option<OriginalRuns>);
+
 /// A test the baseline kept, with the original's runs on it.
 type UsableTest<'a> = (&'a TestCase, &'a Baseline, &'a OriginalRuns);
 
@@ -477,9 +480,9 @@ fn baselines_in_parallel(
     tests: &[TestCase],
     out: &OutDir,
     config: &RunSettings,
-) -> Result<Vec<(Baseline, Option<OriginalRuns>)>, OracleError> {
+) -> Result<Vec<TestBaseline>, OracleError> {
     let next = AtomicUsize::new(0);
-    let mut done: Vec<Option<Result<(Baseline, Option<OriginalRuns>), OracleError>>> =
+    let mut done: Vec<Option<Result<TestBaseline, OracleError>>> =
         (0..tests.len()).map(|_| None).collect();
     let slots = std::sync::Mutex::new(&mut done);
     std::thread::scope(|scope| {
