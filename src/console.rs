@@ -46,6 +46,10 @@ impl Progress for Bar {
             .set_message(format!("{} on {}: {}", run.mutant, run.test, run.verdict));
         self.bar.inc(1);
     }
+
+    fn runs_skipped(&self, runs: usize) {
+        self.bar.inc(runs as u64);
+    }
 }
 
 /// Progress of test generation: a bar over the sites on a terminal, and on any stderr

@@ -289,6 +289,7 @@ pub fn run_command(
     }
     print!("{}", table::baseline(&build.catalogue, &baseline));
     print!("{}", table::outcomes(&outcomes));
+    println!("{}", cost_line(&outcomes.score));
     println!("results in {}", out.root().display());
     if config.self_check {
         println!(
@@ -305,6 +306,16 @@ pub fn run_command(
         percent: outcomes.score.percent,
         killed: outcomes.score.killed,
     })
+}
+
+/// What the mutants cost: `runs per mutant: 2.4 (1,203 executions for 501 mutants)`.
+fn cost_line(score: &syncmut_oracle::outcome::Score) -> String {
+    format!(
+        "runs per mutant: {:.1} ({} executions for {} mutants; the original's baseline runs not counted)",
+        score.runs_per_mutant,
+        syncmut_oracle::outcome::thousands(score.executions as u64),
+        score.mutants
+    )
 }
 
 /// Generates tests into `DIR/gen/` (per `plan`) and puts them after the given ones (a

@@ -102,6 +102,11 @@ pub struct Run {
     /// that the original's search could not decide: not claimed as kills.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unclaimed: usize,
+    /// Program executions this pair cost: the mutant's runs, the original following
+    /// them, the original's bounded search when this pair made it (absent in results
+    /// saved before it was counted).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub executions: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -143,6 +148,13 @@ pub struct Score {
     /// Mutation coverage: killed / (all mutants − equivalent ones), in percent: how much
     /// of the injected synchronization faults that can be noticed at all the tests notice.
     pub percent: f64,
+    /// Program executions over every (mutant, test) pair run (see [`Run::executions`]);
+    /// the baseline's runs of the original are not in it.
+    #[serde(default)]
+    pub executions: usize,
+    /// `executions` / `mutants`: what a mutant costs on average.
+    #[serde(default)]
+    pub runs_per_mutant: f64,
 }
 
 /// The whole saved result of a run.
@@ -224,7 +236,13 @@ impl Outcomes {
         let killed = count(Verdict::is_killed);
         let equivalent = count(|v| v == Verdict::EquivalentExhaustive);
         let judged = mutants.len() - equivalent;
+        let executions: usize = runs.iter().map(|r| r.executions).sum();
         let score = Score {
+            executions,
+            runs_per_mutant: match mutants.len() {
+                0 => 0.0,
+                n => executions as f64 / n as f64,
+            },
             mutants: mutants.len(),
             killed,
             survived: count(|v| v == Verdict::Survived),

@@ -213,6 +213,19 @@ impl Invocation {
         )
     }
 
+    /// As [`Invocation::run_keeping`], through `server` ([`crate::fork_server`]) when
+    /// one is given and can serve this run (see [`Invocation::run_with`]): a fresh working
+    /// directory each run, which the caller may keep.
+    pub fn run_keeping_with(
+        &self,
+        server: Option<&mut ForkServer>,
+    ) -> std::io::Result<(Execution, Workdir)> {
+        self.run_in(
+            Workdir::create(self.work_root.as_deref(), &self.setting)?,
+            server.filter(|_| self.served()),
+        )
+    }
+
     /// Runs it through `server` ([`crate::fork_server`]) when the scheduler controls the
     /// run (a schedule is set) and the program itself runs (no test `cmd`); otherwise,
     /// or when the server cannot serve, by exec as [`Invocation::run`] does. Native runs

@@ -22,11 +22,13 @@ use crate::observation::Observation;
 use crate::outcome::{Baseline, LostNotifications};
 use crate::outdir::{self, OutDir};
 use crate::schedules::{Schedules, Strategy};
+use std::cell::RefCell;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use syncmut_mutator::api::Family;
 use syncmut_mutator::metamutant::Build;
 use syncmut_runtime::exec::{Execution, Limits, Status};
+use syncmut_runtime::fork_server::{self, ForkServer};
 use syncmut_runtime::invocation::Invocation;
 use syncmut_runtime::schedule;
 use syncmut_runtime::test_case::TestCase;
@@ -114,6 +116,9 @@ pub(super) fn baseline(
     let mut schedules = planned_schedules(config.strategy, explores, steps, 0);
     let listed = if dfs { &schedules[..1] } else { &schedules[..] };
     let tagged = explores && !dfs;
+    // The original's controlled runs start from a fork server, as the mutants' do: a
+    // design with hundreds of tests spent most of its run exec'ing the original.
+    let server = fork_server::enabled().then(|| RefCell::new(ForkServer::new()));
     let lab = Lab {
         build,
         test,
@@ -122,6 +127,7 @@ pub(super) fn baseline(
         limits: &limits,
         active: "",
         max_steps: None,
+        server: server.as_ref(),
     };
     let (mut runs, mut set_aside, mask, mut races) = run_original_listed(
         &lab,

@@ -26,6 +26,7 @@ use crate::report;
 use crate::schedules::{Schedules, Strategy};
 use baseline::{baseline, OriginalRuns};
 use mutant::run_mutant;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -36,10 +37,14 @@ use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::{Catalogue, Mutant};
 use syncmut_runtime::exec::{Limits, Status};
+use syncmut_runtime::fork_server::{self, ForkServer};
 use syncmut_runtime::test_case::TestCase;
 use syncmut_runtime::trace;
 
 pub use crate::timeout::TIMEOUT_CONFIRM_FACTOR;
+
+/// A test's baseline, with the original's runs when the test is usable.
+type TestBaseline = (Baseline, Option<OriginalRuns>);
 
 /// A test the baseline kept, with the original's runs on it.
 type UsableTest<'a> = (&'a TestCase, &'a Baseline, &'a OriginalRuns);
@@ -61,6 +66,9 @@ struct Lab<'a> {
     active: &'a str,
     /// The livelock bound (`SYNCMUT_MAX_STEPS`; `None`: the runtime's own default).
     max_steps: Option<u64>,
+    /// The fork server this test's controlled runs go through (`None`: by exec, with
+    /// `SYNCMUT_NO_FORK_SERVER=1`).
+    server: Option<&'a RefCell<ForkServer>>,
 }
 
 /// Knobs of a run.
@@ -159,6 +167,53 @@ pub trait Progress: Sync {
     fn baseline_started(&self, _tests: usize) {}
     fn runs_started(&self, _runs: usize) {}
     fn run_finished(&self, _run: &Run) {}
+    /// Runs counted in `runs_started` that a kill made unnecessary.
+    fn runs_skipped(&self, _runs: usize) {}
+}
+
+/// What a worker reports: a (mutant, test) run, runs a kill made unnecessary, or that
+/// it finished a mutant.
+enum Done<'a> {
+    Ran(Run),
+    Skipped(usize),
+    Mutant(&'a str),
+}
+
+/// A worker's fork servers, one per test it ran last (a server runs one program with
+/// one test's arguments and environment; which mutant, schedule and trace is chosen per
+/// run, after the fork). At most [`SERVERS_PER_WORKER`] idle servers per worker.
+#[derive(Default)]
+struct Servers(Vec<(usize, RefCell<ForkServer>)>);
+
+const SERVERS_PER_WORKER: usize = 4;
+
+impl Servers {
+    /// The server of test `test` (`None` when `SYNCMUT_NO_FORK_SERVER=1`).
+    fn of(&mut self, test: usize) -> Option<&RefCell<ForkServer>> {
+        if !fork_server::enabled() {
+            return None;
+        }
+        match self.0.iter().position(|(t, _)| *t == test) {
+            Some(i) => {
+                let entry = self.0.remove(i);
+                self.0.push(entry);
+            }
+            None => {
+                if self.0.len() == SERVERS_PER_WORKER {
+                    self.0.remove(0);
+                }
+                self.0.push((test, RefCell::new(ForkServer::new())));
+            }
+        }
+        self.0.last().map(|(_, s)| s)
+    }
+}
+
+/// Whether a kill ends a mutant's remaining tests. `SYNCMUT_NO_PRUNE=1` runs every
+/// (mutant, test) pair, as before the pruning: the tests that prove it safe compare the
+/// two.
+fn pruning() -> bool {
+    std::env::var_os("SYNCMUT_NO_PRUNE").is_none_or(|v| v != "1")
 }
 
 /// A progress sink that shows nothing.
@@ -181,10 +236,7 @@ pub fn run(
     out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
     out.write_json(outdir::SETTINGS, &verdict_settings(config))?;
     progress.baseline_started(tests.len());
-    let baselines: Vec<(Baseline, Option<OriginalRuns>)> = tests
-        .iter()
-        .map(|t| baseline(build, t, out, config))
-        .collect::<Result<_, _>>()?;
+    let baselines = baselines_in_parallel(build, tests, out, config)?;
     let fresh: Vec<&Baseline> = baselines.iter().map(|(b, _)| b).collect();
     out.write_json(outdir::BASELINE, &fresh)?;
     if config.escalate_spins
@@ -262,7 +314,9 @@ pub fn run(
             }
         }
     }
-    let expected: HashMap<&str, usize> = catalogue
+    // Until a mutant is done, it is expected on every test that reaches it; once done,
+    // on the tests it ran (fewer when a kill ended its tests early).
+    let mut expected: HashMap<&str, usize> = catalogue
         .mutants
         .iter()
         .map(|m| {
@@ -272,7 +326,6 @@ pub fn run(
             )
         })
         .collect();
-    let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
 
     let mut runs: Vec<Run> = previous
         .into_iter()
@@ -281,41 +334,86 @@ pub fn run(
                 .any(|(m, t)| m.id == r.mutant && usable[*t].0.name == r.test)
         })
         .collect();
-    let todo: Vec<(&Mutant, usize)> = jobs
-        .iter()
-        .filter(|(m, t)| {
-            !runs
-                .iter()
-                .any(|r| r.mutant == m.id && r.test == usable[*t].0.name)
-        })
-        .copied()
-        .collect();
-    progress.runs_started(todo.len());
+    let prune = pruning();
+    // Per mutant, its tests in suite order; each worker takes a whole mutant, so a kill
+    // can end its tests (the verdict is the first killing test's, in suite order, and
+    // no later test can change it).
+    let mut todo: Vec<(&Mutant, Vec<usize>)> = Vec::new();
+    for mutant in &catalogue.mutants {
+        let tests: Vec<usize> = jobs
+            .iter()
+            .filter(|(m, _)| m.id == mutant.id)
+            .map(|(_, t)| *t)
+            .collect();
+        let done = |t: &usize| {
+            runs.iter()
+                .find(|r| r.mutant == mutant.id && r.test == usable[*t].0.name)
+        };
+        let mut left = Vec::new();
+        for t in &tests {
+            match done(t) {
+                Some(r) if prune && r.verdict.is_killed() => break,
+                Some(_) => {}
+                None => left.push(*t),
+            }
+        }
+        if left.is_empty() {
+            let ran = runs.iter().filter(|r| r.mutant == mutant.id).count();
+            expected.insert(mutant.id.as_str(), ran);
+        } else {
+            todo.push((mutant, left));
+        }
+    }
+    progress.runs_started(todo.iter().map(|(_, t)| t.len()).sum());
     let next = AtomicUsize::new(0);
-    let (sender, receiver) = mpsc::channel::<Result<Run, String>>();
+    let (sender, receiver) = mpsc::channel::<Result<Done, String>>();
     std::thread::scope(|scope| -> Result<(), OracleError> {
-        // One worker per job at most: `-j` is an upper bound, not a thread count to spawn.
+        // One worker per mutant at most: `-j` is an upper bound, not a thread count.
         for _ in 0..config.jobs.clamp(1, todo.len().max(1)) {
             let sender = sender.clone();
             let (next, todo, usable) = (&next, &todo, &usable);
-            scope.spawn(move || loop {
-                let index = next.fetch_add(1, Ordering::SeqCst);
-                let Some((mutant, test_index)) = todo.get(index) else {
-                    break;
-                };
-                let (test, baseline, plan) = usable[*test_index];
-                let run = run_mutant(build, mutant, test, baseline, plan, out, config);
-                if sender.send(run).is_err() {
-                    break;
+            scope.spawn(move || {
+                let mut servers = Servers::default();
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    let Some((mutant, tests)) = todo.get(index) else {
+                        break;
+                    };
+                    for (k, test_index) in tests.iter().enumerate() {
+                        let server = servers.of(*test_index);
+                        let run =
+                            run_mutant(build, mutant, usable[*test_index], out, config, server);
+                        let killed = run.as_ref().is_ok_and(|r| r.verdict.is_killed());
+                        let failed = run.is_err();
+                        if sender.send(run.map(Done::Ran)).is_err() || failed {
+                            return;
+                        }
+                        if prune && killed {
+                            let _ = sender.send(Ok(Done::Skipped(tests.len() - k - 1)));
+                            break;
+                        }
+                    }
+                    if sender.send(Ok(Done::Mutant(&mutant.id))).is_err() {
+                        break;
+                    }
                 }
             });
         }
         drop(sender);
-        for run in receiver {
+        for done in receiver {
             // Returning drops the receiver: the workers stop at their next send.
-            let run = run.map_err(|message| OracleError::Environment { message })?;
-            progress.run_finished(&run);
-            runs.push(run);
+            match done.map_err(|message| OracleError::Environment { message })? {
+                Done::Ran(run) => {
+                    progress.run_finished(&run);
+                    runs.push(run);
+                }
+                Done::Skipped(n) => progress.runs_skipped(n),
+                Done::Mutant(id) => {
+                    let ran = runs.iter().filter(|r| r.mutant == id).count();
+                    expected.insert(id, ran);
+                }
+            }
+            let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
             save(catalogue, &runs, &expected_runs, out)?;
         }
         Ok(())
@@ -332,6 +430,7 @@ pub fn run(
             .copied()
             .unwrap_or(usize::MAX)
     });
+    let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
     let outcomes = save(catalogue, &runs, &expected_runs, out)?;
     for outcome in outcomes.mutants.iter().filter(|m| m.verdict.is_killed()) {
         let (Some(mutant), Some(test)) = (
@@ -370,6 +469,42 @@ pub fn run(
     // Every run's working directory is gone by now; the empty parent goes too.
     let _ = std::fs::remove_dir(out.path(outdir::WORK_DIR));
     Ok((outcomes, baselines.into_iter().map(|(b, _)| b).collect()))
+}
+
+/// The baseline of every test, in suite order, `config.jobs` tests at a time: each test's
+/// runs of the original are its own (their directories, their searches), so tests need
+/// not wait for each other; a design with hundreds of generated tests spent most of its
+/// baseline waiting.
+fn baselines_in_parallel(
+    build: &Build,
+    tests: &[TestCase],
+    out: &OutDir,
+    config: &RunSettings,
+) -> Result<Vec<TestBaseline>, OracleError> {
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<Option<Result<TestBaseline, OracleError>>> =
+        (0..tests.len()).map(|_| None).collect();
+    let slots = std::sync::Mutex::new(&mut done);
+    std::thread::scope(|scope| {
+        for _ in 0..config.jobs.clamp(1, tests.len().max(1)) {
+            let (next, slots) = (&next, &slots);
+            scope.spawn(move || loop {
+                let index = next.fetch_add(1, Ordering::SeqCst);
+                let Some(test) = tests.get(index) else {
+                    break;
+                };
+                let result = baseline(build, test, out, config);
+                let failed = result.is_err();
+                slots.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(result);
+                if failed {
+                    // Later tests are not needed: the first error in suite order stops
+                    // the run, as it did one test at a time.
+                    next.fetch_add(tests.len(), Ordering::SeqCst);
+                }
+            });
+        }
+    });
+    done.into_iter().map_while(|d| d).collect()
 }
 
 /// The settings that change verdicts, as saved in `settings.json`: a resumed run keeps

@@ -3,7 +3,7 @@
 //! trace kept; then the pair's verdict and the reason that explains it (kill fraction,
 //! what a survivor was tried on).
 
-use super::baseline::{run_native, search_bounded, OriginalRuns};
+use super::baseline::{run_native, search_bounded};
 use super::follow::follow_original;
 use super::tally::Tally;
 use super::traces::{
@@ -11,20 +11,22 @@ use super::traces::{
 };
 use super::{
     dfs_config, dfs_tag, explores, schedule_file, schedule_value, wilson_interval, Lab,
-    RunSettings, TIMEOUT_CONFIRM_FACTOR,
+    RunSettings, UsableTest, TIMEOUT_CONFIRM_FACTOR,
 };
 use crate::explore;
 use crate::mask::Mask;
 use crate::observation::Observation;
-use crate::outcome::{Baseline, Run};
+use crate::outcome::Run;
 use crate::outdir::{self, OutDir};
 use crate::schedules::{self as schedule_plan, Strategy};
 use crate::verdict::Verdict;
+use std::cell::RefCell;
 use std::time::Duration;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::Mutant;
 use syncmut_runtime::exec::{Limits, Status};
+use syncmut_runtime::fork_server::ForkServer;
 use syncmut_runtime::invocation::{self, Invocation};
 use syncmut_runtime::status;
 use syncmut_runtime::test_case::TestCase;
@@ -36,11 +38,10 @@ use syncmut_runtime::trace::{self, Keep};
 pub(super) fn run_mutant(
     build: &Build,
     mutant: &Mutant,
-    test: &TestCase,
-    baseline: &Baseline,
-    plan: &OriginalRuns,
+    (test, baseline, plan): UsableTest,
     out: &OutDir,
     config: &RunSettings,
+    server: Option<&RefCell<ForkServer>>,
 ) -> Result<Run, String> {
     let limits = Limits {
         timeout: invocation::timeout_after(Duration::from_millis(baseline.elapsed_ms)),
@@ -73,6 +74,7 @@ pub(super) fn run_mutant(
         limits: &limits,
         active: &active,
         max_steps: plan.max_steps,
+        server,
     };
     let mut exhaustive = false;
     let mut ran = if dfs {
@@ -102,7 +104,15 @@ pub(super) fn run_mutant(
     }
     match ran {
         Err(Unjudged::Environment(message)) => return Err(message),
-        Err(Unjudged::Run(reason)) => return Ok(error_run(mutant, test, reason, tally.elapsed)),
+        Err(Unjudged::Run(reason)) => {
+            return Ok(error_run(
+                mutant,
+                test,
+                reason,
+                tally.elapsed,
+                tally.executions,
+            ))
+        }
         Ok(()) => {}
     }
     let (kills, total) = (tally.kills, tally.runs);
@@ -171,6 +181,7 @@ pub(super) fn run_mutant(
         schedules: explores.then_some(total),
         exhaustive,
         unclaimed: tally.unclaimed,
+        executions: tally.executions,
     })
 }
 
@@ -369,6 +380,7 @@ fn search_mutant(lab: &Lab, mutant: &Mutant, tally: &mut Tally) -> Result<bool, 
                 mask: &nothing,
             },
         ) {
+            tally.executions += 1;
             keep_stderr(&path, &execution.stderr);
             let _ = keep_trace(&path, None);
         }
@@ -443,6 +455,7 @@ fn run_mutant_listed(
                 tally.lens(),
             )?;
             tally.elapsed += waited;
+            tally.executions += 1;
             tally.timeout_confirmed = Some(match execution.status {
                 Status::TimedOut => format!(
                     "confirmed: the same run timed out again under {} ms, {TIMEOUT_CONFIRM_FACTOR}× its limit of {} ms",
@@ -512,7 +525,13 @@ fn kill_fraction(strategy: Strategy, kills: usize, total: usize, exhaustive: boo
     }
 }
 
-fn error_run(mutant: &Mutant, test: &TestCase, reason: String, elapsed: Duration) -> Run {
+fn error_run(
+    mutant: &Mutant,
+    test: &TestCase,
+    reason: String,
+    elapsed: Duration,
+    executions: usize,
+) -> Run {
     Run {
         mutant: mutant.id.clone(),
         test: test.name.clone(),
@@ -524,5 +543,6 @@ fn error_run(mutant: &Mutant, test: &TestCase, reason: String, elapsed: Duration
         schedules: None,
         exhaustive: false,
         unclaimed: 0,
+        executions,
     }
 }

@@ -91,6 +91,10 @@ pub(super) struct Unclaimed {
 pub(super) struct Tally<'a> {
     pub(super) kills: usize,
     pub(super) runs: usize,
+    /// Every program execution this pair cost: the mutant's runs (a timeout's confirming
+    /// run included), the original following them, and the original's bounded search
+    /// when this pair was the first to need it (`runs per mutant` in the summary).
+    pub(super) executions: usize,
     pub(super) elapsed: Duration,
     /// The schedule of every run, in order, for the survivor's reason.
     pub(super) tried: Vec<String>,
@@ -175,6 +179,7 @@ impl<'a> Tally<'a> {
         Tally {
             kills: 0,
             runs: 0,
+            executions: 0,
             elapsed: Duration::ZERO,
             tried: Vec::new(),
             refuted: 0,
@@ -207,7 +212,14 @@ impl<'a> Tally<'a> {
             return Err(format!("the mutant's run preempted {preemptions} times, more than the original's search covers ({FOLLOW_CHECK_PREEMPTIONS})"));
         };
         if !self.searched.contains_key(&preemptions) {
-            let shared = cell.get_or_init(|| (self.search)(preemptions));
+            let mut made = false;
+            let shared = cell.get_or_init(|| {
+                made = true;
+                (self.search)(preemptions)
+            });
+            if made {
+                self.executions += shared.as_ref().map_or(0, |b| b.observations.len());
+            }
             let hidden = &self.hidden;
             let seen = shared.as_ref().map_err(Clone::clone).map(|b| Searched {
                 observations: b.observations.iter().map(|o| o.hiding(hidden)).collect(),
@@ -254,6 +266,7 @@ impl<'a> Tally<'a> {
         follow: &mut Follow,
     ) -> Result<bool, Unjudged> {
         self.runs += 1;
+        self.executions += 1;
         self.elapsed += execution.elapsed;
         self.tried.push(tag.to_string());
         let mut shown = false;
@@ -276,6 +289,7 @@ impl<'a> Tally<'a> {
         if !absolute {
             followed_yet = true;
             if let Some(followed) = follow(self.lens())? {
+                self.executions += 1;
                 self.elapsed += followed.execution.elapsed;
                 self.original_races.merge(followed.races);
                 let same = followed.observation == observed;
@@ -413,6 +427,7 @@ impl<'a> Tally<'a> {
         }
         if !followed_yet {
             if let Some(followed) = follow(self.lens())? {
+                self.executions += 1;
                 self.elapsed += followed.execution.elapsed;
                 self.original_races.merge(followed.races);
             }
@@ -442,6 +457,7 @@ impl<'a> Tally<'a> {
     /// of the original showed (controlled or native) kills.
     pub(super) fn add_native(&mut self, build: &Build, execution: &Execution, run: usize) -> bool {
         self.runs += 1;
+        self.executions += 1;
         self.elapsed += execution.elapsed;
         self.tried.push("native".to_string());
         let observed = Observation::new(execution, &Trace::default(), &self.hidden, self.mask);

@@ -77,9 +77,11 @@ pub(super) fn traced_in(
         work_root: Some(work.to_path_buf()),
         ..Invocation::for_test(&build.metamutant, test)
     };
+    let mut server = lab.server.map(|s| s.borrow_mut());
     let (execution, workdir) = invocation
-        .run_keeping()
+        .run_keeping_with(server.as_deref_mut())
         .map_err(|e| Unjudged::from_io(&build.metamutant, e))?;
+    drop(server);
     let observation = observe(&execution, trace_file, lens)?;
     Ok((execution, observation, workdir))
 }
