@@ -10,8 +10,14 @@ use util::fixture;
 
 /// `syncmut run --gen none` of a fixture: its run directory and stdout.
 fn run(name: &str, extra: &[&str]) -> (tempfile::TempDir, String) {
+    run_with(name, extra, &[])
+}
+
+/// [`run`] with variables set in syncmut's environment.
+fn run_with(name: &str, extra: &[&str], vars: &[(&str, &str)]) -> (tempfile::TempDir, String) {
     let out = tempfile::tempdir().unwrap();
     let output = util::syncmut()
+        .envs(vars.iter().copied())
         .args(["run", "--gen", "none", "-j", "2", "-o"])
         .arg(out.path())
         .args(extra)
@@ -131,7 +137,8 @@ fn run_reason(out: &Path, mutant: &str, test: &str) -> (String, String) {
 /// and `explain` shows it.
 #[test]
 fn one_non_utf8_byte_after_megabytes_of_output_kills() {
-    let (out, _) = run("late_byte", &[]);
+    // Both tests kill the mutant; a kill would end its remaining tests.
+    let (out, _) = run_with("late_byte", &[], &[("SYNCMUT_NO_PRUNE", "1")]);
     assert_eq!(
         run_reason(out.path(), "main#1:remove", "byte"),
         (
