@@ -330,3 +330,155 @@ fn merge_takes_only_a_whole_split_of_one_build_and_never_writes_over_a_shard() {
     assert_eq!(whole.status.code(), Some(0), "{}", stderr_of(&whole));
     assert_eq!(json(&root.join("whole/outcomes.json"))["complete"], true);
 }
+
+/// Every path under `dir`, with each file's contents, sorted: what a command must leave
+/// unchanged.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            let contents = match entry.file_type().unwrap().is_dir() {
+                true => {
+                    todo.push(path.clone());
+                    Vec::new()
+                }
+                false => std::fs::read(&path).unwrap_or_default(),
+            };
+            found.push((path, contents));
+        }
+    }
+    found.sort();
+    found
+}
+
+/// One hostile project: a tests.json that writes through a link to a canary directory
+/// and reads a FIFO, a syncmut.toml and a compile database whose flags write there and
+/// load code, then `list`, `run` (whole and in shards), `report` and `merge` aimed at
+/// the run's own results. Each command ends within its limit, refusing or working, and
+/// the canary directory is exactly as it was.
+#[test]
+fn a_hostile_project_changes_nothing_outside_and_hangs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (canary, project) = (dir.path().join("canary"), dir.path().join("project"));
+    std::fs::create_dir(&canary).unwrap();
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(canary.join("keep.txt"), "untouched").unwrap();
+    std::fs::copy(design(), project.join("tally.c")).unwrap();
+    std::fs::write(project.join("payload"), "pwned").unwrap();
+    std::os::unix::fs::symlink(&canary, project.join("lnk")).unwrap();
+    let fifo = project.join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: `c` is NUL-terminated.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let hostile_tests = r#"{"tests": [
+        {"name": "through_link", "files": ["lnk", {"from": "payload", "to": "lnk/pwn"}]},
+        {"name": "reads_fifo", "stdin": {"file": "fifo"}}
+    ]}"#;
+    std::fs::write(project.join("tests.json"), hostile_tests).unwrap();
+    std::fs::write(
+        project.join("syncmut.toml"),
+        format!(
+            "flags = [\"-MJ\", \"{}\", \"-fplugin=./x.so\", \"-save-temps\"]\n",
+            canary.join("toml.json").display()
+        ),
+    )
+    .unwrap();
+    let source = project.join("tally.c");
+    let db = project.join("compile_commands.json");
+    let entry = serde_json::json!([{
+        "directory": canary,
+        "file": source,
+        "arguments": ["cc", "-c", source, "-save-temps",
+            "--serialize-diagnostics", canary.join("d.dia"), "-MJ", canary.join("mj.json")],
+    }]);
+    std::fs::write(&db, serde_json::to_vec(&entry).unwrap()).unwrap();
+    let before = snapshot(&canary);
+    let limit = std::time::Duration::from_secs(120);
+    let syncmut = |args: &[&std::ffi::OsStr]| {
+        let output = util::syncmut()
+            .env("SYNCMUT_CACHE", "0")
+            .args(args)
+            .timeout(limit)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.code().is_some(),
+            "{args:?} did not end within {limit:?}: {}",
+            stderr_of(&output)
+        );
+        assert_eq!(
+            snapshot(&canary),
+            before,
+            "{args:?}: {}",
+            stderr_of(&output)
+        );
+        output
+    };
+    let os = |s: &str| std::ffi::OsString::from(s);
+    let runs = dir.path().join("runs");
+    let (whole, s1, s2) = (runs.join("whole"), runs.join("s1"), runs.join("s2"));
+    syncmut(&[&os("list"), &os("--compile-db"), db.as_os_str()]);
+    // The hostile tests.json is refused as it is read, before anything runs.
+    let refused = syncmut(&[
+        &os("run"),
+        project.as_os_str(),
+        &os("--gen"),
+        &os("none"),
+        &os("-o"),
+        whole.as_os_str(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr_of(&refused));
+    // With a plain test, the hostile flags still reach no file; shards, report, merge.
+    std::fs::write(
+        project.join("tests.json"),
+        r#"{"tests": [{"name": "once"}]}"#,
+    )
+    .unwrap();
+    for (out, shard) in [(&s1, "1/2"), (&s2, "2/2")] {
+        let ran = syncmut(&[
+            &os("run"),
+            project.as_os_str(),
+            &os("--gen"),
+            &os("none"),
+            &os("--shard"),
+            &os(shard),
+            &os("-o"),
+            out.as_os_str(),
+        ]);
+        assert_eq!(ran.status.code(), Some(0), "{}", stderr_of(&ran));
+    }
+    let results = s1.join("outcomes.json");
+    let kept = std::fs::read(&results).unwrap();
+    let report = syncmut(&[
+        &os("report"),
+        s1.as_os_str(),
+        &os("--format"),
+        &os("csv"),
+        &os("-o"),
+        results.as_os_str(),
+    ]);
+    assert_ne!(
+        report.status.code(),
+        Some(0),
+        "report wrote over its own results"
+    );
+    let merge = syncmut(&[
+        &os("merge"),
+        s1.as_os_str(),
+        s2.as_os_str(),
+        &os("-o"),
+        s1.as_os_str(),
+    ]);
+    assert_ne!(merge.status.code(), Some(0), "merge wrote into a shard");
+    assert_eq!(std::fs::read(&results).unwrap(), kept);
+    let merged = syncmut(&[
+        &os("merge"),
+        s1.as_os_str(),
+        s2.as_os_str(),
+        &os("-o"),
+        runs.join("merged").as_os_str(),
+    ]);
+    assert_eq!(merged.status.code(), Some(0), "{}", stderr_of(&merged));
+}
