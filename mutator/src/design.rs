@@ -2,6 +2,7 @@
 //! module, plus extra compiler flags.
 
 use crate::error::{MutatorError, Result};
+pub use crate::flags::is_library_file;
 use std::path::{Path, PathBuf};
 
 /// Source-language of one input file.
@@ -247,11 +248,6 @@ fn is_link_flag(flag: &str) -> bool {
         || flag.starts_with("-L")
         || flag.starts_with("-Wl,")
         || is_library_file(flag)
-}
-
-/// A library named by its file (`/usr/lib/libz.so`, `libcore.a`, `libm.so.6`).
-pub fn is_library_file(arg: &str) -> bool {
-    !arg.starts_with('-') && (arg.ends_with(".a") || arg.ends_with(".so") || arg.contains(".so."))
 }
 
 /// How many translation units are compiled at once.

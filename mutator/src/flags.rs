@@ -207,7 +207,7 @@ pub fn allow(flags: &[String], origin: &str) -> (Vec<String>, Vec<String>) {
                 dropped.push(flag.clone());
             }
         } else if EXACT.contains(&f)
-            || crate::design::is_library_file(f) && !f.starts_with('@')
+            || is_library_file(f) && !f.starts_with('@')
             || PREFIXES.iter().any(|p| f.starts_with(p))
                 && !REFUSED_PREFIXES.iter().any(|p| f.starts_with(p))
         {
@@ -248,6 +248,11 @@ fn linker_flag(flag: &str) -> bool {
         }
     }
     !pieces.is_empty()
+}
+
+/// A library named by its file (`/usr/lib/libz.so`, `libcore.a`, `libm.so.6`).
+pub fn is_library_file(arg: &str) -> bool {
+    !arg.starts_with('-') && (arg.ends_with(".a") || arg.ends_with(".so") || arg.contains(".so."))
 }
 
 #[cfg(test)]
