@@ -19,9 +19,12 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Compare {
+    /// Every byte of stdout, stderr and `outputs`.
     #[default]
     Exact,
+    /// stdout and stderr as the sorted list of their lines.
     SortedLines,
+    /// The exit status and the synchronization trace only.
     ExitOnly,
 }
 

@@ -22,6 +22,7 @@ use wait_timeout::ChildExt;
 /// Resource bounds of one execution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
+    /// Wall time before the run's process group is killed.
     pub timeout: Duration,
     /// Bytes of stdout and of stderr each written to disk for locating a difference; the
     /// rest is still counted and hashed ([`Output::SPOOL_LIMIT`] by default).
@@ -52,8 +53,11 @@ impl Default for Limits {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind", content = "value")]
 pub enum Status {
+    /// Ended by `exit` with this status.
     Exited(i32),
+    /// Killed by this signal.
     Signaled(i32),
+    /// Still running at the timeout, and killed.
     TimedOut,
 }
 
@@ -94,9 +98,13 @@ pub fn signal_name(signal: i32) -> &'static str {
 /// What an execution produced.
 #[derive(Debug, Clone)]
 pub struct Execution {
+    /// How the run ended.
     pub status: Status,
+    /// Its standard output, counted, hashed and kept up to the limit.
     pub stdout: Output,
+    /// Its standard error, as stdout.
     pub stderr: Output,
+    /// Wall time from start to end.
     pub elapsed: Duration,
     /// The test's `outputs` files as the run left them (filled in by
     /// [`crate::Invocation::run`]; empty for a bare execution).
@@ -107,7 +115,9 @@ pub struct Execution {
 /// (`None`: syncmut's own working directory, and `/dev/null`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Place<'a> {
+    /// The working directory.
     pub cwd: Option<&'a Path>,
+    /// The file standard input reads.
     pub stdin: Option<&'a Path>,
 }
 

@@ -16,6 +16,7 @@ pub struct Given {
 }
 
 impl Given {
+    /// Whether the run was given no value at all.
     pub fn is_empty(&self) -> bool {
         self.nondet.is_empty() && self.inputs.is_empty()
     }

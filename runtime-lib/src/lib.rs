@@ -22,6 +22,9 @@
 //!   values the runtime hands out (`inputs.c`).
 //! - [`atomic`]: the atomic file write every crate uses.
 
+// Every crate above reads this crate's public items: each says what it is.
+#![warn(missing_docs)]
+
 use std::path::{Path, PathBuf};
 
 pub mod atomic;

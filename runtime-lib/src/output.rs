@@ -118,7 +118,9 @@ impl Output {
 /// One line of an output and the byte offset where it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
+    /// Where the line starts in the whole output, in bytes.
     pub offset: u64,
+    /// The line without its newline.
     pub bytes: Vec<u8>,
 }
 

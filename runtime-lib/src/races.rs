@@ -22,6 +22,7 @@ pub struct RaceAccess {
     pub thread: u32,
     /// The access's number in the catalogue's `accesses`.
     pub access: u32,
+    /// A store (else a load).
     pub write: bool,
     /// Locks held at the access (at most 4 named).
     pub locks: Vec<HeldLock>,
@@ -31,13 +32,16 @@ pub struct RaceAccess {
 /// by synchronization.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Race {
+    /// The access that ran first in the run that found the race.
     pub earlier: RaceAccess,
+    /// The access that ran second.
     pub later: RaceAccess,
 }
 
 /// A whole race file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RaceFile {
+    /// The races found, each distinct pair of accesses once.
     pub races: Vec<Race>,
     /// Distinct pairs past the detector's cap, not listed.
     pub more: u64,

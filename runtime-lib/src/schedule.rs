@@ -162,6 +162,7 @@ pub fn exit_object(thread: u32) -> u32 {
 /// One thread's step at a scheduling point: what it acts on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Step {
+    /// The thread taking the step (creation order, 0 is `main`).
     pub thread: u32,
     /// `None`: unknown, every object.
     pub objects: Option<Vec<u32>>,
@@ -183,6 +184,7 @@ pub enum RunPoint {
 /// A recorded schedule.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Schedule {
+    /// The choice points with more than one option, in run order.
     pub choices: Vec<Choice>,
     /// The run points with one option (`# step` lines), each with the number of choices
     /// recorded before it. Empty in files written before they were recorded.
@@ -193,6 +195,7 @@ pub struct Schedule {
     pub steps: Option<u64>,
     /// Choice point where a replayed file stopped fitting the run.
     pub diverged: Option<usize>,
+    /// The runtime stopped recording at its cap: the run went on past the last choice.
     pub truncated: bool,
 }
 

@@ -25,7 +25,9 @@ use std::path::{Path, PathBuf};
 /// One test: the program arguments and input values to run the design with.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestCase {
+    /// Unique in its file: names its traces and its rows in every report.
     pub name: String,
+    /// The program's arguments.
     #[serde(default)]
     pub args: Vec<String>,
     /// Values of `__VERIFIER_nondet_*()` calls in call order (0 past the end).
@@ -92,6 +94,7 @@ impl Setting {
 /// space is optional). Kept as ns, the runtime's unit: a time below 1 ns is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SimTime {
+    /// Nanoseconds of simulated time.
     pub ns: u64,
 }
 
@@ -164,15 +167,22 @@ impl<'de> Deserialize<'de> for SimTime {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Stdin {
+    /// This text.
     Text(String),
-    File { file: PathBuf },
+    /// This file's contents.
+    File {
+        /// Relative to the test file as written; absolute once loaded.
+        file: PathBuf,
+    },
 }
 
 /// A file or directory copied into the working directory: `from` (absolute once
 /// loaded) to `to` (relative to the working directory).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileCopy {
+    /// The source, beside the test file.
     pub from: PathBuf,
+    /// Where it goes in the working directory.
     pub to: String,
 }
 
@@ -191,12 +201,19 @@ pub enum TestFileError {
     /// The file cannot be read.
     #[error("{}: cannot read: {source}", path.display())]
     Read {
+        /// The test file.
         path: PathBuf,
+        /// Why it could not be read.
         source: std::io::Error,
     },
     /// The file is not a valid test file.
     #[error("{}: not a valid test file: {message} (format: docs/tests-format.md)", path.display())]
-    Bad { path: PathBuf, message: String },
+    Bad {
+        /// The test file.
+        path: PathBuf,
+        /// What is wrong, naming the test and the field.
+        message: String,
+    },
 }
 
 /// Smallest and largest value a `nondet` entry may have (any C integer type up to 64 bits).

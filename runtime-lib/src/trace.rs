@@ -13,7 +13,9 @@ pub(crate) mod binary;
 /// One synchronization event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
+    /// The event's number in the run, from 0.
     pub seq: u64,
+    /// The catalogue's site the event happened at.
     pub site: u32,
     /// `original` or the slug of the operator performed.
     pub action: String,
@@ -53,6 +55,7 @@ pub fn state_text(state: &BTreeMap<String, Value>) -> String {
 /// A thread or process that had not finished when the run ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pending {
+    /// SystemC process full name, or `T<k>` for a pthread thread.
     pub thread: String,
     /// The site it was blocked in, if it was inside a wrapped call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -122,13 +125,16 @@ pub struct End {
     /// No thread could make progress while some had not finished.
     #[serde(default)]
     pub deadlock: bool,
+    /// The threads or processes that had not finished.
     #[serde(default)]
     pub pending: Vec<Pending>,
+    /// The signal that ended the run, if one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
     /// For a livelock: the process and site that spun.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread: Option<String>,
+    /// For a livelock: the site it spun at.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub site: Option<u32>,
 }
@@ -137,16 +143,21 @@ pub struct End {
 /// consecutive events, `first_seq..=last_seq`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Omitted {
+    /// How many events were left out.
     #[serde(rename = "omitted")]
     pub events: u64,
+    /// The first one's seq.
     pub first_seq: u64,
+    /// The last one's seq.
     pub last_seq: u64,
 }
 
 /// A whole trace.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Trace {
+    /// The run's `SYNCMUT_ACTIVE` (empty: the original).
     pub active: String,
+    /// The events, in run order.
     pub events: Vec<Event>,
     /// Runs of events left out when the trace was kept capped, in order.
     pub omitted: Vec<Omitted>,
@@ -263,9 +274,13 @@ pub fn visit(path: &std::path::Path, sink: &mut dyn FnMut(Event)) -> Result<Trac
 /// last `tail` events. What is left out is said in the file, one `omitted` line per gap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Keep {
+    /// Events kept from the start.
     pub head: u64,
+    /// The seq kept with its window around it.
     pub around: Option<u64>,
+    /// Events kept on either side of `around`.
     pub window: u64,
+    /// Events kept at the end.
     pub tail: usize,
 }
 

@@ -26,7 +26,9 @@ use std::path::{Path, PathBuf};
 /// where they differ.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OutputFile {
+    /// Its size.
     pub bytes: u64,
+    /// The SHA-256 of its contents, in hex.
     pub sha256: String,
     /// The file's first [`OutputFile::HEAD`] bytes (not kept in saved results).
     #[serde(skip)]
