@@ -119,6 +119,15 @@ fn baseline_notes(catalogue: &Catalogue, b: &Baseline) -> Vec<String> {
             "race detection incomplete ({limits}): no mutant is killed by a race on this test"
         ));
     }
+    if let Some(first) = b.flaky.first() {
+        notes.push(format!(
+            "flaky test: the original fails under {} schedule(s), first {} ({}; replay with SYNCMUT_SCHEDULE={}); mutants are judged under the others",
+            b.flaky.len(),
+            first.schedule,
+            first.failure,
+            first.schedule
+        ));
+    }
     if notes.is_empty() {
         notes.push("ok".to_string());
     }

@@ -312,3 +312,57 @@ fn a_timeout_kill_is_confirmed_under_a_larger_limit() {
         "{m}"
     );
 }
+
+/// A test that assumes an order the design does not guarantee (main checks that the
+/// worker it created has not started): the original passes under the default schedule
+/// and fails its assertion under others. The test is kept, the failing schedules are a
+/// finding (in baseline.json and the terminal, with the value that replays each), and
+/// mutants are judged under the schedules where the original passes: the removed join
+/// is still killed by its output.
+#[test]
+fn a_flaky_test_is_a_finding_and_judges_mutants_where_the_original_passes() {
+    let out = tempfile::tempdir().unwrap();
+    let run = util::syncmut()
+        .arg("run")
+        .arg(util::fixture("verdicts/flaky_order"))
+        .args(["--gen", "none", "-o"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("flaky test: the original fails under")
+            && stdout.contains("replay with SYNCMUT_SCHEDULE="),
+        "{stdout}"
+    );
+    let baseline: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("baseline.json")).unwrap()).unwrap();
+    let test = &baseline[0];
+    assert_eq!(test["usable"], true, "{baseline}");
+    let flaky = test["flaky"].as_array().unwrap();
+    assert!(!flaky.is_empty(), "{baseline}");
+    assert!(
+        flaky[0]["failure"].as_str().unwrap().contains("SIGABRT"),
+        "{baseline}"
+    );
+    // The schedule named replays the failure.
+    let schedule = flaky[0]["schedule"].as_str().unwrap();
+    let replayed = std::process::Command::new(out.path().join("metamutant"))
+        .env("SYNCMUT_SCHEDULE", schedule)
+        .env("SYNCMUT_ACTIVE", "")
+        .output()
+        .unwrap();
+    assert!(!replayed.status.success(), "{schedule} did not fail again");
+    let outcomes = util::outcomes(out.path());
+    let removed_join = outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mutant"] == "main#3:remove")
+        .unwrap();
+    assert_eq!(
+        removed_join["verdict"], "killed-by-output",
+        "{removed_join}"
+    );
+}

@@ -57,6 +57,21 @@ pub struct Baseline {
     /// ([`crate::observation::Observation::digest`]); `merge` compares shards' by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed: Option<String>,
+    /// A flaky test: schedules under which the original fails while it passes under the
+    /// first one. The test is kept for the others and no mutant runs these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flaky: Vec<FlakySchedule>,
+}
+
+/// A schedule under which the original fails a test it passes under the first schedule:
+/// a finding about the test (it assumes an order the design does not guarantee), which
+/// `SYNCMUT_SCHEDULE=<schedule>` replays.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlakySchedule {
+    /// The `SYNCMUT_SCHEDULE` value (`pct:3:3:18`, `random:2`).
+    pub schedule: String,
+    /// How the original failed, in words.
+    pub failure: String,
 }
 
 /// How much of a failing original's stderr a baseline keeps and shows.

@@ -19,7 +19,7 @@ use crate::error::OracleError;
 use crate::explore;
 use crate::mask::Mask;
 use crate::observation::Observation;
-use crate::outcome::{Baseline, LostNotifications};
+use crate::outcome::{Baseline, FlakySchedule, LostNotifications};
 use crate::outdir::{self, OutDir};
 use crate::schedules::{Schedules, Strategy};
 use std::cell::RefCell;
@@ -47,6 +47,9 @@ pub(super) struct OriginalRuns {
     /// The original's runs with real threads (`--native N`): how it ends without the
     /// controlled scheduler.
     pub(super) native: Vec<Execution>,
+    /// The original's runs under the schedules that made the test flaky: a mutant that
+    /// fails as one of them did is no kill by that failure alone.
+    pub(super) flaky: Vec<Execution>,
     /// dfs: the original's search covered its whole bounded space.
     pub(super) exhausted: bool,
     /// pthread: the mutants' livelock bound (`SYNCMUT_MAX_STEPS`), a multiple of the
@@ -129,7 +132,13 @@ pub(super) fn baseline(
         max_steps: None,
         server: server.as_ref(),
     };
-    let (mut runs, mut set_aside, mask, mut races) = run_original_listed(
+    let Listed {
+        mut runs,
+        mut set_aside,
+        mask,
+        mut races,
+        flaky,
+    } = run_original_listed(
         &lab,
         listed,
         tagged,
@@ -163,6 +172,10 @@ pub(super) fn baseline(
         }
         schedules.clear();
     }
+    // A flaky schedule is no schedule of this test: the original passes under the others.
+    let is_flaky = |s: &String| flaky.iter().any(|f| f.finding.schedule == *s);
+    labels.retain(|l| !is_flaky(l));
+    schedules.retain(|s| !is_flaky(s));
     labels.truncate(runs.len());
     let Some((execution, _)) = runs.first() else {
         let reason = set_aside.unwrap_or_else(|| "the original could not be run".to_string());
@@ -180,6 +193,7 @@ pub(super) fn baseline(
         nondeterministic: mask.describe(&label),
         races: races.races.clone(),
         races_unchecked: races.limits.clone(),
+        flaky: flaky.iter().map(|f| f.finding.clone()).collect(),
         ..summarise(test, &runs, set_aside)
     };
     if let Some(hint) = missing_files_hint(build, test, baseline.status) {
@@ -221,6 +235,7 @@ pub(super) fn baseline(
         originals: runs,
         labels,
         native,
+        flaky: flaky.into_iter().map(|f| f.execution).collect(),
         exhausted,
         max_steps,
         mask,
@@ -284,12 +299,7 @@ fn run_original_listed(
     tagged: bool,
     repeats: usize,
     keep_repeats: bool,
-) -> (
-    Vec<(Execution, Observation)>,
-    Option<String>,
-    Mask,
-    RunRaces,
-) {
+) -> Listed {
     let Lab {
         build,
         test,
@@ -303,6 +313,7 @@ fn run_original_listed(
         ..*lab
     };
     let mut runs: Vec<(Execution, Observation)> = Vec::new();
+    let mut flaky = Vec::new();
     let mut mask = Mask::default();
     let mut races = RunRaces::default();
     let unmasked = Mask::default();
@@ -340,26 +351,51 @@ fn run_original_listed(
         let observed = traced_in(&original, schedule, &path, None, entropy, lens);
         let (execution, observation) = match observed {
             Ok((execution, observation, _)) => (execution, observation),
-            Err(Unjudged::Environment(message)) => return (runs, Some(message), mask, races),
-            Err(e) => {
-                return (
+            Err(Unjudged::Environment(message)) => {
+                return Listed {
                     runs,
-                    Some(format!("its trace could not be read: {e}")),
+                    set_aside: Some(message),
                     mask,
                     races,
-                )
+                    flaky,
+                }
+            }
+            Err(e) => {
+                return Listed {
+                    runs,
+                    set_aside: Some(format!("its trace could not be read: {e}")),
+                    mask,
+                    races,
+                    flaky,
+                }
             }
         };
         match run_races(build, &path) {
             Ok(found) => races.merge(found),
             Err(e) => {
-                return (
+                return Listed {
                     runs,
-                    Some(format!("its race file could not be read: {e}")),
+                    set_aside: Some(format!("its race file could not be read: {e}")),
                     mask,
                     races,
-                )
+                    flaky,
+                }
             }
+        }
+        let failed = unusable(&execution, limits).or_else(|| fails_expectation(test, &execution));
+        if let Some(failure) = failed.as_ref().filter(|_| i >= repeats) {
+            // The original passed under the first schedule and fails under this one: the
+            // test assumes an order the design does not guarantee. That is a finding,
+            // and the test still judges mutants under the schedules where it passes.
+            let _ = keep_trace(&path, None);
+            flaky.push(Flaky {
+                finding: FlakySchedule {
+                    schedule: schedule.clone(),
+                    failure: failure.clone(),
+                },
+                execution,
+            });
+            continue;
         }
         let mut set_aside = unusable(&execution, limits);
         if set_aside.is_none() && repeat_of_first {
@@ -409,10 +445,22 @@ fn run_original_listed(
             let _ = keep_trace(&first_path, None);
         }
         if set_aside.is_some() {
-            return (runs, set_aside, mask, races);
+            return Listed {
+                runs,
+                set_aside,
+                mask,
+                races,
+                flaky,
+            };
         }
     }
-    (runs, None, mask, races)
+    Listed {
+        runs,
+        set_aside: None,
+        mask,
+        races,
+        flaky,
+    }
 }
 
 /// The virtual world of the original's k-th repeat: k worlds after syncmut's own
@@ -555,6 +603,7 @@ fn not_started(test: &TestCase, reason: String) -> Baseline {
         hint: None,
         stderr_head: None,
         observed: None,
+        flaky: Vec::new(),
     }
 }
 
@@ -591,7 +640,25 @@ fn summarise(
             .then(|| stderr_head(&execution.stderr))
             .flatten(),
         observed: Some(observation.digest()),
+        flaky: Vec::new(),
     }
+}
+
+/// What the original's runs under the listed schedules gave: one run per schedule (the
+/// first's repeats and the flaky ones left out), why the test is unusable if it is, the
+/// mask, the races, and the flaky schedules.
+struct Listed {
+    runs: Vec<(Execution, Observation)>,
+    set_aside: Option<String>,
+    mask: Mask,
+    races: RunRaces,
+    flaky: Vec<Flaky>,
+}
+
+/// A schedule under which the original failed a test it passed under the first one.
+struct Flaky {
+    finding: FlakySchedule,
+    execution: Execution,
 }
 
 /// The first lines of a failing original's stderr, without the runtime's own lines,

@@ -171,9 +171,12 @@ impl<'a> Tally<'a> {
             })
             .collect::<Vec<_>>();
         let matched = vec![false; original.len()];
+        // How the original ends with real threads and under the schedules that made the
+        // test flaky: a mutant run that ends so is not a kill by its ending alone.
         let native_failures = plan
             .native
             .iter()
+            .chain(&plan.flaky)
             .filter_map(|e| failure(&Observation::new(e, &Trace::default(), &[], &plan.mask)))
             .collect();
         Tally {
