@@ -4,8 +4,6 @@
 //! itself. The suite checks two small programs; `cargo bench --bench consistency`
 //! hundreds.
 
-mod util;
-
 #[path = "util/consistency.rs"]
 mod consistency;
 
@@ -57,6 +55,7 @@ fn programs_are_fixed_by_their_seed() {
 /// this test fails and program 1 joins the checked ones.
 #[test]
 fn limit_a_snapshot_of_a_value_the_thread_never_reads_still_kills() {
+    let syncmut = std::path::PathBuf::from(env!("CARGO_BIN_EXE_syncmut"));
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("prog.c"), consistency::program(1, THREADS)).unwrap();
     std::fs::write(
@@ -64,39 +63,14 @@ fn limit_a_snapshot_of_a_value_the_thread_never_reads_still_kills() {
         r#"{"tests":[{"name":"once"}]}"#,
     )
     .unwrap();
+    let only = ["--mutant", "^thread1#6:shrink-critical-section$"];
     let verdict = |name: &str, extra: &[&str]| {
-        let out = dir.path().join(name);
-        util::syncmut()
-            .arg("run")
-            .arg(dir.path().join("prog.c"))
-            .args(["--gen", "none", "--tests"])
-            .arg(dir.path().join("tests.json"))
-            .args([
-                "-j",
-                "2",
-                "--mutant",
-                "^thread1#6:shrink-critical-section$",
-                "-o",
-            ])
-            .arg(&out)
-            .args(extra)
-            .assert()
-            .success();
-        util::outcomes(&out)["mutants"][0]["verdict"]
+        let outcomes = consistency::run(&syncmut, dir.path(), name, &[extra, &only].concat());
+        outcomes["mutants"][0]["verdict"]
             .as_str()
             .unwrap()
             .to_string()
     };
-    let dfs = [
-        "--strategy",
-        "dfs",
-        "--preemptions",
-        "2",
-        "--por",
-        "sleep",
-        "--schedules",
-        "2000",
-    ];
-    assert_eq!(verdict("dfs", &dfs), "equivalent-exhaustive");
+    assert_eq!(verdict("dfs", &consistency::DFS), "equivalent-exhaustive");
     assert_eq!(verdict("default", &[]), "killed-by-trace");
 }

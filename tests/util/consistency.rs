@@ -122,7 +122,7 @@ pub const SAMPLED: [(&str, &[&str]); 3] = [
 /// exhausts these programs' spaces within its budget. One is too few: a thread that
 /// must finish a critical section, be preempted at its next lock, and find the lock
 /// held by a thread preempted inside its own needs two.
-const DFS: [&str; 8] = [
+pub const DFS: [&str; 8] = [
     "--strategy",
     "dfs",
     "--preemptions",
@@ -148,7 +148,7 @@ pub struct Agreement {
 
 /// `syncmut run` (the executable `syncmut`) on the program in `dir` (`prog.c` and its
 /// `tests.json`) with `extra`; its outcomes.json.
-fn run(syncmut: &Path, dir: &Path, name: &str, extra: &[&str]) -> serde_json::Value {
+pub fn run(syncmut: &Path, dir: &Path, name: &str, extra: &[&str]) -> serde_json::Value {
     let out = dir.join(name);
     let output = Command::new(syncmut)
         .arg("run")
