@@ -185,7 +185,12 @@ pub(super) fn baseline(
         set_aside = fails_expectation(test, execution);
     }
     if set_aside.is_none() {
-        let executions: Vec<&Execution> = runs.iter().map(|(e, _)| e).collect();
+        // With real threads a flaky test may fail as it did under a flaky schedule.
+        let executions: Vec<&Execution> = runs
+            .iter()
+            .map(|(e, _)| e)
+            .chain(flaky.iter().map(|f| &f.execution))
+            .collect();
         set_aside = differs_from_original_build(build, test, &executions, &mask, &limits);
     }
     let label = |site| crate::diff::site_label(&build.catalogue, site);
