@@ -153,7 +153,7 @@ pub fn write(
 
 /// `YYYY-MM-DDTHH:MM:SSZ`, now, or at `SOURCE_DATE_EPOCH` when set (the reproducible
 /// builds convention, so the metadata can be byte-for-byte reproducible).
-fn creation_time() -> String {
+pub fn creation_time() -> String {
     let secs = std::env::var("SOURCE_DATE_EPOCH")
         .ok()
         .and_then(|s| s.parse::<i64>().ok())
