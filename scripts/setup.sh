@@ -15,6 +15,12 @@ for pkg in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 
+# The test suite's runner (README); the Rust toolchain of these machines carries it.
+if ! cargo nextest --version >/dev/null 2>&1; then
+  echo "setup: installing cargo-nextest (the test runner) from crates.io"
+  cargo install --locked cargo-nextest
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all system packages present (${PACKAGES[*]})"
   exit 0
