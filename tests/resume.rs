@@ -90,7 +90,10 @@ fn temporaries_in(dir: &Path) -> Vec<PathBuf> {
 const KILL_POINTS: [f64; 3] = [0.05, 0.41, 0.89];
 const TERM_POINTS: [f64; 2] = [0.23, 0.67];
 
-fn interrupt_and_resume(name: &str) {
+/// Interrupts runs of `name` with `signal` at each of `points`; `code` is the exit code
+/// a handled signal gives (None: SIGKILL, which no handler sees). One test per signal
+/// and example, so the test runner runs them side by side.
+fn interrupt_and_resume(name: &str, signal: i32, code: Option<i32>, points: &[f64]) {
     let design = util::example(name);
     let reference = tempfile::tempdir().unwrap();
     let started = Instant::now();
@@ -101,50 +104,22 @@ fn interrupt_and_resume(name: &str) {
     let full = started.elapsed();
     let expected = verdicts(reference.path());
 
-    for (signal, code, points) in [
-        (libc::SIGKILL, None, &KILL_POINTS[..]),
-        (libc::SIGTERM, Some(143), &TERM_POINTS[..]),
-    ] {
-        for &fraction in points {
-            let at = full.mul_f64(fraction);
-            let out = tempfile::tempdir().unwrap();
-            let mut child = syncmut(&design, out.path(), &[]).spawn().unwrap();
-            std::thread::sleep(at);
-            // SAFETY: a signal to our own child, not yet reaped.
-            unsafe { libc::kill(child.id() as libc::pid_t, signal) };
-            let status = child.wait().unwrap();
-            let what = format!("{name}: signal {signal} at {at:?}");
-            // A run that finished before the signal arrived exits 0; one signalled while
-            // the program was still being loaded, before syncmut's handler existed, dies
-            // of the signal having started nothing.
-            let before_start = status.signal() == Some(signal)
-                && std::fs::read_dir(out.path()).unwrap().next().is_none();
-            if let Some(code) = code.filter(|_| status.code() != Some(0) && !before_start) {
-                assert_eq!(status.code(), Some(code), "{what}");
-                assert!(
-                    !out.path().join("syncmut.lock").exists(),
-                    "{what}: lock left behind"
-                );
-                assert_eq!(
-                    temporaries_in(out.path()),
-                    Vec::<PathBuf>::new(),
-                    "{what}: temporary files left"
-                );
-            }
-            assert_eq!(
-                processes_in(out.path()),
-                Vec::<String>::new(),
-                "{what}: processes left running"
-            );
-
-            let resumed = syncmut(&design, out.path(), &["--resume"])
-                .status()
-                .unwrap();
-            assert!(
-                resumed.success(),
-                "{what}: the first --resume failed with {resumed}"
-            );
-            assert_eq!(verdicts(out.path()), expected, "{what}");
+    for &fraction in points {
+        let at = full.mul_f64(fraction);
+        let out = tempfile::tempdir().unwrap();
+        let mut child = syncmut(&design, out.path(), &[]).spawn().unwrap();
+        std::thread::sleep(at);
+        // SAFETY: a signal to our own child, not yet reaped.
+        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        let status = child.wait().unwrap();
+        let what = format!("{name}: signal {signal} at {at:?}");
+        // A run that finished before the signal arrived exits 0; one signalled while
+        // the program was still being loaded, before syncmut's handler existed, dies
+        // of the signal having started nothing.
+        let before_start = status.signal() == Some(signal)
+            && std::fs::read_dir(out.path()).unwrap().next().is_none();
+        if let Some(code) = code.filter(|_| status.code() != Some(0) && !before_start) {
+            assert_eq!(status.code(), Some(code), "{what}");
             assert!(
                 !out.path().join("syncmut.lock").exists(),
                 "{what}: lock left behind"
@@ -152,20 +127,63 @@ fn interrupt_and_resume(name: &str) {
             assert_eq!(
                 temporaries_in(out.path()),
                 Vec::<PathBuf>::new(),
-                "{what}: temporary files left after resume"
+                "{what}: temporary files left"
             );
         }
+        assert_eq!(
+            processes_in(out.path()),
+            Vec::<String>::new(),
+            "{what}: processes left running"
+        );
+
+        let resumed = syncmut(&design, out.path(), &["--resume"])
+            .status()
+            .unwrap();
+        assert!(
+            resumed.success(),
+            "{what}: the first --resume failed with {resumed}"
+        );
+        assert_eq!(verdicts(out.path()), expected, "{what}");
+        assert!(
+            !out.path().join("syncmut.lock").exists(),
+            "{what}: lock left behind"
+        );
+        assert_eq!(
+            temporaries_in(out.path()),
+            Vec::<PathBuf>::new(),
+            "{what}: temporary files left after resume"
+        );
     }
 }
 
 #[test]
-fn a_pthread_run_interrupted_anywhere_resumes_to_the_same_verdicts() {
-    interrupt_and_resume("pthread/barrier_phases");
+fn a_pthread_run_killed_anywhere_resumes_to_the_same_verdicts() {
+    interrupt_and_resume("pthread/barrier_phases", libc::SIGKILL, None, &KILL_POINTS);
 }
 
 #[test]
-fn a_systemc_run_interrupted_anywhere_resumes_to_the_same_verdicts() {
-    interrupt_and_resume("systemc/guarded_event");
+fn a_pthread_run_terminated_anywhere_resumes_to_the_same_verdicts() {
+    interrupt_and_resume(
+        "pthread/barrier_phases",
+        libc::SIGTERM,
+        Some(143),
+        &TERM_POINTS,
+    );
+}
+
+#[test]
+fn a_systemc_run_killed_anywhere_resumes_to_the_same_verdicts() {
+    interrupt_and_resume("systemc/guarded_event", libc::SIGKILL, None, &KILL_POINTS);
+}
+
+#[test]
+fn a_systemc_run_terminated_anywhere_resumes_to_the_same_verdicts() {
+    interrupt_and_resume(
+        "systemc/guarded_event",
+        libc::SIGTERM,
+        Some(143),
+        &TERM_POINTS,
+    );
 }
 
 #[test]

@@ -42,65 +42,82 @@ fn targets(design: &Path) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn the_default_budget_kills_what_real_threads_find_and_the_default_schedule_misses() {
-    let corpus = fixture("realthreads");
-    let mut designs: Vec<_> = std::fs::read_dir(&corpus)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("targets.txt").is_file())
-        .collect();
-    designs.sort();
-    assert!(designs.len() >= 4, "the corpus has its programs");
-    for design in designs {
-        let name = design.file_name().unwrap().to_string_lossy().into_owned();
-        // The one default schedule misses them by interleaving alone; race detection (on
-        // by default) finds some there already: a removed lock's unordered accesses need
-        // no unlucky interleaving.
-        let out = tempfile::tempdir().unwrap();
-        let standard = run(&design, out.path(), &[], 0);
-        let out = tempfile::tempdir().unwrap();
-        let single = run(
-            &design,
-            out.path(),
-            &["--strategy", "default", "--races=false"],
-            0,
+/// The real-thread corpus's `design`: its target mutants are killed under the default
+/// budget and survive the one default schedule. One test per design, so the test runner
+/// runs them side by side.
+fn default_budget_kills_what_real_threads_find(design: &str) {
+    let design = fixture("realthreads").join(design);
+    assert!(
+        design.join("targets.txt").is_file(),
+        "{design:?} has targets"
+    );
+    let name = design.file_name().unwrap().to_string_lossy().into_owned();
+    // The one default schedule misses them by interleaving alone; race detection (on
+    // by default) finds some there already: a removed lock's unordered accesses need
+    // no unlucky interleaving.
+    let out = tempfile::tempdir().unwrap();
+    let standard = run(&design, out.path(), &[], 0);
+    let out = tempfile::tempdir().unwrap();
+    let single = run(
+        &design,
+        out.path(),
+        &["--strategy", "default", "--races=false"],
+        0,
+    );
+    for id in targets(&design) {
+        let killed = mutant(&standard, &id);
+        assert!(
+            killed["verdict"]
+                .as_str()
+                .unwrap()
+                .starts_with("killed-by-"),
+            "{name}: {id} under the default budget: {killed}"
         );
-        for id in targets(&design) {
-            let killed = mutant(&standard, &id);
-            assert!(
-                killed["verdict"]
-                    .as_str()
-                    .unwrap()
-                    .starts_with("killed-by-"),
-                "{name}: {id} under the default budget: {killed}"
-            );
-            let survived = mutant(&single, &id);
-            assert_eq!(
-                survived["verdict"], "survived",
-                "{name}: {id} under the one default schedule: {survived}"
-            );
-            let reason = survived["reason"].as_str().unwrap();
-            assert!(
-                reason.contains("survived 1 schedule: default"),
-                "{name}: {id}: the reason says what was tried: {reason}"
-            );
-        }
-        // A survivor of the default budget says what it was tried on.
-        for m in standard["mutants"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["verdict"] == "survived")
-        {
-            let reason = m["reason"].as_str().unwrap();
-            assert!(
-                reason.contains("schedules: default, pct×")
-                    || reason.contains("schedules: default, native"),
-                "{name}: {reason}"
-            );
-        }
+        let survived = mutant(&single, &id);
+        assert_eq!(
+            survived["verdict"], "survived",
+            "{name}: {id} under the one default schedule: {survived}"
+        );
+        let reason = survived["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("survived 1 schedule: default"),
+            "{name}: {id}: the reason says what was tried: {reason}"
+        );
     }
+    // A survivor of the default budget says what it was tried on.
+    for m in standard["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["verdict"] == "survived")
+    {
+        let reason = m["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("schedules: default, pct×")
+                || reason.contains("schedules: default, native"),
+            "{name}: {reason}"
+        );
+    }
+}
+
+#[test]
+fn the_default_budget_kills_what_real_threads_find_in_late_waiter() {
+    default_budget_kills_what_real_threads_find("late_waiter");
+}
+
+#[test]
+fn the_default_budget_kills_what_real_threads_find_in_ledger_pool() {
+    default_budget_kills_what_real_threads_find("ledger_pool");
+}
+
+#[test]
+fn the_default_budget_kills_what_real_threads_find_in_pool_shutdown() {
+    default_budget_kills_what_real_threads_find("pool_shutdown");
+}
+
+#[test]
+fn the_default_budget_kills_what_real_threads_find_in_start_gate() {
+    default_budget_kills_what_real_threads_find("start_gate");
 }
 
 /// One condition variable with exactly one possible waiter: `signal-to-broadcast` wakes
@@ -169,33 +186,22 @@ fn a_kill_names_the_closest_original_run() {
 /// under dfs and every test is set aside, so dfs cannot judge them at all.
 const DFS_WITHOUT_INPUTS: [&str; 2] = ["pthread/named_depth", "pthread/nondet_guard"];
 
-/// `--self-check` on every example of `family` under every strategy (small budgets): the
-/// original in place of each mutant is never killed. pthread: `alternating` (by its old
-/// spelling, `mixed`, which syncmut.toml files may still use) with one run with real
-/// threads covers default, pct, random and native in one run (a self-check's seeded
-/// schedules are those after the baseline's); dfs runs on its own. SystemC runs once.
-fn self_check(family: &str) {
-    let strategies: [&[&str]; 2] = [
-        &["--strategy", "mixed", "--schedules", "4", "--native", "1"],
-        &[
-            "--strategy",
-            "dfs",
-            "--schedules",
-            "6",
-            "--preemptions",
-            "1",
-        ],
-    ];
+/// `--self-check` on every example of `family` under `strategy` (a small budget): the
+/// original in place of each mutant is never killed. The examples' tests are used, else
+/// tests generated once. One test per strategy, so the test runner runs them side by
+/// side.
+fn self_check(family: &str, strategy: &[&str]) {
+    let dfs = strategy.contains(&"dfs");
     let mut examples: Vec<String> = std::fs::read_dir(example(family))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("expected.json").is_file())
         .map(|p| format!("{family}/{}", p.file_name().unwrap().to_string_lossy()))
+        .filter(|name| !(dfs && DFS_WITHOUT_INPUTS.contains(&name.as_str())))
         .collect();
     examples.sort();
     assert!(!examples.is_empty());
     for name in examples {
-        // The example's tests, else tests generated once, judged under each strategy.
         let gen = tempfile::tempdir().unwrap();
         let mut tests = example(&name).join("tests.json");
         if !tests.is_file() {
@@ -208,38 +214,52 @@ fn self_check(family: &str) {
                 .success();
             tests = gen.path().join("tests.json");
         }
-        let strategies = match family {
-            "pthread" if DFS_WITHOUT_INPUTS.contains(&name.as_str()) => &strategies[..1],
-            "pthread" => &strategies[..],
-            _ => &[&["--strategy", "default"][..]][..],
-        };
-        for strategy in strategies {
-            let out = tempfile::tempdir().unwrap();
-            syncmut()
-                .arg("run")
-                .arg(example(&name))
-                .args(["--gen", "none", "--tests"])
-                .arg(&tests)
-                .args(["-j", "2", "--self-check", "-o"])
-                .arg(out.path())
-                .args(*strategy)
-                .assert()
-                .code(0)
-                .stdout(predicates::str::contains("it was killed 0 time(s)"));
-            let outcomes = util::outcomes(out.path());
-            assert_eq!(outcomes["score"]["killed"], 0, "{name} {strategy:?}");
-        }
+        let out = tempfile::tempdir().unwrap();
+        syncmut()
+            .arg("run")
+            .arg(example(&name))
+            .args(["--gen", "none", "--tests"])
+            .arg(&tests)
+            .args(["-j", "2", "--self-check", "-o"])
+            .arg(out.path())
+            .args(strategy)
+            .assert()
+            .code(0)
+            .stdout(predicates::str::contains("it was killed 0 time(s)"));
+        let outcomes = util::outcomes(out.path());
+        assert_eq!(outcomes["score"]["killed"], 0, "{name} {strategy:?}");
     }
 }
 
+/// `alternating` (by its old spelling, `mixed`, which syncmut.toml files may still use)
+/// with one run with real threads covers default, pct, random and native in one run (a
+/// self-check's seeded schedules are those after the baseline's).
 #[test]
 fn the_original_never_kills_itself_on_the_pthread_examples() {
-    self_check("pthread");
+    self_check(
+        "pthread",
+        &["--strategy", "mixed", "--schedules", "4", "--native", "1"],
+    );
+}
+
+#[test]
+fn the_original_never_kills_itself_under_dfs_on_the_pthread_examples() {
+    self_check(
+        "pthread",
+        &[
+            "--strategy",
+            "dfs",
+            "--schedules",
+            "6",
+            "--preemptions",
+            "1",
+        ],
+    );
 }
 
 #[test]
 fn the_original_never_kills_itself_on_the_systemc_examples() {
-    self_check("systemc");
+    self_check("systemc", &["--strategy", "default"]);
 }
 
 /// The output directory named relatively, as `syncmut run design -o out` from a shell
