@@ -8,24 +8,24 @@
 //! the saved results, [`diff`] and [`report`] render them.
 
 pub mod diff;
-pub mod dpor;
-pub mod error;
+mod dpor;
+mod error;
 pub mod explain;
 pub mod explore;
 pub mod lab;
-pub mod lost_notifications;
-pub mod mask;
+mod lost_notifications;
+mod mask;
 pub mod mix;
 mod nondeterminism;
-pub mod observation;
+mod observation;
 pub mod outcome;
 pub mod outdir;
-pub mod races;
+mod races;
 pub mod report;
 pub mod schedules;
 pub mod strategies;
-pub mod timeout;
-pub mod verdict;
+mod timeout;
+mod verdict;
 
 pub use error::OracleError;
 pub use outcome::Outcomes;

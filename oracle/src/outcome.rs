@@ -9,7 +9,7 @@ use syncmut_runtime::exec::Status;
 pub use crate::lost_notifications::{thousands, LostNotifications};
 
 /// Format version of `outcomes.json` and `baseline.json`.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
 /// How the original behaved on one test.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,15 +75,15 @@ pub struct FlakySchedule {
 }
 
 /// How much of a failing original's stderr a baseline keeps and shows.
-pub const STDERR_HEAD_LINES: usize = 3;
-pub const STDERR_HEAD_CHARS: usize = 200;
+pub(crate) const STDERR_HEAD_LINES: usize = 3;
+pub(crate) const STDERR_HEAD_CHARS: usize = 200;
 
 impl Baseline {
     /// The original timed out while one thread was running design code (in no wrapped
     /// call) and another was left waiting: at sync level the runner keeps the one turn
     /// until its next synchronization call, so a busy-wait on plain memory never lets the
     /// thread it waits for run.
-    pub fn spins_outside_sync(&self) -> bool {
+    pub(crate) fn spins_outside_sync(&self) -> bool {
         self.status == Status::TimedOut
             && self.pending.len() >= 2
             && self.pending.iter().any(|(_, site)| site.is_none())
@@ -132,8 +132,8 @@ fn is_zero(n: &usize) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MutantOutcome {
     pub mutant: String,
-    pub operator: String,
-    pub description: String,
+    pub(crate) operator: String,
+    pub(crate) description: String,
     pub file: String,
     pub line: u32,
     pub verdict: Verdict,
@@ -153,13 +153,13 @@ pub struct MutantOutcome {
 pub struct Score {
     pub mutants: usize,
     pub killed: usize,
-    pub survived: usize,
+    pub(crate) survived: usize,
     /// Shown identical to the original on every schedule of an exhaustive dfs search
     /// (`equivalent-exhaustive`); absent in results saved before it existed.
     #[serde(default)]
     pub equivalent: usize,
-    pub not_reached: usize,
-    pub errors: usize,
+    pub(crate) not_reached: usize,
+    pub(crate) errors: usize,
     /// Mutation coverage: killed / (all mutants − equivalent ones), in percent: how much
     /// of the injected synchronization faults that can be noticed at all the tests notice.
     pub percent: f64,
@@ -175,7 +175,7 @@ pub struct Score {
 /// The whole saved result of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outcomes {
-    pub format_version: u32,
+    pub(crate) format_version: u32,
     /// All mutants in catalogue order; a mutant whose runs are not all done yet has
     /// the verdict of what is known so far and `complete = false`.
     pub mutants: Vec<MutantOutcome>,

@@ -9,7 +9,7 @@ pub use crate::dpor::{Por, UNBOUNDED};
 
 /// What an exhausted dfs search covered, in words: `every schedule with at most 2
 /// preemptions, up to the order of independent steps`.
-pub fn dfs_space(preemptions: u32, por: Por) -> String {
+pub(crate) fn dfs_space(preemptions: u32, por: Por) -> String {
     let bound = match preemptions {
         UNBOUNDED => String::new(),
         k => format!(" with at most {k} preemptions"),
@@ -51,7 +51,7 @@ pub enum Strategy {
 
 /// The largest quantum round-robin tries: strict alternation of steps of up to this many
 /// scheduling points each (a read-modify-write of shared memory is three).
-pub const RR_MAX_QUANTUM: u64 = 8;
+pub(crate) const RR_MAX_QUANTUM: u64 = 8;
 
 /// Every round-robin schedule, in order: quantum 1 (phase 0), quantum 2 (phases 0, 1), …
 pub fn rr_values() -> Vec<String> {
@@ -63,7 +63,7 @@ pub fn rr_values() -> Vec<String> {
 impl Strategy {
     /// The `SYNCMUT_SCHEDULE` value of the k-th (from 1) schedule of a seeded strategy
     /// (random, pct) for a run of about `steps` scheduling points; `None` for the others.
-    pub fn seeded_value(&self, k: usize, steps: u64) -> Option<String> {
+    pub(crate) fn seeded_value(&self, k: usize, steps: u64) -> Option<String> {
         match *self {
             Strategy::Random => Some(format!("random:{k}")),
             Strategy::RoundRobin => rr_values().into_iter().nth(k.checked_sub(1)?),
@@ -152,7 +152,7 @@ impl Schedules {
 
 /// What a list of tried schedule values was, in words: `default, pct×12, random×11`
 /// (kinds in order of first use; `native` for real-thread runs).
-pub fn summarise(values: &[String]) -> String {
+pub(crate) fn summarise(values: &[String]) -> String {
     let mut kinds: Vec<(&str, usize)> = Vec::new();
     for value in values {
         let kind = value.split(':').next().unwrap_or(value);

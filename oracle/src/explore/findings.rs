@@ -37,9 +37,9 @@ pub struct Found {
     pub execution: Execution,
     pub trace: Trace,
     /// `--races`: the data races the run had (also when another bug is the kind).
-    pub races: Vec<Race>,
+    pub(crate) races: Vec<Race>,
     /// What the race detector's bounds left unchecked in the run, in words.
-    pub race_limits: Option<String>,
+    pub(crate) race_limits: Option<String>,
 }
 
 /// The outcome of an exploration.

@@ -30,7 +30,13 @@ impl PctPlan {
     /// budget (given, or [`PCT_BUDGET_CAP`]); the budget, the runs that bring the chance
     /// of missing a bug of that depth to [`PCT_MISS_TARGET`], at most [`PCT_BUDGET_CAP`],
     /// plus the first run.
-    pub fn new(threads: u32, steps: u64, depth: u32, schedules: usize, choose: Choose) -> PctPlan {
+    pub(crate) fn new(
+        threads: u32,
+        steps: u64,
+        depth: u32,
+        schedules: usize,
+        choose: Choose,
+    ) -> PctPlan {
         let threads = threads.max(1);
         let steps = steps.max(1);
         let budget = |depth: u32| runs_for(per_run(threads, steps, depth)).saturating_add(1);

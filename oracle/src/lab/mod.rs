@@ -216,10 +216,6 @@ fn pruning() -> bool {
     std::env::var_os("SYNCMUT_NO_PRUNE").is_none_or(|v| v != "1")
 }
 
-/// A progress sink that shows nothing.
-pub struct Quiet;
-impl Progress for Quiet {}
-
 /// Runs the whole oracle for a built design; returns the outcomes and the baseline
 /// of every test (also saved as outcomes.json and baseline.json). `previous` holds runs finished by an
 /// interrupted earlier run on the same design and tests (`--resume`); they are kept,
@@ -606,7 +602,7 @@ fn dfs_config(
 }
 
 /// 95% Wilson score interval of a proportion k/n.
-pub fn wilson_interval(k: usize, n: usize) -> (f64, f64) {
+pub(crate) fn wilson_interval(k: usize, n: usize) -> (f64, f64) {
     if n == 0 {
         return (0.0, 1.0);
     }
