@@ -80,7 +80,7 @@ pub struct SiteResult {
     /// Formula build + solve time in milliseconds (fractional: most sites take less
     /// than one).
     pub millis: f64,
-    pub formula: Option<PathBuf>,
+    pub(crate) formula: Option<PathBuf>,
     /// The model behind a `TestFound` verdict, for refinement.
     #[serde(skip)]
     pub(crate) found: Option<Found>,
@@ -224,7 +224,7 @@ pub(crate) struct Sites<'a, 'm> {
     facts: &'m wp::ModuleFacts<'m>,
     session: &'a mut smt::Session,
     options: &'a Options,
-    pub files: FormulaFiles,
+    pub(crate) files: FormulaFiles,
     /// When the whole generation's analysis time is spent.
     deadline: Instant,
 }
@@ -239,7 +239,7 @@ enum Variant {
 
 impl<'a, 'm> Sites<'a, 'm> {
     /// A generation's site loop; its time budget starts now.
-    pub fn new(
+    pub(crate) fn new(
         module: &'m ir::Module,
         facts: &'m wp::ModuleFacts<'m>,
         session: &'a mut smt::Session,
@@ -259,7 +259,7 @@ impl<'a, 'm> Sites<'a, 'm> {
     /// progress (the catalogue's `file:line call`), one per site.
     /// Sites in `reached` were reached by a run made before the analysis, and get no
     /// formula.
-    pub fn analyse_all(
+    pub(crate) fn analyse_all(
         &mut self,
         labels: &[String],
         reached: &BTreeMap<u32, PriorRun>,
@@ -288,7 +288,7 @@ impl<'a, 'm> Sites<'a, 'm> {
     }
 
     /// Labels for sites without a catalogue: the first call of each and its place.
-    pub fn labels(&self, site_count: u32) -> Vec<String> {
+    pub(crate) fn labels(&self, site_count: u32) -> Vec<String> {
         let sites = self.facts.effects.sites();
         (0..site_count)
             .map(|index| {
@@ -534,7 +534,7 @@ impl<'a, 'm> Sites<'a, 'm> {
     /// site's formula with every model tried so far for it (`blocked`, to which `r`'s
     /// is added) excluded, solved again. None when the solver finds no other input, the
     /// formula cannot be built, or the generation's time is spent.
-    pub fn refine(
+    pub(crate) fn refine(
         &mut self,
         r: &SiteResult,
         blocked: &mut HashMap<u32, Vec<BTreeMap<String, String>>>,
