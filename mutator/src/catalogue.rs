@@ -12,7 +12,7 @@ use crate::operator::Operator;
 use serde::{Deserialize, Serialize};
 
 /// Format version of `mutants.json`; bumped on incompatible changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
 /// One rewritten synchronization call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -144,22 +144,13 @@ impl Design {
         self
     }
 
-    /// A short name for the design: the directory or first file's stem.
-    pub fn name(&self) -> String {
-        self.inputs
-            .first()
-            .and_then(|i| i.path.file_stem())
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "design".to_string())
-    }
-
     /// Flags for compiling (everything but link-only flags).
-    pub fn compile_flags(&self) -> impl Iterator<Item = &String> {
+    pub(crate) fn compile_flags(&self) -> impl Iterator<Item = &String> {
         self.flags.iter().filter(|f| !is_link_flag(f))
     }
 
     /// Flags for linking (`-l`, `-L`, `-Wl,`).
-    pub fn link_flags(&self) -> impl Iterator<Item = &String> {
+    pub(crate) fn link_flags(&self) -> impl Iterator<Item = &String> {
         self.flags.iter().filter(|f| is_link_flag(f))
     }
 }
@@ -219,7 +210,7 @@ pub fn absolute(path: &Path) -> PathBuf {
 
 /// The deepest directory that holds every one of `dirs` (each made absolute); `/` when
 /// they share nothing else, the working directory when there are none.
-pub fn common_root(dirs: impl IntoIterator<Item = PathBuf>) -> PathBuf {
+pub(crate) fn common_root(dirs: impl IntoIterator<Item = PathBuf>) -> PathBuf {
     let mut root: Option<PathBuf> = None;
     for dir in dirs {
         let dir = absolute(&dir);
@@ -238,7 +229,7 @@ pub fn common_root(dirs: impl IntoIterator<Item = PathBuf>) -> PathBuf {
 
 /// Paths cross into clang, llvm-link and LLVM's C API as text: refuse, naming it, a
 /// path that is not UTF-8 rather than fail later with a mangled name.
-pub fn utf8(path: &Path) -> Result<&str> {
+pub(crate) fn utf8(path: &Path) -> Result<&str> {
     path.to_str()
         .ok_or_else(|| MutatorError::NonUtf8Path(path.to_path_buf()))
 }
@@ -251,7 +242,7 @@ fn is_link_flag(flag: &str) -> bool {
 }
 
 /// How many translation units are compiled at once.
-pub fn default_jobs() -> usize {
+pub(crate) fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 

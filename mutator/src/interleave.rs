@@ -23,10 +23,10 @@ use inkwell::AddressSpace;
 use serde::{Deserialize, Serialize};
 
 /// The runtime's entry point for one access: a scheduling point, then the race detector.
-pub const ACCESS_HOOK: &str = "syncmut_mem_access";
+pub(crate) const ACCESS_HOOK: &str = "syncmut_mem_access";
 /// The entry point of a metamutant built for race detection only (`run --races`): the
 /// race detector sees the access, which is no scheduling point.
-pub const OBSERVE_HOOK: &str = "syncmut_mem_observe";
+pub(crate) const OBSERVE_HOOK: &str = "syncmut_mem_observe";
 /// Bits of the hook's second argument (runtime-lib/src/races.h).
 const FLAG_WRITE: u64 = 1;
 const FLAG_ATOMIC: u64 = 2;
@@ -108,7 +108,7 @@ pub(crate) fn may_be_shared(address: inkwell::values::BasicValueEnum<'_>) -> boo
 /// Inserts a call of `hook` ([`ACCESS_HOOK`] or [`OBSERVE_HOOK`]) before every possibly
 /// shared access in user code; returns them, numbered. Runs before the site rewrite, so
 /// hooks are never taken for sites.
-pub fn instrument<'ctx>(
+pub(crate) fn instrument<'ctx>(
     context: &'ctx Context,
     module: &Module<'ctx>,
     hook: &str,

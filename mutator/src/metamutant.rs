@@ -17,12 +17,12 @@ use std::path::{Path, PathBuf};
 
 /// File names inside a mutate output directory (documented in DESIGN.md).
 pub mod layout {
-    pub const DESIGN_BC: &str = "design.bc";
+    pub(crate) const DESIGN_BC: &str = "design.bc";
     pub const METAMUTANT_BC: &str = "metamutant.bc";
     pub const CATALOGUE: &str = "mutants.json";
     pub const ORIGINAL_EXE: &str = "original";
     pub const METAMUTANT_EXE: &str = "metamutant";
-    pub const BUILD_DIR: &str = "build";
+    pub(crate) const BUILD_DIR: &str = "build";
 }
 
 /// What `build` produced.

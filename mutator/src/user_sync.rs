@@ -25,10 +25,10 @@ use inkwell::module::Module;
 use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue};
 use serde::{Deserialize, Serialize};
 
-pub use crate::user_gate::{OPERATORS, PTHREAD_GATE};
+pub(crate) use crate::user_gate::{OPERATORS, PTHREAD_GATE};
 
 /// The SystemC runtime's gate (systemc_wrappers.cpp), shared with fifo trampolines.
-pub const SYSTEMC_GATE: &str = crate::trampoline::GATE_SYMBOL;
+pub(crate) const SYSTEMC_GATE: &str = crate::trampoline::GATE_SYMBOL;
 
 /// One declared function: `[[sync]] function = "possess", acts_as = "lock", argument = 0`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,7 +59,7 @@ pub enum ActsAs {
 impl ActsAs {
     /// What a call does, its object being argument `argument` (a wait's mutex is taken
     /// to be the same object: a wrapper hides it).
-    pub fn effect(self, argument: u32) -> Effect {
+    pub(crate) fn effect(self, argument: u32) -> Effect {
         match self {
             ActsAs::Lock => Effect::Lock {
                 lock: argument,
@@ -88,7 +88,7 @@ impl ActsAs {
     }
 
     /// The primitive a recognised call's effect stands for, for `list --suggest`.
-    pub fn of(effect: &Effect) -> Option<(ActsAs, u32)> {
+    pub(crate) fn of(effect: &Effect) -> Option<(ActsAs, u32)> {
         Some(match *effect {
             Effect::Lock { lock, .. } => (ActsAs::Lock, lock),
             Effect::Unlock { lock } => (ActsAs::Unlock, lock),
@@ -116,7 +116,7 @@ impl ActsAs {
 
 /// Whether a function (its demangled name) is the declared one: the same name, or the
 /// same once the parameter list is dropped.
-pub fn declared<'a>(
+pub(crate) fn declared<'a>(
     declarations: &'a [UserSync],
     demangled: &str,
     without_parameters: &str,
@@ -127,7 +127,7 @@ pub fn declared<'a>(
 }
 
 /// Defines the trampoline `name` around `original` (see the module comment).
-pub fn define_trampoline<'ctx>(
+pub(crate) fn define_trampoline<'ctx>(
     context: &'ctx Context,
     module: &Module<'ctx>,
     name: &str,
@@ -193,7 +193,7 @@ const SMALL_BODY: usize = 40;
 /// Proposes declarations: every function other than `main`/`sc_main` with exactly one
 /// synchronization site (one with operators, so not declared already) in a body of at
 /// most [`SMALL_BODY`] instructions.
-pub fn suggest(found: &[crate::found_site::FoundSite<'_>]) -> Vec<Suggestion> {
+pub(crate) fn suggest(found: &[crate::found_site::FoundSite<'_>]) -> Vec<Suggestion> {
     use std::collections::BTreeMap;
     let mut by_function: BTreeMap<String, Vec<&crate::found_site::FoundSite<'_>>> = BTreeMap::new();
     for f in found {

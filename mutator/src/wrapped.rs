@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Suffix of every record (and, before `.bc`, of the kept bitcode).
-pub const SUFFIX: &str = ".syncmut";
+pub(crate) const SUFFIX: &str = ".syncmut";
 
 /// One compiled unit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
