@@ -49,6 +49,7 @@ struct Unit {
 #[derive(Debug, Clone)]
 pub struct Program {
     pub(crate) inputs: Vec<Input>,
+    /// `-l`, `-L`, `-Wl,` flags and library files of the executable's link.
     pub link_flags: Vec<String>,
     pub(crate) root: PathBuf,
     /// Flags the allowlist dropped ([`crate::flags`]), one warning each.

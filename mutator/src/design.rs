@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 /// Source-language of one input file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputKind {
+    /// C (`.c`), compiled with clang-16.
     C,
+    /// C++ (`.cc`, `.cpp`, `.cxx`, `.C`, `.c++`), compiled with clang++-16.
     Cxx,
     /// LLVM bitcode (`.bc`) or textual IR (`.ll`).
     Llvm,
@@ -17,7 +19,9 @@ pub enum InputKind {
 /// One input file with its kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Input {
+    /// The file, as the user named it.
     pub path: PathBuf,
+    /// How it is turned into bitcode.
     pub kind: InputKind,
     /// Its own compile flags (a compile database's unit), before the design's.
     pub flags: Vec<String>,
@@ -40,6 +44,7 @@ impl Input {
 /// The files that make up a design and the flags to build them with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Design {
+    /// The sources or LLVM modules to compile and link.
     pub inputs: Vec<Input>,
     /// Flags after `--`: compile flags go to every compile; `-l`, `-L` and `-Wl,` flags
     /// go to the link only.

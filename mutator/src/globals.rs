@@ -34,8 +34,11 @@ pub use crate::debug_types::ValueKind as GlobalKind;
 /// enumerators (raw value, name).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Global {
+    /// Source name of the variable.
     pub name: String,
+    /// Size in bytes.
     pub size: u32,
+    /// How the runtime prints its value.
     pub kind: GlobalKind,
     pub(crate) enumerators: Vec<(u64, String)>,
 }

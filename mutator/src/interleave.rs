@@ -44,6 +44,7 @@ pub enum Interleave {
 }
 
 impl Interleave {
+    /// Whether this is `sync`, the default (the catalogue then omits it).
     pub fn is_sync(&self) -> bool {
         *self == Interleave::Sync
     }
@@ -70,13 +71,17 @@ impl std::fmt::Display for Interleave {
 /// files), so counterexamples can say where each memory step was.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryAccess {
+    /// The runtime's number of the access (`m<index>` in schedule files).
     pub index: u32,
     /// Demangled name of the function it is in.
     pub function: String,
     /// Source position (empty file and 0 when the instruction has no debug location).
     pub file: String,
+    /// Source line (0 without debug location).
     pub line: u32,
+    /// Source column (0 without debug location).
     pub col: u32,
+    /// A store (a load otherwise).
     pub write: bool,
     /// An atomic instruction: synchronization for the race detector, never a race.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

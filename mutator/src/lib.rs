@@ -5,6 +5,9 @@
 //! runtime-wrapper call, and [`metamutant`] ties them together and links the result.
 //! Only owned data ([`catalogue`]) leaves this crate.
 
+// The CLI and tests read this crate's public items: each says what it is for.
+#![warn(missing_docs)]
+
 pub mod api;
 mod atomic_functions;
 pub mod catalogue;

@@ -47,12 +47,19 @@ pub struct UserSync {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ActsAs {
+    /// Takes the object as a lock.
     Lock,
+    /// Releases the object as a lock.
     Unlock,
+    /// Waits on the object as a condition (its mutex hidden by the wrapper).
     Wait,
+    /// Wakes one waiter of the object.
     Signal,
+    /// Wakes every waiter of the object.
     Broadcast,
+    /// Waits for the thread the object names to end.
     Join,
+    /// Notifies the object as a SystemC event, at once.
     Notify,
 }
 
@@ -101,6 +108,7 @@ impl ActsAs {
         })
     }
 
+    /// The `acts_as` spelling of `syncmut.toml` (`lock`, `wait`, …).
     pub fn name(self) -> &'static str {
         match self {
             ActsAs::Lock => "lock",
@@ -176,13 +184,17 @@ pub(crate) fn define_trampoline<'ctx>(
 /// essentially one synchronization call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Suggestion {
+    /// Demangled name of the proposed function.
     pub function: String,
+    /// The primitive its call is.
     pub acts_as: ActsAs,
     /// The function's parameter the call's object comes from (0 when it cannot be told).
     pub argument: u32,
     /// The synchronization call inside, its file and line.
     pub call: String,
+    /// Source file of the call.
     pub file: String,
+    /// Source line of the call.
     pub line: u32,
 }
 

@@ -10,6 +10,7 @@ use crate::effect::{Effect, Family};
 pub struct ObservedApi {
     /// The qualified name, without parameters (`sc_core::sc_start`, `pthread_create`).
     pub(crate) name: &'static str,
+    /// The threading model the function belongs to.
     pub family: Family,
     /// What a call does.
     pub effect: Effect,
