@@ -103,6 +103,7 @@ impl std::fmt::Display for ArgUse {
 /// The inputs one formula mentions.
 #[derive(Debug, Clone, Default)]
 pub struct Inputs {
+    /// The `argv[k]` the formula reads, by `k`, and how each is read.
     pub args: BTreeMap<u32, ArgUse>,
     /// Nondet calls, in the order the formula met them (symbol index).
     pub nondet: Vec<NondetCall>,

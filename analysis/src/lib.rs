@@ -9,6 +9,9 @@
 //! [`random`] is the baseline: random inputs over the same input vector, confirmed the
 //! same way.
 
+// The CLI and tests read this crate's public items: each says what it is for.
+#![warn(missing_docs)]
+
 pub mod budget;
 mod effects;
 mod error;
@@ -178,16 +181,23 @@ pub(crate) fn input_vector(bitcode: &Path, options: &Options) -> Result<inputs::
 
 /// The outcome of `syncmut gen`.
 pub struct Generation {
+    /// The metamutant's sites and mutants.
     pub catalogue: syncmut_mutator::Catalogue,
+    /// What the analysis concluded for each site.
     pub sites: Vec<SiteResult>,
+    /// The confirmed tests kept.
     pub suite: suite::Suite,
+    /// Where the tests were written (`tests.json`).
     pub tests_file: PathBuf,
 }
 
 /// The outcome of `syncmut gen --gen random`.
 pub struct RandomGeneration {
+    /// The metamutant's sites and mutants.
     pub catalogue: syncmut_mutator::Catalogue,
+    /// The random baseline's suite and draws.
     pub baseline: random::RandomSuite,
+    /// Where the tests were written (`tests.json`).
     pub tests_file: PathBuf,
 }
 

@@ -26,9 +26,11 @@ pub const MAX_BITS: u32 = 16;
 /// The baseline's suite and what was drawn.
 #[derive(Debug, Clone)]
 pub struct RandomSuite {
+    /// The confirmed tests kept.
     pub suite: Suite,
     /// Draws made (the budget); identical draws run once.
     pub draws: usize,
+    /// The seed the draws came from.
     pub seed: u64,
     /// The input symbols drawn over (SMT names, e.g. `argv1`).
     pub symbols: Vec<String>,

@@ -24,19 +24,31 @@ pub enum Reachability {
     /// The solver found inputs; `args` is argv[1..], `nondet` the values of
     /// `__VERIFIER_nondet_*` calls in call order, `inputs` the named inputs.
     TestFound {
+        /// argv[1..].
         args: Vec<String>,
+        /// Values of the `__VERIFIER_nondet_*` calls, in call order.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         nondet: Vec<i128>,
+        /// Values of the named inputs.
         #[serde(skip_serializing_if = "BTreeMap::is_empty")]
         inputs: BTreeMap<String, i64>,
     },
     /// Reached by a test the user gave (`run`), run before the analysis: generation
     /// needs no test for it.
-    ReachedByGiven { test: String },
+    ReachedByGiven {
+        /// The given test's name.
+        test: String,
+    },
     /// Unsat with every path modelled.
-    Unreachable { reason: String },
+    Unreachable {
+        /// Why no input reaches the site.
+        reason: String,
+    },
     /// Not decided, with the reason.
-    Unknown { reason: String },
+    Unknown {
+        /// Why it was not decided.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for Reachability {
@@ -73,9 +85,13 @@ impl std::fmt::Display for Reachability {
 /// The result for one site.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct SiteResult {
+    /// The site's number in the catalogue.
     pub index: u32,
+    /// Whether it is reachable.
     pub verdict: Reachability,
+    /// Over-approximations the formula made and other remarks for the user.
     pub notes: Vec<String>,
+    /// What the formula assumes about the schedule.
     pub schedule: Vec<String>,
     /// Formula build + solve time in milliseconds (fractional: most sites take less
     /// than one).

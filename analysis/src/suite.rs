@@ -13,6 +13,7 @@ use syncmut_runtime::{trace, Invocation};
 /// A candidate test and the sites its execution reached.
 #[derive(Debug, Clone, Default)]
 pub struct Confirmed {
+    /// argv[1..] of the test.
     pub args: Vec<String>,
     /// `__VERIFIER_nondet_*` values in call order, as generated.
     pub nondet: Vec<i128>,
@@ -28,6 +29,7 @@ pub struct Confirmed {
 /// The suite and its measurements.
 #[derive(Debug, Clone)]
 pub struct Suite {
+    /// The tests kept, each confirmed by its run.
     pub tests: Vec<Confirmed>,
     /// Sites with a test found by the solver (random baseline: sites some run reached).
     pub reachable: BTreeSet<u32>,

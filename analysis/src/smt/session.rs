@@ -27,6 +27,7 @@ const MAX_FAILED_STARTS: u32 = 3;
 pub enum Answer {
     /// A model: every declared input symbol → its SMT literal.
     Sat(BTreeMap<String, String>),
+    /// No input satisfies the formula.
     Unsat,
     /// Undecided, with the reason (the solver's own `:reason-unknown`, or what went
     /// wrong with the solver process).
