@@ -7,6 +7,9 @@
 //! main loop, [`schedules`] names the strategies and [`explore`] runs them, [`outdir`] the run directory, [`outcome`]
 //! the saved results, [`diff`] and [`report`] render them.
 
+// The CLI and tests read this crate's public items: each says what it is for.
+#![warn(missing_docs)]
+
 pub mod diff;
 mod dpor;
 mod error;

@@ -38,15 +38,21 @@ use std::path::{Path, PathBuf};
 pub const LOCK: &str = "syncmut.lock";
 /// Marks a directory as a syncmut run directory.
 pub(crate) const MARKER: &str = ".syncmut";
+/// The tests the run uses.
 pub const TESTS: &str = "tests.json";
+/// How the original behaved on each test.
 pub const BASELINE: &str = "baseline.json";
 /// The settings the verdicts were obtained under (schedules), compared by `--resume`.
 pub const SETTINGS: &str = "settings.json";
+/// Per-mutant verdicts and the score ([`crate::Outcomes`]).
 pub const OUTCOMES: &str = "outcomes.json";
 /// A shard's place in its split (`run --shard k/n`), read by `merge`.
 pub const SHARD: &str = "shard.json";
+/// One row per mutant, for spreadsheets.
 pub const REPORT_CSV: &str = "report.csv";
+/// Per-mutant diffs of the original's and the mutant's observations.
 pub const DIFF_DIR: &str = "diff";
+/// Kept traces of the runs.
 pub const TRACE_DIR: &str = "traces";
 /// Where runs make their private working directories.
 pub(crate) const WORK_DIR: &str = "work";
@@ -156,6 +162,7 @@ impl OutDir {
         self.root.join(relative)
     }
 
+    /// The run directory.
     pub fn root(&self) -> &Path {
         &self.root
     }

@@ -27,15 +27,26 @@ pub enum Strategy {
     /// `pct:<k>:<depth>:<steps>` and `random:<k>` alternately. `default` never preempts
     /// inside a critical section and never lets a waiter miss a signal; pct and random do
     /// both.
-    Alternating { depth: u32 },
+    Alternating {
+        /// pct's bug depth.
+        depth: u32,
+    },
     /// `random:1` … `random:N`.
     Random,
     /// `pct:<k>:<depth>:<steps>` for k = 1, 2, …, `steps` the original's run length.
-    Pct { depth: u32 },
+    Pct {
+        /// The bug depth.
+        depth: u32,
+    },
     /// Depth-first search over the choice points, at most `preemptions` preemptions per
     /// schedule ([`UNBOUNDED`]: no bound); `por` skips schedules that only reorder
     /// independent steps ([`crate::dpor`]).
-    Dfs { preemptions: u32, por: Por },
+    Dfs {
+        /// Preemptions per schedule at most.
+        preemptions: u32,
+        /// The partial-order reduction.
+        por: Por,
+    },
     /// Round-robin with a quantum: `rr:<q>:<phase>` for q = 1 … [`RR_MAX_QUANTUM`], every
     /// phase 0 … q-1 of each ([`rr_values`]); deterministic, then done.
     RoundRobin,
@@ -46,7 +57,12 @@ pub enum Strategy {
     /// then holdback, pct and random in turn, then dfs with `por` and iteratively
     /// deepened preemption bounds up to `deepest` ([`UNBOUNDED`]: the bounds of
     /// [`crate::mix::DFS_BOUNDS`], then none).
-    Phased { deepest: u32, por: Por },
+    Phased {
+        /// dfs's deepest preemption bound.
+        deepest: u32,
+        /// dfs's partial-order reduction.
+        por: Por,
+    },
 }
 
 /// The largest quantum round-robin tries: strict alternation of steps of up to this many
@@ -125,6 +141,7 @@ impl std::fmt::Display for Strategy {
 /// A strategy and how many schedules it may run per (mutant, test) or exploration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schedules {
+    /// Which schedules are run.
     pub strategy: Strategy,
     /// Runs at most.
     pub budget: usize,

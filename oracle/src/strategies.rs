@@ -20,9 +20,13 @@ pub enum Command {
 /// The settings a strategy is built from: the flags, else syncmut.toml (`run`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Settings {
+    /// `--schedules`: the run budget.
     pub schedules: Option<usize>,
+    /// `--preemptions`: dfs's preemption bound.
     pub preemptions: Option<u32>,
+    /// `--depth`: pct's bug depth.
     pub depth: Option<u32>,
+    /// `--por`: dfs's partial-order reduction.
     pub por: Option<Por>,
     /// `run --native N`.
     pub native: Option<usize>,
@@ -32,7 +36,9 @@ pub struct Settings {
 /// with real threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunPlan {
+    /// The controlled schedules per (mutant, test).
     pub schedules: Schedules,
+    /// Runs with real threads per (mutant, test), after the controlled ones.
     pub native: usize,
 }
 

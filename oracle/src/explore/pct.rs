@@ -18,9 +18,11 @@ pub struct PctPlan {
     pub threads: u32,
     /// k: scheduling points of the first run, where the change points are placed.
     pub steps: u64,
+    /// d: the bug depth (number of priority change points plus one).
     pub depth: u32,
     /// Distinct schedules to run (the first, `default`, run included).
     pub schedules: usize,
+    /// Which of `depth` and `schedules` came from the program, not the settings.
     pub choose: Choose,
 }
 

@@ -33,6 +33,7 @@ impl Property {
         "assertions",
     ];
 
+    /// The property's name, as `--property` takes it.
     pub fn name(self) -> &'static str {
         match self {
             Property::UnreachCall => "unreach-call",
@@ -112,10 +113,12 @@ impl Properties {
         self.checked.is_empty()
     }
 
+    /// The properties named, sorted, without repeats.
     pub fn checked(&self) -> &[Property] {
         &self.checked
     }
 
+    /// Whether `property` is among those named.
     pub fn contains(&self, property: Property) -> bool {
         self.checked.contains(&property)
     }

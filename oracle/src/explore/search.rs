@@ -22,8 +22,10 @@ use syncmut_runtime::{status, Invocation};
 /// Failures that are not bugs of the design.
 #[derive(Debug, thiserror::Error)]
 pub enum ExploreError {
+    /// A file or process operation failed (the message names it).
     #[error("{0}")]
     Io(String),
+    /// The runtime refused its settings and would not run the program.
     #[error("the runtime refused to start (status {status}): {0}", status = status::CONFIG_ERROR)]
     Runtime(String),
 }
@@ -43,7 +45,9 @@ pub struct Visit<'a> {
     /// The seed of its drawn input values (`None`: not drawn) and the values it was given.
     pub(crate) input_seed: Option<u64>,
     pub(crate) given: &'a Given,
+    /// How the run ended and what it printed.
     pub execution: &'a Execution,
+    /// The run's trace.
     pub trace: &'a Trace,
     /// Where the run's trace is, until the next run overwrites it.
     pub(crate) trace_file: &'a Path,
@@ -54,6 +58,7 @@ pub struct Visit<'a> {
 /// What a search covered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Search {
+    /// Executions made.
     pub runs: usize,
     pub(crate) distinct: usize,
     /// dfs: the bounded space was explored completely (the visitor did not stop it), and

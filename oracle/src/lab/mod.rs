@@ -122,8 +122,10 @@ pub struct RunSettings {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Entropy {
+    /// Each repeat of the original runs in another virtual world.
     #[default]
     Vary,
+    /// Every run is in the same virtual world.
     Fixed,
 }
 
@@ -164,8 +166,11 @@ impl Default for RunSettings {
 
 /// Receives progress, for a console progress bar.
 pub trait Progress: Sync {
+    /// The baseline starts running `tests` tests.
     fn baseline_started(&self, _tests: usize) {}
+    /// `runs` more (mutant, test) runs are planned.
     fn runs_started(&self, _runs: usize) {}
+    /// One (mutant, test) run has its verdict.
     fn run_finished(&self, _run: &Run) {}
     /// Runs counted in `runs_started` that a kill made unnecessary.
     fn runs_skipped(&self, _runs: usize) {}
