@@ -48,6 +48,5 @@ pub mod wrapped;
 
 pub use catalogue::{Catalogue, Mutant, Site};
 pub use design::Design;
-pub use effect::Effect;
 pub use error::MutatorError;
 pub use operator::Operator;
