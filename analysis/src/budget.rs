@@ -57,7 +57,7 @@ const CHECK_EVERY: u32 = 1024;
 
 /// The budget of one formula being built: a deadline and a memory limit.
 #[derive(Debug, Clone)]
-pub struct Meter {
+pub(crate) struct Meter {
     deadline: Option<(Instant, String)>,
     memory: Option<u64>,
     ticks: u32,
@@ -66,7 +66,7 @@ pub struct Meter {
 
 impl Meter {
     /// No limit (the random baseline's input vector, tests of the builder).
-    pub fn unlimited() -> Self {
+    pub(crate) fn unlimited() -> Self {
         Meter {
             deadline: None,
             memory: None,
@@ -77,7 +77,7 @@ impl Meter {
 
     /// Ends at `deadline` (what ran out is `why`) or when syncmut's resident memory
     /// passes `memory_mb`.
-    pub fn new(deadline: Instant, why: String, memory_mb: u64) -> Self {
+    pub(crate) fn new(deadline: Instant, why: String, memory_mb: u64) -> Self {
         Meter {
             deadline: Some((deadline, why)),
             memory: Some(memory_mb << 20),
@@ -87,7 +87,7 @@ impl Meter {
     }
 
     /// `Err(Budget)` once the time or memory is spent.
-    pub fn check(&mut self) -> Result<()> {
+    pub(crate) fn check(&mut self) -> Result<()> {
         if let Some(why) = &self.spent {
             return Err(AnalysisError::Budget(why.clone()));
         }
@@ -104,14 +104,14 @@ impl Meter {
     }
 
     /// Whether the deadline has passed (the solver's extra queries stop there).
-    pub fn out_of_time(&self) -> bool {
+    pub(crate) fn out_of_time(&self) -> bool {
         self.deadline
             .as_ref()
             .is_some_and(|(d, _)| Instant::now() >= *d)
     }
 
     /// Time left before the deadline (a long time when there is none).
-    pub fn remaining(&self) -> Duration {
+    pub(crate) fn remaining(&self) -> Duration {
         match &self.deadline {
             Some((d, _)) => d.saturating_duration_since(Instant::now()),
             None => Duration::from_secs(3600),
@@ -119,7 +119,7 @@ impl Meter {
     }
 
     /// What running out of time means for this meter ("the site's time budget …").
-    pub fn why(&self) -> &str {
+    pub(crate) fn why(&self) -> &str {
         self.deadline.as_ref().map_or("", |(_, why)| why.as_str())
     }
 
@@ -142,7 +142,7 @@ impl Meter {
 }
 
 /// The resident set size of this process, from `/proc/self/statm` (Linux).
-pub fn resident_bytes() -> Option<u64> {
+pub(crate) fn resident_bytes() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
     // SAFETY: sysconf reads a constant of the system; no memory is involved.
@@ -155,7 +155,7 @@ pub fn resident_bytes() -> Option<u64> {
 /// paths (block to predecessor, value to operand), so the depth is the analysed
 /// program's to choose: a fully unrolled FFT went past 8 MB. Memory spent this way
 /// counts in the resident memory the [`Meter`] watches.
-pub fn deep<T>(f: impl FnOnce() -> T) -> T {
+pub(crate) fn deep<T>(f: impl FnOnce() -> T) -> T {
     const RED_ZONE: usize = 256 * 1024;
     const SEGMENT: usize = 16 * 1024 * 1024;
     stacker::maybe_grow(RED_ZONE, SEGMENT, f)

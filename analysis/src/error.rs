@@ -9,7 +9,12 @@ pub enum AnalysisError {
     /// Paths through more loop iterations than the bound were cut and the remaining
     /// paths do not reach the site.
     #[error("loop bound {bound} cut paths: {detail}")]
-    LoopBoundExceeded { bound: u32, detail: String },
+    LoopBoundExceeded {
+        /// The unroll bound.
+        bound: u32,
+        /// Where paths were cut.
+        detail: String,
+    },
     /// A construct the transformer does not model, with its location.
     #[error("{0}")]
     Unsupported(String),
@@ -22,20 +27,37 @@ pub enum AnalysisError {
     Solver(String),
     /// The solver program is not installed (or the override names no file).
     #[error("SMT solver {program} not found: {hint}")]
-    SolverMissing { program: String, hint: String },
+    SolverMissing {
+        /// The solver program looked for.
+        program: String,
+        /// How to install it or name another.
+        hint: String,
+    },
     /// The analysis copy of the metamutant is not LLVM 16 bitcode.
     #[error("cannot read bitcode {path}: {why}")]
-    Bitcode { path: PathBuf, why: String },
+    Bitcode {
+        /// The bitcode file.
+        path: PathBuf,
+        /// LLVM's reason.
+        why: String,
+    },
     /// A file or process operation failed; `what` names the file or program (and how
     /// to install a missing one).
     #[error("{what}: {source}")]
     Io {
+        /// The file or program, and the operation.
         what: String,
+        /// Why it failed.
         source: std::io::Error,
     },
     /// `opt-16` rejected the metamutant when simplifying it for the analysis.
     #[error("opt-16 failed on {path}: {why}")]
-    Opt { path: PathBuf, why: String },
+    Opt {
+        /// The metamutant bitcode.
+        path: PathBuf,
+        /// opt-16's diagnostics.
+        why: String,
+    },
     /// Building the metamutant failed (its message names the file and the remedy).
     #[error(transparent)]
     Mutator(#[from] syncmut_mutator::MutatorError),

@@ -28,14 +28,14 @@ pub const MAX_NONDET: u32 = 4096;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NondetCall {
     /// The type suffix (`int`, `uchar`, `bool`…).
-    pub ty: String,
+    pub(crate) ty: String,
     /// Width of the call's result in the IR.
-    pub width: u32,
+    pub(crate) width: u32,
 }
 
 impl NondetCall {
     /// Whether the C type is signed (the value is written in the test as such).
-    pub fn signed(&self) -> bool {
+    pub(crate) fn signed(&self) -> bool {
         matches!(
             self.ty.as_str(),
             "char" | "short" | "int" | "long" | "longlong" | "loff_t"
@@ -44,17 +44,17 @@ impl NondetCall {
 }
 
 /// SMT name of the value read by the i-th nondet call of a formula (64 bits).
-pub fn nondet_value_symbol(i: usize) -> String {
+pub(crate) fn nondet_value_symbol(i: usize) -> String {
     format!("nd{i}")
 }
 
 /// SMT name of the list position the i-th nondet call reads (32 bits).
-pub fn nondet_index_symbol(i: usize) -> String {
+pub(crate) fn nondet_index_symbol(i: usize) -> String {
     format!("ndi{i}")
 }
 
 /// SMT name of the named input `name` (32 bits).
-pub fn named_symbol(name: &str) -> String {
+pub(crate) fn named_symbol(name: &str) -> String {
     format!("|input:{name}|")
 }
 
@@ -103,26 +103,27 @@ impl std::fmt::Display for ArgUse {
 /// The inputs one formula mentions.
 #[derive(Debug, Clone, Default)]
 pub struct Inputs {
+    /// The `argv[k]` the formula reads, by `k`, and how each is read.
     pub args: BTreeMap<u32, ArgUse>,
     /// Nondet calls, in the order the formula met them (symbol index).
     pub nondet: Vec<NondetCall>,
     /// Named inputs read (all 32-bit), with the range they are read with when it is
     /// constant (the intersection, if read with several).
-    pub named: BTreeMap<String, Option<(i64, i64)>>,
+    pub(crate) named: BTreeMap<String, Option<(i64, i64)>>,
     /// `getopt(argc, argv, optstring)`: the option string, when the formula evaluates
     /// a call (argv is then the option words the model chooses).
-    pub getopt: Option<String>,
+    pub(crate) getopt: Option<String>,
     /// Calls to `getopt` the formula evaluates (symbols `goi<i>`, `go<i>`).
-    pub getopt_calls: usize,
+    pub(crate) getopt_calls: usize,
 }
 
 /// SMT name of the integer input `argv[k]`.
-pub fn int_symbol(k: u32) -> String {
+pub(crate) fn int_symbol(k: u32) -> String {
     format!("argv{k}")
 }
 
 /// SMT name of the choice `argv[k] == lit` (quoted symbol).
-pub fn choice_symbol(k: u32, lit: &str) -> String {
+pub(crate) fn choice_symbol(k: u32, lit: &str) -> String {
     let lit: String = lit
         .chars()
         .map(|c| {
@@ -138,7 +139,7 @@ pub fn choice_symbol(k: u32, lit: &str) -> String {
 
 /// SMT name of "`argv[k]` contains the character `c`" (quoted symbol; a character
 /// that cannot appear in one is named by its code).
-pub fn letter_symbol(k: u32, c: char) -> String {
+pub(crate) fn letter_symbol(k: u32, c: char) -> String {
     if c.is_ascii_alphanumeric() {
         format!("|argv{k} contains '{c}'|")
     } else {
@@ -147,18 +148,18 @@ pub fn letter_symbol(k: u32, c: char) -> String {
 }
 
 /// SMT name of the option-list position the i-th `getopt` call reads (32 bits).
-pub fn getopt_position_symbol(i: usize) -> String {
+pub(crate) fn getopt_position_symbol(i: usize) -> String {
     format!("goi{i}")
 }
 
 /// SMT name of the value the i-th `getopt` call returns (32 bits).
-pub fn getopt_value_symbol(i: usize) -> String {
+pub(crate) fn getopt_value_symbol(i: usize) -> String {
     format!("go{i}")
 }
 
 /// An option string's letters, each with whether it takes an argument (`c:`); the
 /// GNU mode prefixes (`+`, `-`) and the leading `:` are not letters.
-pub fn option_letters(optstring: &str) -> Vec<(char, bool)> {
+pub(crate) fn option_letters(optstring: &str) -> Vec<(char, bool)> {
     let body = optstring
         .trim_start_matches(['+', '-'])
         .trim_start_matches(':');
@@ -178,7 +179,7 @@ pub fn option_letters(optstring: &str) -> Vec<(char, bool)> {
 /// Every value `getopt` may return for `optstring`: a letter, `'?'` (an unknown
 /// option), `':'` (a missing argument, with a leading `:`), 1 (a non-option word, GNU
 /// `-` mode) or -1 (no more options).
-pub fn getopt_returns(optstring: &str) -> Vec<i64> {
+pub(crate) fn getopt_returns(optstring: &str) -> Vec<i64> {
     let mut out: Vec<i64> = option_letters(optstring)
         .iter()
         .map(|(c, _)| *c as i64)
@@ -198,7 +199,7 @@ pub fn getopt_returns(optstring: &str) -> Vec<i64> {
 
 impl Inputs {
     /// Registers one more `getopt` call with `optstring`; returns its index.
-    pub fn getopt_call(&mut self, optstring: &str) -> Result<usize> {
+    pub(crate) fn getopt_call(&mut self, optstring: &str) -> Result<usize> {
         if !self.args.is_empty() {
             return Err(AnalysisError::Unsupported(
                 "argv read both by getopt and directly: not supported yet".into(),
@@ -225,7 +226,7 @@ impl Inputs {
     }
 
     /// Registers an integer use of `argv[k]`.
-    pub fn int(&mut self, k: u32, width: u32) -> Result<String> {
+    pub(crate) fn int(&mut self, k: u32, width: u32) -> Result<String> {
         self.no_getopt(k)?;
         match self.args.entry(k).or_insert(ArgUse::Int(width)) {
             ArgUse::Int(w) if *w == width => Ok(int_symbol(k)),
@@ -234,7 +235,7 @@ impl Inputs {
     }
 
     /// Registers a comparison of `argv[k]` with `lit`.
-    pub fn choice(&mut self, k: u32, lit: &str) -> Result<String> {
+    pub(crate) fn choice(&mut self, k: u32, lit: &str) -> Result<String> {
         self.no_getopt(k)?;
         match self.args.entry(k).or_insert(ArgUse::Choice(Vec::new())) {
             ArgUse::Choice(lits) => {
@@ -250,7 +251,7 @@ impl Inputs {
     }
 
     /// Registers a search of `argv[k]` for the character `c`.
-    pub fn letter(&mut self, k: u32, c: char) -> Result<String> {
+    pub(crate) fn letter(&mut self, k: u32, c: char) -> Result<String> {
         self.no_getopt(k)?;
         match self.args.entry(k).or_insert(ArgUse::Letters(Vec::new())) {
             ArgUse::Letters(cs) => {
@@ -266,7 +267,7 @@ impl Inputs {
     }
 
     /// Registers one more nondet call; returns its index (symbols `nd<i>`, `ndi<i>`).
-    pub fn nondet_call(&mut self, ty: &str, width: u32) -> usize {
+    pub(crate) fn nondet_call(&mut self, ty: &str, width: u32) -> usize {
         self.nondet.push(NondetCall {
             ty: ty.to_string(),
             width,
@@ -275,7 +276,7 @@ impl Inputs {
     }
 
     /// Registers a named input read with `range` (when constant); returns its symbol.
-    pub fn named_input(&mut self, name: &str, range: Option<(i64, i64)>) -> Result<String> {
+    pub(crate) fn named_input(&mut self, name: &str, range: Option<(i64, i64)>) -> Result<String> {
         if name.is_empty()
             || !name
                 .chars()
@@ -295,7 +296,7 @@ impl Inputs {
 
     /// Adds every input `other` reads (the random baseline's input vector is the union
     /// over all sites). A conflicting use of one argument keeps the first.
-    pub fn merge(&mut self, other: &Inputs) {
+    pub(crate) fn merge(&mut self, other: &Inputs) {
         // The longest list of nondet calls any formula evaluates (by position).
         if other.nondet.len() > self.nondet.len() {
             self.nondet
@@ -324,7 +325,7 @@ impl Inputs {
     }
 
     /// Highest argv index read.
-    pub fn max_index(&self) -> u32 {
+    pub(crate) fn max_index(&self) -> u32 {
         self.args.keys().copied().max().unwrap_or(0)
     }
 
@@ -332,7 +333,7 @@ impl Inputs {
     /// The integer input values (argv integers, nondet values, named inputs) with
     /// their bit widths: what a user reads in a test, so what the solver is first asked
     /// to keep small.
-    pub fn integer_values(&self) -> Vec<(String, u32)> {
+    pub(crate) fn integer_values(&self) -> Vec<(String, u32)> {
         let mut out = Vec::new();
         for (k, u) in &self.args {
             if let ArgUse::Int(w) = u {
@@ -344,7 +345,7 @@ impl Inputs {
         out
     }
 
-    pub fn declarations(&self) -> Vec<(String, String)> {
+    pub(crate) fn declarations(&self) -> Vec<(String, String)> {
         let mut out = vec![("argc".to_string(), "(_ BitVec 32)".to_string())];
         for (k, u) in &self.args {
             match u {
@@ -375,7 +376,7 @@ impl Inputs {
 
     /// A model as a test: argv, the nondet list (positions no formula call reads are
     /// 0, as the runtime returns past the end; trailing zeros dropped) and named inputs.
-    pub fn to_test(&self, values: &BTreeMap<String, String>) -> TestValues {
+    pub(crate) fn to_test(&self, values: &BTreeMap<String, String>) -> TestValues {
         let bv = |name: &str| values.get(name).and_then(|v| parse_bv(v)).map(|(v, _)| v);
         let mut nondet: BTreeMap<u64, i128> = BTreeMap::new();
         for (i, call) in self.nondet.iter().enumerate() {
@@ -420,7 +421,7 @@ impl Inputs {
 
     /// Turns solver values (symbol → SMT literal text) into the argument vector
     /// `argv[1..argc-1]`.
-    pub fn to_args(&self, values: &BTreeMap<String, String>) -> Vec<String> {
+    pub(crate) fn to_args(&self, values: &BTreeMap<String, String>) -> Vec<String> {
         if let Some(optstring) = &self.getopt {
             return self.option_words(optstring, values);
         }
@@ -523,7 +524,7 @@ impl Inputs {
 }
 
 /// A string different from every literal.
-pub fn distinct_string(lits: &[String]) -> String {
+pub(crate) fn distinct_string(lits: &[String]) -> String {
     let mut s = "x".to_string();
     while lits.contains(&s) {
         s.push('x');
@@ -532,7 +533,7 @@ pub fn distinct_string(lits: &[String]) -> String {
 }
 
 /// Parses `#x…` / `#b…` / `(_ bvN W)` into (value, width).
-pub fn parse_bv(text: &str) -> Option<(u64, u32)> {
+pub(crate) fn parse_bv(text: &str) -> Option<(u64, u32)> {
     let t = text.trim();
     if let Some(h) = t.strip_prefix("#x") {
         return Some((u64::from_str_radix(h, 16).ok()?, 4 * h.len() as u32));
@@ -548,7 +549,7 @@ pub fn parse_bv(text: &str) -> Option<(u64, u32)> {
 }
 
 /// Two's-complement interpretation of the low `w` bits.
-pub fn signed(v: u64, w: u32) -> i64 {
+pub(crate) fn signed(v: u64, w: u32) -> i64 {
     if w == 0 || w >= 64 {
         return v as i64;
     }

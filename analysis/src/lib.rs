@@ -9,9 +9,12 @@
 //! [`random`] is the baseline: random inputs over the same input vector, confirmed the
 //! same way.
 
+// The CLI and tests read this crate's public items: each says what it is for.
+#![warn(missing_docs)]
+
 pub mod budget;
 mod effects;
-pub mod error;
+mod error;
 pub mod inputs;
 mod ir;
 pub mod random;
@@ -20,7 +23,7 @@ mod sharing;
 pub mod smt;
 pub mod suite;
 pub mod testcomp;
-pub mod wp;
+mod wp;
 
 pub use error::AnalysisError;
 use error::Result;
@@ -66,7 +69,7 @@ impl Default for Options {
 /// Rounds of refinement: a candidate that does not reach its site when run (or whose
 /// run is not a usable test) is blocked and the solver asked for another input, at
 /// most this many times per site.
-pub const REFINE_ROUNDS: u32 = 3;
+pub(crate) const REFINE_ROUNDS: u32 = 3;
 
 /// Copies of a loop body kept, each with its own exit test, for loops `prepare` cannot
 /// unroll fully (a trip count read from the inputs, or above the bound). Paths leaving
@@ -160,7 +163,7 @@ pub fn analyse(
 
 /// The inputs the design reads on the way to any site (the union over every site's
 /// formula), without solving: the input vector the random baseline draws over.
-pub fn input_vector(bitcode: &Path, options: &Options) -> Result<inputs::Inputs> {
+pub(crate) fn input_vector(bitcode: &Path, options: &Options) -> Result<inputs::Inputs> {
     let module = ir::Module::load(bitcode)?;
     let facts = wp::ModuleFacts::new(&module);
     let builder = easy_smt::ContextBuilder::new()
@@ -178,16 +181,23 @@ pub fn input_vector(bitcode: &Path, options: &Options) -> Result<inputs::Inputs>
 
 /// The outcome of `syncmut gen`.
 pub struct Generation {
+    /// The metamutant's sites and mutants.
     pub catalogue: syncmut_mutator::Catalogue,
+    /// What the analysis concluded for each site.
     pub sites: Vec<SiteResult>,
+    /// The confirmed tests kept.
     pub suite: suite::Suite,
+    /// Where the tests were written (`tests.json`).
     pub tests_file: PathBuf,
 }
 
 /// The outcome of `syncmut gen --gen random`.
 pub struct RandomGeneration {
+    /// The metamutant's sites and mutants.
     pub catalogue: syncmut_mutator::Catalogue,
+    /// The random baseline's suite and draws.
     pub baseline: random::RandomSuite,
+    /// Where the tests were written (`tests.json`).
     pub tests_file: PathBuf,
 }
 

@@ -26,16 +26,18 @@ pub const MAX_BITS: u32 = 16;
 /// The baseline's suite and what was drawn.
 #[derive(Debug, Clone)]
 pub struct RandomSuite {
+    /// The confirmed tests kept.
     pub suite: Suite,
     /// Draws made (the budget); identical draws run once.
     pub draws: usize,
+    /// The seed the draws came from.
     pub seed: u64,
     /// The input symbols drawn over (SMT names, e.g. `argv1`).
     pub symbols: Vec<String>,
 }
 
 /// One random input vector, as argv[1..].
-pub fn draw(inputs: &Inputs, rng: &mut fastrand::Rng) -> Vec<String> {
+pub(crate) fn draw(inputs: &Inputs, rng: &mut fastrand::Rng) -> Vec<String> {
     let mut model = BTreeMap::new();
     for (name, sort) in inputs.declarations() {
         let value = if name == "argc" {
@@ -58,7 +60,7 @@ pub fn draw(inputs: &Inputs, rng: &mut fastrand::Rng) -> Vec<String> {
 /// One random test: argv as [`draw`], a value for each nondet call position the
 /// formulas read (typed like the call), and each named input within its constant
 /// range (log-uniform without one).
-pub fn draw_values(inputs: &Inputs, rng: &mut fastrand::Rng) -> TestValues {
+pub(crate) fn draw_values(inputs: &Inputs, rng: &mut fastrand::Rng) -> TestValues {
     let args = draw(inputs, rng);
     let nondet = inputs
         .nondet
@@ -113,7 +115,7 @@ fn bv_literal(v: u64, width: u32) -> String {
 
 /// Draws `budget` input vectors with `seed`, runs each distinct one on the metamutant
 /// with tracing and keeps a greedy cover of every site reached.
-pub fn run(
+pub(crate) fn run(
     inputs: &Inputs,
     metamutant: &Path,
     pthread: bool,
@@ -153,7 +155,6 @@ pub fn run(
             args,
             nondet,
             inputs,
-            targets: BTreeSet::new(),
             reached: run.reached,
             ..Confirmed::default()
         });

@@ -24,19 +24,31 @@ pub enum Reachability {
     /// The solver found inputs; `args` is argv[1..], `nondet` the values of
     /// `__VERIFIER_nondet_*` calls in call order, `inputs` the named inputs.
     TestFound {
+        /// argv[1..].
         args: Vec<String>,
+        /// Values of the `__VERIFIER_nondet_*` calls, in call order.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         nondet: Vec<i128>,
+        /// Values of the named inputs.
         #[serde(skip_serializing_if = "BTreeMap::is_empty")]
         inputs: BTreeMap<String, i64>,
     },
     /// Reached by a test the user gave (`run`), run before the analysis: generation
     /// needs no test for it.
-    ReachedByGiven { test: String },
+    ReachedByGiven {
+        /// The given test's name.
+        test: String,
+    },
     /// Unsat with every path modelled.
-    Unreachable { reason: String },
+    Unreachable {
+        /// Why no input reaches the site.
+        reason: String,
+    },
     /// Not decided, with the reason.
-    Unknown { reason: String },
+    Unknown {
+        /// Why it was not decided.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for Reachability {
@@ -73,14 +85,18 @@ impl std::fmt::Display for Reachability {
 /// The result for one site.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct SiteResult {
+    /// The site's number in the catalogue.
     pub index: u32,
+    /// Whether it is reachable.
     pub verdict: Reachability,
+    /// Over-approximations the formula made and other remarks for the user.
     pub notes: Vec<String>,
+    /// What the formula assumes about the schedule.
     pub schedule: Vec<String>,
     /// Formula build + solve time in milliseconds (fractional: most sites take less
     /// than one).
     pub millis: f64,
-    pub formula: Option<PathBuf>,
+    pub(crate) formula: Option<PathBuf>,
     /// The model behind a `TestFound` verdict, for refinement.
     #[serde(skip)]
     pub(crate) found: Option<Found>,
@@ -224,7 +240,7 @@ pub(crate) struct Sites<'a, 'm> {
     facts: &'m wp::ModuleFacts<'m>,
     session: &'a mut smt::Session,
     options: &'a Options,
-    pub files: FormulaFiles,
+    pub(crate) files: FormulaFiles,
     /// When the whole generation's analysis time is spent.
     deadline: Instant,
 }
@@ -239,7 +255,7 @@ enum Variant {
 
 impl<'a, 'm> Sites<'a, 'm> {
     /// A generation's site loop; its time budget starts now.
-    pub fn new(
+    pub(crate) fn new(
         module: &'m ir::Module,
         facts: &'m wp::ModuleFacts<'m>,
         session: &'a mut smt::Session,
@@ -259,7 +275,7 @@ impl<'a, 'm> Sites<'a, 'm> {
     /// progress (the catalogue's `file:line call`), one per site.
     /// Sites in `reached` were reached by a run made before the analysis, and get no
     /// formula.
-    pub fn analyse_all(
+    pub(crate) fn analyse_all(
         &mut self,
         labels: &[String],
         reached: &BTreeMap<u32, PriorRun>,
@@ -288,7 +304,7 @@ impl<'a, 'm> Sites<'a, 'm> {
     }
 
     /// Labels for sites without a catalogue: the first call of each and its place.
-    pub fn labels(&self, site_count: u32) -> Vec<String> {
+    pub(crate) fn labels(&self, site_count: u32) -> Vec<String> {
         let sites = self.facts.effects.sites();
         (0..site_count)
             .map(|index| {
@@ -534,7 +550,7 @@ impl<'a, 'm> Sites<'a, 'm> {
     /// site's formula with every model tried so far for it (`blocked`, to which `r`'s
     /// is added) excluded, solved again. None when the solver finds no other input, the
     /// formula cannot be built, or the generation's time is spent.
-    pub fn refine(
+    pub(crate) fn refine(
         &mut self,
         r: &SiteResult,
         blocked: &mut HashMap<u32, Vec<BTreeMap<String, String>>>,

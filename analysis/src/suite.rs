@@ -13,6 +13,7 @@ use syncmut_runtime::{trace, Invocation};
 /// A candidate test and the sites its execution reached.
 #[derive(Debug, Clone, Default)]
 pub struct Confirmed {
+    /// argv[1..] of the test.
     pub args: Vec<String>,
     /// `__VERIFIER_nondet_*` values in call order, as generated.
     pub nondet: Vec<i128>,
@@ -21,8 +22,6 @@ pub struct Confirmed {
     /// What the confirming run consumed, in call order: (kind, type or name, value)
     /// from the runtime's input log (docs/inputs.md); the Test-Comp test case is this.
     pub consumed: Vec<(String, String, String)>,
-    /// Sites the analysis generated this test for.
-    pub targets: BTreeSet<u32>,
     /// Sites found in the execution trace.
     pub reached: BTreeSet<u32>,
 }
@@ -30,6 +29,7 @@ pub struct Confirmed {
 /// The suite and its measurements.
 #[derive(Debug, Clone)]
 pub struct Suite {
+    /// The tests kept, each confirmed by its run.
     pub tests: Vec<Confirmed>,
     /// Sites with a test found by the solver (random baseline: sites some run reached).
     pub reachable: BTreeSet<u32>,
@@ -70,36 +70,18 @@ pub struct Run {
     pub unusable: Option<String>,
 }
 
-/// Runs each distinct candidate on `metamutant` with tracing; keeps a greedy cover.
-pub fn build(
-    results: &[SiteResult],
-    metamutant: &Path,
-    pthread: bool,
-    scratch: &Path,
-) -> std::io::Result<Suite> {
-    build_refined(
-        &mut results.to_vec(),
-        metamutant,
-        pthread,
-        scratch,
-        None,
-        0,
-        |_| None,
-    )
-}
-
 /// A run made before any analysis: the design's default invocation (no arguments, no
 /// inputs). The sites it reaches need no formula, and it is the first test kept.
 #[derive(Debug, Clone)]
-pub struct Seed {
-    pub run: Run,
+pub(crate) struct Seed {
+    pub(crate) run: Run,
     /// Its input log ([`Confirmed::consumed`]).
     pub consumed: Vec<(String, String, String)>,
 }
 
 impl Seed {
     /// Runs the default invocation on `metamutant` (traces in `scratch`).
-    pub fn run(metamutant: &Path, pthread: bool, scratch: &Path) -> std::io::Result<Seed> {
+    pub(crate) fn run(metamutant: &Path, pthread: bool, scratch: &Path) -> std::io::Result<Seed> {
         let trace_path = scratch.join(trace::binary_name("default"));
         let log_path = scratch.join("default.inputs");
         let run = run_candidate(
@@ -116,15 +98,14 @@ impl Seed {
     }
 
     /// The sites a usable default run reached (none when the run is not usable).
-    pub fn reached(&self) -> BTreeSet<u32> {
+    pub(crate) fn reached(&self) -> BTreeSet<u32> {
         self.test().map(|t| t.reached.clone()).unwrap_or_default()
     }
 
     /// The run as a kept test, when it is usable and reached a site.
-    pub fn test(&self) -> Option<Confirmed> {
+    pub(crate) fn test(&self) -> Option<Confirmed> {
         (self.run.unusable.is_none() && !self.run.reached.is_empty()).then(|| Confirmed {
             consumed: self.consumed.clone(),
-            targets: self.run.reached.clone(),
             reached: self.run.reached.clone(),
             ..Confirmed::default()
         })
@@ -136,7 +117,7 @@ impl Seed {
 /// asked with the inputs tried so far excluded), which replaces its result (with a
 /// note) and runs in the next round. The cover is over every run, `seed`'s included
 /// (its inputs are not run again).
-pub fn build_refined(
+pub(crate) fn build_refined(
     results: &mut [SiteResult],
     metamutant: &Path,
     pthread: bool,
@@ -184,7 +165,7 @@ pub fn build_refined(
             }
         }
         reachable.extend(candidates.values().flatten().copied());
-        for (values, targets) in candidates {
+        for values in candidates.into_keys() {
             if !tried.insert(values.clone()) {
                 continue;
             }
@@ -207,7 +188,6 @@ pub fn build_refined(
                 nondet,
                 inputs,
                 consumed,
-                targets,
                 reached: run.reached,
             });
         }
@@ -254,11 +234,11 @@ pub fn build_refined(
     })
 }
 
-/// Time a confirming run may take; the same as [`execute_with`] gives.
+/// Time a confirming run may take.
 const CONFIRM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Runs a candidate on the metamutant with tracing (pthread: under the default
-/// schedule), like [`execute_with`], and says whether the run is a usable test.
+/// schedule) and says whether the run is a usable test.
 pub fn run_candidate(
     metamutant: &Path,
     values: &TestValues,
@@ -276,7 +256,7 @@ pub fn run_candidate(
 
 /// Runs a test the user gave (its arguments, inputs and setting: files, environment,
 /// stdin, simulated-time bound) as [`run_candidate`] runs a candidate.
-pub fn run_given(
+pub(crate) fn run_given(
     metamutant: &Path,
     test: &TestCase,
     pthread: bool,
@@ -353,37 +333,13 @@ fn unusable(execution: &Execution) -> Option<String> {
     }
 }
 
-/// Runs `args` on the metamutant with tracing (pthread: under the default schedule)
-/// and returns the sites its trace shows.
-pub fn execute(
-    metamutant: &Path,
-    args: &[String],
-    pthread: bool,
-    trace_path: &Path,
-) -> std::io::Result<BTreeSet<u32>> {
-    let values = TestValues {
-        args: args.to_vec(),
-        ..TestValues::default()
-    };
-    execute_with(metamutant, &values, pthread, trace_path, None)
-}
-
-/// [`execute`] with input values (nondet list, named inputs) and, if `log` is given,
-/// the runtime's input log written there.
-pub fn execute_with(
-    metamutant: &Path,
-    values: &TestValues,
-    pthread: bool,
-    trace_path: &Path,
-    log: Option<&Path>,
-) -> std::io::Result<BTreeSet<u32>> {
-    Ok(run_candidate(metamutant, values, pthread, trace_path, log)?.reached)
-}
-
 /// Greedy set cover of the sites in `among` that the runs reached: the fewest runs
 /// (ties: the earliest) that together reach all of them. Returns the kept runs and the
 /// sites covered.
-pub fn cover(mut runs: Vec<Confirmed>, among: &BTreeSet<u32>) -> (Vec<Confirmed>, BTreeSet<u32>) {
+pub(crate) fn cover(
+    mut runs: Vec<Confirmed>,
+    among: &BTreeSet<u32>,
+) -> (Vec<Confirmed>, BTreeSet<u32>) {
     let mut uncovered: BTreeSet<u32> = runs
         .iter()
         .flat_map(|r| r.reached.iter().copied())
@@ -463,13 +419,13 @@ fn names_of(tests: &[Confirmed], prefix: &str) -> Vec<String> {
 
 /// Writes `{"tests":[{"name":..,"args":[..],"nondet":[..],"inputs":{..}}]}`; names
 /// start with `prefix`.
-pub fn write(suite: &Suite, prefix: &str, path: &Path) -> std::io::Result<()> {
+pub(crate) fn write(suite: &Suite, prefix: &str, path: &Path) -> std::io::Result<()> {
     write_tests(&suite.tests, prefix, path)
 }
 
 /// [`write`] for tests not yet made a suite (the seed run's, written before the
 /// analysis so that an interrupted generation keeps it).
-pub fn write_tests(tests: &[Confirmed], prefix: &str, path: &Path) -> std::io::Result<()> {
+pub(crate) fn write_tests(tests: &[Confirmed], prefix: &str, path: &Path) -> std::io::Result<()> {
     let tests: Vec<TestCase> = tests
         .iter()
         .zip(names_of(tests, prefix))

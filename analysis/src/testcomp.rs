@@ -22,15 +22,15 @@ const METADATA_DOCTYPE: &str = r#"test-metadata PUBLIC "+//IDN sosy-lab.org//DTD
 const SPECIFICATION: &str = "COVER( init(main()), FQL(COVER EDGES(@DECISIONEDGE)) )";
 
 /// What the metadata says about the program.
-pub struct Program<'a> {
+pub(crate) struct Program<'a> {
     /// The program's source file (its SHA-256 is the `programhash`).
-    pub file: &'a Path,
+    pub(crate) file: &'a Path,
     /// `main` or `sc_main`.
-    pub entry: &'a str,
+    pub(crate) entry: &'a str,
 }
 
 /// The C type of a `__VERIFIER_nondet_<suffix>` function's result.
-pub fn c_type(suffix: &str) -> String {
+pub(crate) fn c_type(suffix: &str) -> String {
     match suffix {
         "bool" => "_Bool",
         "uchar" | "u8" => "unsigned char",
@@ -46,7 +46,7 @@ pub fn c_type(suffix: &str) -> String {
 }
 
 /// One test case as Test-Comp XML.
-pub fn testcase(test: &Confirmed) -> std::io::Result<Vec<u8>> {
+pub(crate) fn testcase(test: &Confirmed) -> std::io::Result<Vec<u8>> {
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     w.write_event(Event::Decl(BytesDecl::new(
         "1.0",
@@ -87,7 +87,7 @@ pub fn testcase(test: &Confirmed) -> std::io::Result<Vec<u8>> {
 }
 
 /// `metadata.xml` for the program.
-pub fn metadata(program: &Program<'_>, creation_time: &str) -> std::io::Result<Vec<u8>> {
+pub(crate) fn metadata(program: &Program<'_>, creation_time: &str) -> std::io::Result<Vec<u8>> {
     let source = std::fs::read(program.file)?;
     let hash: String = Sha256::digest(&source)
         .iter()
@@ -131,7 +131,7 @@ pub fn metadata(program: &Program<'_>, creation_time: &str) -> std::io::Result<V
 
 /// Writes `dir/<name>.xml` for every test and `dir/metadata.xml` (each atomically);
 /// returns the test case files.
-pub fn write(
+pub(crate) fn write(
     tests: &[Confirmed],
     names: &[String],
     program: &Program<'_>,

@@ -12,7 +12,7 @@ use crate::operator::Operator;
 use serde::{Deserialize, Serialize};
 
 /// Format version of `mutants.json`; bumped on incompatible changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
 /// One rewritten synchronization call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,11 +27,14 @@ pub struct Site {
     pub callee: String,
     /// Runtime wrapper the call was rewritten to.
     pub wrapper: String,
+    /// The threading model of the call's API.
     pub family: Family,
     /// Source file: relative to the catalogue's `root` when under it (debug info's
     /// absolute path otherwise).
     pub file: String,
+    /// Source line of the call.
     pub line: u32,
+    /// Source column of the call.
     pub col: u32,
     /// The call as written in the source, e.g. `wait(e)`.
     pub call: String,
@@ -62,6 +65,7 @@ pub struct Site {
 pub struct Mutant {
     /// Stable id, e.g. `top::t1#1:remove`.
     pub id: String,
+    /// The mutation applied to the sites.
     pub operator: Operator,
     /// Human description, e.g. `remove wait(e)`.
     pub description: String,
@@ -69,8 +73,11 @@ pub struct Mutant {
     pub sites: Vec<u32>,
     /// Location of the first site, repeated for readers of the JSON.
     pub function: String,
+    /// Source file of the first site.
     pub file: String,
+    /// Source line of the first site.
     pub line: u32,
+    /// Source column of the first site.
     pub col: u32,
     /// Original call text of the first site.
     pub call: String,
@@ -94,11 +101,14 @@ impl Mutant {
 /// Every site and mutant of a design.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Catalogue {
+    /// Version of the `mutants.json` format it was written in.
     pub format_version: u32,
     /// The design's threading model: `systemc` when it defines `sc_main` (then the
     /// metamutant links the SystemC kernel), `pthread` otherwise.
     pub kind: Family,
+    /// Every rewritten call of the design.
     pub sites: Vec<Site>,
+    /// Every mutant of those calls.
     pub mutants: Vec<Mutant>,
     /// Which operations the metamutant was built to interleave (`--interleave`); kept
     /// so `--resume` rebuilds the same metamutant. Omitted when `sync` (the default).

@@ -48,13 +48,12 @@ struct Unit {
 /// directory holding the database and every unit's source).
 #[derive(Debug, Clone)]
 pub struct Program {
-    pub inputs: Vec<Input>,
+    pub(crate) inputs: Vec<Input>,
+    /// `-l`, `-L`, `-Wl,` flags and library files of the executable's link.
     pub link_flags: Vec<String>,
-    pub root: PathBuf,
-    /// The CMake target chosen, if any.
-    pub target: Option<String>,
+    pub(crate) root: PathBuf,
     /// Flags the allowlist dropped ([`crate::flags`]), one warning each.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// Reads `db` and picks the units of one executable (`target`, or the only one).
@@ -193,7 +192,6 @@ pub fn program(db: &Path, target: Option<&str>) -> Result<Program> {
         inputs,
         link_flags,
         root,
-        target: chosen,
         notes,
     })
 }

@@ -188,8 +188,11 @@ impl DebugTypes {
 /// in `syncmut_runtime::tables::kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValueKind {
+    /// A signed integer.
     Signed = kind::SIGNED as isize,
+    /// An unsigned integer.
     Unsigned = kind::UNSIGNED as isize,
+    /// A boolean.
     Bool = kind::BOOL as isize,
     /// `"null"` / `"non-null"`.
     Pointer = kind::POINTER as isize,

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 /// Source-language of one input file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputKind {
+    /// C (`.c`), compiled with clang-16.
     C,
+    /// C++ (`.cc`, `.cpp`, `.cxx`, `.C`, `.c++`), compiled with clang++-16.
     Cxx,
     /// LLVM bitcode (`.bc`) or textual IR (`.ll`).
     Llvm,
@@ -17,7 +19,9 @@ pub enum InputKind {
 /// One input file with its kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Input {
+    /// The file, as the user named it.
     pub path: PathBuf,
+    /// How it is turned into bitcode.
     pub kind: InputKind,
     /// Its own compile flags (a compile database's unit), before the design's.
     pub flags: Vec<String>,
@@ -40,6 +44,7 @@ impl Input {
 /// The files that make up a design and the flags to build them with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Design {
+    /// The sources or LLVM modules to compile and link.
     pub inputs: Vec<Input>,
     /// Flags after `--`: compile flags go to every compile; `-l`, `-L` and `-Wl,` flags
     /// go to the link only.
@@ -144,22 +149,13 @@ impl Design {
         self
     }
 
-    /// A short name for the design: the directory or first file's stem.
-    pub fn name(&self) -> String {
-        self.inputs
-            .first()
-            .and_then(|i| i.path.file_stem())
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "design".to_string())
-    }
-
     /// Flags for compiling (everything but link-only flags).
-    pub fn compile_flags(&self) -> impl Iterator<Item = &String> {
+    pub(crate) fn compile_flags(&self) -> impl Iterator<Item = &String> {
         self.flags.iter().filter(|f| !is_link_flag(f))
     }
 
     /// Flags for linking (`-l`, `-L`, `-Wl,`).
-    pub fn link_flags(&self) -> impl Iterator<Item = &String> {
+    pub(crate) fn link_flags(&self) -> impl Iterator<Item = &String> {
         self.flags.iter().filter(|f| is_link_flag(f))
     }
 }
@@ -219,7 +215,7 @@ pub fn absolute(path: &Path) -> PathBuf {
 
 /// The deepest directory that holds every one of `dirs` (each made absolute); `/` when
 /// they share nothing else, the working directory when there are none.
-pub fn common_root(dirs: impl IntoIterator<Item = PathBuf>) -> PathBuf {
+pub(crate) fn common_root(dirs: impl IntoIterator<Item = PathBuf>) -> PathBuf {
     let mut root: Option<PathBuf> = None;
     for dir in dirs {
         let dir = absolute(&dir);
@@ -238,7 +234,7 @@ pub fn common_root(dirs: impl IntoIterator<Item = PathBuf>) -> PathBuf {
 
 /// Paths cross into clang, llvm-link and LLVM's C API as text: refuse, naming it, a
 /// path that is not UTF-8 rather than fail later with a mangled name.
-pub fn utf8(path: &Path) -> Result<&str> {
+pub(crate) fn utf8(path: &Path) -> Result<&str> {
     path.to_str()
         .ok_or_else(|| MutatorError::NonUtf8Path(path.to_path_buf()))
 }
@@ -251,7 +247,7 @@ fn is_link_flag(flag: &str) -> bool {
 }
 
 /// How many translation units are compiled at once.
-pub fn default_jobs() -> usize {
+pub(crate) fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 

@@ -18,54 +18,124 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Effect {
     /// Takes the lock `lock` (pthread mutex, rwlock or spinlock, `sc_mutex`).
-    Lock { lock: u32, blocking: Blocking },
+    Lock {
+        /// Argument position of the lock.
+        lock: u32,
+        /// Whether the call waits for the lock.
+        blocking: Blocking,
+    },
     /// Releases the lock `lock`.
-    Unlock { lock: u32 },
+    Unlock {
+        /// Argument position of the lock.
+        lock: u32,
+    },
     /// Decrements the semaphore `semaphore`, waiting while it is zero as `blocking` says.
-    SemaphoreWait { semaphore: u32, blocking: Blocking },
+    SemaphoreWait {
+        /// Argument position of the semaphore.
+        semaphore: u32,
+        /// Whether the call waits while the count is zero.
+        blocking: Blocking,
+    },
     /// Increments the semaphore `semaphore`.
-    SemaphorePost { semaphore: u32 },
+    SemaphorePost {
+        /// Argument position of the semaphore.
+        semaphore: u32,
+    },
     /// Releases `mutex`, waits for a signal of `cond` (or, `timed`, a deadline) and
     /// takes `mutex` again.
-    CondWait { cond: u32, mutex: u32, timed: bool },
+    CondWait {
+        /// Argument position of the condition variable.
+        cond: u32,
+        /// Argument position of the mutex.
+        mutex: u32,
+        /// Whether the wait also ends at a deadline.
+        timed: bool,
+    },
     /// Wakes one waiter of `cond`, or all of them (`all`).
-    CondSignal { cond: u32, all: bool },
+    CondSignal {
+        /// Argument position of the condition variable.
+        cond: u32,
+        /// Whether every waiter wakes (a broadcast).
+        all: bool,
+    },
     /// Sets up the barrier or semaphore `object` with the number of parties or tokens
     /// `count`. Not a scheduling point: no other thread can reach the object yet.
-    Initialize { object: u32, count: u32 },
+    Initialize {
+        /// Argument position of the barrier or semaphore.
+        object: u32,
+        /// Argument position of the number of parties or tokens.
+        count: u32,
+    },
     /// Waits until every party has reached `barrier`.
-    Barrier { barrier: u32 },
+    Barrier {
+        /// Argument position of the barrier.
+        barrier: u32,
+    },
     /// Counts the caller in at the barrier or latch `barrier` without waiting
     /// (`std::barrier::arrive`, `arrive_and_drop`).
-    Arrive { barrier: u32 },
+    Arrive {
+        /// Argument position of the barrier or latch.
+        barrier: u32,
+    },
     /// Waits until the atomic `object` no longer holds the value it had (C++20
     /// `std::atomic<T>::wait`, and the futex wait every C++20 primitive blocks in).
-    AtomicWait { object: u32 },
+    AtomicWait {
+        /// Argument position of the atomic.
+        object: u32,
+    },
     /// Wakes the waiters of the atomic `object` (`std::atomic<T>::notify_one`/`notify_all`,
     /// the wake-up of `std::latch::count_down`, the futex wake underneath).
-    AtomicNotify { object: u32 },
+    AtomicNotify {
+        /// Argument position of the atomic.
+        object: u32,
+    },
     /// Lets other threads run (the spin loop of a C++20 wait).
     Yield,
     /// Waits for the thread `thread` to end.
-    Join { thread: u32 },
+    Join {
+        /// Argument position of the thread.
+        thread: u32,
+    },
     /// Starts a thread that runs the function `routine` with the argument `data`.
-    CreateThread { routine: u32, data: u32 },
+    CreateThread {
+        /// Argument position of the start routine.
+        routine: u32,
+        /// Argument position of the routine's argument.
+        data: u32,
+    },
     /// Ends the calling thread.
     ExitThread,
     /// SystemC `wait(…)`: the calling thread process yields until `until`.
-    Wait { until: Until },
+    Wait {
+        /// What the process waits for.
+        until: Until,
+    },
     /// SystemC `next_trigger(…)`: sets when the calling method process runs next; it
     /// does not yield.
-    NextTrigger { until: Until },
+    NextTrigger {
+        /// What triggers the process next.
+        until: Until,
+    },
     /// Notifies the event `event`, `when`.
-    Notify { event: u32, when: When },
+    Notify {
+        /// Argument position of the event.
+        event: u32,
+        /// When the event triggers.
+        when: When,
+    },
     /// Cancels the pending notification of the event `event`.
-    Cancel { event: u32 },
+    Cancel {
+        /// Argument position of the event.
+        event: u32,
+    },
     /// Reads from or writes to the `sc_fifo` (or fifo port) `fifo`; a non-`blocking`
     /// access fails instead of waiting.
     Fifo {
+        /// Argument position of the fifo.
         fifo: u32,
+        /// Whether the call reads or writes.
         access: Access,
+        /// Whether the call waits for data or room.
         blocking: bool,
     },
     /// Registers a SystemC process (`SC_THREAD`, `SC_CTHREAD`, `SC_METHOD`) of the module under
@@ -97,13 +167,24 @@ pub enum Until {
     /// The process's static sensitivity (`wait()`, `wait(n)`).
     Static,
     /// The event `event`.
-    Event { event: u32 },
+    Event {
+        /// Argument position of the event.
+        event: u32,
+    },
     /// Any (`all` false) or all events of the list `list`.
-    Events { list: u32, all: bool },
+    Events {
+        /// Argument position of the event list.
+        list: u32,
+        /// Whether every event of the list must trigger (an and-list).
+        all: bool,
+    },
     /// A time.
     Time,
     /// A time, or earlier the event or event list `events`.
-    TimeOrEvents { events: u32 },
+    TimeOrEvents {
+        /// Argument position of the event or event list.
+        events: u32,
+    },
 }
 
 impl Until {
@@ -139,7 +220,9 @@ pub enum When {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Access {
+    /// The call reads (`read`, `nb_read`).
     Read,
+    /// The call writes (`write`, `nb_write`).
     Write,
 }
 
@@ -161,7 +244,9 @@ impl Effect {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Family {
+    /// POSIX threads, C11 threads and the C++ standard library's threads.
     Pthread,
+    /// SystemC processes; the design links the SystemC kernel.
     Systemc,
 }
 

@@ -21,11 +21,11 @@ use inkwell::values::GlobalValue;
 use inkwell::AddressSpace;
 use std::collections::BTreeMap;
 
-pub const GLOBAL_COUNT_SYMBOL: &str = "syncmut_global_count";
-pub const GLOBAL_TABLE_SYMBOL: &str = "syncmut_globals";
+pub(crate) const GLOBAL_COUNT_SYMBOL: &str = "syncmut_global_count";
+pub(crate) const GLOBAL_TABLE_SYMBOL: &str = "syncmut_globals";
 
 /// At most this many globals are recorded (the runtime's snapshot has room for this many).
-pub const MAX_GLOBALS: usize = syncmut_runtime::tables::MAX_GLOBALS;
+pub(crate) const MAX_GLOBALS: usize = syncmut_runtime::tables::MAX_GLOBALS;
 
 /// How the runtime prints a global's value (the `kind` field of the table).
 pub use crate::debug_types::ValueKind as GlobalKind;
@@ -34,10 +34,13 @@ pub use crate::debug_types::ValueKind as GlobalKind;
 /// enumerators (raw value, name).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Global {
+    /// Source name of the variable.
     pub name: String,
+    /// Size in bytes.
     pub size: u32,
+    /// How the runtime prints its value.
     pub kind: GlobalKind,
-    pub enumerators: Vec<(u64, String)>,
+    pub(crate) enumerators: Vec<(u64, String)>,
 }
 
 /// The kind a debug-info type name implies for an integer global.

@@ -23,10 +23,10 @@ use inkwell::AddressSpace;
 use serde::{Deserialize, Serialize};
 
 /// The runtime's entry point for one access: a scheduling point, then the race detector.
-pub const ACCESS_HOOK: &str = "syncmut_mem_access";
+pub(crate) const ACCESS_HOOK: &str = "syncmut_mem_access";
 /// The entry point of a metamutant built for race detection only (`run --races`): the
 /// race detector sees the access, which is no scheduling point.
-pub const OBSERVE_HOOK: &str = "syncmut_mem_observe";
+pub(crate) const OBSERVE_HOOK: &str = "syncmut_mem_observe";
 /// Bits of the hook's second argument (runtime-lib/src/races.h).
 const FLAG_WRITE: u64 = 1;
 const FLAG_ATOMIC: u64 = 2;
@@ -44,6 +44,7 @@ pub enum Interleave {
 }
 
 impl Interleave {
+    /// Whether this is `sync`, the default (the catalogue then omits it).
     pub fn is_sync(&self) -> bool {
         *self == Interleave::Sync
     }
@@ -70,13 +71,17 @@ impl std::fmt::Display for Interleave {
 /// files), so counterexamples can say where each memory step was.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryAccess {
+    /// The runtime's number of the access (`m<index>` in schedule files).
     pub index: u32,
     /// Demangled name of the function it is in.
     pub function: String,
     /// Source position (empty file and 0 when the instruction has no debug location).
     pub file: String,
+    /// Source line (0 without debug location).
     pub line: u32,
+    /// Source column (0 without debug location).
     pub col: u32,
+    /// A store (a load otherwise).
     pub write: bool,
     /// An atomic instruction: synchronization for the race detector, never a race.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -108,7 +113,7 @@ pub(crate) fn may_be_shared(address: inkwell::values::BasicValueEnum<'_>) -> boo
 /// Inserts a call of `hook` ([`ACCESS_HOOK`] or [`OBSERVE_HOOK`]) before every possibly
 /// shared access in user code; returns them, numbered. Runs before the site rewrite, so
 /// hooks are never taken for sites.
-pub fn instrument<'ctx>(
+pub(crate) fn instrument<'ctx>(
     context: &'ctx Context,
     module: &Module<'ctx>,
     hook: &str,

@@ -17,8 +17,8 @@ use inkwell::values::{
 };
 use std::path::PathBuf;
 
-pub mod promote;
-pub mod virtual_calls;
+pub(crate) mod promote;
+pub(crate) mod virtual_calls;
 
 /// A source position taken from an instruction's `!dbg` attachment.
 #[derive(Debug, Clone, PartialEq, Eq)]

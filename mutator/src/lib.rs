@@ -5,19 +5,22 @@
 //! runtime-wrapper call, and [`metamutant`] ties them together and links the result.
 //! Only owned data ([`catalogue`]) leaves this crate.
 
+// The CLI and tests read this crate's public items: each says what it is for.
+#![warn(missing_docs)]
+
 pub mod api;
 mod atomic_functions;
 pub mod catalogue;
 pub mod compile_db;
 mod cxx_names;
-pub mod debug_types;
+mod debug_types;
 pub mod design;
 mod devirtualize;
-pub mod discover;
+mod discover;
 pub mod effect;
 mod equivalent;
-pub mod error;
-pub mod error_calls;
+mod error;
+mod error_calls;
 pub mod flags;
 mod found_site;
 pub mod globals;
@@ -25,14 +28,14 @@ mod gnu_inline;
 mod hooks;
 pub mod interleave;
 mod ir;
-pub mod members;
+mod members;
 pub mod metamutant;
-pub mod nondet_constants;
+mod nondet_constants;
 mod old_c;
-pub mod operator;
+mod operator;
 mod promote;
 mod regions;
-pub mod rewrite;
+mod rewrite;
 pub mod source;
 mod state_table;
 mod std_trampoline;
@@ -45,6 +48,5 @@ pub mod wrapped;
 
 pub use catalogue::{Catalogue, Mutant, Site};
 pub use design::Design;
-pub use effect::Effect;
 pub use error::MutatorError;
 pub use operator::Operator;

@@ -17,17 +17,22 @@ use std::path::{Path, PathBuf};
 
 /// File names inside a mutate output directory (documented in DESIGN.md).
 pub mod layout {
-    pub const DESIGN_BC: &str = "design.bc";
+    pub(crate) const DESIGN_BC: &str = "design.bc";
+    /// The rewritten design's bitcode.
     pub const METAMUTANT_BC: &str = "metamutant.bc";
+    /// The catalogue of sites and mutants.
     pub const CATALOGUE: &str = "mutants.json";
+    /// The uninstrumented design, linked as is.
     pub const ORIGINAL_EXE: &str = "original";
+    /// The metamutant, linked with the runtime library.
     pub const METAMUTANT_EXE: &str = "metamutant";
-    pub const BUILD_DIR: &str = "build";
+    pub(crate) const BUILD_DIR: &str = "build";
 }
 
 /// What `build` produced.
 #[derive(Debug, Clone)]
 pub struct Build {
+    /// The sites and mutants of the build.
     pub catalogue: Catalogue,
     /// Notes on what was not instrumented and why, for the user.
     pub warnings: Vec<String>,
@@ -41,7 +46,9 @@ pub struct Build {
 
 /// The catalogue of a design without building executables (`syncmut list`).
 pub struct Scan {
+    /// The sites and mutants the build would have.
     pub catalogue: Catalogue,
+    /// Notes on what would not be instrumented and why, for the user.
     pub warnings: Vec<String>,
     /// The global variables a trace's state snapshots would record.
     pub globals: Vec<Global>,

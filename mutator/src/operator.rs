@@ -44,15 +44,10 @@ macro_rules! operators {
 include!(concat!(env!("OUT_DIR"), "/operators.rs"));
 
 impl Operator {
-    /// Parses a slug back into an operator.
-    pub fn from_slug(slug: &str) -> Option<Operator> {
-        Operator::ALL.into_iter().find(|op| op.slug() == slug)
-    }
-
     /// The runtime's number for the operator: its 1-based position in the operator list
     /// (0 is "original"). Only the copy table of placed copies carries it; the test below
     /// keeps the runtime's enum in the same order.
-    pub fn number(self) -> u32 {
+    pub(crate) fn number(self) -> u32 {
         Operator::ALL
             .iter()
             .position(|op| *op == self)
@@ -61,7 +56,7 @@ impl Operator {
     }
 
     /// A human description of the mutation applied to `call` (the call's source text).
-    pub fn describe(self, call: &str) -> String {
+    pub(crate) fn describe(self, call: &str) -> String {
         self.description().replace("{call}", call)
     }
 }
@@ -81,12 +76,10 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for op in Operator::ALL {
             assert!(seen.insert(op.slug()), "duplicate slug {}", op.slug());
-            assert_eq!(Operator::from_slug(op.slug()), Some(op));
             // serde and slug must agree: the catalogue and the runtime use both.
             let json = serde_json::to_string(&op).unwrap();
             assert_eq!(json, format!("\"{}\"", op.slug()));
         }
-        assert_eq!(Operator::from_slug("no-such-operator"), None);
     }
 }
 

@@ -48,14 +48,14 @@ pub fn is_system_path(path: &Path) -> bool {
 
 /// Reads source lines on demand, once per file.
 #[derive(Default)]
-pub struct SourceCache {
+pub(crate) struct SourceCache {
     files: HashMap<PathBuf, Option<Vec<String>>>,
 }
 
 impl SourceCache {
     /// The call written at `line:col` (1-based), e.g. `e.notify()`, or a placeholder when
     /// the source is not available (bitcode given without its sources).
-    pub fn call_text(&mut self, path: &Path, line: u32, col: u32, fallback: &str) -> String {
+    pub(crate) fn call_text(&mut self, path: &Path, line: u32, col: u32, fallback: &str) -> String {
         // Read lossily: a comment in another encoding (Windows-1252 quotes in the
         // Accellera TLM examples) must not hide every call of the file.
         let lines = self.files.entry(path.to_path_buf()).or_insert_with(|| {

@@ -302,7 +302,7 @@ fn clang(
 /// `SYNCMUT_CACHE=0` turns the compile cache off (so does `syncmut --no-cache`).
 pub const CACHE_ENV: &str = "SYNCMUT_CACHE";
 /// The compile cache's directory; default `$XDG_CACHE_HOME/syncmut`, else `~/.cache/syncmut`.
-pub const CACHE_DIR_ENV: &str = "SYNCMUT_CACHE_DIR";
+pub(crate) const CACHE_DIR_ENV: &str = "SYNCMUT_CACHE_DIR";
 
 /// Format tag of an entry, first line of every entry file: a changed layout must miss.
 const ENTRY_TAG: &str = "syncmut-tu 2";

@@ -25,10 +25,10 @@ use inkwell::module::Module;
 use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue};
 use serde::{Deserialize, Serialize};
 
-pub use crate::user_gate::{OPERATORS, PTHREAD_GATE};
+pub(crate) use crate::user_gate::{OPERATORS, PTHREAD_GATE};
 
 /// The SystemC runtime's gate (systemc_wrappers.cpp), shared with fifo trampolines.
-pub const SYSTEMC_GATE: &str = crate::trampoline::GATE_SYMBOL;
+pub(crate) const SYSTEMC_GATE: &str = crate::trampoline::GATE_SYMBOL;
 
 /// One declared function: `[[sync]] function = "possess", acts_as = "lock", argument = 0`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,19 +47,26 @@ pub struct UserSync {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ActsAs {
+    /// Takes the object as a lock.
     Lock,
+    /// Releases the object as a lock.
     Unlock,
+    /// Waits on the object as a condition (its mutex hidden by the wrapper).
     Wait,
+    /// Wakes one waiter of the object.
     Signal,
+    /// Wakes every waiter of the object.
     Broadcast,
+    /// Waits for the thread the object names to end.
     Join,
+    /// Notifies the object as a SystemC event, at once.
     Notify,
 }
 
 impl ActsAs {
     /// What a call does, its object being argument `argument` (a wait's mutex is taken
     /// to be the same object: a wrapper hides it).
-    pub fn effect(self, argument: u32) -> Effect {
+    pub(crate) fn effect(self, argument: u32) -> Effect {
         match self {
             ActsAs::Lock => Effect::Lock {
                 lock: argument,
@@ -88,7 +95,7 @@ impl ActsAs {
     }
 
     /// The primitive a recognised call's effect stands for, for `list --suggest`.
-    pub fn of(effect: &Effect) -> Option<(ActsAs, u32)> {
+    pub(crate) fn of(effect: &Effect) -> Option<(ActsAs, u32)> {
         Some(match *effect {
             Effect::Lock { lock, .. } => (ActsAs::Lock, lock),
             Effect::Unlock { lock } => (ActsAs::Unlock, lock),
@@ -101,6 +108,7 @@ impl ActsAs {
         })
     }
 
+    /// The `acts_as` spelling of `syncmut.toml` (`lock`, `wait`, …).
     pub fn name(self) -> &'static str {
         match self {
             ActsAs::Lock => "lock",
@@ -116,7 +124,7 @@ impl ActsAs {
 
 /// Whether a function (its demangled name) is the declared one: the same name, or the
 /// same once the parameter list is dropped.
-pub fn declared<'a>(
+pub(crate) fn declared<'a>(
     declarations: &'a [UserSync],
     demangled: &str,
     without_parameters: &str,
@@ -127,7 +135,7 @@ pub fn declared<'a>(
 }
 
 /// Defines the trampoline `name` around `original` (see the module comment).
-pub fn define_trampoline<'ctx>(
+pub(crate) fn define_trampoline<'ctx>(
     context: &'ctx Context,
     module: &Module<'ctx>,
     name: &str,
@@ -176,13 +184,17 @@ pub fn define_trampoline<'ctx>(
 /// essentially one synchronization call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Suggestion {
+    /// Demangled name of the proposed function.
     pub function: String,
+    /// The primitive its call is.
     pub acts_as: ActsAs,
     /// The function's parameter the call's object comes from (0 when it cannot be told).
     pub argument: u32,
     /// The synchronization call inside, its file and line.
     pub call: String,
+    /// Source file of the call.
     pub file: String,
+    /// Source line of the call.
     pub line: u32,
 }
 
@@ -193,7 +205,7 @@ const SMALL_BODY: usize = 40;
 /// Proposes declarations: every function other than `main`/`sc_main` with exactly one
 /// synchronization site (one with operators, so not declared already) in a body of at
 /// most [`SMALL_BODY`] instructions.
-pub fn suggest(found: &[crate::found_site::FoundSite<'_>]) -> Vec<Suggestion> {
+pub(crate) fn suggest(found: &[crate::found_site::FoundSite<'_>]) -> Vec<Suggestion> {
     use std::collections::BTreeMap;
     let mut by_function: BTreeMap<String, Vec<&crate::found_site::FoundSite<'_>>> = BTreeMap::new();
     for f in found {

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Suffix of every record (and, before `.bc`, of the kept bitcode).
-pub const SUFFIX: &str = ".syncmut";
+pub(crate) const SUFFIX: &str = ".syncmut";
 
 /// One compiled unit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,7 +28,9 @@ pub struct Unit {
 /// One linked program.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Program {
+    /// Version of the record's format; a reader refuses another.
     pub format_version: u32,
+    /// The program's translation units, in link order.
     pub units: Vec<Unit>,
     /// `-l`, `-L`, `-Wl,` flags and library files of the link.
     pub link_flags: Vec<String>,

@@ -92,7 +92,7 @@ pub fn site_label(catalogue: &Catalogue, site: u32) -> String {
 
 /// The unified diff of original vs mutant traces with a header saying what was
 /// mutated, why it was killed and where the traces first diverge.
-pub fn render(
+pub(crate) fn render(
     catalogue: &Catalogue,
     mutant: &Mutant,
     test: &str,

@@ -47,8 +47,10 @@ pub enum Por {
 }
 
 impl Por {
+    /// Every reduction's name, as `--por` takes it; the default first.
     pub const NAMES: [&'static str; 3] = ["dpor", "sleep", "none"];
 
+    /// The reduction's name, as `--por` takes it.
     pub const fn name(self) -> &'static str {
         match self {
             Por::None => "none",

@@ -12,7 +12,9 @@ const COLUMN: usize = 52;
 /// The design's stderr of both runs, as saved beside their traces (empty when there was none).
 #[derive(Debug, Clone, Default)]
 pub struct Stderr {
+    /// The original's stderr.
     pub original: String,
+    /// The mutant's stderr.
     pub mutant: String,
 }
 

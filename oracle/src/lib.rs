@@ -7,25 +7,28 @@
 //! main loop, [`schedules`] names the strategies and [`explore`] runs them, [`outdir`] the run directory, [`outcome`]
 //! the saved results, [`diff`] and [`report`] render them.
 
+// The CLI and tests read this crate's public items: each says what it is for.
+#![warn(missing_docs)]
+
 pub mod diff;
-pub mod dpor;
-pub mod error;
+mod dpor;
+mod error;
 pub mod explain;
 pub mod explore;
 pub mod lab;
-pub mod lost_notifications;
-pub mod mask;
+mod lost_notifications;
+mod mask;
 pub mod mix;
 mod nondeterminism;
-pub mod observation;
+mod observation;
 pub mod outcome;
 pub mod outdir;
-pub mod races;
+mod races;
 pub mod report;
 pub mod schedules;
 pub mod strategies;
-pub mod timeout;
-pub mod verdict;
+mod timeout;
+mod verdict;
 
 pub use error::OracleError;
 pub use outcome::Outcomes;

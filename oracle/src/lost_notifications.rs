@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// with one entry per notification would fill screens and files.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct LostNotifications {
+    /// Notifications lost, over all sites.
     pub total: u64,
     /// (site, how many), by site.
     pub sites: Vec<(u32, u64)>,
@@ -25,6 +26,7 @@ impl LostNotifications {
         }
     }
 
+    /// Whether no notification was lost.
     pub fn is_empty(&self) -> bool {
         self.total == 0
     }

@@ -18,7 +18,7 @@ use crate::schedules::{self, Strategy};
 use syncmut_runtime::schedule;
 
 /// The part of the budget the first three phases may use, in percent; dfs has the rest.
-pub const SEEDED_SHARE: usize = 60;
+pub(crate) const SEEDED_SHARE: usize = 60;
 
 /// The preemption bounds the dfs phase deepens through, each exhausted before the next;
 /// after the last, the search goes on without a bound.
@@ -26,7 +26,7 @@ pub const DFS_BOUNDS: [u32; 4] = [0, 1, 2, 3];
 
 /// The bounds the dfs phase deepens through when it may go as deep as `deepest`
 /// ([`schedules::UNBOUNDED`]: [`DFS_BOUNDS`], then none; else those below it, then it).
-pub fn dfs_bounds(deepest: u32) -> Vec<u32> {
+pub(crate) fn dfs_bounds(deepest: u32) -> Vec<u32> {
     DFS_BOUNDS
         .iter()
         .copied()
@@ -37,17 +37,17 @@ pub fn dfs_bounds(deepest: u32) -> Vec<u32> {
 
 /// How a budget is shared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MixPlan {
-    pub budget: usize,
+pub(crate) struct MixPlan {
+    pub(crate) budget: usize,
     /// Round-robin runs: every schedule of [`schedules::rr_values`], or a quarter of a
     /// small budget.
-    pub round_robin: usize,
+    pub(crate) round_robin: usize,
     /// The run count at which the seeded phase ends and dfs starts.
-    pub seeded_until: usize,
+    pub(crate) seeded_until: usize,
 }
 
 impl MixPlan {
-    pub fn new(budget: usize) -> MixPlan {
+    pub(crate) fn new(budget: usize) -> MixPlan {
         let round_robin = schedules::rr_values().len().min(budget / 4);
         let seeded_until = (budget * SEEDED_SHARE / 100)
             .max(1 + round_robin)
@@ -61,7 +61,7 @@ impl MixPlan {
 
     /// The `SYNCMUT_SCHEDULE` value of the i-th (from 0) run of the seeded phase:
     /// holdback, pct and random in turn, each with its own seeds 1, 2, …
-    pub fn seeded_value(i: usize, pct_depth: u32, steps: u64) -> String {
+    pub(crate) fn seeded_value(i: usize, pct_depth: u32, steps: u64) -> String {
         let seed = i / 3 + 1;
         match i % 3 {
             0 => Strategy::Holdback.seeded_value(seed, steps),
@@ -75,11 +75,11 @@ impl MixPlan {
 /// What one phase of a mix ran and covered, for the summary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Phase {
-    pub name: String,
-    pub runs: usize,
+    pub(crate) name: String,
+    pub(crate) runs: usize,
     /// What it covered, in words (`every quantum 1 to 8 in every phase`,
     /// `every schedule with at most 1 preemption … exhausted`).
-    pub covered: String,
+    pub(crate) covered: String,
 }
 
 impl std::fmt::Display for Phase {

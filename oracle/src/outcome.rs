@@ -9,18 +9,23 @@ use syncmut_runtime::exec::Status;
 pub use crate::lost_notifications::{thousands, LostNotifications};
 
 /// Format version of `outcomes.json` and `baseline.json`.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
 /// How the original behaved on one test.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Baseline {
+    /// The test's name.
     pub test: String,
+    /// The test's command-line arguments.
     pub args: Vec<String>,
     /// Set aside tests are not used to judge mutants.
     pub usable: bool,
+    /// Why the test was set aside, when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub set_aside_because: Option<String>,
+    /// How the original's run ended.
     pub status: Status,
+    /// Wall-clock time of the run, in milliseconds.
     pub elapsed_ms: u64,
     /// Sites the original reaches on this test.
     pub reached: Vec<u32>,
@@ -75,15 +80,15 @@ pub struct FlakySchedule {
 }
 
 /// How much of a failing original's stderr a baseline keeps and shows.
-pub const STDERR_HEAD_LINES: usize = 3;
-pub const STDERR_HEAD_CHARS: usize = 200;
+pub(crate) const STDERR_HEAD_LINES: usize = 3;
+pub(crate) const STDERR_HEAD_CHARS: usize = 200;
 
 impl Baseline {
     /// The original timed out while one thread was running design code (in no wrapped
     /// call) and another was left waiting: at sync level the runner keeps the one turn
     /// until its next synchronization call, so a busy-wait on plain memory never lets the
     /// thread it waits for run.
-    pub fn spins_outside_sync(&self) -> bool {
+    pub(crate) fn spins_outside_sync(&self) -> bool {
         self.status == Status::TimedOut
             && self.pending.len() >= 2
             && self.pending.iter().any(|(_, site)| site.is_none())
@@ -93,11 +98,16 @@ impl Baseline {
 /// One mutant on one test.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Run {
+    /// The mutant's id.
     pub mutant: String,
+    /// The test's name.
     pub test: String,
+    /// What the run showed about the mutant.
     pub verdict: Verdict,
+    /// What told the mutant apart, or why there is no verdict, in words.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
+    /// Wall-clock time of the pair's runs, in milliseconds.
     pub elapsed_ms: u64,
     /// The schedule (`random:<seed>`) under which the kill was first seen, when several
     /// were explored; `syncmut` replays it from here.
@@ -106,6 +116,7 @@ pub struct Run {
     /// Schedules that killed the mutant, and schedules explored (when more than one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kills: Option<usize>,
+    /// Schedules explored (with `kills`, when more than one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedules: Option<usize>,
     /// dfs: the searches of the original and of the mutant both covered the whole
@@ -131,35 +142,43 @@ fn is_zero(n: &usize) -> bool {
 /// One mutant over the whole suite.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MutantOutcome {
+    /// The mutant's id.
     pub mutant: String,
-    pub operator: String,
-    pub description: String,
+    pub(crate) operator: String,
+    pub(crate) description: String,
+    /// Source file of its first site.
     pub file: String,
+    /// Source line of its first site.
     pub line: u32,
+    /// The verdict over the whole suite.
     pub verdict: Verdict,
     /// The first test (in suite order) that killed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub killed_by: Option<String>,
+    /// Why the verdict, in words.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
     /// Unclaimed runs over all its tests (see [`Run::unclaimed`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unclaimed: usize,
+    /// Its run on each test, in suite order.
     pub runs: Vec<Run>,
 }
 
 /// Counts per verdict and the mutation score.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Score {
+    /// Mutants in the results.
     pub mutants: usize,
+    /// Mutants with a killed-by verdict.
     pub killed: usize,
-    pub survived: usize,
+    pub(crate) survived: usize,
     /// Shown identical to the original on every schedule of an exhaustive dfs search
     /// (`equivalent-exhaustive`); absent in results saved before it existed.
     #[serde(default)]
     pub equivalent: usize,
-    pub not_reached: usize,
-    pub errors: usize,
+    pub(crate) not_reached: usize,
+    pub(crate) errors: usize,
     /// Mutation coverage: killed / (all mutants − equivalent ones), in percent: how much
     /// of the injected synchronization faults that can be noticed at all the tests notice.
     pub percent: f64,
@@ -175,11 +194,13 @@ pub struct Score {
 /// The whole saved result of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outcomes {
-    pub format_version: u32,
+    pub(crate) format_version: u32,
     /// All mutants in catalogue order; a mutant whose runs are not all done yet has
     /// the verdict of what is known so far and `complete = false`.
     pub mutants: Vec<MutantOutcome>,
+    /// Every run of every mutant is done.
     pub complete: bool,
+    /// Counts per verdict and the mutation score.
     pub score: Score,
 }
 

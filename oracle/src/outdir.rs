@@ -37,19 +37,25 @@ use std::path::{Path, PathBuf};
 /// File names inside the run directory.
 pub const LOCK: &str = "syncmut.lock";
 /// Marks a directory as a syncmut run directory.
-pub const MARKER: &str = ".syncmut";
+pub(crate) const MARKER: &str = ".syncmut";
+/// The tests the run uses.
 pub const TESTS: &str = "tests.json";
+/// How the original behaved on each test.
 pub const BASELINE: &str = "baseline.json";
 /// The settings the verdicts were obtained under (schedules), compared by `--resume`.
 pub const SETTINGS: &str = "settings.json";
+/// Per-mutant verdicts and the score ([`crate::Outcomes`]).
 pub const OUTCOMES: &str = "outcomes.json";
 /// A shard's place in its split (`run --shard k/n`), read by `merge`.
 pub const SHARD: &str = "shard.json";
+/// One row per mutant, for spreadsheets.
 pub const REPORT_CSV: &str = "report.csv";
+/// Per-mutant diffs of the original's and the mutant's observations.
 pub const DIFF_DIR: &str = "diff";
+/// Kept traces of the runs.
 pub const TRACE_DIR: &str = "traces";
 /// Where runs make their private working directories.
-pub const WORK_DIR: &str = "work";
+pub(crate) const WORK_DIR: &str = "work";
 /// Where the working directory of a mutant's killing run is kept.
 pub const WORKDIRS: &str = "workdirs";
 /// A run of several programs: one run directory per program, by its file name.
@@ -156,6 +162,7 @@ impl OutDir {
         self.root.join(relative)
     }
 
+    /// The run directory.
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -292,7 +299,7 @@ fn sweep(root: &Path, refuse_links: bool) -> Result<(), OracleError> {
 }
 
 /// Where the working directory of a mutant's killing run on a test is kept.
-pub fn kept_workdir(root: &Path, test: &str, mutant: &str) -> PathBuf {
+pub(crate) fn kept_workdir(root: &Path, test: &str, mutant: &str) -> PathBuf {
     root.join(WORKDIRS).join(test).join(file_name(mutant))
 }
 
@@ -321,7 +328,7 @@ pub fn stderr_file(trace_file: &Path) -> PathBuf {
 
 /// Longest name [`file_name`] gives: a trace's name joins two of them
 /// (`<mutant>@<schedule>.jsonl`) and must stay under the 255 bytes a file name may have.
-pub const MAX_FILE_NAME: usize = 100;
+pub(crate) const MAX_FILE_NAME: usize = 100;
 
 /// A mutant id as a file name: `top::t1#1:remove` → `top__t1_1_remove`. An id longer
 /// than [`MAX_FILE_NAME`] (a 300-character function name) keeps its start and ends in

@@ -9,7 +9,7 @@ pub use crate::dpor::{Por, UNBOUNDED};
 
 /// What an exhausted dfs search covered, in words: `every schedule with at most 2
 /// preemptions, up to the order of independent steps`.
-pub fn dfs_space(preemptions: u32, por: Por) -> String {
+pub(crate) fn dfs_space(preemptions: u32, por: Por) -> String {
     let bound = match preemptions {
         UNBOUNDED => String::new(),
         k => format!(" with at most {k} preemptions"),
@@ -27,15 +27,26 @@ pub enum Strategy {
     /// `pct:<k>:<depth>:<steps>` and `random:<k>` alternately. `default` never preempts
     /// inside a critical section and never lets a waiter miss a signal; pct and random do
     /// both.
-    Alternating { depth: u32 },
+    Alternating {
+        /// pct's bug depth.
+        depth: u32,
+    },
     /// `random:1` … `random:N`.
     Random,
     /// `pct:<k>:<depth>:<steps>` for k = 1, 2, …, `steps` the original's run length.
-    Pct { depth: u32 },
+    Pct {
+        /// The bug depth.
+        depth: u32,
+    },
     /// Depth-first search over the choice points, at most `preemptions` preemptions per
     /// schedule ([`UNBOUNDED`]: no bound); `por` skips schedules that only reorder
     /// independent steps ([`crate::dpor`]).
-    Dfs { preemptions: u32, por: Por },
+    Dfs {
+        /// Preemptions per schedule at most.
+        preemptions: u32,
+        /// The partial-order reduction.
+        por: Por,
+    },
     /// Round-robin with a quantum: `rr:<q>:<phase>` for q = 1 … [`RR_MAX_QUANTUM`], every
     /// phase 0 … q-1 of each ([`rr_values`]); deterministic, then done.
     RoundRobin,
@@ -46,12 +57,17 @@ pub enum Strategy {
     /// then holdback, pct and random in turn, then dfs with `por` and iteratively
     /// deepened preemption bounds up to `deepest` ([`UNBOUNDED`]: the bounds of
     /// [`crate::mix::DFS_BOUNDS`], then none).
-    Phased { deepest: u32, por: Por },
+    Phased {
+        /// dfs's deepest preemption bound.
+        deepest: u32,
+        /// dfs's partial-order reduction.
+        por: Por,
+    },
 }
 
 /// The largest quantum round-robin tries: strict alternation of steps of up to this many
 /// scheduling points each (a read-modify-write of shared memory is three).
-pub const RR_MAX_QUANTUM: u64 = 8;
+pub(crate) const RR_MAX_QUANTUM: u64 = 8;
 
 /// Every round-robin schedule, in order: quantum 1 (phase 0), quantum 2 (phases 0, 1), …
 pub fn rr_values() -> Vec<String> {
@@ -63,7 +79,7 @@ pub fn rr_values() -> Vec<String> {
 impl Strategy {
     /// The `SYNCMUT_SCHEDULE` value of the k-th (from 1) schedule of a seeded strategy
     /// (random, pct) for a run of about `steps` scheduling points; `None` for the others.
-    pub fn seeded_value(&self, k: usize, steps: u64) -> Option<String> {
+    pub(crate) fn seeded_value(&self, k: usize, steps: u64) -> Option<String> {
         match *self {
             Strategy::Random => Some(format!("random:{k}")),
             Strategy::RoundRobin => rr_values().into_iter().nth(k.checked_sub(1)?),
@@ -125,6 +141,7 @@ impl std::fmt::Display for Strategy {
 /// A strategy and how many schedules it may run per (mutant, test) or exploration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schedules {
+    /// Which schedules are run.
     pub strategy: Strategy,
     /// Runs at most.
     pub budget: usize,
@@ -152,7 +169,7 @@ impl Schedules {
 
 /// What a list of tried schedule values was, in words: `default, pct×12, random×11`
 /// (kinds in order of first use; `native` for real-thread runs).
-pub fn summarise(values: &[String]) -> String {
+pub(crate) fn summarise(values: &[String]) -> String {
     let mut kinds: Vec<(&str, usize)> = Vec::new();
     for value in values {
         let kind = value.split(':').next().unwrap_or(value);

@@ -20,9 +20,13 @@ pub enum Command {
 /// The settings a strategy is built from: the flags, else syncmut.toml (`run`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Settings {
+    /// `--schedules`: the run budget.
     pub schedules: Option<usize>,
+    /// `--preemptions`: dfs's preemption bound.
     pub preemptions: Option<u32>,
+    /// `--depth`: pct's bug depth.
     pub depth: Option<u32>,
+    /// `--por`: dfs's partial-order reduction.
     pub por: Option<Por>,
     /// `run --native N`.
     pub native: Option<usize>,
@@ -32,7 +36,9 @@ pub struct Settings {
 /// with real threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunPlan {
+    /// The controlled schedules per (mutant, test).
     pub schedules: Schedules,
+    /// Runs with real threads per (mutant, test), after the controlled ones.
     pub native: usize,
 }
 
@@ -47,10 +53,10 @@ pub struct Entry {
     /// What it runs, in a line (`--help`'s possible values).
     pub help: &'static str,
     /// How `run` builds it from its settings; `None`: `run` does not take it.
-    pub run: Option<fn(&Settings) -> RunPlan>,
+    pub(crate) run: Option<fn(&Settings) -> RunPlan>,
     /// How `explore` builds it; `None`: `explore` does not take it. The budget is
     /// explore's own (`--schedules`, else [`EXPLORE_SCHEDULES`]).
-    pub explore: Option<fn(&Settings) -> Strategy>,
+    pub(crate) explore: Option<fn(&Settings) -> Strategy>,
 }
 
 /// `run`'s strategy when none is named and `schedules` is not given either.
@@ -95,7 +101,7 @@ fn depth(s: &Settings) -> u32 {
 }
 
 /// The strategies, in the order `--help` lists them (each command's default first).
-pub const STRATEGIES: &[Entry] = &[
+pub(crate) const STRATEGIES: &[Entry] = &[
     Entry {
         name: "alternating",
         aliases: &["mixed"],
@@ -184,7 +190,7 @@ pub const STRATEGIES: &[Entry] = &[
 
 impl Entry {
     /// Whether `command` takes this strategy.
-    pub fn takes(&self, command: Command) -> bool {
+    pub(crate) fn takes(&self, command: Command) -> bool {
         match command {
             Command::Run => self.run.is_some(),
             Command::Explore => self.explore.is_some(),
@@ -199,12 +205,12 @@ impl Command {
     }
 
     /// The names this command takes, as typed (aliases left out).
-    pub fn names(self) -> Vec<&'static str> {
+    pub(crate) fn names(self) -> Vec<&'static str> {
         self.strategies().map(|e| e.name).collect()
     }
 
     /// The strategy `name` (or an alias) names, if this command takes it.
-    pub fn find(self, name: &str) -> Result<&'static Entry, String> {
+    pub(crate) fn find(self, name: &str) -> Result<&'static Entry, String> {
         let word = match self {
             Command::Run => "run",
             Command::Explore => "explore",

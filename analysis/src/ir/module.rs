@@ -74,14 +74,6 @@ impl Module {
         out
     }
 
-    /// Looks a function up by (mangled) name.
-    pub fn function(&self, name: &str) -> Option<Func<'_>> {
-        let c = CString::new(name).ok()?;
-        // SAFETY: live module.
-        let f = unsafe { LLVMGetNamedFunction(self.module, c.as_ptr()) };
-        (!f.is_null()).then_some(Func::from_raw(f))
-    }
-
     /// Byte offset of a struct element.
     pub fn offset_of_element(&self, ty: Type<'_>, index: u32) -> u64 {
         // SAFETY: struct type of this module.

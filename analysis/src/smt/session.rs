@@ -27,6 +27,7 @@ const MAX_FAILED_STARTS: u32 = 3;
 pub enum Answer {
     /// A model: every declared input symbol → its SMT literal.
     Sat(BTreeMap<String, String>),
+    /// No input satisfies the formula.
     Unsat,
     /// Undecided, with the reason (the solver's own `:reason-unknown`, or what went
     /// wrong with the solver process).
@@ -86,7 +87,11 @@ enum Failure {
 impl Session {
     /// Checks that the solver exists; the process itself starts at the first query.
     /// The whole conversation with the solver (all processes) is written to `replay`.
-    pub fn start(config: SolverConfig, replay: Option<&Path>, budget: &Budget) -> Result<Session> {
+    pub(crate) fn start(
+        config: SolverConfig,
+        replay: Option<&Path>,
+        budget: &Budget,
+    ) -> Result<Session> {
         let program = match std::env::var_os(PROGRAM_ENV) {
             Some(p) => PathBuf::from(p),
             None => which(config.kind.program()).ok_or_else(|| AnalysisError::SolverMissing {
@@ -136,13 +141,13 @@ impl Session {
     }
 
     /// The context formulas are built in (it has no solver; it survives restarts).
-    pub fn builder(&self) -> &Context {
+    pub(crate) fn builder(&self) -> &Context {
         &self.builder
     }
 
     /// Solves a query in its own push/pop scope. Solver failures become `Unknown`.
     /// The extra queries for a readable model stop when `meter`'s time is spent.
-    pub fn solve(&mut self, q: &Query, meter: &Meter) -> Answer {
+    pub(crate) fn solve(&mut self, q: &Query, meter: &Meter) -> Answer {
         if self.failed_starts >= MAX_FAILED_STARTS {
             return Answer::Unknown(format!(
                 "{NOT_ATTEMPTED} the solver failed to start {MAX_FAILED_STARTS} times in a row (last: {})",

@@ -15,8 +15,10 @@ pub const PROGRAM_ENV: &str = syncmut_runtime::env::SOLVER_PROGRAM;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SolverKind {
+    /// Z3 (`z3`).
     #[default]
     Z3,
+    /// cvc5 (`cvc5`).
     Cvc5,
 }
 
@@ -84,7 +86,9 @@ impl SolverKind {
 /// The solver and its per-query time limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SolverConfig {
+    /// Which solver runs.
     pub kind: SolverKind,
+    /// Time limit of one query, in milliseconds.
     pub timeout_ms: u32,
 }
 

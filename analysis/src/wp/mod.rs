@@ -51,9 +51,8 @@ mod values;
 mod writes;
 
 pub use domain::FrameId;
-pub use entries::Creation;
 pub use facts::ModuleFacts;
-pub use query::{Conjunct, Definition, Query};
+pub use query::{Conjunct, Query};
 
 use crate::error::{AnalysisError, Result};
 use crate::inputs::Inputs;

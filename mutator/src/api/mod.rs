@@ -31,10 +31,10 @@ mod tests;
 
 pub use crate::effect::Family;
 pub use observed::{observed, ObservedApi};
-pub use row::{Change, FifoAccess, Rewrite, SyncApi};
-pub use signature::demangle;
-pub use std_cpp::{guard_call, library_call, std_unmodelled, GuardCall};
-pub use std_cpp20::cpp20_inlined;
+pub(crate) use row::{Change, FifoAccess, Rewrite, SyncApi};
+pub(crate) use signature::demangle;
+pub(crate) use std_cpp::{guard_call, library_call, std_unmodelled, GuardCall};
+pub(crate) use std_cpp20::cpp20_inlined;
 
 use crate::effect::Effect;
 use crate::operator::Operator::WaitToNotify;
@@ -117,14 +117,14 @@ fn build_table() -> Vec<SyncApi> {
 }
 
 /// Every recognised API, in a fixed order.
-pub fn all() -> &'static [SyncApi] {
+pub(crate) fn all() -> &'static [SyncApi] {
     static TABLE: OnceLock<Vec<SyncApi>> = OnceLock::new();
     TABLE.get_or_init(build_table)
 }
 
 /// Looks up a demangled function signature: first the fixed table, then the
 /// `sc_fifo` family of templates and `std::condition_variable`'s predicate wait.
-pub fn lookup(signature: &str) -> Option<SyncApi> {
+pub(crate) fn lookup(signature: &str) -> Option<SyncApi> {
     static INDEX: OnceLock<HashMap<&'static str, &'static SyncApi>> = OnceLock::new();
     let index = INDEX.get_or_init(|| {
         all()

@@ -9,14 +9,15 @@ use crate::effect::{Effect, Family};
 #[derive(Debug, Clone, Copy)]
 pub struct ObservedApi {
     /// The qualified name, without parameters (`sc_core::sc_start`, `pthread_create`).
-    pub name: &'static str,
+    pub(crate) name: &'static str,
+    /// The threading model the function belongs to.
     pub family: Family,
     /// What a call does.
     pub effect: Effect,
     /// The runtime hook every call is rewritten to, wherever it is (a thread the
     /// runtime's scheduler does not know about would run uncontrolled); `None`: the
     /// call stays, tagged with its effect.
-    pub hook: Option<&'static str>,
+    pub(crate) hook: Option<&'static str>,
 }
 
 pub(super) const OBSERVED: &[ObservedApi] = &[

@@ -7,7 +7,7 @@ use crate::operator::Operator;
 
 /// How a site's call is rewritten.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Rewrite {
+pub(crate) enum Rewrite {
     /// Call a fixed runtime wrapper (`SyncApi::wrapper`).
     Wrapper,
     /// `sc_fifo<T>` and its ports are templates, so no precompiled wrapper can take
@@ -32,7 +32,7 @@ pub enum Rewrite {
 
 /// What a [`Rewrite::StdTrampoline`] does for one operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     /// No call; the result is "done" (`true` for a `bool`, else zero).
     Skip,
     /// The call with its `bool` argument `argument` set to `value` (`notify_one` ↔ `notify_all`).
@@ -43,7 +43,7 @@ pub enum Change {
 
 /// The `sc_fifo` member functions syncmut mutates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FifoAccess {
+pub(crate) enum FifoAccess {
     /// `T read()`.
     ReadValue,
     /// `void read(T&)`.
@@ -58,7 +58,7 @@ pub enum FifoAccess {
 
 impl FifoAccess {
     /// The member function name of the blocking/non-blocking twin.
-    pub fn counterpart_name(self) -> &'static str {
+    pub(crate) fn counterpart_name(self) -> &'static str {
         match self {
             FifoAccess::ReadValue | FifoAccess::Read => "nb_read",
             FifoAccess::NbRead => "read",
@@ -70,16 +70,16 @@ impl FifoAccess {
 
 /// One recognised function (one overload).
 #[derive(Debug, Clone)]
-pub struct SyncApi {
+pub(crate) struct SyncApi {
     /// Demangled signature as LLVM's demangler prints it, e.g.
     /// `sc_core::sc_module::wait(sc_core::sc_event const&)` or `pthread_mutex_lock`.
-    pub signature: String,
+    pub(crate) signature: String,
     /// Symbol of the runtime wrapper that replaces the callee.
-    pub wrapper: String,
-    pub family: Family,
+    pub(crate) wrapper: String,
+    pub(crate) family: Family,
     /// What a call does.
-    pub effect: Effect,
+    pub(crate) effect: Effect,
     /// Operators that apply to a call of this function.
-    pub operators: Vec<Operator>,
-    pub rewrite: Rewrite,
+    pub(crate) operators: Vec<Operator>,
+    pub(crate) rewrite: Rewrite,
 }

@@ -32,7 +32,7 @@ pub(super) fn template_argument(class: &str) -> Option<&str> {
 /// through unchanged. Only a mangled name (`_Z…`) is demangled: the demangler reads a
 /// bare `s`, `w`, `i` or `f` as a type code (`short`, `wchar_t`, …), which a C function
 /// of that name is not.
-pub fn demangle(symbol: &str) -> String {
+pub(crate) fn demangle(symbol: &str) -> String {
     if !symbol.starts_with("_Z") {
         return symbol.to_string();
     }

@@ -164,12 +164,12 @@ pub(super) fn std_rows() -> Vec<SyncApi> {
 /// lock the construction named. `remove` on a construction also removes the other calls
 /// on the same guard object, so the guard's whole scope runs unlocked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GuardCall {
+pub(crate) enum GuardCall {
     Construct,
     Member,
 }
 
-pub fn guard_call(signature: &str) -> Option<GuardCall> {
+pub(crate) fn guard_call(signature: &str) -> Option<GuardCall> {
     let (class, member) = split_member(signature)?;
     let (name, _) = class.strip_prefix("std::")?.split_once('<')?;
     if !STD_GUARDS.iter().any(|(guard, _, _)| *guard == name) && name != "shared_lock" {
@@ -234,7 +234,7 @@ const FUTURE_WAIT_STEADY: &str = "std::__atomic_futex_unsigned_base::_M_futex_wa
 /// `std::future`, `std::promise` and `std::async` (runtime-lib/src/std_future.c). The futex functions take an
 /// `int` on Linux (`__platform_wait_t`); the timed one is matched for the one instance
 /// the library makes (a `steady_clock` time point in nanoseconds).
-pub fn library_call(signature: &str) -> Option<SyncApi> {
+pub(crate) fn library_call(signature: &str) -> Option<SyncApi> {
     const CALLS: &[(&str, &str, Effect)] = &[
         (
             "pthread_cond_clockwait",
@@ -314,7 +314,7 @@ pub fn library_call(signature: &str) -> Option<SyncApi> {
 /// libstdc++ (on its own condition variable, or a timed spin on the real clock), outside
 /// the controlled scheduler. Discovery warns about each call in user code, naming it and
 /// its line.
-pub fn std_unmodelled(signature: &str) -> Option<&'static str> {
+pub(crate) fn std_unmodelled(signature: &str) -> Option<&'static str> {
     const PREFIXES: &[(&str, &str)] = &[
         (
             "std::condition_variable_any::",

@@ -210,7 +210,11 @@ pub(super) fn cpp20_member(signature: &str) -> Option<SyncApi> {
 /// the user's call entered (the file of the outermost inlined frame), which tells a
 /// latch's `count_down` from an atomic's `notify_all`; `constant_all` is a notify's
 /// `bool all` argument when it is a constant. The site is named by the user's call.
-pub fn cpp20_inlined(callee: &str, header: &str, constant_all: Option<bool>) -> Option<SyncApi> {
+pub(crate) fn cpp20_inlined(
+    callee: &str,
+    header: &str,
+    constant_all: Option<bool>,
+) -> Option<SyncApi> {
     let skip = vec![(Remove, Change::Skip)];
     let latch = header.ends_with("/latch") || header == "latch";
     if callee.starts_with("void std::__atomic_wait_address<")

@@ -20,6 +20,7 @@ use syncmut_runtime::{status, Invocation};
 /// The run that showed a bug.
 #[derive(Debug, Clone)]
 pub struct Found {
+    /// What kind of bug the run showed.
     pub kind: BugKind,
     /// One line: the assertion message, the signal, who was left waiting.
     pub message: String,
@@ -33,18 +34,22 @@ pub struct Found {
     pub schedule_text: String,
     /// The seed its input values were drawn with (`None`: every value 0), and the values.
     pub input_seed: Option<u64>,
+    /// The input values handed to the run.
     pub given: Given,
+    /// How the run ended and what it printed.
     pub execution: Execution,
+    /// The run's trace.
     pub trace: Trace,
     /// `--races`: the data races the run had (also when another bug is the kind).
-    pub races: Vec<Race>,
+    pub(crate) races: Vec<Race>,
     /// What the race detector's bounds left unchecked in the run, in words.
-    pub race_limits: Option<String>,
+    pub(crate) race_limits: Option<String>,
 }
 
 /// The outcome of an exploration.
 #[derive(Debug, Clone)]
 pub struct Report {
+    /// The strategy that chose the schedules.
     pub strategy: Strategy,
     /// Executions made.
     pub runs: usize,
@@ -77,16 +82,20 @@ pub struct Report {
     pub notes: Vec<Note>,
     /// Runs ended by `abort()` under named properties: SV-COMP's discarded paths.
     pub discarded: usize,
+    /// The first run that showed a bug the properties checked forbid, if any.
     pub found: Option<Found>,
 }
 
 /// Runs that showed one kind of bug that the properties checked do not forbid.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Note {
+    /// The kind of bug.
     pub kind: BugKind,
+    /// How many runs showed it.
     pub runs: usize,
     /// The first such run and what it showed.
     pub first_run: usize,
+    /// One line on what the first such run showed.
     pub message: String,
 }
 

@@ -18,9 +18,11 @@ pub struct PctPlan {
     pub threads: u32,
     /// k: scheduling points of the first run, where the change points are placed.
     pub steps: u64,
+    /// d: the bug depth (number of priority change points plus one).
     pub depth: u32,
     /// Distinct schedules to run (the first, `default`, run included).
     pub schedules: usize,
+    /// Which of `depth` and `schedules` came from the program, not the settings.
     pub choose: Choose,
 }
 
@@ -30,7 +32,13 @@ impl PctPlan {
     /// budget (given, or [`PCT_BUDGET_CAP`]); the budget, the runs that bring the chance
     /// of missing a bug of that depth to [`PCT_MISS_TARGET`], at most [`PCT_BUDGET_CAP`],
     /// plus the first run.
-    pub fn new(threads: u32, steps: u64, depth: u32, schedules: usize, choose: Choose) -> PctPlan {
+    pub(crate) fn new(
+        threads: u32,
+        steps: u64,
+        depth: u32,
+        schedules: usize,
+        choose: Choose,
+    ) -> PctPlan {
         let threads = threads.max(1);
         let steps = steps.max(1);
         let budget = |depth: u32| runs_for(per_run(threads, steps, depth)).saturating_add(1);

@@ -33,6 +33,7 @@ impl Property {
         "assertions",
     ];
 
+    /// The property's name, as `--property` takes it.
     pub fn name(self) -> &'static str {
         match self {
             Property::UnreachCall => "unreach-call",
@@ -112,10 +113,12 @@ impl Properties {
         self.checked.is_empty()
     }
 
+    /// The properties named, sorted, without repeats.
     pub fn checked(&self) -> &[Property] {
         &self.checked
     }
 
+    /// Whether `property` is among those named.
     pub fn contains(&self, property: Property) -> bool {
         self.checked.contains(&property)
     }
@@ -137,7 +140,7 @@ impl Properties {
     /// What a run showing `kind` means under these properties. With none named, every
     /// bug is a violation, `abort()` included (a crash). Under named properties a plain
     /// `abort()` (SIGABRT without an assertion message) is SV-COMP's discarded path.
-    pub fn judge(&self, kind: &BugKind, message: &str, execution: &Execution) -> Judgement {
+    pub(crate) fn judge(&self, kind: &BugKind, message: &str, execution: &Execution) -> Judgement {
         if self.is_default() {
             return Judgement::Violation;
         }
@@ -162,7 +165,7 @@ pub fn error_call(stderr: &str) -> Option<&str> {
 }
 
 /// How the runtime's error-call line starts.
-pub const ERROR_CALL_LINE: &str = "syncmut runtime: error function called at ";
+pub(crate) const ERROR_CALL_LINE: &str = "syncmut runtime: error function called at ";
 
 /// Whether an assertion failure's message is the error function's: glibc names the
 /// function that failed (`prog: t.c:3: reach_error: Assertion `0' failed.`), the runtime

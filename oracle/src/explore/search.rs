@@ -22,8 +22,10 @@ use syncmut_runtime::{status, Invocation};
 /// Failures that are not bugs of the design.
 #[derive(Debug, thiserror::Error)]
 pub enum ExploreError {
+    /// A file or process operation failed (the message names it).
     #[error("{0}")]
     Io(String),
+    /// The runtime refused its settings and would not run the program.
     #[error("the runtime refused to start (status {status}): {0}", status = status::CONFIG_ERROR)]
     Runtime(String),
 }
@@ -34,47 +36,50 @@ pub struct Visit<'a> {
     pub run: usize,
     /// The `SYNCMUT_SCHEDULE` value it ran under (dfs: `replay:<work>/prefix.schedule`,
     /// a file the next run rewrites).
-    pub schedule_value: &'a str,
+    pub(crate) schedule_value: &'a str,
     /// dfs: how many choices the replayed prefix fixed.
-    pub prefix_len: usize,
+    pub(crate) prefix_len: usize,
     /// The choices the run made, parsed and as written (replayable with `replay:`).
-    pub schedule: &'a Schedule,
-    pub schedule_text: &'a str,
+    pub(crate) schedule: &'a Schedule,
+    pub(crate) schedule_text: &'a str,
     /// The seed of its drawn input values (`None`: not drawn) and the values it was given.
-    pub input_seed: Option<u64>,
-    pub given: &'a Given,
+    pub(crate) input_seed: Option<u64>,
+    pub(crate) given: &'a Given,
+    /// How the run ended and what it printed.
     pub execution: &'a Execution,
+    /// The run's trace.
     pub trace: &'a Trace,
     /// Where the run's trace is, until the next run overwrites it.
-    pub trace_file: &'a Path,
+    pub(crate) trace_file: &'a Path,
     /// The race detector's file, when the settings ask for races.
-    pub races: Option<&'a RaceFile>,
+    pub(crate) races: Option<&'a RaceFile>,
 }
 
 /// What a search covered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Search {
+    /// Executions made.
     pub runs: usize,
-    pub distinct: usize,
+    pub(crate) distinct: usize,
     /// dfs: the bounded space was explored completely (the visitor did not stop it), and
     /// the program drew no input value, so no other values are left to try.
-    pub exhausted: bool,
+    pub(crate) exhausted: bool,
     /// Runs whose schedule repeated an earlier one.
-    pub repeats: usize,
+    pub(crate) repeats: usize,
     /// Redrawing stopped after [`REPEAT_STREAK`] repeats in a row.
-    pub saturated: bool,
+    pub(crate) saturated: bool,
     /// pct: the plan used.
-    pub pct: Option<PctPlan>,
+    pub(crate) pct: Option<PctPlan>,
     /// Some run drew input values.
-    pub drew_inputs: bool,
+    pub(crate) drew_inputs: bool,
     /// Why runs were started by exec and not through a fork server
     /// ([`syncmut_runtime::fork_server`]), if they were.
     pub exec_fallback: Option<String>,
     /// The mix: what each phase ran and covered, in order (empty for one strategy).
-    pub phases: Vec<Phase>,
+    pub(crate) phases: Vec<Phase>,
     /// Runs that timed out under the limit but ended when run again under
     /// [`TIMEOUT_CONFIRM_FACTOR`]× it (the machine was slow): judged by the longer run.
-    pub slow: usize,
+    pub(crate) slow: usize,
 }
 
 /// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each

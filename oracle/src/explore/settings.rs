@@ -9,6 +9,7 @@ use syncmut_runtime::fork_server;
 /// What to explore and how much.
 #[derive(Debug, Clone)]
 pub struct ExploreSettings {
+    /// How schedules are chosen.
     pub strategy: Strategy,
     /// Run budget: at most this many executions.
     pub schedules: usize,
@@ -68,7 +69,9 @@ impl Default for ExploreSettings {
 /// What PCT chooses from the program rather than from the settings.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Choose {
+    /// PCT's depth is chosen from the first run.
     pub depth: bool,
+    /// PCT's number of schedules is chosen from the first run.
     pub schedules: bool,
 }
 

@@ -122,8 +122,10 @@ pub struct RunSettings {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Entropy {
+    /// Each repeat of the original runs in another virtual world.
     #[default]
     Vary,
+    /// Every run is in the same virtual world.
     Fixed,
 }
 
@@ -164,8 +166,11 @@ impl Default for RunSettings {
 
 /// Receives progress, for a console progress bar.
 pub trait Progress: Sync {
+    /// The baseline starts running `tests` tests.
     fn baseline_started(&self, _tests: usize) {}
+    /// `runs` more (mutant, test) runs are planned.
     fn runs_started(&self, _runs: usize) {}
+    /// One (mutant, test) run has its verdict.
     fn run_finished(&self, _run: &Run) {}
     /// Runs counted in `runs_started` that a kill made unnecessary.
     fn runs_skipped(&self, _runs: usize) {}
@@ -215,10 +220,6 @@ impl Servers {
 fn pruning() -> bool {
     std::env::var_os("SYNCMUT_NO_PRUNE").is_none_or(|v| v != "1")
 }
-
-/// A progress sink that shows nothing.
-pub struct Quiet;
-impl Progress for Quiet {}
 
 /// Runs the whole oracle for a built design; returns the outcomes and the baseline
 /// of every test (also saved as outcomes.json and baseline.json). `previous` holds runs finished by an
@@ -606,7 +607,7 @@ fn dfs_config(
 }
 
 /// 95% Wilson score interval of a proportion k/n.
-pub fn wilson_interval(k: usize, n: usize) -> (f64, f64) {
+pub(crate) fn wilson_interval(k: usize, n: usize) -> (f64, f64) {
     if n == 0 {
         return (0.0, 1.0);
     }

@@ -5,7 +5,7 @@ use syncmut_mutator::Catalogue;
 
 /// `report.csv`: one row per (mutant, test) run, plus one row per mutant that was not
 /// run (test empty), so every mutant appears.
-pub fn render(catalogue: &Catalogue, outcomes: &Outcomes) -> Vec<u8> {
+pub(crate) fn render(catalogue: &Catalogue, outcomes: &Outcomes) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let header = [
         "mutant",

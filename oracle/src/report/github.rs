@@ -5,7 +5,7 @@
 use crate::outcome::{MutantOutcome, Outcomes};
 use crate::verdict::Verdict;
 
-pub fn render(outcomes: &Outcomes) -> String {
+pub(crate) fn render(outcomes: &Outcomes) -> String {
     outcomes
         .mutants
         .iter()

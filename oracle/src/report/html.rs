@@ -67,7 +67,7 @@ pre.diff{background:#f6f8fa;border-radius:6px;padding:.5rem;overflow-x:auto}
 .diff .hunk{color:#0550ae}.diff .note{color:#57606a}
 ";
 
-pub fn render(run_dir: Option<&Path>, catalogue: &Catalogue, outcomes: &Outcomes) -> String {
+pub(crate) fn render(run_dir: Option<&Path>, catalogue: &Catalogue, outcomes: &Outcomes) -> String {
     let s = &outcomes.score;
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");

@@ -4,7 +4,7 @@
 use crate::outcome::Outcomes;
 use crate::verdict::Verdict;
 
-pub fn render(outcomes: &Outcomes) -> String {
+pub(crate) fn render(outcomes: &Outcomes) -> String {
     let s = &outcomes.score;
     let failures = s.survived;
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");

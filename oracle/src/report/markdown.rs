@@ -4,7 +4,7 @@
 use crate::outcome::Outcomes;
 use crate::verdict::Verdict;
 
-pub fn render(outcomes: &Outcomes) -> String {
+pub(crate) fn render(outcomes: &Outcomes) -> String {
     let s = &outcomes.score;
     let mut md = format!(
         "## syncmut: mutation score {:.1}%\n\n{}\n",

@@ -21,7 +21,7 @@ use syncmut_mutator::Catalogue;
 const HIGH: u32 = 80;
 const LOW: u32 = 60;
 
-pub fn render(catalogue: &Catalogue, outcomes: &Outcomes) -> Vec<u8> {
+pub(crate) fn render(catalogue: &Catalogue, outcomes: &Outcomes) -> Vec<u8> {
     let value = report(catalogue, outcomes);
     let mut bytes = serde_json::to_vec_pretty(&value).expect("plain data serialises");
     bytes.push(b'\n');
@@ -29,7 +29,7 @@ pub fn render(catalogue: &Catalogue, outcomes: &Outcomes) -> Vec<u8> {
 }
 
 /// The schema status of a verdict.
-pub fn status(verdict: Verdict) -> &'static str {
+pub(crate) fn status(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::KilledByTimeout => "Timeout",
         v if v.is_killed() => "Killed",
