@@ -163,8 +163,11 @@ impl Default for RunSettings {
 }
 
 /// Receives progress, for a console progress bar.
+/// Called from the workers' threads as well as the caller's.
 pub trait Progress: Sync {
     fn baseline_started(&self, _tests: usize) {}
+    /// The original's runs on one test are over (in any order when `-j` > 1).
+    fn baseline_finished(&self, _baseline: &Baseline) {}
     fn runs_started(&self, _runs: usize) {}
     fn run_finished(&self, _run: &Run) {}
     /// Runs counted in `runs_started` that a kill made unnecessary.
@@ -236,7 +239,7 @@ pub fn run(
     out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
     out.write_json(outdir::SETTINGS, &verdict_settings(config))?;
     progress.baseline_started(tests.len());
-    let baselines = baselines_in_parallel(build, tests, out, config)?;
+    let baselines = baselines_in_parallel(build, tests, out, config, progress)?;
     let fresh: Vec<&Baseline> = baselines.iter().map(|(b, _)| b).collect();
     out.write_json(outdir::BASELINE, &fresh)?;
     if config.escalate_spins
@@ -480,6 +483,7 @@ fn baselines_in_parallel(
     tests: &[TestCase],
     out: &OutDir,
     config: &RunSettings,
+    progress: &dyn Progress,
 ) -> Result<Vec<TestBaseline>, OracleError> {
     let next = AtomicUsize::new(0);
     let mut done: Vec<Option<Result<TestBaseline, OracleError>>> =
@@ -494,6 +498,9 @@ fn baselines_in_parallel(
                     break;
                 };
                 let result = baseline(build, test, out, config);
+                if let Ok((done, _)) = &result {
+                    progress.baseline_finished(done);
+                }
                 let failed = result.is_err();
                 slots.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(result);
                 if failed {
