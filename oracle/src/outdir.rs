@@ -43,6 +43,9 @@ pub const BASELINE: &str = "baseline.json";
 /// The settings the verdicts were obtained under (schedules), compared by `--resume`.
 pub const SETTINGS: &str = "settings.json";
 pub const OUTCOMES: &str = "outcomes.json";
+/// The runs finished since outcomes.json was last written, one JSON line each (while a
+/// run is active, and after an interruption until `--resume` finishes).
+pub const JOURNAL: &str = "runs.jsonl";
 /// A shard's place in its split (`run --shard k/n`), read by `merge`.
 pub const SHARD: &str = "shard.json";
 pub const REPORT_CSV: &str = "report.csv";
@@ -79,7 +82,7 @@ pub fn holds(root: &Path, path: &Path) -> bool {
     if parent == root {
         let name = name.to_string_lossy();
         return [
-            LOCK, MARKER, TESTS, BASELINE, SETTINGS, OUTCOMES, SHARD, CATALOGUE, DIFF_DIR,
+            LOCK, MARKER, TESTS, BASELINE, SETTINGS, OUTCOMES, JOURNAL, SHARD, CATALOGUE, DIFF_DIR,
             TRACE_DIR, WORK_DIR, WORKDIRS, PROGRAMS,
         ]
         .iter()

@@ -12,6 +12,7 @@
 
 mod baseline;
 mod follow;
+mod journal;
 mod mutant;
 mod set_aside;
 mod tally;
@@ -25,6 +26,7 @@ use crate::outdir::{self, OutDir};
 use crate::report;
 use crate::schedules::{Schedules, Strategy};
 use baseline::{baseline, OriginalRuns};
+use journal::Journal;
 use mutant::run_mutant;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -368,6 +370,11 @@ pub fn run(
         }
     }
     progress.runs_started(todo.iter().map(|(_, t)| t.len()).sum());
+    // The runs kept from an interrupted run are in outcomes.json before their journal
+    // goes.
+    let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
+    save(catalogue, &runs, &expected_runs, out)?;
+    let mut journal = Journal::start(out);
     let next = AtomicUsize::new(0);
     let (sender, receiver) = mpsc::channel::<Result<Done, String>>();
     std::thread::scope(|scope| -> Result<(), OracleError> {
@@ -408,6 +415,7 @@ pub fn run(
             match done.map_err(|message| OracleError::Environment { message })? {
                 Done::Ran(run) => {
                     progress.run_finished(&run);
+                    journal.record(&run)?;
                     runs.push(run);
                 }
                 Done::Skipped(n) => progress.runs_skipped(n),
@@ -416,8 +424,10 @@ pub fn run(
                     expected.insert(id, ran);
                 }
             }
-            let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
-            save(catalogue, &runs, &expected_runs, out)?;
+            if journal.save_due() {
+                let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
+                save(catalogue, &runs, &expected_runs, out)?;
+            }
         }
         Ok(())
     })?;
@@ -435,6 +445,7 @@ pub fn run(
     });
     let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
     let outcomes = save(catalogue, &runs, &expected_runs, out)?;
+    journal.close();
     for outcome in outcomes.mutants.iter().filter(|m| m.verdict.is_killed()) {
         let (Some(mutant), Some(test)) = (
             catalogue.mutant(&outcome.mutant),
@@ -543,6 +554,18 @@ pub fn saved_runs(out: &OutDir) -> Result<Vec<Run>, String> {
             .map(|o| o.mutants.into_iter().flat_map(|m| m.runs).collect())
             .map_err(|e| format!("{}: not a saved outcomes file: {e}", path.display())),
     }
+    .map(|mut saved: Vec<Run>| {
+        // Runs finished after outcomes.json was last written.
+        for run in journal::read(out) {
+            if !saved
+                .iter()
+                .any(|r| r.mutant == run.mutant && r.test == run.test)
+            {
+                saved.push(run);
+            }
+        }
+        saved
+    })
 }
 
 fn read_baselines(out: &OutDir) -> Option<Vec<Baseline>> {
