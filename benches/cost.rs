@@ -4,7 +4,8 @@
 //! `COST_BEFORE` names one), this build with pruning off (`SYNCMUT_NO_PRUNE=1`) and this
 //! build; each prints wall time, program executions of the mutant phase and runs per
 //! mutant (the summary line's; an earlier build that does not print it shows `—`), then
-//! the ratios. No timed assertion: the machine decides the times, the ratios are the point.
+//! the ratios, and how many mutants' verdicts differ from this build's. No timed
+//! assertion: the machine decides the times, the ratios are the point.
 //!
 //! Run: `COST_BEFORE=/path/to/earlier/syncmut cargo bench --bench cost`. Knobs:
 //! `COST_ONLY` (designs whose name contains this), `COST_JOBS` (`-j`, default 2).
@@ -22,6 +23,29 @@ struct Measured {
     wall: f64,
     cost: Option<(u64, f64)>,
     score: String,
+}
+
+/// Every mutant's verdict, killing test and reason in a run directory's outcomes.json.
+fn verdicts(out: &Path) -> Vec<(String, String, String, String)> {
+    let text = std::fs::read_to_string(out.join("outcomes.json")).unwrap_or_default();
+    let outcomes: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    let field = |m: &serde_json::Value, k: &str| m[k].as_str().unwrap_or_default().to_string();
+    outcomes["mutants"]
+        .as_array()
+        .map(|ms| {
+            ms.iter()
+                .map(|m| {
+                    let id = field(m, "mutant");
+                    (
+                        id,
+                        field(m, "verdict"),
+                        field(m, "killed_by"),
+                        field(m, "reason"),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn run(syncmut: &Path, design: &Path, out: &Path, jobs: &str, unpruned: bool) -> Measured {
@@ -84,8 +108,11 @@ fn main() {
         builds.push(("this, pruning off", &after, true));
         builds.push(("this", &after, false));
         let mut walls = Vec::new();
+        let mut seen = Vec::new();
         for (label, syncmut, unpruned) in builds {
-            let m = run(syncmut, &design, &work.path().join("out"), &jobs, unpruned);
+            let out = work.path().join("out");
+            let m = run(syncmut, &design, &out, &jobs, unpruned);
+            seen.push((label, verdicts(&out)));
             let (executions, per) = match m.cost {
                 Some((e, p)) => (e.to_string(), format!("{p:.1}")),
                 None => ("—".into(), "—".into()),
@@ -95,6 +122,13 @@ fn main() {
                 m.wall, m.score
             );
             walls.push((label, m.wall));
+        }
+        // The point of every build is the same verdicts at a lower cost.
+        let (_, last) = seen.last().expect("this build ran");
+        for (label, other) in &seen[..seen.len() - 1] {
+            let differ = other.iter().zip(last).filter(|(a, b)| a != b).count()
+                + other.len().abs_diff(last.len());
+            println!("{name:20}  {label} vs this: {differ} mutant(s) with another verdict, killing test or reason");
         }
         let this = walls.last().map(|(_, w)| *w).unwrap_or(1.0);
         for (label, wall) in &walls[..walls.len() - 1] {

@@ -46,7 +46,7 @@ impl Generation {
             solver,
             budget: limits,
             default_first,
-            given: Vec::new(),
+            ..Options::default()
         };
         match gen {
             "none" => Generation::None,

@@ -17,6 +17,7 @@ mod linked_programs;
 mod merge;
 mod program_union;
 mod programs;
+mod progress;
 mod results;
 mod run;
 mod run_dir;

@@ -6,7 +6,7 @@ use crate::failure::{oracle_failure, Failure};
 use crate::gates::no_sites_check;
 use crate::run_dir::open_run_directory;
 use crate::selection::SelectArgs;
-use crate::{console, exit, table};
+use crate::{exit, table};
 use std::path::PathBuf;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant;
@@ -188,7 +188,7 @@ pub fn run_command(
             test.setting.sim_time.get_or_insert(sim_time);
         }
     }
-    let progress = console::Bar::new();
+    let progress = crate::progress::Bar::new();
     let escalating = lab::RunSettings {
         escalate_spins: may_escalate,
         bound_endless: true,
@@ -224,7 +224,7 @@ pub fn run_command(
             for test in &mut tests {
                 test.setting.sim_time.get_or_insert(bound);
             }
-            let progress = console::Bar::new();
+            let progress = crate::progress::Bar::new();
             let ran = lab::run(&build, &tests, &out, config, &progress, previous_runs);
             progress.finish();
             ran
@@ -253,7 +253,7 @@ pub fn run_command(
                     .map_err(oracle_failure)?;
                 build.catalogue = selected;
             }
-            let progress = console::Bar::new();
+            let progress = crate::progress::Bar::new();
             let ran = lab::run(&build, &tests, &out, config, &progress, previous_runs);
             progress.finish();
             ran

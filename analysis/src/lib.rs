@@ -52,6 +52,8 @@ pub struct Options {
     /// off), with their setting, and the sites they reach are not analysed. Generated
     /// tests are only for the rest.
     pub given: Vec<syncmut_runtime::test_case::TestCase>,
+    /// Candidate tests confirmed (run) this many at a time.
+    pub jobs: usize,
 }
 
 impl Default for Options {
@@ -62,6 +64,7 @@ impl Default for Options {
             budget: budget::Budget::default(),
             default_first: true,
             given: Vec::new(),
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
 }
@@ -375,7 +378,10 @@ fn generate_here(
         is_pthread(build),
         &scratch,
         seed,
-        REFINE_ROUNDS,
+        suite::Refining {
+            rounds: REFINE_ROUNDS,
+            jobs: options.jobs,
+        },
         |r| sites.refine(r, &mut blocked),
     )
     .map_err(|source| confirming(&build.metamutant, &scratch, source))?;

@@ -70,6 +70,15 @@ pub struct Run {
     pub unusable: Option<String>,
 }
 
+/// How [`build_refined`] goes about it: rounds of refinement, and how many candidates
+/// run at a time (each run is a process of its own, so a design with hundreds of
+/// candidates confirms them in a fraction of the time one by one took).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Refining {
+    pub(crate) rounds: u32,
+    pub(crate) jobs: usize,
+}
+
 /// A run made before any analysis: the design's default invocation (no arguments, no
 /// inputs). The sites it reaches need no formula, and it is the first test kept.
 #[derive(Debug, Clone)]
@@ -123,9 +132,10 @@ pub(crate) fn build_refined(
     pthread: bool,
     scratch: &Path,
     seed: Option<Seed>,
-    rounds: u32,
+    refining: Refining,
     mut again: impl FnMut(&SiteResult) -> Option<SiteResult>,
 ) -> std::io::Result<Suite> {
+    let rounds = refining.rounds;
     let open: BTreeSet<u32> = results
         .iter()
         .filter(|r| !matches!(r.verdict, Reachability::Unreachable { .. }))
@@ -165,19 +175,26 @@ pub(crate) fn build_refined(
             }
         }
         reachable.extend(candidates.values().flatten().copied());
-        for values in candidates.into_keys() {
-            if !tried.insert(values.clone()) {
-                continue;
-            }
-            let n = tried.len() - 1;
+        let tried_before = tried.len();
+        // Numbered in order, run side by side, then taken in order: the suite does not
+        // depend on which run finished first.
+        let fresh: Vec<(usize, TestValues)> = candidates
+            .into_keys()
+            .filter(|values| tried.insert(values.clone()))
+            .enumerate()
+            .map(|(k, values)| (tried_before + k, values))
+            .collect();
+        let ran = side_by_side(&fresh, refining.jobs, |(n, values)| {
             let trace_path = scratch.join(trace::binary_name(&format!("candidate{n}")));
             let log_path = scratch.join(format!("candidate{n}.inputs"));
-            let run = run_candidate(metamutant, &values, pthread, &trace_path, Some(&log_path))?;
+            let run = run_candidate(metamutant, values, pthread, &trace_path, Some(&log_path))?;
+            Ok((run, read_input_log(&log_path)))
+        })?;
+        for ((_, values), (run, consumed)) in fresh.into_iter().zip(ran) {
             if let Some(why) = run.unusable {
                 unusable.push((values, why));
                 continue;
             }
-            let consumed = read_input_log(&log_path);
             let TestValues {
                 args,
                 nondet,
@@ -232,6 +249,38 @@ pub(crate) fn build_refined(
         executions,
         unusable,
     })
+}
+
+/// `run` on every item, `jobs` at a time; the results in the items' order (the first
+/// error, in that order, if any).
+fn side_by_side<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    run: impl Fn(&T) -> std::io::Result<R> + Sync,
+) -> std::io::Result<Vec<R>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<std::io::Result<R>>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, items.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(item) = items.get(i) else {
+                    break;
+                };
+                let result = run(item);
+                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every item ran")
+        })
+        .collect()
 }
 
 /// Time a confirming run may take.
@@ -443,4 +492,26 @@ pub(crate) fn write_tests(tests: &[Confirmed], prefix: &str, path: &Path) -> std
     }
     let text = serde_json::to_string_pretty(&File { tests: &tests }).expect("json");
     syncmut_runtime::atomic::write(path, (text + "\n").as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::side_by_side;
+
+    #[test]
+    fn runs_side_by_side_come_back_in_the_items_order() {
+        // The first items take longest, so they finish last.
+        let items: Vec<u64> = (0..6).collect();
+        let ran = side_by_side(&items, 3, |&k| {
+            std::thread::sleep(std::time::Duration::from_millis(30 * (6 - k)));
+            Ok(k * 10)
+        })
+        .unwrap();
+        assert_eq!(ran, [0, 10, 20, 30, 40, 50]);
+        let failed = side_by_side(&items, 2, |&k| match k {
+            2 | 4 => Err(std::io::Error::other(format!("item {k}"))),
+            _ => Ok(k),
+        });
+        assert_eq!(failed.unwrap_err().to_string(), "item 2");
+    }
 }

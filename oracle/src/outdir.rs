@@ -46,6 +46,9 @@ pub const BASELINE: &str = "baseline.json";
 pub const SETTINGS: &str = "settings.json";
 /// Per-mutant verdicts and the score ([`crate::Outcomes`]).
 pub const OUTCOMES: &str = "outcomes.json";
+/// The runs finished since outcomes.json was last written, one JSON line each (while a
+/// run is active, and after an interruption until `--resume` finishes).
+pub const JOURNAL: &str = "runs.jsonl";
 /// A shard's place in its split (`run --shard k/n`), read by `merge`.
 pub const SHARD: &str = "shard.json";
 /// One row per mutant, for spreadsheets.
@@ -85,7 +88,7 @@ pub fn holds(root: &Path, path: &Path) -> bool {
     if parent == root {
         let name = name.to_string_lossy();
         return [
-            LOCK, MARKER, TESTS, BASELINE, SETTINGS, OUTCOMES, SHARD, CATALOGUE, DIFF_DIR,
+            LOCK, MARKER, TESTS, BASELINE, SETTINGS, OUTCOMES, JOURNAL, SHARD, CATALOGUE, DIFF_DIR,
             TRACE_DIR, WORK_DIR, WORKDIRS, PROGRAMS,
         ]
         .iter()

@@ -114,14 +114,15 @@ pub(super) fn baseline(
     let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
     // The original's run length (pthread) places pct's change points and bounds the
     // mutants' steps; random and pct schedules are fixed in advance.
-    let steps =
-        (build.catalogue.kind == Family::Pthread).then(|| measure_steps(build, test, out, &limits));
+    // The original's controlled runs start from a fork server, as the mutants' do: a
+    // design with hundreds of tests spent most of its run exec'ing the original (the
+    // measurement of its length included).
+    let server = fork_server::enabled().then(|| RefCell::new(ForkServer::new()));
+    let steps = (build.catalogue.kind == Family::Pthread)
+        .then(|| measure_steps(build, test, out, &limits, server.as_ref()));
     let mut schedules = planned_schedules(config.strategy, explores, steps, 0);
     let listed = if dfs { &schedules[..1] } else { &schedules[..] };
     let tagged = explores && !dfs;
-    // The original's controlled runs start from a fork server, as the mutants' do: a
-    // design with hundreds of tests spent most of its run exec'ing the original.
-    let server = fork_server::enabled().then(|| RefCell::new(ForkServer::new()));
     let lab = Lab {
         build,
         test,
@@ -687,7 +688,13 @@ fn stderr_head(stderr: &syncmut_runtime::output::Output) -> Option<String> {
 
 /// Scheduling points of the original's `default` run on a test (pct's run-length
 /// estimate, the mutants' livelock bound), 1000 if it cannot be measured.
-fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) -> u64 {
+fn measure_steps(
+    build: &Build,
+    test: &TestCase,
+    out: &OutDir,
+    limits: &Limits,
+    server: Option<&RefCell<ForkServer>>,
+) -> u64 {
     let file = out.path(
         Path::new(outdir::TRACE_DIR)
             .join(&test.name)
@@ -703,7 +710,11 @@ fn measure_steps(build: &Build, test: &TestCase, out: &OutDir, limits: &Limits) 
         work_root: Some(out.path(outdir::WORK_DIR)),
         ..Invocation::in_setting(&build.metamutant, test)
     };
-    let _ = measuring.run();
+    // The input values travel in `SYNCMUT_*` variables, chosen per run: the test's server
+    // serves this run too.
+    let mut server = server.map(|s| s.borrow_mut());
+    let _ = measuring.run_keeping_with(server.as_deref_mut());
+    drop(server);
     let steps = std::fs::read_to_string(&file)
         .ok()
         .and_then(|t| schedule::parse(&t).ok())

@@ -12,6 +12,7 @@
 
 mod baseline;
 mod follow;
+mod journal;
 mod mutant;
 mod set_aside;
 mod tally;
@@ -25,6 +26,7 @@ use crate::outdir::{self, OutDir};
 use crate::report;
 use crate::schedules::{Schedules, Strategy};
 use baseline::{baseline, OriginalRuns};
+use journal::Journal;
 use mutant::run_mutant;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -165,9 +167,12 @@ impl Default for RunSettings {
 }
 
 /// Receives progress, for a console progress bar.
+/// Called from the workers' threads as well as the caller's.
 pub trait Progress: Sync {
     /// The baseline starts running `tests` tests.
     fn baseline_started(&self, _tests: usize) {}
+    /// The original's runs on one test are over (in any order when `-j` > 1).
+    fn baseline_finished(&self, _baseline: &Baseline) {}
     /// `runs` more (mutant, test) runs are planned.
     fn runs_started(&self, _runs: usize) {}
     /// One (mutant, test) run has its verdict.
@@ -237,7 +242,7 @@ pub fn run(
     out.write_json(outdir::TESTS, &serde_json::json!({ "tests": tests }))?;
     out.write_json(outdir::SETTINGS, &verdict_settings(config))?;
     progress.baseline_started(tests.len());
-    let baselines = baselines_in_parallel(build, tests, out, config)?;
+    let baselines = baselines_in_parallel(build, tests, out, config, progress)?;
     let fresh: Vec<&Baseline> = baselines.iter().map(|(b, _)| b).collect();
     out.write_json(outdir::BASELINE, &fresh)?;
     if config.escalate_spins
@@ -366,6 +371,11 @@ pub fn run(
         }
     }
     progress.runs_started(todo.iter().map(|(_, t)| t.len()).sum());
+    // The runs kept from an interrupted run are in outcomes.json before their journal
+    // goes.
+    let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
+    save(catalogue, &runs, &expected_runs, out)?;
+    let mut journal = Journal::start(out);
     let next = AtomicUsize::new(0);
     let (sender, receiver) = mpsc::channel::<Result<Done, String>>();
     std::thread::scope(|scope| -> Result<(), OracleError> {
@@ -406,6 +416,7 @@ pub fn run(
             match done.map_err(|message| OracleError::Environment { message })? {
                 Done::Ran(run) => {
                     progress.run_finished(&run);
+                    journal.record(&run)?;
                     runs.push(run);
                 }
                 Done::Skipped(n) => progress.runs_skipped(n),
@@ -414,8 +425,10 @@ pub fn run(
                     expected.insert(id, ran);
                 }
             }
-            let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
-            save(catalogue, &runs, &expected_runs, out)?;
+            if journal.save_due() {
+                let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
+                save(catalogue, &runs, &expected_runs, out)?;
+            }
         }
         Ok(())
     })?;
@@ -433,6 +446,7 @@ pub fn run(
     });
     let expected_runs = |id: &str| expected.get(id).copied().unwrap_or(0);
     let outcomes = save(catalogue, &runs, &expected_runs, out)?;
+    journal.close();
     for outcome in outcomes.mutants.iter().filter(|m| m.verdict.is_killed()) {
         let (Some(mutant), Some(test)) = (
             catalogue.mutant(&outcome.mutant),
@@ -481,6 +495,7 @@ fn baselines_in_parallel(
     tests: &[TestCase],
     out: &OutDir,
     config: &RunSettings,
+    progress: &dyn Progress,
 ) -> Result<Vec<TestBaseline>, OracleError> {
     let next = AtomicUsize::new(0);
     let mut done: Vec<Option<Result<TestBaseline, OracleError>>> =
@@ -495,6 +510,9 @@ fn baselines_in_parallel(
                     break;
                 };
                 let result = baseline(build, test, out, config);
+                if let Ok((done, _)) = &result {
+                    progress.baseline_finished(done);
+                }
                 let failed = result.is_err();
                 slots.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(result);
                 if failed {
@@ -537,6 +555,18 @@ pub fn saved_runs(out: &OutDir) -> Result<Vec<Run>, String> {
             .map(|o| o.mutants.into_iter().flat_map(|m| m.runs).collect())
             .map_err(|e| format!("{}: not a saved outcomes file: {e}", path.display())),
     }
+    .map(|mut saved: Vec<Run>| {
+        // Runs finished after outcomes.json was last written.
+        for run in journal::read(out) {
+            if !saved
+                .iter()
+                .any(|r| r.mutant == run.mutant && r.test == run.test)
+            {
+                saved.push(run);
+            }
+        }
+        saved
+    })
 }
 
 fn read_baselines(out: &OutDir) -> Option<Vec<Baseline>> {

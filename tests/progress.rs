@@ -1,0 +1,97 @@
+//! The progress of `run` in a log (stderr not a terminal): sparse lines with runs done
+//! over the estimated total and the time left, a total that kills lower instead of
+//! counting skipped runs as done, and a last line whose count is the runs executed.
+//! Nothing of it on stdout.
+
+mod util;
+
+use std::time::Instant;
+use util::{fixture, syncmut};
+
+/// `about 45s left`, `about 1m05s left`, `about 2h03m left`.
+fn has_time_left(line: &str) -> bool {
+    line.split(", ").any(|part| {
+        part.strip_prefix("about ")
+            .and_then(|p| p.strip_suffix(" left"))
+            .is_some_and(|t| {
+                t.ends_with(['s', 'm'])
+                    && t[..t.len() - 1].chars().all(|c| c.is_ascii_alphanumeric())
+            })
+    })
+}
+
+/// `NAME: DONE/TOTAL UNIT done…` as (done, total).
+fn counts(line: &str, name: &str) -> Option<(u64, u64)> {
+    let rest = line.strip_prefix(&format!("syncmut: {name}: "))?;
+    let (done, rest) = rest.split_once('/')?;
+    let total = rest.split(' ').next()?;
+    Some((done.parse().ok()?, total.parse().ok()?))
+}
+
+#[test]
+fn a_log_shows_runs_done_over_an_estimate_that_kills_lower() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let started = Instant::now();
+    let output = syncmut()
+        .arg("run")
+        .arg(fixture("progress/handoff.c"))
+        .args(["--gen", "none", "--tests"])
+        .arg(fixture("progress/tests.json"))
+        .args(["-j", "2", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let seconds = started.elapsed().as_secs();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stdout.contains(" done"), "progress on stdout: {stdout}");
+
+    let baseline: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("syncmut: baseline: "))
+        .collect();
+    assert!(
+        baseline.iter().any(
+            |l| counts(l, "baseline").is_some_and(|(d, t)| d >= 1 && t == 3) && has_time_left(l)
+        ),
+        "{stderr}"
+    );
+    assert!(
+        baseline
+            .last()
+            .is_some_and(|l| l.starts_with("syncmut: baseline: 3 tests done in ")),
+        "{stderr}"
+    );
+
+    let mutants: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("syncmut: mutants: "))
+        .collect();
+    // The first line comes with the first estimate, before any kill lowered the total.
+    let first = mutants.first().copied().unwrap_or_default();
+    let (_, estimated) = counts(first, "mutants").unwrap_or_else(|| panic!("{stderr}"));
+    assert!(has_time_left(first), "{first}");
+    // A line at most every few seconds, plus the first and the last.
+    assert!(mutants.len() as u64 <= 2 + seconds / 5, "{stderr}");
+
+    let outcomes = util::outcomes(&out);
+    let executed: u64 = outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["runs"].as_array().map_or(0, |r| r.len() as u64))
+        .sum();
+    let last = mutants.last().copied().unwrap_or_default();
+    let rest = last
+        .strip_prefix(&format!("syncmut: mutants: {executed} runs done in "))
+        .unwrap_or_else(|| panic!("{executed} runs executed: {stderr}"));
+    let skipped: u64 = rest
+        .split_once(", ")
+        .and_then(|(_, s)| s.strip_suffix(" skipped after kills"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no run skipped: {last}"));
+    assert!(skipped > 0, "{last}");
+    assert_eq!(executed + skipped, estimated, "{stderr}");
+}
