@@ -74,6 +74,13 @@ pub(super) fn differs_from_original_build(
 /// What differs between the uninstrumented original's run (`native`) and the
 /// metamutant's without a mutant (`execution`), in words; `None` when nothing does.
 fn difference(native: &Execution, execution: &Execution, mask: &Mask) -> Option<String> {
+    // The same signal is agreement: what a crash prints names the program (glibc's
+    // assert message starts with the executable's name, which differs between the two
+    // builds), and output cut short by a signal is no course of synchronization. A
+    // flaky test's original may abort natively as it did under a flaky schedule.
+    if native.status == execution.status && matches!(native.status, Status::Signaled(_)) {
+        return None;
+    }
     let what = if native.status != execution.status {
         format!(
             "ends with {} but the metamutant without a mutant with {}",
@@ -240,6 +247,38 @@ pub(super) fn unusable(execution: &Execution, limits: &Limits) -> Option<String>
 mod tests {
     use super::*;
     use syncmut_runtime::test_case::{FileCopy, Setting};
+
+    fn ended(status: Status, stderr: &str) -> Execution {
+        Execution {
+            status,
+            stdout: syncmut_runtime::output::Output::from_bytes(b"count 11\n"),
+            stderr: syncmut_runtime::output::Output::from_bytes(stderr.as_bytes()),
+            elapsed: std::time::Duration::ZERO,
+            outputs: Default::default(),
+        }
+    }
+
+    /// glibc's assert message names the executable: the original build and the
+    /// metamutant aborting at the same assertion agree.
+    #[test]
+    fn the_same_signal_agrees_whatever_the_crash_message_names() {
+        let mask = Mask::default();
+        let native = ended(
+            Status::Signaled(6),
+            "original: order.c:31: main: Assertion failed.\n",
+        );
+        let controlled = ended(
+            Status::Signaled(6),
+            "metamutant: order.c:31: main: Assertion failed.\n",
+        );
+        assert_eq!(difference(&native, &controlled, &mask), None);
+        let other_signal = ended(Status::Signaled(11), "");
+        assert!(difference(&native, &other_signal, &mask).is_some());
+        let passed = ended(Status::Exited(0), "");
+        assert!(difference(&native, &passed, &mask).is_some());
+        let said_otherwise = ended(Status::Exited(0), "a warning\n");
+        assert!(difference(&passed, &said_otherwise, &mask).is_some());
+    }
 
     #[test]
     fn data_files_leave_out_sources_build_files_executables_and_what_the_test_copies() {
