@@ -366,3 +366,23 @@ fn a_flaky_test_is_a_finding_and_judges_mutants_where_the_original_passes() {
         "{removed_join}"
     );
 }
+
+/// A value only one thread reads (tests/fixtures/verdicts/private_tail): its last write
+/// moved out of the critical section shows in another thread's snapshot at a lock under
+/// some interleavings, but that thread never reads it, so it is no evidence. The
+/// sampled strategies and exhaustive dfs agree: no kill.
+#[test]
+fn a_value_the_thread_never_reads_is_no_evidence_under_any_strategy() {
+    let mutant = "recorder#4:shrink-critical-section";
+    let only = ["--mutant", "^recorder#4:shrink-critical-section$"];
+    for flags in [&[][..], &["--schedules", "100"][..]] {
+        let (verdict, reason) = verdict_with("private_tail", mutant, &[flags, &only].concat());
+        assert_eq!(verdict, "survived", "{flags:?}: {reason}");
+    }
+    let (verdict, reason) = verdict_with(
+        "private_tail",
+        mutant,
+        &[&["--strategy", "dfs"][..], &only].concat(),
+    );
+    assert_eq!(verdict, "equivalent-exhaustive", "{reason}");
+}
