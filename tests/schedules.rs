@@ -63,7 +63,7 @@ fn the_default_budget_kills_what_real_threads_find_and_the_default_schedule_miss
         let single = run(
             &design,
             out.path(),
-            &["--strategy", "default", "--races=false"],
+            &["--strategy", "default", "--races=false", "--native", "0"],
             0,
         );
         for id in targets(&design) {

@@ -96,7 +96,7 @@ fn removed_lock_survives_the_one_default_schedule_not_the_default_budget() {
     let (verdict, reason) = verdict_with(
         "racy_counter",
         "adder#1:remove",
-        &["--strategy", "default", "--races=false"],
+        &["--strategy", "default", "--races=false", "--native", "0"],
     );
     assert_eq!(verdict, "survived");
     assert!(reason.contains("survived 1 schedule: default"), "{reason}");
@@ -385,4 +385,27 @@ fn a_value_the_thread_never_reads_is_no_evidence_under_any_strategy() {
         &[&["--strategy", "dfs"][..], &only].concat(),
     );
     assert_eq!(verdict, "equivalent-exhaustive", "{reason}");
+}
+
+/// A dropped `give` of a declared wrapper (tests/fixtures/verdicts/late_release) that
+/// every controlled schedule survives, since under the scheduler the napping thread
+/// always takes the gate last, hangs with real threads, where the nap is shorter than
+/// the other thread's work: plain `run` confirms survivors natively and kills it;
+/// `--native 0` turns that off.
+#[test]
+fn a_survivor_of_every_controlled_schedule_is_killed_with_real_threads() {
+    let only = ["--mutant", "^late#2:remove$"];
+    let (verdict, reason) = verdict_with("late_release", "late#2:remove", &only);
+    assert_eq!(verdict, "killed-by-timeout", "{reason}");
+    assert!(
+        reason.contains("with real threads (native run "),
+        "{reason}"
+    );
+    let (verdict, reason) = verdict_with(
+        "late_release",
+        "late#2:remove",
+        &[&["--native", "0"][..], &only].concat(),
+    );
+    assert_eq!(verdict, "survived", "{reason}");
+    assert!(reason.contains("survived 8 schedules"), "{reason}");
 }
