@@ -117,7 +117,7 @@ enum Command {
         /// pthread designs: N runs with real threads (no controlled scheduler) per
         /// (mutant, test) the controlled schedules left alive; they kill by a crash, an
         /// assertion, a hang, an exit status or an output no run of the original shows
-        /// (default 10; 0 turns them off).
+        /// (default 5; 0 turns them off).
         #[arg(long, value_name = "N")]
         native: Option<usize>,
         /// Run the original in place of every mutant, under other seeds than the

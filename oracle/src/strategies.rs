@@ -65,7 +65,7 @@ pub const RUN_DFS_RUNS: usize = 1000;
 pub const NATIVE_RUNS: usize = 3;
 /// Runs with real threads each survivor of the controlled schedules gets per test in
 /// `run` without `--native` (BENCHMARKS.md, "Native confirmation").
-pub const RUN_NATIVE: usize = 10;
+pub const RUN_NATIVE: usize = 5;
 /// pct's bug depth in `run` without `depth`; beside the standard budget it is part of.
 pub use crate::schedules::RUN_PCT_DEPTH;
 /// `explore`'s livelock bound without `--max-steps`: scheduling points in one run.
