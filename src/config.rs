@@ -225,6 +225,7 @@ pub fn load(path: Option<&Path>) -> anyhow::Result<Config> {
 mod tests {
     use super::*;
     use syncmut_oracle::schedules::{Schedules, Strategy};
+    use syncmut_oracle::strategies::RUN_NATIVE;
 
     fn with(text: &str) -> anyhow::Result<Config> {
         let dir = tempfile::tempdir().unwrap();
@@ -365,22 +366,26 @@ mod tests {
             (plan.schedules, plan.native)
         };
         // Nothing named: the standard alternation; `schedules` alone: 1 is the one
-        // default schedule, N are N random ones.
-        assert_eq!(plan(None, None, None), (Schedules::STANDARD, 0));
-        assert_eq!(plan(None, Some(1), None), (Schedules::DEFAULT, 0));
+        // default schedule, N are N random ones; each then confirms its survivors with
+        // real threads.
+        assert_eq!(plan(None, None, None), (Schedules::STANDARD, RUN_NATIVE));
+        assert_eq!(plan(None, Some(1), None), (Schedules::DEFAULT, RUN_NATIVE));
         let random = Schedules {
             strategy: Strategy::Random,
             budget: 20,
         };
-        assert_eq!(plan(None, Some(20), None), (random, 0));
+        assert_eq!(plan(None, Some(20), None), (random, RUN_NATIVE));
         // The old spelling of `alternating`, as syncmut.toml files still have it.
         let five = Schedules {
             strategy: Strategy::Alternating { depth: 3 },
             budget: 5,
         };
-        assert_eq!(plan(Some("mixed"), Some(5), None), (five, 0));
-        assert_eq!(plan(Some("alternating"), Some(5), None), (five, 0));
-        assert_eq!(plan(Some("default"), None, None), (Schedules::DEFAULT, 0));
+        assert_eq!(plan(Some("mixed"), Some(5), None), (five, RUN_NATIVE));
+        assert_eq!(plan(Some("alternating"), Some(5), None), (five, RUN_NATIVE));
+        assert_eq!(
+            plan(Some("default"), None, None),
+            (Schedules::DEFAULT, RUN_NATIVE)
+        );
         // `native`: the default schedule, then 3 runs with real threads, or `schedules`,
         // or `--native`; `--native` adds them to any strategy.
         assert_eq!(plan(Some("native"), None, None), (Schedules::DEFAULT, 3));

@@ -115,9 +115,10 @@ enum Command {
             help = strategy_help::run_strategy()
         )]
         strategy: Option<String>,
-        /// pthread designs: N more runs per (mutant, test) with real threads, no
-        /// controlled scheduler; they kill only by a crash, an assertion or a hang that no
-        /// run of the original shows.
+        /// pthread designs: N runs with real threads (no controlled scheduler) per
+        /// (mutant, test) the controlled schedules left alive; they kill by a crash, an
+        /// assertion, a hang, an exit status or an output no run of the original shows
+        /// (default 5; 0 turns them off).
         #[arg(long, value_name = "N")]
         native: Option<usize>,
         /// Run the original in place of every mutant, under other seeds than the

@@ -178,7 +178,8 @@ pub fn run_command(
         }
     }
     if build.catalogue.kind == syncmut_mutator::api::Family::Systemc
-        && (config.strategy != syncmut_oracle::schedules::Schedules::STANDARD || config.native > 0)
+        && (config.strategy != syncmut_oracle::schedules::Schedules::STANDARD
+            || config.native != syncmut_oracle::strategies::RUN_NATIVE)
     {
         eprintln!("syncmut: note: --schedules/--strategy/--native apply to pthread designs; a SystemC kernel's process order is deterministic, so each test runs once");
     }

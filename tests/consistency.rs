@@ -2,7 +2,7 @@
 //! (tests/util/consistency.rs): no mutant killed under the default budget, random or pct
 //! is one that exhaustive dfs calls equivalent, and the original is never killed by
 //! itself. The suite checks two small programs; `cargo bench --bench consistency`
-//! hundreds.
+//! more.
 
 #[path = "util/consistency.rs"]
 mod consistency;
@@ -45,16 +45,17 @@ fn programs_are_fixed_by_their_seed() {
     assert!(!consistency::program(7, 2).contains("thread2"));
 }
 
-/// The limit the check found (program 1): a snapshot shows every shared value at a
-/// synchronization event, also one the thread never reads. Thread 1's last write to
-/// `x1` moved out of its critical section is equivalent (thread 0 never reads `x1`, and
-/// `main` reads it after the joins), and exhaustive dfs says so; but a sampled schedule
-/// in which thread 0 takes the lock between thread 1's unlock and that write sees `x1`
-/// not yet written, which the original following the same interleaving does not, and
-/// the default budget calls that a kill. When snapshots hold only what a thread reads,
-/// this test fails and program 1 joins the checked ones.
+/// The limit the check finds (program 1). A snapshot holds only the globals its thread
+/// can read (tests/verdicts.rs, `a_value_the_thread_never_reads_is_no_evidence_under_any_strategy`),
+/// but `main` reads every counter, after the joins: its snapshot at a `pthread_join`
+/// call, taken while the joined thread or the other one may still run, shows a value
+/// half-way through thread 1's updates once thread 1's write to `x1` leaves its critical
+/// section. Exhaustive dfs, which compares whole runs with the original's set of runs,
+/// calls the mutant equivalent; the default budget, which compares a run with the
+/// original following its interleaving, kills it. When a snapshot holds only what its
+/// thread reads from that event on, this test fails and program 1 joins the checked ones.
 #[test]
-fn limit_a_snapshot_of_a_value_the_thread_never_reads_still_kills() {
+fn limit_a_snapshot_at_a_join_of_values_main_reads_after_it_still_kills() {
     let syncmut = std::path::PathBuf::from(env!("CARGO_BIN_EXE_syncmut"));
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("prog.c"), consistency::program(1, THREADS)).unwrap();
@@ -63,14 +64,15 @@ fn limit_a_snapshot_of_a_value_the_thread_never_reads_still_kills() {
         r#"{"tests":[{"name":"once"}]}"#,
     )
     .unwrap();
-    let only = ["--mutant", "^thread1#6:shrink-critical-section$"];
-    let verdict = |name: &str, extra: &[&str]| {
+    let only = ["--mutant", "^thread1#4:shrink-critical-section$"];
+    let outcome = |name: &str, extra: &[&str]| {
         let outcomes = consistency::run(&syncmut, dir.path(), name, &[extra, &only].concat());
-        outcomes["mutants"][0]["verdict"]
-            .as_str()
-            .unwrap()
-            .to_string()
+        let m = &outcomes["mutants"][0];
+        let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+        (text(&m["verdict"]), text(&m["reason"]))
     };
-    assert_eq!(verdict("dfs", &consistency::DFS), "equivalent-exhaustive");
-    assert_eq!(verdict("default", &[]), "killed-by-trace");
+    assert_eq!(outcome("dfs", &consistency::DFS).0, "equivalent-exhaustive");
+    let (verdict, reason) = outcome("default", &[]);
+    assert_eq!(verdict, "killed-by-trace", "{reason}");
+    assert!(reason.contains("T0 at pthread_join"), "{reason}");
 }

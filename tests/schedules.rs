@@ -61,7 +61,7 @@ fn default_budget_kills_what_real_threads_find(design: &str) {
     let single = run(
         &design,
         out.path(),
-        &["--strategy", "default", "--races=false"],
+        &["--strategy", "default", "--races=false", "--native", "0"],
         0,
     );
     for id in targets(&design) {

@@ -96,7 +96,7 @@ fn removed_lock_survives_the_one_default_schedule_not_the_default_budget() {
     let (verdict, reason) = verdict_with(
         "racy_counter",
         "adder#1:remove",
-        &["--strategy", "default", "--races=false"],
+        &["--strategy", "default", "--races=false", "--native", "0"],
     );
     assert_eq!(verdict, "survived");
     assert!(reason.contains("survived 1 schedule: default"), "{reason}");
@@ -365,4 +365,47 @@ fn a_flaky_test_is_a_finding_and_judges_mutants_where_the_original_passes() {
         removed_join["verdict"], "killed-by-output",
         "{removed_join}"
     );
+}
+
+/// A value only one thread reads (tests/fixtures/verdicts/private_tail): its last write
+/// moved out of the critical section shows in another thread's snapshot at a lock under
+/// some interleavings, but that thread never reads it, so it is no evidence. The
+/// sampled strategies and exhaustive dfs agree: no kill.
+#[test]
+fn a_value_the_thread_never_reads_is_no_evidence_under_any_strategy() {
+    let mutant = "recorder#4:shrink-critical-section";
+    let only = ["--mutant", "^recorder#4:shrink-critical-section$"];
+    for flags in [&[][..], &["--schedules", "100"][..]] {
+        let (verdict, reason) = verdict_with("private_tail", mutant, &[flags, &only].concat());
+        assert_eq!(verdict, "survived", "{flags:?}: {reason}");
+    }
+    let (verdict, reason) = verdict_with(
+        "private_tail",
+        mutant,
+        &[&["--strategy", "dfs"][..], &only].concat(),
+    );
+    assert_eq!(verdict, "equivalent-exhaustive", "{reason}");
+}
+
+/// A dropped `give` of a declared wrapper (tests/fixtures/verdicts/late_release) that
+/// every controlled schedule survives, since under the scheduler the napping thread
+/// always takes the gate last, hangs with real threads, where the nap is shorter than
+/// the other thread's work: plain `run` confirms survivors natively and kills it;
+/// `--native 0` turns that off.
+#[test]
+fn a_survivor_of_every_controlled_schedule_is_killed_with_real_threads() {
+    let only = ["--mutant", "^late#2:remove$"];
+    let (verdict, reason) = verdict_with("late_release", "late#2:remove", &only);
+    assert_eq!(verdict, "killed-by-timeout", "{reason}");
+    assert!(
+        reason.contains("with real threads (native run "),
+        "{reason}"
+    );
+    let (verdict, reason) = verdict_with(
+        "late_release",
+        "late#2:remove",
+        &[&["--native", "0"][..], &only].concat(),
+    );
+    assert_eq!(verdict, "survived", "{reason}");
+    assert!(reason.contains("survived 8 schedules"), "{reason}");
 }

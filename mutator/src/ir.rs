@@ -613,3 +613,93 @@ pub fn parameter_of(function: FunctionValue<'_>, value: LLVMValueRef, depth: u32
         }
     }
 }
+
+/// How one use of a global value (a variable or a function) uses it.
+pub enum Use<'ctx> {
+    /// Read at that address by an instruction of `function` (a load, an atomic
+    /// read-modify-write or compare-exchange).
+    Read(FunctionValue<'ctx>),
+    /// Only stored to (the address of a store that does not also store the address).
+    Written,
+    /// The callee of a direct call.
+    Called,
+    /// Argument `index` of a direct call of `callee` (and nothing else of that call).
+    Argument {
+        callee: FunctionValue<'ctx>,
+        index: u32,
+    },
+    /// Anything else (stored as a value, passed along, converted, inside a constant
+    /// expression or another global's initializer): the address escapes.
+    Escapes,
+}
+
+/// Every use of `value` (a global variable or a function), one entry per use.
+pub fn uses<'ctx>(value: LLVMValueRef) -> Vec<Use<'ctx>> {
+    let mut out = Vec::new();
+    // SAFETY: `value` is a live global of the module; the use list is walked with the C
+    // API's iterators while nothing is modified; operands are read by the index the
+    // instruction kind defines, after the LLVMIsA* check of that kind.
+    unsafe {
+        let mut u = llvm::LLVMGetFirstUse(value);
+        while !u.is_null() {
+            let user = llvm::LLVMGetUser(u);
+            out.push(classify_use(value, user));
+            u = llvm::LLVMGetNextUse(u);
+        }
+    }
+    out
+}
+
+/// # Safety
+/// `user` is a live user of `value`.
+unsafe fn classify_use<'ctx>(value: LLVMValueRef, user: LLVMValueRef) -> Use<'ctx> {
+    if llvm::LLVMIsAInstruction(user).is_null() {
+        return Use::Escapes;
+    }
+    let function = || {
+        let block = llvm::LLVMGetInstructionParent(user);
+        FunctionValue::new(llvm::LLVMGetBasicBlockParent(block))
+    };
+    let n = llvm::LLVMGetNumOperands(user) as u32;
+    let operands: Vec<LLVMValueRef> = (0..n).map(|i| llvm::LLVMGetOperand(user, i)).collect();
+    let only_at = |index: usize| {
+        operands
+            .iter()
+            .enumerate()
+            .all(|(i, op)| (*op == value) == (i == index))
+    };
+    if !llvm::LLVMIsALoadInst(user).is_null()
+        || !llvm::LLVMIsAAtomicRMWInst(user).is_null()
+        || !llvm::LLVMIsAAtomicCmpXchgInst(user).is_null()
+    {
+        return match (only_at(0), function()) {
+            (true, Some(f)) => Use::Read(f),
+            _ => Use::Escapes,
+        };
+    }
+    if !llvm::LLVMIsAStoreInst(user).is_null() {
+        return if only_at(1) {
+            Use::Written
+        } else {
+            Use::Escapes
+        };
+    }
+    if !llvm::LLVMIsACallInst(user).is_null() || !llvm::LLVMIsAInvokeInst(user).is_null() {
+        let args = llvm::LLVMGetNumArgOperands(user) as usize;
+        let callee = llvm::LLVMGetCalledValue(user);
+        if callee == value && only_at(n as usize - 1) {
+            return Use::Called;
+        }
+        let index = operands[..args].iter().position(|op| *op == value);
+        let called = FunctionValue::new(llvm::LLVMIsAFunction(callee));
+        if let (Some(index), Some(callee)) = (index, called) {
+            if only_at(index) {
+                return Use::Argument {
+                    callee,
+                    index: index as u32,
+                };
+            }
+        }
+    }
+    Use::Escapes
+}

@@ -39,6 +39,7 @@ mod rewrite;
 pub mod source;
 mod state_table;
 mod std_trampoline;
+mod thread_reads;
 pub mod toolchain;
 mod trampoline;
 mod user_gate;

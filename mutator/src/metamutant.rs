@@ -154,7 +154,11 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     let types = DebugTypes::parse(&module.print_to_string().to_string());
     let (user_globals, notes) = globals::collect(&module, &types);
     found.warnings.extend(notes);
+    // Before the globals table takes their addresses, which would count as escaping.
+    let recorded: Vec<_> = user_globals.iter().map(|(_, g)| *g).collect();
+    let thread_reads = crate::thread_reads::compute(&module, &recorded);
     globals::add_table(&context, &module, &user_globals);
+    crate::thread_reads::add_table(&context, &module, &thread_reads);
     if catalogue.kind == Family::Systemc {
         let (classes, notes) = members::collect(&types);
         found.warnings.extend(notes);

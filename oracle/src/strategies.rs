@@ -69,6 +69,9 @@ pub const RUN_SAMPLES: usize = 100;
 pub const RUN_DFS_RUNS: usize = 1000;
 /// Runs with real threads of `run --strategy native` without `schedules` or `--native`.
 pub const NATIVE_RUNS: usize = 3;
+/// Runs with real threads each survivor of the controlled schedules gets per test in
+/// `run` without `--native` (BENCHMARKS.md, "Native confirmation").
+pub const RUN_NATIVE: usize = 5;
 /// pct's bug depth in `run` without `depth`; beside the standard budget it is part of.
 pub use crate::schedules::RUN_PCT_DEPTH;
 /// `explore`'s livelock bound without `--max-steps`: scheduling points in one run.
@@ -88,11 +91,12 @@ fn budget(s: &Settings, default: usize) -> usize {
     s.schedules.unwrap_or(default).max(1)
 }
 
-/// A run plan of controlled schedules only (plus `--native N` when given).
+/// A run plan of controlled schedules, then `--native N` runs with real threads
+/// ([`RUN_NATIVE`] unless given).
 fn controlled(s: &Settings, strategy: Strategy, budget: usize) -> RunPlan {
     RunPlan {
         schedules: Schedules { strategy, budget },
-        native: s.native.unwrap_or(0),
+        native: s.native.unwrap_or(RUN_NATIVE),
     }
 }
 
@@ -296,7 +300,7 @@ mod tests {
             Command::run_plan(None, &Settings::default()).unwrap(),
             RunPlan {
                 schedules: Schedules::STANDARD,
-                native: 0
+                native: RUN_NATIVE
             }
         );
     }

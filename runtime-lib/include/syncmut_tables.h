@@ -32,6 +32,17 @@ struct syncmut_class {
     uint64_t nfields;
 };
 
+/* The globals a pthread start routine can read: bit i of `reads` stands for entry i of
+ * `syncmut_globals`, set when code reachable from the routine (`routine`, the name the
+ * thread hooks pass, "main" for the main thread) loads that global or when its address
+ * escapes. `const struct syncmut_thread_reads syncmut_thread_reads[]` with
+ * `syncmut_thread_read_count` entries lists only routines that cannot read every global;
+ * a thread not listed sees them all. */
+struct syncmut_thread_reads {
+    const char *routine;
+    uint64_t reads;
+};
+
 /* At most this many globals and members of one class are recorded; the mutator emits no
  * more (with a warning). */
 #define SYNCMUT_MAX_GLOBALS 64

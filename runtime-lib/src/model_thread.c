@@ -25,6 +25,7 @@ static void *trampoline(void *p)
     syncmut_sched_wait_for_baton(t);
     pthread_mutex_unlock(&syncmut_sched_lock);
     syncmut_trace_set_thread_id(t->id);
+    syncmut_trace_set_thread_routine(t->routine);
     void *result = t->start(t->arg);
     pthread_setspecific(syncmut_sched_exit_key, NULL);
     syncmut_sched_finish(t);

@@ -117,6 +117,10 @@ fn the_rust_constants_match_the_protocol_header() {
             number(trace::binary::TAG_PTHREAD),
         ),
         (
+            "SYNCMUT_TRACE_TAG_PTHREAD_READS",
+            number(trace::binary::TAG_PTHREAD_READS),
+        ),
+        (
             "SYNCMUT_TRACE_TAG_SYSTEMC",
             number(trace::binary::TAG_SYSTEMC),
         ),

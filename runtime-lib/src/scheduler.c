@@ -694,6 +694,7 @@ __attribute__((constructor(102))) static void scheduler_init(void)
     struct sthread *main_thread = syncmut_sched_new_slot(); /* T0 */
     atomic_store_explicit(&main_thread->name, syncmut_sched_intern_thread_name(0), memory_order_relaxed);
     main_thread->routine = "main";
+    syncmut_trace_set_thread_routine("main");
     set_state(main_thread, RUNNING);
     pthread_setspecific(syncmut_sched_exit_key, main_thread); /* main calling pthread_exit */
     syncmut_sched_self = main_thread;

@@ -28,6 +28,9 @@ pub const FIELD: &[Slot] = &[
 /// `struct syncmut_class`: type_name, fields, nfields.
 pub const CLASS: &[Slot] = &[Slot::Pointer, Slot::Pointer, Slot::U64];
 
+/// `struct syncmut_thread_reads`: routine, reads.
+pub const THREAD_READS: &[Slot] = &[Slot::Pointer, Slot::U64];
+
 /// How the runtime prints a field (`kind` of `struct syncmut_field`, `SYNCMUT_FIELD_*`).
 pub mod kind {
     /// A signed integer.
@@ -99,6 +102,11 @@ mod tests {
                 "syncmut_class",
                 CLASS,
                 &["type_name", "fields", "nfields"][..],
+            ),
+            (
+                "syncmut_thread_reads",
+                THREAD_READS,
+                &["routine", "reads"][..],
             ),
         ];
         let mut probe = String::from("#include <stddef.h>\n#include <stdio.h>\n#include \"syncmut_tables.h\"\nint main(void) {\n");

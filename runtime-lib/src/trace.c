@@ -44,6 +44,8 @@ extern const uint32_t syncmut_global_count __attribute__((weak));
 extern const struct syncmut_field syncmut_globals[] __attribute__((weak));
 extern const uint32_t syncmut_class_count __attribute__((weak));
 extern const struct syncmut_class syncmut_classes[] __attribute__((weak));
+extern const uint32_t syncmut_thread_read_count __attribute__((weak));
+extern const struct syncmut_thread_reads syncmut_thread_reads[] __attribute__((weak));
 
 #define MAX_GLOBALS ((uint32_t)SYNCMUT_MAX_GLOBALS)
 #define MAX_MEMBERS ((uint32_t)SYNCMUT_MAX_MEMBERS)
@@ -55,7 +57,10 @@ struct event {
     uint32_t thread; /* pthread: k of T<k>; SystemC: interned process name */
     uint32_t time;   /* SystemC: interned sc_time_stamp() text */
     uint32_t module; /* SystemC: interned name of the process's module (with cls) */
-    uint64_t delta;
+    union {
+        uint64_t delta; /* SystemC */
+        uint64_t reads; /* pthread: the globals the thread can read (syncmut_thread_reads) */
+    };
     uint16_t cls;    /* SystemC: 1 + index in syncmut_classes of the module's class, 0: none */
     uint8_t action;  /* syncmut_op */
     uint8_t kind;
@@ -82,6 +87,10 @@ static uint64_t *states;
 /* pthread thread numbers: k+1, 0 while the thread has recorded nothing. */
 static _Atomic uint32_t next_thread;
 static _Thread_local uint32_t my_thread;
+/* The globals this thread's start routine can read (bit i: syncmut_globals[i]); the
+ * others are left out of its snapshots, since no value it never reads can tell a
+ * mutant from the original. Every global until the scheduler names the routine. */
+static _Thread_local uint64_t my_reads = UINT64_MAX;
 
 /* ---- interned strings (SystemC process and module names, time stamps) ---------------
  * The flush may run in a signal handler while another thread interns, so the strings
@@ -206,6 +215,18 @@ void syncmut_trace_set_thread_id(uint32_t k)
     my_thread = k + 1;
 }
 
+void syncmut_trace_set_thread_routine(const char *routine)
+{
+    my_reads = UINT64_MAX;
+    if (&syncmut_thread_read_count == NULL || routine == NULL)
+        return;
+    for (uint32_t i = 0; i < syncmut_thread_read_count; i++)
+        if (strcmp(syncmut_thread_reads[i].routine, routine) == 0) {
+            my_reads = syncmut_thread_reads[i].reads;
+            return;
+        }
+}
+
 /* Reads `size` bytes at p (volatile: see snapshot()). */
 static inline uint64_t read_value(const void *p, uint32_t size)
 {
@@ -252,6 +273,7 @@ void syncmut_trace_pthread(uint32_t site, syncmut_op action)
     ev->action = (uint8_t)action;
     ev->kind = KIND_PTHREAD;
     ev->cls = 0;
+    ev->reads = my_reads;
     snapshot(ev, NULL, 0);
     atomic_store_explicit(&ev->ready, 1, memory_order_release);
 }
@@ -403,6 +425,7 @@ static uint32_t class_width(uint32_t cls)
  * what the flush costs): seq is implicit (one more than the last event's; a 'Q' record
  * with a u64 sets it when a slot was skipped), pthread events have no time or module.
  *   'P' site u32, thread u32 (k of T<k>), action u8
+ *   'R' the same, then reads u64: only the globals whose bit is set follow
  *   'S' site u32, thread u32, time u32, module u32 (interned ids), delta u64, cls u16,
  *       action u8, flags u8
  * then the snapshot values, each in its field's size (the low bytes of the value read):
@@ -419,10 +442,18 @@ static void out_event(uint64_t seq, uint64_t *expected, const struct event *ev)
     size_t len;
     memcpy(rec + 1, &ev->site, 4);
     memcpy(rec + 5, &ev->thread, 4);
+    uint64_t every = nglobals >= 64 ? UINT64_MAX : ((uint64_t)1 << nglobals) - 1;
+    uint64_t reads = every;
     if (ev->kind == KIND_PTHREAD) {
         rec[0] = SYNCMUT_TRACE_TAG_PTHREAD;
         rec[9] = (char)ev->action;
         len = 10;
+        if ((ev->reads & every) != every) {
+            reads = ev->reads & every;
+            rec[0] = SYNCMUT_TRACE_TAG_PTHREAD_READS;
+            memcpy(rec + 10, &reads, 8);
+            len = 18;
+        }
     } else {
         rec[0] = SYNCMUT_TRACE_TAG_SYSTEMC;
         memcpy(rec + 9, &ev->time, 4);
@@ -435,6 +466,8 @@ static void out_event(uint64_t seq, uint64_t *expected, const struct event *ev)
     }
     const uint64_t *values = &states[seq * width];
     for (uint32_t i = 0; i < nglobals; i++) {
+        if (!(reads >> i & 1))
+            continue;
         uint32_t size = field_size(&syncmut_globals[i]);
         memcpy(rec + len, &values[i], size);
         len += size;

@@ -28,6 +28,10 @@ uint64_t syncmut_trace_recorded(void);
 /* Names the calling thread T<k> in the trace (the scheduler's creation-order id). */
 void syncmut_trace_set_thread_id(uint32_t k);
 
+/* Names the calling thread's start routine ("main" for the main thread): its snapshots
+ * then hold only the globals that routine can read (the mutator's syncmut_thread_reads). */
+void syncmut_trace_set_thread_routine(const char *routine);
+
 /* Records a pthread event; the calling thread is named T<k>. */
 void syncmut_trace_pthread(uint32_t site, syncmut_op action);
 

@@ -216,8 +216,14 @@ pub(super) fn baseline(
         false => schedules.clone(),
     };
     let native = match baseline.usable && build.catalogue.kind == Family::Pthread {
-        true => run_native(build, test, "", config.native, &limits)
-            .map_err(|message| OracleError::Environment { message })?,
+        true => run_native(
+            build,
+            test,
+            "",
+            config.native * NATIVE_REFERENCE_FACTOR,
+            &limits,
+        )
+        .map_err(|message| OracleError::Environment { message })?,
         false => Vec::new(),
     };
     let searched: Arc<Vec<OnceLock<_>>> = Arc::new(
@@ -268,6 +274,11 @@ fn planned_schedules(
         _ => vec!["default".to_string()],
     }
 }
+
+/// The original's runs with real threads per test, per run a mutant gets: an output the
+/// original prints only now and then with real threads is less likely to be missed by
+/// its sample, and so to kill a mutant that prints it too.
+const NATIVE_REFERENCE_FACTOR: usize = 2;
 
 /// `runs` runs of the metamutant with `active` and real threads: no controlled
 /// scheduler, no trace. An error is a failure of the machine.

@@ -152,7 +152,7 @@ impl Default for RunSettings {
             baseline_timeout: Duration::from_secs(20),
             limits: Limits::default(),
             strategy: Schedules::STANDARD,
-            native: 0,
+            native: crate::strategies::RUN_NATIVE,
             self_check: false,
             keep_traces: false,
             first_timeout: std::env::var("SYNCMUT_MUTANT_TIMEOUT_MS")

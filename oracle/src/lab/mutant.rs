@@ -124,7 +124,6 @@ pub(super) fn run_mutant(
         && kills == 0
         && tally.refuted == 0
         && tally.unclaimed == 0
-        && tally.native_unexplained == 0
         && tally.matched.iter().all(|m| *m);
     let (verdict, reason, schedule) = match tally.first_kill.take() {
         Some((v, r, s)) if explores && !stop_at_kill => {
@@ -239,12 +238,6 @@ fn survived_reason(
     }
     if let Some(note) = unclaimed_note(tally) {
         reason.push_str(&format!("; {} of them {note}", tally.unclaimed));
-    }
-    if tally.native_unexplained > 0 {
-        reason.push_str(&format!(
-            "; {} run(s) with real threads ended with an exit status or output no run of the original showed, which is no kill: the original cannot follow a run the scheduler did not control",
-            tally.native_unexplained
-        ));
     }
     reason
 }

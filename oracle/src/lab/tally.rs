@@ -134,11 +134,8 @@ pub(super) struct Tally<'a> {
     pub(super) matched: Vec<bool>,
     /// How the original ended in its runs with real threads (`--native`).
     native_failures: Vec<String>,
-    /// How many runs with real threads the original had.
-    native_originals: usize,
-    /// Runs with real threads that ended normally but printed what no run of the
-    /// original printed: reported, not kills (no interleaving to follow).
-    pub(super) native_unexplained: usize,
+    /// The original's runs with real threads, as observed (no trace).
+    native_originals: Vec<Observation>,
     /// Sites whose events the mutant takes away by construction (`Catalogue::hidden_sites`).
     pub(super) hidden: Vec<u32>,
     /// The baseline's mask on this test.
@@ -199,8 +196,11 @@ impl<'a> Tally<'a> {
             original,
             matched,
             native_failures,
-            native_originals: plan.native.len(),
-            native_unexplained: 0,
+            native_originals: plan
+                .native
+                .iter()
+                .map(|e| Observation::new(e, &Trace::default(), &[], &plan.mask))
+                .collect(),
             hidden,
             mask: &plan.mask,
             original_races: plan.races.clone(),
@@ -456,28 +456,40 @@ impl<'a> Tally<'a> {
     }
 
     /// Judges one run with real threads (the `run`-th); true when it kills. Without a
-    /// recorded interleaving the original cannot follow it, so only a failure that no run
-    /// of the original showed (controlled or native) kills.
+    /// recorded interleaving the original cannot follow it, so it kills by what no run of
+    /// the original showed, controlled or native: a failure (crash, assertion, hang), or
+    /// an exit status and output.
     pub(super) fn add_native(&mut self, build: &Build, execution: &Execution, run: usize) -> bool {
         self.runs += 1;
         self.executions += 1;
         self.elapsed += execution.elapsed;
         self.tried.push("native".to_string());
         let observed = Observation::new(execution, &Trace::default(), &self.hidden, self.mask);
-        match failure(&observed) {
-            Some(what) if !self.original_fails_so(&what) => {}
-            Some(_) => return false,
+        // A failure is compared with the original's controlled runs, whose traces say
+        // how it ended; an exit status or output with its runs with real threads, whose
+        // observations have no trace either.
+        let reference = match failure(&observed) {
+            Some(what) if self.original_fails_so(&what) => return false,
+            Some(_) => &self.original[0].observation,
             None => {
-                let printed =
-                    |o: &Observation| o.status == observed.status && o.stdout == observed.stdout;
-                if !self.original.iter().any(|o| printed(&o.observation)) {
-                    self.native_unexplained += 1;
+                let printed = |o: &Observation| {
+                    o.status == observed.status
+                        && o.stdout == observed.stdout
+                        && o.stderr == observed.stderr
+                };
+                if self.original.iter().any(|o| printed(&o.observation))
+                    || self.native_originals.iter().any(printed)
+                {
+                    return false;
                 }
-                return false;
+                match self.native_originals.first() {
+                    Some(o) => o,
+                    None => return false,
+                }
             }
-        }
+        };
         let label = |site| crate::diff::site_label(&build.catalogue, site);
-        let (verdict, reason) = verdict::judge(&self.original[0].observation, &observed, &label);
+        let (verdict, reason) = verdict::judge(reference, &observed, &label);
         if verdict == Verdict::Survived {
             return false;
         }
@@ -486,7 +498,7 @@ impl<'a> Tally<'a> {
             let reason = format!(
                 "{reason} with real threads (native run {run}); no run of the original showed it ({} under the scheduler, {} with real threads)",
                 self.original.len(),
-                self.native_originals
+                self.native_originals.len()
             );
             self.first_kill = Some((verdict, reason, "native".to_string()));
         }

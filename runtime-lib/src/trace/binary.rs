@@ -19,6 +19,9 @@ pub(crate) const MAGIC: &[u8; 8] = b"\x89syncmut";
 pub(crate) const VERSION: u32 = 1;
 pub(crate) const TAG_PTHREAD: u8 = b'P';
 pub(crate) const TAG_SYSTEMC: u8 = b'S';
+/// A pthread event of a thread that can read only some globals: the mask of those, then
+/// only their values (the others are absent from its snapshot).
+pub(crate) const TAG_PTHREAD_READS: u8 = b'R';
 /// Sets the next event's seq (the runtime skipped a slot a signal interrupted).
 pub(crate) const TAG_SEQ: u8 = b'Q';
 pub(crate) const TAG_TRUNCATED: u8 = b'T';
@@ -228,16 +231,25 @@ fn preamble(r: &mut Reader, trace: &mut Trace) -> Read<Preamble> {
     })
 }
 
-/// The snapshot: the globals, then the members of class `cls` of `module`.
-fn state(r: &mut Reader, p: &Preamble, cls: usize, module: u32) -> Read<BTreeMap<String, Value>> {
+/// The snapshot: the globals (those whose bit is set in `reads`), then the members of
+/// class `cls` of `module`.
+fn state(
+    r: &mut Reader,
+    p: &Preamble,
+    reads: u64,
+    cls: usize,
+    module: u32,
+) -> Read<BTreeMap<String, Value>> {
     let members: &[Field] = match cls {
         0 => &[],
         c if c <= p.classes.len() => &p.classes[c - 1],
         c => return r.bad(format!("class {c} of {}", p.classes.len())),
     };
     let mut state = BTreeMap::new();
-    for field in &p.globals {
-        state.insert(field.name.clone(), field.value(field.raw(r)?));
+    for (i, field) in p.globals.iter().enumerate() {
+        if i >= 64 || reads >> i & 1 != 0 {
+            state.insert(field.name.clone(), field.value(field.raw(r)?));
+        }
     }
     if !members.is_empty() {
         let module = p.string(module);
@@ -258,11 +270,13 @@ fn action(p: &Preamble, action: u8) -> String {
         .unwrap_or_else(|| "?".to_string())
 }
 
-fn pthread_event(r: &mut Reader, p: &Preamble, seq: u64) -> Read<Event> {
+/// A pthread event; `masked`: its record carries the mask of the globals the thread reads.
+fn pthread_event(r: &mut Reader, p: &Preamble, seq: u64, masked: bool) -> Read<Event> {
     let site = r.u32()?;
     let thread = r.u32()?;
     let action = action(p, r.u8()?);
-    let state = state(r, p, 0, 0)?;
+    let reads = if masked { r.u64()? } else { u64::MAX };
+    let state = state(r, p, reads, 0, 0)?;
     Ok(Event {
         seq,
         site,
@@ -284,7 +298,7 @@ fn systemc_event(r: &mut Reader, p: &Preamble, seq: u64) -> Read<Event> {
     let cls = r.u16()? as usize;
     let action = action(p, r.u8()?);
     let lost = r.u8()? & LOST != 0;
-    let state = state(r, p, cls, module)?;
+    let state = state(r, p, u64::MAX, cls, module)?;
     Ok(Event {
         seq,
         site,
@@ -339,8 +353,8 @@ fn records(r: &mut Reader, trace: &mut Trace, sink: &mut dyn FnMut(Event)) -> Re
     let mut seq = 0;
     loop {
         match r.u8()? {
-            TAG_PTHREAD => {
-                sink(pthread_event(r, &p, seq)?);
+            tag @ (TAG_PTHREAD | TAG_PTHREAD_READS) => {
+                sink(pthread_event(r, &p, seq, tag == TAG_PTHREAD_READS)?);
                 seq += 1;
             }
             TAG_SYSTEMC => {
@@ -529,6 +543,35 @@ mod tests {
         let text = String::from_utf8(super::super::to_jsonl(&trace)).unwrap();
         assert_eq!(super::super::parse(&text).unwrap(), trace);
         assert!(text.ends_with("{\"truncated\":true}\n{\"end\":\"signal\",\"deadlock\":false,\"pending\":[{\"thread\":\"T1\",\"site\":4},{\"thread\":\"T2\"}],\"signal\":15}\n"), "{text}");
+    }
+
+    /// A thread that reads only some globals has only those in its snapshot; the values
+    /// of the others are not in its record.
+    #[test]
+    fn a_masked_pthread_event_holds_only_the_globals_its_thread_reads() {
+        let bytes = preamble(VERSION)
+            .u8(TAG_PTHREAD_READS)
+            .u32(7)
+            .u32(1)
+            .u8(0)
+            .u64(0b100)
+            .u32(1)
+            .pthread_event(0, &[1, 2, 1])
+            .u8(TAG_END)
+            .text(b"exit")
+            .u8(0)
+            .u32(0)
+            .u8(0)
+            .text(b"")
+            .u64(u64::MAX)
+            .u8(0)
+            .u32(0)
+            .0;
+        let trace = parse(&bytes).unwrap();
+        let keys = |e: &Event| e.state.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(&trace.events[0]), ["state"]);
+        assert_eq!(trace.events[0].state["state"], Value::from("ON"));
+        assert_eq!(keys(&trace.events[1]), ["raw", "small", "state"]);
     }
 
     #[test]
