@@ -115,6 +115,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         strategy,
         schedules: a.schedules.unwrap_or(strategies::EXPLORE_SCHEDULES),
         max_steps: a.max_steps,
+        thread_bound: Some(a.threads),
         // The seeded strategies draw again when a schedule repeats; round-robin's are a
         // fixed list, and phased's phases repeat each other's schedules by design.
         redraw_repeats: matches!(
@@ -277,7 +278,14 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             conclusion.finish(&a.output).map_err(internal)?;
             return Ok(exit::INCOMPLETE);
         }
-        if report.runs > 0 && report.assumed == report.runs {
+        if report.thread_bounded > 0 {
+            // Like a preemption bound: what the runs did past the bound was not explored.
+            println!(
+                "no bug found with at most {} threads per run: {} of {} run(s) asked for more and were cut at the thread bound \
+                 (--threads {}); what the program does with more threads was not explored",
+                a.threads, report.thread_bounded, report.runs, a.threads
+            );
+        } else if report.runs > 0 && report.assumed == report.runs {
             println!("no bug found, but vacuously: all {} runs ended by __VERIFIER_assume, so nothing after it was checked", report.runs);
         } else {
             println!("no bug found");

@@ -218,6 +218,12 @@ impl Verdict {
         if report.found.is_some() {
             return Verdict::False(violated.unwrap_or_else(|| "unknown property".to_string()));
         }
+        if let (n @ 1.., Some(bound)) = (report.thread_bounded, report.thread_bound) {
+            return Verdict::Unknown(format!(
+                "bound: {n} run(s) asked for more than {bound} threads (--threads {bound}); \
+                 the program was explored up to that many threads only"
+            ));
+        }
         let reason = if !report.exhausted {
             if report.drew_inputs {
                 "the program reads nondet inputs, and not every value can be run"

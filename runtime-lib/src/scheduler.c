@@ -72,6 +72,7 @@ pthread_mutex_t syncmut_sched_lock = PTHREAD_MUTEX_INITIALIZER;
 struct sthread syncmut_sched_threads[MAX_THREADS];
 uint32_t syncmut_sched_slots_used; /* high-water mark of `syncmut_sched_threads` */
 uint32_t syncmut_sched_next_id;
+uint64_t syncmut_sched_thread_bound;
 static struct sthread *current; /* the baton holder */
 uint64_t syncmut_sched_steps;
 static uint64_t wait_seq;
@@ -681,6 +682,10 @@ __attribute__((constructor(102))) static void scheduler_init(void)
     const char *budget = getenv(SYNCMUT_ENV_MAX_STEPS);
     if (budget != NULL && *budget != '\0' && (!syncmut_sched_parse_u64(budget, &max_steps) || max_steps == 0))
         syncmut_fatal("malformed SYNCMUT_MAX_STEPS '%s': expected a positive decimal number", budget);
+    const char *threads = getenv(SYNCMUT_ENV_THREAD_BOUND);
+    if (threads != NULL && *threads != '\0' &&
+        (!syncmut_sched_parse_u64(threads, &syncmut_sched_thread_bound) || syncmut_sched_thread_bound == 0))
+        syncmut_fatal("malformed SYNCMUT_THREAD_BOUND '%s': expected a positive decimal number", threads);
     if (pthread_key_create(&syncmut_sched_exit_key, finish_at_exit) != 0)
         syncmut_fatal("SYNCMUT_SCHEDULE: cannot start the scheduler (pthread_key_create failed)");
     pthread_atfork(NULL, NULL, after_fork_in_child);

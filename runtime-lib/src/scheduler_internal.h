@@ -96,6 +96,8 @@ extern pthread_mutex_t syncmut_sched_lock; /* held by whoever reads or changes t
 extern struct sthread syncmut_sched_threads[MAX_THREADS];
 extern uint32_t syncmut_sched_slots_used; /* high-water mark of syncmut_sched_threads */
 extern uint32_t syncmut_sched_next_id;
+/* SYNCMUT_THREAD_BOUND: threads a run may create, main not counted (0: no bound). */
+extern uint64_t syncmut_sched_thread_bound;
 extern uint64_t syncmut_sched_steps; /* scheduling points so far */
 extern pthread_key_t syncmut_sched_exit_key;
 extern _Thread_local struct sthread *syncmut_sched_self;

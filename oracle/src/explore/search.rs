@@ -535,6 +535,7 @@ impl Explorer<'_, '_> {
             races_out: self.config.races.then(|| files.races.clone()),
             trace: Some(files.trace.clone()),
             max_steps: Some(self.config.max_steps),
+            thread_bound: self.config.thread_bound,
             nondet_seed: if draw {
                 job.input_seed
             } else {

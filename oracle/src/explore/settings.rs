@@ -14,6 +14,9 @@ pub struct ExploreSettings {
     pub schedules: usize,
     /// `SYNCMUT_MAX_STEPS` of each run (livelock bound).
     pub max_steps: u64,
+    /// `SYNCMUT_THREAD_BOUND` of each run: a run that creates more threads is cut there
+    /// (`None`: only the scheduler's thread limit).
+    pub thread_bound: Option<u32>,
     /// random and pct: a run whose schedule repeats an earlier one does not count towards
     /// `schedules` and another is drawn, at most `schedules` redraws in all, until
     /// [`REPEAT_STREAK`] draws in a row repeat. Off: every run counts (the lab's kill
@@ -53,6 +56,7 @@ impl Default for ExploreSettings {
             strategy: Strategy::Random,
             schedules: 1000,
             max_steps: crate::strategies::EXPLORE_MAX_STEPS,
+            thread_bound: None,
             redraw_repeats: false,
             choose: Choose::default(),
             draw_inputs: false,
