@@ -116,6 +116,9 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         schedules: a.schedules.unwrap_or(strategies::EXPLORE_SCHEDULES),
         max_steps: a.max_steps,
         thread_bound: Some(a.threads),
+        // Past the budget, a tenth of it more to find a repeated state (a real livelock's
+        // cycle is a few points per thread, or the fairness bound's thousand).
+        repeat_window: Some((a.max_steps / 10).clamp(1_000, 100_000)),
         // The seeded strategies draw again when a schedule repeats; round-robin's are a
         // fixed list, and phased's phases repeat each other's schedules by design.
         redraw_repeats: matches!(

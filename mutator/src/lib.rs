@@ -34,6 +34,7 @@ mod promote;
 mod regions;
 pub mod rewrite;
 pub mod source;
+pub mod state_globals;
 mod state_table;
 mod std_trampoline;
 pub mod toolchain;

@@ -148,6 +148,10 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     let (user_globals, notes) = globals::collect(&module, &types);
     found.warnings.extend(notes);
     globals::add_table(&context, &module, &user_globals);
+    // Before any hook takes a global's address, which would make every global matter.
+    if catalogue.kind == Family::Pthread {
+        crate::state_globals::add_table(&context, &module);
+    }
     if catalogue.kind == Family::Systemc {
         let (classes, notes) = members::collect(&types);
         found.warnings.extend(notes);

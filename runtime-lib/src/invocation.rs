@@ -67,6 +67,9 @@ pub struct Invocation {
     pub max_steps: Option<u64>,
     /// `SYNCMUT_THREAD_BOUND`: threads the run may create (main not counted).
     pub thread_bound: Option<u32>,
+    /// `SYNCMUT_REPEAT_WINDOW`: points past the step budget in which a repeated state
+    /// is looked for before the run is called a livelock.
+    pub repeat_window: Option<u64>,
     /// `SYNCMUT_INPUT_LOG`: where the runtime logs the input values it hands out.
     pub input_log: Option<PathBuf>,
     /// `SYNCMUT_NONDET`: `__VERIFIER_nondet_*()` values in call order (unset when empty).
@@ -108,6 +111,7 @@ impl Invocation {
             races_out: None,
             max_steps: None,
             thread_bound: None,
+            repeat_window: None,
             input_log: None,
             nondet: Vec::new(),
             nondet_seed: None,
@@ -172,6 +176,10 @@ impl Invocation {
         vars.extend(
             self.thread_bound
                 .map(|n| (env::THREAD_BOUND, n.to_string())),
+        );
+        vars.extend(
+            self.repeat_window
+                .map(|n| (env::REPEAT_WINDOW, n.to_string())),
         );
         vars.extend(self.input_log.as_ref().map(|p| (env::INPUT_LOG, path(p))));
         vars.extend(self.entropy.map(|n| (env::ENTROPY, n.to_string())));

@@ -23,6 +23,7 @@ static void *trampoline(void *p)
     syncmut_sched_self = t;
     pthread_setspecific(syncmut_sched_exit_key, t); /* pthread_exit and cancellation end via finish_at_exit */
     pthread_mutex_lock(&syncmut_sched_lock);
+    t->stack_high = __builtin_frame_address(0); /* the start routine's frames lie below */
     syncmut_sched_wait_for_baton(t);
     pthread_mutex_unlock(&syncmut_sched_lock);
     syncmut_trace_set_thread_id(t->id);

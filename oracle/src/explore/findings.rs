@@ -72,6 +72,9 @@ pub struct Report {
     /// past it on their paths, as no dfs looks past its preemption bound.
     pub thread_bounded: usize,
     pub thread_bound: Option<u32>,
+    /// Runs that passed the step budget without a repeated state (status 126): long runs
+    /// cut there, not livelocks; their paths were not run to the end.
+    pub step_budget: usize,
     /// The mix: what each phase ran and covered, in order.
     pub phases: Vec<Phase>,
     /// Runs that timed out under the limit but ended under
@@ -118,6 +121,7 @@ pub fn explore(
     let mut assumed = 0usize;
     let mut thread_limited = 0usize;
     let mut thread_bounded = 0usize;
+    let mut step_budget = 0usize;
     let search = search(program, config, work, &mut |visit: &Visit| {
         if visit.execution.status == Status::Exited(status::ASSUME) {
             assumed += 1;
@@ -127,6 +131,9 @@ pub fn explore(
         }
         if visit.execution.status == Status::Exited(status::THREAD_BOUND) {
             thread_bounded += 1;
+        }
+        if visit.execution.status == Status::Exited(status::STEP_BUDGET) {
+            step_budget += 1;
         }
         let races = visit.races.map(|f| f.races.clone()).unwrap_or_default();
         let bug = classify(visit.execution, visit.trace).or_else(|| {
@@ -214,6 +221,7 @@ pub fn explore(
         thread_limited,
         thread_bounded,
         thread_bound: config.thread_bound,
+        step_budget,
         phases: search.phases,
         slow: search.slow,
         notes: {

@@ -536,6 +536,7 @@ impl Explorer<'_, '_> {
             trace: Some(files.trace.clone()),
             max_steps: Some(self.config.max_steps),
             thread_bound: self.config.thread_bound,
+            repeat_window: self.config.repeat_window,
             nondet_seed: if draw {
                 job.input_seed
             } else {
