@@ -100,8 +100,15 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         ));
     }
     if build.catalogue.sites.is_empty() && build.shared_accesses == 0 {
-        eprintln!("syncmut: no synchronization calls and no shared memory accesses in user code: there is no schedule to explore");
-        return Ok(exit::NO_SITES);
+        if !build.reads_inputs {
+            eprintln!("syncmut: no synchronization calls and no shared memory accesses in user code: there is no schedule to explore");
+            return Ok(exit::NO_SITES);
+        }
+        // One thread, one schedule: what differs from run to run is the drawn values.
+        eprintln!(
+            "syncmut: no synchronization calls and no shared memory accesses: exploring its nondet inputs \
+             (one schedule; every run draws other values)"
+        );
     }
     let settings = strategies::Settings {
         preemptions: a.preemptions,

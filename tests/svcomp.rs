@@ -358,3 +358,27 @@ fn endless_thread_creation_is_explored_up_to_the_thread_bound() {
         "{text}"
     );
 }
+
+/// A program with neither synchronization calls nor shared memory, whose bug needs only
+/// nondet values, is explored over its inputs (one thread, one schedule) and found,
+/// instead of being refused as having no schedule to explore.
+#[test]
+fn a_bug_in_the_inputs_alone_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, err) = explore(
+        &fixture("nondet_only.c"),
+        &dir.path().join("out"),
+        &["--svcomp", "--property", "unreach-call"],
+    );
+    assert_eq!(code, 9, "{text}{err}");
+    assert!(
+        err.contains(
+            "no synchronization calls and no shared memory accesses: exploring its nondet inputs"
+        ),
+        "{err}"
+    );
+    assert!(
+        text.contains("SV-COMP verdict: false(unreach-call)"),
+        "{text}"
+    );
+}

@@ -37,6 +37,9 @@ pub struct Build {
     pub metamutant: PathBuf,
     /// `--interleave memory`: how many loads/stores became scheduling points.
     pub shared_accesses: usize,
+    /// The design calls an input function (`__VERIFIER_nondet_*`, `syncmut_input_*`):
+    /// its runs differ by their drawn values even with one thread.
+    pub reads_inputs: bool,
 }
 
 /// The catalogue of a design without building executables (`syncmut list`).
@@ -186,6 +189,11 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
         }
     }
     let shared_accesses = catalogue.accesses.len();
+    // clang declares only the functions a module refers to.
+    let reads_inputs = module.get_functions().any(|f| {
+        let name = f.get_name().to_string_lossy();
+        name.starts_with("__VERIFIER_nondet_") || name.starts_with("syncmut_input_")
+    });
     if catalogue.kind == Family::Pthread {
         crate::error_calls::instrument(&context, &module, &design.root)?;
     }
@@ -240,6 +248,7 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
         original,
         metamutant,
         shared_accesses,
+        reads_inputs,
     })
 }
 
