@@ -256,3 +256,21 @@ fn long_runs_do_not_stop_the_search_for_the_bug() {
         "{text}"
     );
 }
+
+/// A spin with x86's pause hint on an atomic list head, in a program that also locks: the
+/// hint is a scheduling point (a yield), so the workers run at sync level and the search
+/// ends without the run that hangs until its timeout and sends explore to memory level.
+#[test]
+fn a_pause_spin_yields_at_sync_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text) = explore_fixture(
+        "pause_spin",
+        &dir.path().join("out"),
+        &["--schedules", "30", "--timeout", "3"],
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("no bug found") && !text.contains("did not end within the timeout"),
+        "{text}"
+    );
+}

@@ -30,6 +30,7 @@ pub mod metamutant;
 pub mod nondet_constants;
 mod old_c;
 pub mod operator;
+mod pause;
 mod promote;
 mod regions;
 pub mod rewrite;

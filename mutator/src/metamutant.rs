@@ -162,6 +162,7 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     }
     if catalogue.kind == Family::Pthread {
         crate::atomic_functions::instrument(&context, &module)?;
+        crate::pause::yield_at_pause(&context, &module)?;
     }
     // Read before the rewrite and the memory hooks add comparisons of their own.
     let nondet_constants = crate::nondet_constants::harvest(&module);
