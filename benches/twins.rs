@@ -84,8 +84,10 @@ fn main() {
                         false_alarms.push(format!("{} {interleave} {strategy}", twin.path));
                         format!("FALSE ALARM (run {})", search.found_at.unwrap_or(0))
                     }
-                    Expect::Limit if search.code == 12 => "thread limit".to_string(),
-                    Expect::Limit => {
+                    Expect::Bounded if search.as_expected(Expect::Bounded) => {
+                        "thread bound".to_string()
+                    }
+                    Expect::Bounded => {
                         limits_missed.push(format!(
                             "{} {interleave} {strategy}: exit {}",
                             twin.path, search.code

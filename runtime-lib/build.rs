@@ -87,8 +87,12 @@ fn base(src: &Path, compiler: Option<&Path>) -> cc::Build {
             build.flag(flag);
         }
     }
+    // Every file first binds the runtime's libc calls to libc (libc_names.h says why).
+    let pinned = src.join("libc_names.h");
     build
         .cargo_metadata(false)
+        .flag("-include")
+        .flag(pinned.to_str().expect("a UTF-8 source path"))
         .include(src)
         .include("include")
         .pic(true)

@@ -100,8 +100,15 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         ));
     }
     if build.catalogue.sites.is_empty() && build.shared_accesses == 0 {
-        eprintln!("syncmut: no synchronization calls and no shared memory accesses in user code: there is no schedule to explore");
-        return Ok(exit::NO_SITES);
+        if !build.reads_inputs {
+            eprintln!("syncmut: no synchronization calls and no shared memory accesses in user code: there is no schedule to explore");
+            return Ok(exit::NO_SITES);
+        }
+        // One thread, one schedule: what differs from run to run is the drawn values.
+        eprintln!(
+            "syncmut: no synchronization calls and no shared memory accesses: exploring its nondet inputs \
+             (one schedule; every run draws other values)"
+        );
     }
     let settings = strategies::Settings {
         preemptions: a.preemptions,
@@ -115,6 +122,10 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         strategy,
         schedules: a.schedules.unwrap_or(strategies::EXPLORE_SCHEDULES),
         max_steps: a.max_steps,
+        thread_bound: Some(a.threads),
+        // Past the budget, a tenth of it more to find a repeated state (a real livelock's
+        // cycle is a few points per thread, or the fairness bound's thousand).
+        repeat_window: Some((a.max_steps / 10).clamp(1_000, 100_000)),
         // The seeded strategies draw again when a schedule repeats; round-robin's are a
         // fixed list, and phased's phases repeat each other's schedules by design.
         redraw_repeats: matches!(
@@ -277,7 +288,14 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             conclusion.finish(&a.output).map_err(internal)?;
             return Ok(exit::INCOMPLETE);
         }
-        if report.runs > 0 && report.assumed == report.runs {
+        if report.thread_bounded > 0 {
+            // Like a preemption bound: what the runs did past the bound was not explored.
+            println!(
+                "no bug found with at most {} threads per run: {} of {} run(s) asked for more and were cut at the thread bound \
+                 (--threads {}); what the program does with more threads was not explored",
+                a.threads, report.thread_bounded, report.runs, a.threads
+            );
+        } else if report.runs > 0 && report.assumed == report.runs {
             println!("no bug found, but vacuously: all {} runs ended by __VERIFIER_assume, so nothing after it was checked", report.runs);
         } else {
             println!("no bug found");

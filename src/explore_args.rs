@@ -62,6 +62,10 @@ pub struct ExploreArgs {
     /// is a livelock (the scheduler is fair, so a correct spin-wait ends long before).
     #[arg(long, value_name = "N", default_value_t = strategies::EXPLORE_MAX_STEPS, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_steps: u64,
+    /// The thread bound: a run that creates more threads than this (main not counted) is
+    /// cut there, and "no bug found" holds up to the bound only.
+    #[arg(long, value_name = "N", default_value_t = strategies::EXPLORE_THREAD_BOUND, value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: u32,
     /// Timeout of one execution, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     pub timeout: u64,

@@ -102,6 +102,13 @@ impl Conclusion {
                 note.message
             );
         }
+        if report.step_budget > 0 {
+            println!(
+                "note: {} run(s) passed the step budget (--max-steps) without repeating a state: long runs, not livelocks; \
+                 what they did past it was not explored",
+                report.step_budget
+            );
+        }
         if report.discarded > 0 {
             println!(
                 "note: {} run(s) ended by abort(): paths the program discards, as SV-COMP reads it (not bugs)",

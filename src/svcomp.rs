@@ -218,6 +218,12 @@ impl Verdict {
         if report.found.is_some() {
             return Verdict::False(violated.unwrap_or_else(|| "unknown property".to_string()));
         }
+        if let (n @ 1.., Some(bound)) = (report.thread_bounded, report.thread_bound) {
+            return Verdict::Unknown(format!(
+                "bound: {n} run(s) asked for more than {bound} threads (--threads {bound}); \
+                 the program was explored up to that many threads only"
+            ));
+        }
         let reason = if !report.exhausted {
             if report.drew_inputs {
                 "the program reads nondet inputs, and not every value can be run"
@@ -228,6 +234,8 @@ impl Verdict {
             "every schedule of the synchronization calls was covered, but not every order of the memory accesses between them (--interleave memory)"
         } else if report.thread_limited > 0 {
             "runs ended at the scheduler's thread limit"
+        } else if report.step_budget > 0 {
+            "some runs passed the step budget (--max-steps) without a repeated state, so their paths were not run to the end"
         } else if report.notes.iter().any(|n| n.cuts_paths_short()) {
             "some runs ended before the program did (a livelock, a hang or a crash), so their paths were not run to the end"
         } else {

@@ -185,3 +185,92 @@ fn a_bug_needing_one_nondet_value_is_found_and_replays_with_its_values() {
     };
     assert_eq!(line(&text), line(&again));
 }
+
+/// `syncmut explore` on a program of tests/fixtures/explore: (exit code, stdout+stderr).
+fn explore_fixture(name: &str, out: &Path, args: &[&str]) -> (i32, String) {
+    let output = util::syncmut()
+        .arg("explore")
+        .arg(util::fixture(&format!("explore/{name}.c")))
+        .arg("-o")
+        .arg(out)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    )
+}
+
+/// A run past the step budget is a livelock only if a state came back: a subtractive gcd
+/// that takes hundreds of millions of turns and then ends is a long run, cut there and
+/// noted, not a bug.
+#[test]
+fn a_long_terminating_loop_is_not_a_livelock() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text) = explore_fixture(
+        "long_gcd",
+        &dir.path().join("out"),
+        &[
+            "--strategy",
+            "random",
+            "--schedules",
+            "3",
+            "--max-steps",
+            "20000",
+        ],
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("run(s) passed the step budget (--max-steps) without repeating a state")
+            && !text.contains("BUG livelock"),
+        "{text}"
+    );
+}
+
+/// Long runs do not end the search: the runs whose input is not 3 pass the budget and are
+/// noted, and the search goes on until it draws the 3 and finds the assertion.
+#[test]
+fn long_runs_do_not_stop_the_search_for_the_bug() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text) = explore_fixture(
+        "long_unless_three",
+        &dir.path().join("out"),
+        &[
+            "--strategy",
+            "random",
+            "--schedules",
+            "100",
+            "--max-steps",
+            "20000",
+        ],
+    );
+    assert_eq!(code, 9, "{text}");
+    assert!(text.contains("BUG assertion failure"), "{text}");
+    assert!(
+        text.contains("passed the step budget (--max-steps) without repeating a state"),
+        "{text}"
+    );
+}
+
+/// A spin with x86's pause hint on an atomic list head, in a program that also locks: the
+/// hint is a scheduling point (a yield), so the workers run at sync level and the search
+/// ends without the run that hangs until its timeout and sends explore to memory level.
+#[test]
+fn a_pause_spin_yields_at_sync_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text) = explore_fixture(
+        "pause_spin",
+        &dir.path().join("out"),
+        &["--schedules", "30", "--timeout", "3"],
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("no bug found") && !text.contains("did not end within the timeout"),
+        "{text}"
+    );
+}

@@ -2,7 +2,8 @@
 //! the same runs, the same bug at the same run with the same counterexample schedule,
 //! the same number of runs to exhaust a dfs; a hang is killed at the timeout and a crash
 //! or an assertion is reported as by exec; a program that ends before the runtime's first
-//! constructor makes the search fall back to exec, and says so.
+//! constructor makes the search fall back to exec, and says so; globals named like the
+//! libc functions the runtime calls do not stop the server.
 
 mod util;
 
@@ -215,6 +216,18 @@ fn a_hang_in_a_served_run_is_killed_at_the_timeout() {
         found.execution.elapsed
     );
     assert_same("hang.c", &served, &execd);
+}
+
+#[test]
+fn globals_named_like_the_runtimes_libc_calls_keep_the_fork_server() {
+    // The program's own `send`, `write`, `close` and `open` are ints: had the runtime's
+    // calls bound to them, the server would die calling an int and every run go by exec.
+    let source = util::fixture("fork_server/libc_names.c");
+    let (served, execd) = both_ways(&source, Interleave::Sync, dfs(100), Duration::from_secs(10));
+    assert_eq!(served.exec_fallback, None);
+    let found = served.found.as_ref().expect("the receiver first");
+    assert_eq!(found.kind, BugKind::Assertion);
+    assert_same("libc_names.c", &served, &execd);
 }
 
 #[test]

@@ -319,3 +319,66 @@ fn a_hang_at_sync_level_is_explored_again_at_memory_level_under_a_property() {
     assert_eq!(code, 9, "{text}\n{stderr}");
     assert!(text.contains("verdict: false(unreach-call)"), "{text}");
 }
+
+/// A safe task whose main creates threads forever: every run is cut at the thread bound,
+/// within seconds, and the verdict says it holds up to that bound only; the same
+/// program's bug is found below the bound.
+#[test]
+fn endless_thread_creation_is_explored_up_to_the_thread_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let (code, text, err) = explore(
+        &fixture("spawn_forever.yml"),
+        &dir.path().join("safe"),
+        &["--svcomp", "--threads", "4", "--schedules", "50"],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains("no bug found with at most 4 threads per run: 50 of 50 run(s)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("SV-COMP verdict: unknown (expected true)"),
+        "{text}"
+    );
+    assert!(
+        err.contains("unknown: bound: 50 run(s) asked for more than 4 threads"),
+        "{err}"
+    );
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    // The bad twin's lost increment needs only two workers.
+    let (code, text, _) = explore(
+        &util::root().join("tests/corpus/twins/spawn_forever_bad.c"),
+        &dir.path().join("bad"),
+        &["--svcomp", "--property", "unreach-call", "--threads", "4"],
+    );
+    assert_eq!(code, 9, "{text}");
+    assert!(
+        text.contains("SV-COMP verdict: false(unreach-call)"),
+        "{text}"
+    );
+}
+
+/// A program with neither synchronization calls nor shared memory, whose bug needs only
+/// nondet values, is explored over its inputs (one thread, one schedule) and found,
+/// instead of being refused as having no schedule to explore.
+#[test]
+fn a_bug_in_the_inputs_alone_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, err) = explore(
+        &fixture("nondet_only.c"),
+        &dir.path().join("out"),
+        &["--svcomp", "--property", "unreach-call"],
+    );
+    assert_eq!(code, 9, "{text}{err}");
+    assert!(
+        err.contains(
+            "no synchronization calls and no shared memory accesses: exploring its nondet inputs"
+        ),
+        "{err}"
+    );
+    assert!(
+        text.contains("SV-COMP verdict: false(unreach-call)"),
+        "{text}"
+    );
+}

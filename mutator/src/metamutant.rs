@@ -42,6 +42,9 @@ pub struct Build {
     pub metamutant: PathBuf,
     /// `--interleave memory`: how many loads/stores became scheduling points.
     pub shared_accesses: usize,
+    /// The design calls an input function (`__VERIFIER_nondet_*`, `syncmut_input_*`):
+    /// its runs differ by their drawn values even with one thread.
+    pub reads_inputs: bool,
 }
 
 /// The catalogue of a design without building executables (`syncmut list`).
@@ -159,6 +162,10 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     let thread_reads = crate::thread_reads::compute(&module, &recorded);
     globals::add_table(&context, &module, &user_globals);
     crate::thread_reads::add_table(&context, &module, &thread_reads);
+    // Before any hook takes a global's address, which would make every global matter.
+    if catalogue.kind == Family::Pthread {
+        crate::state_globals::add_table(&context, &module);
+    }
     if catalogue.kind == Family::Systemc {
         let (classes, notes) = members::collect(&types);
         found.warnings.extend(notes);
@@ -166,6 +173,7 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     }
     if catalogue.kind == Family::Pthread {
         crate::atomic_functions::instrument(&context, &module)?;
+        crate::pause::yield_at_pause(&context, &module)?;
     }
     // Read before the rewrite and the memory hooks add comparisons of their own.
     let nondet_constants = crate::nondet_constants::harvest(&module);
@@ -193,6 +201,11 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
         }
     }
     let shared_accesses = catalogue.accesses.len();
+    // clang declares only the functions a module refers to.
+    let reads_inputs = module.get_functions().any(|f| {
+        let name = f.get_name().to_string_lossy();
+        name.starts_with("__VERIFIER_nondet_") || name.starts_with("syncmut_input_")
+    });
     if catalogue.kind == Family::Pthread {
         crate::error_calls::instrument(&context, &module, &design.root)?;
     }
@@ -247,6 +260,7 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
         original,
         metamutant,
         shared_accesses,
+        reads_inputs,
     })
 }
 

@@ -76,6 +76,10 @@ pub const RUN_NATIVE: usize = 5;
 pub use crate::schedules::RUN_PCT_DEPTH;
 /// `explore`'s livelock bound without `--max-steps`: scheduling points in one run.
 pub const EXPLORE_MAX_STEPS: u64 = 1_000_000;
+/// `explore`'s thread bound without `--threads`: threads one run may create (main not
+/// counted). Enough for the benchmarks' fixed thread arrays (16 workers), small enough
+/// that a run of a program creating threads forever ends in milliseconds.
+pub const EXPLORE_THREAD_BOUND: u32 = 16;
 /// dfs's preemption bound without `preemptions`, in both commands.
 pub const DFS_PREEMPTIONS: u32 = 2;
 /// `run`'s dfs reduction without `--por`: none, so that every schedule is searched

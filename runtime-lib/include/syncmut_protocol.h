@@ -19,6 +19,12 @@
 #define SYNCMUT_STATUS_ASSUME 123
 /* The pthread scheduler's thread limit: too many threads alive or unjoined at once. */
 #define SYNCMUT_STATUS_THREAD_LIMIT 124
+/* The run asked for one thread more than SYNCMUT_THREAD_BOUND allows: its path is cut
+ * there (a bound of the search, not a bug). */
+#define SYNCMUT_STATUS_THREAD_BOUND 125
+/* With SYNCMUT_REPEAT_WINDOW: the step budget ran out and no state repeated (a long run,
+ * not shown to be a livelock; repeat_state.c). */
+#define SYNCMUT_STATUS_STEP_BUDGET 126
 
 /* ---- site numbers ------------------------------------------------------------------- */
 
@@ -51,6 +57,11 @@
 #define SYNCMUT_ENV_RACES_OUT "SYNCMUT_RACES_OUT"
 /* The scheduler's step budget (livelock bound). */
 #define SYNCMUT_ENV_MAX_STEPS "SYNCMUT_MAX_STEPS"
+/* Threads a run may create (main not counted); unset: no bound but the thread limit. */
+#define SYNCMUT_ENV_THREAD_BOUND "SYNCMUT_THREAD_BOUND"
+/* Scheduling points past the step budget in which a repeated state is looked for; unset:
+ * the budget's end is a livelock. */
+#define SYNCMUT_ENV_REPEAT_WINDOW "SYNCMUT_REPEAT_WINDOW"
 /* PCT's run-length estimate when the schedule value does not carry one. */
 #define SYNCMUT_ENV_PCT_STEPS "SYNCMUT_PCT_STEPS"
 /* Values of __VERIFIER_nondet_*() calls in call order. */

@@ -18,6 +18,13 @@ pub const RECORD_STEPS: &str = "SYNCMUT_RECORD_STEPS";
 pub const RACES_OUT: &str = "SYNCMUT_RACES_OUT";
 /// The scheduler's step budget: more scheduling points end the run as a livelock.
 pub const MAX_STEPS: &str = "SYNCMUT_MAX_STEPS";
+/// Threads a run may create, main not counted; one more ends the run with status
+/// [`crate::status::THREAD_BOUND`]. Unset: only the scheduler's thread limit.
+pub const THREAD_BOUND: &str = "SYNCMUT_THREAD_BOUND";
+/// Scheduling points past the step budget in which the scheduler looks for a repeated
+/// state: a repeat is a livelock, none ends the run with
+/// [`crate::status::STEP_BUDGET`]. Unset: the budget's end is a livelock.
+pub const REPEAT_WINDOW: &str = "SYNCMUT_REPEAT_WINDOW";
 /// PCT's run-length estimate when the schedule value does not carry one.
 pub const PCT_STEPS: &str = "SYNCMUT_PCT_STEPS";
 /// Values of `__VERIFIER_nondet_*()` calls, in call order.
@@ -57,7 +64,7 @@ pub const FORK_SERVER: &str = "SYNCMUT_FORK_SERVER";
 /// the original's and the uninstrumented build's among them, under the wrong schedule,
 /// mutant or step budget (or a test without `sim_time` under a simulated-time bound). The rest (`SYNCMUT_REAL_TIME`, `SYNCMUT_ENTROPY`, the SystemC
 /// bounds) are settings a user may give every run through syncmut's environment.
-pub const PER_RUN: [&str; 15] = [
+pub const PER_RUN: [&str; 17] = [
     ACTIVE,
     TRACE,
     SCHEDULE,
@@ -65,6 +72,8 @@ pub const PER_RUN: [&str; 15] = [
     RECORD_STEPS,
     RACES_OUT,
     MAX_STEPS,
+    THREAD_BOUND,
+    REPEAT_WINDOW,
     PCT_STEPS,
     NONDET,
     NONDET_SEED,

@@ -65,6 +65,11 @@ pub struct Invocation {
     pub races_out: Option<PathBuf>,
     /// `SYNCMUT_MAX_STEPS`: the scheduler's livelock bound.
     pub max_steps: Option<u64>,
+    /// `SYNCMUT_THREAD_BOUND`: threads the run may create (main not counted).
+    pub thread_bound: Option<u32>,
+    /// `SYNCMUT_REPEAT_WINDOW`: points past the step budget in which a repeated state
+    /// is looked for before the run is called a livelock.
+    pub repeat_window: Option<u64>,
     /// `SYNCMUT_INPUT_LOG`: where the runtime logs the input values it hands out.
     pub input_log: Option<PathBuf>,
     /// `SYNCMUT_NONDET`: `__VERIFIER_nondet_*()` values in call order (unset when empty).
@@ -105,6 +110,8 @@ impl Invocation {
             record_steps: None,
             races_out: None,
             max_steps: None,
+            thread_bound: None,
+            repeat_window: None,
             input_log: None,
             nondet: Vec::new(),
             nondet_seed: None,
@@ -166,6 +173,14 @@ impl Invocation {
         );
         vars.extend(self.races_out.as_ref().map(|p| (env::RACES_OUT, path(p))));
         vars.extend(self.max_steps.map(|n| (env::MAX_STEPS, n.to_string())));
+        vars.extend(
+            self.thread_bound
+                .map(|n| (env::THREAD_BOUND, n.to_string())),
+        );
+        vars.extend(
+            self.repeat_window
+                .map(|n| (env::REPEAT_WINDOW, n.to_string())),
+        );
         vars.extend(self.input_log.as_ref().map(|p| (env::INPUT_LOG, path(p))));
         vars.extend(self.entropy.map(|n| (env::ENTROPY, n.to_string())));
         vars.extend(self.sim_probe_ms.map(|ms| (env::SIM_PROBE, ms.to_string())));

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 
 #include "trace.h"
 #include "races.h"
@@ -22,6 +23,7 @@ static void *trampoline(void *p)
     syncmut_sched_self = t;
     pthread_setspecific(syncmut_sched_exit_key, t); /* pthread_exit and cancellation end via finish_at_exit */
     pthread_mutex_lock(&syncmut_sched_lock);
+    t->stack_high = __builtin_frame_address(0); /* the start routine's frames lie below */
     syncmut_sched_wait_for_baton(t);
     pthread_mutex_unlock(&syncmut_sched_lock);
     syncmut_trace_set_thread_id(t->id);
@@ -37,6 +39,19 @@ int syncmut_sched_create(const char *start_name, pthread_t *thread, const pthrea
 {
     struct sthread *me = syncmut_sched_self;
     pthread_mutex_lock(&syncmut_sched_lock);
+    /* Ids count the threads created so far (T0 is main; a failed creation gives its id
+     * back). Past the bound the path is cut, as the preemption bound cuts a dfs: a
+     * program that keeps creating threads (`while (1) pthread_create(...)`) is explored
+     * up to the bound in every run, instead of each run ending at the thread limit after
+     * a thousand threads, minutes into the search. */
+    if (syncmut_sched_thread_bound != 0 && syncmut_sched_next_id > syncmut_sched_thread_bound) {
+        char why[96];
+        snprintf(why, sizeof why, "thread bound (the run asked for thread %u; SYNCMUT_THREAD_BOUND=%llu)",
+                 syncmut_sched_next_id, (unsigned long long)syncmut_sched_thread_bound);
+        syncmut_sched_write_schedule_out("thread-bound");
+        syncmut_trace_finish(why, atomic_load_explicit(&me->name, memory_order_relaxed),
+                             atomic_load_explicit(&me->site, memory_order_relaxed), SYNCMUT_STATUS_THREAD_BOUND);
+    }
     struct sthread *t = syncmut_sched_new_slot();
     t->routine = start_name;
     t->start = start;

@@ -49,6 +49,7 @@
 #include "races.h"
 
 #define DEFAULT_MAX_STEPS 10000000u
+extern void *__libc_stack_end; /* glibc: the stack pointer the process started with */
 /* Fairness (every strategy). A thread that has made SPIN_READS memory reads in a row
  * without a write of its own (a busy-wait: it cannot change anything, only wait for
  * another thread) yields at each further read: it does not run again until every thread
@@ -72,6 +73,7 @@ pthread_mutex_t syncmut_sched_lock = PTHREAD_MUTEX_INITIALIZER;
 struct sthread syncmut_sched_threads[MAX_THREADS];
 uint32_t syncmut_sched_slots_used; /* high-water mark of `syncmut_sched_threads` */
 uint32_t syncmut_sched_next_id;
+uint64_t syncmut_sched_thread_bound;
 static struct sthread *current; /* the baton holder */
 uint64_t syncmut_sched_steps;
 static uint64_t wait_seq;
@@ -307,12 +309,10 @@ void syncmut_sched_reschedule(struct sthread *me)
         provider_registered = 1;
         syncmut_trace_set_end_provider(provide_end);
     }
-    if (++syncmut_sched_steps > max_steps) {
-        uint32_t name = atomic_load_explicit(&me->name, memory_order_relaxed);
-        syncmut_sched_write_schedule_out("livelock");
-        syncmut_trace_finish("livelock", name,
-                             atomic_load_explicit(&me->site, memory_order_relaxed), SYNCMUT_STATUS_LIVELOCK);
-    }
+    me->stack_low = me->at_access ? NULL : __builtin_frame_address(0);
+    me->at_access = 0;
+    if (++syncmut_sched_steps > max_steps)
+        syncmut_repeat_check(me, max_steps);
     struct sthread *next = choose(me);
     if (next == NULL) {
         int unfinished = 0;
@@ -444,6 +444,8 @@ struct sthread *syncmut_sched_new_slot(void) /* `syncmut_sched_lock` held */
     t->dozing = 0;
     t->last_run = syncmut_sched_steps;
     t->readied = -1;
+    t->at_access = 0;
+    t->stack_low = t->stack_high = NULL;
     syncmut_sched_set_next(t, NULL, NULL, 0); /* starting runs design code only */
     /* pct: a random priority above every change-point priority (< 2^32) */
     t->prio = syncmut_sched_strategy == STRATEGY_PCT ? (UINT64_C(1) << 32) + (syncmut_sched_rng_next() >> 32) : 0;
@@ -583,6 +585,7 @@ void syncmut_mem_access(const void *addr, uint32_t write, uint32_t access)
         return;
     struct sthread *me = syncmut_sched_self;
     pthread_mutex_lock(&syncmut_sched_lock);
+    me->at_access = 1; /* its stack is not hashed (repeat_state.c) */
     syncmut_sched_set_next(me, addr, NULL, 0);
     me->next_reads = (write & SYNCMUT_ACCESS_WRITE) == 0;
     me->next_access = access;
@@ -681,6 +684,11 @@ __attribute__((constructor(102))) static void scheduler_init(void)
     const char *budget = getenv(SYNCMUT_ENV_MAX_STEPS);
     if (budget != NULL && *budget != '\0' && (!syncmut_sched_parse_u64(budget, &max_steps) || max_steps == 0))
         syncmut_fatal("malformed SYNCMUT_MAX_STEPS '%s': expected a positive decimal number", budget);
+    const char *threads = getenv(SYNCMUT_ENV_THREAD_BOUND);
+    if (threads != NULL && *threads != '\0' &&
+        (!syncmut_sched_parse_u64(threads, &syncmut_sched_thread_bound) || syncmut_sched_thread_bound == 0))
+        syncmut_fatal("malformed SYNCMUT_THREAD_BOUND '%s': expected a positive decimal number", threads);
+    syncmut_repeat_init();
     if (pthread_key_create(&syncmut_sched_exit_key, finish_at_exit) != 0)
         syncmut_fatal("SYNCMUT_SCHEDULE: cannot start the scheduler (pthread_key_create failed)");
     pthread_atfork(NULL, NULL, after_fork_in_child);
@@ -695,6 +703,7 @@ __attribute__((constructor(102))) static void scheduler_init(void)
     atomic_store_explicit(&main_thread->name, syncmut_sched_intern_thread_name(0), memory_order_relaxed);
     main_thread->routine = "main";
     syncmut_trace_set_thread_routine("main");
+    main_thread->stack_high = __libc_stack_end; /* main's frames and the process's first */
     set_state(main_thread, RUNNING);
     pthread_setspecific(syncmut_sched_exit_key, main_thread); /* main calling pthread_exit */
     syncmut_sched_self = main_thread;

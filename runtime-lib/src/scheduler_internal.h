@@ -60,6 +60,13 @@ struct sthread {
      * created or woke it, if it has not run since; -1: none. A causal edge the objects
      * do not show (a signal wakes a waiter that then relocks the mutex). */
     int64_t readied;
+    /* The state check past the step budget (repeat_state.c) hashes the stack of a thread
+     * stopped at a synchronization call, from the scheduler's frame (stack_low; NULL when
+     * stopped at a memory access) to where its start routine began (stack_high; NULL
+     * before it ran). */
+    int at_access;
+    const void *stack_low;
+    const void *stack_high;
 };
 
 /* The strategies of SYNCMUT_SCHEDULE (schedule_strategy.c). */
@@ -96,6 +103,12 @@ extern pthread_mutex_t syncmut_sched_lock; /* held by whoever reads or changes t
 extern struct sthread syncmut_sched_threads[MAX_THREADS];
 extern uint32_t syncmut_sched_slots_used; /* high-water mark of syncmut_sched_threads */
 extern uint32_t syncmut_sched_next_id;
+/* SYNCMUT_THREAD_BOUND: threads a run may create, main not counted (0: no bound). */
+extern uint64_t syncmut_sched_thread_bound;
+/* repeat_state.c: reads SYNCMUT_REPEAT_WINDOW; called at each point past the step budget
+ * `budget`, returns if the run may go on, else ends it (livelock or step budget). */
+void syncmut_repeat_init(void);
+void syncmut_repeat_check(const struct sthread *me, uint64_t budget);
 extern uint64_t syncmut_sched_steps; /* scheduling points so far */
 extern pthread_key_t syncmut_sched_exit_key;
 extern _Thread_local struct sthread *syncmut_sched_self;

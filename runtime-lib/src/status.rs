@@ -15,3 +15,9 @@ pub const ASSUME: i32 = 123;
 /// The pthread scheduler's thread limit: too many threads alive or unjoined at once; the
 /// run ends with its trace.
 pub const THREAD_LIMIT: i32 = 124;
+/// The run asked for one thread more than `SYNCMUT_THREAD_BOUND` allows: the scheduler
+/// cut its path there, with its trace. A bound of the search, not a bug.
+pub const THREAD_BOUND: i32 = 125;
+/// With `SYNCMUT_REPEAT_WINDOW`: the step budget ran out and no state came back in the
+/// window after it. A long run, not shown to be a livelock.
+pub const STEP_BUDGET: i32 = 126;

@@ -73,6 +73,14 @@ pub struct Report {
     /// Runs the scheduler ended at its thread limit (status 124): what the program would
     /// have done past it was not run, so they are neither bugs nor clean runs.
     pub thread_limited: usize,
+    /// Runs cut at the thread bound (status 125): no bug was looked for past it on
+    /// their paths, as no dfs looks past its preemption bound.
+    pub thread_bounded: usize,
+    /// The thread bound those runs were cut at (`--threads`).
+    pub thread_bound: Option<u32>,
+    /// Runs that passed the step budget without a repeated state (status 126): long runs
+    /// cut there, not livelocks; their paths were not run to the end.
+    pub step_budget: usize,
     /// The mix: what each phase ran and covered, in order.
     pub phases: Vec<Phase>,
     /// Runs that timed out under the limit but ended under
@@ -122,12 +130,20 @@ pub fn explore(
     let mut discarded = 0usize;
     let mut assumed = 0usize;
     let mut thread_limited = 0usize;
+    let mut thread_bounded = 0usize;
+    let mut step_budget = 0usize;
     let search = search(program, config, work, &mut |visit: &Visit| {
         if visit.execution.status == Status::Exited(status::ASSUME) {
             assumed += 1;
         }
         if visit.execution.status == Status::Exited(status::THREAD_LIMIT) {
             thread_limited += 1;
+        }
+        if visit.execution.status == Status::Exited(status::THREAD_BOUND) {
+            thread_bounded += 1;
+        }
+        if visit.execution.status == Status::Exited(status::STEP_BUDGET) {
+            step_budget += 1;
         }
         let races = visit.races.map(|f| f.races.clone()).unwrap_or_default();
         let bug = classify(visit.execution, visit.trace).or_else(|| {
@@ -213,6 +229,9 @@ pub fn explore(
         drew_inputs: search.drew_inputs,
         exec_fallback: search.exec_fallback,
         thread_limited,
+        thread_bounded,
+        thread_bound: config.thread_bound,
+        step_budget,
         phases: search.phases,
         slow: search.slow,
         notes: {

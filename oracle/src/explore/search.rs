@@ -540,6 +540,8 @@ impl Explorer<'_, '_> {
             races_out: self.config.races.then(|| files.races.clone()),
             trace: Some(files.trace.clone()),
             max_steps: Some(self.config.max_steps),
+            thread_bound: self.config.thread_bound,
+            repeat_window: self.config.repeat_window,
             nondet_seed: if draw {
                 job.input_seed
             } else {

@@ -1,0 +1,65 @@
+//! x86's spin-wait hint, `_mm_pause()` (`llvm.x86.sse2.pause`), becomes a call of
+//! `sched_yield`, which the runtime makes a scheduling point (runtime-lib/src/waiting.c).
+//!
+//! Lock-free code waits with a loop of atomic loads and `pause`: at sync level neither is
+//! a scheduling point, so under the controlled scheduler the spinning thread keeps the
+//! baton, the thread it waits for never runs, and the run hangs until its timeout before
+//! explore goes to memory level. Natively `pause` only slows the loop down; yielding there
+//! lets the other threads run, as the hint intends, in every build syncmut schedules.
+
+use crate::error::{MutatorError, Result};
+use inkwell::context::Context;
+use inkwell::module::{Linkage, Module};
+use inkwell::values::{AsValueRef, BasicValue, InstructionOpcode, InstructionValue, ValueKind};
+
+const PAUSE: &str = "llvm.x86.sse2.pause";
+
+/// Replaces every call of the pause intrinsic with one of `sched_yield`; returns how many.
+pub(crate) fn yield_at_pause<'ctx>(context: &'ctx Context, module: &Module<'ctx>) -> Result<usize> {
+    let Some(pause) = module.get_function(PAUSE) else {
+        return Ok(0);
+    };
+    let target = pause.as_global_value().as_pointer_value().as_value_ref();
+    let mut calls: Vec<InstructionValue<'ctx>> = Vec::new();
+    for function in module.get_functions() {
+        for block in function.get_basic_blocks() {
+            let mut next = block.get_first_instruction();
+            while let Some(inst) = next {
+                next = inst.get_next_instruction();
+                let callee = inst
+                    .get_num_operands()
+                    .checked_sub(1)
+                    .and_then(|last| inst.get_operand(last))
+                    .and_then(|o| o.value());
+                if inst.get_opcode() == InstructionOpcode::Call
+                    && callee.is_some_and(|c| c.as_value_ref() == target)
+                {
+                    calls.push(inst);
+                }
+            }
+        }
+    }
+    let sched_yield = module.get_function("sched_yield").unwrap_or_else(|| {
+        module.add_function(
+            "sched_yield",
+            context.i32_type().fn_type(&[], false),
+            Some(Linkage::External),
+        )
+    });
+    let builder = context.create_builder();
+    for call in &calls {
+        builder.position_before(call);
+        let yielded = builder
+            .build_call(sched_yield, &[], "")
+            .map_err(|e| MutatorError::Verify(format!("pause: {e}")))?;
+        let new = match yielded.try_as_basic_value() {
+            ValueKind::Basic(value) => value.as_instruction_value(),
+            ValueKind::Instruction(inst) => Some(inst),
+        };
+        if let Some(new) = new {
+            crate::ir::copy_debug_location(*call, new);
+        }
+        call.erase_from_basic_block();
+    }
+    Ok(calls.len())
+}
