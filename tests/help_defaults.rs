@@ -151,6 +151,7 @@ fn explore_help_states_the_defaults_explore_uses() {
         ("preemptions", vec![s::DFS_PREEMPTIONS.to_string()]),
         ("por", vec![s::EXPLORE_POR.name().to_string()]),
         ("max-steps", vec![s::EXPLORE_MAX_STEPS.to_string()]),
+        ("threads", vec![s::EXPLORE_THREAD_BOUND.to_string()]),
         // clap renders these three from the value it parses with, so they cannot drift;
         // they are listed because every default the help states must be.
         ("interleave", vec!["sync".to_string()]),

@@ -14,7 +14,16 @@ use inkwell::values::{AsValueRef, BasicValue, InstructionOpcode, InstructionValu
 
 const PAUSE: &str = "llvm.x86.sse2.pause";
 
-/// Replaces every call of the pause intrinsic with one of `sched_yield`; returns how many.
+/// Whether the call sits in a system header: the standard library's own spins (libstdc++'s
+/// atomic waits relax with `pause` before they block) belong to primitives the runtime
+/// models as a whole; a yield inside them would let the waiter spin until the value it
+/// waits for arrives and hide the blocked wait a missing notify leaves.
+fn in_system_header(inst: InstructionValue<'_>) -> bool {
+    crate::ir::debug_location(inst).is_some_and(|at| crate::source::is_system_path(&at.path))
+}
+
+/// Replaces every call of the pause intrinsic in the user's code with one of
+/// `sched_yield`; returns how many.
 pub(crate) fn yield_at_pause<'ctx>(context: &'ctx Context, module: &Module<'ctx>) -> Result<usize> {
     let Some(pause) = module.get_function(PAUSE) else {
         return Ok(0);
@@ -33,6 +42,7 @@ pub(crate) fn yield_at_pause<'ctx>(context: &'ctx Context, module: &Module<'ctx>
                     .and_then(|o| o.value());
                 if inst.get_opcode() == InstructionOpcode::Call
                     && callee.is_some_and(|c| c.as_value_ref() == target)
+                    && !in_system_header(inst)
                 {
                     calls.push(inst);
                 }
