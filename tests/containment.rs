@@ -133,7 +133,9 @@ fn a_large_output_file_is_compared_without_holding_it_in_memory() {
         dir.path(),
         &leaves(),
         r#"{"tests":[{"name":"t","args":["big","400"],"outputs":["out"]}]}"#,
-        &["-j", "1"],
+        // One schedule and no runs with real threads: each run writes 400 MiB, and one
+        // comparison of it is what is measured.
+        &["-j", "1", "--strategy", "default", "--native", "0"],
     );
     assert_eq!(code, 0, "{text}");
     let rss = max_rss_of_children_kib();
