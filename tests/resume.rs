@@ -84,6 +84,19 @@ fn temporaries_in(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// No lock and no temporary file left in the run directory `out`.
+fn assert_tidy(out: &Path, what: &str) {
+    assert!(
+        !out.join("syncmut.lock").exists(),
+        "{what}: lock left behind"
+    );
+    assert_eq!(
+        temporaries_in(out),
+        Vec::<PathBuf>::new(),
+        "{what}: temporary files left"
+    );
+}
+
 /// The fixed points of the run (fractions of an uninterrupted run's duration, with a
 /// fixed jitter so they do not fall on round numbers), the same in every suite run:
 /// SIGKILL's from the build to the end, SIGTERM's between them.
@@ -120,15 +133,7 @@ fn interrupt_and_resume(name: &str, signal: i32, code: Option<i32>, points: &[f6
             && std::fs::read_dir(out.path()).unwrap().next().is_none();
         if let Some(code) = code.filter(|_| status.code() != Some(0) && !before_start) {
             assert_eq!(status.code(), Some(code), "{what}");
-            assert!(
-                !out.path().join("syncmut.lock").exists(),
-                "{what}: lock left behind"
-            );
-            assert_eq!(
-                temporaries_in(out.path()),
-                Vec::<PathBuf>::new(),
-                "{what}: temporary files left"
-            );
+            assert_tidy(out.path(), &what);
         }
         assert_eq!(
             processes_in(out.path()),
@@ -144,15 +149,7 @@ fn interrupt_and_resume(name: &str, signal: i32, code: Option<i32>, points: &[f6
             "{what}: the first --resume failed with {resumed}"
         );
         assert_eq!(verdicts(out.path()), expected, "{what}");
-        assert!(
-            !out.path().join("syncmut.lock").exists(),
-            "{what}: lock left behind"
-        );
-        assert_eq!(
-            temporaries_in(out.path()),
-            Vec::<PathBuf>::new(),
-            "{what}: temporary files left after resume"
-        );
+        assert_tidy(out.path(), &format!("{what}, after resume"));
     }
 }
 

@@ -10,7 +10,7 @@
 use crate::error::{MutatorError, Result};
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
-use inkwell::values::{AsValueRef, BasicValue, InstructionOpcode, InstructionValue, ValueKind};
+use inkwell::values::{BasicValue, InstructionValue, ValueKind};
 
 const PAUSE: &str = "llvm.x86.sse2.pause";
 
@@ -28,27 +28,12 @@ pub(crate) fn yield_at_pause<'ctx>(context: &'ctx Context, module: &Module<'ctx>
     let Some(pause) = module.get_function(PAUSE) else {
         return Ok(0);
     };
-    let target = pause.as_global_value().as_pointer_value().as_value_ref();
-    let mut calls: Vec<InstructionValue<'ctx>> = Vec::new();
-    for function in module.get_functions() {
-        for block in function.get_basic_blocks() {
-            let mut next = block.get_first_instruction();
-            while let Some(inst) = next {
-                next = inst.get_next_instruction();
-                let callee = inst
-                    .get_num_operands()
-                    .checked_sub(1)
-                    .and_then(|last| inst.get_operand(last))
-                    .and_then(|o| o.value());
-                if inst.get_opcode() == InstructionOpcode::Call
-                    && callee.is_some_and(|c| c.as_value_ref() == target)
-                    && !in_system_header(inst)
-                {
-                    calls.push(inst);
-                }
-            }
-        }
-    }
+    let calls: Vec<InstructionValue<'ctx>> = module
+        .get_functions()
+        .flat_map(|function| crate::ir::direct_calls(&function).collect::<Vec<_>>())
+        .filter(|(call, callee)| *callee == pause && !in_system_header(*call))
+        .map(|(call, _)| call)
+        .collect();
     let sched_yield = module.get_function("sched_yield").unwrap_or_else(|| {
         module.add_function(
             "sched_yield",

@@ -147,54 +147,50 @@ pub fn analyse(module: &Module<'_>) -> StateGlobals {
         if function.get_name().to_string_lossy().starts_with("syncmut") {
             continue;
         }
-        for block in function.get_basic_blocks() {
-            let mut next = block.get_first_instruction();
-            while let Some(inst) = next {
-                next = inst.get_next_instruction();
-                let opcode = inst.get_opcode();
-                if matches!(
-                    opcode,
-                    InstructionOpcode::GetElementPtr
-                        | InstructionOpcode::BitCast
-                        | InstructionOpcode::AddrSpaceCast
-                ) {
-                    continue; // pointer_root looks through them at the access
+        for inst in ir::instructions(&function) {
+            let opcode = inst.get_opcode();
+            if matches!(
+                opcode,
+                InstructionOpcode::GetElementPtr
+                    | InstructionOpcode::BitCast
+                    | InstructionOpcode::AddrSpaceCast
+            ) {
+                continue; // pointer_root looks through them at the access
+            }
+            for access in ir::memory_accesses(inst) {
+                if matches!(ir::pointer_root(access.address), PointerRoot::Other) {
+                    complete = false;
                 }
-                for access in ir::memory_accesses(inst) {
-                    if matches!(ir::pointer_root(access.address), PointerRoot::Other) {
-                        complete = false;
-                    }
-                }
-                let address = match opcode {
-                    InstructionOpcode::Load => inst.get_operand(0).and_then(|o| o.value()),
-                    InstructionOpcode::Store => inst.get_operand(1).and_then(|o| o.value()),
-                    _ => None,
-                };
-                if opcode == InstructionOpcode::Load {
-                    if let Some(global) = address.and_then(own_global) {
-                        match stored_into(inst) {
-                            Some(into) => feeds.entry(global).or_default().extend(into),
-                            None => {
-                                relevant.insert(global);
-                            }
+            }
+            let address = match opcode {
+                InstructionOpcode::Load => inst.get_operand(0).and_then(|o| o.value()),
+                InstructionOpcode::Store => inst.get_operand(1).and_then(|o| o.value()),
+                _ => None,
+            };
+            if opcode == InstructionOpcode::Load {
+                if let Some(global) = address.and_then(own_global) {
+                    match stored_into(inst) {
+                        Some(into) => feeds.entry(global).or_default().extend(into),
+                        None => {
+                            relevant.insert(global);
                         }
                     }
                 }
-                // Any other use of a global's address lets it be read unseen. (A debug
-                // intrinsic's operands are metadata, which have no value to look at.)
-                if is_debug_intrinsic(inst) {
+            }
+            // Any other use of a global's address lets it be read unseen. (A debug
+            // intrinsic's operands are metadata, which have no value to look at.)
+            if is_debug_intrinsic(inst) {
+                continue;
+            }
+            for index in 0..inst.get_num_operands() {
+                let Some(operand) = inst.get_operand(index).and_then(|o| o.value()) else {
+                    continue;
+                };
+                if !operand.is_pointer_value() || Some(operand) == address {
                     continue;
                 }
-                for index in 0..inst.get_num_operands() {
-                    let Some(operand) = inst.get_operand(index).and_then(|o| o.value()) else {
-                        continue;
-                    };
-                    if !operand.is_pointer_value() || Some(operand) == address {
-                        continue;
-                    }
-                    if let Some(global) = own_global(operand) {
-                        relevant.insert(global);
-                    }
+                if let Some(global) = own_global(operand) {
+                    relevant.insert(global);
                 }
             }
         }
