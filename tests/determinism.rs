@@ -138,7 +138,9 @@ fn verdicts_in(name: &str, env: &[(&str, &str)]) -> (Vec<(String, String, String
         .envs(env.iter().copied())
         .env_remove("SYNCMUT_REAL_TIME")
         .env_remove("SYNCMUT_ENTROPY")
-        .args(["run", "--gen", "none", "-j", "2", "-o"])
+        // The claim is the controlled schedules': runs with real threads (on by default for
+        // pthread designs) do not repeat exactly, so they are left out here.
+        .args(["run", "--gen", "none", "-j", "2", "--native", "0", "-o"])
         .arg(out.path())
         .arg(fixture(name))
         .output()

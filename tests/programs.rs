@@ -55,7 +55,8 @@ fn write_tests(project: &Path, text: &str) {
 fn run(project: &Path, args: &[&str]) -> std::process::Output {
     util::syncmut()
         .current_dir(project)
-        .args(["run", "--gen", "none", "-j", "2"])
+        // Controlled schedules alone, so a program's score repeats exactly after --resume.
+        .args(["run", "--gen", "none", "-j", "2", "--native", "0"])
         .args(args)
         .output()
         .unwrap()
