@@ -375,7 +375,7 @@ fn main() -> ExitCode {
     if cli.no_cache {
         // Read by every compile (mutator toolchain); set before any work starts. The only
         // other thread, the signal watcher, reads no environment.
-        std::env::set_var(syncmut_mutator::toolchain::CACHE_ENV, "0");
+        std::env::set_var(syncmut_mutator::build_cache::CACHE_ENV, "0");
     }
     if let Err(e) = watching {
         eprintln!("syncmut: warning: cannot watch for SIGINT/SIGTERM ({e}); an interrupted run may leave temporary files");

@@ -81,14 +81,31 @@ fn sanitized_run_with(design: &Path, extra: &[&str], out: &Path, logs: &Path, le
 
 /// The runtime linked in is the instrumented one (both archives: C and SystemC).
 fn assert_sanitized_build(out: &Path) {
-    for name in ["libsyncmut_rt.a", "libsyncmut_rt_sc.a"] {
-        let archive = std::fs::read(out.join("build/runtime").join(name)).unwrap();
-        assert!(
-            contains(&archive, b"__asan_report_load") && contains(&archive, b"__ubsan_handle_"),
-            "{}: {name} is not instrumented",
-            out.display()
-        );
-    }
+    // The archives are installed in the build cache's runtime directory, one per set of
+    // archives (named by their hash), or in the run directory with the cache off.
+    let cache = std::env::var_os("SYNCMUT_CACHE_DIR").map(PathBuf::from);
+    let dirs: Vec<PathBuf> = match cache.filter(|c| c.join("runtime").is_dir()) {
+        Some(cache) => std::fs::read_dir(cache.join("runtime"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect(),
+        None => vec![out.join("build/runtime")],
+    };
+    let instrumented = |dir: &PathBuf| {
+        ["libsyncmut_rt.a", "libsyncmut_rt_sc.a"]
+            .iter()
+            .all(|name| {
+                std::fs::read(dir.join(name)).is_ok_and(|archive| {
+                    contains(&archive, b"__asan_report_load")
+                        && contains(&archive, b"__ubsan_handle_")
+                })
+            })
+    };
+    assert!(
+        dirs.iter().any(instrumented),
+        "{}: no instrumented runtime archives in {dirs:?}",
+        out.display()
+    );
     let metamutant = std::fs::read(out.join("metamutant")).unwrap();
     assert!(
         contains(&metamutant, b"AddressSanitizer"),

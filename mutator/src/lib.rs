@@ -10,6 +10,7 @@
 
 pub mod api;
 mod atomic_functions;
+pub mod build_cache;
 pub mod catalogue;
 pub mod compile_db;
 mod cxx_names;
@@ -28,6 +29,7 @@ mod gnu_inline;
 mod hooks;
 pub mod interleave;
 mod ir;
+mod link;
 mod members;
 pub mod metamutant;
 mod nondet_constants;

@@ -215,11 +215,11 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     let json = serde_json::to_vec_pretty(&catalogue).expect("catalogue serialises");
     write(&out.join(layout::CATALOGUE), &json)?;
 
-    let runtime = syncmut_runtime::install(&workdir.join("runtime")).map_err(|source| {
-        MutatorError::Write {
-            path: workdir.join("runtime"),
-            source,
-        }
+    let runtime_dir = crate::build_cache::Cache::from_env()
+        .map_or_else(|| workdir.join("runtime"), |cache| cache.runtime_dir());
+    let runtime = syncmut_runtime::install(&runtime_dir).map_err(|source| MutatorError::Write {
+        path: runtime_dir.clone(),
+        source,
     })?;
     let mut archives = Vec::new();
     if catalogue.kind == Family::Systemc {

@@ -5,14 +5,14 @@
 //! copy. SystemC sources are C++17 because Debian's libsystemc exports only the C++17
 //! API-version symbol.
 //!
-//! Each translation unit's bitcode is kept in a content-addressed compile cache
-//! (DESIGN.md, "Compile cache"): a SystemC unit costs seconds of clang, almost all of it
+//! Each translation unit's bitcode and each executable is kept in a content-addressed cache
+//! (DESIGN.md, "Build cache"): a SystemC unit costs seconds of clang, almost all of it
 //! in the library's headers, and the same design is built again by every run.
 
+use crate::build_cache::{self, Cache, Fetched, Kind};
 use crate::design::{Design, Input, InputKind};
 use crate::effect::Family;
 use crate::error::{MutatorError, Result};
-use sha2::{Digest, Sha256};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -51,7 +51,7 @@ fn tool(versioned: &str, plain: &str) -> Result<PathBuf> {
 /// a syncmut killed mid-build must not leave clang writing into the run directory that
 /// a `--resume` is about to rebuild. The signal follows the thread that started the
 /// tool, which waits here until the tool ends, so it never fires early.
-fn run(cmd: &mut Command) -> std::io::Result<std::process::Output> {
+pub(crate) fn run(cmd: &mut Command) -> std::io::Result<std::process::Output> {
     use std::os::unix::process::CommandExt;
     // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
     unsafe {
@@ -246,27 +246,48 @@ fn compile(
             source,
         })?,
     };
-    let Some((cache, key)) = cache.and_then(|c| Some((c, c.key(&compiler, &args, &cwd, source)?)))
+    let Some((cache, key)) =
+        cache.and_then(|c| Some((c, unit_key(&compiler, &args, &cwd, source)?)))
     else {
         clang(&compiler, &args, &cwd, None, source, object)?;
         return Ok(Compiled::ByClang);
     };
-    let damaged = match cache.fetch(&key, object) {
+    let damaged = match cache.fetch(Kind::Unit, &key, object) {
         Fetched::Hit => return Ok(Compiled::Cached),
         Fetched::Miss => None,
         Fetched::Damaged(why) => {
-            let _ = std::fs::remove_file(cache.entry(&key));
+            let _ = std::fs::remove_file(cache.entry(Kind::Unit, &key));
             Some(why)
         }
     };
     let depfile = object.with_extension("d");
     clang(&compiler, &args, &cwd, Some(&depfile), source, object)?;
-    cache.store(&key, &depfile, &cwd, object);
+    // Names relative to the compile's directory are listed absolute, so a fetch from any
+    // working directory checks the same files.
+    if let Ok(deps) = std::fs::read_to_string(&depfile) {
+        let inputs: Vec<PathBuf> = depfile_paths(&deps)
+            .into_iter()
+            .map(|p| cwd.join(p))
+            .collect();
+        cache.store(Kind::Unit, &key, &inputs, object);
+    }
     let _ = std::fs::remove_file(&depfile);
     Ok(match damaged {
-        Some(why) => Compiled::Repaired(cache.entry(&key), why),
+        Some(why) => Compiled::Repaired(cache.entry(Kind::Unit, &key), why),
         None => Compiled::ByClang,
     })
+}
+
+/// A unit's cache key: the compiler's version text and path, its command line (without
+/// the output paths), the working directory and the source's bytes; none when the source
+/// cannot be read (clang then names the problem).
+fn unit_key(compiler: &Path, args: &[OsString], cwd: &Path, source: &Path) -> Option<String> {
+    let version = build_cache::tool_version(compiler)?;
+    let source = std::fs::read(cwd.join(source)).ok()?;
+    let mut fields: Vec<&[u8]> = vec![&version, compiler.as_os_str().as_encoded_bytes()];
+    fields.extend(args.iter().map(|a| a.as_encoded_bytes()));
+    fields.extend([cwd.as_os_str().as_encoded_bytes(), &source]);
+    Some(build_cache::key(Kind::Unit, &fields))
 }
 
 /// Runs the compiler; `depfile` asks it to list every file it read (`-MD`).
@@ -297,206 +318,6 @@ fn clang(
         });
     }
     Ok(())
-}
-
-/// `SYNCMUT_CACHE=0` turns the compile cache off (so does `syncmut --no-cache`).
-pub const CACHE_ENV: &str = "SYNCMUT_CACHE";
-/// The compile cache's directory; default `$XDG_CACHE_HOME/syncmut`, else `~/.cache/syncmut`.
-pub(crate) const CACHE_DIR_ENV: &str = "SYNCMUT_CACHE_DIR";
-
-/// Format tag of an entry, first line of every entry file: a changed layout must miss.
-const ENTRY_TAG: &str = "syncmut-tu 2";
-
-/// The compile cache: one file per translation unit, `tu/<key>`, named by the SHA-256 of
-/// the compiler's version text, its command line (without the output paths), the working
-/// directory and the source's bytes. The file names the key it was made for and the
-/// SHA-256 and length of its bitcode, lists every file clang read for the unit (from its
-/// depfile: headers included) with the SHA-256 of its contents, then holds the bitcode.
-/// A fetch hits only if all those files still have those contents; an entry that is
-/// unreadable, made for another key, or whose bitcode is not the one it names (cut short
-/// by a full disk, replaced in a shared cache) is damaged: discarded and rebuilt.
-#[derive(Debug, Clone)]
-struct Cache {
-    dir: PathBuf,
-}
-
-/// What a fetch from the cache found.
-#[derive(Debug, PartialEq, Eq)]
-enum Fetched {
-    /// The bitcode, written to the object.
-    Hit,
-    /// No entry, or one whose sources changed since.
-    Miss,
-    /// An entry that fails its checks, and why.
-    Damaged(String),
-}
-
-impl Cache {
-    /// The cache the environment asks for, if any. A directory that cannot be created
-    /// turns the cache off rather than failing the build: it is only a shortcut.
-    fn from_env() -> Option<Cache> {
-        if std::env::var_os(CACHE_ENV).is_some_and(|v| v == "0") {
-            return None;
-        }
-        let set = |name: &str| {
-            std::env::var_os(name)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
-        let dir = set(CACHE_DIR_ENV)
-            .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("syncmut")))
-            .or_else(|| set("HOME").map(|d| d.join(".cache/syncmut")))?;
-        std::fs::create_dir_all(dir.join("tu")).ok()?;
-        Some(Cache { dir })
-    }
-
-    /// The runtime header's directory, named by the header's hash so that a syncmut with
-    /// another header never shares it.
-    fn include_dir(&self) -> PathBuf {
-        let digest = hex(&Sha256::digest(syncmut_runtime::HEADER));
-        self.dir.join("include").join(&digest[..16])
-    }
-
-    fn key(&self, compiler: &Path, args: &[OsString], cwd: &Path, source: &Path) -> Option<String> {
-        let version = run(Command::new(compiler).arg("--version"))
-            .ok()
-            .filter(|o| o.status.success())?
-            .stdout;
-        let mut hash = Sha256::new();
-        let mut field = |bytes: &[u8]| {
-            hash.update((bytes.len() as u64).to_le_bytes());
-            hash.update(bytes);
-        };
-        field(ENTRY_TAG.as_bytes());
-        field(&version);
-        field(compiler.as_os_str().as_encoded_bytes());
-        for arg in args {
-            field(arg.as_encoded_bytes());
-        }
-        field(cwd.as_os_str().as_encoded_bytes());
-        field(&std::fs::read(cwd.join(source)).ok()?);
-        Some(hex(&hash.finalize()))
-    }
-
-    fn entry(&self, key: &str) -> PathBuf {
-        self.dir.join("tu").join(key)
-    }
-
-    /// Copies the cached bitcode to `object` if the entry exists, passes its checks, and
-    /// every file it was built from is unchanged.
-    fn fetch(&self, key: &str, object: &Path) -> Fetched {
-        let entry = match std::fs::read(self.entry(key)) {
-            Ok(entry) => entry,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Fetched::Miss,
-            Err(e) => return Fetched::Damaged(format!("cannot be read: {e}")),
-        };
-        let (deps, bitcode) = match check_entry(&entry, key) {
-            Ok(parts) => parts,
-            Err(why) => return Fetched::Damaged(why),
-        };
-        let unchanged = deps
-            .iter()
-            .all(|(digest, path)| file_digest(Path::new(path)).is_some_and(|d| d == *digest));
-        if unchanged && syncmut_runtime::atomic::write(object, bitcode).is_ok() {
-            Fetched::Hit
-        } else {
-            Fetched::Miss
-        }
-    }
-
-    /// Records `object` with the files its depfile names (relative ones against `cwd`). Failing to store costs only a
-    /// later compile, so errors are dropped.
-    fn store(&self, key: &str, depfile: &Path, cwd: &Path, object: &Path) {
-        let Ok(deps) = std::fs::read_to_string(depfile) else {
-            return;
-        };
-        let Ok(bitcode) = std::fs::read(object) else {
-            return;
-        };
-        let mut entry = format!(
-            "{ENTRY_TAG}\nkey {key}\nbitcode {} {}\n",
-            hex(&Sha256::digest(&bitcode)),
-            bitcode.len()
-        );
-        // Names relative to the compile's directory are listed absolute, so a fetch from
-        // any working directory checks the same files.
-        for path in depfile_paths(&deps).into_iter().map(|p| cwd.join(p)) {
-            // A name that is not UTF-8 or holds a line break cannot be listed; such a
-            // unit is not cached.
-            let Some(name) = path.to_str().filter(|p| !p.contains('\n')) else {
-                return;
-            };
-            let Some(digest) = file_digest(&path) else {
-                return;
-            };
-            entry.push_str(&format!("{digest} {name}\n"));
-        }
-        entry.push('\n');
-        let mut bytes = entry.into_bytes();
-        bytes.extend_from_slice(&bitcode);
-        let _ = syncmut_runtime::atomic::write(&self.entry(key), &bytes);
-    }
-}
-
-/// The files an entry was built from, each as (SHA-256, path).
-type Dependencies<'a> = Vec<(&'a str, &'a str)>;
-
-/// An entry's dependencies and bitcode, if it is whole and was made for `key`; else why
-/// not.
-fn check_entry<'a>(
-    entry: &'a [u8],
-    key: &str,
-) -> std::result::Result<(Dependencies<'a>, &'a [u8]), String> {
-    let end = entry
-        .windows(2)
-        .position(|w| w == b"\n\n")
-        .ok_or("its header is cut short")?;
-    let head = std::str::from_utf8(&entry[..end]).map_err(|_| "its header is not text")?;
-    let bitcode = &entry[end + 2..];
-    let mut lines = head.lines();
-    if lines.next() != Some(ENTRY_TAG) {
-        return Err(format!("it does not start with {ENTRY_TAG:?}"));
-    }
-    if lines.next().and_then(|l| l.strip_prefix("key ")) != Some(key) {
-        return Err("it was made for another command line or source".to_string());
-    }
-    let named = lines
-        .next()
-        .and_then(|l| l.strip_prefix("bitcode "))
-        .and_then(|l| l.split_once(' '))
-        .ok_or("it names no bitcode checksum")?;
-    if named.1 != bitcode.len().to_string() {
-        return Err(format!(
-            "its bitcode has {} bytes, not the {} it names (cut short?)",
-            bitcode.len(),
-            named.1
-        ));
-    }
-    if hex(&Sha256::digest(bitcode)) != named.0 {
-        return Err("its bitcode is not the one its checksum names (replaced?)".to_string());
-    }
-    let deps = lines
-        .map(|line| {
-            line.split_once(' ')
-                .ok_or("a dependency line without a digest")
-        })
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    Ok((deps, bitcode))
-}
-
-/// The SHA-256 of a regular file (a pipe or device named in a shared cache's entry is
-/// never opened: it could block or never end).
-fn file_digest(path: &Path) -> Option<String> {
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return None;
-    }
-    std::fs::read(path)
-        .ok()
-        .map(|bytes| hex(&Sha256::digest(bytes)))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The prerequisites of a Make rule as clang writes it (`unit: a.c \\\n b.h`): spaces
@@ -538,7 +359,9 @@ fn depfile_paths(text: &str) -> Vec<PathBuf> {
     paths
 }
 
-/// Links a bitcode module (plus runtime archives, if any) into an executable.
+/// Links a bitcode module (plus runtime archives, if any) into an executable, through
+/// the build cache when it is on and the design's link flags are ones whose inputs the
+/// linker's trace names (libraries and their directories).
 pub fn link_executable(
     design: &Design,
     kind: Family,
@@ -546,40 +369,51 @@ pub fn link_executable(
     archives: &[PathBuf],
     out: &Path,
 ) -> Result<()> {
-    let linker = tool("clang++-16", "clang++")?;
-    let mut cmd = Command::new(&linker);
-    cmd.arg("-O0").arg(bitcode);
+    // SYNCMUT_SANITIZE=1: the runtime archives are the sanitized ones; the driver adds
+    // the sanitizers' runtime (and instruments the bitcode it compiles). Both
+    // executables get it, so the baseline's comparison of the metamutant with the
+    // original still compares like with like.
+    let sanitizers: Vec<OsString> = syncmut_runtime::sanitizer_link_flags()
+        .iter()
+        .map(OsString::from)
+        .collect();
+    let mut codegen: Vec<OsString> = vec!["-c".into(), "-O0".into()];
+    codegen.extend(sanitizers.iter().cloned());
+    let mut link: Vec<OsString> = Vec::new();
     if !archives.is_empty() {
         // The deterministic environment (virtual clock) in every executable that gets
         // the runtime, so both executables of a design see the same virtual time.
-        cmd.arg(syncmut_runtime::VIRTUAL_CLOCK_LINK_FLAG);
-        match kind {
-            Family::Pthread => cmd.arg(syncmut_runtime::STD_THREAD_LINK_FLAG),
-            Family::Systemc => cmd.arg(syncmut_runtime::SIM_UNTIL_LINK_FLAG),
-        };
-    }
-    cmd.args(archives).args(design.link_flags());
-    // SYNCMUT_SANITIZE=1: the runtime archives are the sanitized ones; the driver adds
-    // the sanitizers' runtime. Both executables get it, so the baseline's comparison of
-    // the metamutant with the original still compares like with like.
-    cmd.args(syncmut_runtime::sanitizer_link_flags());
-    if kind == Family::Systemc {
-        cmd.arg("-lsystemc");
-    }
-    cmd.arg("-pthread").arg("-o").arg(out);
-    let output = run(&mut cmd).map_err(|source| MutatorError::InputUnreadable {
-        path: linker.clone(),
-        source,
-    })?;
-    if !output.status.success() {
-        return Err(MutatorError::LinkFailed {
-            output: out.to_path_buf(),
-            stderr: String::from_utf8_lossy(&output.stderr)
-                .trim_end()
-                .to_string(),
+        link.push(syncmut_runtime::VIRTUAL_CLOCK_LINK_FLAG.into());
+        link.push(match kind {
+            Family::Pthread => syncmut_runtime::STD_THREAD_LINK_FLAG.into(),
+            Family::Systemc => syncmut_runtime::SIM_UNTIL_LINK_FLAG.into(),
         });
     }
-    Ok(())
+    link.extend(archives.iter().map(OsString::from));
+    link.extend(design.link_flags().map(OsString::from));
+    link.extend(sanitizers);
+    if kind == Family::Systemc {
+        link.push("-lsystemc".into());
+    }
+    link.push("-pthread".into());
+    let cache = Cache::from_env().filter(|_| design.link_flags().all(|f| traced_link_flag(f)));
+    crate::link::link(
+        &tool("clang++-16", "clang++")?,
+        &codegen,
+        &link,
+        bitcode,
+        out,
+        cache.as_ref(),
+    )
+    // A damaged entry was replaced by a fresh link: the executable is right either way.
+    .map(|_| ())
+}
+
+/// A design link flag whose every input shows in the linker's trace: a library, a
+/// library directory, threads. Any other (a linker script, `-Wl,…`) turns the cache off
+/// for the build.
+fn traced_link_flag(flag: &str) -> bool {
+    flag == "-pthread" || flag.starts_with("-l") || flag.starts_with("-L")
 }
 
 #[cfg(test)]
