@@ -9,7 +9,7 @@ use std::process::Command;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_oracle::explore::{self, BugKind, ExploreSettings};
 use syncmut_oracle::schedules::{Por, Strategy};
-use syncmut_runtime::Invocation;
+use syncmut_runner::Invocation;
 
 fn bugs_dir() -> PathBuf {
     util::example("pthread/bugs")
@@ -411,14 +411,14 @@ fn found_replayed_and_twin_clean(name: &str, kind: BugKind, interleave: Interlea
     std::fs::write(&file, &found.schedule_text).unwrap();
     let trace = out.join("replay.jsonl");
     let value = format!("replay:{}", file.display());
-    let execution = syncmut_runtime::exec::execute(
+    let execution = syncmut_runner::exec::execute(
         &b.metamutant,
         &[],
         &[
             ("SYNCMUT_SCHEDULE", value),
             ("SYNCMUT_TRACE", trace.display().to_string()),
         ],
-        &syncmut_runtime::exec::Limits::default(),
+        &syncmut_runner::exec::Limits::default(),
     )
     .unwrap();
     let replayed = syncmut_runtime::trace::read(&trace).unwrap();

@@ -4,7 +4,7 @@
 use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use syncmut_mutator::Catalogue;
-use syncmut_runtime::exec::Status;
+use syncmut_runner::exec::Status;
 
 pub use crate::lost_notifications::{thousands, LostNotifications};
 
