@@ -1,6 +1,6 @@
 //! syncmut-analysis: test generation by backward weakest precondition.
 //!
-//! [`prepare`] simplifies a copy of the metamutant bitcode for analysis, [`wp`] builds
+//! [`prepare`] simplifies a copy of the metamutant bitcode for analysis, `wp` builds
 //! one reachability formula per site, [`smt`] solves it with z3 or cvc5 (one process,
 //! push/pop, restarted after a failure) and saves it as `formulas/site<N>.smt2`,
 //! [`inputs`] turns models back into test values (argv, nondet list, named inputs),
@@ -221,7 +221,7 @@ fn is_pthread(build: &syncmut_mutator::metamutant::Build) -> bool {
 
 /// Test generation for an already built metamutant (`build_dir` holds its
 /// `metamutant.bc`); everything generated goes to `out`. Runs on a thread with a
-/// large stack ([`ANALYSIS_STACK`]), as printing a formula recurses as deep as the
+/// large stack (`ANALYSIS_STACK`), as printing a formula recurses as deep as the
 /// formula is.
 pub fn generate_for(
     build: &syncmut_mutator::metamutant::Build,

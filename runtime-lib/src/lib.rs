@@ -10,7 +10,7 @@
 //!
 //! The protocol lives here, next to the C code that implements it, so that every crate
 //! above (mutator, analysis, oracle, CLI) speaks it the same way:
-//! - [`status`] and [`env`]: exit statuses and `SYNCMUT_*` variable names, defined once in
+//! - [`status`] and [`mod@env`]: exit statuses and `SYNCMUT_*` variable names, defined once in
 //!   `include/syncmut_protocol.h`; [`tables`]: the state-table layouts of
 //!   `include/syncmut_tables.h`. Unit tests keep the Rust constants in step with the
 //!   headers.

@@ -5,7 +5,7 @@
 //! flooding mutant cannot exhaust syncmut's memory).
 //!
 //! The design never runs as syncmut's direct child: a supervisor process (a fork of
-//! syncmut that never execs, see [`supervise`]) sits in between. A mutant that signals
+//! syncmut that never execs, see `supervise`) sits in between. A mutant that signals
 //! its parent (`kill(getppid(), SIGTERM)`) hits the supervisor, which ignores every
 //! signal it can; syncmut itself is out of reach of `getppid()`. The supervisor reports
 //! the design's exact wait status to syncmut through a pipe.

@@ -10,7 +10,7 @@
 //! - [`workdir`]: each run's fresh private working directory, built and read back through
 //!   [`beneath`], which keeps every path inside it; [`kept`]: the files a run leaves for
 //!   the user.
-//! - [`test_case`]: the tests whose input values the runtime hands out (`inputs.c`), with
+//! - [`mod@test_case`]: the tests whose input values the runtime hands out (`inputs.c`), with
 //!   [`compare`], how a test's outputs are compared; [`input_log`]: the values a run was
 //!   given, read back to replay it.
 
