@@ -87,7 +87,7 @@ fn same_output_different_synchronization_is_killed_by_trace() {
     );
 }
 
-/// Across 20 seeded pct schedules the lost update does show: tests/explore.rs,
+/// Across 20 seeded pct schedules the lost update does show: tests/run_strategies.rs,
 /// `run_kills_a_removed_lock_under_pct_schedules`, checks that run's verdict, k/S with
 /// its interval, the traces kept under the schedule's name and the replay. The default
 /// budget (`mixed`) preempts inside the critical section too, and kills it.
