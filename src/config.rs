@@ -143,7 +143,7 @@ pub struct Config {
     pub fail_under: Option<f64>,
     /// SystemC: the simulated time no `sc_start` runs past, for tests without their own
     /// `sim_time` (docs/tests-format.md).
-    pub sim_time: Option<syncmut_runtime::test_case::SimTime>,
+    pub sim_time: Option<syncmut_runner::test_case::SimTime>,
     /// `run --entropy`: `vary` or `fixed`.
     pub entropy: Option<syncmut_oracle::lab::Entropy>,
     /// `run --timeout`: seconds one run of the original may take.

@@ -15,8 +15,8 @@ use syncmut_mutator::metamutant;
 use syncmut_oracle::explore::{self, Choose, ExploreSettings, PctPlan, Property, REPEAT_STREAK};
 use syncmut_oracle::schedules::Strategy;
 use syncmut_oracle::strategies;
-use syncmut_runtime::exec::Limits;
-use syncmut_runtime::Invocation;
+use syncmut_runner::exec::Limits;
+use syncmut_runner::Invocation;
 
 /// Runs the exploration; returns the exit code (0: no bug found, 9: bug found), or the
 /// error with its exit code.
@@ -196,7 +196,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     if let Some(reason) = report
         .exec_fallback
         .as_ref()
-        .filter(|_| syncmut_runtime::fork_server::enabled())
+        .filter(|_| syncmut_runner::fork_server::enabled())
     {
         // Slower, not different: every run still has its own process group, timeout and limits.
         eprintln!("syncmut: note: runs were started by exec, not through a fork server: {reason}");

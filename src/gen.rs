@@ -367,7 +367,7 @@ pub fn for_run(
     plan: &Generation,
     build: &Build,
     root: &Path,
-    given: &[syncmut_runtime::test_case::TestCase],
+    given: &[syncmut_runner::test_case::TestCase],
 ) -> Result<Option<(std::path::PathBuf, String)>, AnalysisError> {
     let out = root.join("gen");
     Ok(match plan {
@@ -419,7 +419,7 @@ pub fn fallback(
     plan: &Generation,
     build: &Build,
     root: &Path,
-) -> Result<(Vec<syncmut_runtime::test_case::TestCase>, String), AnalysisError> {
+) -> Result<(Vec<syncmut_runner::test_case::TestCase>, String), AnalysisError> {
     use std::fmt::Write as _;
     let pthread = build.catalogue.kind != syncmut_mutator::api::Family::Systemc;
     let scratch = root.join("gen").join("gen-traces");
@@ -442,7 +442,7 @@ pub fn fallback(
     let mut report = String::from(
         "generation kept no usable test; running the design's default invocation (no arguments)",
     );
-    let mut tests = vec![syncmut_runtime::test_case::TestCase {
+    let mut tests = vec![syncmut_runner::test_case::TestCase {
         name: "default".into(),
         args: vec![],
         nondet: vec![],
@@ -489,7 +489,7 @@ pub fn fallback(
                 t.reached.clone(),
                 None,
             ));
-            tests.push(syncmut_runtime::test_case::TestCase {
+            tests.push(syncmut_runner::test_case::TestCase {
                 name,
                 args: t.args.clone(),
                 nondet: t.nondet.clone(),

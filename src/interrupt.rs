@@ -49,7 +49,7 @@ fn stop(signal: i32) -> ! {
     // say) that a worker could otherwise judge and save as a verdict in between, which
     // `--resume` would then keep. Writes in flight finish first; later ones never start.
     syncmut_runtime::atomic::stop_writes();
-    syncmut_runtime::exec::kill_children();
+    syncmut_runner::exec::kill_children();
     if let Some(dir) = dir {
         syncmut_oracle::outdir::remove_temporaries(&dir);
         let _ = std::fs::remove_file(dir.join(syncmut_oracle::outdir::LOCK));

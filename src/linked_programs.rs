@@ -6,7 +6,7 @@ use crate::exit;
 use crate::failure::Failure;
 use std::path::Path;
 use syncmut_mutator::{design, wrapped};
-use syncmut_runtime::test_case::TestCase;
+use syncmut_runner::test_case::TestCase;
 
 fn usage(error: anyhow::Error) -> Failure {
     Failure {

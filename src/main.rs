@@ -151,7 +151,7 @@ enum Command {
         /// ("10 us", "500 ns", "2 ms"), for tests without their own `sim_time`; a clocked
         /// design that never stops by itself then ends.
         #[arg(long, value_name = "TIME")]
-        sim_time: Option<syncmut_runtime::test_case::SimTime>,
+        sim_time: Option<syncmut_runner::test_case::SimTime>,
         /// `vary` (the default): the baseline repeats the original in another virtual
         /// world (clock start, random stream) and leaves what differs out of every
         /// comparison; `fixed`: every run in one world, for a design whose whole output

@@ -137,7 +137,7 @@ pub fn run_programs(
         .or_else(|| project.tests_file(&paths));
     let names: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
     if let Some(file) = &tests_file {
-        let all = syncmut_runtime::test_case::load(file).map_err(|e| oracle_failure(e.into()))?;
+        let all = syncmut_runner::test_case::load(file).map_err(|e| oracle_failure(e.into()))?;
         // Refused before any program is built, not after the first ones ran.
         for program in programs {
             let mine = tests_for(file, all.clone(), &names, Some(&program.name))?;

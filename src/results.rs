@@ -151,7 +151,8 @@ pub fn parse_format(name: &str) -> Result<report::Format, String> {
 /// same schedule) and compares the new trace with the saved one.
 pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Result<i32, Failure> {
     use syncmut_oracle::outdir;
-    use syncmut_runtime::{exec, invocation, trace, Invocation};
+    use syncmut_runner::{exec, invocation, Invocation};
+    use syncmut_runtime::trace;
     let (catalogue, outcomes) = saved_results(dir)?;
     let usage = |message: String| Failure {
         code: exit::USAGE,
@@ -192,7 +193,7 @@ pub fn replay_command(dir: &std::path::Path, id: &str, test: Option<&str>) -> Re
         )));
     }
     let tests_path = dir.join(outdir::TESTS);
-    let tests = syncmut_runtime::test_case::load_saved(&tests_path).map_err(|e| Failure {
+    let tests = syncmut_runner::test_case::load_saved(&tests_path).map_err(|e| Failure {
         code: exit::USAGE,
         error: anyhow::anyhow!(e),
     })?;

@@ -34,7 +34,7 @@ pub struct TestSources {
     pub command: Option<String>,
     /// SystemC: the simulated-time bound of tests without their own `sim_time`
     /// (`--sim-time`, `sim_time` in syncmut.toml).
-    pub sim_time: Option<syncmut_runtime::test_case::SimTime>,
+    pub sim_time: Option<syncmut_runner::test_case::SimTime>,
     /// The names of the run's programs (executables linked through `syncmut cc`),
     /// which tests may name (`"program"`); empty when the design is not one.
     pub programs: Vec<String>,
@@ -60,7 +60,7 @@ pub fn run_command(
     let tests_sim_time = tests.sim_time;
     let mut given = match tests.file.or_else(|| args.project.tests_file(&args.design)) {
         Some(path) => {
-            let all = syncmut_runtime::test_case::load(&path).map_err(|e| oracle_failure(e.into()))?;
+            let all = syncmut_runner::test_case::load(&path).map_err(|e| oracle_failure(e.into()))?;
             let mine = crate::linked_programs::tests_for(&path, all, &tests.programs, tests.program.as_deref())?;
             crate::linked_programs::some_test(&path, &mine, tests.program.as_deref(), plan, tests.command.is_some())?;
             mine
@@ -325,12 +325,12 @@ fn with_generated_tests(
     plan: &crate::gen::Generation,
     build: &metamutant::Build,
     root: &std::path::Path,
-    mut tests: Vec<syncmut_runtime::test_case::TestCase>,
-) -> Result<Vec<syncmut_runtime::test_case::TestCase>, Failure> {
+    mut tests: Vec<syncmut_runner::test_case::TestCase>,
+) -> Result<Vec<syncmut_runner::test_case::TestCase>, Failure> {
     match crate::gen::for_run(plan, build, root, &tests) {
         Ok(None) => {}
         Ok(Some((tests_file, summary))) => {
-            let found = syncmut_runtime::test_case::load(&tests_file).unwrap_or_default();
+            let found = syncmut_runner::test_case::load(&tests_file).unwrap_or_default();
             eprintln!("syncmut: {summary}");
             for test in found {
                 if !tests.iter().any(|t| {
@@ -341,7 +341,7 @@ fn with_generated_tests(
                     } else {
                         test.name
                     };
-                    tests.push(syncmut_runtime::test_case::TestCase { name, ..test });
+                    tests.push(syncmut_runner::test_case::TestCase { name, ..test });
                 }
             }
         }

@@ -6,10 +6,10 @@
 
 use std::time::Duration;
 use syncmut_mutator::metamutant::Build;
+use syncmut_runner::exec::Limits;
+use syncmut_runner::invocation::Invocation;
+use syncmut_runner::test_case::{SimTime, TestCase};
 use syncmut_runtime::env;
-use syncmut_runtime::exec::Limits;
-use syncmut_runtime::invocation::Invocation;
-use syncmut_runtime::test_case::{SimTime, TestCase};
 
 /// Wall time the probe lets the original simulate, in ms, at most: the chosen bound is
 /// reached in at most that.

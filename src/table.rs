@@ -5,7 +5,7 @@ use syncmut_mutator::Catalogue;
 use syncmut_oracle::diff::site_label;
 use syncmut_oracle::outcome::{Baseline, Outcomes};
 use syncmut_oracle::Verdict;
-use syncmut_runtime::exec::Status;
+use syncmut_runner::exec::Status;
 
 /// The catalogue as one row per mutant, grouped by site.
 pub fn catalogue(catalogue: &Catalogue) -> String {

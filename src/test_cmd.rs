@@ -9,7 +9,7 @@
 
 use anyhow::Context as _;
 use std::path::Path;
-use syncmut_runtime::test_case::{FileCopy, Setting, TestCase};
+use syncmut_runner::test_case::{FileCopy, Setting, TestCase};
 
 /// The name of the driver's test in reports.
 pub const NAME: &str = "test-cmd";
@@ -47,7 +47,7 @@ pub fn test(command: &str, run_dir: &Path, others: &[TestCase]) -> anyhow::Resul
             path.display()
         );
         // A FIFO or device would block the copy (or never end): refused here, named.
-        syncmut_runtime::test_case::copyable(&path)
+        syncmut_runner::test_case::copyable(&path)
             .map_err(|e| anyhow::anyhow!("--test-cmd: the copy of the current directory: {e}"))?;
         files.push(FileCopy {
             from: path,

@@ -9,7 +9,7 @@ use std::path::Path;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_oracle::explore::{self, BugKind, ExploreSettings, Report};
 use syncmut_oracle::schedules::{Por, Strategy, UNBOUNDED};
-use syncmut_runtime::Invocation;
+use syncmut_runner::Invocation;
 
 fn build(source: &Path, out: &Path, interleave: Interleave) -> syncmut_mutator::metamutant::Build {
     let design = syncmut_mutator::Design::from_paths(&[source.to_path_buf()], &[]).unwrap();

@@ -12,8 +12,8 @@ use std::time::Duration;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_oracle::explore::{self, BugKind, ExploreSettings, Report};
 use syncmut_oracle::schedules::Strategy;
-use syncmut_runtime::exec::{Limits, Status};
-use syncmut_runtime::Invocation;
+use syncmut_runner::exec::{Limits, Status};
+use syncmut_runner::Invocation;
 
 fn build(source: &Path, out: &Path, interleave: Interleave) -> std::path::PathBuf {
     let design = syncmut_mutator::Design::from_paths(&[source.to_path_buf()], &[]).unwrap();

@@ -9,8 +9,8 @@ use std::path::Path;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_oracle::explore::{self, ExploreSettings, Report};
 use syncmut_oracle::schedules::Strategy;
-use syncmut_runtime::exec::Limits;
-use syncmut_runtime::Invocation;
+use syncmut_runner::exec::Limits;
+use syncmut_runner::Invocation;
 
 /// Explores `source` (built once) with each number of lanes, each in a work directory
 /// of its own.

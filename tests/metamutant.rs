@@ -7,7 +7,7 @@ mod util;
 use std::path::Path;
 use std::time::Duration;
 use syncmut_mutator::Catalogue;
-use syncmut_runtime::exec::{execute, Limits};
+use syncmut_runner::exec::{execute, Limits};
 use syncmut_runtime::trace;
 
 fn build(example: &str, out: &Path) -> Catalogue {
@@ -160,7 +160,7 @@ fn trace_events_carry_a_state_snapshot_of_the_globals() {
     let run = execute(&out.path().join("metamutant"), &[], &env, &limits()).unwrap();
     assert_eq!(
         run.status,
-        syncmut_runtime::exec::Status::Exited(0),
+        syncmut_runner::exec::Status::Exited(0),
         "{}",
         run.stderr.text()
     );
@@ -182,5 +182,5 @@ fn trace_events_carry_a_state_snapshot_of_the_globals() {
     );
     // No trace requested: no snapshot machinery, same behaviour as the original.
     let plain = execute(&out.path().join("metamutant"), &[], &[], &limits()).unwrap();
-    assert_eq!(plain.status, syncmut_runtime::exec::Status::Exited(0));
+    assert_eq!(plain.status, syncmut_runner::exec::Status::Exited(0));
 }

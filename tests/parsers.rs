@@ -1,5 +1,5 @@
 //! Property tests of every reader of user-supplied or saved files: the test file
-//! (`syncmut_runtime::test_case`), `syncmut.toml`, compile databases
+//! (`syncmut_runner::test_case`), `syncmut.toml`, compile databases
 //! (`syncmut_mutator::compile_db`), the records `syncmut cc` leaves
 //! (`syncmut_mutator::wrapped`), schedule, race and input-log files of the runtime,
 //! traces (`syncmut_runtime::trace`), the compiler-flag allowlist
@@ -157,7 +157,7 @@ proptest! {
     fn test_files_are_read_or_rejected_naming_the_file(bytes in spoiled(TEST_FILES)) {
         let dir = tempfile::tempdir().unwrap();
         let path = write_temp(dir.path(), "tests.json", &bytes);
-        if let Err(e) = syncmut_runtime::test_case::load(&path) {
+        if let Err(e) = syncmut_runner::test_case::load(&path) {
             prop_assert!(e.to_string().contains(&path.display().to_string()), "{e}");
         }
     }
@@ -489,7 +489,7 @@ proptest! {
         within(move || {
             let _ = syncmut_runtime::schedule::parse(&String::from_utf8_lossy(&schedule));
             let _ = syncmut_runtime::races::parse(&String::from_utf8_lossy(&races));
-            syncmut_runtime::input_log::read(&log)
+            syncmut_runner::input_log::read(&log)
         })?;
     }
 }

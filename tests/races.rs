@@ -253,11 +253,11 @@ fn freed_memory_is_forgotten_so_a_reused_address_is_a_new_object() {
         syncmut_mutator::metamutant::build_with(&design, &dir.path().join("build"), &options)
             .unwrap();
     let races_file = dir.path().join("run.races");
-    let run = syncmut_runtime::Invocation {
+    let run = syncmut_runner::Invocation {
         active: Some(String::new()),
         schedule: Some("default".into()),
         races_out: Some(races_file.clone()),
-        ..syncmut_runtime::Invocation::new(&build.metamutant, &[])
+        ..syncmut_runner::Invocation::new(&build.metamutant, &[])
     }
     .run()
     .unwrap();

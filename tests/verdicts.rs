@@ -94,7 +94,7 @@ fn same_output_different_synchronization_is_killed_by_trace() {
     );
 }
 
-/// Across 20 seeded pct schedules the lost update does show: tests/explore.rs,
+/// Across 20 seeded pct schedules the lost update does show: tests/run_strategies.rs,
 /// `run_kills_a_removed_lock_under_pct_schedules`, checks that run's verdict, k/S with
 /// its interval, the traces kept under the schedule's name and the replay. The default
 /// budget (`mixed`) preempts inside the critical section too, and kills it.
@@ -203,19 +203,18 @@ fn a_normal_pthread_exit_leaves_no_thread_pending() {
         .arg(out.path())
         .assert()
         .success();
-    let limits = syncmut_runtime::exec::Limits::default();
+    let limits = syncmut_runner::exec::Limits::default();
     for schedule in ["default", ""] {
         let trace_file = out.path().join(format!("trace-{schedule}.jsonl"));
         let env = [
             ("SYNCMUT_TRACE", trace_file.display().to_string()),
             ("SYNCMUT_SCHEDULE", schedule.to_string()),
         ];
-        let run =
-            syncmut_runtime::exec::execute(&out.path().join("metamutant"), &[], &env, &limits)
-                .unwrap();
+        let run = syncmut_runner::exec::execute(&out.path().join("metamutant"), &[], &env, &limits)
+            .unwrap();
         assert_eq!(
             run.status,
-            syncmut_runtime::exec::Status::Exited(0),
+            syncmut_runner::exec::Status::Exited(0),
             "{}",
             run.stderr.text()
         );

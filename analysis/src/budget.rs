@@ -5,9 +5,9 @@
 //! that runs out is `unknown: budget: …` (its own reason, counted in the summary) and
 //! generation goes on with the next.
 //!
-//! The formula builder calls [`Meter::check`] at its recursive steps; the check is
+//! The formula builder calls `Meter::check` at its recursive steps; the check is
 //! cheap (a counter) and looks at the clock and the resident memory every
-//! [`CHECK_EVERY`] calls. Once spent, a meter stays spent, so an error that some step
+//! `CHECK_EVERY` calls. Once spent, a meter stays spent, so an error that some step
 //! swallows (a value it can do without) comes back at the next step.
 
 use crate::error::{AnalysisError, Result};

@@ -1,6 +1,6 @@
 //! syncmut-analysis: test generation by backward weakest precondition.
 //!
-//! [`prepare`] simplifies a copy of the metamutant bitcode for analysis, [`wp`] builds
+//! [`prepare`] simplifies a copy of the metamutant bitcode for analysis, `wp` builds
 //! one reachability formula per site, [`smt`] solves it with z3 or cvc5 (one process,
 //! push/pop, restarted after a failure) and saves it as `formulas/site<N>.smt2`,
 //! [`inputs`] turns models back into test values (argv, nondet list, named inputs),
@@ -51,7 +51,7 @@ pub struct Options {
     /// Tests the user gave (`run`): run before the analysis (unless `default_first` is
     /// off), with their setting, and the sites they reach are not analysed. Generated
     /// tests are only for the rest.
-    pub given: Vec<syncmut_runtime::test_case::TestCase>,
+    pub given: Vec<syncmut_runner::test_case::TestCase>,
     /// Candidate tests confirmed (run) this many at a time.
     pub jobs: usize,
 }
@@ -221,7 +221,7 @@ fn is_pthread(build: &syncmut_mutator::metamutant::Build) -> bool {
 
 /// Test generation for an already built metamutant (`build_dir` holds its
 /// `metamutant.bc`); everything generated goes to `out`. Runs on a thread with a
-/// large stack ([`ANALYSIS_STACK`]), as printing a formula recurses as deep as the
+/// large stack (`ANALYSIS_STACK`), as printing a formula recurses as deep as the
 /// formula is.
 pub fn generate_for(
     build: &syncmut_mutator::metamutant::Build,
@@ -254,7 +254,7 @@ const GIVEN_TESTS_TIME: std::time::Duration = std::time::Duration::from_secs(30)
 /// run reaches to `reached`, naming the test. Returns how many tests ran.
 fn reach_of_given(
     build: &syncmut_mutator::metamutant::Build,
-    given: &[syncmut_runtime::test_case::TestCase],
+    given: &[syncmut_runner::test_case::TestCase],
     scratch: &Path,
     reached: &mut BTreeMap<u32, PriorRun>,
 ) -> Result<usize> {
@@ -323,7 +323,7 @@ fn generate_here(
         .collect();
     let before = reached.len();
     // `--analyse-all` makes no run before the analysis: the given tests' neither.
-    let given: &[syncmut_runtime::test_case::TestCase] = match options.default_first {
+    let given: &[syncmut_runner::test_case::TestCase] = match options.default_first {
         true => &options.given,
         false => &[],
     };

@@ -3,7 +3,7 @@
 //! with a fixed seed and a budget of draws, each run confirmed by its trace exactly
 //! like a generated test, then the same greedy set cover.
 //!
-//! Draws assign a value to every input symbol and go through [`Inputs::to_args`], the
+//! Draws assign a value to every input symbol and go through `Inputs::to_args`, the
 //! path solver models take, so any input kind the analysis models is drawn too.
 //! Integers are log-uniform: a bit length uniform in `0..=16` (capped by the width),
 //! a magnitude uniform below `2^length`, and a random sign. Small values (counts,

@@ -5,10 +5,11 @@ use crate::inputs::TestValues;
 use crate::{Reachability, SiteResult};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use syncmut_runtime::exec::{Execution, Limits, Status};
+use syncmut_runner::exec::{Execution, Limits, Status};
+use syncmut_runner::test_case::TestCase;
+use syncmut_runner::Invocation;
 use syncmut_runtime::status;
-use syncmut_runtime::test_case::TestCase;
-use syncmut_runtime::{trace, Invocation};
+use syncmut_runtime::trace;
 
 /// A candidate test and the sites its execution reached.
 #[derive(Debug, Clone, Default)]

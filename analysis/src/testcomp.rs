@@ -1,5 +1,5 @@
 //! Generated tests as Test-Comp test cases (the exchange format of the Test-Comp
-//! competition, https://gitlab.com/sosy-lab/software/test-format): `tests/<name>.xml`
+//! competition, <https://gitlab.com/sosy-lab/software/test-format>): `tests/<name>.xml`
 //! per kept test, one `<input>` per `__VERIFIER_nondet_*` value in call order, and
 //! `tests/metadata.xml` describing the program. A Test-Comp harness (e.g. TestCov)
 //! can replay them on the unmodified program.

@@ -82,7 +82,7 @@ fn nondet_guard_sites_reached_by_nondet_values() {
         assert_eq!(kinds, ["int", "uchar"], "{t:?}");
     }
     // tests.json carries the values and loads as a test file.
-    let tests = syncmut_runtime::test_case::load(&g.tests_file).unwrap();
+    let tests = syncmut_runner::test_case::load(&g.tests_file).unwrap();
     assert!(
         tests
             .iter()
@@ -94,7 +94,7 @@ fn nondet_guard_sites_reached_by_nondet_values() {
 
 /// tests/<name>.xml per test (Test-Comp testcase: DOCTYPE, `<input>`s in call order)
 /// and tests/metadata.xml, read back with an independent XML parser.
-fn test_comp_files_parse_back(out: &Path, tests: &[syncmut_runtime::test_case::TestCase]) {
+fn test_comp_files_parse_back(out: &Path, tests: &[syncmut_runner::test_case::TestCase]) {
     let dir = out.join("tests");
     for t in tests {
         let text = std::fs::read_to_string(dir.join(format!("{}.xml", t.name))).unwrap();

@@ -64,7 +64,7 @@ pub struct Design {
 
 impl Design {
     /// Classifies the named paths; a directory stands for the C/C++ sources in it and in
-    /// its subdirectories, build output left out (see [`is_build_output`]), sorted by
+    /// its subdirectories, build output left out (see `is_build_output`), sorted by
     /// path so builds are reproducible.
     pub fn from_paths(paths: &[PathBuf], flags: &[String]) -> Result<Design> {
         let mut inputs = Vec::new();

@@ -1,7 +1,7 @@
 //! syncmut-mutator: from a design's sources to a metamutant.
 //!
 //! Stages: [`design`] names the inputs, [`toolchain`] compiles them to one bitcode
-//! module, [`discover`] finds the synchronization sites, [`rewrite`] turns each into a
+//! module, `discover` finds the synchronization sites, `rewrite` turns each into a
 //! runtime-wrapper call, and [`metamutant`] ties them together and links the result.
 //! Only owned data ([`catalogue`]) leaves this crate.
 

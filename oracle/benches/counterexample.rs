@@ -15,8 +15,8 @@ use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::{metamutant, Design};
 use syncmut_oracle::explore::{self, ExploreSettings};
 use syncmut_oracle::schedules::Strategy;
-use syncmut_runtime::exec::Limits;
-use syncmut_runtime::Invocation;
+use syncmut_runner::exec::Limits;
+use syncmut_runner::Invocation;
 use util::{median, setting};
 
 const PROGRAM: &str = r#"#include <pthread.h>

@@ -11,8 +11,8 @@ use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::{metamutant, Design};
 use syncmut_oracle::explore::{self, ExploreSettings};
 use syncmut_oracle::schedules::{Por, Strategy, UNBOUNDED};
-use syncmut_runtime::exec::{execute, Limits, Status};
-use syncmut_runtime::Invocation;
+use syncmut_runner::exec::{execute, Limits, Status};
+use syncmut_runner::Invocation;
 
 const RUNS: usize = 100;
 

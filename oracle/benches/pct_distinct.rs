@@ -11,8 +11,8 @@ use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::{metamutant, Design};
 use syncmut_oracle::explore::{self, Choose, ExploreSettings};
 use syncmut_oracle::schedules::Strategy;
-use syncmut_runtime::exec::Limits;
-use syncmut_runtime::Invocation;
+use syncmut_runner::exec::Limits;
+use syncmut_runner::Invocation;
 
 const TWINS: &[&str] = &["lock_order_ok", "lost_signal_ok", "order_violation_ok"];
 const BUDGET: usize = 1000;

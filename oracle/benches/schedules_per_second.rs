@@ -16,8 +16,9 @@ use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::{metamutant, Design};
 use syncmut_oracle::explore::{self, ExploreSettings};
 use syncmut_oracle::schedules::Strategy;
-use syncmut_runtime::exec::{execute, Limits};
-use syncmut_runtime::{schedule, trace, Invocation};
+use syncmut_runner::exec::{execute, Limits};
+use syncmut_runner::Invocation;
+use syncmut_runtime::{schedule, trace};
 use util::{cpu, median, root, setting};
 
 /// (program, interleaving it is explored at)
@@ -219,7 +220,7 @@ fn main() {
         || (),
     );
     // The forked runs' CPU time reaches this process when the server is reaped (its drop).
-    let server = std::cell::RefCell::new(Some(syncmut_runtime::fork_server::ForkServer::new()));
+    let server = std::cell::RefCell::new(Some(syncmut_runner::fork_server::ForkServer::new()));
     let forked = micros(
         n,
         || {

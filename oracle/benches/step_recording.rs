@@ -15,9 +15,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::{metamutant, Design};
-use syncmut_runtime::exec::Limits;
-use syncmut_runtime::fork_server::ForkServer;
-use syncmut_runtime::{schedule, trace, Invocation};
+use syncmut_runner::exec::Limits;
+use syncmut_runner::fork_server::ForkServer;
+use syncmut_runner::Invocation;
+use syncmut_runtime::{schedule, trace};
 use util::{cpu, median, root, setting};
 
 /// (program, interleaving it is explored at)

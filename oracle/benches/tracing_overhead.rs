@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use syncmut_mutator::{metamutant, Design};
+use syncmut_runner::exec::{execute, Limits};
 use syncmut_runtime::env;
-use syncmut_runtime::exec::{execute, Limits};
 
 const REPEATS: usize = 9;
 
@@ -42,7 +42,7 @@ fn timed(
     let run = execute(program, args, env, limits).unwrap();
     assert_eq!(
         run.status,
-        syncmut_runtime::exec::Status::Exited(0),
+        syncmut_runner::exec::Status::Exited(0),
         "{name}: {}",
         run.stderr.text()
     );

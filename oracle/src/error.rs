@@ -8,7 +8,7 @@ use std::path::PathBuf;
 pub enum OracleError {
     /// The tests file cannot be read or is not valid.
     #[error(transparent)]
-    TestFile(#[from] syncmut_runtime::test_case::TestFileError),
+    TestFile(#[from] syncmut_runner::test_case::TestFileError),
 
     /// A file cannot be read.
     #[error("{}: cannot read: {source}", path.display())]

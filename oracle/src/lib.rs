@@ -2,8 +2,8 @@
 //! compares what a user could observe, and saves verdicts as they arrive.
 //!
 //! Running the metamutant and reading what it writes (traces, schedule files) is the
-//! runtime protocol, in `syncmut_runtime`. Here, [`observation`] projects an execution to
-//! what is observable, [`mask`] leaves out what the original does not repeat, [`verdict`] judges a mutant against the original, [`lab`] is the
+//! runtime protocol, in `syncmut_runtime`. Here, `observation` projects an execution to
+//! what is observable, `mask` leaves out what the original does not repeat, `verdict` judges a mutant against the original, [`lab`] is the
 //! main loop, [`schedules`] names the strategies and [`explore`] runs them, [`outdir`] the run directory, [`outcome`]
 //! the saved results, [`diff`] and [`report`] render them.
 

@@ -7,7 +7,7 @@
 //! 2. Round-robin, every quantum and phase ([`schedules::rr_values`]): strict alternation,
 //!    which needs a preemption at every step and so lies beyond bounded dfs, pct's few
 //!    change points and a random walk.
-//! 3. holdback, pct and random in turn, up to [`SEEDED_SHARE`] of the budget: holdback
+//! 3. holdback, pct and random in turn, up to `SEEDED_SHARE` of the budget: holdback
 //!    reaches a thread created last running between an early thread's steps; pct bugs
 //!    of small depth; random the rest. Each run draws its own input values.
 //! 4. dfs with partial-order reduction and iteratively deepened preemption bounds (0, 1,

@@ -121,7 +121,7 @@ mod tests {
     use crate::observation::tests::observation_of;
     use crate::observation::Step;
     use serde_json::Value;
-    use syncmut_runtime::exec::Status;
+    use syncmut_runner::exec::Status;
 
     fn steps(time: &str, seed: i64, n: i64) -> Vec<Step> {
         let step = |site: u32, time: &str, seed: i64| Step {

@@ -11,10 +11,10 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
-use syncmut_runtime::exec::{Execution, Status};
-use syncmut_runtime::output::Output;
+use syncmut_runner::exec::{Execution, Status};
+use syncmut_runner::output::Output;
+use syncmut_runner::workdir::OutputFile;
 use syncmut_runtime::trace::{End, EndKind, Event, Trace};
-use syncmut_runtime::workdir::OutputFile;
 
 /// Lines the runtime writes on stderr about how the run ended (deadlock, livelock, a
 /// rejected mutant). They describe the end state, which is compared on its own; the rest

@@ -4,7 +4,7 @@
 use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use syncmut_mutator::Catalogue;
-use syncmut_runtime::exec::Status;
+use syncmut_runner::exec::Status;
 
 pub use crate::lost_notifications::{thousands, LostNotifications};
 
@@ -54,12 +54,12 @@ pub struct Baseline {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     /// When the original does not exit 0: the first lines of what it wrote to stderr
-    /// (its own error message, say `Error: (E101) …`), at most [`STDERR_HEAD_LINES`]
-    /// lines of [`STDERR_HEAD_CHARS`] characters each.
+    /// (its own error message, say `Error: (E101) …`), at most `STDERR_HEAD_LINES`
+    /// lines of `STDERR_HEAD_CHARS` characters each.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr_head: Option<String>,
     /// The digest of what the original showed on its reference run
-    /// ([`crate::observation::Observation::digest`]); `merge` compares shards' by it.
+    /// (`Observation::digest`); `merge` compares shards' by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed: Option<String>,
     /// A flaky test: schedules under which the original fails while it passes under the

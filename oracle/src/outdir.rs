@@ -334,7 +334,7 @@ pub fn stderr_file(trace_file: &Path) -> PathBuf {
 pub(crate) const MAX_FILE_NAME: usize = 100;
 
 /// A mutant id as a file name: `top::t1#1:remove` → `top__t1_1_remove`. An id longer
-/// than [`MAX_FILE_NAME`] (a 300-character function name) keeps its start and ends in
+/// than `MAX_FILE_NAME` (a 300-character function name) keeps its start and ends in
 /// 16 hex digits of its SHA-256, so two long ids with the same start stay apart.
 pub fn file_name(id: &str) -> String {
     let plain: String = id

@@ -40,14 +40,14 @@ pub enum Strategy {
     },
     /// Depth-first search over the choice points, at most `preemptions` preemptions per
     /// schedule ([`UNBOUNDED`]: no bound); `por` skips schedules that only reorder
-    /// independent steps ([`crate::dpor`]).
+    /// independent steps (`dpor`).
     Dfs {
         /// Preemptions per schedule at most.
         preemptions: u32,
         /// The partial-order reduction.
         por: Por,
     },
-    /// Round-robin with a quantum: `rr:<q>:<phase>` for q = 1 … [`RR_MAX_QUANTUM`], every
+    /// Round-robin with a quantum: `rr:<q>:<phase>` for q = 1 … `RR_MAX_QUANTUM`, every
     /// phase 0 … q-1 of each ([`rr_values`]); deterministic, then done.
     RoundRobin,
     /// `holdback:<k>:<steps>` for k = 1, 2, …: a random walk in which every thread's

@@ -1,7 +1,7 @@
 //! Every schedule strategy a user can name, in one table: its name (and the older
 //! spellings still accepted), which commands take it, how their settings build it, and
 //! the line `--help` shows for it. `run`'s and `explore`'s `--strategy`, syncmut.toml's
-//! `strategy =`, the help and the error messages all read [`STRATEGIES`], so a new
+//! `strategy =`, the help and the error messages all read `STRATEGIES`, so a new
 //! strategy is a row here plus its implementation ([`Strategy`] and, when it needs the
 //! scheduler's help, a line of the runtime's `syncmut_schedules.def`).
 

@@ -2,8 +2,8 @@
 
 use crate::observation::{Compared, Observation};
 use serde::{Deserialize, Serialize};
-use syncmut_runtime::exec::Status;
-use syncmut_runtime::workdir::OutputFile;
+use syncmut_runner::exec::Status;
+use syncmut_runner::workdir::OutputFile;
 
 /// The outcome of running a mutant (on one test, or summarised over all tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -345,7 +345,7 @@ mod tests {
     use super::*;
     use crate::observation::Step;
     use std::collections::BTreeMap;
-    use syncmut_runtime::output::Output;
+    use syncmut_runner::output::Output;
 
     /// A clean run: exit 0, two lines of output, `main` reaching site 0.
     fn clean() -> Observation {

@@ -32,7 +32,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Appends `bytes` to `path` (created when missing) in one `write` call, so a reader
 /// sees whole records but for, after a crash, a cut last one. Not synced: a record
 /// outlives the process, not the machine. Blocks forever after [`stop_writes`], as
-/// [`write`] does.
+/// [`write()`] does.
 pub fn append(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let _writing = GATE.read().unwrap_or_else(|e| e.into_inner());
     std::fs::OpenOptions::new()

@@ -55,7 +55,7 @@ pub const REAL_TIME: &str = "SYNCMUT_REAL_TIME";
 /// the world every run sees unless asked otherwise).
 pub const ENTROPY: &str = "SYNCMUT_ENTROPY";
 /// The fork server's socket (a descriptor number): the runtime serves runs by forking
-/// before `main` ([`crate::fork_server`]); unset: an ordinary run.
+/// before `main` (`syncmut_runner::fork_server`); unset: an ordinary run.
 pub const FORK_SERVER: &str = "SYNCMUT_FORK_SERVER";
 
 /// The variables syncmut sets for each run itself: a run never takes them from
@@ -87,10 +87,10 @@ pub const PER_RUN: [&str; 17] = [
 /// syncmut itself: `1` links designs with the sanitizers and the sanitized runtime.
 pub const SANITIZE: &str = "SYNCMUT_SANITIZE";
 /// syncmut itself: set to `1` in helper processes (the SMT solver) that the orphan sweep
-/// after each run must spare ([`crate::exec::HELPER_MARKER`]).
+/// after each run must spare (`syncmut_runner::exec::HELPER_MARKER`).
 pub const HELPER_PROCESS: &str = "SYNCMUT_HELPER_PROCESS";
 /// syncmut itself: runs another program in place of the SMT solver (tests use fakes).
 pub const SOLVER_PROGRAM: &str = "SYNCMUT_SOLVER_PROGRAM";
 /// syncmut itself: `1` starts every schedule of a search by exec instead of through a
-/// fork server ([`crate::fork_server`]).
+/// fork server (`syncmut_runner::fork_server`).
 pub const NO_FORK_SERVER: &str = "SYNCMUT_NO_FORK_SERVER";

@@ -9,7 +9,7 @@
  * per request, forks a child that takes the request's settings and returns here to go
  * on with the remaining constructors and main, as an exec'd run would.
  *
- * Protocol (syncmut's side is runtime-lib/src/fork_server.rs), one message each:
+ * Protocol (syncmut's side is runtime-lib/runner/src/fork_server.rs), one message each:
  *   server -> syncmut  "SMFS" once in the loop (a design that ends before sends nothing)
  *   syncmut -> server  "<cwd>\0<address-space limit or ->\0<NAME=value>\0…" carrying
  *                      stdin, stdout and stderr as SCM_RIGHTS descriptors

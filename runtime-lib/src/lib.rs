@@ -1,5 +1,6 @@
 //! syncmut's C/C++ runtime library, embedded in the `syncmut` binary, and the Rust side
-//! of its protocol: everything that runs the metamutant and reads what it writes.
+//! of its protocol: the constants the C code shares with syncmut and the readers of what
+//! it writes.
 //!
 //! `build.rs` compiles the runtime (activation of the mutant, trace recording, the
 //! wrappers every mutated synchronization call is redirected to) into two static
@@ -9,18 +10,18 @@
 //!
 //! The protocol lives here, next to the C code that implements it, so that every crate
 //! above (mutator, analysis, oracle, CLI) speaks it the same way:
-//! - [`status`] and [`env`]: exit statuses and `SYNCMUT_*` variable names, defined once in
+//! - [`status`] and [`mod@env`]: exit statuses and `SYNCMUT_*` variable names, defined once in
 //!   `include/syncmut_protocol.h`; [`tables`]: the state-table layouts of
 //!   `include/syncmut_tables.h`. Unit tests keep the Rust constants in step with the
 //!   headers.
-//! - [`invocation`]: one run of a design binary with its environment and limits, on top of
-//!   [`exec`], the contained process runner, which keeps each output stream whole
-//!   ([`output`]: length, SHA-256, a head in memory, the rest in a temporary file).
 //! - [`trace`] reads the trace the runtime writes (`trace.c`), [`races`] the race detector's
-//!   file (`races.c`), [`schedule`] the schedule
-//!   files the scheduler records (`schedule_record.c`), [`test_case`] the tests whose input
-//!   values the runtime hands out (`inputs.c`).
+//!   file (`races.c`), [`schedule`] the schedule files the scheduler records
+//!   (`schedule_record.c`): analysis and oracle read them without running anything.
 //! - [`atomic`]: the atomic file write every crate uses.
+//!
+//! Running a design from outside (invocation, process runner, fork-server client, test
+//! cases, work directories) is the `syncmut-runner` crate in `runtime-lib/runner/`, which
+//! depends on this one.
 
 // Every crate above reads this crate's public items: each says what it is.
 #![warn(missing_docs)]
@@ -28,28 +29,15 @@
 use std::path::{Path, PathBuf};
 
 pub mod atomic;
-pub mod beneath;
-pub mod compare;
 pub mod env;
-pub mod exec;
-pub mod fork_server;
-pub mod input_log;
-pub mod invocation;
-pub mod kept;
-pub mod output;
 pub mod races;
 pub mod schedule;
 pub mod status;
-mod streams;
 pub mod tables;
-pub mod test_case;
 pub mod trace;
-pub mod workdir;
 
 #[cfg(test)]
 mod protocol_header;
-
-pub use invocation::Invocation;
 
 /// `libsyncmut_rt.a`: activation, trace and pthread wrappers (C, needs only libc).
 pub const C_ARCHIVE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsyncmut_rt.a"));

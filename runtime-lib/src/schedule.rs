@@ -10,7 +10,7 @@ macro_rules! schedule_kinds {
         /// A kind of `SYNCMUT_SCHEDULE` value, as the runtime's parser knows it.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum ScheduleKind {
-            $(#[doc = $syntax] $variant,)*
+            $(#[doc = concat!("`", $syntax, "`")] $variant,)*
         }
 
         impl ScheduleKind {
@@ -94,7 +94,7 @@ pub struct Choice {
     /// Trace events recorded before the point (`e<n>`): the chosen step comes after the
     /// events with a smaller seq. `None` in files that do not say.
     pub events: Option<u64>,
-    /// Per option, the run step (index into [`Schedule::run_steps`]) during which
+    /// Per option, the run step (index into [`Schedule::run_points`]) during which
     /// another thread created or woke it, if it has not run since (`b<k>`): a causal edge
     /// its objects need not show. May be shorter than `options` (missing: none).
     pub readied: Vec<Option<u32>>,

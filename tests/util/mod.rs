@@ -93,4 +93,5 @@ pub fn assert_jsonl_names_only_json(dir: &Path) -> usize {
     binaries
 }
 
+pub mod explore;
 pub mod twins;

@@ -48,9 +48,9 @@ const NOT_ATTEMPTED: &str = "not attempted:";
 /// solver in a new session via `setsid` when available, so that killing the process
 /// group also ends anything the solver started. `exec` keeps the pid. The marker in its
 /// environment tells the oracle's orphan sweep that this child of syncmut living in
-/// another session is no escaped design process (`syncmut_runtime::exec::HELPER_MARKER`).
+/// another session is no escaped design process (`syncmut_runner::exec::HELPER_MARKER`).
 fn launcher() -> String {
-    let (name, value) = syncmut_runtime::exec::HELPER_MARKER;
+    let (name, value) = syncmut_runner::exec::HELPER_MARKER;
     format!("echo $$ > \"$1\"; shift; export {name}={value}; if command -v setsid >/dev/null 2>&1; then exec setsid \"$@\"; fi; exec \"$@\"")
 }
 

@@ -10,12 +10,13 @@ use super::settings::ExploreSettings;
 use crate::mix::Phase;
 use crate::schedules::Strategy;
 use std::path::Path;
-use syncmut_runtime::exec::{Execution, Status};
-use syncmut_runtime::input_log::Given;
+use syncmut_runner::exec::{Execution, Status};
+use syncmut_runner::input_log::Given;
+use syncmut_runner::Invocation;
 use syncmut_runtime::races::Race;
 use syncmut_runtime::schedule::Schedule;
+use syncmut_runtime::status;
 use syncmut_runtime::trace::{EndKind, Trace};
-use syncmut_runtime::{status, Invocation};
 
 /// The run that showed a bug.
 #[derive(Debug, Clone)]

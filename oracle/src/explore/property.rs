@@ -6,7 +6,7 @@
 //! `__VERIFIER_assume(0)`) ends it as not possible.
 
 use super::bug_kind::BugKind;
-use syncmut_runtime::exec::{Execution, Status};
+use syncmut_runner::exec::{Execution, Status};
 
 /// A property a program is checked against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -180,7 +180,7 @@ fn reaches_error_function(message: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use syncmut_runtime::exec::Execution;
+    use syncmut_runner::exec::Execution;
 
     fn run(status: Status) -> Execution {
         Execution {

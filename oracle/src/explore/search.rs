@@ -11,13 +11,14 @@ use crate::schedules::{self, Strategy};
 use crate::timeout::TIMEOUT_CONFIRM_FACTOR;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use syncmut_runtime::exec::{Execution, Limits, Status};
-use syncmut_runtime::fork_server::ForkServer;
-use syncmut_runtime::input_log::{self, Given};
+use syncmut_runner::exec::{Execution, Limits, Status};
+use syncmut_runner::fork_server::ForkServer;
+use syncmut_runner::input_log::{self, Given};
+use syncmut_runner::Invocation;
 use syncmut_runtime::races::{self, RaceFile};
 use syncmut_runtime::schedule::{self, Schedule};
+use syncmut_runtime::status;
 use syncmut_runtime::trace::{self, Trace};
-use syncmut_runtime::{status, Invocation};
 
 /// Failures that are not bugs of the design.
 #[derive(Debug, thiserror::Error)]
@@ -73,7 +74,7 @@ pub struct Search {
     /// Some run drew input values.
     pub(crate) drew_inputs: bool,
     /// Why runs were started by exec and not through a fork server
-    /// ([`syncmut_runtime::fork_server`]), if they were.
+    /// ([`syncmut_runner::fork_server`]), if they were.
     pub exec_fallback: Option<String>,
     /// The mix: what each phase ran and covered, in order (empty for one strategy).
     pub(crate) phases: Vec<Phase>,

@@ -4,7 +4,7 @@
 
 use super::property::Properties;
 use crate::schedules::Strategy;
-use syncmut_runtime::fork_server;
+use syncmut_runner::fork_server;
 
 /// What to explore and how much.
 #[derive(Debug, Clone)]
@@ -35,7 +35,7 @@ pub struct ExploreSettings {
     /// Run the runtime's race detector (`SYNCMUT_RACES_OUT`; the metamutant must be built
     /// with its accesses instrumented): a data race is a bug.
     pub races: bool,
-    /// Start the runs through a fork server ([`syncmut_runtime::fork_server`]): the
+    /// Start the runs through a fork server ([`syncmut_runner::fork_server`]): the
     /// binary is exec'd once per search. Default: on unless `SYNCMUT_NO_FORK_SERVER=1`.
     pub fork_server: bool,
     /// How many runs of the seeded strategies (random, pct, holdback, round-robin, and

@@ -27,11 +27,11 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use syncmut_mutator::api::Family;
 use syncmut_mutator::metamutant::Build;
-use syncmut_runtime::exec::{Execution, Limits, Status};
-use syncmut_runtime::fork_server::{self, ForkServer};
-use syncmut_runtime::invocation::Invocation;
+use syncmut_runner::exec::{Execution, Limits, Status};
+use syncmut_runner::fork_server::{self, ForkServer};
+use syncmut_runner::invocation::Invocation;
+use syncmut_runner::test_case::TestCase;
 use syncmut_runtime::schedule;
-use syncmut_runtime::test_case::TestCase;
 
 /// The schedules of one usable test and the original's executions under them.
 #[derive(Debug, Clone)]
@@ -680,7 +680,7 @@ struct Flaky {
 
 /// The first lines of a failing original's stderr, without the runtime's own lines,
 /// each cut to a readable length; `None` when it wrote nothing.
-fn stderr_head(stderr: &syncmut_runtime::output::Output) -> Option<String> {
+fn stderr_head(stderr: &syncmut_runner::output::Output) -> Option<String> {
     use crate::outcome::{STDERR_HEAD_CHARS, STDERR_HEAD_LINES};
     let text = String::from_utf8_lossy(stderr.head()).into_owned();
     let lines: Vec<String> = text

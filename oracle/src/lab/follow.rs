@@ -8,7 +8,7 @@ use super::Lab;
 use crate::observation::{Observation, Recorder};
 use std::path::Path;
 use syncmut_mutator::api::Family;
-use syncmut_runtime::exec::Execution;
+use syncmut_runner::exec::Execution;
 use syncmut_runtime::schedule;
 use syncmut_runtime::trace;
 

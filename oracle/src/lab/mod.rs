@@ -38,9 +38,9 @@ use syncmut_mutator::api::Family;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::{Catalogue, Mutant};
-use syncmut_runtime::exec::{Limits, Status};
-use syncmut_runtime::fork_server::{self, ForkServer};
-use syncmut_runtime::test_case::TestCase;
+use syncmut_runner::exec::{Limits, Status};
+use syncmut_runner::fork_server::{self, ForkServer};
+use syncmut_runner::test_case::TestCase;
 use syncmut_runtime::trace;
 
 pub use crate::timeout::TIMEOUT_CONFIRM_FACTOR;

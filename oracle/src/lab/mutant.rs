@@ -25,11 +25,11 @@ use std::time::Duration;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::Mutant;
-use syncmut_runtime::exec::{Limits, Status};
-use syncmut_runtime::fork_server::ForkServer;
-use syncmut_runtime::invocation::{self, Invocation};
+use syncmut_runner::exec::{Limits, Status};
+use syncmut_runner::fork_server::ForkServer;
+use syncmut_runner::invocation::{self, Invocation};
+use syncmut_runner::test_case::TestCase;
 use syncmut_runtime::status;
-use syncmut_runtime::test_case::TestCase;
 use syncmut_runtime::trace::{self, Keep};
 
 /// Runs one mutant on one test under every schedule and judges it.

@@ -7,9 +7,9 @@ use crate::mask::Mask;
 use crate::observation::Compared;
 use std::path::Path;
 use syncmut_mutator::metamutant::Build;
-use syncmut_runtime::exec::{Execution, Limits, Status};
-use syncmut_runtime::invocation::Invocation;
-use syncmut_runtime::test_case::TestCase;
+use syncmut_runner::exec::{Execution, Limits, Status};
+use syncmut_runner::invocation::Invocation;
+use syncmut_runner::test_case::TestCase;
 
 /// Why the test is unusable when the original does not end with the exit status the
 /// test expects: the test fails on the design as it is, so no mutant can be judged by it.
@@ -246,13 +246,13 @@ pub(super) fn unusable(execution: &Execution, limits: &Limits) -> Option<String>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use syncmut_runtime::test_case::{FileCopy, Setting};
+    use syncmut_runner::test_case::{FileCopy, Setting};
 
     fn ended(status: Status, stderr: &str) -> Execution {
         Execution {
             status,
-            stdout: syncmut_runtime::output::Output::from_bytes(b"count 11\n"),
-            stderr: syncmut_runtime::output::Output::from_bytes(stderr.as_bytes()),
+            stdout: syncmut_runner::output::Output::from_bytes(b"count 11\n"),
+            stderr: syncmut_runner::output::Output::from_bytes(stderr.as_bytes()),
             elapsed: std::time::Duration::ZERO,
             outputs: Default::default(),
         }

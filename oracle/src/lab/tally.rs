@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::Mutant;
-use syncmut_runtime::exec::{Execution, Status};
+use syncmut_runner::exec::{Execution, Status};
 use syncmut_runtime::status;
 use syncmut_runtime::trace::Trace;
 

@@ -12,10 +12,10 @@ use crate::races::SourceRace;
 use std::path::Path;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::metamutant::Build;
-use syncmut_runtime::exec::Execution;
-use syncmut_runtime::invocation::Invocation;
+use syncmut_runner::exec::Execution;
+use syncmut_runner::invocation::Invocation;
+use syncmut_runner::workdir::Workdir;
 use syncmut_runtime::trace::{self, Keep};
-use syncmut_runtime::workdir::Workdir;
 
 /// How a run is observed: which sites' events are left out (a mutant's own) and what the
 /// baseline masks.
@@ -201,7 +201,7 @@ const KEPT_STDERR: u64 = 1 << 20;
 /// Saves the stderr of a kept run beside its trace (nothing when it is empty), at most
 /// [`KEPT_STDERR`] bytes and saying how much more there was. A failure to save it costs
 /// the explanation, not the verdict.
-pub(super) fn keep_stderr(trace_file: &Path, stderr: &syncmut_runtime::output::Output) {
+pub(super) fn keep_stderr(trace_file: &Path, stderr: &syncmut_runner::output::Output) {
     let path = outdir::stderr_file(trace_file);
     if stderr.len == 0 {
         let _ = std::fs::remove_file(&path);

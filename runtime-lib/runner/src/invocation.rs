@@ -19,15 +19,15 @@
 //! start-up noise. Runs without a reference use fixed limits set by their caller (the
 //! baseline's 20 s, a confirming run's or an exploration run's 10 s).
 
-use crate::env;
 use crate::exec::{self, Execution, Limits};
 use crate::fork_server::ForkServer;
-use crate::schedule::ScheduleKind;
 use crate::test_case::{Setting, TestCase};
 use crate::workdir::Workdir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use syncmut_runtime::env;
+use syncmut_runtime::schedule::ScheduleKind;
 
 /// How many times its reference time a run may take ([`timeout_after`]).
 pub const TIMEOUT_FACTOR: u32 = 5;
@@ -61,7 +61,7 @@ pub struct Invocation {
     /// reads them.
     pub record_steps: Option<bool>,
     /// `SYNCMUT_RACES_OUT`: where the scheduler's race detector writes the races it
-    /// found ([`crate::races`]); needs a metamutant built with its accesses instrumented.
+    /// found ([`syncmut_runtime::races`]); needs a metamutant built with its accesses instrumented.
     pub races_out: Option<PathBuf>,
     /// `SYNCMUT_MAX_STEPS`: the scheduler's livelock bound.
     pub max_steps: Option<u64>,
@@ -83,7 +83,7 @@ pub struct Invocation {
     /// inherits syncmut's own environment (the default world, 0).
     pub entropy: Option<u32>,
     /// `SYNCMUT_SIM_PROBE`: SystemC, cut the simulation after this many wall ms and
-    /// print the simulated time reached (see [`crate::env::SIM_PROBE`]).
+    /// print the simulated time reached (see [`syncmut_runtime::env::SIM_PROBE`]).
     pub sim_probe_ms: Option<u64>,
     /// Time, memory and output bounds.
     pub limits: Limits,

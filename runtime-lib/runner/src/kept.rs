@@ -77,7 +77,7 @@ pub fn cap(dir: &Path, caps: Caps) -> io::Result<Vec<String>> {
             .chain(notes.iter().cloned())
             .collect::<Vec<_>>()
             .join("\n");
-        crate::atomic::write(&note, format!("{text}\n").as_bytes())?;
+        syncmut_runtime::atomic::write(&note, format!("{text}\n").as_bytes())?;
     }
     Ok(notes)
 }

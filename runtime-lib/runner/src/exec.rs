@@ -5,7 +5,7 @@
 //! flooding mutant cannot exhaust syncmut's memory).
 //!
 //! The design never runs as syncmut's direct child: a supervisor process (a fork of
-//! syncmut that never execs, see [`supervise`]) sits in between. A mutant that signals
+//! syncmut that never execs, see `supervise`) sits in between. A mutant that signals
 //! its parent (`kill(getppid(), SIGTERM)`) hits the supervisor, which ignores every
 //! signal it can; syncmut itself is out of reach of `getppid()`. The supervisor reports
 //! the design's exact wait status to syncmut through a pipe.
@@ -36,7 +36,7 @@ impl Default for Limits {
         // AddressSanitizer reserves terabytes of shadow memory up front: a build linked
         // with the sanitizers (SYNCMUT_SANITIZE) cannot start under an address-space
         // limit, so it runs without one.
-        let memory = if crate::sanitizers_requested() {
+        let memory = if syncmut_runtime::sanitizers_requested() {
             u64::MAX
         } else {
             4 << 30
@@ -180,7 +180,7 @@ fn execute_once(
     if let Some(cwd) = place.cwd {
         cmd.current_dir(cwd);
     }
-    for var in crate::env::PER_RUN {
+    for var in syncmut_runtime::env::PER_RUN {
         cmd.env_remove(var);
     }
     cmd.args(args)
@@ -531,7 +531,7 @@ pub fn kill_children() {
 /// `NAME=1` in the environment of a helper process syncmut starts in a session of its
 /// own (the SMT solver, so its watchdog can kill the solver's whole group): the sweep
 /// leaves it alone. Without it, a run ending while a solver works would kill the solver.
-pub const HELPER_MARKER: (&str, &str) = (crate::env::HELPER_PROCESS, "1");
+pub const HELPER_MARKER: (&str, &str) = (syncmut_runtime::env::HELPER_PROCESS, "1");
 
 /// Children syncmut starts for other purposes stay in syncmut's own process group (clang)
 /// or carry `HELPER_MARKER` (the solver); an adopted orphan of a design is in its run's

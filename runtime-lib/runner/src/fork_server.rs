@@ -38,7 +38,7 @@ const KILLED_STATUS_WAIT: Duration = Duration::from_secs(5);
 
 /// The setting: true unless `SYNCMUT_NO_FORK_SERVER=1`.
 pub fn enabled() -> bool {
-    std::env::var(crate::env::NO_FORK_SERVER).map_or(true, |v| v != "1")
+    std::env::var(syncmut_runtime::env::NO_FORK_SERVER).map_or(true, |v| v != "1")
 }
 
 /// The runs of one search: through a server while it works, else by exec.
@@ -203,14 +203,14 @@ impl Server {
             format!("{fd} {BIND_NOW}")
         };
         // Each run's own SYNCMUT_* variables come with its request.
-        for var in crate::env::PER_RUN {
+        for var in syncmut_runtime::env::PER_RUN {
             command.env_remove(var);
         }
         command
             .args(args)
             .envs(base_env.iter().map(|(k, v)| (k, v)))
             .env("SC_COPYRIGHT_MESSAGE", "DISABLE")
-            .env(crate::env::FORK_SERVER, server_value);
+            .env(syncmut_runtime::env::FORK_SERVER, server_value);
         if !user_binding {
             command.env(BIND_NOW, "1");
         }
