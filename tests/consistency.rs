@@ -8,8 +8,10 @@
 mod consistency;
 
 /// Programs checked here, with two threads each (the bench's have up to three: a dfs
-/// with two preemptions over three threads takes minutes per program).
-const PROGRAMS: [u64; 2] = [0, 1];
+/// with two preemptions over three threads takes minutes per program). Program 1, whose
+/// join snapshots the bench checks, costs the suite 40 s more; its former false kill is
+/// checked alone below.
+const PROGRAMS: [u64; 1] = [0];
 const THREADS: usize = 2;
 
 #[test]
