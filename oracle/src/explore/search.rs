@@ -11,6 +11,7 @@ use crate::schedules::{self, Strategy};
 use crate::timeout::TIMEOUT_CONFIRM_FACTOR;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 use syncmut_runtime::exec::{Execution, Limits, Status};
 use syncmut_runtime::fork_server::ForkServer;
 use syncmut_runtime::input_log::{self, Given};
@@ -80,6 +81,8 @@ pub struct Search {
     /// Runs that timed out under the limit but ended when run again under
     /// [`TIMEOUT_CONFIRM_FACTOR`]× it (the machine was slow): judged by the longer run.
     pub(crate) slow: usize,
+    /// The search stopped at the settings' deadline.
+    pub(crate) out_of_time: bool,
 }
 
 /// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each
@@ -110,6 +113,7 @@ pub fn search(
         stopped: false,
         phases: Vec::new(),
         slow: 0,
+        out_of_time: false,
     };
     match config.strategy {
         Strategy::Default => {
@@ -290,6 +294,8 @@ struct Explorer<'a, 'v> {
     /// Runs that timed out under the limit but ended when run again under
     /// [`TIMEOUT_CONFIRM_FACTOR`]× it.
     slow: usize,
+    /// A run ended past the settings' deadline, which stopped the search.
+    out_of_time: bool,
 }
 
 impl Explorer<'_, '_> {
@@ -309,6 +315,7 @@ impl Explorer<'_, '_> {
                 .map(str::to_string),
             phases: self.phases.clone(),
             slow: self.slow,
+            out_of_time: self.out_of_time,
         }
     }
 
@@ -622,7 +629,11 @@ impl Explorer<'_, '_> {
             trace_file: &files.trace,
             races: races.as_ref(),
         };
-        let stop = (self.visit)(&visit);
+        let mut stop = (self.visit)(&visit);
+        if !stop && self.config.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.out_of_time = true;
+            stop = true;
+        }
         self.stopped |= stop;
         Ok(Outcome {
             schedule,

@@ -52,6 +52,9 @@ pub struct ExploreSettings {
     /// What counts as a bug: a finding no property checked forbids is a note and the
     /// search goes on. Default: every kind of bug.
     pub properties: Properties,
+    /// No run starts after this instant (`--time-limit`): the search ends there, and
+    /// says so, rather than being killed with nothing to show.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for ExploreSettings {
@@ -70,6 +73,7 @@ impl Default for ExploreSettings {
             lanes: 1,
             confirm_timeouts: true,
             properties: Properties::default(),
+            deadline: None,
         }
     }
 }
