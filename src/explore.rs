@@ -147,6 +147,7 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         // where timeouts are confirmed: confirming it here would only delay that search.
         confirm_timeouts: !interleave.is_sync(),
         deadline,
+        dfs_past_budget: a.schedules.is_none(),
         ..ExploreSettings::default()
     };
     let program = Invocation {

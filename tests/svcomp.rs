@@ -412,3 +412,34 @@ fn the_time_limit_ends_the_search_with_an_unknown() {
     // A run in flight finishes (a hang is confirmed under twice the timeout).
     assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
 }
+
+/// With a time limit and no run budget given, dfs goes on past the 1000 runs: a bug that
+/// needs seven switches between two threads' atomic steps is beyond the bounded passes
+/// and the seeded phases, and only the unbounded pass finds it.
+#[test]
+fn the_time_limit_lets_dfs_go_past_the_run_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, err) = explore(
+        &fixture("relay.c"),
+        &dir.path().join("out"),
+        &[
+            "--svcomp",
+            "--property",
+            "unreach-call",
+            "--time-limit",
+            "100",
+        ],
+    );
+    assert_eq!(code, 9, "{text}{err}");
+    assert!(
+        text.contains("SV-COMP verdict: false(unreach-call)"),
+        "{text}"
+    );
+    let runs: usize = text
+        .split("explored ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(runs > 1000, "{text}");
+}

@@ -409,7 +409,7 @@ impl Explorer<'_, '_> {
         let from = self.runs;
         let mut covered: Option<u32> = None;
         for bound in crate::mix::dfs_bounds(deepest) {
-            if self.runs >= self.config.schedules {
+            if self.runs >= self.dfs_budget() {
                 break;
             }
             if !self.dfs(bound, por)? {
@@ -428,7 +428,7 @@ impl Explorer<'_, '_> {
         };
         let stopped = if self.stopped {
             ""
-        } else if self.runs >= self.config.schedules {
+        } else if self.runs >= self.dfs_budget() {
             " (then the budget ran out)"
         } else {
             ""
@@ -643,6 +643,15 @@ impl Explorer<'_, '_> {
         })
     }
 
+    /// The runs dfs may reach: the budget, or no bound when it goes on to the deadline.
+    fn dfs_budget(&self) -> usize {
+        if self.config.dfs_past_budget && self.config.deadline.is_some() {
+            usize::MAX
+        } else {
+            self.config.schedules
+        }
+    }
+
     /// Stateless depth-first search (one pass, under the current input seed; true when
     /// the bounded space was exhausted): the tree ([`crate::dpor::Tree`]) holds, per
     /// choice point of the current path, the options still to try there and prunes them
@@ -653,7 +662,7 @@ impl Explorer<'_, '_> {
         let mut prefix: Vec<u32> = Vec::new();
         let mut tree = Tree::new(por, bound);
         loop {
-            if self.runs >= self.config.schedules {
+            if self.runs >= self.dfs_budget() {
                 return Ok(false);
             }
             std::fs::write(&replay_file, schedule::replay_text(&prefix))

@@ -55,6 +55,10 @@ pub struct ExploreSettings {
     /// No run starts after this instant (`--time-limit`): the search ends there, and
     /// says so, rather than being killed with nothing to show.
     pub deadline: Option<std::time::Instant>,
+    /// dfs (alone or as the mix's last phase) goes on past `schedules` until the
+    /// deadline: the phases before it keep their share of the budget, and the space
+    /// dfs has left is what a run budget would cut and a time limit need not.
+    pub dfs_past_budget: bool,
 }
 
 impl Default for ExploreSettings {
@@ -74,6 +78,7 @@ impl Default for ExploreSettings {
             confirm_timeouts: true,
             properties: Properties::default(),
             deadline: None,
+            dfs_past_budget: false,
         }
     }
 }
