@@ -26,6 +26,9 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             return explore_command(&crate::explore_args::args_of_task(a, only)?);
         }
     }
+    let deadline = a
+        .time_limit
+        .map(|secs| std::time::Instant::now() + std::time::Duration::from_secs(secs));
     let internal = |e: anyhow::Error| (exit::INTERNAL, e);
     let mutator =
         |e: syncmut_mutator::MutatorError| (exit::for_mutator_error(&e), anyhow::Error::from(e));
@@ -143,6 +146,8 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         // A hang at sync level is not reported but explored again at memory level (below),
         // where timeouts are confirmed: confirming it here would only delay that search.
         confirm_timeouts: !interleave.is_sync(),
+        deadline,
+        dfs_past_budget: a.schedules.is_none(),
         ..ExploreSettings::default()
     };
     let program = Invocation {
@@ -288,7 +293,13 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
             conclusion.finish(&a.output).map_err(internal)?;
             return Ok(exit::INCOMPLETE);
         }
-        if report.thread_bounded > 0 {
+        if report.out_of_time {
+            println!(
+                "no bug found before the time limit (--time-limit {}): the search stopped after {} run(s)",
+                a.time_limit.unwrap_or_default(),
+                report.runs
+            );
+        } else if report.thread_bounded > 0 {
             // Like a preemption bound: what the runs did past the bound was not explored.
             println!(
                 "no bug found with at most {} threads per run: {} of {} run(s) asked for more and were cut at the thread bound \

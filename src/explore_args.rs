@@ -69,6 +69,12 @@ pub struct ExploreArgs {
     /// Timeout of one execution, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     pub timeout: u64,
+    /// Wall-clock limit of the whole command, build included: no run starts after it,
+    /// and the search ends with what it covered (under a property, verdict `unknown`)
+    /// instead of being killed by an outer limit with nothing said. Without --schedules,
+    /// dfs (alone, or phased's last phase) goes on past the run budget until the limit.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub time_limit: Option<u64>,
     /// Runs executed at the same time by the seeded strategies (random, pct, holdback,
     /// rr and the mix's phases before dfs; dfs runs one at a time); the result is the
     /// same for every value (default: `jobs` in syncmut.toml, else the number of cores).

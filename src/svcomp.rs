@@ -1,5 +1,5 @@
 //! SV-COMP verification tasks as published: a task definition (`TASK.yml`, format
-//! version 2.0) names the program's input files, the properties with their expected
+//! version 2.0, or 1.0 and 1.1, which many published tasks still carry) names the program's input files, the properties with their expected
 //! verdicts and the options (language, data model). `syncmut explore TASK.yml` reads it
 //! ([`Task::read`]), explores the program against the properties syncmut can check, and
 //! states its answer in SV-COMP's words ([`Verdict`]).
@@ -95,8 +95,10 @@ fn read(file: &Path) -> anyhow::Result<Task> {
     }
     let raw: Raw = serde_yaml::from_value(value).map_err(|e| anyhow!("{e}"))?;
     match raw.format_version.as_ref().and_then(|v| v.as_str()) {
-        Some("2.0") => {}
-        Some(other) => bail!("format_version {other:?}: syncmut reads version 2.0"),
+        // 1.x differs from 2.0 only in what 2.0 made mandatory (options: language),
+        // and a 1.x task is C by definition.
+        Some("1.0" | "1.1" | "2.0") => {}
+        Some(other) => bail!("format_version {other:?}: syncmut reads versions 1.0, 1.1 and 2.0"),
         None => bail!("no format_version (a task definition says `format_version: '2.0'`)"),
     }
     let dir = file.parent().unwrap_or(Path::new("."));
@@ -218,6 +220,12 @@ impl Verdict {
         if report.found.is_some() {
             return Verdict::False(violated.unwrap_or_else(|| "unknown property".to_string()));
         }
+        if report.out_of_time {
+            return Verdict::Unknown(format!(
+                "bound: the time limit (--time-limit) ran out after {} run(s)",
+                report.runs
+            ));
+        }
         if let (n @ 1.., Some(bound)) = (report.thread_bounded, report.thread_bound) {
             return Verdict::Unknown(format!(
                 "bound: {n} run(s) asked for more than {bound} threads (--threads {bound}); \
@@ -275,6 +283,15 @@ mod tests {
         assert_eq!(t.unsupported, vec!["../properties/valid-memsafety.prp"]);
         assert_eq!(t.data_model.as_deref(), Some("ILP32"));
         assert_eq!(t.expected(), Some(false));
+        // Format 1.0 has no options: its tasks are C, with no data model named.
+        std::fs::write(
+            &task,
+            "format_version: '1.0'\ninput_files: 'prog.c'\nproperties:\n  - property_file: ../properties/unreach-call.prp\n    expected_verdict: true\n",
+        )
+        .unwrap();
+        let old = Task::read(&task).unwrap();
+        assert_eq!(old.properties, vec![(Property::UnreachCall, Some(true))]);
+        assert_eq!(old.data_model, None);
     }
 
     #[test]
@@ -286,7 +303,7 @@ mod tests {
             format!("{:#}", Task::read(&task).unwrap_err())
         };
         assert!(refused("input_files: [").contains("malformed YAML"));
-        assert!(refused("format_version: '1.0'\ninput_files: a.c\n").contains("version 2.0"));
+        assert!(refused("format_version: '3.0'\ninput_files: a.c\n").contains("1.1 and 2.0"));
         // A directory is no input file, however it is reached.
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         let no_file = refused("format_version: '2.0'\ninput_files: sub\nproperties:\n  - property_file: unreach-call.prp\n");

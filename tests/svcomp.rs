@@ -222,7 +222,7 @@ fn malformed_tasks_are_refused_naming_the_file() {
     let cases = [
         ("garbage.yml", "[: : :\n"),
         ("list.yml", "- a\n- b\n"),
-        ("version.yml", "format_version: '1.0'\ninput_files: a.c\n"),
+        ("version.yml", "format_version: '3.0'\ninput_files: a.c\n"),
         (
             "dir.yml",
             "format_version: '2.0'\ninput_files: '.'\nproperties:\n  - property_file: unreach-call.prp\n",
@@ -381,4 +381,65 @@ fn a_bug_in_the_inputs_alone_is_found() {
         text.contains("SV-COMP verdict: false(unreach-call)"),
         "{text}"
     );
+}
+
+/// `--time-limit` ends a search whose runs each hang (a spin on a local copy of a shared
+/// turn) with what it covered and an `unknown` that names the bound, instead of being
+/// killed by an outer limit with nothing said; the task file is in format 1.0, which
+/// many published tasks still carry.
+#[test]
+fn the_time_limit_ends_the_search_with_an_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let (code, text, err) = explore(
+        &fixture("local_spin.yml"),
+        &dir.path().join("out"),
+        &["--svcomp", "--timeout", "1", "--time-limit", "4"],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains("no bug found before the time limit (--time-limit 4)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("SV-COMP verdict: unknown (expected true)"),
+        "{text}"
+    );
+    assert!(
+        err.contains("unknown: bound: the time limit (--time-limit) ran out"),
+        "{err}"
+    );
+    // A run in flight finishes (a hang is confirmed under twice the timeout).
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}
+
+/// With a time limit and no run budget given, dfs goes on past the 1000 runs: a bug that
+/// needs seven switches between two threads' atomic steps is beyond the bounded passes
+/// and the seeded phases, and only the unbounded pass finds it.
+#[test]
+fn the_time_limit_lets_dfs_go_past_the_run_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, err) = explore(
+        &fixture("relay.c"),
+        &dir.path().join("out"),
+        &[
+            "--svcomp",
+            "--property",
+            "unreach-call",
+            "--time-limit",
+            "100",
+        ],
+    );
+    assert_eq!(code, 9, "{text}{err}");
+    assert!(
+        text.contains("SV-COMP verdict: false(unreach-call)"),
+        "{text}"
+    );
+    let runs: usize = text
+        .split("explored ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(runs > 1000, "{text}");
 }

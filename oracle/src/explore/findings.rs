@@ -93,6 +93,8 @@ pub struct Report {
     pub discarded: usize,
     /// The first run that showed a bug the properties checked forbid, if any.
     pub found: Option<Found>,
+    /// The search stopped at its deadline (`--time-limit`), not at its budget or a bug.
+    pub out_of_time: bool,
 }
 
 /// Runs that showed one kind of bug that the properties checked do not forbid.
@@ -241,6 +243,7 @@ pub fn explore(
         },
         discarded,
         found,
+        out_of_time: search.out_of_time,
     })
 }
 

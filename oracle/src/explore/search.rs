@@ -11,6 +11,7 @@ use crate::schedules::{self, Strategy};
 use crate::timeout::TIMEOUT_CONFIRM_FACTOR;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 use syncmut_runner::exec::{Execution, Limits, Status};
 use syncmut_runner::fork_server::ForkServer;
 use syncmut_runner::input_log::{self, Given};
@@ -81,6 +82,8 @@ pub struct Search {
     /// Runs that timed out under the limit but ended when run again under
     /// [`TIMEOUT_CONFIRM_FACTOR`]× it (the machine was slow): judged by the longer run.
     pub(crate) slow: usize,
+    /// The search stopped at the settings' deadline.
+    pub(crate) out_of_time: bool,
 }
 
 /// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each
@@ -111,6 +114,7 @@ pub fn search(
         stopped: false,
         phases: Vec::new(),
         slow: 0,
+        out_of_time: false,
     };
     match config.strategy {
         Strategy::Default => {
@@ -291,6 +295,8 @@ struct Explorer<'a, 'v> {
     /// Runs that timed out under the limit but ended when run again under
     /// [`TIMEOUT_CONFIRM_FACTOR`]× it.
     slow: usize,
+    /// A run ended past the settings' deadline, which stopped the search.
+    out_of_time: bool,
 }
 
 impl Explorer<'_, '_> {
@@ -310,6 +316,7 @@ impl Explorer<'_, '_> {
                 .map(str::to_string),
             phases: self.phases.clone(),
             slow: self.slow,
+            out_of_time: self.out_of_time,
         }
     }
 
@@ -403,7 +410,7 @@ impl Explorer<'_, '_> {
         let from = self.runs;
         let mut covered: Option<u32> = None;
         for bound in crate::mix::dfs_bounds(deepest) {
-            if self.runs >= self.config.schedules {
+            if self.runs >= self.dfs_budget() {
                 break;
             }
             if !self.dfs(bound, por)? {
@@ -422,7 +429,7 @@ impl Explorer<'_, '_> {
         };
         let stopped = if self.stopped {
             ""
-        } else if self.runs >= self.config.schedules {
+        } else if self.runs >= self.dfs_budget() {
             " (then the budget ran out)"
         } else {
             ""
@@ -623,7 +630,11 @@ impl Explorer<'_, '_> {
             trace_file: &files.trace,
             races: races.as_ref(),
         };
-        let stop = (self.visit)(&visit);
+        let mut stop = (self.visit)(&visit);
+        if !stop && self.config.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.out_of_time = true;
+            stop = true;
+        }
         self.stopped |= stop;
         Ok(Outcome {
             schedule,
@@ -631,6 +642,15 @@ impl Explorer<'_, '_> {
             threads,
             new,
         })
+    }
+
+    /// The runs dfs may reach: the budget, or no bound when it goes on to the deadline.
+    fn dfs_budget(&self) -> usize {
+        if self.config.dfs_past_budget && self.config.deadline.is_some() {
+            usize::MAX
+        } else {
+            self.config.schedules
+        }
     }
 
     /// Stateless depth-first search (one pass, under the current input seed; true when
@@ -643,7 +663,7 @@ impl Explorer<'_, '_> {
         let mut prefix: Vec<u32> = Vec::new();
         let mut tree = Tree::new(por, bound);
         loop {
-            if self.runs >= self.config.schedules {
+            if self.runs >= self.dfs_budget() {
                 return Ok(false);
             }
             std::fs::write(&replay_file, schedule::replay_text(&prefix))

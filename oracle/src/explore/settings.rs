@@ -52,6 +52,13 @@ pub struct ExploreSettings {
     /// What counts as a bug: a finding no property checked forbids is a note and the
     /// search goes on. Default: every kind of bug.
     pub properties: Properties,
+    /// No run starts after this instant (`--time-limit`): the search ends there, and
+    /// says so, rather than being killed with nothing to show.
+    pub deadline: Option<std::time::Instant>,
+    /// dfs (alone or as the mix's last phase) goes on past `schedules` until the
+    /// deadline: the phases before it keep their share of the budget, and the space
+    /// dfs has left is what a run budget would cut and a time limit need not.
+    pub dfs_past_budget: bool,
 }
 
 impl Default for ExploreSettings {
@@ -70,6 +77,8 @@ impl Default for ExploreSettings {
             lanes: 1,
             confirm_timeouts: true,
             properties: Properties::default(),
+            deadline: None,
+            dfs_past_budget: false,
         }
     }
 }
