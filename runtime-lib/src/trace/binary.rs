@@ -294,7 +294,11 @@ fn state(
     } else {
         vec![0xff; present.len().div_ceil(8)]
     };
-    let module = if cls != 0 { p.string(module) } else { String::new() };
+    let module = if cls != 0 {
+        p.string(module)
+    } else {
+        String::new()
+    };
     let mut state = BTreeMap::new();
     for (j, &pos) in present.iter().enumerate() {
         let field = if pos < nglobals {
@@ -690,8 +694,14 @@ mod tests {
         .0;
         let trace = parse(&bytes).unwrap();
         let (a, b) = (&trace.events[0], &trace.events[1]);
-        assert_eq!((a.site, a.thread.as_str(), a.action.as_str()), (200, "T2", "remove"));
-        assert_eq!((b.site, b.thread.as_str(), b.action.as_str()), (7, "T0", "original"));
+        assert_eq!(
+            (a.site, a.thread.as_str(), a.action.as_str()),
+            (200, "T2", "remove")
+        );
+        assert_eq!(
+            (b.site, b.thread.as_str(), b.action.as_str()),
+            (7, "T0", "original")
+        );
         assert_eq!(b.state["raw"], Value::from("0xefbe"));
         assert_eq!(b.state["small"], Value::from(5));
         assert_eq!(b.state["state"], Value::from("ON"));
