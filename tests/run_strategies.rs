@@ -120,18 +120,13 @@ fn run_kills_a_removed_lock_under_pct_schedules() {
 }
 
 /// Under dfs with a small bound the kill is "exhaustive", and the verdicts do not
-/// depend on -j.
+/// depend on -j (controlled schedules alone: runs with real threads do not repeat).
 #[test]
 fn run_kills_a_removed_lock_exhaustively_under_dfs() {
     let dir = tempfile::tempdir().unwrap();
-    let one = racy_counter_run(
-        &dir.path().join("dfs1"),
-        &["--strategy", "dfs", "--preemptions", "1", "-j", "1"],
-    );
-    let two = racy_counter_run(
-        &dir.path().join("dfs2"),
-        &["--strategy", "dfs", "--preemptions", "1", "-j", "2"],
-    );
+    let dfs = ["--strategy", "dfs", "--preemptions", "1", "--native", "0"];
+    let one = racy_counter_run(&dir.path().join("dfs1"), &[&dfs[..], &["-j", "1"]].concat());
+    let two = racy_counter_run(&dir.path().join("dfs2"), &[&dfs[..], &["-j", "2"]].concat());
     assert_eq!(verdicts(&one), verdicts(&two), "-j1 and -j2 differ");
     let m = removed_lock(&one);
     assert!(m["verdict"].as_str().unwrap().starts_with("killed"), "{m}");
