@@ -3,6 +3,8 @@
 //! worlds (`SYNCMUT_ENTROPY`) differ, `SYNCMUT_REAL_TIME=1` opts out, and timed waits
 //! still wait for the time they ask for. Fixtures under tests/fixtures/determinism/.
 
+mod util;
+
 use assert_cmd::cargo::cargo_bin;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -152,18 +154,7 @@ fn verdicts_in(name: &str, env: &[(&str, &str)]) -> (Vec<(String, String, String
     );
     let outcomes: Value =
         serde_json::from_slice(&std::fs::read(out.path().join("outcomes.json")).unwrap()).unwrap();
-    let verdicts = outcomes["mutants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["mutant"].as_str().unwrap().to_string(),
-                m["verdict"].as_str().unwrap().to_string(),
-                m["reason"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
+    let verdicts = util::verdicts_and_reasons(&outcomes);
     let baseline: Value =
         serde_json::from_slice(&std::fs::read(out.path().join("baseline.json")).unwrap()).unwrap();
     (verdicts, baseline[0]["nondeterministic"].clone())

@@ -29,22 +29,6 @@ fn racy_counter_run(out: &Path, args: &[&str]) -> serde_json::Value {
     util::outcomes(out)
 }
 
-/// (mutant, verdict, reason) of every mutant.
-fn verdicts(outcomes: &serde_json::Value) -> Vec<(String, String, String)> {
-    outcomes["mutants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["mutant"].as_str().unwrap().to_string(),
-                m["verdict"].as_str().unwrap().to_string(),
-                m["reason"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect()
-}
-
 fn removed_lock(outcomes: &serde_json::Value) -> serde_json::Value {
     outcomes["mutants"]
         .as_array()
@@ -113,8 +97,8 @@ fn run_kills_a_removed_lock_under_pct_schedules() {
         &[&pct[..], &["--schedules", "20", "-j", "1"]].concat(),
     );
     assert_eq!(
-        verdicts(&outcomes),
-        verdicts(&again),
+        util::verdicts_and_reasons(&outcomes),
+        util::verdicts_and_reasons(&again),
         "a repeated run with -j1 differs"
     );
 }
@@ -127,7 +111,11 @@ fn run_kills_a_removed_lock_exhaustively_under_dfs() {
     let dfs = ["--strategy", "dfs", "--preemptions", "1", "--native", "0"];
     let one = racy_counter_run(&dir.path().join("dfs1"), &[&dfs[..], &["-j", "1"]].concat());
     let two = racy_counter_run(&dir.path().join("dfs2"), &[&dfs[..], &["-j", "2"]].concat());
-    assert_eq!(verdicts(&one), verdicts(&two), "-j1 and -j2 differ");
+    assert_eq!(
+        util::verdicts_and_reasons(&one),
+        util::verdicts_and_reasons(&two),
+        "-j1 and -j2 differ"
+    );
     let m = removed_lock(&one);
     assert!(m["verdict"].as_str().unwrap().starts_with("killed"), "{m}");
     assert_eq!(m["runs"][0]["exhaustive"], true);

@@ -41,6 +41,23 @@ pub fn outcome<'a>(outcomes: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no outcome for {id} in {outcomes}"))
 }
 
+/// (mutant, verdict, reason) of every mutant of an outcomes.json: what two runs that must
+/// agree are compared on.
+pub fn verdicts_and_reasons(outcomes: &Value) -> Vec<(String, String, String)> {
+    outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["mutant"].as_str().unwrap().to_string(),
+                m["verdict"].as_str().unwrap().to_string(),
+                m["reason"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
 /// What an example's expected.json holds: mutant → verdict, killed, mutants.
 pub fn verdicts(out: &Path) -> Value {
     let outcomes = outcomes(out);
