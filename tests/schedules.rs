@@ -284,7 +284,10 @@ fn the_original_never_kills_itself_with_a_relative_output_directory() {
 /// original cannot follow such a run to its end, and what a join sees afterwards is no
 /// evidence (dfs finds the mutant equivalent within 1 and 2 preemptions). Random runs
 /// that differ only past that point were once killed by trace (24 of 50); they are not
-/// claimed now, and the reason, outcomes.json and the Markdown summary say so.
+/// claimed now, and the reason, outcomes.json and the Markdown summary say so. Runs with
+/// real threads are off (`--native 0`) in these tests of the controlled schedules: there
+/// a thread can read the counter between the other's release of the log lock and its
+/// write, a lost update no synchronization call separates, and a true kill.
 #[test]
 fn a_difference_only_past_a_partial_follow_is_not_claimed() {
     let design = fixture("verdicts/racy_counter");
@@ -301,6 +304,8 @@ fn a_difference_only_past_a_partial_follow_is_not_claimed() {
             "random",
             "--schedules",
             "50",
+            "--native",
+            "0",
         ],
         0,
     );
@@ -341,6 +346,8 @@ fn a_difference_only_past_a_partial_follow_is_not_claimed() {
             "1",
             "--schedules",
             "500",
+            "--native",
+            "0",
         ],
         0,
     );
@@ -399,7 +406,8 @@ fn a_kill_past_a_partial_follow_stands_on_evidence() {
 /// update, but each of them preempts more often than the original's search covers, so
 /// nothing shows the original cannot print it. The mutant is not counted killed, and
 /// the reason says what differed and why it is not claimed. (Races off: the detector
-/// would kill it by the two unordered accesses instead.)
+/// would kill it by the two unordered accesses instead; real threads off: they would
+/// kill it by the lost update.)
 #[test]
 fn an_output_difference_the_search_cannot_decide_is_not_a_kill() {
     let id = "adder#1:remove";
@@ -415,6 +423,8 @@ fn an_output_difference_the_search_cannot_decide_is_not_a_kill() {
             "random",
             "--schedules",
             "5",
+            "--native",
+            "0",
         ],
         0,
     );
@@ -440,7 +450,7 @@ fn an_output_difference_the_search_cannot_decide_is_not_a_kill() {
 
 /// A kill fraction counts the proven runs only: of 8 pct runs of the same mutant, the
 /// one whose lost update the original's search rules out within its preemptions kills;
-/// the runs it cannot decide are said apart, not counted.
+/// the runs it cannot decide are said apart, not counted (controlled schedules alone).
 #[test]
 fn a_kill_fraction_counts_proven_runs_only() {
     let out = tempfile::tempdir().unwrap();
@@ -455,6 +465,8 @@ fn a_kill_fraction_counts_proven_runs_only() {
             "pct",
             "--schedules",
             "8",
+            "--native",
+            "0",
         ],
         0,
     );

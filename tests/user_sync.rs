@@ -61,12 +61,20 @@ fn declared_wrappers_make_sites_at_their_callers() {
     // Run: removing wait_for lets main read the result early; removing a possess is not
     // killed merely because the wrapper's inner lock no longer shows in the trace (under
     // the one default schedule, where nothing else about it differs; the default budget's
-    // preemptive schedules do find its deadlock).
+    // preemptive schedules, and real threads, do find its deadlock: they are off).
     let out = tempfile::tempdir().unwrap();
     util::syncmut()
         .arg("run")
         .arg(&dir)
-        .args(["--gen", "none", "--strategy", "default", "-o"])
+        .args([
+            "--gen",
+            "none",
+            "--strategy",
+            "default",
+            "--native",
+            "0",
+            "-o",
+        ])
         .arg(out.path())
         .timeout(std::time::Duration::from_secs(300))
         .assert()

@@ -413,8 +413,9 @@ fn a_value_the_thread_never_reads_is_no_evidence_under_any_strategy() {
 /// A dropped `give` of a declared wrapper (tests/fixtures/verdicts/late_release) that
 /// every controlled schedule survives, since under the scheduler the napping thread
 /// always takes the gate last, hangs with real threads, where the nap is shorter than
-/// the other thread's work: plain `run` confirms survivors natively and kills it;
-/// `--native 0` turns that off.
+/// the other thread's work: plain `run` confirms survivors natively and kills it, once
+/// further runs of the original with real threads never hang; `--native 0` turns that
+/// off.
 #[test]
 fn a_survivor_of_every_controlled_schedule_is_killed_with_real_threads() {
     let only = ["--mutant", "^late#2:remove$"];
@@ -422,6 +423,12 @@ fn a_survivor_of_every_controlled_schedule_is_killed_with_real_threads() {
     assert_eq!(verdict, "killed-by-timeout", "{reason}");
     assert!(
         reason.contains("with real threads (native run "),
+        "{reason}"
+    );
+    // The baseline's 10 runs of the original with real threads, and 40 more that looked
+    // for the mutant's hang before it was called a kill.
+    assert!(
+        reason.contains("(8 under the scheduler, 50 with real threads)"),
         "{reason}"
     );
     let (verdict, reason) = verdict_with(

@@ -97,8 +97,15 @@ pub(super) fn run_mutant(
                     break;
                 }
             };
-            if tally.add_native(build, &execution, run) {
-                break;
+            let mut original_again =
+                || run_native(build, test, "", 1, &limits).map(|mut runs| runs.remove(0));
+            match tally.add_native(build, &execution, run, &mut original_again) {
+                Ok(false) => {}
+                Ok(true) => break,
+                Err(message) => {
+                    ran = Err(Unjudged::Environment(message));
+                    break;
+                }
             }
         }
     }
@@ -222,6 +229,12 @@ fn survived_reason(
         reason.push_str(&format!(
             "; {} of them differed from every listed run of the original, but the original following the same interleaving did the same",
             tally.refuted
+        ));
+    }
+    if tally.native_refuted > 0 {
+        reason.push_str(&format!(
+            "; {} run(s) with real threads differed from the baseline's runs of the original, but more runs of the original with real threads showed the same",
+            tally.native_refuted
         ));
     }
     if tally.timeouts_not_confirmed > 0 {

@@ -21,6 +21,12 @@ use syncmut_runner::exec::{Execution, Status};
 use syncmut_runtime::status;
 use syncmut_runtime::trace::Trace;
 
+/// How many more runs of the original with real threads look for what a mutant's run
+/// with real threads showed before it kills. An output the original prints once in 20
+/// runs with real threads is missed by these and the baseline's 10 (the default
+/// `--native 5`) about once in 13 such kills; by the baseline's alone, 3 times in 5.
+const NATIVE_CONFIRM_RUNS: usize = 40;
+
 /// An observation of the original that mutant runs are compared with, and the run that
 /// showed it.
 pub(super) struct OriginalRun {
@@ -115,6 +121,9 @@ pub(super) struct Tally<'a> {
     pub(super) timeout_confirmed: Option<String>,
     /// Runs that timed out under their first limit but finished under the larger one.
     pub(super) timeouts_not_confirmed: usize,
+    /// Runs with real threads that differed from the baseline's runs of the original,
+    /// but not from the original's further runs with real threads: not kills.
+    pub(super) native_refuted: usize,
     /// The original's bounded search on this test, shared by every mutant, and how to
     /// make it.
     shared_search: &'a [OnceLock<Result<BoundedSearch, String>>],
@@ -188,6 +197,7 @@ impl<'a> Tally<'a> {
             found_by_search: 0,
             timeout_confirmed: None,
             timeouts_not_confirmed: 0,
+            native_refuted: 0,
             shared_search: &plan.searched,
             search,
             searched: HashMap::new(),
@@ -455,43 +465,72 @@ impl<'a> Tally<'a> {
         Ok(true)
     }
 
-    /// Judges one run with real threads (the `run`-th); true when it kills. Without a
-    /// recorded interleaving the original cannot follow it, so it kills by what no run of
-    /// the original showed, controlled or native: a failure (crash, assertion, hang), or
-    /// an exit status and output.
-    pub(super) fn add_native(&mut self, build: &Build, execution: &Execution, run: usize) -> bool {
-        self.runs += 1;
-        self.executions += 1;
-        self.elapsed += execution.elapsed;
-        self.tried.push("native".to_string());
-        let observed = Observation::new(execution, &Trace::default(), &self.hidden, self.mask);
-        // A failure is compared with the original's controlled runs, whose traces say
-        // how it ended; an exit status or output with its runs with real threads, whose
-        // observations have no trace either.
-        let reference = match failure(&observed) {
-            Some(what) if self.original_fails_so(&what) => return false,
-            Some(_) => &self.original[0].observation,
+    /// Whether some run of the original, controlled or with real threads, showed how
+    /// `observed` (a run with real threads) ended, when it is a failure, or else its
+    /// exit status and output.
+    fn original_shows_natively(&self, observed: &Observation) -> bool {
+        match failure(observed) {
+            Some(what) => self.original_fails_so(&what),
             None => {
                 let printed = |o: &Observation| {
                     o.status == observed.status
                         && o.stdout == observed.stdout
                         && o.stderr == observed.stderr
                 };
-                if self.original.iter().any(|o| printed(&o.observation))
+                self.original.iter().any(|o| printed(&o.observation))
                     || self.native_originals.iter().any(printed)
-                {
-                    return false;
-                }
-                match self.native_originals.first() {
-                    Some(o) => o,
-                    None => return false,
-                }
             }
+        }
+    }
+
+    /// Judges one run with real threads (the `run`-th); true when it kills. Without a
+    /// recorded interleaving the original cannot follow it, so it kills by what no run of
+    /// the original showed, controlled or native: a failure (crash, assertion, hang), or
+    /// an exit status and output. Real threads show the original's rare behaviours
+    /// rarely, so a difference from the baseline's sample is first looked for in up to
+    /// [`NATIVE_CONFIRM_RUNS`] more runs of the original with real threads
+    /// (`original_again` makes one; its error is a failure of the machine).
+    pub(super) fn add_native(
+        &mut self,
+        build: &Build,
+        execution: &Execution,
+        run: usize,
+        original_again: &mut dyn FnMut() -> Result<Execution, String>,
+    ) -> Result<bool, String> {
+        self.runs += 1;
+        self.executions += 1;
+        self.elapsed += execution.elapsed;
+        self.tried.push("native".to_string());
+        let observed = Observation::new(execution, &Trace::default(), &self.hidden, self.mask);
+        if self.original_shows_natively(&observed) {
+            return Ok(false);
+        }
+        // A failure is compared with the original's controlled runs, whose traces say
+        // how it ended; an exit status or output with its runs with real threads, whose
+        // observations have no trace either.
+        let reference = match failure(&observed) {
+            Some(_) => &self.original[0].observation,
+            None => match self.native_originals.first() {
+                Some(o) => o,
+                None => return Ok(false),
+            },
         };
         let label = |site| crate::diff::site_label(&build.catalogue, site);
         let (verdict, reason) = verdict::judge(reference, &observed, &label);
         if verdict == Verdict::Survived {
-            return false;
+            return Ok(false);
+        }
+        for _ in 0..NATIVE_CONFIRM_RUNS {
+            let again = original_again()?;
+            self.executions += 1;
+            self.elapsed += again.elapsed;
+            let seen = Observation::new(&again, &Trace::default(), &[], self.mask);
+            self.native_failures.extend(failure(&seen));
+            self.native_originals.push(seen);
+            if self.original_shows_natively(&observed) {
+                self.native_refuted += 1;
+                return Ok(false);
+            }
         }
         self.kills += 1;
         if self.first_kill.is_none() {
@@ -502,6 +541,6 @@ impl<'a> Tally<'a> {
             );
             self.first_kill = Some((verdict, reason, "native".to_string()));
         }
-        true
+        Ok(true)
     }
 }
