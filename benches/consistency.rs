@@ -6,7 +6,9 @@
 //!
 //! Run: `cargo bench --bench consistency`. Knobs (environment): `CONSISTENCY_PROGRAMS`
 //! (how many, default 200), `CONSISTENCY_FIRST` (the first seed, default 0),
-//! `CONSISTENCY_THREADS` (at most this many threads a program, 2 or 3, default 3).
+//! `CONSISTENCY_THREADS` (at most this many threads a program, 2 or 3, default 3),
+//! `CONSISTENCY_SYNCMUT` (the syncmut executable to check, default the one built here: a
+//! copy keeps a long run on one build while the target directory is rebuilt).
 
 #[path = "../tests/util/consistency.rs"]
 mod consistency;
@@ -23,8 +25,11 @@ fn main() {
     let programs = env("CONSISTENCY_PROGRAMS", 200);
     let first = env("CONSISTENCY_FIRST", 0);
     let threads = env("CONSISTENCY_THREADS", 3) as usize;
-    let syncmut = PathBuf::from(env!("CARGO_BIN_EXE_syncmut"));
+    let syncmut = std::env::var_os("CONSISTENCY_SYNCMUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_syncmut")));
     let work = tempfile::tempdir().expect("temporary directory");
+    let started = std::time::Instant::now();
     let (mut mutants, mut killed, mut inconsistent, mut self_kills) = (0, 0, 0, 0);
     println!("| seed | mutants | killed (checked by dfs) | inconsistencies | self-kills |");
     println!("|---|---|---|---|---|");
@@ -46,6 +51,7 @@ fn main() {
         self_kills += a.self_kills;
     }
     println!(
-        "{programs} programs, {mutants} mutants, {killed} killed and checked by dfs: {inconsistent} inconsistencies, {self_kills} self-kills"
+        "{programs} programs, {mutants} mutants, {killed} killed and checked by dfs: {inconsistent} inconsistencies, {self_kills} self-kills, {} s",
+        started.elapsed().as_secs()
     );
 }

@@ -27,6 +27,8 @@ pub(crate) const ACCESS_HOOK: &str = "syncmut_mem_access";
 /// The entry point of a metamutant built for race detection only (`run --races`): the
 /// race detector sees the access, which is no scheduling point.
 pub(crate) const OBSERVE_HOOK: &str = "syncmut_mem_observe";
+/// Present when the shared accesses pass a hook (either).
+const READS_OBSERVED: &str = "syncmut_reads_observed";
 /// Bits of the hook's second argument (runtime-lib/src/races.h).
 const FLAG_WRITE: u64 = 1;
 const FLAG_ATOMIC: u64 = 2;
@@ -211,5 +213,10 @@ pub(crate) fn instrument<'ctx>(
             },
         );
     }
+    // Tells the runtime that every load of a recorded global passes a hook, so a
+    // thread's snapshots can hold what it loads (runtime-lib/src/trace_reads.c).
+    let marker = module.add_global(i32_type, Some(AddressSpace::default()), READS_OBSERVED);
+    marker.set_initializer(&i32_type.const_int(1, false));
+    marker.set_constant(true);
     Ok(accesses)
 }

@@ -413,6 +413,19 @@ impl Observation {
         }
     }
 
+    /// The same observation with each thread's last step reduced to its site. A join's
+    /// snapshot holds what its thread loads until its next event (docs/verdicts.md,
+    /// "What a snapshot holds"), so in a trace cut at some point a thread's last step may
+    /// show loads made after the cut.
+    pub fn last_steps_by_site(mut self) -> Observation {
+        for steps in self.threads.values_mut() {
+            if let Some(last) = steps.last_mut() {
+                last.digest = 0;
+            }
+        }
+        self
+    }
+
     /// The step behind `key` in full, if it is among those kept.
     pub fn step(&self, key: &StepKey) -> Option<&Step> {
         self.details.get(key)

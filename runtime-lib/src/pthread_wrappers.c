@@ -63,7 +63,7 @@ static struct call begin(uint32_t site, uint32_t allowed, const char *wrapper, c
     call.sched = syncmut_sched_controls_me();
     if (call.sched)
         syncmut_sched_enter_on(site, a, b); /* both NULL: touches everything */
-    syncmut_trace_pthread(site, op);
+    syncmut_trace_pthread(site, op, a == SYNCMUT_SCHED_JOIN);
     return call;
 }
 
@@ -372,7 +372,7 @@ int syncmut_pthread_barrier_init(uint32_t site, pthread_barrier_t *b,
                                  const pthread_barrierattr_t *attr, unsigned count)
 {
     syncmut_op op = syncmut_op_for(site, SYNCMUT_OPS(BARRIER_COUNT_UP) | SYNCMUT_OPS(BARRIER_COUNT_DOWN), __func__);
-    syncmut_trace_pthread(site, op);
+    syncmut_trace_pthread(site, op, 0);
     if (op == SYNCMUT_BARRIER_COUNT_UP)
         count++;
     else if (op == SYNCMUT_BARRIER_COUNT_DOWN)
@@ -383,7 +383,7 @@ int syncmut_pthread_barrier_init(uint32_t site, pthread_barrier_t *b,
 int syncmut_sem_init(uint32_t site, sem_t *s, int pshared, unsigned value)
 {
     syncmut_op op = syncmut_op_for(site, SYNCMUT_OPS(SEMAPHORE_COUNT_UP) | SYNCMUT_OPS(SEMAPHORE_COUNT_DOWN), __func__);
-    syncmut_trace_pthread(site, op);
+    syncmut_trace_pthread(site, op, 0);
     if (op == SYNCMUT_SEMAPHORE_COUNT_UP)
         value++;
     else if (op == SYNCMUT_SEMAPHORE_COUNT_DOWN)
@@ -425,6 +425,6 @@ int32_t syncmut_user_gate(uint32_t site, const char *ops)
 {
     syncmut_op op;
     int position = syncmut_op_position(site, ops, &op);
-    syncmut_trace_pthread(site, op);
+    syncmut_trace_pthread(site, op, 0);
     return position;
 }

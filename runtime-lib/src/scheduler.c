@@ -597,6 +597,7 @@ void syncmut_mem_access(const void *addr, uint32_t write, uint32_t access)
     syncmut_sched_reschedule(me);
     pthread_mutex_unlock(&syncmut_sched_lock);
     syncmut_races_access(me->id, addr, write, access);
+    syncmut_trace_reads_access(addr, write & SYNCMUT_ACCESS_WRITE);
 }
 
 /* The same access in a metamutant built for race detection only (`run --races`): not a
@@ -606,6 +607,7 @@ void syncmut_mem_observe(const void *addr, uint32_t flags, uint32_t access)
     if (!enabled || syncmut_sched_self == NULL || load_state(syncmut_sched_self) != RUNNING)
         return;
     syncmut_races_access(syncmut_sched_self->id, addr, flags, access);
+    syncmut_trace_reads_access(addr, flags & SYNCMUT_ACCESS_WRITE);
 }
 
 /* ---- SV-COMP conventions (verifier.c) ----------------------------------------------- */

@@ -218,6 +218,7 @@ void syncmut_trace_set_thread_id(uint32_t k)
 void syncmut_trace_set_thread_routine(const char *routine)
 {
     my_reads = UINT64_MAX;
+    syncmut_trace_reads_watch();
     if (&syncmut_thread_read_count == NULL || routine == NULL)
         return;
     for (uint32_t i = 0; i < syncmut_thread_read_count; i++)
@@ -259,7 +260,7 @@ static inline void snapshot(const struct event *ev, const char *object, uint32_t
     }
 }
 
-void syncmut_trace_pthread(uint32_t site, syncmut_op action)
+void syncmut_trace_pthread(uint32_t site, syncmut_op action, int join)
 {
     if (!trace_on)
         return;
@@ -275,6 +276,10 @@ void syncmut_trace_pthread(uint32_t site, syncmut_op action)
     ev->cls = 0;
     ev->reads = my_reads;
     snapshot(ev, NULL, 0);
+    if (width > 0 && syncmut_trace_reads_watching() && join)
+        syncmut_trace_reads_open(&states[(size_t)(ev - events) * width], &ev->reads);
+    else
+        syncmut_trace_reads_close();
     atomic_store_explicit(&ev->ready, 1, memory_order_release);
 }
 

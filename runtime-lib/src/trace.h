@@ -32,8 +32,20 @@ void syncmut_trace_set_thread_id(uint32_t k);
  * then hold only the globals that routine can read (the mutator's syncmut_thread_reads). */
 void syncmut_trace_set_thread_routine(const char *routine);
 
-/* Records a pthread event; the calling thread is named T<k>. */
-void syncmut_trace_pthread(uint32_t site, syncmut_op action);
+/* trace_reads.c: under the scheduler, in a metamutant whose shared accesses are
+ * instrumented, a join event's snapshot holds what the thread loads until its next
+ * event. `watch` starts that for the calling thread (the scheduler names its routine
+ * first); `open` makes `values`/`mask` (a join event's) the ones its loads fill, `close`
+ * stops filling them; `access` is a load or store (`write` nonzero) about to happen. */
+void syncmut_trace_reads_watch(void);
+int syncmut_trace_reads_watching(void);
+void syncmut_trace_reads_open(uint64_t *values, uint64_t *mask);
+void syncmut_trace_reads_close(void);
+void syncmut_trace_reads_access(const void *addr, uint32_t write);
+
+/* Records a pthread event; the calling thread is named T<k>. `join`: the event of a
+ * join, whose snapshot holds what the thread loads after it (trace_reads.c). */
+void syncmut_trace_pthread(uint32_t site, syncmut_op action, int join);
 
 /* Returns a stable id for a string (process names, time stamps); the text is copied. */
 uint32_t syncmut_trace_intern(const char *text);

@@ -189,6 +189,9 @@ fn partial_follow(
     o.threads.retain(|thread, _| m.threads.contains_key(thread));
     m.threads.retain(|_, steps| !steps.is_empty());
     o.threads.retain(|_, steps| !steps.is_empty());
+    // Each thread's last step compared by site: what it loads may come after the cut,
+    // where the original no longer ran the mutant's interleaving.
+    let (m, o) = (m.last_steps_by_site(), o.last_steps_by_site());
     let before = o.first_step_difference(&m, label);
     let preemptions = mutant
         .choices
