@@ -236,7 +236,8 @@ fn timings(out: &str) -> Vec<(String, i64, i64, i64)> {
 
 /// Virtual deadlines become real ones: a wait asked for 100 ms blocks ~100 ms (not at once
 /// because 2000 is long past, not forever), a signalled wait wakes, and an expired wait
-/// moves the virtual clock to its deadline. Original and metamutant (whose wrappers call
+/// moves the virtual clock to its deadline. Sleeps of seconds pass on the virtual clock
+/// and wait a few milliseconds for real. Original and metamutant (whose wrappers call
 /// the same functions).
 #[test]
 fn timed_waits_wait_for_the_time_asked() {
@@ -246,13 +247,19 @@ fn timed_waits_wait_for_the_time_asked() {
         let out = stdout_of(&dir.path().join(exe), &[]);
         assert!(out.starts_with("start 946684800\n"), "{exe}:\n{out}");
         let lines = timings(&out);
-        assert_eq!(lines.len(), 8, "{exe}:\n{out}");
+        assert_eq!(lines.len(), 9, "{exe}:\n{out}");
         for (name, rc, real, virt) in lines {
             let context = format!("{exe}: {name} rc={rc} real_ms={real} virtual_ms={virt}\n{out}");
             match name.as_str() {
                 "cond_timedwait_signalled" => {
                     assert_eq!(rc, 0, "{context}");
                     assert!((15..2000).contains(&real), "{context}");
+                }
+                // Sleeps of seconds with real threads: the design's clock passes them,
+                // the real wait is shortened (a bound 100 times wider than the wait).
+                "long_sleeps" => {
+                    assert!((2000..2100).contains(&virt), "{context}");
+                    assert!(real < 1000, "{context}");
                 }
                 "clock_nanosleep_abstime" | "sleep_loop" => {
                     assert_eq!(rc, 0, "{context}");

@@ -94,7 +94,7 @@
 
 /* The file's first 8 bytes; not '{', so never taken for JSON Lines. */
 #define SYNCMUT_TRACE_MAGIC "\x89syncmut"
-#define SYNCMUT_TRACE_VERSION 1
+#define SYNCMUT_TRACE_VERSION 2
 /* Record tags: the kinds of event (a pthread event whose thread reads only some globals
  * carries the mask of those it reads and only their values), a jump in seq, the cap marker, the end record. */
 #define SYNCMUT_TRACE_TAG_PTHREAD 'P'

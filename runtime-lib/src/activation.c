@@ -10,6 +10,8 @@
 #include "syncmut_tables.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,9 @@ struct active_site {
 static struct active_site *active;
 static size_t active_count;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+/* Set once init has run: every wrapper call asks for the active operator, and
+ * pthread_once through the PLT was a measurable share of a SystemC run's wrappers. */
+static atomic_bool initialised;
 
 const char *syncmut_op_slug(syncmut_op op)
 {
@@ -145,6 +150,7 @@ static void init(void)
     if (value != NULL && *value != '\0')
         parse_active(value);
     syncmut_trace_init(getenv(SYNCMUT_ENV_TRACE), value);
+    atomic_store_explicit(&initialised, true, memory_order_release);
 }
 
 /* Priority 101 (the first one not reserved): run before the design's C++ static
@@ -160,7 +166,8 @@ __attribute__((constructor(101))) static void init_at_startup(void)
 
 syncmut_op syncmut_op_active(uint32_t site)
 {
-    pthread_once(&init_once, init);
+    if (!atomic_load_explicit(&initialised, memory_order_acquire))
+        pthread_once(&init_once, init);
     for (size_t i = 0; i < active_count; i++)
         if (active[i].site == site)
             return active[i].op;

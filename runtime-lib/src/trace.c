@@ -92,92 +92,7 @@ static _Thread_local uint32_t my_thread;
  * mutant from the original. Every global until the scheduler names the routine. */
 static _Thread_local uint64_t my_reads = UINT64_MAX;
 
-/* ---- interned strings (SystemC process and module names, time stamps) ---------------
- * The flush may run in a signal handler while another thread interns, so the strings
- * live in fixed chunks that never move; only the lookup hash (never read by the flush)
- * is reallocated, under the mutex. */
-#define STR_CHUNK 1024u
-#define STR_CHUNKS 4096u /* 4M strings: more than 2 new strings per recorded event */
 #define STR_NONE UINT32_MAX
-
-struct interned {
-    const char *text;
-};
-
-static struct interned *str_chunks[STR_CHUNKS];
-static _Atomic uint32_t str_count;
-static uint32_t *str_hash; /* id+1, 0 = empty; open addressing */
-static size_t str_hash_cap;
-static pthread_mutex_t str_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static const char *str_get(uint32_t id)
-{
-    if (id >= atomic_load_explicit(&str_count, memory_order_acquire))
-        return "?";
-    return str_chunks[id / STR_CHUNK][id % STR_CHUNK].text;
-}
-
-static uint64_t str_hash_of(const char *s)
-{
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
-
-static bool str_hash_grow(void)
-{
-    size_t cap = str_hash_cap ? str_hash_cap * 2 : 256;
-    uint32_t *table = calloc(cap, sizeof *table);
-    if (table == NULL)
-        return false;
-    uint32_t count = atomic_load_explicit(&str_count, memory_order_relaxed);
-    for (uint32_t id = 0; id < count; id++) {
-        size_t i = (size_t)str_hash_of(str_get(id)) & (cap - 1);
-        while (table[i] != 0)
-            i = (i + 1) & (cap - 1);
-        table[i] = id + 1;
-    }
-    free(str_hash);
-    str_hash = table;
-    str_hash_cap = cap;
-    return true;
-}
-
-uint32_t syncmut_trace_intern(const char *text)
-{
-    uint32_t result = STR_NONE;
-    pthread_mutex_lock(&str_lock);
-    uint32_t count = atomic_load_explicit(&str_count, memory_order_relaxed);
-    if ((size_t)(count + 1) * 2 > str_hash_cap && !str_hash_grow())
-        goto out;
-    size_t i = (size_t)str_hash_of(text) & (str_hash_cap - 1);
-    for (; str_hash[i] != 0; i = (i + 1) & (str_hash_cap - 1)) {
-        if (strcmp(str_get(str_hash[i] - 1), text) == 0) {
-            result = str_hash[i] - 1;
-            goto out;
-        }
-    }
-    if (count >= STR_CHUNK * STR_CHUNKS)
-        goto out;
-    struct interned *chunk = str_chunks[count / STR_CHUNK];
-    if (chunk == NULL) {
-        chunk = calloc(STR_CHUNK, sizeof *chunk);
-        if (chunk == NULL)
-            goto out;
-        str_chunks[count / STR_CHUNK] = chunk;
-    }
-    char *copy = strdup(text);
-    if (copy == NULL)
-        goto out;
-    chunk[count % STR_CHUNK] = (struct interned){copy};
-    atomic_store_explicit(&str_count, count + 1, memory_order_release);
-    str_hash[i] = count + 1;
-    result = count;
-out:
-    pthread_mutex_unlock(&str_lock);
-    return result;
-}
 
 /* ---- recording ------------------------------------------------------------------- */
 
@@ -426,16 +341,50 @@ static uint32_t class_width(uint32_t cls)
     return n < MAX_MEMBERS ? (uint32_t)n : MAX_MEMBERS;
 }
 
+/* Appends v as an unsigned LEB128 number: 7 bits a byte, low first, the high bit set
+ * on every byte but the last. Sites, ids and delta counts are small, so most take one
+ * byte where the fixed-width form took 4 or 8. */
+static inline size_t put_varint(char *rec, size_t len, uint64_t v)
+{
+    while (v >= 0x80) {
+        rec[len++] = (char)(v | 0x80);
+        v >>= 7;
+    }
+    rec[len++] = (char)v;
+    return len;
+}
+
+/* The value last written at each snapshot position (global i at i, member i at
+ * nglobals + i), as its field's low bytes: an event writes only the values that differ,
+ * and the reader keeps the same table. Zero before the first event, on both sides. */
+static uint64_t last_written[MAX_GLOBALS + MAX_MEMBERS];
+
+/* Appends one snapshot value at `pos` if it changed, setting bit j of the mask at
+ * `mask` (the j-th value present in this event). */
+static inline size_t put_value(char *rec, size_t len, size_t mask, uint32_t j, uint32_t pos,
+                               uint64_t value, uint32_t size)
+{
+    uint64_t bits = size >= 8 ? value : value & (((uint64_t)1 << (8 * size)) - 1);
+    if (bits == last_written[pos])
+        return len;
+    last_written[pos] = bits;
+    rec[mask + j / 8] |= (char)(1u << (j % 8));
+    memcpy(rec + len, &bits, size);
+    return len + size;
+}
+
 /* One event, as few bytes as the reader needs (the kernel's copy of the file is most of
  * what the flush costs): seq is implicit (one more than the last event's; a 'Q' record
  * with a u64 sets it when a slot was skipped), pthread events have no time or module.
- *   'P' site u32, thread u32 (k of T<k>), action u8
- *   'R' the same, then reads u64: only the globals whose bit is set follow
- *   'S' site u32, thread u32, time u32, module u32 (interned ids), delta u64, cls u16,
- *       action u8, flags u8
- * then the snapshot values, each in its field's size (the low bytes of the value read):
- * the globals, then the members of class cls. Packed into a stack buffer so an event is
- * one copy; numbers are stored in host order, hence the little-endian check at the top. */
+ * Numbers are varints (put_varint):
+ *   'P' site, thread (k of T<k>), action u8
+ *   'R' the same, then reads: only the globals whose bit is set are present
+ *   'S' site, thread, time, module (interned ids), delta, cls, action u8, flags u8
+ * then the snapshot: a mask of one bit per value present (the globals, then the members
+ * of class cls; ceil(n/8) bytes), and the values whose bit is set, each in its field's
+ * size (the low bytes of the value read); a clear bit repeats the last value written at
+ * that position. Packed into a stack buffer so an event is one copy; values are stored
+ * in host order, hence the little-endian check at the top. */
 static void out_event(uint64_t seq, uint64_t *expected, const struct event *ev)
 {
     if (seq != *expected) {
@@ -443,46 +392,42 @@ static void out_event(uint64_t seq, uint64_t *expected, const struct event *ev)
         out_u64(seq);
     }
     *expected = seq + 1;
-    char rec[29 + (MAX_GLOBALS + MAX_MEMBERS) * 8];
-    size_t len;
-    memcpy(rec + 1, &ev->site, 4);
-    memcpy(rec + 5, &ev->thread, 4);
+    char rec[64 + (MAX_GLOBALS + MAX_MEMBERS) * 9];
+    size_t len = put_varint(rec, 1, ev->site);
+    len = put_varint(rec, len, ev->thread);
     uint64_t every = nglobals >= 64 ? UINT64_MAX : ((uint64_t)1 << nglobals) - 1;
     uint64_t reads = every;
     if (ev->kind == KIND_PTHREAD) {
         rec[0] = SYNCMUT_TRACE_TAG_PTHREAD;
-        rec[9] = (char)ev->action;
-        len = 10;
+        rec[len++] = (char)ev->action;
         if ((ev->reads & every) != every) {
             reads = ev->reads & every;
             rec[0] = SYNCMUT_TRACE_TAG_PTHREAD_READS;
-            memcpy(rec + 10, &reads, 8);
-            len = 18;
+            len = put_varint(rec, len, reads);
         }
     } else {
         rec[0] = SYNCMUT_TRACE_TAG_SYSTEMC;
-        memcpy(rec + 9, &ev->time, 4);
-        memcpy(rec + 13, &ev->module, 4);
-        memcpy(rec + 17, &ev->delta, 8);
-        memcpy(rec + 25, &ev->cls, 2);
-        rec[27] = (char)ev->action;
-        rec[28] = (char)ev->flags;
-        len = 29;
-    }
-    const uint64_t *values = &states[seq * width];
-    for (uint32_t i = 0; i < nglobals; i++) {
-        if (!(reads >> i & 1))
-            continue;
-        uint32_t size = field_size(&syncmut_globals[i]);
-        memcpy(rec + len, &values[i], size);
-        len += size;
+        len = put_varint(rec, len, ev->time);
+        len = put_varint(rec, len, ev->module);
+        len = put_varint(rec, len, ev->delta);
+        len = put_varint(rec, len, ev->cls);
+        rec[len++] = (char)ev->action;
+        rec[len++] = (char)ev->flags;
     }
     uint32_t nmembers = class_width(ev->cls);
-    for (uint32_t i = 0; i < nmembers; i++) {
-        uint32_t size = field_size(&syncmut_classes[ev->cls - 1].fields[i]);
-        memcpy(rec + len, &values[nglobals + i], size);
-        len += size;
+    uint32_t present = (uint32_t)__builtin_popcountll(reads) + nmembers;
+    size_t mask = len;
+    memset(rec + mask, 0, (present + 7) / 8);
+    len += (present + 7) / 8;
+    const uint64_t *values = &states[seq * width];
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < nglobals; i++) {
+        if (reads >> i & 1)
+            len = put_value(rec, len, mask, j++, i, values[i], field_size(&syncmut_globals[i]));
     }
+    for (uint32_t i = 0; i < nmembers; i++)
+        len = put_value(rec, len, mask, j++, nglobals + i, values[nglobals + i],
+                        field_size(&syncmut_classes[ev->cls - 1].fields[i]));
     out_bytes(rec, len);
 }
 
@@ -538,12 +483,12 @@ static void out_end(const struct ending *how)
     out_u8(is_signal);
     out_u32((uint32_t)(is_signal ? how->signal : 0));
     out_u8(how->thread != STR_NONE);
-    out_text(how->thread != STR_NONE ? str_get(how->thread) : "");
+    out_text(how->thread != STR_NONE ? syncmut_trace_string(how->thread) : "");
     out_u64((uint64_t)(how->site >= 0 ? how->site : -1));
     out_u8(end->deadlock != 0);
     out_u32(end->npending);
     for (uint32_t i = 0; i < end->npending; i++) {
-        out_text(str_get(end->pending[i].thread));
+        out_text(syncmut_trace_string(end->pending[i].thread));
         out_u64((uint64_t)(end->pending[i].site >= 0 ? end->pending[i].site : -1));
     }
 }
@@ -570,10 +515,10 @@ static void out_preamble(void)
             out_field(&syncmut_classes[c].fields[i]);
     }
     /* Strings interned later (by the end provider) are not referenced by any record. */
-    uint32_t nstrings = atomic_load_explicit(&str_count, memory_order_acquire);
+    uint32_t nstrings = syncmut_trace_string_count();
     out_u32(nstrings);
     for (uint32_t id = 0; id < nstrings; id++)
-        out_text(str_get(id));
+        out_text(syncmut_trace_string(id));
 }
 
 static void trace_flush(const struct ending *how)
@@ -648,7 +593,7 @@ void syncmut_trace_finish(const char *kind, uint32_t thread, int64_t site, int s
     n = append(line, n, sizeof line, " detected");
     if (thread != STR_NONE) {
         n = append(line, n, sizeof line, " in ");
-        n = append(line, n, sizeof line, str_get(thread));
+        n = append(line, n, sizeof line, syncmut_trace_string(thread));
     }
     if (site >= 0) {
         n = append(line, n, sizeof line, " at site ");

@@ -50,6 +50,11 @@ void syncmut_trace_pthread(uint32_t site, syncmut_op action, int join);
 /* Returns a stable id for a string (process names, time stamps); the text is copied. */
 uint32_t syncmut_trace_intern(const char *text);
 
+/* The text of an interned id ("?" for an unknown one), and how many there are; both
+ * async-signal-safe (the flush reads them). */
+const char *syncmut_trace_string(uint32_t id);
+uint32_t syncmut_trace_string_count(void);
+
 /* Flags of a SystemC event: SYNCMUT_EVENT_* in syncmut_protocol.h. */
 
 /* Records a SystemC event; `process`, `time` and `module` are ids from

@@ -18,9 +18,10 @@
  * (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID, pthread_getcpuclockid's) pass
  * through to the real clock.
  *
- * With real threads sleeps and timed waits really wait (other threads run meanwhile),
- * and then move the virtual clock forward by what they waited for: a sleep of d to at least start-of-sleep
- * + d, a timed wait that times out to at least its deadline. Without that a loop such as
+ * With real threads timed waits really wait, and sleeps wait 10 ms at most plus a
+ * thousandth of the rest (other threads run meanwhile; see shortened()); then the virtual
+ * clock moves forward by what was asked: a sleep of d to at least start-of-sleep + d, a
+ * timed wait that times out to at least its deadline. Without that a loop such as
  * "while (now() - t0 < 1 s) sleep 10 ms", or libstdc++'s wait_until, which after a
  * timeout compares now() with the deadline, would not end. Under the controlled
  * scheduler a sleep is a scheduling point instead and takes no real time (below).
@@ -641,7 +642,8 @@ extern void syncmut_sched_sleep(void) __attribute__((weak));
 /* Under the controlled scheduler a sleep is a scheduling point and takes no real time:
  * the other threads run meanwhile (a polling loop makes progress) and the virtual clock
  * moves on by what was asked, so a pool of "sleep_for(1s)" tasks takes milliseconds.
- * With real threads a sleep really waits: how long it lasts shapes real interleavings. */
+ * With real threads a sleep really waits, shortened (below): how long it lasts shapes
+ * real interleavings. */
 static inline int scheduled(void)
 {
     return syncmut_sched_controls_me != NULL && syncmut_sched_controls_me();
@@ -655,6 +657,25 @@ int syncmut_waits_scheduled(void)
 int syncmut_virtual_time(void)
 {
     return current_mode() != MODE_REAL;
+}
+
+/* The real wait of a sleep of `ns` with real threads in the virtual world: up to 10 ms as
+ * asked (a nap racing other threads' work, which is what runs with real threads are
+ * for), then a thousandth of the rest, so a longer sleep still wakes later than a
+ * shorter one started with it. A sleep of seconds is "let the others go first", which
+ * 10 ms gives the short steps between synchronizations; waiting it out in full made a
+ * design's real-thread runs (the original's reference run, native confirmation) cost
+ * its sleeps' length each. The virtual clock still moves by `ns`. */
+static struct timespec shortened(int64_t ns)
+{
+    const int64_t full = 10 * 1000000LL;
+    int64_t real = ns <= full ? ns : full + (ns - full) / 1000;
+    return (struct timespec){(time_t)(real / NS_PER_S), (long)(real % NS_PER_S)};
+}
+
+static inline int valid(const struct timespec *req)
+{
+    return req != NULL && req->tv_nsec >= 0 && req->tv_nsec < NS_PER_S && req->tv_sec >= 0;
 }
 
 /* After sleeping `slept_ns` from virtual elapsed `from`. */
@@ -706,7 +727,7 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req, stru
         }
         return scheduled_sleep(to_ns(req), req);
     }
-    if (current_mode() == MODE_REAL || clock_start(clock) < 0 || !req)
+    if (current_mode() == MODE_REAL || clock_start(clock) < 0 || !valid(req))
         return real_clock_nanosleep()(clock, flags, req, rem);
     if (flags & TIMER_ABSTIME) {
         struct deadline d = translate(clock, req);
@@ -715,7 +736,8 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req, stru
         return rc;
     }
     int64_t from = elapsed_now();
-    int rc = real_clock_nanosleep()(clock, flags, req, rem);
+    struct timespec real = shortened(to_ns(req));
+    int rc = real_clock_nanosleep()(clock, flags, &real, rem);
     if (rc == 0)
         slept(from, to_ns(req));
     return rc;
@@ -723,12 +745,13 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req, stru
 
 int nanosleep(const struct timespec *req, struct timespec *rem)
 {
-    if (scheduled() && req != NULL && req->tv_nsec >= 0 && req->tv_nsec < NS_PER_S && req->tv_sec >= 0)
+    if (scheduled() && valid(req))
         return scheduled_sleep(to_ns(req), req);
-    if (current_mode() == MODE_REAL || !req)
+    if (current_mode() == MODE_REAL || !valid(req))
         return real_nanosleep()(req, rem);
     int64_t from = elapsed_now();
-    int rc = real_nanosleep()(req, rem);
+    struct timespec real = shortened(to_ns(req));
+    int rc = real_nanosleep()(&real, rem);
     if (rc == 0)
         slept(from, to_ns(req));
     return rc;
@@ -743,7 +766,8 @@ int usleep(useconds_t us)
     if (current_mode() == MODE_REAL)
         return real_usleep()(us);
     int64_t from = elapsed_now();
-    int rc = real_usleep()(us);
+    struct timespec real = shortened((int64_t)us * 1000);
+    int rc = real_nanosleep()(&real, NULL);
     if (rc == 0)
         slept(from, (int64_t)us * 1000);
     return rc;
@@ -759,7 +783,9 @@ unsigned int sleep(unsigned int seconds)
     if (current_mode() == MODE_REAL)
         return real_sleep()(seconds);
     int64_t from = elapsed_now();
-    unsigned int left = real_sleep()(seconds);
-    slept(from, (int64_t)(seconds - left) * NS_PER_S);
-    return left;
+    struct timespec real = shortened((int64_t)seconds * NS_PER_S);
+    if (real_nanosleep()(&real, NULL) != 0)
+        return seconds; /* interrupted: as if none of it had passed */
+    slept(from, (int64_t)seconds * NS_PER_S);
+    return 0;
 }

@@ -16,7 +16,10 @@ use std::collections::BTreeMap;
 // The constants of `syncmut_protocol.h` (`SYNCMUT_TRACE_*`, `SYNCMUT_EVENT_LOST`); the
 // crate's `protocol_header` test checks them against it.
 pub(crate) const MAGIC: &[u8; 8] = b"\x89syncmut";
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
+/// The first version, still read: fixed-width numbers and every snapshot value in every
+/// event (the repository's own trace fixtures are in it).
+const VERSION_FIXED: u32 = 1;
 pub(crate) const TAG_PTHREAD: u8 = b'P';
 pub(crate) const TAG_SYSTEMC: u8 = b'S';
 /// A pthread event of a thread that can read only some globals: the mask of those, then
@@ -75,6 +78,25 @@ impl Reader<'_> {
         Ok(u64::from_le_bytes(
             self.take(8)?.try_into().expect("8 bytes"),
         ))
+    }
+    /// An unsigned LEB128 number (`put_varint` in trace.c).
+    fn varint(&mut self) -> Read<u64> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = self.u8()?;
+            if shift == 63 && byte > 1 {
+                return self.bad("a varint past 64 bits");
+            }
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        self.bad("a varint past 64 bits")
+    }
+    fn var32(&mut self) -> Read<u32> {
+        let v = self.varint()?;
+        u32::try_from(v).or_else(|_| self.bad(format!("{v} does not fit 32 bits")))
     }
     /// A length-prefixed string. The runtime copies C strings as they are: bytes that are
     /// not UTF-8 read as their Latin-1 characters, as the JSON writer escaped them.
@@ -184,15 +206,29 @@ impl Field {
     }
 }
 
-/// The tables that name the records' numbers.
+/// The tables that name the records' numbers, and what reading the events needs.
 struct Preamble {
     ops: Vec<String>,
     globals: Vec<Field>,
     classes: Vec<Vec<Field>>,
     strings: Vec<String>,
+    /// Version 2 on: varints, and a snapshot holds only the values that changed.
+    compact: bool,
+    /// The value last read at each snapshot position (globals, then members): a value a
+    /// compact event leaves out repeats it.
+    last: Vec<u64>,
 }
 
 impl Preamble {
+    /// A site, thread, time or module number: a varint in a compact trace, else a u32.
+    fn number(&self, r: &mut Reader) -> Read<u32> {
+        if self.compact {
+            r.var32()
+        } else {
+            r.u32()
+        }
+    }
+
     fn string(&self, id: u32) -> String {
         // As the runtime prints an id it does not know.
         self.strings
@@ -212,7 +248,7 @@ fn preamble(r: &mut Reader, trace: &mut Trace) -> Read<Preamble> {
         return r.bad("not a syncmut binary trace");
     }
     let version = r.u32()?;
-    if version != VERSION {
+    if version != VERSION && version != VERSION_FIXED {
         return r.bad(format!("binary trace version {version}, this syncmut reads version {VERSION}: rerun with the syncmut that reads it"));
     }
     trace.active = r.text()?;
@@ -220,45 +256,68 @@ fn preamble(r: &mut Reader, trace: &mut Trace) -> Read<Preamble> {
     let ops = (0..nops).map(|_| r.text()).collect::<Read<_>>()?;
     let globals = fields(r)?;
     let nclasses = r.count(4)?;
-    let classes = (0..nclasses).map(|_| fields(r)).collect::<Read<_>>()?;
+    let classes: Vec<Vec<Field>> = (0..nclasses).map(|_| fields(r)).collect::<Read<_>>()?;
     let nstrings = r.count(4)?;
     let strings = (0..nstrings).map(|_| r.text()).collect::<Read<_>>()?;
+    let widest = classes.iter().map(Vec::len).max().unwrap_or(0);
+    let last = vec![0; globals.len() + widest];
     Ok(Preamble {
         ops,
         globals,
         classes,
         strings,
+        compact: version != VERSION_FIXED,
+        last,
     })
 }
 
 /// The snapshot: the globals (those whose bit is set in `reads`), then the members of
-/// class `cls` of `module`.
+/// class `cls` of `module`. In a compact trace a mask says which of them follow; the
+/// others repeat the last value read at their position.
 fn state(
     r: &mut Reader,
-    p: &Preamble,
+    p: &mut Preamble,
     reads: u64,
     cls: usize,
     module: u32,
 ) -> Read<BTreeMap<String, Value>> {
-    let members: &[Field] = match cls {
-        0 => &[],
-        c if c <= p.classes.len() => &p.classes[c - 1],
-        c => return r.bad(format!("class {c} of {}", p.classes.len())),
+    if cls > p.classes.len() {
+        return r.bad(format!("class {cls} of {}", p.classes.len()));
+    }
+    let nglobals = p.globals.len();
+    let present: Vec<usize> = (0..nglobals)
+        .filter(|&i| i >= 64 || reads >> i & 1 != 0)
+        .chain((0..cls.checked_sub(1).map_or(0, |c| p.classes[c].len())).map(|i| nglobals + i))
+        .collect();
+    let mask = if p.compact {
+        r.take(present.len().div_ceil(8))?.to_vec()
+    } else {
+        vec![0xff; present.len().div_ceil(8)]
+    };
+    let module = if cls != 0 {
+        p.string(module)
+    } else {
+        String::new()
     };
     let mut state = BTreeMap::new();
-    for (i, field) in p.globals.iter().enumerate() {
-        if i >= 64 || reads >> i & 1 != 0 {
-            state.insert(field.name.clone(), field.value(field.raw(r)?));
-        }
-    }
-    if !members.is_empty() {
-        let module = p.string(module);
-        for field in members {
-            state.insert(
-                format!("{module}.{}", field.name),
-                field.value(field.raw(r)?),
-            );
-        }
+    for (j, &pos) in present.iter().enumerate() {
+        let field = if pos < nglobals {
+            &p.globals[pos]
+        } else {
+            &p.classes[cls - 1][pos - nglobals]
+        };
+        let raw = if mask[j / 8] >> (j % 8) & 1 != 0 {
+            field.raw(r)?
+        } else {
+            p.last[pos]
+        };
+        let name = if pos < nglobals {
+            field.name.clone()
+        } else {
+            format!("{module}.{}", field.name)
+        };
+        state.insert(name, field.value(raw));
+        p.last[pos] = raw;
     }
     Ok(state)
 }
@@ -271,11 +330,15 @@ fn action(p: &Preamble, action: u8) -> String {
 }
 
 /// A pthread event; `masked`: its record carries the mask of the globals the thread reads.
-fn pthread_event(r: &mut Reader, p: &Preamble, seq: u64, masked: bool) -> Read<Event> {
-    let site = r.u32()?;
-    let thread = r.u32()?;
+fn pthread_event(r: &mut Reader, p: &mut Preamble, seq: u64, masked: bool) -> Read<Event> {
+    let site = p.number(r)?;
+    let thread = p.number(r)?;
     let action = action(p, r.u8()?);
-    let reads = if masked { r.u64()? } else { u64::MAX };
+    let reads = match (masked, p.compact) {
+        (false, _) => u64::MAX,
+        (true, true) => r.varint()?,
+        (true, false) => r.u64()?,
+    };
     let state = state(r, p, reads, 0, 0)?;
     Ok(Event {
         seq,
@@ -289,13 +352,18 @@ fn pthread_event(r: &mut Reader, p: &Preamble, seq: u64, masked: bool) -> Read<E
     })
 }
 
-fn systemc_event(r: &mut Reader, p: &Preamble, seq: u64) -> Read<Event> {
-    let site = r.u32()?;
-    let thread = p.string(r.u32()?);
-    let time = Some(p.string(r.u32()?));
-    let module = r.u32()?;
-    let delta = Some(r.u64()?);
-    let cls = r.u16()? as usize;
+fn systemc_event(r: &mut Reader, p: &mut Preamble, seq: u64) -> Read<Event> {
+    let site = p.number(r)?;
+    let thread = p.string(p.number(r)?);
+    let time = Some(p.string(p.number(r)?));
+    let module = p.number(r)?;
+    let delta = Some(if p.compact { r.varint()? } else { r.u64()? });
+    let cls = if p.compact {
+        let cls = r.var32()?;
+        u16::try_from(cls).or_else(|_| r.bad(format!("class {cls}")))?
+    } else {
+        r.u16()?
+    } as usize;
     let action = action(p, r.u8()?);
     let lost = r.u8()? & LOST != 0;
     let state = state(r, p, u64::MAX, cls, module)?;
@@ -349,16 +417,16 @@ fn end(r: &mut Reader) -> Read<End> {
 }
 
 fn records(r: &mut Reader, trace: &mut Trace, sink: &mut dyn FnMut(Event)) -> Read<()> {
-    let p = preamble(r, trace)?;
+    let mut p = preamble(r, trace)?;
     let mut seq = 0;
     loop {
         match r.u8()? {
             tag @ (TAG_PTHREAD | TAG_PTHREAD_READS) => {
-                sink(pthread_event(r, &p, seq, tag == TAG_PTHREAD_READS)?);
+                sink(pthread_event(r, &mut p, seq, tag == TAG_PTHREAD_READS)?);
                 seq += 1;
             }
             TAG_SYSTEMC => {
-                sink(systemc_event(r, &p, seq)?);
+                sink(systemc_event(r, &mut p, seq)?);
                 seq += 1;
             }
             TAG_SEQ => seq = r.u64()?,
@@ -477,7 +545,7 @@ mod tests {
 
     #[test]
     fn decodes_values_markers_and_end_like_the_json_form() {
-        let bytes = preamble(VERSION)
+        let bytes = preamble(VERSION_FIXED)
             .pthread_event(2, &[0xbeef, 0xfffe, 1])
             .u8(TAG_SEQ)
             .u64(5)
@@ -549,7 +617,7 @@ mod tests {
     /// of the others are not in its record.
     #[test]
     fn a_masked_pthread_event_holds_only_the_globals_its_thread_reads() {
-        let bytes = preamble(VERSION)
+        let bytes = preamble(VERSION_FIXED)
             .u8(TAG_PTHREAD_READS)
             .u32(7)
             .u32(1)
@@ -592,6 +660,54 @@ mod tests {
         assert_eq!(trace.end.unwrap().kind, super::super::EndKind::Exit);
     }
 
+    /// The compact form: varint numbers, and a snapshot holding only the values that
+    /// changed since the last event; the reader fills in the others.
+    #[test]
+    fn a_compact_event_repeats_the_values_it_leaves_out() {
+        let end = |b: Bytes| {
+            b.u8(TAG_END)
+                .text(b"exit")
+                .u8(0)
+                .u32(0)
+                .u8(0)
+                .text(b"")
+                .u64(u64::MAX)
+                .u8(0)
+                .u32(0)
+        };
+        let bytes = end(preamble(VERSION)
+            .u8(TAG_PTHREAD)
+            .u8(0xc8) // site 200: two varint bytes
+            .u8(0x01)
+            .u8(2)
+            .u8(1)
+            .u8(0b111)
+            .u16(0xbeef)
+            .u16(0xfffe)
+            .u32(1)
+            .u8(TAG_PTHREAD)
+            .u8(7)
+            .u8(0)
+            .u8(0)
+            .u8(0b010) // only "small" changed
+            .u16(5))
+        .0;
+        let trace = parse(&bytes).unwrap();
+        let (a, b) = (&trace.events[0], &trace.events[1]);
+        assert_eq!(
+            (a.site, a.thread.as_str(), a.action.as_str()),
+            (200, "T2", "remove")
+        );
+        assert_eq!(
+            (b.site, b.thread.as_str(), b.action.as_str()),
+            (7, "T0", "original")
+        );
+        assert_eq!(b.state["raw"], Value::from("0xefbe"));
+        assert_eq!(b.state["small"], Value::from(5));
+        assert_eq!(b.state["state"], Value::from("ON"));
+        assert_eq!(a.state["small"], Value::from(-2));
+    }
+
     #[test]
     fn strings_that_are_not_utf8_read_as_latin1() {
         assert_eq!(latin1_fallback(b"0\xe9 \xc3\xa9"), "0\u{e9} \u{e9}");
@@ -599,15 +715,15 @@ mod tests {
 
     #[test]
     fn spoiled_files_are_errors_naming_the_byte() {
-        let e = parse(&preamble(2).0).unwrap_err();
-        assert!(e.contains("version 2"), "{e}");
-        let e = parse(&preamble(VERSION).u8(b'?').0).unwrap_err();
+        let e = parse(&preamble(VERSION + 1).0).unwrap_err();
+        assert!(e.contains(&format!("version {}", VERSION + 1)), "{e}");
+        let e = parse(&preamble(VERSION_FIXED).u8(b'?').0).unwrap_err();
         assert!(e.contains("unknown record tag 0x3f"), "{e}");
         assert!(
-            e.starts_with(&format!("byte {}", preamble(VERSION).0.len())),
+            e.starts_with(&format!("byte {}", preamble(VERSION_FIXED).0.len())),
             "{e}"
         );
-        let whole = preamble(VERSION).pthread_event(0, &[1, 2, 3]).0;
+        let whole = preamble(VERSION_FIXED).pthread_event(0, &[1, 2, 3]).0;
         let cut = parse(&whole[..whole.len() - 1]).unwrap();
         assert!(cut.truncated && cut.events.is_empty() && cut.end.is_none());
     }
