@@ -414,8 +414,8 @@ fn a_value_the_thread_never_reads_is_no_evidence_under_any_strategy() {
 /// every controlled schedule survives, since under the scheduler the napping thread
 /// always takes the gate last, hangs with real threads, where the nap is shorter than
 /// the other thread's work: plain `run` confirms survivors natively and kills it, once
-/// further runs of the original with real threads never hang; `--native 0` turns that
-/// off.
+/// neither the original's bounded search nor further runs of it with real threads
+/// hang; `--native 0` turns that off.
 #[test]
 fn a_survivor_of_every_controlled_schedule_is_killed_with_real_threads() {
     let only = ["--mutant", "^late#2:remove$"];
@@ -425,10 +425,13 @@ fn a_survivor_of_every_controlled_schedule_is_killed_with_real_threads() {
         reason.contains("with real threads (native run "),
         "{reason}"
     );
-    // The baseline's 10 runs of the original with real threads, and 40 more that looked
-    // for the mutant's hang before it was called a kill.
+    // Before the hang was called a kill, it was looked for in the original's search
+    // within 2 preemptions and in 40 more runs of the original with real threads beside
+    // the baseline's 10.
     assert!(
-        reason.contains("(8 under the scheduler, 50 with real threads)"),
+        reason.contains(
+            "in its search of every schedule with at most 2 preemptions, 50 with real threads)"
+        ),
         "{reason}"
     );
     let (verdict, reason) = verdict_with(

@@ -27,6 +27,19 @@ use syncmut_runtime::trace::Trace;
 /// `--native 5`) about once in 13 such kills; by the baseline's alone, 3 times in 5.
 const NATIVE_CONFIRM_RUNS: usize = 40;
 
+/// Whether two runs ended alike as a run with real threads is judged (it has no trace):
+/// the same failure, or the same exit status and output.
+fn ends_alike(original: &Observation, observed: &Observation) -> bool {
+    match failure(observed) {
+        Some(what) => failure(original).as_deref() == Some(what.as_str()),
+        None => {
+            original.status == observed.status
+                && original.stdout == observed.stdout
+                && original.stderr == observed.stderr
+        }
+    }
+}
+
 /// An observation of the original that mutant runs are compared with, and the run that
 /// showed it.
 pub(super) struct OriginalRun {
@@ -472,22 +485,36 @@ impl<'a> Tally<'a> {
         match failure(observed) {
             Some(what) => self.original_fails_so(&what),
             None => {
-                let printed = |o: &Observation| {
-                    o.status == observed.status
-                        && o.stdout == observed.stdout
-                        && o.stderr == observed.stderr
-                };
-                self.original.iter().any(|o| printed(&o.observation))
-                    || self.native_originals.iter().any(printed)
+                self.original
+                    .iter()
+                    .any(|o| ends_alike(&o.observation, observed))
+                    || self
+                        .native_originals
+                        .iter()
+                        .any(|o| ends_alike(o, observed))
             }
+        }
+    }
+
+    /// Whether the original's search of every schedule with at most
+    /// [`FOLLOW_CHECK_PREEMPTIONS`] preemptions on this test (made once per test) shows
+    /// how `observed` ended; false when that search could not be made.
+    fn original_search_shows(&mut self, observed: &Observation) -> bool {
+        match self.searched(FOLLOW_CHECK_PREEMPTIONS) {
+            Ok(searched) => searched
+                .observations
+                .iter()
+                .any(|o| ends_alike(o, observed)),
+            Err(_) => false,
         }
     }
 
     /// Judges one run with real threads (the `run`-th); true when it kills. Without a
     /// recorded interleaving the original cannot follow it, so it kills by what no run of
     /// the original showed, controlled or native: a failure (crash, assertion, hang), or
-    /// an exit status and output. Real threads show the original's rare behaviours
-    /// rarely, so a difference from the baseline's sample is first looked for in up to
+    /// an exit status and output. The baseline's sample of the original is small, so a
+    /// difference from it is first looked for in the original's bounded search (every
+    /// schedule with at most [`FOLLOW_CHECK_PREEMPTIONS`] preemptions) and then in up to
     /// [`NATIVE_CONFIRM_RUNS`] more runs of the original with real threads
     /// (`original_again` makes one; its error is a failure of the machine).
     pub(super) fn add_native(
@@ -520,6 +547,13 @@ impl<'a> Tally<'a> {
         if verdict == Verdict::Survived {
             return Ok(false);
         }
+        // The baseline ran the original under a few schedules; under others it may
+        // print what real threads showed here (a race-free program's outputs are all
+        // reachable at synchronization granularity), so its bounded search is asked.
+        if self.original_search_shows(&observed) {
+            self.native_refuted += 1;
+            return Ok(false);
+        }
         for _ in 0..NATIVE_CONFIRM_RUNS {
             let again = original_again()?;
             self.executions += 1;
@@ -534,8 +568,16 @@ impl<'a> Tally<'a> {
         }
         self.kills += 1;
         if self.first_kill.is_none() {
+            let searched = match self.searched.get(&FOLLOW_CHECK_PREEMPTIONS) {
+                Some(Ok(s)) => format!(
+                    ", {} in its search of every schedule with at most {FOLLOW_CHECK_PREEMPTIONS} preemptions{}",
+                    s.observations.len(),
+                    if s.exhausted { "" } else { " (not exhausted)" }
+                ),
+                _ => String::new(),
+            };
             let reason = format!(
-                "{reason} with real threads (native run {run}); no run of the original showed it ({} under the scheduler, {} with real threads)",
+                "{reason} with real threads (native run {run}); no run of the original showed it ({} under the scheduler{searched}, {} with real threads)",
                 self.original.len(),
                 self.native_originals.len()
             );
