@@ -666,7 +666,7 @@ int syncmut_sched_atomic_parkable(void)
  * checker, the section did not happen. The thread stays at the point before it for the
  * rest of the run (never chosen again: a schedule where it is merely slow), and the
  * others go on. It does not try again: a rerun of the section would need its start
- * state back (see DESIGN.md, "Assumptions in atomic sections"). */
+ * state back (DESIGN.md, "Failed assumptions"). */
 void syncmut_sched_atomic_park(void)
 {
     struct sthread *me = syncmut_sched_self;
