@@ -500,3 +500,22 @@ fn a_thread_about_to_discard_its_path_lets_the_others_go_first() {
     assert_eq!(code, 9, "{text}");
     assert!(text.contains("in reader calls reach_error"), "{text}");
 }
+
+/// A waiting thread does not try again within its run, so everyone else may end up
+/// blocked on it (here main releases the lock and joins the worker): that run is
+/// discarded, never a deadlock, which even explore's default (every bug a violation)
+/// would report.
+#[test]
+fn a_run_stuck_behind_a_waiting_thread_is_discarded_not_a_deadlock() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, _) = explore(
+        &fixture("atomic_wait_join.c"),
+        dir.path(),
+        &["--strategy", "dfs", "--schedules", "1"],
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("(1 ended by __VERIFIER_assume: not bugs)") && !text.contains("deadlock"),
+        "{text}"
+    );
+}
