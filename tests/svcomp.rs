@@ -440,3 +440,82 @@ fn the_time_limit_lets_dfs_go_past_the_run_budget() {
         .unwrap();
     assert!(runs > 1000, "{text}");
 }
+
+/// Runs `explore` under unreach-call on the default schedule alone (dfs's first run): one
+/// deterministic run. Its exit code and stdout.
+fn explore_default_schedule(name: &str, out: &Path) -> (i32, String) {
+    let (code, text, _) = explore(
+        &fixture(name),
+        out,
+        &[
+            "--property",
+            "unreach-call",
+            "--strategy",
+            "dfs",
+            "--schedules",
+            "1",
+        ],
+    );
+    (code, text)
+}
+
+/// A failed assumption at the start of an atomic function (SV-COMP's blocking acquire)
+/// makes its thread wait there while the others go on, instead of ending the run: on the
+/// default schedule the contender tries while the holder is inside, and only then does
+/// the watcher run and reach the error location.
+#[test]
+fn a_failed_assumption_in_an_atomic_function_waits_and_the_others_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text) = explore_default_schedule("atomic_wait.c", dir.path());
+    assert_eq!(code, 9, "{text}");
+    assert!(text.contains("in watcher calls reach_error"), "{text}");
+}
+
+/// An atomic function that changed something another thread sees before its guard
+/// failed does not wait there: its path is discarded, so the watcher never sees a
+/// half-done section and no bug is reported.
+#[test]
+fn an_atomic_function_that_acted_before_its_failed_guard_is_discarded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text) = explore_default_schedule("atomic_wait_safe.c", &dir.path().join("one"));
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("1 run(s) ended by abort()"), "{text}");
+    // Nor on any schedule within a small budget.
+    let (code, text, _) = explore(
+        &fixture("atomic_wait_safe.c"),
+        &dir.path().join("many"),
+        &["--property", "unreach-call", "--schedules", "300"],
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("no bug found"), "{text}");
+}
+
+/// `abort()` outside an atomic section still discards its path, but its thread first lets
+/// the others go on: on the default schedule the discarding thread runs first, and the
+/// reader it leaves to run reaches the error location.
+#[test]
+fn a_thread_about_to_discard_its_path_lets_the_others_go_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text) = explore_default_schedule("discard_last.c", dir.path());
+    assert_eq!(code, 9, "{text}");
+    assert!(text.contains("in reader calls reach_error"), "{text}");
+}
+
+/// A waiting thread does not try again within its run, so everyone else may end up
+/// blocked on it (here main releases the lock and joins the worker): that run is
+/// discarded, never a deadlock, which even explore's default (every bug a violation)
+/// would report.
+#[test]
+fn a_run_stuck_behind_a_waiting_thread_is_discarded_not_a_deadlock() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, _) = explore(
+        &fixture("atomic_wait_join.c"),
+        dir.path(),
+        &["--strategy", "dfs", "--schedules", "1"],
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("(1 ended by __VERIFIER_assume: not bugs)") && !text.contains("deadlock"),
+        "{text}"
+    );
+}

@@ -162,7 +162,7 @@ fn other_nondet_types_link_and_steer_the_program() {
     assert_eq!(ok.code, 0, "{}", ok.text);
 }
 
-/// `while (1) pthread_create(...)` has every run cut at the thread bound (16 threads by
+/// `while (1) pthread_create(...)` has every run cut at the thread bound (64 threads by
 /// default): not a hang, and "no bug found" only up to the bound; the bad twin's bug is
 /// found below it.
 #[test]
@@ -171,7 +171,7 @@ fn endless_thread_creation_is_cut_at_the_thread_bound() {
     assert_eq!(s.code, 0, "{}", s.text);
     assert!(
         s.text
-            .contains("no bug found with at most 16 threads per run: 3 of 3 run(s)")
+            .contains("no bug found with at most 64 threads per run: 3 of 3 run(s)")
             && !s.text.contains("hang"),
         "{}",
         s.text

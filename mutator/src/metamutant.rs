@@ -173,6 +173,7 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
     }
     if catalogue.kind == Family::Pthread {
         crate::atomic_functions::instrument(&context, &module)?;
+        crate::atomic_functions::discard_points(&context, &module)?;
         crate::pause::yield_at_pause(&context, &module)?;
     }
     // Read before the rewrite and the memory hooks add comparisons of their own.

@@ -77,9 +77,10 @@ pub use crate::schedules::RUN_PCT_DEPTH;
 /// `explore`'s livelock bound without `--max-steps`: scheduling points in one run.
 pub const EXPLORE_MAX_STEPS: u64 = 1_000_000;
 /// `explore`'s thread bound without `--threads`: threads one run may create (main not
-/// counted). Enough for the benchmarks' fixed thread arrays (16 workers), small enough
-/// that a run of a program creating threads forever ends in milliseconds.
-pub const EXPLORE_THREAD_BOUND: u32 = 16;
+/// counted). Enough for the benchmarks' fixed thread arrays (up to 50 workers and a
+/// watcher), small enough that a run of a program creating threads forever ends in
+/// milliseconds (a thread costs the runtime a slot and a parked pthread).
+pub const EXPLORE_THREAD_BOUND: u32 = 64;
 /// dfs's preemption bound without `preemptions`, in both commands.
 pub const DFS_PREEMPTIONS: u32 = 2;
 /// `run`'s dfs reduction without `--por`: none, so that every schedule is searched

@@ -126,8 +126,9 @@ static int fair_since(const struct sthread *me, uint64_t first)
     return 1;
 }
 
-void syncmut_repeat_check(const struct sthread *me, uint64_t budget)
+void syncmut_repeat_check(struct sthread *me, uint64_t budget)
 {
+    syncmut_sched_end_if_parked(me);
     if (window == 0) {
         syncmut_sched_write_schedule_out("livelock");
         syncmut_trace_finish("livelock", atomic_load_explicit(&me->name, memory_order_relaxed),

@@ -82,6 +82,11 @@ static _Atomic int deadlocked;
 /* __VERIFIER_atomic_begin/end: the thread inside an atomic section, and its nesting. */
 static struct sthread *atomic_owner;
 static uint32_t atomic_depth;
+/* The section was entered by an instrumented `__VERIFIER_atomic_*` function and has done
+ * nothing another thread could see (mutator/src/atomic_functions.rs). */
+static int atomic_clean;
+/* Threads parked at a failed assumption in an atomic section (W_PARKED). */
+static uint32_t parked;
 pthread_key_t syncmut_sched_exit_key;
 _Thread_local struct sthread *syncmut_sched_self;
 
@@ -315,6 +320,7 @@ void syncmut_sched_reschedule(struct sthread *me)
         syncmut_repeat_check(me, max_steps);
     struct sthread *next = choose(me);
     if (next == NULL) {
+        syncmut_sched_end_if_parked(me);
         int unfinished = 0;
         for (uint32_t i = 0; i < syncmut_sched_slots_used; i++) {
             int s = load_state(&syncmut_sched_threads[i]);
@@ -612,7 +618,7 @@ void syncmut_mem_observe(const void *addr, uint32_t flags, uint32_t access)
 
 /* ---- SV-COMP conventions (verifier.c) ----------------------------------------------- */
 
-void syncmut_sched_atomic_begin(void)
+void syncmut_sched_atomic_begin(int tracked)
 {
     pthread_mutex_lock(&syncmut_sched_lock);
     if (atomic_owner != syncmut_sched_self) {
@@ -622,7 +628,10 @@ void syncmut_sched_atomic_begin(void)
         syncmut_sched_reschedule(syncmut_sched_self);
         atomic_owner = syncmut_sched_self;
         atomic_depth = 0;
+        atomic_clean = tracked;
         syncmut_races_atomic_begin(syncmut_sched_self->id);
+    } else if (!tracked) {
+        atomic_clean = 0; /* the program's own begin: what follows is not tracked */
     }
     atomic_depth++;
     pthread_mutex_unlock(&syncmut_sched_lock);
@@ -641,6 +650,53 @@ void syncmut_sched_atomic_end(void)
 void syncmut_sched_assume_failed(void)
 {
     syncmut_sched_write_schedule_out("assume");
+}
+
+/* Only the owner runs inside its section: no lock needed. */
+void syncmut_sched_atomic_acted(void)
+{
+    if (atomic_owner == syncmut_sched_self)
+        atomic_clean = 0;
+}
+
+int syncmut_sched_atomic_parkable(void)
+{
+    return atomic_owner == syncmut_sched_self && atomic_depth > 0 && atomic_clean;
+}
+
+/* A failed assumption in an atomic section that has done nothing visible: as in a model
+ * checker, the section did not happen. The thread stays at the point before it for the
+ * rest of the run (never chosen again: a schedule where it is merely slow), and the
+ * others go on. It does not try again: a rerun of the section would need its start
+ * state back (DESIGN.md, "Failed assumptions"). */
+void syncmut_sched_atomic_park(void)
+{
+    struct sthread *me = syncmut_sched_self;
+    pthread_mutex_lock(&syncmut_sched_lock);
+    atomic_owner = NULL, atomic_depth = 0, atomic_clean = 0;
+    syncmut_races_atomic_end(me->id);
+    parked++;
+    static const char msg[] = "syncmut runtime: an assumption failed in an atomic section that changed nothing: its thread waits there for the rest of the run, the others go on\n";
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    syncmut_sched_set_next(me, NULL, NULL, 1);
+    syncmut_sched_block_on(NULL, W_PARKED, 0); /* nothing wakes W_PARKED */
+    syncmut_fatal("a thread parked at a failed assumption was woken");
+}
+
+void syncmut_sched_end_if_parked(struct sthread *me)
+{
+    if (parked == 0)
+        return;
+    static const char msg[] = "syncmut runtime: the run cannot go on (or passed its step budget) while a thread waits at a failed assumption in an atomic section: discarded, run ended with exit status 123 (not a bug)\n";
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    syncmut_sched_write_schedule_out("assume");
+    /* As __VERIFIER_assume ends a run: exit, by a thread that holds the baton. */
+    set_state(me, RUNNING);
+    current = me;
+    pthread_mutex_unlock(&syncmut_sched_lock);
+    exit(SYNCMUT_STATUS_ASSUME);
 }
 
 /* ---- start-up ----------------------------------------------------------------------- */

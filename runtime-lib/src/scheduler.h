@@ -83,9 +83,18 @@ void syncmut_mem_access(const void *addr, uint32_t write, uint32_t access);
 void syncmut_mem_observe(const void *addr, uint32_t flags, uint32_t access);
 
 /* __VERIFIER_atomic_begin/end (verifier.c): while the caller is inside (nesting
- * counted), no other thread is scheduled as long as it can run. */
-void syncmut_sched_atomic_begin(void);
+ * counted), no other thread is scheduled as long as it can run. `tracked`: entered by an
+ * instrumented `__VERIFIER_atomic_*` function, whose effects are reported. */
+void syncmut_sched_atomic_begin(int tracked);
 void syncmut_sched_atomic_end(void);
+/* An `__VERIFIER_atomic_*` function's instrumentation (mutator/src/atomic_functions.rs)
+ * says the section did something another thread could see. */
+void syncmut_sched_atomic_acted(void);
+/* Whether the caller owns a section entered by an atomic function that has done
+ * nothing another thread could see: its failed assumption can park it. */
+int syncmut_sched_atomic_parkable(void);
+/* Parks the caller for the rest of the run (its section did not happen); never returns. */
+__attribute__((noreturn)) void syncmut_sched_atomic_park(void);
 /* __VERIFIER_assume(0): saves the schedule with `# end assume`; the caller then exits. */
 void syncmut_sched_assume_failed(void);
 

@@ -17,7 +17,8 @@
 #define NO_NAME UINT32_MAX
 
 enum state { FREE = 0, READY, RUNNING, BLOCKED, FINISHED };
-enum wait_kind { W_NONE = 0, W_RETRY, W_COND, W_BARRIER, W_JOIN, W_FUTEX };
+/* W_PARKED: at a failed assumption in an atomic section; nothing wakes it. */
+enum wait_kind { W_NONE = 0, W_RETRY, W_COND, W_BARRIER, W_JOIN, W_FUTEX, W_PARKED };
 enum wake { WAKE_NONE = 0, WAKE_EVENT, WAKE_TIMEOUT };
 
 struct sthread {
@@ -108,7 +109,7 @@ extern uint64_t syncmut_sched_thread_bound;
 /* repeat_state.c: reads SYNCMUT_REPEAT_WINDOW; called at each point past the step budget
  * `budget`, returns if the run may go on, else ends it (livelock or step budget). */
 void syncmut_repeat_init(void);
-void syncmut_repeat_check(const struct sthread *me, uint64_t budget);
+void syncmut_repeat_check(struct sthread *me, uint64_t budget);
 extern uint64_t syncmut_sched_steps; /* scheduling points so far */
 extern pthread_key_t syncmut_sched_exit_key;
 extern _Thread_local struct sthread *syncmut_sched_self;
@@ -126,6 +127,10 @@ void syncmut_sched_reschedule(struct sthread *me);
 void syncmut_sched_wait_for_baton(struct sthread *me);
 struct sthread *syncmut_sched_new_slot(void);
 void syncmut_sched_finish(struct sthread *t);
+/* A run that cannot go on, or passed its step budget, while a thread is parked at a
+ * failed assumption in an atomic section: ended as discarded (SYNCMUT_STATUS_ASSUME), since
+ * the parked thread might have gone on had it tried again. Returns if none is parked. */
+void syncmut_sched_end_if_parked(struct sthread *me);
 uint32_t syncmut_sched_intern_thread_name(uint32_t number);
 
 /* ---- schedule_strategy.c: SYNCMUT_SCHEDULE and each strategy's choice --------------- */

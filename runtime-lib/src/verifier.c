@@ -24,6 +24,10 @@
 #pragma weak syncmut_sched_atomic_begin
 #pragma weak syncmut_sched_atomic_end
 #pragma weak syncmut_sched_assume_failed
+#pragma weak syncmut_sched_atomic_acted
+#pragma weak syncmut_sched_atomic_parkable
+#pragma weak syncmut_sched_atomic_park
+#pragma weak syncmut_sched_sleep
 
 static int scheduled(void)
 {
@@ -35,10 +39,23 @@ static int scheduled(void)
 static pthread_mutex_t native_atomic = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static _Thread_local unsigned native_depth;
 
+/* Before a path is discarded (a failed __VERIFIER_assume, and the mutator's call before
+ * `abort()` in an SV-COMP program, mutator/src/atomic_functions.rs): a scheduling point
+ * at which the thread dozes, so the others go first while any can. The discard is a step
+ * of its own thread that changes nothing: a schedule that runs the others first, up to a
+ * bug they reach, is one the program has; as the thread's last step it only cut every
+ * run short. Inside an atomic section its owner runs on at once. */
+void syncmut_discard_point(void)
+{
+    if (scheduled())
+        syncmut_sched_sleep();
+}
+
 __attribute__((weak)) void __VERIFIER_assume(int condition)
 {
     if (condition)
         return;
+    syncmut_discard_point();
     if (scheduled()) {
         static const char msg[] = "syncmut runtime: __VERIFIER_assume failed: run ended with exit status 123 (not a bug)\n";
         ssize_t ignored = write(2, msg, sizeof msg - 1);
@@ -50,17 +67,46 @@ __attribute__((weak)) void __VERIFIER_assume(int condition)
     exit(SYNCMUT_STATUS_ASSUME);
 }
 
-/* An atomic section, also entered by the mutator's calls in `__VERIFIER_atomic_*`
- * functions and in a program's own __VERIFIER_atomic_begin/end (these names are not
- * weak, so a program's definitions cannot replace them). */
-void syncmut_atomic_section_begin(void)
+static void section_begin(int tracked)
 {
     if (scheduled()) {
-        syncmut_sched_atomic_begin();
+        syncmut_sched_atomic_begin(tracked);
         return;
     }
     pthread_mutex_lock(&native_atomic);
     native_depth++;
+}
+
+/* An atomic section, entered by the mutator's calls in a program's own
+ * __VERIFIER_atomic_begin/end (these names are not weak, so a program's definitions
+ * cannot replace them) and at the entry of `__VERIFIER_atomic_*` functions, whose
+ * instrumentation also reports what the section does (mutator/src/atomic_functions.rs). */
+void syncmut_atomic_section_begin(void)
+{
+    section_begin(0);
+}
+
+void syncmut_atomic_function_begin(void)
+{
+    section_begin(1);
+}
+
+/* Before an instruction of an atomic function that another thread could see (a store
+ * to memory other than the function's own locals, a call). */
+void syncmut_atomic_acted(void)
+{
+    if (scheduled())
+        syncmut_sched_atomic_acted();
+}
+
+/* Before an atomic function's `abort()` (condition 0) or `__VERIFIER_assume(condition)`:
+ * when the condition fails in a section that has done nothing visible, the thread is
+ * parked there instead of the run ending (SV-COMP's blocking idiom `assume(m == 0); m =
+ * 1;`), see syncmut_sched_atomic_park. Else the call that follows ends the run as before. */
+void syncmut_atomic_park_unless(int condition)
+{
+    if (!condition && scheduled() && syncmut_sched_atomic_parkable())
+        syncmut_sched_atomic_park();
 }
 
 void syncmut_atomic_section_end(void)
