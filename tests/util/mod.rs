@@ -111,4 +111,5 @@ pub fn assert_jsonl_names_only_json(dir: &Path) -> usize {
 }
 
 pub mod explore;
+pub mod generation;
 pub mod twins;
