@@ -222,6 +222,58 @@ fn a_damaged_compile_cache_entry_is_compiled_again_and_replaced_with_a_note() {
     );
 }
 
+/// The same for a linked executable: an entry cut short is linked again, replaced and
+/// said, and the executables still run.
+#[test]
+fn a_damaged_link_cache_entry_is_linked_again_and_replaced_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let mutate = |out: &str| {
+        util::syncmut()
+            .env("SYNCMUT_CACHE_DIR", &cache)
+            .arg("mutate")
+            .arg(design())
+            .arg("-o")
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap()
+    };
+    let first = mutate("first");
+    assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
+    let entries: Vec<PathBuf> = std::fs::read_dir(cache.join("link"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(
+        entries.len(),
+        2,
+        "the original and the metamutant: {entries:?}"
+    );
+    for entry in &entries {
+        let bytes = std::fs::read(entry).unwrap();
+        std::fs::write(entry, &bytes[..bytes.len() - 200]).unwrap();
+    }
+    let second = mutate("second");
+    let stderr = stderr_of(&second);
+    assert_eq!(second.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr.matches("link cache entry for").count(),
+        2,
+        "{stderr}"
+    );
+    assert!(stderr.contains("the executable linked again"), "{stderr}");
+    let ran = std::process::Command::new(dir.path().join("second/original"))
+        .output()
+        .unwrap();
+    assert!(ran.status.success(), "{}", stderr_of(&ran));
+    let third = mutate("third");
+    assert!(
+        !stderr_of(&third).contains("link cache entry"),
+        "the entries were replaced: {}",
+        stderr_of(&third)
+    );
+}
+
 fn json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }

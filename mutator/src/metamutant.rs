@@ -241,20 +241,23 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
         Family::Systemc => archives.clone(),
         Family::Pthread => vec![runtime.c_archive.clone()],
     };
-    toolchain::link_executable(
-        design,
-        catalogue.kind,
-        &design_bc,
-        &original_archives,
-        &original,
-    )?;
-    toolchain::link_executable(
-        design,
-        catalogue.kind,
-        &metamutant_bc,
-        &archives,
-        &metamutant,
-    )?;
+    let link_notes = [
+        toolchain::link_executable(
+            design,
+            catalogue.kind,
+            &design_bc,
+            &original_archives,
+            &original,
+        )?,
+        toolchain::link_executable(
+            design,
+            catalogue.kind,
+            &metamutant_bc,
+            &archives,
+            &metamutant,
+        )?,
+    ];
+    found.warnings.extend(link_notes.into_iter().flatten());
     Ok(Build {
         catalogue,
         warnings: found.warnings,

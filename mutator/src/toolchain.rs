@@ -361,14 +361,15 @@ fn depfile_paths(text: &str) -> Vec<PathBuf> {
 
 /// Links a bitcode module (plus runtime archives, if any) into an executable, through
 /// the build cache when it is on and the design's link flags are ones whose inputs the
-/// linker's trace names (libraries and their directories).
+/// linker's trace names (libraries and their directories). Returns what the user must
+/// know (a damaged link-cache entry replaced).
 pub fn link_executable(
     design: &Design,
     kind: Family,
     bitcode: &Path,
     archives: &[PathBuf],
     out: &Path,
-) -> Result<()> {
+) -> Result<Option<String>> {
     // SYNCMUT_SANITIZE=1: the runtime archives are the sanitized ones; the driver adds
     // the sanitizers' runtime (and instruments the bitcode it compiles). Both
     // executables get it, so the baseline's comparison of the metamutant with the
@@ -405,8 +406,15 @@ pub fn link_executable(
         out,
         cache.as_ref(),
     )
-    // A damaged entry was replaced by a fresh link: the executable is right either way.
-    .map(|_| ())
+    // A damaged entry was replaced by a fresh link: the executable is right either way,
+    // but a cache that damages its entries is worth a look, as for compiled units.
+    .map(|linked| match linked {
+        crate::link::Linked::Repaired(why) => Some(format!(
+            "link cache entry for {}: {why}; it was discarded, the executable linked again and the entry replaced",
+            out.display()
+        )),
+        _ => None,
+    })
 }
 
 /// A design link flag whose every input shows in the linker's trace: a library, a
