@@ -3,7 +3,7 @@
 //! trace kept; then the pair's verdict and the reason that explains it (kill fraction,
 //! what a survivor was tried on).
 
-use super::baseline::{run_native, search_bounded};
+use super::baseline::{run_native, search_bounded, FOLLOW_CHECK_PREEMPTIONS};
 use super::follow::follow_original;
 use super::tally::Tally;
 use super::traces::{
@@ -233,7 +233,7 @@ fn survived_reason(
     }
     if tally.native_refuted > 0 {
         reason.push_str(&format!(
-            "; {} run(s) with real threads differed from the baseline's runs of the original, but more runs of the original with real threads showed the same",
+            "; {} run(s) with real threads differed from the baseline's runs of the original, but its search within {FOLLOW_CHECK_PREEMPTIONS} preemptions or more of its runs with real threads showed the same",
             tally.native_refuted
         ));
     }
