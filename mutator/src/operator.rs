@@ -59,6 +59,20 @@ impl Operator {
     pub(crate) fn describe(self, call: &str) -> String {
         self.description().replace("{call}", call)
     }
+
+    /// Whether the mutant places a synchronization call where the original has none (a
+    /// moved region boundary, a split, swapped acquisitions): its runs have scheduling
+    /// points the original's lack, so the original following such a run cannot preempt
+    /// where it did.
+    pub fn places_calls(self) -> bool {
+        matches!(
+            self,
+            Operator::ShrinkCriticalSection
+                | Operator::WidenCriticalSection
+                | Operator::SplitCriticalSection
+                | Operator::SwapLockOrder
+        )
+    }
 }
 
 impl std::fmt::Display for Operator {

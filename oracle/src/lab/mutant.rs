@@ -245,7 +245,7 @@ fn survived_reason(
     }
     if tally.found_by_search > 0 {
         reason.push_str(&format!(
-            "; {} of them the original could not follow to the end, but its search within as many preemptions showed the same",
+            "; {} of them differed from the original following the mutant's interleaving (or it could not follow to the end), but its search within at most {FOLLOW_CHECK_PREEMPTIONS} preemptions showed the same",
             tally.found_by_search
         ));
     }

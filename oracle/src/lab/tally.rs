@@ -127,7 +127,8 @@ pub(super) struct Tally<'a> {
     pub(super) unclaimed: usize,
     /// The first unclaimed run, for the survivor's reason.
     pub(super) first_unclaimed: Option<Unclaimed>,
-    /// Runs the original could not follow, whose observation its bounded search showed.
+    /// Runs the original could not follow, or followed to another end, whose observation
+    /// its bounded search showed.
     pub(super) found_by_search: usize,
     /// The run being judged timed out and ran again under a larger limit: how that
     /// ended (empty: it finished, and is judged by that).
@@ -158,6 +159,9 @@ pub(super) struct Tally<'a> {
     native_failures: Vec<String>,
     /// The original's runs with real threads, as observed (no trace).
     native_originals: Vec<Observation>,
+    /// The mutant places synchronization calls where the original has none
+    /// (`Operator::places_calls`).
+    places_calls: bool,
     /// Sites whose events the mutant takes away by construction (`Catalogue::hidden_sites`).
     pub(super) hidden: Vec<u32>,
     /// The baseline's mask on this test.
@@ -219,6 +223,7 @@ impl<'a> Tally<'a> {
             original,
             matched,
             native_failures,
+            places_calls: mutant.operator.places_calls(),
             native_originals: plan
                 .native
                 .iter()
@@ -398,6 +403,21 @@ impl<'a> Tally<'a> {
                     return Ok(false);
                 }
             }
+        }
+        // A whole follow that ended otherwise is no proof either when the mutant has
+        // scheduling points of its own (a split critical section's new unlock): a
+        // preemption it took there lands elsewhere in the original's run. What the
+        // original's bounded search shows is the original's, whatever the run's
+        // preemptions. (Other mutants' follows keep their preemptions in place; asking
+        // the search for them too cost a slow design ten times its run time.)
+        if partial.is_none()
+            && self.places_calls
+            && searchable
+            && !absolute
+            && matches!(self.searched(FOLLOW_CHECK_PREEMPTIONS), Ok(s) if s.observations.contains(&observed))
+        {
+            self.found_by_search += 1;
+            return Ok(false);
         }
         self.kills += 1;
         if self.first_kill.is_none() {
