@@ -4,35 +4,14 @@
 //! tests/fixtures/gen/; each reproduces, in small, a shape of a real design that used to
 //! crash generation, fill the disk or keep it busy in silence.
 
-use assert_cmd::Command;
-use serde_json::Value;
-use std::path::{Path, PathBuf};
+mod util;
 
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/gen")
-        .join(name)
-}
+use serde_json::Value;
+use std::path::Path;
 
 /// `syncmut gen <fixture> -o <fresh dir> ARGS`: the directory, exit code, stdout, stderr.
 fn gen(design: &str, args: &[&str]) -> (tempfile::TempDir, i32, String, String) {
-    let out = tempfile::tempdir().unwrap();
-    let output = Command::cargo_bin("syncmut")
-        .unwrap()
-        .arg("gen")
-        .arg(fixture(design))
-        .arg("-o")
-        .arg(out.path())
-        .args(args)
-        .output()
-        .unwrap();
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (
-        out,
-        output.status.code().unwrap_or(-1),
-        text(&output.stdout),
-        text(&output.stderr),
-    )
+    util::generation::run_syncmut("gen", design, args)
 }
 
 fn sites(out: &Path) -> Vec<Value> {

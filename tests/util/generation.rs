@@ -1,4 +1,5 @@
-//! Helpers of the test-generation tests (`generation.rs`, `generation_systemc.rs`):
+//! Helpers of the test-generation tests (`generation.rs`, `generation_systemc.rs`,
+//! `gen_budget.rs`):
 //! running `syncmut gen` or `run` on a design of tests/fixtures/gen/ and reading what
 //! it decided per site.
 
