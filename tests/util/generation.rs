@@ -1,7 +1,6 @@
 //! Helpers of the test-generation tests (`generation.rs`, `generation_systemc.rs`,
-//! `gen_budget.rs`):
-//! running `syncmut gen` or `run` on a design of tests/fixtures/gen/ and reading what
-//! it decided per site.
+//! `gen_budget.rs`): running `syncmut gen` or `run` on a design of tests/fixtures/gen/
+//! and reading what it decided per site.
 
 use assert_cmd::Command;
 use std::path::PathBuf;
