@@ -131,9 +131,9 @@ pub const SAMPLED: [(&str, &[&str]); 3] = [
 /// dfs over every schedule with at most two preemptions, without reduction: it exhausts
 /// these programs' spaces within its budget. One is too few: a thread that must finish
 /// a critical section, be preempted at its next lock, and find the lock held by a
-/// thread preempted inside its own needs two. Sleep sets are left out: on program 2
-/// they prune the schedule where a `lock-to-trylock` mutant's trylock fails, and call
-/// equivalent a mutant the full search kills by deadlock.
+/// thread preempted inside its own needs two. Sleep sets are left out: under a bound
+/// they skip schedules (DESIGN.md), on program 2 the one where a `lock-to-trylock`
+/// mutant's trylock fails, and call equivalent a mutant the full search kills.
 pub const DFS: [&str; 10] = [
     "--strategy",
     "dfs",
