@@ -513,6 +513,18 @@ mod tests {
         }
         /// A pthread event of thread T<thread> with the values of `preamble`'s globals
         /// (2, 2 and 4 bytes).
+        /// The end record of a run that exited with status 0, no thread pending.
+        fn plain_exit(self) -> Self {
+            self.u8(TAG_END)
+                .text(b"exit")
+                .u8(0)
+                .u32(0)
+                .u8(0)
+                .text(b"")
+                .u64(u64::MAX)
+                .u8(0)
+                .u32(0)
+        }
         fn pthread_event(self, thread: u32, values: &[u64; 3]) -> Self {
             self.u8(TAG_PTHREAD)
                 .u32(7)
@@ -625,15 +637,7 @@ mod tests {
             .u64(0b100)
             .u32(1)
             .pthread_event(0, &[1, 2, 1])
-            .u8(TAG_END)
-            .text(b"exit")
-            .u8(0)
-            .u32(0)
-            .u8(0)
-            .text(b"")
-            .u64(u64::MAX)
-            .u8(0)
-            .u32(0)
+            .plain_exit()
             .0;
         let trace = parse(&bytes).unwrap();
         let keys = |e: &Event| e.state.keys().cloned().collect::<Vec<_>>();
@@ -664,18 +668,7 @@ mod tests {
     /// changed since the last event; the reader fills in the others.
     #[test]
     fn a_compact_event_repeats_the_values_it_leaves_out() {
-        let end = |b: Bytes| {
-            b.u8(TAG_END)
-                .text(b"exit")
-                .u8(0)
-                .u32(0)
-                .u8(0)
-                .text(b"")
-                .u64(u64::MAX)
-                .u8(0)
-                .u32(0)
-        };
-        let bytes = end(preamble(VERSION)
+        let bytes = preamble(VERSION)
             .u8(TAG_PTHREAD)
             .u8(0xc8) // site 200: two varint bytes
             .u8(0x01)
@@ -690,8 +683,9 @@ mod tests {
             .u8(0)
             .u8(0)
             .u8(0b010) // only "small" changed
-            .u16(5))
-        .0;
+            .u16(5)
+            .plain_exit()
+            .0;
         let trace = parse(&bytes).unwrap();
         let (a, b) = (&trace.events[0], &trace.events[1]);
         assert_eq!(
