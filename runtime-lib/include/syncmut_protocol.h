@@ -94,13 +94,17 @@
 
 /* The file's first 8 bytes; not '{', so never taken for JSON Lines. */
 #define SYNCMUT_TRACE_MAGIC "\x89syncmut"
-#define SYNCMUT_TRACE_VERSION 2
+#define SYNCMUT_TRACE_VERSION 3
 /* Record tags: the kinds of event (a pthread event whose thread reads only some globals
- * carries the mask of those it reads and only their values), a jump in seq, the cap marker, the end record. */
+ * carries the mask of those it reads and only their values; a join's event, the globals
+ * its thread loads after it), a jump in seq, a chunk of one thread's events, the cap
+ * marker, the end record. */
 #define SYNCMUT_TRACE_TAG_PTHREAD 'P'
 #define SYNCMUT_TRACE_TAG_SYSTEMC 'S'
 #define SYNCMUT_TRACE_TAG_PTHREAD_READS 'R'
+#define SYNCMUT_TRACE_TAG_JOIN 'J'
 #define SYNCMUT_TRACE_TAG_SEQ 'Q'
+#define SYNCMUT_TRACE_TAG_CHUNK 'K'
 #define SYNCMUT_TRACE_TAG_TRUNCATED 'T'
 #define SYNCMUT_TRACE_TAG_END 'Z'
 /* Flag of a SystemC event: an immediate notify that woke nobody ("lost":true). */

@@ -129,6 +129,8 @@ fn the_rust_constants_match_the_protocol_header() {
             number(trace::binary::TAG_SYSTEMC),
         ),
         ("SYNCMUT_TRACE_TAG_SEQ", number(trace::binary::TAG_SEQ)),
+        ("SYNCMUT_TRACE_TAG_JOIN", number(trace::binary::TAG_JOIN)),
+        ("SYNCMUT_TRACE_TAG_CHUNK", number(trace::binary::TAG_CHUNK)),
         (
             "SYNCMUT_TRACE_TAG_TRUNCATED",
             number(trace::binary::TAG_TRUNCATED),

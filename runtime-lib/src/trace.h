@@ -35,11 +35,12 @@ void syncmut_trace_set_thread_routine(const char *routine);
 /* trace_reads.c: under the scheduler, in a metamutant whose shared accesses are
  * instrumented, a join event's snapshot holds what the thread loads until its next
  * event. `watch` starts that for the calling thread (the scheduler names its routine
- * first); `open` makes `values`/`mask` (a join event's) the ones its loads fill, `close`
- * stops filling them; `access` is a load or store (`write` nonzero) about to happen. */
+ * first); `open` makes the join record at `record` (a u64 mask of the globals loaded,
+ * then each global's value as a u64, all zero) the one its loads fill, `close` stops
+ * filling it; `access` is a load or store (`write` nonzero) about to happen. */
 void syncmut_trace_reads_watch(void);
 int syncmut_trace_reads_watching(void);
-void syncmut_trace_reads_open(uint64_t *values, uint64_t *mask);
+void syncmut_trace_reads_open(unsigned char *record);
 void syncmut_trace_reads_close(void);
 void syncmut_trace_reads_access(const void *addr, uint32_t write);
 

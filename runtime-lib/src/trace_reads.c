@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "syncmut_tables.h"
 #include "trace.h"
@@ -26,8 +27,9 @@ extern const struct syncmut_field syncmut_globals[] __attribute__((weak));
 #define WATCHED ((uint32_t)SYNCMUT_MAX_GLOBALS) /* all fit a 64-bit mask */
 
 static _Thread_local bool watching;
-static _Thread_local uint64_t *open_values; /* the open join event's snapshot, or NULL */
-static _Thread_local uint64_t *open_mask;   /* and its mask of globals loaded */
+/* The open join record: its mask of globals loaded, then their values (u64 each,
+ * little-endian, unaligned), or NULL. */
+static _Thread_local unsigned char *open_record;
 static _Thread_local uint64_t touched;      /* loaded or stored since that event */
 
 static uint32_t watched_count(void)
@@ -48,18 +50,15 @@ int syncmut_trace_reads_watching(void)
     return watching;
 }
 
-void syncmut_trace_reads_open(uint64_t *values, uint64_t *mask)
+void syncmut_trace_reads_open(unsigned char *record)
 {
-    *mask = 0;
-    open_values = values;
-    open_mask = mask;
+    open_record = record;
     touched = 0;
 }
 
 void syncmut_trace_reads_close(void)
 {
-    open_values = NULL;
-    open_mask = NULL;
+    open_record = NULL;
 }
 
 static inline uint64_t read_now(const void *p, uint32_t size)
@@ -74,7 +73,7 @@ static inline uint64_t read_now(const void *p, uint32_t size)
 
 void syncmut_trace_reads_access(const void *addr, uint32_t write)
 {
-    if (open_mask == NULL)
+    if (open_record == NULL)
         return;
     uintptr_t a = (uintptr_t)addr;
     uint32_t n = watched_count();
@@ -87,8 +86,12 @@ void syncmut_trace_reads_access(const void *addr, uint32_t write)
             return;
         touched |= bit;
         if (!write) {
-            open_values[i] = read_now((const void *)(uintptr_t)g->where, (uint32_t)g->size);
-            *open_mask |= bit;
+            uint64_t value = read_now((const void *)(uintptr_t)g->where, (uint32_t)g->size);
+            uint64_t mask;
+            memcpy(open_record + 8 + 8 * (size_t)i, &value, 8);
+            memcpy(&mask, open_record, 8);
+            mask |= bit;
+            memcpy(open_record, &mask, 8);
         }
         return;
     }

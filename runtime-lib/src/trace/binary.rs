@@ -1,7 +1,8 @@
 //! The runtime's binary trace (`trace.c` beside this file, format in runtime-lib/README.md):
 //! a preamble (magic, version, `active`, the operator slugs, the state schema, the
-//! interned strings), then tagged records: events (seq implicit, see `TAG_SEQ`), the cap
-//! marker, the end record.
+//! interned strings), then tagged records: chunks of one thread's events each (`chunks`;
+//! before version 3, the events themselves: seq implicit, see `TAG_SEQ`), the cap marker,
+//! the end record.
 //!
 //! The runtime writes the file in one go at the end of the run, so a file that stops
 //! before its end record was cut by a kill: whatever was read whole is kept and the trace
@@ -13,10 +14,15 @@ use crate::tables::kind;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+mod chunks;
+
 // The constants of `syncmut_protocol.h` (`SYNCMUT_TRACE_*`, `SYNCMUT_EVENT_LOST`); the
 // crate's `protocol_header` test checks them against it.
 pub(crate) const MAGIC: &[u8; 8] = b"\x89syncmut";
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
+/// Still read: varints and only the snapshot values that changed, in one stream of
+/// events (version 3 puts each thread's in chunks of its own).
+const VERSION_COMPACT: u32 = 2;
 /// The first version, still read: fixed-width numbers and every snapshot value in every
 /// event (the repository's own trace fixtures are in it).
 const VERSION_FIXED: u32 = 1;
@@ -25,8 +31,14 @@ pub(crate) const TAG_SYSTEMC: u8 = b'S';
 /// A pthread event of a thread that can read only some globals: the mask of those, then
 /// only their values (the others are absent from its snapshot).
 pub(crate) const TAG_PTHREAD_READS: u8 = b'R';
-/// Sets the next event's seq (the runtime skipped a slot a signal interrupted).
+/// A join's event: the globals its thread loaded after it (a u64 mask, then every
+/// global's value as a u64); it leaves the values last written as they were.
+pub(crate) const TAG_JOIN: u8 = b'J';
+/// Sets the next event's seq (before version 3: after a slot a signal interrupted; in a
+/// chunk: whenever another thread's events came between).
 pub(crate) const TAG_SEQ: u8 = b'Q';
+/// A chunk: a u32 byte count, then one thread's records (version 3).
+pub(crate) const TAG_CHUNK: u8 = b'K';
 pub(crate) const TAG_TRUNCATED: u8 = b'T';
 pub(crate) const TAG_END: u8 = b'Z';
 pub(crate) const LOST: u8 = 1;
@@ -214,9 +226,10 @@ struct Preamble {
     strings: Vec<String>,
     /// Version 2 on: varints, and a snapshot holds only the values that changed.
     compact: bool,
-    /// The value last read at each snapshot position (globals, then members): a value a
-    /// compact event leaves out repeats it.
-    last: Vec<u64>,
+    /// Version 3 on: events come in chunks.
+    chunked: bool,
+    /// Snapshot positions: the globals, then the members of the widest class.
+    positions: usize,
 }
 
 impl Preamble {
@@ -248,7 +261,7 @@ fn preamble(r: &mut Reader, trace: &mut Trace) -> Read<Preamble> {
         return r.bad("not a syncmut binary trace");
     }
     let version = r.u32()?;
-    if version != VERSION && version != VERSION_FIXED {
+    if ![VERSION, VERSION_COMPACT, VERSION_FIXED].contains(&version) {
         return r.bad(format!("binary trace version {version}, this syncmut reads version {VERSION}: rerun with the syncmut that reads it"));
     }
     trace.active = r.text()?;
@@ -260,23 +273,25 @@ fn preamble(r: &mut Reader, trace: &mut Trace) -> Read<Preamble> {
     let nstrings = r.count(4)?;
     let strings = (0..nstrings).map(|_| r.text()).collect::<Read<_>>()?;
     let widest = classes.iter().map(Vec::len).max().unwrap_or(0);
-    let last = vec![0; globals.len() + widest];
+    let positions = globals.len() + widest;
     Ok(Preamble {
         ops,
         globals,
         classes,
         strings,
         compact: version != VERSION_FIXED,
-        last,
+        chunked: version >= VERSION,
+        positions,
     })
 }
 
 /// The snapshot: the globals (those whose bit is set in `reads`), then the members of
 /// class `cls` of `module`. In a compact trace a mask says which of them follow; the
-/// others repeat the last value read at their position.
+/// others repeat the value `last` holds at their position (the last read there).
 fn state(
     r: &mut Reader,
-    p: &mut Preamble,
+    p: &Preamble,
+    last: &mut [u64],
     reads: u64,
     cls: usize,
     module: u32,
@@ -309,7 +324,7 @@ fn state(
         let raw = if mask[j / 8] >> (j % 8) & 1 != 0 {
             field.raw(r)?
         } else {
-            p.last[pos]
+            last[pos]
         };
         let name = if pos < nglobals {
             field.name.clone()
@@ -317,7 +332,7 @@ fn state(
             format!("{module}.{}", field.name)
         };
         state.insert(name, field.value(raw));
-        p.last[pos] = raw;
+        last[pos] = raw;
     }
     Ok(state)
 }
@@ -330,7 +345,13 @@ fn action(p: &Preamble, action: u8) -> String {
 }
 
 /// A pthread event; `masked`: its record carries the mask of the globals the thread reads.
-fn pthread_event(r: &mut Reader, p: &mut Preamble, seq: u64, masked: bool) -> Read<Event> {
+fn pthread_event(
+    r: &mut Reader,
+    p: &Preamble,
+    last: &mut [u64],
+    seq: u64,
+    masked: bool,
+) -> Read<Event> {
     let site = p.number(r)?;
     let thread = p.number(r)?;
     let action = action(p, r.u8()?);
@@ -339,7 +360,7 @@ fn pthread_event(r: &mut Reader, p: &mut Preamble, seq: u64, masked: bool) -> Re
         (true, true) => r.varint()?,
         (true, false) => r.u64()?,
     };
-    let state = state(r, p, reads, 0, 0)?;
+    let state = state(r, p, last, reads, 0, 0)?;
     Ok(Event {
         seq,
         site,
@@ -352,7 +373,7 @@ fn pthread_event(r: &mut Reader, p: &mut Preamble, seq: u64, masked: bool) -> Re
     })
 }
 
-fn systemc_event(r: &mut Reader, p: &mut Preamble, seq: u64) -> Read<Event> {
+fn systemc_event(r: &mut Reader, p: &Preamble, last: &mut [u64], seq: u64) -> Read<Event> {
     let site = p.number(r)?;
     let thread = p.string(p.number(r)?);
     let time = Some(p.string(p.number(r)?));
@@ -366,7 +387,7 @@ fn systemc_event(r: &mut Reader, p: &mut Preamble, seq: u64) -> Read<Event> {
     } as usize;
     let action = action(p, r.u8()?);
     let lost = r.u8()? & LOST != 0;
-    let state = state(r, p, u64::MAX, cls, module)?;
+    let state = state(r, p, last, u64::MAX, cls, module)?;
     Ok(Event {
         seq,
         site,
@@ -416,32 +437,59 @@ fn end(r: &mut Reader) -> Read<End> {
     })
 }
 
+/// The event a record tagged `tag` starts, if it is one; `seq` is its seq and moves on
+/// past it (or is set, by a `TAG_SEQ`).
+fn event(
+    tag: u8,
+    r: &mut Reader,
+    p: &Preamble,
+    last: &mut [u64],
+    seq: &mut u64,
+) -> Read<Option<Event>> {
+    let event = match tag {
+        TAG_PTHREAD | TAG_PTHREAD_READS => {
+            pthread_event(r, p, last, *seq, tag == TAG_PTHREAD_READS)?
+        }
+        TAG_SYSTEMC => systemc_event(r, p, last, *seq)?,
+        TAG_JOIN if p.chunked => chunks::join_event(r, p, *seq)?,
+        TAG_SEQ => {
+            *seq = r.u64()?;
+            return Ok(None);
+        }
+        tag => {
+            r.at -= 1;
+            return r.bad(format!("unknown record tag 0x{tag:02x}"));
+        }
+    };
+    *seq += 1;
+    Ok(Some(event))
+}
+
+/// The end record, which must be the file's last bytes.
+fn end_of_file(r: &mut Reader, trace: &mut Trace) -> Read<()> {
+    trace.end = Some(end(r)?);
+    if r.at == r.bytes.len() {
+        Ok(())
+    } else {
+        r.bad("bytes after the end record")
+    }
+}
+
 fn records(r: &mut Reader, trace: &mut Trace, sink: &mut dyn FnMut(Event)) -> Read<()> {
-    let mut p = preamble(r, trace)?;
+    let p = preamble(r, trace)?;
+    if p.chunked {
+        return chunks::records(r, trace, &p, sink);
+    }
+    let mut last = vec![0; p.positions];
     let mut seq = 0;
     loop {
         match r.u8()? {
-            tag @ (TAG_PTHREAD | TAG_PTHREAD_READS) => {
-                sink(pthread_event(r, &mut p, seq, tag == TAG_PTHREAD_READS)?);
-                seq += 1;
-            }
-            TAG_SYSTEMC => {
-                sink(systemc_event(r, &mut p, seq)?);
-                seq += 1;
-            }
-            TAG_SEQ => seq = r.u64()?,
             TAG_TRUNCATED => trace.truncated = true,
-            TAG_END => {
-                trace.end = Some(end(r)?);
-                return if r.at == r.bytes.len() {
-                    Ok(())
-                } else {
-                    r.bad("bytes after the end record")
-                };
-            }
+            TAG_END => return end_of_file(r, trace),
             tag => {
-                r.at -= 1;
-                return r.bad(format!("unknown record tag 0x{tag:02x}"));
+                if let Some(e) = event(tag, r, &p, &mut last, &mut seq)? {
+                    sink(e);
+                }
             }
         }
     }
@@ -472,253 +520,4 @@ pub fn stream(bytes: &[u8], sink: &mut dyn FnMut(Event)) -> Result<Trace, String
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Bytes in the runtime's layout, for the cases a real run rarely produces.
-    struct Bytes(Vec<u8>);
-
-    impl Bytes {
-        fn u8(mut self, v: u8) -> Self {
-            self.0.push(v);
-            self
-        }
-        fn u16(mut self, v: u16) -> Self {
-            self.0.extend(v.to_le_bytes());
-            self
-        }
-        fn u32(mut self, v: u32) -> Self {
-            self.0.extend(v.to_le_bytes());
-            self
-        }
-        fn u64(mut self, v: u64) -> Self {
-            self.0.extend(v.to_le_bytes());
-            self
-        }
-        fn text(self, t: &[u8]) -> Self {
-            let mut b = self.u32(t.len() as u32);
-            b.0.extend(t);
-            b
-        }
-        fn field(self, name: &str, kind: u8, size: u8, enums: &[(u64, &str)]) -> Self {
-            let mut b = self
-                .text(name.as_bytes())
-                .u8(kind)
-                .u8(size)
-                .u32(enums.len() as u32);
-            for (v, n) in enums {
-                b = b.u64(*v).text(n.as_bytes());
-            }
-            b
-        }
-        /// A pthread event of thread T<thread> with the values of `preamble`'s globals
-        /// (2, 2 and 4 bytes).
-        /// The end record of a run that exited with status 0, no thread pending.
-        fn plain_exit(self) -> Self {
-            self.u8(TAG_END)
-                .text(b"exit")
-                .u8(0)
-                .u32(0)
-                .u8(0)
-                .text(b"")
-                .u64(u64::MAX)
-                .u8(0)
-                .u32(0)
-        }
-        fn pthread_event(self, thread: u32, values: &[u64; 3]) -> Self {
-            self.u8(TAG_PTHREAD)
-                .u32(7)
-                .u32(thread)
-                .u8(1)
-                .u16(values[0] as u16)
-                .u16(values[1] as u16)
-                .u32(values[2] as u32)
-        }
-    }
-
-    /// Header with `version`, ops ["original","remove"], globals of kinds raw (2 bytes),
-    /// signed (2 bytes), unsigned enum, and strings ["m.t1", "0\xe9"].
-    fn preamble(version: u32) -> Bytes {
-        Bytes(MAGIC.to_vec())
-            .u32(version)
-            .text(b"0:remove")
-            .u32(2)
-            .text(b"original")
-            .text(b"remove")
-            .u32(3)
-            .field("raw", kind::RAW, 2, &[])
-            .field("small", 0, 2, &[])
-            .field("state", kind::UENUM, 4, &[(1, "ON")])
-            .u32(0)
-            .u32(2)
-            .text(b"m.t1")
-            .text(b"0\xe9")
-    }
-
-    #[test]
-    fn decodes_values_markers_and_end_like_the_json_form() {
-        let bytes = preamble(VERSION_FIXED)
-            .pthread_event(2, &[0xbeef, 0xfffe, 1])
-            .u8(TAG_SEQ)
-            .u64(5)
-            .pthread_event(0, &[0x0102, 5, 9])
-            .u8(TAG_TRUNCATED)
-            .u8(TAG_END)
-            .text(b"signal")
-            .u8(1)
-            .u32(15)
-            .u8(0)
-            .text(b"")
-            .u64(u64::MAX)
-            .u8(0)
-            .u32(2)
-            .text(b"T1")
-            .u64(4)
-            .text(b"T2")
-            .u64(u64::MAX)
-            .0;
-        let trace = parse(&bytes).unwrap();
-        assert_eq!(trace.active, "0:remove");
-        assert!(trace.truncated);
-        let e = &trace.events[0];
-        assert_eq!(
-            (
-                e.thread.as_str(),
-                e.action.as_str(),
-                e.site,
-                e.time.as_deref()
-            ),
-            ("T2", "remove", 7, None)
-        );
-        assert_eq!(e.state["raw"], Value::from("0xefbe"));
-        assert_eq!(e.state["small"], Value::from(-2));
-        assert_eq!(e.state["state"], Value::from("ON"));
-        assert_eq!(trace.events[1].state["state"], Value::from(9u64));
-        assert_eq!((trace.events[0].seq, trace.events[1].seq), (0, 5));
-        let end = trace.end.clone().unwrap();
-        assert_eq!(
-            (
-                end.kind.as_str(),
-                end.signal,
-                end.thread,
-                end.site,
-                end.deadlock
-            ),
-            ("signal", Some(15), None, None, false)
-        );
-        assert_eq!(
-            end.pending,
-            vec![
-                Pending {
-                    thread: "T1".into(),
-                    site: Some(4)
-                },
-                Pending {
-                    thread: "T2".into(),
-                    site: None
-                }
-            ]
-        );
-        // The JSON Lines rendering reads back as the same trace.
-        let text = String::from_utf8(super::super::to_jsonl(&trace)).unwrap();
-        assert_eq!(super::super::parse(&text).unwrap(), trace);
-        assert!(text.ends_with("{\"truncated\":true}\n{\"end\":\"signal\",\"deadlock\":false,\"pending\":[{\"thread\":\"T1\",\"site\":4},{\"thread\":\"T2\"}],\"signal\":15}\n"), "{text}");
-    }
-
-    /// A thread that reads only some globals has only those in its snapshot; the values
-    /// of the others are not in its record.
-    #[test]
-    fn a_masked_pthread_event_holds_only_the_globals_its_thread_reads() {
-        let bytes = preamble(VERSION_FIXED)
-            .u8(TAG_PTHREAD_READS)
-            .u32(7)
-            .u32(1)
-            .u8(0)
-            .u64(0b100)
-            .u32(1)
-            .pthread_event(0, &[1, 2, 1])
-            .plain_exit()
-            .0;
-        let trace = parse(&bytes).unwrap();
-        let keys = |e: &Event| e.state.keys().cloned().collect::<Vec<_>>();
-        assert_eq!(keys(&trace.events[0]), ["state"]);
-        assert_eq!(trace.events[0].state["state"], Value::from("ON"));
-        assert_eq!(keys(&trace.events[1]), ["raw", "small", "state"]);
-    }
-
-    #[test]
-    fn decodes_a_real_systemc_trace_with_module_members() {
-        let trace = parse(include_bytes!(
-            "../../../tests/fixtures/traces/sc_members.bin"
-        ))
-        .unwrap();
-        let e = &trace.events[4];
-        assert_eq!(
-            (e.thread.as_str(), e.time.as_deref(), e.delta),
-            ("top.p.b", Some("0 s"), Some(1))
-        );
-        assert_eq!(
-            super::super::state_text(&e.state),
-            "{mode=MODE_ON top.p.count=2 top.p.phase=DONE top.p.seen=true}"
-        );
-        assert_eq!(trace.end.unwrap().kind, super::super::EndKind::Exit);
-    }
-
-    /// The compact form: varint numbers, and a snapshot holding only the values that
-    /// changed since the last event; the reader fills in the others.
-    #[test]
-    fn a_compact_event_repeats_the_values_it_leaves_out() {
-        let bytes = preamble(VERSION)
-            .u8(TAG_PTHREAD)
-            .u8(0xc8) // site 200: two varint bytes
-            .u8(0x01)
-            .u8(2)
-            .u8(1)
-            .u8(0b111)
-            .u16(0xbeef)
-            .u16(0xfffe)
-            .u32(1)
-            .u8(TAG_PTHREAD)
-            .u8(7)
-            .u8(0)
-            .u8(0)
-            .u8(0b010) // only "small" changed
-            .u16(5)
-            .plain_exit()
-            .0;
-        let trace = parse(&bytes).unwrap();
-        let (a, b) = (&trace.events[0], &trace.events[1]);
-        assert_eq!(
-            (a.site, a.thread.as_str(), a.action.as_str()),
-            (200, "T2", "remove")
-        );
-        assert_eq!(
-            (b.site, b.thread.as_str(), b.action.as_str()),
-            (7, "T0", "original")
-        );
-        assert_eq!(b.state["raw"], Value::from("0xefbe"));
-        assert_eq!(b.state["small"], Value::from(5));
-        assert_eq!(b.state["state"], Value::from("ON"));
-        assert_eq!(a.state["small"], Value::from(-2));
-    }
-
-    #[test]
-    fn strings_that_are_not_utf8_read_as_latin1() {
-        assert_eq!(latin1_fallback(b"0\xe9 \xc3\xa9"), "0\u{e9} \u{e9}");
-    }
-
-    #[test]
-    fn spoiled_files_are_errors_naming_the_byte() {
-        let e = parse(&preamble(VERSION + 1).0).unwrap_err();
-        assert!(e.contains(&format!("version {}", VERSION + 1)), "{e}");
-        let e = parse(&preamble(VERSION_FIXED).u8(b'?').0).unwrap_err();
-        assert!(e.contains("unknown record tag 0x3f"), "{e}");
-        assert!(
-            e.starts_with(&format!("byte {}", preamble(VERSION_FIXED).0.len())),
-            "{e}"
-        );
-        let whole = preamble(VERSION_FIXED).pthread_event(0, &[1, 2, 3]).0;
-        let cut = parse(&whole[..whole.len() - 1]).unwrap();
-        assert!(cut.truncated && cut.events.is_empty() && cut.end.is_none());
-    }
-}
+mod tests;
