@@ -80,9 +80,12 @@ struct known {
 std::unordered_map<const sc_process_b *, known> *by_process; // allocated once, never freed
 // The last few processes seen, direct-mapped by address: two processes handing a token
 // back and forth missed a one-entry cache on every call (perf: the map lookup was the
-// monitor's largest cost).
+// monitor's largest cost). An entry also keeps the process's `proc_id`, which the kernel
+// numbers afresh for every process it creates, so a process made where a deleted one was
+// misses the cache; comparing names instead was still a third of the monitor's time.
 struct recent {
     const sc_process_b *process;
+    int id;
     known *entry;
 };
 constexpr size_t RECENT = 64;
@@ -106,26 +109,13 @@ void find_module(sc_process_b *p, slot &s)
     }
 }
 
-// Whether `known` is `name`: compared in place, as every wrapper call checks its process
-// this way and std::string's comparison with a C string (strlen, then memcmp, through
-// the PLT) was a tenth of a SystemC run's CPU time (perf).
-bool same_name(const std::string &known, const char *name)
-{
-    const char *k = known.c_str();
-    while (*k != '\0' && *k == *name) {
-        k++;
-        name++;
-    }
-    return *k == *name;
-}
-
 // The slot for process `p`, made on first sight; nullptr when the table is full.
 slot *slot_of(sc_process_b *p)
 {
-    const char *name = p->name();
     recent &r = recently[(reinterpret_cast<uintptr_t>(p) >> 4) % RECENT];
-    if (r.process == p && same_name(r.entry->name, name))
+    if (r.process == p && r.id == p->proc_id)
         return r.entry->where;
+    const char *name = p->name();
     auto it = by_process->find(p);
     if (it == by_process->end() || it->second.name != name) {
         if (it != by_process->end()) // a new process where a deleted one was
@@ -146,7 +136,7 @@ slot *slot_of(sc_process_b *p)
         slots_used.store(i + 1, std::memory_order_release);
         it = by_process->insert_or_assign(p, known{&s, name}).first;
     }
-    r = recent{p, &it->second};
+    r = recent{p, p->proc_id, &it->second};
     return it->second.where;
 }
 
