@@ -298,6 +298,8 @@ void syncmut_sched_wait_for_baton(struct sthread *me)
     /* Our wait is a cancellation point; a cancellation acted on here would unwind with
      * `syncmut_sched_lock` held. It is acted on at the thread's next cancellation point
      * instead. */
+    if (current == me) /* kept the baton: most scheduling points (no system call) */
+        return;
     int old;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
     while (current != me)
