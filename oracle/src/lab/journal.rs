@@ -8,6 +8,7 @@
 use crate::error::OracleError;
 use crate::outcome::Run;
 use crate::outdir::{self, OutDir};
+use std::io::BufRead;
 use std::time::{Duration, Instant};
 
 /// The longest outcomes.json lags behind the runs finished (the journal never does).
@@ -59,12 +60,16 @@ impl<'a> Journal<'a> {
 }
 
 /// The runs in a journal left by an interrupted run, in the order they finished (a line
-/// cut by a crash is left out).
+/// cut by a crash, or spoiled, is left out; the others are kept). Read a line at a time:
+/// a long run's journal holds a line per execution.
 pub(super) fn read(out: &OutDir) -> Vec<Run> {
-    std::fs::read_to_string(out.path(outdir::JOURNAL))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
+    let Ok(file) = std::fs::File::open(out.path(outdir::JOURNAL)) else {
+        return Vec::new();
+    };
+    std::io::BufReader::new(file)
+        .split(b'\n')
+        .map_while(Result::ok)
+        .filter_map(|line| serde_json::from_slice(&line).ok())
         .collect()
 }
 
@@ -81,11 +86,13 @@ mod tests {
     }
 
     #[test]
-    fn runs_recorded_are_read_back_and_a_cut_line_is_left_out() {
+    fn runs_recorded_are_read_back_and_a_cut_or_spoiled_line_is_left_out() {
         let dir = tempfile::tempdir().unwrap();
         let out = OutDir::open(dir.path()).unwrap();
         let journal = Journal::start(&out);
         journal.record(&run("a#1:remove")).unwrap();
+        // A spoiled line (not UTF-8) costs only itself, a cut one likewise.
+        syncmut_runtime::atomic::append(&out.path(outdir::JOURNAL), b"\xff\xfe\n").unwrap();
         journal.record(&run("b#1:remove")).unwrap();
         syncmut_runtime::atomic::append(&out.path(outdir::JOURNAL), b"{\"mutant\": \"c").unwrap();
         let back: Vec<String> = read(&out).into_iter().map(|r| r.mutant).collect();
