@@ -9,7 +9,7 @@ use object::read::archive::ArchiveFile;
 use object::{Object, ObjectSection, ObjectSymbol, ObjectSymbolTable, RelocationTarget};
 use object::{SectionIndex, SymbolKind};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The function in slot `slot` of a class's primary vtable, given the table's words from
 /// its start (`None` for offsets and null entries). The primary table's address point,
@@ -65,7 +65,7 @@ impl Libraries {
                 dirs.push(PathBuf::from(dir));
             } else if let Some(name) = flag.strip_prefix("-l").filter(|n| !n.is_empty()) {
                 wanted.push(Wanted::Name(name.to_string()));
-            } else if !flag.starts_with('-') && is_library_file(Path::new(flag)) {
+            } else if crate::flags::is_library_file(flag) {
                 wanted.push(Wanted::Path(PathBuf::from(flag)));
             }
         }
@@ -130,11 +130,6 @@ impl Libraries {
         }
         self.found.clone().unwrap_or_default()
     }
-}
-
-fn is_library_file(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    name.ends_with(".a") || name.ends_with(".so") || name.contains(".so.")
 }
 
 /// `-lNAME` as the linker finds it: the `-L` directories, then the compiler driver's own
