@@ -184,3 +184,45 @@ fn trace_events_carry_a_state_snapshot_of_the_globals() {
     let plain = execute(&out.path().join("metamutant"), &[], &[], &limits()).unwrap();
     assert_eq!(plain.status, syncmut_runner::exec::Status::Exited(0));
 }
+
+/// Every thread encodes its events into chunks of its own: a run of 10,000 short threads
+/// (with real threads, no scheduler) keeps every event, in seq order, untruncated.
+#[test]
+fn a_trace_of_thousands_of_threads_keeps_every_event_in_order() {
+    let out = tempfile::tempdir().unwrap();
+    let source = util::root().join("tests/fixtures/traces/many_threads.c");
+    util::syncmut()
+        .arg("mutate")
+        .arg(&source)
+        .arg("-o")
+        .arg(out.path())
+        .assert()
+        .success();
+    let trace_file = out.path().join("trace.bin");
+    let env = [("SYNCMUT_TRACE", trace_file.display().to_string())];
+    let run = execute(
+        &out.path().join("metamutant"),
+        &["10000".to_string()],
+        &env,
+        &limits(),
+    )
+    .unwrap();
+    assert_eq!(
+        run.status,
+        syncmut_runner::exec::Status::Exited(0),
+        "{}",
+        run.stderr.text()
+    );
+    let trace = trace::read(&trace_file).unwrap();
+    assert!(!trace.truncated);
+    // Per thread a join in main, a lock and an unlock in the thread.
+    assert_eq!(trace.events.len(), 30_000);
+    assert!(trace
+        .events
+        .iter()
+        .enumerate()
+        .all(|(i, e)| e.seq == i as u64));
+    let threads: std::collections::BTreeSet<&str> =
+        trace.events.iter().map(|e| e.thread.as_str()).collect();
+    assert_eq!(threads.len(), 10_001);
+}

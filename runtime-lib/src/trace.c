@@ -352,8 +352,10 @@ static void *arena(size_t size)
     return start;
 }
 
-/* The number of globals and classes recorded, and the chunks that hold, at the cap, an
- * event of every one of them plus a chunk's worth per thread. */
+/* The number of globals and classes recorded, and the chunks: enough for the cap's
+ * events at a typical size, plus one for each of thousands of threads (a thread's chunk
+ * is its own, so a short-lived thread leaves most of one unused). Only touched pages
+ * cost memory. */
 static void prepare_state_tables(void)
 {
     if (&syncmut_global_count != NULL && syncmut_globals != NULL)
@@ -366,7 +368,7 @@ static void prepare_state_tables(void)
         most = n > most ? n : most;
     }
     uint64_t typical = 24 + 9 * (uint64_t)(trace_shared.nglobals + most);
-    trace_shared.max_chunks = (uint32_t)(TRACE_CAP * typical / (TRACE_CHUNK - MAX_RECORD) + 256);
+    trace_shared.max_chunks = (uint32_t)(TRACE_CAP * typical / (TRACE_CHUNK - MAX_RECORD) + 8192);
 }
 
 void syncmut_trace_init(const char *path, const char *active)

@@ -17,7 +17,7 @@
 
 #include "syncmut_tables.h"
 
-#define TRACE_CHUNK ((size_t)64 << 10)
+#define TRACE_CHUNK ((size_t)16 << 10)
 #define TRACE_CHUNK_HEADER ((size_t)8) /* _Atomic uint32_t bytes used, then padding */
 
 /* The design's site table and what a state snapshot records (emitted by the mutator,
