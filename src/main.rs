@@ -169,6 +169,13 @@ enum Command {
         /// only those the killed mutants' diffs need.
         #[arg(long)]
         keep_traces: bool,
+        /// End each (mutant, test) pair at its first kill under every strategy, as the
+        /// default budget does: random and pct skip their remaining schedules, dfs the
+        /// rest of its space, and the reason names the killing schedule instead of a kill
+        /// fraction. Survivors still run every schedule (dfs's `equivalent-exhaustive`
+        /// keeps its meaning).
+        #[arg(long)]
+        stop_at_first_kill: bool,
     },
     /// Combine the run directories of shards (`run --shard k/n`) into one: outcomes,
     /// score and reports of all their mutants.
@@ -472,6 +479,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             timeout,
             select,
             keep_traces,
+            stop_at_first_kill,
         } => {
             // Command-line flags win over syncmut.toml, which wins over defaults.
             let file = design.config()?;
@@ -505,6 +513,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 native: run_plan.native,
                 self_check,
                 keep_traces,
+                stop_at_first_kill,
                 entropy: entropy.or(file.entropy).unwrap_or_default(),
                 ..lab::RunSettings::default()
             };

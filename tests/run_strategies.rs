@@ -204,3 +204,88 @@ fn resume_keeps_the_interleaving_it_was_built_with() {
         serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
     assert_eq!(catalogue["interleave"], "memory");
 }
+
+/// `--stop-at-first-kill` ends a pair at its first kill under a named strategy too: dfs
+/// leaves the rest of its space and pct its other schedules unrun, and the reason names
+/// the killing schedule (the kill still replays); a mutant without a kill still runs
+/// dfs's whole space and stays `equivalent-exhaustive`. The run directory records the
+/// setting, so a resumed run keeps it.
+#[test]
+fn stop_at_first_kill_ends_dfs_and_pct_at_the_kill() {
+    let dir = tempfile::tempdir().unwrap();
+    let only = ["--mutant", "^adder#(1|2):remove$", "--native", "0"];
+    let full = racy_counter_run(
+        &dir.path().join("full"),
+        &[&only[..], &["--strategy", "dfs", "--preemptions", "1"]].concat(),
+    );
+    let dfs = racy_counter_run(
+        &dir.path().join("dfs"),
+        &[
+            &only[..],
+            &[
+                "--strategy",
+                "dfs",
+                "--preemptions",
+                "1",
+                "--stop-at-first-kill",
+            ],
+        ]
+        .concat(),
+    );
+    let (all, first) = (
+        &removed_lock(&full)["runs"][0],
+        &removed_lock(&dfs)["runs"][0],
+    );
+    // Without the option dfs counts more than one kill over its whole space.
+    assert!(all["kills"].as_u64().unwrap() > 1, "{all}");
+    assert_eq!(first["kills"], 1, "{first}");
+    let tag = first["schedule"].as_str().unwrap();
+    assert_eq!(
+        tag,
+        all["schedule"].as_str().unwrap(),
+        "the same first kill"
+    );
+    let n = tag.strip_prefix("dfs:").unwrap();
+    assert_eq!(first["schedules"].to_string(), n, "{first}");
+    assert_ne!(first["exhaustive"], true, "{first}");
+    let reason = first["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!("found by schedule {tag}, the ")),
+        "{reason}"
+    );
+    assert!(!reason.contains("killed in"), "{reason}");
+    for outcomes in [&full, &dfs] {
+        let m = outcomes["mutants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["mutant"] == "adder#2:remove")
+            .unwrap();
+        assert_eq!(m["verdict"], "equivalent-exhaustive", "{m}");
+    }
+    let settings: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("dfs/settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(settings["stop_at_first_kill"], true, "{settings}");
+
+    let pct = racy_counter_run(
+        &dir.path().join("pct"),
+        &[
+            &only[..],
+            &[
+                "--strategy",
+                "pct",
+                "--schedules",
+                "20",
+                "--stop-at-first-kill",
+            ],
+        ]
+        .concat(),
+    );
+    let m = removed_lock(&pct);
+    let run = &m["runs"][0];
+    assert_eq!(run["kills"], 1, "{m}");
+    assert!(run["schedules"].as_u64().unwrap() < 20, "{m}");
+    let reason = m["reason"].as_str().unwrap();
+    assert!(reason.contains("found by schedule pct:"), "{reason}");
+}

@@ -99,6 +99,12 @@ pub struct RunSettings {
     /// Keep the (capped) traces of every run in the run directory, not only those a
     /// kill's diff needs: the survivors', the agreeing runs', the baseline's repeats.
     pub keep_traces: bool,
+    /// Every strategy ends a (mutant, test) pair at its first kill, as the default
+    /// budget does: random and pct leave their other schedules unrun and dfs the rest of
+    /// its space, so a kill's reason names the schedule that found it instead of a kill
+    /// fraction. A survivor still runs every schedule, and dfs's `equivalent-exhaustive`
+    /// is still decided over the whole bounded space.
+    pub stop_at_first_kill: bool,
     /// The first limit of every mutant run in place of the one derived from the
     /// baseline (`SYNCMUT_MUTANT_TIMEOUT_MS`): a machine too loaded for the derived
     /// limit, made on purpose. A run that times out is confirmed under twice the derived
@@ -155,6 +161,7 @@ impl Default for RunSettings {
             native: crate::strategies::RUN_NATIVE,
             self_check: false,
             keep_traces: false,
+            stop_at_first_kill: false,
             first_timeout: std::env::var("SYNCMUT_MUTANT_TIMEOUT_MS")
                 .ok()
                 .and_then(|ms| ms.parse().ok())
@@ -535,6 +542,9 @@ pub fn verdict_settings(config: &RunSettings) -> serde_json::Value {
     }
     if config.self_check {
         settings["self_check"] = true.into();
+    }
+    if config.stop_at_first_kill {
+        settings["stop_at_first_kill"] = true.into();
     }
     settings
 }

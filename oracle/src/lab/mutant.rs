@@ -49,10 +49,12 @@ pub(super) fn run_mutant(
     };
     let explores = explores(build, config);
     let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
-    // A budget chosen to find faults stops at the first kill; a named sampling strategy
-    // runs every schedule, for its kill fraction.
-    let stop_at_kill =
-        !explores || matches!(config.strategy.strategy, Strategy::Alternating { .. });
+    // A budget chosen to find faults stops at the first kill; a named strategy runs
+    // every schedule, for its kill fraction, unless the settings ask for the first kill
+    // only.
+    let stop_at_kill = config.stop_at_first_kill
+        || !explores
+        || matches!(config.strategy.strategy, Strategy::Alternating { .. });
     let active = if config.self_check {
         String::new()
     } else {
@@ -78,7 +80,7 @@ pub(super) fn run_mutant(
     };
     let mut exhaustive = false;
     let mut ran = if dfs {
-        search_mutant(&lab, mutant, &mut tally)
+        search_mutant(&lab, mutant, stop_at_kill, &mut tally)
             .map(|covered| exhaustive = covered && plan.exhausted)
     } else {
         let schedules: &[String] = if explores {
@@ -281,10 +283,16 @@ fn ordinal(n: usize) -> String {
 }
 
 /// The mutant's own dfs search, each run judged into `tally`; the first kill's trace and
-/// choices are kept, and the original re-run under them for the diff. Returns whether the
-/// search covered its bounded space, or why the pair cannot be judged. The search is the
+/// choices are kept, and the original re-run under them for the diff; with
+/// `stop_at_kill` that kill ends the search. Returns whether the search covered its
+/// bounded space, or why the pair cannot be judged. The search is the
 /// settings' (`lab.settings.strategy`), its livelock bound the plan's (`lab.max_steps`).
-fn search_mutant(lab: &Lab, mutant: &Mutant, tally: &mut Tally) -> Result<bool, Unjudged> {
+fn search_mutant(
+    lab: &Lab,
+    mutant: &Mutant,
+    stop_at_kill: bool,
+    tally: &mut Tally,
+) -> Result<bool, Unjudged> {
     let Lab {
         build,
         test,
@@ -345,7 +353,7 @@ fn search_mutant(lab: &Lab, mutant: &Mutant, tally: &mut Tally) -> Result<bool, 
                         schedule_file(out.root(), &test.name, Some(&mutant.id), &tag),
                         visit.schedule_text,
                     );
-                    false
+                    stop_at_kill
                 }
                 Ok(_) => false,
                 Err(e) => {

@@ -366,7 +366,7 @@ impl<'a> Tally<'a> {
         let mut beyond_follow = None;
         let searchable = matches!(verdict, Verdict::KilledByTrace | Verdict::KilledByOutput);
         if let Some(p) = partial.clone().filter(|p| p.before.is_none() && searchable) {
-            let decided = match self.searched(p.preemptions) {
+            let mut decided = match self.searched(p.preemptions) {
                 Ok(s) if s.observations.contains(&observed) => Ok(None),
                 Ok(s) if s.exhausted => Ok(Some(format!(
                     "the original could not follow the mutant's interleaving past {}, and none of the {} runs of its search with at most {} preemptions (every such schedule, up to sleep-set equivalence; the mutant's run had {}) shows this",
@@ -378,6 +378,16 @@ impl<'a> Tally<'a> {
                 Ok(s) => Err(format!("the original's search with at most {} preemptions did not finish within {} schedules", s.preemptions, s.observations.len())),
                 Err(why) => Err(why),
             };
+            // The original may need more preemptions than the mutant's run for the same
+            // observation: where the mutant removed a lock, its thread runs on, and the
+            // original's must be preempted to do the same. What the original shows within
+            // the follow check's bound is the original's too.
+            if decided != Ok(None)
+                && p.preemptions < FOLLOW_CHECK_PREEMPTIONS
+                && matches!(self.searched(FOLLOW_CHECK_PREEMPTIONS), Ok(s) if s.observations.contains(&observed))
+            {
+                decided = Ok(None);
+            }
             // A trace difference's races were judged above; an output difference that
             // is no kill may still have a race the original does not.
             if !matches!(decided, Ok(Some(_)))
