@@ -369,7 +369,7 @@ impl<'a> Tally<'a> {
             let mut decided = match self.searched(p.preemptions) {
                 Ok(s) if s.observations.contains(&observed) => Ok(None),
                 Ok(s) if s.exhausted => Ok(Some(format!(
-                    "the original could not follow the mutant's interleaving past {}, and none of the {} runs of its search with at most {} preemptions (every such schedule, up to sleep-set equivalence; the mutant's run had {}) shows this",
+                    "the original could not follow the mutant's interleaving past {}, and none of the {} runs of its search with at most {} preemptions (every such schedule; the mutant's run had {}) shows this",
                     p.point(),
                     s.observations.len(),
                     s.preemptions,
