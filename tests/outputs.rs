@@ -317,6 +317,27 @@ fn a_stamp_in_an_output_file_is_named_by_its_bytes() {
     assert!(!why.contains("controls its synchronization"), "{why}");
 }
 
+/// A test whose original build writes with real threads what no controlled run of the
+/// original shows is kept when the metamutant without a mutant, run with real threads
+/// too, writes the same: the instrumentation did not change the design, the controlled
+/// schedules just do not reach that behaviour, and the baseline says so.
+#[test]
+fn what_only_real_threads_show_keeps_the_test_with_a_note() {
+    let (out, stdout) = run("real_threads_only", &["--mutant", "^main#1:remove$"]);
+    let b = baseline(out.path(), "timing");
+    assert_eq!(b["usable"], true, "{b}");
+    let hint = b["hint"].as_str().unwrap();
+    assert!(
+        hint.starts_with("with real threads the original build wrote what none of the controlled runs of the original did, and so did the metamutant without a mutant"),
+        "{hint}"
+    );
+    assert!(
+        row(&stdout, "timing").contains("with real threads"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("mutation score"), "{stdout}");
+}
+
 /// A killed mutant's working directory is kept capped, as traces are: the 3 MiB dump
 /// its run wrote keeps its first MiB, the note beside the directory gives its full size,
 /// and a small file is kept whole.

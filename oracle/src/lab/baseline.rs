@@ -148,6 +148,7 @@ pub(super) fn baseline(
     );
     let mut labels: Vec<String> = listed.to_vec();
     let mut exhausted = false;
+    let mut real_threads_only = false;
     if dfs && set_aside.is_none() {
         // The original's own search replaces the runs above; its first run (no prefix) is
         // the default schedule already run.
@@ -193,6 +194,20 @@ pub(super) fn baseline(
             .chain(flaky.iter().map(|f| &f.execution))
             .collect();
         set_aside = differs_from_original_build(build, test, &executions, &mask, &limits);
+        if set_aside.is_some() && build.catalogue.kind == Family::Pthread {
+            // The controlled schedules switch threads only at synchronization calls, so a
+            // design whose output depends on its threads' timing may write with real
+            // threads what none of them shows. This check is about the instrumentation:
+            // the metamutant without a mutant, run with real threads as the original
+            // build was, may show it too.
+            let free = run_native(build, test, "", REAL_THREAD_CHECK_RUNS, &limits)
+                .map_err(|message| OracleError::Environment { message })?;
+            let all: Vec<&Execution> = executions.iter().copied().chain(&free).collect();
+            if differs_from_original_build(build, test, &all, &mask, &limits).is_none() {
+                set_aside = None;
+                real_threads_only = true;
+            }
+        }
     }
     let label = |site| crate::diff::site_label(&build.catalogue, site);
     let mut baseline = Baseline {
@@ -202,10 +217,18 @@ pub(super) fn baseline(
         flaky: flaky.iter().map(|f| f.finding.clone()).collect(),
         ..summarise(test, &runs, set_aside)
     };
+    if real_threads_only {
+        baseline.hint = Some("with real threads the original build wrote what none of the controlled runs of the original did, and so did the metamutant without a mutant: the controlled schedules switch threads only at synchronization calls and do not reach that behaviour; the runs with real threads (--native) judge mutants on it".to_string());
+    }
     if let Some(hint) = missing_files_hint(build, test, baseline.status) {
         match &mut baseline.set_aside_because {
             Some(reason) => *reason = format!("{reason}; {hint}"),
-            None => baseline.hint = Some(hint),
+            None => {
+                baseline.hint = Some(match baseline.hint.take() {
+                    Some(first) => format!("{first}; {hint}"),
+                    None => hint,
+                })
+            }
         }
     }
     let max_steps = steps.map(|s| s.saturating_mul(MUTANT_STEPS_FACTOR).max(MIN_MUTANT_STEPS));
@@ -279,6 +302,11 @@ fn planned_schedules(
 /// original prints only now and then with real threads is less likely to be missed by
 /// its sample, and so to kill a mutant that prints it too.
 const NATIVE_REFERENCE_FACTOR: usize = 2;
+
+/// Runs of the metamutant without a mutant with real threads that may show what the
+/// original build wrote when no controlled run did (a design whose output depends on its
+/// threads' timing), before the test is set aside.
+const REAL_THREAD_CHECK_RUNS: usize = 10;
 
 /// `runs` runs of the metamutant with `active` and real threads: no controlled
 /// scheduler, no trace. An error is a failure of the machine.
