@@ -138,20 +138,25 @@ fn bounded_buffer_metamutant() {
     assert_each_operator_takes_effect(dir.path(), &catalogue, &args(&["1", "200"]), 5);
 }
 
+/// `syncmut mutate` of one source file of the repository, into a new directory.
+fn mutate(source: &str) -> tempfile::TempDir {
+    let out = tempfile::tempdir().unwrap();
+    util::syncmut()
+        .arg("mutate")
+        .arg(util::root().join(source))
+        .arg("-o")
+        .arg(out.path())
+        .assert()
+        .success();
+    out
+}
+
 /// Each trace event carries a snapshot of the design's globals, decoded by type: signed
 /// and unsigned integers, bools, pointers as null/non-null (fixture shared with the
 /// mutator's golden test).
 #[test]
 fn trace_events_carry_a_state_snapshot_of_the_globals() {
-    let out = tempfile::tempdir().unwrap();
-    let source = util::root().join("mutator/tests/fixtures/globals.c");
-    util::syncmut()
-        .arg("mutate")
-        .arg(&source)
-        .arg("-o")
-        .arg(out.path())
-        .assert()
-        .success();
+    let out = mutate("mutator/tests/fixtures/globals.c");
     let trace_file = out.path().join("trace.jsonl");
     let env = [
         ("SYNCMUT_TRACE", trace_file.display().to_string()),
@@ -189,15 +194,7 @@ fn trace_events_carry_a_state_snapshot_of_the_globals() {
 /// (with real threads, no scheduler) keeps every event, in seq order, untruncated.
 #[test]
 fn a_trace_of_thousands_of_threads_keeps_every_event_in_order() {
-    let out = tempfile::tempdir().unwrap();
-    let source = util::root().join("tests/fixtures/traces/many_threads.c");
-    util::syncmut()
-        .arg("mutate")
-        .arg(&source)
-        .arg("-o")
-        .arg(out.path())
-        .assert()
-        .success();
+    let out = mutate("tests/fixtures/traces/many_threads.c");
     let trace_file = out.path().join("trace.bin");
     let env = [("SYNCMUT_TRACE", trace_file.display().to_string())];
     let run = execute(

@@ -31,11 +31,12 @@ struct out {
 
 static struct out out; /* static: the flush may run on a small signal stack */
 
-static void out_flush(void)
+/* Writes `len` bytes to the file, unbuffered; a failure is remembered in `out.failed`. */
+static void out_write(const void *bytes, size_t len)
 {
     size_t done = 0;
-    while (done < out.used && !out.failed) {
-        ssize_t n = write(out.fd, out.buf + done, out.used - done);
+    while (done < len && !out.failed) {
+        ssize_t n = write(out.fd, (const char *)bytes + done, len - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -43,6 +44,11 @@ static void out_flush(void)
         else
             done += (size_t)n;
     }
+}
+
+static void out_flush(void)
+{
+    out_write(out.buf, out.used);
     out.used = 0;
 }
 
@@ -202,22 +208,6 @@ static void out_preamble(void)
         out_text(syncmut_trace_string(id));
 }
 
-/* Writes `len` bytes straight from memory (a chunk), after what is buffered. */
-static void out_direct(const unsigned char *bytes, size_t len)
-{
-    out_flush();
-    size_t done = 0;
-    while (done < len && !out.failed) {
-        ssize_t n = write(out.fd, bytes + done, len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            out.failed = true;
-        else
-            done += (size_t)n;
-    }
-}
-
 /* Every chunk's whole records, in the order the chunks were claimed: 'K', the byte
  * count, the bytes as they are in memory. */
 static void out_chunks(void)
@@ -232,7 +222,8 @@ static void out_chunks(void)
             continue;
         out_u8(SYNCMUT_TRACE_TAG_CHUNK);
         out_u32(used);
-        out_direct(chunk + TRACE_CHUNK_HEADER, used);
+        out_flush(); /* the chunk goes straight from memory, after what is buffered */
+        out_write(chunk + TRACE_CHUNK_HEADER, used);
     }
 }
 
