@@ -190,8 +190,9 @@ fn trace_events_carry_a_state_snapshot_of_the_globals() {
     assert_eq!(plain.status, syncmut_runner::exec::Status::Exited(0));
 }
 
-/// Every thread encodes its events into chunks of its own: a run of 10,000 short threads
-/// (with real threads, no scheduler) keeps every event, in seq order, untruncated.
+/// Every thread encodes its events into chunks of its own: a run of 3,000 short threads
+/// (with real threads, no scheduler) keeps every event, in seq order, untruncated (an
+/// arena with room for a few hundred threads' chunks lost most of them).
 #[test]
 fn a_trace_of_thousands_of_threads_keeps_every_event_in_order() {
     let out = mutate("tests/fixtures/traces/many_threads.c");
@@ -199,9 +200,13 @@ fn a_trace_of_thousands_of_threads_keeps_every_event_in_order() {
     let env = [("SYNCMUT_TRACE", trace_file.display().to_string())];
     let run = execute(
         &out.path().join("metamutant"),
-        &["10000".to_string()],
+        &["3000".to_string()],
         &env,
-        &limits(),
+        // Thread creation is slow on a loaded machine; the limit only stops a hang.
+        &Limits {
+            timeout: Duration::from_secs(60),
+            ..Limits::default()
+        },
     )
     .unwrap();
     assert_eq!(
@@ -213,7 +218,7 @@ fn a_trace_of_thousands_of_threads_keeps_every_event_in_order() {
     let trace = trace::read(&trace_file).unwrap();
     assert!(!trace.truncated);
     // Per thread a join in main, a lock and an unlock in the thread.
-    assert_eq!(trace.events.len(), 30_000);
+    assert_eq!(trace.events.len(), 9_000);
     assert!(trace
         .events
         .iter()
@@ -221,5 +226,5 @@ fn a_trace_of_thousands_of_threads_keeps_every_event_in_order() {
         .all(|(i, e)| e.seq == i as u64));
     let threads: std::collections::BTreeSet<&str> =
         trace.events.iter().map(|e| e.thread.as_str()).collect();
-    assert_eq!(threads.len(), 10_001);
+    assert_eq!(threads.len(), 3_001);
 }
