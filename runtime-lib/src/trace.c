@@ -126,6 +126,14 @@ static unsigned char *begin_record(struct stream *s, uint64_t seq)
     return p;
 }
 
+/* Claims the next event's seq and returns where its record goes (begin_record); NULL
+ * when the cap or the arena is reached. */
+static unsigned char *next_record(struct stream *s)
+{
+    uint64_t seq = claim_seq();
+    return seq == UINT64_MAX ? NULL : begin_record(s, seq);
+}
+
 /* Publishes the record that ends at `end`: from now on a flush writes it. */
 static void end_record(struct stream *s, unsigned char *end)
 {
@@ -240,11 +248,8 @@ void syncmut_trace_pthread(uint32_t site, syncmut_op action, int join)
         return;
     if (my_thread == 0)
         my_thread = atomic_fetch_add_explicit(&next_thread, 1, memory_order_relaxed) + 1;
-    uint64_t seq = claim_seq();
-    if (seq == UINT64_MAX)
-        return;
     struct stream *s = &my_stream;
-    unsigned char *p = begin_record(s, seq);
+    unsigned char *p = next_record(s);
     if (p == NULL)
         return;
     uint32_t nglobals = trace_shared.nglobals;
@@ -291,11 +296,8 @@ void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process, u
 {
     if (!trace_shared.on)
         return;
-    uint64_t seq = claim_seq();
-    if (seq == UINT64_MAX)
-        return;
     struct stream *s = &my_stream;
-    unsigned char *p = begin_record(s, seq);
+    unsigned char *p = next_record(s);
     if (p == NULL)
         return;
     if (object == NULL || cls > trace_shared.nclasses)

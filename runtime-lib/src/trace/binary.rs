@@ -361,7 +361,18 @@ fn pthread_event(
         (true, false) => r.u64()?,
     };
     let state = state(r, p, last, reads, 0, 0)?;
-    Ok(Event {
+    Ok(thread_event(seq, site, action, thread, state))
+}
+
+/// A pthread event (thread `T<thread>`): no time, delta or lost mark.
+fn thread_event(
+    seq: u64,
+    site: u32,
+    action: String,
+    thread: u32,
+    state: BTreeMap<String, Value>,
+) -> Event {
+    Event {
         seq,
         site,
         action,
@@ -370,7 +381,7 @@ fn pthread_event(
         delta: None,
         lost: false,
         state,
-    })
+    }
 }
 
 fn systemc_event(r: &mut Reader, p: &Preamble, last: &mut [u64], seq: u64) -> Read<Event> {

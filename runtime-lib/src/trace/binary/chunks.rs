@@ -135,14 +135,5 @@ pub(super) fn join_event(r: &mut Reader, p: &Preamble, seq: u64) -> Read<Event> 
             state.insert(field.name.clone(), field.value(bits));
         }
     }
-    Ok(Event {
-        seq,
-        site,
-        action,
-        thread: format!("T{thread}"),
-        time: None,
-        delta: None,
-        lost: false,
-        state,
-    })
+    Ok(super::thread_event(seq, site, action, thread, state))
 }
