@@ -338,6 +338,26 @@ fn what_only_real_threads_show_keeps_the_test_with_a_note() {
     assert!(stdout.contains("mutation score"), "{stdout}");
 }
 
+/// A test whose original build wrote, by its timing, what a rare interleaving writes
+/// (the reader's look right after the writer's fifth of eight steps) is kept when the
+/// original's bounded search shows it, though none of the sampled schedules and none of
+/// the metamutant's runs with real threads did: the search is the same one the mutants'
+/// follow checks use, so the baseline hands it on.
+#[test]
+fn a_rare_interleaving_of_the_original_build_is_found_by_the_search() {
+    let (out, stdout) = run("rare_interleaving", &["--mutant", "^main#2:remove$"]);
+    let b = baseline(out.path(), "look");
+    assert_eq!(b["usable"], true, "{b}");
+    let hint = b["hint"].as_str().unwrap();
+    assert!(
+        hint.starts_with("with real threads the original build wrote what none of the sampled schedules of the original did; the original's search of every schedule with at most 2 preemptions"),
+        "{hint}"
+    );
+    let (verdict, reason) = outcome(out.path(), "main#2:remove");
+    assert_eq!(verdict, "killed-by-output", "{reason}");
+    assert!(stdout.contains("mutation score: 100.0%"), "{stdout}");
+}
+
 /// A killed mutant's working directory is kept capped, as traces are: the 3 MiB dump
 /// its run wrote keeps its first MiB, the note beside the directory gives its full size,
 /// and a small file is kept whole.

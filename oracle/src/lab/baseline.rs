@@ -8,9 +8,8 @@
 //!
 //! Why a test is set aside, in words, is `set_aside.rs`.
 
-use super::set_aside::{
-    differs_from_original_build, fails_expectation, missing_files_hint, unusable,
-};
+use super::original_build::check_original_build;
+use super::set_aside::{fails_expectation, missing_files_hint, unusable};
 use super::traces::{
     keep_stderr, keep_trace, observe, run_races, traced_in, Lens, RunRaces, Unjudged,
 };
@@ -148,7 +147,10 @@ pub(super) fn baseline(
     );
     let mut labels: Vec<String> = listed.to_vec();
     let mut exhausted = false;
-    let mut real_threads_only = false;
+    // How the metamutant showed what the original build did, when the sampled schedules
+    // did not; and the original's bounded search, when that made it.
+    let mut original_build_shown = None;
+    let mut searched_here = None;
     if dfs && set_aside.is_none() {
         // The original's own search replaces the runs above; its first run (no prefix) is
         // the default schedule already run.
@@ -193,21 +195,10 @@ pub(super) fn baseline(
             .map(|(e, _)| e)
             .chain(flaky.iter().map(|f| &f.execution))
             .collect();
-        set_aside = differs_from_original_build(build, test, &executions, &mask, &limits);
-        if set_aside.is_some() && build.catalogue.kind == Family::Pthread {
-            // The controlled schedules switch threads only at synchronization calls, so a
-            // design whose output depends on its threads' timing may write with real
-            // threads what none of them shows. This check is about the instrumentation:
-            // the metamutant without a mutant, run with real threads as the original
-            // build was, may show it too.
-            let free = run_native(build, test, "", REAL_THREAD_CHECK_RUNS, &limits)
-                .map_err(|message| OracleError::Environment { message })?;
-            let all: Vec<&Execution> = executions.iter().copied().chain(&free).collect();
-            if differs_from_original_build(build, test, &all, &mask, &limits).is_none() {
-                set_aside = None;
-                real_threads_only = true;
-            }
-        }
+        let check = check_original_build(build, test, &executions, &mask, &limits)?;
+        set_aside = check.set_aside;
+        original_build_shown = check.shown;
+        searched_here = check.search;
     }
     let label = |site| crate::diff::site_label(&build.catalogue, site);
     let mut baseline = Baseline {
@@ -217,9 +208,7 @@ pub(super) fn baseline(
         flaky: flaky.iter().map(|f| f.finding.clone()).collect(),
         ..summarise(test, &runs, set_aside)
     };
-    if real_threads_only {
-        baseline.hint = Some("with real threads the original build wrote what none of the controlled runs of the original did, and so did the metamutant without a mutant: the controlled schedules switch threads only at synchronization calls and do not reach that behaviour; the runs with real threads (--native) judge mutants on it".to_string());
-    }
+    baseline.hint = original_build_shown.map(|shown| shown.hint());
     if let Some(hint) = missing_files_hint(build, test, baseline.status) {
         match &mut baseline.set_aside_because {
             Some(reason) => *reason = format!("{reason}; {hint}"),
@@ -254,6 +243,9 @@ pub(super) fn baseline(
             .map(|_| OnceLock::new())
             .collect(),
     );
+    if let Some(search) = searched_here {
+        let _ = searched[FOLLOW_CHECK_PREEMPTIONS as usize].set(Ok(search));
+    }
     if let (true, Strategy::Dfs { preemptions, .. }) = (dfs, config.strategy.strategy) {
         // A mutant's dfs runs have at most the same bound.
         let observations: Vec<Observation> = runs.iter().map(|(_, o)| o.clone()).collect();
@@ -302,11 +294,6 @@ fn planned_schedules(
 /// original prints only now and then with real threads is less likely to be missed by
 /// its sample, and so to kill a mutant that prints it too.
 const NATIVE_REFERENCE_FACTOR: usize = 2;
-
-/// Runs of the metamutant without a mutant with real threads that may show what the
-/// original build wrote when no controlled run did (a design whose output depends on its
-/// threads' timing), before the test is set aside.
-const REAL_THREAD_CHECK_RUNS: usize = 10;
 
 /// `runs` runs of the metamutant with `active` and real threads: no controlled
 /// scheduler, no trace. An error is a failure of the machine.
@@ -596,6 +583,24 @@ pub(super) fn search_bounded(
     limits: &Limits,
     preemptions: u32,
 ) -> Result<BoundedSearch, String> {
+    let (runs, exhausted) = search_bounded_runs(build, test, mask, limits, preemptions)?;
+    Ok(BoundedSearch {
+        observations: runs.into_iter().map(|(_, o)| o).collect(),
+        exhausted,
+        preemptions,
+    })
+}
+
+/// [`search_bounded`]'s runs, each with its execution, and whether it exhausted the
+/// bound.
+#[allow(clippy::type_complexity)]
+pub(super) fn search_bounded_runs(
+    build: &Build,
+    test: &TestCase,
+    mask: &Mask,
+    limits: &Limits,
+    preemptions: u32,
+) -> Result<(Vec<(Execution, Observation)>, bool), String> {
     let work =
         tempfile::tempdir().map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
     // Every schedule: a reduced search could leave out the schedule that shows the
@@ -620,11 +625,7 @@ pub(super) fn search_bounded(
     if let Some(failure) = failure {
         return Err(format!("the original's search stopped: {failure}"));
     }
-    Ok(BoundedSearch {
-        observations: runs.into_iter().map(|(_, o)| o).collect(),
-        exhausted,
-        preemptions,
-    })
+    Ok((runs, exhausted))
 }
 
 /// The baseline of a test on which the original could not even start (its trace never

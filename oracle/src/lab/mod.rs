@@ -14,6 +14,7 @@ mod baseline;
 mod follow;
 mod journal;
 mod mutant;
+mod original_build;
 mod set_aside;
 mod tally;
 mod traces;

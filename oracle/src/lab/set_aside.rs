@@ -1,14 +1,11 @@
 //! Why the baseline sets a test aside, in words: the original fails the test's expected
-//! exit status, crashes, times out or hits the thread limit, or its uninstrumented build
-//! behaves differently from the metamutant running no mutant; and, when the original
-//! failed, the data files in the design's directory that the run did not get.
+//! exit status, crashes, times out or hits the thread limit (its uninstrumented build
+//! behaving differently is `original_build.rs`); and, when the original failed, the data
+//! files in the design's directory that the run did not get.
 
-use crate::mask::Mask;
-use crate::observation::Compared;
 use std::path::Path;
 use syncmut_mutator::metamutant::Build;
 use syncmut_runner::exec::{Execution, Limits, Status};
-use syncmut_runner::invocation::Invocation;
 use syncmut_runner::test_case::TestCase;
 
 /// Why the test is unusable when the original does not end with the exit status the
@@ -32,114 +29,6 @@ pub(super) fn fails_expectation(test: &TestCase, execution: &Execution) -> Optio
             execution.status
         )
     })
-}
-
-/// Why the test is unusable when the uninstrumented original disagrees with the
-/// metamutant running no mutant, or cannot be run: what differed, in words. The
-/// uninstrumented run agrees when it ends and writes as one of the metamutant's runs
-/// under the baseline's schedules (`runs`, the first schedule's first) does: a design
-/// whose output depends on the interleaving writes with real threads what some
-/// schedule shows, not necessarily what the first one does.
-pub(super) fn differs_from_original_build(
-    build: &Build,
-    test: &TestCase,
-    runs: &[&Execution],
-    mask: &Mask,
-    limits: &Limits,
-) -> Option<String> {
-    let native = match (Invocation {
-        limits: *limits,
-        ..Invocation::for_test(&build.original, test)
-    })
-    .run()
-    {
-        Ok(native) => native,
-        Err(e) => return Some(format!("{}: {e}", build.original.display())),
-    };
-    // With real threads a sleep takes real time (under the scheduler, virtual time): a
-    // design whose sleeps add up past the limit times out natively and nowhere else.
-    // That says nothing about the instrumentation, so it does not set the test aside.
-    if native.status == Status::TimedOut && runs.iter().any(|r| r.status != Status::TimedOut) {
-        return None;
-    }
-    if runs
-        .iter()
-        .any(|execution| difference(&native, execution, mask).is_none())
-    {
-        return None;
-    }
-    difference(&native, runs.first()?, mask)
-}
-
-/// What differs between the uninstrumented original's run (`native`) and the
-/// metamutant's without a mutant (`execution`), in words; `None` when nothing does.
-fn difference(native: &Execution, execution: &Execution, mask: &Mask) -> Option<String> {
-    // The same signal is agreement: what a crash prints names the program (glibc's
-    // assert message starts with the executable's name, which differs between the two
-    // builds), and output cut short by a signal is no course of synchronization. A
-    // flaky test's original may abort natively as it did under a flaky schedule.
-    if native.status == execution.status && matches!(native.status, Status::Signaled(_)) {
-        return None;
-    }
-    let what = if native.status != execution.status {
-        format!(
-            "ends with {} but the metamutant without a mutant with {}",
-            native.status, execution.status
-        )
-    } else if native.outputs != execution.outputs {
-        let name = native
-            .outputs
-            .keys()
-            .chain(execution.outputs.keys())
-            .find(|k| native.outputs.get(*k) != execution.outputs.get(*k))?;
-        let file = |outputs: &std::collections::BTreeMap<_, Option<_>>| {
-            outputs.get(name).cloned().flatten()
-        };
-        let difference = match (file(&native.outputs), file(&execution.outputs)) {
-            (Some(a), Some(b)) => {
-                // A few bytes of a file of the same size are a stamp the design writes
-                // (a time, a process id), not a different course of synchronization.
-                let few = a.first_difference(&b).filter(|(start, end)| {
-                    a.bytes == b.bytes && end - start < 8 && a.head.len() as u64 == a.bytes
-                });
-                if let Some((start, end)) = few {
-                    let bytes = match start == end {
-                        true => format!("byte {start}"),
-                        false => format!("bytes {start}–{end}"),
-                    };
-                    return Some(format!(
-                        "the original build and the metamutant without a mutant write {name} differently in {bytes} (from 0) only: a time stamp, process id or address the design writes into the file, not a difference in synchronization; leave {name} out of the test's \"outputs\""
-                    ));
-                }
-                format!(
-                    "the metamutant's {}",
-                    crate::verdict::file_difference(name, &a, &b)
-                )
-            }
-            (Some(_), None) => format!("{name} is missing from the metamutant's run"),
-            (None, Some(_)) => format!("{name} is written by the metamutant only"),
-            (None, None) => return None,
-        };
-        format!("and the metamutant without a mutant write different files ({difference})")
-    } else {
-        let outputs = [
-            (
-                "stdout",
-                Compared::whole(&native.stdout).masking(&mask.stdout_lines),
-                Compared::whole(&execution.stdout).masking(&mask.stdout_lines),
-            ),
-            (
-                "stderr",
-                Compared::design_stderr(&native.stderr).masking(&mask.stderr_lines),
-                Compared::design_stderr(&execution.stderr).masking(&mask.stderr_lines),
-            ),
-        ];
-        match outputs.iter().find(|(_, a, b)| a != b).map(|(name, a, b)| crate::verdict::output_difference(name, a, b)) {
-            Some(difference) => format!("and the metamutant without a mutant write different output ({difference}, the metamutant's)"),
-            None => return None,
-        }
-    };
-    Some(format!("the original build {what}: the design behaves differently when syncmut controls its synchronization"))
 }
 
 /// How many of the data files [`missing_files_hint`] names.
@@ -247,38 +136,6 @@ pub(super) fn unusable(execution: &Execution, limits: &Limits) -> Option<String>
 mod tests {
     use super::*;
     use syncmut_runner::test_case::{FileCopy, Setting};
-
-    fn ended(status: Status, stderr: &str) -> Execution {
-        Execution {
-            status,
-            stdout: syncmut_runner::output::Output::from_bytes(b"count 11\n"),
-            stderr: syncmut_runner::output::Output::from_bytes(stderr.as_bytes()),
-            elapsed: std::time::Duration::ZERO,
-            outputs: Default::default(),
-        }
-    }
-
-    /// glibc's assert message names the executable: the original build and the
-    /// metamutant aborting at the same assertion agree.
-    #[test]
-    fn the_same_signal_agrees_whatever_the_crash_message_names() {
-        let mask = Mask::default();
-        let native = ended(
-            Status::Signaled(6),
-            "original: order.c:31: main: Assertion failed.\n",
-        );
-        let controlled = ended(
-            Status::Signaled(6),
-            "metamutant: order.c:31: main: Assertion failed.\n",
-        );
-        assert_eq!(difference(&native, &controlled, &mask), None);
-        let other_signal = ended(Status::Signaled(11), "");
-        assert!(difference(&native, &other_signal, &mask).is_some());
-        let passed = ended(Status::Exited(0), "");
-        assert!(difference(&native, &passed, &mask).is_some());
-        let said_otherwise = ended(Status::Exited(0), "a warning\n");
-        assert!(difference(&passed, &said_otherwise, &mask).is_some());
-    }
 
     #[test]
     fn data_files_leave_out_sources_build_files_executables_and_what_the_test_copies() {
