@@ -1,7 +1,7 @@
 //! The strategies of `syncmut run` agree on small generated pthread programs
 //! (tests/util/consistency.rs): no mutant killed under the default budget, random or pct
 //! is one that exhaustive dfs calls equivalent, and the original is never killed by
-//! itself. The suite checks one generated program whole and two former false kills alone;
+//! itself. The suite checks one generated program whole and three former false kills alone;
 //! `cargo bench --bench consistency` checks 200.
 
 #[path = "util/consistency.rs"]
@@ -149,6 +149,32 @@ fn a_removed_lock_pair_is_not_killed_by_what_the_original_shows_with_one_more_pr
         "pct",
         &pct,
         "^thread1#1:remove-lock-pair$",
+    );
+    assert_eq!(verdict, "survived", "{reason}");
+    assert!(
+        reason.contains("but its search within at most 2 preemptions showed the same"),
+        "{reason}"
+    );
+}
+
+/// Program 147's mutant that splits thread 1's first `m1` section (an unlock and a lock
+/// between its two writes to `x1`): a random schedule of the default budget preempts
+/// thread 1 at the new lock, and the original, following, takes that choice at thread 1's
+/// next point, after the whole section. The two runs differed before the follow ended,
+/// by where the preemption fell alone, and the difference was claimed as a kill; thread
+/// 0 touches only `x0`, so running it before the section shows the same, and dfs calls
+/// the mutant equivalent within 3 preemptions. The original's search decides: no kill.
+#[test]
+fn a_split_section_is_not_killed_by_where_the_follow_put_its_preemption() {
+    let syncmut = std::path::PathBuf::from(env!("CARGO_BIN_EXE_syncmut"));
+    let dir = tempfile::tempdir().unwrap();
+    write_program(dir.path(), &consistency::program(147, THREADS));
+    let (verdict, reason) = verdict(
+        &syncmut,
+        dir.path(),
+        "default",
+        &["--native", "0"],
+        "^thread1#1:split-critical-section$",
     );
     assert_eq!(verdict, "survived", "{reason}");
     assert!(

@@ -414,14 +414,15 @@ impl<'a> Tally<'a> {
                 }
             }
         }
-        // A whole follow that ended otherwise is no proof either when the mutant has
-        // scheduling points of its own (a split critical section's new unlock): a
-        // preemption it took there lands elsewhere in the original's run. What the
-        // original's bounded search shows is the original's, whatever the run's
-        // preemptions. (Other mutants' follows keep their preemptions in place; asking
-        // the search for them too cost a slow design ten times its run time.)
-        if partial.is_none()
-            && self.places_calls
+        // A follow is no proof either when the mutant has scheduling points of its own
+        // (a split critical section's new unlock and lock): the original takes the
+        // choice made there at its next point instead, so a preemption lands elsewhere in
+        // its run, and the two differ by that alone, before the end of the follow or
+        // after it. What the original's bounded search shows is the original's, whatever
+        // the run's preemptions. (Other mutants' follows keep their preemptions in
+        // place; asking the search for them too cost a slow design ten times its run
+        // time.)
+        if self.places_calls
             && searchable
             && !absolute
             && matches!(self.searched(FOLLOW_CHECK_PREEMPTIONS), Ok(s) if s.observations.contains(&observed))
