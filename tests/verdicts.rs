@@ -426,11 +426,12 @@ fn a_survivor_of_every_controlled_schedule_is_killed_with_real_threads() {
         "{reason}"
     );
     // Before the hang was called a kill, it was looked for in the original's search
-    // within 2 preemptions and in 40 more runs of the original with real threads beside
-    // the baseline's 10.
+    // within 2 preemptions, in the original's run in the order of the hanging run's
+    // events and in 40 more runs of the original with real threads beside the
+    // baseline's 10.
     assert!(
         reason.contains(
-            "in its search of every schedule with at most 2 preemptions, 50 with real threads)"
+            "in its search of every schedule with at most 2 preemptions, 1 in the order of a run's events with real threads, 50 with real threads)"
         ),
         "{reason}"
     );
@@ -441,4 +442,24 @@ fn a_survivor_of_every_controlled_schedule_is_killed_with_real_threads() {
     );
     assert_eq!(verdict, "survived", "{reason}");
     assert!(reason.contains("survived 8 schedules"), "{reason}");
+}
+
+/// Two threads that take turns at one lock with real threads (a mutant's runs pace them
+/// so, tests/fixtures/verdicts/taking_turns) print ABABABAB, an order of the original
+/// that needs a preemption at almost every unlock: beyond its search within 2
+/// preemptions, and too rare for its runs with real threads. The original run in the
+/// order of the mutant's events prints it too, so the equivalent mutant (a trylock no
+/// other thread contends) survives; it was killed by that output before.
+#[test]
+fn an_order_of_real_threads_the_original_shows_in_that_order_kills_nothing() {
+    let (verdict, reason) = verdict_with(
+        "taking_turns",
+        "main#3:lock-to-trylock",
+        &["--mutant", "^main#3:lock-to-trylock$"],
+    );
+    assert_eq!(verdict, "survived", "{reason}");
+    assert!(
+        reason.contains("run(s) with real threads differed from the baseline's runs of the original, but its search within 2 preemptions, its run in the order of that run's events or more of its runs with real threads showed the same"),
+        "{reason}"
+    );
 }

@@ -352,6 +352,12 @@ pub fn follow_value(path: &std::path::Path) -> String {
     format!("follow:{}", path.display())
 }
 
+/// The `SYNCMUT_SCHEDULE` value that orders a traced run's events as the file at `path`
+/// lists their threads, one id a line (another run's, with real threads).
+pub fn events_value(path: &std::path::Path) -> String {
+    format!("events:{}", path.display())
+}
+
 /// The `SYNCMUT_SCHEDULE` value of the k-th PCT schedule for a run of about `steps`
 /// scheduling points (self-contained, so a saved value replays without other settings).
 pub fn pct_value(k: usize, depth: u32, steps: u64) -> String {
@@ -370,6 +376,8 @@ mod tests {
         assert_eq!(of(&pct_value(1, 2, 30)), Some(ScheduleKind::Pct));
         let follow = follow_value(std::path::Path::new("/tmp/s"));
         assert_eq!(of(&follow), Some(ScheduleKind::Follow));
+        let events = events_value(std::path::Path::new("/tmp/e"));
+        assert_eq!(of(&events), Some(ScheduleKind::Events));
         assert_eq!(of("default"), Some(ScheduleKind::Default));
         assert_eq!(of("bfs:1"), None);
         assert_eq!(

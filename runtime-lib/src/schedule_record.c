@@ -1,7 +1,7 @@
 /* The controlled scheduler's schedule file, both ways: recording every choice point
  * and writing them out (SYNCMUT_SCHEDULE_OUT; async-signal-safe, so it also runs from a
- * fatal signal), and reading one back for replay:<path> and follow:<path>, whose picks
- * are here. Also the signal handlers that save the file when no trace does. Split from
+ * fatal signal), and reading one back for replay:<path>, follow:<path> and events:<path>,
+ * whose picks are here. Also the signal handlers that save the file when no trace does. Split from
  * scheduler.c: the file format is one concern (runtime-lib/README.md describes it, and
  * schedule.rs reads it), apart from how threads are scheduled. */
 #define _GNU_SOURCE
@@ -24,7 +24,8 @@
 #include "races.h"
 
 /* replay and follow: the chosen thread of each choice point, in order, and its kind
- * (REPLAY_ANY when the line names none, as in a dfs prefix). */
+ * (REPLAY_ANY when the line names none, as in a dfs prefix); events: the thread of
+ * each event. */
 #define REPLAY_ANY 0xffu
 static uint32_t *replay_ids;
 static uint8_t *replay_kinds;
@@ -204,7 +205,7 @@ void syncmut_sched_record_run(struct sthread *chosen, const struct sthread *cur,
     chosen->readied = -1;
 }
 
-/* ---- replay and follow -------------------------------------------------------------- */
+/* ---- replay, follow and events ------------------------------------------------------ */
 
 /* Replay: the next recorded thread if it is among the n candidates, else `fallback`
  * (the file is used up, or stopped fitting: the rest of the run follows the default). */
@@ -253,6 +254,59 @@ struct sthread *syncmut_sched_follow_pick(int kind, uint32_t n, struct sthread *
         replay_pos++;
     }
     return fallback;
+}
+
+/* Events: the thread of each trace event of another run, in order (a run with real
+ * threads, which records no choices). Each thread's k-th event there has an index in
+ * the file; at a choice point the candidate whose next event (by its own count of
+ * events recorded so far) comes first there runs, so this run's events come in that
+ * run's order as far as its program lets them. Per thread, so an event one run has and
+ * the other lacks (a removed call) only shifts that thread's. A thread with no event
+ * left there, or one past the trace's table of threads, runs only by `fallback`. */
+static uint64_t *events_first; /* thread id k's indices: events_index[first[k]..first[k+1]) */
+static uint64_t *events_index;
+static uint32_t events_threads;
+
+static void index_events(void)
+{
+    for (uint64_t i = 0; i < replay_len; i++)
+        if (replay_ids[i] + 1 > events_threads)
+            events_threads = replay_ids[i] + 1;
+    events_first = calloc((size_t)events_threads + 1, sizeof *events_first);
+    events_index = malloc((size_t)(replay_len ? replay_len : 1) * sizeof *events_index);
+    if (events_first == NULL || events_index == NULL)
+        syncmut_fatal("SYNCMUT_SCHEDULE: events file: out of memory");
+    for (uint64_t i = 0; i < replay_len; i++)
+        events_first[replay_ids[i] + 1]++;
+    for (uint32_t k = 0; k < events_threads; k++)
+        events_first[k + 1] += events_first[k];
+    uint64_t *next = calloc((size_t)events_threads, sizeof *next);
+    if (next == NULL)
+        syncmut_fatal("SYNCMUT_SCHEDULE: events file: out of memory");
+    for (uint64_t i = 0; i < replay_len; i++) {
+        uint32_t k = replay_ids[i];
+        events_index[events_first[k] + next[k]++] = i;
+    }
+    free(next);
+}
+
+struct sthread *syncmut_sched_events_pick(uint32_t n, struct sthread *fallback)
+{
+    if (events_first == NULL)
+        index_events();
+    struct sthread *best = NULL;
+    uint64_t best_index = UINT64_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t id = syncmut_sched_candidates[i]->id;
+        if (id >= events_threads)
+            continue;
+        uint64_t k = events_first[id] + syncmut_trace_thread_events(id);
+        if (k < events_first[id + 1] && events_index[k] < best_index) {
+            best_index = events_index[k];
+            best = syncmut_sched_candidates[i];
+        }
+    }
+    return best != NULL ? best : fallback;
 }
 
 /* ---- SYNCMUT_SCHEDULE_OUT (async-signal-safe: open/write/close, static buffer) ------ */

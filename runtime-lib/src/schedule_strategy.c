@@ -255,6 +255,12 @@ static int parse_FOLLOW(const char *args)
     return parse_REPLAY(args);
 }
 
+/* events:<path>: the same file format, one thread id per event (schedule_record.c). */
+static int parse_EVENTS(const char *args)
+{
+    return parse_REPLAY(args);
+}
+
 static const struct schedule_kind {
     const char *name, *syntax;
     enum strategy strategy;

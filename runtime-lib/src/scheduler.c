@@ -244,6 +244,11 @@ static struct sthread *choose(struct sthread *me)
         if (n > 1)
             chosen = syncmut_sched_follow_pick(K_RUN, n, chosen);
         break;
+    case STRATEGY_EVENTS:
+        chosen = syncmut_sched_default_choice(me, n);
+        if (n > 1)
+            chosen = syncmut_sched_events_pick(n, chosen);
+        break;
     default:
         chosen = syncmut_sched_default_choice(me, n);
         break;
@@ -730,8 +735,9 @@ __attribute__((constructor(102))) static void scheduler_init(void)
     syncmut_sched_schedule_value = value;
     syncmut_sched_owner_pid = getpid();
     syncmut_sched_parse_strategy(value);
-    if (syncmut_sched_strategy == STRATEGY_REPLAY || syncmut_sched_strategy == STRATEGY_FOLLOW)
-        syncmut_sched_load_replay(value + 7);
+    if (syncmut_sched_strategy == STRATEGY_REPLAY || syncmut_sched_strategy == STRATEGY_FOLLOW ||
+        syncmut_sched_strategy == STRATEGY_EVENTS)
+        syncmut_sched_load_replay(value + 7); /* "replay:", "follow:", "events:" */
     const char *record = getenv(SYNCMUT_ENV_RECORD_STEPS);
     if (record != NULL && *record != '\0') {
         if (strcmp(record, "0") != 0 && strcmp(record, "1") != 0)

@@ -162,6 +162,7 @@ void syncmut_sched_record_choice(int kind, const struct sthread *chosen, const s
 void syncmut_sched_record_run(struct sthread *chosen, const struct sthread *cur, uint32_t n);
 struct sthread *syncmut_sched_replay_pick(uint32_t n, struct sthread *fallback);
 struct sthread *syncmut_sched_follow_pick(int kind, uint32_t n, struct sthread *fallback);
+struct sthread *syncmut_sched_events_pick(uint32_t n, struct sthread *fallback);
 void syncmut_sched_write_schedule_out(const char *how);
 void syncmut_sched_load_replay(const char *path);
 void syncmut_sched_start_recording(const char *path);

@@ -11,6 +11,7 @@
 
 #include "scheduler.h"
 #include "thread_hooks.h"
+#include "trace.h"
 
 /* Set while this thread's hook creates a thread: the pthread_create it then calls (the
  * scheduler's or the pass-through) is libc's, also where std_thread.c defines
@@ -22,11 +23,41 @@ int syncmut_hook_creating(void)
     return creating;
 }
 
+/* With real threads and a trace, a created thread is T<k> by creation order, as under
+ * the scheduler (otherwise by its first event): the scheduler's events: strategy runs
+ * another program in the order of this run's events by those names. */
+struct named_start {
+    void *(*start)(void *);
+    void *arg;
+    uint32_t k;
+};
+
+static void *run_named(void *boxed)
+{
+    struct named_start s = *(struct named_start *)boxed;
+    free(boxed);
+    syncmut_trace_set_thread_id(s.k);
+    return s.start(s.arg);
+}
+
+static int create_named(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+    struct named_start *boxed = malloc(sizeof *boxed);
+    if (boxed == NULL)
+        return pthread_create(thread, attr, start, arg);
+    *boxed = (struct named_start){start, arg, syncmut_trace_claim_thread_id()};
+    int rc = pthread_create(thread, attr, run_named, boxed);
+    if (rc != 0)
+        free(boxed);
+    return rc;
+}
+
 int syncmut_hook_pthread_create(const char *start_name, pthread_t *thread, const pthread_attr_t *attr,
                                 void *(*start)(void *), void *arg)
 {
     creating = 1;
     int rc = syncmut_sched_controls_me() ? syncmut_sched_create(start_name, thread, attr, start, arg)
+             : syncmut_trace_on()        ? create_named(thread, attr, start, arg)
                                          : pthread_create(thread, attr, start, arg);
     creating = 0;
     return rc;

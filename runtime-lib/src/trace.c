@@ -70,6 +70,25 @@ uint64_t syncmut_trace_recorded(void)
     return atomic_load_explicit(&trace_shared.claimed, memory_order_relaxed);
 }
 
+/* Events each of the first threads has recorded, for the scheduler's events: strategy
+ * (schedule_record.c), which reads them for threads stopped at a choice point. Each
+ * slot is written by its own thread alone. */
+#define COUNTED_THREADS 4096u
+static _Atomic uint64_t thread_events[COUNTED_THREADS];
+
+uint64_t syncmut_trace_thread_events(uint32_t k)
+{
+    return k < COUNTED_THREADS ? atomic_load_explicit(&thread_events[k], memory_order_relaxed) : 0;
+}
+
+static void count_event(uint32_t k)
+{
+    if (k < COUNTED_THREADS)
+        atomic_store_explicit(&thread_events[k],
+                              atomic_load_explicit(&thread_events[k], memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+}
+
 static void mark_truncated(void)
 {
     atomic_store_explicit(&trace_shared.truncated, true, memory_order_relaxed);
@@ -229,6 +248,11 @@ void syncmut_trace_set_thread_id(uint32_t k)
     my_thread = k + 1;
 }
 
+uint32_t syncmut_trace_claim_thread_id(void)
+{
+    return atomic_fetch_add_explicit(&next_thread, 1, memory_order_relaxed);
+}
+
 void syncmut_trace_set_thread_routine(const char *routine)
 {
     my_reads = UINT64_MAX;
@@ -252,6 +276,7 @@ void syncmut_trace_pthread(uint32_t site, syncmut_op action, int join)
     unsigned char *p = next_record(s);
     if (p == NULL)
         return;
+    count_event(my_thread - 1);
     uint32_t nglobals = trace_shared.nglobals;
     if (join && nglobals > 0 && syncmut_trace_reads_watching()) {
         /* Its snapshot is filled by the loads that follow (trace_reads.c): a mask and

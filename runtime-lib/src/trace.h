@@ -25,6 +25,14 @@ int syncmut_trace_on(void);
  * events (memory accesses) among the events. */
 uint64_t syncmut_trace_recorded(void);
 
+/* Events thread T<k> has recorded so far (0 for threads past the first 4096). */
+uint64_t syncmut_trace_thread_events(uint32_t k);
+
+/* A new thread's number k (T<k>), claimed by its creator with real threads, so threads
+ * are numbered by creation order there too; the new thread passes it to
+ * syncmut_trace_set_thread_id. */
+uint32_t syncmut_trace_claim_thread_id(void);
+
 /* Names the calling thread T<k> in the trace (the scheduler's creation-order id). */
 void syncmut_trace_set_thread_id(uint32_t k);
 

@@ -1,14 +1,18 @@
 //! The original along a mutant run's interleaving: what decides whether a difference is
 //! the mutant's or one the original shows under the same interleaving. When the original
 //! cannot take the mutant's choices to the end, [`Partial`] says where it stopped and
-//! whether the two already differed before.
+//! whether the two already differed before. A run with real threads records no choices;
+//! the original follows the order of its events instead ([`follow_native`]).
 
 use super::traces::{run_races, trace_error, traced_in, Lens, RunRaces, Unjudged};
 use super::Lab;
 use crate::observation::{Observation, Recorder};
 use std::path::Path;
 use syncmut_mutator::api::Family;
-use syncmut_runner::exec::Execution;
+use syncmut_mutator::metamutant::Build;
+use syncmut_runner::exec::{Execution, Limits, Status};
+use syncmut_runner::invocation::Invocation;
+use syncmut_runner::test_case::TestCase;
 use syncmut_runtime::schedule;
 use syncmut_runtime::trace;
 
@@ -204,4 +208,68 @@ fn partial_follow(
         before,
         preemptions,
     })
+}
+
+/// A run of the metamutant with `active` and real threads, no controlled scheduler,
+/// traced into `trace`: its events' order is what [`follow_native`] takes. An error is
+/// a failure of the machine.
+pub(super) fn run_native_traced(
+    build: &Build,
+    test: &TestCase,
+    active: &str,
+    limits: &Limits,
+    trace: &Path,
+) -> Result<Execution, String> {
+    let _ = std::fs::remove_file(trace);
+    Invocation {
+        active: Some(active.to_string()),
+        trace: Some(trace.to_path_buf()),
+        limits: *limits,
+        ..Invocation::for_test(&build.metamutant, test)
+    }
+    .run()
+    .map_err(|e| format!("{}: {e}", build.metamutant.display()))
+}
+
+/// The original in the order of a run with real threads (a mutant's), which records no
+/// choices: its trace (`native_trace`) says which thread recorded each event, and the
+/// original, under the controlled scheduler, takes at each choice point the thread that
+/// recorded the event it records next (`events:`). Real threads take turns in orders a
+/// search within a few preemptions does not reach (two threads alternating at one lock
+/// need a preemption at almost every unlock); this is the original in that order, as
+/// far as its program lets it. `None` when the trace has no event, or the original's
+/// run timed out (a busy-wait may hang under the scheduler that ends with real
+/// threads: no behaviour of the original to compare with). Files go to `work`.
+pub(super) fn follow_native(
+    build: &Build,
+    test: &TestCase,
+    limits: &Limits,
+    native_trace: &Path,
+    work: &Path,
+) -> Result<Option<Execution>, String> {
+    let mut order = String::new();
+    trace::visit(native_trace, &mut |event| {
+        if let Some(k) = event.thread.strip_prefix('T') {
+            order.push_str(k);
+            order.push('\n');
+        }
+    })
+    .map_err(|e| format!("{}: {e}", native_trace.display()))?;
+    if order.is_empty() {
+        return Ok(None);
+    }
+    let events = work.join("native.events");
+    std::fs::write(&events, order).map_err(|e| format!("{}: {e}", events.display()))?;
+    let trace = work.join("in-order.trace");
+    let _ = std::fs::remove_file(&trace);
+    let execution = Invocation {
+        active: Some(String::new()),
+        trace: Some(trace),
+        schedule: Some(schedule::events_value(&events)),
+        limits: *limits,
+        ..Invocation::for_test(&build.metamutant, test)
+    }
+    .run()
+    .map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
+    Ok((execution.status != Status::TimedOut).then_some(execution))
 }

@@ -4,7 +4,7 @@
 //! what a survivor was tried on).
 
 use super::baseline::{run_native, search_bounded, FOLLOW_CHECK_PREEMPTIONS};
-use super::follow::follow_original;
+use super::follow::{follow_native, follow_original, run_native_traced};
 use super::tally::Tally;
 use super::traces::{
     divergence_seq, keep_stderr, keep_trace, run_races, traced, traced_in, Lens, RunRaces, Unjudged,
@@ -91,17 +91,27 @@ pub(super) fn run_mutant(
         run_mutant_listed(&lab, mutant, schedules, explores, stop_at_kill, &mut tally)
     };
     if ran.is_ok() && tally.first_kill.is_none() && build.catalogue.kind == Family::Pthread {
+        let work =
+            tempfile::tempdir().map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
+        let trace = work.path().join("native.trace");
         for run in 1..=config.native {
-            let execution = match run_native(build, test, &active, 1, &limits) {
-                Ok(mut runs) => runs.remove(0),
+            let execution = match run_native_traced(build, test, &active, &limits, &trace) {
+                Ok(execution) => execution,
                 Err(message) => {
                     ran = Err(Unjudged::Environment(message));
                     break;
                 }
             };
+            let mut original_in_order = || follow_native(build, test, &limits, &trace, work.path());
             let mut original_again =
                 || run_native(build, test, "", 1, &limits).map(|mut runs| runs.remove(0));
-            match tally.add_native(build, &execution, run, &mut original_again) {
+            match tally.add_native(
+                build,
+                &execution,
+                run,
+                &mut original_in_order,
+                &mut original_again,
+            ) {
                 Ok(false) => {}
                 Ok(true) => break,
                 Err(message) => {
@@ -235,7 +245,7 @@ fn survived_reason(
     }
     if tally.native_refuted > 0 {
         reason.push_str(&format!(
-            "; {} run(s) with real threads differed from the baseline's runs of the original, but its search within {FOLLOW_CHECK_PREEMPTIONS} preemptions or more of its runs with real threads showed the same",
+            "; {} run(s) with real threads differed from the baseline's runs of the original, but its search within {FOLLOW_CHECK_PREEMPTIONS} preemptions, its run in the order of that run's events or more of its runs with real threads showed the same",
             tally.native_refuted
         ));
     }

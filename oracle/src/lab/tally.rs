@@ -138,6 +138,9 @@ pub(super) struct Tally<'a> {
     /// Runs with real threads that differed from the baseline's runs of the original,
     /// but not from its bounded search's or its further runs with real threads: not kills.
     pub(super) native_refuted: usize,
+    /// The original's runs in the order of a mutant's run with real threads, among
+    /// `native_originals`.
+    followed_natively: usize,
     /// The original's bounded search on this test, shared by every mutant, and how to
     /// make it.
     shared_search: &'a [OnceLock<Result<BoundedSearch, String>>],
@@ -215,6 +218,7 @@ impl<'a> Tally<'a> {
             timeout_confirmed: None,
             timeouts_not_confirmed: 0,
             native_refuted: 0,
+            followed_natively: 0,
             shared_search: &plan.searched,
             search,
             searched: HashMap::new(),
@@ -540,19 +544,21 @@ impl<'a> Tally<'a> {
         }
     }
 
-    /// Judges one run with real threads (the `run`-th); true when it kills. Without a
-    /// recorded interleaving the original cannot follow it, so it kills by what no run of
-    /// the original showed, controlled or native: a failure (crash, assertion, hang), or
-    /// an exit status and output. The baseline's sample of the original is small, so a
-    /// difference from it is first looked for in the original's bounded search (every
-    /// schedule with at most [`FOLLOW_CHECK_PREEMPTIONS`] preemptions) and then in up to
+    /// Judges one run with real threads (the `run`-th); true when it kills. It kills by
+    /// what no run of the original showed, controlled or native: a failure (crash,
+    /// assertion, hang), or an exit status and output. The baseline's sample of the
+    /// original is small, so a difference from it is first looked for in the original's
+    /// bounded search (every schedule with at most [`FOLLOW_CHECK_PREEMPTIONS`]
+    /// preemptions), then in the original's run in the order of this run's events
+    /// (`original_in_order`, `None` when it has none), then in up to
     /// [`NATIVE_CONFIRM_RUNS`] more runs of the original with real threads
-    /// (`original_again` makes one; its error is a failure of the machine).
+    /// (`original_again` makes one). Their errors are failures of the machine.
     pub(super) fn add_native(
         &mut self,
         build: &Build,
         execution: &Execution,
         run: usize,
+        original_in_order: &mut dyn FnMut() -> Result<Option<Execution>, String>,
         original_again: &mut dyn FnMut() -> Result<Execution, String>,
     ) -> Result<bool, String> {
         self.runs += 1;
@@ -585,8 +591,14 @@ impl<'a> Tally<'a> {
             self.native_refuted += 1;
             return Ok(false);
         }
-        for _ in 0..NATIVE_CONFIRM_RUNS {
-            let again = original_again()?;
+        let in_order = original_in_order()?;
+        self.followed_natively += usize::from(in_order.is_some());
+        for again in in_order
+            .into_iter()
+            .map(Ok)
+            .chain((0..NATIVE_CONFIRM_RUNS).map(|_| original_again()))
+        {
+            let again = again?;
             self.executions += 1;
             self.elapsed += again.elapsed;
             let seen = Observation::new(&again, &Trace::default(), &[], self.mask);
@@ -608,9 +620,13 @@ impl<'a> Tally<'a> {
                 _ => String::new(),
             };
             let reason = format!(
-                "{reason} with real threads (native run {run}); no run of the original showed it ({} under the scheduler{searched}, {} with real threads)",
+                "{reason} with real threads (native run {run}); no run of the original showed it ({} under the scheduler{searched}{}, {} with real threads)",
                 self.original.len(),
-                self.native_originals.len()
+                match self.followed_natively {
+                    0 => String::new(),
+                    n => format!(", {n} in the order of a run's events with real threads"),
+                },
+                self.native_originals.len() - self.followed_natively
             );
             self.first_kill = Some((verdict, reason, "native".to_string()));
         }
