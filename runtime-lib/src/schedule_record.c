@@ -1,9 +1,10 @@
 /* The controlled scheduler's schedule file, both ways: recording every choice point
  * and writing them out (SYNCMUT_SCHEDULE_OUT; async-signal-safe, so it also runs from a
- * fatal signal), and reading one back for replay:<path>, follow:<path> and events:<path>,
- * whose picks are here. Also the signal handlers that save the file when no trace does. Split from
- * scheduler.c: the file format is one concern (runtime-lib/README.md describes it, and
- * schedule.rs reads it), apart from how threads are scheduled. */
+ * fatal signal), and reading one back for replay:<path>, follow:<path> and
+ * events:<path>, whose picks are here. Also the signal handlers that save the file when
+ * no trace does. Split from scheduler.c: the file format is one concern
+ * (runtime-lib/README.md describes it, and schedule.rs reads it), apart from how threads
+ * are scheduled. */
 #define _GNU_SOURCE
 #include "signal_safe_out.h"
 #include "scheduler_internal.h"
@@ -300,8 +301,11 @@ struct sthread *syncmut_sched_events_pick(uint32_t n, struct sthread *fallback)
         uint32_t id = syncmut_sched_candidates[i]->id;
         if (id >= events_threads)
             continue;
-        uint64_t k = events_first[id] + syncmut_trace_thread_events(id);
-        if (k < events_first[id + 1] && events_index[k] < best_index) {
+        uint64_t done = syncmut_trace_thread_events(id); /* UINT64_MAX: not counted */
+        if (done >= events_first[id + 1] - events_first[id])
+            continue;
+        uint64_t k = events_first[id] + done;
+        if (events_index[k] < best_index) {
             best_index = events_index[k];
             best = syncmut_sched_candidates[i];
         }

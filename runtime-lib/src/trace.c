@@ -78,7 +78,8 @@ static _Atomic uint64_t thread_events[COUNTED_THREADS];
 
 uint64_t syncmut_trace_thread_events(uint32_t k)
 {
-    return k < COUNTED_THREADS ? atomic_load_explicit(&thread_events[k], memory_order_relaxed) : 0;
+    return k < COUNTED_THREADS ? atomic_load_explicit(&thread_events[k], memory_order_relaxed)
+                               : UINT64_MAX;
 }
 
 static void count_event(uint32_t k)

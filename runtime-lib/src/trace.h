@@ -25,7 +25,8 @@ int syncmut_trace_on(void);
  * events (memory accesses) among the events. */
 uint64_t syncmut_trace_recorded(void);
 
-/* Events thread T<k> has recorded so far (0 for threads past the first 4096). */
+/* Events thread T<k> has recorded so far; UINT64_MAX (not counted) for threads past the
+ * first 4096. */
 uint64_t syncmut_trace_thread_events(uint32_t k);
 
 /* A new thread's number k (T<k>), claimed by its creator with real threads, so threads

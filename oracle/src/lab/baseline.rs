@@ -6,7 +6,8 @@
 //! decide a mutant run the original could not follow. Apart from the mutants' side,
 //! which only reads what it leaves.
 //!
-//! Why a test is set aside, in words, is `set_aside.rs`.
+//! Why a test is set aside, in words, is `set_aside.rs`; the uninstrumented build's check
+//! is `original_build.rs`.
 
 use super::original_build::check_original_build;
 use super::set_aside::{fails_expectation, missing_files_hint, unusable};

@@ -90,7 +90,11 @@ pub(super) fn run_mutant(
         };
         run_mutant_listed(&lab, mutant, schedules, explores, stop_at_kill, &mut tally)
     };
-    if ran.is_ok() && tally.first_kill.is_none() && build.catalogue.kind == Family::Pthread {
+    if ran.is_ok()
+        && tally.first_kill.is_none()
+        && build.catalogue.kind == Family::Pthread
+        && config.native > 0
+    {
         let work =
             tempfile::tempdir().map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
         let trace = work.path().join("native.trace");

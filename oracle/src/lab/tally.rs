@@ -136,7 +136,8 @@ pub(super) struct Tally<'a> {
     /// Runs that timed out under their first limit but finished under the larger one.
     pub(super) timeouts_not_confirmed: usize,
     /// Runs with real threads that differed from the baseline's runs of the original,
-    /// but not from its bounded search's or its further runs with real threads: not kills.
+    /// but not from its bounded search's, its run in their order or its further runs with
+    /// real threads: not kills.
     pub(super) native_refuted: usize,
     /// The original's runs in the order of a mutant's run with real threads, among
     /// `native_originals`.
