@@ -336,6 +336,16 @@ fn what_only_real_threads_show_keeps_the_test_with_a_note() {
         "{stdout}"
     );
     assert!(stdout.contains("mutation score"), "{stdout}");
+    // Without runs with real threads, the note does not promise them.
+    let (out, _) = run(
+        "real_threads_only",
+        &["--mutant", "^main#1:remove$", "--native", "0"],
+    );
+    let hint = baseline(out.path(), "timing")["hint"].to_string();
+    assert!(
+        hint.ends_with("with --native 0 no mutant is judged on it\""),
+        "{hint}"
+    );
 }
 
 /// A test whose original build wrote, by its timing, what a rare interleaving writes

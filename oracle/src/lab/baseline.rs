@@ -209,7 +209,7 @@ pub(super) fn baseline(
         flaky: flaky.iter().map(|f| f.finding.clone()).collect(),
         ..summarise(test, &runs, set_aside)
     };
-    baseline.hint = original_build_shown.map(|shown| shown.hint());
+    baseline.hint = original_build_shown.map(|shown| shown.hint(config.native));
     if let Some(hint) = missing_files_hint(build, test, baseline.status) {
         match &mut baseline.set_aside_because {
             Some(reason) => *reason = format!("{reason}; {hint}"),

@@ -25,10 +25,15 @@ pub(super) enum OriginalBuildShown {
 }
 
 impl OriginalBuildShown {
-    /// The baseline's note on the test, which stays usable.
-    pub(super) fn hint(&self) -> String {
+    /// The baseline's note on the test, which stays usable; `native`, the runs with real
+    /// threads each survivor gets (`--native`).
+    pub(super) fn hint(&self, native: usize) -> String {
+        let judged = match native {
+            0 => "with --native 0 no mutant is judged on it",
+            _ => "the runs with real threads (--native) judge mutants on it",
+        };
         match self {
-            OriginalBuildShown::WithRealThreads => "with real threads the original build wrote what none of the controlled runs of the original did, and so did the metamutant without a mutant: the controlled schedules switch threads only at synchronization calls and do not reach that behaviour; the runs with real threads (--native) judge mutants on it".to_string(),
+            OriginalBuildShown::WithRealThreads => format!("with real threads the original build wrote what none of the controlled runs of the original did, and so did the metamutant without a mutant: the controlled schedules switch threads only at synchronization calls and do not reach that behaviour; {judged}"),
             OriginalBuildShown::BySearch(runs) => format!("with real threads the original build wrote what none of the sampled schedules of the original did; the original's search of every schedule with at most {FOLLOW_CHECK_PREEMPTIONS} preemptions ({runs} runs) shows it too: a rare interleaving, not a change the instrumentation made"),
         }
     }
