@@ -73,6 +73,7 @@ fn main() {
                         totals.killed += a.killed;
                         totals.inconsistent += a.inconsistencies.len();
                         totals.beyond_bound += a.beyond_bound;
+                        totals.killed_within_3 += a.killed_within_3;
                         totals.self_kills += a.self_kills;
                     }
                     Err(_) => {
@@ -93,11 +94,12 @@ fn main() {
         println!("kept: {}", work.keep().display());
     }
     println!(
-        "{programs} programs ({parallel} at a time), {} mutants, {} killed and checked by dfs: {} inconsistencies ({} of them not equivalent within 3 preemptions), {} self-kills, {} failed, {} s",
+        "{programs} programs ({parallel} at a time), {} mutants, {} killed and checked by dfs: {} inconsistencies ({} of them not equivalent within 3 preemptions, {} of those killed there), {} self-kills, {} failed, {} s",
         t.mutants,
         t.killed,
         t.inconsistent,
         t.beyond_bound,
+        t.killed_within_3,
         t.self_kills,
         t.failed,
         started.elapsed().as_secs()
@@ -111,6 +113,7 @@ struct Totals {
     killed: usize,
     inconsistent: usize,
     beyond_bound: usize,
+    killed_within_3: usize,
     self_kills: u64,
     failed: usize,
 }

@@ -1,8 +1,9 @@
 //! The strategies of `syncmut run` agree on small generated pthread programs
 //! (tests/util/consistency.rs): no mutant killed under the default budget, random or pct
 //! is one that exhaustive dfs calls equivalent, and the original is never killed by
-//! itself. The suite checks one generated program whole and three former false kills alone;
-//! `cargo bench --bench consistency` checks 200.
+//! itself. The suite checks one generated program whole, three former false kills alone
+//! and one kill that lies beyond dfs's bound of two; `cargo bench --bench consistency`
+//! checks 200.
 
 #[path = "util/consistency.rs"]
 mod consistency;
@@ -179,6 +180,34 @@ fn a_split_section_is_not_killed_by_where_the_follow_put_its_preemption() {
     assert_eq!(verdict, "survived", "{reason}");
     assert!(
         reason.contains("but its search within at most 2 preemptions showed the same"),
+        "{reason}"
+    );
+}
+
+/// Program 41's mutant that splits thread 1's second `m0` section: the default budget
+/// kills it by a random schedule that preempts nine times, and dfs within 2 preemptions
+/// calls it equivalent. dfs within 3 decides: a run with 3 preemptions shows what none of
+/// the original's schedules with at most 3 does (its own search, which covers the bound,
+/// decides the run the original could not follow), so the kill lies beyond dfs's bound
+/// of 2, not against it.
+#[test]
+fn dfs_within_three_preemptions_decides_a_run_with_three_by_its_own_search() {
+    let syncmut = std::path::PathBuf::from(env!("CARGO_BIN_EXE_syncmut"));
+    let dir = tempfile::tempdir().unwrap();
+    write_program(dir.path(), &consistency::program(41, THREADS));
+    let mut dfs = consistency::DFS.to_vec();
+    assert_eq!(dfs[2], "--preemptions");
+    dfs[3] = "3";
+    let (verdict, reason) = verdict(
+        &syncmut,
+        dir.path(),
+        "dfs-3",
+        &dfs,
+        "^thread1#3:split-critical-section$",
+    );
+    assert_eq!(verdict, "killed-by-trace", "{reason}");
+    assert!(
+        reason.contains("runs of its search with at most 3 preemptions (every such schedule; the mutant's run had 3) shows this"),
         "{reason}"
     );
 }

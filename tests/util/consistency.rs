@@ -182,6 +182,9 @@ pub struct Agreement {
     /// Inconsistencies whose mutant dfs within three preemptions does not call equivalent:
     /// the kill may lie beyond the bound of two.
     pub beyond_bound: usize,
+    /// Of those, the ones dfs within three preemptions kills: the kill lies beyond the
+    /// bound of two, and is no inconsistency.
+    pub killed_within_3: usize,
     /// Kills of the original by itself (`--self-check` under the default budget).
     pub self_kills: u64,
     /// `mutant: verdict (reason)` of each of them: with real threads they rarely repeat.
@@ -295,6 +298,9 @@ pub fn check(syncmut: &Path, dir: &Path, seed: u64, max_threads: usize) -> Agree
             let (verdict, _) = &wider[mutant];
             if verdict != "equivalent-exhaustive" {
                 agreement.beyond_bound += 1;
+            }
+            if verdict.starts_with("killed") {
+                agreement.killed_within_3 += 1;
             }
             agreement.inconsistencies.push(format!(
                 "{mutant}: equivalent under dfs, but {}; within 3 preemptions dfs says {verdict}",

@@ -66,6 +66,10 @@ pub(super) struct OriginalRuns {
     /// (the original could not follow that run's interleaving to its end) and shared by
     /// every mutant; under dfs, the baseline's own search, whatever the bound.
     pub(super) searched: Arc<Vec<OnceLock<Result<BoundedSearch, String>>>>,
+    /// Under `--strategy dfs`, its preemption bound: the baseline's own search (in
+    /// `searched[0]`) covers every run of a mutant with up to this many preemptions, also
+    /// past [`FOLLOW_CHECK_PREEMPTIONS`].
+    pub(super) dfs_bound: Option<u32>,
 }
 
 /// The original's runs over every schedule within a preemption bound: what decides a
@@ -269,6 +273,10 @@ pub(super) fn baseline(
         mask,
         races,
         searched,
+        dfs_bound: match (dfs, config.strategy.strategy) {
+            (true, Strategy::Dfs { preemptions, .. }) => Some(preemptions),
+            _ => None,
+        },
     });
     Ok((baseline, plan))
 }

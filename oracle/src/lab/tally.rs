@@ -145,6 +145,8 @@ pub(super) struct Tally<'a> {
     /// The original's bounded search on this test, shared by every mutant, and how to
     /// make it.
     shared_search: &'a [OnceLock<Result<BoundedSearch, String>>],
+    /// [`OriginalRuns::dfs_bound`].
+    dfs_bound: Option<u32>,
     search: Box<dyn Fn(u32) -> Result<BoundedSearch, String> + 'a>,
     /// Those searches' runs as this mutant's are seen (its sites hidden), by preemption
     /// bound, once needed.
@@ -221,6 +223,7 @@ impl<'a> Tally<'a> {
             native_refuted: 0,
             followed_natively: 0,
             shared_search: &plan.searched,
+            dfs_bound: plan.dfs_bound,
             search,
             searched: HashMap::new(),
             first_kill: None,
@@ -244,7 +247,11 @@ impl<'a> Tally<'a> {
     /// this test, its runs seen as this mutant's: made (once per test and bound) the first
     /// time it is needed.
     fn searched(&mut self, preemptions: u32) -> Result<&Searched, String> {
-        let Some(cell) = self.shared_search.get(preemptions as usize) else {
+        let slot = match self.dfs_bound {
+            Some(bound) if preemptions > FOLLOW_CHECK_PREEMPTIONS && preemptions <= bound => 0,
+            _ => preemptions as usize,
+        };
+        let Some(cell) = self.shared_search.get(slot) else {
             return Err(format!("the mutant's run preempted {preemptions} times, more than the original's search covers ({FOLLOW_CHECK_PREEMPTIONS})"));
         };
         if !self.searched.contains_key(&preemptions) {
