@@ -313,18 +313,32 @@ pub(super) fn run_native(
     runs: usize,
     limits: &Limits,
 ) -> Result<Vec<Execution>, String> {
-    let invocation = Invocation {
+    (0..runs)
+        .map(|_| run_native_traced(build, test, active, limits, None))
+        .collect()
+}
+
+/// One run of the metamutant with `active` and real threads, traced into `trace` when
+/// given (its events' order is what the original can follow: `follow::follow_native`).
+/// An error is a failure of the machine.
+pub(super) fn run_native_traced(
+    build: &Build,
+    test: &TestCase,
+    active: &str,
+    limits: &Limits,
+    trace: Option<&Path>,
+) -> Result<Execution, String> {
+    if let Some(trace) = trace {
+        let _ = std::fs::remove_file(trace);
+    }
+    Invocation {
         active: Some(active.to_string()),
+        trace: trace.map(Path::to_path_buf),
         limits: *limits,
         ..Invocation::for_test(&build.metamutant, test)
-    };
-    (0..runs)
-        .map(|_| {
-            invocation
-                .run()
-                .map_err(|e| format!("{}: {e}", build.metamutant.display()))
-        })
-        .collect()
+    }
+    .run()
+    .map_err(|e| format!("{}: {e}", build.metamutant.display()))
 }
 
 /// Runs the original on `lab.test` under the first schedule `repeats` times, each repeat

@@ -210,27 +210,6 @@ fn partial_follow(
     })
 }
 
-/// A run of the metamutant with `active` and real threads, no controlled scheduler,
-/// traced into `trace`: its events' order is what [`follow_native`] takes. An error is
-/// a failure of the machine.
-pub(super) fn run_native_traced(
-    build: &Build,
-    test: &TestCase,
-    active: &str,
-    limits: &Limits,
-    trace: &Path,
-) -> Result<Execution, String> {
-    let _ = std::fs::remove_file(trace);
-    Invocation {
-        active: Some(active.to_string()),
-        trace: Some(trace.to_path_buf()),
-        limits: *limits,
-        ..Invocation::for_test(&build.metamutant, test)
-    }
-    .run()
-    .map_err(|e| format!("{}: {e}", build.metamutant.display()))
-}
-
 /// The original in the order of a run with real threads (a mutant's), which records no
 /// choices: its trace (`native_trace`) says which thread recorded each event, and the
 /// original, under the controlled scheduler, takes at each choice point the thread that

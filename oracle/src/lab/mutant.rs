@@ -3,8 +3,8 @@
 //! trace kept; then the pair's verdict and the reason that explains it (kill fraction,
 //! what a survivor was tried on).
 
-use super::baseline::{run_native, search_bounded, FOLLOW_CHECK_PREEMPTIONS};
-use super::follow::{follow_native, follow_original, run_native_traced};
+use super::baseline::{run_native, run_native_traced, search_bounded, FOLLOW_CHECK_PREEMPTIONS};
+use super::follow::{follow_native, follow_original};
 use super::tally::Tally;
 use super::traces::{
     divergence_seq, keep_stderr, keep_trace, run_races, traced, traced_in, Lens, RunRaces, Unjudged,
@@ -99,7 +99,7 @@ pub(super) fn run_mutant(
             tempfile::tempdir().map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
         let trace = work.path().join("native.trace");
         for run in 1..=config.native {
-            let execution = match run_native_traced(build, test, &active, &limits, &trace) {
+            let execution = match run_native_traced(build, test, &active, &limits, Some(&trace)) {
                 Ok(execution) => execution,
                 Err(message) => {
                     ran = Err(Unjudged::Environment(message));
