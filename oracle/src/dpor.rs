@@ -14,8 +14,9 @@
 //!   and for the step each thread was left pending at the end, [`races`] finds the last
 //!   earlier step of another thread it depends on (same object, not both reads; an
 //!   unknown object, or `main`'s last step, which returns from `main` and so ends every
-//!   thread; a `pthread_join` of thread k acts only on k's end, which k's last step
-//!   acts on besides its own objects) that does not happen before it, and adds the
+//!   thread, unless it is a join of a thread still running, which blocks; a
+//!   `pthread_join` of thread k acts only on k's end, which k's last step acts on
+//!   besides its own objects) that does not happen before it, and adds the
 //!   step's thread to the backtrack set of that earlier step's point (every option of
 //!   the point when the thread was not one of them). Happens-before is program order,
 //!   the dependent steps in the run's order, and the edges the runtime records when a
@@ -142,7 +143,14 @@ pub fn races(schedule: &Schedule, bounded: bool) -> Vec<(usize, Vec<u32>)> {
             .get(&id)
             .and_then(|ks| ks.get(ks.partition_point(|i| *i < k)).copied());
         if id == 0 && (next.is_none() || next == main_last) {
-            step.objects = None;
+            // Where `main` may return. Not at a join of a thread that has not ended by
+            // k: taken there, the join blocks, acting only on that thread's end.
+            let joins_running = |t: u32| last_of.get(&t).is_none_or(|l| *l >= k);
+            let blocks = matches!(step.objects.as_deref(),
+                Some([o]) if *o > exit_object(0) && joins_running(*o - exit_object(0)));
+            if !blocks {
+                step.objects = None;
+            }
         } else if next.is_none() || next == last_of.get(&id).copied() {
             // Its last step in this run, or one the run never took (which may be the
             // one it ends after).

@@ -22,10 +22,11 @@ use Op::*;
 /// index, 0 = initial), in its order, and the final memory.
 type Observation = (Vec<Vec<u32>>, Vec<(u32, u32)>);
 
-/// Runs `threads` (ids 1, 2, …; thread 0, `main`, takes no step) under `prefix`, then
-/// as the runtime's `default` (the running thread goes on while it can, else the
-/// lowest id). Returns the schedule file and what the run showed.
-fn run(threads: &[Vec<Op>], prefix: &[u32]) -> (String, Observation) {
+/// Runs `threads` under `prefix`, then as the runtime's `default` (the running thread
+/// goes on while it can, else the lowest id). The threads are numbered from `first`:
+/// from 1, thread 0 (`main`) takes no step; from 0, the first is `main`, whose last step
+/// returns from `main`. Returns the schedule file and what the run showed.
+fn run(threads: &[Vec<Op>], prefix: &[u32], first: u32) -> (String, Observation) {
     let n = threads.len();
     let mut pc = vec![0usize; n];
     let mut holder: std::collections::HashMap<u32, usize> = Default::default();
@@ -39,7 +40,7 @@ fn run(threads: &[Vec<Op>], prefix: &[u32]) -> (String, Observation) {
         Read(o) => format!("r{o}"),
         Write(o) => format!("o{o}"),
         Lock(l) | Unlock(l) => format!("o{}", 100 + l),
-        Join(t) => format!("j{}", t + 1),
+        Join(t) => format!("j{}", *t as u32 + first),
     };
     // As the runtime: a lock attempt is a step; when the lock is held the thread blocks
     // (no longer an option) until the unlock wakes it, and retries.
@@ -55,7 +56,7 @@ fn run(threads: &[Vec<Op>], prefix: &[u32]) -> (String, Observation) {
             .filter(|c| enabled.contains(c))
             .unwrap_or(enabled[0]);
         let chosen = if enabled.len() > 1 {
-            let want = prefix.get(choices).map(|id| *id as usize - 1);
+            let want = prefix.get(choices).map(|id| (*id - first) as usize);
             choices += 1;
             want.filter(|w| enabled.contains(w)).unwrap_or(default)
         } else {
@@ -65,11 +66,17 @@ fn run(threads: &[Vec<Op>], prefix: &[u32]) -> (String, Observation) {
             .iter()
             .map(|&t| {
                 let b = readied[t].map(|k| format!(":b{k}")).unwrap_or_default();
-                format!("{}:-:{}{b}", t + 1, object(&threads[t][pc[t]]))
+                format!("{}:-:{}{b}", t as u32 + first, object(&threads[t][pc[t]]))
             })
             .collect();
-        let cur = current.map(|c| (c + 1).to_string()).unwrap_or("-".into());
-        let line = format!("{} run {cur} {} e0\n", chosen + 1, options.join(","));
+        let cur = current
+            .map(|c| (c as u32 + first).to_string())
+            .unwrap_or("-".into());
+        let line = format!(
+            "{} run {cur} {} e0\n",
+            chosen as u32 + first,
+            options.join(",")
+        );
         text.push_str(&if enabled.len() > 1 {
             line
         } else {
@@ -129,12 +136,22 @@ fn run(threads: &[Vec<Op>], prefix: &[u32]) -> (String, Observation) {
 
 /// Searches `threads` to exhaustion: the runs made and the observations seen.
 fn search(threads: &[Vec<Op>], por: Por, bound: u32) -> (usize, BTreeSet<Observation>) {
+    search_from(threads, por, bound, 1)
+}
+
+/// [`search`], the threads numbered from `first` (see [`run`]).
+fn search_from(
+    threads: &[Vec<Op>],
+    por: Por,
+    bound: u32,
+    first: u32,
+) -> (usize, BTreeSet<Observation>) {
     let mut tree = Tree::new(por, bound);
     let mut prefix = Vec::new();
     let mut seen = BTreeSet::new();
     for runs in 1.. {
         assert!(runs < 100_000, "the search does not end");
-        let (text, observation) = run(threads, &prefix);
+        let (text, observation) = run(threads, &prefix, first);
         seen.insert(observation);
         let schedule = schedule::parse(&text).unwrap();
         tree.extend(schedule, prefix.len());
@@ -320,4 +337,25 @@ fn reduction_keeps_every_observation_of_random_programs() {
     assert!(reduced * 2 < full, "{reduced} of {full} runs");
     assert!(programs > 100, "{programs} programs");
     eprintln!("{programs} programs: {reduced} runs with dpor, {full} without (unbounded); sleep sets under a bound lost observations on {sleep_lost} program×bound pairs");
+}
+
+#[test]
+fn a_join_of_main_that_blocks_is_not_where_main_returns() {
+    // `main` joins two workers that each run two critical sections. The join attempts
+    // while a worker runs block: they act on that worker's end, not on every step as
+    // `main`'s return does, so they are not tried between each pair of the workers'
+    // steps. Every observation is kept, unbounded and bounded.
+    let section = [Lock(1), Read(1), Write(1), Unlock(1)];
+    let worker = [section, section].concat();
+    let p = [vec![Join(1), Join(2)], worker.clone(), worker];
+    let (runs, seen) = search_from(&p, Por::Dpor, UNBOUNDED, 0);
+    assert_eq!(seen.len(), 6, "{seen:?}");
+    // 612 when every join attempt of `main` counted as its return. What is left is
+    // mostly the attempts on the taken lock, each a step of its own (see above).
+    assert!(runs <= 400, "{runs} runs");
+    for bound in [0, 1, 2] {
+        let (_, none_seen) = search_from(&p, Por::None, bound, 0);
+        let (_, seen) = search_from(&p, Por::Dpor, bound, 0);
+        assert_eq!(seen, none_seen, "bound {bound}");
+    }
 }
