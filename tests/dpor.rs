@@ -28,9 +28,21 @@ fn explore(
     budget: usize,
     work: &Path,
 ) -> Report {
+    explore_with(build, &[], preemptions, por, budget, work)
+}
+
+/// [`explore`] with arguments for the program.
+fn explore_with(
+    build: &syncmut_mutator::metamutant::Build,
+    args: &[String],
+    preemptions: u32,
+    por: Por,
+    budget: usize,
+    work: &Path,
+) -> Report {
     let program = Invocation {
         active: Some(String::new()),
-        ..Invocation::new(&build.metamutant, &[])
+        ..Invocation::new(&build.metamutant, args)
     };
     let config = ExploreSettings {
         strategy: Strategy::Dfs { preemptions, por },
@@ -43,11 +55,10 @@ fn explore(
 #[test]
 fn the_reduction_explores_fewer_schedules_of_independent_threads() {
     // Two threads, each taking its own mutex twice: nothing one does depends on the
-    // other. What remains are the orders of each thread's steps against `main`'s
-    // create and join calls (they act on every object) and its return. With at most
-    // one preemption the full search runs 29 schedules, sleep sets 19 and the reduction
-    // 12 (measured when this test was written): the reduction must keep at least
-    // halving the full search, and cover the same bounded space.
+    // other. With at most one preemption the full search runs 29 schedules, sleep sets
+    // 19 and the reduction 1 (12 before `main`'s blocking joins and failed lock attempts
+    // stopped counting as steps that act): the reduction must keep at least halving the
+    // full search, and cover the same bounded space.
     let dir = tempfile::tempdir().unwrap();
     let b = build(
         &util::fixture("dpor/independent.c"),
@@ -121,4 +132,49 @@ fn the_reduction_finds_a_lost_update_and_claims_exhaustion_only_on_the_correct_t
             report.runs
         );
     }
+}
+
+#[test]
+fn the_reduction_runs_about_one_schedule_per_order_of_critical_sections() {
+    // Two threads × two sections on one lock under `main`'s joins: 6 orders. A failed
+    // attempt on the held lock and a join of a running thread would only block, and the
+    // runtime says so (`:w`): counted as steps that act, every place they could fall made
+    // an interleaving of its own (996 runs to exhaust). Exhausted in at most two runs an
+    // order, and the one order that needs preemptions (the assertion with an argument) is
+    // found unbounded and within 2 preemptions, as the full search finds it.
+    let dir = tempfile::tempdir().unwrap();
+    let b = build(
+        &util::fixture("dpor/sections.c"),
+        dir.path(),
+        Interleave::Sync,
+    );
+    let clean = explore(&b, UNBOUNDED, Por::Dpor, 1000, &dir.path().join("clean"));
+    assert!(
+        clean.found.is_none() && clean.exhausted && clean.runs <= 12,
+        "{} runs, exhausted: {}",
+        clean.runs,
+        clean.exhausted
+    );
+    let check = ["check".to_string()];
+    for (preemptions, por) in [(UNBOUNDED, Por::Dpor), (2, Por::Dpor), (2, Por::None)] {
+        let report = explore_with(
+            &b,
+            &check,
+            preemptions,
+            por,
+            1000,
+            &dir.path().join("check"),
+        );
+        let found = report.found.as_ref().unwrap_or_else(|| {
+            panic!(
+                "{por:?} bound {preemptions}: not found in {} runs",
+                report.runs
+            )
+        });
+        assert_eq!(found.kind, BugKind::Assertion);
+    }
+    eprintln!(
+        "two threads × two sections: exhausted in {} runs",
+        clean.runs
+    );
 }

@@ -27,6 +27,17 @@
 //!   (the conservative backtracking of bounded partial-order reduction, Coons,
 //!   Musuvathi and McKinley 2013).
 //!
+//! Under `dpor`, an option the runtime marks as one that would only block (`:w`: a lock
+//! another thread holds, a join of a thread still running) is never chosen: taken, it
+//! changes nothing the program can see, and the thread's retry once woken is the step
+//! that acts. A taken one (the default strategy past a prefix takes them) acts on
+//! nothing; a race that asks for such a thread where it would block asks for every
+//! option there that can act instead (Flanagan and Godefroid's rule for a thread that
+//! is not enabled). Without this, each place a failed attempt could fall inside the
+//! holder's section was an interleaving of its own. `none` and `sleep` still take them:
+//! `run`'s searches use those, and there the attempt's trace event, recorded before it
+//! blocks, is part of what is compared.
+//!
 //! `wake`/`timeout` points (which waiter a signal wakes, which timed wait expires) are
 //! not steps of a thread: every option there is tried, and sleep sets are emptied.
 
@@ -104,12 +115,18 @@ pub fn races(schedule: &Schedule, bounded: bool) -> Vec<(usize, Vec<u32>)> {
         .iter()
         .map(|p| {
             let c = schedule.point(*p);
-            c.step_of(c.chosen).unwrap_or(Step {
+            let mut step = c.step_of(c.chosen).unwrap_or(Step {
                 thread: c.chosen,
                 objects: None,
                 reads: false,
                 readied: None,
-            })
+            });
+            if c.waits(c.chosen) {
+                // It blocked and changed nothing: its retry, readied by the release or
+                // the end it waited for (`b<k>`), is the step that acts.
+                step.objects = Some(Vec::new());
+            }
+            step
         })
         .collect();
     // `main`'s last step returns from `main` (or is where the run ended), which ends
@@ -175,10 +192,19 @@ pub fn races(schedule: &Schedule, bounded: bool) -> Vec<(usize, Vec<u32>)> {
         for k in at {
             if let RunPoint::Choice(c) = points[k] {
                 let choice = &schedule.choices[c];
-                let threads = if choice.options.iter().any(|(id, _)| *id == thread) {
+                let is_option = choice.options.iter().any(|(id, _)| *id == thread);
+                // A thread that would only block there cannot take its step first:
+                // every option that can act is tried instead (Flanagan and Godefroid's
+                // rule for a thread not enabled).
+                let threads = if is_option && !choice.waits(thread) {
                     vec![thread]
                 } else {
-                    choice.options.iter().map(|(id, _)| *id).collect()
+                    choice
+                        .options
+                        .iter()
+                        .map(|(id, _)| *id)
+                        .filter(|id| !choice.waits(*id))
+                        .collect()
                 };
                 found.push((c, threads));
             }
@@ -485,11 +511,13 @@ impl Tree {
     /// to try (within the bound, not asleep), that option last. `None`: the tree is
     /// exhausted.
     pub fn next_prefix(&mut self) -> Option<Vec<u32>> {
+        let dpor = self.por == Por::Dpor;
         while let Some(node) = self.stack.last_mut() {
             let bound = self.bound;
             let untried = node.choice.options.iter().map(|(id, _)| *id).find(|id| {
                 node.backtrack.contains(id)
                     && !node.done.contains(id)
+                    && (!dpor || !node.choice.waits(*id))
                     && !node.sleep.contains(id)
                     && node
                         .preemptions

@@ -46,7 +46,7 @@ int syncmut_sched_rwlock_unlock(pthread_rwlock_t *l)
     return rc;
 }
 
-static int try_spin(void *l, int arg)
+int syncmut_sched_try_spin(void *l, int arg)
 {
     (void)arg;
     return pthread_spin_trylock(l);
@@ -54,7 +54,7 @@ static int try_spin(void *l, int arg)
 
 int syncmut_sched_spin_lock(pthread_spinlock_t *l)
 {
-    return syncmut_sched_acquire((void *)l, try_spin, 0, 0);
+    return syncmut_sched_acquire((void *)l, syncmut_sched_try_spin, 0, 0);
 }
 
 int syncmut_sched_spin_unlock(pthread_spinlock_t *l)

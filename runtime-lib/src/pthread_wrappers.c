@@ -33,7 +33,7 @@ struct call {
 /* The operator for this call, checked against what this wrapper implements; under the
  * scheduler, the scheduling point; then the event. */
 static struct call begin(uint32_t site, uint32_t allowed, const char *wrapper, const void *a,
-                         const void *b)
+                         const void *b, int lock)
 {
     syncmut_op op;
     struct call call;
@@ -43,7 +43,7 @@ static struct call begin(uint32_t site, uint32_t allowed, const char *wrapper, c
         call.op = SYNCMUT_ORIGINAL;
         call.sched = syncmut_sched_controls_me();
         if (call.sched)
-            syncmut_sched_enter_on(site, a, b);
+            syncmut_sched_enter_lock(site, a, b, lock);
         return call;
     }
     if (site & SYNCMUT_SITE_COPY) {
@@ -61,8 +61,8 @@ static struct call begin(uint32_t site, uint32_t allowed, const char *wrapper, c
         call.op = op == SYNCMUT_REMOVE_LOCK_PAIR ? SYNCMUT_REMOVE : op;
     }
     call.sched = syncmut_sched_controls_me();
-    if (call.sched)
-        syncmut_sched_enter_on(site, a, b); /* both NULL: touches everything */
+    if (call.sched) /* a, b both NULL: touches everything; a mutated lock need not block */
+        syncmut_sched_enter_lock(site, a, b, call.op == SYNCMUT_ORIGINAL ? lock : 0);
     syncmut_trace_pthread(site, op, a == SYNCMUT_SCHED_JOIN);
     return call;
 }
@@ -91,13 +91,15 @@ static int tried(struct call call, const void *obj, int lock, int rc)
      SYNCMUT_OPS(WIDEN_CRITICAL_SECTION) | SYNCMUT_OPS(SPLIT_CRITICAL_SECTION))
 #define RELEASE_OPS (SYNCMUT_OPS(REMOVE_LOCK_PAIR) | SYNCMUT_OPS(SHRINK_CRITICAL_SECTION))
 /* `a`, `b`: the synchronization objects the call acts on (schedule-out independence). */
-#define BEGIN(extra, a, b) begin(site, REMOVE | (extra), __func__, (a), (b))
+#define BEGIN(extra, a, b) begin(site, REMOVE | (extra), __func__, (a), (b), 0)
+/* A call that locks `l` and blocks while it is taken (SYNCMUT_SCHED_MUTEX_LOCK, _SPIN_LOCK). */
+#define BEGIN_LOCK(extra, l, lock) begin(site, REMOVE | (extra), __func__, (l), NULL, (lock))
 
 /* ---- mutexes ------------------------------------------------------------------------ */
 
 int syncmut_pthread_mutex_lock(uint32_t site, pthread_mutex_t *m)
 {
-    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK) | ACQUIRE_OPS, m, NULL);
+    struct call c = BEGIN_LOCK(SYNCMUT_OPS(LOCK_TO_TRYLOCK) | ACQUIRE_OPS, m, SYNCMUT_SCHED_MUTEX_LOCK);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return end(c, 0);
@@ -307,7 +309,7 @@ int syncmut_pthread_rwlock_unlock(uint32_t site, pthread_rwlock_t *l)
 
 int syncmut_pthread_spin_lock(uint32_t site, pthread_spinlock_t *l)
 {
-    struct call c = BEGIN(SYNCMUT_OPS(LOCK_TO_TRYLOCK) | ACQUIRE_OPS, (const void *)l, NULL);
+    struct call c = BEGIN_LOCK(SYNCMUT_OPS(LOCK_TO_TRYLOCK) | ACQUIRE_OPS, (const void *)l, SYNCMUT_SCHED_SPIN_LOCK);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return end(c, 0);

@@ -98,9 +98,22 @@ pub struct Choice {
     /// another thread created or woke it, if it has not run since (`b<k>`): a causal edge
     /// its objects need not show. May be shorter than `options` (missing: none).
     pub readied: Vec<Option<u32>>,
+    /// Per option, taken now its step would block and change nothing (`:w`): a lock
+    /// another thread holds, or a join of a thread still running. May be shorter than
+    /// `options` (missing: it would act).
+    pub waits: Vec<bool>,
 }
 
 impl Choice {
+    /// Taken here, option `thread`'s step would block and change nothing (`:w`).
+    pub fn waits(&self, thread: u32) -> bool {
+        self.options
+            .iter()
+            .position(|(id, _)| *id == thread)
+            .and_then(|i| self.waits.get(i).copied())
+            .unwrap_or(false)
+    }
+
     /// The pending step of option `thread` here: its objects (`None`: every object),
     /// whether it only reads them, and the run step that readied it.
     pub fn step_of(&self, thread: u32) -> Option<Step> {
@@ -252,6 +265,7 @@ fn parse_choice(words: &[&str]) -> Result<Choice, String> {
     let mut reads = Vec::new();
     let mut accesses = Vec::new();
     let mut readied = Vec::new();
+    let mut waits = Vec::new();
     if let Some(list) = words.get(3) {
         for option in list.split(',') {
             let mut fields = option.split(':');
@@ -284,12 +298,13 @@ fn parse_choice(words: &[&str]) -> Result<Choice, String> {
                     .collect::<Option<Vec<u32>>>(),
                 _ => None,
             });
+            let rest: Vec<&str> = fields.collect();
             readied.push(
-                fields
-                    .next()
-                    .and_then(|f| f.strip_prefix('b'))
+                rest.iter()
+                    .find_map(|f| f.strip_prefix('b'))
                     .and_then(|k| k.parse().ok()),
             );
+            waits.push(rest.contains(&"w"));
         }
     }
     let events = words
@@ -306,6 +321,7 @@ fn parse_choice(words: &[&str]) -> Result<Choice, String> {
         accesses,
         events,
         readied,
+        waits,
     })
 }
 
@@ -435,6 +451,12 @@ mod tests {
             parse("2 run 1 1:3:o1,2:m0:r1 e12\n").unwrap().choices[0].events,
             Some(12)
         );
+        // An option that would only block, with or without the step that readied it.
+        let waits = &parse("2 run 1 1:3:o1,2:4:o1:w,3:4:o1:b7:w e3\n")
+            .unwrap()
+            .choices[0];
+        assert!(!waits.waits(1) && waits.waits(2) && waits.waits(3) && !waits.waits(9));
+        assert_eq!(waits.readied, vec![None, None, Some(7)]);
         let s = parse(text).unwrap();
         assert_eq!(s.choices.len(), 2);
         assert_eq!(s.choices[0].options, vec![(0, None), (1, Some(4))]);
@@ -461,6 +483,7 @@ mod tests {
             accesses: vec![],
             events: None,
             readied: vec![],
+            waits: vec![],
         };
         assert!(!c.preempts(2));
     }

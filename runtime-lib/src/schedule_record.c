@@ -50,6 +50,7 @@ struct option {
     int64_t access;  /* memory access number (`m<k>` in the site field), else -1 */
     int64_t readied; /* the thread's `readied` (`b<k>` after the objects), else -1 */
     int64_t join;    /* the step joins thread k (`j<k>` for the objects), else -1 */
+    uint32_t waits;  /* taken now, the step would block and change nothing (`:w`) */
 };
 #define OBJ_NONE 0u
 #define OBJ_ALL UINT32_MAX
@@ -114,6 +115,8 @@ void syncmut_sched_set_next(struct sthread *t, const void *a, const void *b, int
     t->next_reads = 0;
     t->next_access = -1;
     t->next_join = -1;
+    t->next_lock = NULL;
+    t->next_join_thread = NULL;
 }
 
 /* The pending step joins `target`: it depends only on the target's end (the oracle's
@@ -122,6 +125,31 @@ void syncmut_sched_set_next_join(struct sthread *t, const struct sthread *target
 {
     syncmut_sched_set_next(t, NULL, NULL, 0);
     t->next_join = target->id;
+    t->next_join_thread = target;
+}
+
+/* glibc's lock-elision bits of a mutex's kind (its internal PTHREAD_MUTEX_ELISION_NP and
+ * PTHREAD_MUTEX_NO_ELISION_NP): they do not change whether a lock blocks. */
+#define GLIBC_MUTEX_ELISION_FLAGS (256 | 512)
+
+/* The pending step of `t` would block and change nothing if taken now (`:w`): a join of
+ * a thread that has not finished, or a lock that is taken. Read from the real lock (only
+ * the baton holder runs, so it agrees with the model). A recursive or error-checking
+ * mutex its owner locks again does not block, and robust and priority mutexes keep
+ * flags in their kind: only plain and adaptive mutexes are judged. */
+static int pending_waits(const struct sthread *t)
+{
+    if (t->next_join_thread != NULL) { /* FREE: joined already, the slot maybe reused */
+        int s = load_state(t->next_join_thread);
+        return s == READY || s == RUNNING || s == BLOCKED;
+    }
+    if (t->next_lock == NULL)
+        return 0;
+    if (t->next_lock_spin)
+        return *(const volatile int *)t->next_lock != 0;
+    const pthread_mutex_t *m = t->next_lock;
+    int kind = m->__data.__kind & ~GLIBC_MUTEX_ELISION_FLAGS;
+    return (kind == PTHREAD_MUTEX_TIMED_NP || kind == PTHREAD_MUTEX_ADAPTIVE_NP) && m->__data.__lock != 0;
 }
 
 /* Records a scheduling point: a choice (n > 1), or with `single` a run point with one
@@ -164,6 +192,7 @@ void syncmut_sched_record_choice(int kind, const struct sthread *chosen, const s
             }
         }
         o->access = -1;
+        o->waits = 0; /* several steps now, not one that blocks */
         return;
     }
     if (k >= MAX_CHOICES || noptions + n > MAX_OPTIONS) {
@@ -186,6 +215,7 @@ void syncmut_sched_record_choice(int kind, const struct sthread *chosen, const s
         options[noptions + i].readied = syncmut_sched_candidates[i]->readied;
         options[noptions + i].join = syncmut_sched_candidates[i]->next_join;
         options[noptions + i].id = syncmut_sched_candidates[i]->id;
+        options[noptions + i].waits = kind == K_RUN && pending_waits(syncmut_sched_candidates[i]);
         int64_t site = atomic_load_explicit(&syncmut_sched_candidates[i]->site, memory_order_relaxed);
         options[noptions + i].site = site < 0 || site > INT32_MAX ? -1 : (int32_t)site;
     }
@@ -402,6 +432,8 @@ void syncmut_sched_write_schedule_out(const char *how)
                 sout_str(":b");
                 sout_u64((uint64_t)o->readied);
             }
+            if (o->waits)
+                sout_str(":w");
         }
         sout_str(" e");
         sout_u64(c->events);

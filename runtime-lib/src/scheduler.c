@@ -342,6 +342,8 @@ void syncmut_sched_reschedule(struct sthread *me)
         syncmut_trace_finish("deadlock", NO_NAME, -1, SYNCMUT_STATUS_DEADLOCK);
     }
     set_state(next, RUNNING);
+    next->next_lock = NULL; /* recorded: the step under way is no longer pending */
+    next->next_join_thread = NULL;
     next->last_run = syncmut_sched_steps;
     next->dozing = 0;
     next->forced = fair_pick;
@@ -392,6 +394,10 @@ int syncmut_sched_acquire(void *obj, try_fn try, int arg, int timed)
         pthread_mutex_lock(&syncmut_sched_lock);
         syncmut_sched_self->retries++;
         syncmut_sched_set_next(syncmut_sched_self, obj, NULL, 0); /* once woken: the retry */
+        if (!timed && (try == syncmut_sched_try_mutex || try == syncmut_sched_try_spin)) {
+            syncmut_sched_self->next_lock = obj;
+            syncmut_sched_self->next_lock_spin = try == syncmut_sched_try_spin;
+        }
         int woken = syncmut_sched_block_on(obj, W_RETRY, timed);
         pthread_mutex_unlock(&syncmut_sched_lock);
         if (woken == WAKE_TIMEOUT)
@@ -508,6 +514,11 @@ const char syncmut_sched_join_mark;
 
 void syncmut_sched_enter_on(uint32_t site, const void *a, const void *b)
 {
+    syncmut_sched_enter_lock(site, a, b, 0);
+}
+
+void syncmut_sched_enter_lock(uint32_t site, const void *a, const void *b, int lock)
+{
     struct sthread *me = syncmut_sched_self;
     if (a == SYNCMUT_SCHED_JOIN) {
         pthread_mutex_lock(&syncmut_sched_lock);
@@ -519,6 +530,10 @@ void syncmut_sched_enter_on(uint32_t site, const void *a, const void *b)
         pthread_mutex_unlock(&syncmut_sched_lock);
     } else {
         syncmut_sched_set_next(me, a, b, a == NULL && b == NULL);
+        if (lock != 0) {
+            me->next_lock = a;
+            me->next_lock_spin = lock == SYNCMUT_SCHED_SPIN_LOCK;
+        }
     }
     atomic_store_explicit(&me->site, (int64_t)site, memory_order_relaxed);
     pthread_mutex_lock(&syncmut_sched_lock);

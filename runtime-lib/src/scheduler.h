@@ -29,6 +29,13 @@ void syncmut_sched_enter(uint32_t site);
  * for the schedule-out file's independence information (sleep sets). Without it
  * (syncmut_sched_enter) the call counts as touching everything. */
 void syncmut_sched_enter_on(uint32_t site, const void *a, const void *b);
+/* syncmut_sched_enter_on for a call that locks `a` and blocks while it is taken, a
+ * mutex (SYNCMUT_SCHED_MUTEX_LOCK) or a spinlock (SYNCMUT_SCHED_SPIN_LOCK); 0: as
+ * syncmut_sched_enter_on. The file then says when taking the step now would only block
+ * (`:w`), which the partial-order reduction does not count as acting on the lock. */
+#define SYNCMUT_SCHED_MUTEX_LOCK 1
+#define SYNCMUT_SCHED_SPIN_LOCK 2
+void syncmut_sched_enter_lock(uint32_t site, const void *a, const void *b, int lock);
 /* `a` of a pthread_join's scheduling point when `b` is the pthread_t joined (cast): the
  * step waits for that thread's end and acts on nothing else (`j<k>` in the file). */
 extern const char syncmut_sched_join_mark;

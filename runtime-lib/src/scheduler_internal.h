@@ -49,6 +49,13 @@ struct sthread {
     int touches_all;
     int next_reads; /* the pending step only reads next_obj[0] (a memory load) */
     int64_t next_join; /* the pending step joins thread k (waits for its end only), else -1 */
+    /* What the pending step blocks on without acting, if it is taken while it cannot go
+     * on (the schedule file's `:w`): a plain lock of this mutex, or of this spinlock
+     * (`next_lock_spin`), that is taken; a join of this thread while it runs. Cleared
+     * when the thread is picked. */
+    const void *next_lock;
+    int next_lock_spin;
+    const struct sthread *next_join_thread;
     int64_t next_access; /* the pending step is memory access number k (mutator's list), else -1 */
     /* Fairness. */
     uint32_t reads_in_a_row; /* memory reads since the thread's last write or sync call */
@@ -122,6 +129,7 @@ void syncmut_sched_wake(struct sthread *t, int reason);
 void syncmut_sched_wake_all(const void *obj, int kind);
 int syncmut_sched_block_on(const void *obj, int kind, int timed);
 int syncmut_sched_acquire(void *obj, try_fn try, int arg, int timed);
+int syncmut_sched_try_spin(void *l, int arg);
 void syncmut_sched_release(const void *obj, int lock_released);
 void syncmut_sched_reschedule(struct sthread *me);
 void syncmut_sched_wait_for_baton(struct sthread *me);
