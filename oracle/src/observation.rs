@@ -196,6 +196,15 @@ impl PartialEq for Observation {
 impl Eq for Observation {}
 
 impl Observation {
+    /// The run ended and wrote as `other` did (status, stdout, stderr, the test's output
+    /// files), whatever its steps.
+    pub fn same_output(&self, other: &Observation) -> bool {
+        self.status == other.status
+            && self.stdout == other.stdout
+            && self.stderr == other.stderr
+            && self.outputs == other.outputs
+    }
+
     /// A digest of everything [`PartialEq`] compares (hex SHA-256): two originals that
     /// would judge a mutant alike have the same, so `merge` can tell shards of one build
     /// from shards of two versions of a design whose sites happen to agree.

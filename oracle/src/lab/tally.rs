@@ -282,6 +282,30 @@ impl<'a> Tally<'a> {
         }
     }
 
+    /// A run of the original, with its label, that ended and wrote as `observed` did:
+    /// one of the listed runs, or one of the original's searches made so far.
+    fn original_writing(&self, observed: &Observation) -> Option<(Observation, String)> {
+        let listed = self
+            .original
+            .iter()
+            .find(|o| o.observation.same_output(observed))
+            .map(|o| (o.observation.clone(), o.label.clone()));
+        listed.or_else(|| {
+            self.searched.values().flatten().find_map(|s| {
+                s.observations
+                    .iter()
+                    .find(|o| o.same_output(observed))
+                    .map(|o| {
+                        let label = format!(
+                            "a run of its search with at most {} preemptions",
+                            s.preemptions
+                        );
+                        (o.clone(), label)
+                    })
+            })
+        })
+    }
+
     /// Whether some run of the original ended with the failure `what`.
     fn original_fails_so(&self, what: &str) -> bool {
         self.original
@@ -444,6 +468,23 @@ impl<'a> Tally<'a> {
         }
         self.kills += 1;
         if self.first_kill.is_none() {
+            // An output the original writes too, under another schedule, proves nothing:
+            // the kill is what differs from that run (the steps, who is left waiting).
+            let (verdict, reason, closest_label) = match self.original_writing(&observed) {
+                Some((same, same_label)) if verdict == Verdict::KilledByOutput => {
+                    let (v, r) = verdict::judge(&same, &observed, &label);
+                    if v == Verdict::Survived {
+                        (verdict, reason, closest_label)
+                    } else {
+                        (
+                            v,
+                            format!("{r}; its output the original writes too"),
+                            same_label,
+                        )
+                    }
+                }
+                _ => (verdict, reason, closest_label),
+            };
             let mut reason = match self.original.len() {
                 1 => reason,
                 n if absolute => format!("{reason}; no run of the original ends so ({n} runs)"),
