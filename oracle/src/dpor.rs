@@ -28,7 +28,8 @@
 //!   Musuvathi and McKinley 2013).
 //!
 //! Under `dpor`, an option the runtime marks as one that would only block (`:w`: a lock
-//! another thread holds, a join of a thread still running) is never chosen: taken, it
+//! another thread holds, a wait on a semaphore at 0, a join of a thread still running)
+//! is never chosen: taken, it
 //! changes nothing the program can see, and the thread's retry once woken is the step
 //! that acts. A taken one (the default strategy past a prefix takes them) acts on
 //! nothing; a race that asks for such a thread where it would block asks for every

@@ -92,7 +92,7 @@ static int tried(struct call call, const void *obj, int lock, int rc)
 #define RELEASE_OPS (SYNCMUT_OPS(REMOVE_LOCK_PAIR) | SYNCMUT_OPS(SHRINK_CRITICAL_SECTION))
 /* `a`, `b`: the synchronization objects the call acts on (schedule-out independence). */
 #define BEGIN(extra, a, b) begin(site, REMOVE | (extra), __func__, (a), (b), 0)
-/* A call that locks `l` and blocks while it is taken (SYNCMUT_SCHED_MUTEX_LOCK, _SPIN_LOCK). */
+/* A call that takes `l` and blocks while it cannot (SYNCMUT_SCHED_MUTEX_LOCK, _SPIN_LOCK, _SEM_WAIT). */
 #define BEGIN_LOCK(extra, l, lock) begin(site, REMOVE | (extra), __func__, (l), NULL, (lock))
 
 /* ---- mutexes ------------------------------------------------------------------------ */
@@ -333,7 +333,7 @@ int syncmut_pthread_spin_unlock(uint32_t site, pthread_spinlock_t *l)
 
 int syncmut_sem_wait(uint32_t site, sem_t *s)
 {
-    struct call c = BEGIN(SYNCMUT_OPS(WAIT_TO_TRYWAIT), s, NULL);
+    struct call c = BEGIN_LOCK(SYNCMUT_OPS(WAIT_TO_TRYWAIT), s, SYNCMUT_SCHED_SEM_WAIT);
     switch (c.op) {
     case SYNCMUT_REMOVE:
         return end(c, 0);

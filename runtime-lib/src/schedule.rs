@@ -99,7 +99,7 @@ pub struct Choice {
     /// its objects need not show. May be shorter than `options` (missing: none).
     pub readied: Vec<Option<u32>>,
     /// Per option, taken now its step would block and change nothing (`:w`): a lock
-    /// another thread holds, or a join of a thread still running. May be shorter than
+    /// another thread holds, a wait on a semaphore at 0, a join of a thread still running. May be shorter than
     /// `options` (missing: it would act).
     pub waits: Vec<bool>,
 }

@@ -7,11 +7,13 @@
  * are scheduled. */
 #define _GNU_SOURCE
 #include "signal_safe_out.h"
+#include "scheduler.h"
 #include "scheduler_internal.h"
 #include "activation.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -133,10 +135,11 @@ void syncmut_sched_set_next_join(struct sthread *t, const struct sthread *target
 #define GLIBC_MUTEX_ELISION_FLAGS (256 | 512)
 
 /* The pending step of `t` would block and change nothing if taken now (`:w`): a join of
- * a thread that has not finished, or a lock that is taken. Read from the real lock (only
- * the baton holder runs, so it agrees with the model). A recursive or error-checking
- * mutex its owner locks again does not block, and robust and priority mutexes keep
- * flags in their kind: only plain and adaptive mutexes are judged. */
+ * a thread that has not finished, a lock that is taken, a wait on a semaphore at 0. Read
+ * from the real object (only the baton holder runs, so it agrees with the model). A
+ * recursive or error-checking mutex its owner locks again does not block, and robust and
+ * priority mutexes keep flags in their kind: only plain and adaptive mutexes are
+ * judged. */
 static int pending_waits(const struct sthread *t)
 {
     if (t->next_join_thread != NULL) { /* FREE: joined already, the slot maybe reused */
@@ -145,8 +148,12 @@ static int pending_waits(const struct sthread *t)
     }
     if (t->next_lock == NULL)
         return 0;
-    if (t->next_lock_spin)
+    if (t->next_lock_kind == SYNCMUT_SCHED_SPIN_LOCK)
         return *(const volatile int *)t->next_lock != 0;
+    if (t->next_lock_kind == SYNCMUT_SCHED_SEM_WAIT) {
+        int value;
+        return sem_getvalue((sem_t *)t->next_lock, &value) == 0 && value <= 0;
+    }
     const pthread_mutex_t *m = t->next_lock;
     int kind = m->__data.__kind & ~GLIBC_MUTEX_ELISION_FLAGS;
     return (kind == PTHREAD_MUTEX_TIMED_NP || kind == PTHREAD_MUTEX_ADAPTIVE_NP) && m->__data.__lock != 0;

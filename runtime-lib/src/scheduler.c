@@ -394,9 +394,13 @@ int syncmut_sched_acquire(void *obj, try_fn try, int arg, int timed)
         pthread_mutex_lock(&syncmut_sched_lock);
         syncmut_sched_self->retries++;
         syncmut_sched_set_next(syncmut_sched_self, obj, NULL, 0); /* once woken: the retry */
-        if (!timed && (try == syncmut_sched_try_mutex || try == syncmut_sched_try_spin)) {
-            syncmut_sched_self->next_lock = obj;
-            syncmut_sched_self->next_lock_spin = try == syncmut_sched_try_spin;
+        if (!timed) {
+            syncmut_sched_self->next_lock_kind = try == syncmut_sched_try_mutex ? SYNCMUT_SCHED_MUTEX_LOCK
+                                                 : try == syncmut_sched_try_spin ? SYNCMUT_SCHED_SPIN_LOCK
+                                                 : try == syncmut_sched_try_sem  ? SYNCMUT_SCHED_SEM_WAIT
+                                                                                 : 0;
+            if (syncmut_sched_self->next_lock_kind != 0)
+                syncmut_sched_self->next_lock = obj;
         }
         int woken = syncmut_sched_block_on(obj, W_RETRY, timed);
         pthread_mutex_unlock(&syncmut_sched_lock);
@@ -532,7 +536,7 @@ void syncmut_sched_enter_lock(uint32_t site, const void *a, const void *b, int l
         syncmut_sched_set_next(me, a, b, a == NULL && b == NULL);
         if (lock != 0) {
             me->next_lock = a;
-            me->next_lock_spin = lock == SYNCMUT_SCHED_SPIN_LOCK;
+            me->next_lock_kind = lock;
         }
     }
     atomic_store_explicit(&me->site, (int64_t)site, memory_order_relaxed);

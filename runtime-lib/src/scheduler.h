@@ -29,12 +29,14 @@ void syncmut_sched_enter(uint32_t site);
  * for the schedule-out file's independence information (sleep sets). Without it
  * (syncmut_sched_enter) the call counts as touching everything. */
 void syncmut_sched_enter_on(uint32_t site, const void *a, const void *b);
-/* syncmut_sched_enter_on for a call that locks `a` and blocks while it is taken, a
- * mutex (SYNCMUT_SCHED_MUTEX_LOCK) or a spinlock (SYNCMUT_SCHED_SPIN_LOCK); 0: as
- * syncmut_sched_enter_on. The file then says when taking the step now would only block
- * (`:w`), which the partial-order reduction does not count as acting on the lock. */
+/* syncmut_sched_enter_on for a call that takes `a` and blocks while it cannot: a
+ * mutex's lock (SYNCMUT_SCHED_MUTEX_LOCK), a spinlock's (SYNCMUT_SCHED_SPIN_LOCK), a
+ * semaphore's wait (SYNCMUT_SCHED_SEM_WAIT); 0: as syncmut_sched_enter_on. The file then
+ * says when taking the step now would only block (`:w`), which the partial-order
+ * reduction does not count as acting on the object. */
 #define SYNCMUT_SCHED_MUTEX_LOCK 1
 #define SYNCMUT_SCHED_SPIN_LOCK 2
+#define SYNCMUT_SCHED_SEM_WAIT 3
 void syncmut_sched_enter_lock(uint32_t site, const void *a, const void *b, int lock);
 /* `a` of a pthread_join's scheduling point when `b` is the pthread_t joined (cast): the
  * step waits for that thread's end and acts on nothing else (`j<k>` in the file). */

@@ -50,11 +50,12 @@ struct sthread {
     int next_reads; /* the pending step only reads next_obj[0] (a memory load) */
     int64_t next_join; /* the pending step joins thread k (waits for its end only), else -1 */
     /* What the pending step blocks on without acting, if it is taken while it cannot go
-     * on (the schedule file's `:w`): a plain lock of this mutex, or of this spinlock
-     * (`next_lock_spin`), that is taken; a join of this thread while it runs. Cleared
-     * when the thread is picked. */
+     * on (the schedule file's `:w`): a plain lock of this mutex or spinlock that is
+     * taken, a wait on this semaphore at 0 (`next_lock_kind`: SYNCMUT_SCHED_MUTEX_LOCK,
+     * _SPIN_LOCK, _SEM_WAIT); a join of this thread while it runs. Cleared when the
+     * thread is picked. */
     const void *next_lock;
-    int next_lock_spin;
+    int next_lock_kind;
     const struct sthread *next_join_thread;
     int64_t next_access; /* the pending step is memory access number k (mutator's list), else -1 */
     /* Fairness. */
