@@ -29,15 +29,14 @@
 //!
 //! Under `dpor`, an option the runtime marks as one that would only block (`:w`: a lock
 //! another thread holds, a wait on a semaphore at 0, a join of a thread still running)
-//! is never chosen: taken, it
-//! changes nothing the program can see, and the thread's retry once woken is the step
-//! that acts. A taken one (the default strategy past a prefix takes them) acts on
-//! nothing; a race that asks for such a thread where it would block asks for every
-//! option there that can act instead (Flanagan and Godefroid's rule for a thread that
-//! is not enabled). Without this, each place a failed attempt could fall inside the
-//! holder's section was an interleaving of its own. `none` and `sleep` still take them:
-//! `run`'s searches use those, and there the attempt's trace event, recorded before it
-//! blocks, is part of what is compared.
+//! is never chosen: taken, it changes nothing the program can see, and the thread's
+//! retry once woken is the step that acts. A taken one (the default strategy past a
+//! prefix takes them) acts on nothing; a race that asks for such a thread where it
+//! would block asks for every option there that can act instead (Flanagan and
+//! Godefroid's rule for a thread that is not enabled). Without this, each place a
+//! failed attempt could fall inside the holder's section was an interleaving of its
+//! own. `none` and `sleep` still take them: `run`'s searches use those, and there the
+//! attempt's trace event, recorded before it blocks, is part of what is compared.
 //!
 //! `wake`/`timeout` points (which waiter a signal wakes, which timed wait expires) are
 //! not steps of a thread: every option there is tried, and sleep sets are emptied.
