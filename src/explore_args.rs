@@ -36,8 +36,8 @@ pub struct ExploreArgs {
     )]
     pub preemptions: Option<u32>,
     /// dfs and phased's dfs phase: how schedules that only reorder independent steps are
-    /// skipped: `dpor` (dynamic partial-order reduction, with sleep sets when unbounded),
-    /// `sleep` (sleep sets only) or `none`.
+    /// skipped: `dpor` (dynamic partial-order reduction), `sleep` (sleep sets only) or
+    /// `none`.
     #[arg(long, default_value = strategies::EXPLORE_POR.name(), value_parser = por_name())]
     pub por: Por,
     #[arg(long, value_name = "D", help = strategy_help::explore_depth())]
