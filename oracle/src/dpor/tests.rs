@@ -1,7 +1,7 @@
 //! The search on hand-built programs: a small model of the runtime's scheduler runs
-//! threads of reads, writes, locks and unlocks, semaphore posts and waits, writes the schedule file the runtime
-//! would (choices, `# step` lines, `b<k>` edges) and the search drives it by prefixes,
-//! as `Explorer::dfs` drives a real program.
+//! threads of reads, writes, locks and unlocks, semaphore posts and waits, writes the
+//! schedule file the runtime would (choices, `# step` lines, `b<k>` edges, `:w`) and the
+//! search drives it by prefixes, as `Explorer::dfs` drives a real program.
 
 use super::*;
 use std::collections::BTreeSet;
@@ -72,7 +72,7 @@ fn run(threads: &[Vec<Op>], prefix: &[u32], first: u32) -> (String, Observation)
             .map(|&t| {
                 let b = readied[t].map(|k| format!(":b{k}")).unwrap_or_default();
                 // As the runtime marks a step that would only block: a lock another
-                // thread holds, a join of a thread still running.
+                // thread holds, a wait on a semaphore at 0, a join of a running thread.
                 let waits = match threads[t][pc[t]] {
                     Lock(l) => holder.get(&l).is_some_and(|h| *h != t),
                     Join(j) => pc[j] < threads[j].len(),
