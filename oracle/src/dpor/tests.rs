@@ -311,17 +311,21 @@ fn joins_keep_every_observation_with_fewer_runs() {
     }
 }
 
-/// Small random programs (fixed seed): the reduction sees every observation the full
-/// search sees, unbounded and under preemption bounds 0 to 2.
-#[test]
-fn reduction_keeps_every_observation_of_random_programs() {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = |m: u64| {
+/// Draws from a fixed seed (xorshift): `next(m)` is in `0..m`.
+fn draws(mut state: u64) -> impl FnMut(u64) -> u64 {
+    move |m| {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
         state % m
-    };
+    }
+}
+
+/// Small random programs (fixed seed): the reduction sees every observation the full
+/// search sees, unbounded and under preemption bounds 0 to 2.
+#[test]
+fn reduction_keeps_every_observation_of_random_programs() {
+    let mut next = draws(0x9E37_79B9_7F4A_7C15);
     let (mut full, mut reduced, mut sleep_lost, mut programs) = (0, 0, 0, 0);
     for _ in 0..400 {
         let threads = 2 + next(2) as usize;
@@ -401,13 +405,7 @@ fn a_join_of_main_that_blocks_is_not_where_main_returns() {
 /// the full search sees, unbounded and under preemption bounds 0 to 2.
 #[test]
 fn reduction_keeps_every_observation_of_random_programs_with_a_semaphore() {
-    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = |m: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % m
-    };
+    let mut next = draws(0x2545_F491_4F6C_DD1D);
     let mut programs = 0;
     for _ in 0..300 {
         let threads = 2 + next(2) as usize;
