@@ -12,6 +12,7 @@
 use anyhow::{anyhow, bail, Context as _};
 use std::path::{Path, PathBuf};
 use syncmut_oracle::explore::{Property, Report};
+use syncmut_oracle::schedules::{Strategy, UNBOUNDED};
 
 /// A task definition, as far as `explore` uses it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -213,7 +214,8 @@ impl std::fmt::Display for Verdict {
 
 impl Verdict {
     /// The answer for a finished exploration. `true` needs the search to have covered
-    /// every schedule with every load and store a scheduling point (`memory_level`), for
+    /// every schedule (a dfs under a preemption bound covers only those within it) with
+    /// every load and store a scheduling point (`memory_level`), for
     /// a program that drew no input value, and no run cut short by a note; anything
     /// less is `unknown`, with why.
     pub fn of(report: &Report, violated: Option<String>, memory_level: bool) -> Verdict {
@@ -231,6 +233,17 @@ impl Verdict {
                 "bound: {n} run(s) asked for more than {bound} threads (--threads {bound}); \
                  the program was explored up to that many threads only"
             ));
+        }
+        if let Strategy::Dfs {
+            preemptions: bound, ..
+        } = report.strategy
+        {
+            if report.exhausted && bound != UNBOUNDED {
+                return Verdict::Unknown(format!(
+                    "bound: every schedule with at most {bound} preemption(s) was covered \
+                     (--preemptions {bound}), not every schedule"
+                ));
+            }
         }
         let reason = if !report.exhausted {
             if report.drew_inputs {

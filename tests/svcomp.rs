@@ -384,14 +384,14 @@ fn a_bug_in_the_inputs_alone_is_found() {
 }
 
 /// `--time-limit` ends a search whose runs each hang (a spin on a local copy of a shared
-/// turn) with what it covered and an `unknown` that names the bound, instead of being
-/// killed by an outer limit with nothing said; the task file is in format 1.0, which
-/// many published tasks still carry.
+/// turn that counts its rounds) with what it covered and an `unknown` that names the
+/// bound, instead of being killed by an outer limit with nothing said; the task file is
+/// in format 1.0, which many published tasks still carry.
 #[test]
 fn the_time_limit_ends_the_search_with_an_unknown() {
     let dir = tempfile::tempdir().unwrap();
     let (code, text, err) = explore(
-        &fixture("local_spin.yml"),
+        &fixture("counting_spin.yml"),
         &dir.path().join("out"),
         &["--svcomp", "--timeout", "1", "--time-limit", "4"],
     );
@@ -408,6 +408,76 @@ fn the_time_limit_ends_the_search_with_an_unknown() {
         err.contains("unknown: bound: the time limit (--time-limit) ran out"),
         "{err}"
     );
+}
+
+/// A spin on a local copy of a shared turn never ends once entered, and no longer hangs:
+/// the run ends as an endless loop when no other thread can go on, which unreach-call
+/// does not forbid, and the search covers every schedule and answers `true` (the build
+/// before hung in each such run until the timeout).
+#[test]
+fn a_spin_on_a_local_copy_ends_its_run_and_the_task_gets_a_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, err) = explore(
+        &fixture("local_spin.yml"),
+        &dir.path().join("out"),
+        &["--svcomp", "--timeout", "60"],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains("showed an endless loop, which unreach-call does not forbid"),
+        "{text}"
+    );
+    assert!(text.contains("loops forever at local_spin.c:15"), "{text}");
+    assert!(
+        text.contains("SV-COMP verdict: true (expected true)"),
+        "{text}"
+    );
+}
+
+/// Under `termination` the same endless loop is the violation, named where it loops.
+#[test]
+fn an_endless_loop_violates_termination() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, err) = explore(
+        &fixture("local_spin.c"),
+        &dir.path().join("out"),
+        &["--property", "termination", "--timeout", "60"],
+    );
+    assert_eq!(code, 9, "{text}{err}");
+    assert!(
+        text.contains(
+            "BUG endless loop: syncmut runtime: livelock: T1 loops forever at local_spin.c:15"
+        ),
+        "{text}"
+    );
+}
+
+/// A dfs that covered every schedule within its preemption bound has not covered every
+/// schedule: the answer is `unknown`, naming the bound, never `true` (relay.c's error
+/// needs seven switches between its threads).
+#[test]
+fn a_bounded_dfs_never_answers_true() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, err) = explore(
+        &fixture("relay.c"),
+        &dir.path().join("out"),
+        &[
+            "--svcomp",
+            "--property",
+            "unreach-call",
+            "--strategy",
+            "dfs",
+            "--preemptions",
+            "1",
+        ],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(text.contains("the bounded space is exhausted"), "{text}");
+    assert!(
+        err.contains("unknown: bound: every schedule with at most 1 preemption(s) was covered"),
+        "{err}"
+    );
+    assert!(text.contains("SV-COMP verdict: unknown"), "{text}");
 }
 
 /// With a time limit and no run budget given, dfs goes on past the 1000 runs: a bug that

@@ -102,6 +102,30 @@ pub fn invoke_destinations<'ctx>(
     }
 }
 
+/// The blocks `block`'s terminator branches to, one per edge in operand order (a
+/// conditional branch whose two edges go to one block lists it twice).
+pub fn successors<'ctx>(block: BasicBlock<'ctx>) -> Vec<BasicBlock<'ctx>> {
+    let Some(terminator) = block.get_terminator() else {
+        return Vec::new();
+    };
+    // SAFETY: successor indices below LLVMGetNumSuccessors of a terminator.
+    unsafe {
+        let raw = terminator.as_value_ref();
+        (0..llvm::LLVMGetNumSuccessors(raw))
+            .filter_map(|i| BasicBlock::new(llvm::LLVMGetSuccessor(raw, i)))
+            .collect()
+    }
+}
+
+/// Sends edge `index` of `block`'s terminator (as [`successors`] numbers them) to `to`.
+pub fn set_successor<'ctx>(block: BasicBlock<'ctx>, index: u32, to: BasicBlock<'ctx>) {
+    let terminator = block
+        .get_terminator()
+        .expect("a block with successors has a terminator");
+    // SAFETY: `index` comes from `successors` of the same, unchanged terminator.
+    unsafe { llvm::LLVMSetSuccessor(terminator.as_value_ref(), index, to.as_mut_ptr()) }
+}
+
 /// The instruction's source position, if it carries debug info.
 pub fn debug_location(inst: InstructionValue<'_>) -> Option<DebugLoc> {
     // SAFETY: the LLVMGetDebugLoc* accessors accept any instruction and return

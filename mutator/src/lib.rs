@@ -19,6 +19,7 @@ pub mod design;
 mod devirtualize;
 mod discover;
 pub mod effect;
+mod endless_loops;
 mod equivalent;
 mod error;
 mod error_calls;

@@ -175,6 +175,7 @@ fn build_once(design: &Design, out: &Path, options: &Options) -> Result<Build> {
         crate::atomic_functions::instrument(&context, &module)?;
         crate::atomic_functions::discard_points(&context, &module)?;
         crate::pause::yield_at_pause(&context, &module)?;
+        crate::endless_loops::mark(&context, &module, &design.root)?;
     }
     // Read before the rewrite and the memory hooks add comparisons of their own.
     let nondet_constants = crate::nondet_constants::harvest(&module);

@@ -40,6 +40,8 @@ struct choice {
     uint32_t current; /* K_RUN: the thread at the point (NO_NAME: none) */
     uint32_t kind;
     uint32_t single;  /* K_RUN with one option: not a choice (a `# step` line) */
+    uint32_t opens;   /* the chosen thread starts an atomic section: its single steps that
+                       * follow are merged into its option, as into a single step */
     uint32_t n;       /* options, in opts[off..off+n) */
     uint64_t off;
     uint64_t events;  /* trace events recorded before the point */
@@ -79,8 +81,8 @@ static uint64_t run_points;
  * the merging of consecutive ones stay as when they are written) but neither stored nor
  * written. Only the partial-order reduction reads them; other runs save the work. */
 int syncmut_sched_record_steps = 1;
-/* The thread of the last point when it was a single step, else NO_NAME: the next single
- * step of that thread is merged with it. */
+/* The thread of the last point when it was a single step or the start of an atomic
+ * section, else NO_NAME: the next single step of that thread is merged with it. */
 static uint32_t last_single = NO_NAME;
 int64_t syncmut_sched_current_step = -1;
 const char *syncmut_sched_schedule_value;
@@ -119,6 +121,7 @@ void syncmut_sched_set_next(struct sthread *t, const void *a, const void *b, int
     t->next_join = -1;
     t->next_lock = NULL;
     t->next_join_thread = NULL;
+    t->next_section = 0;
 }
 
 /* The pending step joins `target`: it depends only on the target's end (the oracle's
@@ -169,12 +172,16 @@ void syncmut_sched_record_choice(int kind, const struct sthread *chosen, const s
         return;
     int single = kind == K_RUN && n == 1;
     int follows = single && last_single == chosen->id;
-    last_single = single ? chosen->id : NO_NAME;
+    int opens = kind == K_RUN && chosen->next_section;
+    last_single = single || opens ? chosen->id : NO_NAME;
     if (single && !syncmut_sched_record_steps)
         return;
     uint64_t k = atomic_load_explicit(&nchoices, memory_order_relaxed);
-    if (follows && k > 0 && choices[k - 1].single && choices[k - 1].chosen == chosen->id) {
+    if (follows && k > 0 && choices[k - 1].chosen == chosen->id &&
+        (choices[k - 1].single || choices[k - 1].opens)) {
         struct option *o = &options[choices[k - 1].off];
+        while (o->id != chosen->id)
+            o++;
         if (chosen->next_join >= 0 || o->join >= 0) { /* a join merged with other steps: everything */
             o->obj[0] = OBJ_ALL, o->obj[1] = OBJ_NONE, o->join = -1;
         }
@@ -211,6 +218,7 @@ void syncmut_sched_record_choice(int kind, const struct sthread *chosen, const s
     c->current = cur != NULL ? cur->id : NO_NAME;
     c->kind = (uint32_t)kind;
     c->single = (uint32_t)single;
+    c->opens = (uint32_t)opens;
     c->n = n;
     c->off = noptions;
     c->events = syncmut_trace_recorded();

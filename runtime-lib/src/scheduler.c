@@ -31,7 +31,9 @@
  * schedule_record.c (the schedule file: recording, writing, replay: and follow: input,
  * the signal handlers that save it), and the blocking models: model_mutex.c (mutexes,
  * rwlocks, spinlocks), model_cond.c (condition variables, futexes), model_sem_barrier.c
- * (semaphores, barriers), model_thread.c (thread creation, exit and join). */
+ * (semaphores, barriers), model_thread.c (thread creation, exit and join),
+ * scheduler_atomic.c (SV-COMP's atomic sections and the threads parked in them), and
+ * endless_loop.c (threads in a loop that never ends). */
 #define _GNU_SOURCE
 #include "scheduler.h"
 #include "scheduler_internal.h"
@@ -79,14 +81,6 @@ uint64_t syncmut_sched_steps;
 static uint64_t wait_seq;
 static int provider_registered;
 static _Atomic int deadlocked;
-/* __VERIFIER_atomic_begin/end: the thread inside an atomic section, and its nesting. */
-static struct sthread *atomic_owner;
-static uint32_t atomic_depth;
-/* The section was entered by an instrumented `__VERIFIER_atomic_*` function and has done
- * nothing another thread could see (mutator/src/atomic_functions.rs). */
-static int atomic_clean;
-/* Threads parked at a failed assumption in an atomic section (W_PARKED). */
-static uint32_t parked;
 pthread_key_t syncmut_sched_exit_key;
 _Thread_local struct sthread *syncmut_sched_self;
 
@@ -201,7 +195,7 @@ static struct sthread *choose(struct sthread *me)
 {
     /* Inside __VERIFIER_atomic_begin/end the section is one step: no other thread runs
      * while its owner can go on (if the owner blocks, the section is broken: others run). */
-    if (atomic_owner == me && atomic_depth > 0 && load_state(me) == READY) {
+    if (syncmut_sched_atomic_owner == me && syncmut_sched_atomic_depth > 0 && load_state(me) == READY) {
         syncmut_sched_candidates[0] = me;
         syncmut_sched_record_run(me, me, 1);
         return me;
@@ -328,6 +322,7 @@ void syncmut_sched_reschedule(struct sthread *me)
     struct sthread *next = choose(me);
     if (next == NULL) {
         syncmut_sched_end_if_parked(me);
+        syncmut_sched_end_if_looping();
         int unfinished = 0;
         for (uint32_t i = 0; i < syncmut_sched_slots_used; i++) {
             int s = load_state(&syncmut_sched_threads[i]);
@@ -490,8 +485,8 @@ void syncmut_sched_finish(struct sthread *t)
     if (s != FREE && s != FINISHED) {
         atomic_store_explicit(&t->site, -1, memory_order_relaxed);
         set_state(t, FINISHED);
-        if (atomic_owner == t) { /* ended inside an atomic section: the section ends too */
-            atomic_owner = NULL, atomic_depth = 0;
+        if (syncmut_sched_atomic_owner == t) { /* ended inside an atomic section: the section ends too */
+            syncmut_sched_atomic_owner = NULL, syncmut_sched_atomic_depth = 0;
             syncmut_races_atomic_end(t->id);
         }
         syncmut_sched_wake_all(t, W_JOIN);
@@ -642,77 +637,11 @@ void syncmut_mem_observe(const void *addr, uint32_t flags, uint32_t access)
     syncmut_trace_reads_access(addr, flags & SYNCMUT_ACCESS_WRITE);
 }
 
-/* ---- SV-COMP conventions (verifier.c) ----------------------------------------------- */
-
-void syncmut_sched_atomic_begin(int tracked)
-{
-    pthread_mutex_lock(&syncmut_sched_lock);
-    if (atomic_owner != syncmut_sched_self) {
-        /* A scheduling point first, so where the section starts is itself explored. */
-        syncmut_sched_set_next(syncmut_sched_self, NULL, NULL, 1);
-        set_state(syncmut_sched_self, READY);
-        syncmut_sched_reschedule(syncmut_sched_self);
-        atomic_owner = syncmut_sched_self;
-        atomic_depth = 0;
-        atomic_clean = tracked;
-        syncmut_races_atomic_begin(syncmut_sched_self->id);
-    } else if (!tracked) {
-        atomic_clean = 0; /* the program's own begin: what follows is not tracked */
-    }
-    atomic_depth++;
-    pthread_mutex_unlock(&syncmut_sched_lock);
-}
-
-void syncmut_sched_atomic_end(void)
-{
-    pthread_mutex_lock(&syncmut_sched_lock);
-    if (atomic_owner == syncmut_sched_self && atomic_depth > 0 && --atomic_depth == 0) {
-        atomic_owner = NULL;
-        syncmut_races_atomic_end(syncmut_sched_self->id);
-    }
-    pthread_mutex_unlock(&syncmut_sched_lock);
-}
-
-void syncmut_sched_assume_failed(void)
-{
-    syncmut_sched_write_schedule_out("assume");
-}
-
-/* Only the owner runs inside its section: no lock needed. */
-void syncmut_sched_atomic_acted(void)
-{
-    if (atomic_owner == syncmut_sched_self)
-        atomic_clean = 0;
-}
-
-int syncmut_sched_atomic_parkable(void)
-{
-    return atomic_owner == syncmut_sched_self && atomic_depth > 0 && atomic_clean;
-}
-
-/* A failed assumption in an atomic section that has done nothing visible: as in a model
- * checker, the section did not happen. The thread stays at the point before it for the
- * rest of the run (never chosen again: a schedule where it is merely slow), and the
- * others go on. It does not try again: a rerun of the section would need its start
- * state back (DESIGN.md, "Failed assumptions"). */
-void syncmut_sched_atomic_park(void)
-{
-    struct sthread *me = syncmut_sched_self;
-    pthread_mutex_lock(&syncmut_sched_lock);
-    atomic_owner = NULL, atomic_depth = 0, atomic_clean = 0;
-    syncmut_races_atomic_end(me->id);
-    parked++;
-    static const char msg[] = "syncmut runtime: an assumption failed in an atomic section that changed nothing: its thread waits there for the rest of the run, the others go on\n";
-    ssize_t ignored = write(2, msg, sizeof msg - 1);
-    (void)ignored;
-    syncmut_sched_set_next(me, NULL, NULL, 1);
-    syncmut_sched_block_on(NULL, W_PARKED, 0); /* nothing wakes W_PARKED */
-    syncmut_fatal("a thread parked at a failed assumption was woken");
-}
+/* ---- threads that wait for the rest of the run ------------------------------------- */
 
 void syncmut_sched_end_if_parked(struct sthread *me)
 {
-    if (parked == 0)
+    if (syncmut_sched_parked == 0)
         return;
     static const char msg[] = "syncmut runtime: the run cannot go on (or passed its step budget) while a thread waits at a failed assumption in an atomic section: discarded, run ended with exit status 123 (not a bug)\n";
     ssize_t ignored = write(2, msg, sizeof msg - 1);

@@ -91,6 +91,11 @@ void syncmut_mem_access(const void *addr, uint32_t write, uint32_t access);
  * bit 1 atomic). */
 void syncmut_mem_observe(const void *addr, uint32_t flags, uint32_t access);
 
+/* Reached when a loop that changes nothing goes round, inserted by the mutator on the
+ * loop's back edge (mutator/src/endless_loops.rs): the caller never comes back. `where`
+ * names the loop (`file:line:col in function`). */
+__attribute__((noreturn)) void syncmut_loops_forever(const char *where);
+
 /* __VERIFIER_atomic_begin/end (verifier.c): while the caller is inside (nesting
  * counted), no other thread is scheduled as long as it can run. `tracked`: entered by an
  * instrumented `__VERIFIER_atomic_*` function, whose effects are reported. */

@@ -17,8 +17,9 @@
 #define NO_NAME UINT32_MAX
 
 enum state { FREE = 0, READY, RUNNING, BLOCKED, FINISHED };
-/* W_PARKED: at a failed assumption in an atomic section; nothing wakes it. */
-enum wait_kind { W_NONE = 0, W_RETRY, W_COND, W_BARRIER, W_JOIN, W_FUTEX, W_PARKED };
+/* W_PARKED: at a failed assumption in an atomic section; W_ENDLESS: in a loop that never
+ * ends (endless_loop.c). Nothing wakes either. */
+enum wait_kind { W_NONE = 0, W_RETRY, W_COND, W_BARRIER, W_JOIN, W_FUTEX, W_PARKED, W_ENDLESS };
 enum wake { WAKE_NONE = 0, WAKE_EVENT, WAKE_TIMEOUT };
 
 struct sthread {
@@ -58,6 +59,9 @@ struct sthread {
     int next_lock_kind;
     const struct sthread *next_join_thread;
     int64_t next_access; /* the pending step is memory access number k (mutator's list), else -1 */
+    /* The pending step starts an atomic section (scheduler_atomic.c): taken, it goes on
+     * through the section's single points, recorded as one step with it. */
+    int next_section;
     /* Fairness. */
     uint32_t reads_in_a_row; /* memory reads since the thread's last write or sync call */
     uint64_t yielded_at; /* step of its last busy-wait yield, 0: none */
@@ -136,10 +140,20 @@ void syncmut_sched_reschedule(struct sthread *me);
 void syncmut_sched_wait_for_baton(struct sthread *me);
 struct sthread *syncmut_sched_new_slot(void);
 void syncmut_sched_finish(struct sthread *t);
+/* ---- scheduler_atomic.c: SV-COMP's atomic sections --------------------------------- */
+
+/* The thread inside an atomic section (`__VERIFIER_atomic_begin/end`), and its nesting. */
+extern struct sthread *syncmut_sched_atomic_owner;
+extern uint32_t syncmut_sched_atomic_depth;
+/* Threads parked at a failed assumption in an atomic section (W_PARKED). */
+extern uint32_t syncmut_sched_parked;
 /* A run that cannot go on, or passed its step budget, while a thread is parked at a
  * failed assumption in an atomic section: ended as discarded (SYNCMUT_STATUS_ASSUME), since
  * the parked thread might have gone on had it tried again. Returns if none is parked. */
 void syncmut_sched_end_if_parked(struct sthread *me);
+/* endless_loop.c: a run that cannot go on while a thread is in an endless loop ends as a
+ * livelock that names the loop. Returns if no thread is in one. */
+void syncmut_sched_end_if_looping(void);
 uint32_t syncmut_sched_intern_thread_name(uint32_t number);
 
 /* ---- schedule_strategy.c: SYNCMUT_SCHEDULE and each strategy's choice --------------- */

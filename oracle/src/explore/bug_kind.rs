@@ -13,6 +13,10 @@ pub enum BugKind {
     Deadlock,
     /// The scheduler's step budget ran out.
     Livelock,
+    /// A thread went round a loop that changes nothing, so it never ends, and no other
+    /// thread could go on (the runtime's message names the loop): the run is whole, and
+    /// no schedule makes it end.
+    EndlessLoop,
     /// The run did not end within the timeout (spinning outside scheduling points).
     Hang,
     /// Two accesses to one location, at least one a write, that no synchronization
@@ -27,6 +31,7 @@ impl std::fmt::Display for BugKind {
             BugKind::Crash => "crash",
             BugKind::Deadlock => "deadlock",
             BugKind::Livelock => "livelock",
+            BugKind::EndlessLoop => "endless loop",
             BugKind::Hang => "hang (timeout)",
             BugKind::DataRace => "data race",
         })

@@ -112,7 +112,8 @@ pub struct Note {
 
 impl Note {
     /// The note's runs ended before the program did (a livelock, a hang, a crash), so
-    /// what the program does past that point was not run on that path.
+    /// what the program does past that point was not run on that path. A run that ended
+    /// in an endless loop is whole: nothing can happen in it any more.
     pub fn cuts_paths_short(&self) -> bool {
         matches!(
             self.kind,
@@ -262,10 +263,15 @@ pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String
                 first_runtime_line(&stderr, "deadlock: no thread can run"),
             ))
         }
-        Status::Exited(status::LIVELOCK) => Some((
-            BugKind::Livelock,
-            first_runtime_line(&stderr, "livelock: the step budget ran out"),
-        )),
+        Status::Exited(status::LIVELOCK) => {
+            let line = first_runtime_line(&stderr, "livelock: the step budget ran out");
+            let kind = if line.contains(ENDLESS_LOOP) {
+                BugKind::EndlessLoop
+            } else {
+                BugKind::Livelock
+            };
+            Some((kind, line))
+        }
         Status::TimedOut => Some((
             BugKind::Hang,
             "the run did not end within the timeout".to_string(),
@@ -273,6 +279,10 @@ pub fn classify(execution: &Execution, trace: &Trace) -> Option<(BugKind, String
         _ => None,
     }
 }
+
+/// What the runtime says of a run that ended with a thread in a loop that changes nothing
+/// (runtime-lib/src/endless_loop.c).
+const ENDLESS_LOOP: &str = " loops forever at ";
 
 fn first_runtime_line(stderr: &str, fallback: &str) -> String {
     stderr

@@ -50,7 +50,12 @@ impl Property {
             Property::UnreachCall => *kind == BugKind::Assertion && reaches_error_function(message),
             Property::NoDataRace => *kind == BugKind::DataRace,
             Property::NoDeadlock => *kind == BugKind::Deadlock,
-            Property::Termination => matches!(kind, BugKind::Livelock | BugKind::Hang),
+            Property::Termination => {
+                matches!(
+                    kind,
+                    BugKind::Livelock | BugKind::EndlessLoop | BugKind::Hang
+                )
+            }
             Property::Assertions => *kind == BugKind::Assertion,
         }
     }
