@@ -228,3 +228,42 @@ fn a_trace_of_thousands_of_threads_keeps_every_event_in_order() {
         trace.events.iter().map(|e| e.thread.as_str()).collect();
     assert_eq!(threads.len(), 3_001);
 }
+
+/// With real threads and a trace, a C11 thread is named by creation order, as a pthread
+/// is and as the scheduler numbers both, so a native run's order of events can be
+/// followed by name: T1 is the thread created first, even when the second one's events
+/// come first.
+#[test]
+fn c11_threads_traced_with_real_threads_are_named_by_creation() {
+    let out = mutate("tests/fixtures/traces/c11_creation_order.c");
+    let catalogue: Catalogue =
+        serde_json::from_slice(&std::fs::read(out.path().join("mutants.json")).unwrap()).unwrap();
+    let trace_file = out.path().join("trace.bin");
+    let env = [("SYNCMUT_TRACE", trace_file.display().to_string())];
+    let run = execute(&out.path().join("metamutant"), &[], &env, &limits()).unwrap();
+    assert_eq!(
+        run.status,
+        syncmut_runner::exec::Status::Exited(0),
+        "{}",
+        run.stderr.text()
+    );
+    let trace = trace::read(&trace_file).unwrap();
+    let first_event_of = |function: &str| {
+        let sites: Vec<u32> = catalogue
+            .sites
+            .iter()
+            .filter(|s| s.function == function)
+            .map(|s| s.index)
+            .collect();
+        let event = trace.events.iter().find(|e| sites.contains(&e.site));
+        let event = event.unwrap_or_else(|| panic!("no event of {function}"));
+        (event.seq, event.thread.clone())
+    };
+    let (first_seq, first_name) = first_event_of("first");
+    let (second_seq, second_name) = first_event_of("second");
+    assert!(
+        second_seq < first_seq,
+        "the flag orders second's events first"
+    );
+    assert_eq!((first_name.as_str(), second_name.as_str()), ("T1", "T2"));
+}

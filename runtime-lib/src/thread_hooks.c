@@ -86,7 +86,8 @@ static void *run_c11_thread(void *boxed)
 
 int syncmut_hook_thrd_create(const char *start_name, thrd_t *thread, thrd_start_t start, void *arg)
 {
-    if (!syncmut_sched_controls_me())
+    int scheduled = syncmut_sched_controls_me();
+    if (!scheduled && !syncmut_trace_on())
         return thrd_create(thread, start, arg);
     struct c11_start *boxed = malloc(sizeof *boxed);
     if (boxed == NULL)
@@ -94,7 +95,9 @@ int syncmut_hook_thrd_create(const char *start_name, thrd_t *thread, thrd_start_
     boxed->start = start;
     boxed->arg = arg;
     creating = 1;
-    int rc = syncmut_sched_create(start_name, (pthread_t *)thread, NULL, run_c11_thread, boxed);
+    /* Traced with real threads, named by creation as a pthread is (create_named). */
+    int rc = scheduled ? syncmut_sched_create(start_name, (pthread_t *)thread, NULL, run_c11_thread, boxed)
+                       : create_named((pthread_t *)thread, NULL, run_c11_thread, boxed);
     creating = 0;
     if (rc != 0)
         free(boxed);

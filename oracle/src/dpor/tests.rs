@@ -402,7 +402,8 @@ fn a_join_of_main_that_blocks_is_not_where_main_returns() {
 
 /// Small random programs with a semaphore (fixed seed): a wait on it at 0 would only
 /// block (`:w`), and dpor, which never takes such a step, still sees every observation
-/// the full search sees, unbounded and under preemption bounds 0 to 2.
+/// the full search sees, unbounded and under preemption bounds 0 to 2; so do sleep sets
+/// alone, unbounded.
 #[test]
 fn reduction_keeps_every_observation_of_random_programs_with_a_semaphore() {
     let mut next = draws(0x2545_F491_4F6C_DD1D);
@@ -436,6 +437,10 @@ fn reduction_keeps_every_observation_of_random_programs_with_a_semaphore() {
                 none_seen.difference(&seen).collect::<Vec<_>>()
             );
         }
+        // Sleep sets alone (`--por sleep`), unbounded, keep them too.
+        let (_, none_seen) = search(&p, Por::None, UNBOUNDED);
+        let (_, slept) = search(&p, Por::Sleep, UNBOUNDED);
+        assert!(none_seen.is_subset(&slept), "sleep: {p:?}");
     }
     assert!(programs > 60, "{programs} programs");
 }
@@ -454,4 +459,7 @@ fn sleep_sets_do_not_hide_an_order_from_dpor() {
     let (_, none_seen) = search(&p, Por::None, UNBOUNDED);
     let (_, seen) = search(&p, Por::Dpor, UNBOUNDED);
     assert_eq!(seen, none_seen);
+    // Sleep sets without dpor's races (`--por sleep`) keep it.
+    let (_, slept) = search(&p, Por::Sleep, UNBOUNDED);
+    assert_eq!(slept, none_seen, "sleep");
 }
