@@ -1,6 +1,7 @@
 /* A small output file written where only async-signal-safe calls are allowed (a fatal
  * signal, a deadlock or livelock ending the run from the scheduler): one static buffer,
- * write(2) only. The schedule file and the race file are written this way. */
+ * write(2) only. The schedule file and the race file are written this way; the trace file
+ * writes its bytes with signal_safe_write_all. */
 #ifndef SYNCMUT_SIGNAL_SAFE_OUT_H
 #define SYNCMUT_SIGNAL_SAFE_OUT_H
 
@@ -16,17 +17,25 @@ struct signal_safe_out {
     char *buf;
 };
 
-static inline void signal_safe_flush(struct signal_safe_out *out)
+/* Writes all `len` bytes to `fd` with write(2), again after an interruption; -1 when a
+ * write fails or writes nothing (the rest is then not written), else 0. */
+static inline int signal_safe_write_all(int fd, const void *bytes, size_t len)
 {
     size_t done = 0;
-    while (done < out->used) {
-        ssize_t w = write(out->fd, out->buf + done, out->used - done);
+    while (done < len) {
+        ssize_t w = write(fd, (const char *)bytes + done, len - done);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            break;
+            return -1;
         done += (size_t)w;
     }
+    return 0;
+}
+
+static inline void signal_safe_flush(struct signal_safe_out *out)
+{
+    (void)signal_safe_write_all(out->fd, out->buf, out->used);
     out->used = 0;
 }
 

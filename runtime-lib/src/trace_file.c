@@ -7,6 +7,7 @@
 #include "trace.h"
 #include "syncmut_protocol.h"
 #include "trace_internal.h"
+#include "signal_safe_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,16 +35,8 @@ static struct out out; /* static: the flush may run on a small signal stack */
 /* Writes `len` bytes to the file, unbuffered; a failure is remembered in `out.failed`. */
 static void out_write(const void *bytes, size_t len)
 {
-    size_t done = 0;
-    while (done < len && !out.failed) {
-        ssize_t n = write(out.fd, (const char *)bytes + done, len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            out.failed = true;
-        else
-            done += (size_t)n;
-    }
+    if (!out.failed && signal_safe_write_all(out.fd, bytes, len) != 0)
+        out.failed = true;
 }
 
 static void out_flush(void)
