@@ -155,6 +155,12 @@ pub fn races(schedule: &Schedule, bounded: bool) -> Vec<(usize, Vec<u32>)> {
     }
     let pending_at = |k: usize, c: &Choice, id: u32| -> Step {
         let mut step = c.step_of(id).expect("an option");
+        if id != c.chosen && c.opens(id) {
+            // The start of an atomic section, not taken here: what the section touches
+            // is unknown until it runs, and its races are found where it is taken. As a
+            // step on every object it would race with every step of every thread.
+            step.objects = Some(Vec::new());
+        }
         let next = of_thread
             .get(&id)
             .and_then(|ks| ks.get(ks.partition_point(|i| *i < k)).copied());

@@ -102,6 +102,10 @@ pub struct Choice {
     /// another thread holds, a wait on a semaphore at 0, a join of a thread still running. May be shorter than
     /// `options` (missing: it would act).
     pub waits: Vec<bool>,
+    /// Per option, its step starts an atomic section (`:a`): pending, what the section
+    /// will touch is unknown (`*`); taken, its objects are the section's. May be shorter
+    /// than `options` (missing: it does not).
+    pub opens: Vec<bool>,
 }
 
 impl Choice {
@@ -111,6 +115,15 @@ impl Choice {
             .iter()
             .position(|(id, _)| *id == thread)
             .and_then(|i| self.waits.get(i).copied())
+            .unwrap_or(false)
+    }
+
+    /// Option `thread`'s step starts an atomic section (`:a`).
+    pub fn opens(&self, thread: u32) -> bool {
+        self.options
+            .iter()
+            .position(|(id, _)| *id == thread)
+            .and_then(|i| self.opens.get(i).copied())
             .unwrap_or(false)
     }
 
@@ -266,6 +279,7 @@ fn parse_choice(words: &[&str]) -> Result<Choice, String> {
     let mut accesses = Vec::new();
     let mut readied = Vec::new();
     let mut waits = Vec::new();
+    let mut opens = Vec::new();
     if let Some(list) = words.get(3) {
         for option in list.split(',') {
             let mut fields = option.split(':');
@@ -305,6 +319,7 @@ fn parse_choice(words: &[&str]) -> Result<Choice, String> {
                     .and_then(|k| k.parse().ok()),
             );
             waits.push(rest.contains(&"w"));
+            opens.push(rest.contains(&"a"));
         }
     }
     let events = words
@@ -322,6 +337,7 @@ fn parse_choice(words: &[&str]) -> Result<Choice, String> {
         events,
         readied,
         waits,
+        opens,
     })
 }
 
@@ -457,6 +473,14 @@ mod tests {
             .choices[0];
         assert!(!waits.waits(1) && waits.waits(2) && waits.waits(3) && !waits.waits(9));
         assert_eq!(waits.readied, vec![None, None, Some(7)]);
+        // The start of an atomic section: taken, on the section's objects; pending, on
+        // every object.
+        let opens = &parse("1 run 0 0:-:-,1:-:o1+o2:a,2:-:*:b3:a e0\n")
+            .unwrap()
+            .choices[0];
+        assert!(!opens.opens(0) && opens.opens(1) && opens.opens(2) && !opens.waits(2));
+        assert_eq!(opens.touches[1], Some(vec![1, 2]));
+        assert_eq!(opens.touches[2], None);
         let s = parse(text).unwrap();
         assert_eq!(s.choices.len(), 2);
         assert_eq!(s.choices[0].options, vec![(0, None), (1, Some(4))]);
@@ -484,6 +508,7 @@ mod tests {
             events: None,
             readied: vec![],
             waits: vec![],
+            opens: vec![],
         };
         assert!(!c.preempts(2));
     }

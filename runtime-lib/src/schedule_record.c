@@ -55,6 +55,7 @@ struct option {
     int64_t readied; /* the thread's `readied` (`b<k>` after the objects), else -1 */
     int64_t join;    /* the step joins thread k (`j<k>` for the objects), else -1 */
     uint32_t waits;  /* taken now, the step would block and change nothing (`:w`) */
+    uint32_t opens;  /* the step starts an atomic section (`:a`): see taken_object */
 };
 #define OBJ_NONE 0u
 #define OBJ_ALL UINT32_MAX
@@ -89,6 +90,18 @@ const char *syncmut_sched_schedule_value;
 pid_t syncmut_sched_owner_pid; /* a forked child must not write the parent's schedule file */
 
 /* ---- recording choice points -------------------------------------------------------- */
+
+static uint32_t object_number(const struct sthread *t, int j);
+
+/* The objects of the step `t` takes now. The start of an atomic section is pending as a
+ * step on every object (what the section will touch is not known yet), but taken it acts
+ * on nothing itself: the section's points that follow, each with one option while its
+ * owner runs, are merged into it, so it records the section as one step on what it
+ * touches. */
+static uint32_t taken_object(const struct sthread *t, int j)
+{
+    return t->next_section ? OBJ_NONE : object_number(t, j);
+}
 
 static uint32_t object_number(const struct sthread *t, int j)
 {
@@ -186,7 +199,7 @@ void syncmut_sched_record_choice(int kind, const struct sthread *chosen, const s
             o->obj[0] = OBJ_ALL, o->obj[1] = OBJ_NONE, o->join = -1;
         }
         for (int j = 0; j < 2; j++) {
-            uint32_t obj = object_number(chosen, j);
+            uint32_t obj = taken_object(chosen, j);
             int reads = chosen->next_reads;
             if (obj == OBJ_NONE || o->obj[0] == OBJ_ALL)
                 continue;
@@ -224,7 +237,10 @@ void syncmut_sched_record_choice(int kind, const struct sthread *chosen, const s
     c->events = syncmut_trace_recorded();
     for (uint32_t i = 0; i < n; i++) {
         for (int j = 0; j < 2; j++)
-            options[noptions + i].obj[j] = object_number(syncmut_sched_candidates[i], j);
+            options[noptions + i].obj[j] = syncmut_sched_candidates[i] == chosen
+                                               ? taken_object(chosen, j)
+                                               : object_number(syncmut_sched_candidates[i], j);
+        options[noptions + i].opens = kind == K_RUN && syncmut_sched_candidates[i]->next_section;
         options[noptions + i].reads = (uint32_t)syncmut_sched_candidates[i]->next_reads;
         options[noptions + i].access = syncmut_sched_candidates[i]->next_access;
         options[noptions + i].readied = syncmut_sched_candidates[i]->readied;
@@ -449,6 +465,8 @@ void syncmut_sched_write_schedule_out(const char *how)
             }
             if (o->waits)
                 sout_str(":w");
+            if (o->opens)
+                sout_str(":a");
         }
         sout_str(" e");
         sout_u64(c->events);

@@ -22,12 +22,11 @@ void syncmut_sched_atomic_begin(int tracked)
     pthread_mutex_lock(&syncmut_sched_lock);
     if (syncmut_sched_atomic_owner != syncmut_sched_self) {
         /* A scheduling point first, so where the section starts is itself explored. The
-         * start acts on nothing itself. The section's points that follow, each with one
-         * option while the owner runs, are merged into the step it starts, so the
-         * section is one step on what it touches (schedule_record.c): a step of another
-         * thread on those objects is ordered before or after the whole section, and the
-         * reduction sees the section's objects where it must try the other order. */
-        syncmut_sched_set_next(syncmut_sched_self, NULL, NULL, 0);
+         * section is recorded as one step on what it touches (schedule_record.c,
+         * taken_object): a step of another thread on those objects is ordered before or
+         * after the whole section, and the reduction sees the section's objects at its
+         * start, where it must try the other order. */
+        syncmut_sched_set_next(syncmut_sched_self, NULL, NULL, 1);
         syncmut_sched_self->next_section = 1;
         set_state(syncmut_sched_self, READY);
         syncmut_sched_reschedule(syncmut_sched_self);

@@ -59,8 +59,8 @@ struct sthread {
     int next_lock_kind;
     const struct sthread *next_join_thread;
     int64_t next_access; /* the pending step is memory access number k (mutator's list), else -1 */
-    /* The pending step starts an atomic section (scheduler_atomic.c): taken, it goes on
-     * through the section's single points, recorded as one step with it. */
+    /* The pending step starts an atomic section (scheduler_atomic.c): pending, it acts on
+     * every object; taken, on what the section's single points that follow touch. */
     int next_section;
     /* Fairness. */
     uint32_t reads_in_a_row; /* memory reads since the thread's last write or sync call */
