@@ -69,10 +69,11 @@ pub struct ExploreArgs {
     /// Timeout of one execution, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     pub timeout: u64,
-    /// Wall-clock limit of the whole command, build included: no run starts after it,
-    /// and the search ends with what it covered (under a property, verdict `unknown`)
-    /// instead of being killed by an outer limit with nothing said. Without --schedules,
-    /// dfs (alone, or phased's last phase) goes on past the run budget until the limit.
+    /// Wall-clock limit of the whole command, build included: no run starts or goes on
+    /// after it (one under way is cut there and not judged), and the search ends with
+    /// what it covered (under a property, verdict `unknown`) instead of being killed by an
+    /// outer limit with nothing said. Without --schedules, dfs (alone, or phased's last
+    /// phase) goes on past the run budget until the limit.
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub time_limit: Option<u64>,
     /// Runs executed at the same time by the seeded strategies (random, pct, holdback,

@@ -410,6 +410,25 @@ fn the_time_limit_ends_the_search_with_an_unknown() {
     );
 }
 
+/// No run goes past `--time-limit`: a run that hangs when less time is left than its
+/// timeout is cut at the limit and not judged (the build before ran it for its whole
+/// timeout, confirmed it under twice that, and reported a hang, far past the limit).
+#[test]
+fn a_run_is_cut_at_the_time_limit_and_not_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, err) = explore(
+        &fixture("counting_spin.yml"),
+        &dir.path().join("out"),
+        &["--svcomp", "--timeout", "30", "--time-limit", "4"],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(!text.contains("hang"), "{text}");
+    assert!(
+        err.contains("unknown: bound: the time limit (--time-limit) ran out"),
+        "{err}"
+    );
+}
+
 /// A spin on a local copy of a shared turn never ends once entered, and no longer hangs:
 /// the run ends as an endless loop when no other thread can go on, which unreach-call
 /// does not forbid, and the search covers every schedule and answers `true` (the build
@@ -448,6 +467,24 @@ fn an_endless_loop_violates_termination() {
         text.contains(
             "BUG endless loop: syncmut runtime: livelock: T1 loops forever at local_spin.c:15"
         ),
+        "{text}"
+    );
+}
+
+/// An endless loop inside an atomic section ends the run at once: no other thread may run
+/// until the section ends, which it never does.
+#[test]
+fn an_endless_loop_in_an_atomic_section_ends_the_run_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, err) = explore(
+        &fixture("atomic_spin.c"),
+        &dir.path().join("out"),
+        &["--property", "termination", "--timeout", "60"],
+    );
+    assert_eq!(code, 9, "{text}{err}");
+    assert!(
+        text.contains("loops forever at atomic_spin.c:15")
+            && text.contains("it is inside an atomic section, so no other thread may run"),
         "{text}"
     );
 }

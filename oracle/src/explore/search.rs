@@ -220,17 +220,44 @@ impl Lane {
     /// load alone, and the same run (schedule and input values fix it) under a larger
     /// limit tells a slow machine from a hang, which is only then reported (unless the
     /// settings leave that to a later search: [`ExploreSettings::confirm_timeouts`]).
+    ///
+    /// With a `deadline` (`--time-limit`), no run goes past it: a run with less time left
+    /// than its limit runs under what is left, and one that then times out, or whose
+    /// confirmation would end past it, is cut by the deadline (neither a hang nor a run
+    /// that ended).
     fn execute(
         &mut self,
         invocation: &Invocation,
         confirm_timeouts: bool,
+        deadline: Option<Instant>,
     ) -> Result<Executed, ExploreError> {
-        let mut execution = self.execute_once(invocation)?;
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        let capped = left.is_some_and(|left| left < invocation.limits.timeout);
+        let first = Invocation {
+            limits: Limits {
+                timeout: left.map_or(invocation.limits.timeout, |left| {
+                    left.min(invocation.limits.timeout)
+                }),
+                ..invocation.limits
+            },
+            ..invocation.clone()
+        };
+        let mut execution = self.execute_once(&first)?;
         let mut slow = false;
-        if execution.status == Status::TimedOut && confirm_timeouts {
+        let timed_out = execution.status == Status::TimedOut;
+        let longer = invocation.limits.timeout * TIMEOUT_CONFIRM_FACTOR;
+        let past = |limit| deadline.is_some_and(|d| Instant::now() + limit > d);
+        if timed_out && (capped || (confirm_timeouts && past(longer))) {
+            return Ok(Executed {
+                execution,
+                slow,
+                cut_by_deadline: true,
+            });
+        }
+        if timed_out && confirm_timeouts {
             let longer = Invocation {
                 limits: Limits {
-                    timeout: invocation.limits.timeout * TIMEOUT_CONFIRM_FACTOR,
+                    timeout: longer,
                     ..invocation.limits
                 },
                 ..invocation.clone()
@@ -238,7 +265,11 @@ impl Lane {
             execution = self.execute_once(&longer)?;
             slow = execution.status != Status::TimedOut;
         }
-        Ok(Executed { execution, slow })
+        Ok(Executed {
+            execution,
+            slow,
+            cut_by_deadline: false,
+        })
     }
 
     fn execute_once(&mut self, invocation: &Invocation) -> Result<Execution, ExploreError> {
@@ -267,6 +298,9 @@ struct Executed {
     execution: Execution,
     /// It timed out, then ended under the longer limit.
     slow: bool,
+    /// It timed out where the deadline cut it, or its confirmation would have run past
+    /// the deadline: not judged.
+    cut_by_deadline: bool,
 }
 
 struct Explorer<'a, 'v> {
@@ -518,8 +552,9 @@ impl Explorer<'_, '_> {
             .map(|(lane, job)| self.invocation(job, &self.lanes[lane].files))
             .collect();
         let confirm = self.config.confirm_timeouts;
+        let deadline = self.config.deadline;
         if let [only] = invocations.as_slice() {
-            return Ok(vec![self.lanes[0].execute(only, confirm)?]);
+            return Ok(vec![self.lanes[0].execute(only, confirm, deadline)?]);
         }
         for (lane, invocation) in self.lanes.iter_mut().zip(&invocations) {
             invocation.start_server(&mut lane.server);
@@ -529,7 +564,9 @@ impl Explorer<'_, '_> {
                 .lanes
                 .iter_mut()
                 .zip(&invocations)
-                .map(|(lane, invocation)| scope.spawn(move || lane.execute(invocation, confirm)))
+                .map(|(lane, invocation)| {
+                    scope.spawn(move || lane.execute(invocation, confirm, deadline))
+                })
                 .collect();
             running
                 .into_iter()
@@ -584,8 +621,23 @@ impl Explorer<'_, '_> {
         lane: usize,
         executed: Executed,
     ) -> Result<Outcome, ExploreError> {
+        let Executed {
+            execution,
+            slow,
+            cut_by_deadline,
+        } = executed;
+        if cut_by_deadline {
+            // Not a run the search made: the search ends here, as at the deadline.
+            self.out_of_time = true;
+            self.stopped = true;
+            return Ok(Outcome {
+                schedule: Schedule::default(),
+                stop: true,
+                threads: 0,
+                new: false,
+            });
+        }
         self.runs += 1;
-        let Executed { execution, slow } = executed;
         self.slow += usize::from(slow);
         if execution.status == Status::Exited(status::CONFIG_ERROR) {
             return Err(ExploreError::Runtime(
