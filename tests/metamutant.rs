@@ -190,17 +190,14 @@ fn trace_events_carry_a_state_snapshot_of_the_globals() {
     assert_eq!(plain.status, syncmut_runner::exec::Status::Exited(0));
 }
 
-/// Every thread encodes its events into chunks of its own: a run of 3,000 short threads
-/// (with real threads, no scheduler) keeps every event, in seq order, untruncated (an
-/// arena with room for a few hundred threads' chunks lost most of them).
-#[test]
-fn a_trace_of_thousands_of_threads_keeps_every_event_in_order() {
-    let out = mutate("tests/fixtures/traces/many_threads.c");
-    let trace_file = out.path().join("trace.bin");
+/// The trace of one run of `out`'s metamutant with real threads (no mutant, no
+/// scheduler), which must exit 0.
+fn traced_run(out: &Path, args: &[String]) -> trace::Trace {
+    let trace_file = out.join("trace.bin");
     let env = [("SYNCMUT_TRACE", trace_file.display().to_string())];
     let run = execute(
-        &out.path().join("metamutant"),
-        &["3000".to_string()],
+        &out.join("metamutant"),
+        args,
         &env,
         // Thread creation is slow on a loaded machine; the limit only stops a hang.
         &Limits {
@@ -215,7 +212,16 @@ fn a_trace_of_thousands_of_threads_keeps_every_event_in_order() {
         "{}",
         run.stderr.text()
     );
-    let trace = trace::read(&trace_file).unwrap();
+    trace::read(&trace_file).unwrap()
+}
+
+/// Every thread encodes its events into chunks of its own: a run of 3,000 short threads
+/// (with real threads, no scheduler) keeps every event, in seq order, untruncated (an
+/// arena with room for a few hundred threads' chunks lost most of them).
+#[test]
+fn a_trace_of_thousands_of_threads_keeps_every_event_in_order() {
+    let out = mutate("tests/fixtures/traces/many_threads.c");
+    let trace = traced_run(out.path(), &["3000".to_string()]);
     assert!(!trace.truncated);
     // Per thread a join in main, a lock and an unlock in the thread.
     assert_eq!(trace.events.len(), 9_000);
@@ -238,16 +244,7 @@ fn c11_threads_traced_with_real_threads_are_named_by_creation() {
     let out = mutate("tests/fixtures/traces/c11_creation_order.c");
     let catalogue: Catalogue =
         serde_json::from_slice(&std::fs::read(out.path().join("mutants.json")).unwrap()).unwrap();
-    let trace_file = out.path().join("trace.bin");
-    let env = [("SYNCMUT_TRACE", trace_file.display().to_string())];
-    let run = execute(&out.path().join("metamutant"), &[], &env, &limits()).unwrap();
-    assert_eq!(
-        run.status,
-        syncmut_runner::exec::Status::Exited(0),
-        "{}",
-        run.stderr.text()
-    );
-    let trace = trace::read(&trace_file).unwrap();
+    let trace = traced_run(out.path(), &[]);
     let first_event_of = |function: &str| {
         let sites: Vec<u32> = catalogue
             .sites
