@@ -256,8 +256,9 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         n => format!(" ({n} repeated an earlier schedule)"),
     };
     println!(
-        "explored {} run(s){assumed}, {} distinct schedule(s){repeats}, strategy {}, {:.1} s ({:.0} runs/s){coverage}",
+        "explored {} run(s){}{assumed}, {} distinct schedule(s){repeats}, strategy {}, {:.1} s ({:.0} runs/s){coverage}",
         report.runs,
+        report.cut_run_note(),
         report.distinct,
         report.strategy,
         seconds,
@@ -295,9 +296,10 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
         }
         if report.out_of_time {
             println!(
-                "no bug found before the time limit (--time-limit {}): the search stopped after {} run(s)",
+                "no bug found before the time limit (--time-limit {}): the search stopped after {} run(s){}",
                 a.time_limit.unwrap_or_default(),
-                report.runs
+                report.runs,
+                report.cut_run_note()
             );
         } else if report.thread_bounded > 0 {
             // Like a preemption bound: what the runs did past the bound was not explored.

@@ -224,8 +224,9 @@ impl Verdict {
         }
         if report.out_of_time {
             return Verdict::Unknown(format!(
-                "bound: the time limit (--time-limit) ran out after {} run(s)",
-                report.runs
+                "bound: the time limit (--time-limit) ran out after {} run(s){}",
+                report.runs,
+                report.cut_run_note()
             ));
         }
         if let (n @ 1.., Some(bound)) = (report.thread_bounded, report.thread_bound) {

@@ -408,6 +408,11 @@ fn the_time_limit_ends_the_search_with_an_unknown() {
         err.contains("unknown: bound: the time limit (--time-limit) ran out"),
         "{err}"
     );
+    // The first run hangs in the counting spin: it is said as cut, not as none at all.
+    assert!(
+        text.contains("(and one more cut at the time limit, not judged)"),
+        "{text}"
+    );
 }
 
 /// No run goes past `--time-limit`: a run that hangs when less time is left than its

@@ -95,6 +95,18 @@ pub struct Report {
     pub found: Option<Found>,
     /// The search stopped at its deadline (`--time-limit`), not at its budget or a bug.
     pub out_of_time: bool,
+    /// The run under way at the deadline was cut there: not in `runs`, not judged.
+    pub cut_run: bool,
+}
+
+impl Report {
+    /// Said after a count of runs: the run cut at the deadline, which the count leaves out.
+    pub fn cut_run_note(&self) -> &'static str {
+        match self.cut_run {
+            true => " (and one more cut at the time limit, not judged)",
+            false => "",
+        }
+    }
 }
 
 /// Runs that showed one kind of bug that the properties checked do not forbid.
@@ -245,6 +257,7 @@ pub fn explore(
         discarded,
         found,
         out_of_time: search.out_of_time,
+        cut_run: search.cut_run,
     })
 }
 

@@ -84,6 +84,8 @@ pub struct Search {
     pub(crate) slow: usize,
     /// The search stopped at the settings' deadline.
     pub(crate) out_of_time: bool,
+    /// The run under way at the deadline was cut there: not counted, not judged.
+    pub(crate) cut_run: bool,
 }
 
 /// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each
@@ -115,6 +117,7 @@ pub fn search(
         phases: Vec::new(),
         slow: 0,
         out_of_time: false,
+        cut_run: false,
     };
     match config.strategy {
         Strategy::Default => {
@@ -331,6 +334,8 @@ struct Explorer<'a, 'v> {
     slow: usize,
     /// A run ended past the settings' deadline, which stopped the search.
     out_of_time: bool,
+    /// The run under way at the deadline was cut there.
+    cut_run: bool,
 }
 
 impl Explorer<'_, '_> {
@@ -351,6 +356,7 @@ impl Explorer<'_, '_> {
             phases: self.phases.clone(),
             slow: self.slow,
             out_of_time: self.out_of_time,
+            cut_run: self.cut_run,
         }
     }
 
@@ -629,6 +635,7 @@ impl Explorer<'_, '_> {
         if cut_by_deadline {
             // Not a run the search made: the search ends here, as at the deadline.
             self.out_of_time = true;
+            self.cut_run = true;
             self.stopped = true;
             return Ok(Outcome {
                 schedule: Schedule::default(),
