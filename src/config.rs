@@ -20,6 +20,7 @@
 //! preemptions = 2           # dfs
 //! depth = 3                 # pct
 //! native = 3                # pthread: runs with real threads per (mutant, test)
+//! search_runs = 20000       # pthread: runs of the original's search that decides kills
 //! interleave = "memory"     # or "sync" (the default)
 //! races = false             # pthread: no race detection (default on: killed-by-race)
 //! fail_under = 80.0
@@ -109,6 +110,17 @@ pub fn check_limits(
     Ok(())
 }
 
+/// `search_runs`: at least one run, and at most as many as `schedules` may ask for.
+pub fn check_search_runs(runs: Option<usize>) -> anyhow::Result<()> {
+    if let Some(n) = runs {
+        anyhow::ensure!(
+            (1..=MAX_SCHEDULES).contains(&n),
+            "search_runs must be between 1 and {MAX_SCHEDULES}, not {n}"
+        );
+    }
+    Ok(())
+}
+
 /// The longest limit `timeout` may set for a run of the original: a day.
 const MAX_TIMEOUT_SECS: f64 = 86_400.0;
 
@@ -137,6 +149,7 @@ pub struct Config {
     pub preemptions: Option<u32>,
     pub depth: Option<u32>,
     pub native: Option<usize>,
+    pub search_runs: Option<usize>,
     #[serde(default, deserialize_with = "interleave")]
     pub interleave: Option<Interleave>,
     pub races: Option<bool>,

@@ -121,6 +121,12 @@ enum Command {
         /// (default 5; 0 turns them off).
         #[arg(long, value_name = "N")]
         native: Option<usize>,
+        /// pthread designs: runs of the original's search (every schedule with at most 2
+        /// preemptions) that decides whether the original can show what a mutant's run
+        /// showed when following that run is no proof; a difference the search cannot
+        /// decide is not claimed as a kill (default 600).
+        #[arg(long, value_name = "N")]
+        search_runs: Option<usize>,
         /// Run the original in place of every mutant, under other seeds than the
         /// baseline's: every kill would be a false one; exits 11 if there is any.
         #[arg(long)]
@@ -467,6 +473,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             schedules,
             strategy,
             native,
+            search_runs,
             self_check,
             preemptions,
             por,
@@ -508,6 +515,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 config::strategy(strategy.or(file.strategy.clone()).as_deref(), &settings)
                     .map_err(usage)?;
             config::check_limits(None, Some(run_plan.native), None).map_err(usage)?;
+            let search_runs = search_runs.or(file.search_runs);
+            config::check_search_runs(search_runs).map_err(usage)?;
             let mut config = lab::RunSettings {
                 strategy: run_plan.schedules,
                 native: run_plan.native,
@@ -515,6 +524,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 keep_traces,
                 stop_at_first_kill,
                 entropy: entropy.or(file.entropy).unwrap_or_default(),
+                search_runs: search_runs.unwrap_or(lab::follow_check::SEARCH_RUNS),
                 ..lab::RunSettings::default()
             };
             if let Some(secs) = timeout.or(file.timeout) {

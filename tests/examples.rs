@@ -248,12 +248,26 @@ fn c11_ticket_queue_threads_run_under_the_scheduler() {
 
 #[test]
 fn critical_sections_moved_and_split_regions_expose_units_in_flight() {
-    let results = check("pthread/critical_sections");
+    let dir = tempfile::tempdir().unwrap();
+    let results = check_in("pthread/critical_sections", dir.path());
     let verdict = |id: &str| results["verdicts"][id].as_str().unwrap().to_string();
-    // The auditor runs between the two statements: a failed audit, exit 1.
-    assert_eq!(
-        verdict("mover#1:split-critical-section"),
-        "killed-by-output"
+    // The auditor runs between the two statements: a failed audit, exit 1. But the split
+    // places scheduling points the original lacks, so following the mutant's run is no
+    // proof, and the random runs preempt more often than the original's search covers:
+    // not claimed.
+    assert_eq!(verdict("mover#1:split-critical-section"), "survived");
+    let outcomes = util::outcomes(dir.path());
+    let split = outcomes["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mutant"] == "mover#1:split-critical-section")
+        .unwrap();
+    let reason = split["reason"].as_str().unwrap();
+    assert!(reason.contains("exit 1 instead of exit 0"), "{reason}");
+    assert!(
+        reason.contains("the mutant's own scheduling points move where the original, following it, is preempted, and the mutant's run preempted 23 times, more than the original's search covers (2)"),
+        "{reason}"
     );
     // A token before any mover reported: main reads the counters while a mover may
     // still write them.
@@ -263,6 +277,62 @@ fn critical_sections_moved_and_split_regions_expose_units_in_flight() {
     // differs only where the original cannot follow the mutant, which is no kill; the
     // movers' unordered writes are a race.
     assert_eq!(verdict("mover#1:remove-lock-pair"), "killed-by-race");
+}
+
+/// The same split and the widened audit, under pct (few preemptions) on the one-step
+/// test, with a search long enough to cover the original's every schedule within 2
+/// preemptions (8,606 runs): the split's failed audit comes from a run with one
+/// preemption, which no run of the original within one shows; the widened audit's trace
+/// from one with two, which none within two shows. Both are proven kills.
+#[test]
+fn critical_sections_moved_sections_are_killed_once_the_search_covers_their_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let tests = dir.path().join("tests.json");
+    std::fs::write(
+        &tests,
+        r#"{ "tests": [ { "name": "one_step", "args": ["1"] } ] }"#,
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    syncmut()
+        .arg("run")
+        .arg(example("pthread/critical_sections"))
+        .arg("--tests")
+        .arg(&tests)
+        .args(["--gen", "none", "--native", "0", "--search-runs", "10000"])
+        .args(["--strategy", "pct", "--schedules", "20"])
+        .args([
+            "--mutant",
+            "^(mover#1:split|auditor#1:widen)-critical-section$",
+        ])
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let outcomes = util::outcomes(&out);
+    let mutant = |id: &str| {
+        let m = outcomes["mutants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["mutant"] == id)
+            .unwrap()
+            .clone();
+        (
+            m["verdict"].as_str().unwrap().to_string(),
+            m["reason"].as_str().unwrap().to_string(),
+        )
+    };
+    let (verdict, reason) = mutant("mover#1:split-critical-section");
+    assert_eq!(verdict, "killed-by-output", "{reason}");
+    assert!(reason.contains("exit 1 instead of exit 0"), "{reason}");
+    assert!(reason.contains("runs of its search with at most 1 preemptions (every such schedule; the mutant's run had 1) shows this"), "{reason}");
+    let (verdict, reason) = mutant("auditor#1:widen-critical-section");
+    assert_eq!(verdict, "killed-by-trace", "{reason}");
+    assert!(
+        reason.contains("none of the 8606 runs of the original's search with at most 2 preemptions (every such schedule) shows this"),
+        "{reason}"
+    );
 }
 
 #[test]

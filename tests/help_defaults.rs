@@ -126,6 +126,7 @@ fn run_help_states_the_defaults_run_uses() {
         ),
         ("strategy", vec![s::RUN_DEFAULT.to_string()]),
         ("native", vec![s::RUN_NATIVE.to_string()]),
+        ("search-runs", vec![run.search_runs.to_string()]),
         ("preemptions", vec![s::DFS_PREEMPTIONS.to_string()]),
         ("por", vec![s::RUN_POR.name().to_string()]),
         ("depth", vec![s::RUN_PCT_DEPTH.to_string()]),

@@ -2,13 +2,16 @@
 //! virtual worlds, whose differences make the mask), then every other schedule once (or
 //! its own dfs search), then the uninstrumented build once. It decides whether a test is
 //! usable and keeps the original's runs every mutant is judged against
-//! ([`OriginalRuns`]), and makes the original's bounded searches ([`BoundedSearch`]) that
-//! decide a mutant run the original could not follow. Apart from the mutants' side,
+//! ([`OriginalRuns`]), and the original's dfs searches: its own under `--strategy dfs`,
+//! and those that decide a mutant run the original could not follow (`follow_check.rs`). Apart from the mutants' side,
 //! which only reads what it leaves.
 //!
 //! Why a test is set aside, in words, is `set_aside.rs`; the uninstrumented build's check
 //! is `original_build.rs`.
 
+use super::follow_check::{
+    shared_searches, BoundedSearch, SharedSearches, FOLLOW_CHECK_PREEMPTIONS,
+};
 use super::original_build::check_original_build;
 use super::set_aside::{fails_expectation, missing_files_hint, unusable};
 use super::traces::{
@@ -24,7 +27,7 @@ use crate::outdir::{self, OutDir};
 use crate::schedules::{Schedules, Strategy};
 use std::cell::RefCell;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::metamutant::Build;
 use syncmut_runner::exec::{Execution, Limits, Status};
@@ -61,38 +64,20 @@ pub(super) struct OriginalRuns {
     /// the detector left something unchecked in them (then no race kills on this test:
     /// the original might have had the race unseen).
     pub(super) races: RunRaces,
-    /// The original's bounded searches on this test, by preemption bound (0 to
-    /// [`FOLLOW_CHECK_PREEMPTIONS`]), each made the first time a mutant's run needs it
-    /// (the original could not follow that run's interleaving to its end) and shared by
-    /// every mutant; under dfs, the baseline's own search, whatever the bound.
-    pub(super) searched: Arc<Vec<OnceLock<Result<BoundedSearch, String>>>>,
+    /// The original's bounded searches on this test, each made the first time a mutant's
+    /// run needs it (the original could not follow that run's interleaving to its end)
+    /// and shared by every mutant; under dfs, the baseline's own search, whatever the
+    /// bound.
+    pub(super) searched: Arc<SharedSearches>,
     /// Under `--strategy dfs`, its preemption bound: the baseline's own search (in
     /// `searched[0]`) covers every run of a mutant with up to this many preemptions, also
     /// past [`FOLLOW_CHECK_PREEMPTIONS`].
     pub(super) dfs_bound: Option<u32>,
 }
 
-/// The original's runs over every schedule within a preemption bound: what decides a
-/// mutant run the original could not follow to its end.
-#[derive(Debug, Clone)]
-pub(super) struct BoundedSearch {
-    /// What each run showed, nothing hidden, the baseline's mask applied.
-    pub(super) observations: Vec<Observation>,
-    /// The search covered every schedule within the bound (with no reduction, unless the
-    /// user's own dfs search, reused here, asked for `--por sleep`).
-    pub(super) exhausted: bool,
-    pub(super) preemptions: u32,
-}
-
-/// The original's search that checks a run it could not follow covers every schedule
-/// with as many preemptions as that run had, up to this many (a run with more is not
-/// decided), at most `FOLLOW_CHECK_SCHEDULES` runs (not exhausted past that, and then it
-/// decides nothing): a few seconds per test and bound.
-pub(super) const FOLLOW_CHECK_PREEMPTIONS: u32 = 2;
-const FOLLOW_CHECK_SCHEDULES: usize = 600;
 /// The follow check's search keeps at most about this many steps (16 bytes each) of the
 /// original's runs: 256 MB.
-const FOLLOW_CHECK_STEPS: usize = 16 << 20;
+pub(super) const FOLLOW_CHECK_STEPS: usize = 16 << 20;
 
 /// A mutant that takes this many times the original's scheduling points (at least
 /// `MIN_MUTANT_STEPS`) is a livelock. A bound relative to the original ends a spinning
@@ -200,7 +185,8 @@ pub(super) fn baseline(
             .map(|(e, _)| e)
             .chain(flaky.iter().map(|f| &f.execution))
             .collect();
-        let check = check_original_build(build, test, &executions, &mask, &limits)?;
+        let check =
+            check_original_build(build, test, &executions, &mask, &limits, config.search_runs)?;
         set_aside = check.set_aside;
         original_build_shown = check.shown;
         searched_here = check.search;
@@ -243,11 +229,7 @@ pub(super) fn baseline(
         .map_err(|message| OracleError::Environment { message })?,
         false => Vec::new(),
     };
-    let searched: Arc<Vec<OnceLock<_>>> = Arc::new(
-        (0..=FOLLOW_CHECK_PREEMPTIONS)
-            .map(|_| OnceLock::new())
-            .collect(),
-    );
+    let searched = Arc::new(shared_searches());
     if let Some(search) = searched_here {
         let _ = searched[FOLLOW_CHECK_PREEMPTIONS as usize].set(Ok(search));
     }
@@ -530,8 +512,8 @@ fn other_world(k: usize) -> u32 {
 }
 
 /// What the original's dfs search is for: the baseline's own (`run --strategy dfs`),
-/// whose data races are recorded, or the follow check's ([`search_bounded`]).
-enum Searching<'r> {
+/// whose data races are recorded, or the follow check's (`follow_check.rs`).
+pub(super) enum Searching<'r> {
     Baseline { races: &'r mut RunRaces },
     FollowCheck,
 }
@@ -540,7 +522,7 @@ enum Searching<'r> {
 /// bounded space, and why the test is unusable if some run made it so; an error when the
 /// search itself failed.
 #[allow(clippy::type_complexity)]
-fn search_original(
+pub(super) fn search_original(
     build: &Build,
     test: &TestCase,
     schedules: Schedules,
@@ -595,60 +577,6 @@ fn search_original(
         )),
         Err(e) => Err(format!("schedule exploration failed: {e}")),
     }
-}
-
-/// The original's bounded search ([`FOLLOW_CHECK_PREEMPTIONS`]) on a test, for runs it
-/// could not follow: with the test's input values, as the mutant's listed runs had them.
-pub(super) fn search_bounded(
-    build: &Build,
-    test: &TestCase,
-    mask: &Mask,
-    limits: &Limits,
-    preemptions: u32,
-) -> Result<BoundedSearch, String> {
-    let (runs, exhausted) = search_bounded_runs(build, test, mask, limits, preemptions)?;
-    Ok(BoundedSearch {
-        observations: runs.into_iter().map(|(_, o)| o).collect(),
-        exhausted,
-        preemptions,
-    })
-}
-
-/// [`search_bounded`]'s runs, each with its execution, and whether it exhausted the
-/// bound.
-#[allow(clippy::type_complexity)]
-pub(super) fn search_bounded_runs(
-    build: &Build,
-    test: &TestCase,
-    mask: &Mask,
-    limits: &Limits,
-    preemptions: u32,
-) -> Result<(Vec<(Execution, Observation)>, bool), String> {
-    let work =
-        tempfile::tempdir().map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
-    // Every schedule: a reduced search could leave out the schedule that shows the
-    // mutant's observation, and the kill would be false.
-    let strategy = Strategy::Dfs {
-        preemptions,
-        por: crate::dpor::Por::None,
-    };
-    let schedules = Schedules {
-        strategy,
-        budget: FOLLOW_CHECK_SCHEDULES,
-    };
-    let (runs, exhausted, failure) = search_original(
-        build,
-        test,
-        schedules,
-        mask,
-        limits,
-        work.path(),
-        Searching::FollowCheck,
-    )?;
-    if let Some(failure) = failure {
-        return Err(format!("the original's search stopped: {failure}"));
-    }
-    Ok((runs, exhausted))
 }
 
 /// The baseline of a test on which the original could not even start (its trace never

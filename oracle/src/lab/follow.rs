@@ -25,6 +25,8 @@ pub(super) struct FollowedRun {
     pub(super) races: RunRaces,
     /// Where the original stopped following, when it could not follow to the end.
     pub(super) partial: Option<Partial>,
+    /// Preemptions in the mutant's run, when its choices could be read back.
+    pub(super) mutant_preemptions: Option<u32>,
 }
 
 /// An original that could not follow a mutant's interleaving to its end: from the
@@ -122,6 +124,7 @@ pub(super) fn follow_original(
         label,
         races,
         partial,
+        mutant_preemptions: mutant_schedule.as_ref().map(preemptions),
     }))
 }
 
@@ -197,17 +200,17 @@ fn partial_follow(
     // where the original no longer ran the mutant's interleaving.
     let (m, o) = (m.last_steps_by_site(), o.last_steps_by_site());
     let before = o.first_step_difference(&m, label);
-    let preemptions = mutant
-        .choices
-        .iter()
-        .filter(|c| c.preempts(c.chosen))
-        .count() as u32;
     Ok(Partial {
         diverged: k + 1,
         all: mutant.choices.len(),
         before,
-        preemptions,
+        preemptions: preemptions(mutant),
     })
+}
+
+/// How many of a run's recorded choices preempted the running thread.
+fn preemptions(run: &schedule::Schedule) -> u32 {
+    run.choices.iter().filter(|c| c.preempts(c.chosen)).count() as u32
 }
 
 /// The original in the order of a run with real threads (a mutant's), which records no

@@ -12,6 +12,7 @@
 
 mod baseline;
 mod follow;
+pub mod follow_check;
 mod journal;
 mod mutant;
 mod original_build;
@@ -121,6 +122,10 @@ pub struct RunSettings {
     pub bound_endless: bool,
     /// Which virtual worlds (clock start, random stream) the original's repeats run in.
     pub entropy: Entropy,
+    /// Runs of the original's search (every schedule within a few preemptions) that
+    /// decides a mutant run the original could not follow (`run --search-runs`); a kill
+    /// it cannot decide is not claimed.
+    pub search_runs: usize,
 }
 
 /// `run --entropy`: the baseline repeats the original in another virtual world (`vary`,
@@ -170,6 +175,7 @@ impl Default for RunSettings {
             escalate_spins: false,
             bound_endless: false,
             entropy: Entropy::Vary,
+            search_runs: follow_check::SEARCH_RUNS,
         }
     }
 }
@@ -546,6 +552,9 @@ pub fn verdict_settings(config: &RunSettings) -> serde_json::Value {
     }
     if config.stop_at_first_kill {
         settings["stop_at_first_kill"] = true.into();
+    }
+    if config.search_runs != follow_check::SEARCH_RUNS {
+        settings["search_runs"] = config.search_runs.into();
     }
     settings
 }

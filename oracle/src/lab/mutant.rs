@@ -3,8 +3,9 @@
 //! trace kept; then the pair's verdict and the reason that explains it (kill fraction,
 //! what a survivor was tried on).
 
-use super::baseline::{run_native, run_native_traced, search_bounded, FOLLOW_CHECK_PREEMPTIONS};
+use super::baseline::{run_native, run_native_traced};
 use super::follow::{follow_native, follow_original};
+use super::follow_check::{search_bounded, FOLLOW_CHECK_PREEMPTIONS};
 use super::tally::Tally;
 use super::traces::{
     divergence_seq, keep_stderr, keep_trace, run_races, traced, traced_in, Lens, RunRaces, Unjudged,
@@ -64,8 +65,9 @@ pub(super) fn run_mutant(
         timeout: config.baseline_timeout,
         ..config.limits
     };
+    let runs = config.search_runs;
     let search = Box::new(move |preemptions| {
-        search_bounded(build, test, &plan.mask, &search_limits, preemptions)
+        search_bounded(build, test, &plan.mask, &search_limits, preemptions, runs)
     });
     let mut tally = Tally::new(build, mutant, plan, search);
     let lab = Lab {
@@ -275,12 +277,17 @@ fn survived_reason(
 /// difference seen, not proven against the original.
 fn unclaimed_note(tally: &Tally) -> Option<String> {
     let first = tally.first_unclaimed.as_ref()?;
+    let doubt = match &first.partial {
+        Some(partial) => format!(
+            "but only past the point where the original could no longer follow the mutant's interleaving (from {}), agreeing with it up to there, and {}",
+            partial.point(),
+            first.why
+        ),
+        None => format!("but {}", first.why),
+    };
     Some(format!(
-        "differed from every run of the original tried (first: schedule {}, {}), but only past the point where the original could no longer follow the mutant's interleaving (from {}), agreeing with it up to there, and {}: a difference seen but not proven against the original, so not claimed as kills",
-        first.schedule,
-        first.difference,
-        first.partial.point(),
-        first.why
+        "differed from every run of the original tried (first: schedule {}, {}), {doubt}: a difference seen but not proven against the original, so not claimed as kills",
+        first.schedule, first.difference,
     ))
 }
 

@@ -5,7 +5,8 @@
 //! with real threads takes interleavings the baseline's few sampled schedules may not:
 //! more runs with real threads, and the original's bounded search.
 
-use super::baseline::{run_native, search_bounded_runs, BoundedSearch, FOLLOW_CHECK_PREEMPTIONS};
+use super::baseline::run_native;
+use super::follow_check::{search_bounded_runs, BoundedSearch, FOLLOW_CHECK_PREEMPTIONS};
 use crate::error::OracleError;
 use crate::mask::Mask;
 use crate::observation::Compared;
@@ -68,6 +69,7 @@ pub(super) fn check_original_build(
     executions: &[&Execution],
     mask: &Mask,
     limits: &Limits,
+    search_runs: usize,
 ) -> Result<OriginalBuildCheck, OracleError> {
     let native = run_original_build(build, test, limits);
     let mut check = OriginalBuildCheck {
@@ -94,9 +96,14 @@ pub(super) fn check_original_build(
         // build's timing took: the original's search of every schedule with few
         // preemptions (the one that decides the runs the original cannot follow,
         // kept for the mutants) may show it.
-        if let Ok((found, exhausted)) =
-            search_bounded_runs(build, test, mask, limits, FOLLOW_CHECK_PREEMPTIONS)
-        {
+        if let Ok((found, exhausted)) = search_bounded_runs(
+            build,
+            test,
+            mask,
+            limits,
+            FOLLOW_CHECK_PREEMPTIONS,
+            search_runs,
+        ) {
             let all: Vec<&Execution> = executions
                 .iter()
                 .copied()

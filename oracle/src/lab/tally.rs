@@ -5,15 +5,15 @@
 //! bounded search included. Apart from running them ([`super::mutant`]), so that the
 //! rules of a kill read in one place.
 
-use super::baseline::{BoundedSearch, OriginalRuns, FOLLOW_CHECK_PREEMPTIONS};
+use super::baseline::OriginalRuns;
 use super::follow::{FollowedRun, Partial};
+use super::follow_check::{BoundedSearch, SharedSearches, FOLLOW_CHECK_PREEMPTIONS};
 use super::traces::{Lens, RunRaces, Unjudged};
 use crate::mask::Mask;
 use crate::observation::Observation;
 use crate::races::SourceRace;
 use crate::verdict::{self, Verdict};
 use std::collections::HashMap;
-use std::sync::OnceLock;
 use std::time::Duration;
 use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::Mutant;
@@ -100,7 +100,8 @@ struct Searched {
 /// stopped following it at `partial`, and its search could not decide (`why`).
 pub(super) struct Unclaimed {
     pub(super) schedule: String,
-    pub(super) partial: Partial,
+    /// Where the original stopped following the mutant's run, when that was the doubt.
+    pub(super) partial: Option<Partial>,
     pub(super) why: String,
     /// What differed, as a kill's reason would have said it (`exit 1 instead of exit 0`).
     pub(super) difference: String,
@@ -144,7 +145,7 @@ pub(super) struct Tally<'a> {
     followed_natively: usize,
     /// The original's bounded search on this test, shared by every mutant, and how to
     /// make it.
-    shared_search: &'a [OnceLock<Result<BoundedSearch, String>>],
+    shared_search: &'a SharedSearches,
     /// [`OriginalRuns::dfs_bound`].
     dfs_bound: Option<u32>,
     search: Box<dyn Fn(u32) -> Result<BoundedSearch, String> + 'a>,
@@ -274,6 +275,27 @@ impl<'a> Tally<'a> {
         self.searched[&preemptions].as_ref().map_err(Clone::clone)
     }
 
+    /// What the original's search with at most `preemptions` preemptions says of
+    /// `observed`: `Ok(None)` when one of its runs shows it, `Ok(Some((runs, bound)))`
+    /// when none of its runs, which cover every schedule within the bound, does; else
+    /// why it cannot tell.
+    fn decide(
+        &mut self,
+        preemptions: u32,
+        observed: &Observation,
+    ) -> Result<Option<(usize, u32)>, String> {
+        let s = self.searched(preemptions)?;
+        match (s.observations.contains(observed), s.exhausted) {
+            (true, _) => Ok(None),
+            (false, true) => Ok(Some((s.observations.len(), s.preemptions))),
+            (false, false) => Err(format!(
+                "the original's search with at most {} preemptions did not finish within {} schedules (run --search-runs)",
+                s.preemptions,
+                s.observations.len()
+            )),
+        }
+    }
+
     /// How this tally observes a run of the mutant.
     pub(super) fn lens(&self) -> Lens<'_> {
         Lens {
@@ -353,6 +375,7 @@ impl<'a> Tally<'a> {
         let absolute = failure(&observed).is_some_and(|what| !self.original_fails_so(&what));
         // Where the original stopped following this run, and what differed before.
         let mut partial = None;
+        let mut preempted = None;
         if !absolute {
             followed_yet = true;
             if let Some(followed) = follow(self.lens())? {
@@ -369,6 +392,7 @@ impl<'a> Tally<'a> {
                     return self.add_races(races, tag, followed_yet, follow);
                 }
                 partial = followed.partial;
+                preempted = followed.mutant_preemptions;
             }
         }
         let closest = self
@@ -402,18 +426,13 @@ impl<'a> Tally<'a> {
         let mut beyond_follow = None;
         let searchable = matches!(verdict, Verdict::KilledByTrace | Verdict::KilledByOutput);
         if let Some(p) = partial.clone().filter(|p| p.before.is_none() && searchable) {
-            let mut decided = match self.searched(p.preemptions) {
-                Ok(s) if s.observations.contains(&observed) => Ok(None),
-                Ok(s) if s.exhausted => Ok(Some(format!(
-                    "the original could not follow the mutant's interleaving past {}, and none of the {} runs of its search with at most {} preemptions (every such schedule; the mutant's run had {}) shows this",
+            let mut decided = self.decide(p.preemptions, &observed).map(|d| {
+                d.map(|(runs, bound)| format!(
+                    "the original could not follow the mutant's interleaving past {}, and none of the {runs} runs of its search with at most {bound} preemptions (every such schedule; the mutant's run had {}) shows this",
                     p.point(),
-                    s.observations.len(),
-                    s.preemptions,
                     p.preemptions
-                ))),
-                Ok(s) => Err(format!("the original's search with at most {} preemptions did not finish within {} schedules", s.preemptions, s.observations.len())),
-                Err(why) => Err(why),
-            };
+                ))
+            });
             // The original may need more preemptions than the mutant's run for the same
             // observation: where the mutant removed a lock, its thread runs on, and the
             // original's must be preempted to do the same. What the original shows within
@@ -442,7 +461,7 @@ impl<'a> Tally<'a> {
                     self.unclaimed += 1;
                     self.first_unclaimed.get_or_insert_with(|| Unclaimed {
                         schedule: tag.to_string(),
-                        partial: p,
+                        partial: Some(p),
                         why,
                         difference: reason,
                     });
@@ -454,17 +473,42 @@ impl<'a> Tally<'a> {
         // (a split critical section's new unlock and lock): the original takes the
         // choice made there at its next point instead, so a preemption lands elsewhere in
         // its run, and the two differ by that alone, before the end of the follow or
-        // after it. What the original's bounded search shows is the original's, whatever
-        // the run's preemptions. (Other mutants' follows keep their preemptions in
-        // place; asking the search for them too cost a slow design ten times its run
-        // time.)
-        if self.places_calls
-            && searchable
-            && !absolute
-            && matches!(self.searched(FOLLOW_CHECK_PREEMPTIONS), Ok(s) if s.observations.contains(&observed))
-        {
-            self.found_by_search += 1;
-            return Ok(false);
+        // after it. Such a difference kills only as one past a partial follow does: the
+        // original's search with as many preemptions as the mutant's run covers its
+        // bound without it. What that search shows within the follow check's bound is
+        // the original's, whatever the run's preemptions.
+        if self.places_calls && searchable && !absolute && beyond_follow.is_none() {
+            const MOVED: &str = "the mutant's own scheduling points move where the original, following it, is preempted";
+            let bound = preempted.unwrap_or(FOLLOW_CHECK_PREEMPTIONS);
+            let mut decided = match self.decide(bound, &observed) {
+                Ok(d) => Ok(d.map(|(runs, bound)| format!(
+                    "{MOVED}, and none of the {runs} runs of the original's search with at most {bound} preemptions (every such schedule) shows this"
+                ))),
+                Err(why) => Err(format!("{MOVED}, and {why}")),
+            };
+            if decided != Ok(None)
+                && bound != FOLLOW_CHECK_PREEMPTIONS
+                && matches!(self.searched(FOLLOW_CHECK_PREEMPTIONS), Ok(s) if s.observations.contains(&observed))
+            {
+                decided = Ok(None);
+            }
+            match decided {
+                Ok(None) => {
+                    self.found_by_search += 1;
+                    return Ok(false);
+                }
+                Ok(Some(note)) => beyond_follow = Some(note),
+                Err(why) => {
+                    self.unclaimed += 1;
+                    self.first_unclaimed.get_or_insert_with(|| Unclaimed {
+                        schedule: tag.to_string(),
+                        partial: None,
+                        why,
+                        difference: reason,
+                    });
+                    return Ok(false);
+                }
+            }
         }
         self.kills += 1;
         if self.first_kill.is_none() {
