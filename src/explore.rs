@@ -23,7 +23,12 @@ use syncmut_runner::Invocation;
 pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
     if let [only] = a.design.as_slice() {
         if a.task.is_none() && crate::svcomp::is_task(only) {
-            return explore_command(&crate::explore_args::args_of_task(a, only)?);
+            let mut task = crate::explore_args::args_of_task(a, only)?;
+            // The copies with widened pthread types live as long as the exploration.
+            let widened = tempfile::tempdir().map_err(|e| (exit::INTERNAL, e.into()))?;
+            crate::explore_args::widen_ilp32(&mut task, widened.path())
+                .map_err(|e| (exit::INTERNAL, e))?;
+            return explore_command(&task);
         }
     }
     let deadline = a

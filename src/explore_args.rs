@@ -148,3 +148,41 @@ pub fn args_of_task(a: &ExploreArgs, file: &Path) -> Result<ExploreArgs, (i32, a
         ..a.clone()
     })
 }
+
+/// An ILP32 task's inputs carry the 32-bit glibc's pthread types, smaller than the objects
+/// this machine's glibc writes (`ilp32.rs`): the design becomes copies in `dir` with those
+/// types widened, said in one line, and reports keep naming the originals (the root is
+/// theirs unless given).
+pub fn widen_ilp32(a: &mut ExploreArgs, dir: &Path) -> anyhow::Result<()> {
+    let Some(task) = &a.task else { return Ok(()) };
+    if task.data_model.as_deref() != Some("ILP32") {
+        return Ok(());
+    }
+    let (built, widened) = crate::ilp32::widen_inputs(&a.design, dir)?;
+    if widened.is_empty() {
+        return Ok(());
+    }
+    eprintln!(
+        "syncmut: note: the 32-bit pthread types of the task's inputs are smaller than this machine's glibc writes ({}): built with them widened, so no call writes past them; nothing else changes",
+        widened.join(", ")
+    );
+    if a.project.root.is_none() {
+        // The deepest directory holding every original, as it would be without copies.
+        let mut parents = a
+            .design
+            .iter()
+            .filter_map(|p| Some(std::path::absolute(p).ok()?.parent()?.to_path_buf()));
+        let first = parents.next();
+        a.project.root = first.map(|first| {
+            parents.fold(first, |root, dir| {
+                root.components()
+                    .zip(dir.components())
+                    .take_while(|(x, y)| x == y)
+                    .map(|(x, _)| x)
+                    .collect()
+            })
+        });
+    }
+    a.design = built;
+    Ok(())
+}

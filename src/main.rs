@@ -12,6 +12,7 @@ mod explore_verdict;
 mod failure;
 mod gates;
 mod gen;
+mod ilp32;
 mod interrupt;
 mod linked_programs;
 mod merge;

@@ -115,6 +115,39 @@ fn calling_an_empty_error_function_violates_unreach_call() {
     assert!(text.contains("verdict: false(unreach-call)"), "{text}");
 }
 
+/// An ILP32 task's 24-byte `pthread_mutex_t`, with a counter right after it: built as it
+/// is, this machine's `pthread_mutex_init` writes 40 bytes and zeroes the counter, and
+/// the task "fails" its check (the same program labelled LP64 shows it). The task's
+/// pthread types are widened, said so, and no bug is claimed; a bug found is still
+/// named on the original file.
+#[test]
+fn an_ilp32_tasks_narrow_mutex_is_widened_and_claims_no_bug() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, stderr) = explore(
+        &fixture("narrow_mutex.yml"),
+        &dir.path().join("ilp32"),
+        &["--svcomp"],
+    );
+    assert_eq!(code, 0, "{text}\n{stderr}");
+    assert!(!text.contains("BUG"), "{text}");
+    assert!(!text.contains("SV-COMP verdict: false"), "{text}");
+    assert!(
+        stderr.contains("pthread_mutex_t: 24 → 40 bytes"),
+        "{stderr}"
+    );
+    // The same input under LP64 keeps its types, and the overrun shows.
+    let lp64 = dir.path().join("narrow_mutex_lp64.yml");
+    let task = std::fs::read_to_string(fixture("narrow_mutex.yml")).unwrap();
+    std::fs::write(&lp64, task.replace("ILP32", "LP64")).unwrap();
+    std::fs::copy(fixture("narrow_mutex.i"), dir.path().join("narrow_mutex.i")).unwrap();
+    let (code, text, _) = explore(&lp64, &dir.path().join("lp64"), &["--svcomp"]);
+    assert_eq!(code, 9, "{text}");
+    assert!(
+        text.contains("error function called at narrow_mutex.i:"),
+        "{text}"
+    );
+}
+
 /// A task as published: its input file, properties (one syncmut does not check, said
 /// so), ILP32 (said so, built as LP64), the expected verdict beside the result, and a
 /// violation witness whose target is the call of reach_error.
