@@ -218,3 +218,29 @@ fn exhausted_and_checked_at(fixture: &str, most: usize, interleave: Interleave) 
     }
     clean.runs
 }
+
+/// `main` reads its settings (globals) around each thread it creates: eight reads with
+/// no write of its own, but creations in between. Counted as a busy-wait, those reads
+/// made `main` yield, and no schedule created every thread before a setter ran: the
+/// bounded search claimed its space exhausted without the one-preemption bug (a
+/// checker between a setter's two writes). A creation ends such a streak, as a
+/// synchronization call does; every search finds the bug before it claims anything.
+#[test]
+fn reads_between_thread_creations_are_no_busy_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = build(
+        &util::fixture("dpor/creator_reads.c"),
+        &dir.path().join("bad"),
+        Interleave::Memory,
+    );
+    for (preemptions, por) in [(1, Por::None), (1, Por::Sleep), (1, Por::Dpor)] {
+        let report = explore(&bad, preemptions, por, 1000, &dir.path().join("work"));
+        let found = report.found.as_ref().unwrap_or_else(|| {
+            panic!(
+                "{por:?} bound {preemptions}: no bug in {} runs (exhausted: {})",
+                report.runs, report.exhausted
+            )
+        });
+        assert_eq!(found.kind, BugKind::Assertion);
+    }
+}

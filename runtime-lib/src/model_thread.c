@@ -84,6 +84,10 @@ int syncmut_sched_create(const char *start_name, pthread_t *thread, const pthrea
         t->has_handle = 1;
         if (thread != NULL)
             *thread = handle;
+        /* A creation changes what others can do, as a synchronization call does: the
+         * reads before it are no busy-wait (main reading its settings between creations
+         * would otherwise yield, and no schedule would create every thread first). */
+        me->reads_in_a_row = 0;
         set_state(me, READY);
         syncmut_sched_set_next(me, NULL, NULL, 0); /* back to design code */
         syncmut_sched_reschedule(me);
