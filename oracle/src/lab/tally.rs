@@ -296,6 +296,24 @@ impl<'a> Tally<'a> {
         }
     }
 
+    /// Whether the original's search within [`FOLLOW_CHECK_PREEMPTIONS`] shows
+    /// `observed`: the original's then, whatever the mutant run's preemptions.
+    fn shown_within_follow_bound(&mut self, observed: &Observation) -> bool {
+        matches!(self.searched(FOLLOW_CHECK_PREEMPTIONS), Ok(s) if s.observations.contains(observed))
+    }
+
+    /// Counts a run whose difference the original's search could not decide: no kill;
+    /// the first such run's difference and why are kept for the survivor's reason.
+    fn unclaim(&mut self, tag: &str, partial: Option<Partial>, why: String, difference: String) {
+        self.unclaimed += 1;
+        self.first_unclaimed.get_or_insert_with(|| Unclaimed {
+            schedule: tag.to_string(),
+            partial,
+            why,
+            difference,
+        });
+    }
+
     /// How this tally observes a run of the mutant.
     pub(super) fn lens(&self) -> Lens<'_> {
         Lens {
@@ -439,7 +457,7 @@ impl<'a> Tally<'a> {
             // the follow check's bound is the original's too.
             if decided != Ok(None)
                 && p.preemptions < FOLLOW_CHECK_PREEMPTIONS
-                && matches!(self.searched(FOLLOW_CHECK_PREEMPTIONS), Ok(s) if s.observations.contains(&observed))
+                && self.shown_within_follow_bound(&observed)
             {
                 decided = Ok(None);
             }
@@ -458,13 +476,7 @@ impl<'a> Tally<'a> {
                 }
                 Ok(Some(note)) => beyond_follow = Some(note),
                 Err(why) => {
-                    self.unclaimed += 1;
-                    self.first_unclaimed.get_or_insert_with(|| Unclaimed {
-                        schedule: tag.to_string(),
-                        partial: Some(p),
-                        why,
-                        difference: reason,
-                    });
+                    self.unclaim(tag, Some(p), why, reason);
                     return Ok(false);
                 }
             }
@@ -488,7 +500,7 @@ impl<'a> Tally<'a> {
             };
             if decided != Ok(None)
                 && bound != FOLLOW_CHECK_PREEMPTIONS
-                && matches!(self.searched(FOLLOW_CHECK_PREEMPTIONS), Ok(s) if s.observations.contains(&observed))
+                && self.shown_within_follow_bound(&observed)
             {
                 decided = Ok(None);
             }
@@ -499,13 +511,7 @@ impl<'a> Tally<'a> {
                 }
                 Ok(Some(note)) => beyond_follow = Some(note),
                 Err(why) => {
-                    self.unclaimed += 1;
-                    self.first_unclaimed.get_or_insert_with(|| Unclaimed {
-                        schedule: tag.to_string(),
-                        partial: None,
-                        why,
-                        difference: reason,
-                    });
+                    self.unclaim(tag, None, why, reason);
                     return Ok(false);
                 }
             }
