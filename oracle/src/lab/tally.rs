@@ -504,6 +504,14 @@ impl<'a> Tally<'a> {
             {
                 decided = Ok(None);
             }
+            // As past a partial follow: an output difference that is no kill may still
+            // have a race the original does not.
+            if !matches!(decided, Ok(Some(_)))
+                && verdict == Verdict::KilledByOutput
+                && self.add_races(races, tag, followed_yet, follow)?
+            {
+                return Ok(true);
+            }
             match decided {
                 Ok(None) => {
                     self.found_by_search += 1;
