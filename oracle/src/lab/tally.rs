@@ -5,6 +5,8 @@
 //! bounded search included. Apart from running them ([`super::mutant`]), so that the
 //! rules of a kill read in one place.
 
+mod search_question;
+
 use super::baseline::OriginalRuns;
 use super::follow::{FollowedRun, Partial};
 use super::follow_check::{BoundedSearch, SharedSearches, FOLLOW_CHECK_PREEMPTIONS};
@@ -13,6 +15,7 @@ use crate::mask::Mask;
 use crate::observation::Observation;
 use crate::races::SourceRace;
 use crate::verdict::{self, Verdict};
+use search_question::{Asked, Question, RunAt};
 use std::collections::HashMap;
 use std::time::Duration;
 use syncmut_mutator::metamutant::Build;
@@ -244,64 +247,6 @@ impl<'a> Tally<'a> {
         }
     }
 
-    /// The original's search of every schedule with at most `preemptions` preemptions on
-    /// this test, its runs seen as this mutant's: made (once per test and bound) the first
-    /// time it is needed.
-    fn searched(&mut self, preemptions: u32) -> Result<&Searched, String> {
-        let slot = match self.dfs_bound {
-            Some(bound) if preemptions > FOLLOW_CHECK_PREEMPTIONS && preemptions <= bound => 0,
-            _ => preemptions as usize,
-        };
-        let Some(cell) = self.shared_search.get(slot) else {
-            return Err(format!("the mutant's run preempted {preemptions} times, more than the original's search covers ({FOLLOW_CHECK_PREEMPTIONS})"));
-        };
-        if !self.searched.contains_key(&preemptions) {
-            let mut made = false;
-            let shared = cell.get_or_init(|| {
-                made = true;
-                (self.search)(preemptions)
-            });
-            if made {
-                self.executions += shared.as_ref().map_or(0, |b| b.observations.len());
-            }
-            let hidden = &self.hidden;
-            let seen = shared.as_ref().map_err(Clone::clone).map(|b| Searched {
-                observations: b.observations.iter().map(|o| o.hiding(hidden)).collect(),
-                exhausted: b.exhausted,
-                preemptions: b.preemptions,
-            });
-            self.searched.insert(preemptions, seen);
-        }
-        self.searched[&preemptions].as_ref().map_err(Clone::clone)
-    }
-
-    /// What the original's search with at most `preemptions` preemptions says of
-    /// `observed`: `Ok(None)` when one of its runs shows it, `Ok(Some((runs, bound)))`
-    /// when none of its runs, which cover every schedule within the bound, does; else
-    /// why it cannot tell.
-    fn decide(
-        &mut self,
-        preemptions: u32,
-        observed: &Observation,
-    ) -> Result<Option<(usize, u32)>, String> {
-        let s = self.searched(preemptions)?;
-        match (s.observations.contains(observed), s.exhausted) {
-            (true, _) => Ok(None),
-            (false, true) => Ok(Some((s.observations.len(), s.preemptions))),
-            (false, false) => Err(format!(
-                "the original's search with at most {} preemptions did not finish within {} schedules (run --search-runs)",
-                s.preemptions,
-                s.observations.len()
-            )),
-        }
-    }
-
-    /// Whether the original's search within [`FOLLOW_CHECK_PREEMPTIONS`] shows
-    /// `observed`: the original's then, whatever the mutant run's preemptions.
-    fn shown_within_follow_bound(&mut self, observed: &Observation) -> bool {
-        matches!(self.searched(FOLLOW_CHECK_PREEMPTIONS), Ok(s) if s.observations.contains(observed))
-    }
-
     /// Counts a run whose difference the original's search could not decide: no kill;
     /// the first such run's difference and why are kept for the survivor's reason.
     fn unclaim(&mut self, tag: &str, partial: Option<Partial>, why: String, difference: String) {
@@ -441,87 +386,52 @@ impl<'a> Tally<'a> {
         // same question: an output that depends on the interleaving (a pool printing in
         // completion order) can be the original's under one its search did not reach, so
         // what the search cannot decide is not claimed either.
-        let mut beyond_follow = None;
         let searchable = matches!(verdict, Verdict::KilledByTrace | Verdict::KilledByOutput);
-        if let Some(p) = partial.clone().filter(|p| p.before.is_none() && searchable) {
-            let mut decided = self.decide(p.preemptions, &observed).map(|d| {
-                d.map(|(runs, bound)| format!(
-                    "the original could not follow the mutant's interleaving past {}, and none of the {runs} runs of its search with at most {bound} preemptions (every such schedule; the mutant's run had {}) shows this",
-                    p.point(),
-                    p.preemptions
-                ))
-            });
-            // The original may need more preemptions than the mutant's run for the same
-            // observation: where the mutant removed a lock, its thread runs on, and the
-            // original's must be preempted to do the same. What the original shows within
-            // the follow check's bound is the original's too.
-            if decided != Ok(None)
-                && p.preemptions < FOLLOW_CHECK_PREEMPTIONS
-                && self.shown_within_follow_bound(&observed)
-            {
-                decided = Ok(None);
+        let question = match partial.clone() {
+            Some(p) if p.before.is_none() && searchable => Some(Question {
+                bound: p.preemptions,
+                // The original may need more preemptions than the mutant's run for the
+                // same observation: where the mutant removed a lock, its thread runs on,
+                // and the original's must be preempted to do the same.
+                refute_within_follow_bound: p.preemptions < FOLLOW_CHECK_PREEMPTIONS,
+                lead: format!(
+                    "the original could not follow the mutant's interleaving past {}",
+                    p.point()
+                ),
+                whose: "its",
+                aside: format!("; the mutant's run had {}", p.preemptions),
+                lead_in_doubt: false,
+                partial: Some(p),
+            }),
+            // A follow is no proof either when the mutant has scheduling points of its
+            // own (a split critical section's new unlock and lock): the original takes
+            // the choice made there at its next point instead, so a preemption lands
+            // elsewhere in its run, and the two differ by that alone, before the end of
+            // the follow or after it.
+            _ if self.places_calls && searchable && !absolute => {
+                let bound = preempted.unwrap_or(FOLLOW_CHECK_PREEMPTIONS);
+                Some(Question {
+                    bound,
+                    refute_within_follow_bound: bound != FOLLOW_CHECK_PREEMPTIONS,
+                    lead: "the mutant's own scheduling points move where the original, following it, is preempted".to_string(),
+                    whose: "the original's",
+                    aside: String::new(),
+                    lead_in_doubt: true,
+                    partial: None,
+                })
             }
-            // A trace difference's races were judged above; an output difference that
-            // is no kill may still have a race the original does not.
-            if !matches!(decided, Ok(Some(_)))
-                && verdict == Verdict::KilledByOutput
-                && self.add_races(races, tag, followed_yet, follow)?
-            {
-                return Ok(true);
-            }
-            match decided {
-                Ok(None) => {
-                    self.found_by_search += 1;
-                    return Ok(false);
-                }
-                Ok(Some(note)) => beyond_follow = Some(note),
-                Err(why) => {
-                    self.unclaim(tag, Some(p), why, reason);
-                    return Ok(false);
-                }
-            }
-        }
-        // A follow is no proof either when the mutant has scheduling points of its own
-        // (a split critical section's new unlock and lock): the original takes the
-        // choice made there at its next point instead, so a preemption lands elsewhere in
-        // its run, and the two differ by that alone, before the end of the follow or
-        // after it. Such a difference kills only as one past a partial follow does: the
-        // original's search with as many preemptions as the mutant's run covers its
-        // bound without it. What that search shows within the follow check's bound is
-        // the original's, whatever the run's preemptions.
-        if self.places_calls && searchable && !absolute && beyond_follow.is_none() {
-            const MOVED: &str = "the mutant's own scheduling points move where the original, following it, is preempted";
-            let bound = preempted.unwrap_or(FOLLOW_CHECK_PREEMPTIONS);
-            let mut decided = match self.decide(bound, &observed) {
-                Ok(d) => Ok(d.map(|(runs, bound)| format!(
-                    "{MOVED}, and none of the {runs} runs of the original's search with at most {bound} preemptions (every such schedule) shows this"
-                ))),
-                Err(why) => Err(format!("{MOVED}, and {why}")),
+            _ => None,
+        };
+        let mut beyond_follow = None;
+        if let Some(question) = question {
+            let run = RunAt {
+                races,
+                tag,
+                followed_yet,
             };
-            if decided != Ok(None)
-                && bound != FOLLOW_CHECK_PREEMPTIONS
-                && self.shown_within_follow_bound(&observed)
-            {
-                decided = Ok(None);
-            }
-            // As past a partial follow: an output difference that is no kill may still
-            // have a race the original does not.
-            if !matches!(decided, Ok(Some(_)))
-                && verdict == Verdict::KilledByOutput
-                && self.add_races(races, tag, followed_yet, follow)?
-            {
-                return Ok(true);
-            }
-            match decided {
-                Ok(None) => {
-                    self.found_by_search += 1;
-                    return Ok(false);
-                }
-                Ok(Some(note)) => beyond_follow = Some(note),
-                Err(why) => {
-                    self.unclaim(tag, None, why, reason);
-                    return Ok(false);
-                }
+            match self.ask_search(question, &observed, verdict, &reason, run, follow)? {
+                Asked::Proven(note) => beyond_follow = Some(note),
+                Asked::Settled(kills) => return Ok(kills),
             }
         }
         self.kills += 1;
