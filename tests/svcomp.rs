@@ -556,8 +556,8 @@ fn a_bounded_dfs_never_answers_true() {
 }
 
 /// With a time limit and no run budget given, dfs goes on past the 1000 runs: a bug that
-/// needs seven switches between two threads' atomic steps is beyond the bounded passes
-/// and the seeded phases, and only the unbounded pass finds it.
+/// needs seven switches between two threads' atomic steps is beyond the bounded passes,
+/// round-robin and the seeded phases, and only the unbounded pass finds it.
 #[test]
 fn the_time_limit_lets_dfs_go_past_the_run_budget() {
     let dir = tempfile::tempdir().unwrap();

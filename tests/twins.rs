@@ -124,6 +124,25 @@ fn the_default_mix_finds_what_single_strategies_missed() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// A main that reads its workers' results without joining them (`unjoined_fib_bad`):
+/// only the workers' strict alternation to their end, with main reading after it,
+/// fails its check. Round-robin with main in the rotation never gets there (main reads
+/// after its first slice); the same quanta with creators last, where a thread waits
+/// while one it created can run, find it in their first run. The correct twin survives
+/// every round-robin schedule.
+#[test]
+fn round_robin_with_creators_last_finds_a_check_made_without_joining() {
+    // Round-robin's schedules with creators in the rotation: quanta 1 to 8, every phase.
+    let plain = (1..=8).sum::<usize>();
+    let bad = search("twins/unjoined_fib_bad", Some("rr"), "sync", 2 * plain);
+    assert_eq!(bad.code, 9, "{}", bad.text);
+    assert_eq!(bad.found_at, Some(plain + 1), "{}", bad.text);
+    assert!(bad.text.contains("rr:1:0:creators-last"), "{}", bad.text);
+    let ok = search("twins/unjoined_fib", Some("rr"), "sync", 2 * plain);
+    assert_eq!(ok.code, 0, "{}", ok.text);
+    assert!(ok.text.contains("every round-robin schedule was run"), "{}", ok.text);
+}
+
 /// The guard `mode == 48611` on a nondet value: the constant is harvested from the
 /// program and drawn, so random search meets it within a few dozen runs (before, one
 /// draw in 2^32 had it). The counterexample names the value.

@@ -77,7 +77,7 @@ impl MixPlan {
 pub struct Phase {
     pub(crate) name: String,
     pub(crate) runs: usize,
-    /// What it covered, in words (`every quantum 1 to 8 in every phase`,
+    /// What it covered, in words (`every quantum 1 to 8 in every phase, …`,
     /// `every schedule with at most 1 preemption … exhausted`).
     pub(crate) covered: String,
 }
@@ -99,7 +99,7 @@ mod tests {
     #[test]
     fn the_budget_is_shared_and_small_budgets_still_reach_dfs() {
         let plan = MixPlan::new(1000);
-        assert_eq!((plan.round_robin, plan.seeded_until), (36, 600));
+        assert_eq!((plan.round_robin, plan.seeded_until), (72, 600));
         let small = MixPlan::new(20);
         assert_eq!((small.round_robin, small.seeded_until), (5, 12));
         assert_eq!(MixPlan::new(1).seeded_until, 1);

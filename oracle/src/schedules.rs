@@ -48,7 +48,8 @@ pub enum Strategy {
         por: Por,
     },
     /// Round-robin with a quantum: `rr:<q>:<phase>` for q = 1 … `RR_MAX_QUANTUM`, every
-    /// phase 0 … q-1 of each ([`rr_values`]); deterministic, then done.
+    /// phase 0 … q-1 of each, then each with creators last ([`rr_values`]);
+    /// deterministic, then done.
     RoundRobin,
     /// `holdback:<k>:<steps>` for k = 1, 2, …: a random walk in which every thread's
     /// threads wait while it can run, until a seeded release step.
@@ -69,11 +70,16 @@ pub enum Strategy {
 /// scheduling points each (a read-modify-write of shared memory is three).
 pub(crate) const RR_MAX_QUANTUM: u64 = 8;
 
-/// Every round-robin schedule, in order: quantum 1 (phase 0), quantum 2 (phases 0, 1), …
+/// Every round-robin schedule, in order: quantum 1 (phase 0), quantum 2 (phases 0, 1), …;
+/// then the same with creators last (`rr:<q>:<phase>:creators-last`: a thread that
+/// created threads waits while one of them can run, so they alternate to their end
+/// before it reads what they did).
 pub fn rr_values() -> Vec<String> {
-    (1..=RR_MAX_QUANTUM)
+    let plain = (1..=RR_MAX_QUANTUM)
         .flat_map(|q| (0..q).map(move |phase| format!("rr:{q}:{phase}")))
-        .collect()
+        .collect::<Vec<_>>();
+    let creators_last = plain.iter().map(|v| format!("{v}:creators-last"));
+    plain.iter().cloned().chain(creators_last).collect()
 }
 
 impl Strategy {
@@ -250,11 +256,17 @@ mod tests {
             .map_while(|k| Strategy::RoundRobin.seeded_value(k, 40))
             .collect();
         assert_eq!(rr, ["rr:1:0", "rr:2:0", "rr:2:1", "rr:3:0"]);
-        // Every quantum with every phase, then no more.
-        let all = (RR_MAX_QUANTUM * (RR_MAX_QUANTUM + 1) / 2) as usize;
+        // Every quantum with every phase, then each with creators last, then no more.
+        let pairs = (RR_MAX_QUANTUM * (RR_MAX_QUANTUM + 1) / 2) as usize;
+        assert_eq!(
+            Strategy::RoundRobin.seeded_value(pairs + 1, 40).as_deref(),
+            Some("rr:1:0:creators-last")
+        );
         assert!(
-            Strategy::RoundRobin.seeded_value(all, 40).is_some()
-                && Strategy::RoundRobin.seeded_value(all + 1, 40).is_none()
+            Strategy::RoundRobin.seeded_value(2 * pairs, 40).is_some()
+                && Strategy::RoundRobin
+                    .seeded_value(2 * pairs + 1, 40)
+                    .is_none()
         );
     }
 

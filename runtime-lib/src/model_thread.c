@@ -88,6 +88,7 @@ int syncmut_sched_create(const char *start_name, pthread_t *thread, const pthrea
          * reads before it are no busy-wait (main reading its settings between creations
          * would otherwise yield, and no schedule would create every thread first). */
         me->reads_in_a_row = 0;
+        me->just_created = 1;
         set_state(me, READY);
         syncmut_sched_set_next(me, NULL, NULL, 0); /* back to design code */
         syncmut_sched_reschedule(me);

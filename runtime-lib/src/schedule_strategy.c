@@ -31,8 +31,15 @@ uint64_t syncmut_sched_pct_change[PCT_MAX_DEPTH]; /* step numbers, index 1..d-1 
  * longer, so the phases 0..quantum-1 shift where its switches fall relative to its
  * loop (its start is a point of its own, and main's first slice includes creating the
  * threads). Deterministic: a strict alternation of the threads' steps, which a random
- * walk or a few preemptions rarely produce. */
+ * walk or a few preemptions rarely produce.
+ * rr:<quantum>:<phase>:creators-last: besides, a thread that created threads waits while
+ * one of them can run, except at its point right after a creation (where it goes on,
+ * to create the next): the threads it started alternate among themselves to their end
+ * before it looks at what they did, the order of a creator that checks their results
+ * without joining them, which strict alternation with the creator in the rotation
+ * never reaches. */
 static uint64_t rr_quantum, rr_phase;
+static int rr_creators_last;
 static uint32_t rr_owner = NO_NAME;
 static int64_t rr_used;
 /* holdback: a seeded random walk in which, until the release step, a thread is not run
@@ -97,6 +104,18 @@ struct sthread *syncmut_sched_default_choice(struct sthread *me, uint32_t n)
     return next != NULL ? next : syncmut_sched_lowest_id(n, UINT32_MAX);
 }
 
+/* rr:…:creators-last: `t` has a thread of its own among the candidates and is not at its
+ * point right after a creation. */
+static int waits_for_its_threads(const struct sthread *t, uint32_t n)
+{
+    if (!rr_creators_last || t->just_created)
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (syncmut_sched_candidates[i]->parent == t->id)
+            return 1;
+    return 0;
+}
+
 /* rr's choice among the n candidates (see rr_quantum). */
 struct sthread *syncmut_sched_rr_choice(struct sthread *me, uint32_t n)
 {
@@ -105,10 +124,29 @@ struct sthread *syncmut_sched_rr_choice(struct sthread *me, uint32_t n)
         rr_used = me->rr_sliced ? 0 : -(int64_t)rr_phase;
         me->rr_sliced = 1;
     }
-    if (load_state(me) == READY && syncmut_sched_is_candidate(me, n) && (n == 1 || ++rr_used < (int64_t)rr_quantum))
+    /* The rotation's members: every candidate, but for a creator waiting for its threads
+     * (someone always stays: the relation follows creation). */
+    struct sthread *members[MAX_THREADS];
+    uint32_t k = 0;
+    int me_member = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!waits_for_its_threads(syncmut_sched_candidates[i], n)) {
+            members[k++] = syncmut_sched_candidates[i];
+            me_member |= syncmut_sched_candidates[i] == me;
+        }
+    int creating = rr_creators_last && me->just_created;
+    me->just_created = 0;
+    if (load_state(me) == READY && me_member && (k == 1 || creating || ++rr_used < (int64_t)rr_quantum))
         return me;
-    struct sthread *next = syncmut_sched_lowest_id(n, me->id);
-    next = next != NULL ? next : syncmut_sched_lowest_id(n, UINT32_MAX);
+    /* The next member by id after `me`, cyclic. */
+    struct sthread *next = NULL, *lowest = NULL;
+    for (uint32_t i = 0; i < k; i++) {
+        if (members[i]->id > me->id && (next == NULL || members[i]->id < next->id))
+            next = members[i];
+        if (lowest == NULL || members[i]->id < lowest->id)
+            lowest = members[i];
+    }
+    next = next != NULL ? next : lowest;
     if (next != me) {
         rr_owner = next->id;
         rr_used = next->rr_sliced ? 0 : -(int64_t)rr_phase;
@@ -230,9 +268,20 @@ static int parse_fields(const char *s, uint64_t *a, uint64_t *b)
     return syncmut_sched_parse_u64(first, a) && syncmut_sched_parse_u64(colon + 1, b);
 }
 
+/* rr:<quantum>:<phase>[:creators-last] */
 static int parse_RR(const char *args)
 {
-    return parse_fields(args, &rr_quantum, &rr_phase) && rr_quantum >= 1 && rr_phase < rr_quantum;
+    static const char suffix[] = ":creators-last";
+    char fields[48];
+    size_t len = args != NULL ? strlen(args) : 0;
+    if (args == NULL || len >= sizeof fields)
+        return 0;
+    memcpy(fields, args, len + 1);
+    if (len > sizeof suffix - 1 && strcmp(fields + len - (sizeof suffix - 1), suffix) == 0) {
+        rr_creators_last = 1;
+        fields[len - (sizeof suffix - 1)] = '\0';
+    }
+    return parse_fields(fields, &rr_quantum, &rr_phase) && rr_quantum >= 1 && rr_phase < rr_quantum;
 }
 
 static int parse_HOLDBACK(const char *args)

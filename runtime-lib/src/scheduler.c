@@ -469,6 +469,7 @@ struct sthread *syncmut_sched_new_slot(void) /* `syncmut_sched_lock` held */
     t->prio = syncmut_sched_strategy == STRATEGY_PCT ? (UINT64_C(1) << 32) + (syncmut_sched_rng_next() >> 32) : 0;
     t->parent = syncmut_sched_self != NULL && t != syncmut_sched_self ? syncmut_sched_self->id : NO_NAME;
     t->rr_sliced = 0;
+    t->just_created = 0;
     t->forced = 0;
     t->retries = 0;
     atomic_store_explicit(&t->site, -1, memory_order_relaxed);

@@ -44,6 +44,7 @@ struct sthread {
     uint64_t prio; /* pct: higher runs first */
     uint32_t parent; /* id of the thread that created it (holdback); NO_NAME for main */
     int rr_sliced; /* rr: has had a slice (its first one is `rr_phase` points longer) */
+    int just_created; /* at its point right after creating a thread (rr:…:creators-last) */
     /* Objects the thread's pending step acts on (schedule-out file): up to two, or
      * `touches_all` when unknown. */
     const void *next_obj[2];

@@ -66,6 +66,8 @@ pub const TWINS: &[Twin] = &[
     bad("twins/fib_bench_bad"),
     ok("twins/triangular"),
     bad("twins/triangular_bad"),
+    ok("twins/unjoined_fib"),
+    bad("twins/unjoined_fib_bad"),
     ok("twins/phases"),
     bad("twins/phases_bad"),
     ok("twins/lazy_sum"),

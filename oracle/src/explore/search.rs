@@ -401,7 +401,7 @@ impl Explorer<'_, '_> {
             return Ok(self.search(false));
         }
         let every = if plan.round_robin == schedules::rr_values().len() {
-            "every quantum 1 to 8 in every phase".to_string()
+            "every quantum 1 to 8 in every phase, creators in the rotation and last".to_string()
         } else {
             format!("the first {} quantum/phase pairs", plan.round_robin)
         };
