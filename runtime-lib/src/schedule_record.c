@@ -324,7 +324,11 @@ struct sthread *syncmut_sched_follow_pick(int kind, uint32_t n, struct sthread *
  * events recorded so far) comes first there runs, so this run's events come in that
  * run's order as far as its program lets them. Per thread, so an event one run has and
  * the other lacks (a removed call) only shifts that thread's. A thread with no event
- * left there, or one past the trace's table of threads, runs only by `fallback`. */
+ * left there, or one past the trace's table of threads, runs only by `fallback`.
+ * Creating a thread is no event: while the earliest event left is one of a thread not
+ * created yet, the candidate created first runs (its creator, or a thread created
+ * before it), so the creation comes first, as it did there; else a thread created
+ * earlier would run all its events before the other exists. */
 static uint64_t *events_first; /* thread id k's indices: events_index[first[k]..first[k+1]) */
 static uint64_t *events_index;
 static uint32_t events_threads;
@@ -352,10 +356,30 @@ static void index_events(void)
     free(next);
 }
 
+/* The thread of the earliest event not yet matched by this run's events. */
+static uint32_t earliest_thread_left(void)
+{
+    uint32_t earliest = NO_NAME;
+    uint64_t earliest_index = UINT64_MAX;
+    for (uint32_t k = 0; k < events_threads; k++) {
+        uint64_t done = k < syncmut_sched_next_id ? syncmut_trace_thread_events(k) : 0;
+        if (done >= events_first[k + 1] - events_first[k])
+            continue;
+        if (events_index[events_first[k] + done] < earliest_index) {
+            earliest_index = events_index[events_first[k] + done];
+            earliest = k;
+        }
+    }
+    return earliest;
+}
+
 struct sthread *syncmut_sched_events_pick(uint32_t n, struct sthread *fallback)
 {
     if (events_first == NULL)
         index_events();
+    uint32_t earliest = earliest_thread_left();
+    if (earliest != NO_NAME && earliest >= syncmut_sched_next_id)
+        return syncmut_sched_lowest_id(n, UINT32_MAX);
     struct sthread *best = NULL;
     uint64_t best_index = UINT64_MAX;
     for (uint32_t i = 0; i < n; i++) {
