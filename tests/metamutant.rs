@@ -317,6 +317,10 @@ fn the_order_of_a_native_runs_events_reproduces_its_output() {
             ));
         }
     }
-    assert!(differ.is_empty(), "{} of 150 differ: {differ:?}", differ.len());
+    assert!(
+        differ.is_empty(),
+        "{} of 150 differ: {differ:?}",
+        differ.len()
+    );
     eprintln!("outputs with real threads: {outputs:?}");
 }

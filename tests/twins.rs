@@ -140,7 +140,11 @@ fn round_robin_with_creators_last_finds_a_check_made_without_joining() {
     assert!(bad.text.contains("rr:1:0:creators-last"), "{}", bad.text);
     let ok = search("twins/unjoined_fib", Some("rr"), "sync", 2 * plain);
     assert_eq!(ok.code, 0, "{}", ok.text);
-    assert!(ok.text.contains("every round-robin schedule was run"), "{}", ok.text);
+    assert!(
+        ok.text.contains("every round-robin schedule was run"),
+        "{}",
+        ok.text
+    );
 }
 
 /// The guard `mode == 48611` on a nondet value: the constant is harvested from the

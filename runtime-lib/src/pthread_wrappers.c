@@ -7,8 +7,8 @@
  * holds the object instead: the trace's order is then the order of acquisitions, which
  * the original's run in the order of a run's events (`events:`) follows. Recorded at
  * entry, a thread that lost the race for a lock came first in the trace, and the
- * original in that order took another interleaving (11% of such runs on a program of
- * five critical sections).
+ * original in that order took another interleaving (a quarter of such runs on a program
+ * of five critical sections).
  * `remove` does nothing and reports success (0).
  *
  * Under the controlled scheduler (SYNCMUT_SCHEDULE, scheduler.c) every wrapper is a

@@ -104,11 +104,10 @@ struct sthread *syncmut_sched_default_choice(struct sthread *me, uint32_t n)
     return next != NULL ? next : syncmut_sched_lowest_id(n, UINT32_MAX);
 }
 
-/* rr:…:creators-last: `t` has a thread of its own among the candidates and is not at its
- * point right after a creation. */
+/* rr:…:creators-last: `t` has a thread of its own among the candidates. */
 static int waits_for_its_threads(const struct sthread *t, uint32_t n)
 {
-    if (!rr_creators_last || t->just_created)
+    if (!rr_creators_last)
         return 0;
     for (uint32_t i = 0; i < n; i++)
         if (syncmut_sched_candidates[i]->parent == t->id)
@@ -116,8 +115,9 @@ static int waits_for_its_threads(const struct sthread *t, uint32_t n)
     return 0;
 }
 
-/* rr's choice among the n candidates (see rr_quantum). */
-struct sthread *syncmut_sched_rr_choice(struct sthread *me, uint32_t n)
+/* rr's choice among the n candidates (see rr_quantum); `just_created`: `me` is at its
+ * point right after creating a thread. */
+struct sthread *syncmut_sched_rr_choice(struct sthread *me, uint32_t n, int just_created)
 {
     if (rr_owner != me->id) { /* handed the baton outside rr_choice (a timed wait expired) */
         rr_owner = me->id;
@@ -125,17 +125,19 @@ struct sthread *syncmut_sched_rr_choice(struct sthread *me, uint32_t n)
         me->rr_sliced = 1;
     }
     /* The rotation's members: every candidate, but for a creator waiting for its threads
-     * (someone always stays: the relation follows creation). */
+     * (someone always stays: the relation follows creation), unless it is `me` going on
+     * creating. */
+    int creating = rr_creators_last && just_created;
     struct sthread *members[MAX_THREADS];
     uint32_t k = 0;
     int me_member = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (!waits_for_its_threads(syncmut_sched_candidates[i], n)) {
-            members[k++] = syncmut_sched_candidates[i];
-            me_member |= syncmut_sched_candidates[i] == me;
+    for (uint32_t i = 0; i < n; i++) {
+        struct sthread *t = syncmut_sched_candidates[i];
+        if ((t == me && creating) || !waits_for_its_threads(t, n)) {
+            members[k++] = t;
+            me_member |= t == me;
         }
-    int creating = rr_creators_last && me->just_created;
-    me->just_created = 0;
+    }
     if (load_state(me) == READY && me_member && (k == 1 || creating || ++rr_used < (int64_t)rr_quantum))
         return me;
     /* The next member by id after `me`, cyclic. */

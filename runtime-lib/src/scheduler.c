@@ -193,6 +193,9 @@ int syncmut_sched_is_candidate(const struct sthread *t, uint32_t n)
 /* The thread to run next; `me` is READY if it can go on. NULL: nothing can run. */
 static struct sthread *choose(struct sthread *me)
 {
+    /* Only this point is the one right after its creation of a thread. */
+    int just_created = me->just_created;
+    me->just_created = 0;
     /* Inside __VERIFIER_atomic_begin/end the section is one step: no other thread runs
      * while its owner can go on (if the owner blocks, the section is broken: others run). */
     if (syncmut_sched_atomic_owner == me && syncmut_sched_atomic_depth > 0 && load_state(me) == READY) {
@@ -223,7 +226,7 @@ static struct sthread *choose(struct sthread *me)
         chosen = syncmut_sched_highest_priority(n);
         break;
     case STRATEGY_RR:
-        chosen = syncmut_sched_rr_choice(me, n);
+        chosen = syncmut_sched_rr_choice(me, n, just_created);
         break;
     case STRATEGY_HOLDBACK:
         chosen = syncmut_sched_holdback_choice(n);

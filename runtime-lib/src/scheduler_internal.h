@@ -44,7 +44,7 @@ struct sthread {
     uint64_t prio; /* pct: higher runs first */
     uint32_t parent; /* id of the thread that created it (holdback); NO_NAME for main */
     int rr_sliced; /* rr: has had a slice (its first one is `rr_phase` points longer) */
-    int just_created; /* at its point right after creating a thread (rr:…:creators-last) */
+    int just_created; /* created a thread since its last choice point (rr:…:creators-last) */
     /* Objects the thread's pending step acts on (schedule-out file): up to two, or
      * `touches_all` when unknown. */
     const void *next_obj[2];
@@ -166,7 +166,7 @@ extern uint64_t syncmut_sched_pct_change[PCT_MAX_DEPTH];
 uint64_t syncmut_sched_rng_next(void);
 struct sthread *syncmut_sched_pick_other(int kind, uint32_t n, struct sthread *fallback);
 struct sthread *syncmut_sched_default_choice(struct sthread *me, uint32_t n);
-struct sthread *syncmut_sched_rr_choice(struct sthread *me, uint32_t n);
+struct sthread *syncmut_sched_rr_choice(struct sthread *me, uint32_t n, int just_created);
 struct sthread *syncmut_sched_holdback_choice(uint32_t n);
 struct sthread *syncmut_sched_highest_priority(uint32_t n);
 int syncmut_sched_parse_u64(const char *s, uint64_t *out);
