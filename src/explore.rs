@@ -506,6 +506,11 @@ pub fn replay_counterexample(dir: &std::path::Path) -> Result<i32, crate::failur
     })?;
     let replayed = syncmut_runtime::trace::read(&replay_path).map_err(usage)?;
     let _ = std::fs::remove_file(&replay_path);
-    println!("counterexample of {}: {}", dir.display(), execution.status);
+    // Named as explore named it (an assertion, not "killed by SIGABRT").
+    let shows = match syncmut_oracle::explore::classify(&execution, &replayed) {
+        Some((kind, line)) => format!("{kind}: {line}"),
+        None => execution.status.to_string(),
+    };
+    println!("counterexample of {}: {shows}", dir.display());
     crate::results::reproduced(&replayed, &saved, &saved_path)
 }

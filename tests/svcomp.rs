@@ -416,6 +416,31 @@ fn a_bug_in_the_inputs_alone_is_found() {
     );
 }
 
+/// A bug that needs both a small nonzero input and an exact interleaving (one worker
+/// drawn, main preempted at its last read of the count) is found by the mix's dfs passes
+/// over drawn inputs: the seeded runs draw inputs but schedules at random, and the dfs
+/// pass with every value 0 only sees main discard its path.
+#[test]
+fn dfs_goes_on_over_drawn_inputs_after_the_pass_with_every_value_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text, err) = explore(
+        &fixture("drawn_workers.c"),
+        &dir.path().join("out"),
+        &["--svcomp", "--property", "unreach-call"],
+    );
+    assert_eq!(code, 9, "{text}{err}");
+    assert!(
+        text.contains("SV-COMP verdict: false(unreach-call)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("with every input value 0\n  dfs over drawn input values: "),
+        "{text}"
+    );
+    assert!(text.contains("dfs prefix)"), "found by a dfs run:\n{text}");
+    assert!(text.contains("__VERIFIER_nondet_* returned 1"), "{text}");
+}
+
 /// `--time-limit` ends a search whose runs each hang (a spin on a local copy of a shared
 /// turn that counts its rounds) with what it covered and an `unknown` that names the
 /// bound, instead of being killed by an outer limit with nothing said; the task file is

@@ -3,11 +3,13 @@
 //! through replayed prefixes), reads each run's choices, trace, drawn inputs and races,
 //! and hands every run to a visitor that may end the search.
 
-use super::pct::{PctPlan, PCT_MAX_CHOSEN_DEPTH};
-use super::settings::{Choose, ExploreSettings, REPEAT_STREAK};
+mod phased;
+
+use super::pct::PctPlan;
+use super::settings::{ExploreSettings, REPEAT_STREAK};
 use crate::dpor::{Por, Tree};
-use crate::mix::{MixPlan, Phase};
-use crate::schedules::{self, Strategy};
+use crate::mix::Phase;
+use crate::schedules::Strategy;
 use crate::timeout::TIMEOUT_CONFIRM_FACTOR;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -118,6 +120,7 @@ pub fn search(
         slow: 0,
         out_of_time: false,
         cut_run: false,
+        dfs_cap: None,
     };
     match config.strategy {
         Strategy::Default => {
@@ -336,6 +339,9 @@ struct Explorer<'a, 'v> {
     out_of_time: bool,
     /// The run under way at the deadline was cut there.
     cut_run: bool,
+    /// The run count at which the current dfs pass ends (the mix's passes over drawn
+    /// inputs), before the budget.
+    dfs_cap: Option<usize>,
 }
 
 impl Explorer<'_, '_> {
@@ -367,123 +373,6 @@ impl Explorer<'_, '_> {
             runs: self.runs - from,
             covered,
         });
-    }
-
-    /// `explore`'s default ([`crate::mix`]): `default`, round-robin, holdback/pct/random
-    /// in turn, then dfs with deepening preemption bounds, within one budget. Every run
-    /// counts (no redraws: the phases differ in what they repeat), and every run of the
-    /// first three phases draws its own input values. Exhausted only when the unbounded
-    /// dfs pass covered every schedule and the program drew no input.
-    fn mix(&mut self, deepest: u32, por: Por) -> Result<Search, ExploreError> {
-        let plan = MixPlan::new(self.config.schedules);
-        let draw = self.config.draw_inputs;
-        let first = self.run("default", 0)?;
-        self.phase("default", 0, String::new());
-        if first.stop {
-            return Ok(self.search(false));
-        }
-        let steps = first.schedule.steps.unwrap_or(1000).max(1);
-        let from = self.runs;
-        // Every run of the first three phases draws its input values with the seed of
-        // its number in the search.
-        let seed = |k: usize| draw.then_some((from + k) as u64 + 1);
-        let jobs = schedules::rr_values()
-            .into_iter()
-            .take(plan.round_robin)
-            .enumerate()
-            .map(|(k, value)| Job {
-                value,
-                input_seed: seed(k),
-            })
-            .collect();
-        if self.run_jobs(jobs)? {
-            self.phase("round-robin", from, String::new());
-            return Ok(self.search(false));
-        }
-        let every = if plan.round_robin == schedules::rr_values().len() {
-            "every quantum 1 to 8 in every phase, creators in the rotation and last".to_string()
-        } else {
-            format!("the first {} quantum/phase pairs", plan.round_robin)
-        };
-        self.phase("round-robin", from, every);
-        // pct's depth: the deepest whose bound the seeded phase's pct third covers.
-        let thirds = plan.seeded_until.saturating_sub(self.runs) / 3;
-        let depth = PctPlan::new(
-            first.threads,
-            steps,
-            PCT_MAX_CHOSEN_DEPTH,
-            thirds.max(1),
-            Choose {
-                depth: true,
-                schedules: false,
-            },
-        )
-        .depth;
-        let from = self.runs;
-        let seed = |i: usize| draw.then_some((from + i) as u64 + 1);
-        let jobs = (0..plan.seeded_until.saturating_sub(from))
-            .map(|i| Job {
-                value: MixPlan::seeded_value(i, depth, steps),
-                input_seed: seed(i),
-            })
-            .collect();
-        if self.run_jobs(jobs)? {
-            self.phase(
-                &format!("holdback, pct (depth {depth}) and random in turn"),
-                from,
-                String::new(),
-            );
-            return Ok(self.search(false));
-        }
-        let drawn = if self.drew_inputs {
-            "each with its own drawn input values".to_string()
-        } else {
-            String::new()
-        };
-        self.phase(
-            &format!("holdback, pct (depth {depth}) and random in turn"),
-            from,
-            drawn,
-        );
-        // dfs: every value 0 (the seeded runs drew others).
-        self.input_seed = None;
-        let from = self.runs;
-        let mut covered: Option<u32> = None;
-        for bound in crate::mix::dfs_bounds(deepest) {
-            if self.runs >= self.dfs_budget() {
-                break;
-            }
-            if !self.dfs(bound, por)? {
-                break;
-            }
-            covered = Some(bound);
-        }
-        let words = match covered {
-            Some(bound) => format!("exhausted {}", schedules::dfs_space(bound, por)),
-            None => "no preemption bound's space exhausted".to_string(),
-        };
-        let values = if self.drew_inputs && covered.is_some() {
-            " with every input value 0"
-        } else {
-            ""
-        };
-        let stopped = if self.stopped {
-            ""
-        } else if self.runs >= self.dfs_budget() {
-            " (then the budget ran out)"
-        } else {
-            ""
-        };
-        self.phase(
-            "dfs with deepening preemption bounds",
-            from,
-            format!("{words}{values}{stopped}"),
-        );
-        Ok(
-            self.search(
-                !self.stopped && covered == Some(schedules::UNBOUNDED) && !self.drew_inputs,
-            ),
-        )
     }
 
     /// Runs the seeded strategy's values `1, 2, …` until `budget` runs are made, or, when
@@ -722,7 +611,7 @@ impl Explorer<'_, '_> {
         let mut prefix: Vec<u32> = Vec::new();
         let mut tree = Tree::new(por, bound);
         loop {
-            if self.runs >= self.dfs_budget() {
+            if self.runs >= self.dfs_budget() || self.dfs_cap.is_some_and(|cap| self.runs >= cap) {
                 return Ok(false);
             }
             std::fs::write(&replay_file, schedule::replay_text(&prefix))
