@@ -419,7 +419,8 @@ fn a_bug_in_the_inputs_alone_is_found() {
 /// A bug that needs both a small nonzero input and an exact interleaving (one worker
 /// drawn, main preempted at its last read of the count) is found by the mix's dfs passes
 /// over drawn inputs: the seeded runs draw inputs but schedules at random, and the dfs
-/// pass with every value 0 only sees main discard its path.
+/// pass with every value 0 only sees main discard its path. Its replay names it an
+/// assertion failure, as explore does.
 #[test]
 fn dfs_goes_on_over_drawn_inputs_after_the_pass_with_every_value_0() {
     let dir = tempfile::tempdir().unwrap();
@@ -439,6 +440,14 @@ fn dfs_goes_on_over_drawn_inputs_after_the_pass_with_every_value_0() {
     );
     assert!(text.contains("dfs prefix)"), "found by a dfs run:\n{text}");
     assert!(text.contains("__VERIFIER_nondet_* returned 1"), "{text}");
+    // The replay names the bug as explore did, not by the signal that ended the run.
+    util::syncmut()
+        .arg("replay")
+        .arg(dir.path().join("out"))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(": assertion failure: "))
+        .stdout(predicates::str::contains("reproduced"));
 }
 
 /// `--time-limit` ends a search whose runs each hang (a spin on a local copy of a shared
