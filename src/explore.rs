@@ -306,13 +306,17 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
                 report.runs,
                 report.cut_run_note()
             );
-        } else if report.thread_bounded > 0 {
+        }
+        if report.thread_bounded > 0 {
             // Like a preemption bound: what the runs did past the bound was not explored.
             println!(
                 "no bug found with at most {} threads per run: {} of {} run(s) asked for more and were cut at the thread bound \
                  (--threads {}); what the program does with more threads was not explored",
                 a.threads, report.thread_bounded, report.runs, a.threads
             );
+        }
+        if report.out_of_time || report.thread_bounded > 0 {
+            // Said above, with the bound.
         } else if report.runs > 0 && report.assumed == report.runs {
             println!("no bug found, but vacuously: all {} runs ended by __VERIFIER_assume, so nothing after it was checked", report.runs);
         } else {

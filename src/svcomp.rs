@@ -222,18 +222,23 @@ impl Verdict {
         if report.found.is_some() {
             return Verdict::False(violated.unwrap_or_else(|| "unknown property".to_string()));
         }
+        // Every bound the search met, so that a time limit does not hide the thread bound.
+        let mut bounds = Vec::new();
         if report.out_of_time {
-            return Verdict::Unknown(format!(
-                "bound: the time limit (--time-limit) ran out after {} run(s){}",
+            bounds.push(format!(
+                "the time limit (--time-limit) ran out after {} run(s){}",
                 report.runs,
                 report.cut_run_note()
             ));
         }
         if let (n @ 1.., Some(bound)) = (report.thread_bounded, report.thread_bound) {
-            return Verdict::Unknown(format!(
-                "bound: {n} run(s) asked for more than {bound} threads (--threads {bound}); \
+            bounds.push(format!(
+                "{n} run(s) asked for more than {bound} threads (--threads {bound}); \
                  the program was explored up to that many threads only"
             ));
+        }
+        if !bounds.is_empty() {
+            return Verdict::Unknown(format!("bound: {}", bounds.join("; and ")));
         }
         if let Strategy::Dfs {
             preemptions: bound, ..

@@ -354,8 +354,8 @@ fn a_hang_at_sync_level_is_explored_again_at_memory_level_under_a_property() {
 }
 
 /// A safe task whose main creates threads forever: every run is cut at the thread bound,
-/// within seconds, and the verdict says it holds up to that bound only; the same
-/// program's bug is found below the bound.
+/// within seconds, and the verdict says it holds up to that bound only (also when a time
+/// limit ends the search); the same program's bug is found below the bound.
 #[test]
 fn endless_thread_creation_is_explored_up_to_the_thread_bound() {
     let dir = tempfile::tempdir().unwrap();
@@ -379,6 +379,27 @@ fn endless_thread_creation_is_explored_up_to_the_thread_bound() {
         "{err}"
     );
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    // Under a time limit the search goes on to it, and the verdict names both bounds.
+    let (code, text, err) = explore(
+        &fixture("spawn_forever.yml"),
+        &dir.path().join("timed"),
+        &["--svcomp", "--threads", "4", "--time-limit", "3"],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains("no bug found before the time limit"),
+        "{text}"
+    );
+    assert!(
+        text.contains("no bug found with at most 4 threads per run"),
+        "{text}"
+    );
+    assert!(
+        err.contains("unknown: bound: the time limit (--time-limit) ran out")
+            && err.contains("; and ")
+            && err.contains("asked for more than 4 threads"),
+        "{err}"
+    );
     // The bad twin's lost increment needs only two workers.
     let (code, text, _) = explore(
         &util::root().join("tests/corpus/twins/spawn_forever_bad.c"),
