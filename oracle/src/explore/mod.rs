@@ -19,11 +19,13 @@
 //! program's `__VERIFIER_nondet_*()` calls and named inputs from a seeded stream
 //! (`SYNCMUT_NONDET_SEED`, boundary values mixed with small and random ones): seed k for
 //! the seeded strategies' k-th schedule; dfs explores its bounded space once with every
-//! value 0, then again for seeds 1, 2, … while the budget lasts. The values a bug's run
+//! value 0, then again for seeds 1, 2, … while the budget lasts (the mix's dfs phase
+//! too, each such pass capped at a hundred runs). The values a bug's run
 //! drew are kept with it, so it replays exactly.
 //!
 //! One file per part: `settings` (what to explore and how much), `pct` (PCT's depth and
-//! budget for one program), `search` (the search loop over schedules and its runs),
+//! budget for one program), `search` (the search loop over schedules and its runs; `search/phased`, the mix's
+//! phases),
 //! `bug_kind` (the kinds of bug), `findings` (what a run shows and the exploration's report), `property` (which
 //! findings are violations of the properties checked, which are notes) and
 //! `counterexample` (a found bug in words).
