@@ -8,7 +8,7 @@ use crate::mix::MixPlan;
 use crate::schedules;
 
 /// The most runs one input draw's dfs pass may take after the pass with every value 0.
-pub(super) const INPUT_PASS_RUNS: usize = 100;
+const INPUT_PASS_RUNS: usize = 100;
 
 impl Explorer<'_, '_> {
     /// `explore`'s default ([`crate::mix`]): `default`, round-robin, holdback/pct/random
