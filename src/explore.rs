@@ -315,11 +315,10 @@ pub fn explore_command(a: &ExploreArgs) -> Result<i32, (i32, anyhow::Error)> {
                 a.threads, report.thread_bounded, report.runs, a.threads
             );
         }
-        if report.out_of_time || report.thread_bounded > 0 {
-            // Said above, with the bound.
-        } else if report.runs > 0 && report.assumed == report.runs {
+        let bounded = report.out_of_time || report.thread_bounded > 0; // said above
+        if !bounded && report.runs > 0 && report.assumed == report.runs {
             println!("no bug found, but vacuously: all {} runs ended by __VERIFIER_assume, so nothing after it was checked", report.runs);
-        } else {
+        } else if !bounded {
             println!("no bug found");
         }
         if interleave.is_sync() && (report.exhausted || report.saturated) {

@@ -120,7 +120,6 @@ pub fn search(
         slow: 0,
         out_of_time: false,
         cut_run: false,
-        dfs_cap: None,
     };
     match config.strategy {
         Strategy::Default => {
@@ -154,7 +153,7 @@ pub fn search(
             // seed while the program draws values and the budget lasts.
             let mut pass = 0;
             loop {
-                let exhausted = explorer.dfs(preemptions, por)?;
+                let exhausted = explorer.dfs(preemptions, por, usize::MAX)?;
                 if !exhausted || explorer.stopped {
                     return Ok(explorer.search(false));
                 }
@@ -339,9 +338,6 @@ struct Explorer<'a, 'v> {
     out_of_time: bool,
     /// The run under way at the deadline was cut there.
     cut_run: bool,
-    /// The run count at which the current dfs pass ends (the mix's passes over drawn
-    /// inputs), before the budget.
-    dfs_cap: Option<usize>,
 }
 
 impl Explorer<'_, '_> {
@@ -605,13 +601,14 @@ impl Explorer<'_, '_> {
     /// the bounded space was exhausted): the tree ([`crate::dpor::Tree`]) holds, per
     /// choice point of the current path, the options still to try there and prunes them
     /// as `por` says; a path is re-executed by replaying its prefix, the runtime
-    /// continuing with the default strategy past its end.
-    fn dfs(&mut self, bound: u32, por: Por) -> Result<bool, ExploreError> {
+    /// continuing with the default strategy past its end. It stops at the budget, or when
+    /// `until` runs have been made (a pass capped short of the budget).
+    fn dfs(&mut self, bound: u32, por: Por, until: usize) -> Result<bool, ExploreError> {
         let replay_file = self.work.join("prefix.schedule");
         let mut prefix: Vec<u32> = Vec::new();
         let mut tree = Tree::new(por, bound);
         loop {
-            if self.runs >= self.dfs_budget() || self.dfs_cap.is_some_and(|cap| self.runs >= cap) {
+            if self.runs >= self.dfs_budget().min(until) {
                 return Ok(false);
             }
             std::fs::write(&replay_file, schedule::replay_text(&prefix))

@@ -95,7 +95,7 @@ impl Explorer<'_, '_> {
             if self.runs >= self.dfs_budget() {
                 break;
             }
-            if !self.dfs(bound, por)? {
+            if !self.dfs(bound, por, usize::MAX)? {
                 break;
             }
             covered = Some(bound);
@@ -144,17 +144,16 @@ impl Explorer<'_, '_> {
         while !self.stopped && self.runs < self.dfs_budget() {
             draws += 1;
             self.input_seed = Some(draws);
-            self.dfs_cap = Some(self.runs + INPUT_PASS_RUNS);
+            let until = self.runs + INPUT_PASS_RUNS;
             let mut whole = true;
             for bound in crate::mix::dfs_bounds(deepest) {
-                if !self.dfs(bound, por)? {
+                if !self.dfs(bound, por, until)? {
                     whole = false;
                     break;
                 }
             }
             exhausted += u64::from(whole);
         }
-        self.dfs_cap = None;
         self.input_seed = None;
         self.phase(
             "dfs over drawn input values",
