@@ -309,12 +309,21 @@ pub fn run_command(
     })
 }
 
-/// What the mutants cost: `runs per mutant: 2.4 (1,203 executions for 501 mutants)`.
+/// What the mutants cost: `runs per mutant: 2.4 (1,203 executions for 501 mutants; …)`,
+/// with how many of them the original's searches were.
 fn cost_line(score: &syncmut_oracle::outcome::Score) -> String {
+    use syncmut_oracle::outcome::thousands;
+    let searches = match score.search_runs {
+        0 => String::new(),
+        n => format!(
+            ", {} of them the original's searches, made once per test and shared",
+            thousands(n as u64)
+        ),
+    };
     format!(
-        "runs per mutant: {:.1} ({} executions for {} mutants; the original's baseline runs not counted)",
+        "runs per mutant: {:.1} ({} executions for {} mutants{searches}; the original's baseline runs not counted)",
         score.runs_per_mutant,
-        syncmut_oracle::outcome::thousands(score.executions as u64),
+        thousands(score.executions as u64),
         score.mutants
     )
 }

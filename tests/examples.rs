@@ -282,8 +282,9 @@ fn critical_sections_moved_and_split_regions_expose_units_in_flight() {
 /// The same split and the widened audit, under pct (few preemptions) on the one-step
 /// test, with a search long enough to cover the original's every schedule within 2
 /// preemptions (8,606 runs): the split's failed audit comes from a run with one
-/// preemption, which no run of the original within one shows; the widened audit's trace
-/// from one with two, which none within two shows. Both are proven kills.
+/// preemption, the widened audit's trace from one with two, and no run of the original
+/// within two shows either. Both are proven kills (the split's by the search within two,
+/// asked first because it also covers every schedule within one).
 #[test]
 fn critical_sections_moved_sections_are_killed_once_the_search_covers_their_bound() {
     let dir = tempfile::tempdir().unwrap();
@@ -326,12 +327,64 @@ fn critical_sections_moved_sections_are_killed_once_the_search_covers_their_boun
     let (verdict, reason) = mutant("mover#1:split-critical-section");
     assert_eq!(verdict, "killed-by-output", "{reason}");
     assert!(reason.contains("exit 1 instead of exit 0"), "{reason}");
-    assert!(reason.contains("runs of its search with at most 1 preemptions (every such schedule; the mutant's run had 1) shows this"), "{reason}");
+    assert!(reason.contains("none of the 8606 runs of its search with at most 2 preemptions (every such schedule; the mutant's run had 1) shows this"), "{reason}");
     let (verdict, reason) = mutant("auditor#1:widen-critical-section");
     assert_eq!(verdict, "killed-by-trace", "{reason}");
     assert!(
         reason.contains("none of the 8606 runs of the original's search with at most 2 preemptions (every such schedule) shows this"),
         "{reason}"
+    );
+}
+
+/// A search too small to cover its bound stops as soon as the schedules it has left
+/// outnumber its budget, and the survivor says how many there are at least: on
+/// named_depth's generated test the original has 76 schedules within 2 preemptions, so
+/// with a budget of 75 the removed second wait survives (the default budget proves it
+/// killed) with at least 76 schedules named, and the search stops short of its 75 runs.
+#[test]
+fn a_search_that_cannot_cover_its_bound_stops_early_and_says_how_many_schedules_it_needs() {
+    let search = |runs: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        syncmut()
+            .arg("run")
+            .arg(example("pthread/named_depth"))
+            .args([
+                "--native",
+                "0",
+                "--search-runs",
+                runs,
+                "--mutant",
+                "^consumer#2:remove$",
+            ])
+            .arg("-o")
+            .arg(dir.path())
+            .assert()
+            .success();
+        let outcomes = util::outcomes(dir.path());
+        let mutant = &outcomes["mutants"][0];
+        (
+            mutant["verdict"].as_str().unwrap().to_string(),
+            mutant["reason"].as_str().unwrap().to_string(),
+            outcomes["score"]["search_runs"].as_u64().unwrap(),
+        )
+    };
+    let (verdict, reason, _) = search("76");
+    assert_eq!(verdict, "killed-by-trace", "{reason}");
+    assert!(
+        reason.contains("none of the 76 runs of its search with at most 2 preemptions"),
+        "{reason}"
+    );
+    let (verdict, reason, search_runs) = search("75");
+    assert_eq!(verdict, "survived", "{reason}");
+    assert!(
+        reason.contains("the original's search with at most 2 preemptions could not cover them: they are at least 76 schedules, more than --search-runs allows"),
+        "{reason}"
+    );
+    // Only the search within two preemptions is made (the runs that differ had two),
+    // and it stops before its 75th run.
+    assert!(
+        search_runs < 75,
+        "{search_runs} runs of the original's searches"
     );
 }
 

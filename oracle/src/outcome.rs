@@ -133,6 +133,11 @@ pub struct Run {
     /// saved before it was counted).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub executions: usize,
+    /// Of `executions`, the original's bounded searches that this pair made: made once
+    /// per test and shared by every mutant, they cost what the tests are, not what the
+    /// mutants are.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub search_runs: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -189,6 +194,9 @@ pub struct Score {
     /// `executions` / `mutants`: what a mutant costs on average.
     #[serde(default)]
     pub runs_per_mutant: f64,
+    /// Of `executions`, the original's bounded searches ([`Run::search_runs`]).
+    #[serde(default)]
+    pub search_runs: usize,
 }
 
 /// The whole saved result of a run.
@@ -275,6 +283,7 @@ impl Outcomes {
         let executions: usize = runs.iter().map(|r| r.executions).sum();
         let score = Score {
             executions,
+            search_runs: runs.iter().map(|r| r.search_runs).sum(),
             runs_per_mutant: match mutants.len() {
                 0 => 0.0,
                 n => executions as f64 / n as f64,

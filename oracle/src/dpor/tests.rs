@@ -463,3 +463,62 @@ fn sleep_sets_do_not_hide_an_order_from_dpor() {
     let (_, slept) = search(&p, Por::Sleep, UNBOUNDED);
     assert_eq!(slept, none_seen, "sleep");
 }
+
+/// A search that stops when what its tree has still to try outnumbers its budget must
+/// never stop one that would have finished: at every point of a search, the runs made
+/// plus the options untried are at most the runs the whole search makes (small random
+/// programs, every reduction, bounds 0 to 2 and none).
+#[test]
+fn untried_options_never_overstate_the_runs_left() {
+    let mut next = draws(0x2545_F491_4F6C_DD1D);
+    let mut checked = 0;
+    for _ in 0..200 {
+        let threads = 2 + next(2) as usize;
+        let p: Vec<Vec<Op>> = (0..threads)
+            .map(|_| {
+                (0..1 + next(3))
+                    .flat_map(|_| match next(3) {
+                        0 => vec![Write(1 + next(2) as u32)],
+                        _ => {
+                            let l = 1 + next(2) as u32;
+                            vec![Lock(l), Write(1), Unlock(l)]
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        if p.iter().map(Vec::len).sum::<usize>() > 8 {
+            continue;
+        }
+        for por in [Por::None, Por::Sleep, Por::Dpor] {
+            for bound in [0, 1, 2, UNBOUNDED] {
+                let mut tree = Tree::new(por, bound);
+                let mut prefix = Vec::new();
+                let mut claims = Vec::new();
+                let total = loop {
+                    let (text, _) = run(&p, &prefix, 1);
+                    tree.extend(schedule::parse(&text).unwrap(), prefix.len());
+                    claims.push(claims.len() + 1 + tree.untried());
+                    match tree.next_prefix() {
+                        Some(next) => prefix = next,
+                        None => break claims.len(),
+                    }
+                };
+                assert_eq!(
+                    claims.last(),
+                    Some(&total),
+                    "{p:?}: nothing untried at the end"
+                );
+                for (after, claim) in claims.iter().enumerate() {
+                    assert!(
+                        *claim <= total,
+                        "{p:?} ({por:?}, bound {bound}): after run {} at least {claim} runs claimed, {total} made",
+                        after + 1
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 200, "{checked} searches");
+}

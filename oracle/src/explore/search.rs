@@ -88,6 +88,9 @@ pub struct Search {
     pub(crate) out_of_time: bool,
     /// The run under way at the deadline was cut there: not counted, not judged.
     pub(crate) cut_run: bool,
+    /// dfs stopped because its bounded space has at least this many schedules, more
+    /// than its budget (`ExploreSettings::dfs_only_if_coverable`).
+    pub schedules_at_least: Option<usize>,
 }
 
 /// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each
@@ -120,6 +123,7 @@ pub fn search(
         slow: 0,
         out_of_time: false,
         cut_run: false,
+        schedules_at_least: None,
     };
     match config.strategy {
         Strategy::Default => {
@@ -338,6 +342,8 @@ struct Explorer<'a, 'v> {
     out_of_time: bool,
     /// The run under way at the deadline was cut there.
     cut_run: bool,
+    /// dfs found its bounded space larger than its budget, and stopped.
+    schedules_at_least: Option<usize>,
 }
 
 impl Explorer<'_, '_> {
@@ -359,6 +365,7 @@ impl Explorer<'_, '_> {
             slow: self.slow,
             out_of_time: self.out_of_time,
             cut_run: self.cut_run,
+            schedules_at_least: self.schedules_at_least,
         }
     }
 
@@ -625,6 +632,13 @@ impl Explorer<'_, '_> {
                 return Ok(false);
             }
             tree.extend(schedule, prefix.len());
+            if self.config.dfs_only_if_coverable {
+                let at_least = self.runs + tree.untried();
+                if at_least > self.dfs_budget().min(until) {
+                    self.schedules_at_least = Some(at_least);
+                    return Ok(false);
+                }
+            }
             match tree.next_prefix() {
                 Some(p) => prefix = p,
                 None => return Ok(true),

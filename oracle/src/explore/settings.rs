@@ -59,6 +59,10 @@ pub struct ExploreSettings {
     /// deadline: the phases before it keep their share of the budget, and the space
     /// dfs has left is what a run budget would cut and a time limit need not.
     pub dfs_past_budget: bool,
+    /// dfs stops as soon as the schedules it has still to try (each untried option of
+    /// its tree is at least one run) outnumber what its budget has left: for a search
+    /// whose use is to cover its whole bound, which it then cannot do.
+    pub dfs_only_if_coverable: bool,
 }
 
 impl Default for ExploreSettings {
@@ -79,6 +83,7 @@ impl Default for ExploreSettings {
             properties: Properties::default(),
             deadline: None,
             dfs_past_budget: false,
+            dfs_only_if_coverable: false,
         }
     }
 }

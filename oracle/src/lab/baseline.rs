@@ -10,7 +10,8 @@
 //! is `original_build.rs`.
 
 use super::follow_check::{
-    shared_searches, BoundedSearch, SharedSearches, FOLLOW_CHECK_PREEMPTIONS,
+    deciding, shared_searches, BoundedSearch, Extent, SharedSearches, FOLLOW_CHECK_PREEMPTIONS,
+    WHOLE,
 };
 use super::original_build::check_original_build;
 use super::set_aside::{fails_expectation, missing_files_hint, unusable};
@@ -157,10 +158,10 @@ pub(super) fn baseline(
             work.path(),
             Searching::Baseline { races: &mut races },
         ) {
-            Ok((searched, covered, failure)) => {
-                labels = (1..=searched.len()).map(dfs_tag).collect();
-                (runs, exhausted) = (searched, covered);
-                set_aside = failure;
+            Ok(search) => {
+                labels = (1..=search.runs.len()).map(dfs_tag).collect();
+                (runs, exhausted) = (search.runs, search.exhausted);
+                set_aside = search.failure;
             }
             Err(e) => set_aside = Some(e),
         }
@@ -231,7 +232,9 @@ pub(super) fn baseline(
     };
     let searched = Arc::new(shared_searches());
     if let Some(search) = searched_here {
-        let _ = searched[FOLLOW_CHECK_PREEMPTIONS as usize].set(Ok(search));
+        // It ran its whole budget: it decides as well as a search that may stop early.
+        let _ = searched[deciding(FOLLOW_CHECK_PREEMPTIONS)].set(Ok(search.clone()));
+        let _ = searched[WHOLE].set(Ok(search));
     }
     if let (true, Strategy::Dfs { preemptions, .. }) = (dfs, config.strategy.strategy) {
         // A mutant's dfs runs have at most the same bound.
@@ -241,6 +244,7 @@ pub(super) fn baseline(
                 observations: observations.clone(),
                 exhausted,
                 preemptions,
+                schedules_at_least: None,
             }));
         }
     }
@@ -515,13 +519,23 @@ fn other_world(k: usize) -> u32 {
 /// whose data races are recorded, or the follow check's (`follow_check.rs`).
 pub(super) enum Searching<'r> {
     Baseline { races: &'r mut RunRaces },
-    FollowCheck,
+    FollowCheck(Extent),
 }
 
-/// The original's dfs search (per-run files in `work`): its runs, whether it covered the
-/// bounded space, and why the test is unusable if some run made it so; an error when the
-/// search itself failed.
-#[allow(clippy::type_complexity)]
+/// What the original's dfs search made.
+pub(super) struct OriginalSearch {
+    pub(super) runs: Vec<(Execution, Observation)>,
+    /// It covered the bounded space.
+    pub(super) exhausted: bool,
+    /// Why the test is unusable, if some run made it so.
+    pub(super) failure: Option<String>,
+    /// It stopped early: the bounded space has at least this many schedules, more than
+    /// its budget ([`Extent::WhileCoverable`]).
+    pub(super) schedules_at_least: Option<usize>,
+}
+
+/// The original's dfs search (per-run files in `work`); an error when the search itself
+/// failed.
 pub(super) fn search_original(
     build: &Build,
     test: &TestCase,
@@ -530,8 +544,8 @@ pub(super) fn search_original(
     limits: &Limits,
     work: &Path,
     mut purpose: Searching,
-) -> Result<(Vec<(Execution, Observation)>, bool, Option<String>), String> {
-    let for_follow_check = matches!(purpose, Searching::FollowCheck);
+) -> Result<OriginalSearch, String> {
+    let for_follow_check = matches!(purpose, Searching::FollowCheck(_));
     let mut runs = Vec::new();
     let mut failure = None;
     let mut kept_steps = 0usize;
@@ -546,35 +560,35 @@ pub(super) fn search_original(
         limits: *limits,
         ..invocation(&build.metamutant, test)
     };
-    let search = explore::search(
-        &original,
-        &dfs_config(build, schedules, None),
-        work,
-        &mut |visit| {
-            if let (Some(file), Searching::Baseline { races }) = (visit.races, &mut purpose) {
-                races.merge(RunRaces::of(build, file));
-            }
-            failure = unusable(visit.execution, limits);
-            let observation = Observation::new(visit.execution, visit.trace, &[], mask);
-            // The follow check only asks whether some run shows an observation: the
-            // steps' details (kept to describe a difference in words) are not needed,
-            // and past a memory budget the search stops, not exhausted, deciding
-            // nothing (a memory-level run has hundreds of thousands of points).
-            let observation = match for_follow_check {
-                true => observation.without_details(),
-                false => observation,
-            };
-            kept_steps += observation.step_count();
-            runs.push((visit.execution.clone(), observation));
-            failure.is_some() || (for_follow_check && kept_steps > FOLLOW_CHECK_STEPS)
-        },
-    );
+    let config = explore::ExploreSettings {
+        dfs_only_if_coverable: matches!(purpose, Searching::FollowCheck(Extent::WhileCoverable)),
+        ..dfs_config(build, schedules, None)
+    };
+    let search = explore::search(&original, &config, work, &mut |visit| {
+        if let (Some(file), Searching::Baseline { races }) = (visit.races, &mut purpose) {
+            races.merge(RunRaces::of(build, file));
+        }
+        failure = unusable(visit.execution, limits);
+        let observation = Observation::new(visit.execution, visit.trace, &[], mask);
+        // The follow check only asks whether some run shows an observation: the
+        // steps' details (kept to describe a difference in words) are not needed,
+        // and past a memory budget the search stops, not exhausted, deciding
+        // nothing (a memory-level run has hundreds of thousands of points).
+        let observation = match for_follow_check {
+            true => observation.without_details(),
+            false => observation,
+        };
+        kept_steps += observation.step_count();
+        runs.push((visit.execution.clone(), observation));
+        failure.is_some() || (for_follow_check && kept_steps > FOLLOW_CHECK_STEPS)
+    });
     match search {
-        Ok(search) => Ok((
+        Ok(search) => Ok(OriginalSearch {
             runs,
-            search.exhausted,
-            failure.map(|f| format!("{f} under a dfs schedule")),
-        )),
+            exhausted: search.exhausted,
+            failure: failure.map(|f| format!("{f} under a dfs schedule")),
+            schedules_at_least: search.schedules_at_least,
+        }),
         Err(e) => Err(format!("schedule exploration failed: {e}")),
     }
 }

@@ -2,14 +2,22 @@
 //! follow (or, for a mutant with scheduling points of its own, could not follow
 //! faithfully): every schedule of the original on the test within a preemption bound,
 //! with no reduction, shared by every mutant, at most `RunSettings::search_runs` runs.
+//!
+//! Only a search that covers its bound proves a kill; one that cannot (its bounded space
+//! outnumbers its budget) could still refute one by showing the mutant's observation,
+//! but on real designs almost never does, and it costs its whole budget for each test.
+//! So a search that decides a mutant run stops as soon as it knows it cannot cover its
+//! bound, and the survivor's reason says how many schedules that bound has at least.
+//! The search a run with real threads is compared with runs its whole budget: there
+//! every run of the original is evidence against a false kill.
 
-use super::baseline::{search_original, Searching};
+use super::baseline::{search_original, OriginalSearch, Searching};
 use crate::mask::Mask;
 use crate::observation::Observation;
 use crate::schedules::{Schedules, Strategy};
 use std::sync::OnceLock;
 use syncmut_mutator::metamutant::Build;
-use syncmut_runner::exec::{Execution, Limits};
+use syncmut_runner::exec::Limits;
 use syncmut_runner::test_case::TestCase;
 
 /// The original's runs over every schedule within a preemption bound: what decides a
@@ -22,6 +30,20 @@ pub(super) struct BoundedSearch {
     /// user's own dfs search, reused here, asked for `--por sleep`).
     pub(super) exhausted: bool,
     pub(super) preemptions: u32,
+    /// It stopped early ([`Extent::WhileCoverable`]): its bounded space has at least
+    /// this many schedules, more than its budget.
+    pub(super) schedules_at_least: Option<usize>,
+}
+
+/// How much of its budget a search of the original runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Extent {
+    /// All of it: its runs are the original's behaviour that a run with real threads, or
+    /// the original build, is compared with.
+    Whole,
+    /// Only while it can still cover its bound: it decides a mutant run's difference,
+    /// which only a covered bound proves a kill by.
+    WhileCoverable,
 }
 
 /// The search covers every schedule with as many preemptions as the run it decides had,
@@ -34,16 +56,24 @@ pub(super) const FOLLOW_CHECK_PREEMPTIONS: u32 = 2;
 /// needs 8,000 to 19,000 runs at 2 preemptions.
 pub const SEARCH_RUNS: usize = 600;
 
-/// The original's bounded searches on one test, by preemption bound (0 to
-/// [`FOLLOW_CHECK_PREEMPTIONS`]), each made the first time a mutant's run needs it and
-/// shared by every mutant.
+/// The original's bounded searches on one test, each made the first time a mutant's run
+/// needs it and shared by every mutant: at [`deciding`]`(bound)` for each preemption
+/// bound (0 to [`FOLLOW_CHECK_PREEMPTIONS`]) the ones that decide a difference
+/// ([`Extent::WhileCoverable`]), at [`WHOLE`] the one within
+/// [`FOLLOW_CHECK_PREEMPTIONS`] that runs its whole budget.
 pub(super) type SharedSearches = Vec<OnceLock<Result<BoundedSearch, String>>>;
 
-/// One empty cell per bound.
+/// Where in [`SharedSearches`] the search that runs its whole budget is.
+pub(super) const WHOLE: usize = FOLLOW_CHECK_PREEMPTIONS as usize + 1;
+
+/// Where in [`SharedSearches`] the deciding search within `bound` preemptions is.
+pub(super) fn deciding(bound: u32) -> usize {
+    bound as usize
+}
+
+/// One empty cell per search.
 pub(super) fn shared_searches() -> SharedSearches {
-    (0..=FOLLOW_CHECK_PREEMPTIONS)
-        .map(|_| OnceLock::new())
-        .collect()
+    (0..=WHOLE).map(|_| OnceLock::new()).collect()
 }
 
 /// The original's search of every schedule with at most `preemptions` preemptions on a
@@ -56,18 +86,19 @@ pub(super) fn search_bounded(
     limits: &Limits,
     preemptions: u32,
     budget: usize,
+    extent: Extent,
 ) -> Result<BoundedSearch, String> {
-    let (runs, exhausted) = search_bounded_runs(build, test, mask, limits, preemptions, budget)?;
+    let search = search_bounded_runs(build, test, mask, limits, preemptions, budget, extent)?;
     Ok(BoundedSearch {
-        observations: runs.into_iter().map(|(_, o)| o).collect(),
-        exhausted,
+        observations: search.runs.into_iter().map(|(_, o)| o).collect(),
+        exhausted: search.exhausted,
         preemptions,
+        schedules_at_least: search.schedules_at_least,
     })
 }
 
 /// [`search_bounded`]'s runs, each with its execution, and whether it exhausted the
 /// bound.
-#[allow(clippy::type_complexity)]
 pub(super) fn search_bounded_runs(
     build: &Build,
     test: &TestCase,
@@ -75,7 +106,8 @@ pub(super) fn search_bounded_runs(
     limits: &Limits,
     preemptions: u32,
     budget: usize,
-) -> Result<(Vec<(Execution, Observation)>, bool), String> {
+    extent: Extent,
+) -> Result<OriginalSearch, String> {
     let work =
         tempfile::tempdir().map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
     // Every schedule: a reduced search could leave out the schedule that shows the
@@ -85,17 +117,17 @@ pub(super) fn search_bounded_runs(
         por: crate::dpor::Por::None,
     };
     let schedules = Schedules { strategy, budget };
-    let (runs, exhausted, failure) = search_original(
+    let search = search_original(
         build,
         test,
         schedules,
         mask,
         limits,
         work.path(),
-        Searching::FollowCheck,
+        Searching::FollowCheck(extent),
     )?;
-    if let Some(failure) = failure {
+    if let Some(failure) = &search.failure {
         return Err(format!("the original's search stopped: {failure}"));
     }
-    Ok((runs, exhausted))
+    Ok(search)
 }

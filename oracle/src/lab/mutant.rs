@@ -66,8 +66,16 @@ pub(super) fn run_mutant(
         ..config.limits
     };
     let runs = config.search_runs;
-    let search = Box::new(move |preemptions| {
-        search_bounded(build, test, &plan.mask, &search_limits, preemptions, runs)
+    let search = Box::new(move |preemptions, extent| {
+        search_bounded(
+            build,
+            test,
+            &plan.mask,
+            &search_limits,
+            preemptions,
+            runs,
+            extent,
+        )
     });
     let mut tally = Tally::new(build, mutant, plan, search);
     let lab = Lab {
@@ -129,15 +137,7 @@ pub(super) fn run_mutant(
     }
     match ran {
         Err(Unjudged::Environment(message)) => return Err(message),
-        Err(Unjudged::Run(reason)) => {
-            return Ok(error_run(
-                mutant,
-                test,
-                reason,
-                tally.elapsed,
-                tally.executions,
-            ))
-        }
+        Err(Unjudged::Run(reason)) => return Ok(error_run(mutant, test, reason, &tally)),
         Ok(()) => {}
     }
     let (kills, total) = (tally.kills, tally.runs);
@@ -206,6 +206,7 @@ pub(super) fn run_mutant(
         exhaustive,
         unclaimed: tally.unclaimed,
         executions: tally.executions,
+        search_runs: tally.search_runs,
     })
 }
 
@@ -560,24 +561,19 @@ fn kill_fraction(strategy: Strategy, kills: usize, total: usize, exhaustive: boo
     }
 }
 
-fn error_run(
-    mutant: &Mutant,
-    test: &TestCase,
-    reason: String,
-    elapsed: Duration,
-    executions: usize,
-) -> Run {
+fn error_run(mutant: &Mutant, test: &TestCase, reason: String, tally: &Tally) -> Run {
     Run {
         mutant: mutant.id.clone(),
         test: test.name.clone(),
         verdict: Verdict::Error,
         reason,
-        elapsed_ms: elapsed.as_millis() as u64,
+        elapsed_ms: tally.elapsed.as_millis() as u64,
         schedule: None,
         kills: None,
         schedules: None,
         exhaustive: false,
         unclaimed: 0,
-        executions,
+        executions: tally.executions,
+        search_runs: tally.search_runs,
     }
 }

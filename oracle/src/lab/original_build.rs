@@ -6,7 +6,7 @@
 //! more runs with real threads, and the original's bounded search.
 
 use super::baseline::run_native;
-use super::follow_check::{search_bounded_runs, BoundedSearch, FOLLOW_CHECK_PREEMPTIONS};
+use super::follow_check::{search_bounded_runs, BoundedSearch, Extent, FOLLOW_CHECK_PREEMPTIONS};
 use crate::error::OracleError;
 use crate::mask::Mask;
 use crate::observation::Compared;
@@ -96,27 +96,29 @@ pub(super) fn check_original_build(
         // build's timing took: the original's search of every schedule with few
         // preemptions (the one that decides the runs the original cannot follow,
         // kept for the mutants) may show it.
-        if let Ok((found, exhausted)) = search_bounded_runs(
+        if let Ok(found) = search_bounded_runs(
             build,
             test,
             mask,
             limits,
             FOLLOW_CHECK_PREEMPTIONS,
             search_runs,
+            Extent::Whole,
         ) {
             let all: Vec<&Execution> = executions
                 .iter()
                 .copied()
-                .chain(found.iter().map(|(e, _)| e))
+                .chain(found.runs.iter().map(|(e, _)| e))
                 .collect();
             if differs_from_original_build(&native, &all, mask).is_none() {
                 check.set_aside = None;
-                check.shown = Some(OriginalBuildShown::BySearch(found.len()));
+                check.shown = Some(OriginalBuildShown::BySearch(found.runs.len()));
             }
             check.search = Some(BoundedSearch {
-                observations: found.into_iter().map(|(_, o)| o).collect(),
-                exhausted,
+                observations: found.runs.into_iter().map(|(_, o)| o).collect(),
+                exhausted: found.exhausted,
                 preemptions: FOLLOW_CHECK_PREEMPTIONS,
+                schedules_at_least: None,
             });
         }
     }

@@ -9,7 +9,7 @@ mod search_question;
 
 use super::baseline::OriginalRuns;
 use super::follow::{FollowedRun, Partial};
-use super::follow_check::{BoundedSearch, SharedSearches, FOLLOW_CHECK_PREEMPTIONS};
+use super::follow_check::{BoundedSearch, Extent, SharedSearches, FOLLOW_CHECK_PREEMPTIONS, WHOLE};
 use super::traces::{Lens, RunRaces, Unjudged};
 use crate::mask::Mask;
 use crate::observation::Observation;
@@ -97,6 +97,7 @@ struct Searched {
     observations: Vec<Observation>,
     exhausted: bool,
     preemptions: u32,
+    schedules_at_least: Option<usize>,
 }
 
 /// A run whose difference from the original was seen but not proven: the original
@@ -118,6 +119,8 @@ pub(super) struct Tally<'a> {
     /// run included), the original following them, and the original's bounded search
     /// when this pair was the first to need it (`runs per mutant` in the summary).
     pub(super) executions: usize,
+    /// Of `executions`, the original's bounded searches this pair made.
+    pub(super) search_runs: usize,
     pub(super) elapsed: Duration,
     /// The schedule of every run, in order, for the survivor's reason.
     pub(super) tried: Vec<String>,
@@ -151,10 +154,10 @@ pub(super) struct Tally<'a> {
     shared_search: &'a SharedSearches,
     /// [`OriginalRuns::dfs_bound`].
     dfs_bound: Option<u32>,
-    search: Box<dyn Fn(u32) -> Result<BoundedSearch, String> + 'a>,
-    /// Those searches' runs as this mutant's are seen (its sites hidden), by preemption
-    /// bound, once needed.
-    searched: HashMap<u32, Result<Searched, String>>,
+    search: Box<dyn Fn(u32, Extent) -> Result<BoundedSearch, String> + 'a>,
+    /// Those searches' runs as this mutant's are seen (its sites hidden), by their place
+    /// in [`SharedSearches`], once needed.
+    searched: HashMap<usize, Result<Searched, String>>,
     /// Verdict, reason and schedule tag of the first killing run.
     pub(super) first_kill: Option<(Verdict, String, String)>,
     /// Where the first killing run's steps left the closest original's (thread, step
@@ -191,7 +194,7 @@ impl<'a> Tally<'a> {
         build: &Build,
         mutant: &'a Mutant,
         plan: &'a OriginalRuns,
-        search: Box<dyn Fn(u32) -> Result<BoundedSearch, String> + 'a>,
+        search: Box<dyn Fn(u32, Extent) -> Result<BoundedSearch, String> + 'a>,
     ) -> Tally<'a> {
         let hidden = build.catalogue.hidden_sites(mutant);
         let original = plan
@@ -216,6 +219,7 @@ impl<'a> Tally<'a> {
             kills: 0,
             runs: 0,
             executions: 0,
+            search_runs: 0,
             elapsed: Duration::ZERO,
             tried: Vec::new(),
             refuted: 0,
@@ -549,10 +553,11 @@ impl<'a> Tally<'a> {
     }
 
     /// Whether the original's search of every schedule with at most
-    /// [`FOLLOW_CHECK_PREEMPTIONS`] preemptions on this test (made once per test) shows
-    /// how `observed` ended; false when that search could not be made.
+    /// [`FOLLOW_CHECK_PREEMPTIONS`] preemptions on this test (made once per test, its
+    /// whole budget run) shows how `observed` ended; false when that search could not be
+    /// made.
     fn original_search_shows(&mut self, observed: &Observation) -> bool {
-        match self.searched(FOLLOW_CHECK_PREEMPTIONS) {
+        match self.searched(FOLLOW_CHECK_PREEMPTIONS, Extent::Whole) {
             Ok(searched) => searched
                 .observations
                 .iter()
@@ -628,7 +633,7 @@ impl<'a> Tally<'a> {
         }
         self.kills += 1;
         if self.first_kill.is_none() {
-            let searched = match self.searched.get(&FOLLOW_CHECK_PREEMPTIONS) {
+            let searched = match self.searched.get(&WHOLE) {
                 Some(Ok(s)) => format!(
                     ", {} in its search of every schedule with at most {FOLLOW_CHECK_PREEMPTIONS} preemptions{}",
                     s.observations.len(),

@@ -5,7 +5,7 @@
 
 use super::{Follow, Searched, Tally};
 use crate::lab::follow::Partial;
-use crate::lab::follow_check::FOLLOW_CHECK_PREEMPTIONS;
+use crate::lab::follow_check::{deciding, Extent, FOLLOW_CHECK_PREEMPTIONS, WHOLE};
 use crate::lab::traces::{RunRaces, Unjudged};
 use crate::observation::Observation;
 use crate::verdict::Verdict;
@@ -14,8 +14,9 @@ use crate::verdict::Verdict;
 pub(super) struct Question {
     /// The search's preemption bound: as many as the mutant's run had.
     pub(super) bound: u32,
-    /// Also ask the search within [`FOLLOW_CHECK_PREEMPTIONS`]: what it shows is the
-    /// original's, whatever the mutant run's preemptions.
+    /// Ask the search within [`FOLLOW_CHECK_PREEMPTIONS`] first: what it shows is the
+    /// original's, whatever the mutant run's preemptions, and what it covers includes
+    /// every schedule within `bound`.
     pub(super) refute_within_follow_bound: bool,
     /// Why the follow decided nothing, for the kill's reason (and the survivor's when
     /// `lead_in_doubt`).
@@ -48,34 +49,44 @@ pub(super) struct RunAt<'r> {
 
 impl Tally<'_> {
     /// The original's search of every schedule with at most `preemptions` preemptions on
-    /// this test, its runs seen as this mutant's: made (once per test and bound) the first
-    /// time it is needed.
-    pub(super) fn searched(&mut self, preemptions: u32) -> Result<&Searched, String> {
-        let slot = match self.dfs_bound {
-            Some(bound) if preemptions > FOLLOW_CHECK_PREEMPTIONS && preemptions <= bound => 0,
-            _ => preemptions as usize,
+    /// this test, its runs seen as this mutant's: made (once per test, bound and extent)
+    /// the first time it is needed.
+    pub(super) fn searched(
+        &mut self,
+        preemptions: u32,
+        extent: Extent,
+    ) -> Result<&Searched, String> {
+        let slot = match (self.dfs_bound, extent) {
+            (_, Extent::Whole) => WHOLE,
+            (Some(bound), _) if preemptions > FOLLOW_CHECK_PREEMPTIONS && preemptions <= bound => {
+                deciding(0)
+            }
+            (_, Extent::WhileCoverable) if preemptions <= FOLLOW_CHECK_PREEMPTIONS => {
+                deciding(preemptions)
+            }
+            _ => return Err(format!("the mutant's run preempted {preemptions} times, more than the original's search covers ({FOLLOW_CHECK_PREEMPTIONS})")),
         };
-        let Some(cell) = self.shared_search.get(slot) else {
-            return Err(format!("the mutant's run preempted {preemptions} times, more than the original's search covers ({FOLLOW_CHECK_PREEMPTIONS})"));
-        };
-        if !self.searched.contains_key(&preemptions) {
+        if !self.searched.contains_key(&slot) {
             let mut made = false;
-            let shared = cell.get_or_init(|| {
+            let shared = self.shared_search[slot].get_or_init(|| {
                 made = true;
-                (self.search)(preemptions)
+                (self.search)(preemptions, extent)
             });
             if made {
-                self.executions += shared.as_ref().map_or(0, |b| b.observations.len());
+                let runs = shared.as_ref().map_or(0, |b| b.observations.len());
+                self.executions += runs;
+                self.search_runs += runs;
             }
             let hidden = &self.hidden;
             let seen = shared.as_ref().map_err(Clone::clone).map(|b| Searched {
                 observations: b.observations.iter().map(|o| o.hiding(hidden)).collect(),
                 exhausted: b.exhausted,
                 preemptions: b.preemptions,
+                schedules_at_least: b.schedules_at_least,
             });
-            self.searched.insert(preemptions, seen);
+            self.searched.insert(slot, seen);
         }
-        self.searched[&preemptions].as_ref().map_err(Clone::clone)
+        self.searched[&slot].as_ref().map_err(Clone::clone)
     }
 
     /// What the original's search with at most `preemptions` preemptions says of
@@ -87,22 +98,22 @@ impl Tally<'_> {
         preemptions: u32,
         observed: &Observation,
     ) -> Result<Option<(usize, u32)>, String> {
-        let s = self.searched(preemptions)?;
+        let s = self.searched(preemptions, Extent::WhileCoverable)?;
         match (s.observations.contains(observed), s.exhausted) {
             (true, _) => Ok(None),
             (false, true) => Ok(Some((s.observations.len(), s.preemptions))),
-            (false, false) => Err(format!(
-                "the original's search with at most {} preemptions did not finish within {} schedules (run --search-runs)",
-                s.preemptions,
-                s.observations.len()
-            )),
+            (false, false) => Err(match s.schedules_at_least {
+                Some(at_least) => format!(
+                    "the original's search with at most {} preemptions could not cover them: they are at least {at_least} schedules, more than --search-runs allows",
+                    s.preemptions
+                ),
+                None => format!(
+                    "the original's search with at most {} preemptions did not finish within {} schedules (run --search-runs)",
+                    s.preemptions,
+                    s.observations.len()
+                ),
+            }),
         }
-    }
-
-    /// Whether the original's search within [`FOLLOW_CHECK_PREEMPTIONS`] shows
-    /// `observed`: the original's then, whatever the mutant run's preemptions.
-    fn shown_within_follow_bound(&mut self, observed: &Observation) -> bool {
-        matches!(self.searched(FOLLOW_CHECK_PREEMPTIONS), Ok(s) if s.observations.contains(observed))
     }
 
     /// Puts `question` to the original's search: a kill when the search covers its bound
@@ -128,19 +139,26 @@ impl Tally<'_> {
             lead_in_doubt,
             partial,
         } = question;
-        let mut decided = match self.decide(bound, observed) {
+        // The search within the follow bound is asked first: a run of it that shows the
+        // observation refutes the kill whatever the bound, and when it covers every
+        // schedule within its bound it covers the narrower one too. Only when it does
+        // neither is the narrower search made, and its verdict is what that search alone
+        // and the wider one would have said together.
+        let wider = match refute_within_follow_bound {
+            true => self.decide(FOLLOW_CHECK_PREEMPTIONS, observed).ok(),
+            false => None,
+        };
+        let decided = match wider {
+            Some(d) => Ok(d),
+            None => self.decide(bound, observed),
+        };
+        let decided = match decided {
             Ok(d) => Ok(d.map(|(runs, bound)| format!(
                 "{lead}, and none of the {runs} runs of {whose} search with at most {bound} preemptions (every such schedule{aside}) shows this"
             ))),
             Err(why) if lead_in_doubt => Err(format!("{lead}, and {why}")),
             Err(why) => Err(why),
         };
-        if decided != Ok(None)
-            && refute_within_follow_bound
-            && self.shown_within_follow_bound(observed)
-        {
-            decided = Ok(None);
-        }
         if !matches!(decided, Ok(Some(_)))
             && verdict == Verdict::KilledByOutput
             && self.add_races(run.races, run.tag, run.followed_yet, follow)?
