@@ -5,12 +5,14 @@
 //!
 //! On a terminal a bar; otherwise (a CI log) a line when the first unit finishes (the
 //! first estimate), then at most one every [`LINE_EVERY`], and one when the phase ends.
-//! Everything goes to stderr: stdout and the reports do not change.
+//! The original's searches in the mutant phase (one can take minutes on a slow design)
+//! show how many runs they have made. Everything goes to stderr: stdout and the reports
+//! do not change.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use syncmut_oracle::lab::Progress;
+use syncmut_oracle::lab::{Progress, SearchTick};
 use syncmut_oracle::outcome::{Baseline, Run};
 
 /// The least time between two progress lines when stderr is not a terminal.
@@ -204,11 +206,55 @@ impl Progress for Bar {
             None,
         );
     }
+
+    fn search_ran(&self, search: &SearchTick) {
+        let text = search_line(search);
+        let mut guard = self.phase.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(phase) = guard.as_mut() else {
+            return;
+        };
+        if !self.bar.is_hidden() {
+            self.bar.set_message(text);
+            return;
+        }
+        // A search can take minutes on a slow design, with no run finishing meanwhile:
+        // a line says what is going on, no more often than the others.
+        let now = Instant::now();
+        if phase
+            .printed
+            .is_none_or(|at| now.duration_since(at) >= LINE_EVERY)
+        {
+            eprintln!("syncmut: {}: {text}", phase.name);
+            phase.printed = Some(now);
+        }
+    }
+}
+
+/// `the original's search within 2 preemptions on three_steps: run 120 of at most 600`.
+fn search_line(search: &SearchTick) -> String {
+    format!(
+        "the original's search within {} preemptions on {}: run {} of at most {}",
+        search.preemptions, search.test, search.runs, search.budget
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_search_says_where_it_is() {
+        let search = SearchTick {
+            test: "three_steps".to_string(),
+            preemptions: 2,
+            runs: 120,
+            budget: 600,
+        };
+        assert_eq!(
+            search_line(&search),
+            "the original's search within 2 preemptions on three_steps: run 120 of at most 600"
+        );
+    }
 
     #[test]
     fn clock_reads_as_seconds_minutes_or_hours() {

@@ -95,3 +95,37 @@ fn a_log_shows_runs_done_over_an_estimate_that_kills_lower() {
     assert!(skipped > 0, "{last}");
     assert_eq!(executed + skipped, estimated, "{stderr}");
 }
+
+/// A search of the original made in the mutant phase says how far it has come: here the
+/// only mutant's first run needs one (it has 76 runs), and its first report comes before
+/// any run is done, so it is the phase's first line.
+#[test]
+fn a_log_shows_the_original_search_under_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = syncmut()
+        .arg("run")
+        .arg(util::example("pthread/named_depth"))
+        .args([
+            "--native",
+            "0",
+            "-j",
+            "1",
+            "--mutant",
+            "^consumer#2:remove$",
+        ])
+        .arg("-o")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let first = stderr
+        .lines()
+        .find(|l| l.starts_with("syncmut: mutants: "))
+        .unwrap_or_default();
+    assert_eq!(
+        first,
+        "syncmut: mutants: the original's search within 2 preemptions on wp0_burst1_depth12: run 1 of at most 600",
+        "{stderr}"
+    );
+}

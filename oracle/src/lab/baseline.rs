@@ -10,8 +10,8 @@
 //! is `original_build.rs`.
 
 use super::follow_check::{
-    deciding, shared_searches, BoundedSearch, Extent, SharedSearches, FOLLOW_CHECK_PREEMPTIONS,
-    WHOLE,
+    deciding, shared_searches, BoundedSearch, Extent, SharedSearches, Ticker,
+    FOLLOW_CHECK_PREEMPTIONS, WHOLE,
 };
 use super::original_build::check_original_build;
 use super::set_aside::{fails_expectation, missing_files_hint, unusable};
@@ -519,7 +519,7 @@ fn other_world(k: usize) -> u32 {
 /// whose data races are recorded, or the follow check's (`follow_check.rs`).
 pub(super) enum Searching<'r> {
     Baseline { races: &'r mut RunRaces },
-    FollowCheck(Extent),
+    FollowCheck(Extent, Ticker<'r>),
 }
 
 /// What the original's dfs search made.
@@ -545,7 +545,7 @@ pub(super) fn search_original(
     work: &Path,
     mut purpose: Searching,
 ) -> Result<OriginalSearch, String> {
-    let for_follow_check = matches!(purpose, Searching::FollowCheck(_));
+    let for_follow_check = matches!(purpose, Searching::FollowCheck(..));
     let mut runs = Vec::new();
     let mut failure = None;
     let mut kept_steps = 0usize;
@@ -561,7 +561,7 @@ pub(super) fn search_original(
         ..invocation(&build.metamutant, test)
     };
     let config = explore::ExploreSettings {
-        dfs_only_if_coverable: matches!(purpose, Searching::FollowCheck(Extent::WhileCoverable)),
+        dfs_only_if_coverable: matches!(purpose, Searching::FollowCheck(Extent::WhileCoverable, _)),
         ..dfs_config(build, schedules, None)
     };
     let search = explore::search(&original, &config, work, &mut |visit| {
@@ -580,6 +580,9 @@ pub(super) fn search_original(
         };
         kept_steps += observation.step_count();
         runs.push((visit.execution.clone(), observation));
+        if let Searching::FollowCheck(_, ticker) = purpose {
+            ticker(runs.len());
+        }
         failure.is_some() || (for_follow_check && kept_steps > FOLLOW_CHECK_STEPS)
     });
     match search {

@@ -76,23 +76,34 @@ pub(super) fn shared_searches() -> SharedSearches {
     (0..=WHOLE).map(|_| OnceLock::new()).collect()
 }
 
-/// The original's search of every schedule with at most `preemptions` preemptions on a
-/// test, at most `budget` runs, for runs it could not follow: with the test's input
-/// values, as the mutant's listed runs had them.
+/// Which search of the original to make: every schedule with at most `preemptions`
+/// preemptions, at most `budget` runs, to the `extent` given.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Bounds {
+    pub(super) preemptions: u32,
+    pub(super) budget: usize,
+    pub(super) extent: Extent,
+}
+
+/// Told the runs a search of the original has made so far, after each of them: the
+/// progress of a search that can take minutes on a slow design.
+pub(super) type Ticker<'t> = &'t dyn Fn(usize);
+
+/// The original's search within `bounds` on a test, for runs it could not follow: with
+/// the test's input values, as the mutant's listed runs had them.
 pub(super) fn search_bounded(
     build: &Build,
     test: &TestCase,
     mask: &Mask,
     limits: &Limits,
-    preemptions: u32,
-    budget: usize,
-    extent: Extent,
+    bounds: Bounds,
+    ticker: Ticker,
 ) -> Result<BoundedSearch, String> {
-    let search = search_bounded_runs(build, test, mask, limits, preemptions, budget, extent)?;
+    let search = search_bounded_runs(build, test, mask, limits, bounds, ticker)?;
     Ok(BoundedSearch {
         observations: search.runs.into_iter().map(|(_, o)| o).collect(),
         exhausted: search.exhausted,
-        preemptions,
+        preemptions: bounds.preemptions,
         schedules_at_least: search.schedules_at_least,
     })
 }
@@ -104,19 +115,21 @@ pub(super) fn search_bounded_runs(
     test: &TestCase,
     mask: &Mask,
     limits: &Limits,
-    preemptions: u32,
-    budget: usize,
-    extent: Extent,
+    bounds: Bounds,
+    ticker: Ticker,
 ) -> Result<OriginalSearch, String> {
     let work =
         tempfile::tempdir().map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
     // Every schedule: a reduced search could leave out the schedule that shows the
     // mutant's observation, and the kill would be false.
     let strategy = Strategy::Dfs {
-        preemptions,
+        preemptions: bounds.preemptions,
         por: crate::dpor::Por::None,
     };
-    let schedules = Schedules { strategy, budget };
+    let schedules = Schedules {
+        strategy,
+        budget: bounds.budget,
+    };
     let search = search_original(
         build,
         test,
@@ -124,7 +137,7 @@ pub(super) fn search_bounded_runs(
         mask,
         limits,
         work.path(),
-        Searching::FollowCheck(extent),
+        Searching::FollowCheck(bounds.extent, ticker),
     )?;
     if let Some(failure) = &search.failure {
         return Err(format!("the original's search stopped: {failure}"));

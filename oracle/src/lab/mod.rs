@@ -193,14 +193,36 @@ pub trait Progress: Sync {
     fn run_finished(&self, _run: &Run) {}
     /// Runs counted in `runs_started` that a kill made unnecessary.
     fn runs_skipped(&self, _runs: usize) {}
+    /// A search of the original made in the mutant phase is under way (at most one
+    /// report a second per worker).
+    fn search_ran(&self, _search: &SearchTick) {}
 }
 
-/// What a worker reports: a (mutant, test) run, runs a kill made unnecessary, or that
-/// it finished a mutant.
+/// A search of the original under way: on which test, within how many preemptions, and
+/// how many of its runs are made.
+#[derive(Debug, Clone)]
+pub struct SearchTick {
+    /// The test it runs the original on.
+    pub test: String,
+    /// Its preemption bound.
+    pub preemptions: u32,
+    /// Runs made so far.
+    pub runs: usize,
+    /// Its budget: it makes at most this many runs, fewer when it covers its bound or
+    /// finds it cannot.
+    pub budget: usize,
+}
+
+/// The least time between two reports of a worker's search.
+const SEARCH_TICK_EVERY: Duration = Duration::from_secs(1);
+
+/// What a worker reports: a (mutant, test) run, runs a kill made unnecessary, that it
+/// finished a mutant, or how far a search of the original has come.
 enum Done<'a> {
     Ran(Run),
     Skipped(usize),
     Mutant(&'a str),
+    Searching(SearchTick),
 }
 
 /// A worker's fork servers, one per test it ran last (a server runs one program with
@@ -399,6 +421,16 @@ pub fn run(
             let (next, todo, usable) = (&next, &todo, &usable);
             scope.spawn(move || {
                 let mut servers = Servers::default();
+                let last_tick = std::cell::Cell::new(None::<std::time::Instant>);
+                let tick = |search: SearchTick| {
+                    if last_tick
+                        .get()
+                        .is_none_or(|at| at.elapsed() >= SEARCH_TICK_EVERY)
+                    {
+                        last_tick.set(Some(std::time::Instant::now()));
+                        let _ = sender.send(Ok(Done::Searching(search)));
+                    }
+                };
                 loop {
                     let index = next.fetch_add(1, Ordering::SeqCst);
                     let Some((mutant, tests)) = todo.get(index) else {
@@ -406,8 +438,8 @@ pub fn run(
                     };
                     for (k, test_index) in tests.iter().enumerate() {
                         let server = servers.of(*test_index);
-                        let run =
-                            run_mutant(build, mutant, usable[*test_index], out, config, server);
+                        let test = usable[*test_index];
+                        let run = run_mutant(build, mutant, test, out, config, server, &tick);
                         let killed = run.as_ref().is_ok_and(|r| r.verdict.is_killed());
                         let failed = run.is_err();
                         if sender.send(run.map(Done::Ran)).is_err() || failed {
@@ -434,6 +466,7 @@ pub fn run(
                     runs.push(run);
                 }
                 Done::Skipped(n) => progress.runs_skipped(n),
+                Done::Searching(search) => progress.search_ran(&search),
                 Done::Mutant(id) => {
                     let ran = runs.iter().filter(|r| r.mutant == id).count();
                     expected.insert(id, ran);

@@ -5,14 +5,14 @@
 
 use super::baseline::{run_native, run_native_traced};
 use super::follow::{follow_native, follow_original};
-use super::follow_check::{search_bounded, FOLLOW_CHECK_PREEMPTIONS};
+use super::follow_check::{search_bounded, Bounds, FOLLOW_CHECK_PREEMPTIONS};
 use super::tally::Tally;
 use super::traces::{
     divergence_seq, keep_stderr, keep_trace, run_races, traced, traced_in, Lens, RunRaces, Unjudged,
 };
 use super::{
     dfs_config, dfs_tag, explores, schedule_file, schedule_value, wilson_interval, Lab,
-    RunSettings, UsableTest, TIMEOUT_CONFIRM_FACTOR,
+    RunSettings, SearchTick, UsableTest, TIMEOUT_CONFIRM_FACTOR,
 };
 use crate::explore;
 use crate::mask::Mask;
@@ -43,6 +43,7 @@ pub(super) fn run_mutant(
     out: &OutDir,
     config: &RunSettings,
     server: Option<&RefCell<ForkServer>>,
+    on_search: &dyn Fn(SearchTick),
 ) -> Result<Run, String> {
     let limits = Limits {
         timeout: invocation::timeout_after(Duration::from_millis(baseline.elapsed_ms)),
@@ -65,17 +66,22 @@ pub(super) fn run_mutant(
         timeout: config.baseline_timeout,
         ..config.limits
     };
-    let runs = config.search_runs;
+    let budget = config.search_runs;
     let search = Box::new(move |preemptions, extent| {
-        search_bounded(
-            build,
-            test,
-            &plan.mask,
-            &search_limits,
+        let bounds = Bounds {
             preemptions,
-            runs,
+            budget,
             extent,
-        )
+        };
+        let ticker = |runs| {
+            on_search(SearchTick {
+                test: test.name.clone(),
+                preemptions,
+                runs,
+                budget,
+            })
+        };
+        search_bounded(build, test, &plan.mask, &search_limits, bounds, &ticker)
     });
     let mut tally = Tally::new(build, mutant, plan, search);
     let lab = Lab {

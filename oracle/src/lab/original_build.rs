@@ -6,7 +6,9 @@
 //! more runs with real threads, and the original's bounded search.
 
 use super::baseline::run_native;
-use super::follow_check::{search_bounded_runs, BoundedSearch, Extent, FOLLOW_CHECK_PREEMPTIONS};
+use super::follow_check::{
+    search_bounded_runs, BoundedSearch, Bounds, Extent, FOLLOW_CHECK_PREEMPTIONS,
+};
 use crate::error::OracleError;
 use crate::mask::Mask;
 use crate::observation::Compared;
@@ -96,15 +98,12 @@ pub(super) fn check_original_build(
         // build's timing took: the original's search of every schedule with few
         // preemptions (the one that decides the runs the original cannot follow,
         // kept for the mutants) may show it.
-        if let Ok(found) = search_bounded_runs(
-            build,
-            test,
-            mask,
-            limits,
-            FOLLOW_CHECK_PREEMPTIONS,
-            search_runs,
-            Extent::Whole,
-        ) {
+        let bounds = Bounds {
+            preemptions: FOLLOW_CHECK_PREEMPTIONS,
+            budget: search_runs,
+            extent: Extent::Whole,
+        };
+        if let Ok(found) = search_bounded_runs(build, test, mask, limits, bounds, &|_| ()) {
             let all: Vec<&Execution> = executions
                 .iter()
                 .copied()
