@@ -404,7 +404,6 @@ impl<'a> Tally<'a> {
                 ),
                 whose: "its",
                 aside: format!("; the mutant's run had {}", p.preemptions),
-                lead_in_doubt: false,
                 partial: Some(p),
             }),
             // A follow is no proof either when the mutant has scheduling points of its
@@ -420,7 +419,6 @@ impl<'a> Tally<'a> {
                     lead: "the mutant's own scheduling points move where the original, following it, is preempted".to_string(),
                     whose: "the original's",
                     aside: String::new(),
-                    lead_in_doubt: true,
                     partial: None,
                 })
             }

@@ -18,14 +18,13 @@ pub(super) struct Question {
     /// original's, whatever the mutant run's preemptions, and what it covers includes
     /// every schedule within `bound`.
     pub(super) refute_within_follow_bound: bool,
-    /// Why the follow decided nothing, for the kill's reason (and the survivor's when
-    /// `lead_in_doubt`).
+    /// Why the follow decided nothing, for the kill's reason, and for the survivor's
+    /// when there is no `partial` follow to name instead.
     pub(super) lead: String,
     /// Whose search the kill's reason names (`its`, `the original's`).
     pub(super) whose: &'static str,
     /// Added inside the reason's parentheses.
     pub(super) aside: String,
-    pub(super) lead_in_doubt: bool,
     /// Where the original stopped following, kept with an unclaimed run.
     pub(super) partial: Option<Partial>,
 }
@@ -136,7 +135,6 @@ impl Tally<'_> {
             lead,
             whose,
             aside,
-            lead_in_doubt,
             partial,
         } = question;
         // The search within the follow bound is asked first: a run of it that shows the
@@ -156,7 +154,7 @@ impl Tally<'_> {
             Ok(d) => Ok(d.map(|(runs, bound)| format!(
                 "{lead}, and none of the {runs} runs of {whose} search with at most {bound} preemptions (every such schedule{aside}) shows this"
             ))),
-            Err(why) if lead_in_doubt => Err(format!("{lead}, and {why}")),
+            Err(why) if partial.is_none() => Err(format!("{lead}, and {why}")),
             Err(why) => Err(why),
         };
         if !matches!(decided, Ok(Some(_)))
