@@ -5,8 +5,8 @@
 //!
 //! On a terminal a bar; otherwise (a CI log) a line when the first unit finishes (the
 //! first estimate), then at most one every [`LINE_EVERY`], and one when the phase ends.
-//! The original's searches in the mutant phase (one can take minutes on a slow design)
-//! show how many runs they have made. Everything goes to stderr: stdout and the reports
+//! The original's searches (one can take minutes on a slow design) show how many runs
+//! they have made. Everything goes to stderr: stdout and the reports
 //! do not change.
 
 use indicatif::{ProgressBar, ProgressStyle};

@@ -1,6 +1,7 @@
 //! The progress of `run` in a log (stderr not a terminal): sparse lines with runs done
 //! over the estimated total and the time left, a total that kills lower instead of
-//! counting skipped runs as done, and a last line whose count is the runs executed.
+//! counting skipped runs as done, and a last line whose count is the runs executed; the
+//! original's searches say how far they have come.
 //! Nothing of it on stdout.
 
 mod util;
@@ -96,36 +97,40 @@ fn a_log_shows_runs_done_over_an_estimate_that_kills_lower() {
     assert_eq!(executed + skipped, estimated, "{stderr}");
 }
 
-/// A search of the original made in the mutant phase says how far it has come: here the
-/// only mutant's first run needs one (it has 76 runs), and its first report comes before
-/// any run is done, so it is the phase's first line.
-#[test]
-fn a_log_shows_the_original_search_under_way() {
+/// The first line of `phase` in the log of `syncmut run named_depth` with `args`.
+fn first_line(args: &[&str], phase: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let output = syncmut()
         .arg("run")
         .arg(util::example("pthread/named_depth"))
-        .args([
-            "--native",
-            "0",
-            "-j",
-            "1",
-            "--mutant",
-            "^consumer#2:remove$",
-        ])
+        .args(["--native", "0", "-j", "1"])
+        .args(args)
         .arg("-o")
         .arg(dir.path())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
-    let first = stderr
+    let prefix = format!("syncmut: {phase}: ");
+    stderr
         .lines()
-        .find(|l| l.starts_with("syncmut: mutants: "))
-        .unwrap_or_default();
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no {phase} line: {stderr}"))
+        .to_string()
+}
+
+/// A search of the original says how far it has come, a first report at once: in the
+/// mutant phase, where the only mutant's first run needs one (it has 76 runs), before
+/// any run is done; in the baseline, the original's own search under `--strategy dfs`,
+/// before any test is done.
+#[test]
+fn a_log_shows_the_original_search_under_way() {
     assert_eq!(
-        first,
-        "syncmut: mutants: the original's search within 2 preemptions on wp0_burst1_depth12: run 1 of at most 600",
-        "{stderr}"
+        first_line(&["--mutant", "^consumer#2:remove$"], "mutants"),
+        "syncmut: mutants: the original's search within 2 preemptions on wp0_burst1_depth12: run 1 of at most 600"
+    );
+    assert_eq!(
+        first_line(&["--strategy", "dfs", "--mutant", "^main#3:remove$"], "baseline"),
+        "syncmut: baseline: the original's search within 2 preemptions on shallow: run 1 of at most 1000"
     );
 }

@@ -18,7 +18,7 @@ use super::set_aside::{fails_expectation, missing_files_hint, unusable};
 use super::traces::{
     keep_stderr, keep_trace, observe, run_races, traced_in, Lens, RunRaces, Unjudged,
 };
-use super::{dfs_config, dfs_tag, explores, Entropy, Lab, RunSettings};
+use super::{dfs_config, dfs_tag, explores, Entropy, Lab, RunSettings, SearchTick};
 use crate::error::OracleError;
 use crate::explore;
 use crate::mask::Mask;
@@ -89,12 +89,14 @@ const MIN_MUTANT_STEPS: u64 = 100_000;
 
 /// Runs the original on a test and decides whether the test is usable: the first
 /// schedule twice (the runs must agree), then every other schedule once (dfs: a search),
-/// then the uninstrumented build once.
+/// then the uninstrumented build once. A search of the original made here reports its
+/// runs to `on_search`.
 pub(super) fn baseline(
     build: &Build,
     test: &TestCase,
     out: &OutDir,
     config: &RunSettings,
+    on_search: &dyn Fn(SearchTick),
 ) -> Result<(Baseline, Option<OriginalRuns>), OracleError> {
     let limits = Limits {
         timeout: config.baseline_timeout,
@@ -156,7 +158,20 @@ pub(super) fn baseline(
             &mask,
             &limits,
             work.path(),
-            Searching::Baseline { races: &mut races },
+            Searching::Baseline {
+                races: &mut races,
+                ticker: &|runs| {
+                    on_search(SearchTick {
+                        test: test.name.clone(),
+                        preemptions: match config.strategy.strategy {
+                            Strategy::Dfs { preemptions, .. } => preemptions,
+                            _ => 0,
+                        },
+                        runs,
+                        budget: config.strategy.budget,
+                    })
+                },
+            },
         ) {
             Ok(search) => {
                 labels = (1..=search.runs.len()).map(dfs_tag).collect();
@@ -186,8 +201,23 @@ pub(super) fn baseline(
             .map(|(e, _)| e)
             .chain(flaky.iter().map(|f| &f.execution))
             .collect();
-        let check =
-            check_original_build(build, test, &executions, &mask, &limits, config.search_runs)?;
+        let ticker = |runs| {
+            on_search(SearchTick {
+                test: test.name.clone(),
+                preemptions: FOLLOW_CHECK_PREEMPTIONS,
+                runs,
+                budget: config.search_runs,
+            })
+        };
+        let check = check_original_build(
+            build,
+            test,
+            &executions,
+            &mask,
+            &limits,
+            config.search_runs,
+            &ticker,
+        )?;
         set_aside = check.set_aside;
         original_build_shown = check.shown;
         searched_here = check.search;
@@ -518,8 +548,20 @@ fn other_world(k: usize) -> u32 {
 /// What the original's dfs search is for: the baseline's own (`run --strategy dfs`),
 /// whose data races are recorded, or the follow check's (`follow_check.rs`).
 pub(super) enum Searching<'r> {
-    Baseline { races: &'r mut RunRaces },
+    Baseline {
+        races: &'r mut RunRaces,
+        ticker: Ticker<'r>,
+    },
     FollowCheck(Extent, Ticker<'r>),
+}
+
+impl Searching<'_> {
+    /// Told the runs made so far after each run.
+    fn ticker(&self) -> Ticker<'_> {
+        match self {
+            Searching::Baseline { ticker, .. } | Searching::FollowCheck(_, ticker) => *ticker,
+        }
+    }
 }
 
 /// What the original's dfs search made.
@@ -565,7 +607,7 @@ pub(super) fn search_original(
         ..dfs_config(build, schedules, None)
     };
     let search = explore::search(&original, &config, work, &mut |visit| {
-        if let (Some(file), Searching::Baseline { races }) = (visit.races, &mut purpose) {
+        if let (Some(file), Searching::Baseline { races, .. }) = (visit.races, &mut purpose) {
             races.merge(RunRaces::of(build, file));
         }
         failure = unusable(visit.execution, limits);
@@ -580,9 +622,7 @@ pub(super) fn search_original(
         };
         kept_steps += observation.step_count();
         runs.push((visit.execution.clone(), observation));
-        if let Searching::FollowCheck(_, ticker) = purpose {
-            ticker(runs.len());
-        }
+        purpose.ticker()(runs.len());
         failure.is_some() || (for_follow_check && kept_steps > FOLLOW_CHECK_STEPS)
     });
     match search {

@@ -193,8 +193,7 @@ pub trait Progress: Sync {
     fn run_finished(&self, _run: &Run) {}
     /// Runs counted in `runs_started` that a kill made unnecessary.
     fn runs_skipped(&self, _runs: usize) {}
-    /// A search of the original made in the mutant phase is under way (at most one
-    /// report a second per worker).
+    /// A search of the original is under way (at most one report a second per worker).
     fn search_ran(&self, _search: &SearchTick) {}
 }
 
@@ -215,6 +214,21 @@ pub struct SearchTick {
 
 /// The least time between two reports of a worker's search.
 const SEARCH_TICK_EVERY: Duration = Duration::from_secs(1);
+
+/// Passes a worker's search reports on to `report`, the first at once, then at most one
+/// every [`SEARCH_TICK_EVERY`].
+fn throttled(report: impl Fn(SearchTick)) -> impl Fn(SearchTick) {
+    let last = std::cell::Cell::new(None::<std::time::Instant>);
+    move |search| {
+        if last
+            .get()
+            .is_none_or(|at| at.elapsed() >= SEARCH_TICK_EVERY)
+        {
+            last.set(Some(std::time::Instant::now()));
+            report(search);
+        }
+    }
+}
 
 /// What a worker reports: a (mutant, test) run, runs a kill made unnecessary, that it
 /// finished a mutant, or how far a search of the original has come.
@@ -421,16 +435,9 @@ pub fn run(
             let (next, todo, usable) = (&next, &todo, &usable);
             scope.spawn(move || {
                 let mut servers = Servers::default();
-                let last_tick = std::cell::Cell::new(None::<std::time::Instant>);
-                let tick = |search: SearchTick| {
-                    if last_tick
-                        .get()
-                        .is_none_or(|at| at.elapsed() >= SEARCH_TICK_EVERY)
-                    {
-                        last_tick.set(Some(std::time::Instant::now()));
-                        let _ = sender.send(Ok(Done::Searching(search)));
-                    }
-                };
+                let tick = throttled(|search| {
+                    let _ = sender.send(Ok(Done::Searching(search)));
+                });
                 loop {
                     let index = next.fetch_add(1, Ordering::SeqCst);
                     let Some((mutant, tests)) = todo.get(index) else {
@@ -551,12 +558,13 @@ fn baselines_in_parallel(
     std::thread::scope(|scope| {
         for _ in 0..config.jobs.clamp(1, tests.len().max(1)) {
             let (next, slots) = (&next, &slots);
+            let tick = throttled(|search| progress.search_ran(&search));
             scope.spawn(move || loop {
                 let index = next.fetch_add(1, Ordering::SeqCst);
                 let Some(test) = tests.get(index) else {
                     break;
                 };
-                let result = baseline(build, test, out, config);
+                let result = baseline(build, test, out, config, &tick);
                 if let Ok((done, _)) = &result {
                     progress.baseline_finished(done);
                 }

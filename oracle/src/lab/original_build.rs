@@ -7,7 +7,7 @@
 
 use super::baseline::run_native;
 use super::follow_check::{
-    search_bounded_runs, BoundedSearch, Bounds, Extent, FOLLOW_CHECK_PREEMPTIONS,
+    search_bounded_runs, BoundedSearch, Bounds, Extent, Ticker, FOLLOW_CHECK_PREEMPTIONS,
 };
 use crate::error::OracleError;
 use crate::mask::Mask;
@@ -72,6 +72,7 @@ pub(super) fn check_original_build(
     mask: &Mask,
     limits: &Limits,
     search_runs: usize,
+    ticker: Ticker,
 ) -> Result<OriginalBuildCheck, OracleError> {
     let native = run_original_build(build, test, limits);
     let mut check = OriginalBuildCheck {
@@ -103,7 +104,7 @@ pub(super) fn check_original_build(
             budget: search_runs,
             extent: Extent::Whole,
         };
-        if let Ok(found) = search_bounded_runs(build, test, mask, limits, bounds, &|_| ()) {
+        if let Ok(found) = search_bounded_runs(build, test, mask, limits, bounds, ticker) {
             let all: Vec<&Execution> = executions
                 .iter()
                 .copied()
