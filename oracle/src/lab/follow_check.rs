@@ -60,7 +60,8 @@ pub const SEARCH_RUNS: usize = 600;
 /// needs it and shared by every mutant: at [`deciding`]`(bound)` for each preemption
 /// bound (0 to [`FOLLOW_CHECK_PREEMPTIONS`]) the ones that decide a difference
 /// ([`Extent::WhileCoverable`]), at [`WHOLE`] the one within
-/// [`FOLLOW_CHECK_PREEMPTIONS`] that runs its whole budget.
+/// [`FOLLOW_CHECK_PREEMPTIONS`] that runs its whole budget (made only when the deciding
+/// one within that bound, if made, was cut short: otherwise the two are the same runs).
 pub(super) type SharedSearches = Vec<OnceLock<Result<BoundedSearch, String>>>;
 
 /// Where in [`SharedSearches`] the search that runs its whole budget is.

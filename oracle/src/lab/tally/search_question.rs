@@ -66,8 +66,15 @@ impl Tally<'_> {
             _ => return Err(format!("the mutant's run preempted {preemptions} times, more than the original's search covers ({FOLLOW_CHECK_PREEMPTIONS})")),
         };
         if !self.searched.contains_key(&slot) {
+            // A deciding search that was not cut short is the whole one: the same runs.
+            let cell = match self.shared_search[deciding(FOLLOW_CHECK_PREEMPTIONS)].get() {
+                Some(Ok(s)) if slot == WHOLE && s.schedules_at_least.is_none() => {
+                    deciding(FOLLOW_CHECK_PREEMPTIONS)
+                }
+                _ => slot,
+            };
             let mut made = false;
-            let shared = self.shared_search[slot].get_or_init(|| {
+            let shared = self.shared_search[cell].get_or_init(|| {
                 made = true;
                 (self.search)(preemptions, extent)
             });
