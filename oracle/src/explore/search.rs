@@ -90,7 +90,7 @@ pub struct Search {
     pub(crate) cut_run: bool,
     /// dfs stopped because its bounded space has at least this many schedules, more
     /// than its budget (`ExploreSettings::dfs_only_if_coverable`).
-    pub schedules_at_least: Option<usize>,
+    pub(crate) schedules_at_least: Option<usize>,
 }
 
 /// Runs `program` under the schedules of `config`'s strategy, calling `visit` after each
