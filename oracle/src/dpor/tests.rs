@@ -400,6 +400,17 @@ fn a_join_of_main_that_blocks_is_not_where_main_returns() {
     }
 }
 
+/// A program of 2 or 3 threads, each of 1 to 3 pieces that `piece` draws.
+fn random_program<F: FnMut(u64) -> u64>(
+    next: &mut F,
+    piece: impl Fn(&mut F) -> Vec<Op>,
+) -> Vec<Vec<Op>> {
+    let threads = 2 + next(2) as usize;
+    (0..threads)
+        .map(|_| (0..1 + next(3)).flat_map(|_| piece(next)).collect())
+        .collect()
+}
+
 /// Small random programs with a semaphore (fixed seed): a wait on it at 0 would only
 /// block (`:w`), and dpor, which never takes such a step, still sees every observation
 /// the full search sees, unbounded and under preemption bounds 0 to 2; so do sleep sets
@@ -409,20 +420,15 @@ fn reduction_keeps_every_observation_of_random_programs_with_a_semaphore() {
     let mut next = draws(0x2545_F491_4F6C_DD1D);
     let mut programs = 0;
     for _ in 0..300 {
-        let threads = 2 + next(2) as usize;
-        let p: Vec<Vec<Op>> = (0..threads)
-            .map(|_| {
-                (0..1 + next(3))
-                    .map(|_| match next(5) {
-                        0 => Read(1),
-                        1 => Write(1),
-                        2 => Post(1),
-                        3 => Wait(1),
-                        _ => Write(2),
-                    })
-                    .collect()
-            })
-            .collect();
+        let p = random_program(&mut next, |next| {
+            vec![match next(5) {
+                0 => Read(1),
+                1 => Write(1),
+                2 => Post(1),
+                3 => Wait(1),
+                _ => Write(2),
+            }]
+        });
         let ops: Vec<&Op> = p.iter().flatten().collect();
         if ops.len() > 8 || !ops.iter().any(|o| matches!(o, Wait(_))) {
             continue;
@@ -473,20 +479,13 @@ fn untried_options_never_overstate_the_runs_left() {
     let mut next = draws(0x2545_F491_4F6C_DD1D);
     let mut checked = 0;
     for _ in 0..200 {
-        let threads = 2 + next(2) as usize;
-        let p: Vec<Vec<Op>> = (0..threads)
-            .map(|_| {
-                (0..1 + next(3))
-                    .flat_map(|_| match next(3) {
-                        0 => vec![Write(1 + next(2) as u32)],
-                        _ => {
-                            let l = 1 + next(2) as u32;
-                            vec![Lock(l), Write(1), Unlock(l)]
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
+        let p = random_program(&mut next, |next| match next(3) {
+            0 => vec![Write(1 + next(2) as u32)],
+            _ => {
+                let l = 1 + next(2) as u32;
+                vec![Lock(l), Write(1), Unlock(l)]
+            }
+        });
         if p.iter().map(Vec::len).sum::<usize>() > 8 {
             continue;
         }
