@@ -3,6 +3,7 @@
 //! [`Tree`] holds, per choice point of the current path, the options tried there and
 //! the ones still to try; a search runs the path's prefix, [`Tree::extend`]s the tree
 //! with the recorded run and asks [`Tree::next_prefix`] for the next prefix to run.
+//! [`levels::Levels`] covers the same schedules as `none` below, by preemption level.
 //!
 //! Reductions ([`Por`]):
 //! - `none`: every option of every point (within the preemption bound).
@@ -516,14 +517,19 @@ impl Tree {
     /// to try (within the bound, not asleep), that option last. `None`: the tree is
     /// exhausted.
     pub fn next_prefix(&mut self) -> Option<Vec<u32>> {
-        while let Some(node) = self.stack.last() {
-            let untried = node
-                .choice
-                .options
-                .iter()
-                .map(|(id, _)| *id)
-                .find(|&id| self.to_try(node, id));
-            let node = self.stack.last_mut().expect("the loop's node");
+        let dpor = self.por == Por::Dpor;
+        while let Some(node) = self.stack.last_mut() {
+            let bound = self.bound;
+            let untried = node.choice.options.iter().map(|(id, _)| *id).find(|id| {
+                node.backtrack.contains(id)
+                    && !node.done.contains(id)
+                    && (!dpor || !node.choice.waits(*id))
+                    && !node.sleep.contains(id)
+                    && node
+                        .preemptions
+                        .saturating_add(u32::from(node.choice.preempts(*id)))
+                        <= bound
+            });
             match untried {
                 Some(id) => {
                     node.done.push(id);
@@ -536,35 +542,6 @@ impl Tree {
             }
         }
         None
-    }
-
-    /// How many options the tree has still to try: each is the last choice of a prefix
-    /// of its own, so at least as many runs are left before it is exhausted (more as
-    /// their runs add choice points, and under dpor as races add options).
-    pub fn untried(&self) -> usize {
-        self.stack
-            .iter()
-            .map(|node| {
-                node.choice
-                    .options
-                    .iter()
-                    .filter(|(id, _)| self.to_try(node, *id))
-                    .count()
-            })
-            .sum()
-    }
-
-    /// Whether `id` is still to try at `node`: asked for, not tried, within the bound,
-    /// not asleep (and under dpor not a waiting thread).
-    fn to_try(&self, node: &Node, id: u32) -> bool {
-        node.backtrack.contains(&id)
-            && !node.done.contains(&id)
-            && (self.por != Por::Dpor || !node.choice.waits(id))
-            && !node.sleep.contains(&id)
-            && node
-                .preemptions
-                .saturating_add(u32::from(node.choice.preempts(id)))
-                <= self.bound
     }
 }
 
@@ -588,5 +565,6 @@ fn child_sleep(parent: &Node, child: &Choice) -> Vec<u32> {
     sleep
 }
 
+pub mod levels;
 #[cfg(test)]
 mod tests;

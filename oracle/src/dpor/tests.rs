@@ -3,6 +3,7 @@
 //! schedule file the runtime would (choices, `# step` lines, `b<k>` edges, `:w`) and the
 //! search drives it by prefixes, as `Explorer::dfs` drives a real program.
 
+use super::levels::Levels;
 use super::*;
 use std::collections::BTreeSet;
 use syncmut_runtime::schedule;
@@ -470,12 +471,13 @@ fn sleep_sets_do_not_hide_an_order_from_dpor() {
     assert_eq!(slept, none_seen, "sleep");
 }
 
-/// A search that stops when what its tree has still to try outnumbers its budget must
-/// never stop one that would have finished: at every point of a search, the runs made
-/// plus the options untried are at most the runs the whole search makes (small random
-/// programs, every reduction, bounds 0 to 2 and none).
+/// [`Levels`] covers the schedules the depth-first search covers with no reduction, the
+/// same number of runs with the same observations; and at every point the runs made
+/// plus the schedules it has still to run are at most the runs the whole search makes,
+/// so a search that stops when they outnumber its budget never stops one that would
+/// have finished (small random programs, bounds 0 to 2 and none).
 #[test]
-fn untried_options_never_overstate_the_runs_left() {
+fn levels_cover_what_dfs_covers_and_never_overstate_the_runs_left() {
     let mut next = draws(0x2545_F491_4F6C_DD1D);
     let mut checked = 0;
     for _ in 0..200 {
@@ -489,35 +491,36 @@ fn untried_options_never_overstate_the_runs_left() {
         if p.iter().map(Vec::len).sum::<usize>() > 8 {
             continue;
         }
-        for por in [Por::None, Por::Sleep, Por::Dpor] {
-            for bound in [0, 1, 2, UNBOUNDED] {
-                let mut tree = Tree::new(por, bound);
-                let mut prefix = Vec::new();
-                let mut claims = Vec::new();
-                let total = loop {
-                    let (text, _) = run(&p, &prefix, 1);
-                    tree.extend(schedule::parse(&text).unwrap(), prefix.len());
-                    claims.push(claims.len() + 1 + tree.untried());
-                    match tree.next_prefix() {
-                        Some(next) => prefix = next,
-                        None => break claims.len(),
-                    }
-                };
-                assert_eq!(
-                    claims.last(),
-                    Some(&total),
-                    "{p:?}: nothing untried at the end"
-                );
-                for (after, claim) in claims.iter().enumerate() {
-                    assert!(
-                        *claim <= total,
-                        "{p:?} ({por:?}, bound {bound}): after run {} at least {claim} runs claimed, {total} made",
-                        after + 1
-                    );
+        for bound in [0, 1, 2, UNBOUNDED] {
+            let (dfs_runs, dfs_seen) = search(&p, Por::None, bound);
+            let mut levels = Levels::new(bound);
+            let mut prefix = Vec::new();
+            let mut seen = BTreeSet::new();
+            let mut claims = Vec::new();
+            loop {
+                let (text, observation) = run(&p, &prefix, 1);
+                seen.insert(observation);
+                levels.extend(&schedule::parse(&text).unwrap(), prefix.len());
+                claims.push(claims.len() + 1 + levels.untried());
+                match levels.next_prefix() {
+                    Some(next) => prefix = next,
+                    None => break,
                 }
-                checked += 1;
             }
+            assert_eq!(
+                (claims.len(), &seen),
+                (dfs_runs, &dfs_seen),
+                "{p:?}, bound {bound}"
+            );
+            for (after, claim) in claims.iter().enumerate() {
+                assert!(
+                    *claim <= dfs_runs,
+                    "{p:?} (bound {bound}): after run {} at least {claim} runs claimed, {dfs_runs} made",
+                    after + 1
+                );
+            }
+            checked += 1;
         }
     }
-    assert!(checked > 200, "{checked} searches");
+    assert!(checked > 100, "{checked} searches");
 }

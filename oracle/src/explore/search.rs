@@ -7,6 +7,7 @@ mod phased;
 
 use super::pct::PctPlan;
 use super::settings::{ExploreSettings, REPEAT_STREAK};
+use crate::dpor::levels::Levels;
 use crate::dpor::{Por, Tree};
 use crate::mix::Phase;
 use crate::schedules::Strategy;
@@ -157,7 +158,10 @@ pub fn search(
             // seed while the program draws values and the budget lasts.
             let mut pass = 0;
             loop {
-                let exhausted = explorer.dfs(preemptions, por, usize::MAX)?;
+                let exhausted = match (config.dfs_only_if_coverable, por) {
+                    (true, Por::None) => explorer.by_level(preemptions)?,
+                    _ => explorer.dfs(preemptions, por, usize::MAX)?,
+                };
                 if !exhausted || explorer.stopped {
                     return Ok(explorer.search(false));
                 }
@@ -632,14 +636,40 @@ impl Explorer<'_, '_> {
                 return Ok(false);
             }
             tree.extend(schedule, prefix.len());
-            if self.config.dfs_only_if_coverable {
-                let at_least = self.runs + tree.untried();
-                if at_least > self.dfs_budget().min(until) {
-                    self.schedules_at_least = Some(at_least);
-                    return Ok(false);
-                }
-            }
             match tree.next_prefix() {
+                Some(p) => prefix = p,
+                None => return Ok(true),
+            }
+        }
+    }
+}
+
+impl Explorer<'_, '_> {
+    /// The schedules [`Explorer::dfs`] covers with no reduction, by preemption level
+    /// ([`Levels`]); stops, not exhausted, as soon as the runs made and the schedules
+    /// still to run outnumber the budget (`schedules_at_least`). True when exhausted.
+    fn by_level(&mut self, bound: u32) -> Result<bool, ExploreError> {
+        let replay_file = self.work.join("prefix.schedule");
+        let mut prefix: Vec<u32> = Vec::new();
+        let mut levels = Levels::new(bound);
+        loop {
+            std::fs::write(&replay_file, schedule::replay_text(&prefix))
+                .map_err(|e| ExploreError::Io(format!("{}: {e}", replay_file.display())))?;
+            let outcome = self.run(&format!("replay:{}", replay_file.display()), prefix.len())?;
+            if outcome.stop {
+                return Ok(false);
+            }
+            let schedule = outcome.schedule;
+            if schedule.truncated || schedule.diverged.is_some() {
+                return Ok(false); // as in dfs: the space cannot be claimed covered
+            }
+            levels.extend(&schedule, prefix.len());
+            let at_least = self.runs + levels.untried();
+            if at_least > self.dfs_budget() {
+                self.schedules_at_least = Some(at_least);
+                return Ok(false);
+            }
+            match levels.next_prefix() {
                 Some(p) => prefix = p,
                 None => return Ok(true),
             }

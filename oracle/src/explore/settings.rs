@@ -59,8 +59,9 @@ pub struct ExploreSettings {
     /// deadline: the phases before it keep their share of the budget, and the space
     /// dfs has left is what a run budget would cut and a time limit need not.
     pub dfs_past_budget: bool,
-    /// dfs stops as soon as the schedules it has still to try (each untried option of
-    /// its tree is at least one run) outnumber what its budget has left: for a search
+    /// dfs with no reduction takes its schedules level by level
+    /// ([`crate::dpor::levels::Levels`]) and stops as soon as the schedules it has still
+    /// to run (each at least one run) outnumber what its budget has left: for a search
     /// whose use is to cover its whole bound, which it then cannot do.
     pub dfs_only_if_coverable: bool,
 }
