@@ -615,26 +615,15 @@ impl Explorer<'_, '_> {
     /// continuing with the default strategy past its end. It stops at the budget, or when
     /// `until` runs have been made (a pass capped short of the budget).
     fn dfs(&mut self, bound: u32, por: Por, until: usize) -> Result<bool, ExploreError> {
-        let replay_file = self.work.join("prefix.schedule");
         let mut prefix: Vec<u32> = Vec::new();
         let mut tree = Tree::new(por, bound);
         loop {
             if self.runs >= self.dfs_budget().min(until) {
                 return Ok(false);
             }
-            std::fs::write(&replay_file, schedule::replay_text(&prefix))
-                .map_err(|e| ExploreError::Io(format!("{}: {e}", replay_file.display())))?;
-            let outcome = self.run(&format!("replay:{}", replay_file.display()), prefix.len())?;
-            if outcome.stop {
+            let Some(schedule) = self.run_prefix(&prefix)? else {
                 return Ok(false);
-            }
-            let schedule = outcome.schedule;
-            if schedule.truncated || schedule.diverged.is_some() {
-                // The run did not follow the prefix (the program is not deterministic
-                // under a fixed schedule) or was too long to record: the search cannot
-                // claim to cover the space.
-                return Ok(false);
-            }
+            };
             tree.extend(schedule, prefix.len());
             match tree.next_prefix() {
                 Some(p) => prefix = p,
@@ -642,27 +631,17 @@ impl Explorer<'_, '_> {
             }
         }
     }
-}
 
-impl Explorer<'_, '_> {
     /// The schedules [`Explorer::dfs`] covers with no reduction, by preemption level
     /// ([`Levels`]); stops, not exhausted, as soon as the runs made and the schedules
     /// still to run outnumber the budget (`schedules_at_least`). True when exhausted.
     fn by_level(&mut self, bound: u32) -> Result<bool, ExploreError> {
-        let replay_file = self.work.join("prefix.schedule");
         let mut prefix: Vec<u32> = Vec::new();
         let mut levels = Levels::new(bound);
         loop {
-            std::fs::write(&replay_file, schedule::replay_text(&prefix))
-                .map_err(|e| ExploreError::Io(format!("{}: {e}", replay_file.display())))?;
-            let outcome = self.run(&format!("replay:{}", replay_file.display()), prefix.len())?;
-            if outcome.stop {
+            let Some(schedule) = self.run_prefix(&prefix)? else {
                 return Ok(false);
-            }
-            let schedule = outcome.schedule;
-            if schedule.truncated || schedule.diverged.is_some() {
-                return Ok(false); // as in dfs: the space cannot be claimed covered
-            }
+            };
             levels.extend(&schedule, prefix.len());
             let at_least = self.runs + levels.untried();
             if at_least > self.dfs_budget() {
@@ -674,6 +653,20 @@ impl Explorer<'_, '_> {
                 None => return Ok(true),
             }
         }
+    }
+
+    /// Runs `prefix` (the runtime goes on with the default strategy past its end) and
+    /// returns the run's schedule; `None` when the run ended the search, or did not
+    /// follow the prefix (the program is not deterministic under a fixed schedule) or
+    /// was too long to record: then the search cannot claim to cover its space.
+    fn run_prefix(&mut self, prefix: &[u32]) -> Result<Option<Schedule>, ExploreError> {
+        let replay_file = self.work.join("prefix.schedule");
+        std::fs::write(&replay_file, schedule::replay_text(prefix))
+            .map_err(|e| ExploreError::Io(format!("{}: {e}", replay_file.display())))?;
+        let outcome = self.run(&format!("replay:{}", replay_file.display()), prefix.len())?;
+        let schedule = outcome.schedule;
+        let covered = !outcome.stop && !schedule.truncated && schedule.diverged.is_none();
+        Ok(covered.then_some(schedule))
     }
 }
 
