@@ -60,7 +60,7 @@ pub struct ExploreSettings {
     /// dfs has left is what a run budget would cut and a time limit need not.
     pub dfs_past_budget: bool,
     /// dfs with no reduction takes its schedules level by level
-    /// ([`crate::dpor::levels::Levels`]) and stops as soon as the schedules it has still
+    /// (`dpor/levels.rs`) and stops as soon as the schedules it has still
     /// to run (each at least one run) outnumber what its budget has left: for a search
     /// whose use is to cover its whole bound, which it then cannot do.
     pub dfs_only_if_coverable: bool,

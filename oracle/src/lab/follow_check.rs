@@ -7,7 +7,7 @@
 //! outnumbers its budget) could still refute one by showing the mutant's observation,
 //! but on real designs almost never does, and it costs its whole budget for each test.
 //! So a search that decides a mutant run takes its schedules level by level
-//! ([`crate::dpor::levels`]) and stops as soon as it knows it cannot cover its bound
+//! (`dpor/levels.rs`) and stops as soon as it knows it cannot cover its bound
 //! (usually after a few runs), and the survivor's reason says how many schedules that
 //! bound has at least.
 //! The search a run with real threads is compared with runs its whole budget: there
