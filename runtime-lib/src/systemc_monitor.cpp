@@ -86,7 +86,7 @@ std::unordered_map<const sc_process_b *, known> *by_process; // allocated once, 
 struct recent {
     const sc_process_b *process;
     int id;
-    known *entry;
+    slot *where;
 };
 constexpr size_t RECENT = 64;
 recent recently[RECENT];
@@ -114,7 +114,7 @@ slot *slot_of(sc_process_b *p)
 {
     recent &r = recently[(reinterpret_cast<uintptr_t>(p) >> 4) % RECENT];
     if (r.process == p && r.id == p->proc_id)
-        return r.entry->where;
+        return r.where;
     const char *name = p->name();
     auto it = by_process->find(p);
     if (it == by_process->end() || it->second.name != name) {
@@ -136,7 +136,7 @@ slot *slot_of(sc_process_b *p)
         slots_used.store(i + 1, std::memory_order_release);
         it = by_process->insert_or_assign(p, known{&s, name}).first;
     }
-    r = recent{p, p->proc_id, &it->second};
+    r = recent{p, p->proc_id, it->second.where};
     return it->second.where;
 }
 
@@ -289,10 +289,13 @@ uint64_t base_delta;
 here observe(uint32_t site, call_kind kind)
 {
     init();
-    here h{nullptr, elaboration_name, sc_core::sc_time_stamp().value(), sc_core::sc_delta_count()};
+    // The simulation context's inline accessors: sc_time_stamp() is a call into the
+    // library on every wrapper call.
+    sc_core::sc_simcontext *simc = sc_core::sc_get_curr_simcontext();
+    here h{nullptr, elaboration_name, simc->time_stamp().value(), sc_core::sc_delta_count()};
     // Outside simulation sc_get_current_process_handle() is the last *created* process;
-    // sc_get_current_process_b() is null whenever no process is running.
-    sc_process_b *p = sc_core::sc_is_running() ? sc_core::sc_get_current_process_b() : nullptr;
+    // the current process is null whenever no process is running.
+    sc_process_b *p = sc_core::sc_is_running(simc) ? simc->get_curr_proc_info()->process_handle : nullptr;
     if (p == nullptr)
         return h;
     slot *s = slot_of(p);

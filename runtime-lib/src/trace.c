@@ -175,6 +175,27 @@ static inline unsigned char *put_varint(unsigned char *p, uint64_t v)
     return p;
 }
 
+/* A recorded field as the snapshot reads it: where (a global's address, or a member's
+ * offset in its object), its size in the file, and the mask of its low bytes. Flattened
+ * once at start-up from the mutator's tables, so an event's snapshot is one pass over
+ * an array (perf: walking the tables field by field, with a call to memcpy and memset
+ * per event, was a sixth of a traced SystemC run). */
+struct snap_field {
+    uint64_t where;
+    uint64_t mask;
+    uint32_t size;
+};
+static struct snap_field *global_fields;  /* trace_shared.nglobals of them */
+static struct snap_field **class_fields;  /* per class (cls - 1): its recorded members */
+
+static void flatten(struct snap_field *to, const struct syncmut_field *from, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t size = trace_field_size(&from[i]);
+        to[i] = (struct snap_field){from[i].where, size < 8 ? ((uint64_t)1 << (8 * size)) - 1 : UINT64_MAX, size};
+    }
+}
+
 /* Reads `size` bytes at p (volatile: see put_snapshot()). */
 static inline uint64_t read_value(const void *p, uint32_t size)
 {
@@ -186,19 +207,29 @@ static inline uint64_t read_value(const void *p, uint32_t size)
     }
 }
 
-/* Appends the value of snapshot position `pos` if it changed since the chunk last wrote
- * it, setting bit j of `mask` (the j-th value present in this event). */
-static inline unsigned char *put_value(struct stream *s, unsigned char *p, unsigned char *mask,
-                                       uint32_t j, uint32_t pos, uint64_t value, uint32_t size)
+/* Appends the values of `n` fields (at `base` plus each field's `where`), the k-th at
+ * snapshot position `pos + k`, that changed since the chunk last wrote them, skipping
+ * the fields whose bit in `select` is clear; sets the bit of each value written in
+ * `bits`, counting from `*j`. Every value is stored as 8 bytes and the pointer moves on
+ * by its size: a record has room for every value at 8 bytes (MAX_RECORD), and one store
+ * of a constant size is a move where a variable one was a call. */
+static inline unsigned char *put_fields(uint64_t *last, unsigned char *p, uint64_t bits[2], uint32_t *j,
+                                        const struct snap_field *f, uint32_t n, uintptr_t base,
+                                        uint64_t select)
 {
-    if (size < 8)
-        value &= ((uint64_t)1 << (8 * size)) - 1;
-    if (value == s->last[pos])
-        return p;
-    s->last[pos] = value;
-    mask[j / 8] |= (unsigned char)(1u << (j % 8));
-    memcpy(p, &value, size);
-    return p + size;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(select >> i & 1))
+            continue;
+        uint32_t at = (*j)++;
+        uint64_t value = read_value((const void *)(base + f[i].where), f[i].size) & f[i].mask;
+        if (value == last[i])
+            continue;
+        last[i] = value;
+        bits[at / 64] |= (uint64_t)1 << (at % 64);
+        memcpy(p, &value, 8);
+        p += f[i].size;
+    }
+    return p;
 }
 
 /* The snapshot: the globals in `reads`, then the members of `object` (the running
@@ -217,21 +248,17 @@ static unsigned char *put_snapshot(struct stream *s, unsigned char *p, uint64_t 
     if (present == 0)
         return p;
     unsigned char *mask = p;
-    memset(mask, 0, (present + 7) / 8);
-    p += (present + 7) / 8;
+    uint32_t mask_bytes = (present + 7) / 8;
+    p += mask_bytes;
+    uint64_t bits[2] = {0, 0}; /* present <= SYNCMUT_MAX_GLOBALS + SYNCMUT_MAX_MEMBERS */
     uint32_t j = 0;
-    for (uint32_t i = 0; i < nglobals; i++) {
-        if (!(reads >> i & 1))
-            continue;
-        const struct syncmut_field *g = &syncmut_globals[i];
-        uint32_t size = trace_field_size(g);
-        p = put_value(s, p, mask, j++, i, read_value((const void *)(uintptr_t)g->where, size), size);
-    }
-    for (uint32_t i = 0; i < nmembers; i++) {
-        const struct syncmut_field *f = &syncmut_classes[cls - 1].fields[i];
-        uint32_t size = trace_field_size(f);
-        p = put_value(s, p, mask, j++, nglobals + i, read_value(object + f->where, size), size);
-    }
+    if (nreads > 0)
+        p = put_fields(s->last, p, bits, &j, global_fields, nglobals, 0, reads);
+    if (nmembers > 0)
+        p = put_fields(s->last + nglobals, p, bits, &j, class_fields[cls - 1], nmembers,
+                       (uintptr_t)object, UINT64_MAX);
+    for (uint32_t i = 0; i < mask_bytes; i++)
+        mask[i] = (unsigned char)(bits[i / 8] >> (8 * (i % 8)));
     return p;
 }
 
@@ -391,9 +418,18 @@ static void prepare_state_tables(void)
     uint32_t most = 0;
     if (&syncmut_class_count != NULL && syncmut_classes != NULL)
         trace_shared.nclasses = syncmut_class_count < UINT16_MAX ? syncmut_class_count : UINT16_MAX;
+    global_fields = calloc(trace_shared.nglobals + 1, sizeof *global_fields);
+    class_fields = calloc(trace_shared.nclasses + 1, sizeof *class_fields);
+    if (global_fields == NULL || class_fields == NULL)
+        syncmut_fatal("SYNCMUT_TRACE: cannot allocate the snapshot tables");
+    flatten(global_fields, syncmut_globals, trace_shared.nglobals);
     for (uint32_t c = 0; c < trace_shared.nclasses; c++) {
         uint32_t n = trace_class_width(c + 1);
         most = n > most ? n : most;
+        class_fields[c] = calloc(n + 1, sizeof **class_fields);
+        if (class_fields[c] == NULL)
+            syncmut_fatal("SYNCMUT_TRACE: cannot allocate the snapshot tables");
+        flatten(class_fields[c], syncmut_classes[c].fields, n);
     }
     uint64_t typical = 24 + 9 * (uint64_t)(trace_shared.nglobals + most);
     trace_shared.max_chunks = (uint32_t)(TRACE_CAP * typical / (TRACE_CHUNK - MAX_RECORD) + 8192);
