@@ -79,6 +79,11 @@ uint64_t syncmut_sched_thread_bound;
 static struct sthread *current; /* the baton holder */
 uint64_t syncmut_sched_steps;
 static uint64_t wait_seq;
+/* Threads BLOCKED in a lock or semaphore retry (W_RETRY): a release with none of them
+ * wakes nobody, and then skips the lock (perf: every unlock took the scheduler's lock a
+ * second time only to find no waiter). Changed under the lock by the baton holder; read
+ * by the baton holder, the only thread that releases under the scheduler. */
+static uint32_t retry_blocked;
 static int provider_registered;
 static _Atomic int deadlocked;
 pthread_key_t syncmut_sched_exit_key;
@@ -118,6 +123,8 @@ void syncmut_sched_wake(struct sthread *t, int reason)
      * FAIR_BOUND holds the lock at every forced point, and the retry is woken and starved
      * again forever: a livelock only the schedule made. */
     int still_starved = (t->forced || t->retries >= RETRY_BOUND) && t->kind == W_RETRY && syncmut_sched_steps >= FAIR_BOUND;
+    if (t->kind == W_RETRY)
+        retry_blocked--;
     t->obj = NULL;
     t->kind = W_NONE;
     t->wake = reason;
@@ -164,9 +171,14 @@ static uint32_t fair_candidates(uint32_t n)
     /* t is held back while some ready thread has not run since t's yield, and a dozing
      * thread while some ready thread is awake. Both relations are acyclic (a thread runs
      * at its own yield; someone is awake or everyone dozes), so someone always stays. */
-    int awake = 0;
-    for (uint32_t i = 0; i < n; i++)
+    int awake = 0, dozing = 0, yielded = 0;
+    for (uint32_t i = 0; i < n; i++) {
         awake |= !syncmut_sched_candidates[i]->dozing;
+        dozing |= syncmut_sched_candidates[i]->dozing;
+        yielded |= syncmut_sched_candidates[i]->yielded_at != 0;
+    }
+    if (!yielded && !(awake && dozing)) /* nobody is held back: most points */
+        return n;
     uint32_t kept = 0;
     struct sthread *keep[MAX_THREADS];
     for (uint32_t i = 0; i < n; i++) {
@@ -309,20 +321,37 @@ void syncmut_sched_wait_for_baton(struct sthread *me)
     pthread_setcancelstate(old, NULL);
 }
 
-/* A scheduling point. Called with `syncmut_sched_lock` held by the baton holder `me`,
- * whose state says whether it can go on (READY), waits (BLOCKED) or is gone (FINISHED).
- * Returns when `me` holds the baton again (at once if FINISHED). */
-void syncmut_sched_reschedule(struct sthread *me)
+/* The choice at a scheduling point of the baton holder `me` (the step counted; past the
+ * step budget, the run may end here). */
+static struct sthread *point_choice(struct sthread *me, const void *frame)
 {
     if (!provider_registered) {
         provider_registered = 1;
         syncmut_trace_set_end_provider(provide_end);
     }
-    me->stack_low = me->at_access ? NULL : __builtin_frame_address(0);
+    me->stack_low = me->at_access ? NULL : frame;
     me->at_access = 0;
     if (++syncmut_sched_steps > max_steps)
         syncmut_repeat_check(me, max_steps);
-    struct sthread *next = choose(me);
+    return choose(me);
+}
+
+/* `next` runs from now on (the fields its choice resets). */
+static void runs(struct sthread *next)
+{
+    set_state(next, RUNNING);
+    next->next_lock = NULL; /* recorded: the step under way is no longer pending */
+    next->next_join_thread = NULL;
+    next->last_run = syncmut_sched_steps;
+    next->dozing = 0;
+    next->forced = fair_pick;
+    fair_pick = 0;
+}
+
+/* Hands the baton to `next`, the choice at `me`'s point (NULL: nothing can run, which
+ * ends the run unless every thread has finished), and waits for it to come back. */
+static void hand_over(struct sthread *me, struct sthread *next)
+{
     if (next == NULL) {
         syncmut_sched_end_if_parked(me);
         syncmut_sched_end_if_looping();
@@ -339,18 +368,45 @@ void syncmut_sched_reschedule(struct sthread *me)
         syncmut_sched_write_schedule_out("deadlock");
         syncmut_trace_finish("deadlock", NO_NAME, -1, SYNCMUT_STATUS_DEADLOCK);
     }
-    set_state(next, RUNNING);
-    next->next_lock = NULL; /* recorded: the step under way is no longer pending */
-    next->next_join_thread = NULL;
-    next->last_run = syncmut_sched_steps;
-    next->dozing = 0;
-    next->forced = fair_pick;
-    fair_pick = 0;
+    runs(next);
     current = next;
     if (next != me)
         pthread_cond_signal(&next->cv);
     if (load_state(me) != FINISHED)
         syncmut_sched_wait_for_baton(me);
+}
+
+/* A scheduling point. Called with `syncmut_sched_lock` held by the baton holder `me`,
+ * whose state says whether it can go on (READY), waits (BLOCKED) or is gone (FINISHED).
+ * Returns when `me` holds the baton again (at once if FINISHED). */
+void syncmut_sched_reschedule(struct sthread *me)
+{
+    hand_over(me, point_choice(me, __builtin_frame_address(0)));
+}
+
+/* A scheduling point of the baton holder `me`, which can go on (READY), taken without
+ * `syncmut_sched_lock` as long as `me` keeps the baton: most points (perf: the lock
+ * taken and released at every wrapped call was a tenth of a scheduled run). Only the
+ * baton holder reads or changes what the choice depends on; the lock orders hand-overs
+ * (a waiting thread reads `current` under it, and only a hand-over changes `current`),
+ * so it is taken only for one. Past the step budget the point takes the locked path, as
+ * the checks there may end the run. */
+static void point(struct sthread *me)
+{
+    if (syncmut_sched_steps + 1 > max_steps) {
+        pthread_mutex_lock(&syncmut_sched_lock);
+        syncmut_sched_reschedule(me);
+        pthread_mutex_unlock(&syncmut_sched_lock);
+        return;
+    }
+    struct sthread *next = point_choice(me, __builtin_frame_address(0));
+    if (next == me) {
+        runs(me);
+        return;
+    }
+    pthread_mutex_lock(&syncmut_sched_lock);
+    hand_over(me, next);
+    pthread_mutex_unlock(&syncmut_sched_lock);
 }
 
 /* Blocks `syncmut_sched_self` on `obj` until woken; returns WAKE_EVENT or WAKE_TIMEOUT.
@@ -363,6 +419,8 @@ int syncmut_sched_block_on(const void *obj, int kind, int timed)
     me->timed = timed;
     me->wake = WAKE_NONE;
     me->since = ++wait_seq;
+    if (kind == W_RETRY)
+        retry_blocked++;
     set_state(me, BLOCKED);
     syncmut_sched_reschedule(me);
     return me->wake;
@@ -412,6 +470,8 @@ int syncmut_sched_acquire(void *obj, try_fn try, int arg, int timed)
 void syncmut_sched_release(const void *obj, int lock_released)
 {
     syncmut_races_release(syncmut_sched_self->id, obj, lock_released);
+    if (retry_blocked == 0)
+        return;
     pthread_mutex_lock(&syncmut_sched_lock);
     syncmut_sched_wake_all(obj, W_RETRY);
     pthread_mutex_unlock(&syncmut_sched_lock);
@@ -539,11 +599,9 @@ void syncmut_sched_enter_lock(uint32_t site, const void *a, const void *b, int l
         }
     }
     atomic_store_explicit(&me->site, (int64_t)site, memory_order_relaxed);
-    pthread_mutex_lock(&syncmut_sched_lock);
     me->reads_in_a_row = 0; /* a synchronization call may change what others wait for */
     set_state(me, READY);
-    syncmut_sched_reschedule(me);
-    pthread_mutex_unlock(&syncmut_sched_lock);
+    point(me);
 }
 
 void syncmut_sched_leave(void)
@@ -615,7 +673,6 @@ void syncmut_mem_access(const void *addr, uint32_t write, uint32_t access)
     if (!enabled || syncmut_sched_self == NULL || load_state(syncmut_sched_self) != RUNNING)
         return;
     struct sthread *me = syncmut_sched_self;
-    pthread_mutex_lock(&syncmut_sched_lock);
     me->at_access = 1; /* its stack is not hashed (repeat_state.c) */
     syncmut_sched_set_next(me, addr, NULL, 0);
     me->next_reads = (write & SYNCMUT_ACCESS_WRITE) == 0;
@@ -625,8 +682,7 @@ void syncmut_mem_access(const void *addr, uint32_t write, uint32_t access)
     else if (++me->reads_in_a_row >= SPIN_READS)
         me->yielded_at = syncmut_sched_steps + 1; /* the step this point takes (reschedule counts it) */
     set_state(me, READY);
-    syncmut_sched_reschedule(me);
-    pthread_mutex_unlock(&syncmut_sched_lock);
+    point(me);
     syncmut_races_access(me->id, addr, write, access);
     syncmut_trace_reads_access(addr, write & SYNCMUT_ACCESS_WRITE);
 }
@@ -663,6 +719,7 @@ void syncmut_sched_end_if_parked(struct sthread *me)
 /* In a forked child only the forking thread exists. */
 static void after_fork_in_child(void)
 {
+    retry_blocked = 0;
     for (uint32_t i = 0; i < syncmut_sched_slots_used; i++) {
         int s = load_state(&syncmut_sched_threads[i]);
         if (&syncmut_sched_threads[i] != syncmut_sched_self && s != FREE && s != FINISHED)
