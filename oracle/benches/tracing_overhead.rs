@@ -2,7 +2,10 @@
 //! native build and the metamutant (no mutant active; without a trace, to separate the
 //! wrappers' cost, and with tracing on; pthread designs also under the controlled
 //! scheduler) run alternately, several times each, in one process,
-//! and the ratio of medians is printed (each trace goes to a new file, as in the oracle). Run: `cargo bench -p syncmut-oracle`.
+//! and the ratio of medians is printed (each trace goes to a new file, as in the oracle),
+//! with the median of the ratios pair by pair beside it: on a shared machine whose speed
+//! drifts during the run, the two differ, and nine pairs moved the ratio of medians by a
+//! tenth from one run of the bench to the next. Run: `cargo bench -p syncmut-oracle`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -10,11 +13,22 @@ use syncmut_mutator::{metamutant, Design};
 use syncmut_runner::exec::{execute, Limits};
 use syncmut_runtime::env;
 
-const REPEATS: usize = 9;
+const REPEATS: usize = 21;
 
 fn median(mut v: Vec<Duration>) -> f64 {
     v.sort();
     v[v.len() / 2].as_secs_f64()
+}
+
+/// The median of `a[i] / b[i]`: each run against the native run made just before it.
+fn median_of_pairs(a: &[Duration], b: &[Duration]) -> f64 {
+    let mut ratios: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(a, b)| a.as_secs_f64() / b.as_secs_f64())
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
 }
 
 /// CPU time (user + system) of the children this process has waited for so far. On a
@@ -93,7 +107,7 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
             instrumented[i].1.push(cpu);
         }
     }
-    let (base, base_cpu) = (median(native), median(native_cpu));
+    let (base, base_cpu) = (median(native.clone()), median(native_cpu.clone()));
     // What the runtime wrote (binary), and the JSON Lines form the oracle renders from it
     // for the traces it keeps: the rendering is the oracle's cost, not the design's.
     let bytes = std::fs::read(&trace).unwrap();
@@ -113,9 +127,13 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
         rendered - read
     );
     for ((label, _), (walls, cpus)) in variants.iter().zip(instrumented) {
+        let (wall_pairs, cpu_pairs) = (
+            median_of_pairs(&walls, &native),
+            median_of_pairs(&cpus, &native_cpu),
+        );
         let (t, c) = (median(walls), median(cpus));
         println!(
-            "{name:<34} native {base:>6.3} s  {label:<17} {t:>6.3} s  ratio {:>5.2}x   (cpu: native {base_cpu:>6.3} s, {c:>6.3} s, ratio {:>5.2}x)",
+            "{name:<34} native {base:>6.3} s  {label:<17} {t:>6.3} s  ratio {:>5.2}x (pairs {wall_pairs:.2}x)   (cpu: native {base_cpu:>6.3} s, {c:>6.3} s, ratio {:>5.2}x (pairs {cpu_pairs:.2}x))",
             t / base,
             c / base_cpu
         );

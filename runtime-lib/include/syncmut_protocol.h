@@ -94,13 +94,14 @@
 
 /* The file's first 8 bytes; not '{', so never taken for JSON Lines. */
 #define SYNCMUT_TRACE_MAGIC "\x89syncmut"
-#define SYNCMUT_TRACE_VERSION 3
+#define SYNCMUT_TRACE_VERSION 4
 /* Record tags: the kinds of event (a pthread event whose thread reads only some globals
  * carries the mask of those it reads and only their values; a join's event, the globals
- * its thread loads after it), a jump in seq, a chunk of one thread's events, the cap
- * marker, the end record. */
+ * its thread loads after it; a SystemC event in the context of its chunk's last one),
+ * a jump in seq, a chunk of one thread's events, the cap marker, the end record. */
 #define SYNCMUT_TRACE_TAG_PTHREAD 'P'
 #define SYNCMUT_TRACE_TAG_SYSTEMC 'S'
+#define SYNCMUT_TRACE_TAG_SYSTEMC_SAME 'C'
 #define SYNCMUT_TRACE_TAG_PTHREAD_READS 'R'
 #define SYNCMUT_TRACE_TAG_JOIN 'J'
 #define SYNCMUT_TRACE_TAG_SEQ 'Q'

@@ -128,6 +128,10 @@ fn the_rust_constants_match_the_protocol_header() {
             "SYNCMUT_TRACE_TAG_SYSTEMC",
             number(trace::binary::TAG_SYSTEMC),
         ),
+        (
+            "SYNCMUT_TRACE_TAG_SYSTEMC_SAME",
+            number(trace::binary::TAG_SYSTEMC_SAME),
+        ),
         ("SYNCMUT_TRACE_TAG_SEQ", number(trace::binary::TAG_SEQ)),
         ("SYNCMUT_TRACE_TAG_JOIN", number(trace::binary::TAG_JOIN)),
         ("SYNCMUT_TRACE_TAG_CHUNK", number(trace::binary::TAG_CHUNK)),

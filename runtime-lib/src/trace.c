@@ -37,6 +37,14 @@
 
 struct trace_shared trace_shared;
 
+/* The processes a chunk remembers for compact SystemC records. */
+#define SYSTEMC_KNOWN 64u
+struct known_process {
+    uint32_t process; /* its name's id + 1; 0: none */
+    uint32_t module;
+    uint32_t cls;
+};
+
 /* pthread thread numbers: k+1, 0 while the thread has recorded nothing. */
 static _Atomic uint32_t next_thread;
 static _Thread_local uint32_t my_thread;
@@ -55,6 +63,15 @@ struct stream {
      * nglobals + i), as its field's low bytes: an event writes only the values that
      * differ. */
     uint64_t last[MAX_GLOBALS + MAX_MEMBERS];
+    /* The chunk's SystemC context: the time stamp and delta count of its last SystemC
+     * record, and the processes that had a full record in it, with the module and class
+     * it named (direct-mapped by process name; `process` holds the name + 1, 0: none).
+     * A record at that time stamp, of a process found here with the same module and
+     * class, is written compact: the reader takes the rest from the same places. */
+    bool systemc_valid;
+    uint32_t systemc_time;
+    uint64_t systemc_delta;
+    struct known_process systemc_known[SYSTEMC_KNOWN];
 };
 static _Thread_local struct stream my_stream;
 
@@ -124,6 +141,8 @@ static bool next_chunk(struct stream *s)
     s->used = 0;
     s->expected = 0;
     memset(s->last, 0, sizeof s->last);
+    s->systemc_valid = false;
+    memset(s->systemc_known, 0, sizeof s->systemc_known);
     return true;
 }
 
@@ -355,15 +374,37 @@ void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process, u
         return;
     if (object == NULL || cls > trace_shared.nclasses)
         cls = 0;
-    *p++ = SYNCMUT_TRACE_TAG_SYSTEMC;
-    p = put_varint(p, site);
-    p = put_varint(p, process);
-    p = put_varint(p, time);
-    p = put_varint(p, module);
-    p = put_varint(p, delta);
-    p = put_varint(p, cls);
-    *p++ = (unsigned char)action;
-    *p++ = (unsigned char)flags;
+    /* Compact when the chunk's context holds all but the site, the process, the delta
+     * count (as its increase) and the action, with the lost flag in its high bit: about
+     * half the bytes of a ping-pong's events. */
+    struct known_process *known = &s->systemc_known[process % SYSTEMC_KNOWN];
+    if (s->systemc_valid && time == s->systemc_time && delta >= s->systemc_delta &&
+        known->process == process + 1 && known->module == module && known->cls == cls &&
+        (flags & ~(uint32_t)SYNCMUT_EVENT_LOST) == 0 && (uint32_t)action < 0x80) {
+        *p++ = SYNCMUT_TRACE_TAG_SYSTEMC_SAME;
+        p = put_varint(p, site);
+        p = put_varint(p, process);
+        p = put_varint(p, delta - s->systemc_delta);
+        *p++ = (unsigned char)((uint32_t)action | (flags & SYNCMUT_EVENT_LOST ? 0x80u : 0u));
+    } else {
+        *p++ = SYNCMUT_TRACE_TAG_SYSTEMC;
+        p = put_varint(p, site);
+        p = put_varint(p, process);
+        p = put_varint(p, time);
+        p = put_varint(p, module);
+        p = put_varint(p, delta);
+        p = put_varint(p, cls);
+        *p++ = (unsigned char)action;
+        *p++ = (unsigned char)flags;
+        if (process != UINT32_MAX) {
+            known->process = process + 1;
+            known->module = module;
+            known->cls = cls;
+        }
+        s->systemc_valid = true;
+        s->systemc_time = time;
+    }
+    s->systemc_delta = delta;
     end_record(s, put_snapshot(s, p, every_global(), trace_shared.nglobals, object, cls));
 }
 

@@ -12,14 +12,16 @@
 use super::{End, Event, Pending, Trace};
 use crate::tables::kind;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 mod chunks;
 
 // The constants of `syncmut_protocol.h` (`SYNCMUT_TRACE_*`, `SYNCMUT_EVENT_LOST`); the
 // crate's `protocol_header` test checks them against it.
 pub(crate) const MAGIC: &[u8; 8] = b"\x89syncmut";
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 4;
+/// Still read: chunks, every SystemC event in full (version 4 adds `TAG_SYSTEMC_SAME`).
+const VERSION_CHUNKED: u32 = 3;
 /// Still read: varints and only the snapshot values that changed, in one stream of
 /// events (version 3 puts each thread's in chunks of its own).
 const VERSION_COMPACT: u32 = 2;
@@ -28,6 +30,10 @@ const VERSION_COMPACT: u32 = 2;
 const VERSION_FIXED: u32 = 1;
 pub(crate) const TAG_PTHREAD: u8 = b'P';
 pub(crate) const TAG_SYSTEMC: u8 = b'S';
+/// A SystemC event in its chunk's context (version 4): the time stamp of the chunk's last
+/// SystemC event, its delta count plus an increase, and the module and class of the
+/// process's last full event in the chunk.
+pub(crate) const TAG_SYSTEMC_SAME: u8 = b'C';
 /// A pthread event of a thread that can read only some globals: the mask of those, then
 /// only their values (the others are absent from its snapshot).
 pub(crate) const TAG_PTHREAD_READS: u8 = b'R';
@@ -228,8 +234,31 @@ struct Preamble {
     compact: bool,
     /// Version 3 on: events come in chunks.
     chunked: bool,
+    /// Version 4 on: SystemC events may be written in their chunk's context.
+    same_context: bool,
     /// Snapshot positions: the globals, then the members of the widest class.
     positions: usize,
+}
+
+/// What decoding carries from one event to the next of a stream (a chunk, or the whole
+/// file before version 3).
+struct Context {
+    /// The value last written at each snapshot position.
+    last: Vec<u64>,
+    /// The time stamp (its string's id) and delta count of the last SystemC event.
+    systemc: Option<(u32, u64)>,
+    /// Each process's module and class, as its last SystemC event in full named them.
+    processes: HashMap<u32, (u32, usize)>,
+}
+
+impl Context {
+    fn new(p: &Preamble) -> Context {
+        Context {
+            last: vec![0; p.positions],
+            systemc: None,
+            processes: HashMap::new(),
+        }
+    }
 }
 
 impl Preamble {
@@ -261,7 +290,7 @@ fn preamble(r: &mut Reader, trace: &mut Trace) -> Read<Preamble> {
         return r.bad("not a syncmut binary trace");
     }
     let version = r.u32()?;
-    if ![VERSION, VERSION_COMPACT, VERSION_FIXED].contains(&version) {
+    if ![VERSION, VERSION_CHUNKED, VERSION_COMPACT, VERSION_FIXED].contains(&version) {
         return r.bad(format!("binary trace version {version}, this syncmut reads version {VERSION}: rerun with the syncmut that reads it"));
     }
     trace.active = r.text()?;
@@ -280,7 +309,8 @@ fn preamble(r: &mut Reader, trace: &mut Trace) -> Read<Preamble> {
         classes,
         strings,
         compact: version != VERSION_FIXED,
-        chunked: version >= VERSION,
+        chunked: version >= VERSION_CHUNKED,
+        same_context: version >= VERSION,
         positions,
     })
 }
@@ -384,12 +414,14 @@ fn thread_event(
     }
 }
 
-fn systemc_event(r: &mut Reader, p: &Preamble, last: &mut [u64], seq: u64) -> Read<Event> {
+fn systemc_event(r: &mut Reader, p: &Preamble, at: &mut Context, seq: u64) -> Read<Event> {
     let site = p.number(r)?;
-    let thread = p.string(p.number(r)?);
-    let time = Some(p.string(p.number(r)?));
+    let process = p.number(r)?;
+    let thread = p.string(process);
+    let time_id = p.number(r)?;
+    let time = Some(p.string(time_id));
     let module = p.number(r)?;
-    let delta = Some(if p.compact { r.varint()? } else { r.u64()? });
+    let delta = if p.compact { r.varint()? } else { r.u64()? };
     let cls = if p.compact {
         let cls = r.var32()?;
         u16::try_from(cls).or_else(|_| r.bad(format!("class {cls}")))?
@@ -398,15 +430,49 @@ fn systemc_event(r: &mut Reader, p: &Preamble, last: &mut [u64], seq: u64) -> Re
     } as usize;
     let action = action(p, r.u8()?);
     let lost = r.u8()? & LOST != 0;
-    let state = state(r, p, last, u64::MAX, cls, module)?;
+    at.systemc = Some((time_id, delta));
+    at.processes.insert(process, (module, cls));
+    let state = state(r, p, &mut at.last, u64::MAX, cls, module)?;
     Ok(Event {
         seq,
         site,
         action,
         thread,
         time,
-        delta,
+        delta: Some(delta),
         lost,
+        state,
+    })
+}
+
+/// A SystemC event in its chunk's context (`TAG_SYSTEMC_SAME`): site, process, the delta
+/// count's increase, the action with the lost flag in its high bit, values.
+fn systemc_same_event(r: &mut Reader, p: &Preamble, at: &mut Context, seq: u64) -> Read<Event> {
+    let site = p.number(r)?;
+    let process = p.number(r)?;
+    let Some((time_id, delta)) = at.systemc else {
+        return r.bad("a SystemC event in context before any in full in its chunk");
+    };
+    let Some(&(module, cls)) = at.processes.get(&process) else {
+        return r.bad(format!(
+            "a SystemC event in context of process {process}, which has none in full in its chunk"
+        ));
+    };
+    let increase = r.varint()?;
+    let Some(delta) = delta.checked_add(increase) else {
+        return r.bad("a delta count past 64 bits");
+    };
+    let byte = r.u8()?;
+    at.systemc = Some((time_id, delta));
+    let state = state(r, p, &mut at.last, u64::MAX, cls, module)?;
+    Ok(Event {
+        seq,
+        site,
+        action: action(p, byte & 0x7f),
+        thread: p.string(process),
+        time: Some(p.string(time_id)),
+        delta: Some(delta),
+        lost: byte & 0x80 != 0,
         state,
     })
 }
@@ -454,14 +520,15 @@ fn event(
     tag: u8,
     r: &mut Reader,
     p: &Preamble,
-    last: &mut [u64],
+    at: &mut Context,
     seq: &mut u64,
 ) -> Read<Option<Event>> {
     let event = match tag {
         TAG_PTHREAD | TAG_PTHREAD_READS => {
-            pthread_event(r, p, last, *seq, tag == TAG_PTHREAD_READS)?
+            pthread_event(r, p, &mut at.last, *seq, tag == TAG_PTHREAD_READS)?
         }
-        TAG_SYSTEMC => systemc_event(r, p, last, *seq)?,
+        TAG_SYSTEMC => systemc_event(r, p, at, *seq)?,
+        TAG_SYSTEMC_SAME if p.same_context => systemc_same_event(r, p, at, *seq)?,
         TAG_JOIN if p.chunked => chunks::join_event(r, p, *seq)?,
         TAG_SEQ => {
             *seq = r.u64()?;
@@ -491,14 +558,14 @@ fn records(r: &mut Reader, trace: &mut Trace, sink: &mut dyn FnMut(Event)) -> Re
     if p.chunked {
         return chunks::records(r, trace, &p, sink);
     }
-    let mut last = vec![0; p.positions];
+    let mut at = Context::new(&p);
     let mut seq = 0;
     loop {
         match r.u8()? {
             TAG_TRUNCATED => trace.truncated = true,
             TAG_END => return end_of_file(r, trace),
             tag => {
-                if let Some(e) = event(tag, r, &p, &mut last, &mut seq)? {
+                if let Some(e) = event(tag, r, &p, &mut at, &mut seq)? {
                     sink(e);
                 }
             }

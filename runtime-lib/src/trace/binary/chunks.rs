@@ -1,10 +1,11 @@
-//! Version 3's events: each thread of the run encoded its own events as they happened,
-//! into chunks of its own, and the file holds the chunks as they were in memory (in the
-//! order they were claimed, not the events' order). Every chunk decodes on its own: its
-//! seq count and its table of values last written start at 0. The events come out in
-//! seq order, merged across the chunks.
+//! The events from version 3 on: each thread of the run encoded its own events as they
+//! happened, into chunks of its own, and the file holds the chunks as they were in
+//! memory (in the order they were claimed, not the events' order). Every chunk decodes
+//! on its own: its seq count and its table of values last written start at 0, and its
+//! SystemC context (version 4) empty. The events come out in seq order, merged across
+//! the chunks.
 
-use super::{event, Event, Preamble, Read, Reader, Stop, Trace};
+use super::{event, Context, Event, Preamble, Read, Reader, Stop, Trace};
 use super::{TAG_CHUNK, TAG_END, TAG_TRUNCATED};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -50,7 +51,7 @@ fn chunk_list(r: &mut Reader, trace: &mut Trace, chunks: &mut Vec<(usize, usize)
 /// One chunk's events, read one at a time.
 struct Chunk<'a> {
     r: Reader<'a>,
-    last: Vec<u64>,
+    at: Context,
     seq: u64,
     /// The bytes ran out inside a record (the file was cut there).
     cut: bool,
@@ -62,7 +63,7 @@ impl Chunk<'_> {
             let read = self
                 .r
                 .u8()
-                .and_then(|tag| event(tag, &mut self.r, p, &mut self.last, &mut self.seq));
+                .and_then(|tag| event(tag, &mut self.r, p, &mut self.at, &mut self.seq));
             match read {
                 Ok(Some(e)) => return Ok(Some(e)),
                 Ok(None) => {}
@@ -91,7 +92,7 @@ fn merge(
                 bytes: &bytes[..end],
                 at: start,
             },
-            last: vec![0; p.positions],
+            at: Context::new(p),
             seq: 0,
             cut: false,
         })

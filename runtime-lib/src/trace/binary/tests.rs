@@ -316,6 +316,57 @@ fn chunks_merge_in_seq_order_each_with_its_own_last_values() {
     assert_eq!(trace.end.unwrap().kind, super::super::EndKind::Exit);
 }
 
+/// A SystemC event in its chunk's context takes the time stamp, the delta count it
+/// adds to, and the process's module and class from the chunk's events before it; a
+/// chunk that has none to take them from is an error, and so is the tag before version 4.
+#[test]
+fn a_systemc_event_in_context_takes_the_rest_from_its_chunk() {
+    let full = Bytes(Vec::new())
+        .u8(TAG_SYSTEMC)
+        .u8(3) // site
+        .u8(0) // process "m.t1"
+        .u8(1) // time "0é"
+        .u8(0) // module
+        .u8(5) // delta
+        .u8(0) // cls
+        .u8(0) // action "original"
+        .u8(0) // flags
+        .u8(0b001)
+        .u16(0x1234);
+    let chunk = full
+        .u8(TAG_SYSTEMC_SAME)
+        .u8(4) // site
+        .u8(0) // process
+        .u8(2) // delta 5 + 2
+        .u8(0x81) // "remove", lost
+        .u8(0) // no value changed
+        .0;
+    let trace = parse(&preamble(VERSION).chunk(&chunk).plain_exit().0).unwrap();
+    let e = &trace.events[1];
+    assert_eq!(
+        (e.seq, e.site, e.thread.as_str(), e.action.as_str()),
+        (1, 4, "m.t1", "remove")
+    );
+    assert_eq!(
+        (e.time.as_deref(), e.delta, e.lost),
+        (Some("0é"), Some(7), true)
+    );
+    assert_eq!(e.state["raw"], Value::from("0x3412"));
+
+    let alone = [TAG_SYSTEMC_SAME, 4, 0, 2, 0x81, 0];
+    let err = parse(&preamble(VERSION).chunk(&alone).plain_exit().0).unwrap_err();
+    assert!(err.contains("before any in full"), "{err}");
+    let stranger = [
+        &chunk[..chunk.len() - 6],
+        &[TAG_SYSTEMC_SAME, 4, 1, 2, 0x81, 0],
+    ]
+    .concat();
+    let err = parse(&preamble(VERSION).chunk(&stranger).plain_exit().0).unwrap_err();
+    assert!(err.contains("process 1, which has none in full"), "{err}");
+    let err = parse(&preamble(VERSION_CHUNKED).chunk(&chunk).plain_exit().0).unwrap_err();
+    assert!(err.contains("unknown record tag 0x43"), "{err}");
+}
+
 /// A join's event holds the globals its thread loaded after it, as the loads filled
 /// them in (every value a u64 in place, the mask first).
 #[test]
