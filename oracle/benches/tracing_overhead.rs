@@ -1,7 +1,8 @@
 //! Benchmark: cost of syncmut's instrumentation on synchronization-heavy designs. The
 //! native build and the metamutant (no mutant active; without a trace, to separate the
 //! wrappers' cost, and with tracing on; pthread designs also under the controlled
-//! scheduler) run alternately, several times each, in one process,
+//! scheduler, and then also recording its choices, as a mutant run of `syncmut run`
+//! does) run alternately, several times each, in one process,
 //! and the ratio of medians is printed (each trace goes to a new file, as in the oracle),
 //! with the median of the ratios pair by pair beside it: on a shared machine whose speed
 //! drifts during the run, the two differ, and nine pairs moved the ratio of medians by a
@@ -73,6 +74,7 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
         ..Limits::default()
     };
     let trace = out.path().join("trace.bin");
+    let choices = out.path().join("trace.schedule");
     let variants: Vec<(&str, Vec<(&str, String)>)> = {
         // The metamutant without a trace: what the wrappers alone cost.
         let mut v = vec![
@@ -85,6 +87,15 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
                 vec![
                     (env::TRACE, trace.display().to_string()),
                     (env::SCHEDULE, "default".to_string()),
+                ],
+            ));
+            // What a mutant run of `syncmut run` pays: its choices are recorded too.
+            v.push((
+                "+schedule file",
+                vec![
+                    (env::TRACE, trace.display().to_string()),
+                    (env::SCHEDULE, "default".to_string()),
+                    (env::SCHEDULE_OUT, choices.display().to_string()),
                 ],
             ));
         }
@@ -102,6 +113,7 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
             // add truncating it, and ext4 then flushes the new one on close
             // (auto_da_alloc), which no oracle run pays.
             let _ = std::fs::remove_file(&trace);
+            let _ = std::fs::remove_file(&choices);
             let (wall, cpu) = timed(&build.metamutant, &args, env, &limits, name);
             instrumented[i].0.push(wall);
             instrumented[i].1.push(cpu);

@@ -94,13 +94,29 @@ _Thread_local struct sthread *syncmut_sched_self;
 /* The candidates in slot order (deterministic: slots are allocated deterministically). */
 struct sthread *syncmut_sched_candidates[MAX_THREADS];
 
-static uint32_t collect_ready(void)
+/* The ready threads (the candidates), and what fairness asks of them, found in one pass
+ * (perf: three passes over the candidates were a tenth of a scheduled run). */
+struct ready {
+    uint32_t n;
+    struct sthread *starved; /* the one starved longest, if one has waited FAIR_BOUND points */
+    int awake, dozing, yielded; /* some candidate is awake, dozes, has yielded */
+};
+
+static struct ready collect_ready(void)
 {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < syncmut_sched_slots_used; i++)
-        if (load_state(&syncmut_sched_threads[i]) == READY)
-            syncmut_sched_candidates[n++] = &syncmut_sched_threads[i];
-    return n;
+    struct ready r = {0};
+    for (uint32_t i = 0; i < syncmut_sched_slots_used; i++) {
+        struct sthread *t = &syncmut_sched_threads[i];
+        if (load_state(t) != READY)
+            continue;
+        syncmut_sched_candidates[r.n++] = t;
+        if (syncmut_sched_steps - t->last_run >= FAIR_BOUND && (r.starved == NULL || t->last_run < r.starved->last_run))
+            r.starved = t;
+        r.awake |= !t->dozing;
+        r.dozing |= t->dozing;
+        r.yielded |= t->yielded_at != 0;
+    }
+    return r;
 }
 
 struct sthread *syncmut_sched_lowest_id(uint32_t n, uint32_t above)
@@ -155,35 +171,24 @@ static struct sthread *expire_timed_wait(void)
  * replay and follow meet the same candidates. */
 static int fair_pick; /* the last fair_candidates kept only a starved thread */
 
-static uint32_t fair_candidates(uint32_t n)
+static uint32_t fair_candidates(const struct ready *r)
 {
-    struct sthread *starved = NULL;
-    for (uint32_t i = 0; i < n; i++) {
-        struct sthread *t = syncmut_sched_candidates[i];
-        if (syncmut_sched_steps - t->last_run >= FAIR_BOUND && (starved == NULL || t->last_run < starved->last_run))
-            starved = t;
-    }
-    fair_pick = starved != NULL;
-    if (starved != NULL) {
-        syncmut_sched_candidates[0] = starved;
+    uint32_t n = r->n;
+    fair_pick = r->starved != NULL;
+    if (r->starved != NULL) {
+        syncmut_sched_candidates[0] = r->starved;
         return 1;
     }
     /* t is held back while some ready thread has not run since t's yield, and a dozing
      * thread while some ready thread is awake. Both relations are acyclic (a thread runs
      * at its own yield; someone is awake or everyone dozes), so someone always stays. */
-    int awake = 0, dozing = 0, yielded = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        awake |= !syncmut_sched_candidates[i]->dozing;
-        dozing |= syncmut_sched_candidates[i]->dozing;
-        yielded |= syncmut_sched_candidates[i]->yielded_at != 0;
-    }
-    if (!yielded && !(awake && dozing)) /* nobody is held back: most points */
+    if (!r->yielded && !(r->awake && r->dozing)) /* nobody is held back: most points */
         return n;
     uint32_t kept = 0;
     struct sthread *keep[MAX_THREADS];
     for (uint32_t i = 0; i < n; i++) {
         struct sthread *t = syncmut_sched_candidates[i];
-        int held = awake && t->dozing;
+        int held = r->awake && t->dozing;
         for (uint32_t j = 0; j < n && !held && t->yielded_at != 0; j++)
             held = syncmut_sched_candidates[j] != t && syncmut_sched_candidates[j]->last_run < t->yielded_at;
         if (!held)
@@ -219,7 +224,8 @@ static struct sthread *choose(struct sthread *me)
         for (uint32_t j = 1; j < syncmut_sched_pct_depth; j++)
             if (syncmut_sched_pct_change[j] == syncmut_sched_steps)
                 me->prio = syncmut_sched_pct_depth - j;
-    uint32_t n = collect_ready();
+    struct ready ready = collect_ready();
+    uint32_t n = ready.n;
     if (n == 0) {
         struct sthread *t = expire_timed_wait();
         if (t != NULL) { /* its step is a run point with one option */
@@ -228,7 +234,7 @@ static struct sthread *choose(struct sthread *me)
         }
         return t;
     }
-    n = fair_candidates(n);
+    n = fair_candidates(&ready);
     struct sthread *chosen;
     switch (syncmut_sched_strategy) {
     case STRATEGY_RANDOM:
