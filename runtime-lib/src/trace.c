@@ -16,10 +16,10 @@
 #include "trace.h"
 #include "syncmut_protocol.h"
 #include "trace_internal.h"
+#include "arena.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define TRACE_CAP 1000000u
@@ -427,27 +427,6 @@ static char *absolute(const char *path)
     return full;
 }
 
-/* A buffer of `size` bytes, reserved but not backed until touched (MAP_FAILED on error).
- * Its first 2 MiB in ordinary pages, the rest in huge pages where the kernel offers them
- * on request: filling a long trace page by page took one fault every 170 events (perf:
- * 15% of a traced SystemC run), but a huge page is zeroed whole at its first touch, and
- * for the short runs of a schedule search (a few hundred events) zeroing the first
- * huge page was the largest cost of a run (perf: 15% of a served search). */
-static void *arena(size_t size)
-{
-    /* Reserve 2 MiB more, so the huge pages past the first 2 MiB start at a boundary. */
-    const size_t huge = (size_t)2 << 20;
-    char *p = mmap(NULL, size + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return MAP_FAILED;
-    char *start = (char *)(((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1));
-#ifdef MADV_HUGEPAGE
-    if (size > huge)
-        madvise(start + huge, size - huge, MADV_HUGEPAGE);
-#endif
-    return start;
-}
-
 /* The number of globals and classes recorded, and the chunks: enough for the cap's
  * events at a typical size, plus one for each of thousands of threads (a thread's chunk
  * is its own, so a short-lived thread leaves most of one unused). Only touched pages
@@ -483,8 +462,8 @@ void syncmut_trace_init(const char *path, const char *active)
     trace_shared.path = absolute(path);
     trace_shared.active = strdup(active != NULL ? active : "");
     prepare_state_tables();
-    trace_shared.chunks = arena((size_t)trace_shared.max_chunks * TRACE_CHUNK);
-    if (trace_shared.path == NULL || trace_shared.active == NULL || trace_shared.chunks == MAP_FAILED)
+    trace_shared.chunks = syncmut_arena((size_t)trace_shared.max_chunks * TRACE_CHUNK);
+    if (trace_shared.path == NULL || trace_shared.active == NULL || trace_shared.chunks == NULL)
         syncmut_fatal("SYNCMUT_TRACE: cannot allocate the trace buffer for '%s'", path);
     trace_shared.owner_pid = getpid();
     /* The initialising thread is the main thread (constructor): it is T0 whether or not
