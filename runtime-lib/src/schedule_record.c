@@ -38,25 +38,29 @@ static int64_t replay_diverged = -1; /* choice point where the file stopped fitt
 struct choice {
     uint32_t chosen;
     uint32_t current; /* K_RUN: the thread at the point (NO_NAME: none) */
-    uint32_t kind;
-    uint32_t single;  /* K_RUN with one option: not a choice (a `# step` line) */
-    uint32_t opens;   /* the chosen thread starts an atomic section: its single steps that
+    uint8_t kind;
+    uint8_t single;   /* K_RUN with one option: not a choice (a `# step` line) */
+    uint8_t opens;    /* the chosen thread starts an atomic section: its single steps that
                        * follow are merged into its option, as into a single step */
     uint32_t n;       /* options, in opts[off..off+n) */
     uint64_t off;
     uint64_t events;  /* trace events recorded before the point */
 };
+/* 40 bytes, not 56: a long run records one for every ready thread at every point, and
+ * zeroing the pages they fill was a sixth of such a run (perf). */
 struct option {
     uint32_t id;
     int32_t site;
     uint32_t obj[2]; /* OBJ_NONE, OBJ_ALL, or k+1 for the k-th object seen */
-    uint32_t reads;  /* the step only reads its object: two reads commute */
+    int32_t join;    /* the step joins thread k (`j<k>` for the objects), else -1 */
+    uint8_t reads;   /* the step only reads its object: two reads commute */
+    uint8_t waits;   /* taken now, the step would block and change nothing (`:w`) */
+    uint8_t opens;   /* the step starts an atomic section (`:a`): see taken_object */
     int64_t access;  /* memory access number (`m<k>` in the site field), else -1 */
     int64_t readied; /* the thread's `readied` (`b<k>` after the objects), else -1 */
-    int64_t join;    /* the step joins thread k (`j<k>` for the objects), else -1 */
-    uint32_t waits;  /* taken now, the step would block and change nothing (`:w`) */
-    uint32_t opens;  /* the step starts an atomic section (`:a`): see taken_object */
 };
+_Static_assert(sizeof(struct option) == 40, "an option record stays 40 bytes");
+_Static_assert(sizeof(struct choice) == 32, "a choice record stays 32 bytes");
 #define OBJ_NONE 0u
 #define OBJ_ALL UINT32_MAX
 /* Objects numbered by first appearance in the recording (addresses vary with ASLR; the
@@ -229,9 +233,9 @@ void syncmut_sched_record_choice(int kind, const struct sthread *chosen, const s
     struct choice *c = &choices[k];
     c->chosen = chosen->id;
     c->current = cur != NULL ? cur->id : NO_NAME;
-    c->kind = (uint32_t)kind;
-    c->single = (uint32_t)single;
-    c->opens = (uint32_t)opens;
+    c->kind = (uint8_t)kind;
+    c->single = (uint8_t)single;
+    c->opens = (uint8_t)opens;
     c->n = n;
     c->off = noptions;
     c->events = syncmut_trace_recorded();
@@ -244,7 +248,7 @@ void syncmut_sched_record_choice(int kind, const struct sthread *chosen, const s
         options[noptions + i].reads = (uint32_t)syncmut_sched_candidates[i]->next_reads;
         options[noptions + i].access = syncmut_sched_candidates[i]->next_access;
         options[noptions + i].readied = syncmut_sched_candidates[i]->readied;
-        options[noptions + i].join = syncmut_sched_candidates[i]->next_join;
+        options[noptions + i].join = (int32_t)syncmut_sched_candidates[i]->next_join;
         options[noptions + i].id = syncmut_sched_candidates[i]->id;
         options[noptions + i].waits = kind == K_RUN && pending_waits(syncmut_sched_candidates[i]);
         int64_t site = atomic_load_explicit(&syncmut_sched_candidates[i]->site, memory_order_relaxed);
@@ -420,6 +424,42 @@ static void sout_u64(uint64_t v)
 
 static const char *const kind_names[] = {"run", "wake", "timeout"};
 
+/* The choice lines are written straight into the buffer, a line's head, each option and
+ * its tail at most this long (numbers of at most 20 digits): a long run's file is
+ * megabytes, and appending it byte by byte, each byte checked for room, was a quarter of
+ * such a run (perf). */
+#define LINE_HEAD (7 + 20 + 1 + 7 + 1 + 20)
+#define OPTION_TEXT (1 + 20 + 1 + 21 + 1 + 21 + 22 + 22 + 2 + 2)
+#define LINE_TAIL (2 + 20 + 1)
+
+/* Where the next `n` bytes go, flushing first if they would not fit. */
+static char *sout_room(size_t n)
+{
+    if (sout.size - sout.used < n)
+        sout_flush();
+    return sout.buf + sout.used;
+}
+
+static char *put_text(char *p, const char *s)
+{
+    while (*s)
+        *p++ = *s++;
+    return p;
+}
+
+static char *put_decimal(char *p, uint64_t v)
+{
+    char digits[20];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    while (n > 0)
+        *p++ = digits[--n];
+    return p;
+}
+
 /* Writes the choices made so far, once: at exit, in the end-record path (signals,
  * deadlock, livelock), or from the scheduler's own signal handlers without a trace. */
 void syncmut_sched_write_schedule_out(const char *how)
@@ -445,56 +485,62 @@ void syncmut_sched_write_schedule_out(const char *how)
     uint64_t n = atomic_load_explicit(&nchoices, memory_order_acquire);
     for (uint64_t k = 0; k < n; k++) {
         const struct choice *c = &choices[k];
+        char *p = sout_room(LINE_HEAD);
         if (c->single)
-            sout_str("# step ");
-        sout_u64(c->chosen);
-        sout_str(" ");
-        sout_str(kind_names[c->kind]);
-        sout_str(" ");
+            p = put_text(p, "# step ");
+        p = put_decimal(p, c->chosen);
+        *p++ = ' ';
+        p = put_text(p, kind_names[c->kind]);
+        *p++ = ' ';
         if (c->current == NO_NAME)
-            sout_str("-");
+            *p++ = '-';
         else
-            sout_u64(c->current);
+            p = put_decimal(p, c->current);
+        sout.used = (size_t)(p - sout.buf);
         for (uint32_t i = 0; i < c->n; i++) {
             const struct option *o = &options[c->off + i];
-            sout_str(i == 0 ? " " : ",");
-            sout_u64(o->id);
-            sout_str(":");
+            p = sout_room(OPTION_TEXT);
+            *p++ = i == 0 ? ' ' : ',';
+            p = put_decimal(p, o->id);
+            *p++ = ':';
             if (o->access >= 0) {
-                sout_str("m");
-                sout_u64((uint64_t)o->access);
+                *p++ = 'm';
+                p = put_decimal(p, (uint64_t)o->access);
             } else if (o->site < 0)
-                sout_str("-");
+                *p++ = '-';
             else
-                sout_u64((uint64_t)o->site);
-            sout_str(":");
+                p = put_decimal(p, (uint64_t)o->site);
+            *p++ = ':';
             if (o->obj[0] == OBJ_ALL) {
-                sout_str("*");
+                *p++ = '*';
             } else if (o->join >= 0) {
-                sout_str("j");
-                sout_u64((uint64_t)o->join);
+                *p++ = 'j';
+                p = put_decimal(p, (uint64_t)o->join);
             } else if (o->obj[0] == OBJ_NONE) {
-                sout_str("-");
+                *p++ = '-';
             } else {
-                sout_str(o->reads ? "r" : "o");
-                sout_u64(o->obj[0]);
+                *p++ = o->reads ? 'r' : 'o';
+                p = put_decimal(p, o->obj[0]);
                 if (o->obj[1] != OBJ_NONE && o->obj[1] != OBJ_ALL) {
-                    sout_str("+o");
-                    sout_u64(o->obj[1]);
+                    p = put_text(p, "+o");
+                    p = put_decimal(p, o->obj[1]);
                 }
             }
             if (o->readied >= 0) {
-                sout_str(":b");
-                sout_u64((uint64_t)o->readied);
+                p = put_text(p, ":b");
+                p = put_decimal(p, (uint64_t)o->readied);
             }
             if (o->waits)
-                sout_str(":w");
+                p = put_text(p, ":w");
             if (o->opens)
-                sout_str(":a");
+                p = put_text(p, ":a");
+            sout.used = (size_t)(p - sout.buf);
         }
-        sout_str(" e");
-        sout_u64(c->events);
-        sout_str("\n");
+        p = sout_room(LINE_TAIL);
+        p = put_text(p, " e");
+        p = put_decimal(p, c->events);
+        *p++ = '\n';
+        sout.used = (size_t)(p - sout.buf);
     }
     if (!syncmut_sched_record_steps)
         sout_str("# steps not recorded (SYNCMUT_RECORD_STEPS=0)\n");
