@@ -27,7 +27,8 @@ struct sthread {
     _Atomic int state;
     _Atomic int64_t site; /* wrapped call the thread is in, -1 outside */
     _Atomic uint32_t name; /* interned "T<k>", NO_NAME if not yet known */
-    /* The rest only under `syncmut_sched_lock`. */
+    /* The rest only by the baton holder: under `syncmut_sched_lock`, except at a point
+     * where it keeps the baton (scheduler.c's point()). */
     uint32_t id;
     const void *obj; /* what a BLOCKED thread waits on */
     int kind;
@@ -113,7 +114,7 @@ static inline void set_state(struct sthread *t, int s)
 
 /* ---- scheduler.c: the thread table, the baton, blocking and waking ------------------ */
 
-extern pthread_mutex_t syncmut_sched_lock; /* held by whoever reads or changes the scheduler state */
+extern pthread_mutex_t syncmut_sched_lock; /* held to hand the baton over, and by the paths that block or wake */
 extern struct sthread syncmut_sched_threads[MAX_THREADS];
 extern uint32_t syncmut_sched_slots_used; /* high-water mark of syncmut_sched_threads */
 extern uint32_t syncmut_sched_next_id;

@@ -226,10 +226,10 @@ static inline uint64_t read_value(const void *p, uint32_t size)
     }
 }
 
-/* Appends the values of `n` fields (at `base` plus each field's `where`), the k-th at
- * snapshot position `pos + k`, that changed since the chunk last wrote them, skipping
- * the fields whose bit in `select` is clear; sets the bit of each value written in
- * `bits`, counting from `*j`. Every value is stored as 8 bytes and the pointer moves on
+/* Appends the values of `n` fields (at `base` plus each field's `where`) that changed
+ * since the chunk last wrote them (field i's last value is `last[i]`), skipping the
+ * fields whose bit in `select` is clear; sets the bit of each value written in `bits`,
+ * counting from `*j`. Every value is stored as 8 bytes and the pointer moves on
  * by its size: a record has room for every value at 8 bytes (MAX_RECORD), and one store
  * of a constant size is a move where a variable one was a call. */
 static inline unsigned char *put_fields(uint64_t *last, unsigned char *p, uint64_t bits[2], uint32_t *j,
