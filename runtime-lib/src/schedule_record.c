@@ -424,41 +424,11 @@ static void sout_u64(uint64_t v)
 
 static const char *const kind_names[] = {"run", "wake", "timeout"};
 
-/* The choice lines are written straight into the buffer, a line's head, each option and
- * its tail at most this long (numbers of at most 20 digits): a long run's file is
- * megabytes, and appending it byte by byte, each byte checked for room, was a quarter of
- * such a run (perf). */
+/* The longest a choice line's head, each of its options and its tail can be (numbers of
+ * at most 20 digits): the lines are written straight into the buffer. */
 #define LINE_HEAD (7 + 20 + 1 + 7 + 1 + 20)
 #define OPTION_TEXT (1 + 20 + 1 + 21 + 1 + 21 + 22 + 22 + 2 + 2)
 #define LINE_TAIL (2 + 20 + 1)
-
-/* Where the next `n` bytes go, flushing first if they would not fit. */
-static char *sout_room(size_t n)
-{
-    if (sout.size - sout.used < n)
-        sout_flush();
-    return sout.buf + sout.used;
-}
-
-static char *put_text(char *p, const char *s)
-{
-    while (*s)
-        *p++ = *s++;
-    return p;
-}
-
-static char *put_decimal(char *p, uint64_t v)
-{
-    char digits[20];
-    int n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n > 0)
-        *p++ = digits[--n];
-    return p;
-}
 
 /* Writes the choices made so far, once: at exit, in the end-record path (signals,
  * deadlock, livelock), or from the scheduler's own signal handlers without a trace. */
@@ -485,60 +455,60 @@ void syncmut_sched_write_schedule_out(const char *how)
     uint64_t n = atomic_load_explicit(&nchoices, memory_order_acquire);
     for (uint64_t k = 0; k < n; k++) {
         const struct choice *c = &choices[k];
-        char *p = sout_room(LINE_HEAD);
+        char *p = signal_safe_room(&sout, LINE_HEAD);
         if (c->single)
-            p = put_text(p, "# step ");
-        p = put_decimal(p, c->chosen);
+            p = signal_safe_put_text(p, "# step ");
+        p = signal_safe_put_decimal(p, c->chosen);
         *p++ = ' ';
-        p = put_text(p, kind_names[c->kind]);
+        p = signal_safe_put_text(p, kind_names[c->kind]);
         *p++ = ' ';
         if (c->current == NO_NAME)
             *p++ = '-';
         else
-            p = put_decimal(p, c->current);
+            p = signal_safe_put_decimal(p, c->current);
         sout.used = (size_t)(p - sout.buf);
         for (uint32_t i = 0; i < c->n; i++) {
             const struct option *o = &options[c->off + i];
-            p = sout_room(OPTION_TEXT);
+            p = signal_safe_room(&sout, OPTION_TEXT);
             *p++ = i == 0 ? ' ' : ',';
-            p = put_decimal(p, o->id);
+            p = signal_safe_put_decimal(p, o->id);
             *p++ = ':';
             if (o->access >= 0) {
                 *p++ = 'm';
-                p = put_decimal(p, (uint64_t)o->access);
+                p = signal_safe_put_decimal(p, (uint64_t)o->access);
             } else if (o->site < 0)
                 *p++ = '-';
             else
-                p = put_decimal(p, (uint64_t)o->site);
+                p = signal_safe_put_decimal(p, (uint64_t)o->site);
             *p++ = ':';
             if (o->obj[0] == OBJ_ALL) {
                 *p++ = '*';
             } else if (o->join >= 0) {
                 *p++ = 'j';
-                p = put_decimal(p, (uint64_t)o->join);
+                p = signal_safe_put_decimal(p, (uint64_t)o->join);
             } else if (o->obj[0] == OBJ_NONE) {
                 *p++ = '-';
             } else {
                 *p++ = o->reads ? 'r' : 'o';
-                p = put_decimal(p, o->obj[0]);
+                p = signal_safe_put_decimal(p, o->obj[0]);
                 if (o->obj[1] != OBJ_NONE && o->obj[1] != OBJ_ALL) {
-                    p = put_text(p, "+o");
-                    p = put_decimal(p, o->obj[1]);
+                    p = signal_safe_put_text(p, "+o");
+                    p = signal_safe_put_decimal(p, o->obj[1]);
                 }
             }
             if (o->readied >= 0) {
-                p = put_text(p, ":b");
-                p = put_decimal(p, (uint64_t)o->readied);
+                p = signal_safe_put_text(p, ":b");
+                p = signal_safe_put_decimal(p, (uint64_t)o->readied);
             }
             if (o->waits)
-                p = put_text(p, ":w");
+                p = signal_safe_put_text(p, ":w");
             if (o->opens)
-                p = put_text(p, ":a");
+                p = signal_safe_put_text(p, ":a");
             sout.used = (size_t)(p - sout.buf);
         }
-        p = sout_room(LINE_TAIL);
-        p = put_text(p, " e");
-        p = put_decimal(p, c->events);
+        p = signal_safe_room(&sout, LINE_TAIL);
+        p = signal_safe_put_text(p, " e");
+        p = signal_safe_put_decimal(p, c->events);
         *p++ = '\n';
         sout.used = (size_t)(p - sout.buf);
     }
@@ -622,8 +592,9 @@ void syncmut_sched_start_recording(const char *path)
             strcat(syncmut_sched_out_path, path);
         }
     }
-    /* Past their first 2 MiB in huge pages: a long run records 300 bytes a point, and
-     * faulting them in page by page was most of what recording cost such a run. */
+    /* Past their first 2 MiB in huge pages: a long run records 32 bytes a point and 40
+     * an option, and faulting them in page by page was most of what recording cost such
+     * a run. */
     choices = syncmut_arena((size_t)MAX_CHOICES * sizeof *choices);
     options = syncmut_arena((size_t)MAX_OPTIONS * sizeof *options);
     if (syncmut_sched_out_path == NULL || choices == NULL || options == NULL)
