@@ -235,6 +235,27 @@ fn a_trace_of_thousands_of_threads_keeps_every_event_in_order() {
     assert_eq!(threads.len(), 3_001);
 }
 
+/// The first thread to record counts the events' seqs with plain loads and stores
+/// until a second thread records; the turn to locked adds must not lose or repeat a
+/// number when it comes in the middle of the first thread's events. With real threads,
+/// several runs: every event of both threads once, numbered in order.
+#[test]
+fn a_second_thread_recording_alongside_the_first_gets_seqs_of_its_own() {
+    let out = mutate("tests/fixtures/traces/two_counting_threads.c");
+    let rounds = 20_000;
+    for _ in 0..10 {
+        let trace = traced_run(out.path(), &[rounds.to_string()]);
+        assert!(!trace.truncated);
+        // Per round a lock and an unlock in each thread, and main's join.
+        assert_eq!(trace.events.len(), 4 * rounds + 1);
+        assert!(trace
+            .events
+            .iter()
+            .enumerate()
+            .all(|(i, e)| e.seq == i as u64));
+    }
+}
+
 /// With real threads and a trace, a C11 thread is named by creation order, as a pthread
 /// is and as the scheduler numbers both, so a native run's order of events can be
 /// followed by name: T1 is the thread created first, even when the second one's events

@@ -150,6 +150,7 @@ static void init(void)
     if (value != NULL && *value != '\0')
         parse_active(value);
     syncmut_trace_init(getenv(SYNCMUT_ENV_TRACE), value);
+    __atomic_store_n(&syncmut_no_mutant, active_count == 0, __ATOMIC_RELAXED);
     atomic_store_explicit(&initialised, true, memory_order_release);
 }
 
@@ -174,7 +175,9 @@ syncmut_op syncmut_op_active(uint32_t site)
     return SYNCMUT_ORIGINAL;
 }
 
-syncmut_op syncmut_op_for(uint32_t site, uint32_t allowed, const char *wrapper)
+int syncmut_no_mutant;
+
+syncmut_op syncmut_op_for_active_mutant(uint32_t site, uint32_t allowed, const char *wrapper)
 {
     syncmut_op op = syncmut_op_active(site);
     if (op != SYNCMUT_ORIGINAL) {

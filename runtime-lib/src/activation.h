@@ -44,11 +44,24 @@ int syncmut_instrumented(void);
 /* "original" for SYNCMUT_ORIGINAL, else the operator's slug. */
 const char *syncmut_op_slug(syncmut_op op);
 
+/* syncmut_op_for when a mutant is active (the inline part answers when none is). */
+syncmut_op syncmut_op_for_active_mutant(uint32_t site, uint32_t allowed, const char *wrapper);
+
+/* Nonzero once the start-up found no active mutant (SYNCMUT_ACTIVE unset or empty):
+ * every site then runs the original. Written before the design's code runs. */
+extern int syncmut_no_mutant;
+
 /* The operator to apply at `site`: SYNCMUT_ORIGINAL unless the active mutant names this
  * site. If it names the site with an operator outside `allowed`, prints a message naming
  * `wrapper` and exits with status 120 (a catalogue/runtime mismatch must not pass as a
  * live mutant). Thread-safe; initialises the runtime on first use. */
-syncmut_op syncmut_op_for(uint32_t site, uint32_t allowed, const char *wrapper);
+static inline syncmut_op syncmut_op_for(uint32_t site, uint32_t allowed, const char *wrapper)
+{
+    /* Relaxed: a thread racing the start-up reads 0 and takes the checked path. */
+    if (__atomic_load_n(&syncmut_no_mutant, __ATOMIC_RELAXED))
+        return SYNCMUT_ORIGINAL;
+    return syncmut_op_for_active_mutant(site, allowed, wrapper);
+}
 
 /* The operator the active mutant assigns to `site` (SYNCMUT_ORIGINAL if none), unchecked:
  * for copies of a call, which act under their site's operator whatever their wrapper. */

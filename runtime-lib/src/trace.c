@@ -3,8 +3,8 @@
  * Recording must not perturb the design: one write(2) per event cost seconds of system
  * time and changed pthread interleavings, and a lock taken on every synchronization
  * call would serialise threads. So each thread encodes its events, as they happen, into
- * a chunk of a preallocated arena that is its own (trace_internal.h); an event's seq is
- * claimed with one atomic increment. Encoding as it goes, in the file's own form, is
+ * a chunk of a preallocated arena that is its own (trace_internal.h); an event's seq
+ * comes from one counter (trace_seq.h). Encoding as it goes, in the file's own form, is
  * what keeps the cost down: a run touches only the bytes the file will hold (about 14 an
  * event), where fixed slots and 8-byte values touched three times as much memory and the
  * flush then encoded it all again (BENCHMARKS.md, "Tracing overhead"). The file is
@@ -16,6 +16,7 @@
 #include "trace.h"
 #include "syncmut_protocol.h"
 #include "trace_internal.h"
+#include "trace_seq.h"
 #include "arena.h"
 
 #include <stdlib.h>
@@ -77,10 +78,7 @@ static _Thread_local struct stream my_stream;
 
 /* ---- recording ------------------------------------------------------------------- */
 
-int syncmut_trace_on(void)
-{
-    return trace_shared.on;
-}
+int syncmut_tracing;
 
 uint64_t syncmut_trace_recorded(void)
 {
@@ -120,7 +118,7 @@ static uint64_t claim_seq(void)
         mark_truncated();
         return UINT64_MAX;
     }
-    uint64_t seq = atomic_fetch_add_explicit(&trace_shared.claimed, 1, memory_order_relaxed);
+    uint64_t seq = trace_seq_next();
     if (seq >= TRACE_CAP) {
         mark_truncated();
         return UINT64_MAX;
@@ -138,6 +136,7 @@ static bool next_chunk(struct stream *s)
     if (i >= trace_shared.max_chunks)
         return false;
     s->chunk = trace_shared.chunks + (size_t)i * TRACE_CHUNK;
+    syncmut_arena_prefault(trace_shared.chunks, (size_t)i * TRACE_CHUNK, TRACE_CHUNK);
     s->used = 0;
     s->expected = 0;
     memset(s->last, 0, sizeof s->last);
@@ -315,7 +314,7 @@ void syncmut_trace_set_thread_routine(const char *routine)
 
 void syncmut_trace_pthread(uint32_t site, syncmut_op action, int join)
 {
-    if (!trace_shared.on)
+    if (!syncmut_tracing)
         return;
     if (my_thread == 0)
         my_thread = atomic_fetch_add_explicit(&next_thread, 1, memory_order_relaxed) + 1;
@@ -366,7 +365,7 @@ void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process, u
                            uint64_t delta, uint32_t flags, const void *object, uint32_t module,
                            uint32_t cls)
 {
-    if (!trace_shared.on)
+    if (!syncmut_tracing)
         return;
     struct stream *s = &my_stream;
     unsigned char *p = next_record(s);
@@ -466,10 +465,11 @@ void syncmut_trace_init(const char *path, const char *active)
     if (trace_shared.path == NULL || trace_shared.active == NULL || trace_shared.chunks == NULL)
         syncmut_fatal("SYNCMUT_TRACE: cannot allocate the trace buffer for '%s'", path);
     trace_shared.owner_pid = getpid();
+    trace_seq_init();
     /* The initialising thread is the main thread (constructor): it is T0 whether or not
      * it records first, so thread names do not depend on which thread syncs first. */
     if (gettid() == trace_shared.owner_pid)
         my_thread = atomic_fetch_add_explicit(&next_thread, 1, memory_order_relaxed) + 1;
-    trace_shared.on = true;
+    syncmut_tracing = 1;
     trace_file_install();
 }

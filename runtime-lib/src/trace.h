@@ -17,8 +17,14 @@ extern "C" {
  * (either may be NULL). Does nothing unless `path` is non-empty. */
 void syncmut_trace_init(const char *path, const char *active);
 
-/* Nonzero when events are being recorded. */
-int syncmut_trace_on(void);
+/* Nonzero when events are being recorded; written once at start-up. */
+extern int syncmut_tracing;
+
+/* Inline: every wrapper call asks, twice for a notification. */
+static inline int syncmut_trace_on(void)
+{
+    return syncmut_tracing;
+}
 
 /* Events recorded so far: the seq the next event gets (0 when tracing is off). The
  * scheduler writes it with each choice point, which places the steps that are not

@@ -222,7 +222,7 @@ static void out_chunks(void)
 
 static void trace_flush(const struct ending *how)
 {
-    if (!trace_shared.on || getpid() != trace_shared.owner_pid || atomic_exchange(&flushed, 1) != 0)
+    if (!syncmut_tracing || getpid() != trace_shared.owner_pid || atomic_exchange(&flushed, 1) != 0)
         return;
     int fd;
     do

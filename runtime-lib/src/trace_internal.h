@@ -33,7 +33,6 @@ extern const uint32_t syncmut_thread_read_count __attribute__((weak));
 extern const struct syncmut_thread_reads syncmut_thread_reads[] __attribute__((weak));
 
 struct trace_shared {
-    bool on;            /* written once at start-up */
     pid_t owner_pid;    /* a forked child must not write the parent's file */
     char *path;         /* absolute, so a chdir in the design does not move the file */
     char *active;       /* SYNCMUT_ACTIVE as given, for the header */
