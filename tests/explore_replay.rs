@@ -216,6 +216,101 @@ fn without_step_lines_a_schedule_file_has_the_same_choices() {
     );
 }
 
+/// With `SYNCMUT_RECORD_DETAIL=0` (how `run` records a mutant's runs) a schedule file
+/// names each option by its thread alone, and holds the same points as the detailed
+/// file: the same threads chosen, among the same threads, from the same running thread,
+/// after the same events; it replays to the same choices. A value other than 0 or 1 is
+/// refused.
+#[test]
+fn a_schedule_file_without_detail_has_the_same_choices_by_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).display().to_string();
+    let source = util::fixture("verdicts/racy_counter/racy_counter.c");
+    let b = build_with(&source, dir.path(), Interleave::Sync, &[]);
+    let choices = |path: &str| {
+        syncmut_runtime::schedule::parse(&std::fs::read_to_string(path).unwrap())
+            .unwrap()
+            .choices
+    };
+    // What a point is when only its threads are known.
+    let by_thread = |path: &str| -> Vec<_> {
+        choices(path)
+            .into_iter()
+            .map(|c| {
+                let mut ids: Vec<u32> = c.options.iter().map(|(id, _)| *id).collect();
+                ids.sort();
+                (c.chosen, c.kind, c.current, ids, c.events)
+            })
+            .collect()
+    };
+    let mut points = 0;
+    for seed in 0..=8 {
+        let value = if seed == 0 {
+            "default".to_string()
+        } else {
+            format!("random:{seed}")
+        };
+        let record = |detail: Option<&str>, name: &str| {
+            let mut env = vec![
+                ("SYNCMUT_SCHEDULE", value.as_str()),
+                ("SYNCMUT_SCHEDULE_OUT", name),
+            ];
+            env.extend(detail.map(|d| ("SYNCMUT_RECORD_DETAIL", d)));
+            run(&b.metamutant, &env)
+        };
+        let full = record(None, &p("full.sched"));
+        assert_eq!(full, record(Some("1"), &p("one.sched")), "{value}");
+        assert_eq!(
+            std::fs::read_to_string(p("full.sched")).unwrap(),
+            std::fs::read_to_string(p("one.sched")).unwrap(),
+            "{value}: 1 is the default"
+        );
+        assert_eq!(
+            full,
+            record(Some("0"), &p("ids.sched")),
+            "{value}: the run is the same"
+        );
+        let text = std::fs::read_to_string(p("ids.sched")).unwrap();
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let options = line.split(' ').nth(3).unwrap();
+            assert!(
+                options.split(',').all(|o| o.ends_with(":-:-")),
+                "{value}: {line}"
+            );
+        }
+        assert_eq!(
+            by_thread(&p("full.sched")),
+            by_thread(&p("ids.sched")),
+            "{value}"
+        );
+        points += choices(&p("ids.sched")).len();
+        let replayed = format!("replay:{}", p("ids.sched"));
+        let again = run(
+            &b.metamutant,
+            &[
+                ("SYNCMUT_SCHEDULE", &replayed),
+                ("SYNCMUT_SCHEDULE_OUT", &p("again.sched")),
+                ("SYNCMUT_RECORD_DETAIL", "0"),
+            ],
+        );
+        assert_eq!(again, full, "{value}");
+        assert_eq!(by_thread(&p("again.sched")), by_thread(&p("ids.sched")));
+    }
+    assert!(points > 0);
+    for bad in ["2", "no", "00"] {
+        let out = Command::new(&b.metamutant)
+            .env("SYNCMUT_SCHEDULE", "default")
+            .env("SYNCMUT_RECORD_DETAIL", bad)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(120), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("malformed SYNCMUT_RECORD_DETAIL"),
+            "{bad}"
+        );
+    }
+}
+
 /// A schedule given to the uninstrumented build, whose synchronization calls never reach
 /// the scheduler, is refused at once with exit 120 and says what to run instead; it used
 /// to hang as soon as one thread blocked on a real lock. Without a schedule that build

@@ -89,13 +89,15 @@ fn bench(name: &str, source: &Path, args: &[&str], scheduled: bool) {
                     (env::SCHEDULE, "default".to_string()),
                 ],
             ));
-            // What a mutant run of `syncmut run` pays: its choices are recorded too.
+            // What a mutant run of `syncmut run` pays: its choices are recorded too, each
+            // option by its thread alone.
             v.push((
                 "+schedule file",
                 vec![
                     (env::TRACE, trace.display().to_string()),
                     (env::SCHEDULE, "default".to_string()),
                     (env::SCHEDULE_OUT, choices.display().to_string()),
+                    (env::RECORD_DETAIL, "0".to_string()),
                 ],
             ));
         }

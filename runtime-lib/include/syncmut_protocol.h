@@ -53,6 +53,9 @@
 /* 0: the schedule file leaves out the run points with one option (`# step` lines);
  * 1 or unset: it has them. Choices are recorded alike. */
 #define SYNCMUT_ENV_RECORD_STEPS "SYNCMUT_RECORD_STEPS"
+/* 0: the schedule file names each option by its thread alone (`<id>:-:-`); 1 or unset:
+ * with its site, objects and flags. */
+#define SYNCMUT_ENV_RECORD_DETAIL "SYNCMUT_RECORD_DETAIL"
 /* Where the scheduler's race detector writes the data races it found; unset: no detection. */
 #define SYNCMUT_ENV_RACES_OUT "SYNCMUT_RACES_OUT"
 /* The scheduler's step budget (livelock bound). */

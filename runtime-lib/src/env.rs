@@ -13,6 +13,10 @@ pub const SCHEDULE_OUT: &str = "SYNCMUT_SCHEDULE_OUT";
 /// `0`: the schedule file leaves out the run points with one option (`# step` lines),
 /// which only the partial-order reduction reads; `1` or unset: it has them.
 pub const RECORD_STEPS: &str = "SYNCMUT_RECORD_STEPS";
+/// `0`: the schedule file names each option by its thread alone (`<id>:-:-`), which is
+/// all that following a run and comparing two runs' choices read; `1` or unset: each
+/// option's site, objects and flags too, which the partial-order reduction reads.
+pub const RECORD_DETAIL: &str = "SYNCMUT_RECORD_DETAIL";
 /// Where the scheduler's happens-before race detector writes the races it found
 /// ([`crate::races`]); unset: no detection.
 pub const RACES_OUT: &str = "SYNCMUT_RACES_OUT";
@@ -64,12 +68,13 @@ pub const FORK_SERVER: &str = "SYNCMUT_FORK_SERVER";
 /// the original's and the uninstrumented build's among them, under the wrong schedule,
 /// mutant or step budget (or a test without `sim_time` under a simulated-time bound). The rest (`SYNCMUT_REAL_TIME`, `SYNCMUT_ENTROPY`, the SystemC
 /// bounds) are settings a user may give every run through syncmut's environment.
-pub const PER_RUN: [&str; 17] = [
+pub const PER_RUN: [&str; 18] = [
     ACTIVE,
     TRACE,
     SCHEDULE,
     SCHEDULE_OUT,
     RECORD_STEPS,
+    RECORD_DETAIL,
     RACES_OUT,
     MAX_STEPS,
     THREAD_BOUND,

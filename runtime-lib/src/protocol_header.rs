@@ -94,6 +94,7 @@ fn the_rust_constants_match_the_protocol_header() {
         ("SYNCMUT_ENV_SCHEDULE", text(env::SCHEDULE)),
         ("SYNCMUT_ENV_SCHEDULE_OUT", text(env::SCHEDULE_OUT)),
         ("SYNCMUT_ENV_RECORD_STEPS", text(env::RECORD_STEPS)),
+        ("SYNCMUT_ENV_RECORD_DETAIL", text(env::RECORD_DETAIL)),
         ("SYNCMUT_ENV_RACES_OUT", text(env::RACES_OUT)),
         ("SYNCMUT_ENV_MAX_STEPS", text(env::MAX_STEPS)),
         ("SYNCMUT_ENV_THREAD_BOUND", text(env::THREAD_BOUND)),

@@ -42,6 +42,8 @@ struct choice {
     uint8_t single;   /* K_RUN with one option: not a choice (a `# step` line) */
     uint8_t opens;    /* the chosen thread starts an atomic section: its single steps that
                        * follow are merged into its option, as into a single step */
+    uint8_t by_id;    /* SYNCMUT_RECORD_DETAIL=0: the options are the threads whose bits
+                       * `off` sets, and nothing more is known of them */
     uint32_t n;       /* options, in opts[off..off+n) */
     uint64_t off;
     uint64_t events;  /* trace events recorded before the point */
@@ -86,6 +88,12 @@ static uint64_t run_points;
  * the merging of consecutive ones stay as when they are written) but neither stored nor
  * written. Only the partial-order reduction reads them; other runs save the work. */
 int syncmut_sched_record_steps = 1;
+/* SYNCMUT_RECORD_DETAIL=0 clears it: a choice's options are its threads alone, kept as a
+ * mask in the choice (threads numbered below 64; others get an option record), which is
+ * all that following a run and comparing two runs' choices read. Every pthread mutant
+ * run of `syncmut run` records so: an option record for every ready thread at every
+ * point, with its objects looked up, was a third of a long run (perf). */
+int syncmut_sched_record_detail = 1;
 /* The thread of the last point when it was a single step or the start of an atomic
  * section, else NO_NAME: the next single step of that thread is merged with it. */
 static uint32_t last_single = NO_NAME;
@@ -196,6 +204,8 @@ void syncmut_sched_record_choice(int kind, const struct sthread *chosen, const s
     uint64_t k = atomic_load_explicit(&nchoices, memory_order_relaxed);
     if (follows && k > 0 && choices[k - 1].chosen == chosen->id &&
         (choices[k - 1].single || choices[k - 1].opens)) {
+        if (choices[k - 1].by_id)
+            return; /* no objects to merge */
         struct option *o = &options[choices[k - 1].off];
         while (o->id != chosen->id)
             o++;
@@ -237,8 +247,22 @@ void syncmut_sched_record_choice(int kind, const struct sthread *chosen, const s
     c->single = (uint8_t)single;
     c->opens = (uint8_t)opens;
     c->n = n;
-    c->off = noptions;
     c->events = syncmut_trace_recorded();
+    c->by_id = !syncmut_sched_record_detail;
+    uint64_t ids = 0;
+    for (uint32_t i = 0; c->by_id && i < n; i++) {
+        uint32_t id = syncmut_sched_candidates[i]->id;
+        if (id < 64)
+            ids |= (uint64_t)1 << id;
+        else
+            c->by_id = 0;
+    }
+    if (c->by_id) {
+        c->off = ids;
+        atomic_store_explicit(&nchoices, k + 1, memory_order_release);
+        return;
+    }
+    c->off = noptions;
     for (uint32_t i = 0; i < n; i++) {
         for (int j = 0; j < 2; j++)
             options[noptions + i].obj[j] = syncmut_sched_candidates[i] == chosen
@@ -467,7 +491,14 @@ void syncmut_sched_write_schedule_out(const char *how)
         else
             p = signal_safe_put_decimal(p, c->current);
         sout.used = (size_t)(p - sout.buf);
-        for (uint32_t i = 0; i < c->n; i++) {
+        for (uint64_t ids = c->by_id ? c->off : 0, i = 0; ids != 0; ids &= ids - 1, i++) {
+            p = signal_safe_room(&sout, OPTION_TEXT);
+            *p++ = i == 0 ? ' ' : ',';
+            p = signal_safe_put_decimal(p, (uint64_t)__builtin_ctzll(ids));
+            p = signal_safe_put_text(p, ":-:-");
+            sout.used = (size_t)(p - sout.buf);
+        }
+        for (uint32_t i = 0; !c->by_id && i < c->n; i++) {
             const struct option *o = &options[c->off + i];
             p = signal_safe_room(&sout, OPTION_TEXT);
             *p++ = i == 0 ? ' ' : ',';

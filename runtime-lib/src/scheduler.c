@@ -759,6 +759,13 @@ __attribute__((constructor(102))) static void scheduler_init(void)
             syncmut_fatal("malformed SYNCMUT_RECORD_STEPS '%s': expected 0 (no `# step` lines) or 1", record);
         syncmut_sched_record_steps = record[0] == '1';
     }
+    const char *detail = getenv(SYNCMUT_ENV_RECORD_DETAIL);
+    if (detail != NULL && *detail != '\0') {
+        if (strcmp(detail, "0") != 0 && strcmp(detail, "1") != 0)
+            syncmut_fatal("malformed SYNCMUT_RECORD_DETAIL '%s': expected 0 (options named by their thread "
+                          "alone) or 1", detail);
+        syncmut_sched_record_detail = detail[0] == '1';
+    }
     const char *out = getenv(SYNCMUT_ENV_SCHEDULE_OUT);
     if (out != NULL && *out != '\0')
         syncmut_sched_start_recording(out);

@@ -177,6 +177,8 @@ void syncmut_sched_parse_strategy(const char *value);
 
 extern char *syncmut_sched_out_path;
 extern int syncmut_sched_record_steps;
+/* SYNCMUT_RECORD_DETAIL (schedule_record.c). */
+extern int syncmut_sched_record_detail;
 extern int64_t syncmut_sched_current_step;
 extern const char *syncmut_sched_schedule_value;
 extern pid_t syncmut_sched_owner_pid;

@@ -39,7 +39,8 @@ pub(super) fn traced(
     traced_in(lab, schedule, trace_file, None, None, lens)
 }
 
-/// [`traced`], recording the scheduler's choices in `schedule_out` (pthread), in the
+/// [`traced`], recording the scheduler's choices in `schedule_out` (pthread; each option
+/// by its thread alone, `SYNCMUT_RECORD_DETAIL=0`), in the
 /// virtual world `entropy` (`SYNCMUT_ENTROPY`; `None`: syncmut's own).
 pub(super) fn traced_in(
     lab: &Lab,
@@ -70,6 +71,9 @@ pub(super) fn traced_in(
         schedule_out: schedule_out
             .filter(|_| build.catalogue.kind == Family::Pthread)
             .map(Path::to_path_buf),
+        // The file is read only to follow the run and to compare its choices with the
+        // original's: each option's thread is enough.
+        record_detail: Some(false),
         races_out: build.catalogue.races.then(|| races_file(trace_file)),
         max_steps,
         entropy,

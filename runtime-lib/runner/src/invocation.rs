@@ -60,6 +60,10 @@ pub struct Invocation {
     /// option (`# step` lines; `None`: it has them). Only the partial-order reduction
     /// reads them.
     pub record_steps: Option<bool>,
+    /// `SYNCMUT_RECORD_DETAIL`: whether the schedule file gives each option's site,
+    /// objects and flags (`None`: it does) or its thread alone, which is all that
+    /// following a run and comparing two runs' choices read.
+    pub record_detail: Option<bool>,
     /// `SYNCMUT_RACES_OUT`: where the scheduler's race detector writes the races it
     /// found ([`syncmut_runtime::races`]); needs a metamutant built with its accesses instrumented.
     pub races_out: Option<PathBuf>,
@@ -108,6 +112,7 @@ impl Invocation {
             schedule: None,
             schedule_out: None,
             record_steps: None,
+            record_detail: None,
             races_out: None,
             max_steps: None,
             thread_bound: None,
@@ -170,6 +175,10 @@ impl Invocation {
         vars.extend(
             self.record_steps
                 .map(|on| (env::RECORD_STEPS, u8::from(on).to_string())),
+        );
+        vars.extend(
+            self.record_detail
+                .map(|on| (env::RECORD_DETAIL, u8::from(on).to_string())),
         );
         vars.extend(self.races_out.as_ref().map(|p| (env::RACES_OUT, path(p))));
         vars.extend(self.max_steps.map(|n| (env::MAX_STEPS, n.to_string())));
@@ -346,6 +355,7 @@ mod tests {
             schedule: Some("random:3".into()),
             max_steps: Some(7),
             record_steps: Some(false),
+            record_detail: Some(false),
             ..Invocation::new(Path::new("/bin/true"), &[])
         };
         assert_eq!(
@@ -363,6 +373,7 @@ mod tests {
                 ),
                 ("SYNCMUT_SCHEDULE", "random:3".to_string()),
                 ("SYNCMUT_RECORD_STEPS", "0".to_string()),
+                ("SYNCMUT_RECORD_DETAIL", "0".to_string()),
                 ("SYNCMUT_MAX_STEPS", "7".to_string())
             ]
         );
