@@ -44,7 +44,7 @@ struct choice {
                        * follow are merged into its option, as into a single step */
     uint8_t by_id;    /* SYNCMUT_RECORD_DETAIL=0: the options are the threads whose bits
                        * `off` sets, and nothing more is known of them */
-    uint32_t n;       /* options, in opts[off..off+n) */
+    uint32_t n;       /* options, in opts[off..off+n) (by_id: the mask `off`) */
     uint64_t off;
     uint64_t events;  /* trace events recorded before the point */
 };

@@ -4,6 +4,7 @@
 #include "trace_seq.h"
 
 #include <linux/membarrier.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -23,9 +24,22 @@ static int membarrier(int cmd)
     return (int)syscall(SYS_membarrier, cmd, 0, 0);
 }
 
+/* A forked child has one thread, the one that forked: it may count plainly again, and
+ * must not wait for a first thread that was between its load and store at the fork
+ * and does not exist in the child. */
+static void forked_child(void)
+{
+    trace_seq_mode = TRACE_SEQ_NEW;
+    atomic_store(&first_taken, false);
+    atomic_store(&trace_seq_turned, false);
+    atomic_store(&trace_seq_in_plain, false);
+    atomic_store(&turn_done, false);
+}
+
 void trace_seq_init(void)
 {
     plain_possible = membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+    pthread_atfork(NULL, NULL, forked_child);
 }
 
 void trace_seq_join(void)
