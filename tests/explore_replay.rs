@@ -114,6 +114,42 @@ fn a_deadlock_writes_its_schedule_and_replays() {
     }
 }
 
+/// A recording setting other than 0 or 1 ends the run with status 120, naming it.
+fn refuses_malformed(binary: &std::path::Path, variable: &str) {
+    for bad in ["2", "yes", "00"] {
+        let out = Command::new(binary)
+            .env("SYNCMUT_SCHEDULE", "default")
+            .env(variable, bad)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(120), "{variable}={bad}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(&format!("malformed {variable}")),
+            "{variable}={bad}"
+        );
+    }
+}
+
+/// The schedules the recording tests run: `default`, then eight random seeds.
+fn schedules() -> impl Iterator<Item = String> {
+    std::iter::once("default".to_string()).chain((1..=8).map(|seed| format!("random:{seed}")))
+}
+
+/// `binary` under `schedule`, its choices recorded in `file`, with one more setting.
+fn recorded(
+    binary: &std::path::Path,
+    schedule: &str,
+    file: &str,
+    setting: Option<(&str, &str)>,
+) -> (std::process::ExitStatus, String) {
+    let mut env = vec![
+        ("SYNCMUT_SCHEDULE", schedule),
+        ("SYNCMUT_SCHEDULE_OUT", file),
+    ];
+    env.extend(setting);
+    run(binary, &env)
+}
+
 #[test]
 fn without_step_lines_a_schedule_file_has_the_same_choices() {
     let dir = tempfile::tempdir().unwrap();
@@ -132,19 +168,10 @@ fn without_step_lines_a_schedule_file_has_the_same_choices() {
     let (mut steps, mut readied) = (0, 0);
     for (i, (source, interleave)) in programs.iter().enumerate() {
         let b = build_with(source, &dir.path().join(i.to_string()), *interleave, &[]);
-        for seed in 0..=8 {
-            let value = if seed == 0 {
-                "default".to_string()
-            } else {
-                format!("random:{seed}")
-            };
+        for value in schedules() {
             let file = |record: Option<&str>, name: &str| {
-                let mut env = vec![
-                    ("SYNCMUT_SCHEDULE", value.as_str()),
-                    ("SYNCMUT_SCHEDULE_OUT", name),
-                ];
-                env.extend(record.map(|r| ("SYNCMUT_RECORD_STEPS", r)));
-                let (status, stdout) = run(&b.metamutant, &env);
+                let setting = record.map(|r| ("SYNCMUT_RECORD_STEPS", r));
+                let (status, stdout) = recorded(&b.metamutant, &value, name, setting);
                 (status, stdout, std::fs::read_to_string(name).unwrap())
             };
             let (all, on, off) = (
@@ -196,18 +223,7 @@ fn without_step_lines_a_schedule_file_has_the_same_choices() {
                 "{value}"
             );
         }
-        for bad in ["2", "yes", "00"] {
-            let out = Command::new(&b.metamutant)
-                .env("SYNCMUT_SCHEDULE", "default")
-                .env("SYNCMUT_RECORD_STEPS", bad)
-                .output()
-                .unwrap();
-            assert_eq!(out.status.code(), Some(120), "{bad}");
-            assert!(
-                String::from_utf8_lossy(&out.stderr).contains("malformed SYNCMUT_RECORD_STEPS"),
-                "{bad}"
-            );
-        }
+        refuses_malformed(&b.metamutant, "SYNCMUT_RECORD_STEPS");
     }
     // The runs had step lines to leave out, and choices that name run steps.
     assert!(
@@ -244,19 +260,10 @@ fn a_schedule_file_without_detail_has_the_same_choices_by_thread() {
             .collect()
     };
     let mut points = 0;
-    for seed in 0..=8 {
-        let value = if seed == 0 {
-            "default".to_string()
-        } else {
-            format!("random:{seed}")
-        };
+    for value in schedules() {
         let record = |detail: Option<&str>, name: &str| {
-            let mut env = vec![
-                ("SYNCMUT_SCHEDULE", value.as_str()),
-                ("SYNCMUT_SCHEDULE_OUT", name),
-            ];
-            env.extend(detail.map(|d| ("SYNCMUT_RECORD_DETAIL", d)));
-            run(&b.metamutant, &env)
+            let setting = detail.map(|d| ("SYNCMUT_RECORD_DETAIL", d));
+            recorded(&b.metamutant, &value, name, setting)
         };
         let full = record(None, &p("full.sched"));
         assert_eq!(full, record(Some("1"), &p("one.sched")), "{value}");
@@ -297,18 +304,7 @@ fn a_schedule_file_without_detail_has_the_same_choices_by_thread() {
         assert_eq!(by_thread(&p("again.sched")), by_thread(&p("ids.sched")));
     }
     assert!(points > 0);
-    for bad in ["2", "no", "00"] {
-        let out = Command::new(&b.metamutant)
-            .env("SYNCMUT_SCHEDULE", "default")
-            .env("SYNCMUT_RECORD_DETAIL", bad)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(120), "{bad}");
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains("malformed SYNCMUT_RECORD_DETAIL"),
-            "{bad}"
-        );
-    }
+    refuses_malformed(&b.metamutant, "SYNCMUT_RECORD_DETAIL");
 }
 
 /// A schedule given to the uninstrumented build, whose synchronization calls never reach

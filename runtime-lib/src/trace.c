@@ -214,17 +214,6 @@ static void flatten(struct snap_field *to, const struct syncmut_field *from, uin
     }
 }
 
-/* Reads `size` bytes at p (volatile: see put_snapshot()). */
-static inline uint64_t read_value(const void *p, uint32_t size)
-{
-    switch (size) {
-    case 1: return *(const volatile uint8_t *)p;
-    case 2: return *(const volatile uint16_t *)p;
-    case 4: return *(const volatile uint32_t *)p;
-    default: return *(const volatile uint64_t *)p;
-    }
-}
-
 /* Appends the values of `n` fields (at `base` plus each field's `where`) that changed
  * since the chunk last wrote them (field i's last value is `last[i]`), skipping the
  * fields whose bit in `select` is clear; sets the bit of each value written in `bits`,
@@ -239,7 +228,7 @@ static inline unsigned char *put_fields(uint64_t *last, unsigned char *p, uint64
         if (!(select >> i & 1))
             continue;
         uint32_t at = (*j)++;
-        uint64_t value = read_value((const void *)(base + f[i].where), f[i].size) & f[i].mask;
+        uint64_t value = trace_read_value((const void *)(base + f[i].where), f[i].size) & f[i].mask;
         if (value == last[i])
             continue;
         last[i] = value;

@@ -62,6 +62,18 @@ static inline uint32_t trace_field_size(const struct syncmut_field *f)
     return f->size >= 1 && f->size <= 8 ? f->size : 8u;
 }
 
+/* Reads `size` bytes (1, 2, 4, else 8) at p, as a snapshot does: volatile, since other
+ * threads may be writing them (trace.c, put_snapshot()). */
+static inline uint64_t trace_read_value(const void *p, uint32_t size)
+{
+    switch (size) {
+    case 1: return *(const volatile uint8_t *)p;
+    case 2: return *(const volatile uint16_t *)p;
+    case 4: return *(const volatile uint32_t *)p;
+    default: return *(const volatile uint64_t *)p;
+    }
+}
+
 /* trace_file.c: writes the file at exit and on fatal signals from now on. */
 void trace_file_install(void);
 

@@ -17,6 +17,7 @@
 
 #include "syncmut_tables.h"
 #include "trace.h"
+#include "trace_internal.h"
 
 /* Emitted by the mutator when it instrumented the design's shared accesses
  * (mutator/src/interleave.rs); weak: absent, snapshots stay those of trace.c. */
@@ -61,16 +62,6 @@ void syncmut_trace_reads_close(void)
     open_record = NULL;
 }
 
-static inline uint64_t read_now(const void *p, uint32_t size)
-{
-    switch (size) {
-    case 1: return *(const volatile uint8_t *)p;
-    case 2: return *(const volatile uint16_t *)p;
-    case 4: return *(const volatile uint32_t *)p;
-    default: return *(const volatile uint64_t *)p;
-    }
-}
-
 void syncmut_trace_reads_access(const void *addr, uint32_t write)
 {
     if (open_record == NULL)
@@ -86,7 +77,7 @@ void syncmut_trace_reads_access(const void *addr, uint32_t write)
             return;
         touched |= bit;
         if (!write) {
-            uint64_t value = read_now((const void *)(uintptr_t)g->where, (uint32_t)g->size);
+            uint64_t value = trace_read_value((const void *)(uintptr_t)g->where, (uint32_t)g->size);
             uint64_t mask;
             memcpy(open_record + 8 + 8 * (size_t)i, &value, 8);
             memcpy(&mask, open_record, 8);
