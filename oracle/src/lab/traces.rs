@@ -73,7 +73,7 @@ pub(super) fn traced_in(
             .map(Path::to_path_buf),
         // The file is read only to follow the run and to compare its choices with the
         // original's: each option's thread is enough.
-        record_detail: Some(false),
+        record_detail: schedule_out.and(Some(false)),
         races_out: build.catalogue.races.then(|| races_file(trace_file)),
         max_steps,
         entropy,
