@@ -378,6 +378,33 @@ fn a_rare_interleaving_of_the_original_build_is_found_by_the_search() {
     assert!(stdout.contains("mutation score: 100.0%"), "{stdout}");
 }
 
+/// A test whose original build's first run took an interleaving nothing else shows (the
+/// threads taking turns after every letter), neither the metamutant's sampled schedules,
+/// its runs with real threads nor the original's bounded search, is kept when a later
+/// run of the original build writes as the metamutant does: the design's output depends
+/// on timing, and the instrumentation did not change it.
+#[test]
+fn a_rare_first_run_of_the_original_build_is_checked_by_running_it_again() {
+    let marks = tempfile::tempdir().unwrap();
+    let mark = marks.path().join("first-run");
+    let (out, stdout) = run_with(
+        "rare_first_run",
+        &["--mutant", "^main#2:remove$", "--native", "0"],
+        &[("RARE_FIRST_RUN_MARK", mark.to_str().unwrap())],
+    );
+    assert!(mark.exists(), "the original build never ran");
+    let b = baseline(out.path(), "turns");
+    assert_eq!(b["usable"], true, "{b}");
+    let hint = b["hint"].as_str().unwrap();
+    assert!(
+        hint.starts_with("with real threads the original build's first run wrote what no run of the metamutant without a mutant did, but its run 1 of 10 more wrote as one of them does"),
+        "{hint}"
+    );
+    let (verdict, reason) = outcome(out.path(), "main#2:remove");
+    assert_eq!(verdict, "killed-by-output", "{reason}");
+    assert!(stdout.contains("mutation score: 100.0%"), "{stdout}");
+}
+
 /// A killed mutant's working directory is kept capped, as traces are: the 3 MiB dump
 /// its run wrote keeps its first MiB, the note beside the directory gives its full size,
 /// and a small file is kept whole.

@@ -3,7 +3,9 @@
 //! Otherwise instrumenting changed the design, and no mutant can be judged by the test.
 //! Before saying so, two other sources of the metamutant's runs are asked, since a run
 //! with real threads takes interleavings the baseline's few sampled schedules may not:
-//! more runs with real threads, and the original's bounded search.
+//! more runs with real threads, and the original's bounded search. Last, the original
+//! build itself runs again: its first run may have taken an interleaving so rare that
+//! none of those shows it, and a later run writing as the metamutant does shows that.
 
 use super::baseline::run_native;
 use super::follow_check::{
@@ -25,6 +27,9 @@ pub(super) enum OriginalBuildShown {
     WithRealThreads,
     /// Under a schedule of the original's bounded search, of this many runs.
     BySearch(usize),
+    /// No run of the metamutant showed the original build's first run, but this run of
+    /// the original build's [`ORIGINAL_BUILD_RERUNS`] more wrote as one of them did.
+    ByOriginalRerun(usize),
 }
 
 impl OriginalBuildShown {
@@ -38,6 +43,7 @@ impl OriginalBuildShown {
         match self {
             OriginalBuildShown::WithRealThreads => format!("with real threads the original build wrote what none of the controlled runs of the original did, and so did the metamutant without a mutant: the controlled schedules switch threads only at synchronization calls and do not reach that behaviour; {judged}"),
             OriginalBuildShown::BySearch(runs) => format!("with real threads the original build wrote what none of the sampled schedules of the original did; the original's search of every schedule with at most {FOLLOW_CHECK_PREEMPTIONS} preemptions ({runs} runs) shows it too: a rare interleaving, not a change the instrumentation made"),
+            OriginalBuildShown::ByOriginalRerun(run) => format!("with real threads the original build's first run wrote what no run of the metamutant without a mutant did, but its run {run} of {ORIGINAL_BUILD_RERUNS} more wrote as one of them does: the design's output depends on its threads' timing and the first run took a rare interleaving, not a change the instrumentation made"),
         }
     }
 }
@@ -46,6 +52,11 @@ impl OriginalBuildShown {
 /// original build wrote when no controlled run did (a design whose output depends on its
 /// threads' timing), before the test is set aside.
 const REAL_THREAD_CHECK_RUNS: usize = 10;
+
+/// More runs of the original build when no run of the metamutant showed what its first
+/// run wrote: one of them agreeing with the metamutant shows the first was a rare
+/// interleaving of a design whose output depends on timing.
+const ORIGINAL_BUILD_RERUNS: usize = 10;
 
 /// What the check found.
 pub(super) struct OriginalBuildCheck {
@@ -63,8 +74,9 @@ pub(super) struct OriginalBuildCheck {
 /// Runs the original build once on `test` and compares it with the metamutant's runs
 /// without a mutant (`executions`, the baseline's), then, on a pthread design, with
 /// [`REAL_THREAD_CHECK_RUNS`] runs with real threads and with the original's search of
-/// every schedule with at most [`FOLLOW_CHECK_PREEMPTIONS`] preemptions, as long as none
-/// agrees. An error is a failure of the machine.
+/// every schedule with at most [`FOLLOW_CHECK_PREEMPTIONS`] preemptions, and last with
+/// [`ORIGINAL_BUILD_RERUNS`] more runs of the original build, as long as none agrees. An
+/// error is a failure of the machine.
 pub(super) fn check_original_build(
     build: &Build,
     test: &TestCase,
@@ -80,13 +92,16 @@ pub(super) fn check_original_build(
         shown: None,
         search: None,
     };
+    // Every run of the metamutant without a mutant made so far, for the last check.
+    let mut free = Vec::new();
+    let mut searched = Vec::new();
     if check.set_aside.is_some() && build.catalogue.kind == Family::Pthread {
         // The controlled schedules switch threads only at synchronization calls, so a
         // design whose output depends on its threads' timing may write with real
         // threads what none of them shows. This check is about the instrumentation:
         // the metamutant without a mutant, run with real threads as the original
         // build was, may show it too.
-        let free = run_native(build, test, "", REAL_THREAD_CHECK_RUNS, limits)
+        free = run_native(build, test, "", REAL_THREAD_CHECK_RUNS, limits)
             .map_err(|message| OracleError::Environment { message })?;
         let all: Vec<&Execution> = executions.iter().copied().chain(&free).collect();
         if differs_from_original_build(&native, &all, mask).is_none() {
@@ -105,24 +120,50 @@ pub(super) fn check_original_build(
             extent: Extent::Whole,
         };
         if let Ok(found) = search_bounded_runs(build, test, mask, limits, bounds, ticker) {
-            let all: Vec<&Execution> = executions
-                .iter()
-                .copied()
-                .chain(found.runs.iter().map(|(e, _)| e))
-                .collect();
+            let (runs, observations): (Vec<_>, Vec<_>) = found.runs.into_iter().unzip();
+            searched = runs;
+            let all: Vec<&Execution> = executions.iter().copied().chain(&searched).collect();
             if differs_from_original_build(&native, &all, mask).is_none() {
                 check.set_aside = None;
-                check.shown = Some(OriginalBuildShown::BySearch(found.runs.len()));
+                check.shown = Some(OriginalBuildShown::BySearch(searched.len()));
             }
             check.search = Some(BoundedSearch {
-                observations: found.runs.into_iter().map(|(_, o)| o).collect(),
+                observations,
                 exhausted: found.exhausted,
                 preemptions: FOLLOW_CHECK_PREEMPTIONS,
                 schedules_at_least: None,
             });
         }
     }
+    if check.set_aside.is_some() && native.is_ok() {
+        let all: Vec<&Execution> = executions
+            .iter()
+            .copied()
+            .chain(&free)
+            .chain(&searched)
+            .collect();
+        if let Some(run) = agreeing_original_rerun(build, test, &all, mask, limits) {
+            check.set_aside = None;
+            check.shown = Some(OriginalBuildShown::ByOriginalRerun(run));
+        }
+    }
     Ok(check)
+}
+
+/// The first of [`ORIGINAL_BUILD_RERUNS`] more runs of the original build, numbered from
+/// one, that ends and writes as one of the metamutant's `runs` does; `None` when none
+/// does or the original build cannot be run.
+fn agreeing_original_rerun(
+    build: &Build,
+    test: &TestCase,
+    runs: &[&Execution],
+    mask: &Mask,
+    limits: &Limits,
+) -> Option<usize> {
+    (1..=ORIGINAL_BUILD_RERUNS).find(|_| {
+        let rerun = run_original_build(build, test, limits);
+        rerun.is_ok() && differs_from_original_build(&rerun, runs, mask).is_none()
+    })
 }
 
 /// Why the test is unusable when the uninstrumented original's run (`native`) disagrees
@@ -234,7 +275,7 @@ fn difference(native: &Execution, execution: &Execution, mask: &Mask) -> Option<
             ),
         ];
         match outputs.iter().find(|(_, a, b)| a != b).map(|(name, a, b)| crate::verdict::output_difference(name, a, b)) {
-            Some(difference) => format!("and the metamutant without a mutant write different output ({difference}, the metamutant's)"),
+            Some(difference) => format!("and the metamutant without a mutant write different output (the metamutant's {difference})"),
             None => return None,
         }
     };
