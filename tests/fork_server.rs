@@ -3,7 +3,8 @@
 //! the same number of runs to exhaust a dfs; a hang is killed at the timeout and a crash
 //! or an assertion is reported as by exec; a program that ends before the runtime's first
 //! constructor makes the search fall back to exec, and says so; globals named like the
-//! libc functions the runtime calls do not stop the server.
+//! libc functions the runtime calls do not stop the server. Runs without a schedule
+//! (with real threads, and SystemC runs) are served too, each with its own variables.
 
 mod util;
 
@@ -13,6 +14,7 @@ use syncmut_mutator::interleave::Interleave;
 use syncmut_oracle::explore::{self, BugKind, ExploreSettings, Report};
 use syncmut_oracle::schedules::Strategy;
 use syncmut_runner::exec::{Limits, Status};
+use syncmut_runner::fork_server::ForkServer;
 use syncmut_runner::Invocation;
 
 fn build(source: &Path, out: &Path, interleave: Interleave) -> std::path::PathBuf {
@@ -276,4 +278,97 @@ fn served_runs_keep_both_outputs_whole_and_see_the_environment_exec_gives() {
         &found.execution.stdout.text()[..40]
     );
     assert_same("loud.c", &served, &execd);
+}
+
+/// The events of a traced run, as text.
+fn events(trace: &Path) -> Vec<String> {
+    let mut events = Vec::new();
+    syncmut_runtime::trace::visit(trace, &mut |event| events.push(format!("{event:?}"))).unwrap();
+    events
+}
+
+/// Runs `invocation` through `server`, then by exec, traced into `dir`; the two runs'
+/// stdout and events.
+fn served_then_execd(
+    invocation: &Invocation,
+    server: &mut ForkServer,
+    dir: &Path,
+) -> [(String, Vec<String>); 2] {
+    let mut run = |served: bool| {
+        let trace = dir.join(if served {
+            "served.trace"
+        } else {
+            "execd.trace"
+        });
+        let traced = Invocation {
+            trace: Some(trace.clone()),
+            ..invocation.clone()
+        };
+        let execution = match served {
+            true => traced.run_with(server),
+            false => traced.run(),
+        }
+        .unwrap();
+        assert_eq!(execution.status, Status::Exited(0), "{execution:?}");
+        (execution.stdout.text().to_string(), events(&trace))
+    };
+    [run(true), run(false)]
+}
+
+#[test]
+fn runs_with_real_threads_are_served_with_their_own_variables() {
+    // One server serves a controlled run, then runs without a schedule: those run with
+    // real threads (SYNCMUT_SCHEDULE is not left over from the run before), and write
+    // and record what their exec'd runs do.
+    let dir = tempfile::tempdir().unwrap();
+    let metamutant = build(
+        &util::fixture("fork_server/modes.c"),
+        dir.path(),
+        Interleave::Sync,
+    );
+    let native = Invocation {
+        active: Some(String::new()),
+        ..Invocation::new(&metamutant, &[])
+    };
+    let controlled = Invocation {
+        schedule: Some("random:7".to_string()),
+        ..native.clone()
+    };
+    let mut server = ForkServer::new();
+    let scheduled = controlled.run_with(&mut server).unwrap();
+    assert_eq!(scheduled.stdout.text(), "served, scheduled, 200\n");
+    let [(served, served_events), (execd, execd_events)] =
+        served_then_execd(&native, &mut server, dir.path());
+    assert_eq!(server.fallback(), None);
+    assert_eq!(served, "served, real threads, 200\n");
+    assert_eq!(execd, "exec'd, real threads, 200\n");
+    // 400 lock and unlock calls and more, in whatever order the threads took.
+    assert_eq!(served_events.len(), execd_events.len());
+    assert!(served_events.len() > 400, "{}", served_events.len());
+}
+
+#[test]
+fn systemc_runs_are_served_and_trace_what_exec_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let metamutant = build(
+        &util::fixture("fork_server/sc_modes.cpp"),
+        dir.path(),
+        Interleave::Sync,
+    );
+    let run = Invocation {
+        active: Some(String::new()),
+        ..Invocation::new(&metamutant, &[])
+    };
+    let mut server = ForkServer::new();
+    let [(served, served_events), (execd, execd_events)] =
+        served_then_execd(&run, &mut server, dir.path());
+    assert_eq!(server.fallback(), None);
+    assert!(
+        served.starts_with("served, woken 3 times at 13 ns"),
+        "{served}"
+    );
+    assert_eq!(served.replacen("served", "exec'd", 1), execd);
+    // The kernel is deterministic: the same events, in the same order, at the same times.
+    assert_eq!(served_events, execd_events);
+    assert!(served_events.len() >= 5, "{served_events:?}");
 }

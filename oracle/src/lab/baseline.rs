@@ -18,7 +18,7 @@ use super::set_aside::{fails_expectation, missing_files_hint, unusable};
 use super::traces::{
     keep_stderr, keep_trace, observe, run_races, traced_in, Lens, RunRaces, Unjudged,
 };
-use super::{dfs_config, dfs_tag, explores, Entropy, Lab, RunSettings, SearchTick};
+use super::{dfs_config, dfs_tag, explores, run_served, Entropy, Lab, RunSettings, SearchTick};
 use crate::error::OracleError;
 use crate::explore;
 use crate::mask::Mask;
@@ -215,8 +215,8 @@ pub(super) fn baseline(
             &executions,
             &mask,
             &limits,
-            config.search_runs,
-            &ticker,
+            (config.search_runs, &ticker),
+            server.as_ref(),
         )?;
         set_aside = check.set_aside;
         original_build_shown = check.shown;
@@ -256,6 +256,7 @@ pub(super) fn baseline(
             "",
             config.native * NATIVE_REFERENCE_FACTOR,
             &limits,
+            server.as_ref(),
         )
         .map_err(|message| OracleError::Environment { message })?,
         false => Vec::new(),
@@ -321,40 +322,42 @@ fn planned_schedules(
 const NATIVE_REFERENCE_FACTOR: usize = 2;
 
 /// `runs` runs of the metamutant with `active` and real threads: no controlled
-/// scheduler, no trace. An error is a failure of the machine.
+/// scheduler, no trace; through the test's fork `server` when given. An error is a
+/// failure of the machine.
 pub(super) fn run_native(
     build: &Build,
     test: &TestCase,
     active: &str,
     runs: usize,
     limits: &Limits,
+    server: Option<&RefCell<ForkServer>>,
 ) -> Result<Vec<Execution>, String> {
     (0..runs)
-        .map(|_| run_native_traced(build, test, active, limits, None))
+        .map(|_| run_native_traced(build, test, active, limits, None, server))
         .collect()
 }
 
 /// One run of the metamutant with `active` and real threads, traced into `trace` when
-/// given (its events' order is what the original can follow: `follow::follow_native`).
-/// An error is a failure of the machine.
+/// given (its events' order is what the original can follow: `follow::follow_native`);
+/// through the test's fork `server` when given. An error is a failure of the machine.
 pub(super) fn run_native_traced(
     build: &Build,
     test: &TestCase,
     active: &str,
     limits: &Limits,
     trace: Option<&Path>,
+    server: Option<&RefCell<ForkServer>>,
 ) -> Result<Execution, String> {
     if let Some(trace) = trace {
         let _ = std::fs::remove_file(trace);
     }
-    Invocation {
+    let invocation = Invocation {
         active: Some(active.to_string()),
         trace: trace.map(Path::to_path_buf),
         limits: *limits,
         ..Invocation::for_test(&build.metamutant, test)
-    }
-    .run()
-    .map_err(|e| format!("{}: {e}", build.metamutant.display()))
+    };
+    run_served(&invocation, server).map_err(|e| format!("{}: {e}", build.metamutant.display()))
 }
 
 /// Runs the original on `lab.test` under the first schedule `repeats` times, each repeat
@@ -760,9 +763,7 @@ fn measure_steps(
     };
     // The input values travel in `SYNCMUT_*` variables, chosen per run: the test's server
     // serves this run too.
-    let mut server = server.map(|s| s.borrow_mut());
-    let _ = measuring.run_keeping_with(server.as_deref_mut());
-    drop(server);
+    let _ = run_served(&measuring, server);
     let steps = std::fs::read_to_string(&file)
         .ok()
         .and_then(|t| schedule::parse(&t).ok())

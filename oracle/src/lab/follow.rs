@@ -5,12 +5,14 @@
 //! the original follows the order of its events instead ([`follow_native`]).
 
 use super::traces::{run_races, trace_error, traced_in, Lens, RunRaces, Unjudged};
-use super::Lab;
+use super::{run_served, Lab};
 use crate::observation::{Observation, Recorder};
+use std::cell::RefCell;
 use std::path::Path;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::metamutant::Build;
 use syncmut_runner::exec::{Execution, Limits, Status};
+use syncmut_runner::fork_server::ForkServer;
 use syncmut_runner::invocation::Invocation;
 use syncmut_runner::test_case::TestCase;
 use syncmut_runtime::schedule;
@@ -228,6 +230,7 @@ pub(super) fn follow_native(
     limits: &Limits,
     native_trace: &Path,
     work: &Path,
+    server: Option<&RefCell<ForkServer>>,
 ) -> Result<Option<Execution>, String> {
     let mut order = String::new();
     trace::visit(native_trace, &mut |event| {
@@ -244,14 +247,14 @@ pub(super) fn follow_native(
     std::fs::write(&events, order).map_err(|e| format!("{}: {e}", events.display()))?;
     let trace = work.join("in-order.trace");
     let _ = std::fs::remove_file(&trace);
-    let execution = Invocation {
+    let invocation = Invocation {
         active: Some(String::new()),
         trace: Some(trace),
         schedule: Some(schedule::events_value(&events)),
         limits: *limits,
         ..Invocation::for_test(&build.metamutant, test)
-    }
-    .run()
-    .map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
+    };
+    let execution = run_served(&invocation, server)
+        .map_err(|e| format!("{}: {e}", build.metamutant.display()))?;
     Ok((execution.status != Status::TimedOut).then_some(execution))
 }

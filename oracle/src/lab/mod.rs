@@ -40,8 +40,9 @@ use syncmut_mutator::api::Family;
 use syncmut_mutator::interleave::Interleave;
 use syncmut_mutator::metamutant::Build;
 use syncmut_mutator::{Catalogue, Mutant};
-use syncmut_runner::exec::{Limits, Status};
+use syncmut_runner::exec::{Execution, Limits, Status};
 use syncmut_runner::fork_server::{self, ForkServer};
+use syncmut_runner::invocation::Invocation;
 use syncmut_runner::test_case::TestCase;
 use syncmut_runtime::trace;
 
@@ -267,6 +268,18 @@ impl Servers {
         }
         self.0.last().map(|(_, s)| s)
     }
+}
+
+/// Runs `invocation` through the test's fork `server` when given (and the invocation
+/// can be served), else by exec; its working directory is removed afterwards.
+fn run_served(
+    invocation: &Invocation,
+    server: Option<&RefCell<ForkServer>>,
+) -> std::io::Result<Execution> {
+    let mut server = server.map(|s| s.borrow_mut());
+    invocation
+        .run_keeping_with(server.as_deref_mut())
+        .map(|(execution, _)| execution)
 }
 
 /// Whether a kill ends a mutant's remaining tests. `SYNCMUT_NO_PRUNE=1` runs every

@@ -115,16 +115,18 @@ pub(super) fn run_mutant(
             tempfile::tempdir().map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
         let trace = work.path().join("native.trace");
         for run in 1..=config.native {
-            let execution = match run_native_traced(build, test, &active, &limits, Some(&trace)) {
-                Ok(execution) => execution,
-                Err(message) => {
-                    ran = Err(Unjudged::Environment(message));
-                    break;
-                }
-            };
-            let mut original_in_order = || follow_native(build, test, &limits, &trace, work.path());
+            let execution =
+                match run_native_traced(build, test, &active, &limits, Some(&trace), server) {
+                    Ok(execution) => execution,
+                    Err(message) => {
+                        ran = Err(Unjudged::Environment(message));
+                        break;
+                    }
+                };
+            let mut original_in_order =
+                || follow_native(build, test, &limits, &trace, work.path(), server);
             let mut original_again =
-                || run_native(build, test, "", 1, &limits).map(|mut runs| runs.remove(0));
+                || run_native(build, test, "", 1, &limits, server).map(|mut runs| runs.remove(0));
             match tally.add_native(
                 build,
                 &execution,

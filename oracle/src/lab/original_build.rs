@@ -14,9 +14,11 @@ use super::follow_check::{
 use crate::error::OracleError;
 use crate::mask::Mask;
 use crate::observation::Compared;
+use std::cell::RefCell;
 use syncmut_mutator::api::Family;
 use syncmut_mutator::metamutant::Build;
 use syncmut_runner::exec::{Execution, Limits, Status};
+use syncmut_runner::fork_server::ForkServer;
 use syncmut_runner::invocation::Invocation;
 use syncmut_runner::test_case::TestCase;
 
@@ -75,16 +77,18 @@ pub(super) struct OriginalBuildCheck {
 /// without a mutant (`executions`, the baseline's), then, on a pthread design, with
 /// [`REAL_THREAD_CHECK_RUNS`] runs with real threads and with the original's search of
 /// every schedule with at most [`FOLLOW_CHECK_PREEMPTIONS`] preemptions, and last with
-/// [`ORIGINAL_BUILD_RERUNS`] more runs of the original build, as long as none agrees. An
-/// error is a failure of the machine.
+/// [`ORIGINAL_BUILD_RERUNS`] more runs of the original build, as long as none agrees.
+/// The search runs at most `search_runs` schedules and reports each to `ticker`; the
+/// metamutant's runs go through the test's fork `server` when given. An error is a
+/// failure of the machine.
 pub(super) fn check_original_build(
     build: &Build,
     test: &TestCase,
     executions: &[&Execution],
     mask: &Mask,
     limits: &Limits,
-    search_runs: usize,
-    ticker: Ticker,
+    (search_runs, ticker): (usize, Ticker),
+    server: Option<&RefCell<ForkServer>>,
 ) -> Result<OriginalBuildCheck, OracleError> {
     let native = run_original_build(build, test, limits);
     let mut check = OriginalBuildCheck {
@@ -101,7 +105,7 @@ pub(super) fn check_original_build(
         // threads what none of them shows. This check is about the instrumentation:
         // the metamutant without a mutant, run with real threads as the original
         // build was, may show it too.
-        free = run_native(build, test, "", REAL_THREAD_CHECK_RUNS, limits)
+        free = run_native(build, test, "", REAL_THREAD_CHECK_RUNS, limits, server)
             .map_err(|message| OracleError::Environment { message })?;
         let all: Vec<&Execution> = executions.iter().copied().chain(&free).collect();
         if differs_from_original_build(&native, &all, mask).is_none() {

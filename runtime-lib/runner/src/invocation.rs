@@ -250,10 +250,11 @@ impl Invocation {
         )
     }
 
-    /// Runs it through `server` ([`crate::fork_server`]) when the scheduler controls the
-    /// run (a schedule is set) and the program itself runs (no test `cmd`); otherwise,
-    /// or when the server cannot serve, by exec as [`Invocation::run`] does. Native runs
-    /// and SystemC designs, which set no schedule, always go by exec.
+    /// Runs it through `server` ([`crate::fork_server`]) when the program itself runs
+    /// (no test `cmd`); otherwise, or when the server cannot serve, by exec as
+    /// [`Invocation::run`] does. Every run's `SYNCMUT_*` variables come with its request,
+    /// so one server runs the controlled schedules, the runs with real threads (no
+    /// schedule) and SystemC designs alike.
     ///
     /// The search's runs share one working directory while each leaves it as it was made
     /// ([`Workdir::reuse_or_create`]).
@@ -274,9 +275,10 @@ impl Invocation {
         }
     }
 
-    /// Whether [`Invocation::run_with`] can serve it: the scheduler controls the run and the program itself runs.
+    /// Whether [`Invocation::run_with`] can serve it: the program itself runs (a test's
+    /// `cmd` may start anything, or the program more than once).
     fn served(&self) -> bool {
-        self.schedule.is_some() && self.setting.cmd.is_empty()
+        self.setting.cmd.is_empty()
     }
 
     /// What is started: the program (or the test's `cmd`), its arguments and variables.
