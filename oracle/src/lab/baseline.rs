@@ -106,7 +106,7 @@ pub(super) fn baseline(
     let dfs = explores && matches!(config.strategy.strategy, Strategy::Dfs { .. });
     // The original's run length (pthread) places pct's change points and bounds the
     // mutants' steps; random and pct schedules are fixed in advance.
-    // The original's controlled runs start from a fork server, as the mutants' do: a
+    // The original's runs start from a fork server, as the mutants' do: a
     // design with hundreds of tests spent most of its run exec'ing the original (the
     // measurement of its length included).
     let server = fork_server::enabled().then(|| RefCell::new(ForkServer::new()));

@@ -71,7 +71,7 @@ struct Lab<'a> {
     active: &'a str,
     /// The livelock bound (`SYNCMUT_MAX_STEPS`; `None`: the runtime's own default).
     max_steps: Option<u64>,
-    /// The fork server this test's controlled runs go through (`None`: by exec, with
+    /// The fork server this test's runs go through (`None`: by exec, with
     /// `SYNCMUT_NO_FORK_SERVER=1`).
     server: Option<&'a RefCell<ForkServer>>,
 }
