@@ -193,6 +193,11 @@ fn trace_events_carry_a_state_snapshot_of_the_globals() {
 /// The trace of one run of `out`'s metamutant with real threads (no mutant, no
 /// scheduler), which must exit 0.
 fn traced_run(out: &Path, args: &[String]) -> trace::Trace {
+    traced_run_with_output(out, args).0
+}
+
+/// [`traced_run`], with what the run wrote to stdout.
+fn traced_run_with_output(out: &Path, args: &[String]) -> (trace::Trace, String) {
     let trace_file = out.join("trace.bin");
     let env = [("SYNCMUT_TRACE", trace_file.display().to_string())];
     let run = execute(
@@ -212,7 +217,10 @@ fn traced_run(out: &Path, args: &[String]) -> trace::Trace {
         "{}",
         run.stderr.text()
     );
-    trace::read(&trace_file).unwrap()
+    (
+        trace::read(&trace_file).unwrap(),
+        run.stdout.text().to_string(),
+    )
 }
 
 /// Every thread encodes its events into chunks of its own: a run of 3,000 short threads
@@ -248,6 +256,45 @@ fn a_second_thread_recording_alongside_the_first_gets_seqs_of_its_own() {
         assert!(!trace.truncated);
         // Per round a lock and an unlock in each thread, and main's join.
         assert_eq!(trace.events.len(), 4 * rounds + 1);
+        assert!(trace
+            .events
+            .iter()
+            .enumerate()
+            .all(|(i, e)| e.seq == i as u64));
+    }
+}
+
+/// A signal handler's synchronization call is recorded while its thread may be in the
+/// middle of recording another: it goes to a chunk of its own, so the trace reads back
+/// whole. Every lock and unlock of the loop is there, the seqs run without a gap or a
+/// repeat, and every post of the handler is there unless the trace says it left some
+/// out (a handler that interrupts the taking of a seq).
+#[test]
+fn a_signal_handler_recording_inside_a_record_leaves_the_trace_whole() {
+    let out = mutate("tests/fixtures/traces/timer_posts.c");
+    let catalogue: Catalogue =
+        serde_json::from_slice(&std::fs::read(out.path().join("mutants.json")).unwrap()).unwrap();
+    let in_handler: Vec<u32> = catalogue
+        .sites
+        .iter()
+        .filter(|s| s.function == "on_tick")
+        .map(|s| s.index)
+        .collect();
+    let rounds = 100_000;
+    for _ in 0..3 {
+        let (trace, stdout) = traced_run_with_output(out.path(), &[rounds.to_string()]);
+        let handled: usize = stdout.trim().parse().unwrap();
+        let posts = trace
+            .events
+            .iter()
+            .filter(|e| in_handler.contains(&e.site))
+            .count();
+        // sem_init, then a lock and an unlock a round.
+        assert_eq!(trace.events.len() - posts, 1 + 2 * rounds);
+        assert!(
+            posts == handled || (trace.truncated && posts < handled),
+            "{posts} posts recorded, {handled} made"
+        );
         assert!(trace
             .events
             .iter()

@@ -76,6 +76,22 @@ struct stream {
 };
 static _Thread_local struct stream my_stream;
 
+/* A signal handler may make a synchronization call (sem_post from a timer's handler)
+ * while its thread is recording: that record must not write into the chunk under the
+ * interrupted one. So the thread says where it is, and a record that interrupts another
+ * goes to a second stream of the thread's own, with a chunk of its own (each chunk
+ * decodes on its own, and the reader orders all by seq). Left out, and the trace
+ * marked truncated: one that interrupts the taking of a seq (the count is a plain load
+ * and store while one thread records) or another interrupting record. */
+enum recording {
+    RECORDING_NONE,
+    RECORDING_CLAIMING, /* taking the seq and counting the event */
+    RECORDING_WRITING,  /* writing the bytes */
+    RECORDING_NESTED,   /* a record that interrupted one being written */
+};
+static _Thread_local volatile enum recording my_recording;
+static _Thread_local struct stream my_nested_stream;
+
 /* ---- recording ------------------------------------------------------------------- */
 
 int syncmut_tracing;
@@ -164,12 +180,51 @@ static unsigned char *begin_record(struct stream *s, uint64_t seq)
     return p;
 }
 
-/* Claims the next event's seq and returns where its record goes (begin_record); NULL
- * when the cap or the arena is reached. */
-static unsigned char *next_record(struct stream *s)
+/* Marks where the thread is in its recording. The compiler keeps the record's work
+ * between the marks; only the thread itself (its signal handlers) reads them. */
+static inline void mark_recording(enum recording now)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    my_recording = now;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* Whether a record starting now interrupts one of this thread's. */
+static inline bool recording_interrupted(void)
+{
+    return my_recording != RECORDING_NONE;
+}
+
+/* For a record that interrupts another: whether it may go on, into my_nested_stream
+ * (then marked nested until end_nested); otherwise the trace is marked truncated. */
+static bool begin_nested(void)
+{
+    if (my_recording != RECORDING_WRITING) {
+        mark_truncated();
+        return false;
+    }
+    mark_recording(RECORDING_NESTED);
+    return true;
+}
+
+static void end_nested(void)
+{
+    mark_recording(RECORDING_WRITING);
+}
+
+/* Claims the next event's seq and returns where its record goes (begin_record),
+ * counting the event for pthread thread `k` - 1 (none when k is 0); NULL when the cap
+ * or the arena is reached. The thread's own record (not `nested`) can be interrupted
+ * from here on. */
+static inline unsigned char *next_record(struct stream *s, uint32_t k, bool nested)
 {
     uint64_t seq = claim_seq();
-    return seq == UINT64_MAX ? NULL : begin_record(s, seq);
+    unsigned char *p = seq == UINT64_MAX ? NULL : begin_record(s, seq);
+    if (p != NULL && k != 0)
+        count_event(k - 1);
+    if (!nested)
+        mark_recording(RECORDING_WRITING);
+    return p;
 }
 
 /* Publishes the record that ends at `end`: from now on a flush writes it. */
@@ -301,19 +356,21 @@ void syncmut_trace_set_thread_routine(const char *routine)
         }
 }
 
-void syncmut_trace_pthread(uint32_t site, syncmut_op action, int join)
+/* Records a pthread event into `s`: the thread's own stream, or its nested one. Inlined
+ * into both callers, so the thread's own path keeps no test of which it is. */
+static inline __attribute__((always_inline)) void record_pthread(struct stream *s, bool nested,
+                                                                 uint32_t site, syncmut_op action,
+                                                                 int join)
 {
-    if (!syncmut_tracing)
-        return;
     if (my_thread == 0)
         my_thread = atomic_fetch_add_explicit(&next_thread, 1, memory_order_relaxed) + 1;
-    struct stream *s = &my_stream;
-    unsigned char *p = next_record(s);
+    unsigned char *p = next_record(s, my_thread, nested);
     if (p == NULL)
         return;
-    count_event(my_thread - 1);
     uint32_t nglobals = trace_shared.nglobals;
-    if (join && nglobals > 0 && syncmut_trace_reads_watching()) {
+    /* The snapshot filled by later loads belongs to the thread's own course: a record
+     * from a signal handler neither opens nor closes it. */
+    if (join && !nested && nglobals > 0 && syncmut_trace_reads_watching()) {
         /* Its snapshot is filled by the loads that follow (trace_reads.c): a mask and
          * every global's value at 8 bytes, in place. */
         *p++ = SYNCMUT_TRACE_TAG_JOIN;
@@ -325,7 +382,8 @@ void syncmut_trace_pthread(uint32_t site, syncmut_op action, int join)
         end_record(s, p + 8 + 8 * (size_t)nglobals);
         return;
     }
-    syncmut_trace_reads_close();
+    if (!nested)
+        syncmut_trace_reads_close();
     uint64_t every = every_global();
     uint64_t reads = my_reads & every;
     *p++ = reads == every ? SYNCMUT_TRACE_TAG_PTHREAD : SYNCMUT_TRACE_TAG_PTHREAD_READS;
@@ -336,6 +394,27 @@ void syncmut_trace_pthread(uint32_t site, syncmut_op action, int join)
         p = put_varint(p, reads);
     uint32_t nreads = reads == every ? nglobals : (uint32_t)__builtin_popcountll(reads);
     end_record(s, put_snapshot(s, p, reads, nreads, NULL, 0));
+}
+
+static __attribute__((noinline, cold)) void record_pthread_nested(uint32_t site, syncmut_op action)
+{
+    if (!begin_nested())
+        return;
+    record_pthread(&my_nested_stream, true, site, action, 0);
+    end_nested();
+}
+
+void syncmut_trace_pthread(uint32_t site, syncmut_op action, int join)
+{
+    if (!syncmut_tracing)
+        return;
+    if (recording_interrupted()) {
+        record_pthread_nested(site, action);
+        return;
+    }
+    mark_recording(RECORDING_CLAIMING);
+    record_pthread(&my_stream, false, site, action, join);
+    mark_recording(RECORDING_NONE);
 }
 
 uint32_t syncmut_trace_class_of(const char *type_name)
@@ -350,14 +429,13 @@ uint32_t syncmut_trace_class_of(const char *type_name)
     return 0;
 }
 
-void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process, uint32_t time,
-                           uint64_t delta, uint32_t flags, const void *object, uint32_t module,
-                           uint32_t cls)
+/* Records a SystemC event into `s`, as record_pthread does. */
+static inline __attribute__((always_inline)) void
+record_systemc(struct stream *s, bool nested, uint32_t site, syncmut_op action, uint32_t process,
+               uint32_t time, uint64_t delta, uint32_t flags, const void *object, uint32_t module,
+               uint32_t cls)
 {
-    if (!syncmut_tracing)
-        return;
-    struct stream *s = &my_stream;
-    unsigned char *p = next_record(s);
+    unsigned char *p = next_record(s, 0, nested);
     if (p == NULL)
         return;
     if (object == NULL || cls > trace_shared.nclasses)
@@ -394,6 +472,34 @@ void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process, u
     }
     s->systemc_delta = delta;
     end_record(s, put_snapshot(s, p, every_global(), trace_shared.nglobals, object, cls));
+}
+
+static __attribute__((noinline, cold)) void
+record_systemc_nested(uint32_t site, syncmut_op action, uint32_t process, uint32_t time,
+                      uint64_t delta, uint32_t flags, const void *object, uint32_t module,
+                      uint32_t cls)
+{
+    if (!begin_nested())
+        return;
+    record_systemc(&my_nested_stream, true, site, action, process, time, delta, flags, object,
+                   module, cls);
+    end_nested();
+}
+
+void syncmut_trace_systemc(uint32_t site, syncmut_op action, uint32_t process, uint32_t time,
+                           uint64_t delta, uint32_t flags, const void *object, uint32_t module,
+                           uint32_t cls)
+{
+    if (!syncmut_tracing)
+        return;
+    if (recording_interrupted()) {
+        record_systemc_nested(site, action, process, time, delta, flags, object, module, cls);
+        return;
+    }
+    mark_recording(RECORDING_CLAIMING);
+    record_systemc(&my_stream, false, site, action, process, time, delta, flags, object, module,
+                   cls);
+    mark_recording(RECORDING_NONE);
 }
 
 /* ---- start-up -------------------------------------------------------------------- */

@@ -483,7 +483,7 @@ fn run_original_listed(
                             "the original's output depends on the clock or on random values: run again under the same schedule in another virtual world (SYNCMUT_ENTROPY={world}), {what}; --entropy fixed runs every run in one world, so such a design can be scored"
                         ),
                         None => format!(
-                            "the original is not deterministic on this test: run again under the same schedule in the same virtual world, {what}; something outside syncmut's control differs between runs (addresses, process ids, files or the network)"
+                            "the original is not deterministic on this test: run again under the same schedule in the same virtual world, {what}; something outside syncmut's control differs between runs (addresses, process ids, signals from timers, files or the network)"
                         ),
                     })
                 }
