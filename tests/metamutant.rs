@@ -196,6 +196,27 @@ fn traced_run(out: &Path, args: &[String]) -> trace::Trace {
     traced_run_with_output(out, args).0
 }
 
+/// The sites in `function` of the design mutated into `out`.
+fn sites_in(out: &Path, function: &str) -> Vec<u32> {
+    let catalogue: Catalogue =
+        serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
+    catalogue
+        .sites
+        .iter()
+        .filter(|s| s.function == function)
+        .map(|s| s.index)
+        .collect()
+}
+
+/// Whether every event's seq is its place in the trace: none missing, none repeated.
+fn numbered_in_order(trace: &trace::Trace) -> bool {
+    trace
+        .events
+        .iter()
+        .enumerate()
+        .all(|(i, e)| e.seq == i as u64)
+}
+
 /// [`traced_run`], with what the run wrote to stdout.
 fn traced_run_with_output(out: &Path, args: &[String]) -> (trace::Trace, String) {
     let trace_file = out.join("trace.bin");
@@ -256,11 +277,7 @@ fn a_second_thread_recording_alongside_the_first_gets_seqs_of_its_own() {
         assert!(!trace.truncated);
         // Per round a lock and an unlock in each thread, and main's join.
         assert_eq!(trace.events.len(), 4 * rounds + 1);
-        assert!(trace
-            .events
-            .iter()
-            .enumerate()
-            .all(|(i, e)| e.seq == i as u64));
+        assert!(numbered_in_order(&trace));
     }
 }
 
@@ -272,14 +289,7 @@ fn a_second_thread_recording_alongside_the_first_gets_seqs_of_its_own() {
 #[test]
 fn a_signal_handler_recording_inside_a_record_leaves_the_trace_whole() {
     let out = mutate("tests/fixtures/traces/timer_posts.c");
-    let catalogue: Catalogue =
-        serde_json::from_slice(&std::fs::read(out.path().join("mutants.json")).unwrap()).unwrap();
-    let in_handler: Vec<u32> = catalogue
-        .sites
-        .iter()
-        .filter(|s| s.function == "on_tick")
-        .map(|s| s.index)
-        .collect();
+    let in_handler = sites_in(out.path(), "on_tick");
     let rounds = 100_000;
     for _ in 0..3 {
         let (trace, stdout) = traced_run_with_output(out.path(), &[rounds.to_string()]);
@@ -295,11 +305,7 @@ fn a_signal_handler_recording_inside_a_record_leaves_the_trace_whole() {
             posts == handled || (trace.truncated && posts < handled),
             "{posts} posts recorded, {handled} made"
         );
-        assert!(trace
-            .events
-            .iter()
-            .enumerate()
-            .all(|(i, e)| e.seq == i as u64));
+        assert!(numbered_in_order(&trace));
     }
 }
 
@@ -310,16 +316,9 @@ fn a_signal_handler_recording_inside_a_record_leaves_the_trace_whole() {
 #[test]
 fn c11_threads_traced_with_real_threads_are_named_by_creation() {
     let out = mutate("tests/fixtures/traces/c11_creation_order.c");
-    let catalogue: Catalogue =
-        serde_json::from_slice(&std::fs::read(out.path().join("mutants.json")).unwrap()).unwrap();
     let trace = traced_run(out.path(), &[]);
     let first_event_of = |function: &str| {
-        let sites: Vec<u32> = catalogue
-            .sites
-            .iter()
-            .filter(|s| s.function == function)
-            .map(|s| s.index)
-            .collect();
+        let sites = sites_in(out.path(), function);
         let event = trace.events.iter().find(|e| sites.contains(&e.site));
         let event = event.unwrap_or_else(|| panic!("no event of {function}"));
         (event.seq, event.thread.clone())
