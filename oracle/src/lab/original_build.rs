@@ -166,9 +166,12 @@ fn agreeing_original_rerun(
     mask: &Mask,
     limits: &Limits,
 ) -> Option<usize> {
+    // A rerun that times out writes nothing to compare (differs_from_original_build
+    // lets a native timeout pass): it shows nothing.
     (1..=ORIGINAL_BUILD_RERUNS).find(|_| {
         let rerun = run_original_build(build, test, limits);
-        rerun.is_ok() && differs_from_original_build(&rerun, runs, mask).is_none()
+        matches!(&rerun, Ok(e) if e.status != Status::TimedOut)
+            && differs_from_original_build(&rerun, runs, mask).is_none()
     })
 }
 
