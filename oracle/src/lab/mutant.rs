@@ -3,7 +3,7 @@
 //! trace kept; then the pair's verdict and the reason that explains it (kill fraction,
 //! what a survivor was tried on).
 
-use super::baseline::{run_native, run_native_traced};
+use super::baseline::run_native_traced;
 use super::follow::{follow_native, follow_original};
 use super::follow_check::{search_bounded, Bounds, FOLLOW_CHECK_PREEMPTIONS};
 use super::tally::Tally;
@@ -125,8 +125,7 @@ pub(super) fn run_mutant(
                 };
             let mut original_in_order =
                 || follow_native(build, test, &limits, &trace, work.path(), server);
-            let mut original_again =
-                || run_native(build, test, "", 1, &limits, server).map(|mut runs| runs.remove(0));
+            let mut original_again = || run_native_traced(build, test, "", &limits, None, server);
             match tally.add_native(
                 build,
                 &execution,
