@@ -233,10 +233,10 @@ fn without_step_lines_a_schedule_file_has_the_same_choices() {
 }
 
 /// With `SYNCMUT_RECORD_DETAIL=0` (how `run` records a mutant's runs) a schedule file
-/// names each option by its thread alone, and holds the same points as the detailed
-/// file: the same threads chosen, among the same threads, from the same running thread,
-/// after the same events; it replays to the same choices. A value other than 0 or 1 is
-/// refused.
+/// names each option by its thread alone (consecutive ones as one range), and holds the
+/// same points as the detailed file: the same threads chosen, among the same threads,
+/// from the same running thread, after the same events; it replays to the same choices.
+/// A value other than 0 or 1 is refused.
 #[test]
 fn a_schedule_file_without_detail_has_the_same_choices_by_thread() {
     let dir = tempfile::tempdir().unwrap();
@@ -259,7 +259,7 @@ fn a_schedule_file_without_detail_has_the_same_choices_by_thread() {
             })
             .collect()
     };
-    let mut points = 0;
+    let (mut points, mut ranges) = (0, 0);
     for value in schedules() {
         let record = |detail: Option<&str>, name: &str| {
             let setting = detail.map(|d| ("SYNCMUT_RECORD_DETAIL", d));
@@ -280,10 +280,14 @@ fn a_schedule_file_without_detail_has_the_same_choices_by_thread() {
         let text = std::fs::read_to_string(p("ids.sched")).unwrap();
         for line in text.lines().filter(|l| !l.starts_with('#')) {
             let options = line.split(' ').nth(3).unwrap();
+            // Threads alone, consecutive ones as one range: `0-2,4`.
             assert!(
-                options.split(',').all(|o| o.ends_with(":-:-")),
+                options
+                    .split(',')
+                    .all(|o| o.split('-').all(|id| id.parse::<u32>().is_ok())),
                 "{value}: {line}"
             );
+            ranges += usize::from(options.contains('-'));
         }
         assert_eq!(
             by_thread(&p("full.sched")),
@@ -303,7 +307,10 @@ fn a_schedule_file_without_detail_has_the_same_choices_by_thread() {
         assert_eq!(again, full, "{value}");
         assert_eq!(by_thread(&p("again.sched")), by_thread(&p("ids.sched")));
     }
-    assert!(points > 0);
+    assert!(
+        points > 0 && ranges > 0,
+        "{points} points, {ranges} with a range"
+    );
     refuses_malformed(&b.metamutant, "SYNCMUT_RECORD_DETAIL");
 }
 

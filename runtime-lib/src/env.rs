@@ -13,7 +13,8 @@ pub const SCHEDULE_OUT: &str = "SYNCMUT_SCHEDULE_OUT";
 /// `0`: the schedule file leaves out the run points with one option (`# step` lines),
 /// which only the partial-order reduction reads; `1` or unset: it has them.
 pub const RECORD_STEPS: &str = "SYNCMUT_RECORD_STEPS";
-/// `0`: the schedule file names each option by its thread alone (`<id>:-:-`), which is
+/// `0`: the schedule file names each option by its thread alone (`<id>`, consecutive ids
+/// as `<first>-<last>`), which is
 /// all that following a run and comparing two runs' choices read; `1` or unset: each
 /// option's site, objects and flags too, which the partial-order reduction reads.
 pub const RECORD_DETAIL: &str = "SYNCMUT_RECORD_DETAIL";

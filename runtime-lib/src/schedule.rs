@@ -261,6 +261,27 @@ pub fn parse(text: &str) -> Result<Schedule, String> {
     Ok(schedule)
 }
 
+/// The threads of an option written `<first>-<last>` (none for any other option). The
+/// runtime writes ranges of thread ids below 64, so a longer one is refused rather than
+/// spelled out.
+fn thread_range(option: &str) -> Result<Option<std::ops::RangeInclusive<u32>>, String> {
+    let Some((first, last)) = option.split_once('-').filter(|_| !option.contains(':')) else {
+        return Ok(None);
+    };
+    let bad = || format!("bad range of threads {option:?}");
+    let (first, last): (u32, u32) = (
+        first.parse().map_err(|_| bad())?,
+        last.parse().map_err(|_| bad())?,
+    );
+    if first > last || last - first >= MAX_THREAD_RANGE {
+        return Err(bad());
+    }
+    Ok(Some(first..=last))
+}
+
+/// The most threads one `<first>-<last>` option may name.
+const MAX_THREAD_RANGE: u32 = 4096;
+
 /// One choice line's words: `<chosen> <kind> <current|-> <options> e<events>`.
 fn parse_choice(words: &[&str]) -> Result<Choice, String> {
     let chosen = words
@@ -282,6 +303,20 @@ fn parse_choice(words: &[&str]) -> Result<Choice, String> {
     let mut opens = Vec::new();
     if let Some(list) = words.get(3) {
         for option in list.split(',') {
+            // Threads named alone, a range at a time (`SYNCMUT_RECORD_DETAIL=0`): each
+            // option as its bare id, its site and objects unknown.
+            if let Some(ids) = thread_range(option)? {
+                for id in ids {
+                    options.push((id, None));
+                    accesses.push(None);
+                    reads.push(false);
+                    touches.push(None);
+                    readied.push(None);
+                    waits.push(false);
+                    opens.push(false);
+                }
+                continue;
+            }
             let mut fields = option.split(':');
             let id = fields
                 .next()
@@ -491,6 +526,20 @@ mod tests {
         assert_eq!(s.end.as_deref(), Some("deadlock"));
         assert_eq!(s.steps, Some(17));
         assert_eq!(s.diverged, Some(1));
+        // Threads named alone, a range at a time: bare ids, site and objects unknown.
+        let ranges = &parse("3 run 0 0-2,5,7-8 e9\n").unwrap().choices[0];
+        let ids: Vec<u32> = ranges.options.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, vec![0, 1, 2, 5, 7, 8]);
+        assert_eq!(ranges.options[0], (0, None));
+        assert_eq!(ranges.touches, vec![None; 6]);
+        assert!(ranges.preempts(3) && !ranges.independent(1, 2));
+        assert_eq!(
+            ranges,
+            &parse("3 run 0 0,1,2,5,7,8 e9\n").unwrap().choices[0]
+        );
+        for bad in ["2-1", "1-x", "-3", "0-5000"] {
+            assert!(parse(&format!("1 run 0 {bad} e0\n")).is_err(), "{bad}");
+        }
         assert!(parse("x run\n").is_err());
         assert!(parse("1 jump\n").unwrap_err().contains("choice kind"));
     }

@@ -491,12 +491,20 @@ void syncmut_sched_write_schedule_out(const char *how)
         else
             p = signal_safe_put_decimal(p, c->current);
         sout.used = (size_t)(p - sout.buf);
-        for (uint64_t ids = c->by_id ? c->off : 0, i = 0; ids != 0; ids &= ids - 1, i++) {
+        /* By thread alone: each run of consecutive ids as `<first>-<last>`. */
+        for (uint64_t ids = c->by_id ? c->off : 0, i = 0; ids != 0; i++) {
+            unsigned first = (unsigned)__builtin_ctzll(ids);
+            uint64_t above = ~(ids >> first); /* its lowest set bit: the run's end */
+            unsigned len = above == 0 ? 64 - first : (unsigned)__builtin_ctzll(above);
             p = signal_safe_room(&sout, OPTION_TEXT);
             *p++ = i == 0 ? ' ' : ',';
-            p = signal_safe_put_decimal(p, (uint64_t)__builtin_ctzll(ids));
-            p = signal_safe_put_text(p, ":-:-");
+            p = signal_safe_put_decimal(p, first);
+            if (len > 1) {
+                *p++ = '-';
+                p = signal_safe_put_decimal(p, first + len - 1);
+            }
             sout.used = (size_t)(p - sout.buf);
+            ids = first + len >= 64 ? 0 : ids & ~UINT64_C(0) << (first + len);
         }
         for (uint32_t i = 0; !c->by_id && i < c->n; i++) {
             const struct option *o = &options[c->off + i];
