@@ -109,12 +109,10 @@ void find_module(sc_process_b *p, slot &s)
     }
 }
 
-// The slot for process `p`, made on first sight; nullptr when the table is full.
-slot *slot_of(sc_process_b *p)
+// slot_of when `p` is not among the recently seen: the table, or a new slot. Out of
+// line, so that observe's common case keeps a small frame.
+[[gnu::noinline, gnu::cold]] slot *slot_of_unseen(sc_process_b *p, recent &r)
 {
-    recent &r = recently[(reinterpret_cast<uintptr_t>(p) >> 4) % RECENT];
-    if (r.process == p && r.id == p->proc_id)
-        return r.where;
     const char *name = p->name();
     auto it = by_process->find(p);
     if (it == by_process->end() || it->second.name != name) {
@@ -138,6 +136,15 @@ slot *slot_of(sc_process_b *p)
     }
     r = recent{p, p->proc_id, it->second.where};
     return it->second.where;
+}
+
+// The slot for process `p`, made on first sight; nullptr when the table is full.
+inline slot *slot_of(sc_process_b *p)
+{
+    recent &r = recently[(reinterpret_cast<uintptr_t>(p) >> 4) % RECENT];
+    if (r.process == p && r.id == p->proc_id)
+        return r.where;
+    return slot_of_unseen(p, r);
 }
 
 // The slot of `p` if it has one (no new slot: for snapshots).

@@ -51,8 +51,10 @@ using syncmut_monitor::here;
 constexpr uint32_t op_bit(syncmut_op op) { return UINT32_C(1) << op; }
 
 // Process full name (or "<elaboration>" outside simulation), time, delta; `lost` for an
-// immediate notification that wakes nobody.
-void record(const here &h, uint32_t site, syncmut_op op, bool lost = false)
+// immediate notification that wakes nobody. Inlined into begin(): one call less per
+// traced event (with the trace's own parts inlined, 3.5% of a traced ping-pong).
+[[gnu::always_inline]] inline void record(const here &h, uint32_t site, syncmut_op op,
+                                          bool lost = false)
 {
     if (!syncmut_trace_on())
         return;

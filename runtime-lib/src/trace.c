@@ -215,8 +215,11 @@ static void end_nested(void)
 /* Claims the next event's seq and returns where its record goes (begin_record),
  * counting the event for pthread thread `k` - 1 (none when k is 0); NULL when the cap
  * or the arena is reached. The thread's own record (not `nested`) can be interrupted
- * from here on. */
-static inline unsigned char *next_record(struct stream *s, uint32_t k, bool nested)
+ * from here on. Inlined into each record path, as put_snapshot is: a call for each part
+ * of a record was 3% of a traced SystemC ping-pong and of a scheduled pthread counter
+ * (measured side by side). */
+static inline __attribute__((always_inline)) unsigned char *next_record(struct stream *s, uint32_t k,
+                                                                        bool nested)
 {
     uint64_t seq = claim_seq();
     unsigned char *p = seq == UINT64_MAX ? NULL : begin_record(s, seq);
@@ -301,8 +304,9 @@ static inline unsigned char *put_fields(uint64_t *last, unsigned char *p, uint64
  * the read is not a race in practice; without the scheduler the snapshot is a benign,
  * best-effort read (volatile loads, never torn for naturally aligned scalars on the
  * supported targets). */
-static unsigned char *put_snapshot(struct stream *s, unsigned char *p, uint64_t reads,
-                                   uint32_t nreads, const char *object, uint32_t cls)
+static inline __attribute__((always_inline)) unsigned char *
+put_snapshot(struct stream *s, unsigned char *p, uint64_t reads, uint32_t nreads, const char *object,
+             uint32_t cls)
 {
     uint32_t nglobals = trace_shared.nglobals;
     uint32_t nmembers = trace_class_width(cls);
