@@ -249,6 +249,43 @@ fn observations_that_vary_with_the_virtual_world_are_masked_and_listed() {
     );
 }
 
+/// A printed thread id changes with the address layout, so between processes but not
+/// between the children of one fork server: the baseline's repeat starts a fresh process,
+/// so the line is masked (before, every run but the uninstrumented build's was forked, and
+/// the test was set aside as if instrumenting had changed the design); the rest of the
+/// output still kills.
+#[test]
+fn a_printed_thread_id_is_masked_as_differing_between_processes() {
+    let randomized = std::fs::read_to_string("/proc/sys/kernel/randomize_va_space")
+        .is_ok_and(|v| v.trim() != "0");
+    if !randomized {
+        eprintln!("address layout randomization is off here: thread ids do not vary");
+        return;
+    }
+    let (out, stdout) = run("thread_ids", &[]);
+    let b = baseline(out.path(), "default");
+    assert_eq!(b["usable"], true, "{b}");
+    assert_eq!(
+        b["nondeterministic"],
+        serde_json::json!(["stdout line 1"]),
+        "{b}"
+    );
+    assert!(
+        row(&stdout, "default").contains("nondeterministic, not compared: stdout line 1"),
+        "{stdout}"
+    );
+    // Without the join main prints before the worker counted.
+    let (verdict, reason) = outcome(out.path(), "main#1:remove");
+    assert_eq!(verdict, "killed-by-output");
+    assert!(
+        reason.starts_with("stdout line 2 (")
+            && reason.ends_with(r#""count 0" instead of "count 1""#),
+        "{reason}"
+    );
+    // No kill by the thread id.
+    assert!(!stdout.contains("stdout line 1 ("), "{stdout}");
+}
+
 /// A difference that cannot be masked (another number of lines) sets the test aside with
 /// what differed and where it comes from (the clock or random values), not with a request
 /// to report a bug; with `--entropy fixed` every run is in one world and the design is
@@ -267,10 +304,10 @@ fn an_unmaskable_difference_sets_the_test_aside_saying_what_differed() {
     assert_eq!(b["usable"], false);
     let why = b["set_aside_because"].as_str().unwrap();
     assert!(
-        why.starts_with("the original's output depends on the clock or on random values: run again under the same schedule in another virtual world (SYNCMUT_ENTROPY=1), its stdout had ")
+        why.starts_with("the original's output depends on the clock, on random values or on addresses: run again under the same schedule in another virtual world (SYNCMUT_ENTROPY=1) and address layout, its stdout had ")
             && why.contains(" lines in one run and ")
             && why.contains("(line ")
-            && why.ends_with("--entropy fixed runs every run in one world, so such a design can be scored"),
+            && why.ends_with("--entropy fixed runs every run in one world, so a design whose output depends only on the clock or random values can be scored"),
         "{why}"
     );
     assert!(!why.contains("report"), "{why}");

@@ -422,7 +422,18 @@ fn run_original_listed(
             hidden: &[],
             mask: if i < repeats { &unmasked } else { &mask },
         };
-        let observed = traced_in(&original, schedule, &path, None, entropy, lens);
+        // A repeat starts by exec, not from the test's fork server: every run the server
+        // forks inherits one address layout, so only a fresh process shows a design that
+        // writes addresses (a thread id, a pointer) as differing between runs, and such
+        // output is then masked instead of killing every mutant that allocates otherwise.
+        let lab = match repeat_of_first {
+            true => Lab {
+                server: None,
+                ..original
+            },
+            false => original,
+        };
+        let observed = traced_in(&lab, schedule, &path, None, entropy, lens);
         let (execution, observation) = match observed {
             Ok((execution, observation, _)) => (execution, observation),
             Err(Unjudged::Environment(message)) => {
@@ -480,10 +491,10 @@ fn run_original_listed(
                         // Same schedule, another clock start and random stream: what
                         // differs came from them (or from addresses, pids).
                         Some(world) => format!(
-                            "the original's output depends on the clock or on random values: run again under the same schedule in another virtual world (SYNCMUT_ENTROPY={world}), {what}; --entropy fixed runs every run in one world, so such a design can be scored"
+                            "the original's output depends on the clock, on random values or on addresses: run again under the same schedule in another virtual world (SYNCMUT_ENTROPY={world}) and address layout, {what}; --entropy fixed runs every run in one world, so a design whose output depends only on the clock or random values can be scored"
                         ),
                         None => format!(
-                            "the original is not deterministic on this test: run again under the same schedule in the same virtual world, {what}; something outside syncmut's control differs between runs (addresses, process ids, signals from timers, files or the network)"
+                            "the original is not deterministic on this test: run again under the same schedule in the same virtual world (another address layout), {what}; something outside syncmut's control differs between runs (addresses, process ids, signals from timers, files or the network)"
                         ),
                     })
                 }

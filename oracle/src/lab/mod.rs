@@ -130,8 +130,9 @@ pub struct RunSettings {
 }
 
 /// `run --entropy`: the baseline repeats the original in another virtual world (`vary`,
-/// the default) to find the output that depends on the clock or on random values and
-/// leave it out of every comparison; `fixed` runs everything in one world, for designs
+/// the default) to find the output that depends on the clock or on random values (the
+/// repeat also starts by exec, so output that depends on addresses shows too) and leave
+/// it out of every comparison; `fixed` runs everything in one world, for designs
 /// whose whole output depends on random values (a testbench seeding `srand(time(NULL))`)
 /// and so could not be scored otherwise.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
