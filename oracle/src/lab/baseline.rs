@@ -14,6 +14,7 @@ use super::follow_check::{
     FOLLOW_CHECK_PREEMPTIONS, WHOLE,
 };
 use super::original_build::check_original_build;
+use super::run_length::{measure, Measured};
 use super::set_aside::{fails_expectation, missing_files_hint, unusable};
 use super::traces::{
     keep_stderr, keep_trace, observe, run_races, traced_in, Lens, RunRaces, Unjudged,
@@ -35,7 +36,6 @@ use syncmut_runner::exec::{Execution, Limits, Status};
 use syncmut_runner::fork_server::{self, ForkServer};
 use syncmut_runner::invocation::Invocation;
 use syncmut_runner::test_case::TestCase;
-use syncmut_runtime::schedule;
 
 /// The schedules of one usable test and the original's executions under them.
 #[derive(Debug, Clone)]
@@ -110,8 +110,20 @@ pub(super) fn baseline(
     // design with hundreds of tests spent most of its run exec'ing the original (the
     // measurement of its length included).
     let server = fork_server::enabled().then(|| RefCell::new(ForkServer::new()));
-    let steps = (build.catalogue.kind == Family::Pthread)
-        .then(|| measure_steps(build, test, out, &limits, server.as_ref()));
+    let measured = (build.catalogue.kind == Family::Pthread)
+        .then(|| measure(build, test, out, &limits, server.as_ref()));
+    if let Some(Measured {
+        timed_out: Some((execution, observation)),
+        ..
+    }) = measured
+    {
+        // The first run below would be this run again and time out again: the test is
+        // set aside now, and a spin at sync level is built at memory level one timeout
+        // sooner.
+        let reason = unusable(&execution, &limits);
+        return Ok((summarise(test, &[(execution, observation)], reason), None));
+    }
+    let steps = measured.map(|m| m.steps);
     let mut schedules = planned_schedules(config.strategy, explores, steps, 0);
     let listed = if dfs { &schedules[..1] } else { &schedules[..] };
     let tagged = explores && !dfs;
@@ -746,39 +758,4 @@ fn stderr_head(stderr: &syncmut_runner::output::Output) -> Option<String> {
         })
         .collect();
     (!lines.is_empty()).then(|| lines.join("\n"))
-}
-
-/// Scheduling points of the original's `default` run on a test (pct's run-length
-/// estimate, the mutants' livelock bound), 1000 if it cannot be measured.
-fn measure_steps(
-    build: &Build,
-    test: &TestCase,
-    out: &OutDir,
-    limits: &Limits,
-    server: Option<&RefCell<ForkServer>>,
-) -> u64 {
-    let file = out.path(
-        Path::new(outdir::TRACE_DIR)
-            .join(&test.name)
-            .join("original.steps.schedule"),
-    );
-    let _ = std::fs::create_dir_all(file.parent().unwrap_or(out.root()));
-    // Without the test's input values, as the measurement has always run.
-    let measuring = Invocation {
-        active: Some(String::new()),
-        schedule: Some("default".to_string()),
-        schedule_out: Some(file.clone()),
-        limits: *limits,
-        work_root: Some(out.path(outdir::WORK_DIR)),
-        ..Invocation::in_setting(&build.metamutant, test)
-    };
-    // The input values travel in `SYNCMUT_*` variables, chosen per run: the test's server
-    // serves this run too.
-    let _ = run_served(&measuring, server);
-    let steps = std::fs::read_to_string(&file)
-        .ok()
-        .and_then(|t| schedule::parse(&t).ok())
-        .and_then(|s| s.steps);
-    let _ = std::fs::remove_file(&file);
-    steps.unwrap_or(1000).max(1)
 }

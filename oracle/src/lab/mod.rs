@@ -16,6 +16,7 @@ pub mod follow_check;
 mod journal;
 mod mutant;
 mod original_build;
+mod run_length;
 mod set_aside;
 mod tally;
 mod traces;
