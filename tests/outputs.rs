@@ -286,6 +286,41 @@ fn a_printed_thread_id_is_masked_as_differing_between_processes() {
     assert!(!stdout.contains("stdout line 1 ("), "{stdout}");
 }
 
+/// The original prints how often it checked a flag before its worker set it: under the
+/// scheduler a count the schedule fixes, with real threads one its timing does, so its
+/// own runs with real threads disagree. The uninstrumented build's count, unlike any of
+/// the metamutant's, sets the test aside no more (they disagree among themselves too:
+/// before, every run of syncmut ended with exit 7 saying the instrumentation changed
+/// the design), and a mutant's run with real threads printing a count none of the
+/// original's did is no kill: the difference is counted as seen but not proven, and the
+/// reason says why.
+#[test]
+fn output_that_real_threads_vary_for_the_original_kills_no_mutant() {
+    let (out, stdout) = run("timing_count", &[]);
+    let b = baseline(out.path(), "default");
+    assert_eq!(b["usable"], true, "{b}");
+    assert!(
+        b["hint"]
+            .as_str()
+            .unwrap()
+            .contains("but those runs wrote differently from each other too"),
+        "{b}"
+    );
+    let outcomes = util::outcomes(out.path());
+    let mutants = outcomes["mutants"].as_array().unwrap();
+    assert!(
+        mutants.iter().all(|m| m["verdict"] != "killed-by-output"),
+        "{stdout}"
+    );
+    let rule = "the original's own runs with real threads end or write differently from each other";
+    assert!(
+        mutants
+            .iter()
+            .any(|m| m["verdict"] == "survived" && m["reason"].as_str().unwrap().contains(rule)),
+        "{stdout}"
+    );
+}
+
 /// A difference that cannot be masked (another number of lines) sets the test aside with
 /// what differed and where it comes from (the clock or random values), not with a request
 /// to report a bug; with `--entropy fixed` every run is in one world and the design is

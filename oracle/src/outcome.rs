@@ -247,7 +247,7 @@ impl Outcomes {
                     // Unclaimed runs did differ: the tests may tell, the oracle cannot prove it.
                     let told = match mine.iter().any(|r| r.unclaimed > 0) {
                         false => "output and observable synchronization identical to the original on each",
-                        true => "a difference from the original was seen but not proven (the original's search could not rule it out), so it is not claimed as a kill",
+                        true => "a difference from the original was seen but not proven (each test's reason says why), so it is not claimed as a kill",
                     };
                     let mut reason = format!(
                         "reached by {} ({}); {told}",

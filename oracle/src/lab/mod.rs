@@ -94,8 +94,9 @@ pub struct RunSettings {
     /// none of them, nor when it follows the mutant's interleaving.
     pub strategy: Schedules,
     /// pthread: runs with real threads (no controlled scheduler) per (mutant, test),
-    /// after the controlled schedules. They kill only by an absolute failure (crash,
-    /// assertion, hang) that no run of the original shows.
+    /// after the controlled schedules. They kill by a failure (crash, assertion, hang), or
+    /// an exit status or output, that no run of the original shows; by the latter only
+    /// while the original's own runs with real threads agree with each other.
     pub native: usize,
     /// Run the original in place of every mutant (under other seeds than the
     /// baseline's): every kill is a false one, so a sound oracle reports none.

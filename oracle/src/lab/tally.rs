@@ -146,9 +146,9 @@ pub(super) struct Tally<'a> {
     /// but not from its bounded search's, its run in their order or its further runs with
     /// real threads: not kills.
     pub(super) native_refuted: usize,
-    /// The original's runs in the order of a mutant's run with real threads, among
-    /// `native_originals`.
-    followed_natively: usize,
+    /// Where `native_originals` holds the original's runs in the order of a mutant's run
+    /// with real threads (controlled, not free runs).
+    followed_at: Vec<usize>,
     /// The original's bounded search on this test, shared by every mutant, and how to
     /// make it.
     shared_search: &'a SharedSearches,
@@ -229,7 +229,7 @@ impl<'a> Tally<'a> {
             timeout_confirmed: None,
             timeouts_not_confirmed: 0,
             native_refuted: 0,
-            followed_natively: 0,
+            followed_at: Vec::new(),
             shared_search: &plan.searched,
             dfs_bound: plan.dfs_bound,
             search,
@@ -550,6 +550,37 @@ impl<'a> Tally<'a> {
         }
     }
 
+    /// Whether a run with real threads that ended without failing but otherwise than
+    /// every run of the original (`difference`) is not claimed, because the original's
+    /// own runs with real threads end or write differently from each other: what such a
+    /// run shows then depends on the threads' timing (a count of tasks done when a
+    /// pool is stopped), and one the original did not happen to write proves nothing.
+    /// Counted as unclaimed when so.
+    fn unclaimed_natively(&mut self, observed: &Observation, difference: &str) -> bool {
+        let free: Vec<&Observation> = (self.native_originals.iter().enumerate())
+            .filter(|(i, _)| !self.followed_at.contains(i))
+            .map(|(_, o)| o)
+            .collect();
+        let Some((first, rest)) = free.split_first() else {
+            return false;
+        };
+        let differing = rest.iter().filter(|o| !ends_alike(first, o)).count();
+        if failure(observed).is_some() || differing == 0 {
+            return false;
+        }
+        let why = format!(
+            "the original's own runs with real threads end or write differently from each other ({differing} of {} differ from its first), so what a run with real threads writes depends on timing",
+            free.len()
+        );
+        self.unclaim(
+            "native",
+            None,
+            why,
+            format!("{difference} with real threads"),
+        );
+        true
+    }
+
     /// Whether the original's search of every schedule with at most
     /// [`FOLLOW_CHECK_PREEMPTIONS`] preemptions on this test (made once per test, its
     /// whole budget run) shows how `observed` ended; false when that search could not be
@@ -612,7 +643,9 @@ impl<'a> Tally<'a> {
             return Ok(false);
         }
         let in_order = original_in_order()?;
-        self.followed_natively += usize::from(in_order.is_some());
+        if in_order.is_some() {
+            self.followed_at.push(self.native_originals.len());
+        }
         for again in in_order
             .into_iter()
             .map(Ok)
@@ -629,6 +662,11 @@ impl<'a> Tally<'a> {
                 return Ok(false);
             }
         }
+        // Last, as no run of the original refuted it: a kill only if the original's own
+        // runs with real threads agree.
+        if self.unclaimed_natively(&observed, &reason) {
+            return Ok(false);
+        }
         self.kills += 1;
         if self.first_kill.is_none() {
             let searched = match self.searched.get(&WHOLE) {
@@ -642,11 +680,11 @@ impl<'a> Tally<'a> {
             let reason = format!(
                 "{reason} with real threads (native run {run}); no run of the original showed it ({} under the scheduler{searched}{}, {} with real threads)",
                 self.original.len(),
-                match self.followed_natively {
+                match self.followed_at.len() {
                     0 => String::new(),
                     n => format!(", {n} in the order of a run's events with real threads"),
                 },
-                self.native_originals.len() - self.followed_natively
+                self.native_originals.len() - self.followed_at.len()
             );
             self.first_kill = Some((verdict, reason, "native".to_string()));
         }
