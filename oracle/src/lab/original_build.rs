@@ -32,8 +32,8 @@ pub(super) enum OriginalBuildShown {
     /// No run of the metamutant showed the original build's first run, but this run of
     /// the original build's [`ORIGINAL_BUILD_RERUNS`] more wrote as one of them did.
     ByOriginalRerun(usize),
-    /// The metamutant's runs with real threads ended or wrote differently from each
-    /// other (this many of [`REAL_THREAD_CHECK_RUNS`] from the first): with real threads
+    /// The metamutant's runs with real threads that end as the original build's run did
+    /// wrote differently from each other (this many from the first): with real threads
     /// the design's output follows timing, so one run of the original build writing
     /// otherwise says nothing about the instrumentation.
     VariesWithRealThreads(usize),
@@ -51,7 +51,7 @@ impl OriginalBuildShown {
             OriginalBuildShown::WithRealThreads => format!("with real threads the original build wrote what none of the controlled runs of the original did, and so did the metamutant without a mutant: the controlled schedules switch threads only at synchronization calls and do not reach that behaviour; {judged}"),
             OriginalBuildShown::BySearch(runs) => format!("with real threads the original build wrote what none of the sampled schedules of the original did; the original's search of every schedule with at most {FOLLOW_CHECK_PREEMPTIONS} preemptions ({runs} runs) shows it too: a rare interleaving, not a change the instrumentation made"),
             OriginalBuildShown::ByOriginalRerun(run) => format!("with real threads the original build's first run wrote what no run of the metamutant without a mutant did, but its run {run} of {ORIGINAL_BUILD_RERUNS} more wrote as one of them does: the design's output depends on its threads' timing and the first run took a rare interleaving, not a change the instrumentation made"),
-            OriginalBuildShown::VariesWithRealThreads(differing) => format!("with real threads the original build wrote what no run of the metamutant without a mutant did, but those runs wrote differently from each other too ({differing} of {REAL_THREAD_CHECK_RUNS} from the first): the design's output with real threads depends on timing, not on the instrumentation (a run with real threads kills by output only while the original's own such runs agree)"),
+            OriginalBuildShown::VariesWithRealThreads(differing) => format!("with real threads the original build wrote what no run of the metamutant without a mutant did, but those of them that end as it did wrote differently from each other too ({differing} from the first): the design's output with real threads depends on timing, not on the instrumentation (a run with real threads kills by output only while the original's own such runs agree)"),
         }
     }
 }
@@ -114,7 +114,16 @@ pub(super) fn check_original_build(
         free = run_native(build, test, "", REAL_THREAD_CHECK_RUNS, limits, server)
             .map_err(|message| OracleError::Environment { message })?;
         let all: Vec<&Execution> = executions.iter().copied().chain(&free).collect();
-        let differing = match free.split_first() {
+        // The runs that end as the uninstrumented build's did and write the same files:
+        // where they print differently from each other, so may it.
+        let alike: Vec<&Execution> = match &native {
+            Ok(n) => free
+                .iter()
+                .filter(|r| r.status == n.status && r.outputs == n.outputs)
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let differing = match alike.split_first() {
             Some((first, rest)) => rest
                 .iter()
                 .filter(|r| difference(first, r, mask).is_some())
@@ -124,14 +133,8 @@ pub(super) fn check_original_build(
         if differs_from_original_build(&native, &all, mask).is_none() {
             check.set_aside = None;
             check.shown = Some(OriginalBuildShown::WithRealThreads);
-        } else if differing > 0
-            && native.as_ref().is_ok_and(|n| {
-                free.iter()
-                    .any(|r| r.status == n.status && r.outputs == n.outputs)
-            })
-        {
-            // Only what it printed differs, and the metamutant's runs differ in that too
-            // (a stamp in an output file is a difference of another kind: below).
+        } else if differing > 0 {
+            // A stamp in an output file is a difference of another kind (below).
             check.set_aside = None;
             check.shown = Some(OriginalBuildShown::VariesWithRealThreads(differing));
         }
