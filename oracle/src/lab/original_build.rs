@@ -114,27 +114,10 @@ pub(super) fn check_original_build(
         free = run_native(build, test, "", REAL_THREAD_CHECK_RUNS, limits, server)
             .map_err(|message| OracleError::Environment { message })?;
         let all: Vec<&Execution> = executions.iter().copied().chain(&free).collect();
-        // The runs that end as the uninstrumented build's did and write the same files:
-        // where they print differently from each other, so may it.
-        let alike: Vec<&Execution> = match &native {
-            Ok(n) => free
-                .iter()
-                .filter(|r| r.status == n.status && r.outputs == n.outputs)
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        let differing = match alike.split_first() {
-            Some((first, rest)) => rest
-                .iter()
-                .filter(|r| difference(first, r, mask).is_some())
-                .count(),
-            None => 0,
-        };
         if differs_from_original_build(&native, &all, mask).is_none() {
             check.set_aside = None;
             check.shown = Some(OriginalBuildShown::WithRealThreads);
-        } else if differing > 0 {
-            // A stamp in an output file is a difference of another kind (below).
+        } else if let Some(differing) = varying_alike(&native, &free, mask) {
             check.set_aside = None;
             check.shown = Some(OriginalBuildShown::VariesWithRealThreads(differing));
         }
@@ -180,6 +163,29 @@ pub(super) fn check_original_build(
         }
     }
     Ok(check)
+}
+
+/// How many of the metamutant's runs with real threads (`free`) that end as the original
+/// build's run (`native`) did and write the same files print otherwise than the first of
+/// them; `None` when none does. Where those runs print differently from each other, the
+/// original build's run may too (a stamp in an output file is a difference of another
+/// kind: [`difference`] names it).
+fn varying_alike(
+    native: &Result<Execution, String>,
+    free: &[Execution],
+    mask: &Mask,
+) -> Option<usize> {
+    let native = native.as_ref().ok()?;
+    let alike: Vec<&Execution> = free
+        .iter()
+        .filter(|r| r.status == native.status && r.outputs == native.outputs)
+        .collect();
+    let (first, rest) = alike.split_first()?;
+    let differing = rest
+        .iter()
+        .filter(|r| difference(first, r, mask).is_some())
+        .count();
+    (differing > 0).then_some(differing)
 }
 
 /// The first of [`ORIGINAL_BUILD_RERUNS`] more runs of the original build, numbered from

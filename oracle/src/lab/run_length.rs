@@ -41,10 +41,12 @@ pub(super) fn measure(
         dir.join("original.steps.schedule"),
         dir.join("original.steps.trace"),
     );
-    // Without the test's input values, as the measurement has always run.
+    // Without the test's input values, as the measurement has always run. Only then is
+    // it the test's own first run, whose trace says how it ended if it times out.
+    let without_inputs = test.nondet.is_empty() && test.inputs.is_empty();
     let measuring = Invocation {
         active: Some(String::new()),
-        trace: Some(trace.clone()),
+        trace: without_inputs.then(|| trace.clone()),
         schedule: Some("default".to_string()),
         schedule_out: Some(file.clone()),
         limits: *limits,
@@ -58,7 +60,6 @@ pub(super) fn measure(
         .ok()
         .and_then(|t| schedule::parse(&t).ok())
         .and_then(|s| s.steps);
-    let without_inputs = test.nondet.is_empty() && test.inputs.is_empty();
     let timed_out = run
         .filter(|run| run.status == Status::TimedOut && without_inputs)
         .and_then(|run| {
