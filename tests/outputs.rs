@@ -299,11 +299,15 @@ fn output_that_real_threads_vary_for_the_original_kills_no_mutant() {
     let (out, stdout) = run("timing_count", &[]);
     let b = baseline(out.path(), "default");
     assert_eq!(b["usable"], true, "{b}");
+    // Usually no run of the metamutant prints the uninstrumented build's count, and the
+    // note says the output follows timing. Under load the build's main can be held off
+    // until its worker is done and print a count a controlled schedule or another run
+    // with real threads prints too: then that is the note, or none is needed.
+    let hint = b["hint"].as_str().unwrap_or_default();
     assert!(
-        b["hint"]
-            .as_str()
-            .unwrap()
-            .contains("wrote differently from each other too"),
+        hint.is_empty()
+            || hint.contains("wrote differently from each other too")
+            || hint.contains("and so did the metamutant without a mutant"),
         "{b}"
     );
     let outcomes = util::outcomes(out.path());
