@@ -97,16 +97,18 @@
 
 /* The file's first 8 bytes; not '{', so never taken for JSON Lines. */
 #define SYNCMUT_TRACE_MAGIC "\x89syncmut"
-#define SYNCMUT_TRACE_VERSION 4
+#define SYNCMUT_TRACE_VERSION 5
 /* Record tags: the kinds of event (a pthread event whose thread reads only some globals
  * carries the mask of those it reads and only their values; a join's event, the globals
- * its thread loads after it; a SystemC event in the context of its chunk's last one),
+ * its thread loads after it; a SystemC event in the context of its chunk's last one;
+ * an event that repeats the chunk's last one at its site but for its values),
  * a jump in seq, a chunk of one thread's events, the cap marker, the end record. */
 #define SYNCMUT_TRACE_TAG_PTHREAD 'P'
 #define SYNCMUT_TRACE_TAG_SYSTEMC 'S'
 #define SYNCMUT_TRACE_TAG_SYSTEMC_SAME 'C'
 #define SYNCMUT_TRACE_TAG_PTHREAD_READS 'R'
 #define SYNCMUT_TRACE_TAG_JOIN 'J'
+#define SYNCMUT_TRACE_TAG_AGAIN 'A'
 #define SYNCMUT_TRACE_TAG_SEQ 'Q'
 #define SYNCMUT_TRACE_TAG_CHUNK 'K'
 #define SYNCMUT_TRACE_TAG_TRUNCATED 'T'

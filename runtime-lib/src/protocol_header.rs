@@ -135,6 +135,7 @@ fn the_rust_constants_match_the_protocol_header() {
         ),
         ("SYNCMUT_TRACE_TAG_SEQ", number(trace::binary::TAG_SEQ)),
         ("SYNCMUT_TRACE_TAG_JOIN", number(trace::binary::TAG_JOIN)),
+        ("SYNCMUT_TRACE_TAG_AGAIN", number(trace::binary::TAG_AGAIN)),
         ("SYNCMUT_TRACE_TAG_CHUNK", number(trace::binary::TAG_CHUNK)),
         (
             "SYNCMUT_TRACE_TAG_TRUNCATED",

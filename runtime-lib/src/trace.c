@@ -32,9 +32,9 @@
 #define MAX_GLOBALS ((uint32_t)SYNCMUT_MAX_GLOBALS)
 #define MAX_MEMBERS ((uint32_t)SYNCMUT_MAX_MEMBERS)
 /* The longest record: a seq jump (9 bytes), a SystemC header (tag, six varints, two
- * bytes), a reads varint, the mask and every value at 8 bytes. */
+ * bytes), a reads varint, the mask and every value as a 10-byte varint. */
 #define MAX_RECORD (16 + 6 * 10 + 2 + 10 + (MAX_GLOBALS + MAX_MEMBERS) / 8 + \
-                    (MAX_GLOBALS + MAX_MEMBERS) * 8)
+                    (MAX_GLOBALS + MAX_MEMBERS) * 10)
 
 struct trace_shared trace_shared;
 
@@ -44,6 +44,25 @@ struct known_process {
     uint32_t process; /* its name's id + 1; 0: none */
     uint32_t module;
     uint32_t cls;
+};
+
+/* The last event a chunk wrote at a site, as far as an 'A' record repeats it: the
+ * thread (pthread: T<k>'s k; SystemC: the process's name id), the action (SystemC: with
+ * the lost flag in bit 7), the globals read (pthread) or the module and class
+ * (SystemC). Direct-mapped by site; `site` holds the site + 1, 0: none. A synchronization
+ * call in a loop repeats its last event but for the snapshot (and the delta count), so
+ * most events of a busy design are written as 'A': on the tracing-overhead designs that
+ * is a third fewer bytes, and each byte of trace costs the kernel a share of a page
+ * fault and of the write at exit. */
+#define SITE_MEMOS 64u
+struct site_memo {
+    uint32_t site;
+    uint32_t who;
+    uint64_t reads;
+    uint32_t module;
+    uint32_t cls;
+    unsigned char action;
+    bool systemc;
 };
 
 /* pthread thread numbers: k+1, 0 while the thread has recorded nothing. */
@@ -73,6 +92,7 @@ struct stream {
     uint32_t systemc_time;
     uint64_t systemc_delta;
     struct known_process systemc_known[SYSTEMC_KNOWN];
+    struct site_memo memos[SITE_MEMOS];
 };
 static _Thread_local struct stream my_stream;
 
@@ -158,6 +178,7 @@ static bool next_chunk(struct stream *s)
     memset(s->last, 0, sizeof s->last);
     s->systemc_valid = false;
     memset(s->systemc_known, 0, sizeof s->systemc_known);
+    memset(s->memos, 0, sizeof s->memos);
     return true;
 }
 
@@ -275,9 +296,10 @@ static void flatten(struct snap_field *to, const struct syncmut_field *from, uin
 /* Appends the values of `n` fields (at `base` plus each field's `where`) that changed
  * since the chunk last wrote them (field i's last value is `last[i]`), skipping the
  * fields whose bit in `select` is clear; sets the bit of each value written in `bits`,
- * counting from `*j`. Every value is stored as 8 bytes and the pointer moves on
- * by its size: a record has room for every value at 8 bytes (MAX_RECORD), and one store
- * of a constant size is a move where a variable one was a call. */
+ * counting from `*j`. A value is written as its change: the difference from the last
+ * value, taken in the field's width and sign-extended, zigzag-encoded (0, -1, 1, -2 ...
+ * as 0, 1, 2, 3 ...) as a varint. A counter's step then takes one byte where its raw
+ * bits took the field's size. */
 static inline unsigned char *put_fields(uint64_t *last, unsigned char *p, uint64_t bits[2], uint32_t *j,
                                         const struct snap_field *f, uint32_t n, uintptr_t base,
                                         uint64_t select)
@@ -289,10 +311,11 @@ static inline unsigned char *put_fields(uint64_t *last, unsigned char *p, uint64
         uint64_t value = trace_read_value((const void *)(base + f[i].where), f[i].size) & f[i].mask;
         if (value == last[i])
             continue;
+        uint32_t shift = 64 - 8 * f[i].size;
+        int64_t change = (int64_t)((value - last[i]) << shift) >> shift;
         last[i] = value;
         bits[at / 64] |= (uint64_t)1 << (at % 64);
-        memcpy(p, &value, 8);
-        p += f[i].size;
+        p = put_varint(p, ((uint64_t)change << 1) ^ (uint64_t)(change >> 63));
     }
     return p;
 }
@@ -390,12 +413,20 @@ static inline __attribute__((always_inline)) void record_pthread(struct stream *
         syncmut_trace_reads_close();
     uint64_t every = every_global();
     uint64_t reads = my_reads & every;
-    *p++ = reads == every ? SYNCMUT_TRACE_TAG_PTHREAD : SYNCMUT_TRACE_TAG_PTHREAD_READS;
-    p = put_varint(p, site);
-    p = put_varint(p, my_thread - 1);
-    *p++ = (unsigned char)action;
-    if (reads != every)
-        p = put_varint(p, reads);
+    struct site_memo *m = &s->memos[site % SITE_MEMOS];
+    if (m->site == site + 1 && !m->systemc && m->who == my_thread - 1 &&
+        m->action == (unsigned char)action && m->reads == reads) {
+        *p++ = SYNCMUT_TRACE_TAG_AGAIN;
+        p = put_varint(p, site);
+    } else {
+        *p++ = reads == every ? SYNCMUT_TRACE_TAG_PTHREAD : SYNCMUT_TRACE_TAG_PTHREAD_READS;
+        p = put_varint(p, site);
+        p = put_varint(p, my_thread - 1);
+        *p++ = (unsigned char)action;
+        if (reads != every)
+            p = put_varint(p, reads);
+        *m = (struct site_memo){site + 1, my_thread - 1, reads, 0, 0, (unsigned char)action, false};
+    }
     uint32_t nreads = reads == every ? nglobals : (uint32_t)__builtin_popcountll(reads);
     end_record(s, put_snapshot(s, p, reads, nreads, NULL, 0));
 }
@@ -448,14 +479,23 @@ record_systemc(struct stream *s, bool nested, uint32_t site, syncmut_op action, 
      * count (as its increase) and the action, with the lost flag in its high bit: about
      * half the bytes of a ping-pong's events. */
     struct known_process *known = &s->systemc_known[process % SYSTEMC_KNOWN];
-    if (s->systemc_valid && time == s->systemc_time && delta >= s->systemc_delta &&
-        known->process == process + 1 && known->module == module && known->cls == cls &&
-        (flags & ~(uint32_t)SYNCMUT_EVENT_LOST) == 0 && (uint32_t)action < 0x80) {
+    struct site_memo *m = &s->memos[site % SITE_MEMOS];
+    unsigned char act = (unsigned char)((uint32_t)action | (flags & SYNCMUT_EVENT_LOST ? 0x80u : 0u));
+    bool in_context = s->systemc_valid && time == s->systemc_time && delta >= s->systemc_delta &&
+                      (flags & ~(uint32_t)SYNCMUT_EVENT_LOST) == 0 && (uint32_t)action < 0x80;
+    if (in_context && m->site == site + 1 && m->systemc && m->who == process &&
+        m->action == act && m->module == module && m->cls == cls) {
+        *p++ = SYNCMUT_TRACE_TAG_AGAIN;
+        p = put_varint(p, site);
+        p = put_varint(p, delta - s->systemc_delta);
+    } else if (in_context && known->process == process + 1 && known->module == module &&
+               known->cls == cls) {
         *p++ = SYNCMUT_TRACE_TAG_SYSTEMC_SAME;
         p = put_varint(p, site);
         p = put_varint(p, process);
         p = put_varint(p, delta - s->systemc_delta);
-        *p++ = (unsigned char)((uint32_t)action | (flags & SYNCMUT_EVENT_LOST ? 0x80u : 0u));
+        *p++ = act;
+        *m = (struct site_memo){site + 1, process, 0, module, cls, act, true};
     } else {
         *p++ = SYNCMUT_TRACE_TAG_SYSTEMC;
         p = put_varint(p, site);
@@ -473,6 +513,8 @@ record_systemc(struct stream *s, bool nested, uint32_t site, syncmut_op action, 
         }
         s->systemc_valid = true;
         s->systemc_time = time;
+        /* An action past 7 bits has no 'A' form: its act would alias another's. */
+        *m = (struct site_memo){(uint32_t)action < 0x80 ? site + 1 : 0, process, 0, module, cls, act, true};
     }
     s->systemc_delta = delta;
     end_record(s, put_snapshot(s, p, every_global(), trace_shared.nglobals, object, cls));

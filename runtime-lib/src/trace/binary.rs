@@ -19,7 +19,10 @@ mod chunks;
 // The constants of `syncmut_protocol.h` (`SYNCMUT_TRACE_*`, `SYNCMUT_EVENT_LOST`); the
 // crate's `protocol_header` test checks them against it.
 pub(crate) const MAGIC: &[u8; 8] = b"\x89syncmut";
-pub(crate) const VERSION: u32 = 4;
+pub(crate) const VERSION: u32 = 5;
+/// Still read: values in their fields' sizes and no `TAG_AGAIN` (version 5 writes a value
+/// as its change, and repeats an event at its site as `TAG_AGAIN`).
+const VERSION_SAME: u32 = 4;
 /// Still read: chunks, every SystemC event in full (version 4 adds `TAG_SYSTEMC_SAME`).
 const VERSION_CHUNKED: u32 = 3;
 /// Still read: varints and only the snapshot values that changed, in one stream of
@@ -34,6 +37,10 @@ pub(crate) const TAG_SYSTEMC: u8 = b'S';
 /// SystemC event, its delta count plus an increase, and the module and class of the
 /// process's last full event in the chunk.
 pub(crate) const TAG_SYSTEMC_SAME: u8 = b'C';
+/// An event that repeats its chunk's last event at the same site in all but its values
+/// (version 5): its thread, action and reads, or its process, action, lost flag, module
+/// and class; a SystemC one in its chunk's context, as `TAG_SYSTEMC_SAME` is.
+pub(crate) const TAG_AGAIN: u8 = b'A';
 /// A pthread event of a thread that can read only some globals: the mask of those, then
 /// only their values (the others are absent from its snapshot).
 pub(crate) const TAG_PTHREAD_READS: u8 = b'R';
@@ -190,6 +197,19 @@ impl Field {
         Ok(u64::from_le_bytes(bytes))
     }
 
+    /// A recorded value written as its change from `last` (version 5): a zigzag varint of
+    /// the difference, taken in the field's width.
+    fn changed(&self, r: &mut Reader, last: u64) -> Read<u64> {
+        let zigzag = r.varint()?;
+        let change = (zigzag >> 1) ^ (zigzag & 1).wrapping_neg();
+        let value = last.wrapping_add(change);
+        Ok(if self.size >= 8 {
+            value
+        } else {
+            value & ((1u64 << (8 * u32::from(self.size))) - 1)
+        })
+    }
+
     /// The value as the JSON Lines form has it: bools, `"null"`/`"non-null"`, enumerator
     /// names, `"0x…"` raw bytes in memory order, else a number sign-extended from the
     /// field's width (unsigned for unsigned kinds).
@@ -236,6 +256,8 @@ struct Preamble {
     chunked: bool,
     /// Version 4 on: SystemC events may be written in their chunk's context.
     same_context: bool,
+    /// Version 5 on: values are written as changes, events may repeat their site's last.
+    again: bool,
     /// Snapshot positions: the globals, then the members of the widest class.
     positions: usize,
 }
@@ -249,6 +271,25 @@ struct Context {
     systemc: Option<(u32, u64)>,
     /// Each process's module and class, as its last SystemC event in full named them.
     processes: HashMap<u32, (u32, usize)>,
+    /// Each site's last event but a join's, as a `TAG_AGAIN` repeats it.
+    sites: HashMap<u32, Repeated>,
+}
+
+/// What a `TAG_AGAIN` event takes from its site's last event.
+#[derive(Clone, Copy)]
+enum Repeated {
+    Thread {
+        thread: u32,
+        action: u8,
+        reads: u64,
+    },
+    Process {
+        process: u32,
+        action: u8,
+        lost: bool,
+        module: u32,
+        cls: usize,
+    },
 }
 
 impl Context {
@@ -257,6 +298,7 @@ impl Context {
             last: vec![0; p.positions],
             systemc: None,
             processes: HashMap::new(),
+            sites: HashMap::new(),
         }
     }
 }
@@ -290,7 +332,15 @@ fn preamble(r: &mut Reader, trace: &mut Trace) -> Read<Preamble> {
         return r.bad("not a syncmut binary trace");
     }
     let version = r.u32()?;
-    if ![VERSION, VERSION_CHUNKED, VERSION_COMPACT, VERSION_FIXED].contains(&version) {
+    if ![
+        VERSION,
+        VERSION_SAME,
+        VERSION_CHUNKED,
+        VERSION_COMPACT,
+        VERSION_FIXED,
+    ]
+    .contains(&version)
+    {
         return r.bad(format!("binary trace version {version}, this syncmut reads version {VERSION}: rerun with the syncmut that reads it"));
     }
     trace.active = r.text()?;
@@ -310,7 +360,8 @@ fn preamble(r: &mut Reader, trace: &mut Trace) -> Read<Preamble> {
         strings,
         compact: version != VERSION_FIXED,
         chunked: version >= VERSION_CHUNKED,
-        same_context: version >= VERSION,
+        same_context: version >= VERSION_SAME,
+        again: version >= VERSION,
         positions,
     })
 }
@@ -351,10 +402,12 @@ fn state(
         } else {
             &p.classes[cls - 1][pos - nglobals]
         };
-        let raw = if mask[j / 8] >> (j % 8) & 1 != 0 {
-            field.raw(r)?
-        } else {
+        let raw = if mask[j / 8] >> (j % 8) & 1 == 0 {
             last[pos]
+        } else if p.again {
+            field.changed(r, last[pos])?
+        } else {
+            field.raw(r)?
         };
         let name = if pos < nglobals {
             field.name.clone()
@@ -378,20 +431,25 @@ fn action(p: &Preamble, action: u8) -> String {
 fn pthread_event(
     r: &mut Reader,
     p: &Preamble,
-    last: &mut [u64],
+    at: &mut Context,
     seq: u64,
     masked: bool,
 ) -> Read<Event> {
     let site = p.number(r)?;
     let thread = p.number(r)?;
-    let action = action(p, r.u8()?);
+    let action = r.u8()?;
     let reads = match (masked, p.compact) {
         (false, _) => u64::MAX,
         (true, true) => r.varint()?,
         (true, false) => r.u64()?,
     };
-    let state = state(r, p, last, reads, 0, 0)?;
-    Ok(thread_event(seq, site, action, thread, state))
+    let repeated = Repeated::Thread {
+        thread,
+        action,
+        reads,
+    };
+    at.sites.insert(site, repeated);
+    repeat(r, p, at, seq, site, repeated, 0)
 }
 
 /// A pthread event (thread `T<thread>`): no time, delta or lost mark.
@@ -417,9 +475,7 @@ fn thread_event(
 fn systemc_event(r: &mut Reader, p: &Preamble, at: &mut Context, seq: u64) -> Read<Event> {
     let site = p.number(r)?;
     let process = p.number(r)?;
-    let thread = p.string(process);
     let time_id = p.number(r)?;
-    let time = Some(p.string(time_id));
     let module = p.number(r)?;
     let delta = if p.compact { r.varint()? } else { r.u64()? };
     let cls = if p.compact {
@@ -428,21 +484,19 @@ fn systemc_event(r: &mut Reader, p: &Preamble, at: &mut Context, seq: u64) -> Re
     } else {
         r.u16()?
     } as usize;
-    let action = action(p, r.u8()?);
+    let action = r.u8()?;
     let lost = r.u8()? & LOST != 0;
     at.systemc = Some((time_id, delta));
     at.processes.insert(process, (module, cls));
-    let state = state(r, p, &mut at.last, u64::MAX, cls, module)?;
-    Ok(Event {
-        seq,
-        site,
+    let repeated = Repeated::Process {
+        process,
         action,
-        thread,
-        time,
-        delta: Some(delta),
         lost,
-        state,
-    })
+        module,
+        cls,
+    };
+    at.sites.insert(site, repeated);
+    repeat(r, p, at, seq, site, repeated, 0)
 }
 
 /// A SystemC event in its chunk's context (`TAG_SYSTEMC_SAME`): site, process, the delta
@@ -450,31 +504,90 @@ fn systemc_event(r: &mut Reader, p: &Preamble, at: &mut Context, seq: u64) -> Re
 fn systemc_same_event(r: &mut Reader, p: &Preamble, at: &mut Context, seq: u64) -> Read<Event> {
     let site = p.number(r)?;
     let process = p.number(r)?;
-    let Some((time_id, delta)) = at.systemc else {
+    if at.systemc.is_none() {
         return r.bad("a SystemC event in context before any in full in its chunk");
-    };
+    }
     let Some(&(module, cls)) = at.processes.get(&process) else {
         return r.bad(format!(
             "a SystemC event in context of process {process}, which has none in full in its chunk"
         ));
     };
     let increase = r.varint()?;
-    let Some(delta) = delta.checked_add(increase) else {
-        return r.bad("a delta count past 64 bits");
-    };
     let byte = r.u8()?;
-    at.systemc = Some((time_id, delta));
-    let state = state(r, p, &mut at.last, u64::MAX, cls, module)?;
-    Ok(Event {
-        seq,
-        site,
-        action: action(p, byte & 0x7f),
-        thread: p.string(process),
-        time: Some(p.string(time_id)),
-        delta: Some(delta),
+    let repeated = Repeated::Process {
+        process,
+        action: byte & 0x7f,
         lost: byte & 0x80 != 0,
-        state,
-    })
+        module,
+        cls,
+    };
+    at.sites.insert(site, repeated);
+    repeat(r, p, at, seq, site, repeated, increase)
+}
+
+/// An event that repeats its site's last (`TAG_AGAIN`): site, then (SystemC) the delta
+/// count's increase, values.
+fn again_event(r: &mut Reader, p: &Preamble, at: &mut Context, seq: u64) -> Read<Event> {
+    let site = p.number(r)?;
+    let Some(&repeated) = at.sites.get(&site) else {
+        return r.bad(format!(
+            "an event repeating site {site}, which has none before it in its chunk"
+        ));
+    };
+    let increase = match repeated {
+        Repeated::Thread { .. } => 0,
+        Repeated::Process { .. } => r.varint()?,
+    };
+    repeat(r, p, at, seq, site, repeated, increase)
+}
+
+/// The event at `site` that `repeated` describes, its values read from `r`; a SystemC
+/// one in the chunk's context: its time stamp, its delta count plus `increase`.
+fn repeat(
+    r: &mut Reader,
+    p: &Preamble,
+    at: &mut Context,
+    seq: u64,
+    site: u32,
+    repeated: Repeated,
+    increase: u64,
+) -> Read<Event> {
+    match repeated {
+        Repeated::Thread {
+            thread,
+            action: op,
+            reads,
+        } => {
+            let state = state(r, p, &mut at.last, reads, 0, 0)?;
+            Ok(thread_event(seq, site, action(p, op), thread, state))
+        }
+        Repeated::Process {
+            process,
+            action: op,
+            lost,
+            module,
+            cls,
+        } => {
+            let Some((time_id, delta)) = at.systemc else {
+                return r.bad("a SystemC event in context before any in full in its chunk");
+            };
+            let Some(delta) = delta.checked_add(increase) else {
+                return r.bad("a delta count past 64 bits");
+            };
+            at.systemc = Some((time_id, delta));
+            let state = state(r, p, &mut at.last, u64::MAX, cls, module)?;
+            Ok(Event {
+                seq,
+                site,
+                action: action(p, op),
+                thread: p.string(process),
+                time: Some(p.string(time_id)),
+                delta: Some(delta),
+                lost,
+                state,
+            })
+        }
+    }
 }
 
 /// A site as i64, -1 for none.
@@ -525,8 +638,9 @@ fn event(
 ) -> Read<Option<Event>> {
     let event = match tag {
         TAG_PTHREAD | TAG_PTHREAD_READS => {
-            pthread_event(r, p, &mut at.last, *seq, tag == TAG_PTHREAD_READS)?
+            pthread_event(r, p, at, *seq, tag == TAG_PTHREAD_READS)?
         }
+        TAG_AGAIN if p.again => again_event(r, p, at, *seq)?,
         TAG_SYSTEMC => systemc_event(r, p, at, *seq)?,
         TAG_SYSTEMC_SAME if p.same_context => systemc_same_event(r, p, at, *seq)?,
         TAG_JOIN if p.chunked => chunks::join_event(r, p, *seq)?,

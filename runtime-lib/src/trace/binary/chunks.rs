@@ -2,8 +2,8 @@
 //! happened, into chunks of its own, and the file holds the chunks as they were in
 //! memory (in the order they were claimed, not the events' order). Every chunk decodes
 //! on its own: its seq count and its table of values last written start at 0, and its
-//! SystemC context (version 4) empty. The events come out in seq order, merged across
-//! the chunks.
+//! SystemC context (version 4) and its sites' last events (version 5) empty. The events
+//! come out in seq order, merged across the chunks.
 
 use super::{event, Context, Event, Preamble, Read, Reader, Stop, Trace};
 use super::{TAG_CHUNK, TAG_END, TAG_TRUNCATED};

@@ -296,7 +296,7 @@ fn chunks_merge_in_seq_order_each_with_its_own_last_values() {
         .u8(0)
         .u8(0)
         .0;
-    let bytes = preamble(VERSION).chunk(&t0).chunk(&t1).plain_exit().0;
+    let bytes = preamble(VERSION_SAME).chunk(&t0).chunk(&t1).plain_exit().0;
     let trace = parse(&bytes).unwrap();
     let order: Vec<(u64, &str, u32)> = trace
         .events
@@ -341,7 +341,7 @@ fn a_systemc_event_in_context_takes_the_rest_from_its_chunk() {
         .u8(0x81) // "remove", lost
         .u8(0) // no value changed
         .0;
-    let trace = parse(&preamble(VERSION).chunk(&chunk).plain_exit().0).unwrap();
+    let trace = parse(&preamble(VERSION_SAME).chunk(&chunk).plain_exit().0).unwrap();
     let e = &trace.events[1];
     assert_eq!(
         (e.seq, e.site, e.thread.as_str(), e.action.as_str()),
@@ -354,14 +354,14 @@ fn a_systemc_event_in_context_takes_the_rest_from_its_chunk() {
     assert_eq!(e.state["raw"], Value::from("0x3412"));
 
     let alone = [TAG_SYSTEMC_SAME, 4, 0, 2, 0x81, 0];
-    let err = parse(&preamble(VERSION).chunk(&alone).plain_exit().0).unwrap_err();
+    let err = parse(&preamble(VERSION_SAME).chunk(&alone).plain_exit().0).unwrap_err();
     assert!(err.contains("before any in full"), "{err}");
     let stranger = [
         &chunk[..chunk.len() - 6],
         &[TAG_SYSTEMC_SAME, 4, 1, 2, 0x81, 0],
     ]
     .concat();
-    let err = parse(&preamble(VERSION).chunk(&stranger).plain_exit().0).unwrap_err();
+    let err = parse(&preamble(VERSION_SAME).chunk(&stranger).plain_exit().0).unwrap_err();
     assert!(err.contains("process 1, which has none in full"), "{err}");
     let err = parse(&preamble(VERSION_CHUNKED).chunk(&chunk).plain_exit().0).unwrap_err();
     assert!(err.contains("unknown record tag 0x43"), "{err}");
@@ -412,4 +412,73 @@ fn a_cut_chunk_keeps_its_whole_events() {
     assert_eq!(trace.events[0].site, 7);
     let e = parse(&preamble(VERSION).chunk(b"Z").plain_exit().0).unwrap_err();
     assert!(e.contains("unknown record tag 0x5a"), "{e}");
+}
+
+/// From version 5 a value is written as its change (a zigzag varint of the difference in
+/// the field's width), and an event that repeats its site's last event in its chunk is an
+/// `'A'` with only its site (and, SystemC, its delta increase) and values. An `'A'` whose
+/// site has no event before it in the chunk is an error, and so is the tag before
+/// version 5.
+#[test]
+fn an_event_again_repeats_its_sites_last_and_values_are_changes() {
+    let pthread = Bytes(Vec::new())
+        .u8(TAG_PTHREAD)
+        .u8(7) // site
+        .u8(2) // T2
+        .u8(1) // "remove"
+        .u8(0b110)
+        .u8(5) // small: 0 - 3 = -3
+        .u8(2) // state: 0 + 1 = 1
+        .u8(TAG_AGAIN)
+        .u8(7)
+        .u8(0b010)
+        .u8(8) // small: -3 + 4 = 1
+        .u8(TAG_AGAIN)
+        .u8(7)
+        .u8(0b010)
+        .u8(3) // small: 1 - 2 = -1, in 2 bytes
+        .0;
+    let trace = parse(&preamble(VERSION).chunk(&pthread).plain_exit().0).unwrap();
+    let e = &trace.events;
+    assert_eq!(e.len(), 3);
+    for (i, small) in [-3, 1, -1].into_iter().enumerate() {
+        assert_eq!(
+            (e[i].seq, e[i].site, e[i].thread.as_str(), e[i].action.as_str()),
+            (i as u64, 7, "T2", "remove")
+        );
+        assert_eq!(e[i].state["small"], Value::from(small));
+        assert_eq!(e[i].state["state"], Value::from("ON"));
+    }
+
+    let systemc = Bytes(Vec::new())
+        .u8(TAG_SYSTEMC)
+        .u8(3) // site
+        .u8(0) // process "m.t1"
+        .u8(1) // time "0é"
+        .u8(0) // module
+        .u8(5) // delta
+        .u8(0) // cls
+        .u8(1) // "remove"
+        .u8(LOST)
+        .u8(0)
+        .u8(TAG_AGAIN)
+        .u8(3)
+        .u8(2) // delta 5 + 2
+        .u8(0b001)
+        .u8(0x7f) // raw: 0 - 64 in 2 bytes
+        .0;
+    let trace = parse(&preamble(VERSION).chunk(&systemc).plain_exit().0).unwrap();
+    let e = &trace.events[1];
+    assert_eq!(
+        (e.site, e.thread.as_str(), e.action.as_str(), e.lost),
+        (3, "m.t1", "remove", true)
+    );
+    assert_eq!((e.time.as_deref(), e.delta), (Some("0é"), Some(7)));
+    assert_eq!(e.state["raw"], Value::from("0xc0ff"));
+
+    let alone = [TAG_AGAIN, 7, 0];
+    let err = parse(&preamble(VERSION).chunk(&alone).plain_exit().0).unwrap_err();
+    assert!(err.contains("repeating site 7, which has none before it"), "{err}");
+    let err = parse(&preamble(VERSION_SAME).chunk(&pthread).plain_exit().0).unwrap_err();
+    assert!(err.contains("unknown record tag 0x41"), "{err}");
 }
