@@ -637,9 +637,7 @@ fn event(
     seq: &mut u64,
 ) -> Read<Option<Event>> {
     let event = match tag {
-        TAG_PTHREAD | TAG_PTHREAD_READS => {
-            pthread_event(r, p, at, *seq, tag == TAG_PTHREAD_READS)?
-        }
+        TAG_PTHREAD | TAG_PTHREAD_READS => pthread_event(r, p, at, *seq, tag == TAG_PTHREAD_READS)?,
         TAG_AGAIN if p.again => again_event(r, p, at, *seq)?,
         TAG_SYSTEMC => systemc_event(r, p, at, *seq)?,
         TAG_SYSTEMC_SAME if p.same_context => systemc_same_event(r, p, at, *seq)?,

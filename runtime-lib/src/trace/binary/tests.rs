@@ -443,7 +443,12 @@ fn an_event_again_repeats_its_sites_last_and_values_are_changes() {
     assert_eq!(e.len(), 3);
     for (i, small) in [-3, 1, -1].into_iter().enumerate() {
         assert_eq!(
-            (e[i].seq, e[i].site, e[i].thread.as_str(), e[i].action.as_str()),
+            (
+                e[i].seq,
+                e[i].site,
+                e[i].thread.as_str(),
+                e[i].action.as_str()
+            ),
             (i as u64, 7, "T2", "remove")
         );
         assert_eq!(e[i].state["small"], Value::from(small));
@@ -478,7 +483,10 @@ fn an_event_again_repeats_its_sites_last_and_values_are_changes() {
 
     let alone = [TAG_AGAIN, 7, 0];
     let err = parse(&preamble(VERSION).chunk(&alone).plain_exit().0).unwrap_err();
-    assert!(err.contains("repeating site 7, which has none before it"), "{err}");
+    assert!(
+        err.contains("repeating site 7, which has none before it"),
+        "{err}"
+    );
     let err = parse(&preamble(VERSION_SAME).chunk(&pthread).plain_exit().0).unwrap_err();
     assert!(err.contains("unknown record tag 0x41"), "{err}");
 }
