@@ -67,6 +67,7 @@ pub fn for_analysis_error(error: &AnalysisError) -> i32 {
     match error {
         AnalysisError::Mutator(m) => for_mutator_error(m),
         AnalysisError::SolverMissing { .. } => TOOL_MISSING,
+        AnalysisError::SpinsAtSyncLevel => NO_USABLE_TEST,
         AnalysisError::LoopBoundExceeded { .. }
         | AnalysisError::Unsupported(_)
         | AnalysisError::Solver(_)

@@ -183,7 +183,21 @@ pub fn run_command(
     {
         eprintln!("syncmut: note: --schedules/--strategy/--native apply to pthread designs; a SystemC kernel's process order is deterministic, so each test runs once");
     }
-    let mut tests = with_generated_tests(plan, &build, out.root(), given)?;
+    let mut tests = match with_generated_tests(
+        plan,
+        &build,
+        out.root(),
+        given.clone(),
+        may_escalate,
+    )? {
+        Some(tests) => tests,
+        None => {
+            eprintln!("syncmut: note: the design's default invocation did not finish at sync level: one thread ran without a synchronization call while others waited for their turn (a busy-wait on plain memory); building again at memory level, where its loads and stores are scheduling points (as with --interleave memory), before generating tests");
+            (build, split) = at_memory_level(&design, &out, races, select)?;
+            with_generated_tests(plan, &build, out.root(), given, false)?
+                .expect("generation asked not to stop goes on")
+        }
+    };
     if let Some(sim_time) = tests_sim_time {
         for test in &mut tests {
             test.setting.sim_time.get_or_insert(sim_time);
@@ -236,24 +250,7 @@ pub fn run_command(
                 "syncmut: note: the original did not finish on {} at sync level: one thread ran without a synchronization call while others waited for their turn (a busy-wait on plain memory); building again at memory level, where its loads and stores are scheduling points (as with --interleave memory)",
                 spinning.join(", ")
             );
-            build = metamutant::build_with(
-                &design,
-                out.root(),
-                &metamutant::Options {
-                    interleave: Interleave::Memory,
-                    races,
-                },
-            )?;
-            if !select.is_empty() {
-                split = crate::shard::split_of(select, &build.catalogue).map_err(usage)?;
-                let (selected, _) = select.apply(&build.catalogue).map_err(|error| Failure {
-                    code: exit::USAGE,
-                    error,
-                })?;
-                out.write_json(metamutant::layout::CATALOGUE, &selected)
-                    .map_err(oracle_failure)?;
-                build.catalogue = selected;
-            }
+            (build, split) = at_memory_level(&design, &out, races, select)?;
             let progress = crate::progress::Bar::new();
             let ran = lab::run(&build, &tests, &out, config, &progress, previous_runs);
             progress.finish();
@@ -328,15 +325,54 @@ fn cost_line(score: &syncmut_oracle::outcome::Score) -> String {
     )
 }
 
+/// A shard's split of the mutants (`crate::shard::split_of`).
+type Split = Option<(String, usize)>;
+
+/// The design built again at memory level (after a busy-wait on plain memory at sync
+/// level), with the selection applied to its catalogue as to the first build's: the
+/// build and the shard's split.
+fn at_memory_level(
+    design: &syncmut_mutator::Design,
+    out: &OutDir,
+    races: bool,
+    select: &SelectArgs,
+) -> Result<(metamutant::Build, Split), Failure> {
+    let mut build = metamutant::build_with(
+        design,
+        out.root(),
+        &metamutant::Options {
+            interleave: Interleave::Memory,
+            races,
+        },
+    )?;
+    let mut split = None;
+    if !select.is_empty() {
+        let usage = |error| Failure {
+            code: exit::USAGE,
+            error,
+        };
+        split = crate::shard::split_of(select, &build.catalogue).map_err(usage)?;
+        let (selected, _) = select.apply(&build.catalogue).map_err(usage)?;
+        out.write_json(metamutant::layout::CATALOGUE, &selected)
+            .map_err(oracle_failure)?;
+        build.catalogue = selected;
+    }
+    Ok((build, split))
+}
+
 /// Generates tests into `DIR/gen/` (per `plan`) and puts them after the given ones (a
-/// generated test whose arguments equal a given test's is dropped).
+/// generated test whose arguments equal a given test's is dropped). `None` when
+/// `stop_when_default_spins` and the design's default invocation busy-waits on plain
+/// memory at sync level: the caller builds at memory level and generates there.
 fn with_generated_tests(
     plan: &crate::gen::Generation,
     build: &metamutant::Build,
     root: &std::path::Path,
     mut tests: Vec<syncmut_runner::test_case::TestCase>,
-) -> Result<Vec<syncmut_runner::test_case::TestCase>, Failure> {
-    match crate::gen::for_run(plan, build, root, &tests) {
+    stop_when_default_spins: bool,
+) -> Result<Option<Vec<syncmut_runner::test_case::TestCase>>, Failure> {
+    match crate::gen::for_run(plan, build, root, &tests, stop_when_default_spins) {
+        Err(syncmut_analysis::AnalysisError::SpinsAtSyncLevel) => return Ok(None),
         Ok(None) => {}
         Ok(Some((tests_file, summary))) => {
             let found = syncmut_runner::test_case::load(&tests_file).unwrap_or_default();
@@ -383,7 +419,7 @@ fn with_generated_tests(
             error: anyhow::anyhow!("no tests: the tests file holds none (--tests FILE)"),
         });
     }
-    Ok(tests)
+    Ok(Some(tests))
 }
 
 /// `--resume` of a design whose mutants changed is refused before anything in the run

@@ -254,6 +254,47 @@ fn a_start_up_spin_on_plain_memory_moves_the_run_to_memory_level() {
     assert!(stdout.contains("mutation score"), "{stdout}");
 }
 
+/// The same start-up spin without tests: generation's first run, the design's default
+/// invocation, spins at sync level, so the run is built at memory level before any test
+/// is generated, and generation there keeps that invocation as a test. Neither the
+/// fallback to the default invocation nor a baseline at sync level runs (each would
+/// spin until its timeout again).
+#[test]
+fn a_start_up_spin_seen_by_generation_builds_at_memory_level_before_generating() {
+    let dir = tempfile::tempdir().unwrap();
+    let design = dir.path().join("gate.c");
+    std::fs::copy(fixture("designs/spin_start").join("gate.c"), &design).unwrap();
+    let out = dir.path().join("out");
+    let output = util::syncmut()
+        .args(["run", "-j", "2", "--timeout", "4", "-o"])
+        .arg(&out)
+        .arg(&design)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("the design's default invocation did not finish at sync level")
+            && stderr.contains("before generating tests"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("building again at memory level").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("generation kept no usable test"),
+        "{stderr}"
+    );
+    let catalogue: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
+    assert_eq!(catalogue["interleave"], "memory", "{catalogue}");
+    assert_eq!(baseline(&out)[0]["usable"], true);
+    assert!(stdout.contains("mutation score"), "{stdout}");
+}
+
 /// An original that stops with its own error message before any thread starts: the
 /// baseline shows the message, no mutant runs, and the run prints no score and exits 7
 /// (a 0% score would blame the tests for the design's configuration).

@@ -54,6 +54,10 @@ pub struct Options {
     pub given: Vec<syncmut_runner::test_case::TestCase>,
     /// Candidate tests confirmed (run) this many at a time.
     pub jobs: usize,
+    /// Stop with [`AnalysisError::SpinsAtSyncLevel`] when the default invocation spins
+    /// on plain memory at sync level (`run`, which then builds at memory level): every
+    /// candidate's confirming run would spin until its timeout too.
+    pub stop_when_default_spins: bool,
 }
 
 impl Default for Options {
@@ -65,6 +69,7 @@ impl Default for Options {
             default_first: true,
             given: Vec::new(),
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            stop_when_default_spins: false,
         }
     }
 }
@@ -305,6 +310,12 @@ fn generate_here(
     let seed = if options.default_first {
         let seed = suite::Seed::run(&build.metamutant, is_pthread(build), &scratch)
             .map_err(|source| confirming(&build.metamutant, &scratch, source))?;
+        if options.stop_when_default_spins
+            && seed.run.spins
+            && build.catalogue.interleave == syncmut_mutator::interleave::Interleave::Sync
+        {
+            return Err(AnalysisError::SpinsAtSyncLevel);
+        }
         progress.default_run(
             seed.reached().len(),
             build.catalogue.sites.len(),

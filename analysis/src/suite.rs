@@ -69,6 +69,10 @@ pub struct Run {
     /// thread limit (124). The oracle's baseline would set such a test aside, and a
     /// site reached on the way to an assumption that fails is not reached by a test.
     pub unusable: Option<String>,
+    /// The run timed out with one thread running outside every synchronization call
+    /// while others waited for their turn: under the default schedule at sync level,
+    /// a busy-wait on plain memory (the oracle's baseline reads it the same way).
+    pub spins: bool,
 }
 
 /// How [`build_refined`] goes about it: rounds of refinement, and how many candidates
@@ -338,12 +342,22 @@ fn run_traced(
         ..run
     };
     let execution = run.run()?;
-    let reached = trace::read(trace_path)
+    let trace = trace::read(trace_path).ok();
+    let reached = trace
+        .as_ref()
         .map(|t| t.events.iter().map(|e| e.site).collect())
+        .unwrap_or_default();
+    let pending = trace
+        .and_then(|t| t.end)
+        .map(|end| end.pending)
         .unwrap_or_default();
     Ok(Run {
         reached,
         unusable: unusable(&execution),
+        spins: pthread
+            && execution.status == Status::TimedOut
+            && pending.len() >= 2
+            && pending.iter().any(|p| p.site.is_none()),
     })
 }
 
