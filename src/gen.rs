@@ -368,7 +368,7 @@ pub fn for_run(
     build: &Build,
     root: &Path,
     given: &[syncmut_runner::test_case::TestCase],
-    stop_when_default_spins: bool,
+    stop_when_first_runs_spin: bool,
 ) -> Result<Option<(std::path::PathBuf, String)>, AnalysisError> {
     let out = root.join("gen");
     Ok(match plan {
@@ -376,7 +376,7 @@ pub fn for_run(
         Generation::Wp { options, .. } => {
             let options = Options {
                 given: given.to_vec(),
-                stop_when_default_spins,
+                stop_when_first_runs_spin,
                 ..options.clone()
             };
             let g = generate_wp(build, root, &out, &options)?;

@@ -192,7 +192,7 @@ pub fn run_command(
     )? {
         Some(tests) => tests,
         None => {
-            eprintln!("syncmut: note: the design's default invocation did not finish at sync level: one thread ran without a synchronization call while others waited for their turn (a busy-wait on plain memory); building again at memory level, where its loads and stores are scheduling points (as with --interleave memory), before generating tests");
+            eprintln!("syncmut: note: the design did not finish at sync level on generation's first runs (its default invocation, the given tests): one thread ran without a synchronization call while others waited for their turn (a busy-wait on plain memory); building again at memory level, where its loads and stores are scheduling points (as with --interleave memory), before generating tests");
             (build, split) = at_memory_level(&design, &out, races, select)?;
             with_generated_tests(plan, &build, out.root(), given, false)?
                 .expect("generation asked not to stop goes on")
@@ -362,16 +362,17 @@ fn at_memory_level(
 
 /// Generates tests into `DIR/gen/` (per `plan`) and puts them after the given ones (a
 /// generated test whose arguments equal a given test's is dropped). `None` when
-/// `stop_when_default_spins` and the design's default invocation busy-waits on plain
-/// memory at sync level: the caller builds at memory level and generates there.
+/// `stop_when_first_runs_spin` and one of generation's first runs (the default
+/// invocation, a given test) busy-waits on plain memory at sync level: the caller builds
+/// at memory level and generates there.
 fn with_generated_tests(
     plan: &crate::gen::Generation,
     build: &metamutant::Build,
     root: &std::path::Path,
     mut tests: Vec<syncmut_runner::test_case::TestCase>,
-    stop_when_default_spins: bool,
+    stop_when_first_runs_spin: bool,
 ) -> Result<Option<Vec<syncmut_runner::test_case::TestCase>>, Failure> {
-    match crate::gen::for_run(plan, build, root, &tests, stop_when_default_spins) {
+    match crate::gen::for_run(plan, build, root, &tests, stop_when_first_runs_spin) {
         Err(syncmut_analysis::AnalysisError::SpinsAtSyncLevel) => return Ok(None),
         Ok(None) => {}
         Ok(Some((tests_file, summary))) => {

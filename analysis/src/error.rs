@@ -41,10 +41,11 @@ pub enum AnalysisError {
         /// LLVM's reason.
         why: String,
     },
-    /// The design's default invocation ran past its timeout at sync level with one
-    /// thread busy outside every synchronization call while others waited for their
-    /// turn (asked for by [`crate::Options::stop_when_default_spins`]).
-    #[error("the design's default invocation did not finish at sync level: one thread ran without a synchronization call while others waited for their turn (a busy-wait on plain memory)")]
+    /// A first run of generation (the default invocation, a given test) ran past its
+    /// timeout at sync level with one thread busy outside every synchronization call
+    /// while others waited for their turn (asked for by
+    /// [`crate::Options::stop_when_first_runs_spin`]).
+    #[error("the design did not finish at sync level on generation's first runs (its default invocation, the given tests): one thread ran without a synchronization call while others waited for their turn (a busy-wait on plain memory)")]
     SpinsAtSyncLevel,
     /// A file or process operation failed; `what` names the file or program (and how
     /// to install a missing one).

@@ -54,10 +54,11 @@ pub struct Options {
     pub given: Vec<syncmut_runner::test_case::TestCase>,
     /// Candidate tests confirmed (run) this many at a time.
     pub jobs: usize,
-    /// Stop with [`AnalysisError::SpinsAtSyncLevel`] when the default invocation spins
-    /// on plain memory at sync level (`run`, which then builds at memory level): every
-    /// candidate's confirming run would spin until its timeout too.
-    pub stop_when_default_spins: bool,
+    /// Stop with [`AnalysisError::SpinsAtSyncLevel`] when a first run (the default
+    /// invocation, a given test) spins on plain memory at sync level (`run`, which then
+    /// builds at memory level): every candidate's confirming run would spin until its
+    /// timeout too.
+    pub stop_when_first_runs_spin: bool,
 }
 
 impl Default for Options {
@@ -69,7 +70,7 @@ impl Default for Options {
             default_first: true,
             given: Vec::new(),
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            stop_when_default_spins: false,
+            stop_when_first_runs_spin: false,
         }
     }
 }
@@ -262,6 +263,7 @@ fn reach_of_given(
     given: &[syncmut_runner::test_case::TestCase],
     scratch: &Path,
     reached: &mut BTreeMap<u32, PriorRun>,
+    stop_on_spin: bool,
 ) -> Result<usize> {
     let started = std::time::Instant::now();
     let mut ran = 0;
@@ -273,6 +275,9 @@ fn reach_of_given(
         let run = suite::run_given(&build.metamutant, test, is_pthread(build), &trace)
             .map_err(|source| confirming(&build.metamutant, scratch, source))?;
         ran += 1;
+        if run.spins && stop_on_spin {
+            return Err(AnalysisError::SpinsAtSyncLevel);
+        }
         if run.unusable.is_none() {
             for site in run.reached {
                 reached
@@ -282,6 +287,13 @@ fn reach_of_given(
         }
     }
     Ok(ran)
+}
+
+/// Whether a first run that spins stops generation ([`Options::stop_when_first_runs_spin`]):
+/// only at sync level, where a busy-wait on plain memory keeps the one turn.
+fn stops_on_spin(build: &syncmut_mutator::metamutant::Build, options: &Options) -> bool {
+    options.stop_when_first_runs_spin
+        && build.catalogue.interleave == syncmut_mutator::interleave::Interleave::Sync
 }
 
 /// Stack of the generation thread: address space reserved, used only as deep as the
@@ -310,10 +322,7 @@ fn generate_here(
     let seed = if options.default_first {
         let seed = suite::Seed::run(&build.metamutant, is_pthread(build), &scratch)
             .map_err(|source| confirming(&build.metamutant, &scratch, source))?;
-        if options.stop_when_default_spins
-            && seed.run.spins
-            && build.catalogue.interleave == syncmut_mutator::interleave::Interleave::Sync
-        {
+        if seed.run.spins && stops_on_spin(build, options) {
             return Err(AnalysisError::SpinsAtSyncLevel);
         }
         progress.default_run(
@@ -338,7 +347,13 @@ fn generate_here(
         true => &options.given,
         false => &[],
     };
-    let ran = reach_of_given(build, given, &scratch, &mut reached)?;
+    let ran = reach_of_given(
+        build,
+        given,
+        &scratch,
+        &mut reached,
+        stops_on_spin(build, options),
+    )?;
     if ran > 0 {
         progress.given_run(ran, reached.len() - before);
     }
