@@ -361,15 +361,24 @@ fn comparison(
     s
 }
 
-/// `run`'s generation step for an already built metamutant: the generated tests file
-/// and a one-line summary. The sites the `given` tests reach are not analysed.
+/// What `run`'s generation step made: the tests file, a one-line summary, and the
+/// design's default invocation as WP generation ran it first (for [`fallback`], which
+/// then need not run it again: a design that hangs would pay its timeout twice).
+pub struct ForRun {
+    pub tests_file: std::path::PathBuf,
+    pub summary: String,
+    pub default_run: Option<syncmut_analysis::suite::Run>,
+}
+
+/// `run`'s generation step for an already built metamutant. The sites the `given` tests
+/// reach are not analysed.
 pub fn for_run(
     plan: &Generation,
     build: &Build,
     root: &Path,
     given: &[syncmut_runner::test_case::TestCase],
     stop_when_first_runs_spin: bool,
-) -> Result<Option<(std::path::PathBuf, String)>, AnalysisError> {
+) -> Result<Option<ForRun>, AnalysisError> {
     let out = root.join("gen");
     Ok(match plan {
         Generation::None => None,
@@ -391,7 +400,11 @@ pub fn for_run(
                     "; {failed} site(s) unknown because of solver failures (see gen/sites.json)"
                 ));
             }
-            Some((g.tests_file, line))
+            Some(ForRun {
+                tests_file: g.tests_file,
+                summary: line,
+                default_run: g.default_run,
+            })
         }
         Generation::Random {
             options,
@@ -408,19 +421,25 @@ pub fn for_run(
                 b.suite.confirmed.len(),
                 g.catalogue.sites.len()
             );
-            Some((g.tests_file, line))
+            Some(ForRun {
+                tests_file: g.tests_file,
+                summary: line,
+                default_run: None,
+            })
         }
     })
 }
 
 /// `run`'s fallback when generation kept no test and none were given: the design's
-/// default invocation (no arguments, no inputs) and, after WP generation, the random
-/// baseline's kept tests (the plan's budget and seed, into `DIR/gen/random`). Returns
-/// the tests and a report of what each reaches.
+/// default invocation (no arguments, no inputs; `default_run` when generation ran it
+/// already) and, after WP generation, the random baseline's kept tests (the plan's
+/// budget and seed, into `DIR/gen/random`). Returns the tests and a report of what each
+/// reaches.
 pub fn fallback(
     plan: &Generation,
     build: &Build,
     root: &Path,
+    default_run: Option<syncmut_analysis::suite::Run>,
 ) -> Result<(Vec<syncmut_runner::test_case::TestCase>, String), AnalysisError> {
     use std::fmt::Write as _;
     let pthread = build.catalogue.kind != syncmut_mutator::api::Family::Systemc;
@@ -429,20 +448,26 @@ pub fn fallback(
         what: format!("create {}", scratch.display()),
         source,
     })?;
-    let default = syncmut_analysis::inputs::TestValues::default();
-    let run = syncmut_analysis::suite::run_candidate(
-        &build.metamutant,
-        &default,
-        pthread,
-        &scratch.join(syncmut_runtime::trace::binary_name("default")),
-        None,
-    )
-    .map_err(|source| AnalysisError::Io {
-        what: format!("run {}", build.metamutant.display()),
-        source,
-    })?;
-    let mut report = String::from(
-        "generation kept no usable test; running the design's default invocation (no arguments)",
+    let (run, label, verb) = match default_run {
+        Some(run) => (run, "default (no arguments, as generation ran it)", "using"),
+        None => (
+            syncmut_analysis::suite::run_candidate(
+                &build.metamutant,
+                &syncmut_analysis::inputs::TestValues::default(),
+                pthread,
+                &scratch.join(syncmut_runtime::trace::binary_name("default")),
+                None,
+            )
+            .map_err(|source| AnalysisError::Io {
+                what: format!("run {}", build.metamutant.display()),
+                source,
+            })?,
+            "default (no arguments)",
+            "running",
+        ),
+    };
+    let mut report = format!(
+        "generation kept no usable test; {verb} the design's default invocation (no arguments)"
     );
     let mut tests = vec![syncmut_runner::test_case::TestCase {
         name: "default".into(),
@@ -452,11 +477,7 @@ pub fn fallback(
         program: None,
         setting: Default::default(),
     }];
-    let mut reached = vec![(
-        "default (no arguments)".to_string(),
-        run.reached,
-        run.unusable,
-    )];
+    let mut reached = vec![(label.to_string(), run.reached, run.unusable)];
     if let Generation::Wp {
         options,
         budget,

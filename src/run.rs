@@ -372,12 +372,14 @@ fn with_generated_tests(
     mut tests: Vec<syncmut_runner::test_case::TestCase>,
     stop_when_first_runs_spin: bool,
 ) -> Result<Option<Vec<syncmut_runner::test_case::TestCase>>, Failure> {
+    let mut default_run = None;
     match crate::gen::for_run(plan, build, root, &tests, stop_when_first_runs_spin) {
         Err(syncmut_analysis::AnalysisError::SpinsAtSyncLevel) => return Ok(None),
         Ok(None) => {}
-        Ok(Some((tests_file, summary))) => {
-            let found = syncmut_runner::test_case::load(&tests_file).unwrap_or_default();
-            eprintln!("syncmut: {summary}");
+        Ok(Some(generated)) => {
+            let found = syncmut_runner::test_case::load(&generated.tests_file).unwrap_or_default();
+            eprintln!("syncmut: {}", generated.summary);
+            default_run = generated.default_run;
             for test in found {
                 if !tests.iter().any(|t| {
                     t.args == test.args && t.nondet == test.nondet && t.inputs == test.inputs
@@ -407,10 +409,11 @@ fn with_generated_tests(
     // invocation and random inputs reach is still judged. Only a run with nothing to
     // run at all stops here.
     if tests.is_empty() && !matches!(plan, crate::gen::Generation::None) {
-        let (fallback, report) = crate::gen::fallback(plan, build, root).map_err(|e| Failure {
-            code: exit::for_analysis_error(&e),
-            error: anyhow::anyhow!("{e}"),
-        })?;
+        let (fallback, report) =
+            crate::gen::fallback(plan, build, root, default_run).map_err(|e| Failure {
+                code: exit::for_analysis_error(&e),
+                error: anyhow::anyhow!("{e}"),
+            })?;
         eprintln!("syncmut: {report}");
         tests = fallback;
     }

@@ -94,6 +94,26 @@ fn run_keeps_the_default_invocation_when_the_analysis_decides_nothing() {
     );
 }
 
+/// Generation keeps no test of a design that aborts before any thread starts; `run`
+/// falls back to the design's default invocation as generation already ran it (a design
+/// that hangs would otherwise pay the timeout twice), and the baseline sets it aside.
+#[test]
+fn the_fallback_reuses_generations_run_of_the_default_invocation() {
+    let (_out, code, stdout, stderr) = syncmut("run", "aborts_first.c", &[]);
+    assert_eq!(code, 7, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("generation kept no usable test; using the design's default invocation"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "default (no arguments, as generation ran it) reaches no site (the run crashed"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("default: the original crashed"), "{stderr}");
+}
+
 #[test]
 fn a_test_ending_by_an_assumption_is_not_kept_and_unreached_sites_count() {
     let (out, code, stdout, stderr) = syncmut("gen", "assume_after.c", &[]);

@@ -198,6 +198,9 @@ pub struct Generation {
     pub suite: suite::Suite,
     /// Where the tests were written (`tests.json`).
     pub tests_file: PathBuf,
+    /// The design's default invocation, generation's first run (none with
+    /// `default_first` off).
+    pub default_run: Option<suite::Run>,
 }
 
 /// The outcome of `syncmut gen --gen random`.
@@ -334,6 +337,7 @@ fn generate_here(
     } else {
         None
     };
+    let default_run = seed.as_ref().map(|seed| seed.run.clone());
     let mut reached: BTreeMap<u32, PriorRun> = seed
         .as_ref()
         .map(suite::Seed::reached)
@@ -441,6 +445,7 @@ fn generate_here(
         sites: results,
         suite,
         tests_file,
+        default_run,
     })
 }
 
