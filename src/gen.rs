@@ -365,8 +365,12 @@ fn comparison(
 /// design's default invocation as WP generation ran it first (for [`fallback`], which
 /// then need not run it again: a design that hangs would pay its timeout twice).
 pub struct ForRun {
+    /// The generated `tests.json`.
     pub tests_file: std::path::PathBuf,
+    /// What was generated, in one line.
     pub summary: String,
+    /// Generation's run of the default invocation (none under `--gen random` or
+    /// `--analyse-all`).
     pub default_run: Option<syncmut_analysis::suite::Run>,
 }
 

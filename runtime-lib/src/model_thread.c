@@ -23,7 +23,7 @@
  * latency of waking the next thread there at every hand-over. A thread inherits the
  * CPU of its creator, so pinning the creator of the first thread pins them all. On a
  * two-core virtual machine a hand-over that wakes an idle CPU took about 28 µs, against
- * a few on the same CPU: the scheduled pthread counter ran in 0.58x the time. The CPU is
+ * a few on the same CPU: the scheduled pthread counter ran in about half the time. The CPU is
  * the one the kernel placed the run on, so parallel runs stay spread as it placed them;
  * best effort (a CPU past the set's size, or a refusal, leaves the threads free). */
 static void keep_threads_on_one_cpu(void)
