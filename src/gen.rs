@@ -86,7 +86,24 @@ pub fn gen_command(
     }
     match (plan, compare) {
         (Generation::Wp { options, .. }, false) => {
-            let g = generate_wp(&build, output, output, options).map_err(fail)?;
+            let first = Options {
+                stop_when_first_runs_spin: true,
+                ..options.clone()
+            };
+            let g = match generate_wp(&build, output, output, &first) {
+                // Every candidate's confirming run would spin to its timeout as well.
+                Err(AnalysisError::SpinsAtSyncLevel) => {
+                    eprintln!("syncmut gen: note: the default invocation did not finish at sync level: one thread ran without a synchronization call while others waited for their turn (a busy-wait on plain memory); building again at memory level, where its loads and stores are scheduling points, and generating there");
+                    let memory = metamutant::Options {
+                        interleave: syncmut_mutator::interleave::Interleave::Memory,
+                        ..Default::default()
+                    };
+                    let build = metamutant::build_with(design, output, &memory)
+                        .map_err(|e| (exit::for_mutator_error(&e), anyhow::anyhow!("{e}")))?;
+                    generate_wp(&build, output, output, options).map_err(fail)?
+                }
+                g => g.map_err(fail)?,
+            };
             print_wp(&g, output, options.solver);
         }
         (

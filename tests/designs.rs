@@ -295,6 +295,37 @@ fn a_start_up_spin_seen_by_generation_builds_at_memory_level_before_generating()
     assert!(stdout.contains("mutation score"), "{stdout}");
 }
 
+/// `syncmut gen` alone does the same: its default invocation spins at sync level, so it
+/// generates at memory level, where that invocation is a usable test (at sync level it
+/// kept none, every site unknown).
+#[test]
+fn gen_alone_generates_at_memory_level_when_the_default_invocation_spins() {
+    let dir = tempfile::tempdir().unwrap();
+    let design = dir.path().join("gate.c");
+    std::fs::copy(fixture("designs/spin_start").join("gate.c"), &design).unwrap();
+    let out = dir.path().join("gen");
+    let output = util::syncmut()
+        .args(["gen", "-o"])
+        .arg(&out)
+        .arg(&design)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("building again at memory level") && stderr.contains("generating there"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("reach rate: 5 of 5 sites not proven unreachable (100%)"),
+        "{stdout}"
+    );
+    let catalogue: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
+    assert_eq!(catalogue["interleave"], "memory", "{catalogue}");
+}
+
 /// An original that stops with its own error message before any thread starts: the
 /// baseline shows the message, no mutant runs, and the run prints no score and exits 7
 /// (a 0% score would blame the tests for the design's configuration).
