@@ -6,7 +6,7 @@
 
 mod util;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use util::fixture;
 
 /// `syncmut run --gen none` of a fixture with `extra` flags: its exit code, stdout and
@@ -248,10 +248,43 @@ fn a_start_up_spin_on_plain_memory_moves_the_run_to_memory_level() {
         "{stderr}"
     );
     assert_eq!(baseline(out.path())[0]["usable"], true);
-    let catalogue: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.path().join("mutants.json")).unwrap()).unwrap();
-    assert_eq!(catalogue["interleave"], "memory", "{catalogue}");
+    assert_eq!(interleave(out.path()), "memory");
     assert!(stdout.contains("mutation score"), "{stdout}");
+}
+
+/// The interleaving the metamutant in a run (or generation) directory was built with.
+fn interleave(out: &Path) -> serde_json::Value {
+    let catalogue: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
+    catalogue["interleave"].clone()
+}
+
+/// `syncmut COMMAND ARGS -o OUT gate.c` on a copy of the spin fixture's design without
+/// its tests.json, so generation starts from the design's default invocation: the
+/// temporary directory, OUT, and the exit code, stdout and stderr.
+fn spin_gate_alone(
+    command: &str,
+    args: &[&str],
+) -> (tempfile::TempDir, PathBuf, i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let design = dir.path().join("gate.c");
+    std::fs::copy(fixture("designs/spin_start").join("gate.c"), &design).unwrap();
+    let out = dir.path().join("out");
+    let output = util::syncmut()
+        .arg(command)
+        .args(args)
+        .arg("-o")
+        .arg(&out)
+        .arg(&design)
+        .output()
+        .unwrap();
+    (
+        dir,
+        out,
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }
 
 /// The same start-up spin without tests: generation's first run, the design's default
@@ -261,19 +294,8 @@ fn a_start_up_spin_on_plain_memory_moves_the_run_to_memory_level() {
 /// spin until its timeout again).
 #[test]
 fn a_start_up_spin_seen_by_generation_builds_at_memory_level_before_generating() {
-    let dir = tempfile::tempdir().unwrap();
-    let design = dir.path().join("gate.c");
-    std::fs::copy(fixture("designs/spin_start").join("gate.c"), &design).unwrap();
-    let out = dir.path().join("out");
-    let output = util::syncmut()
-        .args(["run", "-j", "2", "--timeout", "4", "-o"])
-        .arg(&out)
-        .arg(&design)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    let (_dir, out, code, stdout, stderr) = spin_gate_alone("run", &["-j", "2", "--timeout", "4"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(
         stderr.contains("did not finish at sync level on generation's first runs")
             && stderr.contains("before generating tests"),
@@ -288,9 +310,7 @@ fn a_start_up_spin_seen_by_generation_builds_at_memory_level_before_generating()
         !stderr.contains("generation kept no usable test"),
         "{stderr}"
     );
-    let catalogue: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
-    assert_eq!(catalogue["interleave"], "memory", "{catalogue}");
+    assert_eq!(interleave(&out), "memory");
     assert_eq!(baseline(&out)[0]["usable"], true);
     assert!(stdout.contains("mutation score"), "{stdout}");
 }
@@ -300,19 +320,8 @@ fn a_start_up_spin_seen_by_generation_builds_at_memory_level_before_generating()
 /// kept none, every site unknown).
 #[test]
 fn gen_alone_generates_at_memory_level_when_the_default_invocation_spins() {
-    let dir = tempfile::tempdir().unwrap();
-    let design = dir.path().join("gate.c");
-    std::fs::copy(fixture("designs/spin_start").join("gate.c"), &design).unwrap();
-    let out = dir.path().join("gen");
-    let output = util::syncmut()
-        .args(["gen", "-o"])
-        .arg(&out)
-        .arg(&design)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    let (_dir, out, code, stdout, stderr) = spin_gate_alone("gen", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(
         stderr.contains("building again at memory level") && stderr.contains("generating there"),
         "{stderr}"
@@ -321,9 +330,7 @@ fn gen_alone_generates_at_memory_level_when_the_default_invocation_spins() {
         stdout.contains("reach rate: 5 of 5 sites not proven unreachable (100%)"),
         "{stdout}"
     );
-    let catalogue: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("mutants.json")).unwrap()).unwrap();
-    assert_eq!(catalogue["interleave"], "memory", "{catalogue}");
+    assert_eq!(interleave(&out), "memory");
 }
 
 /// An original that stops with its own error message before any thread starts: the

@@ -39,8 +39,6 @@ impl Bytes {
         }
         b
     }
-    /// A pthread event of thread T<thread> with the values of `preamble`'s globals
-    /// (2, 2 and 4 bytes).
     /// The end record of a run that exited with status 0, no thread pending.
     fn plain_exit(self) -> Self {
         self.u8(TAG_END)
@@ -59,6 +57,21 @@ impl Bytes {
         b.0.extend(records);
         b
     }
+    /// A SystemC event in full (compact numbers) at site 3 of process "m.t1" at time
+    /// stamp "0é", module 0, delta count 5, no class; its values follow.
+    fn systemc_event(self, action: u8, flags: u8) -> Self {
+        self.u8(TAG_SYSTEMC)
+            .u8(3) // site
+            .u8(0) // process "m.t1"
+            .u8(1) // time "0é"
+            .u8(0) // module
+            .u8(5) // delta
+            .u8(0) // cls
+            .u8(action)
+            .u8(flags)
+    }
+    /// A version 1 pthread event of thread T<thread> at site 7 with the values of
+    /// `preamble`'s globals (2, 2 and 4 bytes).
     fn pthread_event(self, thread: u32, values: &[u64; 3]) -> Self {
         self.u8(TAG_PTHREAD)
             .u32(7)
@@ -322,15 +335,7 @@ fn chunks_merge_in_seq_order_each_with_its_own_last_values() {
 #[test]
 fn a_systemc_event_in_context_takes_the_rest_from_its_chunk() {
     let full = Bytes(Vec::new())
-        .u8(TAG_SYSTEMC)
-        .u8(3) // site
-        .u8(0) // process "m.t1"
-        .u8(1) // time "0é"
-        .u8(0) // module
-        .u8(5) // delta
-        .u8(0) // cls
-        .u8(0) // action "original"
-        .u8(0) // flags
+        .systemc_event(0, 0) // "original"
         .u8(0b001)
         .u16(0x1234);
     let chunk = full
@@ -456,15 +461,7 @@ fn an_event_again_repeats_its_sites_last_and_values_are_changes() {
     }
 
     let systemc = Bytes(Vec::new())
-        .u8(TAG_SYSTEMC)
-        .u8(3) // site
-        .u8(0) // process "m.t1"
-        .u8(1) // time "0é"
-        .u8(0) // module
-        .u8(5) // delta
-        .u8(0) // cls
-        .u8(1) // "remove"
-        .u8(LOST)
+        .systemc_event(1, LOST) // "remove"
         .u8(0)
         .u8(TAG_AGAIN)
         .u8(3)
