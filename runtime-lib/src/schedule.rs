@@ -305,56 +305,52 @@ fn parse_choice(words: &[&str]) -> Result<Choice, String> {
         for option in list.split(',') {
             // Threads named alone, a range at a time (`SYNCMUT_RECORD_DETAIL=0`): each
             // option as its bare id, its site and objects unknown.
-            if let Some(ids) = thread_range(option)? {
-                for id in ids {
-                    options.push((id, None));
-                    accesses.push(None);
-                    reads.push(false);
-                    touches.push(None);
-                    readied.push(None);
-                    waits.push(false);
-                    opens.push(false);
+            let (ids, details) = match thread_range(option)? {
+                Some(ids) => (ids, None),
+                None => {
+                    let (id, details) = match option.split_once(':') {
+                        Some((id, details)) => (id, Some(details)),
+                        None => (option, None),
+                    };
+                    let id: u32 = id.parse().map_err(|_| "bad option")?;
+                    (id..=id, details)
                 }
-                continue;
+            };
+            for id in ids {
+                let mut fields = details.into_iter().flat_map(|d| d.split(':'));
+                let site_field = fields.next();
+                accesses.push(
+                    site_field
+                        .and_then(|f| f.strip_prefix('m'))
+                        .and_then(|k| k.parse().ok()),
+                );
+                options.push((id, site_field.and_then(|f| f.parse().ok())));
+                let objects = fields.next();
+                reads.push(objects.is_some_and(|o| o.starts_with('r')));
+                touches.push(match objects {
+                    Some("-") => Some(Vec::new()),
+                    Some(join) if join.starts_with('j') => {
+                        join[1..].parse().ok().map(|k| vec![exit_object(k)])
+                    }
+                    Some(objects) if objects != "*" => objects
+                        .split('+')
+                        .map(|o| {
+                            o.strip_prefix('o')
+                                .or_else(|| o.strip_prefix('r'))
+                                .and_then(|n| n.parse().ok())
+                        })
+                        .collect::<Option<Vec<u32>>>(),
+                    _ => None,
+                });
+                let rest: Vec<&str> = fields.collect();
+                readied.push(
+                    rest.iter()
+                        .find_map(|f| f.strip_prefix('b'))
+                        .and_then(|k| k.parse().ok()),
+                );
+                waits.push(rest.contains(&"w"));
+                opens.push(rest.contains(&"a"));
             }
-            let mut fields = option.split(':');
-            let id = fields
-                .next()
-                .unwrap_or_default()
-                .parse()
-                .map_err(|_| "bad option")?;
-            let site_field = fields.next();
-            accesses.push(
-                site_field
-                    .and_then(|f| f.strip_prefix('m'))
-                    .and_then(|k| k.parse().ok()),
-            );
-            options.push((id, site_field.and_then(|f| f.parse().ok())));
-            let objects = fields.next();
-            reads.push(objects.is_some_and(|o| o.starts_with('r')));
-            touches.push(match objects {
-                Some("-") => Some(Vec::new()),
-                Some(join) if join.starts_with('j') => {
-                    join[1..].parse().ok().map(|k| vec![exit_object(k)])
-                }
-                Some(objects) if objects != "*" => objects
-                    .split('+')
-                    .map(|o| {
-                        o.strip_prefix('o')
-                            .or_else(|| o.strip_prefix('r'))
-                            .and_then(|n| n.parse().ok())
-                    })
-                    .collect::<Option<Vec<u32>>>(),
-                _ => None,
-            });
-            let rest: Vec<&str> = fields.collect();
-            readied.push(
-                rest.iter()
-                    .find_map(|f| f.strip_prefix('b'))
-                    .and_then(|k| k.parse().ok()),
-            );
-            waits.push(rest.contains(&"w"));
-            opens.push(rest.contains(&"a"));
         }
     }
     let events = words
