@@ -557,6 +557,9 @@ impl<'a> Tally<'a> {
     /// pool is stopped), and one the original did not happen to write proves nothing.
     /// Counted as unclaimed when so.
     fn unclaimed_natively(&mut self, observed: &Observation, difference: &str) -> bool {
+        if failure(observed).is_some() {
+            return false;
+        }
         let free: Vec<&Observation> = (self.native_originals.iter().enumerate())
             .filter(|(i, _)| !self.followed_at.contains(i))
             .map(|(_, o)| o)
@@ -565,7 +568,7 @@ impl<'a> Tally<'a> {
             return false;
         };
         let differing = rest.iter().filter(|o| !ends_alike(first, o)).count();
-        if failure(observed).is_some() || differing == 0 {
+        if differing == 0 {
             return false;
         }
         let why = format!(
