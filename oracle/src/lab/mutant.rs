@@ -477,7 +477,10 @@ fn run_mutant_listed(
             tally.lens(),
         )?;
         tally.timeout_confirmed = None;
-        if execution.status == Status::TimedOut {
+        // A first limit of zero (`SYNCMUT_MUTANT_TIMEOUT_MS=0`) has expired whatever the
+        // run did: one fast enough to end before its status was read still counts, so
+        // the loaded machine it stands for is the same in every run.
+        if execution.status == Status::TimedOut || first.timeout.is_zero() {
             // A run can time out for the machine's load alone: the same run (mutant,
             // test, schedule) under a larger limit tells a slow machine from a hang.
             let longer = Limits {
